@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install stonegarden with its test dependencies and run the whole suite (README, command 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
+set +e
+python3 -m pytest -n 2 "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests: failing" >&2
+  exit 1
+fi
+exit "$status"

@@ -1,0 +1,41 @@
+"""What the sub-commands share: building a game from ``--param`` options, and turning
+stonegarden errors into a one-line message with exit status 2."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from ..core.params import parse_param_options
+from ..core.protocol import Game
+from ..core.registry import make
+from ..errors import StonegardenError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+param_option = click.option(
+    "--param", "params", multiple=True, metavar="NAME=VALUE",
+    help="a game parameter, e.g. --param size=5 (repeatable)",
+)
+
+
+def game_from_options(game_id: str, params: Sequence[str]) -> Game:
+    return make(game_id, **parse_param_options(params))
+
+
+def friendly_errors(fn: F) -> F:
+    """Print ``error: ...`` on stderr and exit 2 for any stonegarden error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StonegardenError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,31 @@
+"""``stonegarden play GAME``: a game in the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ..agents import make_agent
+from ..terminal.play import play_terminal
+from .common import friendly_errors, game_from_options, param_option
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME", default="blooms")
+@param_option
+@click.option("--p1", default="human", show_default=True, help="'human' or an agent spec")
+@click.option("--p2", default="random", show_default=True, help="'human' or an agent spec")
+@click.option("--save", type=click.Path(dir_okay=False), default=None,
+              help="keep the record in this file, saved after every move")
+@click.option("--seed", type=int, default=None, help="seed for chance events")
+@friendly_errors
+def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | None,
+         seed: int | None) -> None:
+    """Play GAME (default blooms) in the terminal against a person or an agent."""
+    game = game_from_options(game_id, params)
+    for spec in (p1, p2):
+        if spec != "human":
+            make_agent(spec)  # fail early on a bad spec, before the board is drawn
+    play_terminal(game, p1, p2, Path(save) if save else None, Console(highlight=False), seed)

@@ -1,0 +1,50 @@
+"""``stonegarden replay RECORD [--json]`` (contract in spec/interfaces.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ..core.record import load_record, replay_rows
+from ..errors import RecordError, StonegardenError
+
+
+@click.command()
+@click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="one JSON object per move")
+def replay(record_path: str, as_json: bool) -> None:
+    """Replay a game record move by move (diagrams, or JSON lines with --json)."""
+    try:
+        record = load_record(record_path)
+        from ..core.record import game_of
+
+        game = game_of(record)
+        if not as_json:
+            from ..terminal.render import rich_diagram
+            from rich.console import Console
+
+            console = Console(highlight=False)
+            console.print(f"{game.title}  {game!r}")
+            console.print(rich_diagram(game, game.initial_state()))
+        for row, state in replay_rows(record):
+            if as_json:
+                click.echo(json.dumps(row))
+            else:
+                who = f"player {row['player']}" if "player" in row else "chance"
+                console.print(f"{row['ply'] + 1}. {who}: {row['move']}"
+                              + (f"  (captures {row['captured']})" if row["captured"] else ""))
+                console.print(rich_diagram(game, state))
+        if not as_json:
+            final = state if record.moves else game.initial_state()
+            if game.is_terminal(final):
+                console.print(f"result: winner {game.winner(final)} ({game.result_reason(final)})")
+    except RecordError as exc:
+        where = f"ply {exc.entry} ({exc.text!r}): " if exc.entry is not None else ""
+        msg = str(exc) if not where else str(exc).split(": ", 1)[-1]
+        click.echo(f"error: {where}{msg}", err=True)
+        sys.exit(2)
+    except StonegardenError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)

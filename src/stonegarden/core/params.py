@@ -1,0 +1,161 @@
+"""Declared game parameters: one place that turns CLI text, JSON values and keyword arguments
+into validated values, so every game checks its parameters the same way."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ParameterError
+
+Converter = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a game.
+
+    ``kind`` is one of ``int``, ``bool``, ``choice``, ``str_list``, ``int_pair``, ``opt_int``.
+    ``default`` may be ``None`` when the game derives it from other parameters.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def convert(self, value: Any) -> Any:
+        """Validate a Python/JSON value (or CLI text) and return the canonical value.
+
+        Raises:
+            ParameterError: the value has the wrong type or is out of range.
+        """
+        if isinstance(value, str) and self.kind != "choice":
+            value = self._from_text(value)
+        try:
+            return self._check(value)
+        except ParameterError:
+            raise
+        except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
+            raise ParameterError(f"parameter {self.name!r}: bad value {value!r} ({exc})") from None
+
+    def _from_text(self, text: str) -> Any:
+        t = text.strip()
+        if self.kind == "int":
+            return _int_text(self.name, t)
+        if self.kind == "opt_int":
+            return None if t.lower() in ("", "none", "null", "off") else _int_text(self.name, t)
+        if self.kind == "bool":
+            low = t.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ParameterError(f"parameter {self.name!r}: {text!r} is not a boolean")
+        if self.kind == "str_list":
+            if t.startswith("["):
+                try:
+                    return json.loads(t)
+                except json.JSONDecodeError:
+                    raise ParameterError(f"parameter {self.name!r}: {text!r} is not a list") from None
+            return [p.strip() for p in t.split(",") if p.strip()]
+        if self.kind == "int_pair":
+            parts = t.strip("[]()").split(",")
+            return [_int_text(self.name, p.strip()) for p in parts]
+        return t
+
+    def _check(self, value: Any) -> Any:
+        name = self.name
+        if self.kind in ("int", "opt_int"):
+            if value is None and self.kind == "opt_int":
+                return None
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ParameterError(f"parameter {name!r}: {value!r} is not an integer")
+            if self.low is not None and value < self.low:
+                raise ParameterError(f"parameter {name!r}: {value!r} is below {self.low}")
+            if self.high is not None and value > self.high:
+                raise ParameterError(f"parameter {name!r}: {value!r} is above {self.high}")
+            return value
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise ParameterError(f"parameter {name!r}: {value!r} is not a boolean")
+            return value
+        if self.kind == "choice":
+            if not isinstance(value, str) or value.strip().lower() not in self.choices:
+                raise ParameterError(
+                    f"parameter {name!r}: {value!r} is not one of {', '.join(self.choices)}"
+                )
+            return value.strip().lower()
+        if self.kind == "str_list":
+            if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
+                raise ParameterError(f"parameter {name!r}: {value!r} is not a list")
+            if not all(isinstance(v, str) for v in value):
+                raise ParameterError(f"parameter {name!r}: {value!r} must list strings")
+            return tuple(v.strip() for v in value)
+        if self.kind == "int_pair":
+            if (
+                not isinstance(value, Sequence)
+                or isinstance(value, (str, bytes))
+                or len(value) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+            ):
+                raise ParameterError(f"parameter {name!r}: {value!r} is not a pair of integers")
+            if self.low is not None and min(value) < self.low:
+                raise ParameterError(f"parameter {name!r}: {value!r} has a value below {self.low}")
+            return tuple(value)
+        raise ParameterError(f"parameter {name!r}: unknown kind {self.kind!r}")  # pragma: no cover
+
+    def to_json(self, value: Any) -> Any:
+        """The JSON form of a canonical value (tuples become lists)."""
+        return list(value) if isinstance(value, tuple) else value
+
+
+def _int_text(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ParameterError(f"parameter {name!r}: {text!r} is not an integer") from None
+
+
+def resolve_params(
+    game_id: str, specs: Sequence[Param], given: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Check ``given`` against ``specs``: unknown names and bad values raise, missing names take
+    their defaults (``None`` where the game derives the value itself).
+
+    Raises:
+        ParameterError: an unknown parameter name or a bad value.
+    """
+    known = {p.name: p for p in specs}
+    out: dict[str, Any] = {}
+    for key in given:
+        if key not in known:
+            raise ParameterError(
+                f"game {game_id!r} has no parameter {key!r} (known: {', '.join(known)})"
+            )
+    for p in specs:
+        if p.name in given:
+            out[p.name] = p.convert(given[p.name])
+        else:
+            out[p.name] = p.convert(p.default) if p.default is not None else None
+    return out
+
+
+def parse_param_options(options: Sequence[str]) -> dict[str, str]:
+    """Turn CLI ``--param k=v`` strings into a dict of text values.
+
+    Raises:
+        ParameterError: an option without ``=`` or with an empty name.
+    """
+    out: dict[str, str] = {}
+    for opt in options:
+        key, sep, value = opt.partition("=")
+        if not sep or not key.strip():
+            raise ParameterError(f"parameter option {opt!r} is not of the form name=value")
+        out[key.strip()] = value
+    return out

@@ -1,0 +1,315 @@
+"""The game protocol: the only thing search, agents, records, the CLI and the web app know.
+
+A game object holds validated parameters and precomputed geometry; states are immutable values
+(frozen dataclasses whose boards are ``bytes``). Moves have two forms: a dense integer *action*
+for kernels and networks, and canonical *text* for people. Checked entry points (``play``,
+``parse_move``) validate; ``play_unchecked`` does not and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import IllegalMoveError, NotationError
+from .params import Param, resolve_params
+
+#: ``current_player`` of a chance node (a dice roll); players are 1 and 2.
+CHANCE = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """Fields every state has. Games subclass it with their own (frozen) fields.
+
+    ``player`` is the player to move (1, 2, or ``CHANCE``); ``ply`` counts the record entries
+    played so far; ``captured``/``self_captured`` describe the move that produced this state;
+    ``resigned`` is the player who resigned (0 if nobody).
+    """
+
+    player: int
+    ply: int = 0
+    captured: int = 0
+    self_captured: int = 0
+    resigned: int = 0
+
+
+class Game(ABC):
+    """A game with fixed parameters. Subclasses set ``id``, ``title``, ``param_specs`` and
+    implement the abstract methods; everything else has a generic default."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    param_specs: ClassVar[tuple[Param, ...]]
+    #: whether the game ever has chance nodes with these parameters
+    has_chance: bool = False
+
+    def __init__(self, **params: Any) -> None:
+        resolved = resolve_params(self.id, self.param_specs, params)
+        self.params: dict[str, Any] = self._finish_params(resolved)
+
+    # -- parameters -------------------------------------------------------------------------
+    def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Fill derived defaults and check cross-parameter constraints. Override as needed.
+
+        Raises:
+            ParameterError: parameters that cannot go together.
+        """
+        return params
+
+    def _derivation_basis(self) -> dict[str, Any]:
+        """Parameters whose values other defaults derive from (Blooms' target from size)."""
+        return {}
+
+    def non_default_params(self) -> dict[str, Any]:
+        """Parameters that differ from the defaults, in JSON form (what a record stores).
+
+        A derived default (Blooms' target for the chosen size) counts as default."""
+        basis = self._derivation_basis()
+        derived = type(self)(**basis).params
+        out = {}
+        for p in self.param_specs:
+            value = self.params[p.name]
+            if p.name in basis:
+                default = p.convert(p.default) if p.default is not None else None
+            else:
+                default = derived[p.name]
+            if value != default:
+                out[p.name] = p.to_json(value)
+        return out
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.non_default_params().items())
+        return f"make({self.id!r}{', ' if args else ''}{args})"
+
+    # -- sizes ------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def num_distinct_actions(self) -> int:
+        """Size of the dense action space (actions are ``0 .. num_distinct_actions-1``)."""
+
+    @property
+    @abstractmethod
+    def max_game_length(self) -> int:
+        """An upper bound on the number of record entries in a game (a safety bound)."""
+
+    # -- states -----------------------------------------------------------------------------
+    @abstractmethod
+    def initial_state(self) -> State:
+        """The position before the first move."""
+
+    def current_player(self, state: State) -> int:
+        """1 or 2, or ``CHANCE`` at a chance node (meaningless once terminal)."""
+        return state.player
+
+    def is_terminal(self, state: State) -> bool:
+        return bool(state.resigned) or self._is_over(state)
+
+    def winner(self, state: State) -> int | None:
+        """1 or 2, 0 for a draw, ``None`` while the game goes on."""
+        if state.resigned:
+            return 3 - state.resigned
+        if not self._is_over(state):
+            return None
+        return self._winner_when_over(state)
+
+    def returns(self, state: State) -> tuple[float, float]:
+        """(+1, -1), (-1, +1), or (0, 0) at the end; (0, 0) before it."""
+        w = self.winner(state)
+        if w == 1:
+            return (1.0, -1.0)
+        if w == 2:
+            return (-1.0, 1.0)
+        return (0.0, 0.0)
+
+    def result_reason(self, state: State) -> str | None:
+        """Why the game ended (``resign``, ``target``, ...), ``None`` while it goes on."""
+        if state.resigned:
+            return "resign"
+        return self._reason_when_over(state) if self._is_over(state) else None
+
+    @abstractmethod
+    def _is_over(self, state: State) -> bool: ...
+
+    @abstractmethod
+    def _winner_when_over(self, state: State) -> int: ...
+
+    @abstractmethod
+    def _reason_when_over(self, state: State) -> str: ...
+
+    @abstractmethod
+    def scores(self, state: State) -> tuple[int, int]:
+        """The scores reported by ``replay`` (see spec/interfaces.md)."""
+
+    # -- moves ------------------------------------------------------------------------------
+    @abstractmethod
+    def legal_actions(self, state: State) -> np.ndarray:
+        """Sorted int64 array of the legal actions (empty when terminal)."""
+
+    def count_legal_actions(self, state: State) -> int:
+        """Number of distinct legal moves; games override it where counting is cheaper."""
+        return int(len(self.legal_actions(state)))
+
+    def is_legal(self, state: State, action: int) -> bool:
+        return self.illegal_reason(state, action) is None
+
+    @abstractmethod
+    def illegal_reason(self, state: State, action: int) -> str | None:
+        """``None`` if ``action`` is legal, else the reason in a few words."""
+
+    def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
+        """(action, probability) pairs at a chance node; empty elsewhere."""
+        return []
+
+    def play(self, state: State, action: int) -> State:
+        """The state after ``action``; validates it first.
+
+        Raises:
+            IllegalMoveError: the action is not legal here.
+        """
+        action = _as_action(action)
+        reason = self.illegal_reason(state, action)
+        if reason is not None:
+            raise IllegalMoveError(self._describe(state, action), reason, self.position_text(state))
+        return self.play_unchecked(state, action)
+
+    @abstractmethod
+    def play_unchecked(self, state: State, action: int) -> State:
+        """The state after ``action`` WITHOUT checking legality (fast path for search)."""
+
+    def resign(self, state: State) -> State:
+        """The player to move resigns.
+
+        Raises:
+            IllegalMoveError: the game is already over or a chance event is due.
+        """
+        if self.is_terminal(state):
+            raise IllegalMoveError("resign", "the game is over", self.position_text(state))
+        if state.player == CHANCE:
+            raise IllegalMoveError("resign", "a chance event is due", self.position_text(state))
+        return dataclasses.replace(state, resigned=state.player, ply=state.ply + 1,
+                                   captured=0, self_captured=0)
+
+    # -- text -------------------------------------------------------------------------------
+    @abstractmethod
+    def action_to_text(self, state: State, action: int) -> str:
+        """Canonical text of ``action`` in ``state`` (the player to move matters in some games).
+
+        Raises:
+            NotationError: the integer is not an action of this game.
+        """
+
+    @abstractmethod
+    def parse_action(self, state: State, text: str) -> int:
+        """Read move text into an action WITHOUT checking legality.
+
+        Raises:
+            NotationError: the text is malformed.
+        """
+
+    def parse_move(self, state: State, text: str) -> int:
+        """Read move text and return the action, which is legal in ``state``.
+
+        Raises:
+            NotationError: the text is malformed.
+            IllegalMoveError: the move is well formed but illegal here.
+        """
+        if not isinstance(text, str):
+            raise NotationError(f"move text must be a string, not {text!r}")
+        action = self.parse_action(state, text)
+        reason = self.illegal_reason(state, action)
+        if reason is not None:
+            raise IllegalMoveError(text, reason, self.position_text(state))
+        return action
+
+    def play_text(self, state: State, text: str) -> State:
+        """Parse and play one move text (``resign`` included).
+
+        Raises:
+            NotationError, IllegalMoveError: as ``parse_move``.
+        """
+        if isinstance(text, str) and text.strip().lower() == "resign":
+            return self.resign(state)
+        return self.play_unchecked(state, self.parse_move(state, text))
+
+    def _describe(self, state: State, action: int) -> str:
+        try:
+            return self.action_to_text(state, action)
+        except NotationError:
+            return f"action {action}"
+
+    @abstractmethod
+    def position_text(self, state: State) -> str:
+        """One-line text of the position (like FEN); ``parse_position`` reads it back."""
+
+    @abstractmethod
+    def parse_position(self, text: str) -> State:
+        """Raises: NotationError (malformed), PositionError (impossible)."""
+
+    @abstractmethod
+    def diagram(self, state: State) -> str:
+        """A multi-line ASCII diagram; ``parse_diagram`` reads it back."""
+
+    @abstractmethod
+    def parse_diagram(self, text: str) -> State:
+        """Raises: NotationError (malformed), PositionError (impossible)."""
+
+    def replay_extras(self, before: State, after: State) -> Mapping[str, Any]:
+        """Game-specific keys added to each ``replay --json`` line (Blobs' auto moves)."""
+        return {}
+
+    @property
+    def diagram_styles(self) -> dict[str, str]:
+        """Rich styles per diagram character, for the terminal (e.g. ``{"R": "bold red"}``)."""
+        return {}
+
+    # -- fast paths -------------------------------------------------------------------------
+    def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        """Play ``count`` uniformly random games from ``state``; int64[4]: wins of player 1,
+        wins of player 2, draws (and unfinished), total record entries played.
+
+        This generic version goes through the protocol; games override it with a kernel."""
+        rng = np.random.default_rng(seed)
+        totals = np.zeros(4, np.int64)
+        for _ in range(count):
+            s = state
+            start = s.ply
+            while not self.is_terminal(s):
+                if self.current_player(s) == CHANCE:
+                    outcomes = self.chance_outcomes(s)
+                    probs = np.array([p for _, p in outcomes])
+                    a = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+                else:
+                    acts = self.legal_actions(s)
+                    a = int(acts[int(rng.integers(len(acts)))])
+                s = self.play_unchecked(s, a)
+            w = self.winner(s)
+            totals[0 if w == 1 else 1 if w == 2 else 2] += 1
+            totals[3] += s.ply - start
+        return totals
+
+    # -- convenience ------------------------------------------------------------------------
+    def legal_moves_text(self, state: State) -> list[str]:
+        return [self.action_to_text(state, int(a)) for a in self.legal_actions(state)]
+
+    def replay(self, moves: Sequence[str]) -> list[State]:
+        """All states of a game given as move texts, the initial one first.
+
+        Raises:
+            NotationError, IllegalMoveError: at the first bad move.
+        """
+        states = [self.initial_state()]
+        for text in moves:
+            states.append(self.play_text(states[-1], text))
+        return states
+
+
+def _as_action(action: Any) -> int:
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise NotationError(f"an action is an integer, not {action!r}")
+    return int(action)

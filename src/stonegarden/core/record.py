@@ -1,0 +1,247 @@
+"""Game records (spec/interfaces.md): read, validate by replaying, write; and the per-move rows
+of ``stonegarden replay --json``.
+
+A record is only ever turned into states by replaying every move through the rules, so a bad
+record raises before anything is handed back: nothing is partially applied.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import RecordError, StonegardenError
+from .protocol import CHANCE, Game, State
+from .registry import make
+
+FORMAT = "stonegarden-record"
+VERSION = 1
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Record:
+    """A game as stored: game id, non-default parameters, move texts and optional extras."""
+
+    game: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    moves: tuple[str, ...] = ()
+    result: Mapping[str, Any] | None = None
+    players: Mapping[str, str] | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": self.game,
+            "params": dict(self.params),
+            "moves": list(self.moves),
+        }
+        if self.result is not None:
+            out["result"] = dict(self.result)
+        if self.players is not None:
+            out["players"] = dict(self.players)
+        if self.meta is not None:
+            out["meta"] = dict(self.meta)
+        return out
+
+    def to_json(self, indent: int | None = 1) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def parse_record(data: Any) -> Record:
+    """Check the shape of a record given as JSON text, bytes or an already-decoded object.
+    Moves are not replayed here (see :func:`replay_record`).
+
+    Raises:
+        RecordError: not JSON, not an object, a missing or wrongly typed field.
+    """
+    if isinstance(data, (bytes, bytearray)):
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordError(f"record of {len(data)} bytes is larger than {MAX_RECORD_BYTES}")
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError("record is not UTF-8 text") from None
+    if isinstance(data, str):
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordError(f"record of {len(data)} characters is too large")
+        try:
+            data = json.loads(data)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise RecordError(f"record is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+    if data.get("format") != FORMAT:
+        raise RecordError(f"record 'format' is {data.get('format')!r}, expected {FORMAT!r}")
+    if data.get("version") != VERSION:
+        raise RecordError(f"record 'version' {data.get('version')!r} is not supported (only {VERSION})")
+    game = data.get("game")
+    if not isinstance(game, str):
+        raise RecordError(f"record 'game' must be a string, not {game!r}")
+    params = data.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise RecordError(f"record 'params' must be an object, not {params!r}")
+    moves = data.get("moves")
+    if not isinstance(moves, list):
+        raise RecordError(f"record 'moves' must be a list, not {moves!r}")
+    for i, m in enumerate(moves):
+        if not isinstance(m, str):
+            raise RecordError(f"move {i} ({m!r}) is not a string", entry=i)
+    result = data.get("result")
+    if result is not None:
+        _check_result_shape(result)
+    players = data.get("players")
+    if players is not None:
+        if not isinstance(players, dict) or not all(
+            k in ("1", "2") and isinstance(v, str) for k, v in players.items()
+        ):
+            raise RecordError(f"record 'players' must map '1'/'2' to text, not {players!r}")
+    meta = data.get("meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise RecordError(f"record 'meta' must be an object, not {meta!r}")
+    return Record(game, params, tuple(moves), result, players, meta)
+
+
+def _check_result_shape(result: Any) -> None:
+    if not isinstance(result, dict):
+        raise RecordError(f"record 'result' must be an object, not {result!r}")
+    w = result.get("winner")
+    if w is not None and (isinstance(w, bool) or w not in (0, 1, 2)):
+        raise RecordError(f"result 'winner' must be 1, 2, 0 (draw) or null, not {w!r}")
+    s = result.get("scores")
+    if s is not None and not (
+        isinstance(s, list) and len(s) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in s)
+    ):
+        raise RecordError(f"result 'scores' must be a list of two integers, not {s!r}")
+    r = result.get("reason")
+    if r is not None and not isinstance(r, str):
+        raise RecordError(f"result 'reason' must be text, not {r!r}")
+
+
+def load_record(path: str | Path) -> Record:
+    """Read and shape-check a record file.
+
+    Raises:
+        RecordError: unreadable file or malformed record.
+    """
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_RECORD_BYTES:
+            raise RecordError(f"{str(p)!r} is {size} bytes, larger than any record")
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"cannot read record {str(p)!r}: {exc.strerror}") from None
+    return parse_record(raw)
+
+
+def game_of(record: Record) -> Game:
+    """Raises: RecordError naming the unknown game or bad parameter."""
+    try:
+        return make(record.game, **dict(record.params))
+    except StonegardenError as exc:
+        raise RecordError(f"record game/params: {exc}") from None
+
+
+def replay_rows(record: Record) -> Iterator[tuple[dict[str, Any], State]]:
+    """Yield, move by move, the ``replay --json`` row and the state after the move.
+
+    Raises:
+        RecordError: at the first bad entry (after yielding the rows before it).
+    """
+    game = game_of(record)
+    state = game.initial_state()
+    for i, text in enumerate(record.moves):
+        if game.is_terminal(state):
+            raise RecordError(f"move {i} ({text!r}): the game was already over", entry=i, text=text)
+        mover = game.current_player(state)
+        legal = game.count_legal_actions(state) if mover != CHANCE else len(game.chance_outcomes(state))
+        try:
+            after = game.play_text(state, text)
+        except StonegardenError as exc:
+            raise RecordError(f"move {i} ({text!r}): {exc}", entry=i, text=text) from None
+        canonical = "resign" if after.resigned else game.action_to_text(state, game.parse_action(state, text))
+        row: dict[str, Any] = {"ply": i}
+        if mover != CHANCE:
+            row["player"] = mover
+        row.update(
+            move=canonical,
+            legal_moves=legal,
+            captured=after.captured,
+            self_captured=after.self_captured,
+            scores=list(game.scores(after)),
+            terminal=game.is_terminal(after),
+            winner=game.winner(after),
+        )
+        row.update(game.replay_extras(state, after))
+        yield row, after
+        state = after
+
+
+def replay_record(record: Record) -> tuple[Game, list[State]]:
+    """Replay every move and check the stated result; all states, the initial one first.
+
+    Raises:
+        RecordError: unknown game or parameter, a bad move (with its index), moves after the
+        end, or a result that disagrees with the replay.
+    """
+    game = game_of(record)
+    states = [game.initial_state()]
+    for _, after in replay_rows(record):
+        states.append(after)
+    if record.result is not None:
+        check_result(game, states[-1], record.result)
+    return game, states
+
+
+def check_result(game: Game, final: State, result: Mapping[str, Any]) -> None:
+    """Raises: RecordError if ``result`` disagrees with the replayed final state."""
+    if "winner" in result and result["winner"] != game.winner(final):
+        raise RecordError(
+            f"result winner {result['winner']!r} disagrees with the replay ({game.winner(final)!r})"
+        )
+    if "scores" in result and list(result["scores"]) != list(game.scores(final)):
+        raise RecordError(
+            f"result scores {result['scores']!r} disagree with the replay ({list(game.scores(final))!r})"
+        )
+
+
+def result_of(game: Game, state: State) -> dict[str, Any] | None:
+    """The ``result`` object for a finished game, ``None`` while it goes on."""
+    if not game.is_terminal(state):
+        return None
+    return {
+        "winner": game.winner(state),
+        "reason": game.result_reason(state),
+        "scores": list(game.scores(state)),
+    }
+
+
+def make_record(game: Game, moves: list[str], final: State | None = None,
+                players: Mapping[str, str] | None = None,
+                meta: Mapping[str, Any] | None = None) -> Record:
+    """A record of ``moves`` (canonical texts) played in ``game``; ``final`` adds the result."""
+    return Record(
+        game=game.id,
+        params=game.non_default_params(),
+        moves=tuple(moves),
+        result=result_of(game, final) if final is not None else None,
+        players=players,
+        meta=meta,
+    )
+
+
+def save_record(record: Record, path: str | Path) -> None:
+    """Write atomically (temp file then rename) so a crash never leaves half a record."""
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(record.to_json() + "\n", encoding="utf-8")
+    tmp.replace(p)

@@ -1,0 +1,3 @@
+"""One package per game; importing this module registers them all (one line per game)."""
+
+from .blooms import rules as _blooms  # noqa: F401

@@ -1,0 +1,1 @@
+"""Blooms: both rule sets (``blooms``, ``blooms-territory``)."""

@@ -1,0 +1,143 @@
+"""Blooms position text (one line, like FEN) and ASCII diagram; both parse back.
+
+Position text: rows from the top row down, joined by ``/``, one character per cell (``.`` empty,
+``R Y K G`` stones, ``-`` hole), then the player to move, the capture scores ``s1,s2``, the ply,
+the consecutive passes and the first passer (0 if none), e.g. for an empty size-2 board::
+
+    ../.../.. 1 0,0 0 0 0
+
+The diagram draws the same rows as a hexagon with row letters and ends with one status line of
+``key=value`` fields.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...errors import NotationError, PositionError
+from ...geometry.hexhex import HexBoard, row_length
+
+if TYPE_CHECKING:
+    from .rules import BloomsState
+
+CHARS = ".RYKG"
+_STATUS = re.compile(
+    r"^to_move=([12]) scores=(\d+),(\d+) ply=(\d+) passes=(\d+) first_passer=([012])$"
+)
+
+
+def _rows_top_down(board: HexBoard, cells: np.ndarray) -> list[str]:
+    rows = []
+    for row in reversed(board.rows):
+        rows.append("".join("-" if i is None else CHARS[cells[i]] for i in row))
+    return rows
+
+
+def position_text(board: HexBoard, state: BloomsState) -> str:
+    rows = "/".join(_rows_top_down(board, state.cells()))
+    s1, s2 = state.scores
+    return f"{rows} {state.player} {s1},{s2} {state.ply} {state.passes} {state.first_passer}"
+
+
+def _board_from_rows(board: HexBoard, rows: list[str], source: str) -> bytes:
+    n = board.size
+    if len(rows) != 2 * n - 1:
+        raise NotationError(f"{source!r}: {len(rows)} rows, a size-{n} board has {2 * n - 1}")
+    cells = np.zeros(board.num_cells, np.int8)
+    for top_index, text in enumerate(rows):
+        L = 2 * n - 2 - top_index
+        letter = chr(ord("a") + L)
+        if len(text) != row_length(n, L):
+            raise NotationError(
+                f"{source!r}: row {letter} has {len(text)} cells, expected {row_length(n, L)}"
+            )
+        for k, ch in enumerate(text.upper()):
+            idx = board.rows[L][k]
+            if ch == "-":
+                if idx is not None:
+                    raise PositionError(f"{source!r}: {letter}{k + 1} is marked as a hole but is a cell")
+                continue
+            if idx is None:
+                raise PositionError(f"{source!r}: {letter}{k + 1} is a hole, not {ch!r}")
+            if ch not in CHARS:
+                raise NotationError(f"{source!r}: {ch!r} at {letter}{k + 1} is not one of . R Y K G -")
+            cells[idx] = CHARS.index(ch)
+    return cells.tobytes()
+
+
+def _make_state(board: HexBoard, raw: bytes, fields: list[str], territory: bool,
+                source: str) -> BloomsState:
+    from .rules import BloomsState
+
+    player, s1, s2, ply, passes, first = (int(f) for f in fields)
+    if player != 1 + ply % 2:
+        raise PositionError(f"{source!r}: at ply {ply} player {1 + ply % 2} is to move, not {player}")
+    if not territory and (passes or first):
+        raise PositionError(f"{source!r}: the capture race has no passes")
+    if territory and (s1 or s2):
+        raise PositionError(f"{source!r}: captures do not score under the territory rules")
+    if passes > 2 or passes > ply or (passes and not first) or (first and not territory):
+        raise PositionError(f"{source!r}: passes={passes} first_passer={first} is impossible")
+    return BloomsState(player=player, ply=ply, board=raw, scores=(s1, s2), passes=passes,
+                       first_passer=first)
+
+
+def parse_position(board: HexBoard, text: str, territory: bool) -> BloomsState:
+    """Raises: NotationError (malformed), PositionError (impossible here)."""
+    if not isinstance(text, str):
+        raise NotationError(f"position text must be a string, not {text!r}")
+    parts = text.split()
+    if len(parts) != 6:
+        raise NotationError(
+            f"{text!r}: expected 6 fields (rows, to-move, scores, ply, passes, first passer)"
+        )
+    rows_text, player, scores, ply, passes, first = parts
+    m = re.fullmatch(r"(\d+),(\d+)", scores)
+    if not (m and player in ("1", "2") and ply.isdigit() and passes.isdigit()
+            and first in ("0", "1", "2")):
+        raise NotationError(f"{text!r}: malformed fields after the board")
+    raw = _board_from_rows(board, rows_text.split("/"), text)
+    return _make_state(board, raw, [player, m.group(1), m.group(2), ply, passes, first],
+                       territory, text)
+
+
+def diagram(board: HexBoard, state: BloomsState) -> str:
+    n = board.size
+    lines = []
+    for top_index, row in enumerate(_rows_top_down(board, state.cells())):
+        L = 2 * n - 2 - top_index
+        indent = " " * abs((n - 1) - L)
+        lines.append(f"{indent}{chr(ord('a') + L)}  {' '.join(row)}")
+    s1, s2 = state.scores
+    lines.append(
+        f"to_move={state.player} scores={s1},{s2} ply={state.ply} passes={state.passes} "
+        f"first_passer={state.first_passer}"
+    )
+    return "\n".join(lines)
+
+
+def parse_diagram(board: HexBoard, text: str, territory: bool) -> BloomsState:
+    """Raises: NotationError (malformed), PositionError (impossible here)."""
+    if not isinstance(text, str):
+        raise NotationError(f"diagram must be a string, not {text!r}")
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        raise NotationError(f"{text!r}: empty diagram")
+    m = _STATUS.match(lines[-1])
+    if not m:
+        raise NotationError(f"{text!r}: the last line must be the status line "
+                            "'to_move=.. scores=..,.. ply=.. passes=.. first_passer=..'")
+    rows = []
+    n = board.size
+    for top_index, line in enumerate(lines[:-1]):
+        L = 2 * n - 2 - top_index
+        letter, _, rest = line.partition(" ")
+        if L < 0 or letter.lower() != chr(ord("a") + L):
+            raise NotationError(f"{text!r}: line {line!r} should start with row letter "
+                                f"{chr(ord('a') + max(L, 0))!r}")
+        rows.append("".join(rest.split()))
+    raw = _board_from_rows(board, rows, text)
+    return _make_state(board, raw, list(m.groups()), territory, text)

@@ -1,0 +1,1 @@
+"""Terminal front end: coloured diagrams (rich) and the interactive play loop."""
