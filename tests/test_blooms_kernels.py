@@ -47,3 +47,19 @@ def test_playouts_from_a_midgame_position_with_a_self_fenced_bloom():
     s = game.play_text(game.parse_position(".../..../...../KK../.K. 1 0,0 4 0 0"), "Ra1")
     totals = game.random_playouts(s, 50, seed=5)
     assert totals[1] == 50 and totals[3] == 50  # player 2 wins on the first turn every time
+
+
+def test_territory_playouts_respect_max_turns():
+    game = stonegarden.make("blooms-territory", size=4, max_turns=7)
+    totals = game.random_playouts(game.initial_state(), 30, seed=1)
+    assert totals[3] == 30 * 7 and totals[2] == 0
+
+
+def test_territory_playout_winner_agrees_with_the_checked_scoring():
+    game = stonegarden.make("blooms-territory", size=2, max_turns=2)
+    s = game.play_text(game.initial_state(), "Rb2")
+    # player 2 has exactly one move left before the limit; every outcome is scored by the rules
+    outcomes = {game.winner(game.play(s, int(a))) for a in game.legal_actions(s)}
+    totals = game.random_playouts(s, 300, seed=4)
+    winners = {w for w, k in ((1, totals[0]), (2, totals[1])) if k}
+    assert winners <= outcomes

@@ -16,7 +16,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import EMPTY
+from .kernels import (
+    EMPTY,
+    find_fenced,
+    position_hash,
+    territory_legal_actions,
+    territory_scores,
+    try_territory_turn,
+)
 
 
 @njit(cache=True)
@@ -229,5 +236,127 @@ def race_playouts(board0, nb, player, first_turn, scores0, target, max_turns, co
             totals[1] += 1
         else:
             totals[2] += 1
+        totals[3] += t
+    return totals
+
+
+@njit(cache=True)
+def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, zob, side_key,
+                      history, superko, out_scores):
+    """One uniformly random game under the territory rules from the given position, on
+    ``board`` (modified). Candidate turns (pass, 2E singles, E(E-1) pairs) are drawn uniformly
+    and illegal ones redrawn; after 64 misses in a row the legal turns are listed instead.
+    ``max_turns`` is the game's limit or a playout cap; reaching it scores the board as it
+    stands. Returns (winner, turns played)."""
+    n = board.shape[0]
+    stack = np.empty(n, np.int32)
+    seen = np.zeros(n, np.int64)
+    out = np.empty(n, np.int32)
+    colours = np.empty(n, np.int8)
+    clock = np.zeros(1, np.int64)
+    empties = np.empty(n, np.int32)
+    legal = np.empty(2 * n + n * n + 1, np.int64)
+    hist = np.empty(history.shape[0] + max_turns + 1, np.int64)
+    nh = history.shape[0]
+    hist[:nh] = history
+    starts = np.empty(2, np.int32)
+    turns = 0
+    while passes < 2 and ply < max_turns:
+        ne = 0
+        for i in range(n):
+            if board[i] == EMPTY:
+                empties[ne] = i
+                ne += 1
+        first = ply == 0
+        options = 2 * ne if first else 1 + 2 * ne + ne * (ne - 1)
+        a = -2  # -2: nothing chosen yet; (-1, -1): pass
+        b = -1
+        for _ in range(64):
+            m = np.random.randint(options)
+            if not first:
+                if m == 0:
+                    a = -1
+                    b = -1
+                    break
+                m -= 1
+            if m < 2 * ne:
+                ca = empties[m >> 1] if (m & 1) == 0 else -1
+                cb = empties[m >> 1] if (m & 1) == 1 else -1
+            else:
+                m -= 2 * ne
+                i = m // (ne - 1)
+                j = m % (ne - 1)
+                if j >= i:
+                    j += 1
+                ca = empties[i]
+                cb = empties[j]
+            ok, h = try_territory_turn(board, nb, player, ca, cb, stack, seen, clock, out,
+                                       colours, zob, side_key)
+            if ok and superko:
+                for t in range(nh):
+                    if hist[t] == h:
+                        ok = False
+                        break
+            if ok:
+                a = ca
+                b = cb
+                break
+        if a == -2:
+            sorted_hist = np.sort(hist[:nh])
+            count = territory_legal_actions(board, nb, player, first, zob, side_key,
+                                            sorted_hist, superko, legal)
+            act = legal[np.random.randint(count)]
+            if act == 2 * n + n * n:
+                a = -1
+                b = -1
+            elif act < 2 * n:
+                a = act // 2 if act % 2 == 0 else -1
+                b = act // 2 if act % 2 == 1 else -1
+            else:
+                a = (act - 2 * n) // n
+                b = (act - 2 * n) % n
+        if a == -1 and b == -1:
+            passes += 1
+            if first_passer == 0:
+                first_passer = player
+        else:
+            passes = 0
+            ns = 0
+            if a >= 0:
+                board[a] = 2 * player - 1
+                starts[ns] = a
+                ns += 1
+            if b >= 0:
+                board[b] = 2 * player
+                starts[ns] = b
+                ns += 1
+            removed = find_fenced(board, nb, 3 - player, starts, ns, stack, seen, clock, out, 0)
+            for t in range(removed):
+                board[out[t]] = EMPTY
+        player = 3 - player
+        ply += 1
+        turns += 1
+        if superko:
+            hist[nh] = position_hash(board, zob, player, side_key)
+            nh += 1
+    territory_scores(board, nb, out_scores)
+    if out_scores[0] != out_scores[1]:
+        return (1 if out_scores[0] > out_scores[1] else 2), turns
+    return (first_passer if first_passer != 0 else 2), turns
+
+
+@njit(cache=True)
+def territory_playouts(board0, nb, player, ply, passes, first_passer, max_turns, zob, side_key,
+                       history, superko, count, seed):
+    """``count`` territory playouts; same int64[4] totals as ``race_playouts``."""
+    np.random.seed(seed)
+    totals = np.zeros(4, np.int64)
+    board = np.empty_like(board0)
+    scores = np.zeros(2, np.int64)
+    for _ in range(count):
+        board[:] = board0
+        w, t = territory_playout(board, nb, player, ply, passes, first_passer, max_turns, zob,
+                                 side_key, history, superko, scores)
+        totals[w - 1] += 1
         totals[3] += t
     return totals

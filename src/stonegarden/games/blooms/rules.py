@@ -20,7 +20,7 @@ from ...core.registry import register
 from ...errors import NotationError, ParameterError
 from ...geometry.hexhex import HexBoard, hex_board
 from . import kernels as K
-from .playouts import race_playouts
+from .playouts import race_playouts, territory_playouts
 from .notation import COLOURS, format_stones, parse_stones
 from .text import diagram, parse_diagram, parse_position, position_text
 
@@ -395,6 +395,22 @@ class BloomsTerritory(_Blooms):
             self._zobrist, self._SIDE_KEY, self._history_array(state), self._superko, out,
         )
         return out[:count].copy()
+
+    #: turns a playout may run past its start before the board is scored as it stands (the
+    #: rules have no cycle limit by default; random play can cycle through captures)
+    PLAYOUT_CAP_PER_CELL = 8
+
+    def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        assert isinstance(state, BloomsState)
+        if self.is_terminal(state):
+            return super().random_playouts(state, count, seed)
+        mt = self.params["max_turns"]
+        cap = state.ply + self.PLAYOUT_CAP_PER_CELL * self.num_cells
+        return territory_playouts(
+            state.cells().copy(), self.board.neighbours, state.player, state.ply, state.passes,
+            state.first_passer, cap if mt is None else min(mt, cap), self._zobrist,
+            self._SIDE_KEY, np.array(state.history, np.int64), self._superko, count, seed,
+        )
 
     def _is_over(self, state: State) -> bool:
         assert isinstance(state, BloomsState)
