@@ -40,8 +40,8 @@ def main() -> None:
                 "--param", f"size={args.size}", "--param", f"target={args.target}",
                 "--seconds", str(args.seconds), "--json"]
     # compile / load both kernels' caches before timing anything
-    run(base_cmd[:-1] + ["0.2"])
-    run(ours_cmd[:-2] + ["0.2", "--json"])
+    run([*base_cmd[:-1], "0.2"])
+    run([*ours_cmd[:-2], "0.2", "--json"])
     base, ours = [], []
     for r in range(args.rounds):
         base.append(run(base_cmd))

@@ -3,6 +3,8 @@ positions from seeded random games (sizes 2-4, with and without holes)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -90,7 +92,7 @@ def test_captures_and_scores_equal_the_reference(game_id, board_args):
     game = make_game(game_id, size, hole_picks)
     states = random_states(game, seed)
     full_names = ref.cells_of(game.board.size)
-    for before, after in zip(states, states[1:]):
+    for before, after in itertools.pairwise(states):
         b, cells = to_ref(game, before)
         # find the move by diffing, then apply it in the reference
         stones = [

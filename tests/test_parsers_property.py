@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import numpy as np
@@ -11,9 +12,9 @@ from hypothesis import strategies as st
 
 import stonegarden
 from stonegarden import StonegardenError
+from stonegarden.agents import make_agent
 from stonegarden.core.params import parse_param_options
 from stonegarden.core.record import parse_record, replay_record
-from stonegarden.agents import make_agent
 
 GAME_IDS = stonegarden.available_games()
 SMALL = {"blooms": {"size": 3}, "blooms-territory": {"size": 3}}
@@ -89,10 +90,8 @@ def test_position_text_and_diagram_round_trip(game_id, seed):
 def test_play_with_any_action_value_gives_a_typed_error_or_a_state(game_id, action):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     s = game.initial_state()
-    try:
+    with contextlib.suppress(StonegardenError):
         game.play(s, action)
-    except StonegardenError:
-        pass
 
 
 json_values = st.recursive(
@@ -106,10 +105,8 @@ json_values = st.recursive(
 @given(value=json_values)
 def test_record_reader_garbage_gives_record_error(value):
     for data in (value, json.dumps(value)):
-        try:
+        with contextlib.suppress(StonegardenError):
             replay_record(parse_record(data))
-        except StonegardenError:
-            pass
 
 
 @settings(max_examples=150, deadline=None)
@@ -123,10 +120,8 @@ def test_record_reader_garbage_gives_record_error(value):
 def test_record_with_garbage_fields_gives_record_error(game, params, moves, result):
     record = {"format": "stonegarden-record", "version": 1, "game": game, "params": params,
               "moves": moves, "result": result}
-    try:
+    with contextlib.suppress(StonegardenError):
         replay_record(parse_record(json.dumps(record)))
-    except StonegardenError:
-        pass
 
 
 @settings(max_examples=150, deadline=None)
@@ -139,16 +134,12 @@ def test_record_reader_binary_garbage(data):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=12), max_size=4), st.sampled_from(GAME_IDS))
 def test_param_options_garbage(options, game_id):
-    try:
+    with contextlib.suppress(StonegardenError):
         stonegarden.make(game_id, **parse_param_options(options))
-    except StonegardenError:
-        pass
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.text(max_size=30))
 def test_agent_spec_garbage(spec):
-    try:
+    with contextlib.suppress(StonegardenError):
         make_agent(spec)
-    except StonegardenError:
-        pass

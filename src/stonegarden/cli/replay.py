@@ -22,8 +22,9 @@ def replay(record_path: str, as_json: bool) -> None:
 
         game = game_of(record)
         if not as_json:
-            from ..terminal.render import rich_diagram
             from rich.console import Console
+
+            from ..terminal.render import rich_diagram
 
             console = Console(highlight=False)
             console.print(f"{game.title}  {game!r}")

@@ -153,7 +153,7 @@ class Game(ABC):
 
     def count_legal_actions(self, state: State) -> int:
         """Number of distinct legal moves; games override it where counting is cheaper."""
-        return int(len(self.legal_actions(state)))
+        return len(self.legal_actions(state))
 
     def is_legal(self, state: State, action: int) -> bool:
         return self.illegal_reason(state, action) is None

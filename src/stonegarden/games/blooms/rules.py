@@ -18,10 +18,10 @@ from ...core.params import Param
 from ...core.protocol import Game, State
 from ...core.registry import register
 from ...errors import NotationError, ParameterError
-from ...geometry.hexhex import HexBoard, hex_board
+from ...geometry.hexhex import hex_board
 from . import kernels as K
-from .playouts import race_playouts, territory_playouts
 from .notation import COLOURS, format_stones, parse_stones
+from .playouts import race_playouts, territory_playouts
 from .text import diagram, parse_diagram, parse_position, position_text
 
 
@@ -162,7 +162,7 @@ class _Blooms(Game):
                 passes=state.passes + 1,
                 first_passer=state.first_passer or p,
                 captured=0,
-                history=state.history + (self._hash(state.board, 3 - p),) if self._superko else (),
+                history=(*state.history, self._hash(state.board, 3 - p)) if self._superko else (),
             )
         board = state.cells().copy()
         n = self.num_cells
@@ -185,7 +185,7 @@ class _Blooms(Game):
             scores=scores,
             passes=0,
             captured=removed,
-            history=state.history + (self._hash(raw, 3 - p),) if self._superko else (),
+            history=(*state.history, self._hash(raw, 3 - p)) if self._superko else (),
         )
 
     # -- text -------------------------------------------------------------------------------
