@@ -20,6 +20,7 @@ from ...core.registry import register
 from ...errors import NotationError, ParameterError
 from ...geometry.hexhex import hex_board
 from . import kernels as K
+from .observation import PLANES, observation
 from .notation import COLOURS, format_stones, parse_stones
 from .playouts import race_playouts, territory_playouts
 from .text import diagram, parse_diagram, parse_position, position_text
@@ -238,6 +239,18 @@ class _Blooms(Game):
         if self._superko:
             state = dataclasses.replace(state, history=(self._hash(state.board, state.player),))
         return state
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        side = 2 * self.board.size - 1
+        return (len(PLANES), side, side)
+
+    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+        """Planes listed in ``observation.PLANES``, from ``player``'s point of view."""
+        assert isinstance(state, BloomsState)
+        return observation(self.board, state.cells(), player, state.player, state.ply,
+                           state.scores, self.params.get("target"), state.passes,
+                           state.first_passer)
 
     @property
     def diagram_styles(self) -> dict[str, str]:
