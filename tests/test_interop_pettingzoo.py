@@ -8,11 +8,11 @@ import pytest
 import stonegarden
 
 pytest.importorskip("pettingzoo", reason="pettingzoo is in the test extra; install it")
-from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.test import api_test
 
-from stonegarden.interop.pettingzoo import env  # noqa: E402
+from stonegarden.interop.pettingzoo import env
 
-from .test_conformance import SMALL  # noqa: E402
+from .test_conformance import SMALL
 
 
 @pytest.mark.parametrize("game_id", stonegarden.available_games())

@@ -15,7 +15,7 @@ Needs ``pip install stonegarden[pettingzoo]``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -30,7 +30,9 @@ AGENTS = ["player_1", "player_2"]
 class StonegardenEnv(AECEnv):
     """AEC environment over one stonegarden game (fixed parameters)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "stonegarden", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi"], "name": "stonegarden", "is_parallelizable": False,
+    }
 
     def __init__(self, game: Game, render_mode: str | None = None) -> None:
         super().__init__()
@@ -70,7 +72,7 @@ class StonegardenEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[self.game.current_player(self.state) - 1]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

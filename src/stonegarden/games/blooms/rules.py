@@ -20,8 +20,8 @@ from ...core.registry import register
 from ...errors import NotationError, ParameterError
 from ...geometry.hexhex import hex_board
 from . import kernels as K
-from .observation import PLANES, observation
 from .notation import COLOURS, format_stones, parse_stones
+from .observation import PLANES, observation
 from .playouts import race_playouts, territory_playouts
 from .text import diagram, parse_diagram, parse_position, position_text
 
