@@ -15,7 +15,7 @@ Needs ``pip install stonegarden[pettingzoo]``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -30,15 +30,12 @@ AGENTS = ["player_1", "player_2"]
 class StonegardenEnv(AECEnv):
     """AEC environment over one stonegarden game (fixed parameters)."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"], "name": "stonegarden", "is_parallelizable": False,
-    }
-
     def __init__(self, game: Game, render_mode: str | None = None) -> None:
         super().__init__()
         self.game = game
         self.render_mode = render_mode
-        self.metadata = {**self.metadata, "name": f"stonegarden_{game.id}"}
+        self.metadata = {"render_modes": ["ansi"], "name": f"stonegarden_{game.id}",
+                         "is_parallelizable": False}
         self.possible_agents = list(AGENTS)
         n = game.num_distinct_actions
         obs_space = gymnasium.spaces.Dict({
