@@ -3,6 +3,7 @@ rung below, to show how deep a game's skill goes at a size."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         raise ParameterError(f"a ladder needs at least one step, not {steps!r}")
     budgets = [base * 2**k for k in range(steps + 1)]
     specs = []
-    for lo, hi in zip(budgets, budgets[1:]):
+    for lo, hi in itertools.pairwise(budgets):
         strong = with_option(agent, key, _num(hi))
         weak = with_option(agent, key, _num(lo))
         canonical = check_spec(game_id, params, (strong, weak))

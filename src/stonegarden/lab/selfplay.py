@@ -18,7 +18,7 @@ from ..core.registry import make
 
 def with_seed(spec: str, seed: int) -> str:
     """``spec`` with ``seed=<seed>`` added unless it already fixes a seed."""
-    name, options = parse_agent_spec(spec)
+    _, options = parse_agent_spec(spec)
     if "seed" in options:
         return spec
     return f"{spec}{',' if ':' in spec else ':'}seed={seed}"

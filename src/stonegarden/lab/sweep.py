@@ -32,8 +32,10 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
             raise ParameterError(f"--grid {opt!r} is not of the form name=v1,v2 or name=a:b:step")
         if ":" in text:
             parts = text.split(":")
+            if len(parts) == 2:
+                parts.append("1")
             try:
-                lo, hi, step = (int(p) for p in (parts + ["1"])[:3]) if len(parts) in (2, 3) else (0, -1, 0)
+                lo, hi, step = (int(p) for p in parts)
             except ValueError:
                 raise ParameterError(f"--grid {opt!r}: a range is integers a:b[:step]") from None
             if step <= 0 or hi < lo:
