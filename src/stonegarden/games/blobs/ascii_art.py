@@ -114,7 +114,7 @@ def parse_blocks(lines: list[str], source: str) -> dict[tuple[int, int], int]:
         if any(len(line) > width for line in rows):
             raise NotationError(f"{source!r}: a line of block row {k + 1} is too long")
         label = rows[HEIGHT // 2][:_LABEL].strip()
-        if not label.isdigit() or not 1 <= int(label) <= SIDE:
+        if not re.fullmatch(r"[0-9]{1,2}", label) or not 1 <= int(label) <= SIDE:
             raise NotationError(f"{source!r}: block row {k + 1} has no rank number 1..15")
         rank = int(label)
         if previous_rank is not None and rank != previous_rank - 1:

@@ -24,7 +24,7 @@ from .lattice import FACES, cell_rc
 from .notation import full_text, parse_move_text
 
 ROLL_CHARS = "-?" + FACES  # no roll, roll due, then the faces R, B, M
-_STATUS = re.compile(r"to_place=([12]) dice_left=(\d{1,4}) ply=(\d{1,5}) roll=([-?RBM])")
+_STATUS = re.compile(r"to_place=([12]) dice_left=([0-9]{1,4}) ply=([0-9]{1,5}) roll=([-?RBM])")
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,9 @@ def parse_position_fields(text: str) -> PositionFields:
             f"{text!r}: expected 5 fields (dice, to-place, dice left, ply, roll)"
         )
     dice, to_place, left, ply, roll = parts
-    if not (to_place in ("1", "2") and left.isdigit() and len(left) <= 4 and ply.isdigit()
-            and len(ply) <= 5 and len(roll) == 1 and roll.upper() in ROLL_CHARS):
+    if not (to_place in ("1", "2") and re.fullmatch(r"[0-9]{1,4}", left)
+            and re.fullmatch(r"[0-9]{1,5}", ply) and len(roll) == 1
+            and roll.upper() in ROLL_CHARS):
         raise NotationError(f"{text!r}: malformed fields after the dice")
     placements: dict[tuple[int, int], int] = {}
     for entry in dice.split(","):
