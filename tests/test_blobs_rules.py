@@ -3,11 +3,14 @@ Tumbling Dice, all written in notation (spec/blobs.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import stonegarden
 from stonegarden import CHANCE, IllegalMoveError, PositionError
+from stonegarden.games.blobs.ascii_art import ascii_board
 from stonegarden.games.blobs.lattice import (
     BLUE,
     RED,
@@ -15,7 +18,9 @@ from stonegarden.games.blobs.lattice import (
     coloured_corners,
     placement_from_corners,
 )
-from stonegarden.games.blobs.notation import full_text
+from stonegarden.games.blobs.notation import cell_name, full_text
+
+DATA = Path(__file__).resolve().parent / "data"
 
 COLOUR = {"R": RED, "B": BLUE, "W": WHITE}
 
@@ -106,6 +111,26 @@ def test_t1_blue_wins_even_when_red_made_the_last_move():
     game = stonegarden.make("blobs")
     state = game.parse_position(f"{dice_text(t1_placements(shift=-2))} 2 39 8 -")
     assert (game.winner(state), game.result_reason(state)) == (2, "mover-gave-win")
+
+
+# -- T1 golden picture -------------------------------------------------------------------------
+def test_t1_ascii_rendering_matches_the_golden_picture():
+    expected = (DATA / "blobs" / "t1.txt").read_text()
+    assert ascii_board(t1_placements()) + "\n" == expected
+
+
+def test_t1_golden_picture_shows_each_corner_colour_at_its_corner():
+    """The golden file is checked against the model, not only against itself: the block of each
+    die shows red 'o' / blue 'x' / blank exactly at its four corners as the spec lists them."""
+    lines = (DATA / "blobs" / "t1.txt").read_text().splitlines()
+    files = lines[0].split()
+    char = {"R": "o", "B": "x", "W": " "}
+    for (r, c), corners in T1_CORNERS.items():
+        top = 1 + 5 * (r + 1)  # one margin row of blocks above row 0
+        left = 4 + 7 * (files.index(cell_name(r, c)[0]))
+        block = [lines[top + j].ljust(left + 7)[left:left + 7] for j in range(5)]
+        nw, ne, se, sw = (char[x] for x in corners.split())
+        assert (block[0][0], block[0][6], block[4][6], block[4][0]) == (nw, ne, se, sw)
 
 
 # -- T2 ------------------------------------------------------------------------------------------
@@ -327,7 +352,8 @@ def test_tumbling_a_face_that_fits_nowhere_is_rolled_again():
     # the same dice without Tumbling Dice: Red could place R or M faces, but no B face
     plain = stonegarden.make("blobs", max_grid=3, dice=20)
     dice = game.position_text(s).split()[0]
-    faces = {t[-1] for t in plain.legal_moves_text(plain.parse_position(f"{dice} 1 {s.dice_left} 5 -"))}
+    same = plain.parse_position(f"{dice} 1 {s.dice_left} 5 -")
+    faces = {t[-1] for t in plain.legal_moves_text(same)}
     assert faces == {"R", "M"}
     with pytest.raises(IllegalMoveError, match="fits nowhere"):
         game.play_text(s, "roll:B")

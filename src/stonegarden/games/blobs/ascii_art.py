@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 
 from ...errors import NotationError
 from .lattice import BLUE, FACE_MIXED, HALF, PLACEMENTS, RED, SIDE, WHITE, corner_colours, face_of
@@ -29,7 +29,7 @@ _LABEL = 4  # characters left of the blocks: the rank number, right-aligned, and
 Placements = Mapping[tuple[int, int], int]
 
 
-@lru_cache(maxsize=None)
+@cache
 def block(r: int, c: int, placement: int) -> tuple[str, ...]:
     """The 5 lines of 7 characters showing ``placement`` on cell (r, c).
 

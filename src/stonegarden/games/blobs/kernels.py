@@ -253,7 +253,7 @@ def conditions(cells, pcol, box, g, out):
             point = (r + HALF) * POINT_SIDE + (c + HALF)
             if seen[point] or not _touched(cells, g, point):
                 continue
-            size, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack, members)
+            _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack, members)
             if not closed:
                 continue
             if colour != WHITE:

@@ -232,7 +232,9 @@ class BlobsGame(Game):
         if action >= ROLL_BASE:
             face = action - ROLL_BASE
             if state.player != CHANCE:
-                return "no roll is due" if self.has_chance else "dice are rolled only in Tumbling Dice"
+                if not self.has_chance:
+                    return "dice are rolled only in Tumbling Dice"
+                return "no roll is due"
             if face not in self._fitting_faces(state):
                 return f"a {FACES[face]} face fits nowhere (it would be rolled again)"
             return None
