@@ -58,8 +58,8 @@ def geometry() -> tuple[np.ndarray, ...]:
 def placement_code(north, south):
     """The placement code with these coloured corners (RR 0, BB 1, RB 2, BR 3)."""
     if north == south:
-        return north - 1
-    return 2 if north == RED else 3
+        return np.int64(north) - 1
+    return np.int64(2 if north == RED else 3)
 
 
 @njit(cache=True)
@@ -303,6 +303,16 @@ def sample_face(mask):
                 return f
             x -= ROLL_WEIGHTS[f]
     return -1
+
+
+@njit(cache=True)
+def roll_counts(mask, count, seed):
+    """How often each face comes up in ``count`` rolls restricted to ``mask`` (for tests)."""
+    np.random.seed(seed)
+    out = np.zeros(3, np.int64)
+    for _ in range(count):
+        out[sample_face(mask)] += 1
+    return out
 
 
 @njit(cache=True)
