@@ -78,6 +78,31 @@ def test_playout_kernel_agrees_with_the_protocol_in_distribution(params):
     assert abs(fast[3] - slow[3]) < 0.15 * fast[3], (fast, slow)
 
 
+@pytest.mark.parametrize("params", [{}, {"tumbling": True}, {"win": "white", "max_grid": 3}])
+@pytest.mark.parametrize("seed", range(5))
+def test_each_kernel_playout_replays_through_the_rules(params, seed):
+    """Every entry the kernel plays is legal for the protocol, and the protocol reaches the
+    same end after the same number of entries."""
+    from stonegarden.games.blobs.rules import _GEOMETRY
+
+    game = stonegarden.make("blobs", **params)
+    s = game.initial_state()
+    cells, pcol, box = game._arrays(s.cells)
+    moves = np.full(game.max_game_length, -1, np.int64)
+    K.seed_generator(seed)
+    winner, entries = K.playout(
+        cells, pcol, box, _GEOMETRY, s.to_place, s.dice_left, -1, game.has_chance,
+        ["either", "white", "own", "enemy"].index(game.params["win"]), game.params["max_grid"],
+        np.empty(225 * 4, np.int64), np.empty(225, np.int64), moves,
+    )
+    for action in moves[:entries]:
+        assert not game.is_terminal(s)
+        s = game.play(s, int(action))
+    assert game.is_terminal(s)
+    assert game.winner(s) == winner
+    assert s.cells == cells.tobytes()
+
+
 def test_playouts_from_a_finished_game_count_its_result():
     game = stonegarden.make("blobs")
     s = game.initial_state()

@@ -241,6 +241,19 @@ def flood_blob(cells, pcol, g, start, seen, stack, members):
 
 
 @njit(cache=True)
+def _record(out, colour, closed, border):
+    """Note in ``out`` the win condition a blob meets, if any."""
+    if not closed:
+        return
+    if colour != WHITE:
+        out[colour - 1] = 1
+    elif border == 1 << 1:
+        out[CIRCLE_RED] = 1
+    elif border == 1 << 2:
+        out[CIRCLE_BLUE] = 1
+
+
+@njit(cache=True)
 def conditions(cells, pcol, box, g, out):
     """Fill ``out`` (int64[4]) with the win conditions of the position: a closed Red blob, a
     closed Blue blob, a closed white blob bordered only by Red, and only by Blue."""
@@ -254,14 +267,33 @@ def conditions(cells, pcol, box, g, out):
             if seen[point] or not _touched(cells, g, point):
                 continue
             _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack, members)
-            if not closed:
-                continue
-            if colour != WHITE:
-                out[colour - 1] = 1
-            elif border == 1 << 1:
-                out[CIRCLE_RED] = 1
-            elif border == 1 << 2:
-                out[CIRCLE_BLUE] = 1
+            _record(out, colour, closed, border)
+
+
+@njit(cache=True)
+def conditions_after_move(cells, pcol, box, g, new_cells, n_new, out, seen, stack, members):
+    """Like :func:`conditions`, but judging only the blobs through a corner of the dice placed
+    by the last move (``new_cells[:n_new]``): any other blob is unchanged, and an unchanged
+    closed blob gave nobody a win before the move, or the game would be over. ``seen`` (bool,
+    one per point) must be all False and is left so."""
+    out[:] = 0
+    north, south, white = g[2], g[3], g[4]
+    for i in range(n_new):
+        cell = new_cells[i]
+        for k in range(4):
+            if k == 0:
+                point = north[cell]
+            elif k == 1:
+                point = south[cell]
+            else:
+                point = white[cell, k - 2]
+            if not seen[point]:
+                _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack,
+                                                       members)
+                _record(out, colour, closed, border)
+    for r in range(box[0], box[1] + 2):
+        for c in range(box[2], box[3] + 2):
+            seen[(r + HALF) * POINT_SIDE + (c + HALF)] = False
 
 
 @njit(cache=True)
@@ -306,6 +338,12 @@ def sample_face(mask):
 
 
 @njit(cache=True)
+def seed_generator(seed):
+    """Seed numba's global generator (the one the kernels draw from)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
 def roll_counts(mask, count, seed):
     """How often each face comes up in ``count`` rolls restricted to ``mask`` (for tests)."""
     np.random.seed(seed)
@@ -317,11 +355,17 @@ def roll_counts(mask, count, seed):
 
 @njit(cache=True)
 def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_grid, buf,
-            autos):
+            autos, moves_out):
     """Play uniformly random moves (and rolls with their probabilities) until the game ends,
     modifying the arrays. ``roll`` is the face already rolled, or -1. Uses numba's global
-    generator (seed it first). Returns (winner 1/2, or 0 for a draw; record entries played)."""
+    generator (seed it first). The entries played (actions, rolls as ``4 * cells + face``) go
+    to ``moves_out`` while it has room (for tests). Returns (winner 1/2, or 0 for a draw;
+    record entries played)."""
     cond = np.zeros(4, np.int64)
+    seen = np.zeros(NUM_POINTS, np.bool_)
+    stack = np.empty(NUM_POINTS, np.int32)
+    members = np.empty(NUM_POINTS, np.int32)
+    new_cells = np.empty(cells.shape[0] + 1, np.int64)  # the die and its auto moves
     entries = 0
     while True:
         n = legal_placements(cells, pcol, box, max_grid, -1, g, buf)
@@ -330,6 +374,8 @@ def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_
         if tumbling:
             if roll < 0:
                 roll = sample_face(face_mask(buf, n))
+                if entries < moves_out.shape[0]:
+                    moves_out[entries] = 4 * cells.shape[0] + roll
                 entries += 1
             m = 0
             for i in range(n):
@@ -339,11 +385,18 @@ def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_
             n = m
             roll = -1
         action = buf[np.random.randint(n)]
+        if entries < moves_out.shape[0]:
+            moves_out[entries] = action
         place(cells, pcol, box, g, action >> 2, action & 3)
         dice_left -= 1
         entries += 1
-        dice_left -= auto_fill(cells, pcol, box, g, dice_left, autos)
-        conditions(cells, pcol, box, g, cond)
+        n_auto = auto_fill(cells, pcol, box, g, dice_left, autos)
+        dice_left -= n_auto
+        new_cells[0] = action >> 2
+        for i in range(n_auto):
+            new_cells[1 + i] = autos[i] >> 2
+        conditions_after_move(cells, pcol, box, g, new_cells, 1 + n_auto, cond, seen, stack,
+                              members)
         w = judge_move(cond, to_place, mode)
         if w > 0:
             return w, entries
@@ -363,12 +416,13 @@ def playouts(cells0, g, to_place, dice_left, roll, tumbling, mode, max_grid, cou
     box = np.zeros(4, np.int32)
     buf = np.empty(cells0.shape[0] * 4, np.int64)
     autos = np.empty(cells0.shape[0], np.int64)
+    no_moves = np.empty(0, np.int64)
     for _ in range(count):
         cells[:] = cells0
         point_colours(cells, g, pcol)
         bounding_box(cells, g, box)
         w, t = playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_grid,
-                       buf, autos)
+                       buf, autos, no_moves)
         totals[2 if w == 0 else w - 1] += 1
         totals[3] += t
     return totals
