@@ -192,3 +192,14 @@ def test_docs_face_pictures_are_current(face, name):
 
     path = DATA.parents[1] / "docs" / "games" / "img" / f"blobs-{name}.svg"
     assert path.read_text() == face_svg(PLACEMENTS.index(face)) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "position"),
+    [("t1", "g8:RR,h8:RB,i8:BB,j8:BB,f7:RR,g7:RR,h7:BR,i7:BB,j7:BB 1 39 7 -"),
+     ("t4", "f9:RR,g9:RR,f8:RR,g8:RR,h8:RB 1 43 3 -")],
+)
+def test_docs_board_pictures_are_current(name, position):
+    game = GAMES["default"]
+    path = DATA.parents[1] / "docs" / "games" / "img" / f"blobs-{name}.svg"
+    assert path.read_text() == blobs_svg(game, game.parse_position(position)) + "\n"
