@@ -10,7 +10,7 @@ import pytest
 
 import stonegarden
 from stonegarden import CHANCE, IllegalMoveError, PositionError
-from stonegarden.games.blobs.ascii_art import ascii_board
+from stonegarden.games.blobs.ascii_art import ascii_board, block
 from stonegarden.games.blobs.lattice import (
     BLUE,
     RED,
@@ -120,17 +120,32 @@ def test_t1_ascii_rendering_matches_the_golden_picture():
 
 
 def test_t1_golden_picture_shows_each_corner_colour_at_its_corner():
-    """The golden file is checked against the model, not only against itself: the block of each
-    die shows red 'o' / blue 'x' / blank exactly at its four corners as the spec lists them."""
+    """The golden file is checked against the spec, not only against itself: the block of each
+    die shows red 'o', blue 'x' or a white '-' on the edge next to each corner, as the spec
+    lists the corner colours."""
     lines = (DATA / "blobs" / "t1.txt").read_text().splitlines()
     files = lines[0].split()
-    char = {"R": "o", "B": "x", "W": " "}
+    char = {"R": "o", "B": "x", "W": "-"}  # the half-edges next to each corner
     for (r, c), corners in T1_CORNERS.items():
         top = 1 + 5 * (r + 1)  # one margin row of blocks above row 0
         left = 4 + 7 * (files.index(cell_name(r, c)[0]))
         block = [lines[top + j].ljust(left + 7)[left:left + 7] for j in range(5)]
         nw, ne, se, sw = (char[x] for x in corners.split())
-        assert (block[0][0], block[0][6], block[4][6], block[4][0]) == (nw, ne, se, sw)
+        assert (block[0][1], block[0][5], block[4][5], block[4][1]) == (nw, ne, se, sw)
+
+
+def test_blocks_reproduce_the_servers_face_pictures():
+    """The help page of the server shows its O side, X side and a Mixed face (x at north-east,
+    o at south-west) like this; the blocks are computed, so this pins the drawing rule."""
+    server = [
+        "+oo---+    +xx---+    +--xxx+",
+        "oooo..|    xxxx..|    |...xxx",
+        "|.ooo.|    |.xxx.|    oo...xx",
+        "|..oooo    |..xxxx    ooo...|",
+        "+---oo+    +---xx+    +ooo--+",
+    ]
+    red, blue, mixed = block(0, 0, 0), block(0, 0, 1), block(0, 1, 3)  # RR, BB; BR on a "/"
+    assert ["    ".join(parts) for parts in zip(red, blue, mixed)] == server
 
 
 # -- T2 ------------------------------------------------------------------------------------------

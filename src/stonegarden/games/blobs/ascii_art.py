@@ -1,8 +1,16 @@
-"""ASCII pictures of Blobs dice in the style of the play-by-email server that hosted the game:
-each die a 7 x 5 character block, red ``o``, blue ``x``, white blank; an empty cell shows a
-``.`` at its centre. The blocks are drawn from the lattice-point model (arcs of radius 1/2 round
-two opposite corners), not from hand-made pictures, so every block shows the colour of each
-corner at that corner and the blocks of neighbouring dice join up.
+"""ASCII pictures of Blobs dice in the style of the play-by-email server that hosted the game
+(gamerz.net pbmserv): each die a framed 7 x 5 character block, red ``o``, blue ``x``, white
+``.``; an empty cell is blank. The server's Red ("O side") face looks like this::
+
+    +oo---+
+    oooo..|
+    |.ooo.|
+    |..oooo
+    +---oo+
+
+The blocks are computed from the lattice-point model (two discs round opposite corners), not
+copied from pictures, so every block shows the colour of each half-edge next to its corner and
+the blocks of neighbouring dice match along their edges.
 
 The diagram adds file letters above the blocks, rank numbers beside them and a status line, and
 :func:`parse_blocks` reads it back.
@@ -19,11 +27,11 @@ from .lattice import BLUE, FACE_MIXED, HALF, PLACEMENTS, RED, SIDE, WHITE, corne
 from .notation import FILES
 
 WIDTH, HEIGHT = 7, 5
-CHARS = {RED: "o", BLUE: "x", WHITE: " "}
-EMPTY_BLOCK = tuple(
-    "".join("." if (i, j) == (WIDTH // 2, HEIGHT // 2) else " " for i in range(WIDTH))
-    for j in range(HEIGHT)
-)
+CHARS = {RED: "o", BLUE: "x"}
+#: the server's discs reach a little past the edge midpoints on its coarse character grid; this
+#: radius reproduces its three face pictures character for character
+DISC_RADIUS = 0.54
+EMPTY_BLOCK = (" " * WIDTH,) * HEIGHT
 _LABEL = 4  # characters left of the blocks: the rank number, right-aligned, and a space
 
 Placements = Mapping[tuple[int, int], int]
@@ -31,10 +39,14 @@ Placements = Mapping[tuple[int, int], int]
 
 @cache
 def block(r: int, c: int, placement: int) -> tuple[str, ...]:
-    """The 5 lines of 7 characters showing ``placement`` on cell (r, c).
+    """The 5 lines of 7 characters showing ``placement`` on cell (r, c), as the server drew it.
 
-    The arcs are centred on the corners holding the discs: the white corners of a Red or Blue
-    face (its neck is coloured), the coloured corners of a Mixed face (its neck is white).
+    The frame is ``+`` at the corners and ``-``/``|`` along white stretches of the edges; a
+    coloured stretch of edge, like the coloured inside, shows ``o`` or ``x``; white inside is
+    ``.``. Character (x, y) sits at (x / 6, y / 4) of the unit square; it lies in a disc when it
+    is closer than :data:`DISC_RADIUS` to the corner the disc is centred on: the white corners of
+    a Red or Blue face (whose neck is coloured), the coloured corners of a Mixed face (whose neck
+    is white).
     """
     nw, ne, se, sw = corner_colours(r, c, placement)
     corners = (((0.0, 0.0), nw), ((1.0, 0.0), ne), ((1.0, 1.0), se), ((0.0, 1.0), sw))
@@ -42,15 +54,21 @@ def block(r: int, c: int, placement: int) -> tuple[str, ...]:
     disc_corners = [(xy, col) for xy, col in corners if (col != WHITE) == mixed]
     neck = WHITE if mixed else next(col for _, col in corners if col != WHITE)
     lines = []
-    for j in range(HEIGHT):
+    for y in range(HEIGHT):
         row = []
-        for i in range(WIDTH):
-            x, y = (i + 0.5) / WIDTH, (j + 0.5) / HEIGHT
+        for x in range(WIDTH):
+            u, v = x / (WIDTH - 1), y / (HEIGHT - 1)
             colour = neck
             for (cx, cy), col in disc_corners:
-                if (x - cx) ** 2 + (y - cy) ** 2 < 0.25:
+                if (u - cx) ** 2 + (v - cy) ** 2 < DISC_RADIUS**2:
                     colour = col
-            row.append(CHARS[colour])
+            on_x_edge, on_y_edge = x in (0, WIDTH - 1), y in (0, HEIGHT - 1)
+            if on_x_edge and on_y_edge:
+                row.append("+")
+            elif colour != WHITE:
+                row.append(CHARS[colour])
+            else:
+                row.append("-" if on_y_edge else "|" if on_x_edge else ".")
         lines.append("".join(row))
     return tuple(lines)
 
@@ -127,7 +145,7 @@ def parse_blocks(lines: list[str], source: str) -> dict[tuple[int, int], int]:
             c = c0 + n
             start = _LABEL + WIDTH * n
             shown = tuple(line[start: start + WIDTH] for line in rows)
-            if shown == EMPTY_BLOCK or not "".join(shown).strip():
+            if not "".join(shown).strip():
                 continue
             for p in range(len(PLACEMENTS)):
                 if block(r, c, p) == shown:

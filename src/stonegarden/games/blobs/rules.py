@@ -364,7 +364,8 @@ class BlobsGame(Game):
     @property
     def diagram_styles(self) -> dict[str, str]:
         """Red ``o`` and blue ``x`` (the letters differ, so colour is never the only cue)."""
-        return {"o": "bold red3", "x": "bold dodger_blue2", ".": "grey42"}
+        return {"o": "bold red3", "x": "bold dodger_blue2", ".": "grey70", "+": "grey42",
+                "-": "grey42", "|": "grey42"}
 
     # -- checking hand-set positions ---------------------------------------------------------
     def _from_fields(self, f: PositionFields, source: str) -> BlobsState:
