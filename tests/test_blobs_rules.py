@@ -381,6 +381,14 @@ def test_tumbling_auto_moves_ignore_the_roll():
     assert auto_texts(game, before, after) == ["f8R"]
 
 
+def test_resigning_ends_the_game_and_makes_no_auto_moves():
+    game = stonegarden.make("blobs")
+    before = play(game, [*T4])
+    after = game.play_text(before, " Resign ")
+    assert (game.winner(after), game.result_reason(after)) == (1, "resign")  # Blue resigned
+    assert game.replay_extras(before, after) == {"auto_moves": [], "dice_left": 45}
+
+
 def test_rolls_are_refused_without_tumbling_dice():
     game = stonegarden.make("blobs")
     with pytest.raises(IllegalMoveError, match="only in Tumbling Dice"):

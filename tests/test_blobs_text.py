@@ -3,6 +3,7 @@ garbage in gives typed errors, and the golden picture of T1."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -69,6 +70,23 @@ def test_position_text_and_diagram_read_back(name, seed):
         # trailing spaces stripped by an editor do not matter
         stripped = "\n".join(line.rstrip() for line in game.diagram(s).splitlines())
         assert game.position_text(game.parse_diagram(stripped)) == text
+
+
+@SETTINGS
+@given(data=st.data(), name=st.sampled_from(sorted(GAMES)))
+def test_positions_of_any_game_read_back(data, name):
+    game = GAMES[name]
+    s = game.initial_state()
+    for _ in range(data.draw(st.integers(0, 30))):
+        if game.is_terminal(s):
+            break
+        legal = game.legal_actions(s)
+        s = game.play(s, int(legal[data.draw(st.integers(0, len(legal) - 1))]))
+    text = game.position_text(s)
+    assert game.parse_position(text) == dataclasses.replace(s, auto=())
+    assert game.parse_diagram(game.diagram(s)) == dataclasses.replace(s, auto=())
+    for a in game.legal_actions(s):
+        assert game.parse_move(s, game.action_to_text(s, int(a))) == a
 
 
 def test_legal_moves_use_the_short_form_and_illegal_turns_the_full_form():

@@ -191,7 +191,8 @@ def auto_fill(cells, pcol, box, g, dice_left, autos):
 
 
 @njit(cache=True)
-def _touched(cells, g, point):
+def touched(cells, g, point):
+    """Whether a die touches lattice point ``point``."""
     point_cells = g[6]
     for k in range(4):
         cell = point_cells[point, k]
@@ -264,7 +265,7 @@ def conditions(cells, pcol, box, g, out):
     for r in range(box[0], box[1] + 2):
         for c in range(box[2], box[3] + 2):
             point = (r + HALF) * POINT_SIDE + (c + HALF)
-            if seen[point] or not _touched(cells, g, point):
+            if seen[point] or not touched(cells, g, point):
                 continue
             _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack, members)
             _record(out, colour, closed, border)

@@ -34,11 +34,14 @@ from .lattice import (
     OPENING_CELL,
     OPENING_PLACEMENT,
     PLACEMENTS,
+    POINT_SIDE,
     RED,
     cell_index,
     cell_rc,
+    coloured_corners,
     face_of,
     placement_of,
+    point_rc,
 )
 from .notation import cell_name, full_text, parse_move_text, roll_text, short_text
 from .text import (
@@ -282,7 +285,9 @@ class BlobsGame(Game):
         Raises:
             IllegalMoveError: the game is already over or a roll is due.
         """
-        return dataclasses.replace(super().resign(state), auto=())
+        resigned = super().resign(state)
+        assert isinstance(resigned, BlobsState)
+        return dataclasses.replace(resigned, auto=())
 
     # -- text -------------------------------------------------------------------------------
     def action_to_text(self, state: State, action: int) -> str:
@@ -423,8 +428,6 @@ class BlobsGame(Game):
 
     @staticmethod
     def _check_colours(placements: dict[tuple[int, int], int], bad: Any) -> None:
-        from .lattice import coloured_corners
-
         fixed: dict[tuple[int, int], str] = {}
         for (r, c), p in sorted(placements.items()):
             for point, colour in zip(coloured_corners(r, c), PLACEMENTS[p]):
@@ -449,8 +452,6 @@ class BlobsGame(Game):
     # -- analysis ---------------------------------------------------------------------------
     def blobs(self, state: State) -> list[Blob]:
         """Every blob of the position (coloured and white), in row-major order of first point."""
-        from .lattice import POINT_SIDE, point_rc
-
         assert isinstance(state, BlobsState)
         cells, pcol, box = self._arrays(state.cells)
         seen = np.zeros(NUM_POINTS, np.bool_)
@@ -460,7 +461,7 @@ class BlobsGame(Game):
         for r in range(int(box[0]), int(box[1]) + 2):
             for c in range(int(box[2]), int(box[3]) + 2):
                 point = (r + HALF) * POINT_SIDE + (c + HALF)
-                if seen[point] or not K._touched(cells, _GEOMETRY, point):
+                if seen[point] or not K.touched(cells, _GEOMETRY, point):
                     continue
                 size, colour, closed, border = K.flood_blob(cells, pcol, _GEOMETRY, point,
                                                             seen, stack, members)
