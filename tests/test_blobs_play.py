@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import stonegarden
 from stonegarden import CHANCE
 from stonegarden.core.protocol import Game
-from stonegarden.games.blobs import kernels as K
+from stonegarden.games.blobs import playouts as P
 
 
 def bounding_box(state):
@@ -59,9 +59,9 @@ def test_between_moves_every_frontier_cell_has_exactly_two_options(data, dice, m
 
 # -- playouts -----------------------------------------------------------------------------------
 def test_rolls_come_up_one_one_four_sixths_and_rerolls_renormalise():
-    counts = K.roll_counts(0b111, 60_000, 1) / 60_000
+    counts = P.roll_counts(0b111, 60_000, 1) / 60_000
     assert np.allclose(counts, [1 / 6, 1 / 6, 4 / 6], atol=0.01)
-    counts = K.roll_counts(0b101, 50_000, 2) / 50_000  # Blue fits nowhere
+    counts = P.roll_counts(0b101, 50_000, 2) / 50_000  # Blue fits nowhere
     assert np.allclose(counts, [1 / 5, 0, 4 / 5], atol=0.01)
 
 
@@ -89,8 +89,8 @@ def test_each_kernel_playout_replays_through_the_rules(params, seed):
     s = game.initial_state()
     cells, pcol, box = game._arrays(s.cells)
     moves = np.full(game.max_game_length, -1, np.int64)
-    K.seed_generator(seed)
-    winner, entries = K.playout(
+    P.seed_generator(seed)
+    winner, entries = P.playout(
         cells, pcol, box, _GEOMETRY, s.to_place, s.dice_left, -1, game.has_chance,
         ["either", "white", "own", "enemy"].index(game.params["win"]), game.params["max_grid"],
         np.empty(225 * 4, np.int64), np.empty(225, np.int64), moves,

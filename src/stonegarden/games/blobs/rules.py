@@ -38,12 +38,13 @@ from .lattice import (
     RED,
     cell_index,
     cell_rc,
-    coloured_corners,
     face_of,
     placement_of,
     point_rc,
 )
 from .notation import cell_name, full_text, parse_move_text, roll_text, short_text
+from .playouts import playouts
+from .positions import check_fields
 from .text import (
     ROLL_CHARS,
     PositionFields,
@@ -379,75 +380,21 @@ class BlobsGame(Game):
         Raises:
             PositionError: the position cannot arise with these parameters.
         """
-        def bad(why: str) -> PositionError:
-            return PositionError(f"position {source!r}: {why}")
-
-        if f.placements.get((0, 0)) != OPENING_PLACEMENT:
-            raise bad("the opening die h8:RB is missing")
+        check_fields(f, self.params["dice"], self.params["max_grid"], self.has_chance, source)
         cells = np.zeros(NUM_CELLS, np.int8)
         for (r, c), p in f.placements.items():
             cells[cell_index(r, c)] = p + 1
-        self._check_colours(f.placements, bad)
-        self._check_connected(f.placements, bad)
-        rows = [r for r, _ in f.placements]
-        cols = [c for _, c in f.placements]
-        g = self.params["max_grid"]
-        if max(rows) - min(rows) >= g or max(cols) - min(cols) >= g:
-            raise bad(f"the dice span more than {g} x {g}")
-        placed = len(f.placements)
-        if placed + f.dice_left != self.params["dice"]:
-            raise bad(f"{placed} dice placed and {f.dice_left} left, but the pool has "
-                      f"{self.params['dice']}")
-        if self.has_chance:
-            if f.roll == "-":
-                raise bad("Tumbling Dice positions say '?' or the rolled face, not '-'")
-            if (f.roll == "?") != (f.ply % 2 == 0):
-                raise bad(f"at ply {f.ply} a roll is {'due' if f.ply % 2 == 0 else 'made'}")
-            moves, expected = f.ply // 2, 2 if (f.ply // 2) % 2 == 0 else 1
-        else:
-            if f.roll != "-":
-                raise bad(f"roll {f.roll!r} without Tumbling Dice")
-            moves, expected = f.ply, 2 if f.ply % 2 == 0 else 1
-        if f.to_place != expected:
-            raise bad(f"at ply {f.ply} player {expected} places next, not {f.to_place}")
-        if moves > placed - 1:
-            raise bad(f"{moves} moves cannot have placed only {placed - 1} dice")
         arr, pcol, box = self._arrays(cells.tobytes())
-        if f.dice_left > 0 and K.first_forced_cell(arr, pcol, box, _GEOMETRY) >= 0:
-            cell = int(K.first_forced_cell(arr, pcol, box, _GEOMETRY))
-            raise bad(f"{cell_name(*cell_rc(cell))} fits only one die: an auto move would "
-                      "have filled it")
+        forced = int(K.first_forced_cell(arr, pcol, box, _GEOMETRY))
+        if f.dice_left > 0 and forced >= 0:
+            raise PositionError(f"position {source!r}: {cell_name(*cell_rc(forced))} fits only "
+                                "one die: an auto move would have filled it")
         roll = {"-": NO_ROLL, "?": ROLL_DUE}.get(f.roll, FACES.find(f.roll))
         state = self._state(cells, f.to_place, f.dice_left, f.ply, roll)
-        if roll >= 0:
-            if self.is_terminal(state):
-                raise bad("a face is rolled in a finished game")
-            if roll not in self._fitting_faces(state):
-                raise bad(f"the rolled {f.roll} face fits nowhere (it would be rolled again)")
+        if roll >= 0 and (self.is_terminal(state) or roll not in self._fitting_faces(state)):
+            raise PositionError(f"position {source!r}: the rolled {f.roll} face fits nowhere "
+                                "(it would be rolled again) or the game is over")
         return state
-
-    @staticmethod
-    def _check_colours(placements: dict[tuple[int, int], int], bad: Any) -> None:
-        fixed: dict[tuple[int, int], str] = {}
-        for (r, c), p in sorted(placements.items()):
-            for point, colour in zip(coloured_corners(r, c), PLACEMENTS[p]):
-                if fixed.setdefault(point, colour) != colour:
-                    raise bad(f"{full_text(r, c, p)} puts {colour} on lattice point {point} "
-                              f"where another die shows {fixed[point]}")
-
-    @staticmethod
-    def _check_connected(placements: dict[tuple[int, int], int], bad: Any) -> None:
-        seen = {(0, 0)}
-        todo = [(0, 0)]
-        while todo:
-            r, c = todo.pop()
-            for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if nb in placements and nb not in seen:
-                    seen.add(nb)
-                    todo.append(nb)
-        loose = sorted(set(placements) - seen)
-        if loose:
-            raise bad(f"the die on {cell_name(*loose[0])} is not joined by edges to the others")
 
     # -- analysis ---------------------------------------------------------------------------
     def blobs(self, state: State) -> list[Blob]:
@@ -487,7 +434,7 @@ class BlobsGame(Game):
         assert isinstance(state, BlobsState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
-        return K.playouts(
+        return playouts(
             np.frombuffer(state.cells, np.int8).copy(), _GEOMETRY, state.to_place,
             state.dice_left, state.roll if state.roll >= 0 else -1, self.has_chance, self._mode,
             self.params["max_grid"], count, seed,
