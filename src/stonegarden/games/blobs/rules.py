@@ -25,7 +25,11 @@ from ...core.registry import register
 from ...errors import NotationError, PositionError
 from . import kernels as K
 from .lattice import (
-    FACE_MIXED,
+    BLUE,
+    CELL_NORTH,
+    CELL_SOUTH,
+    FACE_BLUE,
+    FACE_RED,
     FACES,
     HALF,
     MAX_GRID,
@@ -312,11 +316,13 @@ class BlobsGame(Game):
     def _resolve_face(self, state: BlobsState, cell: int, face: int) -> int:
         """The placement a face letter means on ``cell``: a Mixed die turned to match the
         coloured corner already fixed there (RB when none is, which is never legal)."""
-        if face != FACE_MIXED:
-            return placement_of(face + 1, face + 1)
+        if face == FACE_RED:
+            return placement_of(RED, RED)
+        if face == FACE_BLUE:
+            return placement_of(BLUE, BLUE)
         _, pcol, _ = self._arrays(state.cells)
-        north = int(pcol[_GEOMETRY[2][cell]])
-        south = int(pcol[_GEOMETRY[3][cell]])
+        north = int(pcol[CELL_NORTH[cell]])
+        south = int(pcol[CELL_SOUTH[cell]])
         if north:
             return placement_of(north, 3 - north)
         if south:
