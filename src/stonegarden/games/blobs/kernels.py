@@ -46,6 +46,11 @@ _FACE = FACE_OF
 OWN_RED, OWN_BLUE, CIRCLE_RED, CIRCLE_BLUE = 0, 1, 2, 3
 
 
+#: positions of the tables in the geometry tuple ``g``
+(G_ROW, G_COL, G_NORTH, G_SOUTH, G_WHITE, G_EDGE_NB, G_POINT_CELLS,
+ G_POINT_COLOURED) = range(8)
+
+
 def geometry() -> tuple[np.ndarray, ...]:
     """The lattice tables in the order the kernels take them."""
     return (CELL_R, CELL_C, CELL_NORTH, CELL_SOUTH, CELL_WHITE, EDGE_NB, POINT_CELLS,
@@ -63,7 +68,7 @@ def placement_code(north, south):
 @njit(cache=True)
 def point_colours(cells, g, pcol):
     """Fill ``pcol`` with the colours the dice fix."""
-    north, south = g[2], g[3]
+    north, south = g[G_NORTH], g[G_SOUTH]
     pcol[:] = 0
     for i in range(cells.shape[0]):
         p = cells[i] - 1
@@ -75,7 +80,7 @@ def point_colours(cells, g, pcol):
 @njit(cache=True)
 def bounding_box(cells, g, box):
     """Fill ``box`` with the extent of the dice."""
-    cell_r, cell_c = g[0], g[1]
+    cell_r, cell_c = g[G_ROW], g[G_COL]
     box[0] = HALF + 1
     box[1] = -HALF - 1
     box[2] = HALF + 1
@@ -91,7 +96,7 @@ def bounding_box(cells, g, box):
 @njit(cache=True)
 def touches_die(cells, g, cell):
     """Whether ``cell`` shares an edge with a die."""
-    edge_nb = g[5]
+    edge_nb = g[G_EDGE_NB]
     for k in range(4):
         w = edge_nb[cell, k]
         if w >= 0 and cells[w] != 0:
@@ -102,8 +107,8 @@ def touches_die(cells, g, cell):
 @njit(cache=True)
 def within_box(g, box, max_grid, cell):
     """Whether a die on ``cell`` keeps the bounding box within ``max_grid`` x ``max_grid``."""
-    r = g[0][cell]
-    c = g[1][cell]
+    r = g[G_ROW][cell]
+    c = g[G_COL][cell]
     return (max(box[1], r) - min(box[0], r) < max_grid
             and max(box[3], c) - min(box[2], c) < max_grid)
 
@@ -111,8 +116,8 @@ def within_box(g, box, max_grid, cell):
 @njit(cache=True)
 def colours_match(pcol, g, cell, placement):
     """Whether ``placement`` agrees with the colours already fixed at the cell's corners."""
-    n = pcol[g[2][cell]]
-    s = pcol[g[3][cell]]
+    n = pcol[g[G_NORTH][cell]]
+    s = pcol[g[G_SOUTH][cell]]
     return (n == 0 or n == _NORTH[placement]) and (s == 0 or s == _SOUTH[placement])
 
 
@@ -148,10 +153,10 @@ def face_mask(actions, count):
 def place(cells, pcol, box, g, cell, placement):
     """Put a die on ``cell`` (no checks) and update the fixed colours and the box."""
     cells[cell] = placement + 1
-    pcol[g[2][cell]] = _NORTH[placement]
-    pcol[g[3][cell]] = _SOUTH[placement]
-    r = g[0][cell]
-    c = g[1][cell]
+    pcol[g[G_NORTH][cell]] = _NORTH[placement]
+    pcol[g[G_SOUTH][cell]] = _SOUTH[placement]
+    r = g[G_ROW][cell]
+    c = g[G_COL][cell]
     box[0] = min(box[0], r)
     box[1] = max(box[1], r)
     box[2] = min(box[2], c)
@@ -165,7 +170,7 @@ def first_forced_cell(cells, pcol, box, g):
     for r in range(max(box[0] - 1, -HALF), min(box[1] + 1, HALF) + 1):
         for c in range(max(box[2] - 1, -HALF), min(box[3] + 1, HALF) + 1):
             cell = (r + HALF) * SIDE + (c + HALF)
-            if (cells[cell] == 0 and pcol[g[2][cell]] != 0 and pcol[g[3][cell]] != 0
+            if (cells[cell] == 0 and pcol[g[G_NORTH][cell]] != 0 and pcol[g[G_SOUTH][cell]] != 0
                     and touches_die(cells, g, cell)):
                 return cell
     return -1
@@ -181,7 +186,7 @@ def auto_fill(cells, pcol, box, g, dice_left, autos):
         cell = first_forced_cell(cells, pcol, box, g)
         if cell < 0:
             break
-        p = placement_code(pcol[g[2][cell]], pcol[g[3][cell]])
+        p = placement_code(pcol[g[G_NORTH][cell]], pcol[g[G_SOUTH][cell]])
         place(cells, pcol, box, g, cell, p)
         autos[count] = cell * 4 + p
         count += 1
@@ -191,7 +196,7 @@ def auto_fill(cells, pcol, box, g, dice_left, autos):
 @njit(cache=True)
 def touched(cells, g, point):
     """Whether a die touches lattice point ``point``."""
-    point_cells = g[6]
+    point_cells = g[G_POINT_CELLS]
     for k in range(4):
         cell = point_cells[point, k]
         if cell >= 0 and cells[cell] != 0:
@@ -205,8 +210,8 @@ def flood_blob(cells, pcol, g, start, seen, stack, members):
     ``members``. Returns (size, colour, closed, border): colour 1 R, 2 B or 3 W; a blob is closed
     when every point has dice on all four cells; ``border`` has bit 1 << colour set for every
     colour that a white blob touches (0 for coloured blobs, which border only white)."""
-    north, south, white, point_cells = g[2], g[3], g[4], g[6]
-    colour = pcol[start] if g[7][start] else WHITE
+    north, south, white, point_cells = g[G_NORTH], g[G_SOUTH], g[G_WHITE], g[G_POINT_CELLS]
+    colour = pcol[start] if g[G_POINT_COLOURED][start] else WHITE
     closed = True
     border = 0
     stack[0] = start
@@ -276,7 +281,7 @@ def conditions_after_move(cells, pcol, box, g, new_cells, n_new, out, seen, stac
     closed blob gave nobody a win before the move, or the game would be over. ``seen`` (bool,
     one per point) must be all False and is left so."""
     out[:] = 0
-    north, south, white = g[2], g[3], g[4]
+    north, south, white = g[G_NORTH], g[G_SOUTH], g[G_WHITE]
     for i in range(n_new):
         cell = new_cells[i]
         for k in range(4):
