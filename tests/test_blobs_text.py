@@ -127,10 +127,13 @@ def test_garbage_move_text_gives_a_typed_error(text):
 @given(st.text(alphabet="abhiop0123456789:RBMWrbm ,-?x.oX", max_size=40))
 def test_near_miss_move_text_gives_a_typed_error(text):
     game = GAMES["default"]
+    s = game.initial_state()
     try:
-        game.parse_action(game.initial_state(), text)
+        a = game.parse_action(s, text)
     except NotationError as exc:
         assert repr(text) in str(exc)
+    else:
+        assert game.parse_action(s, game.action_to_text(s, a)) == a
 
 
 @SETTINGS
@@ -148,9 +151,11 @@ def test_garbage_position_text_gives_a_typed_error(text):
 @given(st.text(max_size=30))
 def test_garbage_cell_names_give_a_typed_error(text):
     try:
-        parse_cell(text)
+        rc = parse_cell(text)
     except NotationError as exc:
         assert repr(text) in str(exc)
+    else:
+        assert cell_name(*rc) == text.strip().lower()
 
 
 @SETTINGS
