@@ -334,6 +334,22 @@ def test_draw_when_the_player_to_move_has_no_legal_placement():
     assert (game.winner(after), game.result_reason(after)) == (0, "no-placement")
 
 
+@pytest.mark.parametrize(("params", "reason"), [({"dice": 1}, "pool-empty"),
+                                                ({"max_grid": 1}, "no-placement")])
+def test_degenerate_parameters_draw_before_the_first_move(params, reason):
+    game = stonegarden.make("blobs", **params)
+    s = game.initial_state()
+    assert (game.winner(s), game.result_reason(s)) == (0, reason)
+    assert len(game.legal_actions(s)) == 0
+
+
+@pytest.mark.parametrize("params", [{"dice": 0}, {"max_grid": 9}, {"win": "most"},
+                                    {"tumbling": "yes please"}, {"size": 5}])
+def test_bad_parameters_are_refused(params):
+    with pytest.raises(stonegarden.ParameterError):
+        stonegarden.make("blobs", **params)
+
+
 # -- Tumbling Dice ------------------------------------------------------------------------------
 def test_tumbling_rolls_are_chance_nodes_with_one_two_four_sixths():
     game = stonegarden.make("blobs", tumbling=True)

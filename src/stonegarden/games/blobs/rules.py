@@ -113,9 +113,9 @@ class BlobsGame(Game):
     id = "blobs"
     title = "Blobs"
     param_specs = (
-        Param("dice", "int", 48, "dice in the pool, the opening die included", low=2,
+        Param("dice", "int", 48, "dice in the pool, the opening die included", low=1,
               high=NUM_CELLS),
-        Param("max_grid", "int", 8, "the dice stay within max_grid rows and columns", low=2,
+        Param("max_grid", "int", 8, "the dice stay within max_grid rows and columns", low=1,
               high=MAX_GRID),
         Param("win", "choice", "either", "which conditions win: either, white, own, enemy",
               choices=WIN_MODES),
