@@ -80,3 +80,12 @@ def test_openspiel_mcts_bot_beats_random_on_a_small_board():
         returns = evaluate_bots.evaluate_bots(g.new_initial_state(), bots, rng)
         wins += returns[i % 2] > 0
     assert wins >= 3
+
+
+def test_tumbling_dice_chance_nodes_pass_random_sim_test():
+    g = pyspiel.load_game("stonegarden_blobs(dice=16,max_grid=5,tumbling=true)")
+    assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    s = g.new_initial_state()
+    assert s.is_chance_node()
+    assert abs(sum(p for _, p in s.chance_outcomes()) - 1) < 1e-9
+    pyspiel.random_sim_test(g, num_sims=3, serialize=False, verbose=False)

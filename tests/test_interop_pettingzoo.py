@@ -45,3 +45,18 @@ def test_illegal_action_raises_the_typed_error():
     e.step(first)
     with pytest.raises(stonegarden.IllegalMoveError):
         e.step(first)  # the cell is taken now
+
+
+def test_tumbling_dice_rolls_inside_the_environment_are_seeded():
+    def first_masks(seed):
+        e = env("blobs", dice=16, max_grid=5, tumbling=True)
+        e.reset(seed=seed)
+        out = []
+        for _ in range(6):
+            obs = e.last()[0]
+            out.append(obs["action_mask"].tobytes())
+            e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        return out
+
+    assert first_masks(5) == first_masks(5)
+    api_test(env("blobs", dice=16, max_grid=5, tumbling=True), num_cycles=200)

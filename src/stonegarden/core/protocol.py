@@ -50,6 +50,9 @@ class Game(ABC):
     may_have_chance: ClassVar[bool] = False
     #: the most outcomes a chance node can have
     max_chance_outcomes: ClassVar[int] = 0
+    #: chance actions are ``chance_action_offset + 0 .. max_chance_outcomes - 1`` (OpenSpiel
+    #: numbers chance outcomes from 0)
+    chance_action_offset: ClassVar[int] = 0
 
     def __init__(self, **params: Any) -> None:
         resolved = resolve_params(self.id, self.param_specs, params)

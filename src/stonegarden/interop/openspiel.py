@@ -125,18 +125,30 @@ class OpenSpielState(pyspiel.State):
         p = self.sg.current_player(self.state)
         return int(pyspiel.PlayerId.CHANCE) if p == CHANCE else p - 1
 
+    # OpenSpiel numbers chance outcomes from 0; stonegarden's chance actions start at an offset
+    def _at_chance(self) -> bool:
+        return (not self.sg.is_terminal(self.state)
+                and self.sg.current_player(self.state) == CHANCE)
+
     def _legal_actions(self, player: int) -> list[int]:
+        if self._at_chance():
+            return [a for a, _ in self.chance_outcomes()]
         return [int(a) for a in self.sg.legal_actions(self.state)]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(int(a), float(p)) for a, p in self.sg.chance_outcomes(self.state)]
+        off = self.sg.chance_action_offset
+        return [(int(a) - off, float(p)) for a, p in self.sg.chance_outcomes(self.state)]
 
     def _apply_action(self, action: int) -> None:
+        if self._at_chance():
+            action += self.sg.chance_action_offset
         self.state = self.sg.play(self.state, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         state = self.state
-        if player >= 0 and state.player != player + 1:
+        if player < 0:
+            return self.sg.action_to_text(state, int(action) + self.sg.chance_action_offset)
+        if state.player != player + 1:
             state = dataclasses.replace(state, player=player + 1)  # texts name the mover's colours
         return self.sg.action_to_text(state, int(action))
 

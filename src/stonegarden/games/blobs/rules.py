@@ -47,6 +47,7 @@ from .lattice import (
     point_rc,
 )
 from .notation import cell_name, full_text, parse_move_text, roll_text, short_text
+from .observation import PLANES, observation
 from .playouts import playouts
 from .positions import check_fields
 from .text import (
@@ -112,6 +113,9 @@ class BlobsGame(Game):
 
     id = "blobs"
     title = "Blobs"
+    may_have_chance = True  # Tumbling Dice rolls
+    max_chance_outcomes = 3
+    chance_action_offset = ROLL_BASE
     param_specs = (
         Param("dice", "int", 48, "dice in the pool, the opening die included", low=1,
               high=NUM_CELLS),
@@ -422,6 +426,19 @@ class BlobsGame(Game):
                 borders = frozenset(col for col in (1, 2) if border & (1 << col))
                 out.append(Blob(int(colour), pts, bool(closed), borders))
         return out
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (len(PLANES), 15, 15)
+
+    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+        """Planes listed in ``observation.PLANES``, from ``player``'s point of view."""
+        assert isinstance(state, BlobsState)
+        legal = self.legal_actions(state) if state.player == player else np.empty(0, np.int64)
+        legal_cells = np.unique(legal[legal < ROLL_BASE] // 4)
+        return observation(state.cell_array().astype(np.int64), legal_cells, player,
+                           state.to_place, state.roll, state.roll == ROLL_DUE, state.dice_left,
+                           self.params["dice"])
 
     def frontier_options(self, state: State) -> dict[tuple[int, int], list[int]]:
         """For every empty cell sharing an edge with a die: the placements whose colours match
