@@ -39,7 +39,9 @@ def _make_state(raw: bytes, fields: tuple[str, ...], source: str) -> BridgeGoSta
 
     player, ply = (int(f) for f in fields)
     if player != 1 + ply % 2:
-        raise PositionError(f"{source!r}: at ply {ply} player {1 + ply % 2} is to move, not {player}")
+        raise PositionError(
+            f"{source!r}: at ply {ply} player {1 + ply % 2} is to move, not {player}"
+        )
     if ply == 0 and any(raw):
         raise PositionError(f"{source!r}: stones on the board at ply 0")
     return BridgeGoState(player=player, ply=ply, board=raw)

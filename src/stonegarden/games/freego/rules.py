@@ -16,8 +16,8 @@ from ...core.params import Param
 from ...core.protocol import Game, State
 from ...core.registry import register
 from ...errors import NotationError
-from ...geometry.square import SIDE_TO_MOVE_KEY, SquareBoard, board_hash, square_board
 from ...geometry.hashset import build_table
+from ...geometry.square import SIDE_TO_MOVE_KEY, SquareBoard, board_hash, square_board
 from . import kernels as K
 from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_playouts
 from .text import diagram, parse_diagram, parse_position, position_text
