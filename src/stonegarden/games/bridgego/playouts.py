@@ -24,9 +24,10 @@ def _slot(keys, stamps, stamp, h):
 
 @njit(cache=True)
 def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
-                   history, keys, stamps, stamp, max_turns):
+                   history, keys, stamps, stamp, max_turns, moves_out):
     """Play uniformly random moves on ``board`` (in place) until the game ends or ``max_turns``
-    moves were made. Returns (winner 1, 2, or 0 for a draw or an unfinished game, turns)."""
+    moves were made; the points played go to ``moves_out`` while it has room (for tests).
+    Returns (winner 1, 2, or 0 for a draw or an unfinished game, turns)."""
     n = board.shape[0]
     work = np.empty_like(board)
     label = np.empty(n, np.int32)
@@ -69,6 +70,8 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
         if not chosen:
             return 0, turn  # no legal move: a draw
         board[:] = work
+        if turn < moves_out.shape[0]:
+            moves_out[turn] = cand[j]
         if won:
             return player, turn + 1
         player = 3 - player
@@ -88,10 +91,11 @@ def bridge_playouts(board0, nb, sides, zob, empty_key, player, perpendicular, wi
         size *= 2
     keys = np.zeros(size, np.int64)
     stamps = np.zeros(size, np.int64)
+    no_moves = np.empty(0, np.int32)
     for k in range(count):
         board[:] = board0
         w, t = bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
-                              superko, history, keys, stamps, k + 1, max_turns)
+                              superko, history, keys, stamps, k + 1, max_turns, no_moves)
         if w == 1:
             totals[0] += 1
         elif w == 2:

@@ -23,7 +23,7 @@ EMPTY = 0
 
 @njit(cache=True)
 def flood_chain(board, nb, start, stack, mark, stamp):
-    """Stamp the chain of ``start`` into ``mark`` and list it in ``stack``.
+    """Stamp the whole chain of ``start`` into ``mark`` and list it in ``stack``.
     Returns (size, has_liberty)."""
     colour = board[start]
     stack[0] = start
@@ -49,19 +49,52 @@ def flood_chain(board, nb, start, stack, mark, stamp):
 
 
 @njit(cache=True)
+def judge_chain(board, nb, start, stack, mark, clock, base):
+    """Flood the chain of ``start`` until a liberty proves it alive.
+
+    Each flood takes a fresh stamp; stones stamped after ``base`` by an earlier flood of the
+    same pass belong to a chain already judged alive (a dead chain is flooded whole, and its
+    stones are skipped by the caller). Returns (size, alive); when not alive the whole chain
+    is in ``stack[:size]``."""
+    clock[0] += 1
+    stamp = clock[0]
+    colour = board[start]
+    stack[0] = start
+    mark[start] = stamp
+    top = 1
+    i = 0
+    while i < top:
+        v = stack[i]
+        i += 1
+        for k in range(4):
+            w = nb[v, k]
+            if w < 0:
+                continue
+            c = board[w]
+            if c == EMPTY:
+                return top, True
+            if c == colour and mark[w] != stamp:
+                if mark[w] > base:
+                    return top, True
+                mark[w] = stamp
+                stack[top] = w
+                top += 1
+    return top, False
+
+
+@njit(cache=True)
 def dead_chains(board, nb, colour, starts, nstarts, stack, mark, clock, skip, skip_stamp, out,
                 nout):
     """Append to ``out`` (from ``nout``) every stone of a ``colour`` chain without a liberty
     that holds one of ``starts[:nstarts]``, skipping stones with ``skip[p] == skip_stamp``.
     Judging only: nothing is removed. Returns the new ``nout``."""
-    clock[0] += 1
-    stamp = clock[0]
+    base = clock[0]
     for s in range(nstarts):
         v = starts[s]
-        if v < 0 or board[v] != colour or mark[v] == stamp or skip[v] == skip_stamp:
+        if v < 0 or board[v] != colour or mark[v] > base or skip[v] == skip_stamp:
             continue
-        size, free = flood_chain(board, nb, v, stack, mark, stamp)
-        if not free:
+        size, alive = judge_chain(board, nb, v, stack, mark, clock, base)
+        if not alive:
             for t in range(size):
                 out[nout + t] = stack[t]
             nout += size

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import EMPTY, flood_chain, move_captures, pending_dead
+from .kernels import EMPTY, judge_chain, move_captures, pending_dead
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
@@ -41,8 +41,9 @@ def _seen(keys, stamps, stamp, h):
 
 @njit(cache=True)
 def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
-                   keys, stamps, stamp, max_turns):
-    """Play uniformly random moves on ``board`` (in place) until the game ends.
+                   keys, stamps, stamp, max_turns, moves_out):
+    """Play uniformly random moves on ``board`` (in place) until the game ends; the points
+    played go to ``moves_out`` while it has room (for tests).
 
     ``scores`` (int64[2]) is updated; ``h`` is the current position hash, ``prev_h`` the one
     before the last move (0 if none), ``history`` every earlier hash (superko). Uses numba's
@@ -69,15 +70,15 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
     # the opponent's suicide still on the board: found by a full scan once, then per move
     ndead, dstamp = pending_dead(board, nb, 3 - player, stack, mark, clock, dmark, removed)
     for turn in range(max_turns):
+        # draw from the empty points; copy them only once a ko-forbidden point must be dropped
         nc = ne
-        for t in range(ne):
-            cand[t] = empties[t]
+        pool = empties
         point = -1
         nrem = 0
         h2 = h
         while nc > 0:
             j = np.random.randint(nc)
-            p = cand[j]
+            p = pool[j]
             board[p] = player
             nrem = move_captures(board, nb, player, p, stack, mark, clock, dmark, dstamp,
                                  removed, ndead)
@@ -92,14 +93,20 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
                 point = p
                 break
             board[p] = EMPTY
+            if nc == ne:
+                for t in range(ne):
+                    cand[t] = empties[t]
+                pool = cand
             nc -= 1
-            cand[j] = cand[nc]
+            pool[j] = pool[nc]
         if point < 0:  # no legal move: the higher score wins
             if scores[0] > scores[1]:
                 return 1, turn
             if scores[1] > scores[0]:
                 return 2, turn
             return 0, turn
+        if turn < moves_out.shape[0]:
+            moves_out[turn] = point
         # commit the move: the stone is on the board, take it and the captures off the list
         i = where[point]
         ne -= 1
@@ -122,12 +129,11 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             if ko == KO_SUPER:
                 _remember(keys, stamps, stamp, h)
         # the mover's new chain is the only one that can be left without a liberty
-        clock[0] += 1
-        size, free = flood_chain(board, nb, point, stack, mark, clock[0])
+        size, alive = judge_chain(board, nb, point, stack, mark, clock, clock[0])
         clock[0] += 1
         dstamp = clock[0]
         ndead = 0
-        if not free:
+        if not alive:
             for t in range(size):
                 removed[t] = stack[t]
                 dmark[stack[t]] = dstamp
@@ -150,12 +156,13 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
         size *= 2
     keys = np.zeros(size, np.int64)
     stamps = np.zeros(size, np.int64)
+    no_moves = np.empty(0, np.int32)
     for k in range(count):
         board[:] = board0
         scores[0] = scores0[0]
         scores[1] = scores0[1]
         w, t = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
-                              history, keys, stamps, k + 1, max_turns)
+                              history, keys, stamps, k + 1, max_turns, no_moves)
         if w == 1:
             totals[0] += 1
         elif w == 2:
