@@ -40,3 +40,33 @@ def test_kernel_playouts_replay_through_the_rules(options, seed):
         state = game.play(state, int(m))  # raises if the kernel played an illegal move
     assert game.is_terminal(state), "random games on 4x4 end well before 400 moves"
     assert game.winner(state) == w
+
+
+NOJIT_SCRIPT = """
+import stonegarden
+for opts in ({}, {"external": "perpendicular", "win_check": "after-self-capture"},
+             {"superko": False}):
+    g = stonegarden.make("bridgego", size=4, **opts)
+    s = g.initial_state()
+    t = g.random_playouts(s, 3, 1)
+    assert t[:3].sum() == 3, t
+    while not g.is_terminal(s):
+        s = g.play(s, int(g.legal_actions(s)[-1]))
+print("ok")
+"""
+
+
+@pytest.mark.nojit
+def test_kernels_run_as_plain_python_without_the_jit():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-c", NOJIT_SCRIPT], capture_output=True, text=True,
+                       env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"

@@ -49,3 +49,32 @@ def test_kernel_playouts_replay_through_the_rules(ko, seed):
         state = game.play(state, m)  # raises if the kernel played an illegal move
     assert game.is_terminal(state) and game.winner(state) == winner
     assert turns == len(moves)
+
+
+NOJIT_SCRIPT = """
+import numpy as np, stonegarden
+for ko in ("simple", "superko", "none"):
+    g = stonegarden.make("freego", size=5, target=3, ko=ko)
+    s = g.initial_state()
+    t = g.random_playouts(s, 3, 1)
+    assert t[:3].sum() == 3, t
+    while not g.is_terminal(s):
+        s = g.play(s, int(g.legal_actions(s)[0]))
+print("ok")
+"""
+
+
+@pytest.mark.nojit
+def test_kernels_run_as_plain_python_without_the_jit():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-c", NOJIT_SCRIPT], capture_output=True, text=True,
+                       env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
