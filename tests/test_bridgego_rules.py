@@ -243,3 +243,13 @@ def test_a_position_whose_player_to_move_has_a_bridge_is_impossible():
     with pytest.raises(PositionError, match="bridge"):
         position(g, [".X.", ".X.", ".X."], to_move=1)
     assert g.winner(position(g, [".X.", ".X.", ".X."], to_move=2)) == 1
+
+
+def test_observation_planes_mark_points_forbidden_by_superko():
+    g = stonegarden.make("bridgego", size=5)
+    s = position(g, rows_with(5, white=[(1, 0), (0, 1)]), to_move=1)
+    obs = g.observation_tensor(s, 1)
+    assert obs.shape == g.observation_shape == (5, 5, 5)
+    c, r = g.board.column_row(g.board.point("A5"))
+    assert obs[3, r, c] == 1 and obs[3].sum() == 1
+    assert obs[1].sum() == 2 and obs[0].sum() == 0 and obs[4].all()

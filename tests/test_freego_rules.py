@@ -197,3 +197,16 @@ def test_position_where_the_player_to_move_has_a_dead_chain_is_impossible():
         position(g, [".....", ".....", ".....", "O....", "XO..."], to_move=1)
     # the same chain is fine when its owner just moved: it waits for White's capture step
     assert position(g, [".....", ".....", ".....", "O....", "XO..."], to_move=2)
+
+
+def test_observation_planes_follow_the_player_and_mark_the_ko_point():
+    g = stonegarden.make("freego", size=5, target=10)
+    taken = g.play_text(position(g, KO, to_move=1), "D3")
+    white = g.observation_tensor(taken, 2)
+    black = g.observation_tensor(taken, 1)
+    assert white.shape == g.observation_shape == (7, 5, 5)
+    assert (white[0] == black[1]).all() and (white[1] == black[0]).all()
+    c, r = g.board.column_row(g.board.point("C3"))
+    assert white[3, r, c] == 1 and white[3].sum() == 1
+    assert white[4].all() and not black[4].any()
+    assert black[5, 0, 0] == 0.1 and white[6, 0, 0] == 0.1

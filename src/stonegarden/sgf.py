@@ -82,7 +82,10 @@ def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
             stack.pop()
             node = None
             i += 1
-            if not stack and first is not None:
+            if not stack:
+                rest = text[i:].lstrip()
+                if rest and not rest.startswith("("):
+                    raise fail(f"unexpected {rest[:1]!r} after the game tree", n - len(rest))
                 break  # the first game tree is complete; later ones are not read
         elif ch == ";":
             if not stack or stack[-1].children:
@@ -118,10 +121,10 @@ def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
     if stack:
         raise RecordError(f"{source!r} is not valid SGF: unclosed '('")
     main: list[Node] = []
-    tree: _Tree | None = first
-    while tree is not None:
-        main.extend(tree.nodes)
-        tree = tree.children[0] if tree.children else None
+    branch: _Tree | None = first
+    while branch is not None:
+        main.extend(branch.nodes)
+        branch = branch.children[0] if branch.children else None
     return main
 
 

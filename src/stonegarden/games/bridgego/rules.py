@@ -261,6 +261,32 @@ class BridgeGo(Game):
                 self._empty_hash(), here)
         return dataclasses.replace(state, won=won, history=history)
 
+    # -- observations -----------------------------------------------------------------------
+    #: planes of :meth:`observation_tensor`, in order
+    PLANES = ("own stones", "opponent stones", "empty", "forbidden by superko", "to move")
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        n = self.board.size
+        return (len(self.PLANES), n, n)
+
+    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+        """float32 planes (see ``PLANES``) from ``player``'s point of view; rows from the
+        bottom (plane[r, c] is the point of row r+1, column c)."""
+        assert isinstance(state, BridgeGoState)
+        n = self.board.size
+        cells = state.cells().reshape(n, n)
+        out = np.zeros(self.observation_shape, np.float32)
+        out[0] = cells == player
+        out[1] = cells == 3 - player
+        out[2] = cells == 0
+        if not state.won:
+            legal = np.zeros(n * n, bool)
+            legal[self._legal(state)] = True
+            out[3] = ((state.cells() == 0) & ~legal).reshape(n, n)
+        out[4] = float(state.player == player)
+        return out
+
     @property
     def diagram_styles(self) -> dict[str, str]:
         """Rich styles for the diagram's characters (terminal rendering)."""

@@ -245,6 +245,36 @@ class FreeGo(Game):
                                 "without a liberty, which the last move would have removed")
         return dataclasses.replace(state, history=self._start_history(state.board, state.player))
 
+    # -- observations -----------------------------------------------------------------------
+    #: planes of :meth:`observation_tensor`, in order
+    PLANES = ("own stones", "opponent stones", "empty", "forbidden by ko", "to move",
+              "own score / target", "opponent score / target")
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        n = self.board.size
+        return (len(self.PLANES), n, n)
+
+    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+        """float32 planes (see ``PLANES``) from ``player``'s point of view; rows from the
+        bottom (plane[r, c] is the point of row r+1, column c)."""
+        assert isinstance(state, FreeGoState)
+        n = self.board.size
+        cells = state.cells().reshape(n, n)
+        out = np.zeros(self.observation_shape, np.float32)
+        out[0] = cells == player
+        out[1] = cells == 3 - player
+        out[2] = cells == 0
+        if not self._target_reached(state):
+            legal = np.zeros(n * n, bool)
+            legal[self._legal(state)] = True
+            out[3] = ((state.cells() == 0) & ~legal).reshape(n, n)
+        out[4] = float(state.player == player)
+        target = self.params["target"]
+        out[5] = min(state.scores[player - 1] / target, 1.0)
+        out[6] = min(state.scores[2 - player] / target, 1.0)
+        return out
+
     @property
     def diagram_styles(self) -> dict[str, str]:
         """Rich styles for the diagram's characters (terminal rendering)."""
