@@ -21,7 +21,7 @@ COLUMNS = "ABCDEFGHJKLMNOPQRST"  # no I, as in GTP
 NORTH, SOUTH, WEST, EAST = 0, 1, 2, 3
 #: side bits of ``SquareBoard.sides``: which board edges a point lies on
 SIDE_N, SIDE_S, SIDE_W, SIDE_E = 1, 2, 4, 8
-_NAME = re.compile(r"^([A-HJ-T])([1-9][0-9]?)$")
+_NAME = re.compile(r"([A-HJ-T])([1-9][0-9]?)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,7 +46,7 @@ class SquareBoard:
             NotationError: not a point name, or off this board.
         """
         key = name.strip().upper() if isinstance(name, str) else name
-        if not isinstance(key, str) or not _NAME.match(key):
+        if not isinstance(key, str) or not _NAME.fullmatch(key):
             raise NotationError(
                 f"{name!r} is not a point name (a column letter A-T without I, then a row number, "
                 "e.g. 'D4')"
@@ -121,6 +121,7 @@ def board_hash(board: SquareBoard, cells: np.ndarray, to_move: int | None = None
 # -- text: rows of ``.XO`` characters, and the usual Go diagram ---------------------------------
 
 STONE_CHARS = ".XO"  # empty, player 1 (Black), player 2 (White)
+_STONE_CODES = {".": 0, "X": 1, "x": 1, "O": 2, "o": 2}
 
 
 def rows_text(board: SquareBoard, cells: np.ndarray) -> str:
@@ -145,8 +146,8 @@ def parse_rows(board: SquareBoard, rows: list[str], source: str) -> np.ndarray:
         r = s - 1 - top
         if len(row) != s:
             raise NotationError(f"{source!r}: row {r + 1} has {len(row)} points, expected {s}")
-        for c, ch in enumerate(row.upper()):
-            k = STONE_CHARS.find(ch)
+        for c, ch in enumerate(row):
+            k = _STONE_CODES.get(ch, -1)
             if k < 0:
                 raise NotationError(
                     f"{source!r}: {ch!r} at {COLUMNS[c]}{r + 1} is not one of . X O"
