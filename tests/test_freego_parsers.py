@@ -65,7 +65,8 @@ def test_position_text_and_diagram_round_trip(seed):
 
 
 @settings(max_examples=60, deadline=None)
-@given(action=st.one_of(st.integers(-10**6, 10**7), st.booleans(), st.floats(), st.text(max_size=5)))
+@given(action=st.one_of(st.integers(-10**6, 10**7), st.booleans(), st.floats(),
+                       st.text(max_size=5)))
 def test_play_with_any_action_value_gives_a_typed_error_or_a_state(action):
     with contextlib.suppress(StonegardenError):
         GAME.play(GAME.initial_state(), action)
