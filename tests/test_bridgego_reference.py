@@ -3,6 +3,8 @@ each liberty to the sides (the definition), whole games replayed move by move.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -180,3 +182,94 @@ def test_random_games_agree_with_the_reference(options, seed, size):
         assert tuple(state.cells()) == after, game.position_text(state)
         assert (state.captured, state.self_captured) == (cap, own)
         boards.append(after)
+
+
+# -- perft: leaf counts from the reference, stored in tests/data, checked against the engine ----
+
+PERFT_FILE = Path(__file__).resolve().parent / "data" / "bridgego_perft.tsv"
+PERFT_POSITIONS = [  # (options as name=value;..., position text, depth)
+    ("size=4", "..../..../..../.... 1 0", 3),
+    ("size=3", "O../.X./X.. 1 4", 4),
+    ("size=3;win_check=after-self-capture", "O../.X./X.. 1 4", 4),
+    ("size=5", "..O.X/....X/XX.XX/X..../X.... 1 20", 2),
+    ("size=5;win_check=after-self-capture", "..O.X/....X/XX.XX/X..../X.... 1 20", 2),
+    ("size=7;external=perpendicular",
+     "X.OXO.X/.X...X./X.....X/.X...X./X.....X/.X...X./X.....X 2 21", 2),
+    ("size=4;superko=false;max_turns=3", "..../..../..../.... 1 0", 4),
+]
+
+
+def parse_options(text):
+    out = {}
+    for part in text.split(";"):
+        name, _, value = part.partition("=")
+        out[name] = int(value) if value.isdigit() else (value == "true" if value in (
+            "true", "false") else value)
+    return out
+
+
+def reference_perft(boards, size, player, ply, options, depth):
+    perpendicular = options.get("external") == "perpendicular"
+    win_after = options.get("win_check") == "after-self-capture"
+    superko = options.get("superko", True)
+    if depth == 0 or (not superko and ply >= options.get("max_turns", 4 * size * size)):
+        return 1
+    total = 0
+    moved = False
+    for p in range(size * size):
+        if boards[-1][p]:
+            continue
+        after, _, _, won = reference_turn(boards[-1], size, player, p, perpendicular, win_after)
+        if superko and not won and after in boards:
+            continue
+        moved = True
+        total += 1 if won else reference_perft([*boards, after], size, 3 - player, ply + 1,
+                                               options, depth - 1)
+    return total if moved else 1
+
+
+def engine_perft(game, state, depth):
+    if depth == 0 or game.is_terminal(state):
+        return 1
+    return sum(engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
+               for a in game.legal_actions(state))
+
+
+def write_perft_file():
+    rows = ["# options\tposition\tdepth\tleaves (from the naive reference)"]
+    for opts, text, depth in PERFT_POSITIONS:
+        options = parse_options(opts)
+        game = stonegarden.make("bridgego", **options)
+        s = game.parse_position(text)
+        size = options["size"]
+        boards = [tuple([0] * size * size)]
+        if tuple(s.cells()) != boards[0]:
+            boards.append(tuple(s.cells()))
+        count = reference_perft(boards, size, s.player, s.ply, options, depth)
+        rows.append(f"{opts}\t{text}\t{depth}\t{count}")
+    PERFT_FILE.write_text("\n".join(rows) + "\n")
+
+
+def perft_rows():
+    if not PERFT_FILE.exists():
+        return
+    for line in PERFT_FILE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            opts, text, depth, count = line.split("\t")
+            yield pytest.param(opts, text, int(depth), int(count), id=f"{opts}-d{depth}")
+
+
+@pytest.mark.parametrize(("opts", "text", "depth", "count"), list(perft_rows()))
+def test_perft_counts_match_the_reference(opts, text, depth, count):
+    game = stonegarden.make("bridgego", **parse_options(opts))
+    state = game.parse_position(text)
+    got = engine_perft(game, state, depth)
+    if got != count:  # divide: the count below each first move, to find the culprit
+        divide = {game.action_to_text(state, int(a)):
+                  engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
+                  for a in game.legal_actions(state)}
+        pytest.fail(f"perft {got} != {count}; divide: {divide}")
+
+
+if __name__ == "__main__":  # regenerate the data file: python tests/test_bridgego_reference.py
+    write_perft_file()

@@ -3,6 +3,8 @@ for captures and an explicit list of earlier boards for ko, no hashing, no kerne
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -95,3 +97,75 @@ def test_random_games_agree_with_the_reference(ko, seed, size, target):
         assert state.captured == removed
         assert list(state.scores) == scores
         boards.append(after)
+
+
+# -- perft: leaf counts from the reference, stored in tests/data, checked against the engine ----
+
+PERFT_FILE = Path(__file__).resolve().parent / "data" / "freego_perft.tsv"
+PERFT_POSITIONS = [  # (size, target, ko, position text, depth)
+    (5, 3, "simple", "...../...../...../...../..... 1 0,0 0", 3),
+    (5, 10, "simple", "...../..XO./.X.XO/..XO./..... 2 1,0 11", 3),
+    (5, 10, "none", "...../..XO./.X.XO/..XO./..... 2 1,0 11", 3),
+    (5, 10, "superko", "...../..XO./.X.XO/..XO./..... 2 1,0 11", 3),
+    (5, 3, "simple", "OOOO./XXXXO/...XO/..XXO/..... 1 2,2 20", 3),
+    (6, 3, "superko", "....../.O..../OXO.../.O..../....X./...X.X 2 1,1 13", 2),
+]
+
+
+def reference_perft(boards, size, player, scores, target, ko, depth):
+    if depth == 0 or max(scores) >= target:
+        return 1
+    legal = reference_legal(boards, size, player, ko)
+    if not legal:
+        return 1
+    total = 0
+    for p in legal:
+        after, removed = reference_play(boards[-1], size, player, p)
+        s = list(scores)
+        s[player - 1] += removed
+        total += reference_perft([*boards, after], size, 3 - player, s, target, ko, depth - 1)
+    return total
+
+
+def engine_perft(game, state, depth):
+    if depth == 0 or game.is_terminal(state):
+        return 1
+    return sum(engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
+               for a in game.legal_actions(state))
+
+
+def write_perft_file():
+    rows = ["# size\ttarget\tko\tposition\tdepth\tleaves (from the naive reference)"]
+    for size, target, ko, text, depth in PERFT_POSITIONS:
+        game = stonegarden.make("freego", size=size, target=target, ko=ko)
+        s = game.parse_position(text)
+        count = reference_perft([tuple(s.cells())], size, s.player, list(s.scores), target, ko,
+                                depth)
+        rows.append(f"{size}\t{target}\t{ko}\t{text}\t{depth}\t{count}")
+    PERFT_FILE.write_text("\n".join(rows) + "\n")
+
+
+def perft_rows():
+    if not PERFT_FILE.exists():
+        return
+    for line in PERFT_FILE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            size, target, ko, text, depth, count = line.split("\t")
+            yield pytest.param(int(size), int(target), ko, text, int(depth), int(count),
+                               id=f"{ko}-{text[-12:].strip()}-d{depth}")
+
+
+@pytest.mark.parametrize(("size", "target", "ko", "text", "depth", "count"), list(perft_rows()))
+def test_perft_counts_match_the_reference(size, target, ko, text, depth, count):
+    game = stonegarden.make("freego", size=size, target=target, ko=ko)
+    state = game.parse_position(text)
+    got = engine_perft(game, state, depth)
+    if got != count:  # divide: the count below each first move, to find the culprit
+        divide = {game.action_to_text(state, int(a)):
+                  engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
+                  for a in game.legal_actions(state)}
+        pytest.fail(f"perft {got} != {count}; divide: {divide}")
+
+
+if __name__ == "__main__":  # regenerate the data file: python tests/test_freego_reference.py
+    write_perft_file()
