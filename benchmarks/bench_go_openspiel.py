@@ -81,8 +81,9 @@ def main() -> None:
     n = args.size
     print(f"stonegarden freego {n}x{n} (numba kernel): {ours['playouts_per_s']:10.1f} playouts/s "
           f"{ours['moves_per_s']:12.0f} moves/s  (mean {ours['mean_moves']:.1f} moves)")
-    print(f"OpenSpiel go {n}x{n} (Python random loop):  {theirs['playouts_per_s']:10.1f} playouts/s "
-          f"{theirs['moves_per_s']:12.0f} moves/s  (mean {theirs['mean_moves']:.1f} moves)")
+    print(f"OpenSpiel go {n}x{n} (Python random loop):  {theirs['playouts_per_s']:10.1f} "
+          f"playouts/s {theirs['moves_per_s']:12.0f} moves/s  "
+          f"(mean {theirs['mean_moves']:.1f} moves)")
     print(f"ratio: {out['playouts_ratio']:.1f}x playouts/s, {out['moves_ratio']:.1f}x moves/s")
 
 
