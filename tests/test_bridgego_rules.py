@@ -219,6 +219,19 @@ def test_default_max_turns_is_four_times_the_points():
     assert stonegarden.make("bridgego", size=7, superko=False).params["max_turns"] == 196
 
 
+def test_no_legal_move_is_a_draw_under_the_default_rules():
+    # found by random play on 3x3: White's two empty points B2 and C2 would both recreate
+    # earlier positions, so White has no legal move
+    g = stonegarden.make("bridgego", size=3)
+    moves = "C1 C2 B1 C3 A3 B2 B3 A1 C2 A2 B1 C3 A3 A1 B3 B1 C1".split()
+    s = play(g, g.initial_state(), *moves)
+    assert g.position_text(s) == "XXO/O../OOX 2 17"
+    assert len(g.legal_actions(s)) == 0
+    with pytest.raises(IllegalMoveError, match="over"):
+        g.play_text(s, "B2")
+    assert g.is_terminal(s) and g.winner(s) == 0 and g.result_reason(s) == "no-legal-move"
+
+
 def test_no_legal_move_is_a_draw():
     # found by random play on 3x3: Black's only empty point B2 would recreate an earlier
     # position (whatever its self-capture), so Black has no legal move
