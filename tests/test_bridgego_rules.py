@@ -223,7 +223,7 @@ def test_no_legal_move_is_a_draw_under_the_default_rules():
     # found by random play on 3x3: White's two empty points B2 and C2 would both recreate
     # earlier positions, so White has no legal move
     g = stonegarden.make("bridgego", size=3)
-    moves = "C1 C2 B1 C3 A3 B2 B3 A1 C2 A2 B1 C3 A3 A1 B3 B1 C1".split()
+    moves = ["C1", "C2", "B1", "C3", "A3", "B2", "B3", "A1", "C2", "A2", "B1", "C3", "A3", "A1", "B3", "B1", "C1"]
     s = play(g, g.initial_state(), *moves)
     assert g.position_text(s) == "XXO/O../OOX 2 17"
     assert len(g.legal_actions(s)) == 0
