@@ -153,6 +153,11 @@ def test_enemy_stones_never_give_their_liberties_to_the_other_colour():
     assert g.without_external(s.cells(), 2) == [g.board.point("A5")]
 
 
+def split_moves(text):
+    """Move texts separated by spaces."""
+    return text.split()
+
+
 def play(game, state, *moves):
     for m in moves:
         state = game.play_text(state, m)
@@ -223,7 +228,7 @@ def test_no_legal_move_is_a_draw_under_the_default_rules():
     # found by random play on 3x3: White's two empty points B2 and C2 would both recreate
     # earlier positions, so White has no legal move
     g = stonegarden.make("bridgego", size=3)
-    moves = ["C1", "C2", "B1", "C3", "A3", "B2", "B3", "A1", "C2", "A2", "B1", "C3", "A3", "A1", "B3", "B1", "C1"]
+    moves = split_moves("C1 C2 B1 C3 A3 B2 B3 A1 C2 A2 B1 C3 A3 A1 B3 B1 C1")
     s = play(g, g.initial_state(), *moves)
     assert g.position_text(s) == "XXO/O../OOX 2 17"
     assert len(g.legal_actions(s)) == 0

@@ -15,6 +15,11 @@ def position(game, rows, to_move, scores=(0, 0), ply=None):
     return game.parse_position("/".join(rows) + f" {to_move} {scores[0]},{scores[1]} {ply}")
 
 
+def split_moves(text):
+    """Move texts separated by spaces."""
+    return text.split()
+
+
 def play(game, state, *moves):
     for m in moves:
         state = game.play_text(state, m)
@@ -216,7 +221,9 @@ def test_every_empty_point_forbidden_by_superko_ends_the_game_on_scores():
     # found by random play: Black's only empty point C3 would capture all 24 white stones and
     # leave a lone black C3, a position of the game already seen with White to move
     g = stonegarden.make("freego", size=5, target=40, ko="superko")
-    moves = ["C3", "B4", "A3", "D5", "E1", "C4", "E4", "D2", "C2", "D3", "A1", "E3", "E2", "B1", "B5", "D4", "C5", "D1", "A5", "C1", "A4", "B2", "E2", "A2", "E5", "A1", "E4", "E1", "E5", "E2", "E4", "E5", "E4", "B3", "C5", "A4", "B5", "A3", "C3", "A5", "C5", "E4", "B5", "C2", "C5", "B5", "C3", "C5"]
+    moves = split_moves(
+        "C3 B4 A3 D5 E1 C4 E4 D2 C2 D3 A1 E3 E2 B1 B5 D4 C5 D1 A5 C1 A4 B2 E2 A2 "
+        "E5 A1 E4 E1 E5 E2 E4 E5 E4 B3 C5 A4 B5 A3 C3 A5 C5 E4 B5 C2 C5 B5 C3 C5")
     s = play(g, g.initial_state(), *moves)
     assert g.position_text(s) == "OOOOO/OOOOO/OO.OO/OOOOO/OOOOO 1 0,24 48"
     assert len(g.legal_actions(s)) == 0
