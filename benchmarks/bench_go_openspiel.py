@@ -11,7 +11,7 @@ Both measured in one run on the same machine:
 The games differ in length (Free Go ends at 10 captures, OpenSpiel's Go at two passes or 162
 moves), so moves per second are printed too. OpenSpiel is optional: ``pip install open_spiel``.
 
-    PYTHONPATH=src python benchmarks/bench_go_openspiel.py --seconds 10
+    PYTHONPATH=src python benchmarks/bench_go_openspiel.py --seconds 5 --rounds 3
 """
 
 from __future__ import annotations
@@ -59,17 +59,29 @@ def bench_openspiel(size: int, seconds: float, seed: int) -> dict[str, float]:
             "moves_per_s": moves / elapsed, "mean_moves": moves / count}
 
 
+def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The run with the median playouts per second."""
+    return sorted(runs, key=lambda r: r["playouts_per_s"])[len(runs) // 2]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=9)
-    ap.add_argument("--seconds", type=float, default=5.0, help="per side")
+    ap.add_argument("--seconds", type=float, default=5.0, help="per side and round")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="alternate the two sides this many times and report medians "
+                         "(steadier on a shared machine)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="one JSON line")
     args = ap.parse_args()
-    ours = bench_ours(args.size, args.seconds, args.seed)
-    theirs = bench_openspiel(args.size, args.seconds, args.seed)
+    ours_runs, theirs_runs = [], []
+    for r in range(max(1, args.rounds)):
+        ours_runs.append(bench_ours(args.size, args.seconds, args.seed + r))
+        theirs_runs.append(bench_openspiel(args.size, args.seconds, args.seed + r))
+    ours, theirs = median_run(ours_runs), median_run(theirs_runs)
     out = {
         "size": args.size,
+        "rounds": len(ours_runs),
         "stonegarden_freego": ours,
         "openspiel_go_python_loop": theirs,
         "playouts_ratio": ours["playouts_per_s"] / theirs["playouts_per_s"],
@@ -84,7 +96,8 @@ def main() -> None:
     print(f"OpenSpiel go {n}x{n} (Python random loop):  {theirs['playouts_per_s']:10.1f} "
           f"playouts/s {theirs['moves_per_s']:12.0f} moves/s  "
           f"(mean {theirs['mean_moves']:.1f} moves)")
-    print(f"ratio: {out['playouts_ratio']:.1f}x playouts/s, {out['moves_ratio']:.1f}x moves/s")
+    print(f"ratio (medians of {len(ours_runs)} alternating rounds): "
+          f"{out['playouts_ratio']:.1f}x playouts/s, {out['moves_ratio']:.1f}x moves/s")
 
 
 if __name__ == "__main__":
