@@ -51,30 +51,24 @@ def test_kernel_playouts_replay_through_the_rules(ko, seed):
     assert turns == len(moves)
 
 
-NOJIT_SCRIPT = """
-import numpy as np, stonegarden
-for ko in ("simple", "superko", "none"):
-    g = stonegarden.make("freego", size=5, target=3, ko=ko)
-    s = g.initial_state()
-    t = g.random_playouts(s, 3, 1)
-    assert t[:3].sum() == 3, t
-    while not g.is_terminal(s):
-        s = g.play(s, int(g.legal_actions(s)[0]))
-print("ok")
-"""
-
 
 @pytest.mark.nojit
-def test_kernels_run_as_plain_python_without_the_jit():
+def test_rule_and_kernel_tests_pass_without_the_jit():
+    """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
+    game's rule and playout tests that way in a subprocess."""
     import os
     import subprocess
     import sys
     from pathlib import Path
 
+    root = Path(__file__).resolve().parents[1]
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    r = subprocess.run([sys.executable, "-c", NOJIT_SCRIPT], capture_output=True, text=True,
-                       env=env, timeout=600)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "ok"
+    env["PYTHONPATH"] = str(root / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    files = ["tests/test_freego_rules.py", "tests/test_freego_playouts.py"]
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+         "-m", "not nojit", *files],
+        cwd=root, env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and "failed" not in r.stdout
