@@ -2,9 +2,11 @@
 
 Uniform over the legal moves: a random empty point is tried and, if ko forbids it, dropped from
 this turn's candidates and another drawn (so every legal point stays equally likely). The empty
-points live in an array updated in O(1) per stone; captures are judged next to the new stone
-and on the chain of the opponent's last stone (its suicide, if any); earlier positions sit in an
-open-addressing hash set stamped per playout, so nothing is cleared between playouts.
+points live in an array updated in O(1) per stone; chains are kept incrementally (``chains.py``:
+pseudo-liberty counts and chain hashes), so a capture or ko test needs no flood and no trial
+placement; the opponent's suicide awaiting removal is the chain of their last stone; earlier
+positions sit in an open-addressing hash set stamped per playout, so nothing is cleared between
+playouts.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import EMPTY, judge_chain, move_captures, pending_dead
+from .chains import EMPTY, build_chains, captures_at, place_stone, remove_chain
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
@@ -57,42 +59,52 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             empties[ne] = i
             where[i] = ne
             ne += 1
+    cid = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    libs = np.zeros(n, np.int32)
+    size = np.zeros(n, np.int32)
+    chash = np.zeros(n, np.int64)
     stack = np.empty(n, np.int32)
-    mark = np.zeros(n, np.int64)
-    dmark = np.zeros(n, np.int64)
-    clock = np.zeros(1, np.int64)
-    removed = np.empty(n, np.int32)
+    build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack)
     cand = np.empty(n, np.int32)
+    caps = np.empty(4, np.int32)
+    dead = np.empty(n, np.int32)  # roots of the opponent's chains without a liberty
+    ndead = 0
+    for p in range(n):
+        if board[p] == 3 - player and cid[p] == p and libs[p] == 0:
+            dead[ndead] = p
+            ndead += 1
     if ko == KO_SUPER:
         for t in range(history.shape[0]):
             _remember(keys, stamps, stamp, history[t])
         _remember(keys, stamps, stamp, h)
-    # the opponent's suicide still on the board: found by a full scan once, then per move
-    ndead, dstamp = pending_dead(board, nb, 3 - player, stack, mark, clock, dmark, removed)
     for turn in range(max_turns):
+        opp = 3 - player
+        dead_count = 0
+        dead_key = h ^ h  # an int64 zero
+        for t in range(ndead):
+            dead_count += size[dead[t]]
+            dead_key ^= chash[dead[t]]
         # draw from the empty points; copy them only once a ko-forbidden point must be dropped
         nc = ne
         pool = empties
         point = -1
-        nrem = 0
+        ncap = 0
         h2 = h
         while nc > 0:
             j = np.random.randint(nc)
             p = pool[j]
-            board[p] = player
-            nrem = move_captures(board, nb, player, p, stack, mark, clock, dmark, dstamp,
-                                 removed, ndead)
+            ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
             if ko == KO_NONE:
                 point = p
                 break
-            h2 = h ^ side_key ^ zob[p, player]
-            for t in range(nrem):
-                h2 ^= zob[removed[t], 3 - player]
+            h2 = h ^ side_key ^ zob[p, player] ^ dead_key
+            for t in range(ncap):
+                h2 ^= chash[caps[t]]
             if (ko == KO_SIMPLE and h2 != prev_h) or (ko == KO_SUPER
                                                        and not _seen(keys, stamps, stamp, h2)):
                 point = p
                 break
-            board[p] = EMPTY
             if nc == ne:
                 for t in range(ne):
                     cand[t] = empties[t]
@@ -107,20 +119,21 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             return 0, turn
         if turn < moves_out.shape[0]:
             moves_out[turn] = point
-        # commit the move: the stone is on the board, take it and the captures off the list
+        # commit: take the point off the empty list, place, remove the dead and the captured
         i = where[point]
         ne -= 1
         last = empties[ne]
         empties[i] = last
         where[last] = i
         where[point] = -1
-        for t in range(nrem):
-            c = removed[t]
-            board[c] = EMPTY
-            empties[ne] = c
-            where[c] = ne
-            ne += 1
-        scores[player - 1] += nrem
+        place_stone(board, nb, zob, point, player, cid, nxt, libs, size, chash)
+        removed = dead_count
+        for t in range(ncap):
+            removed += size[caps[t]]
+            ne = remove_chain(board, nb, caps[t], cid, nxt, libs, empties, where, ne)
+        for t in range(ndead):
+            ne = remove_chain(board, nb, dead[t], cid, nxt, libs, empties, where, ne)
+        scores[player - 1] += removed
         if scores[player - 1] >= target:
             return player, turn + 1
         if ko != KO_NONE:
@@ -129,16 +142,12 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             if ko == KO_SUPER:
                 _remember(keys, stamps, stamp, h)
         # the mover's new chain is the only one that can be left without a liberty
-        size, alive = judge_chain(board, nb, point, stack, mark, clock, clock[0])
-        clock[0] += 1
-        dstamp = clock[0]
+        r = cid[point]
         ndead = 0
-        if not alive:
-            for t in range(size):
-                removed[t] = stack[t]
-                dmark[stack[t]] = dstamp
-            ndead = size
-        player = 3 - player
+        if libs[r] == 0:
+            dead[0] = r
+            ndead = 1
+        player = opp
     return -1, max_turns
 
 
