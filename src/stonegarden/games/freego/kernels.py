@@ -22,33 +22,6 @@ EMPTY = 0
 
 
 @njit(cache=True)
-def flood_chain(board, nb, start, stack, mark, stamp):
-    """Stamp the whole chain of ``start`` into ``mark`` and list it in ``stack``.
-    Returns (size, has_liberty)."""
-    colour = board[start]
-    stack[0] = start
-    mark[start] = stamp
-    top = 1
-    i = 0
-    free = False
-    while i < top:
-        v = stack[i]
-        i += 1
-        for k in range(4):
-            w = nb[v, k]
-            if w < 0:
-                continue
-            c = board[w]
-            if c == EMPTY:
-                free = True
-            elif c == colour and mark[w] != stamp:
-                mark[w] = stamp
-                stack[top] = w
-                top += 1
-    return top, free
-
-
-@njit(cache=True)
 def judge_chain(board, nb, start, stack, mark, clock, base):
     """Flood the chain of ``start`` until a liberty proves it alive.
 
