@@ -50,10 +50,11 @@ def judge_bloom(board, nb, start, stack, seen, clock, base):
 
 
 @njit(cache=True)
-def find_fenced(board, nb, player, starts, nstarts, stack, seen, clock, out, nout):
+def find_fenced(board, nb, player, starts, nstarts, stack, seen, clock, out, nout, first_only=False):
     """Append to ``out`` (from ``nout``) every cell of a fenced bloom of ``player``'s colours
-    at or next to ``starts[:nstarts]``. Judging only: nothing is removed, so all blooms are
-    judged on the same board. Returns the new ``nout``."""
+    at or next to ``starts[:nstarts]``; with ``first_only`` stop after the first such bloom.
+    Judging only: nothing is removed, so all blooms are judged on the same board. Returns the
+    new ``nout``."""
     lo = 2 * player - 1
     hi = 2 * player
     base = clock[0]
@@ -71,28 +72,15 @@ def find_fenced(board, nb, player, starts, nstarts, stack, seen, clock, out, nou
                 for t in range(size):
                     out[nout + t] = stack[t]
                 nout += size
+                if first_only:
+                    return nout
     return nout
 
 
 @njit(cache=True)
-def any_fenced(board, nb, player, starts, nstarts, stack, seen, clock):
+def any_fenced(board, nb, player, starts, nstarts, stack, seen, clock, out):
     """Whether a bloom of ``player`` at or next to ``starts[:nstarts]`` is fenced."""
-    lo = 2 * player - 1
-    hi = 2 * player
-    base = clock[0]
-    for s in range(nstarts):
-        c0 = starts[s]
-        for k in range(7):
-            v = c0 if k == 6 else nb[c0, k]
-            if v < 0:
-                continue
-            c = board[v]
-            if (c != lo and c != hi) or seen[v] > base:
-                continue
-            _size, alive = judge_bloom(board, nb, v, stack, seen, clock, base)
-            if not alive:
-                return True
-    return False
+    return find_fenced(board, nb, player, starts, nstarts, stack, seen, clock, out, 0, True) > 0
 
 
 @njit(cache=True)
@@ -148,7 +136,7 @@ def try_territory_turn(board, nb, player, cell_a, cell_b, stack, seen, clock, ou
         colours[t] = board[out[t]]
         h ^= zob[out[t], board[out[t]]]
         board[out[t]] = EMPTY
-    legal = not any_fenced(board, nb, player, starts, ns, stack, seen, clock)
+    legal = not any_fenced(board, nb, player, starts, ns, stack, seen, clock, out[n:])
     for t in range(n):
         board[out[t]] = colours[t]
     if cell_a >= 0:

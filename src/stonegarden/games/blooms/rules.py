@@ -229,7 +229,8 @@ class _Blooms(Game):
         # the player to move never has a fenced bloom: the last turn removed them all; under
         # the territory rules the player who just moved has none either (self-fencing is illegal)
         for who in ((1, 2) if self.territory else (state.player,)):
-            if K.any_fenced(cells, nb, who, starts, n, stack, seen, np.zeros(1, np.int64)):
+            if K.any_fenced(cells, nb, who, starts, n, stack, seen, np.zeros(1, np.int64),
+                            np.empty(n, np.int32)):
                 raise PositionError(
                     f"position {position_text(self.board, state)!r}: player {who} has a fenced "
                     "bloom, which no game can leave on the board here"
