@@ -9,6 +9,7 @@ from .bench import bench
 from .info import games
 from .play import play
 from .replay import replay
+from .serve import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,6 +22,7 @@ cli.add_command(games)
 cli.add_command(play)
 cli.add_command(replay)
 cli.add_command(bench)
+cli.add_command(serve)
 
 
 def main() -> None:

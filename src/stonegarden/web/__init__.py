@@ -1,0 +1,1 @@
+"""The web app (``stonegarden serve``): see docs/web.md and :func:`stonegarden.web.app.create_app`."""
