@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +37,10 @@ SSE_KEEPALIVE = 15.0
 
 
 def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
-               hint_spec: str | None = None) -> Starlette:
-    """The web app over the SQLite database at ``db_path`` (created on demand)."""
+               hint_spec: str | None = None,
+               pool_factory: Callable[[], Executor] | None = None) -> Starlette:
+    """The web app over the SQLite database at ``db_path`` (created on demand). The agents
+    think in ``workers`` processes (``pool_factory`` replaces that pool, for tests)."""
     store = Store(db_path)
     templates = Environment(loader=PackageLoader("stonegarden.web", "templates"),
                             autoescape=select_autoescape(["html"]))
@@ -49,10 +51,11 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        pool = new_pool(workers)
+        pool = pool_factory() if pool_factory else new_pool(workers)
         svc = GameService(store, pool, ai_timeout=ai_timeout, hint_spec=hint_spec)
         state["service"] = svc
-        pool.submit(ai.warm_up)
+        if pool_factory is None:
+            pool.submit(ai.warm_up)
         svc.resume_all()
         try:
             yield

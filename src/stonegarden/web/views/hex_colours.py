@@ -58,7 +58,7 @@ def stone_defs(s: float = R * 0.74) -> str:
         'patternTransform="rotate(45)"><rect width="6" height="6" fill="none"/>'
         '<line x1="0" y1="0" x2="0" y2="6" stroke="#2b2b2b" stroke-width="2.2"/></pattern>'
     )
-    sh = '<circle cx="1.5" cy="2.5" r="{r}" fill="#000" opacity="0.25"/>'.format(r=fmt(s))
+    sh = f'<circle cx="1.5" cy="2.5" r="{fmt(s)}" fill="#000" opacity="0.25"/>'
     body = f'<circle r="{fmt(s)}" fill="url(#sg-grad-{{L}})" stroke="{{E}}" stroke-width="1.2"/>'
     marks = {
         "R": f'<circle r="{fmt(s * 0.3)}" fill="#ffffff" opacity="0.92"/>',
