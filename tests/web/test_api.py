@@ -12,13 +12,12 @@ from typing import Any
 import pytest
 
 pytest.importorskip("httpx", reason="starlette's TestClient needs httpx (test extra)")
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
+from webhelpers import first_legal
 
-from stonegarden.core.record import parse_record, replay_record  # noqa: E402
-from stonegarden.web.app import create_app  # noqa: E402
-from stonegarden.web.storage import Store  # noqa: E402
-
-from webhelpers import first_legal  # noqa: E402
+from stonegarden.core.record import parse_record, replay_record
+from stonegarden.web.app import create_app
+from stonegarden.web.storage import Store
 
 SMALL = {"size": 2, "target": 2}
 
@@ -171,7 +170,7 @@ def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):
     wait_for_agent(client, gid)
     before = stored(db, gid)
     r = client.post(f"/api/games/{gid}/move", json={"secret": made["secrets"]["1"], "move": "Ra1"})
-    assert r.status_code == 409 and "agent" in r.json()["error"] or "turn" in r.json()["error"]
+    assert (r.status_code == 409 and "agent" in r.json()["error"]) or "turn" in r.json()["error"]
     assert stored(db, gid) == before
 
 
