@@ -81,7 +81,8 @@ def test_human_vs_agent_game_is_played_to_the_end_and_its_record_replays(client,
 def test_two_human_seats_each_move_only_with_their_own_secret(client, db):
     made = new_game(client, ["human", "human"])
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
-    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"}).status_code == 200
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"})
+    assert r.status_code == 200
     r = client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"})
     assert r.status_code == 200, r.text
     assert stored(db, gid)[0] == ("Rb2", "Ka1")
@@ -147,7 +148,8 @@ def _bad_requests(gid: str, k1: str, k2: str) -> list[tuple[str, str, Any, int]]
 def test_bad_input_gets_a_4xx_json_error_and_changes_nothing(client, db):
     made = new_game(client, ["human", "human"])
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
-    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"}).status_code == 200
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"})
+    assert r.status_code == 200
     before = stored(db, gid)
     count = len(Store(db).list_games())
     for method, path, body, status in _bad_requests(gid, k1, k2):
@@ -161,7 +163,8 @@ def test_bad_input_gets_a_4xx_json_error_and_changes_nothing(client, db):
         assert stored(db, gid) == before, (path, body)
         assert len(Store(db).list_games()) == count, (path, body)
     # the game still works afterwards
-    assert client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"}).status_code == 200
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"})
+    assert r.status_code == 200
 
 
 def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):

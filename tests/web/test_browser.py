@@ -21,7 +21,8 @@ WAIT = 60_000  # ms; bounded waits for the page, never a timing assertion
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh", allow_module_level=True)
 sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is missing: run scripts/install-browser.sh")
+    "playwright.sync_api",
+    reason="the playwright package is missing: run scripts/install-browser.sh")
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,8 @@ def start_from_home(page, server: Server, game: str, params: dict[str, str],
 def wait_ready(page) -> None:
     """Until it is this page's turn or the game is over."""
     page.wait_for_function(
-        "document.body.dataset.terminal === 'true' || !!document.querySelector('#status.your-turn')",
+        "document.body.dataset.terminal === 'true'"
+        " || !!document.querySelector('#status.your-turn')",
         timeout=WAIT)
 
 
@@ -175,7 +177,7 @@ def test_rules_and_stored_games_pages(browser, server):
     assert page.locator("figure svg [data-cell]").count() > 0
     assert "target" in page.inner_text("table")
     shot(page, "blooms-rules.png")
-    status, made = server.request("POST", "/api/games", {
+    _, made = server.request("POST", "/api/games", {
         "game": "blooms", "params": {"size": 2}, "seats": ["human", "human"]})
     page.goto(server.url + "/games")
     assert page.locator(f'tr[data-gid="{made["id"]}"]').count() == 1

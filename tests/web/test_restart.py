@@ -67,7 +67,7 @@ def test_kill_9_mid_game_then_restart_on_the_same_db_and_finish(tmp_path: Path, 
 def test_server_sent_events_announce_every_move(tmp_path: Path):
     server = Server(tmp_path / "games.db").start()
     try:
-        status, made = server.request("POST", "/api/games", {
+        _, made = server.request("POST", "/api/games", {
             "game": "blooms", "params": PARAMS, "seats": ["human", "human"]})
         gid = made["id"]
         stream = urllib.request.urlopen(server.url + f"/api/games/{gid}/events", timeout=30)

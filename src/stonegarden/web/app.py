@@ -190,7 +190,8 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         assert isinstance(exc, HTTPException)
         if request.url.path.startswith("/api/"):
             return error_response(exc.status_code, str(exc.detail))
-        return page("error.html", status=exc.status_code, code=exc.status_code, message=str(exc.detail))
+        return page("error.html", status=exc.status_code, code=exc.status_code,
+                    message=str(exc.detail))
 
     async def stonegarden_error(request: Request, exc: Exception) -> Response:
         return error_response(400, str(exc))

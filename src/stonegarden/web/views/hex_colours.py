@@ -102,7 +102,7 @@ class HexColoursView(BoardView):
         centres = {n: centre(*name_to_axial(size, n)) for n in full}
         xs = [c[0] for c in centres.values()]
         ys = [c[1] for c in centres.values()]
-        pad = R * 1.9
+        pad = R * 2.75
         x0, y0 = min(xs) - pad, min(ys) - pad
         w, h = max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad
         last, captured = set(marks.last), set(marks.captured)
@@ -110,7 +110,7 @@ class HexColoursView(BoardView):
         out = [svg_open("board hex-board", x0, y0, w, h, f"Blooms board, size {size}"),
                stone_defs()]
         # the board's outline: one big hexagon behind the cells
-        big = R * SQ3 * (size - 1) + R * 1.6
+        big = R * SQ3 * (size - 1) + R * 2.6
         out.append(f'<polygon class="rim" points="{hex_points(0, 0, big)}" '
                    f'transform="rotate(30)" fill="#8a6d3b" stroke="#5e4a26" stroke-width="2"/>')
         show_names = size <= 8
@@ -165,7 +165,7 @@ class HexColoursView(BoardView):
         for L in range(2 * size - 1):
             first = f"{chr(ord('a') + L)}1"
             cx, cy = centres[first]
-            out.append(f'<text class="row-label" x="{fmt(cx - R * 1.45)}" y="{fmt(cy + 5)}" '
+            out.append(f'<text class="row-label" x="{fmt(cx - R * 1.55)}" y="{fmt(cy + 5)}" '
                        f'text-anchor="middle" font-size="14" font-weight="600" '
                        f'fill="#f5ecd6">{chr(ord("a") + L)}</text>')
         out.append("</svg>")
