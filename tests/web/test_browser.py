@@ -183,3 +183,24 @@ def test_rules_and_stored_games_pages(browser, server):
     assert page.locator(f'tr[data-gid="{made["id"]}"]').count() == 1
     page.goto(server.url + "/game/nope")
     assert "Error 404" in page.inner_text("h1")
+
+
+def test_square_view_draws_a_good_board_in_the_browser(browser):
+    from fakesquare import FakeSquare
+
+    from stonegarden.web.views import Marks
+    from stonegarden.web.views.square import SquareView
+
+    game = FakeSquare(size=9)
+    view = SquareView()
+    moves = ["D4", "E6", "F5", "E4", "E3", "D5", "E5"]  # E5 (centre) captures E6, E4, D5
+    states = game.replay(moves)
+    marks = Marks(last=("E5",), captured=tuple(view.captured_cells(game, states[-2], states[-1])),
+                  targets=tuple(view.legal_targets(game, states[-1])), hint=("C7",))
+    page = browser.new_page(viewport={"width": 520, "height": 520})
+    page.set_content(f'<body style="margin:0;background:#f6f1e6">'
+                     f'<div style="width:500px">{view.svg(game, states[-1], marks)}</div></body>')
+    assert page.locator("[data-cell]").count() == 81
+    assert page.locator('[data-cell="E5"].last').count() == 1
+    assert page.locator(".captured-mark").count() == 3
+    shot(page, "square-board.png")

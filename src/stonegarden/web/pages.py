@@ -60,7 +60,7 @@ def rules_context(game_id: str) -> dict[str, Any]:
         "game_id": game_id,
         "title": cls.title,
         "doc": doc_html(game_id),
-        "summary": (cls.__doc__ or "").strip(),
+        "summary": (cls.__doc__ or "").strip().replace("``", ""),
         "params": [{"name": p.name, "doc": p.doc, "default": game.params[p.name]}
                    for p in cls.param_specs],
         "pictures": sample_pictures(game_id),

@@ -76,16 +76,13 @@ class SquareView(BoardView):
                                              ("captured", captured), ("hint", hint)) if name in s]
             out.append(f'<g class="{" ".join(cls)}" data-cell="{name}" data-x="{fmt(x)}" '
                        f'data-y="{fmt(y)}" data-content="{"BW"[v - 1] if v else ""}">'
-                       f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP / 2)}" '
+                       f'<circle class="hit" cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP / 2)}" '
                        'fill="transparent"/>')
             if v:
                 out.append(f'<use href="#sg-pt-{"BW"[v - 1]}" x="{fmt(x)}" y="{fmt(y)}"/>')
                 if name in last:
                     out.append(f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP * 0.17)}" '
                                f'fill="{"#ffffff" if v == 1 else "#000000"}" class="last-dot"/>')
-            elif name in targets:
-                out.append(f'<circle class="target-dot" cx="{fmt(x)}" cy="{fmt(y)}" r="3" '
-                           'fill="#0072B2" opacity="0.45"/>')
             if name in captured:
                 d = STEP * 0.2
                 out.append(f'<path class="captured-mark" d="M{fmt(x - d)},{fmt(y - d)}L'
