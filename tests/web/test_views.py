@@ -9,16 +9,15 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("httpx", reason="starlette's TestClient needs httpx (test extra)")
-from starlette.testclient import TestClient  # noqa: E402
+from fakesquare import FakeSquare
+from starlette.testclient import TestClient
 
-from stonegarden.core import registry  # noqa: E402
-from stonegarden.core.registry import make  # noqa: E402
-from stonegarden.web.app import create_app  # noqa: E402
-from stonegarden.web.views import Marks, view_for  # noqa: E402
-from stonegarden.web.views.square import SquareView  # noqa: E402
-from stonegarden.web.views.text import TextView  # noqa: E402
-
-from fakesquare import FakeSquare  # noqa: E402
+from stonegarden.core import registry
+from stonegarden.core.registry import make
+from stonegarden.web.app import create_app
+from stonegarden.web.views import Marks, view_for
+from stonegarden.web.views.square import SquareView
+from stonegarden.web.views.text import TextView
 
 
 def cells_of(svg: str) -> list[str]:
@@ -112,4 +111,26 @@ def test_a_square_game_is_played_through_the_api_with_the_point_builder(
         assert snap["builder"]["kind"] == "point" and len(cells_of(snap["svg"])) == 9
         r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "b3"})
         assert r.status_code == 200 and r.json()["last"] == ["B3"]
-        assert client.get(f"/game/{gid}").status_code == 200
+        assert 'id="download-sgf"' in client.get(f"/game/{gid}").text
+        sgf = client.get(f"/api/games/{gid}/record.sgf")
+        assert sgf.status_code == 200 and sgf.text.startswith("(;FF[4]GM[1]")
+        assert "SZ[3]" in sgf.text and sgf.text.rstrip().endswith(";B[ba])")
+
+
+def test_sgf_points_count_rows_from_the_top():
+    from stonegarden.web.sgf import sgf_point, to_sgf
+
+    assert sgf_point("A1", 9) == "ai" and sgf_point("J9", 9) == "ia" and sgf_point("D4", 9) == "df"
+    with pytest.raises(ValueError):
+        sgf_point("Z1", 9)
+    game = FakeSquare(size=3)
+    assert to_sgf(game, ["A1", "pass", "resign"], 1, "resign").endswith(
+        "RE[B+R];B[ac];W[])\n")
+
+
+def test_no_sgf_for_hex_games(tmp_path: Path):
+    with TestClient(create_app(tmp_path / "g.db", workers=1)) as client:
+        gid = client.post("/api/games", json={"game": "blooms", "params": {"size": 2},
+                                              "seats": ["human", "human"]}).json()["id"]
+        r = client.get(f"/api/games/{gid}/record.sgf")
+        assert r.status_code == 404 and "square" in r.json()["error"]

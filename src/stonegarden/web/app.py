@@ -29,6 +29,7 @@ from . import ai
 from .http import MAX_RECORD_BODY, error_response, read_body, read_json
 from .pages import rules_context
 from .service import ApiError, GameService, new_pool
+from .sgf import to_sgf
 from .storage import Store
 from .views import view_for
 
@@ -77,7 +78,7 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         live = service().get(request.path_params["gid"])
         legend = view_for(live.game).legend(live.game)
         return page("game.html", gid=live.id, title=live.game.title, game_id=live.game.id,
-                    legend=legend)
+                    legend=legend, sgf=view_for(live.game).kind == "point")
 
     async def rules_page(request: Request) -> HTMLResponse:
         gid = request.path_params["game"]
@@ -149,6 +150,17 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         return Response(svc.record(live).to_json() + "\n", media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
+    async def record_sgf(request: Request) -> Response:
+        svc = service()
+        live = svc.get(request.path_params["gid"])
+        if view_for(live.game).kind != "point":
+            raise ApiError(404, f"{live.game.title} is not a square-board game: no SGF")
+        body = to_sgf(live.game, live.moves, live.game.winner(live.state),
+                      live.game.result_reason(live.state))
+        name = f"{live.game.id}-{live.id}.sgf"
+        return Response(body, media_type="application/x-go-sgf",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
     async def upload(request: Request) -> JSONResponse:
         raw = await read_body(request, MAX_RECORD_BODY)
         try:
@@ -211,6 +223,7 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         Route("/api/games/{gid}", get_game),
         Route("/api/games/{gid}/analysis", analysis),
         Route("/api/games/{gid}/record", record),
+        Route("/api/games/{gid}/record.sgf", record_sgf),
         Route("/api/games/{gid}/events", events),
         *[Route(f"/api/games/{{gid}}/{name}", action(name), methods=["POST"])
           for name in ("move", "undo", "redo", "cancel", "resume", "hint", "seat")],

@@ -140,7 +140,7 @@ class HexColoursView(BoardView):
             )
             if v:
                 out.append(f'<use href="#sg-stone-{content}" x="{fmt(cx)}" y="{fmt(cy)}"/>')
-            elif show_names:
+            elif show_names and name not in captured:
                 out.append(f'<text class="cell-name" x="{fmt(cx)}" y="{fmt(cy + 4)}" '
                            f'text-anchor="middle" font-size="11" fill="#a08a5e">{name}</text>')
             if name in targets and not v:
