@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,41 @@ def test_square_view_draws_a_good_board_in_the_browser(browser):
     assert page.locator('[data-cell="E5"].last').count() == 1
     assert page.locator(".captured-mark").count() == 3
     shot(page, "square-board.png")
+
+
+def _square_games() -> list[Any]:
+    from stonegarden.core.registry import available_games, make
+    from stonegarden.web.views import view_for
+
+    found = [g for g in available_games() if view_for(make(g)).kind == "point"]
+    return found or [pytest.param(None, marks=pytest.mark.skip(
+        reason="no square-board game (Free Go, Bridge Go) is registered yet"))]
+
+
+@pytest.mark.parametrize("game_id", _square_games())
+def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_path, cli,
+                                                            game_id):
+    from stonegarden.core.registry import game_class
+
+    size = next(p for p in game_class(game_id).param_specs if p.name == "size")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    start_from_home(page, server, game_id, {"size": str(size.low)}, ("human", "random"))
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    for _ in range(400):
+        wait_ready(page)
+        if page.evaluate("document.body.dataset.terminal") == "true":
+            break
+        length = int(page.evaluate("document.body.dataset.length"))
+        if length == 6:
+            shot(page, f"{game_id}-game.png")
+        page.locator("#board .cell.legal").first.click()
+        page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
+    assert page.evaluate("document.body.dataset.terminal") == "true"
+    shot(page, f"{game_id}-game-over.png")
+    with page.expect_download(timeout=WAIT) as dl:
+        page.click("#download")
+    path = tmp_path / "download.json"
+    dl.value.save_as(str(path))
+    replay = cli("replay", str(path), "--json")
+    assert replay.returncode == 0, replay.stderr
+    assert page.locator("#download-sgf").count() == 1

@@ -67,6 +67,8 @@ class Live:
     notice: str = ""
     hints: dict[int, dict[str, Any]] = field(default_factory=dict)
     analysis: dict[int, float] = field(default_factory=dict)
+    #: legal targets of the current position, computed once per ply
+    targets: tuple[int, list[str]] | None = None
 
     @property
     def state(self) -> State:
@@ -498,7 +500,11 @@ class GameService:
         hint = live.hints.get(n) if live_now and seat is not None else None
         can_play = (live_now and seat is not None and not terminal and to_move == seat
                     and live.seats[seat - 1] == HUMAN and live.thinking is None)
-        targets = view.legal_targets(game, state) if can_play else []
+        targets: list[str] = []
+        if can_play:
+            if live.targets is None or live.targets[0] != n:
+                live.targets = (n, view.legal_targets(game, state))
+            targets = live.targets[1]
         marks = Marks(tuple(last), tuple(captured), tuple(targets),
                       tuple(hint["cells"]) if hint else ())
         t = live.thinking
