@@ -174,6 +174,19 @@ def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, serv
 
 def test_rules_and_stored_games_pages(browser, server):
     page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.goto(server.url + "/")
+    page.select_option("#game-select", "blooms-territory")
+    assert page.locator('[data-param="superko"]').count() == 1  # the game's own parameters
+    page.select_option("#game-select", "blooms")
+    assert page.input_value('[data-param="target"]') == ""  # derived from the size unless set
+    shot(page, "home.png")
+    bad = {"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {},
+           "moves": ["Rd4", "Kd4"]}
+    page.set_input_files("#upload-file", files=[{"name": "bad.json", "mimeType": "application/json",
+                                                 "buffer": json.dumps(bad).encode()}])
+    page.wait_for_function("document.getElementById('upload-error').textContent !== ''",
+                           timeout=WAIT)
+    assert "move 1" in page.inner_text("#upload-error")
     page.goto(server.url + "/rules/blooms")
     assert page.locator("figure svg [data-cell]").count() > 0
     assert "target" in page.inner_text("table")

@@ -247,6 +247,7 @@ def _games_meta() -> list[dict[str, Any]]:
             "title": cls.title,
             "params": [{"name": p.name, "kind": p.kind, "doc": p.doc,
                         "default": p.to_json(default.params[p.name]), "low": p.low,
+                        "derived": p.default is None,
                         "high": p.high, "choices": list(p.choices)} for p in cls.param_specs],
         })
     return out

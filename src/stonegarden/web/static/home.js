@@ -15,7 +15,8 @@
       if (p.kind === "bool") { input = document.createElement("input"); input.type = "checkbox"; input.checked = !!p.default; }
       else if (p.kind === "choice") { input = document.createElement("select"); for (const c of p.choices) { const o = new Option(c, c); input.add(o); } input.value = p.default; }
       else { input = document.createElement("input"); if (p.kind === "int") { input.type = "number"; if (p.low !== null) input.min = p.low; if (p.high !== null) input.max = p.high; }
-             input.value = p.default === null ? "" : (Array.isArray(p.default) ? p.default.join(",") : p.default); }
+             const shown = p.default === null ? "" : (Array.isArray(p.default) ? p.default.join(",") : String(p.default));
+             if (p.derived) { input.value = ""; input.placeholder = "auto" + (shown ? " (" + shown + " at the default size)" : ""); } else input.value = shown; }
       input.name = "param-" + p.name; input.dataset.kind = p.kind; input.dataset.param = p.name;
       const small = document.createElement("small"); small.textContent = p.doc;
       label.append(input, small);
