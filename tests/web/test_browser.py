@@ -220,16 +220,16 @@ def test_square_view_draws_a_good_board_in_the_browser(browser):
     shot(page, "square-board.png")
 
 
-def _square_games() -> list[Any]:
+def _games_with_builder(kind: str, what: str) -> list[Any]:
     from stonegarden.core.registry import available_games, make
     from stonegarden.web.views import view_for
 
-    found = [g for g in available_games() if view_for(make(g)).kind == "point"]
+    found = [g for g in available_games() if view_for(make(g)).kind == kind]
     return found or [pytest.param(None, marks=pytest.mark.skip(
-        reason="no square-board game (Free Go, Bridge Go) is registered yet"))]
+        reason=f"no {what} game is registered yet"))]
 
 
-@pytest.mark.parametrize("game_id", _square_games())
+@pytest.mark.parametrize("game_id", _games_with_builder("point", "square-board (Go)"))
 def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_path, cli,
                                                             game_id):
     from stonegarden.core.registry import game_class
@@ -256,3 +256,29 @@ def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp
     replay = cli("replay", str(path), "--json")
     assert replay.returncode == 0, replay.stderr
     assert page.locator("#download-sgf").count() == 1
+
+
+@pytest.mark.parametrize("game_id", _games_with_builder("blobs", "dice (Blobs)"))
+def test_dice_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_path, cli,
+                                                          game_id):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    start_from_home(page, server, game_id, {}, ("human", "random"))
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    for _ in range(400):
+        wait_ready(page)
+        if page.evaluate("document.body.dataset.terminal") == "true":
+            break
+        length = int(page.evaluate("document.body.dataset.length"))
+        page.locator("#board .legal").first.click()  # a frontier cell ...
+        page.locator("button.face-option").first.click()  # ... then one of its faces
+        page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
+        if length >= 4 and not (SHOTS / f"{game_id}-game.png").exists():
+            shot(page, f"{game_id}-game.png")
+    assert page.evaluate("document.body.dataset.terminal") == "true"
+    shot(page, f"{game_id}-game-over.png")
+    with page.expect_download(timeout=WAIT) as dl:
+        page.click("#download")
+    path = tmp_path / "download.json"
+    dl.value.save_as(str(path))
+    replay = cli("replay", str(path), "--json")
+    assert replay.returncode == 0, replay.stderr

@@ -78,7 +78,8 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         live = service().get(request.path_params["gid"])
         legend = view_for(live.game).legend(live.game)
         return page("game.html", gid=live.id, title=live.game.title, game_id=live.game.id,
-                    legend=legend, sgf=view_for(live.game).kind == "point")
+                    legend=legend, sgf=view_for(live.game).kind == "point",
+                    example=_example_move(live.game))
 
     async def rules_page(request: Request) -> HTMLResponse:
         gid = request.path_params["game"]
@@ -235,6 +236,15 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         exception_handlers={ApiError: api_error, HTTPException: http_error,
                             StonegardenError: stonegarden_error, Exception: server_error},
     )
+
+
+def _example_move(game: Any) -> str:
+    """A legal first move, shown as the placeholder of the move text field."""
+    state = game.initial_state()
+    while game.current_player(state) == 0 and not game.is_terminal(state):
+        state = game.play(state, game.chance_outcomes(state)[0][0])
+    acts = game.legal_actions(state)
+    return game.action_to_text(state, int(acts[len(acts) // 2])) if len(acts) else "resign"
 
 
 def _games_meta() -> list[dict[str, Any]]:

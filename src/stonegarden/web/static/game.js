@@ -10,6 +10,7 @@
   let colour = null;      // hex builder: selected colour letter
   let typed = false;      // the text field was edited by hand
   let hint = null;
+  let chosenCell = null;  // blobs builder: the frontier cell whose faces are offered
 
   async function refresh() {
     const q = viewPly === null ? "" : "?ply=" + viewPly;
@@ -131,6 +132,18 @@
       info.textContent = b.max_stones === 1 ? "first turn: one stone" : "one or two stones (one of each colour)";
       box.append(info);
     }
+    if (b.kind === "blobs" && live) {
+      const info = document.createElement("span"); info.className = "muted"; info.id = "blobs-info";
+      info.textContent = chosenCell && b.options[chosenCell] ? `faces that fit ${chosenCell}:` : "click a highlighted frontier cell";
+      box.append(info);
+      for (const o of (b.options[chosenCell] || [])) {
+        const btn = document.createElement("button"); btn.type = "button"; btn.className = "face-option";
+        btn.dataset.move = o.text; btn.textContent = `${o.text} (${o.label})`;
+        btn.addEventListener("click", () => { chosenCell = null; act("move", { move: o.text, ply: snap.length }); });
+        box.append(btn);
+      }
+      if (b.dice_left !== null && b.dice_left !== undefined) { const d = document.createElement("span"); d.className = "muted"; d.textContent = ` · dice left: ${b.dice_left}`; box.append(d); }
+    }
     drawPending();
     if (!typed) $("move-text").value = pendingText(s);
   }
@@ -162,6 +175,7 @@
     if (!cell || !snap || !snap.can_play) return;
     const name = cell.dataset.cell, b = snap.builder;
     if (b.kind === "point") { if (cell.classList.contains("legal")) act("move", { move: name, ply: snap.length }); return; }
+    if (b.kind === "blobs") { if (b.options[name]) { chosenCell = name; renderBuilder(snap); } return; }
     if (b.kind !== "hex-two-colour" || cell.dataset.content) return;
     typed = false;
     const here = pending.findIndex((p) => p.cell === name);

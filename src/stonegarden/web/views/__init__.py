@@ -20,6 +20,7 @@ _BY_GAME: dict[str, str] = {
     "blooms-territory": "hex_colours",
     "freego": "square",
     "bridgego": "square",
+    "blobs": "blobs",
 }
 _EXTRA: dict[str, BoardView] = {}
 
