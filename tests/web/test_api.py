@@ -154,7 +154,8 @@ def test_bad_input_gets_a_4xx_json_error_and_changes_nothing(client, db):
     count = len(Store(db).list_games())
     for method, path, body, status in _bad_requests(gid, k1, k2):
         if isinstance(body, bytes):
-            r = client.request(method, path, content=body)
+            r = client.request(method, path, content=body,
+                               headers={"Content-Type": "application/json"})
         else:
             r = client.request(method, path, json=body)
         assert r.status_code == status, (method, path, body if not isinstance(body, bytes)
@@ -165,6 +166,24 @@ def test_bad_input_gets_a_4xx_json_error_and_changes_nothing(client, db):
     # the game still works afterwards
     r = client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"})
     assert r.status_code == 200
+
+
+def test_requests_not_declared_as_json_are_refused(client, db):
+    """A cross-site HTML form can post text/plain or form data, never application/json."""
+    made = new_game(client, ["human", "human"])
+    gid, k1 = made["id"], made["secrets"]["1"]
+    body = json.dumps({"secret": k1, "move": "Rb2"})
+    for ctype in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        r = client.post(f"/api/games/{gid}/move", content=body, headers={"Content-Type": ctype})
+        assert r.status_code == 415 and r.json()["error"]
+    assert stored(db, gid)[0] == ()
+
+
+def test_a_loopback_server_refuses_other_host_names(db):
+    app = create_app(db, workers=1, allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://localhost") as client:
+        assert client.get("/api/meta").status_code == 200
+        assert client.get("/api/meta", headers={"Host": "evil.example"}).status_code == 400
 
 
 def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):
@@ -224,13 +243,15 @@ def test_record_upload_replays_then_stores_and_a_bad_one_stores_nothing(client, 
     client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rc3"})
     client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1,Gb1"})
     text = client.get(f"/api/games/{gid}/record").text
-    r = client.post("/api/records", content=text.encode())
+    r = client.post("/api/records", content=text.encode(),
+                    headers={"Content-Type": "application/json"})
     assert r.status_code == 201, r.text
     assert stored(db, r.json()["id"])[0] == ("Rc3", "Ka1,Gb1")
     count = len(Store(db).list_games())
     bad = json.loads(text)
     bad["moves"].append("Rc3")  # occupied
-    r = client.post("/api/records", content=json.dumps(bad).encode())
+    r = client.post("/api/records", content=json.dumps(bad).encode(),
+                    headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "move 2" in r.json()["error"]
     assert len(Store(db).list_games()) == count
 

@@ -74,7 +74,8 @@ class Server:
         data = None if body is None else (body if isinstance(body, bytes)
                                           else json.dumps(body).encode())
         req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers=headers or {})
+                                     headers={"Content-Type": "application/json",
+                                              **(headers or {})})
         try:
             with urllib.request.urlopen(req, timeout=60) as r:
                 return r.status, json.loads(r.read())

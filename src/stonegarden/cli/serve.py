@@ -29,7 +29,11 @@ def serve(host: str, port: int, db_path: str | None, open_browser: bool, workers
     from ..web.storage import default_db_path
 
     path = db_path or str(default_db_path())
-    app = create_app(path, workers=workers, ai_timeout=ai_timeout, hint_spec=hint_agent)
+    # bound to loopback, only loopback names may reach it (no DNS-rebinding from web pages)
+    loopback = host in ("127.0.0.1", "localhost", "::1")
+    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if loopback else None
+    app = create_app(path, workers=workers, ai_timeout=ai_timeout, hint_spec=hint_agent,
+                     allowed_hosts=hosts)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     click.echo(f"stonegarden: serving {url} (games stored in {path}); Ctrl-C stops")
     if open_browser:

@@ -16,6 +16,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -39,9 +41,11 @@ SSE_KEEPALIVE = 15.0
 
 def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
                hint_spec: str | None = None,
-               pool_factory: Callable[[], Executor] | None = None) -> Starlette:
+               pool_factory: Callable[[], Executor] | None = None,
+               allowed_hosts: list[str] | None = None) -> Starlette:
     """The web app over the SQLite database at ``db_path`` (created on demand). The agents
-    think in ``workers`` processes (``pool_factory`` replaces that pool, for tests)."""
+    think in ``workers`` processes (``pool_factory`` replaces that pool, for tests).
+    ``allowed_hosts`` restricts the Host header (against DNS rebinding); ``None`` allows any."""
     store = Store(db_path)
     templates = Environment(loader=PackageLoader("stonegarden.web", "templates"),
                             autoescape=select_autoescape(["html"]))
@@ -230,8 +234,12 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
           for name in ("move", "undo", "redo", "cancel", "resume", "hint", "seat")],
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
+    middleware = []
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
     return Starlette(
         routes=routes,
+        middleware=middleware,
         lifespan=lifespan,
         exception_handlers={ApiError: api_error, HTTPException: http_error,
                             StonegardenError: stonegarden_error, Exception: server_error},

@@ -19,8 +19,13 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
     """The request body, refusing more than ``limit`` bytes before reading them all.
 
     Raises:
-        ApiError: 413 for a larger body (by Content-Length or by what arrives).
+        ApiError: 415 unless the body is declared as JSON (a cross-site HTML form cannot send
+        that without a CORS preflight, which this server never grants), 413 for a larger body
+        (by Content-Length or by what arrives).
     """
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise ApiError(415, f"send JSON with Content-Type application/json, not {ctype!r}")
     declared = request.headers.get("content-length")
     if declared is not None:
         try:
