@@ -40,12 +40,16 @@ def test_kill_9_mid_game_then_restart_on_the_same_db_and_finish(tmp_path: Path, 
         assert status == 201
         gid, key = made["id"], made["secrets"]["1"]
         play_one(server, gid, key)
-        before = play_one(server, gid, key)
-        assert before["length"] >= 3
+        moves = [m["text"] for m in wait_turn(server, gid)["moves"]]
+        # a human move, then SIGKILL at once: the agent may be thinking about its reply
+        status, before = server.request("POST", f"/api/games/{gid}/move", {
+            "secret": key, "move": first_legal("blooms", PARAMS, moves)})
+        assert status == 200 and before["length"] == len(moves) + 1
         server.kill9()
         server = Server(db, server.port).start()
-        after = wait_turn(server, gid)
+        after = wait_turn(server, gid)  # the agent (re)thinks after the restart if it must
         assert after["moves"][: before["length"]] == before["moves"]
+        assert after["terminal"] or after["to_move"] == 1
         status, _ = server.request("POST", f"/api/games/{gid}/move",
                                    {"secret": "wrong", "move": "Ra1"})
         assert status == 403  # the secrets survived the restart too, and still guard the seat
