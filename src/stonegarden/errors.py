@@ -41,10 +41,10 @@ class RecordError(StonegardenError):
 
 
 __all__ = [
-    "StonegardenError",
-    "NotationError",
     "IllegalMoveError",
-    "PositionError",
+    "NotationError",
     "ParameterError",
+    "PositionError",
     "RecordError",
+    "StonegardenError",
 ]

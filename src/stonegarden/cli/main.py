@@ -6,7 +6,9 @@ import click
 
 from .. import __version__
 from .bench import bench
+from .convert import convert
 from .info import games
+from .lab import ladder, study, sweep
 from .play import play
 from .replay import replay
 from .serve import serve
@@ -22,6 +24,10 @@ cli.add_command(games)
 cli.add_command(play)
 cli.add_command(replay)
 cli.add_command(bench)
+cli.add_command(convert)
+cli.add_command(study)
+cli.add_command(sweep)
+cli.add_command(ladder)
 cli.add_command(serve)
 
 

@@ -22,8 +22,9 @@ def replay(record_path: str, as_json: bool) -> None:
 
         game = game_of(record)
         if not as_json:
-            from ..terminal.render import rich_diagram
             from rich.console import Console
+
+            from ..terminal.render import rich_diagram
 
             console = Console(highlight=False)
             console.print(f"{game.title}  {game!r}")
@@ -33,8 +34,13 @@ def replay(record_path: str, as_json: bool) -> None:
                 click.echo(json.dumps(row))
             else:
                 who = f"player {row['player']}" if "player" in row else "chance"
+                notes = [f"captures {row['captured']}"] if row["captured"] else []
+                if row["self_captured"]:
+                    notes.append(f"self-captures {row['self_captured']}")
+                if row.get("auto_moves"):
+                    notes.append("auto " + " ".join(row["auto_moves"]))
                 console.print(f"{row['ply'] + 1}. {who}: {row['move']}"
-                              + (f"  (captures {row['captured']})" if row["captured"] else ""))
+                              + (f"  ({'; '.join(notes)})" if notes else ""))
                 console.print(rich_diagram(game, state))
         if not as_json:
             final = state if record.moves else game.initial_state()

@@ -4,6 +4,7 @@ into validated values, so every game checks its parameters the same way."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,10 +64,11 @@ class Param:
                     return json.loads(t)
                 except json.JSONDecodeError:
                     raise ParameterError(f"parameter {self.name!r}: {text!r} is not a list") from None
-            return [p.strip() for p in t.split(",") if p.strip()]
+            # commas, semicolons or spaces: OpenSpiel game strings cannot hold commas
+            return [p for p in re.split(r"[,;\s]+", t) if p]
         if self.kind == "int_pair":
-            parts = t.strip("[]()").split(",")
-            return [_int_text(self.name, p.strip()) for p in parts]
+            parts = [p for p in re.split(r"[,;\s]+", t.strip("[]()")) if p]
+            return [_int_text(self.name, p) for p in parts]
         return t
 
     def _check(self, value: Any) -> Any:

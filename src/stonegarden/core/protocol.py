@@ -46,8 +46,13 @@ class Game(ABC):
     id: ClassVar[str]
     title: ClassVar[str]
     param_specs: ClassVar[tuple[Param, ...]]
-    #: whether the game ever has chance nodes with these parameters
-    has_chance: bool = False
+    #: whether some parameters of this game give chance nodes (Blobs' Tumbling Dice)
+    may_have_chance: ClassVar[bool] = False
+    #: the most outcomes a chance node can have
+    max_chance_outcomes: ClassVar[int] = 0
+    #: chance actions are ``chance_action_offset + 0 .. max_chance_outcomes - 1`` (OpenSpiel
+    #: numbers chance outcomes from 0)
+    chance_action_offset: ClassVar[int] = 0
 
     def __init__(self, **params: Any) -> None:
         resolved = resolve_params(self.id, self.param_specs, params)
@@ -153,7 +158,7 @@ class Game(ABC):
 
     def count_legal_actions(self, state: State) -> int:
         """Number of distinct legal moves; games override it where counting is cheaper."""
-        return int(len(self.legal_actions(state)))
+        return len(self.legal_actions(state))
 
     def is_legal(self, state: State, action: int) -> bool:
         return self.illegal_reason(state, action) is None
@@ -262,6 +267,17 @@ class Game(ABC):
     def replay_extras(self, before: State, after: State) -> Mapping[str, Any]:
         """Game-specific keys added to each ``replay --json`` line (Blobs' auto moves)."""
         return {}
+
+    # -- observations (networks, OpenSpiel, PettingZoo) -------------------------------------
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """Shape of :meth:`observation_tensor` (planes first)."""
+        raise NotImplementedError(f"{self.id} has no observation tensor")
+
+    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+        """float32 planes describing ``state`` from ``player``'s point of view (own stones
+        first), everything a network needs to choose a move."""
+        raise NotImplementedError(f"{self.id} has no observation tensor")
 
     @property
     def diagram_styles(self) -> dict[str, str]:

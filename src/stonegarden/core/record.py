@@ -98,11 +98,10 @@ def parse_record(data: Any) -> Record:
     if result is not None:
         _check_result_shape(result)
     players = data.get("players")
-    if players is not None:
-        if not isinstance(players, dict) or not all(
-            k in ("1", "2") and isinstance(v, str) for k, v in players.items()
-        ):
-            raise RecordError(f"record 'players' must map '1'/'2' to text, not {players!r}")
+    if players is not None and (not isinstance(players, dict) or not all(
+        k in ("1", "2") and isinstance(v, str) for k, v in players.items()
+    )):
+        raise RecordError(f"record 'players' must map '1'/'2' to text, not {players!r}")
     meta = data.get("meta")
     if meta is not None and not isinstance(meta, dict):
         raise RecordError(f"record 'meta' must be an object, not {meta!r}")

@@ -11,7 +11,7 @@ from rich.text import Text
 from ..agents import Agent, make_agent
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import make_record, save_record
-from ..errors import StonegardenError
+from ..errors import IllegalMoveError, StonegardenError
 from .render import rich_diagram
 
 HELP = """Type a move in notation (e.g. Rd4 or Rd4,Yc3), or a command:
@@ -66,6 +66,15 @@ class Session:
             save_record(self.record(), self.save_path)
 
 
+def status_line(game: Game, state: State) -> str:
+    """Whose turn and the scores, in words (with the target when the game has one)."""
+    p = game.current_player(state)
+    scores = game.scores(state)
+    target = game.params.get("target")
+    goal = f" (target {target})" if target is not None else ""
+    return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}"
+
+
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
                   seed: int | None = None) -> int:
     """Run a game in the terminal; returns the winner (0 draw, -1 unfinished)."""
@@ -106,6 +115,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             s.push(text, game.play_unchecked(state, a))
             continue
         console.print(rich_diagram(game, state))
+        console.print(status_line(game, state), style="bold")
         try:
             line = console.input(f"player {p} > ")
         except EOFError:
@@ -145,6 +155,9 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             continue
         try:
             new = game.play_text(state, cmd)
+        except IllegalMoveError as exc:  # the board is on screen: the reason is enough
+            console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
+            continue
         except StonegardenError as exc:
             console.print(Text(str(exc), style="red"))
             continue

@@ -89,7 +89,7 @@ def any_fenced(board, nb, player, starts, nstarts, stack, seen, clock):
             c = board[v]
             if (c != lo and c != hi) or seen[v] > base:
                 continue
-            size, alive = judge_bloom(board, nb, v, stack, seen, clock, base)
+            _size, alive = judge_bloom(board, nb, v, stack, seen, clock, base)
             if not alive:
                 return True
     return False

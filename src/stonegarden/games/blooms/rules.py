@@ -18,10 +18,11 @@ from ...core.params import Param
 from ...core.protocol import Game, State
 from ...core.registry import register
 from ...errors import NotationError, ParameterError
-from ...geometry.hexhex import HexBoard, hex_board
+from ...geometry.hexhex import hex_board
 from . import kernels as K
-from .playouts import race_playouts
 from .notation import COLOURS, format_stones, parse_stones
+from .observation import PLANES, observation
+from .playouts import race_playouts, territory_playouts
 from .text import diagram, parse_diagram, parse_position, position_text
 
 
@@ -162,7 +163,7 @@ class _Blooms(Game):
                 passes=state.passes + 1,
                 first_passer=state.first_passer or p,
                 captured=0,
-                history=state.history + (self._hash(state.board, 3 - p),) if self._superko else (),
+                history=(*state.history, self._hash(state.board, 3 - p)) if self._superko else (),
             )
         board = state.cells().copy()
         n = self.num_cells
@@ -185,7 +186,7 @@ class _Blooms(Game):
             scores=scores,
             passes=0,
             captured=removed,
-            history=state.history + (self._hash(raw, 3 - p),) if self._superko else (),
+            history=(*state.history, self._hash(raw, 3 - p)) if self._superko else (),
         )
 
     # -- text -------------------------------------------------------------------------------
@@ -238,6 +239,18 @@ class _Blooms(Game):
         if self._superko:
             state = dataclasses.replace(state, history=(self._hash(state.board, state.player),))
         return state
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        side = 2 * self.board.size - 1
+        return (len(PLANES), side, side)
+
+    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+        """Planes listed in ``observation.PLANES``, from ``player``'s point of view."""
+        assert isinstance(state, BloomsState)
+        return observation(self.board, state.cells(), player, state.player, state.ply,
+                           state.scores, self.params.get("target"), state.passes,
+                           state.first_passer)
 
     @property
     def diagram_styles(self) -> dict[str, str]:
@@ -395,6 +408,22 @@ class BloomsTerritory(_Blooms):
             self._zobrist, self._SIDE_KEY, self._history_array(state), self._superko, out,
         )
         return out[:count].copy()
+
+    #: turns a playout may run past its start before the board is scored as it stands (the
+    #: rules have no cycle limit by default; random play can cycle through captures)
+    PLAYOUT_CAP_PER_CELL = 8
+
+    def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        assert isinstance(state, BloomsState)
+        if self.is_terminal(state):
+            return super().random_playouts(state, count, seed)
+        mt = self.params["max_turns"]
+        cap = state.ply + self.PLAYOUT_CAP_PER_CELL * self.num_cells
+        return territory_playouts(
+            state.cells().copy(), self.board.neighbours, state.player, state.ply, state.passes,
+            state.first_passer, cap if mt is None else min(mt, cap), self._zobrist,
+            self._SIDE_KEY, np.array(state.history, np.int64), self._superko, count, seed,
+        )
 
     def _is_over(self, state: State) -> bool:
         assert isinstance(state, BloomsState)

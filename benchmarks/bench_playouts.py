@@ -1,0 +1,66 @@
+"""Random Blooms playouts: stonegarden against the shared plain-numba baseline, in one run.
+
+Both use the same uniform policy over all legal turns. They run alternately (baseline, ours,
+baseline, ours, ...) as separate processes so neither warms the other's caches, and the figure
+reported is the ratio of medians.
+
+    python benchmarks/bench_playouts.py --size 5 --target 20 --seconds 5 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_BASELINE = ROOT.parent / "shared" / "bench" / "baseline_blooms.py"
+
+
+def run(cmd: list[str]) -> dict:
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", type=int, default=5)
+    ap.add_argument("--target", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE)
+    args = ap.parse_args()
+    if not args.baseline.exists():
+        sys.exit(f"baseline not found at {args.baseline} (pass --baseline PATH)")
+    base_cmd = [sys.executable, str(args.baseline), str(args.size), str(args.target), str(args.seconds)]
+    ours_cmd = [sys.executable, "-m", "stonegarden", "bench", "playouts", "blooms",
+                "--param", f"size={args.size}", "--param", f"target={args.target}",
+                "--seconds", str(args.seconds), "--json"]
+    # compile / load both kernels' caches before timing anything
+    run([*base_cmd[:-1], "0.2"])
+    run([*ours_cmd[:-2], "0.2", "--json"])
+    base, ours = [], []
+    for r in range(args.rounds):
+        base.append(run(base_cmd))
+        ours.append(run(ours_cmd))
+        print(f"round {r + 1}: baseline {base[-1]['playouts_per_s']:.0f}/s "
+              f"(mean {base[-1]['mean_turns']:.2f} turns), stonegarden "
+              f"{ours[-1]['playouts_per_s']:.0f}/s (mean {ours[-1]['mean_turns']:.2f} turns)",
+              file=sys.stderr)
+    b = statistics.median(x["playouts_per_s"] for x in base)
+    o = statistics.median(x["playouts_per_s"] for x in ours)
+    bt = sum(x["mean_turns"] * x["playouts"] for x in base) / sum(x["playouts"] for x in base)
+    ot = sum(x["mean_turns"] * x["playouts"] for x in ours) / sum(x["playouts"] for x in ours)
+    print(json.dumps({
+        "size": args.size, "target": args.target, "seconds": args.seconds, "rounds": args.rounds,
+        "baseline_playouts_per_s": round(b, 1), "stonegarden_playouts_per_s": round(o, 1),
+        "ratio": round(o / b, 2), "baseline_mean_turns": round(bt, 3),
+        "stonegarden_mean_turns": round(ot, 3),
+    }))
+
+
+if __name__ == "__main__":
+    main()

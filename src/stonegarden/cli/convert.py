@@ -1,0 +1,60 @@
+"""``stonegarden convert IN OUT``: game records to and from SGF, by file extension."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..core.record import load_record, replay_record, save_record
+from ..errors import RecordError
+from ..sgf import MAX_SGF_CHARS, record_to_sgf, sgf_to_record
+from .common import friendly_errors
+
+FORMATS = {".sgf": "sgf", ".json": "json"}
+
+
+def _format_of(path: str) -> str:
+    fmt = FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise RecordError(f"{path!r}: unknown extension (use .sgf or .json)")
+    return fmt
+
+
+def _read_text(path: str) -> str:
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_SGF_CHARS * 4:
+            raise RecordError(f"{path!r} is too large to be a game")
+        return p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path!r} is not UTF-8 text") from None
+
+
+@click.command()
+@click.argument("source", metavar="IN", type=click.Path(dir_okay=False))
+@click.argument("target", metavar="OUT", type=click.Path(dir_okay=False))
+@click.option("--game", "game_id", default=None,
+              help="the game of an SGF file without a stonegarden RU[] (e.g. freego)")
+@friendly_errors
+def convert(source: str, target: str, game_id: str | None) -> None:
+    """Convert a game between a record (.json) and SGF (.sgf), replaying every move."""
+    src, dst = _format_of(source), _format_of(target)
+    if src == "sgf":
+        record = sgf_to_record(_read_text(source), source, game_id)
+    else:
+        record = load_record(source)
+        replay_record(record)  # validate before writing anything
+    try:
+        if dst == "json":
+            save_record(record, target)
+        else:
+            text = record_to_sgf(record, source)
+            tmp = Path(target).with_name(Path(target).name + ".tmp")
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(target)
+    except OSError as exc:
+        raise RecordError(f"cannot write {target!r}: {exc.strerror}") from None
+    click.echo(f"{source} -> {target}: {record.game}, {len(record.moves)} moves")

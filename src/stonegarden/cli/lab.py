@@ -1,0 +1,132 @@
+"""``stonegarden study``, ``sweep`` and ``ladder``: the designer lab."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from ..core.params import parse_param_options
+from ..errors import ParameterError
+from .common import friendly_errors, param_option
+
+workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+                              help="local worker processes (or Ray task slots)")
+backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
+                              show_default=True, help="run games on local processes or on Ray")
+address_option = click.option("--address", default=None, help="Ray cluster address (default: local)")
+games_option = click.option("--games", type=click.IntRange(min=1), required=True,
+                            help="games per study (or per cell / ladder step)")
+seed_option = click.option("--seed", type=int, default=0, show_default=True, help="base seed")
+out_option = click.option("--out", type=click.Path(file_okay=False), required=True,
+                          help="directory for the database, records, plots and report")
+
+
+def _agents(agent: str | None, agents: tuple[str, ...] | None) -> tuple[str, str]:
+    if agents and agent:
+        raise ParameterError("give either --agent SPEC (self-play) or --agents A B, not both")
+    if agents:
+        return agents[0], agents[1]
+    if agent:
+        return agent, agent
+    raise ParameterError("give --agent SPEC (self-play) or --agents A B")
+
+
+def _command() -> str:
+    return "stonegarden " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@param_option
+@click.option("--agent", default=None, help="agent spec playing both seats")
+@click.option("--agents", nargs=2, default=None, help="two agent specs A B (seats alternate)")
+@games_option
+@workers_option
+@backend_option
+@address_option
+@seed_option
+@out_option
+@friendly_errors
+def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tuple[str, ...],
+          games: int, workers: int, backend: str, address: str | None, seed: int,
+          out: str) -> None:
+    """Self-play statistics with 95% intervals, a report with plots, and the records."""
+    from ..lab.store import Store
+    from ..lab.study import StudySpec, check_spec, report_study, run_study
+
+    pair = _agents(agent, agents)
+    canonical = check_spec(game_id, dict(parse_param_options(params)), pair)
+    spec = StudySpec(game_id, canonical, pair, seed)
+    folder = Path(out)
+    store = Store(folder / "lab.sqlite")
+    results = run_study(spec, games, store, workers=workers, backend=backend, address=address)
+    store.close()
+    summary = report_study(spec, results, folder, _command())
+    fp = summary["first_player_win_rate"]
+    click.echo(f"report: {folder / 'report.md'}")
+    click.echo(json.dumps({"games": summary["games"], "first_player_win_rate": fp,
+                           "draw_rate": summary["draw_rate"], "length": summary["length"]}))
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@param_option
+@click.option("--grid", "grid", multiple=True, required=True, metavar="NAME=V1,V2|A:B:STEP",
+              help="a swept parameter (repeatable; the first is the one recommendations are per)")
+@click.option("--agent", default=None, help="agent spec playing both seats")
+@click.option("--agents", nargs=2, default=None, help="two agent specs A B")
+@click.option("--max-draws", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+              help="a cell is decisive when its draw rate is at most this")
+@games_option
+@workers_option
+@backend_option
+@address_option
+@seed_option
+@out_option
+@friendly_errors
+def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: str | None,
+          agents: tuple[str, ...], max_draws: float, games: int, workers: int, backend: str,
+          address: str | None, seed: int, out: str) -> None:
+    """A study per grid cell: the first player's score per cell and a recommended value."""
+    from ..lab.sweep import parse_grid, run_sweep
+
+    result = run_sweep(game_id, dict(parse_param_options(params)), parse_grid(list(grid)),
+                       _agents(agent, agents), games, Path(out), workers=workers,
+                       backend=backend, address=address, seed=seed, max_draws=max_draws,
+                       command=_command())
+    click.echo(f"report: {Path(out) / 'report.md'}")
+    click.echo(json.dumps({"recommendation": result["recommendation"]}, default=str))
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@param_option
+@click.option("--agent", default="mcts", show_default=True, help="agent spec to ladder")
+@click.option("--key", default="time", show_default=True, help="the agent option that doubles")
+@click.option("--base", type=click.FloatRange(min=0, min_open=True), default=0.25,
+              show_default=True, help="value of the option at the lowest rung")
+@click.option("--steps", type=click.IntRange(min=1), default=4, show_default=True)
+@games_option
+@workers_option
+@backend_option
+@address_option
+@seed_option
+@out_option
+@friendly_errors
+def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: float, steps: int,
+           games: int, workers: int, backend: str, address: str | None, seed: int,
+           out: str) -> None:
+    """The agent at base, 2*base, 4*base ... each against the rung below."""
+    from ..lab.ladder import run_ladder
+
+    rows = run_ladder(game_id, dict(parse_param_options(params)), agent, key, base, steps, games,
+                      Path(out), workers=workers, backend=backend, address=address, seed=seed,
+                      command=_command())
+    click.echo(f"report: {Path(out) / 'report.md'}")
+    for r in rows:
+        s = r["score"]
+        click.echo(f"{r['strong']} vs {r['weak']}: {s['value']:.3f} [{s['low']:.3f}, {s['high']:.3f}]")

@@ -1,0 +1,134 @@
+"""Random playouts of Blobs in one kernel: the hot path of search and of ``bench playouts``.
+
+The policy is uniform over the legal placements; under Tumbling Dice each move is preceded by a
+roll with the real odds (1/6, 1/6, 4/6, renormalised over the faces that fit somewhere, which is
+what re-rolling a face that fits nowhere amounts to) and the placement is uniform among those of
+the rolled face. Everything else is the kernels of ``kernels``, shared with ``rules``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .kernels import (
+    auto_fill,
+    bounding_box,
+    conditions_after_move,
+    face_mask,
+    judge_move,
+    legal_placements,
+    place,
+    point_colours,
+)
+from .lattice import FACE_OF, NUM_POINTS
+
+#: roll probabilities of the faces R, B, M in sixths
+ROLL_WEIGHTS = np.array([1, 1, 4], np.int64)
+
+
+@njit(cache=True)
+def sample_face(mask):
+    """A roll of the die among the faces in ``mask`` (re-rolling the others): weights 1, 1, 4."""
+    total = 0
+    for f in range(3):
+        if mask & (1 << f):
+            total += ROLL_WEIGHTS[f]
+    x = np.random.randint(total)
+    for f in range(3):
+        if mask & (1 << f):
+            if x < ROLL_WEIGHTS[f]:
+                return f
+            x -= ROLL_WEIGHTS[f]
+    return -1
+
+
+@njit(cache=True)
+def seed_generator(seed):
+    """Seed numba's global generator (the one the kernels draw from)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def roll_counts(mask, count, seed):
+    """How often each face comes up in ``count`` rolls restricted to ``mask`` (for tests)."""
+    np.random.seed(seed)
+    out = np.zeros(3, np.int64)
+    for _ in range(count):
+        out[sample_face(mask)] += 1
+    return out
+
+
+@njit(cache=True)
+def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_grid, buf,
+            autos, moves_out):
+    """Play uniformly random moves (and rolls with their probabilities) until the game ends,
+    modifying the arrays. ``roll`` is the face already rolled, or -1. Uses numba's global
+    generator (seed it first). The entries played (actions, rolls as ``4 * cells + face``) go
+    to ``moves_out`` while it has room (for tests). Returns (winner 1/2, or 0 for a draw;
+    record entries played)."""
+    cond = np.zeros(4, np.int64)
+    seen = np.zeros(NUM_POINTS, np.bool_)
+    stack = np.empty(NUM_POINTS, np.int32)
+    members = np.empty(NUM_POINTS, np.int32)
+    new_cells = np.empty(cells.shape[0] + 1, np.int64)  # the die and its auto moves
+    entries = 0
+    while True:
+        n = legal_placements(cells, pcol, box, max_grid, -1, g, buf)
+        if n == 0:
+            return 0, entries
+        if tumbling:
+            if roll < 0:
+                roll = sample_face(face_mask(buf, n))
+                if entries < moves_out.shape[0]:
+                    moves_out[entries] = 4 * cells.shape[0] + roll
+                entries += 1
+            m = 0
+            for i in range(n):
+                if FACE_OF[buf[i] & 3] == roll:
+                    buf[m] = buf[i]
+                    m += 1
+            n = m
+            roll = -1
+        action = buf[np.random.randint(n)]
+        if entries < moves_out.shape[0]:
+            moves_out[entries] = action
+        place(cells, pcol, box, g, action >> 2, action & 3)
+        dice_left -= 1
+        entries += 1
+        n_auto = auto_fill(cells, pcol, box, g, dice_left, autos)
+        dice_left -= n_auto
+        new_cells[0] = action >> 2
+        for i in range(n_auto):
+            new_cells[1 + i] = autos[i] >> 2
+        conditions_after_move(cells, pcol, box, g, new_cells, 1 + n_auto, cond, seen, stack,
+                              members)
+        w = judge_move(cond, to_place, mode)
+        if w > 0:
+            return w, entries
+        if dice_left == 0:
+            return 0, entries
+        to_place = 3 - to_place
+
+
+@njit(cache=True)
+def playouts(cells0, g, to_place, dice_left, roll, tumbling, mode, max_grid, count, seed):
+    """Run ``count`` playouts from one position. Returns int64[4]: wins of player 1, wins of
+    player 2, draws, and total record entries played."""
+    np.random.seed(seed)
+    totals = np.zeros(4, np.int64)
+    cells = np.empty_like(cells0)
+    pcol = np.zeros(NUM_POINTS, np.int8)
+    box = np.zeros(4, np.int32)
+    buf = np.empty(cells0.shape[0] * 4, np.int64)
+    autos = np.empty(cells0.shape[0], np.int64)
+    no_moves = np.empty(0, np.int64)
+    for _ in range(count):
+        cells[:] = cells0
+        point_colours(cells, g, pcol)
+        bounding_box(cells, g, box)
+        w, t = playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_grid,
+                       buf, autos, no_moves)
+        totals[2 if w == 0 else w - 1] += 1
+        totals[3] += t
+    return totals

@@ -1,0 +1,106 @@
+"""Random Bridge Go playouts (``bench playouts`` and search).
+
+Uniform over the legal moves: a random empty point is played on a scratch board and, if
+superko forbids the result, dropped from this turn's candidates and another drawn. Earlier
+positions sit in an open-addressing hash set stamped per playout (nothing to clear).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .kernels import EMPTY, play_bridge, position_hash
+
+
+@njit(cache=True)
+def _slot(keys, stamps, stamp, h):
+    mask = keys.shape[0] - 1
+    i = (h ^ (h >> 31)) & mask
+    while stamps[i] == stamp and keys[i] != h:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
+                   history, keys, stamps, stamp, max_turns, moves_out):
+    """Play uniformly random moves on ``board`` (in place) until the game ends or ``max_turns``
+    moves were made; the points played go to ``moves_out`` while it has room (for tests).
+    Returns (winner 1, 2, or 0 for a draw or an unfinished game, turns)."""
+    n = board.shape[0]
+    work = np.empty_like(board)
+    label = np.empty(n, np.int32)
+    rmask = np.empty(n, np.int8)
+    stack = np.empty(n, np.int32)
+    alive = np.empty(n, np.int8)
+    removed = np.empty(n, np.int32)
+    cand = np.empty(n, np.int32)
+    if superko:
+        for t in range(history.shape[0]):
+            i = _slot(keys, stamps, stamp, history[t])
+            keys[i] = history[t]
+            stamps[i] = stamp
+    for turn in range(max_turns):
+        nc = 0
+        for p in range(n):
+            if board[p] == EMPTY:
+                cand[nc] = p
+                nc += 1
+        chosen = False
+        won = False
+        h = np.int64(0)
+        while nc > 0:
+            j = np.random.randint(nc)
+            work[:] = board
+            _, _, won = play_bridge(work, nb, sides, player, cand[j], perpendicular, win_after,
+                                    label, rmask, stack, alive, removed)
+            if won or not superko:
+                chosen = True
+                break
+            h = position_hash(work, zob, empty_key)
+            i = _slot(keys, stamps, stamp, h)
+            if stamps[i] != stamp:
+                keys[i] = h
+                stamps[i] = stamp
+                chosen = True
+                break
+            nc -= 1
+            cand[j] = cand[nc]
+        if not chosen:
+            return 0, turn  # no legal move: a draw
+        board[:] = work
+        if turn < moves_out.shape[0]:
+            moves_out[turn] = cand[j]
+        if won:
+            return player, turn + 1
+        player = 3 - player
+    return 0, max_turns
+
+
+@njit(cache=True)
+def bridge_playouts(board0, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
+                    history, max_turns, count, seed):
+    """Run ``count`` playouts from one position. Returns int64[4]: wins of player 1, wins of
+    player 2, draws (unfinished games count here too), and total moves played."""
+    np.random.seed(seed)
+    totals = np.zeros(4, np.int64)
+    board = np.empty_like(board0)
+    size = 16
+    while size < 2 * (max_turns + history.shape[0] + 2):
+        size *= 2
+    keys = np.zeros(size, np.int64)
+    stamps = np.zeros(size, np.int64)
+    no_moves = np.empty(0, np.int32)
+    for k in range(count):
+        board[:] = board0
+        w, t = bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
+                              superko, history, keys, stamps, k + 1, max_turns, no_moves)
+        if w == 1:
+            totals[0] += 1
+        elif w == 2:
+            totals[1] += 1
+        else:
+            totals[2] += 1
+        totals[3] += t
+    return totals

@@ -1,0 +1,293 @@
+"""``bridgego``: Bridge Go (spec/bridgego.md) as a game of the protocol.
+
+Actions: one per point, the point index (``A1`` = 0, row by row from the bottom); no pass.
+Validation lives here; the work is done by ``kernels`` and ``playouts``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...core.params import Param
+from ...core.protocol import Game, State
+from ...core.registry import register
+from ...errors import NotationError, PositionError
+from ...geometry.hashset import build_table
+from ...geometry.square import EMPTY_BOARD_KEY, SquareBoard, board_hash, square_board
+from . import kernels as K
+from .playouts import bridge_playouts
+from .text import diagram, parse_diagram, parse_position, position_text
+
+WIN_CHECKS = ("before-self-capture", "after-self-capture")
+EXTERNAL_RULES = ("standard", "perpendicular")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BridgeGoState(State):
+    """A Bridge Go position: ``board`` one byte per point (0 empty, 1 Black, 2 White);
+    ``won`` the player whose last move made a bridge (0 if none); ``history`` the positional
+    hashes of every position so far, the empty start first and this one last (superko only)."""
+
+    board: bytes
+    won: int = 0
+    history: tuple[int, ...] = ()
+
+    def cells(self) -> np.ndarray:
+        """Read-only int8 view of the board."""
+        return np.frombuffer(self.board, dtype=np.int8)
+
+
+class _Scratch:
+    """Kernel scratch buffers for one board size."""
+
+    def __init__(self, n: int) -> None:
+        self.label = np.empty(n, np.int32)
+        self.rmask = np.empty(n, np.int8)
+        self.stack = np.empty(n, np.int32)
+        self.alive = np.empty(n, np.int8)
+        self.out = np.empty(n, np.int32)
+
+
+@register
+class BridgeGo(Game):
+    """``bridgego``: connect two opposite sides; chains need an external liberty."""
+
+    id = "bridgego"
+    title = "Bridge Go"
+    param_specs = (
+        Param("size", "int", 9, "points per side of the square board", low=3, high=19),
+        Param("superko", "bool", True, "forbid moves that recreate an earlier position"),
+        Param("max_turns", "opt_int", None,
+              "moves before a draw when superko is off (default 4*size²)", low=1),
+        Param("win_check", "choice", WIN_CHECKS[0],
+              "win check before the mover's self-capture, or after it (mudri's program)",
+              choices=WIN_CHECKS),
+        Param("external", "choice", EXTERNAL_RULES[0],
+              "which liberties count: reaching two opposite sides, or the perpendicular sides",
+              choices=EXTERNAL_RULES),
+    )
+
+    def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.board: SquareBoard = square_board(params["size"])
+        if params["max_turns"] is None:
+            params["max_turns"] = 4 * params["size"] ** 2
+        self.perpendicular = params["external"] == "perpendicular"
+        self.win_after = params["win_check"] == "after-self-capture"
+        self.superko = bool(params["superko"])
+        return params
+
+    def _derivation_basis(self) -> dict[str, Any]:
+        return {"size": self.params["size"]}
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self.board.num_points
+
+    @property
+    def max_game_length(self) -> int:
+        if not self.superko:
+            return int(self.params["max_turns"])
+        return 1_000_000  # superko ends every game, but only after astronomically many moves
+
+    # -- states -----------------------------------------------------------------------------
+    def _empty_hash(self) -> int:
+        return int(EMPTY_BOARD_KEY)
+
+    def initial_state(self) -> BridgeGoState:
+        board = bytes(self.board.num_points)
+        history = (self._empty_hash(),) if self.superko else ()
+        return BridgeGoState(player=1, board=board, history=history)
+
+    def _apply(self, state: BridgeGoState, action: int) -> tuple[np.ndarray, int, int, bool]:
+        """(board after the turn, captured, self-captured, won)."""
+        board = state.cells().copy()
+        s = _Scratch(self.board.num_points)
+        cap, own, won = K.play_bridge(board, self.board.neighbours, self.board.sides,
+                                      state.player, action, self.perpendicular, self.win_after,
+                                      s.label, s.rmask, s.stack, s.alive, s.out)
+        return board, int(cap), int(own), bool(won)
+
+    def _legal(self, state: BridgeGoState) -> np.ndarray:
+        """Legal points ignoring whether the game is over (memoised on the state)."""
+        memo = state.__dict__.setdefault("_memo", {})
+        key = ("legal", self.params["size"], self.superko, self.perpendicular, self.win_after)
+        if key not in memo:
+            out = np.empty(self.board.num_points, np.int64)
+            table = build_table(np.array(state.history, np.int64))
+            count = K.legal_points(state.cells().copy(), self.board.neighbours, self.board.sides,
+                                   self.board.zobrist, EMPTY_BOARD_KEY, state.player,
+                                   self.perpendicular, self.win_after, self.superko, table, out)
+            arr = out[:count].copy()
+            arr.flags.writeable = False
+            memo[key] = arr
+        return memo[key]
+
+    def _turns_ran_out(self, state: BridgeGoState) -> bool:
+        return not self.superko and state.ply >= self.params["max_turns"]
+
+    def _is_over(self, state: State) -> bool:
+        assert isinstance(state, BridgeGoState)
+        return bool(state.won) or self._turns_ran_out(state) or len(self._legal(state)) == 0
+
+    def _winner_when_over(self, state: State) -> int:
+        assert isinstance(state, BridgeGoState)
+        return state.won
+
+    def _reason_when_over(self, state: State) -> str:
+        assert isinstance(state, BridgeGoState)
+        if state.won:
+            return "bridge"
+        return "max-turns" if self._turns_ran_out(state) else "no-legal-move"
+
+    def scores(self, state: State) -> tuple[int, int]:
+        return (0, 0)
+
+    # -- moves ------------------------------------------------------------------------------
+    def legal_actions(self, state: State) -> np.ndarray:
+        assert isinstance(state, BridgeGoState)
+        if self.is_terminal(state):
+            return np.empty(0, np.int64)
+        return self._legal(state).copy()
+
+    def illegal_reason(self, state: State, action: int) -> str | None:
+        assert isinstance(state, BridgeGoState)
+        if self.is_terminal(state):
+            return "the game is over"
+        if not 0 <= action < self.board.num_points:
+            return f"{action!r} is not a point of this board"
+        if state.cells()[action] != 0:
+            return f"point {self.board.names[action]} is occupied"
+        if action in self._legal(state):
+            return None
+        return "it recreates an earlier position (superko)"
+
+    def play_unchecked(self, state: State, action: int) -> BridgeGoState:
+        """The next state; does NOT check that ``action`` is legal."""
+        assert isinstance(state, BridgeGoState)
+        board, cap, own, won = self._apply(state, action)
+        history: tuple[int, ...] = ()
+        if self.superko:
+            history = (*state.history, board_hash(self.board, board))
+        return BridgeGoState(player=3 - state.player, ply=state.ply + 1, captured=cap,
+                             self_captured=own, board=board.tobytes(),
+                             won=state.player if won else 0, history=history)
+
+    def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        """Random playouts; with superko on, a playout still going after 16 moves per point
+        counts as a draw (random games end long before)."""
+        assert isinstance(state, BridgeGoState)
+        if self.is_terminal(state):
+            return super().random_playouts(state, count, seed)
+        if self.superko:
+            cap = 16 * self.board.num_points
+        else:
+            cap = int(self.params["max_turns"]) - state.ply
+        return bridge_playouts(
+            state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
+            EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
+            np.array(state.history, np.int64), cap, count, seed,
+        )
+
+    # -- text -------------------------------------------------------------------------------
+    def action_to_text(self, state: State, action: int) -> str:
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
+            0 <= action < self.board.num_points
+        ):
+            raise NotationError(f"{action!r} is not an action of {self!r}")
+        return self.board.names[int(action)]
+
+    def parse_action(self, state: State, text: str) -> int:
+        if not isinstance(text, str):
+            raise NotationError(f"move text must be a string, not {text!r}")
+        if text.strip().lower() == "pass":
+            raise NotationError(f"{text!r}: there is no pass in Bridge Go")
+        return self.board.point(text)
+
+    def position_text(self, state: State) -> str:
+        assert isinstance(state, BridgeGoState)
+        return position_text(self.board, state)
+
+    def parse_position(self, text: str) -> BridgeGoState:
+        return self._checked(parse_position(self.board, text), text)
+
+    def diagram(self, state: State) -> str:
+        assert isinstance(state, BridgeGoState)
+        return diagram(self.board, state)
+
+    def parse_diagram(self, text: str) -> BridgeGoState:
+        return self._checked(parse_diagram(self.board, text), text)
+
+    def bridges(self, cells: np.ndarray, player: int) -> bool:
+        """Whether a chain of ``player`` touches two opposite sides."""
+        stack = np.empty(self.board.num_points, np.int32)
+        seen = np.empty(self.board.num_points, np.int8)
+        return any(
+            K.chain_bridges(cells, self.board.neighbours, self.board.sides, p, stack, seen)
+            for p in np.flatnonzero(cells == player)
+        )
+
+    def without_external(self, cells: np.ndarray, colour: int) -> list[int]:
+        """The points of ``colour``'s chains that have no external liberty (judged, not removed)."""
+        s = _Scratch(self.board.num_points)
+        count = K.chains_without_external(cells, self.board.neighbours, self.board.sides, colour,
+                                          self.perpendicular, s.label, s.rmask, s.stack, s.alive,
+                                          s.out)
+        return sorted(int(p) for p in s.out[:count])
+
+    def _checked(self, state: BridgeGoState, source: str) -> BridgeGoState:
+        """Reject positions no game reaches; derive the win; start the superko history with the
+        empty board and this position.
+
+        Raises:
+            PositionError: the player to move has a bridge, or a chain without an external
+            liberty (the last move would have removed it).
+        """
+        cells = state.cells()
+        p = state.player
+        if self.bridges(cells, p):
+            raise PositionError(f"{source!r}: player {p} is to move but already has a bridge")
+        if self.without_external(cells, p):
+            raise PositionError(f"{source!r}: player {p} is to move with a chain without an "
+                                "external liberty, which the last move would have removed")
+        won = 3 - p if self.bridges(cells, 3 - p) else 0
+        history: tuple[int, ...] = ()
+        if self.superko:
+            here = board_hash(self.board, cells)
+            history = (self._empty_hash(),) if here == self._empty_hash() else (
+                self._empty_hash(), here)
+        return dataclasses.replace(state, won=won, history=history)
+
+    # -- observations -----------------------------------------------------------------------
+    #: planes of :meth:`observation_tensor`, in order
+    PLANES = ("own stones", "opponent stones", "empty", "forbidden by superko", "to move")
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        n = self.board.size
+        return (len(self.PLANES), n, n)
+
+    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+        """float32 planes (see ``PLANES``) from ``player``'s point of view; rows from the
+        bottom (plane[r, c] is the point of row r+1, column c)."""
+        assert isinstance(state, BridgeGoState)
+        n = self.board.size
+        cells = state.cells().reshape(n, n)
+        out = np.zeros(self.observation_shape, np.float32)
+        out[0] = cells == player
+        out[1] = cells == 3 - player
+        out[2] = cells == 0
+        if not state.won:
+            legal = np.zeros(n * n, bool)
+            legal[self._legal(state)] = True
+            out[3] = ((state.cells() == 0) & ~legal).reshape(n, n)
+        out[4] = float(state.player == player)
+        return out
+
+    @property
+    def diagram_styles(self) -> dict[str, str]:
+        """Rich styles for the diagram's characters (terminal rendering)."""
+        return {"X": "bold bright_white on grey11", "O": "bold black on grey85", ".": "grey50"}

@@ -1,0 +1,1 @@
+"""Free Go: capture-N Go with suicide allowed (spec/freego.md)."""

@@ -1,0 +1,182 @@
+"""Random Free Go playouts, the hot path of search and of ``bench playouts``.
+
+Uniform over the legal moves: a random empty point is tried and, if ko forbids it, dropped from
+this turn's candidates and another drawn (so every legal point stays equally likely). The empty
+points live in an array updated in O(1) per stone; chains are kept incrementally (``chains.py``:
+pseudo-liberty counts and chain hashes), so a capture or ko test needs no flood and no trial
+placement; the opponent's suicide awaiting removal is the chain of their last stone; earlier
+positions sit in an open-addressing hash set stamped per playout, so nothing is cleared between
+playouts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .chains import EMPTY, build_chains, captures_at, place_stone, remove_chain
+
+KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
+
+
+@njit(cache=True)
+def _slot(keys, stamps, stamp, h):
+    mask = keys.shape[0] - 1
+    i = (h ^ (h >> 31)) & mask
+    while stamps[i] == stamp and keys[i] != h:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def _remember(keys, stamps, stamp, h):
+    i = _slot(keys, stamps, stamp, h)
+    keys[i] = h
+    stamps[i] = stamp
+
+
+@njit(cache=True)
+def _seen(keys, stamps, stamp, h):
+    i = _slot(keys, stamps, stamp, h)
+    return stamps[i] == stamp and keys[i] == h
+
+
+@njit(cache=True)
+def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
+                   keys, stamps, stamp, max_turns, moves_out):
+    """Play uniformly random moves on ``board`` (in place) until the game ends; the points
+    played go to ``moves_out`` while it has room (for tests).
+
+    ``scores`` (int64[2]) is updated; ``h`` is the current position hash, ``prev_h`` the one
+    before the last move (0 if none), ``history`` every earlier hash (superko). Uses numba's
+    global generator. Returns (winner 1, 2, 0 draw or -1 if ``max_turns`` ran out, turns)."""
+    n = board.shape[0]
+    empties = np.empty(n, np.int32)
+    where = np.full(n, -1, np.int32)
+    ne = 0
+    for i in range(n):
+        if board[i] == EMPTY:
+            empties[ne] = i
+            where[i] = ne
+            ne += 1
+    cid = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    libs = np.zeros(n, np.int32)
+    size = np.zeros(n, np.int32)
+    chash = np.zeros(n, np.int64)
+    stack = np.empty(n, np.int32)
+    build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack)
+    cand = np.empty(n, np.int32)
+    caps = np.empty(4, np.int32)
+    dead = np.empty(n, np.int32)  # roots of the opponent's chains without a liberty
+    ndead = 0
+    for p in range(n):
+        if board[p] == 3 - player and cid[p] == p and libs[p] == 0:
+            dead[ndead] = p
+            ndead += 1
+    if ko == KO_SUPER:
+        for t in range(history.shape[0]):
+            _remember(keys, stamps, stamp, history[t])
+        _remember(keys, stamps, stamp, h)
+    for turn in range(max_turns):
+        opp = 3 - player
+        dead_count = 0
+        dead_key = h ^ h  # an int64 zero
+        for t in range(ndead):
+            dead_count += size[dead[t]]
+            dead_key ^= chash[dead[t]]
+        # draw from the empty points; copy them only once a ko-forbidden point must be dropped
+        nc = ne
+        pool = empties
+        point = -1
+        ncap = 0
+        h2 = h
+        while nc > 0:
+            j = np.random.randint(nc)
+            p = pool[j]
+            ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
+            if ko == KO_NONE:
+                point = p
+                break
+            h2 = h ^ side_key ^ zob[p, player] ^ dead_key
+            for t in range(ncap):
+                h2 ^= chash[caps[t]]
+            if (ko == KO_SIMPLE and h2 != prev_h) or (ko == KO_SUPER
+                                                       and not _seen(keys, stamps, stamp, h2)):
+                point = p
+                break
+            if nc == ne:
+                for t in range(ne):
+                    cand[t] = empties[t]
+                pool = cand
+            nc -= 1
+            pool[j] = pool[nc]
+        if point < 0:  # no legal move: the higher score wins
+            if scores[0] > scores[1]:
+                return 1, turn
+            if scores[1] > scores[0]:
+                return 2, turn
+            return 0, turn
+        if turn < moves_out.shape[0]:
+            moves_out[turn] = point
+        # commit: take the point off the empty list, place, remove the dead and the captured
+        i = where[point]
+        ne -= 1
+        last = empties[ne]
+        empties[i] = last
+        where[last] = i
+        where[point] = -1
+        place_stone(board, nb, zob, point, player, cid, nxt, libs, size, chash)
+        removed = dead_count
+        for t in range(ncap):
+            removed += size[caps[t]]
+            ne = remove_chain(board, nb, caps[t], cid, nxt, libs, empties, where, ne)
+        for t in range(ndead):
+            ne = remove_chain(board, nb, dead[t], cid, nxt, libs, empties, where, ne)
+        scores[player - 1] += removed
+        if scores[player - 1] >= target:
+            return player, turn + 1
+        if ko != KO_NONE:
+            prev_h = h
+            h = h2
+            if ko == KO_SUPER:
+                _remember(keys, stamps, stamp, h)
+        # the mover's new chain is the only one that can be left without a liberty
+        r = cid[point]
+        ndead = 0
+        if libs[r] == 0:
+            dead[0] = r
+            ndead = 1
+        player = opp
+    return -1, max_turns
+
+
+@njit(cache=True)
+def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, prev_h, history,
+                    max_turns, count, seed):
+    """Run ``count`` playouts from one position. Returns int64[4]: wins of player 1, wins of
+    player 2, draws (unfinished games count here too), and total moves played."""
+    np.random.seed(seed)
+    totals = np.zeros(4, np.int64)
+    board = np.empty_like(board0)
+    scores = np.empty(2, np.int64)
+    size = 16
+    while size < 2 * (max_turns + history.shape[0] + 2):
+        size *= 2
+    keys = np.zeros(size, np.int64)
+    stamps = np.zeros(size, np.int64)
+    no_moves = np.empty(0, np.int32)
+    for k in range(count):
+        board[:] = board0
+        scores[0] = scores0[0]
+        scores[1] = scores0[1]
+        w, t = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
+                              history, keys, stamps, k + 1, max_turns, no_moves)
+        if w == 1:
+            totals[0] += 1
+        elif w == 2:
+            totals[1] += 1
+        else:
+            totals[2] += 1
+        totals[3] += t
+    return totals

@@ -1,0 +1,1 @@
+"""Adapters to the ecosystems researchers use: OpenSpiel, PettingZoo (optional dependencies)."""

@@ -1,0 +1,197 @@
+"""Every registered stonegarden game as an OpenSpiel Python game.
+
+Importing this module registers ``stonegarden_<game id with _ for ->`` (``stonegarden_blooms``,
+``stonegarden_blooms_territory``, ...), so ``pyspiel.load_game("stonegarden_blooms(size=5)")``
+works and OpenSpiel's own tools (``random_sim_test``, ``MCTSBot``, ``evaluate_bots``) run on it.
+
+OpenSpiel parameters must have concrete typed defaults, so a few sentinels stand for
+stonegarden's "derived" or "none" defaults: an integer parameter whose default is derived
+(Blooms' ``target``) or absent (``max_turns``) defaults to 0, meaning "the stonegarden default";
+list parameters (``holes``, ``start_scores``) are strings separated by ``;`` (OpenSpiel's game
+strings reserve the comma): ``stonegarden_blooms(size=4,holes=d4;a1)``.
+
+Needs ``pip install stonegarden[openspiel]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from ..core.params import Param
+from ..core.protocol import CHANCE, Game, State
+from ..core.registry import available_games, game_class, make
+
+PREFIX = "stonegarden_"
+
+
+def openspiel_name(game_id: str) -> str:
+    return PREFIX + game_id.replace("-", "_")
+
+
+def _default(p: Param) -> Any:
+    if p.kind in ("int", "opt_int"):
+        return 0 if p.default is None else int(p.default)
+    if p.kind == "bool":
+        return bool(p.default)
+    if p.kind == "str_list":
+        return ";".join(p.default or ())
+    if p.kind == "int_pair":
+        return ";".join(str(v) for v in p.default)
+    return str(p.default)
+
+
+def to_stonegarden_params(cls: type[Game], params: dict[str, Any]) -> dict[str, Any]:
+    """OpenSpiel parameter values to stonegarden keyword arguments (sentinels dropped)."""
+    out: dict[str, Any] = {}
+    specs = {p.name: p for p in cls.param_specs}
+    for key, value in params.items():
+        p = specs.get(key)
+        if p is None:
+            out[key] = value  # let make() name the unknown parameter
+        elif p.kind in ("int", "opt_int") and p.default is None and value == 0:
+            continue
+        elif p.kind in ("str_list", "int_pair"):
+            out[key] = str(value)  # parsed like CLI text
+        else:
+            out[key] = value
+    return out
+
+
+def _game_type(game_id: str) -> pyspiel.GameType:
+    cls = game_class(game_id)
+    return pyspiel.GameType(
+        short_name=openspiel_name(game_id),
+        long_name=f"stonegarden {cls.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if cls.may_have_chance
+                     else pyspiel.GameType.ChanceMode.DETERMINISTIC),
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={p.name: _default(p) for p in cls.param_specs},
+    )
+
+
+class OpenSpielGame(pyspiel.Game):
+    """A stonegarden game behind OpenSpiel's ``Game`` interface."""
+
+    game_id: str = ""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        self.sg: Game = make(self.game_id, **to_stonegarden_params(game_class(self.game_id), params))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.sg.num_distinct_actions,
+            max_chance_outcomes=self.sg.max_chance_outcomes,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.sg.max_game_length,
+        )
+        super().__init__(_game_type(self.game_id), info, params)
+
+    def new_initial_state(self) -> OpenSpielState:
+        return OpenSpielState(self, self.sg.initial_state())
+
+    def make_py_observer(self, iig_obs_type=None, params=None):  # type: ignore[no-untyped-def]
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return BoardObserver(self.sg, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class OpenSpielState(pyspiel.State):
+    """Wraps an immutable stonegarden state; applying an action swaps in the next one."""
+
+    def __init__(self, game: OpenSpielGame, state: State) -> None:
+        super().__init__(game)
+        self.sg = game.sg
+        self.state = state
+
+    def current_player(self) -> int:
+        if self.sg.is_terminal(self.state):
+            return int(pyspiel.PlayerId.TERMINAL)
+        p = self.sg.current_player(self.state)
+        return int(pyspiel.PlayerId.CHANCE) if p == CHANCE else p - 1
+
+    # OpenSpiel numbers chance outcomes from 0; stonegarden's chance actions start at an offset
+    def _at_chance(self) -> bool:
+        return (not self.sg.is_terminal(self.state)
+                and self.sg.current_player(self.state) == CHANCE)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self._at_chance():
+            return [a for a, _ in self.chance_outcomes()]
+        return [int(a) for a in self.sg.legal_actions(self.state)]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        off = self.sg.chance_action_offset
+        return [(int(a) - off, float(p)) for a, p in self.sg.chance_outcomes(self.state)]
+
+    def _apply_action(self, action: int) -> None:
+        if self._at_chance():
+            action += self.sg.chance_action_offset
+        self.state = self.sg.play(self.state, int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        state = self.state
+        if player < 0:
+            return self.sg.action_to_text(state, int(action) + self.sg.chance_action_offset)
+        if state.player != player + 1:
+            state = dataclasses.replace(state, player=player + 1)  # texts name the mover's colours
+        return self.sg.action_to_text(state, int(action))
+
+    def is_terminal(self) -> bool:
+        return self.sg.is_terminal(self.state)
+
+    def returns(self) -> list[float]:
+        return list(self.sg.returns(self.state))
+
+    def __str__(self) -> str:
+        return self.sg.diagram(self.state)
+
+
+class BoardObserver:
+    """OpenSpiel PyObserver: the game's observation planes and its position text."""
+
+    def __init__(self, game: Game, params: dict[str, Any] | None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params!r}")
+        self.game = game
+        shape = game.observation_shape
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: OpenSpielState, player: int) -> None:
+        self.dict["observation"][...] = self.game.observation_tensor(state.state, player + 1)
+
+    def string_from(self, state: OpenSpielState, player: int) -> str:
+        return self.game.position_text(state.state)
+
+
+def register_all() -> list[str]:
+    """Register every stonegarden game with OpenSpiel (once); returns their OpenSpiel names."""
+    names = []
+    registered = set(pyspiel.registered_names())
+    for gid in available_games():
+        name = openspiel_name(gid)
+        names.append(name)
+        if name in registered:
+            continue
+        cls = type(f"OpenSpiel_{gid.replace('-', '_')}", (OpenSpielGame,), {"game_id": gid})
+        pyspiel.register_game(_game_type(gid), cls)
+    return names
+
+
+GAMES = register_all()

@@ -1,0 +1,118 @@
+"""Every registered stonegarden game as a PettingZoo AEC environment.
+
+>>> from stonegarden.interop.pettingzoo import env
+>>> e = env("blooms", size=3)
+>>> e.reset(seed=1)
+>>> obs, reward, terminated, truncated, info = e.last()
+>>> int(obs["action_mask"].sum())       # 2 colours x 19 empty cells on the first turn
+38
+
+Agents are ``player_1`` and ``player_2``; actions are the game's dense actions; observations
+are ``{"observation": float32 planes, "action_mask": int8}``. Chance events (Blobs' Tumbling
+Dice) are resolved inside the environment from the generator seeded by ``reset(seed=...)``.
+Needs ``pip install stonegarden[pettingzoo]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+from ..core.protocol import CHANCE, Game, State
+from ..core.registry import make
+
+AGENTS = ["player_1", "player_2"]
+
+
+class StonegardenEnv(AECEnv):
+    """AEC environment over one stonegarden game (fixed parameters)."""
+
+    def __init__(self, game: Game, render_mode: str | None = None) -> None:
+        super().__init__()
+        self.game = game
+        self.render_mode = render_mode
+        self.metadata = {"render_modes": ["ansi"], "name": f"stonegarden_{game.id}",
+                         "is_parallelizable": False}
+        self.possible_agents = list(AGENTS)
+        n = game.num_distinct_actions
+        obs_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(0.0, 1.0, game.observation_shape, np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(n) for a in AGENTS}
+        self.state: State = game.initial_state()
+        self._rng = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    def _resolve_chance(self) -> None:
+        while not self.game.is_terminal(self.state) and self.game.current_player(self.state) == CHANCE:
+            outcomes = self.game.chance_outcomes(self.state)
+            probs = np.array([p for _, p in outcomes])
+            pick = outcomes[int(self._rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+            self.state = self.game.play_unchecked(self.state, pick)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.state = self.game.initial_state()
+        self._resolve_chance()
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[self.game.current_player(self.state) - 1]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = AGENTS.index(agent) + 1
+        mask = np.zeros(self.game.num_distinct_actions, np.int8)
+        if (not self.game.is_terminal(self.state) and agent == self.agent_selection):
+            mask[self.game.legal_actions(self.state)] = 1
+        obs = self.game.observation_tensor(self.state, player).astype(np.float32)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        # an illegal action raises the game's IllegalMoveError (a ValueError)
+        self.state = self.game.play(self.state, int(action))
+        self._resolve_chance()
+        self._cumulative_rewards[agent] = 0.0
+        if self.game.is_terminal(self.state):
+            r = self.game.returns(self.state)
+            self.rewards = {a: float(r[i]) for i, a in enumerate(AGENTS)}
+            self.terminations = dict.fromkeys(self.agents, True)
+            # the agent to act next: the other player, so both observe the end
+            self.agent_selection = AGENTS[AGENTS.index(agent) ^ 1]
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = AGENTS[self.game.current_player(self.state) - 1]
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self.game.diagram(self.state)
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def env(game_id: str, render_mode: str | None = None, **params: Any) -> StonegardenEnv:
+    """The AEC environment for ``make(game_id, **params)``.
+
+    Raises:
+        ParameterError: unknown game or parameter.
+    """
+    return StonegardenEnv(make(game_id, **params), render_mode=render_mode)

@@ -1,0 +1,80 @@
+"""Skill ladders (AiAi's "levels of play"): an agent at time t, 2t, 4t, ... each against the
+rung below, to show how deep a game's skill goes at a size."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ..agents.registry import parse_agent_spec
+from ..errors import ParameterError
+from . import plots
+from .runner import run_tasks
+from .statistics import summarise
+from .store import Store
+from .study import StudySpec, check_spec, write_report
+
+
+def with_option(spec: str, key: str, value: Any) -> str:
+    """``spec`` with ``key=value`` set (replacing an existing value)."""
+    name, options = parse_agent_spec(spec)
+    options.pop(key, None)
+    bare = options.pop("_", None)
+    parts = ([bare] if bare else []) + [f"{k}={v}" for k, v in options.items()] + [f"{key}={value}"]
+    return f"{name}:{','.join(parts)}"
+
+
+def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base: float,
+               steps: int, games: int, out: Path, *, workers: int = 1, backend: str = "local",
+               address: str | None = None, seed: int = 0, command: str = "",
+               console: Console | None = None) -> list[dict[str, Any]]:
+    """Rungs ``base * 2**k`` for k = 0..steps; each rung k >= 1 plays rung k-1.
+
+    Raises:
+        ParameterError: bad game, parameter or agent; steps < 1.
+    """
+    if steps < 1:
+        raise ParameterError(f"a ladder needs at least one step, not {steps!r}")
+    budgets = [base * 2**k for k in range(steps + 1)]
+    specs = []
+    for lo, hi in itertools.pairwise(budgets):
+        strong = with_option(agent, key, _num(hi))
+        weak = with_option(agent, key, _num(lo))
+        canonical = check_spec(game_id, params, (strong, weak))
+        specs.append(StudySpec(game_id, canonical, (strong, weak), seed))
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(out / "lab.sqlite")
+    todo, keys = [], []
+    for spec in specs:
+        k = store.open_study(spec.key_spec())
+        keys.append(k)
+        have = store.done(k)
+        todo += [spec.task(i, k) for i in range(games) if i not in have]
+    run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
+              backend=backend, address=address, console=console,
+              description=f"ladder {game_id} ({steps} steps)")
+    steps_out = []
+    for spec, k in zip(specs, keys):
+        s = summarise(store.games(k, limit=games), list(spec.agents))
+        steps_out.append({"strong": spec.agents[0], "weak": spec.agents[1],
+                          "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
+                                   f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",
+                          "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"]})
+    store.close()
+    (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
+    rows = [(f"{st['strong']} vs {st['weak']}", f"{st['score']['value']:.3f}",
+             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}")
+            for st in steps_out]
+    image = plots.ladder_plot(steps_out, out / "plots")
+    intro = [f"Game `{game_id}` with `{json.dumps(params)}`; {agent} with {key} doubling from "
+             f"{_num(base)}; {games} games per step, seats alternating.", f"Reproduce: `{command}`"]
+    write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
+    return steps_out
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"

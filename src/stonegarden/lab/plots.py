@@ -1,0 +1,116 @@
+"""Matplotlib figures for studies and sweeps, each saved as PNG and SVG."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+import matplotlib.pyplot as plt
+
+
+def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
+    """Error bar lengths below and above (never negative: rounding can put a proportion of
+    exactly 0 or 1 a hair outside its interval)."""
+    return [[max(0.0, e["value"] - e["low"]) for e in estimates],
+            [max(0.0, e["high"] - e["value"]) for e in estimates]]
+
+
+def _save(fig: Any, out: Path, name: str) -> str:
+    out.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(out / f"{name}.png", dpi=110)
+    fig.savefig(out / f"{name}.svg")
+    plt.close(fig)
+    return f"{out.name}/{name}.png"
+
+
+def length_histogram(summary: dict[str, Any], out: Path) -> str:
+    hist = summary["length_histogram"]
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.bar([int(k) for k in hist], list(hist.values()), color="#4c72b0")
+    m = summary["length"]
+    ax.axvline(m["value"], color="#c44e52", linestyle="--", label=f"mean {m['value']:.1f}")
+    ax.set_xlabel("game length (record entries)")
+    ax.set_ylabel("games")
+    ax.legend()
+    return _save(fig, out, "length")
+
+
+def branching_by_ply(summary: dict[str, Any], out: Path) -> str:
+    rows = [(i + 1, r) for i, r in enumerate(summary["branching_by_ply"]) if r]
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    if rows:
+        x = [i for i, _ in rows]
+        ax.plot(x, [r["value"] for _, r in rows], color="#4c72b0")
+        ax.fill_between(x, [r["low"] for _, r in rows], [r["high"] for _, r in rows],
+                        color="#4c72b0", alpha=0.25, label="95% interval")
+        ax.set_yscale("log")
+        ax.legend()
+    ax.set_xlabel("ply")
+    ax.set_ylabel("legal moves")
+    return _save(fig, out, "branching")
+
+
+def end_reasons(summary: dict[str, Any], out: Path) -> str:
+    reasons = summary["end_reasons"]
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    names = list(reasons)
+    vals = [reasons[r]["value"] for r in names]
+    ax.bar(names, vals, yerr=_errors([reasons[r] for r in names]), capsize=4, color="#55a868")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("share of games")
+    return _save(fig, out, "reasons")
+
+
+def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path) -> str:
+    xs = sorted({r["params"][xkey] for r in rows})
+    ys = sorted({r["params"][ykey] for r in rows})
+    grid = [[math.nan] * len(xs) for _ in ys]
+    for r in rows:
+        grid[ys.index(r["params"][ykey])][xs.index(r["params"][xkey])] = (
+            r["summary"]["first_player_score"]["value"])
+    fig, ax = plt.subplots(figsize=(1.2 + 0.6 * len(xs), 1.2 + 0.5 * len(ys)))
+    im = ax.imshow(grid, cmap="RdBu_r", vmin=0, vmax=1, aspect="auto", origin="lower")
+    ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+    ax.set_yticks(range(len(ys)), [str(y) for y in ys])
+    ax.set_xlabel(xkey)
+    ax.set_ylabel(ykey)
+    for i in range(len(ys)):
+        for j in range(len(xs)):
+            if not math.isnan(grid[i][j]):
+                ax.text(j, i, f"{grid[i][j]:.2f}", ha="center", va="center", fontsize=8)
+    fig.colorbar(im, ax=ax, label="first player's score")
+    return _save(fig, out, "sweep")
+
+
+def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
+    rows = sorted(rows, key=lambda r: r["params"][xkey])
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    x = [r["params"][xkey] for r in rows]
+    s = [r["summary"]["first_player_score"] for r in rows]
+    ax.errorbar(x, [v["value"] for v in s],
+                yerr=_errors(s),
+                marker="o", capsize=4)
+    ax.axhline(0.5, color="grey", linestyle=":")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(xkey)
+    ax.set_ylabel("first player's score")
+    return _save(fig, out, "sweep")
+
+
+def ladder_plot(steps: list[dict[str, Any]], out: Path) -> str:
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    labels = [s["label"] for s in steps]
+    v = [s["score"] for s in steps]
+    ax.errorbar(range(len(steps)), [x["value"] for x in v],
+                yerr=_errors(v),
+                marker="o", capsize=4)
+    ax.axhline(0.5, color="grey", linestyle=":")
+    ax.set_xticks(range(len(steps)), labels, rotation=20)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("stronger side's score")
+    return _save(fig, out, "ladder")

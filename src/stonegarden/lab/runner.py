@@ -1,0 +1,99 @@
+"""Run self-play tasks on local worker processes or as Ray tasks, with a progress bar, storing
+each game as it finishes."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from ..errors import ParameterError
+from .selfplay import play_game
+
+Task = dict[str, Any]
+OnResult = Callable[[Task, dict[str, Any]], None]
+
+
+def progress_bar(console: Console | None = None) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=console or Console(stderr=True), transient=False,
+    )
+
+
+def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
+              backend: str = "local", address: str | None = None, description: str = "games",
+              console: Console | None = None) -> None:
+    """Play every task, calling ``on_result(task, result)`` in this process as each finishes.
+
+    Raises:
+        ParameterError: an unknown backend, or Ray requested but not installed.
+    """
+    if not tasks:
+        return
+    with progress_bar(console) as bar:
+        job = bar.add_task(description, total=len(tasks))
+
+        def done(task: Task, result: dict[str, Any]) -> None:
+            on_result(task, result)
+            bar.advance(job)
+
+        if backend == "local":
+            _run_local(tasks, done, workers)
+        elif backend == "ray":
+            _run_ray(tasks, done, workers, address)
+        else:
+            raise ParameterError(f"unknown backend {backend!r} (local or ray)")
+
+
+def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
+    if workers <= 1:
+        for t in tasks:
+            done(t, play_game(t))
+        return
+    ctx = multiprocessing.get_context("spawn")  # no inherited locks or threads in workers
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = {pool.submit(play_game, t): t for t in tasks}
+        try:
+            for f in cf.as_completed(futures):
+                done(futures[f], f.result())
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str | None) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise ParameterError("--backend ray needs Ray: pip install 'stonegarden[ray]'") from None
+    started = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+        started = True
+    try:
+        remote = ray.remote(play_game)
+        pending = {remote.remote(t): t for t in tasks}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                done(pending.pop(ref), ray.get(ref))
+    finally:
+        if started:
+            ray.shutdown()

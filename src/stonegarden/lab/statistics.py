@@ -1,0 +1,136 @@
+"""Confidence intervals and the summary statistics of a set of self-play games.
+
+Proportions use the Wilson score interval (sensible near 0 and 1 and for small samples);
+means use the normal approximation with the sample standard deviation."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its 95% interval and the sample size behind it."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+    def as_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}] (n={self.n})"
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> Estimate:
+    """Wilson score interval for a proportion (``successes`` may be fractional: draws = 1/2)."""
+    if n <= 0:
+        return Estimate(math.nan, 0.0, 1.0, 0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+
+
+def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
+    """Mean with a normal-approximation interval (zero width for fewer than two values)."""
+    n = len(values)
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, 0)
+    m = sum(values) / n
+    if n < 2:
+        return Estimate(m, m, m, n)
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return Estimate(m, m - half, m + half, n)
+
+
+def elo_from_score(score: float) -> float:
+    """Elo difference that gives an expected score ``score`` (clamped away from 0 and 1)."""
+    s = min(max(score, 1e-6), 1 - 1e-6)
+    return -400.0 * math.log10(1 / s - 1)
+
+
+def elo_estimate(wins: int, losses: int, draws: int) -> Estimate:
+    """Elo of A minus B with the interval mapped from the Wilson interval of the score."""
+    n = wins + losses + draws
+    s = wilson(wins + 0.5 * draws, n)
+    if n == 0:
+        return Estimate(0.0, -math.inf, math.inf, 0)
+    return Estimate(elo_from_score(s.value), elo_from_score(s.low), elo_from_score(s.high), n)
+
+
+def leader_at(track: Sequence[Sequence[int]], ply: int) -> int:
+    """1 or 2 for the player ahead on score after ``ply`` entries, 0 when level."""
+    if ply <= 0 or not track:
+        return 0
+    s1, s2 = track[min(ply, len(track)) - 1]
+    return 1 if s1 > s2 else 2 if s2 > s1 else 0
+
+
+def lead_changes(track: Sequence[Sequence[int]]) -> int:
+    """How often the player ahead on score changed (ties do not end a lead)."""
+    changes, last = 0, 0
+    for s1, s2 in track:
+        lead = 1 if s1 > s2 else 2 if s2 > s1 else 0
+        if lead and last and lead != last:
+            changes += 1
+        if lead:
+            last = lead
+    return changes
+
+
+def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = None) -> dict[str, Any]:
+    """The study's statistics from its games (see ``docs/lab.md`` for each definition)."""
+    n = len(games)
+    p1 = sum(1 for g in games if g["winner"] == 1)
+    draws = sum(1 for g in games if g["winner"] == 0)
+    lengths = [len(g["moves"]) for g in games]
+    out: dict[str, Any] = {
+        "games": n,
+        "first_player_win_rate": wilson(p1, n).as_dict(),
+        "first_player_score": wilson(p1 + 0.5 * draws, n).as_dict(),
+        "draw_rate": wilson(draws, n).as_dict(),
+        "length": mean_ci(lengths).as_dict(),
+        "length_histogram": dict(sorted(Counter(lengths).items())),
+    }
+    branching = [c for g in games for c in g["legal"] if c > 0]
+    out["branching_factor"] = mean_ci(branching).as_dict()
+    longest = max(lengths, default=0)
+    per_ply = []
+    for ply in range(longest):
+        vals = [g["legal"][ply] for g in games if ply < len(g["legal"]) and g["legal"][ply] > 0]
+        per_ply.append(mean_ci(vals).as_dict() if vals else None)
+    out["branching_by_ply"] = per_ply
+    scored = [g for g in games if any(any(s) for s in g["score_track"])]
+    if scored:
+        led, leader_won = 0, 0
+        for g in scored:
+            lead = leader_at(g["score_track"], len(g["moves"]) // 2)
+            if lead:
+                led += 1
+                leader_won += g["winner"] == lead
+        out["midgame_leader_wins"] = wilson(leader_won, led).as_dict()
+        out["lead_changes"] = mean_ci([lead_changes(g["score_track"]) for g in scored]).as_dict()
+    else:
+        out["midgame_leader_wins"] = None  # games without a running score (Bridge Go, Blobs)
+        out["lead_changes"] = None
+    reasons = Counter(str(g["reason"]) for g in games)
+    out["end_reasons"] = {r: wilson(k, n).as_dict() for r, k in sorted(reasons.items())}
+    if agents and len(agents) == 2 and agents[0] != agents[1]:
+        a, b = agents
+        a_wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == a)
+        b_wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == b)
+        out["a_wins"], out["b_wins"] = a_wins, b_wins
+        out["a_score"] = wilson(a_wins + 0.5 * draws, n).as_dict()
+        out["elo_a_minus_b"] = elo_estimate(a_wins, b_wins, draws).as_dict()
+    return out

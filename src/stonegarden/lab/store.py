@@ -1,0 +1,62 @@
+"""SQLite storage of finished games, keyed by the study they belong to, so a run that is
+interrupted (Ctrl-C, a crash, a lost machine) resumes with the games it still lacks."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS studies (
+    key TEXT PRIMARY KEY,
+    spec TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    study TEXT NOT NULL REFERENCES studies(key),
+    idx INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (study, idx)
+);
+"""
+
+
+def study_key(spec: dict[str, Any]) -> str:
+    """A stable id for what defines a study's games (game, params, agents, base seed)."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Store:
+    """One SQLite file; every finished game is committed at once."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    def open_study(self, spec: dict[str, Any]) -> str:
+        key = study_key(spec)
+        with self.db:
+            self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?)",
+                            (key, json.dumps(spec, sort_keys=True)))
+        return key
+
+    def done(self, key: str) -> set[int]:
+        return {r[0] for r in self.db.execute("SELECT idx FROM games WHERE study = ?", (key,))}
+
+    def add(self, key: str, idx: int, data: dict[str, Any]) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO games VALUES (?, ?, ?)",
+                            (key, idx, json.dumps(data)))
+
+    def games(self, key: str, limit: int | None = None) -> list[dict[str, Any]]:
+        rows = self.db.execute("SELECT data FROM games WHERE study = ? ORDER BY idx", (key,))
+        out = [json.loads(r[0]) for r in rows]
+        return out if limit is None else [g for g in out if g["index"] < limit]
+
+    def close(self) -> None:
+        self.db.close()

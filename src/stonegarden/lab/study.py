@@ -1,0 +1,160 @@
+"""A study: N self-play games of one game with fixed parameters between two agents (or one
+agent against itself), stored as they finish, summarised with intervals, reported with plots."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ..agents import make_agent
+from ..core.record import make_record, save_record
+from ..core.registry import make
+from ..errors import ParameterError
+from . import plots
+from .runner import run_tasks
+from .statistics import summarise
+from .store import Store
+
+
+@dataclass
+class StudySpec:
+    """What defines a study's games; the number of games is not part of it, so asking for
+    more games later extends the same study."""
+
+    game: str
+    params: dict[str, Any]
+    agents: tuple[str, str]
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def key_spec(self) -> dict[str, Any]:
+        return {"game": self.game, "params": self.params, "agents": list(self.agents),
+                "seed": self.seed}
+
+    def seats(self, index: int) -> dict[str, str]:
+        a, b = self.agents
+        return {"1": a, "2": b} if index % 2 == 0 else {"1": b, "2": a}
+
+    def task(self, index: int, study: str = "") -> dict[str, Any]:
+        return {"game": self.game, "params": self.params, "seats": self.seats(index),
+                "seed": self.seed * 1_000_003 + index, "index": index, "study": study}
+
+
+def check_spec(game_id: str, params: dict[str, Any], agents: tuple[str, str]) -> dict[str, Any]:
+    """Validate before any work starts; returns the record-form (non-default) params.
+
+    Raises:
+        ParameterError: bad game, parameter or agent.
+    """
+    game = make(game_id, **params)
+    for a in agents:
+        make_agent(a)
+    return game.non_default_params()
+
+
+def run_study(spec: StudySpec, games: int, store: Store, *, workers: int = 1,
+              backend: str = "local", address: str | None = None,
+              console: Console | None = None, description: str | None = None) -> list[dict[str, Any]]:
+    """Play the games the store lacks (up to ``games``) and return all ``games`` of them."""
+    if games < 1:
+        raise ParameterError(f"--games must be at least 1, not {games!r}")
+    key = store.open_study(spec.key_spec())
+    have = store.done(key)
+    todo = [spec.task(i, key) for i in range(games) if i not in have]
+    run_tasks(todo, lambda t, r: store.add(key, t["index"], r), workers=workers,
+              backend=backend, address=address, console=console,
+              description=description or f"{spec.game} {spec.params}")
+    return store.games(key, limit=games)
+
+
+def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> None:
+    game = make(spec.game, **spec.params)
+    folder = out / "records"
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in results:
+        states = game.replay(r["moves"])
+        rec = make_record(game, r["moves"], states[-1], players=r["seats"],
+                          meta={"seed": str(r["seed"]), "study_index": str(r["index"])})
+        save_record(rec, folder / f"game-{r['index']:05d}.json")
+
+
+def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
+    if not e:
+        return "n/a", ""
+    return f"{e['value']:.3f}", f"[{e['low']:.3f}, {e['high']:.3f}]"
+
+
+def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rows = [
+        ("games", str(summary["games"]), ""),
+        ("first player wins", *_fmt(summary["first_player_win_rate"])),
+        ("first player's score (draw = 1/2)", *_fmt(summary["first_player_score"])),
+        ("draws", *_fmt(summary["draw_rate"])),
+        ("mean game length (entries)", *_fmt(summary["length"])),
+        ("mean branching factor", *_fmt(summary["branching_factor"])),
+        ("player ahead at mid-game wins", *_fmt(summary["midgame_leader_wins"])),
+        ("lead changes per game", *_fmt(summary["lead_changes"])),
+    ]
+    for reason, e in summary["end_reasons"].items():
+        rows.append((f"games ending by '{reason}'", *_fmt(e)))
+    if "elo_a_minus_b" in summary:
+        rows.append(("A's score (draw = 1/2)", *_fmt(summary["a_score"])))
+        e = summary["elo_a_minus_b"]
+        rows.append(("Elo A minus B", f"{e['value']:.0f}", f"[{e['low']:.0f}, {e['high']:.0f}]"))
+    return rows
+
+
+def write_report(title: str, intro: list[str], rows: list[tuple[str, str, str]],
+                 images: list[tuple[str, str]], out: Path, extra_md: str = "") -> None:
+    """report.md and report.html with the same table and figures."""
+    md = [f"# {title}", "", *intro, "", "| measure | value | 95% interval |", "|---|---|---|"]
+    md += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    md.append("")
+    if extra_md:
+        md += [extra_md, ""]
+    for caption, path in images:
+        md += [f"![{caption}]({path})", ""]
+    (out / "report.md").write_text("\n".join(md))
+    h = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>",
+         "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}"
+         "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .6rem}"
+         "</style>", f"<h1>{html.escape(title)}</h1>"]
+    h += [f"<p>{html.escape(line)}</p>" for line in intro if line]
+    h.append("<table><tr><th>measure</th><th>value</th><th>95% interval</th></tr>")
+    h += [f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td><td>{html.escape(c)}</td></tr>"
+          for a, b, c in rows]
+    h.append("</table>")
+    if extra_md:
+        h.append(f"<pre>{html.escape(extra_md)}</pre>")
+    for caption, path in images:
+        h.append(f"<figure><img src='{html.escape(path)}' alt='{html.escape(caption)}'>"
+                 f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    (out / "report.html").write_text("\n".join(h))
+
+
+def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
+                 command: str) -> dict[str, Any]:
+    """Summary JSON, records, plots and the Markdown/HTML report in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    agents = list(spec.agents) if spec.agents[0] != spec.agents[1] else None
+    summary = summarise(results, agents)
+    (out / "summary.json").write_text(json.dumps(
+        {"spec": spec.key_spec(), "summary": summary}, indent=1))
+    save_records(spec, results, out)
+    figs = out / "plots"
+    images = [
+        ("game length", plots.length_histogram(summary, figs)),
+        ("legal moves by ply", plots.branching_by_ply(summary, figs)),
+        ("how games end", plots.end_reasons(summary, figs)),
+    ]
+    who = (f"{spec.agents[0]} against itself" if agents is None
+           else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
+    intro = [f"Game `{spec.game}` with parameters `{json.dumps(spec.params)}`; {who}.",
+             f"Reproduce: `{command}`"]
+    write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
+    return summary

@@ -1,0 +1,152 @@
+"""Balance sweeps: a study per cell of a parameter grid, one progress bar for all of them,
+a table and a picture of the first player's score per cell, and a recommended value."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from ..errors import ParameterError
+from . import plots
+from .runner import run_tasks
+from .statistics import summarise
+from .store import Store
+from .study import StudySpec, check_spec, write_report
+
+
+def parse_grid(options: list[str]) -> dict[str, list[Any]]:
+    """``size=4,5,6`` and ``target=10:40:5`` (inclusive range) into value lists.
+
+    Raises:
+        ParameterError: malformed option, empty or non-integer range.
+    """
+    grid: dict[str, list[Any]] = {}
+    for opt in options:
+        key, sep, text = opt.partition("=")
+        key = key.strip()
+        if not sep or not key or not text.strip():
+            raise ParameterError(f"--grid {opt!r} is not of the form name=v1,v2 or name=a:b:step")
+        if ":" in text:
+            parts = text.split(":")
+            if len(parts) == 2:
+                parts.append("1")
+            try:
+                lo, hi, step = (int(p) for p in parts)
+            except ValueError:
+                raise ParameterError(f"--grid {opt!r}: a range is integers a:b[:step]") from None
+            if step <= 0 or hi < lo:
+                raise ParameterError(f"--grid {opt!r}: empty range")
+            grid[key] = list(range(lo, hi + 1, step))
+        else:
+            grid[key] = [_value(v.strip()) for v in text.split(",") if v.strip()]
+        if key in grid and not grid[key]:
+            raise ParameterError(f"--grid {opt!r} has no values")
+    if not grid:
+        raise ParameterError("a sweep needs at least one --grid")
+    return grid
+
+
+def _value(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:
+        low = text.lower()
+        return {"true": True, "false": False}.get(low, text)
+
+
+def cells(base: dict[str, Any], grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    keys = list(grid)
+    return [{**base, **dict(zip(keys, combo))} for combo in itertools.product(*grid.values())]
+
+
+def recommend(rows: list[dict[str, Any]], by: str | None, max_draws: float) -> list[dict[str, Any]]:
+    """Per value of ``by`` (or overall): the decisive cell whose first-player score is closest to
+    1/2. Decisive: draw rate at most ``max_draws``."""
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(r["params"].get(by) if by else None, []).append(r)
+    out = []
+    for value, group in groups.items():
+        decisive = [r for r in group if r["summary"]["draw_rate"]["value"] <= max_draws]
+        if not decisive:
+            out.append({"group": value, "cell": None, "why": "no decisive cell"})
+            continue
+        best = min(decisive, key=lambda r: abs(r["summary"]["first_player_score"]["value"] - 0.5))
+        s = best["summary"]["first_player_score"]
+        out.append({"group": value, "cell": best["params"], "first_player_score": s,
+                    "fair_within_interval": s["low"] <= 0.5 <= s["high"]})
+    return out
+
+
+def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
+              agents: tuple[str, str], games: int, out: Path, *, workers: int = 1,
+              backend: str = "local", address: str | None = None, seed: int = 0,
+              max_draws: float = 0.1, command: str = "",
+              console: Console | None = None) -> dict[str, Any]:
+    """Run (or resume) every cell and write the table, plot and recommendation."""
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(out / "lab.sqlite")
+    specs = []
+    for params in cells(base, grid):
+        canonical = check_spec(game_id, params, agents)
+        specs.append(StudySpec(game_id, canonical, agents, seed))
+    todo, keys = [], []
+    for spec in specs:
+        key = store.open_study(spec.key_spec())
+        keys.append(key)
+        have = store.done(key)
+        todo += [spec.task(i, key) for i in range(games) if i not in have]
+    run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
+              backend=backend, address=address, console=console,
+              description=f"sweep {game_id} ({len(specs)} cells)")
+    rows = []
+    for spec, key, params in zip(specs, keys, cells(base, grid)):
+        results = store.games(key, limit=games)
+        rows.append({"params": params, "record_params": spec.params,
+                     "summary": summarise(results)})
+    store.close()
+    keys_ = list(grid)
+    by = keys_[0] if len(keys_) > 1 else None
+    rec = recommend(rows, by, max_draws)
+    (out / "sweep.json").write_text(json.dumps(
+        {"game": game_id, "base": base, "grid": grid, "agents": list(agents), "games": games,
+         "cells": rows, "recommendation": rec}, indent=1, default=str))
+    table = table_rows(rows, keys_)
+    if len(keys_) >= 2:
+        image = plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots")
+    else:
+        image = plots.sweep_lines(rows, keys_[0], out / "plots")
+    intro = [f"Game `{game_id}`, base parameters `{json.dumps(base)}`, agents "
+             f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell.",
+             f"Reproduce: `{command}`"]
+    rec_md = ["Recommendation (decisive cells: draws at most "
+              f"{max_draws:.0%}; closest first-player score to 1/2):"]
+    for r in rec:
+        if r["cell"] is None:
+            rec_md.append(f"- {by}={r['group']}: {r['why']}")
+        else:
+            s = r["first_player_score"]
+            rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
+                          f"[{s['low']:.3f}, {s['high']:.3f}]"
+                          + (" (fair within the interval)" if r["fair_within_interval"] else ""))
+    write_report(f"Sweep: {game_id}", intro, table, [("first player's score per cell", image)],
+                 out, extra_md="\n".join(rec_md))
+    return {"cells": rows, "recommendation": rec}
+
+
+def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, str, str]]:
+    out = []
+    for r in rows:
+        s = r["summary"]
+        label = ", ".join(f"{k}={r['params'][k]}" for k in keys)
+        fp = s["first_player_score"]
+        out.append((f"{label}: first player's score", f"{fp['value']:.3f}",
+                    f"[{fp['low']:.3f}, {fp['high']:.3f}]"))
+        d, ln = s["draw_rate"], s["length"]
+        out.append((f"{label}: draws / mean length", f"{d['value']:.3f} / {ln['value']:.1f}",
+                    f"n={s['games']}"))
+    return out

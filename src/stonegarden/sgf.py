@@ -1,0 +1,360 @@
+"""SGF (FF[4]) import and export for the square-board games (``freego``, ``bridgego``).
+
+Export writes one game tree: ``GM[1]FF[4]CA[UTF-8]SZ[n]``, the rule parameters in
+``RU[stonegarden GAME name=value ...]`` (every parameter, so the file is self-describing),
+``PB``/``PW`` from the record's players, ``RE`` when the game is over (``B+``/``W+`` for a
+win, ``B+R``/``W+R`` for a resignation, ``0`` for a draw), then one node per move
+(``;B[dd]``; SGF points are column then row letters from the top left).
+
+Import reads the main line (the first variation at each fork), takes the game and its
+parameters from ``RU`` (``SZ`` supplies or must agree with ``size``), and replays every move
+through the rules: a move of the wrong colour, a pass, a setup property or an illegal move is
+a ``RecordError`` naming the SGF move number. ``RE[B+R]``/``RE[W+R]`` on an unfinished game
+whose loser is to move becomes a final ``resign`` entry; any other ``RE`` must agree with the
+replayed result when the game is over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .core.protocol import Game
+from .core.record import Record, make_record, replay_record, result_of
+from .core.registry import make
+from .errors import RecordError, StonegardenError
+from .geometry.square import SquareBoard
+
+MAX_SGF_CHARS = 16 * 1024 * 1024
+COLOURS = ("B", "W")  # player 1, player 2
+SETUP = ("AB", "AW", "AE")
+
+Node = dict[str, list[str]]
+
+
+# -- the SGF syntax ----------------------------------------------------------------------------
+
+
+class _Tree:
+    __slots__ = ("children", "nodes")
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.children: list[_Tree] = []
+
+
+def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
+    """The main line of the first game tree: each node's properties (upper-case names, values
+    unescaped). Iterative, so deep variations cannot exhaust the stack.
+
+    Raises:
+        RecordError: not SGF (naming ``source`` and the character offset).
+    """
+    if not isinstance(text, str):
+        raise RecordError(f"{source!r}: SGF must be text, not {type(text).__name__}")
+    if len(text) > MAX_SGF_CHARS:
+        raise RecordError(f"{source!r}: {len(text)} characters is larger than any SGF game")
+
+    def fail(why: str, at: int) -> RecordError:
+        return RecordError(f"{source!r} is not valid SGF: {why} at offset {at}")
+
+    first: _Tree | None = None
+    stack: list[_Tree] = []
+    node: Node | None = None
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+        elif ch == "(":
+            tree = _Tree()
+            if stack:
+                stack[-1].children.append(tree)
+            elif first is None:
+                first = tree
+            stack.append(tree)
+            node = None
+            i += 1
+        elif ch == ")":
+            if not stack:
+                raise fail("')' without '('", i)
+            if not stack[-1].nodes:
+                raise fail("a game tree without a node", i)
+            stack.pop()
+            node = None
+            i += 1
+            if not stack:
+                rest = text[i:].lstrip()
+                if rest and not rest.startswith("("):
+                    raise fail(f"unexpected {rest[:1]!r} after the game tree", n - len(rest))
+                break  # the first game tree is complete; later ones are not read
+        elif ch == ";":
+            if not stack or stack[-1].children:
+                raise fail("a node outside a sequence", i)
+            node = {}
+            stack[-1].nodes.append(node)
+            i += 1
+        elif ch.isalpha():
+            j = i
+            while j < n and text[j].isalpha():
+                j += 1
+            ident = "".join(c for c in text[i:j] if c.isupper())  # FF[3] allowed lower case
+            if node is None or not ident:
+                raise fail(f"property {text[i:j]!r} outside a node", i)
+            values: list[str] = []
+            while True:
+                while j < n and text[j].isspace():
+                    j += 1
+                if j >= n or text[j] != "[":
+                    break
+                value, j = _read_value(text, j + 1, fail)
+                values.append(value)
+            if not values:
+                raise fail(f"property {ident!r} without a value", j)
+            if ident in node:
+                raise fail(f"property {ident!r} twice in one node", i)
+            node[ident] = values
+            i = j
+        else:
+            raise fail(f"unexpected character {ch!r}", i)
+    if first is None:
+        raise RecordError(f"{source!r} is not valid SGF: no game tree")
+    if stack:
+        raise RecordError(f"{source!r} is not valid SGF: unclosed '('")
+    main: list[Node] = []
+    branch: _Tree | None = first
+    while branch is not None:
+        main.extend(branch.nodes)
+        branch = branch.children[0] if branch.children else None
+    return main
+
+
+def _read_value(text: str, i: int, fail: Any) -> tuple[str, int]:
+    out = []
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            if i + 1 < n and text[i + 1] == "\n":  # soft line break
+                i += 2
+                continue
+            if i + 1 < n:
+                out.append(text[i + 1])
+            i += 2
+            continue
+        if ch == "]":
+            return "".join(out), i + 1
+        out.append(ch)
+        i += 1
+    raise fail("unclosed '['", i)
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+# -- points ---------------------------------------------------------------------------------
+
+
+def sgf_point(board: SquareBoard, point: int) -> str:
+    """SGF letters of a point: column from the left, row from the top, ``a`` first."""
+    c, r = board.column_row(point)
+    return chr(ord("a") + c) + chr(ord("a") + board.size - 1 - r)
+
+
+def point_of_sgf(board: SquareBoard, value: str) -> int | None:
+    """The point of SGF letters, ``None`` for a pass (empty, or ``tt`` on boards up to 19).
+
+    Raises:
+        ValueError: not two letters on this board.
+    """
+    v = value.strip()
+    if v == "" or (v == "tt" and board.size <= 19):
+        return None
+    if len(v) != 2 or not all("a" <= ch <= "z" for ch in v):
+        raise ValueError(f"{value!r} is not an SGF point")
+    c = ord(v[0]) - ord("a")
+    top = ord(v[1]) - ord("a")
+    if c >= board.size or top >= board.size:
+        raise ValueError(f"{value!r} is off a {board.size}x{board.size} board")
+    return board.at(c, board.size - 1 - top)
+
+
+# -- rules text ---------------------------------------------------------------------------------
+
+
+def rules_text(game: Game) -> str:
+    """``stonegarden GAME name=value ...`` with every parameter of ``game``."""
+    parts = ["stonegarden", game.id]
+    for p in game.param_specs:
+        value = game.params[p.name]
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif value is None:
+            text = "none"
+        elif isinstance(value, tuple):
+            text = ",".join(str(v) for v in value)
+        else:
+            text = str(value)
+        parts.append(f"{p.name}={text}")
+    return " ".join(parts)
+
+
+def parse_rules_text(text: str, source: str) -> tuple[str, dict[str, str]]:
+    """(game id, parameter texts) from an ``RU`` value written by :func:`rules_text`.
+
+    Raises:
+        RecordError: not a stonegarden rules text.
+    """
+    words = text.split()
+    if len(words) < 2 or words[0].lower() != "stonegarden":
+        raise RecordError(f"{source!r}: RU[{text}] does not name a stonegarden game "
+                          "(expected 'stonegarden GAME name=value ...')")
+    params: dict[str, str] = {}
+    for w in words[2:]:
+        name, sep, value = w.partition("=")
+        if not sep or not name:
+            raise RecordError(f"{source!r}: RU[{text}]: {w!r} is not name=value")
+        params[name] = value
+    return words[1], params
+
+
+# -- records <-> SGF ----------------------------------------------------------------------------
+
+
+def _square_game(game: Game, source: str) -> SquareBoard:
+    board = getattr(game, "board", None)
+    if not isinstance(board, SquareBoard):
+        raise RecordError(f"{source!r}: game {game.id!r} is not played on a square Go board, "
+                          "so it has no SGF form")
+    return board
+
+
+def _result_text(game: Game, final: Any) -> str | None:
+    result = result_of(game, final)
+    if result is None:
+        return None
+    w = result["winner"]
+    if w == 0:
+        return "0"
+    return COLOURS[w - 1] + "+" + ("R" if result["reason"] == "resign" else "")
+
+
+def record_to_sgf(record: Record, source: str = "<record>") -> str:
+    """The SGF text of a record (replayed first, so only valid games are written).
+
+    Raises:
+        RecordError: the record does not replay, or its game has no SGF form.
+    """
+    game, states = replay_record(record)
+    board = _square_game(game, source)
+    root = [f"GM[1]FF[4]CA[UTF-8]AP[stonegarden]SZ[{board.size}]",
+            f"RU[{_escape(rules_text(game))}]"]
+    for key, prop in (("1", "PB"), ("2", "PW")):
+        if record.players and key in record.players:
+            root.append(f"{prop}[{_escape(record.players[key])}]")
+    result = _result_text(game, states[-1])
+    if result is not None:
+        root.append(f"RE[{result}]")
+    moves = []
+    for state, text in zip(states, record.moves):
+        if text.strip().lower() == "resign":
+            continue  # carried by RE[B+R] / RE[W+R]
+        point = game.parse_action(state, text)
+        moves.append(f";{COLOURS[state.player - 1]}[{sgf_point(board, point)}]")
+    lines = ["(;" + "".join(root)]
+    for k in range(0, len(moves), 12):
+        lines.append("".join(moves[k : k + 12]))
+    return "\n".join(lines) + ")\n"
+
+
+def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) -> Record:
+    """A record from SGF text, every move replayed through the rules.
+
+    ``game_id`` names the game when the file has no stonegarden ``RU`` (its parameters then
+    take their defaults, with ``size`` from ``SZ``).
+
+    Raises:
+        RecordError: malformed SGF, unknown game or parameters, an unsupported property, or a
+        bad move (naming the SGF move number).
+    """
+    nodes = parse_sgf(text, source)
+    root = nodes[0]
+    if "GM" in root and root["GM"][0].strip() != "1":
+        raise RecordError(f"{source!r}: GM[{root['GM'][0]}] is not Go (GM[1])")
+    params: dict[str, Any] = {}
+    if "RU" in root and (game_id is None or root["RU"][0].split()[:1] == ["stonegarden"]):
+        game_id, params = parse_rules_text(root["RU"][0], source)
+    if game_id is None:
+        raise RecordError(f"{source!r}: no RU[stonegarden GAME ...] property; say which game "
+                          "it is (e.g. --game freego)")
+    if "SZ" in root:
+        sz = root["SZ"][0].strip()
+        if "size" in params and params["size"].strip() != sz:
+            raise RecordError(f"{source!r}: SZ[{sz}] disagrees with size={params['size']} in RU")
+        params.setdefault("size", sz)
+    try:
+        game = make(game_id, **params)
+    except StonegardenError as exc:
+        raise RecordError(f"{source!r}: {exc}") from None
+    board = _square_game(game, source)
+    state = game.initial_state()
+    moves: list[str] = []
+    number = 0
+    for k, node in enumerate(nodes):
+        for prop in SETUP:
+            if prop in node:
+                raise RecordError(f"{source!r}: setup property {prop} (node {k}) is not "
+                                  "supported: games start from the empty board")
+        colours = [c for c in COLOURS if c in node]
+        if not colours:
+            continue
+        number += 1
+        where = f"{source!r}: SGF move {number}"
+        if len(colours) > 1:
+            raise RecordError(f"{where}: one node holds both B and W", entry=number - 1)
+        colour = colours[0]
+        value = node[colour][0]
+        label = f"{colour}[{value}]"
+        if game.is_terminal(state):
+            raise RecordError(f"{where} ({label}): the game was already over",
+                              entry=number - 1, text=label)
+        if COLOURS.index(colour) + 1 != state.player:
+            raise RecordError(f"{where} ({label}): it is {COLOURS[state.player - 1]}'s turn",
+                              entry=number - 1, text=label)
+        try:
+            point = point_of_sgf(board, value)
+        except ValueError as exc:
+            raise RecordError(f"{where} ({label}): {exc}", entry=number - 1, text=label) from None
+        if point is None:
+            raise RecordError(f"{where} ({label}): a pass, and {game.title} has no pass",
+                              entry=number - 1, text=label)
+        move = board.names[point]
+        try:
+            state = game.play_text(state, move)
+        except StonegardenError as exc:
+            raise RecordError(f"{where} ({label} = {move}): {exc}", entry=number - 1,
+                              text=label) from None
+        moves.append(move)
+    state = _apply_result(game, state, moves, root.get("RE", [""])[0].strip(), source)
+    players = {str(i + 1): root[p][0] for i, p in enumerate(("PB", "PW")) if p in root}
+    return make_record(game, moves, state, players=players or None)
+
+
+def _apply_result(game: Game, state: Any, moves: list[str], re_text: str, source: str) -> Any:
+    """Turn ``RE[X+R]`` into a resignation; check any other result against the replay."""
+    up = re_text.upper()
+    if not game.is_terminal(state):
+        for w, colour in ((1, "B"), (2, "W")):
+            if up in (f"{colour}+R", f"{colour}+RESIGN") and state.player == 3 - w:
+                moves.append("resign")
+                return game.resign(state)
+        return state
+    winner = {"0": 0, "DRAW": 0}.get(up)
+    if up.startswith("B+"):
+        winner = 1
+    elif up.startswith("W+"):
+        winner = 2
+    if winner is not None and winner != game.winner(state):
+        raise RecordError(f"{source!r}: RE[{re_text}] disagrees with the replayed result "
+                          f"(winner {game.winner(state)})")
+    return state

@@ -1,0 +1,163 @@
+"""Layer 6: the real ``stonegarden`` entry point, run as a process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import DATA, run_cli
+
+ORACLE = sorted((DATA / "oracle" / "blooms").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", ORACLE, ids=[p.stem for p in ORACLE])
+def test_replay_json_matches_the_independent_oracle(path, tmp_path):
+    data = json.loads(path.read_text())
+    rec = tmp_path / "game.json"
+    rec.write_text(json.dumps(data["record"]))
+    out = run_cli("replay", str(rec), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert rows == data["expected"]
+
+
+def write_record(tmp_path: Path, moves, **extra) -> Path:
+    rec = {"format": "stonegarden-record", "version": 1, "game": "blooms",
+           "params": {"size": 4}, "moves": moves, **extra}
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(rec))
+    return p
+
+
+def test_replay_stops_at_an_illegal_move_with_status_2(tmp_path):
+    p = write_record(tmp_path, ["Rd4", "Kb5,Ga4", "Rd4"])
+    out = run_cli("replay", str(p), "--json")
+    assert out.returncode == 2
+    assert len(out.stdout.splitlines()) == 2
+    err = out.stderr.strip().splitlines()
+    assert len(err) == 1 and "ply 2" in err[0] and "'Rd4'" in err[0] and "occupied" in err[0]
+
+
+def test_replay_malformed_move_names_ply_and_text(tmp_path):
+    p = write_record(tmp_path, ["Rd4", "K??"])
+    out = run_cli("replay", str(p), "--json")
+    assert out.returncode == 2 and "ply 1" in out.stderr and "'K??'" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        ("not json", "not valid JSON"),
+        ("[]", "JSON object"),
+        ('{"format": "stonegarden-record", "version": 1, "game": "chess", "moves": []}', "unknown game"),
+        ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"size": 99}, "moves": []}', "size"),
+        ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"colour": 1}, "moves": []}', "no parameter 'colour'"),
+        ('{"format": "stonegarden-record", "version": 2, "game": "blooms", "moves": []}', "version"),
+    ],
+)
+def test_replay_bad_records_fail_cleanly(tmp_path, content, needle):
+    p = tmp_path / "bad.json"
+    p.write_text(content)
+    out = run_cli("replay", str(p), "--json")
+    assert out.returncode == 2
+    assert needle in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_replay_missing_file(tmp_path):
+    out = run_cli("replay", str(tmp_path / "nope.json"))
+    assert out.returncode == 2 and "cannot read record" in out.stderr
+
+
+def test_replay_rejects_moves_after_the_end(tmp_path):
+    data = json.loads(ORACLE[0].read_text())["record"]
+    p = tmp_path / "long.json"
+    p.write_text(json.dumps({**data, "moves": [*data["moves"], "Ka1"]}))
+    out = run_cli("replay", str(p), "--json")
+    assert out.returncode == 2 and "already over" in out.stderr
+
+
+def test_replay_rejects_a_wrong_result(tmp_path):
+    data = json.loads(ORACLE[0].read_text())
+    p = tmp_path / "res.json"
+    p.write_text(json.dumps({**data["record"], "result": {"winner": 2}}))
+    from stonegarden.core.record import load_record, replay_record
+
+    with pytest.raises(Exception, match="winner"):
+        replay_record(load_record(p))
+
+
+def test_replay_without_json_prints_diagrams(tmp_path):
+    p = write_record(tmp_path, ["Rd4", "Kb5,Ga4", "resign"])
+    out = run_cli("replay", str(p))
+    assert out.returncode == 0, out.stderr
+    assert "2. player 2: Kb5,Ga4" in out.stdout
+    assert "to_move=1" in out.stdout
+    assert "result: winner 2 (resign)" in out.stdout  # player 1 resigned at ply 2
+
+
+def test_play_in_the_terminal_with_undo_bad_input_resign_and_save(tmp_path):
+    save = tmp_path / "game.json"
+    script = "\n".join(["help", "Rd4", "undo", "Zz9", "Rq1", "Kd4", "Yd4", "moves", "resign"]) + "\n"
+    out = run_cli("play", "blooms", "--p2", "random:seed=3", "--save", str(save), input=script)
+    assert out.returncode == 0, out.stderr
+    assert "took back 2 move(s)" in out.stdout
+    assert "not a colour" in out.stdout  # Zz9
+    assert "not on a size-4 board" in out.stdout  # Rq1
+    assert "belongs to player 2" in out.stdout  # Kd4
+    assert "player 2 wins (resign)" in out.stdout
+    rec = json.loads(save.read_text())
+    assert rec["moves"][0] == "Yd4" and rec["moves"][-1] == "resign"
+    assert rec["result"]["winner"] == 2 and rec["players"] == {"1": "human", "2": "random:seed=3"}
+    replayed = run_cli("replay", str(save), "--json")
+    assert replayed.returncode == 0 and json.loads(replayed.stdout.splitlines()[-1])["winner"] == 2
+
+
+def test_play_between_two_agents_runs_to_the_end(tmp_path):
+    out = run_cli("play", "blooms", "--param", "size=3", "--param", "target=5",
+                  "--p1", "random:seed=1", "--p2", "random:seed=2", input="")
+    assert out.returncode == 0, out.stderr
+    assert "Game over" in out.stdout
+
+
+def test_play_end_of_input_leaves_cleanly():
+    out = run_cli("play", "blooms", input="")
+    assert out.returncode == 0 and "end of input" in out.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["play", "blooms", "--p2", "alphazero"], "unknown agent"),
+    (["play", "blooms", "--p2", "random:depth=3"], "unknown option"),
+    (["play", "chess"], "unknown game"),
+    (["play", "blooms", "--param", "size=x"], "not an integer"),
+    (["play", "blooms", "--param", "size"], "name=value"),
+    (["bench", "playouts", "blooms", "--param", "target=0"], "below 1"),
+])
+def test_bad_command_line_input_exits_2_with_one_line(args, needle):
+    out = run_cli(*args, input="")
+    assert out.returncode == 2
+    assert needle in out.stderr and "Traceback" not in out.stderr
+
+
+def test_bench_playouts_prints_one_json_line():
+    out = run_cli("bench", "playouts", "blooms", "--param", "size=5", "--param", "target=20",
+                  "--seconds", "0.5", "--json")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 1
+    row = json.loads(lines[0])
+    assert row["playouts"] > 0 and row["playouts_per_s"] > 0 and 20 < row["mean_turns"] < 100
+    assert row["p1_wins"] + row["p2_wins"] + row["draws"] == row["playouts"]
+
+
+def test_games_lists_every_game_with_parameters():
+    out = run_cli("games")
+    assert out.returncode == 0
+    assert "blooms-territory" in out.stdout and "superko" in out.stdout
+
+
+def test_version():
+    out = run_cli("--version")
+    assert out.returncode == 0 and "stonegarden" in out.stdout

@@ -1,0 +1,69 @@
+"""Free Go through the real command line: replay --json, bench playouts, terminal play."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import stonegarden
+from stonegarden.core.record import load_record, replay_rows
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def lines(stdout):
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def test_replay_json_reports_the_suicide_and_its_capture(cli):
+    r = cli("replay", str(DATA / "freego-suicide-then-capture.json"), "--json")
+    assert r.returncode == 0, r.stderr
+    rows = lines(r.stdout)
+    assert [row["move"] for row in rows] == ["C3", "A2", "D4", "B1", "A1", "E5", "B2"]
+    suicide, capture = rows[4], rows[5]
+    assert suicide["captured"] == 0 and suicide["scores"] == [0, 0]
+    assert capture["player"] == 2 and capture["captured"] == 1 and capture["scores"] == [0, 1]
+    assert all(row["self_captured"] == 0 for row in rows)
+    assert rows[0]["legal_moves"] == 25 and rows[-1]["terminal"] is False
+
+
+def test_replay_json_agrees_with_the_library(cli):
+    record = load_record(DATA / "freego-suicide-then-capture.json")
+    want = [row for row, _ in replay_rows(record)]
+    r = cli("replay", str(DATA / "freego-suicide-then-capture.json"), "--json")
+    assert lines(r.stdout) == want
+
+
+def test_replay_stops_at_a_ko_violation_naming_the_ply(cli, tmp_path):
+    moves = ["C4", "D4", "B3", "C3", "C2", "D2", "A5", "E3", "D3", "C3"]
+    bad = tmp_path / "ko.json"
+    bad.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                               "params": {"size": 5}, "moves": moves}))
+    r = cli("replay", str(bad), "--json")
+    assert r.returncode == 2
+    assert len(r.stdout.splitlines()) == 9
+    assert "ply 9" in r.stderr and "ko" in r.stderr
+
+
+def test_bench_playouts_runs_the_kernel(cli):
+    r = cli("bench", "playouts", "freego", "--param", "size=9", "--seconds", "0.5", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["game"] == "freego" and out["playouts"] > 0
+    assert out["p1_wins"] + out["p2_wins"] + out["draws"] == out["playouts"]
+
+
+def test_terminal_play_reads_moves_and_draws_a_go_diagram(cli):
+    r = cli("play", "freego", "--param", "size=5", "--p1", "human", "--p2", "human",
+            input="C3\nI3\nD4\nquit\n")
+    assert r.returncode == 0, r.stderr
+    assert "   A B C D E" in r.stdout
+    assert "'I3' is not a point name" in r.stdout
+    assert " 4 . . . O . 4" in r.stdout
+
+
+def test_library_plays_the_data_record_to_the_same_board():
+    game = stonegarden.make("freego", size=5)
+    record = load_record(DATA / "freego-suicide-then-capture.json")
+    final = game.replay(list(record.moves))[-1]
+    assert game.position_text(final) == "....O/...X./..X../OX.../.O... 2 0,1 7"

@@ -1,0 +1,74 @@
+"""The Free Go playout kernel plays legal games: its moves replay through the checked rules
+to the same end, under every ko rule and from positions with a ko history."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+import stonegarden
+from stonegarden.games.freego.playouts import freego_playout
+from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
+
+
+@njit
+def seed_kernel_generator(seed):
+    np.random.seed(seed)  # numba's own generator (numpy's without the JIT)
+
+
+def kernel_game(game, state, seed):
+    """(moves, winner, turns) of one kernel playout from ``state``."""
+    seed_kernel_generator(seed)
+    moves = np.full(game.max_game_length, -1, np.int32)
+    size = 1 << 12
+    hist = state.history
+    w, t = freego_playout(
+        state.cells().copy(), game.board.neighbours, game.board.zobrist, SIDE_TO_MOVE_KEY,
+        state.player, np.array(state.scores, np.int64), game.params["target"], game.ko_mode,
+        np.int64(game._hash(state)), np.int64(hist[-2] if len(hist) >= 2 else 0),
+        np.array(hist[:-1], np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64), 1,
+        game.max_game_length, moves,
+    )
+    return [int(m) for m in moves[:t]], int(w), int(t)
+
+
+@pytest.mark.parametrize("ko", ["simple", "superko", "none"])
+@pytest.mark.parametrize("seed", range(6))
+def test_kernel_playouts_replay_through_the_rules(ko, seed):
+    game = stonegarden.make("freego", size=5, target=8, ko=ko)
+    state = game.initial_state()
+    rng = np.random.default_rng(seed)
+    for _ in range(int(rng.integers(0, 12))):  # start mid-game, with a ko history
+        acts = game.legal_actions(state)
+        state = game.play(state, int(acts[int(rng.integers(len(acts)))]))
+        if game.is_terminal(state):
+            return
+    moves, winner, turns = kernel_game(game, state, seed)
+    for m in moves:
+        state = game.play(state, m)  # raises if the kernel played an illegal move
+    assert game.is_terminal(state) and game.winner(state) == winner
+    assert turns == len(moves)
+
+
+
+@pytest.mark.nojit
+def test_rule_and_kernel_tests_pass_without_the_jit():
+    """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
+    game's rule and playout tests that way in a subprocess."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    env["PYTHONPATH"] = str(root / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    files = ["tests/test_freego_rules.py", "tests/test_freego_playouts.py"]
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+         "-m", "not nojit", *files],
+        cwd=root, env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and "failed" not in r.stdout

@@ -1,0 +1,231 @@
+"""Free Go: one named test per rule and decision of spec/freego.md, built from diagrams/notation."""
+
+from __future__ import annotations
+
+import pytest
+
+import stonegarden
+from stonegarden.errors import IllegalMoveError, NotationError, PositionError
+
+
+def position(game, rows, to_move, scores=(0, 0), ply=None):
+    """A position from rows (top row first), so tests read like diagrams."""
+    if ply is None:
+        ply = 10 + (to_move - 1)
+    return game.parse_position("/".join(rows) + f" {to_move} {scores[0]},{scores[1]} {ply}")
+
+
+def split_moves(text):
+    """Move texts separated by spaces."""
+    return text.split()
+
+
+def play(game, state, *moves):
+    for m in moves:
+        state = game.play_text(state, m)
+    return state
+
+
+def stone(game, state, name):
+    return ".XO"[state.cells()[game.board.point(name)]]
+
+
+# -- parameters -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("size", "target"), [(5, 3), (6, 4), (7, 6), (9, 10), (13, 21), (19, 45)])
+def test_default_target_is_round_size_squared_over_8(size, target):
+    assert stonegarden.make("freego", size=size).params["target"] == target
+
+
+def test_sizes_outside_5_to_19_are_rejected():
+    for bad in (4, 20):
+        with pytest.raises(stonegarden.ParameterError):
+            stonegarden.make("freego", size=bad)
+
+
+# -- captures and suicide ---------------------------------------------------------------------
+
+def test_capture_removes_the_chain_and_scores_for_the_mover():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, [".....", "..X..", ".XOX.", ".....", "....."], to_move=1)
+    after = g.play_text(s, "C2")
+    assert stone(g, after, "C3") == "."
+    assert after.captured == 1 and after.scores == (1, 0)
+
+
+def test_all_dead_opponent_chains_are_removed_at_once():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, ["OX...", ".....", "OX...", "X....", "....."], to_move=1)
+    after = g.play_text(s, "A4")
+    assert after.captured == 2 and after.scores == (2, 0)
+    assert stone(g, after, "A5") == "." and stone(g, after, "A3") == "."
+
+
+def test_suicide_stays_on_the_board_then_scores_for_the_opponent():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, [".....", ".....", ".....", "O....", ".O..."], to_move=1)
+    after = g.play_text(s, "A1")
+    assert stone(g, after, "A1") == "X", "a suicide stays until the opponent's capture step"
+    assert after.captured == 0 and after.scores == (0, 0)
+    later = g.play_text(after, "E5")  # any move of White removes it
+    assert stone(g, later, "A1") == "."
+    assert later.captured == 1 and later.scores == (0, 1)
+
+
+def test_a_suicide_of_several_stones_is_removed_whole():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, [".....", ".....", "O....", "XO...", ".O..."], to_move=1)
+    after = g.play_text(s, "A1")
+    assert stone(g, after, "A1") == "X" and stone(g, after, "A2") == "X"
+    later = g.play_text(after, "E5")
+    assert later.captured == 2 and later.scores == (0, 2)
+
+
+def test_a_placement_that_captures_is_not_suicide():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, [".....", ".....", "X....", "OX...", ".O..."], to_move=1)
+    after = g.play_text(s, "A1")  # takes the last liberty of O at A2 first
+    assert stone(g, after, "A2") == "." and stone(g, after, "A1") == "X"
+    assert after.scores == (1, 0)
+    later = g.play_text(after, "E5")
+    assert stone(g, later, "A1") == "X", "it had a liberty after the capture"
+
+
+def test_suicide_that_fills_the_board_ends_the_game_on_scores():
+    g = stonegarden.make("freego", size=5, target=20)
+    s = position(g, ["XXXX.", "XXXXX", "XXXXX", "XXXXX", "XXXXX"], to_move=1, scores=(3, 5))
+    after = g.play_text(s, "E5")
+    assert g.is_terminal(after) and g.result_reason(after) == "no-legal-move"
+    assert g.winner(after) == 2, "decision: no legal move -> the higher score wins"
+
+
+def test_no_legal_move_with_equal_scores_is_a_draw():
+    g = stonegarden.make("freego", size=5, target=20)
+    s = position(g, ["XXXX.", "XXXXX", "XXXXX", "XXXXX", "XXXXX"], to_move=1, scores=(4, 4))
+    after = g.play_text(s, "E5")
+    assert g.winner(after) == 0 and g.returns(after) == (0.0, 0.0)
+
+
+def test_reaching_the_target_wins_at_once():
+    g = stonegarden.make("freego", size=5, target=2)
+    s = position(g, [".....", "..X..", ".XOX.", ".....", "....."], to_move=1, scores=(1, 1))
+    after = g.play_text(s, "C2")
+    assert g.is_terminal(after) and g.winner(after) == 1
+    assert g.result_reason(after) == "target"
+    with pytest.raises(IllegalMoveError, match="over"):
+        g.play_text(after, "A1")
+
+
+# -- ko ---------------------------------------------------------------------------------------
+
+KO = [".....", "..XO.", ".XO.O", "..XO.", "....."]  # Black takes at D3, White may not retake
+
+
+def test_simple_ko_bans_the_immediate_retake_and_lifts_after_a_move_elsewhere():
+    g = stonegarden.make("freego", size=5, target=10, ko="simple")
+    taken = g.play_text(position(g, KO, to_move=1), "D3")
+    assert taken.captured == 1
+    with pytest.raises(IllegalMoveError, match="ko"):
+        g.play_text(taken, "C3")
+    assert g.board.point("C3") not in g.legal_actions(taken)
+    later = play(g, taken, "A5", "A1")  # a threat and its answer
+    retaken = g.play_text(later, "C3")
+    assert retaken.captured == 1 and stone(g, retaken, "D3") == "."
+
+
+def test_without_ko_the_retake_is_allowed():
+    g = stonegarden.make("freego", size=5, target=10, ko="none")
+    taken = g.play_text(position(g, KO, to_move=1), "D3")
+    back = g.play_text(taken, "C3")
+    assert back.board == position(g, KO, to_move=1).board
+
+
+def test_simple_ko_also_bans_repeating_a_suicide_exchange():
+    g = stonegarden.make("freego", size=7, ko="simple")
+    s = position(g, SUICIDE_POCKETS, to_move=1)
+    s = play(g, s, "A7", "G7")
+    with pytest.raises(IllegalMoveError, match="ko"):
+        g.play_text(s, "A7")
+
+
+# White owns the eyes A7, A5, A3, A1; Black owns G7, G5, G3, G1 (the C..E columns are open)
+SUICIDE_POCKETS = [
+    ".O...X.",
+    "OO...XX",
+    ".O...X.",
+    "OO...XX",
+    ".O...X.",
+    "OO...XX",
+    ".O...X.",
+]
+
+
+def test_superko_bans_a_longer_cycle_that_simple_ko_allows():
+    start = SUICIDE_POCKETS
+    for ko, banned in (("superko", True), ("simple", False)):
+        g = stonegarden.make("freego", size=7, ko=ko)
+        s = play(g, position(g, start, to_move=1), "A7", "G7", "A5", "G5")
+        assert s.scores == (1, 2)
+        if banned:
+            with pytest.raises(IllegalMoveError, match="superko"):
+                g.play_text(s, "A7")
+        else:
+            assert g.play_text(s, "A7").board == play(
+                g, position(g, start, to_move=1), "A7").board
+
+
+# -- notation and positions -------------------------------------------------------------------
+
+def test_moves_are_point_names_without_i_and_there_is_no_pass():
+    g = stonegarden.make("freego", size=9)
+    s = g.initial_state()
+    assert g.action_to_text(s, g.parse_move(s, " j1 ")) == "J1"
+    for bad in ("I1", "pass", "K10", "", "D", "4D"):
+        with pytest.raises(NotationError):
+            g.parse_move(s, bad)
+    with pytest.raises(IllegalMoveError, match="occupied"):
+        g.play_text(g.play_text(s, "E5"), "E5")
+
+
+def test_diagram_is_a_go_diagram_that_parses_back():
+    g = stonegarden.make("freego", size=5)
+    s = play(g, g.initial_state(), "C3", "D4")
+    text = g.diagram(s)
+    assert text.splitlines()[0].split() == list("ABCDE")
+    assert " 3 . . X . . 3" in text.splitlines()
+    assert g.position_text(g.parse_diagram(text)) == g.position_text(s)
+
+
+def test_position_where_the_player_to_move_has_a_dead_chain_is_impossible():
+    g = stonegarden.make("freego", size=5)
+    with pytest.raises(PositionError, match="without a liberty"):
+        position(g, [".....", ".....", ".....", "O....", "XO..."], to_move=1)
+    # the same chain is fine when its owner just moved: it waits for White's capture step
+    assert position(g, [".....", ".....", ".....", "O....", "XO..."], to_move=2)
+
+
+def test_observation_planes_follow_the_player_and_mark_the_ko_point():
+    g = stonegarden.make("freego", size=5, target=10)
+    taken = g.play_text(position(g, KO, to_move=1), "D3")
+    white = g.observation_tensor(taken, 2)
+    black = g.observation_tensor(taken, 1)
+    assert white.shape == g.observation_shape == (7, 5, 5)
+    assert (white[0] == black[1]).all() and (white[1] == black[0]).all()
+    c, r = g.board.column_row(g.board.point("C3"))
+    assert white[3, r, c] == 1 and white[3].sum() == 1
+    assert white[4].all() and not black[4].any()
+    assert black[5, 0, 0] == 0.1 and white[6, 0, 0] == 0.1
+
+
+def test_every_empty_point_forbidden_by_superko_ends_the_game_on_scores():
+    # found by random play: Black's only empty point C3 would capture all 24 white stones and
+    # leave a lone black C3, a position of the game already seen with White to move
+    g = stonegarden.make("freego", size=5, target=40, ko="superko")
+    moves = split_moves(
+        "C3 B4 A3 D5 E1 C4 E4 D2 C2 D3 A1 E3 E2 B1 B5 D4 C5 D1 A5 C1 A4 B2 E2 A2 "
+        "E5 A1 E4 E1 E5 E2 E4 E5 E4 B3 C5 A4 B5 A3 C3 A5 C5 E4 B5 C2 C5 B5 C3 C5")
+    s = play(g, g.initial_state(), *moves)
+    assert g.position_text(s) == "OOOOO/OOOOO/OO.OO/OOOOO/OOOOO 1 0,24 48"
+    assert len(g.legal_actions(s)) == 0
+    assert g.is_terminal(s) and g.result_reason(s) == "no-legal-move"
+    assert g.winner(s) == 2, "decision: the higher score wins"

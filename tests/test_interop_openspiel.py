@@ -1,0 +1,91 @@
+"""OpenSpiel adapter: every game loads by name and passes OpenSpiel's own tools."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import stonegarden
+
+pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is in the test extra; install it")
+from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
+from open_spiel.python.bots import uniform_random  # noqa: E402
+
+from stonegarden.interop import openspiel as adapter  # noqa: E402
+
+SMALL = {
+    "blooms": "size=3,target=6",
+    "blooms-territory": "size=3,max_turns=40",
+    "freego": "size=5,target=4",
+    "bridgego": "size=5",
+    "blobs": "dice=16,max_grid=5",
+}
+
+
+def load(game_id: str):
+    return pyspiel.load_game(f"{adapter.openspiel_name(game_id)}({SMALL.get(game_id, '')})")
+
+
+@pytest.mark.parametrize("game_id", stonegarden.available_games())
+def test_random_sim_test_passes(game_id):
+    pyspiel.random_sim_test(load(game_id), num_sims=3, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize("game_id", stonegarden.available_games())
+def test_game_info_matches_the_stonegarden_game(game_id):
+    g = load(game_id)
+    sg = g.sg
+    assert g.num_distinct_actions() == sg.num_distinct_actions
+    assert g.max_game_length() == sg.max_game_length
+    assert g.num_players() == 2
+    assert g.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    s = g.new_initial_state()
+    obs = np.array(s.observation_tensor(0))
+    assert obs.size == int(np.prod(sg.observation_shape))
+
+
+def test_load_game_with_parameters_derives_the_target():
+    g = pyspiel.load_game("stonegarden_blooms(size=5)")
+    assert g.sg.params["target"] == 20 and g.num_distinct_actions() == 2 * 61 + 61 * 61 + 1
+
+
+def test_holes_use_semicolons_in_game_strings():
+    g = pyspiel.load_game("stonegarden_blooms(size=4,holes=d4;a1)")
+    assert g.sg.params["holes"] == ("a1", "d4")
+
+
+def test_unknown_parameter_is_refused():
+    with pytest.raises(Exception, match="colour"):
+        pyspiel.load_game("stonegarden_blooms(colour=3)")
+
+
+def test_action_strings_name_the_movers_colours():
+    g = load("blooms")
+    s = g.new_initial_state()
+    a = s.legal_actions()[0]
+    assert s.action_to_string(0, a) == "Ra1"
+    assert s.action_to_string(1, a) == "Ka1"
+
+
+def test_openspiel_mcts_bot_beats_random_on_a_small_board():
+    g = pyspiel.load_game("stonegarden_blooms(size=3,target=6)")
+    rng = np.random.default_rng(0)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(1))
+    bot = mcts.MCTSBot(g, uct_c=2, max_simulations=60, evaluator=evaluator,
+                       random_state=np.random.RandomState(2))
+    wins = 0
+    for i in range(4):
+        rand = uniform_random.UniformRandomBot(1 - i % 2, np.random.RandomState(i))
+        bots = [bot, rand] if i % 2 == 0 else [rand, bot]
+        returns = evaluate_bots.evaluate_bots(g.new_initial_state(), bots, rng)
+        wins += returns[i % 2] > 0
+    assert wins >= 3
+
+
+def test_tumbling_dice_chance_nodes_pass_random_sim_test():
+    g = pyspiel.load_game("stonegarden_blobs(dice=16,max_grid=5,tumbling=true)")
+    assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    s = g.new_initial_state()
+    assert s.is_chance_node()
+    assert abs(sum(p for _, p in s.chance_outcomes()) - 1) < 1e-9
+    pyspiel.random_sim_test(g, num_sims=3, serialize=False, verbose=False)

@@ -1,0 +1,26 @@
+"""The Ray backend on a local Ray instance runs the same worker function as local processes
+and gives the same games."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import run_cli
+
+pytest.importorskip("ray", reason="ray is in the test extra; install it")
+
+
+@pytest.mark.timeout(600)
+def test_study_on_local_ray_equals_local_processes(tmp_path):
+    args = ["study", "blooms", "--param", "size=3", "--agent", "random", "--games", "6",
+            "--seed", "11"]
+    local = run_cli(*args, "--out", str(tmp_path / "local"))
+    assert local.returncode == 0, local.stderr
+    ray = run_cli(*args, "--backend", "ray", "--workers", "2", "--out", str(tmp_path / "ray"),
+                  timeout=500)
+    assert ray.returncode == 0, ray.stderr[-3000:]
+    a = json.loads((tmp_path / "local" / "summary.json").read_text())["summary"]
+    b = json.loads((tmp_path / "ray" / "summary.json").read_text())["summary"]
+    assert a == b

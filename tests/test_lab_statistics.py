@@ -1,0 +1,88 @@
+"""The lab's statistics against hand-computed values and hand-made sets of games."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from stonegarden.lab.statistics import (
+    elo_estimate,
+    elo_from_score,
+    lead_changes,
+    leader_at,
+    mean_ci,
+    summarise,
+    wilson,
+)
+
+
+def test_wilson_interval_matches_the_textbook_value():
+    e = wilson(5, 10)
+    assert e.value == 0.5
+    assert e.low == pytest.approx(0.2366, abs=1e-4) and e.high == pytest.approx(0.7634, abs=1e-4)
+
+
+def test_wilson_interval_at_zero_successes_is_not_degenerate():
+    e = wilson(0, 20)
+    assert e.low == 0.0 and e.high == pytest.approx(0.1611, abs=1e-4)
+
+
+def test_wilson_with_no_games_is_the_whole_range():
+    e = wilson(0, 0)
+    assert math.isnan(e.value) and (e.low, e.high) == (0.0, 1.0)
+
+
+def test_mean_interval_uses_the_sample_standard_deviation():
+    e = mean_ci([1, 2, 3, 4, 5])
+    half = 1.959963984540054 * math.sqrt(2.5) / math.sqrt(5)
+    assert e.value == 3 and e.low == pytest.approx(3 - half) and e.high == pytest.approx(3 + half)
+
+
+def test_elo_of_a_75_percent_score_is_about_191():
+    assert elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
+    assert elo_from_score(0.5) == 0
+
+
+def test_elo_estimate_is_antisymmetric():
+    a = elo_estimate(30, 10, 0)
+    b = elo_estimate(10, 30, 0)
+    assert a.value == pytest.approx(-b.value) and a.low == pytest.approx(-b.high)
+
+
+def test_leader_and_lead_changes():
+    track = [[0, 0], [1, 0], [1, 2], [1, 2], [3, 2], [3, 3]]
+    assert leader_at(track, 2) == 1 and leader_at(track, 3) == 2 and leader_at(track, 6) == 0
+    assert lead_changes(track) == 2  # 1 -> 2 -> 1; the final tie does not count
+
+
+def game(winner, length, reason="target", seats=("a", "b"), track=None, legal=None):
+    return {
+        "winner": winner, "reason": reason, "moves": ["m"] * length,
+        "legal": legal or [10] * length, "score_track": track or [[0, 0]] * length,
+        "seats": {"1": seats[0], "2": seats[1]},
+    }
+
+
+def test_summary_of_hand_made_games():
+    games = [game(1, 10), game(1, 20), game(2, 30), game(0, 40, reason="no-empty-cell")]
+    s = summarise(games)
+    assert s["games"] == 4
+    assert s["first_player_win_rate"]["value"] == 0.5
+    assert s["first_player_score"]["value"] == pytest.approx(2.5 / 4)
+    assert s["draw_rate"]["value"] == 0.25
+    assert s["length"]["value"] == 25
+    assert s["length_histogram"] == {10: 1, 20: 1, 30: 1, 40: 1}
+    assert s["end_reasons"]["target"]["value"] == 0.75
+    assert s["midgame_leader_wins"] is None  # no scores were ever recorded
+
+
+def test_summary_midgame_leader_and_head_to_head():
+    up1 = [[0, 0], [2, 0], [2, 1], [5, 1]]
+    up2 = [[0, 0], [0, 3], [4, 3], [4, 6]]
+    games = [game(1, 4, track=up1, seats=("a", "b")), game(1, 4, track=up2, seats=("b", "a"))]
+    s = summarise(games, ["a", "b"])
+    # game 1: player 1 led at ply 2 and won; game 2: player 2 led at ply 2 but player 1 won
+    assert s["midgame_leader_wins"]["value"] == 0.5
+    assert s["a_wins"] == 1 and s["b_wins"] == 1
+    assert s["lead_changes"]["value"] == 1.0  # none in game 1; 2 -> 1 -> 2 in game 2

@@ -1,0 +1,145 @@
+"""Layer 5: every parser round-trips its own output, and garbage gives a typed error only."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import stonegarden
+from stonegarden import StonegardenError
+from stonegarden.agents import make_agent
+from stonegarden.core.params import parse_param_options
+from stonegarden.core.record import parse_record, replay_record
+
+GAME_IDS = stonegarden.available_games()
+SMALL = {"blooms": {"size": 3}, "blooms-territory": {"size": 3}}
+
+garbage = st.one_of(
+    st.text(max_size=60),
+    st.text(alphabet="RYKGrykgabcdefghijklmnopqrstuvwxyz0123456789,:/.- \n", max_size=60),
+    st.from_regex(r"[RYKG][a-m][0-9]{1,3}(,[RYKG][a-m][0-9]{1,3})?", fullmatch=True),
+)
+
+
+def states_of(game, seed, n=30):
+    rng = np.random.default_rng(seed)
+    s = game.initial_state()
+    out = [s]
+    for _ in range(n):
+        if game.is_terminal(s) or game.current_player(s) == stonegarden.CHANCE:
+            break
+        acts = game.legal_actions(s)
+        s = game.play(s, int(acts[rng.integers(len(acts))]))
+        out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=garbage, seed=st.integers(0, 50))
+def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    state = states_of(game, seed, n=seed % 7)[-1]
+    try:
+        action = game.parse_move(state, text)
+    except StonegardenError:
+        return
+    # anything accepted is legal and formats back to text that parses to the same action
+    assert game.is_legal(state, action)
+    assert game.parse_move(state, game.action_to_text(state, action)) == action
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=60, deadline=None)
+@given(text=garbage)
+def test_garbage_position_and_diagram_give_typed_errors(game_id, text):
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    for parse in (game.parse_position, game.parse_diagram):
+        try:
+            state = parse(text)
+        except StonegardenError:
+            continue
+        assert game.parse_position(game.position_text(state)) == state
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_position_text_and_diagram_round_trip(game_id, seed):
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    for s in states_of(game, seed):
+        text = game.position_text(s)
+        again = game.parse_position(text)
+        assert game.position_text(again) == text
+        assert game.position_text(game.parse_diagram(game.diagram(s))) == text
+        # case and surrounding whitespace do not matter for moves
+        if not game.is_terminal(s) and game.current_player(s) != stonegarden.CHANCE:
+            for a in game.legal_actions(s)[:: max(1, len(game.legal_actions(s)) // 20)]:
+                t = game.action_to_text(s, int(a))
+                assert game.parse_move(s, f"\t{t.swapcase()}  ") == a
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=40, deadline=None)
+@given(action=st.one_of(st.integers(-10**6, 10**7), st.booleans(), st.floats(), st.text(max_size=5)))
+def test_play_with_any_action_value_gives_a_typed_error_or_a_state(game_id, action):
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    s = game.initial_state()
+    with contextlib.suppress(StonegardenError):
+        game.play(s, action)
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8)),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=json_values)
+def test_record_reader_garbage_gives_record_error(value):
+    for data in (value, json.dumps(value)):
+        with contextlib.suppress(StonegardenError):
+            replay_record(parse_record(data))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    game=st.sampled_from([*GAME_IDS, "chess", "", 3]),
+    params=st.dictionaries(st.sampled_from(["size", "target", "holes", "superko", "max_turns",
+                                            "start_scores", "bogus"]), json_values, max_size=3),
+    moves=st.lists(st.one_of(garbage, st.just("resign"), st.just("Rc3")), max_size=5),
+    result=json_values,
+)
+def test_record_with_garbage_fields_gives_record_error(game, params, moves, result):
+    record = {"format": "stonegarden-record", "version": 1, "game": game, "params": params,
+              "moves": moves, "result": result}
+    with contextlib.suppress(StonegardenError):
+        replay_record(parse_record(json.dumps(record)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=200))
+def test_record_reader_binary_garbage(data):
+    with pytest.raises(StonegardenError):
+        parse_record(data)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=4), st.sampled_from(GAME_IDS))
+def test_param_options_garbage(options, game_id):
+    with contextlib.suppress(StonegardenError):
+        stonegarden.make(game_id, **parse_param_options(options))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=30))
+def test_agent_spec_garbage(spec):
+    with contextlib.suppress(StonegardenError):
+        make_agent(spec)

@@ -1,0 +1,200 @@
+"""SGF import and export for Free Go and Bridge Go (``stonegarden.sgf``, the ``convert``
+command)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import stonegarden
+from stonegarden.core.record import load_record, make_record, save_record
+from stonegarden.errors import RecordError
+from stonegarden.sgf import parse_sgf, record_to_sgf, sgf_point, sgf_to_record
+
+GAMES = [
+    ("freego", {"size": 5, "target": 4}),
+    ("freego", {"size": 6, "ko": "superko"}),
+    ("freego", {"size": 7, "ko": "none", "target": 9}),
+    ("bridgego", {"size": 5}),
+    ("bridgego", {"size": 6, "win_check": "after-self-capture", "external": "perpendicular"}),
+    ("bridgego", {"size": 4, "superko": False, "max_turns": 12}),
+]
+
+
+def random_record(game_id, params, seed, players=None):
+    game = stonegarden.make(game_id, **params)
+    rng = np.random.default_rng(seed)
+    state, moves = game.initial_state(), []
+    while not game.is_terminal(state):
+        acts = game.legal_actions(state)
+        a = int(acts[int(rng.integers(len(acts)))])
+        moves.append(game.action_to_text(state, a))
+        state = game.play(state, a)
+    return make_record(game, moves, state, players=players)
+
+
+@pytest.mark.parametrize(("game_id", "params"), GAMES)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_records_round_trip_through_sgf(game_id, params, seed):
+    record = random_record(game_id, params, seed, players={"1": "Ann [B]", "2": "Bo\\b"})
+    back = sgf_to_record(record_to_sgf(record))
+    assert back == record
+
+
+def test_points_follow_sgf_letters_from_the_top_left():
+    board = stonegarden.make("freego", size=9).board
+    assert sgf_point(board, board.point("D4")) == "df"
+    assert sgf_point(board, board.point("A9")) == "aa"
+    assert sgf_point(board, board.point("J1")) == "ii"
+
+
+def test_rule_parameters_travel_in_ru():
+    record = make_record(stonegarden.make("freego", size=6, ko="superko", target=7), ["C3"])
+    text = record_to_sgf(record)
+    assert "RU[stonegarden freego size=6 target=7 ko=superko]" in text
+    assert "SZ[6]" in text and "GM[1]" in text and ";B[cd]" in text
+    assert sgf_to_record(text).params == {"size": 6, "target": 7, "ko": "superko"}
+
+
+def sgf(moves, ru="stonegarden freego size=5", extra=""):
+    return f"(;GM[1]FF[4]SZ[5]RU[{ru}]{extra}" + "".join(f";{m}" for m in moves) + ")"
+
+
+def test_an_illegal_move_is_rejected_with_its_sgf_move_number():
+    with pytest.raises(RecordError, match=r"SGF move 3 \(B\[cc\] = C3\).*occupied") as err:
+        sgf_to_record(sgf(["B[cc]", "W[dd]", "B[cc]"]))
+    assert err.value.entry == 2
+
+
+def test_a_ko_violation_is_rejected_with_its_sgf_move_number():
+    # the ko of test_freego_rules, reached from the empty board
+    setup = ["B[cb]", "W[db]", "B[bc]", "W[cc]", "B[cd]", "W[dd]", "B[aa]", "W[ec]"]
+    sgf_to_record(sgf([*setup, "B[dc]"]))  # Black takes the ko
+    with pytest.raises(RecordError, match=r"SGF move 10.*ko"):
+        sgf_to_record(sgf([*setup, "B[dc]", "W[cc]"]))
+
+
+@pytest.mark.parametrize(("moves", "why"), [
+    (["W[cc]"], "B's turn"),
+    (["B[cc]", "B[dd]"], "W's turn"),
+    (["B[]"], "no pass"),
+    (["B[tt]"], "no pass"),
+    (["B[zz]"], "off a 5x5"),
+    (["B[c]"], "not an SGF point"),
+    (["B[cc]W[dd]"], "both B and W"),
+])
+def test_bad_moves_name_the_move_number(moves, why):
+    with pytest.raises(RecordError, match=f"SGF move {len(moves)}.*{why}"):
+        sgf_to_record(sgf(moves))
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("(;GM[2]SZ[5]RU[stonegarden freego];B[cc])", "not Go"),
+    ("(;GM[1]SZ[5];B[cc])", "no RU"),
+    ("(;GM[1]SZ[5]RU[Japanese];B[cc])", "does not name a stonegarden game"),
+    ("(;GM[1]SZ[7]RU[stonegarden freego size=5];B[cc])", "disagrees"),
+    ("(;GM[1]SZ[5]RU[stonegarden freego ko=maybe];B[cc])", "ko"),
+    ("(;GM[1]SZ[5]RU[stonegarden blooms];B[cc])", "not played on a square"),
+    ("(;GM[1]SZ[5]RU[stonegarden chess];B[cc])", "unknown game"),
+    ("(;GM[1]SZ[5]RU[stonegarden freego]AB[aa];B[cc])", "setup property"),
+    ("(;GM[1]SZ[5]RU[stonegarden freego target=1]RE[W+];B[ba];W[aa];B[ab])",
+     "disagrees with the replayed result"),
+])
+def test_bad_games_are_rejected(text, why):
+    with pytest.raises(RecordError, match=why):
+        sgf_to_record(text)
+
+
+def test_moves_after_the_end_are_rejected():
+    # target 1: Black's capture at A2 ends the game; a further move is refused
+    moves = ["B[bd]", "W[ae]", "B[be]", "W[ee]", "B[ad]", "W[dd]"]
+    with pytest.raises(RecordError, match=r"SGF move 6.*already over"):
+        sgf_to_record(sgf(moves, ru="stonegarden freego size=5 target=1"))
+
+
+def test_game_option_names_the_game_of_a_plain_go_sgf():
+    record = sgf_to_record("(;GM[1]FF[4]SZ[7];B[dd];W[cc])", game_id="freego")
+    assert record.game == "freego" and record.params == {"size": 7}
+    assert record.moves == ("D4", "C5")
+
+
+def test_resignation_travels_as_the_result():
+    game = stonegarden.make("bridgego", size=5)
+    state = game.play_text(game.initial_state(), "C3")
+    record = make_record(game, ["C3", "resign"], game.resign(state))
+    text = record_to_sgf(record)
+    assert "RE[B+R]" in text
+    assert sgf_to_record(text).moves == ("C3", "resign")
+
+
+def test_the_main_line_is_the_first_variation():
+    text = "(;GM[1]SZ[5]RU[stonegarden bridgego size=5];B[cc](;W[dd];B[ee])(;W[aa]))"
+    assert sgf_to_record(text).moves == ("C3", "D2", "E1")
+
+
+def test_property_values_are_unescaped():
+    nodes = parse_sgf(r"(;C[a \] b \\ c]PB[x\
+y];B[aa])")
+    assert nodes[0]["C"] == ["a ] b \\ c"] and nodes[0]["PB"] == ["xy"]
+
+
+@pytest.mark.parametrize("text", ["", "(", ")", "(;", "(;B[aa]", "(;B[aa)", ";B[aa]", "(B[aa])",
+                                  "(;B)", "(;B[aa]B[bb])", "()", "(;B[aa]);", "(;1[aa])"])
+def test_malformed_sgf_is_a_record_error(text):
+    try:
+        sgf_to_record(text)
+    except RecordError:
+        return
+    pytest.fail(f"{text!r} was accepted")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="(;)[]\\BWAGMSZRU aetc1=\n", max_size=60) | st.text(max_size=60))
+def test_garbage_never_crashes(text):
+    with contextlib.suppress(RecordError):
+        sgf_to_record(text)
+
+
+# -- the convert command --------------------------------------------------------------------------
+
+def test_convert_round_trip_through_the_cli(tmp_path, cli):
+    record = random_record("freego", {"size": 5, "target": 4}, 11)
+    src = tmp_path / "game.json"
+    save_record(record, src)
+    r = cli("convert", str(src), str(tmp_path / "game.sgf"))
+    assert r.returncode == 0, r.stderr
+    r = cli("convert", str(tmp_path / "game.sgf"), str(tmp_path / "back.json"))
+    assert r.returncode == 0, r.stderr
+    assert load_record(tmp_path / "back.json") == record
+
+
+def test_convert_reports_the_sgf_move_number_of_an_illegal_move(tmp_path, cli):
+    bad = tmp_path / "bad.sgf"
+    bad.write_text(sgf(["B[cc]", "W[cc]"]), encoding="utf-8")
+    r = cli("convert", str(bad), str(tmp_path / "out.json"))
+    assert r.returncode == 2
+    assert "SGF move 2" in r.stderr and "occupied" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_convert_rejects_unknown_extensions_and_missing_files(tmp_path, cli):
+    r = cli("convert", str(tmp_path / "a.txt"), str(tmp_path / "b.json"))
+    assert r.returncode == 2 and "extension" in r.stderr
+    r = cli("convert", str(tmp_path / "missing.sgf"), str(tmp_path / "b.json"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
+
+
+def test_convert_plain_go_sgf_with_game_option(tmp_path, cli):
+    src = tmp_path / "plain.sgf"
+    src.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[dc])", encoding="utf-8")
+    out = tmp_path / "plain.json"
+    r = cli("convert", str(src), str(out), "--game", "bridgego")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["moves"] == ["E5", "D7"]
