@@ -111,21 +111,30 @@ def test_a_square_game_is_played_through_the_api_with_the_point_builder(
         assert snap["builder"]["kind"] == "point" and len(cells_of(snap["svg"])) == 9
         r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "b3"})
         assert r.status_code == 200 and r.json()["last"] == ["B3"]
+        assert client.get(f"/game/{gid}").status_code == 200
+
+
+def test_square_games_download_and_upload_sgf(tmp_path: Path):
+    with TestClient(create_app(tmp_path / "g.db", workers=1)) as client:
+        made = client.post("/api/games", json={"game": "freego", "params": {"size": 5},
+                                               "seats": ["human", "human"]}).json()
+        gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
         assert 'id="download-sgf"' in client.get(f"/game/{gid}").text
+        client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "C3"})
+        client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "D4"})
         sgf = client.get(f"/api/games/{gid}/record.sgf")
-        assert sgf.status_code == 200 and sgf.text.startswith("(;FF[4]GM[1]")
-        assert "SZ[3]" in sgf.text and sgf.text.rstrip().endswith(";B[ba])")
-
-
-def test_sgf_points_count_rows_from_the_top():
-    from stonegarden.web.sgf import sgf_point, to_sgf
-
-    assert sgf_point("A1", 9) == "ai" and sgf_point("J9", 9) == "ia" and sgf_point("D4", 9) == "df"
-    with pytest.raises(ValueError):
-        sgf_point("Z1", 9)
-    game = FakeSquare(size=3)
-    assert to_sgf(game, ["A1", "pass", "resign"], 1, "resign").endswith(
-        "RE[B+R];B[ac];W[])\n")
+        assert sgf.status_code == 200 and sgf.text.startswith("(;GM[1]FF[4]")
+        assert ";B[cc];W[db]" in sgf.text and "SZ[5]" in sgf.text
+        up = client.post("/api/records", content=sgf.text.encode(),
+                         headers={"Content-Type": "application/x-go-sgf"})
+        assert up.status_code == 201, up.text
+        again = client.get(f"/api/games/{up.json()['id']}").json()
+        assert [m["text"] for m in again["moves"]] == ["C3", "D4"]
+        count = len(client.get("/api/games").json()["games"])
+        bad = client.post("/api/records", content=sgf.text.replace("W[db]", "W[cc]").encode(),
+                          headers={"Content-Type": "application/x-go-sgf"})
+        assert bad.status_code == 400 and bad.json()["error"].startswith("bad record")
+        assert len(client.get("/api/games").json()["games"]) == count
 
 
 def test_no_sgf_for_hex_games(tmp_path: Path):

@@ -27,11 +27,11 @@ from ..agents.registry import agent_names
 from ..core.record import parse_record
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
+from ..sgf import record_to_sgf, sgf_to_record
 from . import ai
-from .http import MAX_RECORD_BODY, error_response, read_body, read_json
+from .http import JSON, MAX_RECORD_BODY, SGF, error_response, read_body, read_json
 from .pages import rules_context
 from .service import ApiError, GameService, new_pool
-from .sgf import to_sgf
 from .storage import Store
 from .views import view_for
 
@@ -158,18 +158,26 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
     async def record_sgf(request: Request) -> Response:
         svc = service()
         live = svc.get(request.path_params["gid"])
-        if view_for(live.game).kind != "point":
-            raise ApiError(404, f"{live.game.title} is not a square-board game: no SGF")
-        body = to_sgf(live.game, live.moves, live.game.winner(live.state),
-                      live.game.result_reason(live.state))
+        try:
+            body = record_to_sgf(svc.record(live), source=f"game {live.id}")
+        except StonegardenError as exc:
+            raise ApiError(404, str(exc)) from None
         name = f"{live.game.id}-{live.id}.sgf"
         return Response(body, media_type="application/x-go-sgf",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def upload(request: Request) -> JSONResponse:
-        raw = await read_body(request, MAX_RECORD_BODY)
+        raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
         try:
-            live, keys = service().upload(parse_record(raw))
+            if request.headers.get("content-type", "").startswith(SGF):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise ApiError(400, "bad record: SGF is not UTF-8 text") from None
+                record = sgf_to_record(text, source="upload")
+            else:
+                record = parse_record(raw)
+            live, keys = service().upload(record)
         except StonegardenError as exc:
             raise ApiError(400, f"bad record: {exc}") from None
         return JSONResponse(_links(live.id, live.seats, keys), status_code=201)

@@ -13,9 +13,12 @@ from .service import ApiError
 #: the largest request body accepted (a move is a few bytes; a record upload can be larger)
 MAX_BODY = 64 * 1024
 MAX_RECORD_BODY = 1024 * 1024
+JSON = "application/json"
+SGF = "application/x-go-sgf"
 
 
-async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
+async def read_body(request: Request, limit: int = MAX_BODY,
+                    types: tuple[str, ...] = (JSON,)) -> bytes:
     """The request body, refusing more than ``limit`` bytes before reading them all.
 
     Raises:
@@ -24,8 +27,8 @@ async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
         (by Content-Length or by what arrives).
     """
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if ctype != "application/json":
-        raise ApiError(415, f"send JSON with Content-Type application/json, not {ctype!r}")
+    if ctype not in types:
+        raise ApiError(415, f"send Content-Type {' or '.join(types)}, not {ctype!r}")
     declared = request.headers.get("content-length")
     if declared is not None:
         try:

@@ -3,8 +3,8 @@
 const SG = {
   keys() { try { return JSON.parse(localStorage.getItem("sg-keys") || "{}"); } catch (e) { return {}; } },
   saveKey(gid, seat, key) { const k = SG.keys(); k[gid] = k[gid] || {}; k[gid][seat] = key; localStorage.setItem("sg-keys", JSON.stringify(k)); },
-  async post(url, body) {
-    const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  async post(url, body, type) {
+    const r = await fetch(url, { method: "POST", headers: { "Content-Type": type || "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
     let data = {};
     try { data = await r.json(); } catch (e) { data = { error: "bad response " + r.status }; }
     if (!r.ok) throw new Error(data.error || ("error " + r.status));
@@ -16,7 +16,8 @@ const SG = {
   async upload(file, errorEl) {
     errorEl.textContent = "";
     try {
-      const made = await SG.post("/api/records", await file.text());
+      const sgf = /\.sgf$/i.test(file.name);
+      const made = await SG.post("/api/records", await file.text(), sgf ? "application/x-go-sgf" : "application/json");
       SG.rememberLinks(made);
       location.href = made.links["1"];
     } catch (e) { errorEl.textContent = e.message; }
