@@ -173,6 +173,8 @@ def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, serv
 
 
 def test_rules_and_stored_games_pages(browser, server):
+    from stonegarden.core.registry import available_games
+
     page = browser.new_page(viewport={"width": 1100, "height": 900})
     page.goto(server.url + "/")
     page.select_option("#game-select", "blooms-territory")
@@ -189,7 +191,14 @@ def test_rules_and_stored_games_pages(browser, server):
     assert "move 1" in page.inner_text("#upload-error")
     page.goto(server.url + "/rules/blooms")
     assert page.locator("figure svg [data-cell]").count() > 0
-    assert "target" in page.inner_text("table")
+    assert "target" in page.inner_text("#params-table")
+    if (ROOT / "docs" / "games" / "blooms.md").exists():
+        assert page.locator(".doc h2").count() > 0  # the game's doc, rendered
+    for game_id in available_games():  # every rules page renders, with its doc's pictures
+        page.goto(server.url + f"/rules/{game_id}")
+        assert page.locator("figure svg").count() > 0, game_id
+        broken = page.evaluate("[...document.images].filter(i => !i.naturalWidth).length")
+        assert broken == 0, game_id
     shot(page, "blooms-rules.png")
     _, made = server.request("POST", "/api/games", {
         "game": "blooms", "params": {"size": 2}, "seats": ["human", "human"]})

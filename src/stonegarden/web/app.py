@@ -30,7 +30,7 @@ from ..errors import StonegardenError
 from ..sgf import record_to_sgf, sgf_to_record
 from . import ai
 from .http import JSON, MAX_RECORD_BODY, SGF, error_response, read_body, read_json
-from .pages import rules_context
+from .pages import DOCS, rules_context
 from .service import ApiError, GameService, new_pool
 from .storage import Store
 from .views import view_for
@@ -227,6 +227,8 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
     routes = [
         Route("/", home),
         Route("/game/{gid}", game_page),
+        # pictures the game docs refer to as img/... (present in a source checkout)
+        Mount("/rules/img", StaticFiles(directory=DOCS / "img", check_dir=False), name="docimg"),
         Route("/rules/{game}", rules_page),
         Route("/games", stored_page),
         Route("/api/meta", meta),

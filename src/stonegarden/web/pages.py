@@ -18,8 +18,11 @@ DOCS = Path(__file__).resolve().parents[3] / "docs" / "games"
 
 
 def doc_html(game_id: str) -> str | None:
-    """docs/games/<game>.md as HTML (raw HTML in the file is escaped), or ``None``."""
+    """docs/games/<game>.md as HTML (raw HTML in the file is escaped), or ``None``. A variant
+    (``blooms-territory``) falls back to its family's page (``blooms.md``)."""
     path = DOCS / f"{game_id}.md"
+    if not path.is_file():
+        path = DOCS / f"{game_id.split('-')[0]}.md"
     if not path.is_file():
         return None
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
