@@ -11,6 +11,7 @@ from .info import games
 from .lab import ladder, study, sweep
 from .play import play
 from .replay import replay
+from .serve import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,6 +28,7 @@ cli.add_command(convert)
 cli.add_command(study)
 cli.add_command(sweep)
 cli.add_command(ladder)
+cli.add_command(serve)
 
 
 def main() -> None:

@@ -1,0 +1,67 @@
+"""Work done in the worker processes: agent moves, hints and playout estimates.
+
+Each function receives plain data (game id, parameters, move texts) and rebuilds the game by
+replaying the moves, so nothing but strings crosses the process boundary and a worker never
+sees server state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..agents.registry import agent_names, make_agent
+from ..core.protocol import CHANCE
+from ..core.registry import make
+
+#: agents a hint may use, strongest first; the first registered one is taken
+HINT_PREFERENCE = ("mcts", "level", "random")
+#: uniformly random continuations per position for the win-probability graph
+PLAYOUTS_PER_POSITION = 200
+
+
+def hint_agent_spec() -> str:
+    """The strongest registered agent (``random`` until a searching agent exists)."""
+    names = agent_names()
+    for name in HINT_PREFERENCE:
+        if name in names:
+            return "level:2" if name == "level" else name
+    return next(iter(names))
+
+
+def agent_move(game_id: str, params: dict[str, Any], moves: list[str], spec: str) -> str:
+    """The canonical text of the move agent ``spec`` chooses after ``moves``.
+
+    Raises:
+        StonegardenError: bad game, parameters, moves or agent spec (the server checked them).
+    """
+    game = make(game_id, **params)
+    state = game.replay(moves)[-1]
+    action = make_agent(spec).choose(game, state)
+    return game.action_to_text(state, action)
+
+
+def playout_estimates(game_id: str, params: dict[str, Any], moves: list[str],
+                      plies: list[int], count: int, seed: int) -> dict[int, float]:
+    """For each ply in ``plies``: the share of ``count`` uniformly random continuations from
+    that position that player 1 wins (draws count a half). Finished positions give 1, 0 or
+    0.5 exactly."""
+    game = make(game_id, **params)
+    states = game.replay(moves)
+    out: dict[int, float] = {}
+    for ply in plies:
+        s = states[ply]
+        if game.is_terminal(s):
+            w = game.winner(s)
+            out[ply] = 1.0 if w == 1 else 0.0 if w == 2 else 0.5
+            continue
+        wins1, _wins2, draws, _ = (int(v) for v in game.random_playouts(s, count, seed + ply))
+        out[ply] = (wins1 + 0.5 * draws) / count
+    return out
+
+
+def warm_up() -> bool:
+    """Import the games and agents (and load numba caches) before the first real request."""
+    game = make("blooms", size=2)
+    s = game.initial_state()
+    if game.current_player(s) != CHANCE:
+        make_agent("random").choose(game, s)
+    return True

@@ -1,0 +1,6 @@
+"""Makes ``webhelpers`` importable from the web tests (pytest runs with importlib mode)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -1,0 +1,295 @@
+"""The JSON API through starlette's TestClient: playing, the AI, undo/redo, hints, records,
+and the bad-input matrix (every refused request leaves the stored game unchanged)."""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import Executor, Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("httpx", reason="starlette's TestClient needs httpx (test extra)")
+from starlette.testclient import TestClient
+from webhelpers import first_legal
+
+from stonegarden.core.record import parse_record, replay_record
+from stonegarden.web.app import create_app
+from stonegarden.web.storage import Store
+
+SMALL = {"size": 2, "target": 2}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.db"
+
+
+@pytest.fixture
+def client(db: Path):
+    with TestClient(create_app(db, workers=1, ai_timeout=120)) as c:
+        yield c
+
+
+def new_game(client: TestClient, seats: list[str], game: str = "blooms",
+             params: dict[str, Any] | None = None) -> dict[str, Any]:
+    r = client.post("/api/games", json={"game": game, "params": params or SMALL, "seats": seats})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def wait_for_agent(client: TestClient, gid: str) -> dict[str, Any]:
+    """Poll until no agent is thinking (bounded: the agent is `random`, a worker process)."""
+    for _ in range(600):
+        snap = client.get(f"/api/games/{gid}").json()
+        if snap["thinking"] is None:
+            return snap
+        time.sleep(0.05)
+    raise AssertionError("the agent never moved")
+
+
+def stored(db: Path, gid: str):
+    row = Store(db).get(gid)
+    assert row is not None
+    return (row.moves, row.result, row.redo)
+
+
+def test_human_vs_agent_game_is_played_to_the_end_and_its_record_replays(client, db):
+    made = new_game(client, ["human", "random"])
+    gid, key = made["id"], made["secrets"]["1"]
+    moves: list[str] = []
+    for _ in range(40):
+        snap = wait_for_agent(client, gid)
+        moves = [m["text"] for m in snap["moves"]]
+        if snap["terminal"]:
+            break
+        assert snap["to_move"] == 1
+        r = client.post(f"/api/games/{gid}/move",
+                        json={"secret": key, "move": first_legal("blooms", SMALL, moves),
+                              "ply": len(moves)})
+        assert r.status_code == 200, r.text
+    snap = client.get(f"/api/games/{gid}").json()
+    assert snap["terminal"] and snap["winner"] in (1, 2, 0)
+    assert stored(db, gid)[0] == tuple(m["text"] for m in snap["moves"])
+    record = parse_record(client.get(f"/api/games/{gid}/record").text)
+    game, states = replay_record(record)
+    assert game.winner(states[-1]) == snap["winner"]
+
+
+def test_two_human_seats_each_move_only_with_their_own_secret(client, db):
+    made = new_game(client, ["human", "human"])
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"})
+    assert r.status_code == 200
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"})
+    assert r.status_code == 200, r.text
+    assert stored(db, gid)[0] == ("Rb2", "Ka1")
+    assert client.post(f"/api/games/{gid}/seat", json={"secret": k2}).json()["seat"] == 2
+
+
+def test_snapshots_never_contain_seat_secrets(client):
+    made = new_game(client, ["human", "human"])
+    gid = made["id"]
+    body = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": made["secrets"]["1"]}).text
+    assert made["secrets"]["1"] not in body and made["secrets"]["2"] not in body
+    listing = client.get("/api/games").text + client.get("/games").text
+    assert made["secrets"]["1"] not in listing and made["secrets"]["2"] not in listing
+
+
+def _bad_requests(gid: str, k1: str, k2: str) -> list[tuple[str, str, Any, int]]:
+    """(method, path, body, expected status); bodies given as bytes are sent raw."""
+    move = f"/api/games/{gid}/move"
+    return [
+        ("POST", move, b"{not json", 400),
+        ("POST", move, b"[1, 2]", 400),
+        ("POST", move, b"\xff\xfe", 400),
+        ("POST", move, b'{"secret": "' + b"x" * (70 * 1024) + b'"}', 413),
+        ("POST", move, {"move": "Ka1"}, 403),
+        ("POST", move, {"secret": "", "move": "Ka1"}, 403),
+        ("POST", move, {"secret": "not-a-secret", "move": "Ka1"}, 403),
+        ("POST", move, {"secret": 12, "move": "Ka1"}, 403),
+        ("POST", move, {"secret": k1, "move": "Ya1"}, 409),  # out of turn
+        ("POST", move, {"secret": k2, "move": "Kb2"}, 422),  # occupied
+        ("POST", move, {"secret": k2, "move": "Ra1"}, 422),  # the other player's colour
+        ("POST", move, {"secret": k2, "move": "Kz9"}, 400),  # not a cell
+        ("POST", move, {"secret": k2, "move": "hello"}, 400),
+        ("POST", move, {"secret": k2, "move": 5}, 400),
+        ("POST", move, {"secret": k2, "move": "Ka1" * 100}, 400),
+        ("POST", move, {"secret": k2, "move": "pass"}, 422),  # no pass in the capture race
+        ("POST", move, {"secret": k2, "move": "Ka1", "ply": 0}, 409),  # stale
+        ("POST", move, {"secret": k2, "move": "Ka1", "ply": True}, 409),
+        ("POST", "/api/games/nope/move", {"secret": k2, "move": "Ka1"}, 404),
+        ("POST", f"/api/games/{gid}/undo", {"secret": k2}, 409),  # two humans: no undo
+        ("POST", f"/api/games/{gid}/undo", {"secret": "bad"}, 403),
+        ("POST", f"/api/games/{gid}/redo", {}, 403),
+        ("POST", f"/api/games/{gid}/cancel", {"secret": "bad"}, 403),
+        ("POST", f"/api/games/{gid}/resume", {}, 403),
+        ("POST", f"/api/games/{gid}/hint", {"secret": "bad"}, 403),
+        ("POST", f"/api/games/{gid}/seat", {"secret": "bad"}, 403),
+        ("GET", f"/api/games/{gid}?ply=99", None, 400),
+        ("GET", f"/api/games/{gid}?ply=x", None, 400),
+        ("GET", "/api/games/nope", None, 404),
+        ("GET", "/api/nothing-here", None, 404),
+        ("POST", "/api/games", {"game": "chess", "seats": ["human", "human"]}, 400),
+        ("POST", "/api/games", {"game": "blooms", "params": {"size": 99}}, 400),
+        ("POST", "/api/games", {"game": "blooms", "params": {"colour": 1}}, 400),
+        ("POST", "/api/games", {"game": "blooms", "params": [], "seats": ["human", "human"]}, 400),
+        ("POST", "/api/games", {"game": "blooms", "seats": ["human", "nosuchagent"]}, 400),
+        ("POST", "/api/games", {"game": "blooms", "seats": ["human"]}, 400),
+        ("POST", "/api/records", b"not a record", 400),
+        ("POST", "/api/records", json.dumps({"format": "stonegarden-record", "version": 1,
+                                              "game": "blooms", "params": SMALL,
+                                              "moves": ["Rb2", "Kb2"]}).encode(), 400),
+    ]
+
+
+def test_bad_input_gets_a_4xx_json_error_and_changes_nothing(client, db):
+    made = new_game(client, ["human", "human"])
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"})
+    assert r.status_code == 200
+    before = stored(db, gid)
+    count = len(Store(db).list_games())
+    for method, path, body, status in _bad_requests(gid, k1, k2):
+        if isinstance(body, bytes):
+            r = client.request(method, path, content=body,
+                               headers={"Content-Type": "application/json"})
+        else:
+            r = client.request(method, path, json=body)
+        assert r.status_code == status, (method, path, body if not isinstance(body, bytes)
+                                         else body[:40], r.status_code, r.text[:200])
+        assert isinstance(r.json()["error"], str) and r.json()["error"]
+        assert stored(db, gid) == before, (path, body)
+        assert len(Store(db).list_games()) == count, (path, body)
+    # the game still works afterwards
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"})
+    assert r.status_code == 200
+
+
+def test_requests_not_declared_as_json_are_refused(client, db):
+    """A cross-site HTML form can post text/plain or form data, never application/json."""
+    made = new_game(client, ["human", "human"])
+    gid, k1 = made["id"], made["secrets"]["1"]
+    body = json.dumps({"secret": k1, "move": "Rb2"})
+    for ctype in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        r = client.post(f"/api/games/{gid}/move", content=body, headers={"Content-Type": ctype})
+        assert r.status_code == 415 and r.json()["error"]
+    assert stored(db, gid)[0] == ()
+
+
+def test_a_loopback_server_refuses_other_host_names(db):
+    app = create_app(db, workers=1, allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://localhost") as client:
+        assert client.get("/api/meta").status_code == 200
+        assert client.get("/api/meta", headers={"Host": "evil.example"}).status_code == 400
+
+
+def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):
+    made = new_game(client, ["random", "human"])
+    gid = made["id"]
+    wait_for_agent(client, gid)
+    before = stored(db, gid)
+    r = client.post(f"/api/games/{gid}/move", json={"secret": made["secrets"]["1"], "move": "Ra1"})
+    assert (r.status_code == 409 and "agent" in r.json()["error"]) or "turn" in r.json()["error"]
+    assert stored(db, gid) == before
+
+
+def test_undo_takes_back_the_agent_reply_and_redo_replays_it(client, db):
+    made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
+    gid, key = made["id"], made["secrets"]["1"]
+    client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rc3"})
+    wait_for_agent(client, gid)
+    client.post(f"/api/games/{gid}/move",
+                json={"secret": key, "move": first_legal("blooms", {"size": 3, "target": 6},
+                                                         list(stored(db, gid)[0]))})
+    played = wait_for_agent(client, gid)
+    assert played["length"] == 4
+    undone = client.post(f"/api/games/{gid}/undo", json={"secret": key}).json()
+    assert undone["length"] == 2 and undone["to_move"] == 1 and undone["can_redo"]
+    assert stored(db, gid)[0] == tuple(m["text"] for m in played["moves"][:2])
+    redone = client.post(f"/api/games/{gid}/redo", json={"secret": key}).json()
+    assert [m["text"] for m in redone["moves"]] == [m["text"] for m in played["moves"]]
+    assert stored(db, gid)[0] == tuple(m["text"] for m in played["moves"])
+
+
+def test_hint_names_a_legal_move_and_marks_its_cells(client):
+    made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
+    gid, key = made["id"], made["secrets"]["1"]
+    r = client.post(f"/api/games/{gid}/hint", json={"secret": key})
+    assert r.status_code == 200, r.text
+    hint = r.json()["hint"]
+    assert hint["cells"] and all(f'data-cell="{c}"' in r.json()["svg"] for c in hint["cells"])
+    assert "hint-ring" in r.json()["svg"]
+    ok = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": hint["move"]})
+    assert ok.status_code == 200
+
+
+def test_analysis_gives_a_labelled_estimate_per_position(client):
+    made = new_game(client, ["human", "human"], params={"size": 3, "target": 6})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rc3"})
+    client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1,Gb1"})
+    a = client.get(f"/api/games/{gid}/analysis").json()
+    assert [p for p, _ in a["points"]] == [0, 1, 2]
+    assert all(0.0 <= v <= 1.0 for _, v in a["points"])
+    assert "random" in a["label"] and a["playouts"] > 0
+
+
+def test_record_upload_replays_then_stores_and_a_bad_one_stores_nothing(client, db):
+    made = new_game(client, ["human", "human"], params={"size": 3, "target": 6})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rc3"})
+    client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1,Gb1"})
+    text = client.get(f"/api/games/{gid}/record").text
+    r = client.post("/api/records", content=text.encode(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    assert stored(db, r.json()["id"])[0] == ("Rc3", "Ka1,Gb1")
+    count = len(Store(db).list_games())
+    bad = json.loads(text)
+    bad["moves"].append("Rc3")  # occupied
+    r = client.post("/api/records", content=json.dumps(bad).encode(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "move 2" in r.json()["error"]
+    assert len(Store(db).list_games()) == count
+
+
+def test_territory_rules_offer_pass_and_two_passes_end_the_game(client, db):
+    made = new_game(client, ["human", "human"], game="blooms-territory", params={"size": 2})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"})
+    snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": k2}).json()
+    assert snap["builder"]["can_pass"] and snap["can_play"]
+    client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "pass"})
+    end = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "pass"}).json()
+    assert end["terminal"] and end["reason"] == "two-passes"
+    assert stored(db, gid)[1]["winner"] == end["winner"]
+
+
+class HeldPool(Executor):
+    """An executor whose jobs never finish: an agent that thinks until cancelled."""
+
+    def __init__(self) -> None:
+        self.futures: list[Future[Any]] = []
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+        f: Future[Any] = Future()
+        self.futures.append(f)
+        return f
+
+
+def test_cancel_discards_the_agent_and_pauses_it_until_resumed_or_undone(db):
+    pool = HeldPool()
+    with TestClient(create_app(db, pool_factory=lambda: pool)) as client:
+        made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
+        gid, key = made["id"], made["secrets"]["1"]
+        snap = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rc3"}).json()
+        assert snap["thinking"]["spec"] == "random" and snap["thinking"]["budget"] > 0
+        assert client.post(f"/api/games/{gid}/cancel", json={"secret": "x"}).status_code == 403
+        r = client.post(f"/api/games/{gid}/cancel", json={"secret": key}).json()
+        assert r["thinking"] is None and r["paused"] and "cancel" in r["notice"]
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key}).json()
+        assert r["length"] == 0 and r["to_move"] == 1 and not r["paused"]
+        assert stored(db, gid)[0] == ()

@@ -1,0 +1,104 @@
+"""The real server as a process: killed with SIGKILL mid-game and started again on the same
+database, the game goes on where it was; live updates arrive as server-sent events."""
+
+from __future__ import annotations
+
+import time
+import urllib.request
+from pathlib import Path
+
+from webhelpers import Server, first_legal
+
+PARAMS = {"size": 3, "target": 4}
+
+
+def wait_turn(server: Server, gid: str) -> dict:
+    for _ in range(600):  # bounded: the agent is `random` in a worker process
+        status, snap = server.request("GET", f"/api/games/{gid}")
+        assert status == 200
+        if snap["thinking"] is None:
+            return snap
+        time.sleep(0.05)
+    raise AssertionError("the agent never moved")
+
+
+def play_one(server: Server, gid: str, key: str) -> dict:
+    snap = wait_turn(server, gid)
+    moves = [m["text"] for m in snap["moves"]]
+    status, body = server.request("POST", f"/api/games/{gid}/move",
+                                  {"secret": key, "move": first_legal("blooms", PARAMS, moves)})
+    assert status == 200, body
+    return wait_turn(server, gid)
+
+
+def test_kill_9_mid_game_then_restart_on_the_same_db_and_finish(tmp_path: Path, cli):
+    db = tmp_path / "games.db"
+    server = Server(db).start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PARAMS, "seats": ["human", "random"]})
+        assert status == 201
+        gid, key = made["id"], made["secrets"]["1"]
+        play_one(server, gid, key)
+        moves = [m["text"] for m in wait_turn(server, gid)["moves"]]
+        # a human move, then SIGKILL at once: the agent may be thinking about its reply
+        status, before = server.request("POST", f"/api/games/{gid}/move", {
+            "secret": key, "move": first_legal("blooms", PARAMS, moves)})
+        assert status == 200 and before["length"] == len(moves) + 1
+        server.kill9()
+        server = Server(db, server.port).start()
+        after = wait_turn(server, gid)  # the agent (re)thinks after the restart if it must
+        assert after["moves"][: before["length"]] == before["moves"]
+        assert after["terminal"] or after["to_move"] == 1
+        status, _ = server.request("POST", f"/api/games/{gid}/move",
+                                   {"secret": "wrong", "move": "Ra1"})
+        assert status == 403  # the secrets survived the restart too, and still guard the seat
+        for _ in range(30):
+            snap = wait_turn(server, gid)
+            if snap["terminal"]:
+                break
+            play_one(server, gid, key)
+        assert snap["terminal"]
+        with urllib.request.urlopen(server.url + f"/api/games/{gid}/record", timeout=30) as r:
+            (tmp_path / "game.json").write_bytes(r.read())
+    finally:
+        server.stop()
+    replay = cli("replay", str(tmp_path / "game.json"), "--json")
+    assert replay.returncode == 0, replay.stderr
+    assert len(replay.stdout.splitlines()) == snap["length"]
+
+
+def test_server_sent_events_announce_every_move(tmp_path: Path):
+    server = Server(tmp_path / "games.db").start()
+    try:
+        _, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PARAMS, "seats": ["human", "human"]})
+        gid = made["id"]
+        stream = urllib.request.urlopen(server.url + f"/api/games/{gid}/events", timeout=30)
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+
+        def next_event() -> str:
+            lines = []
+            while True:
+                line = stream.readline().decode().rstrip("\n")
+                if line == "" and lines:
+                    return "\n".join(lines)
+                if line and not line.startswith(":"):
+                    lines.append(line)
+
+        first = next_event()
+        assert first.startswith("event: update")
+        server.request("POST", f"/api/games/{gid}/move",
+                       {"secret": made["secrets"]["1"], "move": "Rc3"})
+        second = next_event()
+        assert second.startswith("event: update") and second != first
+        stream.close()
+    finally:
+        server.stop()
+
+
+def test_serve_command_documents_its_options(cli):
+    out = cli("serve", "--help")
+    assert out.returncode == 0, out.stderr
+    for option in ("--host", "--port", "--db", "--open", "--ai-timeout", "127.0.0.1"):
+        assert option in out.stdout
