@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Install stonegarden with its test dependencies and run the whole suite (README, command 2).
+# Install stonegarden with its test dependencies (Chromium included) and run the whole suite
+# (README, command 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Debian's Chromium for the browser tests (only installed when missing)
+bash scripts/install-browser.sh
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 set +e
 python3 -m pytest -n 2 "$@"
