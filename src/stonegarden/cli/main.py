@@ -7,6 +7,7 @@ import click
 from .. import __version__
 from .bench import bench
 from .info import games
+from .match import match
 from .play import play
 from .replay import replay
 
@@ -21,6 +22,7 @@ cli.add_command(games)
 cli.add_command(play)
 cli.add_command(replay)
 cli.add_command(bench)
+cli.add_command(match)
 
 
 def main() -> None:
