@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .analyse import analyse
 from .bench import bench
 from .info import games
 from .match import match
@@ -23,6 +24,7 @@ cli.add_command(play)
 cli.add_command(replay)
 cli.add_command(bench)
 cli.add_command(match)
+cli.add_command(analyse)
 
 
 def main() -> None:
