@@ -52,9 +52,8 @@ class Node:
 
     def expectation(self) -> float:
         """Player-1 value of a chance node: probability-weighted mean over visited outcomes."""
-        assert self.probs is not None
         seen = self.n > 0
-        if not seen.any():
+        if self.probs is None or not seen.any():
             return self.wsum / max(self.visits, 1)
         p = self.probs[seen]
         return float((p * self.w[seen] / self.n[seen]).sum() / p.sum())
