@@ -82,7 +82,8 @@ def test_solver_proves_the_forced_win_and_stops(config):
 
 def test_solver_off_never_claims_a_proof():
     game, state = capture_to_win()
-    res = make_engine(game, dataclasses.replace(FAST, solver=False), 1).search(state, Budget(sims=500))
+    engine = make_engine(game, dataclasses.replace(FAST, solver=False), 1)
+    res = engine.search(state, Budget(sims=500))
     assert res.proven is None
     assert res.sims == 500
 
@@ -96,7 +97,7 @@ def test_tree_reuse_keeps_the_visits_below_the_moves_played(config):
     assert first.reused == 0
     mine = game.play(state, first.best)
     assert engine.search(mine, Budget(sims=100)).reused > 0
-    reply = engine.last_best if hasattr(engine, "last_best") else engine.search(mine, Budget(sims=1)).best
+    reply = engine.search(mine, Budget(sims=1)).best
     after = game.play(mine, reply)
     second = engine.search(after, Budget(sims=100))
     assert second.reused > 0

@@ -24,7 +24,8 @@ def elo_from_score(score: float) -> float:
         ParameterError: a score outside (0, 1).
     """
     if not 0.0 < score < 1.0:
-        raise ParameterError(f"a score fraction for Elo must lie strictly between 0 and 1, not {score!r}")
+        raise ParameterError(
+            f"a score fraction for Elo must lie strictly between 0 and 1, not {score!r}")
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 

@@ -64,7 +64,8 @@ def _float_option(options: dict[str, str], key: str, spec: str) -> float | None:
     try:
         value = float(raw)
     except ValueError:
-        raise ParameterError(f"agent {spec!r}: option {key!r} must be a number, not {raw!r}") from None
+        raise ParameterError(
+            f"agent {spec!r}: option {key!r} must be a number, not {raw!r}") from None
     if not value > 0 or value != value or value == float("inf"):
         raise ParameterError(f"agent {spec!r}: option {key!r} must be positive and finite")
     return value

@@ -95,7 +95,8 @@ def review_moves(agent: SearchAgent, game: Game, states: list[State], moves: lis
 @click.option("--sims", type=click.IntRange(min=1), default=None,
               help="simulations per position (reproducible with --seed)")
 @click.option("--seed", type=int, default=1, show_default=True)
-@click.option("--review", "review", is_flag=True, help="every move with the value lost against the best")
+@click.option("--review", "review", is_flag=True,
+              help="every move with the value lost against the best")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @friendly_errors
 def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int | None,
@@ -117,7 +118,8 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
         for r in rows:
             if "lost" in r:
                 click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {r['lost']:.3f}"
-                           f"  (best {r['best']} {r['value_best']:.3f}, played {r['value_played']:.3f})")
+                           f"  (best {r['best']} {r['value_best']:.3f},"
+                           f" played {r['value_played']:.3f})")
             else:
                 click.echo(f"{r['ply']:>4}  {r['move']}")
         return

@@ -154,7 +154,9 @@ class BloomsRaceEngine:
         t0 = time.perf_counter()
         reused = self._prepare_root(state)
         self.root_state = state
-        seed = (self.seed if self.seed is not None else int(np.random.SeedSequence().entropy % 2**31))
+        seed = self.seed
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**31)
         SK.run_sims(0, *self._args(state))  # compile/load outside the budget
         SK.seed_numba((seed * 1_000_003 + self.searches) % 2**31)
         self.searches += 1
@@ -178,7 +180,8 @@ class BloomsRaceEngine:
                     break
                 # aim at ~20 ms chunks, never past the deadline
                 per = max((now - t1) / max(done, 1), 1e-7)
-                chunk = int(max(1, min(chunk * 2, 0.02 / per, (budget.seconds - (now - t0)) / per + 1)))
+                left = budget.seconds - (now - t0)
+                chunk = int(max(1, min(chunk * 2, 0.02 / per, left / per + 1)))
             else:
                 chunk = min(chunk * 2, 4096)
         result = self._result(state, sims, time.perf_counter() - t0, reused)

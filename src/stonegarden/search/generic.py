@@ -28,8 +28,22 @@ class Node:
     """One position in the tree. ``n``/``w`` are per-action visits and player-1 reward sums;
     ``proven`` is the exact player-1 value once the solver knows it."""
 
-    __slots__ = ("state", "player", "proven", "actions", "probs", "order", "tried", "n", "w",
-                 "bonus", "children", "chance_kids", "visits", "wsum")
+    __slots__ = (
+        "actions",
+        "bonus",
+        "chance_kids",
+        "children",
+        "n",
+        "order",
+        "player",
+        "probs",
+        "proven",
+        "state",
+        "tried",
+        "visits",
+        "w",
+        "wsum",
+    )
 
     def __init__(self, game: Game, state: State) -> None:
         self.state = state
@@ -205,7 +219,8 @@ class GenericMcts:
         while True:
             if budget.sims is not None and sims >= budget.sims:
                 break
-            if budget.seconds is not None and sims % 8 == 0 and time.perf_counter() - t0 >= budget.seconds:
+            if (budget.seconds is not None and sims % 8 == 0
+                    and time.perf_counter() - t0 >= budget.seconds):
                 break
             if root.proven is not None and self.config.solver and root.actions is not None:
                 break
@@ -223,8 +238,8 @@ class GenericMcts:
                 q = root.w[i] / root.n[i]
                 if self.config.chance and child is not None and int(i) in root.chance_kids:
                     q = child.expectation()
-                moves.append(MoveStat(int(root.actions[i]), int(root.n[i]), float(mover_value(q, m)),
-                                      winner_of(proven)))
+                moves.append(MoveStat(int(root.actions[i]), int(root.n[i]),
+                                      float(mover_value(q, m)), winner_of(proven)))
         moves.sort(key=lambda s: (-_proof_rank(s.proven, m), -s.visits, -s.value))
         if not moves:  # no simulation reached a move (tiny budget): any legal move
             acts = self.game.legal_actions(root.state)

@@ -187,7 +187,7 @@ def fills_capture(board, nb, cell, mover, stack, seen, clock):
             continue
         col = board[w]
         if col != EMPTY and (col + 1) // 2 != mover:
-            size, alive = judge_bloom(board, nb, w, stack, seen, clock, clock[0])
+            _, alive = judge_bloom(board, nb, w, stack, seen, clock, clock[0])
             if not alive:
                 hit = True
                 break
@@ -223,7 +223,7 @@ def playout(board, nb, player, first_turn, scores, target, max_turns, captures, 
     prev = np.empty(2, np.int32)
     nprev = 0
     full_scan = True
-    for turn in range(max_turns):
+    for _turn in range(max_turns):
         if ne == 0:
             if scores[0] > scores[1]:
                 return 1
@@ -347,11 +347,11 @@ def run_sims(nsims, root, root_board, root_scores, root_first, target, max_turns
             if nd_proven[node] != 0:
                 code = nd_proven[node]
                 break
-            if nd_first[node] < 0:
-                if (node != root and nd_n[node] == 0) or not expand(
-                        node, board, first_turn, pend_a, nd_stage, nd_first, nd_count, ed_move,
-                        ed_child, ed_n, ed_w, ed_rn, ed_rw, counters):
-                    break
+            # a leaf on its first visit gets a playout; on its second it gets its edges
+            if nd_first[node] < 0 and ((node != root and nd_n[node] == 0) or not expand(
+                    node, board, first_turn, pend_a, nd_stage, nd_first, nd_count, ed_move,
+                    ed_child, ed_n, ed_w, ed_rn, ed_rw, counters)):
+                break
             e = select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_child, ed_n,
                        ed_w, ed_rn, ed_rw, c, rave, rave_k, solver)
             path_nodes[depth] = node
