@@ -258,3 +258,30 @@ def test_chance_outcomes_are_visited_in_proportion_to_their_probability():
     n = chance.n
     assert n.sum() > 100
     assert abs(n[0] / n.sum() - 0.7) < 0.01
+
+
+@pytest.mark.nojit
+def test_the_search_kernels_run_as_plain_python():
+    """The numba tree runs unchanged with NUMBA_DISABLE_JIT=1 (coverage and debuggers)."""
+    code = (
+        "import stonegarden\n"
+        "from stonegarden.search.fast import make_engine\n"
+        "from stonegarden.search.config import SearchConfig, Budget\n"
+        "g = stonegarden.make('blooms', size=3, target=1)\n"
+        "s = g.replay(['Ra2', 'Ka1'])[-1]\n"
+        "r = make_engine(g, SearchConfig(), 1).search(s, Budget(sims=2000))\n"
+        "print(r.proven, g.action_to_text(s, r.best))\n"
+    )
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1",
+               PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert out.returncode == 0, out.stderr
+    proven, move = out.stdout.split()
+    assert proven == "1" and move in ("Rb1,Yb2", "Rb2,Yb1")
