@@ -15,13 +15,30 @@ FAST_ENGINES = {
 }
 
 
+#: game id -> "module:function(game, state, seed) -> player-1 reward": fast playouts for the
+#: generic search, for games whose ``random_playouts`` is not a kernel
+FAST_PLAYOUTS = {
+    "blooms-territory": "stonegarden.search.blooms_territory:playout_value",
+}
+
+
+def _load(target: str) -> Any:
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def fast_playout(game: Game, config: SearchConfig) -> Any | None:
+    """The game's fast playout function for the generic search, or ``None``."""
+    target = FAST_PLAYOUTS.get(game.id)
+    return _load(target) if config.fast and target is not None else None
+
+
 def fast_engine(game: Game, config: SearchConfig, seed: int | None) -> Any | None:
     """The game's fast engine for ``config``, or ``None`` (then use the generic search)."""
     target = FAST_ENGINES.get(game.id)
     if not config.fast or target is None:
         return None
-    module, _, cls = target.partition(":")
-    return getattr(importlib.import_module(module), cls)(game, config, seed)
+    return _load(target)(game, config, seed)
 
 
 def make_engine(game: Game, config: SearchConfig, seed: int | None) -> Any:

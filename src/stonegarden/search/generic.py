@@ -5,7 +5,8 @@ rewards for player 1, a win counting 1 and a draw 1/2), so selection is one vect
 the siblings. A node is expanded on its second visit (its first gives a playout), every action is
 tried once before UCB takes over (plain UCT), and chance nodes pick the outcome whose visit
 share lags its probability most, so outcome counts track the probabilities deterministically.
-Playouts are the game's own ``random_playouts`` kernel (uniform).
+Playouts are the game's own ``random_playouts`` kernel (uniform), or a faster playout
+function listed for the game in ``fast.FAST_PLAYOUTS``.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ class GenericMcts:
         self.rng = np.random.default_rng(seed)
         self.root: Node | None = None
         self.entries = 0
+        from .fast import fast_playout
+
+        self.fast_playout = fast_playout(game, config)
 
     # -- tree -------------------------------------------------------------------------------
     def _expand(self, node: Node) -> None:
@@ -131,7 +135,10 @@ class GenericMcts:
         return int(np.argmax(score))
 
     def _playout(self, state: State) -> float:
-        t = self.game.random_playouts(state, 1, int(self.rng.integers(2**31)))
+        seed = int(self.rng.integers(2**31))
+        if self.fast_playout is not None:
+            return float(self.fast_playout(self.game, state, seed))
+        t = self.game.random_playouts(state, 1, seed)
         return (float(t[0]) + 0.5 * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
     def _simulate(self, root: Node) -> None:
