@@ -3,8 +3,8 @@
 
 A playout turn is drawn uniformly from all 2E + E(E-1) placements and the pass, redrawn while
 illegal (self-fencing); after ``TRIES`` illegal draws the mover passes. Superko is ignored in
-playouts (the tree above them follows the real rules), and a playout stops after
-``limit`` turns (twice the cells) and is scored as it stands, because the original rules can cycle forever.
+playouts (the tree above them follows the real rules), and a playout stops after ``limit``
+turns (twice the cells) and is scored as it stands, because the original rules can cycle.
 """
 
 from __future__ import annotations
