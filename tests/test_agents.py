@@ -11,7 +11,7 @@ from stonegarden.errors import ParameterError
 
 SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims=40,seed=1",
          "mcts:sims=40,seed=1,split=off,rave=off,solver=off,chance=off,reuse=off,captures=0",
-         "mcts:sims=40,seed=1,fast=off", "level:1,seed=1", "level:2"]
+         "mcts:sims=40,seed=1,fast=off", "mcts:sims=40,seed=1,grave=5", "level:1,seed=1", "level:2"]
 
 
 def test_every_agent_is_listed_with_a_description():
@@ -42,6 +42,7 @@ def test_agents_play_legal_moves_to_the_end(game_id, params, spec):
     ("mcts:rave=maybe", "'rave' must be on/off"),
     ("mcts:bogus=1", "unknown option"),
     ("mcts:captures=99", "'captures' must be 0..64"),
+    ("mcts:grave=-3", "'grave' must be 0"),
     ("uct-flat:rave=on", "unknown option"),
     ("level", "say which level"),
     ("level:0", "say which level"),

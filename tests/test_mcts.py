@@ -23,6 +23,7 @@ SWITCHES = [
     pytest.param(FAST, id="all-on"),
     pytest.param(dataclasses.replace(FAST, split=False), id="split-off"),
     pytest.param(dataclasses.replace(FAST, rave=False), id="rave-off"),
+    pytest.param(dataclasses.replace(FAST, grave=20), id="grave"),
     pytest.param(dataclasses.replace(FAST, solver=False), id="solver-off"),
     pytest.param(dataclasses.replace(FAST, captures=0), id="uniform-playouts"),
     pytest.param(GENERIC, id="generic"),
@@ -78,6 +79,66 @@ def test_solver_proves_the_forced_win_and_stops(config):
     assert res.value == 1.0
     assert res.sims < 100_000, "a proven root ends the search early"
     assert res.moves[0].proven == 1
+
+
+def _exact(game, state, memo):
+    """Exhaustive game value (winner, 0 draw) of a tiny position."""
+    key = (state.board, state.scores, state.player, state.ply == 0)
+    if key not in memo:
+        if game.is_terminal(state):
+            memo[key] = game.winner(state)
+        else:
+            p = state.player
+            results = {_exact(game, game.play_unchecked(state, int(a)), memo)
+                       for a in game.legal_actions(state)}
+            memo[key] = p if p in results else 0 if 0 in results else 3 - p
+    return memo[key]
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(FAST, split=False)],
+                         ids=["fast-split", "generic", "fast-whole-turns"])
+def test_solver_proofs_agree_with_exhaustive_search(config):
+    """On the 7-cell board every proof the solver makes is the true game value, and a proven
+    win is played."""
+    game = stonegarden.make("blooms", size=2, target=3)
+    rng = np.random.default_rng(0)
+    memo: dict = {}
+    proofs = 0
+    for _ in range(25):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, 5))):
+            if game.is_terminal(state):
+                break
+            legal = game.legal_actions(state)
+            state = game.play(state, int(legal[int(rng.integers(len(legal)))]))
+        if game.is_terminal(state):
+            continue
+        res = make_engine(game, config, 1).search(state, Budget(sims=20_000))
+        truth = _exact(game, state, memo)
+        if res.proven is not None:
+            proofs += 1
+            assert res.proven == truth, game.position_text(state)
+            if truth == state.player:
+                assert _exact(game, game.play(state, res.best), memo) == truth
+    assert proofs > 5
+
+
+def test_a_proven_loss_is_searched_on():
+    """Proven lost positions still get their whole budget (to find the most resistant move)."""
+    game = stonegarden.make("blooms", size=2, target=3)
+    memo: dict = {}
+    state = game.initial_state()
+    lost = None
+    for a in game.legal_actions(state):
+        after = game.play(state, int(a))
+        if _exact(game, after, memo) == 1:
+            lost = after  # player 2 to move, and player 1 wins whatever happens
+            break
+    assert lost is not None
+    for config in (FAST, GENERIC):
+        res = make_engine(game, config, 1).search(lost, Budget(sims=3000))
+        assert res.sims == 3000
+        assert game.is_legal(lost, res.best)
 
 
 def test_solver_off_never_claims_a_proof():
@@ -298,3 +359,17 @@ def test_the_search_kernels_run_as_plain_python():
     assert out.returncode == 0, out.stderr
     proven, move = out.stdout.split()
     assert proven == "1" and move in ("Rb1,Yb2", "Rb2,Yb1")
+
+
+def test_grave_borrows_statistics_only_from_a_visited_ancestor():
+    """With GRAVE the search still finds the winning capture and differs from plain RAVE."""
+    game = stonegarden.make("blooms", size=3)
+    state = game.replay(["Rb3"])[-1]
+    deep = dataclasses.replace(FAST, c=0.1)  # a deep enough tree for ancestors to matter
+    plain = make_engine(game, deep, 4).search(state, Budget(sims=4000))
+    config = dataclasses.replace(deep, grave=10)
+    grave = make_engine(game, config, 4).search(state, Budget(sims=4000))
+    assert result_key(plain) != result_key(grave)
+    game, state = capture_to_win()
+    res = make_engine(game, config, 1).search(state, Budget(sims=5000))
+    assert res.proven == 1

@@ -104,6 +104,11 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
     k = _float_option(options, "rave_k", spec)
     if k is not None:
         changes["rave_k"] = k
+    grave = int_option(options, "grave", None, spec)
+    if grave is not None:
+        if grave < 0:
+            raise ParameterError(f"agent {spec!r}: option 'grave' must be 0 (off) or more")
+        changes["grave"] = grave
     captures = int_option(options, "captures", None, spec)
     if captures is not None:
         if not 0 <= captures <= 64:
@@ -112,7 +117,8 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
     return dataclasses.replace(base, **changes)
 
 
-@register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, captures=K, "
+@register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
+                        "captures=K, "
                         "split/rave/solver/chance/reuse/fast=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)

@@ -194,7 +194,7 @@ class BloomsRaceEngine:
         return (self.root, state.cells().copy(), np.array(state.scores, np.int64),  # type: ignore[attr-defined]
                 state.ply == 0, self.target, self.max_turns, self.nb, *P.nodes(), *P.edges(),
                 P.counters, float(cfg.c), bool(cfg.rave and cfg.split), float(cfg.rave_k),
-                bool(cfg.solver), int(cfg.captures), self.amaf)
+                bool(cfg.solver), int(cfg.captures), self.amaf, int(cfg.grave))
 
     # -- reading the tree -------------------------------------------------------------------
     def _edges(self, node: int) -> range:

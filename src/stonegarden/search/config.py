@@ -13,7 +13,9 @@ class SearchConfig:
 
     ``c``: UCT exploration constant (rewards are in [0, 1]). ``split``: a multi-stone turn is
     several decisions in the tree (fast paths that support it). ``rave``/``rave_k``: RAVE
-    statistics shared across siblings, blended with weight ``rave_k / (rave_k + 3 n)``.
+    statistics shared across siblings (see docs/ai.md for the blend); ``grave``: a node with
+    fewer visits than this borrows the RAVE statistics of its nearest ancestor with at least
+    that many (GRAVE; 0 = off).
     ``solver``: MCTS-solver (proven wins and losses). ``chance``: chance nodes valued as the
     probability-weighted mean of their outcomes (else the plain sample mean). ``policy``:
     playouts prefer captures (``captures`` candidate cells tried per turn; 0 = uniform).
@@ -23,6 +25,7 @@ class SearchConfig:
     split: bool = True
     rave: bool = True
     rave_k: float = 300.0
+    grave: int = 0
     solver: bool = True
     chance: bool = True
     captures: int = 4
@@ -34,8 +37,8 @@ class SearchConfig:
 
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
-FLAT = SearchConfig(c=0.7, split=False, rave=False, solver=False, chance=False, captures=0,
-                    reuse=False, fast=False)
+FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
+                    captures=0, reuse=False, fast=False)
 
 
 @dataclass(frozen=True)

@@ -131,7 +131,9 @@ class GenericMcts:
                 q[i] = node.children[i].expectation()
         if node.player == 2:
             q = 1.0 - q
-        score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n) + node.bonus
+        score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)
+        if self.config.solver and not np.all(node.bonus == -math.inf):
+            score = score + node.bonus  # all moves lost: choose as if nothing were proven
         return int(np.argmax(score))
 
     def _playout(self, state: State) -> float:
@@ -146,7 +148,9 @@ class GenericMcts:
         node = root
         path: list[tuple[Node, int]] = []
         while True:
-            if node.proven is not None:  # terminal, or proven by the solver
+            if node.proven is not None and (node is not root or root.actions is None
+                                            or node.proven == mover_value(1.0, node.player)):
+                # terminal, or proven by the solver (a proven loss at the root is searched on)
                 r = node.proven
                 break
             if node.actions is None:
@@ -229,8 +233,9 @@ class GenericMcts:
             if (budget.seconds is not None and sims % 8 == 0
                     and time.perf_counter() - t0 >= budget.seconds):
                 break
-            if root.proven is not None and self.config.solver and root.actions is not None:
-                break
+            if (self.config.solver and root.proven is not None and root.actions is not None
+                    and root.proven == mover_value(1.0, root.player)):
+                break  # a proven win: nothing left to find
             self._simulate(root)
             sims += 1
         return self._result(root, sims, time.perf_counter() - t0, reused)

@@ -136,44 +136,75 @@ def expand(node, board, first_turn, pend_a, nd_stage, nd_first, nd_count, ed_mov
 
 
 @njit(cache=True)
-def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_child, ed_n, ed_w, ed_rn,
-           ed_rw, c, rave, rave_k, solver):
+def find_edge(node, cell, nd_first, nd_count, ed_move):
+    """The edge of ``node`` placing on ``cell`` (edges are sorted by cell, none last), or -1."""
+    lo = nd_first[node]
+    hi = lo + nd_count[node]
+    if hi > lo and ed_move[hi - 1] == NONE:
+        hi -= 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ed_move[mid] < cell:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < nd_first[node] + nd_count[node] and ed_move[lo] == cell:
+        return lo
+    return -1
+
+
+@njit(cache=True)
+def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_child, ed_n, ed_w,
+           ed_rn, ed_rw, c, rave, rave_k, solver, ref):
     """The edge UCB (blended with RAVE) prefers; a proven win at once, proven losses never
-    (unless nothing else is left)."""
+    (unless nothing else is left: then the plain UCB choice, so a lost position is still
+    searched for the line that makes the opponent's win hardest). GRAVE: ``ref`` is the node
+    whose RAVE statistics stand in for this node's (an ancestor with enough visits; ``node``
+    itself for plain RAVE)."""
     first = nd_first[node]
     count = nd_count[node]
     p = nd_player[node]
     log_n = math.log(nd_n[node] + 1.0)
-    best = first
-    best_v = -1e300
     off = np.random.randint(count)
-    for j in range(count):
-        e = first + (off + j) % count
-        child = ed_child[e]
-        if solver and child >= 0 and nd_proven[child] != 0:
-            pr = nd_proven[child]
-            if pr == p:
-                return e
-            if pr != 3:
-                continue
-        n = ed_n[e]
-        if rave:
-            rn = ed_rn[e]
-            if n == 0 and rn == 0:
-                v = 2.0
+    best = first
+    for attempt in range(2):
+        use_solver = solver and attempt == 0
+        best = -1
+        best_v = -1e300
+        for j in range(count):
+            e = first + (off + j) % count
+            child = ed_child[e]
+            if use_solver and child >= 0 and nd_proven[child] != 0:
+                pr = nd_proven[child]
+                if pr == p:
+                    return e
+                if pr != 3:
+                    continue
+            n = ed_n[e]
+            if rave:
+                re = e
+                if ref != node:
+                    re = find_edge(ref, ed_move[e], nd_first, nd_count, ed_move)
+                    if re < 0 or ed_move[e] == NONE:
+                        re = e
+                rn = ed_rn[re]
+                if n == 0 and rn == 0:
+                    v = 2.0
+                else:
+                    beta = rn / (n + rn + n * rn / rave_k)
+                    q = ed_w[e] / n if n > 0 else 0.0
+                    rq = ed_rw[re] / rn if rn > 0 else 0.0
+                    v = (1.0 - beta) * q + beta * rq + c * math.sqrt(log_n / (n + 1.0))
+            elif n == 0:
+                v = 1e9
             else:
-                beta = rn / (n + rn + n * rn / rave_k)
-                q = ed_w[e] / n if n > 0 else 0.0
-                rq = ed_rw[e] / rn if rn > 0 else 0.0
-                v = (1.0 - beta) * q + beta * rq + c * math.sqrt(log_n / (n + 1.0))
-        elif n == 0:
-            v = 1e9
-        else:
-            v = ed_w[e] / n + c * math.sqrt(log_n / n)
-        if v > best_v:
-            best_v = v
-            best = e
-    return best
+                v = ed_w[e] / n + c * math.sqrt(log_n / n)
+            if v > best_v:
+                best_v = v
+                best = e
+        if best >= 0:
+            return best
+    return first
 
 
 @njit(cache=True)
@@ -311,9 +342,9 @@ def playout(board, nb, player, first_turn, scores, target, max_turns, captures, 
 def run_sims(nsims, root, root_board, root_scores, root_first, target, max_turns, nb,
              nd_player, nd_stage, nd_a, nd_first, nd_count, nd_n, nd_proven,
              ed_move, ed_child, ed_n, ed_w, ed_rn, ed_rw, counters,
-             c, rave, rave_k, solver, captures, amaf):
+             c, rave, rave_k, solver, captures, amaf, grave_ref):
     """Run up to ``nsims`` simulations from ``root``; returns how many ran (fewer once the
-    solver proves the root)."""
+    solver proves the root a win for its mover; a proven loss or draw is searched on)."""
     n = nb.shape[0]
     full = np.arange(n).astype(np.int32)
     board = np.empty(n, np.int8)
@@ -328,7 +359,7 @@ def run_sims(nsims, root, root_board, root_scores, root_first, target, max_turns
     path_edges = np.empty(2 * max_turns + 4, np.int64)
     done = 0
     for _ in range(nsims):
-        if solver and nd_proven[root] != 0:
+        if solver and nd_proven[root] == nd_player[root]:
             break
         done += 1
         counters[2] += 1
@@ -344,7 +375,7 @@ def run_sims(nsims, root, root_board, root_scores, root_first, target, max_turns
         pend_a = -1
         code = 0
         while True:
-            if nd_proven[node] != 0:
+            if nd_proven[node] != 0 and (node != root or nd_first[root] < 0):
                 code = nd_proven[node]
                 break
             # a leaf on its first visit gets a playout; on its second it gets its edges
@@ -352,8 +383,18 @@ def run_sims(nsims, root, root_board, root_scores, root_first, target, max_turns
                     node, board, first_turn, pend_a, nd_stage, nd_first, nd_count, ed_move,
                     ed_child, ed_n, ed_w, ed_rn, ed_rw, counters)):
                 break
-            e = select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_child, ed_n,
-                       ed_w, ed_rn, ed_rw, c, rave, rave_k, solver)
+            ref = node
+            if grave_ref > 0 and nd_n[node] < grave_ref:
+                # GRAVE: the nearest ancestor of the same player and stage (4 levels per step)
+                # with enough visits lends its RAVE statistics
+                d = depth - 4
+                while d >= 0:
+                    if nd_n[path_nodes[d]] >= grave_ref:
+                        ref = path_nodes[d]
+                        break
+                    d -= 4
+            e = select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_child,
+                       ed_n, ed_w, ed_rn, ed_rw, c, rave, rave_k, solver, ref)
             path_nodes[depth] = node
             path_edges[depth] = e
             depth += 1
