@@ -21,14 +21,14 @@ class SearchConfig:
     playouts prefer captures (``captures`` candidate cells tried per turn; 0 = uniform).
     ``reuse``: keep the tree between moves."""
 
-    c: float = 0.5
+    c: float = 0.2
     split: bool = True
     rave: bool = True
     rave_k: float = 300.0
     grave: int = 0
     solver: bool = True
     chance: bool = True
-    captures: int = 4
+    captures: int = 0
     reuse: bool = True
     fast: bool = True
 
