@@ -13,7 +13,7 @@ from .config import Budget, SearchConfig
 from .result import MoveStat, SearchResult
 
 NODE_POOL = 1_500_000
-EDGE_POOL = 40_000_000
+EDGE_POOL = 20_000_000
 
 
 class _Pools:
