@@ -374,3 +374,19 @@ def test_grave_borrows_statistics_only_from_a_visited_ancestor():
     game, state = capture_to_win()
     res = make_engine(game, config, 1).search(state, Budget(sims=5000))
     assert res.proven == 1
+
+
+def test_a_lost_side_still_prefers_resistance():
+    """In a proven-lost position every move loses, yet the search spreads its simulations and
+    reports values from playouts (not all zero), as it would without a solver."""
+    game = stonegarden.make("blooms", size=2, target=3)
+    memo: dict = {}
+    state = game.initial_state()
+    lost = next(game.play(state, int(a)) for a in game.legal_actions(state)
+                if _exact(game, game.play(state, int(a)), memo) == 1)
+    for config in (FAST, GENERIC):
+        res = make_engine(game, config, 1).search(lost, Budget(sims=30_000))
+        assert res.proven == 1
+        assert res.sims == 30_000
+        assert len(res.moves) > 1
+        assert any(m.value > 0 for m in res.moves)

@@ -170,6 +170,11 @@ class BloomsRaceEngine:
                     break
             t1 = time.perf_counter()
             args = self._args(state)
+            code = int(self.pools.nd_proven[self.root])
+            if code not in (0, state.player):
+                # proven lost (or drawn): search on without the proofs, for the most
+                # resistant move against an opponent who may not find the win
+                args = (*args[:-4], False, *args[-3:])  # solver off
             done = int(SK.run_sims(want, *args))
             sims += done
             if done < want:  # the solver proved the root

@@ -94,6 +94,7 @@ class GenericMcts:
         self.rng = np.random.default_rng(seed)
         self.root: Node | None = None
         self.entries = 0
+        self._solving = config.solver
         from .fast import fast_playout
 
         self.fast_playout = fast_playout(game, config)
@@ -132,8 +133,8 @@ class GenericMcts:
         if node.player == 2:
             q = 1.0 - q
         score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)
-        if self.config.solver and not np.all(node.bonus == -math.inf):
-            score = score + node.bonus  # all moves lost: choose as if nothing were proven
+        if self._solving:
+            score = score + node.bonus
         return int(np.argmax(score))
 
     def _playout(self, state: State) -> float:
@@ -148,9 +149,8 @@ class GenericMcts:
         node = root
         path: list[tuple[Node, int]] = []
         while True:
-            if node.proven is not None and (node is not root or root.actions is None
-                                            or node.proven == mover_value(1.0, node.player)):
-                # terminal, or proven by the solver (a proven loss at the root is searched on)
+            if node.proven is not None and (node.actions is None or self._solving):
+                # terminal, or proven by the solver
                 r = node.proven
                 break
             if node.actions is None:
@@ -169,7 +169,7 @@ class GenericMcts:
             node = child
         node.visits += 1
         node.wsum += r
-        proving = self.config.solver
+        proving = self._solving
         for parent, i in reversed(path):
             parent.n[i] += 1
             parent.w[i] += r
@@ -233,9 +233,12 @@ class GenericMcts:
             if (budget.seconds is not None and sims % 8 == 0
                     and time.perf_counter() - t0 >= budget.seconds):
                 break
-            if (self.config.solver and root.proven is not None and root.actions is not None
-                    and root.proven == mover_value(1.0, root.player)):
+            won = root.proven is not None and root.proven == mover_value(1.0, root.player)
+            if self.config.solver and won and root.actions is not None:
                 break  # a proven win: nothing left to find
+            # a root proven lost (or drawn) is searched on without the proofs, for the most
+            # resistant move against an opponent who may not find the win
+            self._solving = self.config.solver and (root.proven is None or won)
             self._simulate(root)
             sims += 1
         return self._result(root, sims, time.perf_counter() - t0, reused)

@@ -375,7 +375,8 @@ def run_sims(nsims, root, root_board, root_scores, root_first, target, max_turns
         pend_a = -1
         code = 0
         while True:
-            if nd_proven[node] != 0 and (node != root or nd_first[root] < 0):
+            # stop at a known result: a terminal node, or (solving) a proven one below the root
+            if nd_proven[node] != 0 and (nd_first[node] < 0 or (solver and node != root)):
                 code = nd_proven[node]
                 break
             # a leaf on its first visit gets a playout; on its second it gets its edges
