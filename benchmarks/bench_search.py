@@ -19,7 +19,8 @@ VARIANTS = [
     "mcts:split=off",
     "mcts:rave=off",
     "mcts:solver=off",
-    "mcts:captures=0",
+    "mcts:captures=4",
+    "mcts:grave=20",
     "mcts:fast=off",
 ]
 
