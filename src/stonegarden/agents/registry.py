@@ -39,7 +39,7 @@ def register_agent(name: str, doc: str) -> Callable[[AgentFactory], AgentFactory
 
 
 def _load() -> None:
-    from . import basic  # noqa: F401  (registers the built-in agents)
+    from . import basic, search_agents  # noqa: F401  (register the built-in agents)
 
 
 def agent_names() -> dict[str, str]:

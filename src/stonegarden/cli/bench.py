@@ -1,4 +1,5 @@
-"""``stonegarden bench playouts GAME``: random playouts per second through the game's kernel."""
+"""``stonegarden bench playouts GAME``: random playouts per second through the game's kernel;
+``stonegarden bench search GAME``: MCTS simulations per second."""
 
 from __future__ import annotations
 
@@ -57,3 +58,44 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
     else:
         click.echo(f"{game_id} {out['params']}: {out['playouts_per_s']:.1f} playouts/s, "
                    f"mean length {out['mean_turns']:.2f} turns over {count} playouts")
+
+
+@bench.command()
+@click.argument("game_id", metavar="GAME")
+@param_option
+@click.option("--agent", "spec", default="mcts", show_default=True,
+              help="a search agent spec (its time/sims are replaced by --seconds)")
+@click.option("--seconds", type=click.FloatRange(min=0.01), default=5.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON line")
+@friendly_errors
+def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
+           as_json: bool) -> None:
+    """MCTS simulations per second from the initial position (one search of --seconds)."""
+    from ..agents import make_agent
+    from ..agents.search_agents import SearchAgent
+    from ..errors import ParameterError
+    from ..search.config import Budget
+
+    game = game_from_options(game_id, params)
+    agent = make_agent(spec)
+    if not isinstance(agent, SearchAgent):
+        raise ParameterError(f"{spec!r} is not a search agent (use mcts, uct-flat or level:N)")
+    state = game.initial_state()
+    agent.analyse(game, state, Budget(sims=1))  # compile or load the kernels outside the timing
+    agent = make_agent(spec)
+    assert isinstance(agent, SearchAgent)
+    res = agent.analyse(game, state, Budget(seconds=seconds))
+    out = {
+        "game": game_id,
+        "params": game.non_default_params(),
+        "agent": spec,
+        "sims": res.sims,
+        "seconds": round(res.seconds, 3),
+        "sims_per_s": res.sims / res.seconds,
+        "value": round(res.value, 4),
+    }
+    if as_json:
+        click.echo(json.dumps(out))
+    else:
+        click.echo(f"{game_id} {out['params']} {spec}: {out['sims_per_s']:.0f} simulations/s "
+                   f"({res.sims} in {out['seconds']} s)")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .analyse import analyse
 from .bench import bench
 from .convert import convert
 from .info import games
 from .lab import ladder, study, sweep
+from .match import match
 from .play import play
 from .replay import replay
 from .serve import serve
@@ -25,6 +27,8 @@ cli.add_command(play)
 cli.add_command(replay)
 cli.add_command(bench)
 cli.add_command(convert)
+cli.add_command(match)
+cli.add_command(analyse)
 cli.add_command(study)
 cli.add_command(sweep)
 cli.add_command(ladder)

@@ -1,0 +1,150 @@
+"""Search agents: ``uct-flat`` (the baseline), ``mcts`` (our best) and ``level:1`` .. ``level:6``.
+
+An agent keeps its search engine (and tree) between moves of the same game object, so the
+tree is reused: the engine finds the new root from the moves played since its last search."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..core.protocol import Game, State
+from ..errors import ParameterError
+from ..search.config import FLAT, Budget, SearchConfig
+from ..search.fast import make_engine
+from ..search.result import SearchResult
+from .registry import int_option, no_more_options, register_agent
+
+#: level -> (simulations per move, or None for a time budget; seconds)
+LEVELS: dict[int, tuple[int | None, float | None]] = {
+    1: (30, None),
+    2: (150, None),
+    3: (700, None),
+    4: (3000, None),
+    5: (12000, None),
+    6: (None, 4.0),
+}
+
+_SWITCHES = ("split", "rave", "solver", "chance", "reuse", "fast")
+_TRUE = {"1", "on", "true", "yes"}
+_FALSE = {"0", "off", "false", "no"}
+
+
+class SearchAgent:
+    """Chooses the move a search ranks first. ``last`` holds the last search's result."""
+
+    def __init__(self, config: SearchConfig, budget: Budget, seed: int | None, spec: str) -> None:
+        self.config = config
+        self.budget = budget
+        self.seed = seed
+        self.spec = spec
+        self.last: SearchResult | None = None
+        self._engine: Any = None
+        self._game: Game | None = None
+
+    def engine(self, game: Game) -> Any:
+        """The engine for ``game`` (kept while the same game object is played)."""
+        if self._engine is None or self._game is not game:
+            self._engine = make_engine(game, self.config, self.seed)
+            self._game = game
+        return self._engine
+
+    def analyse(self, game: Game, state: State, budget: Budget | None = None) -> SearchResult:
+        self.last = self.engine(game).search(state, budget or self.budget)
+        return self.last
+
+    def choose(self, game: Game, state: State) -> int:
+        return self.analyse(game, state).best
+
+
+def _float_option(options: dict[str, str], key: str, spec: str) -> float | None:
+    if key not in options:
+        return None
+    raw = options.pop(key)
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ParameterError(
+            f"agent {spec!r}: option {key!r} must be a number, not {raw!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise ParameterError(f"agent {spec!r}: option {key!r} must be positive and finite")
+    return value
+
+
+def _bool_option(options: dict[str, str], key: str, spec: str) -> bool | None:
+    if key not in options:
+        return None
+    raw = options.pop(key).lower()
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise ParameterError(f"agent {spec!r}: option {key!r} must be on/off (1/0), not {raw!r}")
+
+
+def _budget(options: dict[str, str], spec: str, default_seconds: float) -> Budget:
+    seconds = _float_option(options, "time", spec)
+    sims = int_option(options, "sims", None, spec)
+    if sims is not None and sims < 1:
+        raise ParameterError(f"agent {spec!r}: option 'sims' must be at least 1")
+    if sims is None and seconds is None:
+        seconds = default_seconds
+    return Budget(sims=sims, seconds=seconds)
+
+
+def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchConfig:
+    changes: dict[str, Any] = {}
+    for key in _SWITCHES:
+        value = _bool_option(options, key, spec)
+        if value is not None:
+            changes[key] = value
+    c = _float_option(options, "c", spec)
+    if c is not None:
+        changes["c"] = c
+    k = _float_option(options, "rave_k", spec)
+    if k is not None:
+        changes["rave_k"] = k
+    grave = int_option(options, "grave", None, spec)
+    if grave is not None:
+        if grave < 0:
+            raise ParameterError(f"agent {spec!r}: option 'grave' must be 0 (off) or more")
+        changes["grave"] = grave
+    captures = int_option(options, "captures", None, spec)
+    if captures is not None:
+        if not 0 <= captures <= 64:
+            raise ParameterError(f"agent {spec!r}: option 'captures' must be 0..64")
+        changes["captures"] = captures
+    return dataclasses.replace(base, **changes)
+
+
+@register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
+                        "captures=K, "
+                        "split/rave/solver/chance/reuse/fast=on|off)")
+def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
+    seed = int_option(options, "seed", None, spec)
+    budget = _budget(options, spec, 1.0)
+    config = _config(options, spec, SearchConfig())
+    no_more_options(options, spec)
+    return SearchAgent(config, budget, seed, spec)
+
+
+@register_agent("uct-flat", "plain UCT over whole turns with uniform playouts, the baseline "
+                            "(options: time=S, sims=N, seed, c)")
+def _uct_flat(options: dict[str, str], spec: str) -> SearchAgent:
+    seed = int_option(options, "seed", None, spec)
+    budget = _budget(options, spec, 1.0)
+    c = _float_option(options, "c", spec)
+    no_more_options(options, spec)
+    config = FLAT if c is None else dataclasses.replace(FLAT, c=c)
+    return SearchAgent(config, budget, seed, spec)
+
+
+@register_agent("level", "strength levels level:1 (beginner) .. level:6 (maximum) (option: seed)")
+def _level(options: dict[str, str], spec: str) -> SearchAgent:
+    raw = options.pop("_", None)
+    if raw is None or not raw.isdigit() or int(raw) not in LEVELS:
+        raise ParameterError(f"agent {spec!r}: say which level, level:1 .. level:{len(LEVELS)}")
+    seed = int_option(options, "seed", None, spec)
+    no_more_options(options, spec)
+    sims, seconds = LEVELS[int(raw)]
+    return SearchAgent(SearchConfig(), Budget(sims=sims, seconds=seconds), seed, spec)

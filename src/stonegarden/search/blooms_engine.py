@@ -1,0 +1,313 @@
+"""The capture race's fast engine: drives the numba tree in ``games/blooms/search_kernels.py``
+and translates between its split (stage) decisions and the protocol's whole-turn actions."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..core.protocol import Game, State
+from ..games.blooms import search_kernels as SK
+from .config import Budget, SearchConfig
+from .result import MoveStat, SearchResult
+
+NODE_POOL = 1_500_000
+EDGE_POOL = 20_000_000
+
+
+class _Pools:
+    """The tree's arrays. ``np.zeros`` maps pages lazily, so big pools cost only what is used."""
+
+    def __init__(self, nodes: int, edges: int) -> None:
+        self.nd_player = np.zeros(nodes, np.int8)
+        self.nd_stage = np.zeros(nodes, np.int8)
+        self.nd_a = np.zeros(nodes, np.int32)
+        self.nd_first = np.zeros(nodes, np.int64)
+        self.nd_count = np.zeros(nodes, np.int32)
+        self.nd_n = np.zeros(nodes, np.int32)
+        self.nd_proven = np.zeros(nodes, np.int8)
+        self.ed_move = np.zeros(edges, np.int32)
+        self.ed_child = np.zeros(edges, np.int32)
+        self.ed_n = np.zeros(edges, np.int32)
+        self.ed_w = np.zeros(edges, np.float32)
+        self.ed_rn = np.zeros(edges, np.int32)
+        self.ed_rw = np.zeros(edges, np.float32)
+        self.counters = np.zeros(3, np.int64)
+
+    def nodes(self) -> tuple[np.ndarray, ...]:
+        return (self.nd_player, self.nd_stage, self.nd_a, self.nd_first, self.nd_count,
+                self.nd_n, self.nd_proven)
+
+    def edges(self) -> tuple[np.ndarray, ...]:
+        return (self.ed_move, self.ed_child, self.ed_n, self.ed_w, self.ed_rn, self.ed_rw)
+
+
+class BloomsRaceEngine:
+    """MCTS for ``blooms`` with split moves, RAVE, solver and capture-preferring playouts,
+    each switchable through ``SearchConfig``; tree kept between moves."""
+
+    def __init__(self, game: Game, config: SearchConfig, seed: int | None,
+                 nodes: int = NODE_POOL, edges: int = EDGE_POOL) -> None:
+        self.game = game
+        self.config = config
+        self.seed = seed
+        self.searches = 0
+        self.n = game.num_cells  # type: ignore[attr-defined]
+        self.nb = game.board.neighbours  # type: ignore[attr-defined]
+        self.target = int(game.params["target"])
+        self.max_turns = int(game.max_game_length)
+        self.pool_size = (nodes, edges)
+        self.pools = _Pools(nodes, edges)
+        self.amaf = np.zeros((2, 2, self.n), np.int64)
+        self.root = -1
+        self.root_state: State | None = None
+        self.last_best: int | None = None
+
+    # -- tree reuse -------------------------------------------------------------------------
+    def _split(self, action: int) -> tuple[int, int]:
+        stones = self.game.decode(action)  # type: ignore[attr-defined]
+        assert stones is not None
+        return stones
+
+    def _child(self, node: int, move: int) -> int:
+        P = self.pools
+        first = int(P.nd_first[node])
+        if first < 0:
+            return -1
+        for e in range(first, first + int(P.nd_count[node])):
+            if P.ed_move[e] == move:
+                return int(P.ed_child[e])
+        return -1
+
+    def _follow(self, node: int, action: int) -> int:
+        """The node after the whole turn ``action`` from ``node`` (-1 if not in the tree)."""
+        a, b = self._split(action)
+        if self.config.split:
+            mid = self._child(node, a)
+            return self._child(mid, b) if mid >= 0 else -1
+        return self._child(node, (a + 1) * (self.n + 1) + b + 1)
+
+    def _diff_action(self, before: State, after: State) -> int | None:
+        """The turn that leads from ``before`` to ``after``: the mover's new stones."""
+        b0 = before.cells()  # type: ignore[attr-defined]
+        b1 = after.cells()  # type: ignore[attr-defined]
+        p = before.player
+        a = np.flatnonzero((b0 == 0) & (b1 == 2 * p - 1))
+        b = np.flatnonzero((b0 == 0) & (b1 == 2 * p))
+        if len(a) > 1 or len(b) > 1 or len(a) + len(b) == 0:
+            return None
+        action = int(self.game.encode(int(a[0]) if len(a) else -1,  # type: ignore[attr-defined]
+                                      int(b[0]) if len(b) else -1))
+        return action if self.game.play_unchecked(before, action) == after else None
+
+    def _find_root(self, state: State) -> int:
+        old = self.root_state
+        if old is None or self.root < 0 or not self.config.reuse:
+            return -1
+        if old == state:
+            return self.root
+        node, s = self.root, old
+        while s.ply < state.ply and node >= 0:
+            if self.last_best is not None and s is old:
+                action: int | None = self.last_best
+                nxt = self.game.play_unchecked(s, action)
+                if nxt.ply == state.ply and nxt != state:
+                    action = self._diff_action(s, state)
+                    nxt = state if action is not None else nxt
+            else:
+                action = self._diff_action(s, state)
+                nxt = state
+            if action is None:
+                return -1
+            node = self._follow(node, action)
+            s = nxt
+        return node if s == state else -1
+
+    def _reset(self, state: State) -> None:
+        P = self.pools
+        P.counters[:2] = 0
+        self.root = SK.new_node(*P.nodes(), P.counters, state.player,
+                                0 if self.config.split else 2, -1, 0)
+
+    def _prepare_root(self, state: State) -> int:
+        found = self._find_root(state)
+        P = self.pools
+        if found < 0:
+            self._reset(state)
+            return 0
+        reused = int(P.nd_n[found])
+        if found != 0 and (P.counters[0] > P.nd_player.shape[0] // 3
+                           or P.counters[1] > P.ed_move.shape[0] // 3):
+            fresh = _Pools(*self.pool_size)
+            SK.compact(found, *P.nodes(), *P.edges(), *fresh.nodes(), *fresh.edges(),
+                       fresh.counters)
+            fresh.counters[2] = P.counters[2]
+            self.pools = fresh
+            found = 0
+        self.root = found
+        return reused
+
+    # -- search -----------------------------------------------------------------------------
+    def search(self, state: State, budget: Budget) -> SearchResult:
+        """Search from ``state`` (non-terminal) within ``budget``."""
+        t0 = time.perf_counter()
+        reused = self._prepare_root(state)
+        self.root_state = state
+        seed = self.seed
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**31)
+        SK.run_sims(0, *self._args(state))  # compile/load outside the budget
+        SK.seed_numba((seed * 1_000_003 + self.searches) % 2**31)
+        self.searches += 1
+        sims = 0
+        chunk = 16
+        while True:
+            want = chunk
+            if budget.sims is not None:
+                want = min(want, budget.sims - sims)
+                if want <= 0:
+                    break
+            t1 = time.perf_counter()
+            args = self._args(state)
+            code = int(self.pools.nd_proven[self.root])
+            if code not in (0, state.player):
+                # proven lost (or drawn): search on without the proofs, for the most
+                # resistant move against an opponent who may not find the win
+                args = (*args[:-4], False, *args[-3:])  # solver off
+            done = int(SK.run_sims(want, *args))
+            sims += done
+            if done < want:  # the solver proved the root
+                break
+            now = time.perf_counter()
+            if budget.seconds is not None:
+                if now - t0 >= budget.seconds:
+                    break
+                # aim at ~20 ms chunks, never past the deadline
+                per = max((now - t1) / max(done, 1), 1e-7)
+                left = budget.seconds - (now - t0)
+                chunk = int(max(1, min(chunk * 2, 0.02 / per, left / per + 1)))
+            else:
+                chunk = min(chunk * 2, 4096)
+        result = self._result(state, sims, time.perf_counter() - t0, reused)
+        self.last_best = result.best
+        return result
+
+    def _args(self, state: State) -> tuple:
+        cfg = self.config
+        P = self.pools
+        return (self.root, state.cells().copy(), np.array(state.scores, np.int64),  # type: ignore[attr-defined]
+                state.ply == 0, self.target, self.max_turns, self.nb, *P.nodes(), *P.edges(),
+                P.counters, float(cfg.c), bool(cfg.rave and cfg.split), float(cfg.rave_k),
+                bool(cfg.solver), int(cfg.captures), self.amaf, int(cfg.grave))
+
+    # -- reading the tree -------------------------------------------------------------------
+    def _edges(self, node: int) -> range:
+        first = int(self.pools.nd_first[node])
+        return range(first, first + int(self.pools.nd_count[node])) if first >= 0 else range(0)
+
+    def _rank(self, node: int, e: int) -> tuple[int, int, float]:
+        P = self.pools
+        child = int(P.ed_child[e])
+        pr = int(P.nd_proven[child]) if child >= 0 else 0
+        p = int(P.nd_player[node])
+        proof = 1 if pr in (0, 3) else (2 if pr == p else 0)
+        n = int(P.ed_n[e])
+        return proof, n, float(P.ed_w[e]) / n if n else 0.0
+
+    def _best_edge(self, node: int) -> int:
+        edges = self._edges(node)
+        if node < 0 or not edges:
+            return -1
+        return max(edges, key=lambda e: self._rank(node, e))
+
+    def _turns(self, node: int) -> list[tuple[int, int, int, float, int]]:
+        """Whole turns from ``node``: (action, visits, mover value, child node, proven code)."""
+        P = self.pools
+        out = []
+        n = self.n
+        for e in self._edges(node):
+            visits = int(P.ed_n[e])
+            if visits == 0:
+                continue
+            mv = int(P.ed_move[e])
+            child = int(P.ed_child[e])
+            if self.config.split:
+                if child < 0 or P.nd_first[child] < 0:
+                    continue
+                for f in self._edges(child):
+                    if P.ed_n[f] == 0:
+                        continue
+                    b = int(P.ed_move[f])
+                    g = int(P.ed_child[f])
+                    out.append((self.game.encode(mv, b), int(P.ed_n[f]),  # type: ignore[attr-defined]
+                                float(P.ed_w[f]) / float(P.ed_n[f]), g,
+                                int(P.nd_proven[g]) if g >= 0 else 0))
+            else:
+                a, b = mv // (n + 1) - 1, mv % (n + 1) - 1
+                out.append((self.game.encode(a, b), visits,  # type: ignore[attr-defined]
+                            float(P.ed_w[e]) / visits, child,
+                            int(P.nd_proven[child]) if child >= 0 else 0))
+        return out
+
+    def _best_turn(self, node: int, state: State) -> tuple[int, int] | None:
+        """(action, node after it) following the best edges, ``None`` if unexplored."""
+        e = self._best_edge(node)
+        if e < 0 or self.pools.ed_n[e] == 0:
+            return None
+        if not self.config.split:
+            mv = int(self.pools.ed_move[e])
+            a, b = mv // (self.n + 1) - 1, mv % (self.n + 1) - 1
+            return self.game.encode(a, b), int(self.pools.ed_child[e])  # type: ignore[attr-defined]
+        a = int(self.pools.ed_move[e])
+        mid = int(self.pools.ed_child[e])
+        f = self._best_edge(mid)
+        if f >= 0 and self.pools.ed_n[f] > 0:
+            return self.game.encode(a, int(self.pools.ed_move[f])), int(self.pools.ed_child[f])  # type: ignore[attr-defined]
+        # the second stone was never searched: the one stone alone, if that is a legal turn
+        action = self.game.encode(a, -1) if a >= 0 else None  # type: ignore[attr-defined]
+        if action is None or not self.game.is_legal(state, action):
+            return None
+        return action, -1
+
+    def _result(self, state: State, sims: int, seconds: float, reused: int) -> SearchResult:
+        P = self.pools
+        root = self.root
+        p = state.player
+        turns = self._turns(root)
+        moves = [MoveStat(a, v, q, _winner(pr)) for a, v, q, _, pr in turns]
+        best = self._best_turn(root, state)
+        moves.sort(key=lambda m: (-_proof(m.proven, p), -m.visits, -m.value))
+        if best is not None and (not moves or moves[0].action != best[0]):
+            stat = next((m for m in moves if m.action == best[0]), MoveStat(best[0], 0, 0.5))
+            moves = [stat] + [m for m in moves if m.action != best[0]]
+        if not moves:
+            acts = self.game.legal_actions(state)
+            moves = [MoveStat(int(acts[0]), 0, 0.5)]
+        total_n = sum(int(P.ed_n[e]) for e in self._edges(root))
+        total_w = sum(float(P.ed_w[e]) for e in self._edges(root))
+        value = total_w / total_n if total_n else 0.5
+        proven = _winner(int(P.nd_proven[root]))
+        if proven is not None:
+            value = 1.0 if proven == p else 0.0 if proven != 0 else 0.5
+        pv = []
+        node, s = root, state
+        while node >= 0 and len(pv) < 30 and not self.game.is_terminal(s):
+            step = self._best_turn(node, s)
+            if step is None:
+                break
+            pv.append(step[0])
+            s = self.game.play_unchecked(s, step[0])
+            node = step[1]
+        return SearchResult(value, moves, pv, sims, seconds, proven, reused,
+                            {"nodes": int(P.counters[0]), "edges": int(P.counters[1])})
+
+
+def _winner(code: int) -> int | None:
+    return None if code == 0 else (0 if code == 3 else code)
+
+
+def _proof(winner: int | None, mover: int) -> int:
+    if winner is None or winner == 0:
+        return 1
+    return 2 if winner == mover else 0

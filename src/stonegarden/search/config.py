@@ -1,0 +1,61 @@
+"""Search settings: the techniques (each switchable) and the budget of one search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ParameterError
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """What the search does. Every technique can be switched off to measure its value.
+
+    ``c``: UCT exploration constant (rewards are in [0, 1]). ``split``: a multi-stone turn is
+    several decisions in the tree (fast paths that support it). ``rave``/``rave_k``: RAVE
+    statistics shared across siblings (see docs/ai.md for the blend); ``grave``: a node with
+    fewer visits than this borrows the RAVE statistics of its nearest ancestor with at least
+    that many (GRAVE; 0 = off).
+    ``solver``: MCTS-solver (proven wins and losses). ``chance``: chance nodes valued as the
+    probability-weighted mean of their outcomes (else the plain sample mean). ``policy``:
+    playouts prefer captures (``captures`` candidate cells tried per turn; 0 = uniform).
+    ``reuse``: keep the tree between moves."""
+
+    c: float = 0.2
+    split: bool = True
+    rave: bool = True
+    rave_k: float = 300.0
+    grave: int = 0
+    solver: bool = True
+    chance: bool = True
+    captures: int = 0
+    reuse: bool = True
+    fast: bool = True
+
+    def describe(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+#: the plain baseline: UCT over whole turns, uniform playouts, nothing else
+FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
+                    captures=0, reuse=False, fast=False)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Stop after ``sims`` simulations or ``seconds`` of wall time, whichever comes first.
+
+    Raises:
+        ParameterError: neither given, or a non-positive value.
+    """
+
+    sims: int | None = None
+    seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.sims is None and self.seconds is None:
+            raise ParameterError("a search budget needs sims or seconds")
+        if self.sims is not None and self.sims < 1:
+            raise ParameterError(f"sims must be at least 1, not {self.sims!r}")
+        if self.seconds is not None and not self.seconds > 0:
+            raise ParameterError(f"seconds must be positive, not {self.seconds!r}")

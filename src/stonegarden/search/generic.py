@@ -1,0 +1,283 @@
+"""MCTS over the game protocol only: any registered game, chance nodes included.
+
+The tree stores, per expanded node, arrays of per-action statistics (visits and the sum of
+rewards for player 1, a win counting 1 and a draw 1/2), so selection is one vectorised UCB over
+the siblings. A node is expanded on its second visit (its first gives a playout), every action is
+tried once before UCB takes over (plain UCT), and chance nodes pick the outcome whose visit
+share lags its probability most, so outcome counts track the probabilities deterministically.
+Playouts are the game's own ``random_playouts`` kernel (uniform), or a faster playout
+function listed for the game in ``fast.FAST_PLAYOUTS``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+
+import numpy as np
+
+from ..core.protocol import CHANCE, Game, State
+from .config import Budget, SearchConfig
+from .result import MoveStat, SearchResult
+
+#: stop expanding (playouts only) once the tree holds this many per-action entries
+MAX_ENTRIES = 8_000_000
+
+
+class Node:
+    """One position in the tree. ``n``/``w`` are per-action visits and player-1 reward sums;
+    ``proven`` is the exact player-1 value once the solver knows it."""
+
+    __slots__ = (
+        "actions",
+        "bonus",
+        "chance_kids",
+        "children",
+        "n",
+        "order",
+        "player",
+        "probs",
+        "proven",
+        "state",
+        "tried",
+        "visits",
+        "w",
+        "wsum",
+    )
+
+    def __init__(self, game: Game, state: State) -> None:
+        self.state = state
+        self.player = game.current_player(state)
+        self.proven: float | None = None
+        if game.is_terminal(state):
+            r = game.returns(state)[0]
+            self.proven = 0.5 + 0.5 * r
+        self.actions: np.ndarray | None = None
+        self.probs: np.ndarray | None = None
+        self.order: np.ndarray | None = None
+        self.tried = 0
+        self.n = np.empty(0, np.float64)
+        self.w = np.empty(0, np.float64)
+        self.bonus = np.empty(0, np.float64)
+        self.children: dict[int, Node] = {}
+        self.chance_kids: list[int] = []
+        self.visits = 0
+        self.wsum = 0.0
+
+    def expectation(self) -> float:
+        """Player-1 value of a chance node: probability-weighted mean over visited outcomes."""
+        seen = self.n > 0
+        if self.probs is None or not seen.any():
+            return self.wsum / max(self.visits, 1)
+        p = self.probs[seen]
+        return float((p * self.w[seen] / self.n[seen]).sum() / p.sum())
+
+
+def mover_value(p1_value: float, player: int) -> float:
+    return p1_value if player != 2 else 1.0 - p1_value
+
+
+def winner_of(p1_value: float | None) -> int | None:
+    """The proven winner (0 draw) from an exact player-1 value, ``None`` if not a sure result."""
+    if p1_value is None:
+        return None
+    return {1.0: 1, 0.0: 2, 0.5: 0}.get(p1_value)
+
+
+class GenericMcts:
+    """UCT (+ MCTS-solver, + chance expectation) through ``Game`` methods only."""
+
+    def __init__(self, game: Game, config: SearchConfig, seed: int | None) -> None:
+        self.game = game
+        self.config = config
+        self.rng = np.random.default_rng(seed)
+        self.root: Node | None = None
+        self.entries = 0
+        self._solving = config.solver
+        from .fast import fast_playout
+
+        self.fast_playout = fast_playout(game, config)
+
+    # -- tree -------------------------------------------------------------------------------
+    def _expand(self, node: Node) -> None:
+        g = self.game
+        if node.player == CHANCE:
+            outcomes = g.chance_outcomes(node.state)
+            node.actions = np.array([a for a, _ in outcomes], np.int64)
+            probs = np.array([p for _, p in outcomes], np.float64)
+            node.probs = probs / probs.sum()
+        else:
+            node.actions = g.legal_actions(node.state)
+            node.order = self.rng.permutation(len(node.actions))
+        k = len(node.actions)
+        node.n = np.zeros(k)
+        node.w = np.zeros(k)
+        node.bonus = np.zeros(k)
+        self.entries += k
+
+    def _select(self, node: Node) -> int:
+        assert node.actions is not None
+        if node.player == CHANCE:
+            assert node.probs is not None
+            return int(np.argmax(node.probs * (node.visits + 1) - node.n))
+        if node.tried < len(node.actions):
+            assert node.order is not None
+            i = int(node.order[node.tried])
+            node.tried += 1
+            return i
+        q = node.w / node.n
+        if self.config.chance:
+            for i in node.chance_kids:
+                q[i] = node.children[i].expectation()
+        if node.player == 2:
+            q = 1.0 - q
+        score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)
+        if self._solving:
+            score = score + node.bonus
+        return int(np.argmax(score))
+
+    def _playout(self, state: State) -> float:
+        seed = int(self.rng.integers(2**31))
+        if self.fast_playout is not None:
+            return float(self.fast_playout(self.game, state, seed))
+        t = self.game.random_playouts(state, 1, seed)
+        return (float(t[0]) + 0.5 * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
+
+    def _simulate(self, root: Node) -> None:
+        g = self.game
+        node = root
+        path: list[tuple[Node, int]] = []
+        while True:
+            if node.proven is not None and (node.actions is None or self._solving):
+                # terminal, or proven by the solver
+                r = node.proven
+                break
+            if node.actions is None:
+                if node is not root and (node.visits == 0 or self.entries > MAX_ENTRIES):
+                    r = self._playout(node.state)
+                    break
+                self._expand(node)
+            i = self._select(node)
+            path.append((node, i))
+            child = node.children.get(i)
+            if child is None:
+                child = Node(g, g.play_unchecked(node.state, int(node.actions[i])))  # type: ignore[index]
+                node.children[i] = child
+                if child.player == CHANCE and child.proven is None:
+                    node.chance_kids.append(i)
+            node = child
+        node.visits += 1
+        node.wsum += r
+        proving = self._solving
+        for parent, i in reversed(path):
+            parent.n[i] += 1
+            parent.w[i] += r
+            parent.visits += 1
+            parent.wsum += r
+            if proving:
+                proving = self._prove(parent, i)
+
+    def _prove(self, node: Node, i: int) -> bool:
+        """Update the solver after a backup through ``node.children[i]``; whether ``node``
+        is (now) proven, so the update continues upward."""
+        child = node.children[i]
+        if child.proven is None:
+            return node.proven is not None
+        assert node.actions is not None
+        m = node.player
+        if m == CHANCE:
+            if len(node.children) == len(node.actions) and all(
+                    c.proven is not None for c in node.children.values()):
+                assert node.probs is not None
+                node.proven = float(sum(node.probs[j] * c.proven  # type: ignore[operator]
+                                        for j, c in node.children.items()))
+            return node.proven is not None
+        v = mover_value(child.proven, m)
+        node.bonus[i] = math.inf if v == 1.0 else -math.inf if v == 0.0 else 0.0
+        if v == 1.0:
+            node.proven = child.proven
+        elif len(node.children) == len(node.actions) and all(
+                c.proven is not None for c in node.children.values()):
+            best = max(mover_value(c.proven, m) for c in node.children.values())  # type: ignore[arg-type]
+            node.proven = mover_value(best, m)
+        return node.proven is not None
+
+    def _find(self, state: State) -> Node | None:
+        """The node of ``state`` in the kept tree (a few plies below the old root), if any."""
+        if self.root is None:
+            return None
+        todo = deque([(self.root, 0)])
+        while todo:
+            node, depth = todo.popleft()
+            if node.state == state:
+                return node
+            if depth < 4 and node.state.ply < state.ply:
+                todo.extend((c, depth + 1) for c in node.children.values())
+        return None
+
+    # -- public -----------------------------------------------------------------------------
+    def search(self, state: State, budget: Budget) -> SearchResult:
+        """Search from ``state`` (non-terminal) within ``budget``."""
+        t0 = time.perf_counter()
+        root = self._find(state) if self.config.reuse else None
+        if root is None:
+            root = Node(self.game, state)
+            self.entries = 0
+        reused = root.visits
+        self.root = root
+        sims = 0
+        while True:
+            if budget.sims is not None and sims >= budget.sims:
+                break
+            if (budget.seconds is not None and sims % 8 == 0
+                    and time.perf_counter() - t0 >= budget.seconds):
+                break
+            won = root.proven is not None and root.proven == mover_value(1.0, root.player)
+            if self.config.solver and won and root.actions is not None:
+                break  # a proven win: nothing left to find
+            # a root proven lost (or drawn) is searched on without the proofs, for the most
+            # resistant move against an opponent who may not find the win
+            self._solving = self.config.solver and (root.proven is None or won)
+            self._simulate(root)
+            sims += 1
+        return self._result(root, sims, time.perf_counter() - t0, reused)
+
+    def _result(self, root: Node, sims: int, seconds: float, reused: int) -> SearchResult:
+        m = root.player
+        moves = []
+        if root.actions is not None:
+            for i in np.flatnonzero(root.n > 0):
+                child = root.children.get(int(i))
+                proven = child.proven if child is not None else None
+                q = root.w[i] / root.n[i]
+                if self.config.chance and child is not None and int(i) in root.chance_kids:
+                    q = child.expectation()
+                moves.append(MoveStat(int(root.actions[i]), int(root.n[i]),
+                                      float(mover_value(q, m)), winner_of(proven)))
+        moves.sort(key=lambda s: (-_proof_rank(s.proven, m), -s.visits, -s.value))
+        if not moves:  # no simulation reached a move (tiny budget): any legal move
+            acts = self.game.legal_actions(root.state)
+            moves = [MoveStat(int(acts[int(self.rng.integers(len(acts)))]), 0, 0.5)]
+        value = mover_value(root.wsum / max(root.visits, 1), m)
+        if root.proven is not None:
+            value = mover_value(root.proven, m)
+        return SearchResult(value, moves, self._pv(root), sims, seconds, winner_of(root.proven),
+                            reused)
+
+    def _pv(self, root: Node) -> list[int]:
+        pv = []
+        node = root
+        while node.actions is not None and node.children and len(pv) < 40:
+            i = max(node.children, key=lambda j: (
+                _proof_rank(winner_of(node.children[j].proven), node.player), node.n[j]))
+            pv.append(int(node.actions[i]))
+            node = node.children[i]
+        return pv
+
+
+def _proof_rank(proven: int | None, mover: int) -> int:
+    """2 for a proven win of ``mover``, 0 for a proven loss, 1 otherwise."""
+    if proven is None or proven == 0 or mover == CHANCE:
+        return 1
+    return 2 if proven == mover else 0

@@ -1,0 +1,82 @@
+"""Match statistics: score, Elo difference and its 95% confidence interval.
+
+The score of A is ``(wins + draws/2) / games``; Elo difference ``-400 log10(1/s - 1)``. The
+interval is Wilson's 95% score interval (sound for small matches and for 0 or 100%: a draw
+counts as half a win, which slightly overstates the spread when there are draws), mapped
+through the same Elo formula. A score of 0 or 1 has no finite Elo: scores are clamped half a
+game from the ends, as is customary for small matches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .errors import ParameterError
+
+Z95 = 1.959963984540054
+
+
+def elo_from_score(score: float) -> float:
+    """Elo difference of a score fraction strictly between 0 and 1.
+
+    Raises:
+        ParameterError: a score outside (0, 1).
+    """
+    if not 0.0 < score < 1.0:
+        raise ParameterError(
+            f"a score fraction for Elo must lie strictly between 0 and 1, not {score!r}")
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+@dataclass(frozen=True)
+class MatchStats:
+    """Wins, losses and draws of A against B, with A's score and Elo (A minus B)."""
+
+    a_wins: int
+    b_wins: int
+    draws: int
+
+    def __post_init__(self) -> None:
+        if min(self.a_wins, self.b_wins, self.draws) < 0:
+            raise ParameterError(f"negative game counts in {self!r}")
+
+    @property
+    def games(self) -> int:
+        return self.a_wins + self.b_wins + self.draws
+
+    @property
+    def score(self) -> float:
+        """A's mean score (0.5 when no game was played)."""
+        if self.games == 0:
+            return 0.5
+        return (self.a_wins + 0.5 * self.draws) / self.games
+
+    def _clamp(self, s: float) -> float:
+        half = 0.5 / max(self.games, 1)
+        return min(max(s, half), 1.0 - half)
+
+    @property
+    def elo(self) -> float:
+        if self.games == 0:
+            return 0.0
+        return elo_from_score(self._clamp(self.score))
+
+    @property
+    def score_ci95(self) -> tuple[float, float]:
+        """Wilson's 95% interval of the score."""
+        n = self.games
+        if n == 0:
+            return 0.0, 1.0
+        s, z2 = self.score, Z95 * Z95
+        centre = (s + z2 / (2 * n)) / (1 + z2 / n)
+        half = Z95 / (1 + z2 / n) * math.sqrt(s * (1 - s) / n + z2 / (4 * n * n))
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    @property
+    def elo_ci95(self) -> tuple[float, float]:
+        """Elo bounds of the 95% interval of the score (clamped like ``elo``)."""
+        if self.games == 0:
+            return (-math.inf, math.inf)
+        lo, hi = self.score_ci95
+        return elo_from_score(self._clamp(lo)), elo_from_score(self._clamp(hi))

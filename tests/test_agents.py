@@ -1,0 +1,106 @@
+"""Agents by spec string: construction, bad specs, greedy's choices, legal play in every game."""
+
+from __future__ import annotations
+
+import pytest
+
+import stonegarden
+from stonegarden.agents import agent_names, make_agent
+from stonegarden.agents.search_agents import LEVELS, SearchAgent
+from stonegarden.errors import ParameterError
+
+SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims=40,seed=1",
+         "mcts:sims=40,seed=1,split=off,rave=off,solver=off,chance=off,reuse=off,captures=0",
+         "mcts:sims=40,seed=1,fast=off", "mcts:sims=40,seed=1,grave=5", "level:1,seed=1", "level:2"]
+
+
+def test_every_agent_is_listed_with_a_description():
+    names = agent_names()
+    for name in ("random", "greedy", "uct-flat", "mcts", "level"):
+        assert names[name]
+
+
+@pytest.mark.parametrize("game_id,params", [("blooms", {"size": 3}),
+                                            ("blooms-territory", {"size": 3, "max_turns": 10})])
+@pytest.mark.parametrize("spec", SPECS)
+def test_agents_play_legal_moves_to_the_end(game_id, params, spec):
+    game = stonegarden.make(game_id, **params)
+    agent = make_agent(spec)
+    assert agent.spec == spec
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        state = game.play(state, agent.choose(game, state))
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("", "empty"),
+    ("nosuch", "unknown agent 'nosuch'"),
+    ("mcts:time=abc", "'time' must be a number"),
+    ("mcts:time=-1", "'time' must be positive"),
+    ("mcts:sims=0", "'sims' must be at least 1"),
+    ("mcts:sims=many", "'sims' must be an integer"),
+    ("mcts:rave=maybe", "'rave' must be on/off"),
+    ("mcts:bogus=1", "unknown option"),
+    ("mcts:captures=99", "'captures' must be 0..64"),
+    ("mcts:grave=-3", "'grave' must be 0"),
+    ("uct-flat:rave=on", "unknown option"),
+    ("level", "say which level"),
+    ("level:0", "say which level"),
+    ("level:7", "say which level"),
+    ("level:x", "say which level"),
+    ("greedy:seed=x", "'seed' must be an integer"),
+])
+def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
+    with pytest.raises(ParameterError, match=message) as info:
+        make_agent(spec)
+    assert repr(spec) in str(info.value) or not spec
+
+
+def test_levels_grow_in_budget():
+    budgets = [LEVELS[k] for k in sorted(LEVELS)]
+    sims = [s for s, _ in budgets if s is not None]
+    assert sims == sorted(sims) and len(set(sims)) == len(sims)
+    for k in LEVELS:
+        assert isinstance(make_agent(f"level:{k}"), SearchAgent)
+
+
+def test_greedy_takes_the_immediate_win():
+    # size 3, target 1: player 2's corner stone a1 has liberties b1 and b2 only
+    game = stonegarden.make("blooms", size=3, target=1)
+    state = game.replay(["Ra2", "Ka1"])[-1]
+    for seed in range(3):
+        move = make_agent(f"greedy:seed={seed}").choose(game, state)
+        assert game.winner(game.play(state, move)) == 1
+
+
+def test_greedy_takes_the_biggest_capture():
+    # player 1 to move; player 2's corner stones Ka1 and Gb1 are nearly fenced by Ra2 and Rc1,
+    # so some turns capture one stone, some both: greedy must take a largest capture
+    game = stonegarden.make("blooms", size=3)
+    state = game.replay(["Ra2", "Ka1,Gb1", "Rc1", "Kc5"])[-1]
+    move = make_agent("greedy:seed=1").choose(game, state)
+    after = game.play(state, move)
+    best = max(game.play(state, int(a)).captured for a in game.legal_actions(state))
+    assert after.captured == best > 0
+
+
+def test_search_agents_reuse_their_engine_for_the_same_game():
+    game = stonegarden.make("blooms", size=3)
+    agent = make_agent("mcts:sims=50,seed=1")
+    assert isinstance(agent, SearchAgent)
+    assert agent.engine(game) is agent.engine(game)
+    other = stonegarden.make("blooms", size=3)
+    assert agent.engine(other) is not agent.engine(game)
+
+
+def test_play_command_runs_agents_with_a_thinking_status(cli):
+    r = cli("play", "blooms", "--param", "size=3", "--p1", "level:1,seed=1",
+            "--p2", "mcts:sims=30,seed=2", "--seed", "1")
+    assert r.returncode == 0, r.stderr
+    assert "Game over" in r.stdout
+
+
+def test_play_command_rejects_a_bad_agent_with_exit_2(cli):
+    r = cli("play", "blooms", "--p2", "mcts:time=soon")
+    assert r.returncode == 2
+    assert "'time' must be a number" in r.stderr

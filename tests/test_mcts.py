@@ -1,0 +1,392 @@
+"""The search: determinism with seed and simulations, the solver, chance nodes, tree reuse,
+and every technique switch, on tiny Blooms boards and a toy chance game."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import stonegarden
+from stonegarden.agents import make_agent
+from stonegarden.core.params import Param
+from stonegarden.core.protocol import CHANCE, Game, State
+from stonegarden.search.config import FLAT, Budget, SearchConfig
+from stonegarden.search.fast import make_engine
+from stonegarden.search.generic import GenericMcts
+
+FAST = SearchConfig()
+GENERIC = dataclasses.replace(SearchConfig(), fast=False)
+SWITCHES = [
+    pytest.param(FAST, id="all-on"),
+    pytest.param(dataclasses.replace(FAST, split=False), id="split-off"),
+    pytest.param(dataclasses.replace(FAST, rave=False), id="rave-off"),
+    pytest.param(dataclasses.replace(FAST, grave=20), id="grave"),
+    pytest.param(dataclasses.replace(FAST, solver=False), id="solver-off"),
+    pytest.param(dataclasses.replace(FAST, captures=4), id="capture-playouts"),
+    pytest.param(GENERIC, id="generic"),
+    pytest.param(FLAT, id="uct-flat"),
+]
+
+
+def capture_to_win():
+    """Size 3, target 1: player 2's lone stone on the corner a1 has liberties b1 and b2 only,
+    so player 1 wins at once with Rb1,Yb2 or Rb2,Yb1 and by nothing else."""
+    game = stonegarden.make("blooms", size=3, target=1)
+    return game, game.replay(["Ra2", "Ka1"])[-1]
+
+
+def result_key(res):
+    return [(m.action, m.visits, round(m.value, 9)) for m in res.moves], res.pv, round(res.value, 9)
+
+
+@pytest.mark.parametrize("config", SWITCHES)
+def test_fixed_seed_and_sims_give_the_same_search(config):
+    game = stonegarden.make("blooms", size=4)
+    state = game.replay(["Rd4", "Kc3,Gd5"])[-1]
+    a = make_engine(game, config, 7).search(state, Budget(sims=400))
+    b = make_engine(game, config, 7).search(state, Budget(sims=400))
+    assert a.sims == b.sims == 400
+    assert result_key(a) == result_key(b)
+    assert game.is_legal(state, a.best)
+
+
+def test_different_seeds_usually_search_differently():
+    game = stonegarden.make("blooms", size=4)
+    state = game.initial_state()
+    keys = {str(result_key(make_engine(game, FAST, s).search(state, Budget(sims=300))))
+            for s in range(3)}
+    assert len(keys) > 1
+
+
+@pytest.mark.parametrize("config", SWITCHES)
+def test_search_finds_the_capture_that_wins(config):
+    game, state = capture_to_win()
+    res = make_engine(game, config, 1).search(state, Budget(sims=3000))
+    after = game.play(state, res.best)
+    assert game.winner(after) == 1, game.action_to_text(state, res.best)
+    assert game.action_to_text(state, res.best) in ("Rb1,Yb2", "Rb2,Yb1")
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(FAST, split=False)],
+                         ids=["fast-split", "generic", "fast-whole-turns"])
+def test_solver_proves_the_forced_win_and_stops(config):
+    game, state = capture_to_win()
+    res = make_engine(game, config, 1).search(state, Budget(sims=100_000))
+    assert res.proven == 1
+    assert res.value == 1.0
+    assert res.sims < 100_000, "a proven root ends the search early"
+    assert res.moves[0].proven == 1
+
+
+def _exact(game, state, memo):
+    """Exhaustive game value (winner, 0 draw) of a tiny position."""
+    key = (state.board, state.scores, state.player, state.ply == 0)
+    if key not in memo:
+        if game.is_terminal(state):
+            memo[key] = game.winner(state)
+        else:
+            p = state.player
+            results = {_exact(game, game.play_unchecked(state, int(a)), memo)
+                       for a in game.legal_actions(state)}
+            memo[key] = p if p in results else 0 if 0 in results else 3 - p
+    return memo[key]
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(FAST, split=False)],
+                         ids=["fast-split", "generic", "fast-whole-turns"])
+def test_solver_proofs_agree_with_exhaustive_search(config):
+    """On the 7-cell board every proof the solver makes is the true game value, and a proven
+    win is played."""
+    game = stonegarden.make("blooms", size=2, target=3)
+    rng = np.random.default_rng(0)
+    memo: dict = {}
+    proofs = 0
+    for _ in range(25):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, 5))):
+            if game.is_terminal(state):
+                break
+            legal = game.legal_actions(state)
+            state = game.play(state, int(legal[int(rng.integers(len(legal)))]))
+        if game.is_terminal(state):
+            continue
+        res = make_engine(game, config, 1).search(state, Budget(sims=20_000))
+        truth = _exact(game, state, memo)
+        if res.proven is not None:
+            proofs += 1
+            assert res.proven == truth, game.position_text(state)
+            if truth == state.player:
+                assert _exact(game, game.play(state, res.best), memo) == truth
+    assert proofs > 5
+
+
+def test_a_proven_loss_is_searched_on():
+    """Proven lost positions still get their whole budget (to find the most resistant move)."""
+    game = stonegarden.make("blooms", size=2, target=3)
+    memo: dict = {}
+    state = game.initial_state()
+    lost = None
+    for a in game.legal_actions(state):
+        after = game.play(state, int(a))
+        if _exact(game, after, memo) == 1:
+            lost = after  # player 2 to move, and player 1 wins whatever happens
+            break
+    assert lost is not None
+    for config in (FAST, GENERIC):
+        res = make_engine(game, config, 1).search(lost, Budget(sims=3000))
+        assert res.sims == 3000
+        assert game.is_legal(lost, res.best)
+
+
+def test_solver_off_never_claims_a_proof():
+    game, state = capture_to_win()
+    engine = make_engine(game, dataclasses.replace(FAST, solver=False), 1)
+    res = engine.search(state, Budget(sims=500))
+    assert res.proven is None
+    assert res.sims == 500
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["fast", "generic"])
+def test_tree_reuse_keeps_the_visits_below_the_moves_played(config):
+    game = stonegarden.make("blooms", size=3)
+    engine = make_engine(game, config, 3)
+    state = game.replay(["Rb3"])[-1]
+    first = engine.search(state, Budget(sims=4000))
+    assert first.reused == 0
+    mine = game.play(state, first.best)
+    assert engine.search(mine, Budget(sims=100)).reused > 0
+    reply = engine.search(mine, Budget(sims=1)).best
+    after = game.play(mine, reply)
+    second = engine.search(after, Budget(sims=100))
+    assert second.reused > 0
+    again = engine.search(after, Budget(sims=100))
+    assert again.reused >= second.reused + 100
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["fast", "generic"])
+def test_tree_reuse_off_starts_afresh(config):
+    game = stonegarden.make("blooms", size=4)
+    engine = make_engine(game, dataclasses.replace(config, reuse=False), 3)
+    state = game.initial_state()
+    engine.search(state, Budget(sims=200))
+    assert engine.search(state, Budget(sims=200)).reused == 0
+
+
+def test_reuse_survives_an_unexpected_reply():
+    """The opponent's reply is found from the board, even one the tree never tried."""
+    game = stonegarden.make("blooms", size=4)
+    engine = make_engine(game, FAST, 3)
+    state = game.initial_state()
+    res = engine.search(state, Budget(sims=500))
+    mine = game.play(state, res.best)
+    legal = game.legal_actions(mine)
+    reply = game.play(mine, int(legal[-1]))
+    res2 = engine.search(reply, Budget(sims=200))
+    assert game.is_legal(reply, res2.best)
+
+
+@pytest.mark.parametrize("game_id,params", [("blooms", {"size": 3}),
+                                            ("blooms-territory", {"size": 3, "max_turns": 12})])
+@pytest.mark.parametrize("config", SWITCHES)
+def test_searches_play_legal_moves_to_the_end(game_id, params, config):
+    game = stonegarden.make(game_id, **params)
+    engine = make_engine(game, config, 2)
+    state = game.initial_state()
+    while not game.is_terminal(state):
+        res = engine.search(state, Budget(sims=60))
+        assert 0.0 <= res.value <= 1.0
+        assert game.is_legal(state, res.best)
+        assert all(game.is_legal(state, m.action) for m in res.moves)
+        state = game.play(state, res.best)
+
+
+def test_the_blooms_fast_path_is_chosen_only_when_asked():
+    game = stonegarden.make("blooms", size=3)
+    assert type(make_engine(game, FAST, 1)).__name__ == "BloomsRaceEngine"
+    assert isinstance(make_engine(game, GENERIC, 1), GenericMcts)
+    other = stonegarden.make("blooms-territory", size=3)
+    territory = make_engine(other, FAST, 1)
+    assert isinstance(territory, GenericMcts) and territory.fast_playout is not None
+    assert make_engine(other, GENERIC, 1).fast_playout is None
+
+
+def test_territory_fast_playouts_finish_and_score():
+    from stonegarden.search.blooms_territory import playout_value
+
+    game = stonegarden.make("blooms-territory", size=3)
+    state = game.initial_state()
+    values = {playout_value(game, state, seed) for seed in range(40)}
+    assert values == {0.0, 1.0}
+    # a position that is over except for the scoring: two passes ended it
+    assert playout_value(game, game.replay(["Rb2", "pass", "pass"])[-1], 1) == 1.0
+
+
+def test_a_time_budget_ends_and_reports_simulations():
+    game = stonegarden.make("blooms", size=4)
+    res = make_agent("mcts:time=0.2,seed=1").analyse(game, game.initial_state())
+    assert res.sims > 0
+    assert game.is_legal(game.initial_state(), res.best)
+
+
+# -- a toy game with a chance node ---------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class CoinState(State):
+    stage: int = 0  # 0: player 1 chooses; 1: the coin is due; 2: over
+    outcome: int = 0  # 1 player 1 won, 2 player 2 won, 0 draw
+
+
+class CoinGame(Game):
+    """Player 1 either takes a sure draw (``safe``) or gambles (``coin``): a chance node then
+    gives player 1 the win with probability ``p``."""
+
+    id = "coin-toy"
+    title = "Coin toy"
+    param_specs = (Param("p", "float", 0.7, "probability that the gamble wins"),)
+    has_chance = True
+
+    num_distinct_actions = 4  # safe, coin, heads, tails
+    max_game_length = 2
+
+    def initial_state(self):
+        return CoinState(player=1)
+
+    def current_player(self, state):
+        return CHANCE if state.stage == 1 else state.player
+
+    def _is_over(self, state):
+        return state.stage == 2
+
+    def _winner_when_over(self, state):
+        return state.outcome
+
+    def _reason_when_over(self, state):
+        return "coin"
+
+    def scores(self, state):
+        return (0, 0)
+
+    def legal_actions(self, state):
+        if self.is_terminal(state):
+            return np.empty(0, np.int64)
+        return np.array([2, 3] if state.stage == 1 else [0, 1], np.int64)
+
+    def illegal_reason(self, state, action):
+        return None if action in self.legal_actions(state) else "no"
+
+    def chance_outcomes(self, state):
+        p = self.params["p"]
+        return [(2, p), (3, 1 - p)] if state.stage == 1 else []
+
+    def play_unchecked(self, state, action):
+        if action == 0:
+            return dataclasses.replace(state, stage=2, outcome=0, ply=state.ply + 1)
+        if action == 1:
+            return dataclasses.replace(state, stage=1, ply=state.ply + 1)
+        return dataclasses.replace(state, stage=2, outcome=1 if action == 2 else 2,
+                                   ply=state.ply + 1)
+
+    def action_to_text(self, state, action):
+        return ["safe", "coin", "heads", "tails"][action]
+
+    def parse_action(self, state, text):
+        return ["safe", "coin", "heads", "tails"].index(text)
+
+    def position_text(self, state):
+        return f"{state.stage}"
+
+    def parse_position(self, text):
+        raise NotImplementedError
+
+    def diagram(self, state):
+        return self.position_text(state)
+
+    def parse_diagram(self, text):
+        raise NotImplementedError
+
+
+def _coin(p):
+    game = CoinGame.__new__(CoinGame)
+    game.params = {"p": p}
+    return game
+
+
+@pytest.mark.parametrize("p,best", [(0.7, "coin"), (0.3, "safe")])
+def test_chance_nodes_value_the_gamble_at_its_expectation(p, best):
+    game = _coin(p)
+    # a wide exploration constant so the gamble is sampled enough whichever way it looks
+    res = GenericMcts(game, SearchConfig(c=1.0), 1).search(game.initial_state(), Budget(sims=400))
+    assert game.action_to_text(game.initial_state(), res.best) == best
+    coin = next(m for m in res.moves if m.action == 1)
+    assert coin.value == pytest.approx(p)
+    assert res.value == pytest.approx(max(p, 0.5))
+
+
+def test_chance_outcomes_are_visited_in_proportion_to_their_probability():
+    game = _coin(0.7)
+    engine = GenericMcts(game, dataclasses.replace(SearchConfig(), solver=False), 1)
+    engine.search(game.initial_state(), Budget(sims=1001))
+    chance = engine.root.children[1]
+    n = chance.n
+    assert n.sum() > 100
+    assert abs(n[0] / n.sum() - 0.7) < 0.01
+
+
+@pytest.mark.nojit
+def test_the_search_kernels_run_as_plain_python():
+    """The numba tree runs unchanged with NUMBA_DISABLE_JIT=1 (coverage and debuggers)."""
+    code = (
+        "import stonegarden\n"
+        "from stonegarden.search.fast import make_engine\n"
+        "from stonegarden.search.config import SearchConfig, Budget\n"
+        "g = stonegarden.make('blooms', size=3, target=1)\n"
+        "s = g.replay(['Ra2', 'Ka1'])[-1]\n"
+        "r = make_engine(g, SearchConfig(), 1).search(s, Budget(sims=2000))\n"
+        "print(r.proven, g.action_to_text(s, r.best))\n"
+    )
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1",
+               PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert out.returncode == 0, out.stderr
+    proven, move = out.stdout.split()
+    assert proven == "1" and move in ("Rb1,Yb2", "Rb2,Yb1")
+
+
+def test_grave_borrows_statistics_only_from_a_visited_ancestor():
+    """With GRAVE the search still finds the winning capture and differs from plain RAVE."""
+    game = stonegarden.make("blooms", size=3)
+    state = game.replay(["Rb3"])[-1]
+    deep = dataclasses.replace(FAST, c=0.1)  # a deep enough tree for ancestors to matter
+    plain = make_engine(game, deep, 4).search(state, Budget(sims=4000))
+    config = dataclasses.replace(deep, grave=10)
+    grave = make_engine(game, config, 4).search(state, Budget(sims=4000))
+    assert result_key(plain) != result_key(grave)
+    game, state = capture_to_win()
+    res = make_engine(game, config, 1).search(state, Budget(sims=5000))
+    assert res.proven == 1
+
+
+def test_a_lost_side_still_prefers_resistance():
+    """In a proven-lost position every move loses, yet the search spreads its simulations and
+    reports values from playouts (not all zero), as it would without a solver."""
+    game = stonegarden.make("blooms", size=2, target=3)
+    memo: dict = {}
+    state = game.initial_state()
+    lost = next(game.play(state, int(a)) for a in game.legal_actions(state)
+                if _exact(game, game.play(state, int(a)), memo) == 1)
+    for config in (FAST, GENERIC):
+        res = make_engine(game, config, 1).search(lost, Budget(sims=30_000))
+        assert res.proven == 1
+        assert res.sims == 30_000
+        assert len(res.moves) > 1
+        assert any(m.value > 0 for m in res.moves)

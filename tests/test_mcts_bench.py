@@ -1,0 +1,35 @@
+"""``stonegarden bench search``: output shape and bad input (no speed is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_bench_search_prints_one_json_line(cli):
+    r = cli("bench", "search", "blooms", "--param", "size=3", "--seconds", "0.2", "--json")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    assert out["game"] == "blooms" and out["params"] == {"size": 3}
+    assert out["sims"] > 0 and out["sims_per_s"] > 0
+    assert 0.0 <= out["value"] <= 1.0
+
+
+def test_bench_search_takes_any_search_agent(cli):
+    r = cli("bench", "search", "blooms-territory", "--param", "size=3", "--seconds", "0.2",
+            "--agent", "uct-flat")
+    assert r.returncode == 0, r.stderr
+    assert "simulations/s" in r.stdout
+
+
+def test_bench_search_rejects_agents_that_do_not_search(cli):
+    r = cli("bench", "search", "blooms", "--agent", "random")
+    assert r.returncode == 2
+    assert "not a search agent" in r.stderr
+
+
+def test_bench_search_rejects_unknown_games(cli):
+    r = cli("bench", "search", "nosuchgame")
+    assert r.returncode == 2
+    assert "error:" in r.stderr

@@ -1,0 +1,65 @@
+"""Elo and confidence intervals against values worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from stonegarden.errors import ParameterError
+from stonegarden.stats import MatchStats, elo_from_score
+
+
+def test_an_even_score_is_zero_elo():
+    assert elo_from_score(0.5) == 0.0
+
+
+def test_three_to_one_is_400_log10_3_elo():
+    # s = 0.75: -400 log10(1/0.75 - 1) = 400 log10 3 = 190.8485...
+    assert elo_from_score(0.75) == pytest.approx(190.8485, abs=1e-4)
+    assert elo_from_score(0.25) == pytest.approx(-190.8485, abs=1e-4)
+
+
+@pytest.mark.parametrize("score", [0.0, 1.0, -0.1, 1.5, math.nan])
+def test_scores_without_a_finite_elo_are_rejected(score):
+    with pytest.raises(ParameterError, match="strictly between 0 and 1"):
+        elo_from_score(score)
+
+
+def test_75_of_100_wilson_interval():
+    # Wilson, z = 1.96: centre (0.75 + 0.019207) / 1.038415 = 0.740750;
+    # half 1.96/1.038415 * sqrt(0.001875 + 0.000096) = 0.083797 -> (0.65695, 0.82455)
+    st = MatchStats(75, 25, 0)
+    assert st.games == 100
+    assert st.score == 0.75
+    lo, hi = st.score_ci95
+    assert lo == pytest.approx(0.6570, abs=2e-4)
+    assert hi == pytest.approx(0.8245, abs=2e-4)
+    elo_lo, elo_hi = st.elo_ci95
+    assert elo_lo == pytest.approx(-400 * math.log10(1 / lo - 1))
+    assert elo_lo < st.elo < elo_hi
+
+
+def test_a_clean_sweep_is_clamped_half_a_game_from_the_end():
+    # 10 of 10 -> s clamped to 0.95 -> 400 log10 19 = 511.5; Wilson lower bound 0.7225
+    st = MatchStats(10, 0, 0)
+    assert st.elo == pytest.approx(400 * math.log10(19))
+    assert st.score_ci95[0] == pytest.approx(0.7225, abs=2e-4)
+    assert st.elo_ci95[1] == pytest.approx(st.elo)
+
+
+def test_draws_count_half():
+    st = MatchStats(3, 1, 2)
+    assert st.score == pytest.approx(4 / 6)
+    assert st.elo == pytest.approx(400 * math.log10(2))
+
+
+def test_no_games_means_no_information():
+    st = MatchStats(0, 0, 0)
+    assert st.score == 0.5 and st.elo == 0.0
+    assert st.elo_ci95 == (-math.inf, math.inf)
+
+
+def test_negative_counts_are_rejected():
+    with pytest.raises(ParameterError, match="negative"):
+        MatchStats(-1, 0, 0)
