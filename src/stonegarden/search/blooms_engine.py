@@ -111,7 +111,7 @@ class BloomsRaceEngine:
         while s.ply < state.ply and node >= 0:
             if self.last_best is not None and s is old:
                 action: int | None = self.last_best
-                nxt = self.game.play_unchecked(s, action)
+                nxt = self.game.play_unchecked(s, self.last_best)
                 if nxt.ply == state.ply and nxt != state:
                     action = self._diff_action(s, state)
                     nxt = state if action is not None else nxt
@@ -156,8 +156,8 @@ class BloomsRaceEngine:
         self.root_state = state
         seed = self.seed
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % 2**31)
-        SK.run_sims(0, *self._args(state))  # compile/load outside the budget
+            seed = int(np.random.SeedSequence().entropy) % 2**31  # type: ignore[arg-type]
+        SK.run_sims(0, *self._args(state))  # compile or load outside the budget
         SK.seed_numba((seed * 1_000_003 + self.searches) % 2**31)
         self.searches += 1
         sims = 0
@@ -221,7 +221,7 @@ class BloomsRaceEngine:
             return -1
         return max(edges, key=lambda e: self._rank(node, e))
 
-    def _turns(self, node: int) -> list[tuple[int, int, int, float, int]]:
+    def _turns(self, node: int) -> list[tuple[int, int, float, int, int]]:
         """Whole turns from ``node``: (action, visits, mover value, child node, proven code)."""
         P = self.pools
         out = []
@@ -290,7 +290,7 @@ class BloomsRaceEngine:
         proven = _winner(int(P.nd_proven[root]))
         if proven is not None:
             value = 1.0 if proven == p else 0.0 if proven != 0 else 0.5
-        pv = []
+        pv: list[int] = []
         node, s = root, state
         while node >= 0 and len(pv) < 30 and not self.game.is_terminal(s):
             step = self._best_turn(node, s)

@@ -15,22 +15,9 @@ FAST_ENGINES = {
 }
 
 
-#: game id -> "module:function(game, state, seed) -> player-1 reward": fast playouts for the
-#: generic search, for games whose ``random_playouts`` is not a kernel
-FAST_PLAYOUTS = {
-    "blooms-territory": "stonegarden.search.blooms_territory:playout_value",
-}
-
-
 def _load(target: str) -> Any:
     module, _, name = target.partition(":")
     return getattr(importlib.import_module(module), name)
-
-
-def fast_playout(game: Game, config: SearchConfig) -> Any | None:
-    """The game's fast playout function for the generic search, or ``None``."""
-    target = FAST_PLAYOUTS.get(game.id)
-    return _load(target) if config.fast and target is not None else None
 
 
 def fast_engine(game: Game, config: SearchConfig, seed: int | None) -> Any | None:

@@ -5,8 +5,7 @@ rewards for player 1, a win counting 1 and a draw 1/2), so selection is one vect
 the siblings. A node is expanded on its second visit (its first gives a playout), every action is
 tried once before UCB takes over (plain UCT), and chance nodes pick the outcome whose visit
 share lags its probability most, so outcome counts track the probabilities deterministically.
-Playouts are the game's own ``random_playouts`` kernel (uniform), or a faster playout
-function listed for the game in ``fast.FAST_PLAYOUTS``.
+Playouts are the game's own ``random_playouts`` kernel (uniform).
 """
 
 from __future__ import annotations
@@ -95,9 +94,6 @@ class GenericMcts:
         self.root: Node | None = None
         self.entries = 0
         self._solving = config.solver
-        from .fast import fast_playout
-
-        self.fast_playout = fast_playout(game, config)
 
     # -- tree -------------------------------------------------------------------------------
     def _expand(self, node: Node) -> None:
@@ -139,8 +135,6 @@ class GenericMcts:
 
     def _playout(self, state: State) -> float:
         seed = int(self.rng.integers(2**31))
-        if self.fast_playout is not None:
-            return float(self.fast_playout(self.game, state, seed))
         t = self.game.random_playouts(state, 1, seed)
         return (float(t[0]) + 0.5 * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
@@ -266,7 +260,7 @@ class GenericMcts:
                             reused)
 
     def _pv(self, root: Node) -> list[int]:
-        pv = []
+        pv: list[int] = []
         node = root
         while node.actions is not None and node.children and len(pv) < 40:
             i = max(node.children, key=lambda j: (
