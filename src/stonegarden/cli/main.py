@@ -8,6 +8,7 @@ from .. import __version__
 from .analyse import analyse
 from .bench import bench
 from .convert import convert
+from .engine import engine
 from .info import games
 from .lab import ladder, study, sweep
 from .match import match
@@ -29,6 +30,7 @@ cli.add_command(bench)
 cli.add_command(convert)
 cli.add_command(match)
 cli.add_command(analyse)
+cli.add_command(engine)
 cli.add_command(study)
 cli.add_command(sweep)
 cli.add_command(ladder)

@@ -1,0 +1,15 @@
+"""``stonegarden engine``: the JSON-lines analysis engine (docs/engine.md)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command()
+def engine() -> None:
+    """Answer JSON analysis queries, one per line on stdin, one answer per line on stdout."""
+    from ..engine import serve
+
+    serve(sys.stdin, sys.stdout)

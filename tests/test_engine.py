@@ -1,0 +1,111 @@
+"""The JSON analysis engine: answers every valid query, survives fuzzed malformed lines."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import stonegarden
+from stonegarden.engine import answer, serve
+
+from .conftest import run_cli
+from .test_conformance import SMALL
+
+
+def ask(**query):
+    return answer(query)
+
+
+@pytest.mark.parametrize("game_id", stonegarden.available_games())
+def test_every_game_is_analysed(game_id):
+    params = dict(SMALL.get(game_id, {}))
+    moves = ["roll:M"] if params.get("tumbling") else []
+    out = ask(id="q", game=game_id, params=params, moves=moves, sims=200, seed=1, candidates=3)
+    assert "error" not in out, out
+    assert out["id"] == "q" and out["terminal"] is False
+    game = stonegarden.make(game_id, **params)
+    state = game.replay(moves)[-1]
+    assert game.parse_move(state, out["best_move"]) >= 0  # legal
+    assert 0.0 <= out["win_probability"] <= 1.0
+    assert 1 <= len(out["candidates"]) <= 3
+    assert out["pv"][0] == out["best_move"]
+    assert out["sims"] >= 200
+
+
+def test_same_seed_and_sims_give_the_same_answer():
+    q = {"game": "blooms", "params": {"size": 4}, "moves": ["Rd4"], "sims": 500, "seed": 7}
+    a, b = answer(q), answer(q)
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+
+
+def test_a_finished_game_reports_its_result():
+    out = ask(game="blooms", params={"size": 3}, moves=["Rc3", "resign"])
+    assert out["terminal"] is True and out["winner"] == 1 and out["reason"] == "resign"
+
+
+def test_a_position_text_can_replace_the_moves():
+    out = ask(game="blooms", params={"size": 3}, position=".../..../...../..../RK. 2 0,0 3 0 0",
+              sims=100, seed=1)
+    assert out["ply"] == 3 and out["player"] == 2
+
+
+@pytest.mark.parametrize("query,kind,needle", [
+    ({"game": "chess"}, "ParameterError", "unknown game"),
+    ({"game": "blooms", "params": {"size": 99}}, "ParameterError", "size"),
+    ({"game": "blooms", "moves": ["Rd4", "Rd4"]}, "RecordError", "move 1"),
+    ({"game": "blooms", "moves": "Rd4"}, "ParameterError", "list of move texts"),
+    ({"game": "blooms", "sims": 0}, "ParameterError", "'sims'"),
+    ({"game": "blooms", "time": "fast"}, "ParameterError", "'time'"),
+    ({"game": "blooms", "agent": "random"}, "ParameterError", "does not search"),
+    ({"game": "blooms", "agent": "nobody"}, "ParameterError", "unknown agent"),
+    ({"game": "blooms", "colour": "red"}, "ParameterError", "unknown query keys"),
+    ({"game": "blooms", "moves": [], "position": "x"}, "ParameterError", "not both"),
+    ({"game": "blobs", "params": {"tumbling": True}}, "ParameterError", "chance event"),
+    ({"action": "dance"}, "ParameterError", "unknown action"),
+])
+def test_bad_queries_get_typed_errors(query, kind, needle):
+    out = answer({"id": 5, **query})
+    assert out["id"] == 5 and out["kind"] == kind and needle in out["error"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(
+    st.text(max_size=40),
+    st.builds(json.dumps, st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=6)),
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(
+            st.sampled_from(["id", "game", "params", "moves", "sims", "time", "agent", "x"]),
+            c, max_size=4),
+        max_leaves=8)),
+), max_size=6))
+def test_fuzzed_lines_each_get_one_answer_and_the_engine_goes_on(lines):
+    lines = [ln.replace("\n", " ").replace("\r", " ") for ln in lines]
+    lines = [ln for ln in lines if ln.strip()]
+    # a valid query at the end proves the engine is still running
+    good = json.dumps({"id": "last", "game": "blooms", "params": {"size": 2}, "sims": 20})
+    out = io.StringIO()
+    serve([*lines, good], out)
+    replies = [json.loads(x) for x in out.getvalue().splitlines()]  # no fuzzed line can quit
+    assert len(replies) == len(lines) + 1
+    assert all("error" in r for r in replies[:-1] if "best_move" not in r and "games" not in r)
+    assert replies[-1]["id"] == "last" and "best_move" in replies[-1]
+
+
+def test_engine_command_over_a_pipe():
+    lines = [
+        json.dumps({"id": 1, "game": "freego", "params": {"size": 5, "target": 3}, "sims": 100}),
+        "{not json",
+        json.dumps({"id": 2, "action": "games"}),
+        json.dumps({"id": 3, "action": "quit"}),
+        json.dumps({"id": 4, "action": "games"}),
+    ]
+    out = run_cli("engine", input="\n".join(lines) + "\n")
+    assert out.returncode == 0, out.stderr
+    replies = [json.loads(x) for x in out.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [1, None, 2, 3]
+    assert "best_move" in replies[0] and "error" in replies[1] and replies[3]["quit"]
