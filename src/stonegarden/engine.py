@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .agents.registry import make_agent
+from .agents.search_agents import SearchAgent
 from .core.protocol import CHANCE
 from .core.registry import available_games, make
 from .errors import ParameterError, RecordError, StonegardenError
@@ -100,7 +101,7 @@ def _answer(query: Any) -> dict[str, Any]:
     if game.current_player(state) == CHANCE:
         raise ParameterError("a chance event is due: give the roll as the next move")
     agent = make_agent(spec if seed is None else f"{spec}{',' if ':' in spec else ':'}seed={seed}")
-    if not hasattr(agent, "analyse"):
+    if not isinstance(agent, SearchAgent):
         raise ParameterError(f"agent {spec!r} does not search; use mcts, uct-flat or level:N")
     t0 = time.perf_counter()
     view = analyse_position(agent, game, state, Budget(sims=sims, seconds=seconds), top=top)
