@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
 from .runner import run_tasks
@@ -56,6 +57,11 @@ def _value(text: str) -> Any:
     except ValueError:
         low = text.lower()
         return {"true": True, "false": False}.get(low, text)
+
+
+def json_value(value: Any) -> Any:
+    """A parameter value as JSON writes it (tuples become lists)."""
+    return list(value) if isinstance(value, tuple) else value
 
 
 def cells(base: dict[str, Any], grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -106,7 +112,9 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     rows = []
     for spec, key, params in zip(specs, keys, cells(base, grid)):
         results = store.games(key, limit=games)
-        rows.append({"params": params, "record_params": spec.params,
+        full = make(game_id, **params).params  # typed values ("4" from the command line is 4)
+        shown = {k: json_value(full[k]) for k in params}
+        rows.append({"params": shown, "record_params": spec.params,
                      "summary": summarise(results)})
     store.close()
     keys_ = list(grid)
