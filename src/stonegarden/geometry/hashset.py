@@ -33,3 +33,35 @@ def build_table(hashes):
 @njit(cache=True)
 def table_has(table, h):
     return table[table_slot(table, h)] == h
+
+
+# -- stamped sets: reused across playouts without clearing --------------------------------------
+# A slot belongs to the current set only if its stamp equals ``stamp``; bumping the stamp empties
+# the whole set in O(1). ``keys`` and ``stamps`` have the same power-of-two length.
+
+
+@njit(cache=True)
+def stamped_slot(keys, stamps, stamp, h):
+    """The slot of the current set holding ``h``, or the free slot where it would go."""
+    mask = keys.shape[0] - 1
+    i = (h ^ (h >> 31)) & mask
+    while stamps[i] == stamp and keys[i] != h:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def stamped_add(keys, stamps, stamp, h):
+    """Add ``h``; returns whether it was new."""
+    i = stamped_slot(keys, stamps, stamp, h)
+    if stamps[i] == stamp:
+        return False
+    keys[i] = h
+    stamps[i] = stamp
+    return True
+
+
+@njit(cache=True)
+def stamped_has(keys, stamps, stamp, h):
+    i = stamped_slot(keys, stamps, stamp, h)
+    return stamps[i] == stamp and keys[i] == h

@@ -10,16 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...geometry.hashset import stamped_add
 from .kernels import EMPTY, play_bridge, position_hash
-
-
-@njit(cache=True)
-def _slot(keys, stamps, stamp, h):
-    mask = keys.shape[0] - 1
-    i = (h ^ (h >> 31)) & mask
-    while stamps[i] == stamp and keys[i] != h:
-        i = (i + 1) & mask
-    return i
 
 
 @njit(cache=True)
@@ -38,9 +30,7 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
     cand = np.empty(n, np.int32)
     if superko:
         for t in range(history.shape[0]):
-            i = _slot(keys, stamps, stamp, history[t])
-            keys[i] = history[t]
-            stamps[i] = stamp
+            stamped_add(keys, stamps, stamp, history[t])
     for turn in range(max_turns):
         nc = 0
         for p in range(n):
@@ -59,10 +49,7 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
                 chosen = True
                 break
             h = position_hash(work, zob, empty_key)
-            i = _slot(keys, stamps, stamp, h)
-            if stamps[i] != stamp:
-                keys[i] = h
-                stamps[i] = stamp
+            if stamped_add(keys, stamps, stamp, h):
                 chosen = True
                 break
             nc -= 1

@@ -14,31 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...geometry.hashset import stamped_add, stamped_has
 from .chains import EMPTY, build_chains, captures_at, place_stone, remove_chain
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
-
-
-@njit(cache=True)
-def _slot(keys, stamps, stamp, h):
-    mask = keys.shape[0] - 1
-    i = (h ^ (h >> 31)) & mask
-    while stamps[i] == stamp and keys[i] != h:
-        i = (i + 1) & mask
-    return i
-
-
-@njit(cache=True)
-def _remember(keys, stamps, stamp, h):
-    i = _slot(keys, stamps, stamp, h)
-    keys[i] = h
-    stamps[i] = stamp
-
-
-@njit(cache=True)
-def _seen(keys, stamps, stamp, h):
-    i = _slot(keys, stamps, stamp, h)
-    return stamps[i] == stamp and keys[i] == h
 
 
 @njit(cache=True)
@@ -76,8 +55,8 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             ndead += 1
     if ko == KO_SUPER:
         for t in range(history.shape[0]):
-            _remember(keys, stamps, stamp, history[t])
-        _remember(keys, stamps, stamp, h)
+            stamped_add(keys, stamps, stamp, history[t])
+        stamped_add(keys, stamps, stamp, h)
     for turn in range(max_turns):
         opp = 3 - player
         dead_count = 0
@@ -102,7 +81,7 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             for t in range(ncap):
                 h2 ^= chash[caps[t]]
             if (ko == KO_SIMPLE and h2 != prev_h) or (ko == KO_SUPER
-                                                       and not _seen(keys, stamps, stamp, h2)):
+                                                       and not stamped_has(keys, stamps, stamp, h2)):
                 point = p
                 break
             if nc == ne:
@@ -140,7 +119,7 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             prev_h = h
             h = h2
             if ko == KO_SUPER:
-                _remember(keys, stamps, stamp, h)
+                stamped_add(keys, stamps, stamp, h)
         # the mover's new chain is the only one that can be left without a liberty
         r = cid[point]
         ndead = 0
