@@ -55,6 +55,30 @@ class SquareBoard:
             raise NotationError(f"point {name!r} is not on a {self.size}x{self.size} board")
         return self.index[key]
 
+    def move_text(self, action: object, owner: str) -> str:
+        """The text of a one-point move (the action is the point index).
+
+        Raises:
+            NotationError: not a point of this board (``owner`` names the game in the message).
+        """
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
+            0 <= action < self.num_points
+        ):
+            raise NotationError(f"{action!r} is not an action of {owner}")
+        return self.names[int(action)]
+
+    def parse_move(self, text: object, game_title: str) -> int:
+        """The point a one-point move names; square-board Go variants have no pass.
+
+        Raises:
+            NotationError: not text, ``pass``, or not a point of this board.
+        """
+        if not isinstance(text, str):
+            raise NotationError(f"move text must be a string, not {text!r}")
+        if text.strip().lower() == "pass":
+            raise NotationError(f"{text!r}: there is no pass in {game_title}")
+        return self.point(text)
+
     def column_row(self, point: int) -> tuple[int, int]:
         """(column from the west, row from the south), both from 0."""
         return point % self.size, point // self.size

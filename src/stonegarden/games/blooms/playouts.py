@@ -27,7 +27,7 @@ from .kernels import (
 
 
 @njit(cache=True)
-def _take(cell, empties, where, ne):
+def take(cell, empties, where, ne):
     """Remove ``cell`` from the empty list; returns the new length."""
     i = where[cell]
     last = empties[ne - 1]
@@ -35,6 +35,25 @@ def _take(cell, empties, where, ne):
     where[last] = i
     where[cell] = -1
     return ne - 1
+
+
+@njit(cache=True)
+def uniform_turn(empties, ne, first_turn):
+    """A turn drawn uniformly from the 2E single stones and E(E-1) pairs (singles only on the
+    first turn) over ``empties[:ne]``: (cell of the first colour, cell of the second), -1 for
+    none. Uses numba's global generator."""
+    singles = 2 * ne
+    doubles = 0 if first_turn else ne * (ne - 1)
+    m = np.random.randint(singles + doubles)
+    if m < singles:
+        cell = empties[m >> 1]
+        return (cell, -1) if (m & 1) == 0 else (-1, cell)
+    m -= singles
+    i = m // (ne - 1)
+    j = m % (ne - 1)
+    if j >= i:
+        j += 1
+    return empties[i], empties[j]
 
 
 @njit(cache=True)
@@ -154,34 +173,16 @@ def _race_playout(board, nb, player, first_turn, scores, target, max_turns, move
             if scores[1] > scores[0]:
                 return 2, turn
             return 0, turn
-        singles = 2 * ne
-        doubles = 0 if first_turn else ne * (ne - 1)
-        m = np.random.randint(singles + doubles)
-        a = -1
-        b = -1
-        if m < singles:
-            cell = empties[m >> 1]
-            if (m & 1) == 0:
-                a = cell
-            else:
-                b = cell
-        else:
-            m -= singles
-            i = m // (ne - 1)
-            j = m % (ne - 1)
-            if j >= i:
-                j += 1
-            a = empties[i]
-            b = empties[j]
+        a, b = uniform_turn(empties, ne, first_turn)
         ns = nprev
         if a >= 0:
             _set_stone(board, nb, libs, a, 2 * player - 1)
-            ne = _take(a, empties, where, ne)
+            ne = take(a, empties, where, ne)
             starts[ns] = a
             ns += 1
         if b >= 0:
             _set_stone(board, nb, libs, b, 2 * player)
-            ne = _take(b, empties, where, ne)
+            ne = take(b, empties, where, ne)
             starts[ns] = b
             ns += 1
         if 2 * turn + 1 < moves_out.shape[0]:

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import EMPTY, find_fenced, judge_bloom
+from .playouts import take, uniform_turn
 
 NONE = -1
 
@@ -227,16 +228,6 @@ def fills_capture(board, nb, cell, mover, stack, seen, clock):
 
 
 @njit(cache=True)
-def _take(cell, empties, where, ne):
-    i = where[cell]
-    last = empties[ne - 1]
-    empties[i] = last
-    where[last] = i
-    where[cell] = -1
-    return ne - 1
-
-
-@njit(cache=True)
 def playout(board, nb, player, first_turn, scores, target, max_turns, captures, full, empties,
             where, stack, seen, clock, out, amaf, stamp):
     """Random turns until the race ends; with ``captures`` > 0 each turn first tries that many
@@ -279,33 +270,17 @@ def playout(board, nb, player, first_turn, scores, target, max_turns, captures, 
                     b = cell
                 break
         if a < 0 and b < 0:
-            singles = 2 * ne
-            doubles = 0 if first_turn else ne * (ne - 1)
-            m = np.random.randint(singles + doubles)
-            if m < singles:
-                cell = empties[m >> 1]
-                if (m & 1) == 0:
-                    a = cell
-                else:
-                    b = cell
-            else:
-                m -= singles
-                i = m // (ne - 1)
-                j = m % (ne - 1)
-                if j >= i:
-                    j += 1
-                a = empties[i]
-                b = empties[j]
+            a, b = uniform_turn(empties, ne, first_turn)
         ns = 0
         if a >= 0:
             board[a] = 2 * player - 1
-            ne = _take(a, empties, where, ne)
+            ne = take(a, empties, where, ne)
             starts[ns] = a
             ns += 1
             amaf[player - 1, 0, a] = stamp
         if b >= 0:
             board[b] = 2 * player
-            ne = _take(b, empties, where, ne)
+            ne = take(b, empties, where, ne)
             starts[ns] = b
             ns += 1
             amaf[player - 1, 1, b] = stamp

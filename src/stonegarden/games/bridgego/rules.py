@@ -15,7 +15,7 @@ import numpy as np
 from ...core.params import Param
 from ...core.protocol import Game, State
 from ...core.registry import register
-from ...errors import NotationError, PositionError
+from ...errors import PositionError
 from ...geometry.hashset import build_table
 from ...geometry.square import EMPTY_BOARD_KEY, SquareBoard, board_hash, square_board
 from . import kernels as K
@@ -194,18 +194,10 @@ class BridgeGo(Game):
 
     # -- text -------------------------------------------------------------------------------
     def action_to_text(self, state: State, action: int) -> str:
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
-            0 <= action < self.board.num_points
-        ):
-            raise NotationError(f"{action!r} is not an action of {self!r}")
-        return self.board.names[int(action)]
+        return self.board.move_text(action, repr(self))
 
     def parse_action(self, state: State, text: str) -> int:
-        if not isinstance(text, str):
-            raise NotationError(f"move text must be a string, not {text!r}")
-        if text.strip().lower() == "pass":
-            raise NotationError(f"{text!r}: there is no pass in Bridge Go")
-        return self.board.point(text)
+        return self.board.parse_move(text, "Bridge Go")
 
     def position_text(self, state: State) -> str:
         assert isinstance(state, BridgeGoState)
