@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from stonegarden.cli.match import run_match, seeded_spec
+from stonegarden.cli.match import run_match
 from stonegarden.core.record import load_record, replay_record
+from stonegarden.lab.selfplay import with_seed as seeded_spec
 
 SMALL = ("--param", "size=3")
 

@@ -39,3 +39,20 @@ def friendly_errors(fn: F) -> F:
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
+
+
+def resign_options(fn: F) -> F:
+    """``--resign V [--resign-moves K]``: adjudicate resignations (see ``lab.adjudication``)."""
+    fn = click.option("--resign-moves", type=click.IntRange(min=1), default=2, show_default=True,
+                      help="consecutive own moves below --resign before resigning")(fn)
+    return click.option(  # type: ignore[return-value]
+        "--resign", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
+        metavar="V", help="a player resigns when its own search rates its position below V "
+                          "(win probability) for --resign-moves moves, or proves it lost")(fn)
+
+
+def resign_rule(resign: float | None, moves: int) -> Any:
+    """The ``ResignRule`` the options name, or ``None``."""
+    from ..lab.adjudication import ResignRule
+
+    return None if resign is None else ResignRule(resign, moves)

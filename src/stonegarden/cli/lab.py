@@ -11,7 +11,7 @@ import click
 
 from ..core.params import parse_param_options
 from ..errors import ParameterError
-from .common import friendly_errors, param_option
+from .common import friendly_errors, param_option, resign_options, resign_rule
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                               help="local worker processes (or Ray task slots)")
@@ -50,17 +50,19 @@ def _command() -> str:
 @address_option
 @seed_option
 @out_option
+@resign_options
 @friendly_errors
 def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tuple[str, ...],
           games: int, workers: int, backend: str, address: str | None, seed: int,
-          out: str) -> None:
+          out: str, resign: float | None, resign_moves: int) -> None:
     """Self-play statistics with 95% intervals, a report with plots, and the records."""
     from ..lab.store import Store
     from ..lab.study import StudySpec, check_spec, report_study, run_study
 
     pair = _agents(agent, agents)
     canonical = check_spec(game_id, dict(parse_param_options(params)), pair)
-    spec = StudySpec(game_id, canonical, pair, seed)
+    rule = resign_rule(resign, resign_moves)
+    spec = StudySpec(game_id, canonical, pair, seed, resign=None if rule is None else rule.as_list())
     folder = Path(out)
     store = Store(folder / "lab.sqlite")
     results = run_study(spec, games, store, workers=workers, backend=backend, address=address)
@@ -87,17 +89,19 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
 @address_option
 @seed_option
 @out_option
+@resign_options
 @friendly_errors
 def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: str | None,
           agents: tuple[str, ...], max_draws: float, games: int, workers: int, backend: str,
-          address: str | None, seed: int, out: str) -> None:
+          address: str | None, seed: int, out: str, resign: float | None,
+          resign_moves: int) -> None:
     """A study per grid cell: the first player's score per cell and a recommended value."""
     from ..lab.sweep import parse_grid, run_sweep
 
     result = run_sweep(game_id, dict(parse_param_options(params)), parse_grid(list(grid)),
                        _agents(agent, agents), games, Path(out), workers=workers,
                        backend=backend, address=address, seed=seed, max_draws=max_draws,
-                       command=_command())
+                       command=_command(), resign=resign_rule(resign, resign_moves))
     click.echo(f"report: {Path(out) / 'report.md'}")
     click.echo(json.dumps({"recommendation": result["recommendation"]}, default=str))
 
@@ -116,16 +120,17 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
 @address_option
 @seed_option
 @out_option
+@resign_options
 @friendly_errors
 def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: float, steps: int,
            games: int, workers: int, backend: str, address: str | None, seed: int,
-           out: str) -> None:
+           out: str, resign: float | None, resign_moves: int) -> None:
     """The agent at base, 2*base, 4*base ... each against the rung below."""
     from ..lab.ladder import run_ladder
 
     rows = run_ladder(game_id, dict(parse_param_options(params)), agent, key, base, steps, games,
                       Path(out), workers=workers, backend=backend, address=address, seed=seed,
-                      command=_command())
+                      command=_command(), resign=resign_rule(resign, resign_moves))
     click.echo(f"report: {Path(out) / 'report.md'}")
     for r in rows:
         s = r["score"]

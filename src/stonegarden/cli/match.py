@@ -10,58 +10,25 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..agents import make_agent, parse_agent_spec
+from ..agents import make_agent
 from ..core.params import parse_param_options
-from ..core.protocol import CHANCE
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import ParameterError
+from ..lab.adjudication import ResignRule
+from ..lab.selfplay import play_game, with_seed
 from ..stats import MatchStats
-from .common import friendly_errors, param_option
-
-
-def seeded_spec(spec: str, seed: int) -> str:
-    """``spec`` with ``seed=`` added unless it names one (so every game differs yet repeats)."""
-    _, options = parse_agent_spec(spec)
-    if "seed" in options:
-        return spec
-    return f"{spec}{',' if ':' in spec else ':'}seed={seed}"
-
-
-def play_game(job: dict[str, Any]) -> dict[str, Any]:
-    """Play one game (top-level so worker processes can import it). ``job``: game, params,
-    specs by seat {"1": ..., "2": ...}, index, seed, save_dir. Returns the outcome."""
-    game = make(job["game"], **job["params"])
-    seats = {p: make_agent(job["specs"][str(p)]) for p in (1, 2)}
-    rng = np.random.default_rng(job["seed"])
-    state = game.initial_state()
-    moves: list[str] = []
-    while not game.is_terminal(state) and len(moves) < game.max_game_length:
-        p = game.current_player(state)
-        if p == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            probs = np.array([q for _, q in outcomes])
-            action = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
-        else:
-            action = seats[p].choose(game, state)
-        moves.append(game.action_to_text(state, action))
-        state = game.play(state, action)
-    winner = game.winner(state)
-    if job.get("save_dir"):
-        record = make_record(game, moves, state, players=job["specs"],
-                             meta={"match_game": job["index"]})
-        save_record(record, Path(job["save_dir"]) / f"game-{job['index']:04d}.json")
-    return {"index": job["index"], "winner": 0 if winner is None else winner,
-            "a_seat": job["a_seat"], "plies": len(moves), "reason": game.result_reason(state)}
+from .common import friendly_errors, param_option, resign_options, resign_rule
 
 
 def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, workers: int,
-              seed: int, save_dir: str | None, progress: bool = True) -> dict[str, Any]:
-    """Play the match and return the summary dictionary.
+              seed: int, save_dir: str | None, progress: bool = True,
+              resign: ResignRule | None = None) -> dict[str, Any]:
+    """Play the match and return the summary dictionary. With ``resign``, a player whose own
+    search rates its position below the threshold for that many moves resigns.
 
     Raises:
         ParameterError: a bad agent spec or game parameter.
@@ -74,10 +41,11 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
     jobs = []
     for i in range(games):
         a_seat = 1 if i % 2 == 0 else 2
-        sa, sb = seeded_spec(a, seed * 100_003 + 2 * i), seeded_spec(b, seed * 100_003 + 2 * i + 1)
-        specs = {str(a_seat): sa, str(3 - a_seat): sb}
-        jobs.append({"game": game_id, "params": game.non_default_params(), "specs": specs,
-                     "index": i, "seed": seed * 7919 + i, "a_seat": a_seat, "save_dir": save_dir})
+        sa, sb = with_seed(a, seed * 100_003 + 2 * i), with_seed(b, seed * 100_003 + 2 * i + 1)
+        seats = {str(a_seat): sa, str(3 - a_seat): sb}
+        jobs.append({"game": game_id, "params": game.non_default_params(), "seats": seats,
+                     "index": i, "seed": seed * 7919 + i, "a_seat": a_seat,
+                     "resign": None if resign is None else resign.as_list()})
     if save_dir:
         Path(save_dir).mkdir(parents=True, exist_ok=True)
     results = []
@@ -88,6 +56,8 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         task = bar.add_task("match", total=games, tally="")
 
         def note(res: dict[str, Any]) -> None:
+            if save_dir:
+                _save(game, res, Path(save_dir))
             results.append(res)
             st = _stats(results)
             bar.update(task, advance=1, tally=f"A {st.a_wins} B {st.b_wins} draws {st.draws}")
@@ -108,13 +78,21 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         "games": st.games, "a_wins": st.a_wins, "b_wins": st.b_wins, "draws": st.draws,
         "score": round(st.score, 4), "elo": round(st.elo, 1),
         "elo_ci95": [round(lo, 1), round(hi, 1)],
-        "mean_plies": round(sum(r["plies"] for r in results) / max(len(results), 1), 2),
+        "mean_plies": round(sum(len(r["moves"]) for r in results) / max(len(results), 1), 2),
+        "resigned": sum(1 for r in results if r["adjudicated"]),
     }
+
+
+def _save(game: Any, res: dict[str, Any], folder: Path) -> None:
+    state = game.replay(res["moves"])[-1]
+    record = make_record(game, res["moves"], state, players=res["seats"],
+                         meta={"match_game": res["index"]})
+    save_record(record, folder / f"game-{res['index']:04d}.json")
 
 
 def _stats(results: list[dict[str, Any]]) -> MatchStats:
     a = sum(1 for r in results if r["winner"] == r["a_seat"])
-    d = sum(1 for r in results if r["winner"] == 0)
+    d = sum(1 for r in results if not r["winner"])
     return MatchStats(a, len(results) - a - d, d)
 
 
@@ -132,12 +110,14 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
               help="save every game's record here")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--quiet", is_flag=True, help="no progress bar")
+@resign_options
 @friendly_errors
 def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, workers: int,
-          seed: int, save_dir: str | None, as_json: bool, quiet: bool) -> None:
+          seed: int, save_dir: str | None, as_json: bool, quiet: bool, resign: float | None,
+          resign_moves: int) -> None:
     """Agent A against agent B on GAME, seats alternating (A is player 1 in even games)."""
     out = run_match(game_id, parse_param_options(params), a, b, games, workers, seed, save_dir,
-                    progress=not quiet)
+                    progress=not quiet, resign=resign_rule(resign, resign_moves))
     if as_json:
         click.echo(json.dumps(out))
     else:

@@ -13,6 +13,7 @@ from rich.console import Console
 from ..agents.registry import parse_agent_spec
 from ..errors import ParameterError
 from . import plots
+from .adjudication import ResignRule
 from .runner import run_tasks
 from .statistics import summarise
 from .store import Store
@@ -31,7 +32,8 @@ def with_option(spec: str, key: str, value: Any) -> str:
 def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base: float,
                steps: int, games: int, out: Path, *, workers: int = 1, backend: str = "local",
                address: str | None = None, seed: int = 0, command: str = "",
-               console: Console | None = None) -> list[dict[str, Any]]:
+               console: Console | None = None,
+               resign: ResignRule | None = None) -> list[dict[str, Any]]:
     """Rungs ``base * 2**k`` for k = 0..steps; each rung k >= 1 plays rung k-1.
 
     Raises:
@@ -45,7 +47,8 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         strong = with_option(agent, key, _num(hi))
         weak = with_option(agent, key, _num(lo))
         canonical = check_spec(game_id, params, (strong, weak))
-        specs.append(StudySpec(game_id, canonical, (strong, weak), seed))
+        specs.append(StudySpec(game_id, canonical, (strong, weak), seed,
+                               resign=None if resign is None else resign.as_list()))
     out.mkdir(parents=True, exist_ok=True)
     store = Store(out / "lab.sqlite")
     todo, keys = [], []
@@ -71,7 +74,9 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots")
     intro = [f"Game `{game_id}` with `{json.dumps(params)}`; {agent} with {key} doubling from "
-             f"{_num(base)}; {games} games per step, seats alternating.", f"Reproduce: `{command}`"]
+             f"{_num(base)}; {games} games per step, seats alternating"
+             + ("." if resign is None else f"; a player resigns after {resign.moves} own moves "
+                f"its search rates below {resign.below}."), f"Reproduce: `{command}`"]
     write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
     return steps_out
 

@@ -14,6 +14,7 @@ from ..agents import make_agent
 from ..agents.registry import parse_agent_spec
 from ..core.protocol import CHANCE
 from ..core.registry import make
+from .adjudication import ResignRule, search_verdict, should_resign
 
 
 def with_seed(spec: str, seed: int) -> str:
@@ -25,22 +26,30 @@ def with_seed(spec: str, seed: int) -> str:
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
-    """Play one game. ``task``: game, params, seats ({"1": spec, "2": spec}), seed, index.
+    """Play one game. ``task``: game, params, seats ({"1": spec, "2": spec}), seed, index, and
+    optionally ``resign`` (``[below, moves]``, see ``adjudication``).
 
-    Returns the task's fields plus moves, winner, reason, final scores, the legal-move count
-    and the scores after every entry, and the wall time."""
+    Returns the task's fields plus moves, winner, reason, final scores, the legal-move count,
+    the scores after every entry, each entry's mover and its search value (``None`` for chance
+    events and agents that do not search), whether a resignation was adjudicated, and the
+    wall time. Games stop (undecided) at the game's ``max_game_length``."""
     t0 = time.perf_counter()
     game = make(task["game"], **task["params"])
     seed = int(task["seed"])
     agents = {p: make_agent(with_seed(task["seats"][str(p)], seed * 2 + p)) for p in (1, 2)}
+    rule = ResignRule.from_task(task.get("resign"))
     rng = np.random.default_rng(seed)
     state = game.initial_state()
     moves: list[str] = []
     legal: list[int] = []
     movers: list[int] = []
+    values: list[float | None] = []
+    own: dict[int, list[float | None]] = {1: [], 2: []}
     scores: list[list[int]] = []
-    while not game.is_terminal(state):
+    adjudicated = False
+    while not game.is_terminal(state) and len(moves) < game.max_game_length:
         p = game.current_player(state)
+        value: float | None = None
         if p == CHANCE:
             outcomes = game.chance_outcomes(state)
             probs = np.array([q for _, q in outcomes])
@@ -49,7 +58,18 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         else:
             legal.append(game.count_legal_actions(state))
             action = agents[p].choose(game, state)
+            value, lost = search_verdict(agents[p], p)
+            own[p].append(value)
+            if rule is not None and should_resign(own[p], lost, rule):
+                movers.append(p)
+                values.append(None if value is None else round(value, 4))
+                moves.append("resign")
+                state = game.resign(state)
+                scores.append(list(game.scores(state)))
+                adjudicated = True
+                break
         movers.append(p)
+        values.append(None if value is None else round(value, 4))
         moves.append(game.action_to_text(state, action))
         state = game.play(state, action)
         scores.append(list(game.scores(state)))
@@ -57,6 +77,8 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         **task,
         "moves": moves,
         "movers": movers,
+        "values": values,
+        "adjudicated": adjudicated,
         "winner": game.winner(state),
         "reason": game.result_reason(state),
         "scores": list(game.scores(state)),

@@ -31,10 +31,14 @@ class StudySpec:
     agents: tuple[str, str]
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    resign: list[float | int] | None = None  # ResignRule.as_list(), None: games played out
 
     def key_spec(self) -> dict[str, Any]:
-        return {"game": self.game, "params": self.params, "agents": list(self.agents),
-                "seed": self.seed}
+        key = {"game": self.game, "params": self.params, "agents": list(self.agents),
+               "seed": self.seed}
+        if self.resign is not None:  # absent otherwise, so older stores keep their keys
+            key["resign"] = self.resign
+        return key
 
     def seats(self, index: int) -> dict[str, str]:
         a, b = self.agents
@@ -42,7 +46,8 @@ class StudySpec:
 
     def task(self, index: int, study: str = "") -> dict[str, Any]:
         return {"game": self.game, "params": self.params, "seats": self.seats(index),
-                "seed": self.seed * 1_000_003 + index, "index": index, "study": study}
+                "seed": self.seed * 1_000_003 + index, "index": index, "study": study,
+                "resign": self.resign}
 
 
 def check_spec(game_id: str, params: dict[str, Any], agents: tuple[str, str]) -> dict[str, Any]:

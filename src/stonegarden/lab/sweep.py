@@ -13,6 +13,7 @@ from rich.console import Console
 from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
+from .adjudication import ResignRule
 from .runner import run_tasks
 from .statistics import summarise
 from .store import Store
@@ -92,14 +93,16 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
               agents: tuple[str, str], games: int, out: Path, *, workers: int = 1,
               backend: str = "local", address: str | None = None, seed: int = 0,
               max_draws: float = 0.1, command: str = "",
-              console: Console | None = None) -> dict[str, Any]:
+              console: Console | None = None,
+              resign: ResignRule | None = None) -> dict[str, Any]:
     """Run (or resume) every cell and write the table, plot and recommendation."""
     out.mkdir(parents=True, exist_ok=True)
     store = Store(out / "lab.sqlite")
     specs = []
     for params in cells(base, grid):
         canonical = check_spec(game_id, params, agents)
-        specs.append(StudySpec(game_id, canonical, agents, seed))
+        specs.append(StudySpec(game_id, canonical, agents, seed,
+                               resign=None if resign is None else resign.as_list()))
     todo, keys = [], []
     for spec in specs:
         key = store.open_study(spec.key_spec())

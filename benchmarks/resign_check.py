@@ -1,0 +1,60 @@
+"""How safe and how useful is resignation adjudication (``--resign V --resign-moves K``)?
+
+Plays games to the end (no adjudication) and replays each game's recorded search values
+through the rule: in how many games would it have fired, how often would the resigning
+player in fact have won or drawn (a wrong resignation), and what share of the game's moves
+it would have saved.
+
+    PYTHONPATH=src python benchmarks/resign_check.py blooms --param size=5 \\
+        --agents mcts:time=0.5 mcts:time=0.25 --games 20 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from stonegarden.core.params import parse_param_options
+from stonegarden.lab.adjudication import ResignRule, first_resignation
+from stonegarden.lab.runner import run_tasks
+from stonegarden.lab.study import StudySpec, check_spec
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("game")
+    ap.add_argument("--param", action="append", default=[])
+    ap.add_argument("--agents", nargs=2, required=True)
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rules", default="0.02:2,0.05:2,0.05:3,0.1:2",
+                    help="comma-separated BELOW:MOVES rules to check")
+    args = ap.parse_args()
+    agents = (args.agents[0], args.agents[1])
+    params = check_spec(args.game, dict(parse_param_options(args.param)), agents)
+    spec = StudySpec(args.game, params, agents, args.seed)
+    results: list[dict] = []
+    run_tasks([spec.task(i) for i in range(args.games)], lambda t, r: results.append(r),
+              workers=args.workers, description="games played out")
+    for raw in args.rules.split(","):
+        below, moves = raw.split(":")
+        rule = ResignRule(float(below), int(moves))
+        fired = wrong = 0
+        saved = 0.0
+        for r in results:
+            hit = first_resignation(r["values"], r["movers"], rule)
+            if hit is None:
+                continue
+            fired += 1
+            i, player = hit
+            if r["winner"] != 3 - player:
+                wrong += 1
+            saved += (len(r["moves"]) - i - 1) / len(r["moves"])
+        print(json.dumps({"rule": f"{rule.below}:{rule.moves}", "games": len(results),
+                          "fired": fired, "wrong": wrong,
+                          "moves_saved_share": round(saved / len(results), 3)}))
+
+
+if __name__ == "__main__":
+    main()
