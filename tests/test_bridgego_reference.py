@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 import stonegarden
 
+from .square_go_helpers import check_perft, perft_data_rows
+
 N, S, W, E = "N", "S", "W", "E"
 
 
@@ -228,13 +230,6 @@ def reference_perft(boards, size, player, ply, options, depth):
     return total if moved else 1
 
 
-def engine_perft(game, state, depth):
-    if depth == 0 or game.is_terminal(state):
-        return 1
-    return sum(engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
-               for a in game.legal_actions(state))
-
-
 def write_perft_file():
     rows = ["# options\tposition\tdepth\tleaves (from the naive reference)"]
     for opts, text, depth in PERFT_POSITIONS:
@@ -251,25 +246,14 @@ def write_perft_file():
 
 
 def perft_rows():
-    if not PERFT_FILE.exists():
-        return
-    for line in PERFT_FILE.read_text().splitlines():
-        if line and not line.startswith("#"):
-            opts, text, depth, count = line.split("\t")
-            yield pytest.param(opts, text, int(depth), int(count), id=f"{opts}-d{depth}")
+    for opts, text, depth, count in perft_data_rows(PERFT_FILE):
+        yield pytest.param(opts, text, int(depth), int(count), id=f"{opts}-d{depth}")
 
 
 @pytest.mark.parametrize(("opts", "text", "depth", "count"), list(perft_rows()))
 def test_perft_counts_match_the_reference(opts, text, depth, count):
-    game = stonegarden.make("bridgego", **parse_options(opts))
-    state = game.parse_position(text)
-    got = engine_perft(game, state, depth)
-    if got != count:  # divide: the count below each first move, to find the culprit
-        divide = {game.action_to_text(state, int(a)):
-                  engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
-                  for a in game.legal_actions(state)}
-        pytest.fail(f"perft {got} != {count}; divide: {divide}")
+    check_perft(stonegarden.make("bridgego", **parse_options(opts)), text, depth, count)
 
 
-if __name__ == "__main__":  # regenerate the data file: python tests/test_bridgego_reference.py
+if __name__ == "__main__":  # regenerate the data file: python -m tests.test_bridgego_reference
     write_perft_file()

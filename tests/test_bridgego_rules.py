@@ -11,6 +11,8 @@ import stonegarden
 from stonegarden.errors import IllegalMoveError, NotationError, PositionError
 from stonegarden.geometry.square import COLUMNS
 
+from .square_go_helpers import play, split_moves
+
 
 def xy(size, x, y):
     return f"{COLUMNS[x]}{size - y}"
@@ -151,17 +153,6 @@ def test_enemy_stones_never_give_their_liberties_to_the_other_colour():
     s = position(g, ["OX...", "X....", ".....", ".....", "....."], to_move=1)
     # O at A5 has no empty neighbour at all: no liberty, external or not
     assert g.without_external(s.cells(), 2) == [g.board.point("A5")]
-
-
-def split_moves(text):
-    """Move texts separated by spaces."""
-    return text.split()
-
-
-def play(game, state, *moves):
-    for m in moves:
-        state = game.play_text(state, m)
-    return state
 
 
 # The west and east walls are broken diagonally (no black chain reaches two opposite sides) and

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numba import njit
 
 import stonegarden
 from stonegarden.games.freego.playouts import freego_playout
 from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
 
-
-@njit
-def seed_kernel_generator(seed):
-    np.random.seed(seed)  # numba's own generator (numpy's without the JIT)
+from .square_go_helpers import run_without_jit, seed_kernel_generator
 
 
 def kernel_game(game, state, seed):
@@ -51,24 +47,8 @@ def test_kernel_playouts_replay_through_the_rules(ko, seed):
     assert turns == len(moves)
 
 
-
 @pytest.mark.nojit
 def test_rule_and_kernel_tests_pass_without_the_jit():
     """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
     game's rule and playout tests that way in a subprocess."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    env["PYTHONPATH"] = str(root / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    files = ["tests/test_freego_rules.py", "tests/test_freego_playouts.py"]
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
-         "-m", "not nojit", *files],
-        cwd=root, env=env, capture_output=True, text=True, timeout=900,
-    )
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    assert " passed" in r.stdout and "failed" not in r.stdout
+    run_without_jit("tests/test_freego_rules.py", "tests/test_freego_playouts.py")

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 import stonegarden
 
+from .square_go_helpers import check_perft, perft_data_rows
+
 
 def neighbours(size, p):
     c, r = p % size, p // size
@@ -127,13 +129,6 @@ def reference_perft(boards, size, player, scores, target, ko, depth):
     return total
 
 
-def engine_perft(game, state, depth):
-    if depth == 0 or game.is_terminal(state):
-        return 1
-    return sum(engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
-               for a in game.legal_actions(state))
-
-
 def write_perft_file():
     rows = ["# size\ttarget\tko\tposition\tdepth\tleaves (from the naive reference)"]
     for size, target, ko, text, depth in PERFT_POSITIONS:
@@ -146,26 +141,15 @@ def write_perft_file():
 
 
 def perft_rows():
-    if not PERFT_FILE.exists():
-        return
-    for line in PERFT_FILE.read_text().splitlines():
-        if line and not line.startswith("#"):
-            size, target, ko, text, depth, count = line.split("\t")
-            yield pytest.param(int(size), int(target), ko, text, int(depth), int(count),
-                               id=f"{ko}-{text[-12:].strip()}-d{depth}")
+    for size, target, ko, text, depth, count in perft_data_rows(PERFT_FILE):
+        yield pytest.param(int(size), int(target), ko, text, int(depth), int(count),
+                           id=f"{ko}-{text[-12:].strip()}-d{depth}")
 
 
 @pytest.mark.parametrize(("size", "target", "ko", "text", "depth", "count"), list(perft_rows()))
 def test_perft_counts_match_the_reference(size, target, ko, text, depth, count):
-    game = stonegarden.make("freego", size=size, target=target, ko=ko)
-    state = game.parse_position(text)
-    got = engine_perft(game, state, depth)
-    if got != count:  # divide: the count below each first move, to find the culprit
-        divide = {game.action_to_text(state, int(a)):
-                  engine_perft(game, game.play_unchecked(state, int(a)), depth - 1)
-                  for a in game.legal_actions(state)}
-        pytest.fail(f"perft {got} != {count}; divide: {divide}")
+    check_perft(stonegarden.make("freego", size=size, target=target, ko=ko), text, depth, count)
 
 
-if __name__ == "__main__":  # regenerate the data file: python tests/test_freego_reference.py
+if __name__ == "__main__":  # regenerate the data file: python -m tests.test_freego_reference
     write_perft_file()

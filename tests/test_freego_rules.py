@@ -7,23 +7,14 @@ import pytest
 import stonegarden
 from stonegarden.errors import IllegalMoveError, NotationError, PositionError
 
+from .square_go_helpers import play, split_moves
+
 
 def position(game, rows, to_move, scores=(0, 0), ply=None):
     """A position from rows (top row first), so tests read like diagrams."""
     if ply is None:
         ply = 10 + (to_move - 1)
     return game.parse_position("/".join(rows) + f" {to_move} {scores[0]},{scores[1]} {ply}")
-
-
-def split_moves(text):
-    """Move texts separated by spaces."""
-    return text.split()
-
-
-def play(game, state, *moves):
-    for m in moves:
-        state = game.play_text(state, m)
-    return state
 
 
 def stone(game, state, name):

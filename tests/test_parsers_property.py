@@ -39,12 +39,7 @@ def states_of(game, seed, n=30):
     return out
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=garbage, seed=st.integers(0, 50))
-def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
-    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
-    state = states_of(game, seed, n=seed % 7)[-1]
+def check_garbage_move_text(game, state, text):
     try:
         action = game.parse_move(state, text)
     except StonegardenError:
@@ -54,17 +49,28 @@ def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
     assert game.parse_move(state, game.action_to_text(state, action)) == action
 
 
-@pytest.mark.parametrize("game_id", GAME_IDS)
-@settings(max_examples=60, deadline=None)
-@given(text=garbage)
-def test_garbage_position_and_diagram_give_typed_errors(game_id, text):
-    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+def check_garbage_position_and_diagram(game, text):
     for parse in (game.parse_position, game.parse_diagram):
         try:
             state = parse(text)
         except StonegardenError:
             continue
         assert game.parse_position(game.position_text(state)) == state
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=garbage, seed=st.integers(0, 50))
+def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    check_garbage_move_text(game, states_of(game, seed, n=seed % 7)[-1], text)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=60, deadline=None)
+@given(text=garbage)
+def test_garbage_position_and_diagram_give_typed_errors(game_id, text):
+    check_garbage_position_and_diagram(stonegarden.make(game_id, **SMALL.get(game_id, {})), text)
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -92,6 +98,65 @@ def test_play_with_any_action_value_gives_a_typed_error_or_a_state(game_id, acti
     s = game.initial_state()
     with contextlib.suppress(StonegardenError):
         game.play(s, action)
+
+
+# -- the square-board Go games on 5x5, with garbage from Go notation's alphabet ----------------
+
+SQUARE_GO = {game_id: stonegarden.make(game_id, size=5) for game_id in ("freego", "bridgego")}
+
+go_garbage = st.one_of(
+    st.text(max_size=60),
+    st.text(alphabet="ABCDEFGHIJKTXOxo.0123456789/ ,=_\n-toveplyscr", max_size=60),
+    st.from_regex(r"[A-Za-z][0-9]{1,3}", fullmatch=True),
+)
+
+
+def some_go_state(game, seed):
+    rng = np.random.default_rng(seed)
+    s = game.initial_state()
+    for _ in range(int(rng.integers(0, 20))):
+        if game.is_terminal(s):
+            break
+        acts = game.legal_actions(s)
+        s = game.play(s, int(acts[int(rng.integers(len(acts)))]))
+    return s
+
+
+@pytest.mark.parametrize("game_id", SQUARE_GO)
+@settings(max_examples=150, deadline=None)
+@given(text=go_garbage, seed=st.integers(0, 100))
+def test_garbage_go_move_text_gives_a_typed_error_or_a_legal_move(game_id, text, seed):
+    game = SQUARE_GO[game_id]
+    check_garbage_move_text(game, some_go_state(game, seed), text)
+
+
+@pytest.mark.parametrize("game_id", SQUARE_GO)
+@settings(max_examples=150, deadline=None)
+@given(text=go_garbage)
+def test_garbage_go_positions_and_diagrams_give_typed_errors(game_id, text):
+    check_garbage_position_and_diagram(SQUARE_GO[game_id], text)
+
+
+@pytest.mark.parametrize("game_id", SQUARE_GO)
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_go_position_text_and_diagram_read_back_to_the_same_state(game_id, seed):
+    game = SQUARE_GO[game_id]
+    s = some_go_state(game, seed)
+    text = game.position_text(s)
+    assert game.position_text(game.parse_position(text)) == text
+    assert game.position_text(game.parse_diagram(game.diagram(s))) == text
+    assert game.parse_position(text) == game.parse_diagram(game.diagram(s))
+
+
+@pytest.mark.parametrize("game_id", SQUARE_GO)
+@settings(max_examples=60, deadline=None)
+@given(action=st.one_of(st.integers(-10**6, 10**7), st.booleans(), st.floats(),
+                       st.text(max_size=5)))
+def test_play_on_5x5_go_with_any_action_value_gives_a_typed_error_or_a_state(game_id, action):
+    game = SQUARE_GO[game_id]
+    with contextlib.suppress(StonegardenError):
+        game.play(game.initial_state(), action)
 
 
 json_values = st.recursive(

@@ -41,6 +41,15 @@ def table_has(table, h):
 
 
 @njit(cache=True)
+def new_stamped_set(capacity):
+    """``keys`` and ``stamps`` for up to ``capacity`` hashes per stamp, at most half full."""
+    size = 16
+    while size < 2 * capacity:
+        size *= 2
+    return np.zeros(size, np.int64), np.zeros(size, np.int64)
+
+
+@njit(cache=True)
 def stamped_slot(keys, stamps, stamp, h):
     """The slot of the current set holding ``h``, or the free slot where it would go."""
     mask = keys.shape[0] - 1

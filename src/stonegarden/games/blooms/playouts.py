@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..playout_totals import add_result
 from .kernels import (
     EMPTY,
     find_fenced,
@@ -231,13 +232,7 @@ def race_playouts(board0, nb, player, first_turn, scores0, target, max_turns, co
         scores[1] = scores0[1]
         w, t = _race_playout(board, nb, player, first_turn, scores, target, max_turns, no_moves,
                              empties, where, libs, stack, seen, out, all_cells, clock)
-        if w == 1:
-            totals[0] += 1
-        elif w == 2:
-            totals[1] += 1
-        else:
-            totals[2] += 1
-        totals[3] += t
+        add_result(totals, w, t)
     return totals
 
 

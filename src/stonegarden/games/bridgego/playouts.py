@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...geometry.hashset import stamped_add
+from ...geometry.hashset import new_stamped_set, stamped_add
+from ..playout_totals import add_result
 from .kernels import EMPTY, play_bridge, position_hash
 
 
@@ -73,21 +74,11 @@ def bridge_playouts(board0, nb, sides, zob, empty_key, player, perpendicular, wi
     np.random.seed(seed)
     totals = np.zeros(4, np.int64)
     board = np.empty_like(board0)
-    size = 16
-    while size < 2 * (max_turns + history.shape[0] + 2):
-        size *= 2
-    keys = np.zeros(size, np.int64)
-    stamps = np.zeros(size, np.int64)
+    keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     no_moves = np.empty(0, np.int32)
     for k in range(count):
         board[:] = board0
         w, t = bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
                               superko, history, keys, stamps, k + 1, max_turns, no_moves)
-        if w == 1:
-            totals[0] += 1
-        elif w == 2:
-            totals[1] += 1
-        else:
-            totals[2] += 1
-        totals[3] += t
+        add_result(totals, w, t)
     return totals

@@ -13,32 +13,28 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import Game, State
+from ...core.protocol import State
 from ...core.registry import register
 from ...errors import PositionError
 from ...geometry.hashset import build_table
-from ...geometry.square import EMPTY_BOARD_KEY, SquareBoard, board_hash, square_board
+from ...geometry.square import EMPTY_BOARD_KEY, board_hash, square_board
+from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .playouts import bridge_playouts
-from .text import diagram, parse_diagram, parse_position, position_text
+from .text import NOTATION
 
 WIN_CHECKS = ("before-self-capture", "after-self-capture")
 EXTERNAL_RULES = ("standard", "perpendicular")
 
 
 @dataclass(frozen=True, kw_only=True)
-class BridgeGoState(State):
+class BridgeGoState(SquareGoState):
     """A Bridge Go position: ``board`` one byte per point (0 empty, 1 Black, 2 White);
     ``won`` the player whose last move made a bridge (0 if none); ``history`` the positional
     hashes of every position so far, the empty start first and this one last (superko only)."""
 
-    board: bytes
     won: int = 0
     history: tuple[int, ...] = ()
-
-    def cells(self) -> np.ndarray:
-        """Read-only int8 view of the board."""
-        return np.frombuffer(self.board, dtype=np.int8)
 
 
 class _Scratch:
@@ -53,11 +49,14 @@ class _Scratch:
 
 
 @register
-class BridgeGo(Game):
+class BridgeGo(SquareGoGame[BridgeGoState]):
     """``bridgego``: connect two opposite sides; chains need an external liberty."""
 
     id = "bridgego"
     title = "Bridge Go"
+    short_title = "Bridge Go"
+    state_type = BridgeGoState
+    notation = NOTATION
     param_specs = (
         Param("size", "int", 9, "points per side of the square board", low=3, high=19),
         Param("superko", "bool", True, "forbid moves that recreate an earlier position"),
@@ -72,20 +71,13 @@ class BridgeGo(Game):
     )
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        self.board: SquareBoard = square_board(params["size"])
+        self.board = square_board(params["size"])
         if params["max_turns"] is None:
             params["max_turns"] = 4 * params["size"] ** 2
         self.perpendicular = params["external"] == "perpendicular"
         self.win_after = params["win_check"] == "after-self-capture"
         self.superko = bool(params["superko"])
         return params
-
-    def _derivation_basis(self) -> dict[str, Any]:
-        return {"size": self.params["size"]}
-
-    @property
-    def num_distinct_actions(self) -> int:
-        return self.board.num_points
 
     @property
     def max_game_length(self) -> int:
@@ -111,20 +103,17 @@ class BridgeGo(Game):
                                       s.label, s.rmask, s.stack, s.alive, s.out)
         return board, int(cap), int(own), bool(won)
 
-    def _legal(self, state: BridgeGoState) -> np.ndarray:
-        """Legal points ignoring whether the game is over (memoised on the state)."""
-        memo = state.__dict__.setdefault("_memo", {})
-        key = ("legal", self.params["size"], self.superko, self.perpendicular, self.win_after)
-        if key not in memo:
-            out = np.empty(self.board.num_points, np.int64)
-            table = build_table(np.array(state.history, np.int64))
-            count = K.legal_points(state.cells().copy(), self.board.neighbours, self.board.sides,
-                                   self.board.zobrist, EMPTY_BOARD_KEY, state.player,
-                                   self.perpendicular, self.win_after, self.superko, table, out)
-            arr = out[:count].copy()
-            arr.flags.writeable = False
-            memo[key] = arr
-        return memo[key]
+    def _legal_key(self) -> tuple[Any, ...]:
+        return (self.superko, self.perpendicular, self.win_after)
+
+    def _legal_points(self, state: BridgeGoState, out: np.ndarray) -> int:
+        table = build_table(np.array(state.history, np.int64))
+        return K.legal_points(state.cells().copy(), self.board.neighbours, self.board.sides,
+                              self.board.zobrist, EMPTY_BOARD_KEY, state.player,
+                              self.perpendicular, self.win_after, self.superko, table, out)
+
+    def _forbidden_reason(self) -> str:
+        return "it recreates an earlier position (superko)"
 
     def _turns_ran_out(self, state: BridgeGoState) -> bool:
         return not self.superko and state.ply >= self.params["max_turns"]
@@ -147,24 +136,6 @@ class BridgeGo(Game):
         return (0, 0)
 
     # -- moves ------------------------------------------------------------------------------
-    def legal_actions(self, state: State) -> np.ndarray:
-        assert isinstance(state, BridgeGoState)
-        if self.is_terminal(state):
-            return np.empty(0, np.int64)
-        return self._legal(state).copy()
-
-    def illegal_reason(self, state: State, action: int) -> str | None:
-        assert isinstance(state, BridgeGoState)
-        if self.is_terminal(state):
-            return "the game is over"
-        if not 0 <= action < self.board.num_points:
-            return f"{action!r} is not a point of this board"
-        if state.cells()[action] != 0:
-            return f"point {self.board.names[action]} is occupied"
-        if action in self._legal(state):
-            return None
-        return "it recreates an earlier position (superko)"
-
     def play_unchecked(self, state: State, action: int) -> BridgeGoState:
         """The next state; does NOT check that ``action`` is legal."""
         assert isinstance(state, BridgeGoState)
@@ -192,27 +163,7 @@ class BridgeGo(Game):
             np.array(state.history, np.int64), cap, count, seed,
         )
 
-    # -- text -------------------------------------------------------------------------------
-    def action_to_text(self, state: State, action: int) -> str:
-        return self.board.move_text(action, repr(self))
-
-    def parse_action(self, state: State, text: str) -> int:
-        return self.board.parse_move(text, "Bridge Go")
-
-    def position_text(self, state: State) -> str:
-        assert isinstance(state, BridgeGoState)
-        return position_text(self.board, state)
-
-    def parse_position(self, text: str) -> BridgeGoState:
-        return self._checked(parse_position(self.board, text), text)
-
-    def diagram(self, state: State) -> str:
-        assert isinstance(state, BridgeGoState)
-        return diagram(self.board, state)
-
-    def parse_diagram(self, text: str) -> BridgeGoState:
-        return self._checked(parse_diagram(self.board, text), text)
-
+    # -- judgements, and positions read from text -------------------------------------------
     def bridges(self, cells: np.ndarray, player: int) -> bool:
         """Whether a chain of ``player`` touches two opposite sides."""
         stack = np.empty(self.board.num_points, np.int32)
@@ -257,29 +208,5 @@ class BridgeGo(Game):
     #: planes of :meth:`observation_tensor`, in order
     PLANES = ("own stones", "opponent stones", "empty", "forbidden by superko", "to move")
 
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        n = self.board.size
-        return (len(self.PLANES), n, n)
-
-    def observation_tensor(self, state: State, player: int) -> np.ndarray:
-        """float32 planes (see ``PLANES``) from ``player``'s point of view; rows from the
-        bottom (plane[r, c] is the point of row r+1, column c)."""
-        assert isinstance(state, BridgeGoState)
-        n = self.board.size
-        cells = state.cells().reshape(n, n)
-        out = np.zeros(self.observation_shape, np.float32)
-        out[0] = cells == player
-        out[1] = cells == 3 - player
-        out[2] = cells == 0
-        if not state.won:
-            legal = np.zeros(n * n, bool)
-            legal[self._legal(state)] = True
-            out[3] = ((state.cells() == 0) & ~legal).reshape(n, n)
-        out[4] = float(state.player == player)
-        return out
-
-    @property
-    def diagram_styles(self) -> dict[str, str]:
-        """Rich styles for the diagram's characters (terminal rendering)."""
-        return {"X": "bold bright_white on grey11", "O": "bold black on grey85", ".": "grey50"}
+    def _won_by_last_move(self, state: BridgeGoState) -> bool:
+        return bool(state.won)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...geometry.hashset import stamped_add, stamped_has
+from ...geometry.hashset import new_stamped_set, stamped_add, stamped_has
+from ..playout_totals import add_result
 from .chains import EMPTY, build_chains, captures_at, place_stone, remove_chain
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
@@ -139,11 +140,7 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
     totals = np.zeros(4, np.int64)
     board = np.empty_like(board0)
     scores = np.empty(2, np.int64)
-    size = 16
-    while size < 2 * (max_turns + history.shape[0] + 2):
-        size *= 2
-    keys = np.zeros(size, np.int64)
-    stamps = np.zeros(size, np.int64)
+    keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     no_moves = np.empty(0, np.int32)
     for k in range(count):
         board[:] = board0
@@ -151,11 +148,5 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
         scores[1] = scores0[1]
         w, t = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
                               history, keys, stamps, k + 1, max_turns, no_moves)
-        if w == 1:
-            totals[0] += 1
-        elif w == 2:
-            totals[1] += 1
-        else:
-            totals[2] += 1
-        totals[3] += t
+        add_result(totals, w, t)
     return totals

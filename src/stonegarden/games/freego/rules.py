@@ -13,30 +13,26 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import Game, State
+from ...core.protocol import State
 from ...core.registry import register
 from ...geometry.hashset import build_table
-from ...geometry.square import SIDE_TO_MOVE_KEY, SquareBoard, board_hash, square_board
+from ...geometry.square import SIDE_TO_MOVE_KEY, board_hash, square_board
+from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_playouts
-from .text import diagram, parse_diagram, parse_position, position_text
+from .text import NOTATION
 
 KO_MODES = {"none": KO_NONE, "simple": KO_SIMPLE, "superko": KO_SUPER}
 
 
 @dataclass(frozen=True, kw_only=True)
-class FreeGoState(State):
+class FreeGoState(SquareGoState):
     """A Free Go position: ``board`` one byte per point (0 empty, 1 Black, 2 White), capture
     ``scores``, and ``history``: the hashes of the positions so far, this one last (all of
     them under superko, the last two under simple ko, none without ko)."""
 
-    board: bytes
     scores: tuple[int, int] = (0, 0)
     history: tuple[int, ...] = ()
-
-    def cells(self) -> np.ndarray:
-        """Read-only int8 view of the board."""
-        return np.frombuffer(self.board, dtype=np.int8)
 
 
 def default_target(size: int) -> int:
@@ -45,12 +41,15 @@ def default_target(size: int) -> int:
 
 
 @register
-class FreeGo(Game):
+class FreeGo(SquareGoGame[FreeGoState]):
     """``freego``: first to capture ``target`` stones wins; suicide stays until the opponent's
     capture step; ko ``simple`` | ``superko`` | ``none``."""
 
     id = "freego"
     title = "Free Go (capture-N Go with suicide allowed)"
+    short_title = "Free Go"
+    state_type = FreeGoState
+    notation = NOTATION
     param_specs = (
         Param("size", "int", 9, "points per side of the square board", low=5, high=19),
         Param("target", "int", None, "captures needed to win (default round(size²/8))", low=1),
@@ -59,18 +58,11 @@ class FreeGo(Game):
     )
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        self.board: SquareBoard = square_board(params["size"])
+        self.board = square_board(params["size"])
         if params["target"] is None:
             params["target"] = default_target(params["size"])
         self.ko_mode = KO_MODES[params["ko"]]
         return params
-
-    def _derivation_basis(self) -> dict[str, Any]:
-        return {"size": self.params["size"]}
-
-    @property
-    def num_distinct_actions(self) -> int:
-        return self.board.num_points
 
     @property
     def max_game_length(self) -> int:
@@ -103,19 +95,18 @@ class FreeGo(Game):
             banned = np.empty(0, np.int64)
         return build_table(banned)
 
-    def _legal(self, state: FreeGoState) -> np.ndarray:
-        """Legal points, whether or not the target was reached (memoised on the state)."""
-        memo = state.__dict__.setdefault("_memo", {})
-        key = ("legal", self.params["size"], self.ko_mode)
-        if key not in memo:
-            out = np.empty(self.board.num_points, np.int64)
-            count = K.legal_points(state.cells().copy(), self.board.neighbours, self.board.zobrist,
-                                   SIDE_TO_MOVE_KEY, state.player, np.int64(self._hash(state)),
-                                   self._banned_table(state), out)
-            arr = out[:count].copy()
-            arr.flags.writeable = False
-            memo[key] = arr
-        return memo[key]
+    def _legal_key(self) -> tuple[Any, ...]:
+        return (self.ko_mode,)
+
+    def _legal_points(self, state: FreeGoState, out: np.ndarray) -> int:
+        return K.legal_points(state.cells().copy(), self.board.neighbours, self.board.zobrist,
+                              SIDE_TO_MOVE_KEY, state.player, np.int64(self._hash(state)),
+                              self._banned_table(state), out)
+
+    def _forbidden_reason(self) -> str:
+        if self.ko_mode == KO_SIMPLE:
+            return "it recreates the board before the opponent's last move (ko)"
+        return "it recreates an earlier position (superko)"
 
     def _target_reached(self, state: FreeGoState) -> bool:
         return max(state.scores) >= self.params["target"]
@@ -138,26 +129,6 @@ class FreeGo(Game):
         return state.scores
 
     # -- moves ------------------------------------------------------------------------------
-    def legal_actions(self, state: State) -> np.ndarray:
-        assert isinstance(state, FreeGoState)
-        if self.is_terminal(state):
-            return np.empty(0, np.int64)
-        return self._legal(state).copy()
-
-    def illegal_reason(self, state: State, action: int) -> str | None:
-        assert isinstance(state, FreeGoState)
-        if self.is_terminal(state):
-            return "the game is over"
-        if not 0 <= action < self.board.num_points:
-            return f"{action!r} is not a point of this board"
-        if state.cells()[action] != 0:
-            return f"point {self.board.names[action]} is occupied"
-        if action in self._legal(state):
-            return None
-        if self.ko_mode == KO_SIMPLE:
-            return "it recreates the board before the opponent's last move (ko)"
-        return "it recreates an earlier position (superko)"
-
     def play_unchecked(self, state: State, action: int) -> FreeGoState:
         """The next state; does NOT check that ``action`` is legal."""
         assert isinstance(state, FreeGoState)
@@ -192,27 +163,7 @@ class FreeGo(Game):
             np.array(state.history[:-1], np.int64), self.max_game_length, count, seed,
         )
 
-    # -- text -------------------------------------------------------------------------------
-    def action_to_text(self, state: State, action: int) -> str:
-        return self.board.move_text(action, repr(self))
-
-    def parse_action(self, state: State, text: str) -> int:
-        return self.board.parse_move(text, "Free Go")
-
-    def position_text(self, state: State) -> str:
-        assert isinstance(state, FreeGoState)
-        return position_text(self.board, state)
-
-    def parse_position(self, text: str) -> FreeGoState:
-        return self._checked(parse_position(self.board, text), text)
-
-    def diagram(self, state: State) -> str:
-        assert isinstance(state, FreeGoState)
-        return diagram(self.board, state)
-
-    def parse_diagram(self, text: str) -> FreeGoState:
-        return self._checked(parse_diagram(self.board, text), text)
-
+    # -- positions read from text -----------------------------------------------------------
     def _checked(self, state: FreeGoState, source: str) -> FreeGoState:
         """Reject positions no game reaches; start the ko history at this position.
 
@@ -241,32 +192,15 @@ class FreeGo(Game):
     PLANES = ("own stones", "opponent stones", "empty", "forbidden by ko", "to move",
               "own score / target", "opponent score / target")
 
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        n = self.board.size
-        return (len(self.PLANES), n, n)
+    def _won_by_last_move(self, state: FreeGoState) -> bool:
+        return self._target_reached(state)
 
     def observation_tensor(self, state: State, player: int) -> np.ndarray:
-        """float32 planes (see ``PLANES``) from ``player``'s point of view; rows from the
-        bottom (plane[r, c] is the point of row r+1, column c)."""
+        """float32 planes (see ``PLANES``) from ``player``'s point of view: the board planes of
+        ``SquareGoGame``, then both scores as fractions of the target."""
+        out = super().observation_tensor(state, player)
         assert isinstance(state, FreeGoState)
-        n = self.board.size
-        cells = state.cells().reshape(n, n)
-        out = np.zeros(self.observation_shape, np.float32)
-        out[0] = cells == player
-        out[1] = cells == 3 - player
-        out[2] = cells == 0
-        if not self._target_reached(state):
-            legal = np.zeros(n * n, bool)
-            legal[self._legal(state)] = True
-            out[3] = ((state.cells() == 0) & ~legal).reshape(n, n)
-        out[4] = float(state.player == player)
         target = self.params["target"]
         out[5] = min(state.scores[player - 1] / target, 1.0)
         out[6] = min(state.scores[2 - player] / target, 1.0)
         return out
-
-    @property
-    def diagram_styles(self) -> dict[str, str]:
-        """Rich styles for the diagram's characters (terminal rendering)."""
-        return {"X": "bold bright_white on grey11", "O": "bold black on grey85", ".": "grey50"}

@@ -7,7 +7,8 @@ White), the player to move, the capture scores ``s1,s2`` and the ply, e.g. after
 
 The diagram is the usual Go diagram (column letters, row numbers) and one status line
 ``to_move=2 scores=0,0 ply=1``. Neither carries the ko history: a position read from text
-starts a fresh one (as a FEN carries no repetition history).
+starts a fresh one (as a FEN carries no repetition history). The reading and writing around
+the scores is shared with Bridge Go (``games/square_go_notation.py``).
 """
 
 from __future__ import annotations
@@ -15,68 +16,35 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ...errors import NotationError, PositionError
-from ...geometry.square import (
-    SquareBoard,
-    diagram_lines,
-    parse_diagram_lines,
-    parse_rows,
-    rows_text,
-)
+from ..square_go_notation import SquareGoNotation
 
 if TYPE_CHECKING:
     from .rules import FreeGoState
 
-_STATUS = re.compile(r"^to_move=([12]) scores=(\d+),(\d+) ply=(\d+)$")
-_FIELDS = re.compile(r"^([12]) (\d+),(\d+) (\d+)$")
+
+class FreeGoNotation(SquareGoNotation["FreeGoState"]):
+    FIELDS = re.compile(r"^([12]) (\d+),(\d+) (\d+)$")
+    STATUS = re.compile(r"^to_move=([12]) scores=(\d+),(\d+) ply=(\d+)$")
+    FIELDS_HINT = "to-move s1,s2 ply"
+    STATUS_HINT = "to_move=.. scores=..,.. ply=.."
+
+    def fields(self, state: FreeGoState) -> str:
+        s1, s2 = state.scores
+        return f"{state.player} {s1},{s2} {state.ply}"
+
+    def status(self, state: FreeGoState) -> str:
+        s1, s2 = state.scores
+        return f"to_move={state.player} scores={s1},{s2} ply={state.ply}"
+
+    def make_state(self, player: int, ply: int, board: bytes, own: tuple[int, ...]) -> FreeGoState:
+        from .rules import FreeGoState  # rules imports this module
+
+        s1, s2 = own
+        return FreeGoState(player=player, ply=ply, board=board, scores=(s1, s2))
 
 
-def position_text(board: SquareBoard, state: FreeGoState) -> str:
-    s1, s2 = state.scores
-    return f"{rows_text(board, state.cells())} {state.player} {s1},{s2} {state.ply}"
-
-
-def _make_state(raw: bytes, fields: tuple[str, ...], source: str) -> FreeGoState:
-    from .rules import FreeGoState
-
-    player, s1, s2, ply = (int(f) for f in fields)
-    if player != 1 + ply % 2:
-        raise PositionError(
-            f"{source!r}: at ply {ply} player {1 + ply % 2} is to move, not {player}"
-        )
-    if ply == 0 and any(raw):
-        raise PositionError(f"{source!r}: stones on the board at ply 0")
-    return FreeGoState(player=player, ply=ply, board=raw, scores=(s1, s2))
-
-
-def parse_position(board: SquareBoard, text: str) -> FreeGoState:
-    """Raises: NotationError (malformed), PositionError (impossible here)."""
-    if not isinstance(text, str):
-        raise NotationError(f"position text must be a string, not {text!r}")
-    rows, _, rest = text.strip().partition(" ")
-    m = _FIELDS.match(" ".join(rest.split()))
-    if not m:
-        raise NotationError(f"{text!r}: expected the rows, then 'to-move s1,s2 ply'")
-    cells = parse_rows(board, rows.split("/"), text)
-    return _make_state(cells.tobytes(), m.groups(), text)
-
-
-def diagram(board: SquareBoard, state: FreeGoState) -> str:
-    s1, s2 = state.scores
-    status = f"to_move={state.player} scores={s1},{s2} ply={state.ply}"
-    return "\n".join([*diagram_lines(board, state.cells()), status])
-
-
-def parse_diagram(board: SquareBoard, text: str) -> FreeGoState:
-    """Raises: NotationError (malformed), PositionError (impossible here)."""
-    if not isinstance(text, str):
-        raise NotationError(f"diagram must be a string, not {text!r}")
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    if not lines:
-        raise NotationError(f"{text!r}: empty diagram")
-    m = _STATUS.match(lines[-1].strip())
-    if not m:
-        raise NotationError(f"{text!r}: the last line must be the status line "
-                            "'to_move=.. scores=..,.. ply=..'")
-    cells = parse_diagram_lines(board, lines[:-1], text)
-    return _make_state(cells.tobytes(), m.groups(), text)
+NOTATION = FreeGoNotation()
+position_text = NOTATION.position_text
+parse_position = NOTATION.parse_position
+diagram = NOTATION.diagram
+parse_diagram = NOTATION.parse_diagram
