@@ -12,41 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...geometry.flood import judge_group as judge_bloom
+
 EMPTY = 0
-
-
-@njit(cache=True)
-def judge_bloom(board, nb, start, stack, seen, clock, base):
-    """Flood the bloom holding ``start`` until a liberty proves it alive.
-
-    Each flood takes a fresh stamp from ``clock[0]``; cells stamped after ``base`` by an earlier
-    flood of the same pass belong to a bloom already found alive (a fenced bloom is flooded
-    whole, so no later flood can meet its cells). Returns (size, alive); when not alive the
-    whole bloom is in ``stack[:size]``."""
-    clock[0] += 1
-    stamp = clock[0]
-    colour = board[start]
-    stack[0] = start
-    seen[start] = stamp
-    top = 1
-    i = 0
-    while i < top:
-        v = stack[i]
-        i += 1
-        for k in range(6):
-            w = nb[v, k]
-            if w < 0:
-                continue
-            c = board[w]
-            if c == EMPTY:
-                return top, True
-            if c == colour and seen[w] != stamp:
-                if seen[w] > base:
-                    return top, True
-                seen[w] = stamp
-                stack[top] = w
-                top += 1
-    return top, False
 
 
 @njit(cache=True)

@@ -16,43 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...geometry.flood import judge_group as judge_chain
 from ...geometry.hashset import table_has
 
 EMPTY = 0
-
-
-@njit(cache=True)
-def judge_chain(board, nb, start, stack, mark, clock, base):
-    """Flood the chain of ``start`` until a liberty proves it alive.
-
-    Each flood takes a fresh stamp; stones stamped after ``base`` by an earlier flood of the
-    same pass belong to a chain already judged alive (a dead chain is flooded whole, and its
-    stones are skipped by the caller). Returns (size, alive); when not alive the whole chain
-    is in ``stack[:size]``."""
-    clock[0] += 1
-    stamp = clock[0]
-    colour = board[start]
-    stack[0] = start
-    mark[start] = stamp
-    top = 1
-    i = 0
-    while i < top:
-        v = stack[i]
-        i += 1
-        for k in range(4):
-            w = nb[v, k]
-            if w < 0:
-                continue
-            c = board[w]
-            if c == EMPTY:
-                return top, True
-            if c == colour and mark[w] != stamp:
-                if mark[w] > base:
-                    return top, True
-                mark[w] = stamp
-                stack[top] = w
-                top += 1
-    return top, False
 
 
 @njit(cache=True)
