@@ -15,13 +15,16 @@ from ..search.fast import make_engine
 from ..search.result import SearchResult
 from .registry import int_option, no_more_options, register_agent
 
-#: level -> (simulations per move, or None for a time budget; seconds)
+#: level -> (simulations per move, or None for a time budget; seconds). Calibrated on Blooms
+#: n=5 (docs/ai.md): one doubling of simulations scores about 65-75% there, so about 2.5x per
+#: level aims at 75%. Simulation budgets make levels 1-5 equally strong on any machine; level 6
+#: is the strongest interactive setting, 4 s of search.
 LEVELS: dict[int, tuple[int | None, float | None]] = {
-    1: (30, None),
-    2: (150, None),
-    3: (700, None),
-    4: (3000, None),
-    5: (12000, None),
+    1: (600, None),
+    2: (1500, None),
+    3: (4000, None),
+    4: (10000, None),
+    5: (40000, None),
     6: (None, 4.0),
 }
 

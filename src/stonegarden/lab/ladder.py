@@ -73,7 +73,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
              f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}")
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots")
-    intro = [f"Game `{game_id}` with `{json.dumps(params)}`; {agent} with {key} doubling from "
+    intro = [f"Game `{game_id}` with `{json.dumps(specs[0].params)}`; {agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
              + ("." if resign is None else f"; a player resigns after {resign.moves} own moves "
                 f"its search rates below {resign.below}."), f"Reproduce: `{command}`"]
