@@ -106,11 +106,15 @@ def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
 
 
 def test_ladder_over_a_doubling_option(tmp_path):
-    # random's seed is the only numeric option today; the ladder machinery does not care
-    out = run_cli("ladder", "blooms", "--param", "size=3", "--agent", "random", "--key", "seed",
-                  "--base", "1", "--steps", "2", "--games", "4", "--out", str(tmp_path))
+    out = run_cli("ladder", "blooms", "--param", "size=3", "--agent", "mcts", "--key", "sims",
+                  "--base", "8", "--steps", "2", "--games", "4", "--resign", "0.3",
+                  "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     steps = json.loads((tmp_path / "ladder.json").read_text())
-    assert [s["strong"] for s in steps] == ["random:seed=2", "random:seed=4"]
+    assert [s["strong"] for s in steps] == ["mcts:sims=16", "mcts:sims=32"]
+    assert [s["weak"] for s in steps] == ["mcts:sims=8", "mcts:sims=16"]
     assert all(s["games"] == 4 for s in steps)
     assert (tmp_path / "plots" / "ladder.png").exists()
+    report = (tmp_path / "report.md").read_text()
+    # typed parameters (not the command line's text) and the adjudication rule are reported
+    assert '{"size": 3}' in report and "resigns after 2 own moves" in report

@@ -131,7 +131,9 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         image = plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots")
     else:
         image = plots.sweep_lines(rows, keys_[0], out / "plots")
-    intro = [f"Game `{game_id}`, base parameters `{json.dumps(base)}`, agents "
+    typed = make(game_id, **next(iter(cells(base, grid)))).params
+    shown_base = {k: json_value(typed[k]) for k in base}
+    intro = [f"Game `{game_id}`, base parameters `{json.dumps(shown_base)}`, agents "
              f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell.",
              f"Reproduce: `{command}`"]
     rec_md = ["Recommendation (decisive cells: draws at most "
