@@ -13,7 +13,7 @@ from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
 from .square_go_helpers import run_without_jit, seed_kernel_generator
 
 
-def kernel_game(game, state, seed):
+def kernel_game(game, state, seed, captures=0):
     """(moves, winner, turns) of one kernel playout from ``state``."""
     seed_kernel_generator(seed)
     moves = np.full(game.max_game_length, -1, np.int32)
@@ -24,14 +24,15 @@ def kernel_game(game, state, seed):
         state.player, np.array(state.scores, np.int64), game.params["target"], game.ko_mode,
         np.int64(game._hash(state)), np.int64(hist[-2] if len(hist) >= 2 else 0),
         np.array(hist[:-1], np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64), 1,
-        game.max_game_length, moves,
+        game.max_game_length, captures, moves,
     )
     return [int(m) for m in moves[:t]], int(w), int(t)
 
 
+@pytest.mark.parametrize("captures", [0, 6])
 @pytest.mark.parametrize("ko", ["simple", "superko", "none"])
 @pytest.mark.parametrize("seed", range(6))
-def test_kernel_playouts_replay_through_the_rules(ko, seed):
+def test_kernel_playouts_replay_through_the_rules(ko, seed, captures):
     game = stonegarden.make("freego", size=5, target=8, ko=ko)
     state = game.initial_state()
     rng = np.random.default_rng(seed)
@@ -40,11 +41,43 @@ def test_kernel_playouts_replay_through_the_rules(ko, seed):
         state = game.play(state, int(acts[int(rng.integers(len(acts)))]))
         if game.is_terminal(state):
             return
-    moves, winner, turns = kernel_game(game, state, seed)
+    moves, winner, turns = kernel_game(game, state, seed, captures)
     for m in moves:
         state = game.play(state, m)  # raises if the kernel played an illegal move
     assert game.is_terminal(state) and game.winner(state) == winner
     assert turns == len(moves)
+
+
+def _black_can_capture_to_win():
+    """5x5, target 1: White's corner stone a1 has one liberty left (a2); Black to move."""
+    game = stonegarden.make("freego", size=5, target=1)
+    return game, game.replay(["b1", "a1"])[-1]
+
+
+def test_capture_policy_finds_the_capture_uniform_playouts_miss():
+    game, state = _black_can_capture_to_win()
+    uniform = game.policy_playouts(state, 400, 7, 0)
+    policy = game.policy_playouts(state, 400, 7, 64)
+    # 64 draws among 22 empty points miss a2 with probability (21/22)**64 ~ 5%
+    assert policy[0] / 400 > 0.9
+    assert uniform[0] / 400 < 0.8
+    assert (uniform == game.random_playouts(state, 400, 7)).all()
+
+
+def test_capture_policy_first_move_is_the_capture():
+    game, state = _black_can_capture_to_win()
+    a2 = game.parse_action(state, "a2")
+    firsts = [kernel_game(game, state, seed, 64)[0][0] for seed in range(40)]
+    assert firsts.count(a2) >= 34
+    assert [kernel_game(game, state, seed, 0)[0][0] for seed in range(40)].count(a2) <= 10
+
+
+def test_games_without_a_policy_play_uniformly():
+    game = stonegarden.make("bridgego", size=5)
+    state = game.initial_state()
+    assert "captures" not in game.playout_policies
+    assert "captures" in stonegarden.make("freego").playout_policies
+    assert (game.policy_playouts(state, 50, 3, 8) == game.random_playouts(state, 50, 3)).all()
 
 
 @pytest.mark.nojit

@@ -211,6 +211,22 @@ def test_the_blooms_fast_path_is_chosen_only_when_asked():
     assert isinstance(make_engine(other, FAST, 1), GenericMcts)
 
 
+@pytest.mark.parametrize("captures", [0, 5])
+def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, captures):
+    game = stonegarden.make("freego", size=5)
+    seen = []
+    real = game.policy_playouts
+
+    def spy(state, count, seed, k):
+        seen.append(k)
+        return real(state, count, seed, k)
+
+    monkeypatch.setattr(game, "policy_playouts", spy)
+    engine = make_engine(game, dataclasses.replace(FAST, captures=captures), 1)
+    engine.search(game.initial_state(), Budget(sims=50))
+    assert seen and set(seen) == {captures}
+
+
 def test_a_time_budget_ends_and_reports_simulations():
     game = stonegarden.make("blooms", size=4)
     res = make_agent("mcts:time=0.2,seed=1").analyse(game, game.initial_state())
@@ -305,7 +321,8 @@ def _coin(p):
 def test_chance_nodes_value_the_gamble_at_its_expectation(p, best):
     game = _coin(p)
     # a wide exploration constant so the gamble is sampled enough whichever way it looks
-    res = GenericMcts(game, SearchConfig(c=1.0), 1).search(game.initial_state(), Budget(sims=400))
+    res = GenericMcts(game, SearchConfig(c=1.0, chance=True), 1).search(game.initial_state(),
+                                                                        Budget(sims=400))
     assert game.action_to_text(game.initial_state(), res.best) == best
     coin = next(m for m in res.moves if m.action == 1)
     assert coin.value == pytest.approx(p)
@@ -320,6 +337,38 @@ def test_chance_outcomes_are_visited_in_proportion_to_their_probability():
     n = chance.n
     assert n.sum() > 100
     assert abs(n[0] / n.sum() - 0.7) < 0.01
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_chance_expectations_kept_on_backup_equal_the_weighted_mean(reuse):
+    """The running sums behind each chance node's expectation, and the copies its parent
+    selects with, match a recomputation from the outcome statistics (Tumbling Dice, with tree
+    reuse across moves)."""
+    game = stonegarden.make("blobs", dice=12, tumbling=True)
+    config = dataclasses.replace(SearchConfig(), chance=True, reuse=reuse, solver=False)
+    engine = GenericMcts(game, config, 3)
+    state = game.initial_state()
+    checked = 0
+    for _ in range(3):
+        if game.current_player(state) == CHANCE:
+            state = game.play(state, int(game.chance_outcomes(state)[0][0]))
+            continue
+        res = engine.search(state, Budget(sims=300))
+        todo = [engine.root]
+        while todo:
+            node = todo.pop()
+            todo.extend(node.children.values())
+            if node.player == CHANCE and node.probs is not None and (node.n > 0).any():
+                seen = node.n > 0
+                p = node.probs[seen]
+                want = (p * node.w[seen] / node.n[seen]).sum() / p.sum()
+                assert node.expectation() == pytest.approx(want, abs=1e-12)
+                checked += 1
+            if node.cmask is not None:
+                for i in np.flatnonzero(node.cmask):
+                    assert node.ev[i] == node.children[int(i)].expectation()
+        state = game.play(state, res.best)
+    assert checked > 10
 
 
 @pytest.mark.nojit

@@ -17,8 +17,10 @@ class SearchConfig:
     fewer visits than this borrows the RAVE statistics of its nearest ancestor with at least
     that many (GRAVE; 0 = off).
     ``solver``: MCTS-solver (proven wins and losses). ``chance``: chance nodes valued as the
-    probability-weighted mean of their outcomes (else the plain sample mean). ``policy``:
-    playouts prefer captures (``captures`` candidate cells tried per turn; 0 = uniform).
+    probability-weighted mean of their outcomes (else the plain sample mean; outcomes are
+    visited in proportion to their probabilities either way). ``captures``:
+    playouts prefer captures (that many candidate cells tried per turn; 0 = uniform) in the
+    Blooms race engine and in games whose ``playout_policies`` include it (Free Go).
     ``reuse``: keep the tree between moves."""
 
     c: float = 0.2
@@ -27,7 +29,7 @@ class SearchConfig:
     rave_k: float = 300.0
     grave: int = 0
     solver: bool = True
-    chance: bool = True
+    chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     captures: int = 0
     reuse: bool = True
     fast: bool = True

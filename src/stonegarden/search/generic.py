@@ -5,7 +5,8 @@ rewards for player 1, a win counting 1 and a draw 1/2), so selection is one vect
 the siblings. A node is expanded on its second visit (its first gives a playout), every action is
 tried once before UCB takes over (plain UCT), and chance nodes pick the outcome whose visit
 share lags its probability most, so outcome counts track the probabilities deterministically.
-Playouts are the game's own ``random_playouts`` kernel (uniform).
+Playouts are the game's own kernel through ``policy_playouts``: uniform, or capture-preferring
+with ``captures`` > 0 in games that have that policy (``Game.playout_policies``).
 """
 
 from __future__ import annotations
@@ -26,18 +27,25 @@ MAX_ENTRIES = 8_000_000
 
 class Node:
     """One position in the tree. ``n``/``w`` are per-action visits and player-1 reward sums;
-    ``proven`` is the exact player-1 value once the solver knows it."""
+    ``proven`` is the exact player-1 value once the solver knows it. A chance node keeps the
+    running sums behind its expectation (``sp``: probability of the outcomes seen, ``spq``: their
+    probability-weighted mean values); a node with chance children keeps each one's
+    expectation in ``ev`` (``cmask`` marks them), refreshed on backup, so selection reads one
+    array instead of asking every chance child."""
 
     __slots__ = (
         "actions",
         "bonus",
-        "chance_kids",
         "children",
+        "cmask",
+        "ev",
         "n",
         "order",
         "player",
         "probs",
         "proven",
+        "sp",
+        "spq",
         "state",
         "tried",
         "visits",
@@ -60,17 +68,35 @@ class Node:
         self.w = np.empty(0, np.float64)
         self.bonus = np.empty(0, np.float64)
         self.children: dict[int, Node] = {}
-        self.chance_kids: list[int] = []
+        self.cmask: np.ndarray | None = None
+        self.ev = np.empty(0, np.float64)
         self.visits = 0
         self.wsum = 0.0
+        self.sp = 0.0
+        self.spq = 0.0
+
+    def add(self, i: int, r: float) -> None:
+        """Back up reward ``r`` through action (or outcome) ``i``."""
+        n, w = self.n[i], self.w[i]
+        self.n[i] = n + 1
+        self.w[i] = w + r
+        if self.probs is not None:  # a chance node: keep the expectation's sums
+            p = self.probs[i]
+            if n == 0:
+                self.sp += p
+            else:
+                self.spq -= p * w / n
+            self.spq += p * (w + r) / (n + 1)
 
     def expectation(self) -> float:
-        """Player-1 value of a chance node: probability-weighted mean over visited outcomes."""
-        seen = self.n > 0
-        if self.probs is None or not seen.any():
+        """Player-1 value of a chance node: its exact value once proven (the outcomes'
+        statistics stop changing then), else the probability-weighted mean over the visited
+        outcomes."""
+        if self.proven is not None:
+            return self.proven
+        if self.sp <= 0.0:
             return self.wsum / max(self.visits, 1)
-        p = self.probs[seen]
-        return float((p * self.w[seen] / self.n[seen]).sum() / p.sum())
+        return self.spq / self.sp
 
 
 def mover_value(p1_value: float, player: int) -> float:
@@ -110,6 +136,7 @@ class GenericMcts:
         node.n = np.zeros(k)
         node.w = np.zeros(k)
         node.bonus = np.zeros(k)
+        node.ev = np.zeros(k)
         self.entries += k
 
     def _select(self, node: Node) -> int:
@@ -123,9 +150,8 @@ class GenericMcts:
             node.tried += 1
             return i
         q = node.w / node.n
-        if self.config.chance:
-            for i in node.chance_kids:
-                q[i] = node.children[i].expectation()
+        if self.config.chance and node.cmask is not None:
+            q = np.where(node.cmask, node.ev, q)
         if node.player == 2:
             q = 1.0 - q
         score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)
@@ -135,7 +161,7 @@ class GenericMcts:
 
     def _playout(self, state: State) -> float:
         seed = int(self.rng.integers(2**31))
-        t = self.game.random_playouts(state, 1, seed)
+        t = self.game.policy_playouts(state, 1, seed, self.config.captures)
         return (float(t[0]) + 0.5 * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
     def _simulate(self, root: Node) -> None:
@@ -159,16 +185,20 @@ class GenericMcts:
                 child = Node(g, g.play_unchecked(node.state, int(node.actions[i])))  # type: ignore[index]
                 node.children[i] = child
                 if child.player == CHANCE and child.proven is None:
-                    node.chance_kids.append(i)
+                    if node.cmask is None:
+                        node.cmask = np.zeros(len(node.n), np.bool_)
+                    node.cmask[i] = True
             node = child
         node.visits += 1
         node.wsum += r
         proving = self._solving
+        chance = self.config.chance
         for parent, i in reversed(path):
-            parent.n[i] += 1
-            parent.w[i] += r
+            parent.add(i, r)
             parent.visits += 1
             parent.wsum += r
+            if chance and parent.cmask is not None and parent.cmask[i]:
+                parent.ev[i] = parent.children[i].expectation()
             if proving:
                 proving = self._prove(parent, i)
 
@@ -245,7 +275,8 @@ class GenericMcts:
                 child = root.children.get(int(i))
                 proven = child.proven if child is not None else None
                 q = root.w[i] / root.n[i]
-                if self.config.chance and child is not None and int(i) in root.chance_kids:
+                if (self.config.chance and child is not None and root.cmask is not None
+                        and root.cmask[i]):
                     q = child.expectation()
                 moves.append(MoveStat(int(root.actions[i]), int(root.n[i]),
                                       float(mover_value(q, m)), winner_of(proven)))

@@ -1,6 +1,7 @@
 """Random Free Go playouts, the hot path of search and of ``bench playouts``.
 
-Uniform over the legal moves: a random empty point is tried and, if ko forbids it, dropped from
+Uniform over the legal moves (or, with ``captures`` = K > 0, first K random empty points are tried
+for one that captures; the first legal one is played; see below): a random empty point is tried and, if ko forbids it, dropped from
 this turn's candidates and another drawn (so every legal point stays equally likely). The empty
 points live in an array updated in O(1) per stone; chains are kept incrementally (``chains.py``:
 pseudo-liberty counts and chain hashes), so a capture or ko test needs no flood and no trial
@@ -23,9 +24,12 @@ KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
 @njit(cache=True)
 def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
-                   keys, stamps, stamp, max_turns, moves_out):
-    """Play uniformly random moves on ``board`` (in place) until the game ends; the points
-    played go to ``moves_out`` while it has room (for tests).
+                   keys, stamps, stamp, max_turns, captures, moves_out):
+    """Play random moves on ``board`` (in place) until the game ends; the points played go to
+    ``moves_out`` while it has room (for tests). With ``captures`` = K > 0 each turn first
+    draws K empty points (with replacement) and plays the first that captures and is legal
+    under ko; captures are Free Go's goal and cost a few neighbour checks to find, so playouts
+    end closer to how play ends. Otherwise (and always with K = 0) the move is uniform.
 
     ``scores`` (int64[2]) is updated; ``h`` is the current position hash, ``prev_h`` the one
     before the last move (0 if none), ``history`` every earlier hash (superko). Uses numba's
@@ -71,7 +75,22 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
         point = -1
         ncap = 0
         h2 = h
-        while nc > 0:
+        for _ in range(captures if ne > 0 else 0):
+            p = empties[np.random.randint(ne)]
+            ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
+            if ncap == 0:
+                continue
+            if ko == KO_NONE:
+                point = p
+                break
+            h2 = h ^ side_key ^ zob[p, player] ^ dead_key
+            for t in range(ncap):
+                h2 ^= chash[caps[t]]
+            if (ko == KO_SIMPLE and h2 != prev_h) or (ko == KO_SUPER
+                                                       and not stamped_has(keys, stamps, stamp, h2)):
+                point = p
+                break
+        while point < 0 and nc > 0:
             j = np.random.randint(nc)
             p = pool[j]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
@@ -133,8 +152,9 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
 
 @njit(cache=True)
 def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, prev_h, history,
-                    max_turns, count, seed):
-    """Run ``count`` playouts from one position. Returns int64[4]: wins of player 1, wins of
+                    max_turns, count, seed, captures):
+    """Run ``count`` playouts from one position (``captures``: the policy of
+    ``freego_playout``; 0 = uniform). Returns int64[4]: wins of player 1, wins of
     player 2, draws (unfinished games count here too), and total moves played."""
     np.random.seed(seed)
     totals = np.zeros(4, np.int64)
@@ -147,6 +167,6 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
         scores[0] = scores0[0]
         scores[1] = scores0[1]
         w, t = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
-                              history, keys, stamps, k + 1, max_turns, no_moves)
+                              history, keys, stamps, k + 1, max_turns, captures, no_moves)
         add_result(totals, w, t)
     return totals

@@ -151,7 +151,12 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return FreeGoState(player=3 - p, ply=state.ply + 1, captured=count, board=board.tobytes(),
                            scores=scores, history=history)
 
+    playout_policies = frozenset({"captures"})
+
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        return self.policy_playouts(state, count, seed, 0)
+
+    def policy_playouts(self, state: State, count: int, seed: int, captures: int) -> np.ndarray:
         assert isinstance(state, FreeGoState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
@@ -160,7 +165,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
             state.cells().copy(), self.board.neighbours, self.board.zobrist, SIDE_TO_MOVE_KEY,
             state.player, np.array(state.scores, np.int64), self.params["target"], self.ko_mode,
             np.int64(self._hash(state)), np.int64(prev),
-            np.array(state.history[:-1], np.int64), self.max_game_length, count, seed,
+            np.array(state.history[:-1], np.int64), self.max_game_length, count, seed, captures,
         )
 
     # -- positions read from text -----------------------------------------------------------
