@@ -1,8 +1,9 @@
 """Random Free Go playouts, the hot path of search and of ``bench playouts``.
 
-Uniform over the legal moves (or, with ``captures`` = K > 0, first K random empty points are tried
-for one that captures; the first legal one is played; see below): a random empty point is tried and, if ko forbids it, dropped from
-this turn's candidates and another drawn (so every legal point stays equally likely). The empty
+Uniform over the legal moves, or, with ``captures`` = K > 0, first K random empty points are
+tried for one that captures (the first legal one is played; see ``freego_playout``). Uniform:
+a random empty point is tried and, if ko forbids it, dropped from this turn's candidates and
+another drawn (so every legal point stays equally likely). The empty
 points live in an array updated in O(1) per stone; chains are kept incrementally (``chains.py``:
 pseudo-liberty counts and chain hashes), so a capture or ko test needs no flood and no trial
 placement; the opponent's suicide awaiting removal is the chain of their last stone; earlier
