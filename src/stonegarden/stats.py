@@ -29,6 +29,17 @@ def elo_from_score(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
+def wilson_bounds(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval of a proportion (``successes`` may be fractional: draws = 1/2);
+    (0, 1) when ``n`` is 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    p, z2 = successes / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 @dataclass(frozen=True)
 class MatchStats:
     """Wins, losses and draws of A against B, with A's score and Elo (A minus B)."""
@@ -65,13 +76,7 @@ class MatchStats:
     @property
     def score_ci95(self) -> tuple[float, float]:
         """Wilson's 95% interval of the score."""
-        n = self.games
-        if n == 0:
-            return 0.0, 1.0
-        s, z2 = self.score, Z95 * Z95
-        centre = (s + z2 / (2 * n)) / (1 + z2 / n)
-        half = Z95 / (1 + z2 / n) * math.sqrt(s * (1 - s) / n + z2 / (4 * n * n))
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson_bounds(self.a_wins + 0.5 * self.draws, self.games)
 
     @property
     def elo_ci95(self) -> tuple[float, float]:

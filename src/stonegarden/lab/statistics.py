@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-Z95 = 1.959963984540054
+from .. import stats
+from ..stats import Z95, wilson_bounds
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,8 @@ def wilson(successes: float, n: int, z: float = Z95) -> Estimate:
     """Wilson score interval for a proportion (``successes`` may be fractional: draws = 1/2)."""
     if n <= 0:
         return Estimate(math.nan, 0.0, 1.0, 0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+    low, high = wilson_bounds(successes, n, z)
+    return Estimate(successes / n, low, high, n)
 
 
 def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
@@ -56,8 +54,7 @@ def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
 
 def elo_from_score(score: float) -> float:
     """Elo difference that gives an expected score ``score`` (clamped away from 0 and 1)."""
-    s = min(max(score, 1e-6), 1 - 1e-6)
-    return -400.0 * math.log10(1 / s - 1)
+    return stats.elo_from_score(min(max(score, 1e-6), 1 - 1e-6))
 
 
 def elo_estimate(wins: int, losses: int, draws: int) -> Estimate:
