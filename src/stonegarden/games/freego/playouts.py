@@ -23,6 +23,26 @@ from .chains import EMPTY, build_chains, captures_at, place_stone, remove_chain
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
 
+@njit(cache=True, inline="always")
+def _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap):
+    """The position hash after ``player`` plays ``p``, capturing ``caps[:ncap]`` and removing
+    the pending dead chains (``dead_key``)."""
+    h2 = h ^ side_key ^ zob[p, player] ^ dead_key
+    for t in range(ncap):
+        h2 ^= chash[caps[t]]
+    return h2
+
+
+@njit(cache=True, inline="always")
+def _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
+    """Whether the ko rule allows reaching the position of hash ``h2``."""
+    if ko == KO_SIMPLE:
+        return h2 != prev_h
+    if ko == KO_SUPER:
+        return not stamped_has(keys, stamps, stamp, h2)
+    return True
+
+
 @njit(cache=True)
 def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
                    keys, stamps, stamp, max_turns, captures, moves_out):
@@ -79,30 +99,17 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
         for _ in range(captures if ne > 0 else 0):
             p = empties[np.random.randint(ne)]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
-            if ncap == 0:
-                continue
-            if ko == KO_NONE:
-                point = p
-                break
-            h2 = h ^ side_key ^ zob[p, player] ^ dead_key
-            for t in range(ncap):
-                h2 ^= chash[caps[t]]
-            if (ko == KO_SIMPLE and h2 != prev_h) or (ko == KO_SUPER
-                                                       and not stamped_has(keys, stamps, stamp, h2)):
-                point = p
-                break
+            if ncap > 0:
+                h2 = _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap)
+                if _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
+                    point = p
+                    break
         while point < 0 and nc > 0:
             j = np.random.randint(nc)
             p = pool[j]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
-            if ko == KO_NONE:
-                point = p
-                break
-            h2 = h ^ side_key ^ zob[p, player] ^ dead_key
-            for t in range(ncap):
-                h2 ^= chash[caps[t]]
-            if (ko == KO_SIMPLE and h2 != prev_h) or (ko == KO_SUPER
-                                                       and not stamped_has(keys, stamps, stamp, h2)):
+            h2 = _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap)
+            if _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
                 point = p
                 break
             if nc == ne:
