@@ -75,18 +75,18 @@ class Node:
         self.sp = 0.0
         self.spq = 0.0
 
-    def add(self, i: int, r: float) -> None:
-        """Back up reward ``r`` through action (or outcome) ``i``."""
+    def add_outcome(self, i: int, r: float) -> None:
+        """Back up reward ``r`` through outcome ``i`` of this chance node, keeping the sums
+        behind ``expectation``."""
         n, w = self.n[i], self.w[i]
         self.n[i] = n + 1
         self.w[i] = w + r
-        if self.probs is not None:  # a chance node: keep the expectation's sums
-            p = self.probs[i]
-            if n == 0:
-                self.sp += p
-            else:
-                self.spq -= p * w / n
-            self.spq += p * (w + r) / (n + 1)
+        p = self.probs[i]  # type: ignore[index]
+        if n == 0:
+            self.sp += p
+        else:
+            self.spq -= p * w / n
+        self.spq += p * (w + r) / (n + 1)
 
     def expectation(self) -> float:
         """Player-1 value of a chance node: its exact value once proven (the outcomes'
@@ -194,7 +194,11 @@ class GenericMcts:
         proving = self._solving
         chance = self.config.chance
         for parent, i in reversed(path):
-            parent.add(i, r)
+            if chance and parent.probs is not None:
+                parent.add_outcome(i, r)
+            else:
+                parent.n[i] += 1
+                parent.w[i] += r
             parent.visits += 1
             parent.wsum += r
             if chance and parent.cmask is not None and parent.cmask[i]:

@@ -35,12 +35,10 @@ def _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap):
 
 @njit(cache=True, inline="always")
 def _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
-    """Whether the ko rule allows reaching the position of hash ``h2``."""
+    """Whether the ko rule (simple or super) allows reaching the position of hash ``h2``."""
     if ko == KO_SIMPLE:
         return h2 != prev_h
-    if ko == KO_SUPER:
-        return not stamped_has(keys, stamps, stamp, h2)
-    return True
+    return not stamped_has(keys, stamps, stamp, h2)
 
 
 @njit(cache=True)
@@ -100,6 +98,9 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             p = empties[np.random.randint(ne)]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
             if ncap > 0:
+                if ko == KO_NONE:
+                    point = p
+                    break
                 h2 = _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap)
                 if _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
                     point = p
@@ -108,6 +109,9 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             j = np.random.randint(nc)
             p = pool[j]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
+            if ko == KO_NONE:
+                point = p
+                break
             h2 = _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap)
             if _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
                 point = p
