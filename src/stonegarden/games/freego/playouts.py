@@ -24,21 +24,19 @@ KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
-def _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap):
-    """The position hash after ``player`` plays ``p``, capturing ``caps[:ncap]`` and removing
-    the pending dead chains (``dead_key``)."""
+def _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps, ncap, keys,
+               stamps, stamp):
+    """Whether the ko rule allows ``player`` to play ``p`` (capturing ``caps[:ncap]`` and
+    removing the pending dead chains, ``dead_key``), and the position hash after it (not
+    computed, ``h`` returned, without a ko rule)."""
+    if ko == KO_NONE:
+        return True, h
     h2 = h ^ side_key ^ zob[p, player] ^ dead_key
     for t in range(ncap):
         h2 ^= chash[caps[t]]
-    return h2
-
-
-@njit(cache=True, inline="always")
-def _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
-    """Whether the ko rule (simple or super) allows reaching the position of hash ``h2``."""
     if ko == KO_SIMPLE:
-        return h2 != prev_h
-    return not stamped_has(keys, stamps, stamp, h2)
+        return h2 != prev_h, h2
+    return not stamped_has(keys, stamps, stamp, h2), h2
 
 
 @njit(cache=True)
@@ -98,22 +96,18 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             p = empties[np.random.randint(ne)]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
             if ncap > 0:
-                if ko == KO_NONE:
-                    point = p
-                    break
-                h2 = _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap)
-                if _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
+                ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash,
+                                    caps, ncap, keys, stamps, stamp)
+                if ok:
                     point = p
                     break
         while point < 0 and nc > 0:
             j = np.random.randint(nc)
             p = pool[j]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
-            if ko == KO_NONE:
-                point = p
-                break
-            h2 = _hash_after(h, side_key, zob, p, player, dead_key, chash, caps, ncap)
-            if _ko_allows(ko, h2, prev_h, keys, stamps, stamp):
+            ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps,
+                                ncap, keys, stamps, stamp)
+            if ok:
                 point = p
                 break
             if nc == ne:
