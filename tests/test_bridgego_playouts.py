@@ -41,4 +41,5 @@ def test_kernel_playouts_replay_through_the_rules(options, seed):
 def test_rule_and_kernel_tests_pass_without_the_jit():
     """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
     game's rule and playout tests that way in a subprocess."""
-    run_without_jit("tests/test_bridgego_rules.py", "tests/test_bridgego_playouts.py")
+    run_without_jit("tests/test_bridgego_rules.py", "tests/test_bridgego_playouts.py",
+                    "tests/test_bridgego_fast_turn.py")

@@ -12,10 +12,7 @@ passes per colour, whatever the number of chains and liberties.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
-
-from ...geometry.hashset import table_has
 
 EMPTY = 0
 SIDE_N, SIDE_S, SIDE_W, SIDE_E = 1, 2, 4, 8
@@ -155,32 +152,3 @@ def play_bridge(board, nb, sides, player, point, perpendicular, win_after, label
     if win_after and board[point] == player:
         won = chain_bridges(board, nb, sides, point, stack, alive)
     return captured, own, won
-
-
-@njit(cache=True)
-def legal_points(board, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
-                 history, out):
-    """Write the legal points of ``player`` (sorted) to ``out``; returns their number.
-    ``history`` is a ``build_table`` set of the earlier positions' hashes (superko)."""
-    n = board.shape[0]
-    work = np.empty_like(board)
-    label = np.empty(n, np.int32)
-    rmask = np.empty(n, np.int8)
-    stack = np.empty(n, np.int32)
-    alive = np.empty(n, np.int8)
-    removed = np.empty(n, np.int32)
-    count = 0
-    for p in range(n):
-        if board[p] != EMPTY:
-            continue
-        if superko:
-            work[:] = board
-            _, _, won = play_bridge(work, nb, sides, player, p, perpendicular, win_after, label,
-                                    rmask, stack, alive, removed)
-            if not won:
-                h = position_hash(work, zob, empty_key)
-                if table_has(history, h):
-                    continue
-        out[count] = p
-        count += 1
-    return count

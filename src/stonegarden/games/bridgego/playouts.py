@@ -2,7 +2,9 @@
 
 Uniform over the legal moves: a random empty point is played on a scratch board and, if
 superko forbids the result, dropped from this turn's candidates and another drawn. Earlier
-positions sit in an open-addressing hash set stamped per playout (nothing to clear).
+positions sit in an open-addressing hash set stamped per playout (nothing to clear). Turns are
+``fast_turn.play_kept``: each colour's open-region labels are kept between turns and the
+board's hash is updated from the stones that changed.
 """
 
 from __future__ import annotations
@@ -12,26 +14,31 @@ from numba import njit
 
 from ...geometry.hashset import new_stamped_set, stamped_add
 from ..playout_totals import add_result
-from .kernels import EMPTY, play_bridge, position_hash
+from .fast_turn import play_kept
+from .kernels import EMPTY, position_hash
 
 
 @njit(cache=True)
 def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
-                   history, keys, stamps, stamp, max_turns, moves_out):
+                   history, keys, stamps_set, stamp, max_turns, moves_out):
     """Play uniformly random moves on ``board`` (in place) until the game ends or ``max_turns``
     moves were made; the points played go to ``moves_out`` while it has room (for tests).
     Returns (winner 1, 2, or 0 for a draw or an unfinished game, turns)."""
     n = board.shape[0]
     work = np.empty_like(board)
-    label = np.empty(n, np.int32)
-    rmask = np.empty(n, np.int8)
+    labels = np.empty((3, n), np.int32)
+    rmasks = np.empty((3, n), np.int8)
+    valid = np.zeros(3, np.int8)  # nothing labelled yet: the first turn judges the whole board
     stack = np.empty(n, np.int32)
     alive = np.empty(n, np.int8)
+    seen = np.zeros(n, np.int64)
+    stamps = np.zeros(1, np.int64)
     removed = np.empty(n, np.int32)
     cand = np.empty(n, np.int32)
+    h_board = position_hash(board, zob, empty_key)
     if superko:
         for t in range(history.shape[0]):
-            stamped_add(keys, stamps, stamp, history[t])
+            stamped_add(keys, stamps_set, stamp, history[t])
     for turn in range(max_turns):
         nc = 0
         for p in range(n):
@@ -40,24 +47,29 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
                 nc += 1
         chosen = False
         won = False
-        h = np.int64(0)
+        h = h_board
+        kept_opp = valid[3 - player]  # a hand-set start is trusted only after one whole turn
         while nc > 0:
             j = np.random.randint(nc)
             work[:] = board
-            _, _, won = play_bridge(work, nb, sides, player, cand[j], perpendicular, win_after,
-                                    label, rmask, stack, alive, removed)
+            _, _, won, delta = play_kept(work, nb, sides, zob, player, cand[j], perpendicular,
+                                         win_after, labels, rmasks, valid, stack, alive, seen,
+                                         stamps, removed)
+            h = h_board ^ delta
             if won or not superko:
                 chosen = True
                 break
-            h = position_hash(work, zob, empty_key)
-            if stamped_add(keys, stamps, stamp, h):
+            if stamped_add(keys, stamps_set, stamp, h):
                 chosen = True
                 break
+            valid[3 - player] = kept_opp  # the trial is undone
+            valid[player] = 0
             nc -= 1
             cand[j] = cand[nc]
         if not chosen:
             return 0, turn  # no legal move: a draw
         board[:] = work
+        h_board = h
         if turn < moves_out.shape[0]:
             moves_out[turn] = cand[j]
         if won:

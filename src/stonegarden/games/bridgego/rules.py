@@ -20,6 +20,7 @@ from ...geometry.hashset import build_table
 from ...geometry.square import EMPTY_BOARD_KEY, board_hash, square_board
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
+from .fast_turn import legal_points
 from .playouts import bridge_playouts
 from .text import NOTATION
 
@@ -108,7 +109,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
 
     def _legal_points(self, state: BridgeGoState, out: np.ndarray) -> int:
         table = build_table(np.array(state.history, np.int64))
-        return K.legal_points(state.cells().copy(), self.board.neighbours, self.board.sides,
+        return legal_points(state.cells().copy(), self.board.neighbours, self.board.sides,
                               self.board.zobrist, EMPTY_BOARD_KEY, state.player,
                               self.perpendicular, self.win_after, self.superko, table, out)
 
