@@ -426,3 +426,25 @@ def test_a_lost_side_still_prefers_resistance():
         assert res.sims == 30_000
         assert len(res.moves) > 1
         assert any(m.value > 0 for m in res.moves)
+
+
+@pytest.mark.parametrize(("game_id", "params", "config", "first_check"), [
+    ("blooms", {"size": 5}, FAST, 16),  # the Blooms engine asks between chunks (16 at first)
+    ("blooms", {"size": 5}, GENERIC, 8),  # the generic tree every 8 simulations
+    ("freego", {"size": 9}, GENERIC, 8),
+])
+def test_a_stop_request_ends_a_long_search_at_the_next_check(game_id, params, config,
+                                                               first_check):
+    game = stonegarden.make(game_id, **params)
+    state = game.initial_state()
+    asked = []
+
+    def stop() -> bool:
+        asked.append(True)
+        return True
+
+    result = make_engine(game, config, seed=1).search(state, Budget(seconds=600, stop=stop))
+    assert result.sims == first_check and len(asked) == 1
+    assert result.best in set(int(a) for a in game.legal_actions(state))
+    never = make_engine(game, config, seed=1).search(state, Budget(sims=64, stop=lambda: False))
+    assert never.sims == 64  # a stop that says no changes nothing

@@ -293,3 +293,32 @@ def test_cancel_discards_the_agent_and_pauses_it_until_resumed_or_undone(db):
         r = client.post(f"/api/games/{gid}/undo", json={"secret": key}).json()
         assert r["length"] == 0 and r["to_move"] == 1 and not r["paused"]
         assert stored(db, gid)[0] == ()
+
+
+def test_cancel_and_undo_stop_the_search_in_its_worker(db):
+    """With one worker, a hint asked (in another game) after cancelling or undoing a 60 s
+    search is answered within the 20 s AI timeout: the search stopped in the worker instead of
+    running on. The board is big enough that the solver cannot end the search early."""
+    params = {"size": 5, "target": 20}
+    first = first_legal("blooms", params, [])
+    with TestClient(create_app(db, workers=1, ai_timeout=20)) as client:
+        made = new_game(client, ["human", "mcts:time=60"], params=params)
+        gid, key = made["id"], made["secrets"]["1"]
+
+        def hint_elsewhere() -> int:
+            other = new_game(client, ["human", "human"], params=params)
+            return client.post(f"/api/games/{other['id']}/hint",
+                               json={"secret": other["secrets"]["1"]}).status_code
+
+        assert hint_elsewhere() == 200  # the worker is up
+        for stop in ("cancel", "undo"):
+            snap = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": first})
+            assert snap.json()["thinking"]["spec"] == "mcts:time=60"
+            time.sleep(1.5)  # the idle worker has started the search
+            r = client.post(f"/api/games/{gid}/{stop}", json={"secret": key})
+            assert r.status_code == 200 and r.json()["thinking"] is None
+            if stop == "cancel":
+                assert r.json()["paused"]
+                client.post(f"/api/games/{gid}/undo", json={"secret": key})
+            assert hint_elsewhere() == 200  # 503 after 20 s while the search ran on
+            assert stored(db, gid)[0] == ()

@@ -6,6 +6,7 @@ tree is reused: the engine finds the new root from the moves played since its la
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from ..core.protocol import Game, State
@@ -58,6 +59,10 @@ class SearchAgent:
 
     def choose(self, game: Game, state: State) -> int:
         return self.analyse(game, state).best
+
+    def stop_when(self, stop: Callable[[], bool]) -> None:
+        """End each search early once ``stop()`` is true (the best move so far is played)."""
+        self.budget = dataclasses.replace(self.budget, stop=stop)
 
 
 def _float_option(options: dict[str, str], key: str, spec: str) -> float | None:

@@ -179,6 +179,8 @@ class BloomsRaceEngine:
             sims += done
             if done < want:  # the solver proved the root
                 break
+            if budget.stop is not None and budget.stop():
+                break
             now = time.perf_counter()
             if budget.seconds is not None:
                 if now - t0 >= budget.seconds:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ..errors import ParameterError
 
@@ -45,7 +46,9 @@ FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chanc
 
 @dataclass(frozen=True)
 class Budget:
-    """Stop after ``sims`` simulations or ``seconds`` of wall time, whichever comes first.
+    """Stop after ``sims`` simulations or ``seconds`` of wall time, whichever comes first, or
+    as soon as ``stop()`` says so (checked every few simulations: the web server stops a
+    search whose move nobody wants any more).
 
     Raises:
         ParameterError: neither given, or a non-positive value.
@@ -53,6 +56,7 @@ class Budget:
 
     sims: int | None = None
     seconds: float | None = None
+    stop: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.sims is None and self.seconds is None:

@@ -258,8 +258,9 @@ class GenericMcts:
         while True:
             if budget.sims is not None and sims >= budget.sims:
                 break
-            if (budget.seconds is not None and sims % 8 == 0
-                    and time.perf_counter() - t0 >= budget.seconds):
+            if sims % 8 == 0 and (
+                    (budget.seconds is not None and time.perf_counter() - t0 >= budget.seconds)
+                    or (budget.stop is not None and sims and budget.stop())):
                 break
             won = root.proven is not None and root.proven == mover_value(1.0, root.player)
             if self.config.solver and won and root.actions is not None:

@@ -6,9 +6,11 @@ sees server state."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..agents.registry import agent_names, make_agent
+from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE
 from ..core.registry import make
 
@@ -16,6 +18,16 @@ from ..core.registry import make
 HINT_PREFERENCE = ("mcts", "level", "random")
 #: uniformly random continuations per position for the win-probability graph
 PLAYOUTS_PER_POSITION = 200
+
+#: this worker's view of the server's stop flags (``init_worker``); a job given slot k stops
+#: its search once flag k is set
+_stop_flags: Sequence[int] | None = None
+
+
+def init_worker(flags: Sequence[int]) -> None:
+    """Pool initializer: keep the shared stop flags (a ``multiprocessing`` array)."""
+    global _stop_flags
+    _stop_flags = flags
 
 
 def hint_agent_spec() -> str:
@@ -27,15 +39,21 @@ def hint_agent_spec() -> str:
     return next(iter(names))
 
 
-def agent_move(game_id: str, params: dict[str, Any], moves: list[str], spec: str) -> str:
-    """The canonical text of the move agent ``spec`` chooses after ``moves``.
+def agent_move(game_id: str, params: dict[str, Any], moves: list[str], spec: str,
+               slot: int | None = None) -> str:
+    """The canonical text of the move agent ``spec`` chooses after ``moves``. With ``slot``, a
+    search ends early (with its best move so far) once the server sets that stop flag.
 
     Raises:
         StonegardenError: bad game, parameters, moves or agent spec (the server checked them).
     """
     game = make(game_id, **params)
     state = game.replay(moves)[-1]
-    action = make_agent(spec).choose(game, state)
+    agent = make_agent(spec)
+    flags = _stop_flags
+    if slot is not None and flags is not None and isinstance(agent, SearchAgent):
+        agent.stop_when(lambda: flags[slot] != 0)
+    action = agent.choose(game, state)
     return game.action_to_text(state, action)
 
 

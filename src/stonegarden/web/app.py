@@ -31,7 +31,7 @@ from ..sgf import record_to_sgf, sgf_to_record
 from . import ai
 from .http import JSON, MAX_RECORD_BODY, SGF, error_response, read_body, read_json
 from .pages import DOCS, rules_context
-from .service import ApiError, GameService, new_pool
+from .service import ApiError, GameService, StopSlots, new_pool
 from .storage import Store
 from .views import view_for
 
@@ -56,8 +56,9 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        pool = pool_factory() if pool_factory else new_pool(workers)
-        svc = GameService(store, pool, ai_timeout=ai_timeout, hint_spec=hint_spec)
+        slots = None if pool_factory else StopSlots()
+        pool = pool_factory() if pool_factory else new_pool(workers, slots)
+        svc = GameService(store, pool, ai_timeout=ai_timeout, hint_spec=hint_spec, slots=slots)
         state["service"] = svc
         if pool_factory is None:
             pool.submit(ai.warm_up)
@@ -67,8 +68,7 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         finally:
             svc.closing = True
             for live in svc.live.values():
-                if live.thinking is not None and live.thinking.task is not None:
-                    live.thinking.task.cancel()
+                svc.stop_agent(live)
             pool.shutdown(wait=False, cancel_futures=True)
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:

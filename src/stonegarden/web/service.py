@@ -13,8 +13,9 @@ import hmac
 import multiprocessing
 import random
 import secrets
+import threading
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,7 @@ class Thinking:
     ply: int
     started: float
     task: asyncio.Task[Any] | None = None
+    slot: int | None = None  # the worker's stop flag (StopSlots)
 
 
 @dataclass
@@ -98,19 +100,53 @@ class Hub:
             q.put_nowait(v)
 
 
-def new_pool(workers: int) -> Executor:
-    """Worker processes for the AI (spawned: no copy of the server's threads or sockets)."""
-    return ProcessPoolExecutor(max_workers=workers,
-                               mp_context=multiprocessing.get_context("spawn"))
+class StopSlots:
+    """Flags shared with the worker processes, one per slot, that stop an agent's search whose
+    move is no longer wanted (cancel, undo, redo, a timeout), so the worker is free at once
+    rather than after the agent's whole budget. A slot is taken per agent job and given back
+    when the job has finished in its worker."""
+
+    def __init__(self, count: int = 64) -> None:
+        self.flags = multiprocessing.get_context("spawn").RawArray("b", count)
+        self._free = list(range(count))
+        self._lock = threading.Lock()  # slots come back on the pool's result thread
+
+    def take(self) -> int | None:
+        """A cleared slot, or ``None`` when all are in use (that job cannot be stopped)."""
+        with self._lock:
+            if not self._free:
+                return None
+            slot = self._free.pop()
+        self.flags[slot] = 0
+        return slot
+
+    def stop(self, slot: int | None) -> None:
+        if slot is not None:
+            self.flags[slot] = 1
+
+    def give_back(self, slot: int) -> None:
+        with self._lock:
+            self._free.append(slot)
+
+
+def new_pool(workers: int, slots: StopSlots | None = None) -> Executor:
+    """Worker processes for the AI (spawned: no copy of the server's threads or sockets),
+    sharing ``slots``' stop flags."""
+    if slots is None:
+        return ProcessPoolExecutor(max_workers=workers,
+                                   mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=ai.init_worker, initargs=(slots.flags,))
 
 
 class GameService:
     """Games, seats, moves, undo/redo, the AI and hints over a :class:`Store`."""
 
     def __init__(self, store: Store, pool: Executor, ai_timeout: float = 120.0,
-                 hint_spec: str | None = None) -> None:
+                 hint_spec: str | None = None, slots: StopSlots | None = None) -> None:
         self.store = store
         self.pool = pool
+        self.slots = slots
         self.ai_timeout = ai_timeout
         self.hint_spec = hint_spec
         self.hub = Hub()
@@ -287,15 +323,21 @@ class GameService:
         self.hub.publish(live.id)
 
     async def _think(self, live: Live, thinking: Thinking) -> None:
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self.pool, ai.agent_move, live.game.id,
-                                   dict(live.game.non_default_params()), list(live.moves),
-                                   thinking.spec)
+        slots = self.slots
+        slot = slots.take() if slots is not None else None
+        thinking.slot = slot
+        job: Future[str] = self.pool.submit(ai.agent_move, live.game.id,
+                                            dict(live.game.non_default_params()),
+                                            list(live.moves), thinking.spec, slot)
+        if slots is not None and slot is not None:
+            job.add_done_callback(lambda _job: slots.give_back(slot))
         try:
-            text = await asyncio.wait_for(fut, self.ai_timeout)
+            text = await asyncio.wait_for(asyncio.wrap_future(job), self.ai_timeout)
         except asyncio.CancelledError:
+            self._stop_search(thinking)
             return
         except TimeoutError:
+            self._stop_search(thinking)
             self._stop_thinking(live, f"the agent {thinking.spec!r} took longer than "
                                       f"{self.ai_timeout:g} s; it is paused")
             return
@@ -316,6 +358,11 @@ class GameService:
             return
         self._advance(live)
 
+    def _stop_search(self, thinking: Thinking) -> None:
+        """Tell the worker to end this search now (its move will be discarded)."""
+        if self.slots is not None:
+            self.slots.stop(thinking.slot)
+
     def _stop_thinking(self, live: Live, notice: str) -> None:
         live.thinking = None
         live.paused = True
@@ -333,8 +380,7 @@ class GameService:
         t = live.thinking
         if t is None:
             raise ApiError(409, "no agent is thinking")
-        if t.task is not None:
-            t.task.cancel()
+        self.stop_agent(live)
         self._stop_thinking(live, f"cancelled: {t.spec!r} stopped thinking; undo, or let it move")
 
     def resume(self, live: Live, secret: Any) -> None:
@@ -412,9 +458,16 @@ class GameService:
         live.paused = False
         self._advance(live)
 
+    def stop_agent(self, live: Live) -> None:
+        """Cancel the agent's job and stop its search (at shutdown the game stays as stored: an
+        agent to move thinks again after the restart)."""
+        if live.thinking is not None:
+            if live.thinking.task is not None:
+                live.thinking.task.cancel()
+            self._stop_search(live.thinking)
+
     def _cancel_silently(self, live: Live) -> None:
-        if live.thinking is not None and live.thinking.task is not None:
-            live.thinking.task.cancel()
+        self.stop_agent(live)
         live.thinking = None
 
     async def hint(self, live: Live, secret: Any) -> dict[str, Any]:
