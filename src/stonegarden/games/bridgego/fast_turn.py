@@ -21,73 +21,65 @@ import numpy as np
 from numba import njit
 
 from ...geometry.hashset import table_has
-from .kernels import EMPTY, NS, WE, chains_without_external, is_external, position_hash
+from .kernels import (
+    EMPTY,
+    NS,
+    WE,
+    chain_bridges,
+    chains_without_external,
+    is_external,
+    position_hash,
+)
+
+
+@njit(cache=True)
+def flood_dead(board, nb, q, colour, perpendicular, label, rmask, seen, stamps, first, out,
+               count):
+    """Flood ``q``'s chain into ``out[count:]`` under a new stamp (``stamps[0]`` is the last
+    used), stopping at its first external liberty (``label``/``rmask``: valid labels of
+    ``colour``'s open regions) or at a stone stamped ``first`` or later by an earlier flood,
+    which stopped because its chain lives. Returns the new count if the chain is dead, else
+    ``count``."""
+    stamps[0] += 1
+    stamp = stamps[0]
+    start = count
+    seen[q] = stamp
+    out[count] = q
+    count += 1
+    i = start
+    while i < count:
+        v = out[i]
+        i += 1
+        for d in range(4):
+            w = nb[v, d]
+            if w < 0:
+                continue
+            b = board[w]
+            if b == EMPTY:
+                if is_external(rmask[label[w]], d, perpendicular):
+                    return start
+            elif b == colour and seen[w] != stamp:
+                if seen[w] >= first:
+                    return start
+                seen[w] = stamp
+                out[count] = w
+                count += 1
+    return count
 
 
 @njit(cache=True)
 def dead_neighbours(board, nb, p, colour, perpendicular, label, rmask, seen, stamps, out):
     """Stones of the ``colour`` chains beside ``p`` left with no external liberty, written to
-    ``out`` (``label``/``rmask`` are valid labels of ``colour``'s open regions). Each chain's
-    flood stamps ``seen`` with a new stamp (``stamps[0]`` is the last used) and stops at the
-    first external liberty, so meeting a stone stamped earlier in this call means meeting a
-    chain already found alive (a dead chain was flooded whole). Returns their number."""
+    ``out``; returns their number. (A dead chain is flooded whole, so a stone stamped by an
+    earlier flood of this call belongs to a living chain.)"""
     first = stamps[0] + 1
     count = 0
     for k in range(4):
         q = nb[p, k]
-        if q < 0 or board[q] != colour or seen[q] >= first:
-            continue
-        stamps[0] += 1
-        stamp = stamps[0]
-        start = count
-        seen[q] = stamp
-        out[count] = q
-        count += 1
-        alive = False
-        i = start
-        while i < count and not alive:
-            v = out[i]
-            i += 1
-            for d in range(4):
-                w = nb[v, d]
-                if w < 0:
-                    continue
-                b = board[w]
-                if b == EMPTY:
-                    if is_external(rmask[label[w]], d, perpendicular):
-                        alive = True
-                        break
-                elif b == colour and seen[w] != stamp:
-                    if seen[w] >= first:  # part of a chain found alive before
-                        alive = True
-                        break
-                    seen[w] = stamp
-                    out[count] = w
-                    count += 1
-        if alive:
-            count = start  # a living chain: forget its stones
+        if q >= 0 and board[q] == colour and seen[q] < first:
+            count = flood_dead(board, nb, q, colour, perpendicular, label, rmask, seen, stamps,
+                               first, out, count)
     return count
-
-
-@njit(cache=True)
-def chain_bridges_stamped(board, nb, sides, start, stack, seen, stamp):
-    """Whether the chain of ``start`` touches two opposite sides (``seen`` holds stamps)."""
-    colour = board[start]
-    seen[start] = stamp
-    stack[0] = start
-    top = 1
-    mask = 0
-    while top > 0:
-        top -= 1
-        v = stack[top]
-        mask |= sides[v]
-        for k in range(4):
-            w = nb[v, k]
-            if w >= 0 and seen[w] != stamp and board[w] == colour:
-                seen[w] = stamp
-                stack[top] = w
-                top += 1
-    return (mask & NS) == NS or (mask & WE) == WE
 
 
 @njit(cache=True)
@@ -127,34 +119,6 @@ def split_free(board, nb, sides, p, colour):
 
 
 @njit(cache=True)
-def chain_dead(board, nb, p, colour, perpendicular, label, rmask, seen, stamps, out):
-    """The stones of ``p``'s chain in ``out`` if it has no external liberty (their number),
-    else 0 (the flood stops at the first external liberty)."""
-    stamps[0] += 1
-    stamp = stamps[0]
-    seen[p] = stamp
-    out[0] = p
-    count = 1
-    i = 0
-    while i < count:
-        v = out[i]
-        i += 1
-        for d in range(4):
-            w = nb[v, d]
-            if w < 0:
-                continue
-            b = board[w]
-            if b == EMPTY:
-                if is_external(rmask[label[w]], d, perpendicular):
-                    return 0
-            elif b == colour and seen[w] != stamp:
-                seen[w] = stamp
-                out[count] = w
-                count += 1
-    return count
-
-
-@njit(cache=True)
 def play_kept(board, nb, sides, zob, player, point, perpendicular, win_after, labels, rmasks,
               valid, stack, alive, seen, stamps, out):
     """``play_bridge`` (same board, same results) using and refreshing the kept labels:
@@ -189,7 +153,7 @@ def play_kept(board, nb, sides, zob, player, point, perpendicular, win_after, la
     valid[player] = 0
     if not win_after:
         stamps[0] += 1
-        if chain_bridges_stamped(board, nb, sides, point, stack, seen, stamps[0]):
+        if chain_bridges(board, nb, sides, point, stack, seen, stamps[0]):
             return captured, 0, True, delta
     if closed:
         own = 1
@@ -198,8 +162,8 @@ def play_kept(board, nb, sides, zob, player, point, perpendicular, win_after, la
                 own = 0  # joins chains that have external liberties outside the region
         out[0] = point
     elif unsplit:
-        own = chain_dead(board, nb, point, player, perpendicular, labels[player],
-                         rmasks[player], seen, stamps, out)
+        own = flood_dead(board, nb, point, player, perpendicular, labels[player],
+                         rmasks[player], seen, stamps, stamps[0] + 1, out, 0)
     else:
         own = chains_without_external(board, nb, sides, player, perpendicular, labels[player],
                                       rmasks[player], stack, alive, out)
@@ -210,7 +174,7 @@ def play_kept(board, nb, sides, zob, player, point, perpendicular, win_after, la
     won = False
     if win_after and board[point] == player:
         stamps[0] += 1
-        won = chain_bridges_stamped(board, nb, sides, point, stack, seen, stamps[0])
+        won = chain_bridges(board, nb, sides, point, stack, seen, stamps[0])
     return captured, own, won, delta
 
 

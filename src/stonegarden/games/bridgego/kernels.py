@@ -98,13 +98,12 @@ def chains_without_external(board, nb, sides, colour, perpendicular, label, rmas
 
 
 @njit(cache=True)
-def chain_bridges(board, nb, sides, start, stack, seen):
-    """Whether the chain of ``start`` touches two opposite sides (``seen`` is cleared here)."""
-    n = board.shape[0]
-    for p in range(n):
-        seen[p] = 0
+def chain_bridges(board, nb, sides, start, stack, seen, stamp):
+    """Whether the chain of ``start`` touches two opposite sides. ``seen`` holds stamps: a
+    point is visited when ``seen`` is not ``stamp``, so a caller either clears it or passes a
+    stamp never used before."""
     colour = board[start]
-    seen[start] = 1
+    seen[start] = stamp
     stack[0] = start
     top = 1
     mask = 0
@@ -114,8 +113,8 @@ def chain_bridges(board, nb, sides, start, stack, seen):
         mask |= sides[v]
         for k in range(4):
             w = nb[v, k]
-            if w >= 0 and seen[w] == 0 and board[w] == colour:
-                seen[w] = 1
+            if w >= 0 and seen[w] != stamp and board[w] == colour:
+                seen[w] = stamp
                 stack[top] = w
                 top += 1
     return (mask & NS) == NS or (mask & WE) == WE
@@ -142,7 +141,8 @@ def play_bridge(board, nb, sides, player, point, perpendicular, win_after, label
                                        rmask, stack, alive, out)
     for t in range(captured):
         board[out[t]] = EMPTY
-    if not win_after and chain_bridges(board, nb, sides, point, stack, alive):
+    # ``alive`` holds 0 and 1 from the judgement just made: 2 is a fresh stamp
+    if not win_after and chain_bridges(board, nb, sides, point, stack, alive, 2):
         return captured, 0, True
     own = chains_without_external(board, nb, sides, player, perpendicular, label, rmask, stack,
                                   alive, out)
@@ -150,5 +150,5 @@ def play_bridge(board, nb, sides, player, point, perpendicular, win_after, label
         board[out[t]] = EMPTY
     won = False
     if win_after and board[point] == player:
-        won = chain_bridges(board, nb, sides, point, stack, alive)
+        won = chain_bridges(board, nb, sides, point, stack, alive, 2)
     return captured, own, won

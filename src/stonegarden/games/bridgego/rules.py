@@ -168,10 +168,11 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     def bridges(self, cells: np.ndarray, player: int) -> bool:
         """Whether a chain of ``player`` touches two opposite sides."""
         stack = np.empty(self.board.num_points, np.int32)
-        seen = np.empty(self.board.num_points, np.int8)
+        seen = np.zeros(self.board.num_points, np.int64)
         return any(
-            K.chain_bridges(cells, self.board.neighbours, self.board.sides, p, stack, seen)
-            for p in np.flatnonzero(cells == player)
+            K.chain_bridges(cells, self.board.neighbours, self.board.sides, int(p), stack, seen,
+                            stamp)
+            for stamp, p in enumerate(np.flatnonzero(cells == player), start=1)
         )
 
     def without_external(self, cells: np.ndarray, colour: int) -> list[int]:
