@@ -56,12 +56,18 @@ def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
     assert repr(spec) in str(info.value) or not spec
 
 
-def test_levels_grow_in_budget():
+def test_levels_grow_in_simulations_and_in_time():
+    """Both limits grow from each level to the next, so whichever ends a search (simulations
+    in fast games, time in slow ones) each level searches more than the one below."""
     budgets = [LEVELS[k] for k in sorted(LEVELS)]
-    sims = [s for s, _ in budgets if s is not None]
-    assert sims == sorted(sims) and len(set(sims)) == len(sims)
+    sims = [float("inf") if s is None else s for s, _ in budgets]
+    seconds = [t for _, t in budgets]
+    assert all(a < b for a, b in zip(sims, sims[1:]))
+    assert all(a < b for a, b in zip(seconds, seconds[1:]))
     for k in LEVELS:
-        assert isinstance(make_agent(f"level:{k}"), SearchAgent)
+        agent = make_agent(f"level:{k}")
+        assert isinstance(agent, SearchAgent)
+        assert (agent.budget.sims, agent.budget.seconds) == LEVELS[k]
 
 
 def test_greedy_takes_the_immediate_win():

@@ -16,16 +16,19 @@ from ..search.fast import make_engine
 from ..search.result import SearchResult
 from .registry import int_option, no_more_options, register_agent
 
-#: level -> (simulations per move, or None for a time budget; seconds). Calibrated on Blooms
-#: n=5 (docs/ai.md): one doubling of simulations scores about 65-75% there, so about 2.5x per
-#: level aims at 75%. Simulation budgets make levels 1-5 equally strong on any machine; level 6
-#: is the strongest interactive setting, 4 s of search.
-LEVELS: dict[int, tuple[int | None, float | None]] = {
-    1: (600, None),
-    2: (1500, None),
-    3: (4000, None),
-    4: (10000, None),
-    5: (40000, None),
+#: level -> (simulations per move, or None; seconds per move), whichever ends first.
+#: Calibrated on Blooms n=5 (docs/ai.md): one doubling of simulations scores about 65-75%
+#: there, so about 2.5x per level aims at 75%; there the simulations end the search long before
+#: the time (levels 1-5 are the same strength on any machine). The time caps also grow 2.5x a
+#: level, so in a game whose search is slower (Free Go, Bridge Go, territory Blooms, big
+#: boards) every level still searches longer than the one below and level 5 never takes more
+#: than 1.6 s; level 6 is the strongest interactive setting, 4 s of search.
+LEVELS: dict[int, tuple[int | None, float]] = {
+    1: (600, 0.04),
+    2: (1500, 0.1),
+    3: (4000, 0.25),
+    4: (10000, 0.64),
+    5: (40000, 1.6),
     6: (None, 4.0),
 }
 
