@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 import stonegarden
@@ -11,6 +13,7 @@ from stonegarden.errors import ParameterError
 
 SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims=40,seed=1",
          "mcts:sims=40,seed=1,split=off,rave=off,solver=off,chance=off,reuse=off,captures=0",
+         "mcts:sims=40,seed=1,captures=3,safe=3",
          "mcts:sims=40,seed=1,fast=off", "mcts:sims=40,seed=1,grave=5", "level:1,seed=1", "level:2"]
 
 
@@ -42,6 +45,7 @@ def test_agents_play_legal_moves_to_the_end(game_id, params, spec):
     ("mcts:rave=maybe", "'rave' must be on/off"),
     ("mcts:bogus=1", "unknown option"),
     ("mcts:captures=99", "'captures' must be 0..64"),
+    ("mcts:safe=-1", "'safe' must be 0..64"),
     ("mcts:grave=-3", "'grave' must be 0"),
     ("uct-flat:rave=on", "unknown option"),
     ("level", "say which level"),
@@ -62,8 +66,8 @@ def test_levels_grow_in_simulations_and_in_time():
     budgets = [LEVELS[k] for k in sorted(LEVELS)]
     sims = [float("inf") if s is None else s for s, _ in budgets]
     seconds = [t for _, t in budgets]
-    assert all(a < b for a, b in zip(sims, sims[1:]))
-    assert all(a < b for a, b in zip(seconds, seconds[1:]))
+    assert all(a < b for a, b in itertools.pairwise(sims))
+    assert all(a < b for a, b in itertools.pairwise(seconds))
     for k in LEVELS:
         agent = make_agent(f"level:{k}")
         assert isinstance(agent, SearchAgent)

@@ -78,14 +78,10 @@ def test_playout_kernel_agrees_with_the_protocol_in_distribution(params):
     assert abs(fast[3] - slow[3]) < 0.15 * fast[3], (fast, slow)
 
 
-@pytest.mark.parametrize("params", [{}, {"tumbling": True}, {"win": "white", "max_grid": 3}])
-@pytest.mark.parametrize("seed", range(5))
-def test_each_kernel_playout_replays_through_the_rules(params, seed):
-    """Every entry the kernel plays is legal for the protocol, and the protocol reaches the
-    same end after the same number of entries."""
+def kernel_playout(game, seed, safe):
+    """One kernel playout from the start: (winner, the entries played, the final cells)."""
     from stonegarden.games.blobs.rules import _GEOMETRY
 
-    game = stonegarden.make("blobs", **params)
     s = game.initial_state()
     cells, pcol, box = game._arrays(s.cells)
     moves = np.full(game.max_game_length, -1, np.int64)
@@ -93,14 +89,68 @@ def test_each_kernel_playout_replays_through_the_rules(params, seed):
     winner, entries = P.playout(
         cells, pcol, box, _GEOMETRY, s.to_place, s.dice_left, -1, game.has_chance,
         ["either", "white", "own", "enemy"].index(game.params["win"]), game.params["max_grid"],
-        np.empty(225 * 4, np.int64), np.empty(225, np.int64), moves,
+        safe, np.empty(225 * 4, np.int64), np.empty(225, np.int64), moves,
     )
-    for action in moves[:entries]:
+    return winner, [int(a) for a in moves[:entries]], cells.tobytes()
+
+
+@pytest.mark.parametrize("safe", [0, 8])
+@pytest.mark.parametrize("params", [{}, {"tumbling": True}, {"win": "white", "max_grid": 3}])
+@pytest.mark.parametrize("seed", range(5))
+def test_each_kernel_playout_replays_through_the_rules(params, seed, safe):
+    """Every entry the kernel plays is legal for the protocol, and the protocol reaches the
+    same end after the same number of entries (also when moves are tried and taken back)."""
+    game = stonegarden.make("blobs", **params)
+    winner, moves, cells = kernel_playout(game, seed, safe)
+    s = game.initial_state()
+    for action in moves:
         assert not game.is_terminal(s)
-        s = game.play(s, int(action))
+        s = game.play(s, action)
     assert game.is_terminal(s)
     assert game.winner(s) == winner
-    assert s.cells == cells.tobytes()
+    assert s.cells == cells
+
+
+@pytest.mark.parametrize("params", [{}, {"tumbling": True}, {"win": "enemy"}])
+def test_safe_playouts_hand_the_opponent_a_win_only_when_every_move_does(params):
+    """With ``safe`` at least the number of legal moves, a playout ends by the mover handing
+    the opponent a win only from a position where every legal move (of the rolled face) does;
+    uniform playouts often hand one over while a safe move exists."""
+    game = stonegarden.make("blobs", **params)
+    needless = {0: 0, 64: 0}
+    for safe, seed in [(s, seed) for s in (0, 64) for seed in range(40)]:
+        winner, moves, _ = kernel_playout(game, seed, safe)
+        s = game.initial_state()
+        for action in moves[:-1]:
+            s = game.play(s, action)
+        mover = game.current_player(s)
+        if winner == 3 - mover:  # the last move handed the opponent a win
+            loses = [game.winner(game.play(s, int(a))) == 3 - mover
+                     for a in game.legal_actions(s)]
+            needless[safe] += not all(loses)
+    assert needless[0] >= 5 and needless[64] == 0, needless
+
+
+@pytest.mark.parametrize("params", [{}, {"tumbling": True}])
+def test_one_try_per_move_is_the_uniform_playout(params):
+    game = stonegarden.make("blobs", **params)
+    s = game.initial_state()
+    uniform = game.random_playouts(s, 300, seed=9)
+    assert (game.policy_playouts(s, 300, 9, 0, 0) == uniform).all()
+    assert (game.policy_playouts(s, 300, 9, 0, 1) == uniform).all()
+    assert (game.policy_playouts(s, 300, 9, 5, 0) == uniform).all()  # no capture policy here
+    assert game.playout_policies == frozenset({"safe"})
+
+
+def test_safe_playouts_lose_fewer_games_by_handing_over_a_win():
+    """Measured, not assumed: from the start, safe playouts end in more draws (fewer games
+    are given away), over 2,000 playouts each."""
+    game = stonegarden.make("blobs")
+    s = game.initial_state()
+    uniform = game.policy_playouts(s, 2000, 3, 0, 0)
+    safe = game.policy_playouts(s, 2000, 3, 0, 8)
+    assert safe[2] > 2 * uniform[2]
+    assert safe[3] > uniform[3]  # longer games
 
 
 def test_playouts_from_a_finished_game_count_its_result():

@@ -211,20 +211,22 @@ def test_the_blooms_fast_path_is_chosen_only_when_asked():
     assert isinstance(make_engine(other, FAST, 1), GenericMcts)
 
 
-@pytest.mark.parametrize("captures", [0, 5])
-def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, captures):
-    game = stonegarden.make("freego", size=5)
+@pytest.mark.parametrize("game_id, captures, safe", [("freego", 0, 0), ("freego", 5, 0),
+                                                     ("blobs", 0, 0), ("blobs", 0, 6)])
+def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, game_id, captures,
+                                                              safe):
+    game = stonegarden.make(game_id, **({"size": 5} if game_id == "freego" else {}))
     seen = []
     real = game.policy_playouts
 
-    def spy(state, count, seed, k):
-        seen.append(k)
-        return real(state, count, seed, k)
+    def spy(state, count, seed, k, s):
+        seen.append((k, s))
+        return real(state, count, seed, k, s)
 
     monkeypatch.setattr(game, "policy_playouts", spy)
-    engine = make_engine(game, dataclasses.replace(FAST, captures=captures), 1)
+    engine = make_engine(game, dataclasses.replace(FAST, captures=captures, safe=safe), 1)
     engine.search(game.initial_state(), Budget(sims=50))
-    assert seen and set(seen) == {captures}
+    assert seen and set(seen) == {(captures, safe)}
 
 
 def test_a_time_budget_ends_and_reports_simulations():

@@ -120,16 +120,17 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
         if grave < 0:
             raise ParameterError(f"agent {spec!r}: option 'grave' must be 0 (off) or more")
         changes["grave"] = grave
-    captures = int_option(options, "captures", None, spec)
-    if captures is not None:
-        if not 0 <= captures <= 64:
-            raise ParameterError(f"agent {spec!r}: option 'captures' must be 0..64")
-        changes["captures"] = captures
+    for key in ("captures", "safe"):  # playout policies: candidate moves tried per move
+        tries = int_option(options, key, None, spec)
+        if tries is not None:
+            if not 0 <= tries <= 64:
+                raise ParameterError(f"agent {spec!r}: option {key!r} must be 0..64")
+            changes[key] = tries
     return dataclasses.replace(base, **changes)
 
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
-                        "captures=K, "
+                        "captures=K, safe=K, "
                         "split/rave/solver/chance/reuse/fast=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)

@@ -309,15 +309,19 @@ class Game(ABC):
             totals[3] += s.ply - start
         return totals
 
-    def policy_playouts(self, state: State, count: int, seed: int, captures: int) -> np.ndarray:
+    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
+                        safe: int = 0) -> np.ndarray:
         """Playouts under the search's playout policy, same totals as ``random_playouts``.
 
         ``captures`` = K > 0 asks for capture-preferring playouts (K candidate moves tried per
-        turn for one that captures) in games that have them; the others, and K = 0, play
-        uniformly. ``playout_policies`` says which policies a game has."""
+        turn for one that captures), ``safe`` = K > 1 for playouts that avoid handing the
+        opponent a win (K candidate moves tried per turn for one that does not), in games that
+        have them; the others, and K = 0, play uniformly. ``playout_policies`` says which
+        policies a game has."""
         return self.random_playouts(state, count, seed)
 
-    #: the playout policies ``policy_playouts`` honours (``"captures"``); none by default
+    #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``); none by
+    #: default
     playout_policies: frozenset[str] = frozenset()
 
     # -- convenience ------------------------------------------------------------------------

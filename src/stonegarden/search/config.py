@@ -21,7 +21,9 @@ class SearchConfig:
     probability-weighted mean of their outcomes (else the plain sample mean; outcomes are
     visited in proportion to their probabilities either way). ``captures``:
     playouts prefer captures (that many candidate cells tried per turn; 0 = uniform) in the
-    Blooms race engine and in games whose ``playout_policies`` include it (Free Go).
+    Blooms race engine and in games whose ``playout_policies`` include it (Free Go). ``safe``:
+    playouts avoid moves that hand the opponent a win (that many candidate moves tried per
+    move; 0 or 1 = uniform) in games whose ``playout_policies`` include it (Blobs).
     ``reuse``: keep the tree between moves."""
 
     c: float = 0.2
@@ -32,6 +34,7 @@ class SearchConfig:
     solver: bool = True
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     captures: int = 0
+    safe: int = 0
     reuse: bool = True
     fast: bool = True
 
@@ -41,7 +44,7 @@ class SearchConfig:
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
 FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
-                    captures=0, reuse=False, fast=False)
+                    captures=0, safe=0, reuse=False, fast=False)
 
 
 @dataclass(frozen=True)

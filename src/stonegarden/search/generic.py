@@ -6,7 +6,8 @@ the siblings. A node is expanded on its second visit (its first gives a playout)
 tried once before UCB takes over (plain UCT), and chance nodes pick the outcome whose visit
 share lags its probability most, so outcome counts track the probabilities deterministically.
 Playouts are the game's own kernel through ``policy_playouts``: uniform, or capture-preferring
-with ``captures`` > 0 in games that have that policy (``Game.playout_policies``).
+with ``captures`` > 0, or avoiding moves that hand the opponent a win with ``safe`` > 1, in
+games that have that policy (``Game.playout_policies``).
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ class GenericMcts:
 
     def _playout(self, state: State) -> float:
         seed = int(self.rng.integers(2**31))
-        t = self.game.policy_playouts(state, 1, seed, self.config.captures)
+        t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe)
         return (float(t[0]) + 0.5 * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
     def _simulate(self, root: Node) -> None:

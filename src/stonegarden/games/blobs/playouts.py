@@ -1,9 +1,10 @@
 """Random playouts of Blobs in one kernel: the hot path of search and of ``bench playouts``.
 
-The policy is uniform over the legal placements; under Tumbling Dice each move is preceded by a
-roll with the real odds (1/6, 1/6, 4/6, renormalised over the faces that fit somewhere, which is
-what re-rolling a face that fits nowhere amounts to) and the placement is uniform among those of
-the rolled face. Everything else is the kernels of ``kernels``, shared with ``rules``.
+The policy is uniform over the legal placements, or with ``safe`` = K it avoids handing the
+opponent a win (K random placements tried per move; ``mcts:safe=K``). Under Tumbling Dice each
+move is preceded by a roll with the real odds (1/6, 1/6, 4/6, renormalised over the faces that
+fit somewhere, which is what re-rolling a face that fits nowhere amounts to) and the placement
+is drawn among those of the rolled face. Everything else is the kernels of ``kernels``, shared with ``rules``.
 """
 
 from __future__ import annotations
@@ -60,10 +61,12 @@ def roll_counts(mask, count, seed):
 
 
 @njit(cache=True)
-def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_grid, buf,
+def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_grid, safe, buf,
             autos, moves_out):
-    """Play uniformly random moves (and rolls with their probabilities) until the game ends,
-    modifying the arrays. ``roll`` is the face already rolled, or -1. Uses numba's global
+    """Play random moves (and rolls with their probabilities) until the game ends, modifying
+    the arrays. ``roll`` is the face already rolled, or -1. With ``safe`` = K > 1 each move is
+    the first of up to K distinct random placements that does not hand the opponent a win (the
+    last one tried if all do); K <= 1 is uniform, drawing the same numbers. Uses numba's global
     generator (seed it first). The entries played (actions, rolls as ``4 * cells + face``) go
     to ``moves_out`` while it has room (for tests). Returns (winner 1/2, or 0 for a draw;
     record entries played)."""
@@ -72,6 +75,9 @@ def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_
     stack = np.empty(NUM_POINTS, np.int32)
     members = np.empty(NUM_POINTS, np.int32)
     new_cells = np.empty(cells.shape[0] + 1, np.int64)  # the die and its auto moves
+    saved_cells = np.empty_like(cells)
+    saved_pcol = np.empty_like(pcol)
+    saved_box = np.empty_like(box)
     entries = 0
     while True:
         n = legal_placements(cells, pcol, box, max_grid, -1, g, buf)
@@ -90,20 +96,37 @@ def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_
                     m += 1
             n = m
             roll = -1
-        action = buf[np.random.randint(n)]
+        tries = min(max(safe, 1), n)
+        action = -1
+        n_auto = 0
+        w = -1
+        for t in range(tries):
+            j = t + np.random.randint(n - t)  # a placement not tried yet
+            action = buf[j]
+            buf[j] = buf[t]
+            buf[t] = action
+            last = t + 1 == tries
+            if not last:
+                saved_cells[:] = cells
+                saved_pcol[:] = pcol
+                saved_box[:] = box
+            place(cells, pcol, box, g, action >> 2, action & 3)
+            n_auto = auto_fill(cells, pcol, box, g, dice_left - 1, autos)
+            new_cells[0] = action >> 2
+            for i in range(n_auto):
+                new_cells[1 + i] = autos[i] >> 2
+            conditions_after_move(cells, pcol, box, g, new_cells, 1 + n_auto, cond, seen, stack,
+                                  members)
+            w = judge_move(cond, to_place, mode)
+            if last or w != 3 - to_place:
+                break
+            cells[:] = saved_cells  # it hands the opponent a win: take it back, try another
+            pcol[:] = saved_pcol
+            box[:] = saved_box
         if entries < moves_out.shape[0]:
             moves_out[entries] = action
-        place(cells, pcol, box, g, action >> 2, action & 3)
-        dice_left -= 1
         entries += 1
-        n_auto = auto_fill(cells, pcol, box, g, dice_left, autos)
-        dice_left -= n_auto
-        new_cells[0] = action >> 2
-        for i in range(n_auto):
-            new_cells[1 + i] = autos[i] >> 2
-        conditions_after_move(cells, pcol, box, g, new_cells, 1 + n_auto, cond, seen, stack,
-                              members)
-        w = judge_move(cond, to_place, mode)
+        dice_left -= 1 + n_auto
         if w > 0:
             return w, entries
         if dice_left == 0:
@@ -112,9 +135,10 @@ def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_
 
 
 @njit(cache=True)
-def playouts(cells0, g, to_place, dice_left, roll, tumbling, mode, max_grid, count, seed):
-    """Run ``count`` playouts from one position. Returns int64[4]: wins of player 1, wins of
-    player 2, draws, and total record entries played."""
+def playouts(cells0, g, to_place, dice_left, roll, tumbling, mode, max_grid, count, seed,
+             safe=0):
+    """Run ``count`` playouts from one position (``safe``: see :func:`playout`). Returns
+    int64[4]: wins of player 1, wins of player 2, draws, and total record entries played."""
     np.random.seed(seed)
     totals = np.zeros(4, np.int64)
     cells = np.empty_like(cells0)
@@ -128,7 +152,7 @@ def playouts(cells0, g, to_place, dice_left, roll, tumbling, mode, max_grid, cou
         point_colours(cells, g, pcol)
         bounding_box(cells, g, box)
         w, t = playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_grid,
-                       buf, autos, no_moves)
+                       safe, buf, autos, no_moves)
         totals[2 if w == 0 else w - 1] += 1
         totals[3] += t
     return totals

@@ -453,12 +453,18 @@ class BlobsGame(Game):
         return out
 
     # -- fast paths -------------------------------------------------------------------------
+    playout_policies = frozenset({"safe"})
+
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        return self.policy_playouts(state, count, seed)
+
+    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
+                        safe: int = 0) -> np.ndarray:
         assert isinstance(state, BlobsState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return playouts(
             np.frombuffer(state.cells, np.int8).copy(), _GEOMETRY, state.to_place,
             state.dice_left, state.roll if state.roll >= 0 else -1, self.has_chance, self._mode,
-            self.params["max_grid"], count, seed,
+            self.params["max_grid"], count, seed, safe,
         )

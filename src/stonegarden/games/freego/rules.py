@@ -156,7 +156,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed, 0)
 
-    def policy_playouts(self, state: State, count: int, seed: int, captures: int) -> np.ndarray:
+    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
+                        safe: int = 0) -> np.ndarray:
         assert isinstance(state, FreeGoState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
