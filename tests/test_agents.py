@@ -13,7 +13,7 @@ from stonegarden.errors import ParameterError
 
 SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims=40,seed=1",
          "mcts:sims=40,seed=1,split=off,rave=off,solver=off,chance=off,reuse=off,captures=0",
-         "mcts:sims=40,seed=1,captures=3,safe=3",
+         "mcts:sims=40,seed=1,captures=3,safe=3,contempt=0.1", "mcts:sims=40,contempt=0",
          "mcts:sims=40,seed=1,fast=off", "mcts:sims=40,seed=1,grave=5", "level:1,seed=1", "level:2"]
 
 
@@ -46,6 +46,9 @@ def test_agents_play_legal_moves_to_the_end(game_id, params, spec):
     ("mcts:bogus=1", "unknown option"),
     ("mcts:captures=99", "'captures' must be 0..64"),
     ("mcts:safe=-1", "'safe' must be 0..64"),
+    ("mcts:contempt=0.6", "'contempt' must be 0..0.5"),
+    ("mcts:contempt=-0.1", "'contempt' must be 0 or more"),
+    ("mcts:contempt=nan", "'contempt' must be 0 or more"),
     ("mcts:grave=-3", "'grave' must be 0"),
     ("uct-flat:rave=on", "unknown option"),
     ("level", "say which level"),

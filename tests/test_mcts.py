@@ -319,6 +319,33 @@ def _coin(p):
     return game
 
 
+@pytest.mark.parametrize("mover, p, contempt, best", [
+    (1, 0.45, 0.0, "safe"), (1, 0.45, 0.1, "coin"), (1, 0.35, 0.1, "safe"),
+    (2, 0.55, 0.0, "safe"), (2, 0.55, 0.1, "coin"), (2, 0.65, 0.1, "safe"),
+])
+def test_contempt_trades_a_sure_draw_for_a_gamble_worth_more_than_the_draw_less_contempt(
+        mover, p, contempt, best):
+    """The gamble is worth p to player 1 (1 - p to player 2); a draw is worth 0.5 - contempt
+    to the player searching, whichever seat that is."""
+    game = _coin(p)
+    start = CoinState(player=mover)
+    res = GenericMcts(game, SearchConfig(c=1.0, contempt=contempt), 1).search(
+        start, Budget(sims=2000))
+    assert game.action_to_text(start, res.best) == best
+    safe = next(m for m in res.moves if m.action == 0)
+    assert safe.value == pytest.approx(0.5 - contempt)
+
+
+def test_a_kept_tree_is_not_reused_for_the_other_player_under_contempt():
+    """Rewards in a kept tree value draws for the player it searched for: a search for the
+    other player (self-play with one engine) starts afresh, one for the same player reuses."""
+    game = _coin(0.45)
+    engine = GenericMcts(game, SearchConfig(c=1.0, contempt=0.1), 1)
+    engine.search(CoinState(player=1), Budget(sims=200))
+    assert engine.search(CoinState(player=1), Budget(sims=10)).reused > 0
+    assert engine.search(CoinState(player=2), Budget(sims=10)).reused == 0
+
+
 @pytest.mark.parametrize("p,best", [(0.7, "coin"), (0.3, "safe")])
 def test_chance_nodes_value_the_gamble_at_its_expectation(p, best):
     game = _coin(p)

@@ -68,7 +68,9 @@ class SearchAgent:
         self.budget = dataclasses.replace(self.budget, stop=stop)
 
 
-def _float_option(options: dict[str, str], key: str, spec: str) -> float | None:
+def _float_option(options: dict[str, str], key: str, spec: str,
+                  zero: bool = False) -> float | None:
+    """The number under ``key`` (positive, or with ``zero`` also 0), removed from ``options``."""
     if key not in options:
         return None
     raw = options.pop(key)
@@ -77,8 +79,11 @@ def _float_option(options: dict[str, str], key: str, spec: str) -> float | None:
     except ValueError:
         raise ParameterError(
             f"agent {spec!r}: option {key!r} must be a number, not {raw!r}") from None
+    if zero and value == 0:
+        return value
     if not value > 0 or value != value or value == float("inf"):
-        raise ParameterError(f"agent {spec!r}: option {key!r} must be positive and finite")
+        least = "0 or more" if zero else "positive"
+        raise ParameterError(f"agent {spec!r}: option {key!r} must be {least} and finite")
     return value
 
 
@@ -115,6 +120,11 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
     k = _float_option(options, "rave_k", spec)
     if k is not None:
         changes["rave_k"] = k
+    contempt = _float_option(options, "contempt", spec, zero=True)
+    if contempt is not None:
+        if not 0 <= contempt <= 0.5:
+            raise ParameterError(f"agent {spec!r}: option 'contempt' must be 0..0.5")
+        changes["contempt"] = contempt
     grave = int_option(options, "grave", None, spec)
     if grave is not None:
         if grave < 0:
@@ -130,7 +140,7 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
 
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
-                        "captures=K, safe=K, "
+                        "captures=K, safe=K, contempt=C, "
                         "split/rave/solver/chance/reuse/fast=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)

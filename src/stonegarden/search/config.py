@@ -24,7 +24,9 @@ class SearchConfig:
     Blooms race engine and in games whose ``playout_policies`` include it (Free Go). ``safe``:
     playouts avoid moves that hand the opponent a win (that many candidate moves tried per
     move; 0 or 1 = uniform) in games whose ``playout_policies`` include it (Blobs).
-    ``reuse``: keep the tree between moves."""
+    ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
+    the opponent), so the search prefers winning chances to a safe draw (generic tree; the
+    Blooms race has no draws). ``reuse``: keep the tree between moves."""
 
     c: float = 0.2
     split: bool = True
@@ -35,6 +37,7 @@ class SearchConfig:
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     captures: int = 0
     safe: int = 0
+    contempt: float = 0.0
     reuse: bool = True
     fast: bool = True
 

@@ -121,6 +121,7 @@ class GenericMcts:
         self.root: Node | None = None
         self.entries = 0
         self._solving = config.solver
+        self._draw = 0.5  # player-1 reward of a draw (``contempt`` moves it against the root)
 
     # -- tree -------------------------------------------------------------------------------
     def _expand(self, node: Node) -> None:
@@ -163,7 +164,7 @@ class GenericMcts:
     def _playout(self, state: State) -> float:
         seed = int(self.rng.integers(2**31))
         t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe)
-        return (float(t[0]) + 0.5 * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
+        return (float(t[0]) + self._draw * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
     def _simulate(self, root: Node) -> None:
         g = self.game
@@ -173,6 +174,8 @@ class GenericMcts:
             if node.proven is not None and (node.actions is None or self._solving):
                 # terminal, or proven by the solver
                 r = node.proven
+                if r == 0.5 and node.player != CHANCE:
+                    r = self._draw  # a drawn end (an exact chance value is not one)
                 break
             if node.actions is None:
                 if node is not root and (node.visits == 0 or self.entries > MAX_ENTRIES):
@@ -249,7 +252,11 @@ class GenericMcts:
     def search(self, state: State, budget: Budget) -> SearchResult:
         """Search from ``state`` (non-terminal) within ``budget``."""
         t0 = time.perf_counter()
-        root = self._find(state) if self.config.reuse else None
+        mover = self.game.current_player(state)
+        draw = 0.5 - self.config.contempt if mover == 1 else 0.5 + self.config.contempt
+        # a kept tree holds rewards with the draws valued for the player it searched for
+        root = self._find(state) if self.config.reuse and draw == self._draw else None
+        self._draw = draw
         if root is None:
             root = Node(self.game, state)
             self.entries = 0
