@@ -336,23 +336,6 @@ def test_contempt_trades_a_sure_draw_for_a_gamble_worth_more_than_the_draw_less_
     assert safe.value == pytest.approx(0.5 - contempt)
 
 
-@pytest.mark.parametrize("declared, asked, best", [
-    (0.1, None, "coin"), (0.1, 0.0, "safe"), (0.0, None, "safe"), (0.0, 0.1, "coin")])
-def test_the_game_default_contempt_applies_unless_the_agent_sets_one(declared, asked, best):
-    game = _coin(0.45)
-    game.default_contempt = declared
-    res = GenericMcts(game, SearchConfig(c=1.0, contempt=asked), 1).search(
-        CoinState(player=1), Budget(sims=2000))
-    assert game.action_to_text(CoinState(player=1), res.best) == best
-
-
-def test_only_blobs_declares_a_default_contempt():
-    """The measured default (docs/ai.md): Blobs, where stronger play draws more."""
-    declared = {g: stonegarden.make(g).default_contempt for g in stonegarden.available_games()}
-    assert declared.pop("blobs") == 0.1
-    assert set(declared.values()) == {0.0}
-
-
 def test_a_kept_tree_is_not_reused_for_the_other_player_under_contempt():
     """Rewards in a kept tree value draws for the player it searched for: a search for the
     other player (self-play with one engine) starts afresh, one for the same player reuses."""

@@ -324,11 +324,6 @@ class Game(ABC):
     #: default
     playout_policies: frozenset[str] = frozenset()
 
-    #: the search's contempt for draws when the agent does not set one (``mcts:contempt=C``):
-    #: a draw is worth one half less this to the player searching (docs/ai.md); games where
-    #: stronger play draws more set it
-    default_contempt: float = 0.0
-
     # -- convenience ------------------------------------------------------------------------
     def legal_moves_text(self, state: State) -> list[str]:
         return [self.action_to_text(state, int(a)) for a in self.legal_actions(state)]

@@ -26,8 +26,7 @@ class SearchConfig:
     move; 0 or 1 = uniform) in games whose ``playout_policies`` include it (Blobs).
     ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
-    Blooms race has no draws); ``None``: the game's ``default_contempt``. ``reuse``: keep the
-    tree between moves."""
+    Blooms race has no draws). ``reuse``: keep the tree between moves."""
 
     c: float = 0.2
     split: bool = True
@@ -38,7 +37,7 @@ class SearchConfig:
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     captures: int = 0
     safe: int = 0
-    contempt: float | None = None  # the game's default (Blobs 0.1, docs/ai.md)
+    contempt: float = 0.0
     reuse: bool = True
     fast: bool = True
 
@@ -48,7 +47,7 @@ class SearchConfig:
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
 FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
-                    captures=0, safe=0, contempt=0.0, reuse=False, fast=False)
+                    captures=0, safe=0, reuse=False, fast=False)
 
 
 @dataclass(frozen=True)

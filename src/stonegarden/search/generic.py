@@ -253,10 +253,7 @@ class GenericMcts:
         """Search from ``state`` (non-terminal) within ``budget``."""
         t0 = time.perf_counter()
         mover = self.game.current_player(state)
-        contempt = self.config.contempt
-        if contempt is None:
-            contempt = self.game.default_contempt
-        draw = 0.5 - contempt if mover == 1 else 0.5 + contempt
+        draw = 0.5 - self.config.contempt if mover == 1 else 0.5 + self.config.contempt
         # a kept tree holds rewards with the draws valued for the player it searched for
         root = self._find(state) if self.config.reuse and draw == self._draw else None
         self._draw = draw

@@ -454,9 +454,6 @@ class BlobsGame(Game):
 
     # -- fast paths -------------------------------------------------------------------------
     playout_policies = frozenset({"safe"})
-    #: stronger play draws more (the pool runs out); with this contempt doubling the search
-    #: time scored 0.675 and 0.725 at 1 s and 2 s against 0.562 and 0.575 without (docs/ai.md)
-    default_contempt = 0.1
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed)
