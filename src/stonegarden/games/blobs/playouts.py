@@ -4,7 +4,8 @@ The policy is uniform over the legal placements, or with ``safe`` = K it avoids 
 opponent a win (K random placements tried per move; ``mcts:safe=K``). Under Tumbling Dice each
 move is preceded by a roll with the real odds (1/6, 1/6, 4/6, renormalised over the faces that
 fit somewhere, which is what re-rolling a face that fits nowhere amounts to) and the placement
-is drawn among those of the rolled face. Everything else is the kernels of ``kernels``, shared with ``rules``.
+is drawn among those of the rolled face. Everything else is the kernels of ``kernels``, shared
+with ``rules``.
 """
 
 from __future__ import annotations
