@@ -95,8 +95,9 @@ def _exact(game, state, memo):
     return memo[key]
 
 
-@pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(FAST, split=False)],
-                         ids=["fast-split", "generic", "fast-whole-turns"])
+@pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(GENERIC, tt=False),
+                                    dataclasses.replace(FAST, split=False)],
+                         ids=["fast-split", "generic", "generic-no-tt", "fast-whole-turns"])
 def test_solver_proofs_agree_with_exhaustive_search(config):
     """On the 7-cell board every proof the solver makes is the true game value, and a proven
     win is played."""
@@ -186,6 +187,81 @@ def test_reuse_survives_an_unexpected_reply():
     reply = game.play(mine, int(legal[-1]))
     res2 = engine.search(reply, Budget(sims=200))
     assert game.is_legal(reply, res2.best)
+
+
+def _nodes_and_parents(root):
+    """Every node below ``root`` once (the tree may be a graph) and how many edges lead in."""
+    seen, parents, todo = {id(root): root}, {id(root): 0}, [root]
+    while todo:
+        node = todo.pop()
+        for child in node.children.values():
+            parents[id(child)] = parents.get(id(child), 0) + 1
+            if id(child) not in seen:
+                seen[id(child)] = child
+                todo.append(child)
+    return list(seen.values()), parents
+
+
+@pytest.mark.parametrize("tt", [True, False])
+def test_transpositions_share_one_node_per_position(tt):
+    """Blobs moves commute, so a position is reached by several orders of moves: with ``tt``
+    the tree holds one node for it (entered by several edges), without, one per path."""
+    game = stonegarden.make("blobs")
+    engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=tt), 5)
+    engine.search(game.replay(["h9R", "h7B"])[-1], Budget(sims=3000))
+    nodes, parents = _nodes_and_parents(engine.root)
+    keys = {game.transposition_key(n.state) for n in nodes}
+    shared = sum(1 for k in parents.values() if k > 1)
+    if tt:
+        assert len(keys) == len(nodes)
+        assert shared > 50
+        assert len(engine.table) == len(nodes)
+    else:
+        assert len(keys) < 0.9 * len(nodes)
+        assert shared == 0
+
+
+def test_a_shared_node_is_valued_by_its_own_mean_over_every_path():
+    """What a parent selects with is the child's mean over all the simulations through it, as
+    of the last one through that parent: exact for every edge of the last simulation's path."""
+    game = stonegarden.make("blobs")
+    engine = GenericMcts(game, dataclasses.replace(GENERIC, solver=False), 5)
+    state = game.replay(["h9R", "h7B"])[-1]
+    engine.search(state, Budget(sims=2000))
+    nodes, parents = _nodes_and_parents(engine.root)
+    assert any(k > 1 for k in parents.values())
+    for node in nodes:
+        if node.actions is None or node.player == CHANCE:
+            continue
+        for i, child in node.children.items():
+            if parents[id(child)] == 1 and child.visits:  # one way in: never stale
+                assert node.cv[i] == pytest.approx(child.wsum / child.visits, abs=1e-12)
+                assert node.n[i] == child.visits
+
+
+def test_without_transpositions_the_table_changes_nothing():
+    """Bridge Go states carry their superko history in order, so no two paths meet: the
+    search with the table is the search without it, simulation for simulation."""
+    game = stonegarden.make("bridgego", size=5)
+    state = game.replay(["C3", "B2"])[-1]
+    a = GenericMcts(game, GENERIC, 4).search(state, Budget(sims=800))
+    b = GenericMcts(game, dataclasses.replace(GENERIC, tt=False), 4).search(
+        state, Budget(sims=800))
+    assert result_key(a) == result_key(b)
+
+
+def test_a_kept_tree_is_indexed_again_from_its_new_root():
+    game = stonegarden.make("blobs")
+    engine = GenericMcts(game, GENERIC, 2)
+    state = game.replay(["h9R"])[-1]
+    res = engine.search(state, Budget(sims=1500))
+    before = len(engine.table)
+    after = game.play(state, res.best)
+    res2 = engine.search(after, Budget(sims=10))
+    assert res2.reused > 0
+    nodes, _ = _nodes_and_parents(engine.root)
+    assert len(engine.table) == len(nodes) < before + 10 * 40
+    assert all(engine.table[game.transposition_key(n.state)] is n for n in nodes)
 
 
 @pytest.mark.parametrize("game_id,params", [("blooms", {"size": 3}),
@@ -368,13 +444,15 @@ def test_chance_outcomes_are_visited_in_proportion_to_their_probability():
     assert abs(n[0] / n.sum() - 0.7) < 0.01
 
 
+@pytest.mark.parametrize("tt", [False, True])
 @pytest.mark.parametrize("reuse", [False, True])
-def test_chance_expectations_kept_on_backup_equal_the_weighted_mean(reuse):
-    """The running sums behind each chance node's expectation, and the copies its parent
-    selects with, match a recomputation from the outcome statistics (Tumbling Dice, with tree
-    reuse across moves)."""
+def test_chance_expectations_kept_on_backup_equal_the_weighted_mean(reuse, tt):
+    """The running sums behind each chance node's expectation, and (without transpositions)
+    the copies its parent selects with, match a recomputation from the outcome statistics
+    (Tumbling Dice, with tree reuse across moves). A chance node shared by two parents is
+    refreshed in each parent only when a simulation comes through that parent."""
     game = stonegarden.make("blobs", dice=12, tumbling=True)
-    config = dataclasses.replace(SearchConfig(), chance=True, reuse=reuse, solver=False)
+    config = dataclasses.replace(SearchConfig(), chance=True, reuse=reuse, solver=False, tt=tt)
     engine = GenericMcts(game, config, 3)
     state = game.initial_state()
     checked = 0
@@ -393,7 +471,7 @@ def test_chance_expectations_kept_on_backup_equal_the_weighted_mean(reuse):
                 want = (p * node.w[seen] / node.n[seen]).sum() / p.sum()
                 assert node.expectation() == pytest.approx(want, abs=1e-12)
                 checked += 1
-            if node.cmask is not None:
+            if node.cmask is not None and not tt:
                 for i in np.flatnonzero(node.cmask):
                     assert node.ev[i] == node.children[int(i)].expectation()
         state = game.play(state, res.best)

@@ -32,7 +32,7 @@ LEVELS: dict[int, tuple[int | None, float]] = {
     6: (None, 4.0),
 }
 
-_SWITCHES = ("split", "rave", "solver", "chance", "reuse", "fast")
+_SWITCHES = ("split", "rave", "solver", "chance", "reuse", "tt", "fast")
 _TRUE = {"1", "on", "true", "yes"}
 _FALSE = {"0", "off", "false", "no"}
 
@@ -141,7 +141,7 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
                         "captures=K, safe=K, contempt=C, "
-                        "split/rave/solver/chance/reuse/fast=on|off)")
+                        "split/rave/solver/chance/reuse/tt/fast=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)
     budget = _budget(options, spec, 1.0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -319,6 +319,14 @@ class Game(ABC):
         have them; the others, and K = 0, play uniformly. ``playout_policies`` says which
         policies a game has."""
         return self.random_playouts(state, count, seed)
+
+    def transposition_key(self, state: State) -> Hashable:
+        """A key equal for two states exactly when they have the same future (the same legal
+        moves, the same results), so the search may share one tree node between them. The
+        state itself by default: exact, but a state that records its history (the Go games'
+        superko hashes, in order) then matches only itself. The key must tell states of
+        different ``ply`` apart, which keeps the search graph free of cycles."""
+        return state
 
     #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``); none by
     #: default

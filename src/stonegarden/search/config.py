@@ -26,7 +26,9 @@ class SearchConfig:
     move; 0 or 1 = uniform) in games whose ``playout_policies`` include it (Blobs).
     ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
-    Blooms race has no draws). ``reuse``: keep the tree between moves."""
+    Blooms race has no draws). ``reuse``: keep the tree between moves. ``tt``: one node per
+    position however it was reached (a transposition table; generic tree), valued by its own
+    mean over every path into it."""
 
     c: float = 0.2
     split: bool = True
@@ -39,6 +41,7 @@ class SearchConfig:
     safe: int = 0
     contempt: float = 0.0
     reuse: bool = True
+    tt: bool = True
     fast: bool = True
 
     def describe(self) -> dict[str, object]:
@@ -47,7 +50,7 @@ class SearchConfig:
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
 FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
-                    captures=0, safe=0, reuse=False, fast=False)
+                    captures=0, safe=0, reuse=False, tt=False, fast=False)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class Node:
         "bonus",
         "children",
         "cmask",
+        "cv",
         "ev",
         "n",
         "order",
@@ -71,6 +72,7 @@ class Node:
         self.children: dict[int, Node] = {}
         self.cmask: np.ndarray | None = None
         self.ev = np.empty(0, np.float64)
+        self.cv = self.ev
         self.visits = 0
         self.wsum = 0.0
         self.sp = 0.0
@@ -122,6 +124,8 @@ class GenericMcts:
         self.entries = 0
         self._solving = config.solver
         self._draw = 0.5  # player-1 reward of a draw (``contempt`` moves it against the root)
+        #: transposition table: ``Game.transposition_key`` -> the one node of that position
+        self.table: dict[object, Node] = {}
 
     # -- tree -------------------------------------------------------------------------------
     def _expand(self, node: Node) -> None:
@@ -139,7 +143,33 @@ class GenericMcts:
         node.w = np.zeros(k)
         node.bonus = np.zeros(k)
         node.ev = np.zeros(k)
+        if self.config.tt:
+            node.cv = np.zeros(k)
         self.entries += k
+
+    def _node(self, state: State) -> Node:
+        """The tree's node of ``state``: with ``tt`` on, the one already made for a position
+        reached by another order of moves, else a new one."""
+        if not self.config.tt:
+            return Node(self.game, state)
+        key = self.game.transposition_key(state)
+        node = self.table.get(key)
+        if node is None:
+            node = self.table[key] = Node(self.game, state)
+        return node
+
+    def _index(self, root: Node) -> None:
+        """Rebuild the transposition table from the nodes below ``root`` (a kept tree)."""
+        self.table = {}
+        if not self.config.tt:
+            return
+        todo = [root]
+        while todo:
+            node = todo.pop()
+            key = self.game.transposition_key(node.state)
+            if key not in self.table:
+                self.table[key] = node
+                todo.extend(node.children.values())
 
     def _select(self, node: Node) -> int:
         assert node.actions is not None
@@ -151,7 +181,9 @@ class GenericMcts:
             i = int(node.order[node.tried])
             node.tried += 1
             return i
-        q = node.w / node.n
+        # with transpositions a child's own mean (over every path into it) is the better
+        # estimate of the same value; the visits through this edge still set the exploration
+        q = node.cv if self.config.tt else node.w / node.n
         if self.config.chance and node.cmask is not None:
             q = np.where(node.cmask, node.ev, q)
         if node.player == 2:
@@ -186,7 +218,7 @@ class GenericMcts:
             path.append((node, i))
             child = node.children.get(i)
             if child is None:
-                child = Node(g, g.play_unchecked(node.state, int(node.actions[i])))  # type: ignore[index]
+                child = self._node(g.play_unchecked(node.state, int(node.actions[i])))  # type: ignore[index]
                 node.children[i] = child
                 if child.player == CHANCE and child.proven is None:
                     if node.cmask is None:
@@ -197,12 +229,16 @@ class GenericMcts:
         node.wsum += r
         proving = self._solving
         chance = self.config.chance
+        tt = self.config.tt
         for parent, i in reversed(path):
             if chance and parent.probs is not None:
                 parent.add_outcome(i, r)
             else:
                 parent.n[i] += 1
                 parent.w[i] += r
+            if tt:
+                child = parent.children[i]
+                parent.cv[i] = child.wsum / child.visits
             parent.visits += 1
             parent.wsum += r
             if chance and parent.cmask is not None and parent.cmask[i]:
@@ -258,8 +294,11 @@ class GenericMcts:
         root = self._find(state) if self.config.reuse and draw == self._draw else None
         self._draw = draw
         if root is None:
-            root = Node(self.game, state)
+            self.table = {}
+            root = self._node(state)
             self.entries = 0
+        else:
+            self._index(root)  # forget the positions the game has left behind
         reused = root.visits
         self.root = root
         sims = 0

@@ -455,6 +455,12 @@ class BlobsGame(Game):
     # -- fast paths -------------------------------------------------------------------------
     playout_policies = frozenset({"safe"})
 
+    def transposition_key(self, state: State) -> Hashable:
+        # ``auto`` only describes the move that led here (the same dice placed in another
+        # order may differ in it); everything else decides the future, ``ply`` included
+        assert isinstance(state, BlobsState)
+        return dataclasses.replace(state, auto=()) if state.auto else state
+
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed)
 
