@@ -13,7 +13,7 @@ state, not a record entry: the first entry is Blue's (or Blue's roll).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
