@@ -94,3 +94,61 @@ def test_random_playouts_kernel_finishes_games(game_id):
     assert totals[3] > 0
     again = game.random_playouts(game.initial_state(), 20, seed=3)
     assert np.array_equal(totals, again), "seeded playouts are reproducible"
+
+
+def _same_future(game, a, b, depth=2):
+    """Whether two states agree on everything the search sees, ``depth`` moves deep."""
+    if (game.current_player(a), game.is_terminal(a), game.winner(a)) != (
+            game.current_player(b), game.is_terminal(b), game.winner(b)):
+        return False
+    if game.is_terminal(a):
+        return True
+    if game.current_player(a) == CHANCE:
+        acts = [x for x, _ in game.chance_outcomes(a)]
+        if game.chance_outcomes(a) != game.chance_outcomes(b):
+            return False
+    else:
+        acts = game.legal_actions(a)
+        if not np.array_equal(acts, game.legal_actions(b)):
+            return False
+    return depth == 0 or all(
+        game.transposition_key(game.play(a, int(x))) == game.transposition_key(game.play(b, int(x)))
+        and _same_future(game, game.play(a, int(x)), game.play(b, int(x)), depth - 1)
+        for x in acts[:4])
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_transposition_keys_join_only_positions_with_one_future(game_id):
+    """The search shares a node between states with equal ``transposition_key``: such states
+    must have the same moves and results, and a key never joins different plies (no cycles).
+    Orders of moves are swapped (the mover's two moves around the opponent's) to find states
+    that meet; in Blobs they do."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    met = 0
+    for seed in range(3):
+        states, _ = random_game(game, seed)
+        for s in states[: len(states) - 1 : 3]:
+            if game.is_terminal(s) or game.current_player(s) == CHANCE:
+                continue
+            legal = game.legal_actions(s)
+            rng = np.random.default_rng(seed)
+            for _ in range(4):
+                a1, a2 = (int(x) for x in rng.choice(legal, 2, replace=False))
+                ends = []
+                for first, last in ((a1, a2), (a2, a1)):
+                    t = game.play(s, first)
+                    if game.is_terminal(t) or game.current_player(t) == CHANCE:
+                        break
+                    t = game.play(t, int(game.legal_actions(t)[0]))
+                    if game.is_terminal(t) or not game.is_legal(t, last):
+                        break
+                    ends.append(game.play(t, last))
+                if len(ends) == 2 and game.transposition_key(ends[0]) == game.transposition_key(
+                        ends[1]):
+                    met += 1
+                    assert _same_future(game, ends[0], ends[1]), game.position_text(ends[0])
+        keys = {}
+        for s in states:
+            assert keys.setdefault(game.transposition_key(s), s.ply) == s.ply
+    if game_id == "blobs":
+        assert met > 5

@@ -4,6 +4,7 @@ and every technique switch, on tiny Blooms boards and a toy chance game."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,7 @@ from stonegarden.core.protocol import CHANCE, Game, State
 from stonegarden.search.config import FLAT, Budget, SearchConfig
 from stonegarden.search.fast import make_engine
 from stonegarden.search.generic import GenericMcts
+from stonegarden.search.ucb import ucb_pick
 
 FAST = SearchConfig()
 GENERIC = dataclasses.replace(SearchConfig(), fast=False)
@@ -555,3 +557,26 @@ def test_a_stop_request_ends_a_long_search_at_the_next_check(game_id, params, co
     assert result.best in set(int(a) for a in game.legal_actions(state))
     never = make_engine(game, config, seed=1).search(state, Budget(sims=64, stop=lambda: False))
     assert never.sims == 64  # a stop that says no changes nothing
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_ucb_kernel_picks_what_the_numpy_formula_picks(seed):
+    """Same scores bit for bit and numpy's first-best tie rule, so seeded searches are unchanged
+    (ties come from equal statistics; proven wins and losses from the bonus)."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 40))
+    n = rng.integers(1, 6, k).astype(np.float64)
+    w = np.floor(rng.random(k) * (n + 1) * 2) / 2  # half-integer sums, so ties happen
+    cv = rng.random(k)
+    bonus = rng.choice([0.0, 0.0, math.inf, -math.inf], k) if seed % 3 else np.full(k, -math.inf)
+    visits = int(n.sum()) + 1
+    for use_cv in (False, True):
+        for flip in (False, True):
+            for use_bonus in (False, True):
+                q = cv if use_cv else w / n
+                q = 1.0 - q if flip else q
+                score = q + 0.2 * np.sqrt(math.log(visits) / n)
+                if use_bonus:
+                    score = score + bonus
+                got = ucb_pick(w, n, cv, use_cv, flip, 0.2, math.log(visits), bonus, use_bonus)
+                assert got == int(np.argmax(score))

@@ -21,6 +21,7 @@ import numpy as np
 from ..core.protocol import CHANCE, Game, State
 from .config import Budget, SearchConfig
 from .result import MoveStat, SearchResult
+from .ucb import ucb_pick
 
 #: stop expanding (playouts only) once the tree holds this many per-action entries
 MAX_ENTRIES = 8_000_000
@@ -183,9 +184,12 @@ class GenericMcts:
             return i
         # with transpositions a child's own mean (over every path into it) is the better
         # estimate of the same value; the visits through this edge still set the exploration
+        if not (self.config.chance and node.cmask is not None):
+            tt = self.config.tt
+            return ucb_pick(node.w, node.n, node.cv if tt else node.w, tt, node.player == 2,
+                            self.config.c, math.log(node.visits), node.bonus, self._solving)
         q = node.cv if self.config.tt else node.w / node.n
-        if self.config.chance and node.cmask is not None:
-            q = np.where(node.cmask, node.ev, q)
+        q = np.where(node.cmask, node.ev, q)
         if node.player == 2:
             q = 1.0 - q
         score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)

@@ -459,7 +459,8 @@ class BlobsGame(Game):
         # ``auto`` only describes the move that led here (the same dice placed in another
         # order may differ in it); everything else decides the future, ``ply`` included
         assert isinstance(state, BlobsState)
-        return dataclasses.replace(state, auto=()) if state.auto else state
+        return (state.cells, state.player, state.to_place, state.dice_left, state.roll,
+                state.ply, state.outcome, state.resigned)
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed)
