@@ -10,7 +10,8 @@ import pytest
 
 from .conftest import ROOT, cli_env
 
-FILES = ["tests/test_blooms_rules.py", "tests/test_blooms_kernels.py", "tests/test_nojit.py::test_kernels_are_plain_python_when_jit_is_off",
+FILES = ["tests/test_blooms_rules.py", "tests/test_blooms_kernels.py", "tests/test_blobs_rules.py",
+         "tests/test_nojit.py::test_kernels_are_plain_python_when_jit_is_off",
          "tests/test_mcts.py::test_the_ucb_kernel_picks_what_the_numpy_formula_picks"]
 
 

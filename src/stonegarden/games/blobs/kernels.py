@@ -323,3 +323,35 @@ def judge_move(cond, mover, mode):
     if has_win(cond, mover, mode):
         return mover
     return -1
+
+
+@njit(cache=True)
+def placements_of(cells, g, max_grid, face, out):
+    """:func:`legal_placements` of a bare board (its fixed colours and box derived here), in
+    one call: the search asks for the moves of every node it expands."""
+    pcol = np.zeros(NUM_POINTS, np.int8)
+    box = np.zeros(4, np.int32)
+    point_colours(cells, g, pcol)
+    bounding_box(cells, g, box)
+    return legal_placements(cells, pcol, box, max_grid, face, g, out)
+
+
+@njit(cache=True)
+def advance(cells, g, action, dice_left, mover, mode, max_grid, autos, cond):
+    """One whole move on ``cells`` (changed in place) in one call: the die ``action``, its auto
+    moves (written to ``autos``), the win conditions after them (``cond``) and the judgement.
+    ``dice_left`` counts the dice before the move. Returns (auto moves made, the winner or -1,
+    whether no legal placement is left while dice remain and nobody has won)."""
+    pcol = np.zeros(NUM_POINTS, np.int8)
+    box = np.zeros(4, np.int32)
+    point_colours(cells, g, pcol)
+    bounding_box(cells, g, box)
+    place(cells, pcol, box, g, action >> 2, action & 3)
+    n = auto_fill(cells, pcol, box, g, dice_left - 1, autos)
+    conditions(cells, pcol, box, g, cond)
+    winner = judge_move(cond, mover, mode)
+    stuck = False
+    if winner < 0 and dice_left - 1 - n > 0:
+        out = np.empty(cells.shape[0] * 4, np.int64)
+        stuck = legal_placements(cells, pcol, box, max_grid, -1, g, out) == 0
+    return n, winner, stuck

@@ -163,13 +163,19 @@ class BlobsGame(Game):
         cond = np.zeros(4, np.int64)
         K.conditions(cells, pcol, box, _GEOMETRY, cond)
         winner = int(K.judge_move(cond, mover, self._mode))
+        stuck = winner < 0 and dice_left > 0 and len(self._placements(cells, pcol, box)) == 0
+        return self._verdict(cond, winner, mover, dice_left, stuck)
+
+    def _verdict(self, cond: np.ndarray, winner: int, mover: int, dice_left: int,
+                 stuck: bool) -> tuple[int, str]:
+        """(outcome, reason) from the judgement of a move (``stuck``: no placement left)."""
         if winner == 3 - mover:
             return winner, "mover-gave-win"
         if winner == mover:
             return winner, self._win_name(cond, mover)
         if dice_left == 0:
             return 0, "pool-empty"
-        if len(self._placements(cells, pcol, box)) == 0:
+        if stuck:
             return 0, "no-placement"
         return -1, ""
 
@@ -233,7 +239,10 @@ class BlobsGame(Game):
         if state.player == CHANCE:
             return np.array([a for a, _ in self.chance_outcomes(state)], np.int64)
         face = state.roll if state.roll >= 0 else -1
-        return self._placements(*self._arrays(state.cells), face=face)
+        out = np.empty(NUM_CELLS * 4, np.int64)
+        n = K.placements_of(np.frombuffer(state.cells, np.int8), _GEOMETRY,
+                            self.params["max_grid"], face, out)
+        return out[:n].copy()
 
     def illegal_reason(self, state: State, action: int) -> str | None:
         assert isinstance(state, BlobsState)
@@ -274,13 +283,14 @@ class BlobsGame(Game):
         if action >= ROLL_BASE:
             return dataclasses.replace(state, player=state.to_place, roll=action - ROLL_BASE,
                                        ply=state.ply + 1, auto=())
-        cells, pcol, box = self._arrays(state.cells)
-        K.place(cells, pcol, box, _GEOMETRY, action >> 2, action & 3)
+        cells = np.frombuffer(state.cells, np.int8).copy()
         autos = np.empty(NUM_CELLS, np.int64)
-        n = K.auto_fill(cells, pcol, box, _GEOMETRY, state.dice_left - 1, autos)
-        dice_left = state.dice_left - 1 - n
+        cond = np.zeros(4, np.int64)
         mover = state.to_place
-        outcome, reason = self._settle(cells, pcol, box, mover, dice_left)
+        n, winner, stuck = K.advance(cells, _GEOMETRY, action, state.dice_left, mover,
+                                     self._mode, self.params["max_grid"], autos, cond)
+        dice_left = state.dice_left - 1 - n
+        outcome, reason = self._verdict(cond, int(winner), mover, dice_left, bool(stuck))
         return BlobsState(
             player=CHANCE if self.has_chance else 3 - mover, ply=state.ply + 1,
             cells=cells.tobytes(), to_place=3 - mover, dice_left=dice_left,
