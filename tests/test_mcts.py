@@ -97,9 +97,9 @@ def _exact(game, state, memo):
     return memo[key]
 
 
-@pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(GENERIC, tt=False),
+@pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(GENERIC, tt=True),
                                     dataclasses.replace(FAST, split=False)],
-                         ids=["fast-split", "generic", "generic-no-tt", "fast-whole-turns"])
+                         ids=["fast-split", "generic", "generic-tt", "fast-whole-turns"])
 def test_solver_proofs_agree_with_exhaustive_search(config):
     """On the 7-cell board every proof the solver makes is the true game value, and a proven
     win is played."""
@@ -227,7 +227,7 @@ def test_a_shared_node_is_valued_by_its_own_mean_over_every_path():
     """What a parent selects with is the child's mean over all the simulations through it, as
     of the last one through that parent: exact for every edge of the last simulation's path."""
     game = stonegarden.make("blobs")
-    engine = GenericMcts(game, dataclasses.replace(GENERIC, solver=False), 5)
+    engine = GenericMcts(game, dataclasses.replace(GENERIC, solver=False, tt=True), 5)
     state = game.replay(["h9R", "h7B"])[-1]
     engine.search(state, Budget(sims=2000))
     nodes, parents = _nodes_and_parents(engine.root)
@@ -246,7 +246,8 @@ def test_without_transpositions_the_table_changes_nothing():
     search with the table is the search without it, simulation for simulation."""
     game = stonegarden.make("bridgego", size=5)
     state = game.replay(["C3", "B2"])[-1]
-    a = GenericMcts(game, GENERIC, 4).search(state, Budget(sims=800))
+    a = GenericMcts(game, dataclasses.replace(GENERIC, tt=True), 4).search(
+        state, Budget(sims=800))
     b = GenericMcts(game, dataclasses.replace(GENERIC, tt=False), 4).search(
         state, Budget(sims=800))
     assert result_key(a) == result_key(b)
@@ -254,7 +255,7 @@ def test_without_transpositions_the_table_changes_nothing():
 
 def test_a_kept_tree_is_indexed_again_from_its_new_root():
     game = stonegarden.make("blobs")
-    engine = GenericMcts(game, GENERIC, 2)
+    engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=True), 2)
     state = game.replay(["h9R"])[-1]
     res = engine.search(state, Budget(sims=1500))
     before = len(engine.table)
