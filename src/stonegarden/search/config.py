@@ -27,8 +27,8 @@ class SearchConfig:
     ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
     Blooms race has no draws). ``reuse``: keep the tree between moves. ``tt``: one node per
-    position however it was reached (a transposition table; generic tree), valued by its own
-    mean over every path into it."""
+    position however it was reached (a transposition table; generic tree): its subtree is
+    shared, each parent keeps its own statistics of the move into it."""
 
     c: float = 0.2
     split: bool = True

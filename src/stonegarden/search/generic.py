@@ -40,7 +40,6 @@ class Node:
         "bonus",
         "children",
         "cmask",
-        "cv",
         "ev",
         "n",
         "order",
@@ -73,7 +72,6 @@ class Node:
         self.children: dict[int, Node] = {}
         self.cmask: np.ndarray | None = None
         self.ev = np.empty(0, np.float64)
-        self.cv = self.ev
         self.visits = 0
         self.wsum = 0.0
         self.sp = 0.0
@@ -144,8 +142,6 @@ class GenericMcts:
         node.w = np.zeros(k)
         node.bonus = np.zeros(k)
         node.ev = np.zeros(k)
-        if self.config.tt:
-            node.cv = np.zeros(k)
         self.entries += k
 
     def _node(self, state: State) -> Node:
@@ -182,14 +178,10 @@ class GenericMcts:
             i = int(node.order[node.tried])
             node.tried += 1
             return i
-        # with transpositions a child's own mean (over every path into it) is the better
-        # estimate of the same value; the visits through this edge still set the exploration
         if not (self.config.chance and node.cmask is not None):
-            tt = self.config.tt
-            return ucb_pick(node.w, node.n, node.cv if tt else node.w, tt, node.player == 2,
-                            self.config.c, math.log(node.visits), node.bonus, self._solving)
-        q = node.cv if self.config.tt else node.w / node.n
-        q = np.where(node.cmask, node.ev, q)
+            return ucb_pick(node.w, node.n, node.player == 2, self.config.c,
+                            math.log(node.visits), node.bonus, self._solving)
+        q = np.where(node.cmask, node.ev, node.w / node.n)
         if node.player == 2:
             q = 1.0 - q
         score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)
@@ -233,16 +225,12 @@ class GenericMcts:
         node.wsum += r
         proving = self._solving
         chance = self.config.chance
-        tt = self.config.tt
         for parent, i in reversed(path):
             if chance and parent.probs is not None:
                 parent.add_outcome(i, r)
             else:
                 parent.n[i] += 1
                 parent.w[i] += r
-            if tt:
-                child = parent.children[i]
-                parent.cv[i] = child.wsum / child.visits
             parent.visits += 1
             parent.wsum += r
             if chance and parent.cmask is not None and parent.cmask[i]:

@@ -15,15 +15,15 @@ from numba import njit
 
 
 @njit(cache=True)
-def ucb_pick(w: np.ndarray, n: np.ndarray, cv: np.ndarray, use_cv: bool, flip: bool, c: float,
-             log_visits: float, bonus: np.ndarray, use_bonus: bool) -> int:
-    """Index of the action with the highest UCB score. ``q`` is ``cv`` (a transposed child's
-    own mean) or ``w / n``, for player 1; ``flip`` turns it to player 2's view; ``bonus`` is
-    +-inf for proven wins and losses. Every ``n`` is at least 1."""
+def ucb_pick(w: np.ndarray, n: np.ndarray, flip: bool, c: float, log_visits: float,
+             bonus: np.ndarray, use_bonus: bool) -> int:
+    """Index of the action with the highest UCB score. ``q = w / n`` is player 1's mean;
+    ``flip`` turns it to player 2's view; ``bonus`` is +-inf for proven wins and losses. Every
+    ``n`` is at least 1."""
     best = 0
     best_score = -math.inf
     for i in range(n.shape[0]):
-        q = cv[i] if use_cv else w[i] / n[i]
+        q = w[i] / n[i]
         if flip:
             q = 1.0 - q
         score = q + c * math.sqrt(log_visits / n[i])
