@@ -41,7 +41,7 @@ class SearchConfig:
     safe: int = 0
     contempt: float = 0.0
     reuse: bool = True
-    tt: bool = False  # not shown to help in Blobs, the one game with transpositions (docs/ai.md)
+    tt: bool = False  # ahead in Blobs at every budget tried, but not shown at 95% (docs/ai.md)
     fast: bool = True
 
     def describe(self) -> dict[str, object]:
