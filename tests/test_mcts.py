@@ -257,6 +257,17 @@ def test_without_transpositions_the_table_changes_nothing():
     assert result_key(a) == result_key(b)
 
 
+@pytest.mark.parametrize("game_id, tt, shares", [("blobs", None, True), ("blobs", False, False),
+                                                 ("bridgego", None, False),
+                                                 ("bridgego", True, True)])
+def test_the_table_is_the_game_s_default_unless_the_agent_says(game_id, tt, shares):
+    """``tt`` unset follows ``Game.default_tt`` (on in Blobs only); ``tt=on|off`` overrides."""
+    game = stonegarden.make(game_id, **({"size": 5} if game_id == "bridgego" else {}))
+    engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=tt), 1)
+    engine.search(game.initial_state(), Budget(sims=300))
+    assert (len(engine.table) > 100) == shares
+
+
 def test_a_kept_tree_is_indexed_again_from_its_new_root():
     game = stonegarden.make("blobs")
     engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=True), 2)

@@ -328,6 +328,10 @@ class Game(ABC):
         different ``ply`` apart, which keeps the search graph free of cycles."""
         return state
 
+    #: whether the search shares one node per position (``mcts:tt=on|off`` overrides): on
+    #: where it was shown to pay (docs/ai.md)
+    default_tt: bool = False
+
     #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``); none by
     #: default
     playout_policies: frozenset[str] = frozenset()

@@ -28,7 +28,8 @@ class SearchConfig:
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
     Blooms race has no draws). ``reuse``: keep the tree between moves. ``tt``: one node per
     position however it was reached (a transposition table; generic tree): its subtree is
-    shared, each parent keeps its own statistics of the move into it."""
+    shared, each parent keeps its own statistics of the move into it; ``None``: the game's
+    ``default_tt``."""
 
     c: float = 0.2
     split: bool = True
@@ -41,7 +42,7 @@ class SearchConfig:
     safe: int = 0
     contempt: float = 0.0
     reuse: bool = True
-    tt: bool = False  # ahead in Blobs at every budget tried, but not shown at 95% (docs/ai.md)
+    tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
     fast: bool = True
 
     def describe(self) -> dict[str, object]:

@@ -122,6 +122,7 @@ class GenericMcts:
         self.root: Node | None = None
         self.entries = 0
         self._solving = config.solver
+        self._tt = game.default_tt if config.tt is None else config.tt
         self._draw = 0.5  # player-1 reward of a draw (``contempt`` moves it against the root)
         #: transposition table: ``Game.transposition_key`` -> the one node of that position
         self.table: dict[object, Node] = {}
@@ -147,7 +148,7 @@ class GenericMcts:
     def _node(self, state: State) -> Node:
         """The tree's node of ``state``: with ``tt`` on, the one already made for a position
         reached by another order of moves, else a new one."""
-        if not self.config.tt:
+        if not self._tt:
             return Node(self.game, state)
         key = self.game.transposition_key(state)
         node = self.table.get(key)
@@ -158,7 +159,7 @@ class GenericMcts:
     def _index(self, root: Node) -> None:
         """Rebuild the transposition table from the nodes below ``root`` (a kept tree)."""
         self.table = {}
-        if not self.config.tt:
+        if not self._tt:
             return
         todo = [root]
         while todo:
