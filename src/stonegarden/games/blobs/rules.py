@@ -227,8 +227,15 @@ class BlobsGame(Game):
         total = sum(ROLL_ODDS[f] for f in fits)
         return [(ROLL_BASE + f, ROLL_ODDS[f] / total) for f in fits]
 
+    def _board_placements(self, cells: bytes, face: int = -1) -> np.ndarray:
+        """The legal placements on a stored board (one kernel call: the search's hot path)."""
+        out = np.empty(NUM_CELLS * 4, np.int64)
+        n = K.placements_of(np.frombuffer(cells, np.int8), _GEOMETRY, self.params["max_grid"],
+                            face, out)
+        return out[:n].copy()
+
     def _fitting_faces(self, state: BlobsState) -> list[int]:
-        actions = self._placements(*self._arrays(state.cells))
+        actions = self._board_placements(state.cells)
         mask = int(K.face_mask(actions, len(actions)))
         return [f for f in range(len(FACES)) if mask & (1 << f)]
 
@@ -238,11 +245,7 @@ class BlobsGame(Game):
             return np.empty(0, np.int64)
         if state.player == CHANCE:
             return np.array([a for a, _ in self.chance_outcomes(state)], np.int64)
-        face = state.roll if state.roll >= 0 else -1
-        out = np.empty(NUM_CELLS * 4, np.int64)
-        n = K.placements_of(np.frombuffer(state.cells, np.int8), _GEOMETRY,
-                            self.params["max_grid"], face, out)
-        return out[:n].copy()
+        return self._board_placements(state.cells, state.roll if state.roll >= 0 else -1)
 
     def illegal_reason(self, state: State, action: int) -> str | None:
         assert isinstance(state, BlobsState)
