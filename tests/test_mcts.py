@@ -268,6 +268,53 @@ def test_the_table_is_the_game_s_default_unless_the_agent_says(game_id, tt, shar
     assert (len(engine.table) > 100) == shares
 
 
+def _depth_two(game, engine):
+    """(state reached by playing the two moves, the tree's node there) for every path of two
+    moves below the root."""
+    root = engine.root
+    for i, child in root.children.items():
+        for j, grandchild in child.children.items():
+            state = game.play(game.play(root.state, int(root.actions[i])),
+                              int(child.actions[j]))
+            yield state, grandchild
+
+
+def test_reuse_finds_a_position_the_table_reached_by_another_order():
+    """With the table a kept node may hold the state of another order of the same moves (Blobs
+    records the last move's auto moves, which the key leaves out): the next search still
+    starts from it, with every visit it had."""
+    game = stonegarden.make("blobs")
+    engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=True), 5)
+    engine.search(game.replay(["h9R", "h7B"])[-1], Budget(sims=3000))
+    other_order = [(s, n) for s, n in _depth_two(game, engine) if s != n.state and n.visits > 1]
+    assert other_order  # such nodes exist, or this test proves nothing
+    state, node = max(other_order, key=lambda sn: sn[1].visits)
+    visits = node.visits
+    assert engine.search(state, Budget(sims=10)).reused == visits
+    assert engine.root is node
+
+
+def test_reuse_without_the_table_starts_from_the_most_visited_copy():
+    """Without the table a position reached by two orders has two nodes: the kept tree is
+    the busier one, whichever the search meets first."""
+    game = stonegarden.make("blobs")
+    start = game.replay(["h9R", "h7B"])[-1]
+
+    def searched():
+        engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=False), 5)
+        engine.search(start, Budget(sims=3000))
+        return engine
+
+    copies: dict = {}
+    for state, node in _depth_two(game, searched()):
+        if node.state == state:
+            copies.setdefault(state, {})[id(node)] = node.visits
+    uneven = [(s, max(v.values())) for s, v in copies.items() if len(set(v.values())) > 1]
+    assert len(uneven) >= 3
+    for state, most in uneven[:6]:
+        assert searched().search(state, Budget(sims=10)).reused == most
+
+
 def test_a_kept_tree_is_indexed_again_from_its_new_root():
     game = stonegarden.make("blobs")
     engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=True), 2)
@@ -280,6 +327,23 @@ def test_a_kept_tree_is_indexed_again_from_its_new_root():
     nodes, _ = _nodes_and_parents(engine.root)
     assert len(engine.table) == len(nodes) < before + 10 * 40
     assert all(engine.table[game.transposition_key(n.state)] is n for n in nodes)
+
+
+@pytest.mark.parametrize("tt", [True, False])
+def test_a_kept_tree_counts_only_its_own_entries(tt):
+    """The cap on the tree's size (``MAX_ENTRIES``) counts the kept tree's per-action entries,
+    not every entry made since the game began, so a long game with reuse never stops
+    growing its tree early."""
+    game = stonegarden.make("blobs")
+    engine = GenericMcts(game, dataclasses.replace(GENERIC, tt=tt), 2)
+    state = game.replay(["h9R"])[-1]
+    for _ in range(3):
+        res = engine.search(state, Budget(sims=1500))
+        made = engine.entries
+        state = game.play(state, res.best)
+        assert engine.search(state, Budget(sims=1)).reused > 0
+        nodes, _ = _nodes_and_parents(engine.root)
+        assert engine.entries == sum(len(n.n) for n in nodes) < made
 
 
 @pytest.mark.parametrize("game_id,params", [("blooms", {"size": 3}),
@@ -594,3 +658,31 @@ def test_the_ucb_kernel_picks_what_the_numpy_formula_picks(seed):
                 score = score + bonus
             got = ucb_pick(w, n, flip, 0.2, math.log(visits), bonus, use_bonus)
             assert got == int(np.argmax(score))
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _interrupt() -> bool:
+    raise _Interrupted
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_search_leaves_the_garbage_collector_as_it_found_it(enabled):
+    """The generic tree pauses the cyclic collector while it searches (its tree has no
+    cycles) and restores the caller's setting afterwards, also when the search fails."""
+    import gc
+
+    game = stonegarden.make("blobs")
+    engine = GenericMcts(game, GENERIC, 1)
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        engine.search(game.initial_state(), Budget(sims=50))
+        assert gc.isenabled() == enabled
+        with pytest.raises(_Interrupted):
+            engine.search(game.initial_state(), Budget(seconds=60, stop=_interrupt))
+        assert gc.isenabled() == enabled
+    finally:
+        (gc.enable if was else gc.disable)()
