@@ -686,3 +686,51 @@ def test_the_search_leaves_the_garbage_collector_as_it_found_it(enabled):
         assert gc.isenabled() == enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def _paused_until(started, release, ended) -> None:
+    """A stand-in search: pauses the collector until ``release`` is set."""
+    from stonegarden.search.gc_pause import collector_paused
+
+    with collector_paused():
+        started.set()
+        release.wait(10)
+    ended.set()
+
+
+def test_overlapping_searches_turn_the_collector_back_on_only_when_the_last_ends():
+    """Searches in two threads that start and end in either order: the collector is off
+    while either runs and on again once both have ended (never left off for good)."""
+    import gc
+    import threading
+
+    from stonegarden.search.gc_pause import collector_paused
+
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        for first_to_end in (0, 1):
+            started = [threading.Event(), threading.Event()]
+            release = [threading.Event(), threading.Event()]
+            ended = [threading.Event(), threading.Event()]
+
+            threads = [threading.Thread(target=_paused_until, args=(
+                started[k], release[k], ended[k])) for k in (0, 1)]
+            for k in (0, 1):
+                threads[k].start()
+                assert started[k].wait(10)
+                assert not gc.isenabled()
+            other = 1 - first_to_end
+            release[first_to_end].set()
+            assert ended[first_to_end].wait(10)
+            assert not gc.isenabled()  # the other search still runs
+            release[other].set()
+            assert ended[other].wait(10)
+            assert gc.isenabled()
+            for t in threads:
+                t.join(10)
+        with collector_paused(), collector_paused():  # nested: one thread, a search in a search
+            assert not gc.isenabled()
+        assert gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
