@@ -270,9 +270,9 @@ class GenericMcts:
         return node.proven is not None
 
     def _find(self, state: State) -> Node | None:
-        """The node of ``state`` in the kept tree (a few plies below the old root), if any: with
-        the table, the one node of its position, however reached; without it, of the nodes
-        equal to ``state`` (several orders of moves may lead there), the most visited."""
+        """The node of ``state`` in the kept tree, if any: with the table, the one node of its
+        position, however reached; without it, of the nodes equal to ``state`` a few plies
+        below the old root (several orders of moves may lead there), the most visited."""
         if self.root is None:
             return None
         if self._tt:
