@@ -641,8 +641,8 @@ def test_a_stop_request_ends_a_long_search_at_the_next_check(game_id, params, co
 
 @pytest.mark.parametrize("seed", range(20))
 def test_the_ucb_kernel_picks_what_the_numpy_formula_picks(seed):
-    """Same scores bit for bit and numpy's first-best tie rule, so seeded searches are unchanged
-    (ties come from equal statistics; proven wins and losses from the bonus)."""
+    """Same scores bit for bit, and of equal scores the one first in the node's order (ties
+    come from equal statistics; proven wins and losses from the bonus)."""
     rng = np.random.default_rng(seed)
     k = int(rng.integers(1, 40))
     n = rng.integers(1, 6, k).astype(np.float64)
@@ -656,8 +656,9 @@ def test_the_ucb_kernel_picks_what_the_numpy_formula_picks(seed):
             score = q + 0.2 * np.sqrt(math.log(visits) / n)
             if use_bonus:
                 score = score + bonus
-            got = ucb_pick(w, n, flip, 0.2, math.log(visits), bonus, use_bonus)
-            assert got == int(np.argmax(score))
+            order = rng.permutation(k)
+            got = ucb_pick(w, n, flip, 0.2, math.log(visits), bonus, use_bonus, order)
+            assert got == int(order[np.argmax(score[order])])
 
 
 class _Interrupted(Exception):
@@ -734,3 +735,20 @@ def test_overlapping_searches_turn_the_collector_back_on_only_when_the_last_ends
         assert gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_small_searches_break_ties_at_random_not_by_action_index():
+    """With one simulation per move every move whose playout won ties; the first index used to
+    win every such tie, so small Bridge Go searches played a1, b1, c1, ... (an edge crawl that
+    beat searches of more simulations 19-1). Now the choice spreads over the board."""
+    game = stonegarden.make("bridgego", size=9)
+    state = game.initial_state()
+    k = len(game.legal_actions(state))
+    picks = []
+    for seed in range(12):
+        result = GenericMcts(game, SearchConfig(), seed).search(state, Budget(sims=k))
+        assert result.moves[0].visits == 1  # every move tried once: a tie among the winners
+        picks.append(int(np.flatnonzero(game.legal_actions(state) == result.best)[0]))
+    first_row = sum(i < 9 for i in picks)
+    assert first_row <= 3, picks
+    assert len(set(picks)) >= 8, picks

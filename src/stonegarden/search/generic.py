@@ -184,16 +184,17 @@ class GenericMcts:
             i = int(node.order[node.tried])
             node.tried += 1
             return i
+        assert node.order is not None
         if not (self.config.chance and node.cmask is not None):
             return ucb_pick(node.w, node.n, node.player == 2, self.config.c,
-                            math.log(node.visits), node.bonus, self._solving)
+                            math.log(node.visits), node.bonus, self._solving, node.order)
         q = np.where(node.cmask, node.ev, node.w / node.n)
         if node.player == 2:
             q = 1.0 - q
         score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)
         if self._solving:
             score = score + node.bonus
-        return int(np.argmax(score))
+        return int(node.order[np.argmax(score[node.order])])  # ties: the node's random order
 
     def _playout(self, state: State) -> float:
         seed = int(self.rng.integers(2**31))
@@ -331,7 +332,10 @@ class GenericMcts:
         m = root.player
         moves = []
         if root.actions is not None:
-            for i in np.flatnonzero(root.n > 0):
+            # in the node's random order, so that the stable sort below breaks ties (common in
+            # small searches) at random rather than by action index
+            ranks = root.order if root.order is not None else np.arange(len(root.n))
+            for i in ranks[root.n[ranks] > 0]:
                 child = root.children.get(int(i))
                 proven = child.proven if child is not None else None
                 q = root.w[i] / root.n[i]
