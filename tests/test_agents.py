@@ -8,7 +8,7 @@ import pytest
 
 import stonegarden
 from stonegarden.agents import agent_names, make_agent
-from stonegarden.agents.search_agents import LEVELS, SearchAgent
+from stonegarden.agents.search_agents import GAME_LEVELS, LEVELS, SearchAgent, level_budget
 from stonegarden.errors import ParameterError
 
 SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims=40,seed=1",
@@ -63,18 +63,43 @@ def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
     assert repr(spec) in str(info.value) or not spec
 
 
-def test_levels_grow_in_simulations_and_in_time():
+@pytest.mark.parametrize("table", [LEVELS, *GAME_LEVELS.values()])
+def test_levels_grow_in_simulations_and_in_time(table):
     """Both limits grow from each level to the next, so whichever ends a search (simulations
     in fast games, time in slow ones) each level searches more than the one below."""
-    budgets = [LEVELS[k] for k in sorted(LEVELS)]
+    assert sorted(table) == sorted(LEVELS)
+    budgets = [table[k] for k in sorted(table)]
     sims = [float("inf") if s is None else s for s, _ in budgets]
     seconds = [t for _, t in budgets]
     assert all(a < b for a, b in itertools.pairwise(sims))
     assert all(a < b for a, b in itertools.pairwise(seconds))
+
+
+@pytest.mark.parametrize("game_id", ["blooms", "freego", "bridgego", "blobs"])
+def test_a_level_searches_with_its_game_s_budget(game_id):
+    game = stonegarden.make(game_id)
+    table = GAME_LEVELS.get(game_id, LEVELS)
+    assert (game_id in GAME_LEVELS) == (game_id == "blobs")
     for k in LEVELS:
         agent = make_agent(f"level:{k}")
         assert isinstance(agent, SearchAgent)
-        assert (agent.budget.sims, agent.budget.seconds) == LEVELS[k]
+        budget = agent.budget_for(game)
+        assert (budget.sims, budget.seconds) == table[k] == level_budget(k, game_id)
+    agent = make_agent("level:1,seed=3")
+    state = game.initial_state()
+    result = agent.analyse(game, state)  # (the time cap may end it first, with a loaded CPU)
+    assert result.sims <= table[1][0]
+    assert game.is_legal(state, result.best)
+
+
+def test_a_level_keeps_its_stop_request_in_every_game():
+    agent = make_agent("level:6")
+    assert isinstance(agent, SearchAgent)
+    agent.stop_when(lambda: True)
+    for game_id in ("blooms", "blobs"):
+        game = stonegarden.make(game_id)
+        assert agent.budget_for(game).stop is not None
+        assert agent.analyse(game, game.initial_state()).sims <= 64
 
 
 def test_greedy_takes_the_immediate_win():
