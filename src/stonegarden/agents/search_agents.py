@@ -39,7 +39,7 @@ LEVELS: dict[int, tuple[int | None, float]] = {
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
-        2: (300, 0.1),
+        2: (200, 0.1),
         3: (1000, 0.25),
         4: (3200, 0.64),
         5: (12800, 1.6),
