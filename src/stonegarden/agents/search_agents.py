@@ -48,9 +48,9 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
 }
 
 
-def level_budget(level: int, game_id: str | None) -> tuple[int | None, float]:
+def level_budget(level: int, game_id: str) -> tuple[int | None, float]:
     """(simulations or ``None``, seconds) of ``level`` in the game ``game_id``."""
-    return GAME_LEVELS.get(game_id or "", LEVELS)[level]
+    return GAME_LEVELS.get(game_id, LEVELS)[level]
 
 _SWITCHES = ("split", "rave", "solver", "chance", "reuse", "tt", "fast")
 _TRUE = {"1", "on", "true", "yes"}

@@ -179,12 +179,11 @@ class GenericMcts:
         if node.player == CHANCE:
             assert node.probs is not None
             return int(np.argmax(node.probs * (node.visits + 1) - node.n))
+        assert node.order is not None
         if node.tried < len(node.actions):
-            assert node.order is not None
             i = int(node.order[node.tried])
             node.tried += 1
             return i
-        assert node.order is not None
         if not (self.config.chance and node.cmask is not None):
             return ucb_pick(node.w, node.n, node.player == 2, self.config.c,
                             math.log(node.visits), node.bonus, self._solving, node.order)
