@@ -752,3 +752,20 @@ def test_small_searches_break_ties_at_random_not_by_action_index():
     first_row = sum(i < 9 for i in picks)
     assert first_row <= 3, picks
     assert len(set(picks)) >= 8, picks
+
+
+def test_blooms_engine_breaks_final_ties_by_seed_not_by_cell():
+    """The Blooms engine's selection started at a random edge, but its final choice took the
+    first of equal edges (the lowest cell). Whole turns in the tree and one simulation per turn
+    (RAVE off, so every edge is tried once) make every turn whose playout won tie at the root."""
+    game = stonegarden.make("blooms", size=5)
+    state = game.initial_state()
+    config = dataclasses.replace(SearchConfig(), rave=False, split=False)
+    k = len(game.legal_actions(state))
+    picks = []
+    for seed in range(12):
+        result = make_engine(game, config, seed).search(state, Budget(sims=k))
+        assert result.moves[0].visits == 1  # every edge tried once: a tie among the winners
+        picks.append(int(np.flatnonzero(game.legal_actions(state) == result.best)[0]))
+    assert sum(i < 20 for i in picks) <= 6, picks  # the 10 lowest cells, both colours
+    assert len(set(picks)) >= 8, picks

@@ -63,6 +63,7 @@ class BloomsRaceEngine:
         self.root = -1
         self.root_state: State | None = None
         self.last_best: int | None = None
+        self.salt = 0  # orders equal edges in the final choice; set by each search's seed
 
     # -- tree reuse -------------------------------------------------------------------------
     def _split(self, action: int) -> tuple[int, int]:
@@ -159,6 +160,7 @@ class BloomsRaceEngine:
             seed = int(np.random.SeedSequence().entropy) % 2**31  # type: ignore[arg-type]
         SK.run_sims(0, *self._args(state))  # compile or load outside the budget
         SK.seed_numba((seed * 1_000_003 + self.searches) % 2**31)
+        self.salt = (seed * 1_000_003 + self.searches) % 2**31
         self.searches += 1
         sims = 0
         chunk = 16
@@ -218,10 +220,12 @@ class BloomsRaceEngine:
         return proof, n, float(P.ed_w[e]) / n if n else 0.0
 
     def _best_edge(self, node: int) -> int:
+        """The edge ranked first; equal ranks (common in small searches) go to a per-search
+        seeded order of the edges, not to the lowest cell or the first colour."""
         edges = self._edges(node)
         if node < 0 or not edges:
             return -1
-        return max(edges, key=lambda e: self._rank(node, e))
+        return max(edges, key=lambda e: (*self._rank(node, e), _tie_key(e, self.salt)))
 
     def _turns(self, node: int) -> list[tuple[int, int, float, int, int]]:
         """Whole turns from ``node``: (action, visits, mover value, child node, proven code)."""
@@ -303,6 +307,11 @@ class BloomsRaceEngine:
             node = step[1]
         return SearchResult(value, moves, pv, sims, seconds, proven, reused,
                             {"nodes": int(P.counters[0]), "edges": int(P.counters[1])})
+
+
+def _tie_key(edge: int, salt: int) -> int:
+    """A pseudo-random key of ``edge`` fixed by ``salt`` (a multiplicative hash)."""
+    return ((edge ^ salt) * 0x9E3779B97F4A7C15 >> 17) & 0xFFFFFFFF
 
 
 def _winner(code: int) -> int | None:
