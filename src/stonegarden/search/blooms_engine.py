@@ -159,8 +159,8 @@ class BloomsRaceEngine:
         if seed is None:
             seed = int(np.random.SeedSequence().entropy) % 2**31  # type: ignore[arg-type]
         SK.run_sims(0, *self._args(state))  # compile or load outside the budget
-        SK.seed_numba((seed * 1_000_003 + self.searches) % 2**31)
         self.salt = (seed * 1_000_003 + self.searches) % 2**31
+        SK.seed_numba(self.salt)
         self.searches += 1
         sims = 0
         chunk = 16
