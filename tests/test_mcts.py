@@ -375,13 +375,15 @@ def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, game
                                                               safe):
     game = stonegarden.make(game_id, **({"size": 5} if game_id == "freego" else {}))
     seen = []
-    real = game.policy_playouts
+    # with RAVE (on by default) a game with AMAF playouts plays out through them
+    name = "amaf_playout" if game.has_amaf else "policy_playouts"
+    real = getattr(game, name)
 
-    def spy(state, count, seed, k, s):
-        seen.append((k, s))
-        return real(state, count, seed, k, s)
+    def spy(state, *args):
+        seen.append(args[-2:])
+        return real(state, *args)
 
-    monkeypatch.setattr(game, "policy_playouts", spy)
+    monkeypatch.setattr(game, name, spy)
     engine = make_engine(game, dataclasses.replace(FAST, captures=captures, safe=safe), 1)
     engine.search(game.initial_state(), Budget(sims=50))
     assert seen and set(seen) == {(captures, safe)}

@@ -320,6 +320,18 @@ class Game(ABC):
         policies a game has."""
         return self.random_playouts(state, count, seed)
 
+    #: whether ``amaf_playout`` has a kernel (the generic search keeps RAVE statistics only
+    #: then): games whose actions are stones on points, played by alternating players
+    has_amaf: bool = False
+
+    def amaf_playout(self, state: State, seed: int, captures: int = 0,
+                     safe: int = 0) -> tuple[int, np.ndarray]:
+        """One playout under the search's playout policy (as ``policy_playouts``), for RAVE:
+        (the winner: 1, 2, or 0 for a draw or an unfinished game; the actions played, in
+        order, the first by the player to move and then alternating). Only in games with
+        ``has_amaf``."""
+        raise NotImplementedError(f"{self.id} has no AMAF playouts")
+
     def transposition_key(self, state: State) -> Hashable:
         """A key equal for two states exactly when they have the same future (the same legal
         moves, the same results), so the search may share one tree node between them. The

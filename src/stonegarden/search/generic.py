@@ -5,6 +5,10 @@ rewards for player 1, a win counting 1 and a draw 1/2), so selection is one vect
 the siblings. A node is expanded on its second visit (its first gives a playout), every action is
 tried once before UCB takes over (plain UCT), and chance nodes pick the outcome whose visit
 share lags its probability most, so outcome counts track the probabilities deterministically.
+In games with AMAF playouts (``Game.has_amaf``: stones on points) and ``rave`` on, each node
+also keeps RAVE statistics per action (every simulation in which the node's player played that
+action later, in the tree or the playout), blended into selection as in the Blooms engine; an
+untried action is then chosen by its RAVE value rather than tried in turn.
 Playouts are the game's own kernel through ``policy_playouts``: uniform, or capture-preferring
 with ``captures`` > 0, or avoiding moves that hand the opponent a win with ``safe`` > 1, in
 games that have that policy (``Game.playout_policies``).
@@ -22,15 +26,19 @@ from ..core.protocol import CHANCE, Game, State
 from .config import Budget, SearchConfig
 from .gc_pause import collector_paused
 from .result import MoveStat, SearchResult
-from .ucb import ucb_pick
+from .ucb import amaf_mark, amaf_update, rave_pick, ucb_pick
 
 #: stop expanding (playouts only) once the tree holds this many per-action entries
 MAX_ENTRIES = 8_000_000
 
 
+_NONE = np.empty(0, np.float64)
+
+
 class Node:
     """One position in the tree. ``n``/``w`` are per-action visits and player-1 reward sums;
-    ``proven`` is the exact player-1 value once the solver knows it. A chance node keeps the
+    ``proven`` is the exact player-1 value once the solver knows it; ``rn``/``rw`` the RAVE
+    samples and player-1 reward sums per action (with RAVE on). A chance node keeps the
     running sums behind its expectation (``sp``: probability of the outcomes seen, ``spq``: their
     probability-weighted mean values); a node with chance children keeps each one's
     expectation in ``ev`` (``cmask`` marks them), refreshed on backup, so selection reads one
@@ -47,6 +55,8 @@ class Node:
         "player",
         "probs",
         "proven",
+        "rn",
+        "rw",
         "sp",
         "spq",
         "state",
@@ -70,6 +80,7 @@ class Node:
         self.n = np.empty(0, np.float64)
         self.w = np.empty(0, np.float64)
         self.bonus = np.empty(0, np.float64)
+        self.rn = self.rw = _NONE
         self.children: dict[int, Node] = {}
         self.cmask: np.ndarray | None = None
         self.ev = np.empty(0, np.float64)
@@ -125,6 +136,11 @@ class GenericMcts:
         self._solving = config.solver
         self._tt = game.default_tt if config.tt is None else config.tt
         self._draw = 0.5  # player-1 reward of a draw (``contempt`` moves it against the root)
+        self._rave = config.rave and game.has_amaf
+        if self._rave:
+            # seen[p, a] == stamp: player p played action a later in this simulation
+            self._seen = np.zeros((3, game.num_distinct_actions), np.int64)
+            self._stamp = 0
         #: transposition table: ``Game.transposition_key`` -> the one node of that position
         self.table: dict[object, Node] = {}
 
@@ -144,6 +160,9 @@ class GenericMcts:
         node.w = np.zeros(k)
         node.bonus = np.zeros(k)
         node.ev = np.zeros(k)
+        if self._rave and node.player != CHANCE:
+            node.rn = np.zeros(k)
+            node.rw = np.zeros(k)
         self.entries += k
 
     def _node(self, state: State) -> Node:
@@ -180,6 +199,10 @@ class GenericMcts:
             assert node.probs is not None
             return int(np.argmax(node.probs * (node.visits + 1) - node.n))
         assert node.order is not None
+        if self._rave:
+            return rave_pick(node.w, node.n, node.rw, node.rn, node.player == 2, self.config.c,
+                             math.log(node.visits + 1), self.config.rave_k, node.bonus,
+                             self._solving, node.order)
         if node.tried < len(node.actions):
             i = int(node.order[node.tried])
             node.tried += 1
@@ -200,10 +223,21 @@ class GenericMcts:
         t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe)
         return (float(t[0]) + self._draw * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
+    def _amaf_playout(self, node: Node) -> float:
+        """A playout whose moves are stamped in ``_seen`` (a new stamp); its reward."""
+        seed = int(self.rng.integers(2**31))
+        winner, moves = self.game.amaf_playout(node.state, seed, self.config.captures,
+                                               self.config.safe)
+        amaf_mark(self._seen, moves, node.player, self._stamp)
+        return 1.0 if winner == 1 else 0.0 if winner == 2 else self._draw
+
     def _simulate(self, root: Node) -> None:
         g = self.game
         node = root
         path: list[tuple[Node, int]] = []
+        rave = self._rave
+        if rave:
+            self._stamp += 1
         while True:
             if node.proven is not None and (node.actions is None or self._solving):
                 # terminal, or proven by the solver
@@ -213,7 +247,7 @@ class GenericMcts:
                 break
             if node.actions is None:
                 if node is not root and (node.visits == 0 or self.entries > MAX_ENTRIES):
-                    r = self._playout(node.state)
+                    r = self._amaf_playout(node) if rave else self._playout(node.state)
                     break
                 self._expand(node)
             i = self._select(node)
@@ -239,6 +273,10 @@ class GenericMcts:
                 parent.w[i] += r
             parent.visits += 1
             parent.wsum += r
+            if rave and parent.player != CHANCE:
+                seen = self._seen[parent.player]
+                seen[parent.actions[i]] = self._stamp  # type: ignore[index]
+                amaf_update(parent.rn, parent.rw, parent.actions, seen, self._stamp, r)
             if chance and parent.cmask is not None and parent.cmask[i]:
                 parent.ev[i] = parent.children[i].expectation()
             if proving:

@@ -94,3 +94,16 @@ def bridge_playouts(board0, nb, sides, zob, empty_key, player, perpendicular, wi
                               superko, history, keys, stamps, k + 1, max_turns, no_moves)
         add_result(totals, w, t)
     return totals
+
+
+@njit(cache=True)
+def bridge_amaf_playout(board0, nb, sides, zob, empty_key, player, perpendicular, win_after,
+                        superko, history, max_turns, seed, moves_out):
+    """One playout for the search's RAVE statistics: as ``bridge_playouts`` with a count of 1,
+    the points played going to ``moves_out`` (the first by ``player``, then alternating).
+    Returns (winner 1, 2 or 0 for a draw or an unfinished game, moves played)."""
+    np.random.seed(seed)
+    board = board0.copy()
+    keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
+    return bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
+                          superko, history, keys, stamps, 1, max_turns, moves_out)

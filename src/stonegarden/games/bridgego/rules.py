@@ -21,7 +21,7 @@ from ...geometry.square import EMPTY_BOARD_KEY, board_hash, square_board
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .fast_turn import legal_points
-from .playouts import bridge_playouts
+from .playouts import bridge_amaf_playout, bridge_playouts
 from .text import NOTATION
 
 WIN_CHECKS = ("before-self-capture", "after-self-capture")
@@ -154,15 +154,34 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         assert isinstance(state, BridgeGoState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
-        if self.superko:
-            cap = 16 * self.board.num_points
-        else:
-            cap = int(self.params["max_turns"]) - state.ply
         return bridge_playouts(
             state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
             EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
-            np.array(state.history, np.int64), cap, count, seed,
+            np.array(state.history, np.int64), self._playout_cap(state), count, seed,
         )
+
+    def _playout_cap(self, state: BridgeGoState) -> int:
+        """Moves a playout from ``state`` may make: under superko 16 per point (random games
+        end long before; a longer one is a draw), else what ``max_turns`` leaves."""
+        if self.superko:
+            return 16 * self.board.num_points
+        return int(self.params["max_turns"]) - state.ply
+
+    has_amaf = True
+
+    def amaf_playout(self, state: State, seed: int, captures: int = 0,
+                     safe: int = 0) -> tuple[int, np.ndarray]:
+        assert isinstance(state, BridgeGoState)
+        if self.is_terminal(state):
+            return self.winner(state) or 0, np.empty(0, np.int32)
+        cap = self._playout_cap(state)
+        moves = np.empty(cap, np.int32)
+        winner, turns = bridge_amaf_playout(
+            state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
+            EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
+            np.array(state.history, np.int64), cap, seed, moves,
+        )
+        return int(winner), moves[:turns]
 
     # -- judgements, and positions read from text -------------------------------------------
     def bridges(self, cells: np.ndarray, player: int) -> bool:

@@ -176,3 +176,17 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
                               history, keys, stamps, k + 1, max_turns, captures, no_moves)
         add_result(totals, w, t)
     return totals
+
+
+@njit(cache=True)
+def freego_amaf_playout(board0, nb, zob, side_key, player, scores0, target, ko, h, prev_h,
+                        history, max_turns, seed, captures, moves_out):
+    """One playout for the search's RAVE statistics: as ``freego_playouts`` with a count of 1,
+    the points played going to ``moves_out`` (the first by ``player``, then alternating).
+    Returns (winner 1, 2, 0 for a draw or -1 if unfinished, moves played)."""
+    np.random.seed(seed)
+    board = board0.copy()
+    scores = scores0.copy()
+    keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
+    return freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
+                          history, keys, stamps, 1, max_turns, captures, moves_out)

@@ -19,7 +19,7 @@ from ...geometry.hashset import build_table
 from ...geometry.square import SIDE_TO_MOVE_KEY, board_hash, square_board
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
-from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_playouts
+from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_amaf_playout, freego_playouts
 from .text import NOTATION
 
 KO_MODES = {"none": KO_NONE, "simple": KO_SIMPLE, "superko": KO_SUPER}
@@ -168,6 +168,23 @@ class FreeGo(SquareGoGame[FreeGoState]):
             np.int64(self._hash(state)), np.int64(prev),
             np.array(state.history[:-1], np.int64), self.max_game_length, count, seed, captures,
         )
+
+    has_amaf = True
+
+    def amaf_playout(self, state: State, seed: int, captures: int = 0,
+                     safe: int = 0) -> tuple[int, np.ndarray]:
+        assert isinstance(state, FreeGoState)
+        if self.is_terminal(state):
+            return self.winner(state) or 0, np.empty(0, np.int32)
+        prev = state.history[-2] if len(state.history) >= 2 else 0
+        moves = np.empty(self.max_game_length, np.int32)
+        winner, turns = freego_amaf_playout(
+            state.cells().copy(), self.board.neighbours, self.board.zobrist, SIDE_TO_MOVE_KEY,
+            state.player, np.array(state.scores, np.int64), self.params["target"], self.ko_mode,
+            np.int64(self._hash(state)), np.int64(prev),
+            np.array(state.history[:-1], np.int64), self.max_game_length, seed, captures, moves,
+        )
+        return max(int(winner), 0), moves[:turns]
 
     # -- positions read from text -----------------------------------------------------------
     def _checked(self, state: FreeGoState, source: str) -> FreeGoState:
