@@ -742,13 +742,15 @@ def test_overlapping_searches_turn_the_collector_back_on_only_when_the_last_ends
 def test_small_searches_break_ties_at_random_not_by_action_index():
     """With one simulation per move every move whose playout won ties; the first index used to
     win every such tie, so small Bridge Go searches played a1, b1, c1, ... (an edge crawl that
-    beat searches of more simulations 19-1). Now the choice spreads over the board."""
+    beat searches of more simulations 19-1). Now the choice spreads over the board. (RAVE off,
+    so every move is tried once; test_rave_generic has the RAVE case.)"""
     game = stonegarden.make("bridgego", size=9)
     state = game.initial_state()
     k = len(game.legal_actions(state))
     picks = []
     for seed in range(12):
-        result = GenericMcts(game, SearchConfig(), seed).search(state, Budget(sims=k))
+        config = SearchConfig(rave=False)
+        result = GenericMcts(game, config, seed).search(state, Budget(sims=k))
         assert result.moves[0].visits == 1  # every move tried once: a tie among the winners
         picks.append(int(np.flatnonzero(game.legal_actions(state) == result.best)[0]))
     first_row = sum(i < 9 for i in picks)

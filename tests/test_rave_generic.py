@@ -171,3 +171,14 @@ def test_amaf_kernels_stamp_alternating_players_and_update_only_stamped_actions(
     assert list(rn) == [1, 0, 1] and list(rw) == [0.5, 0, 0.5]
     amaf_update(rn, rw, np.array([6, 5, 4]), seen[2], 8, 1.0)  # another simulation's stamp
     assert list(rn) == [1, 0, 1]
+
+
+def test_small_rave_searches_break_ties_at_random_not_by_action_index():
+    """Before any statistics every untried move scores the same; the node's random order, not
+    the action index, decides, so tiny Bridge Go searches do not crawl along the first row."""
+    game = stonegarden.make("bridgego", size=9)
+    state = game.initial_state()
+    picks = [GenericMcts(game, RAVE, seed).search(state, Budget(sims=20)).best
+             for seed in range(12)]
+    assert sum(p < 9 for p in picks) <= 3, picks
+    assert len(set(picks)) >= 8, picks
