@@ -18,6 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ...search.ucb import rave_score
 from .kernels import EMPTY, find_fenced, judge_bloom
 from .playouts import take, uniform_turn
 
@@ -189,13 +190,9 @@ def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_chi
                     if re < 0 or ed_move[e] == NONE:
                         re = e
                 rn = ed_rn[re]
-                if n == 0 and rn == 0:
-                    v = 2.0
-                else:
-                    beta = rn / (n + rn + n * rn / rave_k)
-                    q = ed_w[e] / n if n > 0 else 0.0
-                    rq = ed_rw[re] / rn if rn > 0 else 0.0
-                    v = (1.0 - beta) * q + beta * rq + c * math.sqrt(log_n / (n + 1.0))
+                q = ed_w[e] / n if n > 0 else 0.0
+                rq = ed_rw[re] / rn if rn > 0 else 0.0
+                v = rave_score(q, rq, n, rn, c, log_n, rave_k)
             elif n == 0:
                 v = 1e9
             else:
