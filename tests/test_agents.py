@@ -79,7 +79,7 @@ def test_levels_grow_in_simulations_and_in_time(table):
 def test_a_level_searches_with_its_game_s_budget(game_id):
     game = stonegarden.make(game_id)
     table = GAME_LEVELS.get(game_id, LEVELS)
-    assert (game_id in GAME_LEVELS) == (game_id == "blobs")
+    assert (game_id in GAME_LEVELS) == (game_id in ("blobs", "freego", "bridgego"))
     for k in LEVELS:
         agent = make_agent(f"level:{k}")
         assert isinstance(agent, SearchAgent)

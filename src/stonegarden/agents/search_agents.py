@@ -32,10 +32,15 @@ LEVELS: dict[int, tuple[int | None, float]] = {
     6: (None, 4.0),
 }
 
-#: Games whose levels need other budgets (game id -> level -> budget as in ``LEVELS``). In
-#: Blobs 2.5x the search scored only 59% a step (levels 2 and 3 against the level below, 40
-#: games each, docs/ai.md); its levels are simulations 2-5x apart (the same time caps), each
-#: measured at 75-89% against the level below.
+#: Games whose levels need other budgets (game id -> level -> budget as in ``LEVELS``), each
+#: with the common time caps, which only guard a slow machine: the simulations end levels 1-5.
+#: In Blobs 2.5x the search scored only 59% a step (levels 2 and 3 against the level below, 40
+#: games each, docs/ai.md); its levels are simulations 2-5x apart, each measured at 75-89%
+#: against the level below. Free Go and Bridge Go search with RAVE (stop 22), which gains less
+#: from each doubling above a few hundred simulations (2.5x scored 55-65% a step at their top
+#: levels), so their steps widen towards the top: about 5x (Free Go, ~6,800 simulations/s) and
+#: 7x (Bridge Go, ~1,900/s) below the 4 s of level 6, 3x near the bottom, where a doubling
+#: pays more.
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
@@ -43,6 +48,22 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
         3: (1000, 0.25),
         4: (3200, 0.64),
         5: (12800, 1.6),
+        6: (None, 4.0),
+    },
+    "freego": {
+        1: (25, 0.04),
+        2: (80, 0.1),
+        3: (250, 0.25),
+        4: (1000, 0.64),
+        5: (5000, 1.6),
+        6: (None, 4.0),
+    },
+    "bridgego": {
+        1: (10, 0.04),
+        2: (30, 0.1),
+        3: (80, 0.25),
+        4: (250, 0.64),
+        5: (1000, 1.6),
         6: (None, 4.0),
     },
 }
