@@ -39,9 +39,10 @@ LEVELS: dict[int, tuple[int | None, float]] = {
 #: against the level below. Free Go and Bridge Go search with RAVE (stop 22), which gains less
 #: from each doubling above a few hundred simulations (2.5x scored 55-65% a step at their top
 #: levels), so their steps widen towards the top: about 5x (Free Go, ~6,800 simulations/s) and
-#: 7x (Bridge Go, ~1,900/s) below the 4 s of level 6, 3x near the bottom. Bridge Go's levels 3
-#: and 4 were 80 and 250 at first: 80 against 30 scored 0.60 and 250 against 80 0.90 (40 games
-#: each), so the middle steps were evened out. Every step is measured in docs/ai.md.
+#: 7x (Bridge Go, ~1,900/s) below the 4 s of level 6. Lower down a doubling pays more in Free
+#: Go (its first levels 25/80/250 scored 0.875 and 0.975 a step), so its steps narrow to 2-2.5x
+#: there; Bridge Go's first levels 3 and 4 (80 and 250) scored 0.60 against 30 and 0.90 against
+#: 80, so its middle steps were evened out. Every step is measured in docs/ai.md.
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
@@ -52,9 +53,9 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
         6: (None, 4.0),
     },
     "freego": {
-        1: (25, 0.04),
-        2: (80, 0.1),
-        3: (250, 0.25),
+        1: (100, 0.04),
+        2: (250, 0.1),
+        3: (500, 0.25),
         4: (1000, 0.64),
         5: (5000, 1.6),
         6: (None, 4.0),
