@@ -17,6 +17,15 @@ SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims
          "mcts:sims=40,seed=1,fast=off", "mcts:sims=40,seed=1,grave=5", "level:1,seed=1", "level:2"]
 
 
+def test_the_bridges_playout_policy_is_an_mcts_switch():
+    agent = make_agent("mcts:sims=60,seed=2,bridges=on")
+    assert isinstance(agent, SearchAgent) and agent.config.bridges
+    assert not make_agent("mcts:sims=60").config.bridges  # off by default
+    game = stonegarden.make("bridgego", size=5)
+    state = game.replay(["b2", "c2", "c3", "b3"])[-1]
+    assert game.is_legal(state, agent.choose(game, state))
+
+
 def test_every_agent_is_listed_with_a_description():
     names = agent_names()
     for name in ("random", "greedy", "uct-flat", "mcts", "level"):
@@ -43,6 +52,7 @@ def test_agents_play_legal_moves_to_the_end(game_id, params, spec):
     ("mcts:sims=0", "'sims' must be at least 1"),
     ("mcts:sims=many", "'sims' must be an integer"),
     ("mcts:rave=maybe", "'rave' must be on/off"),
+    ("mcts:bridges=2", "'bridges' must be on/off"),
     ("mcts:bogus=1", "unknown option"),
     ("mcts:captures=99", "'captures' must be 0..64"),
     ("mcts:safe=-1", "'safe' must be 0..64"),

@@ -369,24 +369,27 @@ def test_the_blooms_fast_path_is_chosen_only_when_asked():
     assert isinstance(make_engine(other, FAST, 1), GenericMcts)
 
 
-@pytest.mark.parametrize("game_id, captures, safe", [("freego", 0, 0), ("freego", 5, 0),
-                                                     ("blobs", 0, 0), ("blobs", 0, 6)])
+@pytest.mark.parametrize("rave", [True, False], ids=["rave", "no-rave"])
+@pytest.mark.parametrize("game_id, captures, safe, bridges", [
+    ("freego", 0, 0, False), ("freego", 5, 0, False), ("blobs", 0, 0, False),
+    ("blobs", 0, 6, False), ("bridgego", 0, 0, False), ("bridgego", 0, 0, True)])
 def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, game_id, captures,
-                                                              safe):
-    game = stonegarden.make(game_id, **({"size": 5} if game_id == "freego" else {}))
+                                                              safe, bridges, rave):
+    game = stonegarden.make(game_id, **({} if game_id == "blobs" else {"size": 5}))
     seen = []
     # with RAVE (on by default) a game with AMAF playouts plays out through them
-    name = "amaf_playout" if game.has_amaf else "policy_playouts"
+    name = "amaf_playout" if game.has_amaf and rave else "policy_playouts"
     real = getattr(game, name)
 
     def spy(state, *args):
-        seen.append(args[-2:])
+        seen.append(args[-3:])
         return real(state, *args)
 
     monkeypatch.setattr(game, name, spy)
-    engine = make_engine(game, dataclasses.replace(FAST, captures=captures, safe=safe), 1)
+    config = dataclasses.replace(FAST, captures=captures, safe=safe, bridges=bridges, rave=rave)
+    engine = make_engine(game, config, 1)
     engine.search(game.initial_state(), Budget(sims=50))
-    assert seen and set(seen) == {(captures, safe)}
+    assert seen and set(seen) == {(captures, safe, bridges)}
 
 
 def test_a_time_budget_ends_and_reports_simulations():

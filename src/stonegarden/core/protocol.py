@@ -310,12 +310,13 @@ class Game(ABC):
         return totals
 
     def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
-                        safe: int = 0) -> np.ndarray:
+                        safe: int = 0, bridges: bool = False) -> np.ndarray:
         """Playouts under the search's playout policy, same totals as ``random_playouts``.
 
         ``captures`` = K > 0 asks for capture-preferring playouts (K candidate moves tried per
         turn for one that captures), ``safe`` = K > 1 for playouts that avoid handing the
-        opponent a win (K candidate moves tried per turn for one that does not), in games that
+        opponent a win (K candidate moves tried per turn for one that does not), ``bridges``
+        for playouts that answer a move into a diagonal connection by saving it, in games that
         have them; the others, and K = 0, play uniformly. ``playout_policies`` says which
         policies a game has."""
         return self.random_playouts(state, count, seed)
@@ -324,8 +325,8 @@ class Game(ABC):
     #: then): games whose actions are stones on points, played by alternating players
     has_amaf: bool = False
 
-    def amaf_playout(self, state: State, seed: int, captures: int = 0,
-                     safe: int = 0) -> tuple[int, np.ndarray]:
+    def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
+                     bridges: bool = False) -> tuple[int, np.ndarray]:
         """One playout under the search's playout policy (as ``policy_playouts``), for RAVE:
         (the winner: 1, 2, or 0 for a draw or an unfinished game; the actions played, in
         order, the first by the player to move and then alternating). Only in games with
@@ -344,8 +345,8 @@ class Game(ABC):
     #: where it was shown to pay (docs/ai.md)
     default_tt: bool = False
 
-    #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``); none by
-    #: default
+    #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``,
+    #: ``"bridges"``); none by default
     playout_policies: frozenset[str] = frozenset()
 
     # -- convenience ------------------------------------------------------------------------

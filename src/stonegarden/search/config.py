@@ -24,6 +24,9 @@ class SearchConfig:
     Blooms race engine and in games whose ``playout_policies`` include it (Free Go). ``safe``:
     playouts avoid moves that hand the opponent a win (that many candidate moves tried per
     move; 0 or 1 = uniform) in games whose ``playout_policies`` include it (Blobs).
+    ``bridges``: playouts answer a move into two diagonal stones' shared point by playing the
+    other one, which keeps them connected, in games whose ``playout_policies`` include it
+    (Bridge Go).
     ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
     Blooms race has no draws). ``reuse``: keep the tree between moves. ``tt``: one node per
@@ -40,6 +43,7 @@ class SearchConfig:
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     captures: int = 0
     safe: int = 0
+    bridges: bool = False
     contempt: float = 0.0
     reuse: bool = True
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
@@ -51,7 +55,7 @@ class SearchConfig:
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
 FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
-                    captures=0, safe=0, reuse=False, tt=False, fast=False)
+                    captures=0, safe=0, bridges=False, reuse=False, tt=False, fast=False)
 
 
 @dataclass(frozen=True)

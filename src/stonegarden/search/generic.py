@@ -10,8 +10,9 @@ also keeps RAVE statistics per action (every simulation in which the node's play
 action later, in the tree or the playout), blended into selection as in the Blooms engine; an
 untried action is then chosen by its RAVE value rather than tried in turn.
 Playouts are the game's own kernel through ``policy_playouts``: uniform, or capture-preferring
-with ``captures`` > 0, or avoiding moves that hand the opponent a win with ``safe`` > 1, in
-games that have that policy (``Game.playout_policies``).
+with ``captures`` > 0, or avoiding moves that hand the opponent a win with ``safe`` > 1, or
+saving diagonal connections with ``bridges``, in games that have that policy
+(``Game.playout_policies``).
 """
 
 from __future__ import annotations
@@ -220,14 +221,15 @@ class GenericMcts:
 
     def _playout(self, state: State) -> float:
         seed = int(self.rng.integers(2**31))
-        t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe)
+        t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe,
+                                      self.config.bridges)
         return (float(t[0]) + self._draw * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
     def _amaf_playout(self, node: Node) -> float:
         """A playout whose moves are stamped in ``_seen`` (a new stamp); its reward."""
         seed = int(self.rng.integers(2**31))
         winner, moves = self.game.amaf_playout(node.state, seed, self.config.captures,
-                                               self.config.safe)
+                                               self.config.safe, self.config.bridges)
         amaf_mark(self._seen, moves, node.player, self._stamp)
         return 1.0 if winner == 1 else 0.0 if winner == 2 else self._draw
 

@@ -482,7 +482,7 @@ class BlobsGame(Game):
         return self.policy_playouts(state, count, seed)
 
     def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
-                        safe: int = 0) -> np.ndarray:
+                        safe: int = 0, bridges: bool = False) -> np.ndarray:
         assert isinstance(state, BlobsState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)

@@ -1,7 +1,10 @@
 """Random Bridge Go playouts (``bench playouts`` and search).
 
 Uniform over the legal moves: a random empty point is played on a scratch board and, if
-superko forbids the result, dropped from this turn's candidates and another drawn. Earlier
+superko forbids the result, dropped from this turn's candidates and another drawn. With
+``bridges`` on (the search's ``bridges`` playout policy), a move into one of the two points
+shared by two diagonal stones of the other player is answered first at the other point, which
+keeps them connected (the Hex programs' bridge-saving reply; the first legal one if several). Earlier
 positions sit in an open-addressing hash set stamped per playout (nothing to clear). Turns are
 ``fast_turn.play_kept``: each colour's open-region labels are kept between turns and the
 board's hash is updated from the stones that changed.
@@ -20,9 +23,10 @@ from .kernels import EMPTY, position_hash
 
 @njit(cache=True)
 def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
-                   history, keys, stamps_set, stamp, max_turns, moves_out):
+                   history, keys, stamps_set, stamp, max_turns, moves_out, bridges=False):
     """Play uniformly random moves on ``board`` (in place) until the game ends or ``max_turns``
-    moves were made; the points played go to ``moves_out`` while it has room (for tests).
+    moves were made, each move first a bridge-saving reply if ``bridges`` and one exists; the
+    points played go to ``moves_out`` while it has room (for tests).
     Returns (winner 1, 2, or 0 for a draw or an unfinished game, turns)."""
     n = board.shape[0]
     work = np.empty_like(board)
@@ -39,18 +43,29 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
     if superko:
         for t in range(history.shape[0]):
             stamped_add(keys, stamps_set, stamp, history[t])
+    last = -1
     for turn in range(max_turns):
         nc = 0
         for p in range(n):
             if board[p] == EMPTY:
                 cand[nc] = p
                 nc += 1
+        reply = bridge_reply(board, nb, player, last) if bridges else -1
+        if reply >= 0:
+            for k in range(nc):
+                if cand[k] == reply:
+                    reply = k
+                    break
         chosen = False
         won = False
         h = h_board
         kept_opp = valid[3 - player]  # a hand-set start is trusted only after one whole turn
         while nc > 0:
-            j = np.random.randint(nc)
+            if reply >= 0:  # the reply first; if superko forbids it, uniform among the rest
+                j = reply
+                reply = -1
+            else:
+                j = np.random.randint(nc)
             work[:] = board
             _, _, won, delta = play_kept(work, nb, sides, zob, player, cand[j], perpendicular,
                                          win_after, labels, rmasks, valid, stack, alive, seen,
@@ -74,15 +89,40 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
             moves_out[turn] = cand[j]
         if won:
             return player, turn + 1
+        last = cand[j]
         player = 3 - player
     return 0, max_turns
 
 
+#: the corners around a point, as pairs of neighbour directions (N S W E in ``nb``): N-E, E-S,
+#: S-W, W-N
+_CORNERS = ((0, 3), (3, 1), (1, 2), (2, 0))
+
+
+@njit(cache=True)
+def bridge_reply(board, nb, player, last):
+    """The point that saves a bridge of ``player`` the opponent's move ``last`` intruded into:
+    two stones of ``player`` beside ``last`` and diagonal to each other, whose other shared
+    neighbour is empty. -1 if none (or ``last`` is -1); the first corner N-E, E-S, S-W, W-N."""
+    if last < 0:
+        return -1
+    for a, b in _CORNERS:
+        p = nb[last, a]
+        q = nb[last, b]
+        if p < 0 or q < 0 or board[p] != player or board[q] != player:
+            continue
+        d = nb[p, b]
+        if d >= 0 and board[d] == EMPTY:
+            return d
+    return -1
+
+
 @njit(cache=True)
 def bridge_playouts(board0, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
-                    history, max_turns, count, seed):
-    """Run ``count`` playouts from one position. Returns int64[4]: wins of player 1, wins of
-    player 2, draws (unfinished games count here too), and total moves played."""
+                    history, max_turns, count, seed, bridges=False):
+    """Run ``count`` playouts from one position (bridge-saving replies first if ``bridges``).
+    Returns int64[4]: wins of player 1, wins of player 2, draws (unfinished games count here
+    too), and total moves played."""
     np.random.seed(seed)
     totals = np.zeros(4, np.int64)
     board = np.empty_like(board0)
@@ -91,14 +131,14 @@ def bridge_playouts(board0, nb, sides, zob, empty_key, player, perpendicular, wi
     for k in range(count):
         board[:] = board0
         w, t = bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
-                              superko, history, keys, stamps, k + 1, max_turns, no_moves)
+                              superko, history, keys, stamps, k + 1, max_turns, no_moves, bridges)
         add_result(totals, w, t)
     return totals
 
 
 @njit(cache=True)
 def bridge_amaf_playout(board0, nb, sides, zob, empty_key, player, perpendicular, win_after,
-                        superko, history, max_turns, seed, moves_out):
+                        superko, history, max_turns, seed, moves_out, bridges=False):
     """One playout for the search's RAVE statistics: as ``bridge_playouts`` with a count of 1,
     the points played going to ``moves_out`` (the first by ``player``, then alternating).
     Returns (winner 1, 2 or 0 for a draw or an unfinished game, moves played)."""
@@ -106,4 +146,4 @@ def bridge_amaf_playout(board0, nb, sides, zob, empty_key, player, perpendicular
     board = board0.copy()
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     return bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
-                          superko, history, keys, stamps, 1, max_turns, moves_out)
+                          superko, history, keys, stamps, 1, max_turns, moves_out, bridges)

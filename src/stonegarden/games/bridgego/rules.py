@@ -148,9 +148,15 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
                              self_captured=own, board=board.tobytes(),
                              won=state.player if won else 0, history=history)
 
+    playout_policies = frozenset({"bridges"})
+
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         """Random playouts; with superko on, a playout still going after 16 moves per point
         counts as a draw (random games end long before)."""
+        return self.policy_playouts(state, count, seed)
+
+    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
+                        safe: int = 0, bridges: bool = False) -> np.ndarray:
         assert isinstance(state, BridgeGoState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
@@ -158,6 +164,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
             state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
             EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
             np.array(state.history, np.int64), self._playout_cap(state), count, seed,
+            bool(bridges),
         )
 
     def _playout_cap(self, state: BridgeGoState) -> int:
@@ -169,8 +176,8 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
 
     has_amaf = True
 
-    def amaf_playout(self, state: State, seed: int, captures: int = 0,
-                     safe: int = 0) -> tuple[int, np.ndarray]:
+    def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
+                     bridges: bool = False) -> tuple[int, np.ndarray]:
         assert isinstance(state, BridgeGoState)
         if self.is_terminal(state):
             return self.winner(state) or 0, np.empty(0, np.int32)
@@ -179,7 +186,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         winner, turns = bridge_amaf_playout(
             state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
             EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
-            np.array(state.history, np.int64), cap, seed, moves,
+            np.array(state.history, np.int64), cap, seed, moves, bool(bridges),
         )
         return int(winner), moves[:turns]
 

@@ -157,7 +157,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return self.policy_playouts(state, count, seed, 0)
 
     def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
-                        safe: int = 0) -> np.ndarray:
+                        safe: int = 0, bridges: bool = False) -> np.ndarray:
         assert isinstance(state, FreeGoState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
@@ -171,8 +171,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
 
     has_amaf = True
 
-    def amaf_playout(self, state: State, seed: int, captures: int = 0,
-                     safe: int = 0) -> tuple[int, np.ndarray]:
+    def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
+                     bridges: bool = False) -> tuple[int, np.ndarray]:
         assert isinstance(state, FreeGoState)
         if self.is_terminal(state):
             return self.winner(state) or 0, np.empty(0, np.int32)
