@@ -73,8 +73,8 @@ def test_rave_statistics_count_the_tree_move_and_the_same_player_s_playout_moves
     game = stonegarden.make("freego", size=5)
     state = game.initial_state()
     x, y, z = 20, 21, 22
-    monkeypatch.setattr(game, "amaf_playout",
-                        lambda s, seed, captures=0, safe=0: (1, np.array([x, y, z], np.int32)))
+    monkeypatch.setattr(game, "amaf_playout", lambda s, seed, captures=0, safe=0, bridges=False:
+                        (1, np.array([x, y, z], np.int32)))
     engine = GenericMcts(game, RAVE, 3)
     engine.search(state, Budget(sims=1))
     root = engine.root
@@ -95,7 +95,7 @@ def test_every_visit_through_an_action_is_also_a_rave_sample_of_it(game_id):
     root = engine.root
     assert np.all(root.rn >= root.n)
     assert np.all(root.rn <= root.visits)
-    assert np.all((0 <= root.rw) & (root.rw <= root.rn))
+    assert np.all((root.rw >= 0) & (root.rw <= root.rn))
     plain = GenericMcts(game, NO_RAVE, 2)
     plain.search(game.initial_state(), Budget(sims=600))
     assert len(plain.root.rn) == 0
