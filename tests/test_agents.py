@@ -18,9 +18,10 @@ SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims
 
 
 def test_the_bridges_playout_policy_is_an_mcts_switch():
-    agent = make_agent("mcts:sims=60,seed=2,bridges=on")
-    assert isinstance(agent, SearchAgent) and agent.config.bridges
-    assert not make_agent("mcts:sims=60").config.bridges  # off by default
+    agent = make_agent("mcts:sims=60,seed=2")
+    assert isinstance(agent, SearchAgent) and agent.config.bridges  # on by default
+    assert not make_agent("mcts:sims=60,bridges=off").config.bridges
+    assert not make_agent("uct-flat:sims=60").config.bridges  # the baseline plays uniformly
     game = stonegarden.make("bridgego", size=5)
     state = game.replay(["b2", "c2", "c3", "b3"])[-1]
     assert game.is_legal(state, agent.choose(game, state))

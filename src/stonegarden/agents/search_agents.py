@@ -41,8 +41,10 @@ LEVELS: dict[int, tuple[int | None, float]] = {
 #: levels), so their steps widen towards the top: about 5x (Free Go, ~6,800 simulations/s) and
 #: 7x (Bridge Go, ~1,900/s) below the 4 s of level 6. Lower down a doubling pays more in Free
 #: Go (its first levels 25/80/250 scored 0.875 and 0.975 a step), so its steps narrow to 2-2.5x
-#: there; Bridge Go's first levels 3 and 4 (80 and 250) scored 0.60 against 30 and 0.90 against
-#: 80, so its middle steps were evened out. Every step is measured in docs/ai.md.
+#: there. Bridge Go's first two choices (10/30/80-100/250-300/1,000) scored 0.60-0.925 a step
+#: from 30 to 1,000 simulations (about 200 Elo a doubling there) and 0.675 from 1,000 to 4 s;
+#: its levels now double from 160 to 700 with the bridge-saving playouts (on since stop 23).
+#: Every step is measured in docs/ai.md.
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
@@ -61,11 +63,11 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
         6: (None, 4.0),
     },
     "bridgego": {
-        1: (10, 0.04),
-        2: (30, 0.1),
-        3: (100, 0.25),
-        4: (300, 0.64),
-        5: (1000, 1.6),
+        1: (20, 0.04),
+        2: (60, 0.1),
+        3: (160, 0.25),
+        4: (350, 0.64),
+        5: (700, 1.6),
         6: (None, 4.0),
     },
 }

@@ -43,7 +43,7 @@ class SearchConfig:
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     captures: int = 0
     safe: int = 0
-    bridges: bool = False
+    bridges: bool = True  # measured better in Bridge Go (docs/ai.md); other games ignore it
     contempt: float = 0.0
     reuse: bool = True
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
