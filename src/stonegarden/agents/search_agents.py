@@ -37,14 +37,12 @@ LEVELS: dict[int, tuple[int | None, float]] = {
 #: In Blobs 2.5x the search scored only 59% a step (levels 2 and 3 against the level below, 40
 #: games each, docs/ai.md); its levels are simulations 2-5x apart, each measured at 75-89%
 #: against the level below. Free Go and Bridge Go search with RAVE (stop 22), which gains less
-#: from each doubling above a few hundred simulations (2.5x scored 55-65% a step at their top
-#: levels), so their steps widen towards the top: about 5x (Free Go, ~6,800 simulations/s) and
-#: 7x (Bridge Go, ~1,900/s) below the 4 s of level 6. Lower down a doubling pays more in Free
-#: Go (its first levels 25/80/250 scored 0.875 and 0.975 a step), so its steps narrow to 2-2.5x
-#: there. Bridge Go's first two choices (10/30/80-100/250-300/1,000) scored 0.60-0.925 a step
-#: from 30 to 1,000 simulations (about 200 Elo a doubling there) and 0.675 from 1,000 to 4 s;
-#: its levels now double from 160 to 700 with the bridge-saving playouts (on since stop 23).
-#: Every step is measured in docs/ai.md.
+#: from a doubling above about 1,000 simulations than below (2.5x scored 55-65% a step at their
+#: top common levels). Free Go's levels are 2-2.5x apart up to 1,000 and 5x below level 6's
+#: 4 s (~27,000 simulations on 9x9). Bridge Go's doubling was worth about 200 Elo from 30 to
+#: 1,000 simulations, so its levels double in the middle and level 5 is about 11x below level
+#: 6 (~7,800 on 9x9, with the bridge-saving playouts on since stop 23). Every step is measured
+#: in docs/ai.md ("Levels of their own for Free Go and Bridge Go").
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
