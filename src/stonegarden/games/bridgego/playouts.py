@@ -4,10 +4,11 @@ Uniform over the legal moves: a random empty point is played on a scratch board 
 superko forbids the result, dropped from this turn's candidates and another drawn. With
 ``bridges`` on (the search's ``bridges`` playout policy), a move into one of the two points
 shared by two diagonal stones of the other player is answered first at the other point, which
-keeps them connected (the Hex programs' bridge-saving reply; the first legal one if several). Earlier
-positions sit in an open-addressing hash set stamped per playout (nothing to clear). Turns are
-``fast_turn.play_kept``: each colour's open-region labels are kept between turns and the
-board's hash is updated from the stones that changed.
+keeps them connected (the Hex programs' bridge-saving reply; the first corner found if
+several, a uniform move if superko forbids it). Earlier positions sit in an open-addressing
+hash set stamped per playout (nothing to clear). Turns are ``fast_turn.play_kept``: each
+colour's open-region labels are kept between turns and the board's hash is updated from the
+stones that changed.
 """
 
 from __future__ import annotations
