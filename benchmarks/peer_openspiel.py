@@ -86,7 +86,8 @@ def main() -> None:
         for r in pool.map(play, tasks):
             results[r["game"]].append(r)
             print(json.dumps(r), flush=True)
-    print("| game | games | mcts wins | draws | OpenSpiel wins | mcts score [95%] | Elo [95%] | s/move mcts / OpenSpiel |")
+    print("| game | games | mcts wins | draws | OpenSpiel wins | mcts score [95%] | Elo [95%] "
+          "| s/move mcts / OpenSpiel |")
     print("|---|---|---|---|---|---|---|---|")
     for g, rs in results.items():
         wins = sum(r["ours_won"] for r in rs)

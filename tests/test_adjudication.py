@@ -39,6 +39,28 @@ def test_first_resignation_skips_chance_and_the_other_player():
     assert first_resignation(values, movers, ResignRule(0.01, 1)) is None
 
 
+def test_first_resignation_fires_on_a_proof_whatever_the_value():
+    rule = ResignRule(0.05, 2)
+    values = [0.5, 0.6, 0.4, 0.7]
+    movers = [1, 2, 1, 2]
+    assert first_resignation(values, movers, rule) is None
+    assert first_resignation(values, movers, rule, [False, False, False, True]) == (3, 2)
+
+
+def test_played_out_games_record_each_search_proof_of_a_loss():
+    task = {"game": "bridgego", "params": {"size": 5}, "seed": 3, "index": 0,
+            "seats": {"1": "mcts:sims=200", "2": "mcts:sims=200"}, "resign": None}
+    out = play_game(task)
+    assert len(out["proved"]) == len(out["moves"]) == len(out["values"])
+    lost = [i for i, p in enumerate(out["proved"]) if p]
+    # Bridge Go ends suddenly: the losing side's search proves its loss before the end
+    assert lost, "a 5x5 game at 200 simulations ends with the loser's loss proved"
+    for i in lost:
+        assert out["values"][i] == 0.0 and out["movers"][i] != out["winner"]
+    assert first_resignation(out["values"], out["movers"], ResignRule(0.01, 3),
+                             out["proved"]) == (lost[0], out["movers"][lost[0]])
+
+
 def _task(resign):
     return {"game": "blooms", "params": {"size": 3}, "seed": 3, "index": 0,
             "seats": {"1": "mcts:sims=60", "2": "mcts:sims=60"}, "resign": resign}

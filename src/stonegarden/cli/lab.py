@@ -11,7 +11,7 @@ import click
 
 from ..core.params import parse_param_options
 from ..errors import ParameterError
-from .common import friendly_errors, param_option, resign_options, resign_rule
+from .common import F, friendly_errors, param_option, resign_options, resign_rule
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                               help="local worker processes (or Ray task slots)")
@@ -23,6 +23,14 @@ games_option = click.option("--games", type=click.IntRange(min=1), required=True
 seed_option = click.option("--seed", type=int, default=0, show_default=True, help="base seed")
 out_option = click.option("--out", type=click.Path(file_okay=False), required=True,
                           help="directory for the database, records, plots and report")
+
+
+def run_options(command: F) -> F:
+    """The options every lab command shares: games, where they run, seed, output, resignation."""
+    for option in (resign_options, out_option, seed_option, address_option, backend_option,
+                   workers_option, games_option):
+        command = option(command)
+    return command
 
 
 def _agents(agent: str | None, agents: tuple[str, ...] | None) -> tuple[str, str]:
@@ -44,13 +52,7 @@ def _command() -> str:
 @param_option
 @click.option("--agent", default=None, help="agent spec playing both seats")
 @click.option("--agents", nargs=2, default=None, help="two agent specs A B (seats alternate)")
-@games_option
-@workers_option
-@backend_option
-@address_option
-@seed_option
-@out_option
-@resign_options
+@run_options
 @friendly_errors
 def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tuple[str, ...],
           games: int, workers: int, backend: str, address: str | None, seed: int,
@@ -83,13 +85,7 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
 @click.option("--agents", nargs=2, default=None, help="two agent specs A B")
 @click.option("--max-draws", type=click.FloatRange(0, 1), default=0.1, show_default=True,
               help="a cell is decisive when its draw rate is at most this")
-@games_option
-@workers_option
-@backend_option
-@address_option
-@seed_option
-@out_option
-@resign_options
+@run_options
 @friendly_errors
 def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: str | None,
           agents: tuple[str, ...], max_draws: float, games: int, workers: int, backend: str,
@@ -114,13 +110,7 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
 @click.option("--base", type=click.FloatRange(min=0, min_open=True), default=0.25,
               show_default=True, help="value of the option at the lowest rung")
 @click.option("--steps", type=click.IntRange(min=1), default=4, show_default=True)
-@games_option
-@workers_option
-@backend_option
-@address_option
-@seed_option
-@out_option
-@resign_options
+@run_options
 @friendly_errors
 def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: float, steps: int,
            games: int, workers: int, backend: str, address: str | None, seed: int,

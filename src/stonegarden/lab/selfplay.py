@@ -30,9 +30,10 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     optionally ``resign`` (``[below, moves]``, see ``adjudication``).
 
     Returns the task's fields plus moves, winner, reason, final scores, the legal-move count,
-    the scores after every entry, each entry's mover and its search value (``None`` for chance
-    events and agents that do not search), whether a resignation was adjudicated, and the
-    wall time. Games stop (undecided) at the game's ``max_game_length``."""
+    the scores after every entry, each entry's mover, its search value (``None`` for chance
+    events and agents that do not search) and whether that search proved the mover lost,
+    whether a resignation was adjudicated, and the wall time. Games stop (undecided) at the
+    game's ``max_game_length``."""
     t0 = time.perf_counter()
     game = make(task["game"], **task["params"])
     seed = int(task["seed"])
@@ -44,12 +45,14 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     legal: list[int] = []
     movers: list[int] = []
     values: list[float | None] = []
+    proved: list[bool] = []
     own: dict[int, list[float | None]] = {1: [], 2: []}
     scores: list[list[int]] = []
     adjudicated = False
     while not game.is_terminal(state) and len(moves) < game.max_game_length:
         p = game.current_player(state)
         value: float | None = None
+        lost = False
         if p == CHANCE:
             outcomes = game.chance_outcomes(state)
             probs = np.array([q for _, q in outcomes])
@@ -63,6 +66,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
             if rule is not None and should_resign(own[p], lost, rule):
                 movers.append(p)
                 values.append(None if value is None else round(value, 4))
+                proved.append(lost)
                 moves.append("resign")
                 state = game.resign(state)
                 scores.append(list(game.scores(state)))
@@ -70,6 +74,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
                 break
         movers.append(p)
         values.append(None if value is None else round(value, 4))
+        proved.append(lost)
         moves.append(game.action_to_text(state, action))
         state = game.play(state, action)
         scores.append(list(game.scores(state)))
@@ -78,6 +83,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         "moves": moves,
         "movers": movers,
         "values": values,
+        "proved": proved,
         "adjudicated": adjudicated,
         "winner": game.winner(state),
         "reason": game.result_reason(state),
