@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 
 import pytest
 
@@ -10,6 +12,8 @@ import stonegarden
 from stonegarden.agents import agent_names, make_agent
 from stonegarden.agents.search_agents import GAME_LEVELS, LEVELS, SearchAgent, level_budget
 from stonegarden.errors import ParameterError
+
+from .conftest import cli_env
 
 SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims=40,seed=1",
          "mcts:sims=40,seed=1,split=off,rave=off,solver=off,chance=off,reuse=off,captures=0",
@@ -153,3 +157,22 @@ def test_play_command_rejects_a_bad_agent_with_exit_2(cli):
     r = cli("play", "blooms", "--p2", "mcts:time=soon")
     assert r.returncode == 2
     assert "'time' must be a number" in r.stderr
+
+
+_FIRST_SEARCH = """
+from stonegarden.agents import make_agent
+from stonegarden.core.registry import make
+game = make("freego")
+agent = make_agent("mcts:time=0.3,seed=1")
+agent.choose(game, game.initial_state())
+print(agent.last.sims)
+"""
+
+
+def test_the_first_timed_search_of_a_process_is_not_spent_loading_kernels():
+    # a fresh process loads the numba kernels (about a second) before its first search's clock
+    # starts: a 0.3 s search used to make no simulation at all and play a random move
+    out = subprocess.run([sys.executable, "-c", _FIRST_SEARCH], capture_output=True, text=True,
+                         timeout=300, env=cli_env())
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) >= 8  # the clock is read every 8 simulations
