@@ -66,8 +66,7 @@ def main() -> None:
 
 def _points_for_a(result: dict, winner: int | None) -> float:
     """The first agent's points from a game won by ``winner`` (0 or ``None``, a draw or a game
-    stopped undecided: 0.5 each); the
-    first agent holds seat 1 in even-numbered games (``StudySpec.seats``)."""
+    stopped undecided: 0.5 each); it holds seat 1 in even-numbered games (``StudySpec.seats``)."""
     if not winner:
         return 0.5
     a_seat = 1 if result["index"] % 2 == 0 else 2
