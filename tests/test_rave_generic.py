@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import stonegarden
+from stonegarden.agents.registry import make_agent
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.generic import GenericMcts
 from stonegarden.search.ucb import amaf_mark, amaf_update, rave_pick
@@ -111,6 +112,23 @@ def test_a_fixed_seed_and_simulation_count_give_the_same_rave_search(game_id):
         [(m.action, m.visits, m.value) for m in b.moves]
     c = GenericMcts(game, NO_RAVE, 5).search(state, Budget(sims=500))
     assert [(m.action, m.visits) for m in a.moves] != [(m.action, m.visits) for m in c.moves]
+
+
+@pytest.mark.parametrize("game_id", ["freego", "bridgego"])
+def test_rave_k_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id):
+    game = stonegarden.make(game_id, size=5)
+    state = game.replay(["c3", "b2"])[-1]
+
+    def visits(config):
+        result = GenericMcts(game, config, 9).search(state, Budget(sims=400))
+        return [(m.action, m.visits) for m in result.moves]
+
+    own = dataclasses.replace(RAVE, rave_k=game.default_rave_k)
+    assert RAVE.rave_k is None and visits(RAVE) == visits(own)
+    assert visits(dataclasses.replace(RAVE, rave_k=5.0)) != visits(own)
+    agent = make_agent("mcts:sims=10,rave_k=5")
+    assert agent.config.rave_k == 5.0 and agent.config.rave_k_for(game) == 5.0
+    assert make_agent("mcts:sims=10").config.rave_k_for(game) == game.default_rave_k
 
 
 def test_rave_search_finds_and_proves_the_winning_capture():

@@ -345,6 +345,10 @@ class Game(ABC):
     #: where it was shown to pay (docs/ai.md)
     default_tt: bool = False
 
+    #: RAVE's equivalence parameter in the search (``mcts:rave_k=K`` overrides): about the
+    #: visits at which a move's own mean outweighs its RAVE mean; tuned per game (docs/ai.md)
+    default_rave_k: float = 300.0
+
     #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``,
     #: ``"bridges"``); none by default
     playout_policies: frozenset[str] = frozenset()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import ParameterError
 
@@ -14,7 +15,8 @@ class SearchConfig:
 
     ``c``: UCT exploration constant (rewards are in [0, 1]). ``split``: a multi-stone turn is
     several decisions in the tree (fast paths that support it). ``rave``/``rave_k``: RAVE
-    statistics shared across siblings (see docs/ai.md for the blend); ``grave``: a node with
+    statistics shared across siblings (see docs/ai.md for the blend; ``rave_k=None``: the
+    game's ``default_rave_k``); ``grave``: a node with
     fewer visits than this borrows the RAVE statistics of its nearest ancestor with at least
     that many (GRAVE; 0 = off).
     ``solver``: MCTS-solver (proven wins and losses). ``chance``: chance nodes valued as the
@@ -37,7 +39,7 @@ class SearchConfig:
     c: float = 0.2
     split: bool = True
     rave: bool = True
-    rave_k: float = 300.0
+    rave_k: float | None = None  # the game's default_rave_k (docs/ai.md)
     grave: int = 0
     solver: bool = True
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
@@ -48,6 +50,10 @@ class SearchConfig:
     reuse: bool = True
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
     fast: bool = True
+
+    def rave_k_for(self, game: Any) -> float:
+        """The RAVE equivalence ``rave_k`` in ``game``: this config's, else the game's default."""
+        return float(game.default_rave_k if self.rave_k is None else self.rave_k)
 
     def describe(self) -> dict[str, object]:
         return dict(self.__dict__)

@@ -138,6 +138,7 @@ class GenericMcts:
         self._tt = game.default_tt if config.tt is None else config.tt
         self._draw = 0.5  # player-1 reward of a draw (``contempt`` moves it against the root)
         self._rave = config.rave and game.has_amaf
+        self._rave_k = config.rave_k_for(game)
         if self._rave:
             # seen[p, a] == stamp: player p played action a later in this simulation
             self._seen = np.zeros((3, game.num_distinct_actions), np.int64)
@@ -202,7 +203,7 @@ class GenericMcts:
         assert node.order is not None
         if self._rave:
             return rave_pick(node.w, node.n, node.rw, node.rn, node.player == 2, self.config.c,
-                             math.log(node.visits + 1), self.config.rave_k, node.bonus,
+                             math.log(node.visits + 1), self._rave_k, node.bonus,
                              self._solving, node.order)
         if node.tried < len(node.actions):
             i = int(node.order[node.tried])
