@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    from ..core.protocol import Game
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class SearchConfig:
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
     fast: bool = True
 
-    def rave_k_for(self, game: Any) -> float:
+    def rave_k_for(self, game: Game) -> float:
         """The RAVE equivalence ``rave_k`` in ``game``: this config's, else the game's default."""
         return float(game.default_rave_k if self.rave_k is None else self.rave_k)
 
