@@ -30,7 +30,8 @@ def test_kernel_playouts_replay_through_the_rules(options, seed):
         state.cells().copy(), game.board.neighbours, game.board.sides, game.board.zobrist,
         EMPTY_BOARD_KEY, 1, game.perpendicular, game.win_after, game.superko,
         np.array(state.history, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64), 1,
-        cap if game.superko else game.params["max_turns"], moves,
+        cap if game.superko else game.params["max_turns"], moves, False,
+        np.empty((0, 0), np.int32), -1,
     )
     for m in moves[:t]:
         state = game.play(state, int(m))  # raises if the kernel played an illegal move

@@ -75,7 +75,7 @@ def level_budget(level: int, game_id: str) -> tuple[int | None, float]:
     """(simulations or ``None``, seconds) of ``level`` in the game ``game_id``."""
     return GAME_LEVELS.get(game_id, LEVELS)[level]
 
-_SWITCHES = ("split", "rave", "solver", "chance", "reuse", "tt", "fast", "bridges")
+_SWITCHES = ("split", "rave", "solver", "chance", "reuse", "tt", "fast", "bridges", "lgr")
 _TRUE = {"1", "on", "true", "yes"}
 _FALSE = {"0", "off", "false", "no"}
 
@@ -188,7 +188,7 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
                         "captures=K, safe=K, contempt=C, "
-                        "split/rave/solver/chance/reuse/tt/fast/bridges=on|off)")
+                        "split/rave/solver/chance/reuse/tt/fast/bridges/lgr=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)
     budget = _budget(options, spec, 1.0)

@@ -326,11 +326,14 @@ class Game(ABC):
     has_amaf: bool = False
 
     def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
-                     bridges: bool = False) -> tuple[int, np.ndarray]:
+                     bridges: bool = False, replies: np.ndarray | None = None,
+                     last: int = -1) -> tuple[int, np.ndarray]:
         """One playout under the search's playout policy (as ``policy_playouts``), for RAVE:
         (the winner: 1, 2, or 0 for a draw or an unfinished game; the actions played, in
-        order, the first by the player to move and then alternating). Only in games with
-        ``has_amaf``."""
+        order, the first by the player to move and then alternating). ``replies``: a last-good-
+        reply table (``search/replies.py``) the playout consults, in games whose
+        ``playout_policies`` include ``"lgr"``; ``last``: the action that led to ``state``
+        (-1: unknown), the first one a reply answers. Only in games with ``has_amaf``."""
         raise NotImplementedError(f"{self.id} has no AMAF playouts")
 
     def transposition_key(self, state: State) -> Hashable:
@@ -350,7 +353,7 @@ class Game(ABC):
     default_rave_k: float = 300.0
 
     #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``,
-    #: ``"bridges"``); none by default
+    #: ``"bridges"``), and ``"lgr"`` if ``amaf_playout`` takes a reply table; none by default
     playout_policies: frozenset[str] = frozenset()
 
     # -- convenience ------------------------------------------------------------------------

@@ -32,6 +32,9 @@ class SearchConfig:
     ``bridges``: playouts answer a move into two diagonal stones' shared point by playing the
     other one, which keeps them connected, in games whose ``playout_policies`` include it
     (Bridge Go).
+    ``lgr``: playouts answer a move with the last good reply to it (LGRF-1: the reply that won
+    the latest simulation it was played in, forgotten when it loses), learned over the whole
+    search, in games whose ``playout_policies`` include it.
     ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
     Blooms race has no draws). ``reuse``: keep the tree between moves. ``tt``: one node per
@@ -49,6 +52,7 @@ class SearchConfig:
     captures: int = 0
     safe: int = 0
     bridges: bool = True  # measured better in Bridge Go (docs/ai.md); other games ignore it
+    lgr: bool = False
     contempt: float = 0.0
     reuse: bool = True
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
@@ -64,7 +68,7 @@ class SearchConfig:
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
 FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
-                    captures=0, safe=0, bridges=False, reuse=False, tt=False, fast=False)
+                    captures=0, safe=0, bridges=False, lgr=False, reuse=False, tt=False, fast=False)
 
 
 @dataclass(frozen=True)

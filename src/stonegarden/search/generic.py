@@ -11,7 +11,8 @@ action later, in the tree or the playout), blended into selection as in the Bloo
 untried action is then chosen by its RAVE value rather than tried in turn.
 Playouts are the game's own kernel through ``policy_playouts``: uniform, or capture-preferring
 with ``captures`` > 0, or avoiding moves that hand the opponent a win with ``safe`` > 1, or
-saving diagonal connections with ``bridges``, in games that have that policy
+saving diagonal connections with ``bridges``, or answering moves with the last good reply
+with ``lgr`` (a table learned over the search, ``replies.py``), in games that have that policy
 (``Game.playout_policies``).
 """
 
@@ -26,6 +27,7 @@ import numpy as np
 from ..core.protocol import CHANCE, Game, State
 from .config import Budget, SearchConfig
 from .gc_pause import collector_paused
+from .replies import lgr_update, new_replies
 from .result import MoveStat, SearchResult
 from .ucb import amaf_mark, amaf_update, rave_pick, ucb_pick
 
@@ -143,6 +145,9 @@ class GenericMcts:
             # seen[p, a] == stamp: player p played action a later in this simulation
             self._seen = np.zeros((3, game.num_distinct_actions), np.int64)
             self._stamp = 0
+        #: last good replies learned in playouts (``lgr``), kept between moves
+        self._replies = (new_replies(game.num_distinct_actions)
+                         if config.lgr and "lgr" in game.playout_policies else None)
         #: transposition table: ``Game.transposition_key`` -> the one node of that position
         self.table: dict[object, Node] = {}
 
@@ -220,19 +225,35 @@ class GenericMcts:
             score = score + node.bonus
         return int(node.order[np.argmax(score[node.order])])  # ties: the node's random order
 
-    def _playout(self, state: State) -> float:
+    def _playout(self, state: State, path: list[tuple[Node, int]]) -> float:
         seed = int(self.rng.integers(2**31))
+        if self._replies is not None:  # the reply table lives in the AMAF kernels
+            winner, moves = self.game.amaf_playout(state, seed, self.config.captures,
+                                                   self.config.safe, self.config.bridges,
+                                                   self._replies, _last_action(path))
+            self._learn(path, moves, winner)
+            return 1.0 if winner == 1 else 0.0 if winner == 2 else self._draw
         t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe,
                                       self.config.bridges)
         return (float(t[0]) + self._draw * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
-    def _amaf_playout(self, node: Node) -> float:
-        """A playout whose moves are stamped in ``_seen`` (a new stamp); its reward."""
+    def _amaf_playout(self, node: Node, path: list[tuple[Node, int]]) -> float:
+        """A playout whose moves are stamped in ``_seen`` (a new stamp); its reward. ``path``:
+        the tree's moves down to ``node``, for the reply table."""
         seed = int(self.rng.integers(2**31))
         winner, moves = self.game.amaf_playout(node.state, seed, self.config.captures,
-                                               self.config.safe, self.config.bridges)
+                                               self.config.safe, self.config.bridges,
+                                               self._replies, _last_action(path))
         amaf_mark(self._seen, moves, node.player, self._stamp)
+        if self._replies is not None:
+            self._learn(path, moves, winner)
         return 1.0 if winner == 1 else 0.0 if winner == 2 else self._draw
+
+    def _learn(self, path: list[tuple[Node, int]], moves: np.ndarray, winner: int) -> None:
+        """Teach the reply table (``lgr``) one simulation: the tree's moves, then the playout's."""
+        assert self._replies is not None
+        tree = np.array([n.actions[i] for n, i in path], np.int32)  # type: ignore[index]
+        lgr_update(self._replies, tree, moves, path[0][0].player, int(winner))
 
     def _simulate(self, root: Node) -> None:
         g = self.game
@@ -250,7 +271,8 @@ class GenericMcts:
                 break
             if node.actions is None:
                 if node is not root and (node.visits == 0 or self.entries > MAX_ENTRIES):
-                    r = self._amaf_playout(node) if rave else self._playout(node.state)
+                    r = (self._amaf_playout(node, path) if rave
+                         else self._playout(node.state, path))
                     break
                 self._expand(node)
             i = self._select(node)
@@ -403,6 +425,14 @@ class GenericMcts:
             pv.append(int(node.actions[i]))
             node = node.children[i]
         return pv
+
+
+def _last_action(path: list[tuple[Node, int]]) -> int:
+    """The action that led to the end of ``path`` (-1 at the root)."""
+    if not path:
+        return -1
+    node, i = path[-1]
+    return int(node.actions[i])  # type: ignore[index]
 
 
 def _proof_rank(proven: int | None, mover: int) -> int:

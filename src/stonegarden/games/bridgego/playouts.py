@@ -5,8 +5,11 @@ superko forbids the result, dropped from this turn's candidates and another draw
 ``bridges`` on (the search's ``bridges`` playout policy), a move into one of the two points
 shared by two diagonal stones of the other player is answered first at the other point, which
 keeps them connected (the Hex programs' bridge-saving reply; the first corner found if
-several, a uniform move if superko forbids it). Earlier positions sit in an open-addressing
-hash set stamped per playout (nothing to clear). Turns are ``fast_turn.play_kept``: each
+several, a uniform move if superko forbids it). With a reply table (the search's ``lgr``
+policy, ``search/replies.py``), a move with no bridge to save is answered by the table's last
+good reply to it when that point is empty (a uniform move if superko forbids it). The first
+move answers ``last``, the move that led to the playout's start (-1: none). Earlier positions
+sit in an open-addressing hash set stamped per playout (nothing to clear). Turns are ``fast_turn.play_kept``: each
 colour's open-region labels are kept between turns and the board's hash is updated from the
 stones that changed.
 """
@@ -24,10 +27,12 @@ from .kernels import EMPTY, position_hash
 
 @njit(cache=True)
 def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
-                   history, keys, stamps_set, stamp, max_turns, moves_out, bridges=False):
+                   history, keys, stamps_set, stamp, max_turns, moves_out, bridges, replies, last):
     """Play uniformly random moves on ``board`` (in place) until the game ends or ``max_turns``
-    moves were made, each move first a bridge-saving reply if ``bridges`` and one exists; the
-    points played go to ``moves_out`` while it has room (for tests).
+    moves were made, each move first a bridge-saving reply if ``bridges`` and one exists, else
+    the reply to the last move in ``replies`` (int32[3, points]; empty: none) if one is stored
+    and its point is empty; ``last`` is the move before the first. The points played go to
+    ``moves_out`` while it has room (for tests).
     Returns (winner 1, 2, or 0 for a draw or an unfinished game, turns)."""
     n = board.shape[0]
     work = np.empty_like(board)
@@ -44,7 +49,7 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
     if superko:
         for t in range(history.shape[0]):
             stamped_add(keys, stamps_set, stamp, history[t])
-    last = -1
+    lgr = replies.shape[0] > 0
     for turn in range(max_turns):
         nc = 0
         for p in range(n):
@@ -52,6 +57,10 @@ def bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_
                 cand[nc] = p
                 nc += 1
         reply = bridge_reply(board, nb, player, last) if bridges else -1
+        if reply < 0 and lgr and last >= 0:
+            r = replies[player, last]
+            if r >= 0 and board[r] == EMPTY:
+                reply = r
         if reply >= 0:
             for k in range(nc):
                 if cand[k] == reply:
@@ -129,22 +138,26 @@ def bridge_playouts(board0, nb, sides, zob, empty_key, player, perpendicular, wi
     board = np.empty_like(board0)
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     no_moves = np.empty(0, np.int32)
+    no_replies = np.empty((0, 0), np.int32)
     for k in range(count):
         board[:] = board0
         w, t = bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
-                              superko, history, keys, stamps, k + 1, max_turns, no_moves, bridges)
+                              superko, history, keys, stamps, k + 1, max_turns, no_moves, bridges,
+                              no_replies, -1)
         add_result(totals, w, t)
     return totals
 
 
 @njit(cache=True)
 def bridge_amaf_playout(board0, nb, sides, zob, empty_key, player, perpendicular, win_after,
-                        superko, history, max_turns, seed, moves_out, bridges=False):
+                        superko, history, max_turns, seed, moves_out, bridges, replies, last):
     """One playout for the search's RAVE statistics: as ``bridge_playouts`` with a count of 1,
-    the points played going to ``moves_out`` (the first by ``player``, then alternating).
+    the points played going to ``moves_out`` (the first by ``player``, then alternating), and
+    with the reply table ``replies`` (empty: none) answering ``last`` and what follows.
     Returns (winner 1, 2 or 0 for a draw or an unfinished game, moves played)."""
     np.random.seed(seed)
     board = board0.copy()
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     return bridge_playout(board, nb, sides, zob, empty_key, player, perpendicular, win_after,
-                          superko, history, keys, stamps, 1, max_turns, moves_out, bridges)
+                          superko, history, keys, stamps, 1, max_turns, moves_out, bridges,
+                          replies, last)

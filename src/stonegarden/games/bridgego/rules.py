@@ -18,6 +18,7 @@ from ...core.registry import register
 from ...errors import PositionError
 from ...geometry.hashset import build_table
 from ...geometry.square import EMPTY_BOARD_KEY, board_hash, square_board
+from ...search.replies import NO_REPLIES
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .fast_turn import legal_points
@@ -148,7 +149,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
                              self_captured=own, board=board.tobytes(),
                              won=state.player if won else 0, history=history)
 
-    playout_policies = frozenset({"bridges"})
+    playout_policies = frozenset({"bridges", "lgr"})
     #: RAVE fades more slowly here than by default: at 2,000 simulations rave_k=1000 beat 300
     #: 33-7 and 3000 lost to 1000 18-22; at 500 they were even (21-19) (docs/ai.md)
     default_rave_k = 1000.0
@@ -180,7 +181,8 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     has_amaf = True
 
     def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
-                     bridges: bool = False) -> tuple[int, np.ndarray]:
+                     bridges: bool = False, replies: np.ndarray | None = None,
+                     last: int = -1) -> tuple[int, np.ndarray]:
         assert isinstance(state, BridgeGoState)
         if self.is_terminal(state):
             return self.winner(state) or 0, np.empty(0, np.int32)
@@ -190,6 +192,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
             state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
             EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
             np.array(state.history, np.int64), cap, seed, moves, bool(bridges),
+            NO_REPLIES if replies is None else replies, int(last),
         )
         return int(winner), moves[:turns]
 

@@ -172,7 +172,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
     has_amaf = True
 
     def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
-                     bridges: bool = False) -> tuple[int, np.ndarray]:
+                     bridges: bool = False, replies: np.ndarray | None = None,
+                     last: int = -1) -> tuple[int, np.ndarray]:
         assert isinstance(state, FreeGoState)
         if self.is_terminal(state):
             return self.winner(state) or 0, np.empty(0, np.int32)
