@@ -100,7 +100,7 @@ def test_bridge_saving_playouts_are_legal_and_answer_every_intrusion(options):
 
 def test_the_bridges_policy_is_a_bridge_go_search_option():
     game = stonegarden.make("bridgego", size=5)
-    assert game.playout_policies == frozenset({"bridges"})
+    assert game.playout_policies == frozenset({"bridges", "lgr"})
     state = game.initial_state()
     assert not (game.policy_playouts(state, 200, 5, bridges=True)
                 == game.policy_playouts(state, 200, 5)).all()

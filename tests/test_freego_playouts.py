@@ -24,7 +24,7 @@ def kernel_game(game, state, seed, captures=0):
         state.player, np.array(state.scores, np.int64), game.params["target"], game.ko_mode,
         np.int64(game._hash(state)), np.int64(hist[-2] if len(hist) >= 2 else 0),
         np.array(hist[:-1], np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64), 1,
-        game.max_game_length, captures, moves,
+        game.max_game_length, captures, moves, np.empty((0, 0), np.int32), -1,
     )
     return [int(m) for m in moves[:t]], int(w), int(t)
 

@@ -74,7 +74,7 @@ def test_rave_statistics_count_the_tree_move_and_the_same_player_s_playout_moves
     game = stonegarden.make("freego", size=5)
     state = game.initial_state()
     x, y, z = 20, 21, 22
-    monkeypatch.setattr(game, "amaf_playout", lambda s, seed, captures=0, safe=0, bridges=False:
+    monkeypatch.setattr(game, "amaf_playout", lambda s, seed, *policy:
                         (1, np.array([x, y, z], np.int32)))
     engine = GenericMcts(game, RAVE, 3)
     engine.search(state, Budget(sims=1))

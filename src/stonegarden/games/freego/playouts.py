@@ -41,9 +41,12 @@ def _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps, n
 
 @njit(cache=True)
 def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
-                   keys, stamps, stamp, max_turns, captures, moves_out):
+                   keys, stamps, stamp, max_turns, captures, moves_out, replies, prev_move):
     """Play random moves on ``board`` (in place) until the game ends; the points played go to
-    ``moves_out`` while it has room (for tests). With ``captures`` = K > 0 each turn first
+    ``moves_out`` while it has room (for tests). With a reply table ``replies`` (int32[3,
+    points], the search's ``lgr`` policy; empty: none) each turn first tries the stored reply
+    of the player to move to the move before (``prev_move`` for the first turn; -1: none), if
+    its point is empty and ko allows it. With ``captures`` = K > 0 each turn first
     draws K empty points (with replacement) and plays the first that captures and is legal
     under ko; captures are Free Go's goal and cost a few neighbour checks to find, so playouts
     end closer to how play ends. Otherwise (and always with K = 0) the move is uniform.
@@ -79,6 +82,7 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
         for t in range(history.shape[0]):
             stamped_add(keys, stamps, stamp, history[t])
         stamped_add(keys, stamps, stamp, h)
+    lgr = replies.shape[0] > 0
     for turn in range(max_turns):
         opp = 3 - player
         dead_count = 0
@@ -92,7 +96,15 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
         point = -1
         ncap = 0
         h2 = h
-        for _ in range(captures if ne > 0 else 0):
+        if lgr and prev_move >= 0:
+            p = replies[player, prev_move]
+            if p >= 0 and board[p] == EMPTY:
+                ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
+                ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash,
+                                    caps, ncap, keys, stamps, stamp)
+                if ok:
+                    point = p
+        for _ in range(captures if ne > 0 and point < 0 else 0):
             p = empties[np.random.randint(ne)]
             ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
             if ncap > 0:
@@ -124,6 +136,7 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             return 0, turn
         if turn < moves_out.shape[0]:
             moves_out[turn] = point
+        prev_move = point
         # commit: take the point off the empty list, place, remove the dead and the captured
         i = where[point]
         ne -= 1
@@ -168,25 +181,29 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
     scores = np.empty(2, np.int64)
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     no_moves = np.empty(0, np.int32)
+    no_replies = np.empty((0, 0), np.int32)
     for k in range(count):
         board[:] = board0
         scores[0] = scores0[0]
         scores[1] = scores0[1]
         w, t = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
-                              history, keys, stamps, k + 1, max_turns, captures, no_moves)
+                              history, keys, stamps, k + 1, max_turns, captures, no_moves,
+                              no_replies, -1)
         add_result(totals, w, t)
     return totals
 
 
 @njit(cache=True)
 def freego_amaf_playout(board0, nb, zob, side_key, player, scores0, target, ko, h, prev_h,
-                        history, max_turns, seed, captures, moves_out):
+                        history, max_turns, seed, captures, moves_out, replies, prev_move):
     """One playout for the search's RAVE statistics: as ``freego_playouts`` with a count of 1,
-    the points played going to ``moves_out`` (the first by ``player``, then alternating).
+    the points played going to ``moves_out`` (the first by ``player``, then alternating), with
+    the reply table ``replies`` (empty: none) answering ``prev_move`` and what follows.
     Returns (winner 1, 2, 0 for a draw or -1 if unfinished, moves played)."""
     np.random.seed(seed)
     board = board0.copy()
     scores = scores0.copy()
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     return freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
-                          history, keys, stamps, 1, max_turns, captures, moves_out)
+                          history, keys, stamps, 1, max_turns, captures, moves_out, replies,
+                          prev_move)

@@ -17,6 +17,7 @@ from ...core.protocol import State
 from ...core.registry import register
 from ...geometry.hashset import build_table
 from ...geometry.square import SIDE_TO_MOVE_KEY, board_hash, square_board
+from ...search.replies import NO_REPLIES
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_amaf_playout, freego_playouts
@@ -151,7 +152,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return FreeGoState(player=3 - p, ply=state.ply + 1, captured=count, board=board.tobytes(),
                            scores=scores, history=history)
 
-    playout_policies = frozenset({"captures"})
+    playout_policies = frozenset({"captures", "lgr"})
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed, 0)
@@ -184,6 +185,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
             state.player, np.array(state.scores, np.int64), self.params["target"], self.ko_mode,
             np.int64(self._hash(state)), np.int64(prev),
             np.array(state.history[:-1], np.int64), self.max_game_length, seed, captures, moves,
+            NO_REPLIES if replies is None else replies, int(last),
         )
         return max(int(winner), 0), moves[:turns]
 
