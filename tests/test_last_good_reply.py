@@ -136,7 +136,7 @@ def test_a_search_with_lgr_learns_replies_and_is_reproducible(game_id):
 def test_lgr_is_an_agent_option_and_games_without_the_policy_ignore_it():
     agent = make_agent("mcts:lgr=on,sims=50,seed=1")
     assert agent.config.lgr is True
-    assert make_agent("mcts").config.lgr is SearchConfig().lgr
+    assert make_agent("mcts").config.lgr is None  # the game's default
     game = stonegarden.make("blobs")
     assert "lgr" not in game.playout_policies
     state = game.initial_state()
@@ -151,3 +151,13 @@ def test_lgr_search_still_blocks_a_bridge_one_move_from_completion():
     state = game.replay(["a1", "e1", "a2", "e2", "a3", "d4", "a4"])[-1]
     result = GenericMcts(game, LGR, 1).search(state, Budget(sims=600))
     assert game.action_to_text(state, result.best).lower() == "a5"
+
+
+@pytest.mark.parametrize("game_id", ["freego", "bridgego", "blobs", "blooms-territory"])
+def test_lgr_follows_the_game_s_default_unless_the_agent_says(game_id):
+    game = stonegarden.make(game_id)
+    has = "lgr" in game.playout_policies
+    assert SearchConfig().lgr_for(game) == (game.default_lgr and has)
+    assert SearchConfig(lgr=True).lgr_for(game) == has
+    assert SearchConfig(lgr=False).lgr_for(game) is False
+    assert not game.default_lgr or has  # a default only where the policy exists

@@ -381,8 +381,8 @@ def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, game
     name = "amaf_playout" if game.has_amaf and rave else "policy_playouts"
     real = getattr(game, name)
 
-    def spy(state, *args):
-        seen.append(args[-3:])
+    def spy(state, *args):  # (count,) seed, captures, safe, bridges (, replies, last)
+        seen.append(args[1:4] if name == "amaf_playout" else args[-3:])
         return real(state, *args)
 
     monkeypatch.setattr(game, name, spy)

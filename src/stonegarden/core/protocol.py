@@ -352,6 +352,10 @@ class Game(ABC):
     #: visits at which a move's own mean outweighs its RAVE mean; tuned per game (docs/ai.md)
     default_rave_k: float = 300.0
 
+    #: whether the search's playouts use last good replies (``mcts:lgr=on|off`` overrides) in
+    #: a game whose ``playout_policies`` include ``"lgr"``: on where it was shown to pay
+    default_lgr: bool = False
+
     #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``,
     #: ``"bridges"``), and ``"lgr"`` if ``amaf_playout`` takes a reply table; none by default
     playout_policies: frozenset[str] = frozenset()

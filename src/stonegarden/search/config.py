@@ -34,7 +34,8 @@ class SearchConfig:
     (Bridge Go).
     ``lgr``: playouts answer a move with the last good reply to it (LGRF-1: the reply that won
     the latest simulation it was played in, forgotten when it loses), learned over the whole
-    search, in games whose ``playout_policies`` include it.
+    search, in games whose ``playout_policies`` include it; ``None``: the game's
+    ``default_lgr``.
     ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
     Blooms race has no draws). ``reuse``: keep the tree between moves. ``tt``: one node per
@@ -52,7 +53,7 @@ class SearchConfig:
     captures: int = 0
     safe: int = 0
     bridges: bool = True  # measured better in Bridge Go (docs/ai.md); other games ignore it
-    lgr: bool = False
+    lgr: bool | None = None  # the game's default_lgr (docs/ai.md)
     contempt: float = 0.0
     reuse: bool = True
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
@@ -61,6 +62,12 @@ class SearchConfig:
     def rave_k_for(self, game: Game) -> float:
         """The RAVE equivalence ``rave_k`` in ``game``: this config's, else the game's default."""
         return float(game.default_rave_k if self.rave_k is None else self.rave_k)
+
+    def lgr_for(self, game: Game) -> bool:
+        """Whether the playouts in ``game`` use last good replies: this config's choice, else
+        the game's default, and only where the game has the policy."""
+        on = game.default_lgr if self.lgr is None else self.lgr
+        return bool(on) and "lgr" in game.playout_policies
 
     def describe(self) -> dict[str, object]:
         return dict(self.__dict__)

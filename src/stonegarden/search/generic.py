@@ -146,8 +146,7 @@ class GenericMcts:
             self._seen = np.zeros((3, game.num_distinct_actions), np.int64)
             self._stamp = 0
         #: last good replies learned in playouts (``lgr``), kept between moves
-        self._replies = (new_replies(game.num_distinct_actions)
-                         if config.lgr and "lgr" in game.playout_policies else None)
+        self._replies = new_replies(game.num_distinct_actions) if config.lgr_for(game) else None
         #: transposition table: ``Game.transposition_key`` -> the one node of that position
         self.table: dict[object, Node] = {}
 
