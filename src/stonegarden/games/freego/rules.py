@@ -153,6 +153,9 @@ class FreeGo(SquareGoGame[FreeGoState]):
                            scores=scores, history=history)
 
     playout_policies = frozenset({"captures", "lgr"})
+    #: last good replies in the playouts: beat the search without them 27-13 at 0.5 s a move
+    #: (docs/ai.md)
+    default_lgr = True
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed, 0)
