@@ -131,6 +131,22 @@ def test_rave_k_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game
     assert make_agent("mcts:sims=10").config.rave_k_for(game) == game.default_rave_k
 
 
+@pytest.mark.parametrize("game_id", ["freego", "bridgego"])
+def test_c_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id):
+    game = stonegarden.make(game_id, size=5)
+    state = game.replay(["c3", "b2"])[-1]
+
+    def visits(config):
+        result = GenericMcts(game, config, 9).search(state, Budget(sims=400))
+        return [(m.action, m.visits) for m in result.moves]
+
+    own = dataclasses.replace(RAVE, c=game.default_c)
+    assert RAVE.c is None and visits(RAVE) == visits(own)
+    assert visits(dataclasses.replace(RAVE, c=3.0)) != visits(own)
+    assert make_agent("mcts:sims=10,c=0.3").config.c_for(game) == 0.3
+    assert make_agent("mcts:sims=10").config.c_for(game) == game.default_c
+
+
 def test_rave_search_finds_and_proves_the_winning_capture():
     """5x5, target 1: White's corner stone a1 has one liberty left (a2); Black to move."""
     game = stonegarden.make("freego", size=5, target=1)

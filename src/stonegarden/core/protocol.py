@@ -348,6 +348,10 @@ class Game(ABC):
     #: where it was shown to pay (docs/ai.md)
     default_tt: bool = False
 
+    #: the search's UCT exploration constant (``mcts:c=C`` overrides); tuned per game
+    #: (docs/ai.md)
+    default_c: float = 0.2
+
     #: RAVE's equivalence parameter in the search (``mcts:rave_k=K`` overrides): about the
     #: visits at which a move's own mean outweighs its RAVE mean; tuned per game (docs/ai.md)
     default_rave_k: float = 300.0

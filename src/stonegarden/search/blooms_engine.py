@@ -202,8 +202,9 @@ class BloomsRaceEngine:
         P = self.pools
         return (self.root, state.cells().copy(), np.array(state.scores, np.int64),  # type: ignore[attr-defined]
                 state.ply == 0, self.target, self.max_turns, self.nb, *P.nodes(), *P.edges(),
-                P.counters, float(cfg.c), bool(cfg.rave and cfg.split), cfg.rave_k_for(self.game),
-                bool(cfg.solver), int(cfg.captures), self.amaf, int(cfg.grave))
+                P.counters, cfg.c_for(self.game), bool(cfg.rave and cfg.split),
+                cfg.rave_k_for(self.game), bool(cfg.solver), int(cfg.captures), self.amaf,
+                int(cfg.grave))
 
     # -- reading the tree -------------------------------------------------------------------
     def _edges(self, node: int) -> range:

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 class SearchConfig:
     """What the search does. Every technique can be switched off to measure its value.
 
-    ``c``: UCT exploration constant (rewards are in [0, 1]). ``split``: a multi-stone turn is
+    ``c``: UCT exploration constant (rewards are in [0, 1]; ``None``: the game's
+    ``default_c``). ``split``: a multi-stone turn is
     several decisions in the tree (fast paths that support it). ``rave``/``rave_k``: RAVE
     statistics shared across siblings (see docs/ai.md for the blend; ``rave_k=None``: the
     game's ``default_rave_k``); ``grave``: a node with
@@ -43,7 +44,7 @@ class SearchConfig:
     shared, each parent keeps its own statistics of the move into it; ``None``: the game's
     ``default_tt``."""
 
-    c: float = 0.2
+    c: float | None = None  # the game's default_c (docs/ai.md)
     split: bool = True
     rave: bool = True
     rave_k: float | None = None  # the game's default_rave_k (docs/ai.md)
@@ -58,6 +59,10 @@ class SearchConfig:
     reuse: bool = True
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
     fast: bool = True
+
+    def c_for(self, game: Game) -> float:
+        """The exploration constant in ``game``: this config's, else the game's default."""
+        return float(game.default_c if self.c is None else self.c)
 
     def rave_k_for(self, game: Game) -> float:
         """The RAVE equivalence ``rave_k`` in ``game``: this config's, else the game's default."""

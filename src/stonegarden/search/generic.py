@@ -141,6 +141,7 @@ class GenericMcts:
         self._draw = 0.5  # player-1 reward of a draw (``contempt`` moves it against the root)
         self._rave = config.rave and game.has_amaf
         self._rave_k = config.rave_k_for(game)
+        self._c = config.c_for(game)
         if self._rave:
             # seen[p, a] == stamp: player p played action a later in this simulation
             self._seen = np.zeros((3, game.num_distinct_actions), np.int64)
@@ -206,7 +207,7 @@ class GenericMcts:
             return int(np.argmax(node.probs * (node.visits + 1) - node.n))
         assert node.order is not None
         if self._rave:
-            return rave_pick(node.w, node.n, node.rw, node.rn, node.player == 2, self.config.c,
+            return rave_pick(node.w, node.n, node.rw, node.rn, node.player == 2, self._c,
                              math.log(node.visits + 1), self._rave_k, node.bonus,
                              self._solving, node.order)
         if node.tried < len(node.actions):
@@ -214,12 +215,12 @@ class GenericMcts:
             node.tried += 1
             return i
         if not (self.config.chance and node.cmask is not None):
-            return ucb_pick(node.w, node.n, node.player == 2, self.config.c,
+            return ucb_pick(node.w, node.n, node.player == 2, self._c,
                             math.log(node.visits), node.bonus, self._solving, node.order)
         q = np.where(node.cmask, node.ev, node.w / node.n)
         if node.player == 2:
             q = 1.0 - q
-        score = q + self.config.c * np.sqrt(math.log(node.visits) / node.n)
+        score = q + self._c * np.sqrt(math.log(node.visits) / node.n)
         if self._solving:
             score = score + node.bonus
         return int(node.order[np.argmax(score[node.order])])  # ties: the node's random order

@@ -9,9 +9,9 @@ several, a uniform move if superko forbids it). With a reply table (the search's
 policy, ``search/replies.py``), a move with no bridge to save is answered by the table's last
 good reply to it when that point is empty (a uniform move if superko forbids it). The first
 move answers ``last``, the move that led to the playout's start (-1: none). Earlier positions
-sit in an open-addressing hash set stamped per playout (nothing to clear). Turns are ``fast_turn.play_kept``: each
-colour's open-region labels are kept between turns and the board's hash is updated from the
-stones that changed.
+sit in an open-addressing hash set stamped per playout (nothing to clear). Turns are
+``fast_turn.play_kept``: each colour's open-region labels are kept between turns and the
+board's hash is updated from the stones that changed.
 """
 
 from __future__ import annotations
