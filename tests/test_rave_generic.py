@@ -5,6 +5,7 @@ selection kernel matches its formula, and the search still finds wins."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -114,14 +115,18 @@ def test_a_fixed_seed_and_simulation_count_give_the_same_rave_search(game_id):
     assert [(m.action, m.visits) for m in a.moves] != [(m.action, m.visits) for m in c.moves]
 
 
+def _root_visits(game, state, config):
+    """(action, visits) of the root's moves after a 400-simulation search with ``config``."""
+    result = GenericMcts(game, config, 9).search(state, Budget(sims=400))
+    return [(m.action, m.visits) for m in result.moves]
+
+
 @pytest.mark.parametrize("game_id", ["freego", "bridgego"])
 def test_rave_k_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id):
     game = stonegarden.make(game_id, size=5)
     state = game.replay(["c3", "b2"])[-1]
 
-    def visits(config):
-        result = GenericMcts(game, config, 9).search(state, Budget(sims=400))
-        return [(m.action, m.visits) for m in result.moves]
+    visits = functools.partial(_root_visits, game, state)
 
     own = dataclasses.replace(RAVE, rave_k=game.default_rave_k)
     assert RAVE.rave_k is None and visits(RAVE) == visits(own)
@@ -136,9 +141,7 @@ def test_c_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id):
     game = stonegarden.make(game_id, size=5)
     state = game.replay(["c3", "b2"])[-1]
 
-    def visits(config):
-        result = GenericMcts(game, config, 9).search(state, Budget(sims=400))
-        return [(m.action, m.visits) for m in result.moves]
+    visits = functools.partial(_root_visits, game, state)
 
     own = dataclasses.replace(RAVE, c=game.default_c)
     assert RAVE.c is None and visits(RAVE) == visits(own)
