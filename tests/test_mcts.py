@@ -377,8 +377,11 @@ def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, game
                                                               safe, bridges, rave):
     game = stonegarden.make(game_id, **({} if game_id == "blobs" else {"size": 5}))
     seen = []
-    # with RAVE (on by default) a game with AMAF playouts plays out through them
-    name = "amaf_playout" if game.has_amaf and rave else "policy_playouts"
+    config = dataclasses.replace(FAST, captures=captures, safe=safe, bridges=bridges, rave=rave)
+    # with RAVE (on by default) or last good replies (Free Go's default) a game with AMAF
+    # playouts plays out through them
+    amaf = game.has_amaf and (rave or config.lgr_for(game))
+    name = "amaf_playout" if amaf else "policy_playouts"
     real = getattr(game, name)
 
     def spy(state, *args):  # (count,) seed, captures, safe, bridges (, replies, last)
@@ -386,7 +389,6 @@ def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, game
         return real(state, *args)
 
     monkeypatch.setattr(game, name, spy)
-    config = dataclasses.replace(FAST, captures=captures, safe=safe, bridges=bridges, rave=rave)
     engine = make_engine(game, config, 1)
     engine.search(game.initial_state(), Budget(sims=50))
     assert seen and set(seen) == {(captures, safe, bridges)}

@@ -226,27 +226,34 @@ class GenericMcts:
         return int(node.order[np.argmax(score[node.order])])  # ties: the node's random order
 
     def _playout(self, state: State, path: list[tuple[Node, int]]) -> float:
-        seed = int(self.rng.integers(2**31))
         if self._replies is not None:  # the reply table lives in the AMAF kernels
-            winner, moves = self.game.amaf_playout(state, seed, self.config.captures,
-                                                   self.config.safe, self.config.bridges,
-                                                   self._replies, _last_action(path))
-            self._learn(path, moves, winner)
-            return 1.0 if winner == 1 else 0.0 if winner == 2 else self._draw
+            return self._reward(self._policy_playout(state, path)[0])
+        seed = int(self.rng.integers(2**31))
         t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe,
                                       self.config.bridges)
         return (float(t[0]) + self._draw * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
+    def _policy_playout(self, state: State,
+                        path: list[tuple[Node, int]]) -> tuple[int, np.ndarray]:
+        """One ``amaf_playout`` under the configured policy from ``state``, reached by ``path``
+        (the reply table, if any, answers its last move and learns from the result)."""
+        seed = int(self.rng.integers(2**31))
+        winner, moves = self.game.amaf_playout(state, seed, self.config.captures,
+                                               self.config.safe, self.config.bridges,
+                                               self._replies, _last_action(path))
+        if self._replies is not None:
+            self._learn(path, moves, winner)
+        return winner, moves
+
     def _amaf_playout(self, node: Node, path: list[tuple[Node, int]]) -> float:
         """A playout whose moves are stamped in ``_seen`` (a new stamp); its reward. ``path``:
         the tree's moves down to ``node``, for the reply table."""
-        seed = int(self.rng.integers(2**31))
-        winner, moves = self.game.amaf_playout(node.state, seed, self.config.captures,
-                                               self.config.safe, self.config.bridges,
-                                               self._replies, _last_action(path))
+        winner, moves = self._policy_playout(node.state, path)
         amaf_mark(self._seen, moves, node.player, self._stamp)
-        if self._replies is not None:
-            self._learn(path, moves, winner)
+        return self._reward(winner)
+
+    def _reward(self, winner: int) -> float:
+        """Player 1's reward for a playout won by ``winner`` (0: a draw or unfinished)."""
         return 1.0 if winner == 1 else 0.0 if winner == 2 else self._draw
 
     def _learn(self, path: list[tuple[Node, int]], moves: np.ndarray, winner: int) -> None:
