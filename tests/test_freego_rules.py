@@ -220,3 +220,32 @@ def test_every_empty_point_forbidden_by_superko_ends_the_game_on_scores():
     assert len(g.legal_actions(s)) == 0
     assert g.is_terminal(s) and g.result_reason(s) == "no-legal-move"
     assert g.winner(s) == 2, "decision: the higher score wins"
+
+
+@pytest.mark.parametrize("ko", ["simple", "superko", "none"])
+def test_the_quick_has_a_move_check_never_claims_a_move_that_is_not_there(ko):
+    # the search asks is_terminal of every new node; a count of empty points answers it without
+    # the legal points when more are empty than ko can forbid (rules.py). Random games to the
+    # end on 5x5 with a target out of reach reach full boards and ko bans: at every position
+    # the check must agree with the legal points themselves.
+    import numpy as np
+
+    g = stonegarden.make("freego", size=5, target=40, ko=ko)
+    rng = np.random.default_rng(7)
+    quick = full = 0
+    for _ in range(25):
+        s = g.initial_state()
+        while True:
+            legal = g._legal(s)
+            if g._surely_has_move(s):
+                quick += 1
+                assert len(legal) > 0, g.position_text(s)
+            else:
+                full += 1
+            assert g.is_terminal(s) == (max(s.scores) >= 40 or len(legal) == 0)
+            if g.is_terminal(s):
+                break
+            s = g.play_unchecked(s, int(legal[rng.integers(len(legal))]))
+    assert quick > 0, "the quick answer was used"
+    if ko != "none":  # without ko only a full board, which these games do not reach, needs it
+        assert full > 0, "the legal points were needed near the end"

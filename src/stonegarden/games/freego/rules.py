@@ -114,7 +114,17 @@ class FreeGo(SquareGoGame[FreeGoState]):
 
     def _is_over(self, state: State) -> bool:
         assert isinstance(state, FreeGoState)
-        return self._target_reached(state) or len(self._legal(state)) == 0
+        return self._target_reached(state) or (
+            not self._surely_has_move(state) and len(self._legal(state)) == 0)
+
+    def _surely_has_move(self, state: FreeGoState) -> bool:
+        """True when more points are empty than ko can forbid, so without computing the legal
+        points (which the search would otherwise do for every new node). Any empty point is
+        legal but for ko, and each forbidden board forbids at most one point: the mover's
+        stone stays on the board it makes (only opponent chains are removed on the mover's
+        turn) and every other empty point stays empty, so two points never make one board."""
+        banned = {KO_NONE: 0, KO_SIMPLE: 1}.get(self.ko_mode, len(state.history))
+        return state.board.count(0) > banned
 
     def _winner_when_over(self, state: State) -> int:
         assert isinstance(state, FreeGoState)
