@@ -135,5 +135,10 @@ def test_legal_points_equal_the_definition_on_arbitrary_boards(options):
                          build_table(np.array(sorted(history), np.int64)), out)
         expected = plain_legal(game, board, player, history)
         assert out[:k].tolist() == expected
+        one = np.empty(1, np.int32)  # a one-point out asks only for the first legal point
+        k1 = legal_points(board.copy(), game.board.neighbours, game.board.sides, zob,
+                          EMPTY_BOARD_KEY, player, game.perpendicular, game.win_after, True,
+                          build_table(np.array(sorted(history), np.int64)), one)
+        assert k1 == min(1, len(expected)) and one[:k1].tolist() == expected[:1]
         forbidden_seen += int((board == EMPTY).sum()) - len(expected)
     assert forbidden_seen > 0, "superko forbade some moves"

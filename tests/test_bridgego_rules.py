@@ -262,3 +262,26 @@ def test_observation_planes_mark_points_forbidden_by_superko():
     c, r = g.board.column_row(g.board.point("A5"))
     assert obs[3, r, c] == 1 and obs[3].sum() == 1
     assert obs[1].sum() == 2 and obs[0].sum() == 0 and obs[4].all()
+
+
+@pytest.mark.parametrize("size", [3, 5])
+@pytest.mark.parametrize("superko", [True, False])
+def test_is_terminal_asks_for_one_legal_point_and_agrees_with_the_full_list(superko, size):
+    # is_terminal stops at the first legal point (rules.py, for the search's new nodes); on
+    # random games to the end it must agree with the full list, asked first of a fresh state
+    # and again once the list is memoised. (Random games end by a bridge; the two
+    # no-legal-move tests above ask it of fresh states with every empty point forbidden.)
+    import numpy as np
+
+    g = stonegarden.make("bridgego", size=size, superko=superko)
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        s = g.initial_state()
+        while True:
+            over = g.is_terminal(s)  # a fresh state: the one-point question
+            legal = g._legal(s)
+            assert over == (bool(s.won) or g._turns_ran_out(s) or len(legal) == 0)
+            assert g.is_terminal(s) == over  # the memoised list
+            if over:
+                break
+            s = g.play_unchecked(s, int(legal[rng.integers(len(legal))]))

@@ -72,10 +72,14 @@ class SquareGoGame(Game, Generic[S]):
     def _forbidden_reason(self) -> str:
         """Why an empty point that is not legal is forbidden (which ko rule)."""
 
+    def _legal_memo_key(self) -> tuple[Any, ...]:
+        """The key of the legal points memoised on a state."""
+        return ("legal", self.params["size"], *self._legal_key())
+
     def _legal(self, state: S) -> np.ndarray:
         """Legal points, whether or not the game is over (memoised on the state)."""
         memo = state.__dict__.setdefault("_memo", {})
-        key = ("legal", self.params["size"], *self._legal_key())
+        key = self._legal_memo_key()
         if key not in memo:
             out = np.empty(self.board.num_points, np.int64)
             arr = out[:self._legal_points(state, out)].copy()

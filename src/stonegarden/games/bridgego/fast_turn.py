@@ -181,7 +181,8 @@ def play_kept(board, nb, sides, zob, player, point, perpendicular, win_after, la
 @njit(cache=True)
 def legal_points(board, nb, sides, zob, empty_key, player, perpendicular, win_after, superko,
                  history, out):
-    """Write the legal points of ``player`` (sorted) to ``out``; returns their number.
+    """Write the legal points of ``player`` (sorted) to ``out``, at most as many as it holds
+    (a one-element ``out`` asks only whether there is one); returns their number.
     ``history`` is a ``build_table`` set of the earlier positions' hashes (superko). Each
     empty point is tried with ``play_kept`` on a copy; both colours' labels are made once, and
     trusted only for a colour whose chains all have an external liberty here (any position a
@@ -190,7 +191,7 @@ def legal_points(board, nb, sides, zob, empty_key, player, perpendicular, win_af
     count = 0
     if not superko:
         for p in range(n):
-            if board[p] == EMPTY:
+            if board[p] == EMPTY and count < out.shape[0]:
                 out[count] = p
                 count += 1
         return count
@@ -227,4 +228,6 @@ def legal_points(board, nb, sides, zob, empty_key, player, perpendicular, win_af
             continue
         out[count] = p
         count += 1
+        if count == out.shape[0]:
+            break
     return count

@@ -122,7 +122,16 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
 
     def _is_over(self, state: State) -> bool:
         assert isinstance(state, BridgeGoState)
-        return bool(state.won) or self._turns_ran_out(state) or len(self._legal(state)) == 0
+        return bool(state.won) or self._turns_ran_out(state) or not self._any_legal(state)
+
+    def _any_legal(self, state: BridgeGoState) -> bool:
+        """Whether the player to move has a legal point: from the memoised legal points when
+        known, else by the kernel stopping at the first one (the search asks ``is_terminal`` of
+        every new node, and most are never expanded, so their points are never listed)."""
+        known = state.__dict__.get("_memo", {}).get(self._legal_memo_key())
+        if known is not None:
+            return len(known) > 0
+        return self._legal_points(state, np.empty(1, np.int64)) > 0
 
     def _winner_when_over(self, state: State) -> int:
         assert isinstance(state, BridgeGoState)
