@@ -177,6 +177,11 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
         if grave < 0:
             raise ParameterError(f"agent {spec!r}: option 'grave' must be 0 (off) or more")
         changes["grave"] = grave
+    prior = int_option(options, "prior", None, spec)
+    if prior is not None:
+        if not 0 <= prior <= 10_000:
+            raise ParameterError(f"agent {spec!r}: option 'prior' must be 0 (off)..10000")
+        changes["prior"] = prior
     for key in ("captures", "safe"):  # playout policies: candidate moves tried per move
         tries = int_option(options, key, None, spec)
         if tries is not None:
@@ -187,7 +192,7 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
 
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
-                        "captures=K, safe=K, contempt=C, "
+                        "captures=K, safe=K, prior=N, contempt=C, "
                         "split/rave/solver/chance/reuse/tt/fast/bridges/lgr=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)

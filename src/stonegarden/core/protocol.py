@@ -360,6 +360,16 @@ class Game(ABC):
     #: a game whose ``playout_policies`` include ``"lgr"``: on where it was shown to pay
     default_lgr: bool = False
 
+    #: virtual RAVE samples the search gives each move's ``prior_values`` when it expands a
+    #: node (``mcts:prior=N`` overrides; 0: none); on where it was shown to pay (docs/ai.md)
+    default_prior: int = 0
+
+    def prior_values(self, state: State, actions: np.ndarray) -> np.ndarray | None:
+        """What the game knows of ``actions`` (legal in ``state``) before any search: per
+        action a value in [0, 1] for the player to move, which the search counts as that many
+        RAVE samples (``default_prior``); ``None``: nothing known (the default)."""
+        return None
+
     #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``,
     #: ``"bridges"``), and ``"lgr"`` if ``amaf_playout`` takes a reply table; none by default
     playout_policies: frozenset[str] = frozenset()

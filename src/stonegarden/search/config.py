@@ -37,6 +37,9 @@ class SearchConfig:
     the latest simulation it was played in, forgotten when it loses), learned over the whole
     search, in games whose ``playout_policies`` include it; ``None``: the game's
     ``default_lgr``.
+    ``prior``: virtual RAVE samples of the game's ``prior_values`` given to each move of a
+    node as it is expanded (generic tree with RAVE; 0: none; ``None``: the game's
+    ``default_prior``).
     ``contempt``: a draw is worth 0.5 - contempt to the player searching (and 0.5 + contempt to
     the opponent), so the search prefers winning chances to a safe draw (generic tree; the
     Blooms race has no draws). ``reuse``: keep the tree between moves. ``tt``: one node per
@@ -55,6 +58,7 @@ class SearchConfig:
     safe: int = 0
     bridges: bool = True  # measured better in Bridge Go (docs/ai.md); other games ignore it
     lgr: bool | None = None  # the game's default_lgr (docs/ai.md)
+    prior: int | None = None  # the game's default_prior (docs/ai.md)
     contempt: float = 0.0
     reuse: bool = True
     tt: bool | None = None  # the game's default_tt (on in Blobs, docs/ai.md)
@@ -74,13 +78,19 @@ class SearchConfig:
         on = game.default_lgr if self.lgr is None else self.lgr
         return bool(on) and "lgr" in game.playout_policies
 
+    def prior_for(self, game: Game) -> int:
+        """Virtual samples of the game's move priors in ``game``: this config's, else the
+        game's default."""
+        return int(game.default_prior if self.prior is None else self.prior)
+
     def describe(self) -> dict[str, object]:
         return dict(self.__dict__)
 
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
 FLAT = SearchConfig(c=0.7, split=False, rave=False, grave=0, solver=False, chance=False,
-                    captures=0, safe=0, bridges=False, lgr=False, reuse=False, tt=False, fast=False)
+                    captures=0, safe=0, bridges=False, lgr=False, prior=0, reuse=False, tt=False,
+                    fast=False)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ Playouts are the game's own kernel through ``policy_playouts``: uniform, or capt
 with ``captures`` > 0, or avoiding moves that hand the opponent a win with ``safe`` > 1, or
 saving diagonal connections with ``bridges``, or answering moves with the last good reply
 with ``lgr`` (a table learned over the search, ``replies.py``), in games that have that policy
-(``Game.playout_policies``).
+(``Game.playout_policies``). With ``prior`` > 0 (and RAVE) a new node's moves start with that
+many virtual RAVE samples of the game's ``prior_values`` (Free Go: captures as wins, suicides
+as losses), which fade as real samples come in.
 """
 
 from __future__ import annotations
@@ -142,6 +144,7 @@ class GenericMcts:
         self._rave = config.rave and game.has_amaf
         self._rave_k = config.rave_k_for(game)
         self._c = config.c_for(game)
+        self._prior = config.prior_for(game)
         if self._rave:
             # seen[p, a] == stamp: player p played action a later in this simulation
             self._seen = np.zeros((3, game.num_distinct_actions), np.int64)
@@ -170,7 +173,19 @@ class GenericMcts:
         if self._rave and node.player != CHANCE:
             node.rn = np.zeros(k)
             node.rw = np.zeros(k)
+            if self._prior:
+                self._add_priors(node)
         self.entries += k
+
+    def _add_priors(self, node: Node) -> None:
+        """Count the game's ``prior_values`` of a new node's moves as ``prior`` RAVE samples
+        each (player 1's reward, as every statistic of the tree)."""
+        values = self.game.prior_values(node.state, node.actions)  # type: ignore[arg-type]
+        if values is None:
+            return
+        p1 = values if node.player == 1 else 1.0 - values
+        node.rn += self._prior
+        node.rw += self._prior * p1
 
     def _node(self, state: State) -> Node:
         """The tree's node of ``state``: with ``tt`` on, the one already made for a position

@@ -21,6 +21,7 @@ from ...search.replies import NO_REPLIES
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_amaf_playout, freego_playouts
+from .priors import move_kinds
 from .text import NOTATION
 
 KO_MODES = {"none": KO_NONE, "simple": KO_SIMPLE, "superko": KO_SUPER}
@@ -169,6 +170,17 @@ class FreeGo(SquareGoGame[FreeGoState]):
     #: explore less than the default 0.2: c=0.05 beat it 29-11 at 5,000 simulations and 25-15
     #: at 0.25 s a move (docs/ai.md)
     default_c = 0.05
+
+    #: what a move is worth before search (``prior_values``): a capture as a win, a suicide
+    #: that captures nothing as a loss, any other move as even
+    PRIOR_OF_KIND = np.array([0.5, 1.0, 0.0])  # by priors.QUIET, CAPTURE, SUICIDE
+
+    def prior_values(self, state: State, actions: np.ndarray) -> np.ndarray:
+        assert isinstance(state, FreeGoState)
+        kinds = np.empty(len(actions), np.int8)
+        move_kinds(state.cells(), self.board.neighbours, self.board.zobrist, state.player,
+                   np.asarray(actions, np.int64), kinds)
+        return self.PRIOR_OF_KIND[kinds]
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed, 0)

@@ -1,0 +1,70 @@
+"""What the search's tree knows about a Free Go move before searching it (``mcts:prior``).
+
+Captures are the goal, so a move that captures is good for the mover, and a suicide that
+captures nothing hands the opponent its stones: ``move_kinds`` tells the two apart for every
+candidate point with the playouts' chain bookkeeping (``chains.py``), one pass over the board
+and four neighbour checks a point. The search turns them into virtual RAVE samples
+(``Game.prior_values``; docs/ai.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .chains import EMPTY, build_chains, captures_at
+
+#: ``move_kinds`` codes
+QUIET, CAPTURE, SUICIDE = 0, 1, 2
+
+
+@njit(cache=True)
+def move_kinds(board, nb, zob, player, points, out):
+    """For each empty point of ``points`` write to ``out`` whether ``player`` playing there
+    captures (``CAPTURE``: an opponent chain other than one already dead is left without a
+    liberty), commits suicide without capturing (``SUICIDE``: the new chain, the stone with
+    its own chains beside it, has no liberty), or neither (``QUIET``). While an opponent chain
+    waits for removal (their suicide) no move is called a suicide: its removal may free any."""
+    n = board.shape[0]
+    cid = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    libs = np.zeros(n, np.int32)
+    size = np.zeros(n, np.int32)
+    chash = np.zeros(n, np.int64)
+    stack = np.empty(n, np.int32)
+    build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack)
+    opp = 3 - player
+    dead = np.empty(n, np.int32)  # the opponent's chains already without a liberty
+    ndead = 0
+    for p in range(n):
+        if board[p] == opp and cid[p] == p and libs[p] == 0:
+            dead[ndead] = p
+            ndead += 1
+    caps = np.empty(4, np.int32)
+    mine = np.empty(4, np.int32)
+    for i in range(points.shape[0]):
+        p = points[i]
+        if captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps) > 0:
+            out[i] = CAPTURE
+            continue
+        # pseudo-liberties of the chain the stone would make: its empty neighbours, plus each
+        # own neighbouring chain's, less that chain's adjacencies to the point itself
+        total = 0
+        nmine = 0
+        for k in range(4):
+            w = nb[p, k]
+            if w < 0:
+                continue
+            if board[w] == EMPTY:
+                total += 1
+            elif board[w] == player:
+                r = cid[w]
+                seen = False
+                for t in range(nmine):
+                    if mine[t] == r:
+                        seen = True
+                if not seen:
+                    mine[nmine] = r
+                    nmine += 1
+                    total += libs[r]
+                total -= 1
+        out[i] = SUICIDE if total == 0 and ndead == 0 else QUIET

@@ -1,0 +1,119 @@
+"""Move priors in the generic tree (``mcts:prior=N``): Free Go's move kinds on named
+positions, the virtual RAVE samples a new node gets from them, and the switch."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import stonegarden
+from stonegarden.agents.registry import make_agent
+from stonegarden.errors import ParameterError
+from stonegarden.games.freego.priors import CAPTURE, QUIET, SUICIDE, move_kinds
+from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.generic import GenericMcts
+
+RAVE = dataclasses.replace(SearchConfig(), fast=False)
+
+
+def _position(game, rows, to_move):
+    return game.parse_position("/".join(rows) + f" {to_move} 0,0 {10 + to_move - 1}")
+
+
+def _kinds(game, state, names):
+    points = np.array([game.board.point(n) for n in names], np.int64)
+    out = np.empty(len(points), np.int8)
+    move_kinds(state.cells(), game.board.neighbours, game.board.zobrist, state.player, points,
+               out)
+    return dict(zip(names, out.tolist()))
+
+
+def test_move_kinds_tell_captures_suicides_and_quiet_moves_apart():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = _position(g, [".....",
+                      "..X..",
+                      ".XOX.",
+                      "O....",
+                      ".O..."], to_move=1)
+    kinds = _kinds(g, s, ["C2", "A1", "E5", "D2"])
+    assert kinds["C2"] == CAPTURE  # the last liberty of White's C3
+    assert kinds["A1"] == SUICIDE  # a black stone between White's A2 and B1, no capture
+    assert kinds["E5"] == QUIET and kinds["D2"] == QUIET
+
+
+def test_a_stone_joining_its_chain_keeps_the_chain_s_liberties():
+    g = stonegarden.make("freego", size=5, target=10)
+    # Black's A1 joins A2 (liberty A3) and B1 (liberty C1): no suicide; White's A1 has only
+    # Black beside it and captures neither chain: a suicide
+    s = _position(g, [".....",
+                      ".....",
+                      ".....",
+                      "XO...",
+                      ".X..."], to_move=1)
+    assert _kinds(g, s, ["A1"]) == {"A1": QUIET}
+    w = _position(g, [".....",
+                      ".....",
+                      ".....",
+                      "XO...",
+                      ".X..."], to_move=2)
+    assert _kinds(g, w, ["A1"]) == {"A1": SUICIDE}
+
+
+def test_no_suicide_is_claimed_while_an_opponent_chain_waits_for_removal():
+    g = stonegarden.make("freego", size=5, target=10)
+    # Black at E5 between White's D5 and E4 dies uncapturing; but with White's A1 left without
+    # a liberty (White's suicide, removed on Black's turn) the rule makes no such claim
+    rows = ["...O.", "....O", ".....", "X....", "{}X..."]
+    quiet = _position(g, [r.format(".") for r in rows], to_move=1)
+    assert _kinds(g, quiet, ["E5"]) == {"E5": SUICIDE}
+    waiting = _position(g, [r.format("O") for r in rows], to_move=1)
+    assert _kinds(g, waiting, ["E5"]) == {"E5": QUIET}
+
+
+def test_free_go_prior_values_rate_a_capture_as_a_win_and_a_suicide_as_a_loss():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = _position(g, [".....", "..X..", ".XOX.", "O....", ".O..."], to_move=1)
+    acts = g.legal_actions(s)
+    values = dict(zip((g.board.names[a] for a in acts), g.prior_values(s, acts)))
+    assert values["C2"] == 1.0 and values["A1"] == 0.0 and values["E5"] == 0.5
+    assert stonegarden.make("bridgego", size=5).prior_values(
+        stonegarden.make("bridgego", size=5).initial_state(), np.arange(3)) is None
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_a_new_node_counts_the_priors_as_rave_samples_of_player_1_s_reward(player):
+    g = stonegarden.make("freego", size=5, target=10)
+    s = _position(g, [".....", "..X..", ".XOX.", "O....", ".O..."], to_move=1)
+    if player == 2:  # the same shape with the colours swapped, White to move
+        s = _position(g, [".....", "..O..", ".OXO.", "X....", ".X..."], to_move=2)
+    engine = GenericMcts(g, dataclasses.replace(RAVE, prior=7), 1)
+    engine.search(s, Budget(sims=1))  # the root is expanded on the first simulation
+    root = engine.root
+    names = [g.board.names[a] for a in root.actions]
+    c2, a1 = names.index("C2"), names.index("A1")
+    mover_mean = (root.rw / np.maximum(root.rn, 1)) if player == 1 else \
+        1 - root.rw / np.maximum(root.rn, 1)
+    assert root.rn.min() >= 7  # every move got the 7 virtual samples
+    # the one simulation adds at most one real sample to a move: the prior still decides
+    assert mover_mean[c2] >= 7 / 8 and mover_mean[a1] <= 1 / 8
+
+
+def test_priors_change_the_search_only_when_switched_on():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = g.replay(["c3", "b2"])[-1]
+
+    def visits(config):
+        res = GenericMcts(g, config, 9).search(s, Budget(sims=300))
+        return [(m.action, m.visits) for m in res.moves]
+
+    assert RAVE.prior is None and RAVE.prior_for(g) == g.default_prior
+    off = dataclasses.replace(RAVE, prior=0)
+    assert visits(dataclasses.replace(RAVE, prior=g.default_prior)) == visits(RAVE)
+    assert visits(dataclasses.replace(RAVE, prior=20)) != visits(off)
+    assert make_agent("mcts:sims=10,prior=20").config.prior_for(g) == 20
+    with pytest.raises(ParameterError, match="prior"):
+        make_agent("mcts:sims=10,prior=-1")
+    with pytest.raises(ParameterError, match="prior"):
+        make_agent("mcts:sims=10,prior=many")
