@@ -1,5 +1,6 @@
-"""Move priors in the generic tree (``mcts:prior=N``): Free Go's move kinds on named
-positions, the virtual RAVE samples a new node gets from them, and the switch."""
+"""Move priors in the generic tree (``mcts:prior=N``): Free Go's move kinds and Bridge Go's
+bridge-saving reply on named positions, the virtual RAVE samples a new node gets from them,
+the move into the node the game is told, and the switch."""
 
 from __future__ import annotations
 
@@ -78,8 +79,42 @@ def test_free_go_prior_values_rate_a_capture_as_a_win_and_a_suicide_as_a_loss():
     acts = g.legal_actions(s)
     values = dict(zip((g.board.names[a] for a in acts), g.prior_values(s, acts)))
     assert values["C2"] == 1.0 and values["A1"] == 0.0 and values["E5"] == 0.5
-    assert stonegarden.make("bridgego", size=5).prior_values(
-        stonegarden.make("bridgego", size=5).initial_state(), np.arange(3)) is None
+    assert stonegarden.make("blobs").prior_values(
+        stonegarden.make("blobs").initial_state(), np.arange(3)) is None, "nothing known"
+
+
+def test_bridge_go_prior_values_rate_the_bridge_saving_reply_as_a_win():
+    g = stonegarden.make("bridgego", size=5)
+    s = g.play_text(g.replay(["B2", "A1", "C3"])[-1], "C2")  # White intrudes into B2-C3
+    acts = g.legal_actions(s)
+    names = [g.board.names[a] for a in acts]
+    values = g.prior_values(s, acts, g.board.point("C2"))
+    assert {n for n, v in zip(names, values) if v != 0.5} == {"B3"}
+    assert values[names.index("B3")] == 1.0
+    assert set(g.prior_values(s, acts).tolist()) == {0.5}, "no last move, no reply known"
+
+
+def test_the_tree_tells_the_game_the_move_into_the_node_it_expands(monkeypatch):
+    g = stonegarden.make("bridgego", size=5)
+    seen = []
+    real = type(g).prior_values
+
+    def spy(self, state, actions, last=-1):
+        seen.append((state.ply, last))
+        return real(self, state, actions, last)
+
+    monkeypatch.setattr(type(g), "prior_values", spy)
+    s = g.replay(["B2", "A1"])[-1]
+    engine = GenericMcts(g, dataclasses.replace(RAVE, prior=5), 3)
+    engine.search(s, Budget(sims=60))
+    assert seen[0] == (s.ply, -1), "the root: the move into it is not known"
+    for ply, last in seen[1:]:
+        assert ply > s.ply and last >= 0
+    children = {engine.root.actions[i]: c for i, c in engine.root.children.items()
+                if c.actions is not None}
+    assert children, "some child was expanded"
+    for action, child in children.items():
+        assert (child.state.ply, action) in seen
 
 
 @pytest.mark.parametrize("player", [1, 2])

@@ -364,10 +364,11 @@ class Game(ABC):
     #: node (``mcts:prior=N`` overrides; 0: none); on where it was shown to pay (docs/ai.md)
     default_prior: int = 0
 
-    def prior_values(self, state: State, actions: np.ndarray) -> np.ndarray | None:
-        """What the game knows of ``actions`` (legal in ``state``) before any search: per
-        action a value in [0, 1] for the player to move, which the search counts as that many
-        RAVE samples (``default_prior``); ``None``: nothing known (the default)."""
+    def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray | None:
+        """What the game knows of ``actions`` (legal in ``state``, reached by the action
+        ``last``; -1: unknown) before any search: per action a value in [0, 1] for the player
+        to move, which the search counts as that many RAVE samples (``default_prior``);
+        ``None``: nothing known (the default)."""
         return None
 
     #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``,

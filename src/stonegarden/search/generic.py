@@ -15,7 +15,8 @@ saving diagonal connections with ``bridges``, or answering moves with the last g
 with ``lgr`` (a table learned over the search, ``replies.py``), in games that have that policy
 (``Game.playout_policies``). With ``prior`` > 0 (and RAVE) a new node's moves start with that
 many virtual RAVE samples of the game's ``prior_values`` (Free Go: captures as wins, suicides
-as losses), which fade as real samples come in.
+as losses; Bridge Go: the reply that saves the bridge the last move intruded into as a win),
+which fade as real samples come in.
 """
 
 from __future__ import annotations
@@ -155,7 +156,7 @@ class GenericMcts:
         self.table: dict[object, Node] = {}
 
     # -- tree -------------------------------------------------------------------------------
-    def _expand(self, node: Node) -> None:
+    def _expand(self, node: Node, last: int = -1) -> None:
         g = self.game
         if node.player == CHANCE:
             outcomes = g.chance_outcomes(node.state)
@@ -174,13 +175,14 @@ class GenericMcts:
             node.rn = np.zeros(k)
             node.rw = np.zeros(k)
             if self._prior:
-                self._add_priors(node)
+                self._add_priors(node, last)
         self.entries += k
 
-    def _add_priors(self, node: Node) -> None:
-        """Count the game's ``prior_values`` of a new node's moves as ``prior`` RAVE samples
-        each (player 1's reward, as every statistic of the tree)."""
-        values = self.game.prior_values(node.state, node.actions)  # type: ignore[arg-type]
+    def _add_priors(self, node: Node, last: int) -> None:
+        """Count the game's ``prior_values`` of a new node's moves (``last``: the move into
+        it) as ``prior`` RAVE samples each (player 1's reward, as every statistic of the
+        tree)."""
+        values = self.game.prior_values(node.state, node.actions, last)  # type: ignore[arg-type]
         if values is None:
             return
         p1 = values if node.player == 1 else 1.0 - values
@@ -296,7 +298,7 @@ class GenericMcts:
                     r = (self._amaf_playout(node, path) if rave
                          else self._playout(node.state, path))
                     break
-                self._expand(node)
+                self._expand(node, _last_action(path))
             i = self._select(node)
             path.append((node, i))
             child = node.children.get(i)

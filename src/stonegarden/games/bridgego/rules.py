@@ -22,7 +22,7 @@ from ...search.replies import NO_REPLIES
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .fast_turn import legal_points
-from .playouts import bridge_amaf_playout, bridge_playouts
+from .playouts import bridge_amaf_playout, bridge_playouts, bridge_reply
 from .text import NOTATION
 
 WIN_CHECKS = ("before-self-capture", "after-self-capture")
@@ -167,6 +167,16 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         """Random playouts; with superko on, a playout still going after 16 moves per point
         counts as a draw (random games end long before)."""
         return self.policy_playouts(state, count, seed)
+
+    def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
+        """The move that saves the bridge ``last`` intruded into (the playouts' ``bridges``
+        reply) rated as a win, every other move as even."""
+        assert isinstance(state, BridgeGoState)
+        values = np.full(len(actions), 0.5)
+        reply = bridge_reply(state.cells(), self.board.neighbours, state.player, int(last))
+        if reply >= 0:
+            values[np.asarray(actions) == reply] = 1.0
+        return values
 
     def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
                         safe: int = 0, bridges: bool = False) -> np.ndarray:

@@ -175,7 +175,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
     #: that captures nothing as a loss, any other move as even
     PRIOR_OF_KIND = np.array([0.5, 1.0, 0.0])  # by priors.QUIET, CAPTURE, SUICIDE
 
-    def prior_values(self, state: State, actions: np.ndarray) -> np.ndarray:
+    def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
         assert isinstance(state, FreeGoState)
         kinds = np.empty(len(actions), np.int8)
         move_kinds(state.cells(), self.board.neighbours, self.board.zobrist, state.player,
