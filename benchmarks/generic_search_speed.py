@@ -1,5 +1,6 @@
 """Simulations per CPU second of the generic tree (``search/generic.py``, the default ``mcts``
-configuration) from positions after 0, 20 and 40 random plies, at a fixed simulation budget,
+configuration) and, in a game that has one, of its fast engine (``search/fast.py``) from
+positions after 0, 20 and 40 random plies, at a fixed simulation budget,
 next to the game's own batched numba playouts from the same positions in the same run (the
 baseline: a simulation is one playout plus the tree's work, so the ratio is the share of raw
 playout speed the tree keeps, and compares across loaded or noisy machines). CPU time (``time.process_time``) rather than wall time, so a busy second core
@@ -21,6 +22,7 @@ import numpy as np
 import stonegarden
 from stonegarden.core.params import parse_param_options
 from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.fast import fast_engine
 from stonegarden.search.generic import GenericMcts
 
 
@@ -36,9 +38,15 @@ def positions(game, plies_list):
         yield plies, s
 
 
-def rate(game, state, sims: int) -> tuple[float, int, int]:
-    GenericMcts(game, SearchConfig(), 1).search(state, Budget(sims=20))  # kernels loaded
-    engine = GenericMcts(game, SearchConfig(), 1)
+def new_engine(game, kind: str):
+    if kind == "fast":
+        return fast_engine(game, SearchConfig(), 1)
+    return GenericMcts(game, SearchConfig(), 1)
+
+
+def rate(game, state, sims: int, kind: str) -> tuple[float, int, int]:
+    new_engine(game, kind).search(state, Budget(sims=20))  # kernels loaded
+    engine = new_engine(game, kind)
     t = time.process_time()
     res = engine.search(state, Budget(sims=sims))
     return sims / (time.process_time() - t), res.moves[0].action, res.moves[0].visits
@@ -62,14 +70,16 @@ def main() -> None:
     for plies, state in positions(game, (0, 20, 40)):
         if game.is_terminal(state):
             continue
-        ours = [rate(game, state, args.sims) for _ in range(args.repeat)]
         base = statistics.median(playout_rate(game, state, args.sims)
                                  for _ in range(args.repeat))
-        mcts = statistics.median(r[0] for r in ours)
-        print(json.dumps({"game": args.game, "plies": plies, "sims": args.sims,
-                          "mcts_sims_per_cpu_s": round(mcts), "playouts_per_cpu_s": round(base),
-                          "ratio": round(mcts / base, 2), "first_move": ours[0][1],
-                          "first_move_visits": ours[0][2]}))
+        kinds = ["generic"] + (["fast"] if fast_engine(game, SearchConfig(), 1) else [])
+        for kind in kinds:
+            ours = [rate(game, state, args.sims, kind) for _ in range(args.repeat)]
+            mcts = statistics.median(r[0] for r in ours)
+            print(json.dumps({"game": args.game, "plies": plies, "engine": kind,
+                              "sims": args.sims, "sims_per_cpu_s": round(mcts),
+                              "playouts_per_cpu_s": round(base), "ratio": round(mcts / base, 2),
+                              "first_move": ours[0][1], "first_move_visits": ours[0][2]}))
 
 
 if __name__ == "__main__":

@@ -377,7 +377,7 @@ def test_the_generic_tree_plays_out_with_the_configured_policy(monkeypatch, game
                                                               safe, bridges, rave):
     game = stonegarden.make(game_id, **({} if game_id == "blobs" else {"size": 5}))
     seen = []
-    config = dataclasses.replace(FAST, captures=captures, safe=safe, bridges=bridges, rave=rave)
+    config = dataclasses.replace(GENERIC, captures=captures, safe=safe, bridges=bridges, rave=rave)
     # with RAVE (on by default) or last good replies (Free Go's default) a game with AMAF
     # playouts plays out through them
     amaf = game.has_amaf and (rave or config.lgr_for(game))

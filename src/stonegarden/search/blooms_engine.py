@@ -11,36 +11,7 @@ from ..core.protocol import Game, State
 from ..games.blooms import search_kernels as SK
 from .config import Budget, SearchConfig
 from .result import MoveStat, SearchResult
-
-NODE_POOL = 1_500_000
-EDGE_POOL = 20_000_000
-
-
-class _Pools:
-    """The tree's arrays. ``np.zeros`` maps pages lazily, so big pools cost only what is used."""
-
-    def __init__(self, nodes: int, edges: int) -> None:
-        self.nd_player = np.zeros(nodes, np.int8)
-        self.nd_stage = np.zeros(nodes, np.int8)
-        self.nd_a = np.zeros(nodes, np.int32)
-        self.nd_first = np.zeros(nodes, np.int64)
-        self.nd_count = np.zeros(nodes, np.int32)
-        self.nd_n = np.zeros(nodes, np.int32)
-        self.nd_proven = np.zeros(nodes, np.int8)
-        self.ed_move = np.zeros(edges, np.int32)
-        self.ed_child = np.zeros(edges, np.int32)
-        self.ed_n = np.zeros(edges, np.int32)
-        self.ed_w = np.zeros(edges, np.float32)
-        self.ed_rn = np.zeros(edges, np.int32)
-        self.ed_rw = np.zeros(edges, np.float32)
-        self.counters = np.zeros(3, np.int64)
-
-    def nodes(self) -> tuple[np.ndarray, ...]:
-        return (self.nd_player, self.nd_stage, self.nd_a, self.nd_first, self.nd_count,
-                self.nd_n, self.nd_proven)
-
-    def edges(self) -> tuple[np.ndarray, ...]:
-        return (self.ed_move, self.ed_child, self.ed_n, self.ed_w, self.ed_rn, self.ed_rw)
+from .tree_pools import EDGE_POOL, NODE_POOL, Pools, proof_rank, tie_key, winner_of_code
 
 
 class BloomsRaceEngine:
@@ -58,7 +29,7 @@ class BloomsRaceEngine:
         self.target = int(game.params["target"])
         self.max_turns = int(game.max_game_length)
         self.pool_size = (nodes, edges)
-        self.pools = _Pools(nodes, edges)
+        self.pools = Pools(nodes, edges)
         self.amaf = np.zeros((2, 2, self.n), np.int64)
         self.root = -1
         self.root_state: State | None = None
@@ -140,7 +111,7 @@ class BloomsRaceEngine:
         reused = int(P.nd_n[found])
         if found != 0 and (P.counters[0] > P.nd_player.shape[0] // 3
                            or P.counters[1] > P.ed_move.shape[0] // 3):
-            fresh = _Pools(*self.pool_size)
+            fresh = Pools(*self.pool_size)
             SK.compact(found, *P.nodes(), *P.edges(), *fresh.nodes(), *fresh.edges(),
                        fresh.counters)
             fresh.counters[2] = P.counters[2]
@@ -226,7 +197,7 @@ class BloomsRaceEngine:
         edges = self._edges(node)
         if node < 0 or not edges:
             return -1
-        return max(edges, key=lambda e: (*self._rank(node, e), _tie_key(e, self.salt)))
+        return max(edges, key=lambda e: (*self._rank(node, e), tie_key(e, self.salt)))
 
     def _turns(self, node: int) -> list[tuple[int, int, float, int, int]]:
         """Whole turns from ``node``: (action, visits, mover value, child node, proven code)."""
@@ -282,9 +253,9 @@ class BloomsRaceEngine:
         root = self.root
         p = state.player
         turns = self._turns(root)
-        moves = [MoveStat(a, v, q, _winner(pr)) for a, v, q, _, pr in turns]
+        moves = [MoveStat(a, v, q, winner_of_code(pr)) for a, v, q, _, pr in turns]
         best = self._best_turn(root, state)
-        moves.sort(key=lambda m: (-_proof(m.proven, p), -m.visits, -m.value))
+        moves.sort(key=lambda m: (-proof_rank(m.proven, p), -m.visits, -m.value))
         if best is not None and (not moves or moves[0].action != best[0]):
             stat = next((m for m in moves if m.action == best[0]), MoveStat(best[0], 0, 0.5))
             moves = [stat] + [m for m in moves if m.action != best[0]]
@@ -294,7 +265,7 @@ class BloomsRaceEngine:
         total_n = sum(int(P.ed_n[e]) for e in self._edges(root))
         total_w = sum(float(P.ed_w[e]) for e in self._edges(root))
         value = total_w / total_n if total_n else 0.5
-        proven = _winner(int(P.nd_proven[root]))
+        proven = winner_of_code(int(P.nd_proven[root]))
         if proven is not None:
             value = 1.0 if proven == p else 0.0 if proven != 0 else 0.5
         pv: list[int] = []
@@ -308,18 +279,3 @@ class BloomsRaceEngine:
             node = step[1]
         return SearchResult(value, moves, pv, sims, seconds, proven, reused,
                             {"nodes": int(P.counters[0]), "edges": int(P.counters[1])})
-
-
-def _tie_key(edge: int, salt: int) -> int:
-    """A pseudo-random key of ``edge`` fixed by ``salt`` (a multiplicative hash)."""
-    return ((edge ^ salt) * 0x9E3779B97F4A7C15 >> 17) & 0xFFFFFFFF
-
-
-def _winner(code: int) -> int | None:
-    return None if code == 0 else (0 if code == 3 else code)
-
-
-def _proof(winner: int | None, mover: int) -> int:
-    if winner is None or winner == 0:
-        return 1
-    return 2 if winner == mover else 0

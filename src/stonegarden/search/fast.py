@@ -12,6 +12,7 @@ from .config import Budget, SearchConfig
 #: game id -> "module:EngineClass" (imported on first use, so numba compiles only when needed)
 FAST_ENGINES = {
     "blooms": "stonegarden.search.blooms_engine:BloomsRaceEngine",
+    "freego": "stonegarden.search.freego_engine:FreeGoEngine",
 }
 
 
@@ -21,11 +22,16 @@ def _load(target: str) -> Any:
 
 
 def fast_engine(game: Game, config: SearchConfig, seed: int | None) -> Any | None:
-    """The game's fast engine for ``config``, or ``None`` (then use the generic search)."""
+    """The game's fast engine for ``config``, or ``None`` (then use the generic search): an
+    engine with a ``supports(game, config)`` check serves only what it supports."""
     target = FAST_ENGINES.get(game.id)
     if not config.fast or target is None:
         return None
-    return _load(target)(game, config, seed)
+    engine = _load(target)
+    supports = getattr(engine, "supports", None)
+    if supports is not None and not supports(game, config):
+        return None
+    return engine(game, config, seed)
 
 
 #: (game id, config) pairs whose search kernels this process has loaded
