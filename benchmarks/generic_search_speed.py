@@ -1,11 +1,12 @@
-"""Simulations per CPU second of the generic tree (``search/generic.py``, the default ``mcts``
-configuration) and, in a game that has one, of its fast engine (``search/fast.py``) from
-positions after 0, 20 and 40 random plies, at a fixed simulation budget,
-next to the game's own batched numba playouts from the same positions in the same run (the
-baseline: a simulation is one playout plus the tree's work, so the ratio is the share of raw
-playout speed the tree keeps, and compares across loaded or noisy machines). CPU time (``time.process_time``) rather than wall time, so a busy second core
-moves the figures less; the search itself is the same for a fixed seed (the first move and
-its visits are printed, so two builds can be checked to search alike).
+"""Simulations per CPU second of the generic tree (``search/generic.py``, the default
+``mcts`` configuration) and, in a game that has one, of its fast engine (``search/fast.py``),
+from positions after 0, 20 and 40 random plies, at a fixed simulation budget, next to the
+game's own batched numba playouts from the same positions in the same run (the baseline: a
+simulation is one playout plus the tree's work, so the ratio is the share of raw playout
+speed the tree keeps, and compares across loaded or noisy machines). CPU time
+(``time.process_time``) rather than wall time, so a busy second core moves the figures less;
+the search itself is the same for a fixed seed (the first move and its visits are printed, so
+two builds can be checked to search alike).
 
     PYTHONPATH=src python benchmarks/generic_search_speed.py freego --sims 4000 --repeat 3
 """

@@ -19,8 +19,8 @@ from stonegarden.search.generic import GenericMcts
 SMALL = dict(nodes=200_000, edges=4_000_000)
 
 
-def _engine(game, config=SearchConfig(), seed=1):
-    return FreeGoEngine(game, config, seed, **SMALL)
+def _engine(game, config=None, seed=1):
+    return FreeGoEngine(game, config or SearchConfig(), seed, **SMALL)
 
 
 def _walk(engine, state, node, depth, visit):
