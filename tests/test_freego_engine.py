@@ -104,8 +104,11 @@ def test_the_tree_is_kept_after_the_engine_s_move_and_the_opponent_s_reply():
     fresh = _engine(g, dataclasses.replace(SearchConfig(), reuse=False))
     fresh.search(s, Budget(sims=300))
     assert fresh.search(s2, Budget(sims=300)).reused == 0
-    # an unexpected position (not two moves on) starts a fresh tree
-    assert engine.search(g.play_unchecked(s2, second.best), Budget(sims=100)).reused == 0
+    # one move on (a game reviewed move by move) is found too, and a position that is not a
+    # few moves on from the last one starts a fresh tree
+    s3 = g.play_unchecked(s2, second.best)
+    assert engine.search(s3, Budget(sims=100)).reused > 0
+    assert engine.search(g.replay(["a1", "g7"])[-1], Budget(sims=100)).reused == 0
 
 
 def test_compaction_keeps_the_subtree_of_the_new_root():

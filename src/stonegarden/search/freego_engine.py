@@ -43,33 +43,31 @@ class FreeGoEngine:
         self.replies = new_replies(self.n) if config.lgr_for(game) else NO_REPLIES
         self.root = -1
         self.root_state: State | None = None
-        self.last_best: int | None = None
 
     # -- tree reuse -------------------------------------------------------------------------
-    def _child(self, node: int, move: int) -> int:
-        P = self.pools
-        first = int(P.nd_first[node])
-        if node < 0 or first < 0:
-            return -1
-        hits = np.flatnonzero(P.ed_move[first:first + int(P.nd_count[node])] == move)
-        return int(P.ed_child[first + hits[0]]) if len(hits) else -1
-
     def _find_root(self, state: State) -> int:
-        """The node of ``state`` in the kept tree: the old root itself, or two moves below
-        it (the move this engine chose, then the opponent's, read from the boards)."""
+        """The node of ``state`` in the kept tree: the old root itself, or a node up to four
+        moves below it. Only moves whose point holds the mover's stone in ``state`` are
+        followed (a stone captured again on the way loses the tree, which is rare), so the
+        walk plays a handful of moves, not the tree."""
         old = self.root_state
         if old is None or self.root < 0 or not self.config.reuse:
             return -1
-        if old == state:
-            return self.root
-        if self.last_best is None or state.ply != old.ply + 2:
+        if not 0 <= state.ply - old.ply <= 4:
             return -1
-        mid = self.game.play_unchecked(old, self.last_best)
-        before, after = mid.cells(), state.cells()  # type: ignore[attr-defined]
-        theirs = np.flatnonzero((before == 0) & (after == mid.player))
-        if len(theirs) != 1 or self.game.play_unchecked(mid, int(theirs[0])) != state:
-            return -1
-        return self._child(self._child(self.root, self.last_best), int(theirs[0]))
+        target = state.cells()  # type: ignore[attr-defined]
+        todo = [(self.root, old)]
+        while todo:
+            node, s = todo.pop()
+            if s.ply == state.ply:
+                if s == state:
+                    return node
+                continue
+            for e in self._edges(node):
+                move, child = int(self.pools.ed_move[e]), int(self.pools.ed_child[e])
+                if child >= 0 and target[move] == s.player:
+                    todo.append((child, self.game.play_unchecked(s, move)))
+        return -1
 
     def _prepare_root(self, state: State) -> int:
         """Point ``root`` at the node of ``state`` (a fresh tree if it is not kept); the
@@ -132,9 +130,7 @@ class FreeGoEngine:
                 chunk = int(max(1, min(chunk * 2, 0.02 / per, left / per + 1)))
             else:
                 chunk = min(chunk * 2, 4096)
-        result = self._result(state, sims, time.perf_counter() - t0, reused)
-        self.last_best = result.best
-        return result
+        return self._result(state, sims, time.perf_counter() - t0, reused)
 
     def _args(self, state: State, solver: bool) -> tuple:
         g, cfg, P = self.game, self.config, self.pools
