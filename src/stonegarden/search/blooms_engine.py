@@ -3,38 +3,29 @@ and translates between its split (stage) decisions and the protocol's whole-turn
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..core.protocol import Game, State
 from ..games.blooms import search_kernels as SK
 from .config import Budget, SearchConfig
 from .result import MoveStat, SearchResult
-from .tree_pools import EDGE_POOL, NODE_POOL, Pools, proof_rank, tie_key, winner_of_code
+from .tree_engine import ArrayTreeEngine
+from .tree_pools import EDGE_POOL, NODE_POOL, proof_rank, tie_key, winner_of_code
 
 
-class BloomsRaceEngine:
+class BloomsRaceEngine(ArrayTreeEngine):
     """MCTS for ``blooms`` with split moves, RAVE, solver and capture-preferring playouts,
     each switchable through ``SearchConfig``; tree kept between moves."""
 
     def __init__(self, game: Game, config: SearchConfig, seed: int | None,
                  nodes: int = NODE_POOL, edges: int = EDGE_POOL) -> None:
-        self.game = game
-        self.config = config
-        self.seed = seed
-        self.searches = 0
+        super().__init__(game, config, seed, nodes, edges)
         self.n = game.num_cells  # type: ignore[attr-defined]
         self.nb = game.board.neighbours  # type: ignore[attr-defined]
         self.target = int(game.params["target"])
         self.max_turns = int(game.max_game_length)
-        self.pool_size = (nodes, edges)
-        self.pools = Pools(nodes, edges)
         self.amaf = np.zeros((2, 2, self.n), np.int64)
-        self.root = -1
-        self.root_state: State | None = None
         self.last_best: int | None = None
-        self.salt = 0  # orders equal edges in the final choice; set by each search's seed
 
     # -- tree reuse -------------------------------------------------------------------------
     def _split(self, action: int) -> tuple[int, int]:
@@ -96,92 +87,28 @@ class BloomsRaceEngine:
             s = nxt
         return node if s == state else -1
 
-    def _reset(self, state: State) -> None:
+    def _new_root(self, state: State) -> int:
         P = self.pools
-        P.counters[:2] = 0
-        self.root = SK.new_node(*P.nodes(), P.counters, state.player,
-                                0 if self.config.split else 2, -1, 0)
-
-    def _prepare_root(self, state: State) -> int:
-        found = self._find_root(state)
-        P = self.pools
-        if found < 0:
-            self._reset(state)
-            return 0
-        reused = int(P.nd_n[found])
-        if found != 0 and (P.counters[0] > P.nd_player.shape[0] // 3
-                           or P.counters[1] > P.ed_move.shape[0] // 3):
-            fresh = Pools(*self.pool_size)
-            SK.compact(found, *P.nodes(), *P.edges(), *fresh.nodes(), *fresh.edges(),
-                       fresh.counters)
-            fresh.counters[2] = P.counters[2]
-            self.pools = fresh
-            found = 0
-        self.root = found
-        return reused
+        return SK.new_node(*P.nodes(), P.counters, state.player,
+                           0 if self.config.split else 2, -1, 0)
 
     # -- search -----------------------------------------------------------------------------
     def search(self, state: State, budget: Budget) -> SearchResult:
         """Search from ``state`` (non-terminal) within ``budget``."""
-        t0 = time.perf_counter()
-        reused = self._prepare_root(state)
-        self.root_state = state
-        seed = self.seed
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy) % 2**31  # type: ignore[arg-type]
-        SK.run_sims(0, *self._args(state))  # compile or load outside the budget
-        self.salt = (seed * 1_000_003 + self.searches) % 2**31
-        SK.seed_numba(self.salt)
-        self.searches += 1
-        sims = 0
-        chunk = 16
-        while True:
-            want = chunk
-            if budget.sims is not None:
-                want = min(want, budget.sims - sims)
-                if want <= 0:
-                    break
-            t1 = time.perf_counter()
-            args = self._args(state)
-            code = int(self.pools.nd_proven[self.root])
-            if code not in (0, state.player):
-                # proven lost (or drawn): search on without the proofs, for the most
-                # resistant move against an opponent who may not find the win
-                args = (*args[:-4], False, *args[-3:])  # solver off
-            done = int(SK.run_sims(want, *args))
-            sims += done
-            if done < want:  # the solver proved the root
-                break
-            if budget.stop is not None and budget.stop():
-                break
-            now = time.perf_counter()
-            if budget.seconds is not None:
-                if now - t0 >= budget.seconds:
-                    break
-                # aim at ~20 ms chunks, never past the deadline
-                per = max((now - t1) / max(done, 1), 1e-7)
-                left = budget.seconds - (now - t0)
-                chunk = int(max(1, min(chunk * 2, 0.02 / per, left / per + 1)))
-            else:
-                chunk = min(chunk * 2, 4096)
-        result = self._result(state, sims, time.perf_counter() - t0, reused)
+        result = super().search(state, budget)
         self.last_best = result.best
         return result
 
-    def _args(self, state: State) -> tuple:
+    def _run(self, want: int, state: State, solver: bool) -> int:
         cfg = self.config
         P = self.pools
-        return (self.root, state.cells().copy(), np.array(state.scores, np.int64),  # type: ignore[attr-defined]
-                state.ply == 0, self.target, self.max_turns, self.nb, *P.nodes(), *P.edges(),
-                P.counters, cfg.c_for(self.game), bool(cfg.rave and cfg.split),
-                cfg.rave_k_for(self.game), bool(cfg.solver), int(cfg.captures), self.amaf,
-                int(cfg.grave))
+        return int(SK.run_sims(
+            want, self.root, state.cells().copy(), np.array(state.scores, np.int64),  # type: ignore[attr-defined]
+            state.ply == 0, self.target, self.max_turns, self.nb, *P.nodes(), *P.edges(),
+            P.counters, cfg.c_for(self.game), bool(cfg.rave and cfg.split),
+            cfg.rave_k_for(self.game), solver, int(cfg.captures), self.amaf, int(cfg.grave)))
 
     # -- reading the tree -------------------------------------------------------------------
-    def _edges(self, node: int) -> range:
-        first = int(self.pools.nd_first[node])
-        return range(first, first + int(self.pools.nd_count[node])) if first >= 0 else range(0)
-
     def _rank(self, node: int, e: int) -> tuple[int, int, float]:
         P = self.pools
         child = int(P.ed_child[e])

@@ -5,22 +5,21 @@ left to the generic tree (``supports``)."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..core.protocol import Game, State
 from ..games.freego import search_kernels as SK
 from ..games.freego.playouts import KO_SUPER
 from ..geometry.square import SIDE_TO_MOVE_KEY
-from .config import Budget, SearchConfig
+from .config import SearchConfig
 from .replies import NO_REPLIES, new_replies
 from .result import MoveStat, SearchResult
-from .tree_kernels import compact, new_node, seed_numba
-from .tree_pools import EDGE_POOL, NODE_POOL, Pools, proof_rank, winner_of_code
+from .tree_engine import ArrayTreeEngine
+from .tree_kernels import new_node
+from .tree_pools import EDGE_POOL, NODE_POOL, proof_rank, winner_of_code
 
 
-class FreeGoEngine:
+class FreeGoEngine(ArrayTreeEngine):
     """MCTS for ``freego`` over array pools; tree (and reply table) kept between moves."""
 
     @staticmethod
@@ -31,18 +30,11 @@ class FreeGoEngine:
 
     def __init__(self, game: Game, config: SearchConfig, seed: int | None,
                  nodes: int = NODE_POOL, edges: int = EDGE_POOL) -> None:
-        self.game = game
-        self.config = config
-        self.seed = seed
-        self.searches = 0
+        super().__init__(game, config, seed, nodes, edges)
         self.nb = game.board.neighbours  # type: ignore[attr-defined]
         self.n = int(self.nb.shape[0])
-        self.pool_size = (nodes, edges)
-        self.pools = Pools(nodes, edges)
         self.seen = np.zeros((3, self.n), np.int64)
         self.replies = new_replies(self.n) if config.lgr_for(game) else NO_REPLIES
-        self.root = -1
-        self.root_state: State | None = None
 
     # -- tree reuse -------------------------------------------------------------------------
     def _find_root(self, state: State) -> int:
@@ -69,68 +61,12 @@ class FreeGoEngine:
                     todo.append((child, self.game.play_unchecked(s, move)))
         return -1
 
-    def _prepare_root(self, state: State) -> int:
-        """Point ``root`` at the node of ``state`` (a fresh tree if it is not kept); the
-        simulations kept. A kept subtree is copied to fresh pools once a third is used."""
-        P = self.pools
-        found = self._find_root(state)
-        if found < 0:
-            P.counters[:2] = 0
-            self.root = new_node(*P.nodes(), P.counters, state.player, 0, -1, 0)
-            return 0
-        reused = int(P.nd_n[found])
-        if found != 0 and (P.counters[0] > P.nd_player.shape[0] // 3
-                           or P.counters[1] > P.ed_move.shape[0] // 3):
-            fresh = Pools(*self.pool_size)
-            compact(found, *P.nodes(), *P.edges(), *fresh.nodes(), *fresh.edges(),
-                    fresh.counters)
-            fresh.counters[2] = P.counters[2]
-            self.pools = fresh
-            found = 0
-        self.root = found
-        return reused
+    def _new_root(self, state: State) -> int:
+        return new_node(*self.pools.nodes(), self.pools.counters, state.player, 0, -1, 0)
 
     # -- search -----------------------------------------------------------------------------
-    def search(self, state: State, budget: Budget) -> SearchResult:
-        """Search from ``state`` (non-terminal) within ``budget``."""
-        t0 = time.perf_counter()
-        reused = self._prepare_root(state)
-        self.root_state = state
-        seed = self.seed
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy) % 2**31  # type: ignore[arg-type]
-        seed_numba((seed * 1_000_003 + self.searches) % 2**31)
-        self.searches += 1
-        sims = 0
-        chunk = 16
-        while True:
-            want = chunk
-            if budget.sims is not None:
-                want = min(want, budget.sims - sims)
-                if want <= 0:
-                    break
-            t1 = time.perf_counter()
-            code = int(self.pools.nd_proven[self.root])
-            # proven lost (or drawn): search on without the proofs, for the most resistant
-            # move against an opponent who may not find the win
-            solver = bool(self.config.solver) and code in (0, state.player)
-            done = int(SK.run_sims(want, *self._args(state, solver)))
-            sims += done
-            if done < want:  # the solver proved the root
-                break
-            if budget.stop is not None and budget.stop():
-                break
-            now = time.perf_counter()
-            if budget.seconds is not None:
-                if now - t0 >= budget.seconds:
-                    break
-                # aim at ~20 ms chunks, never past the deadline
-                per = max((now - t1) / max(done, 1), 1e-7)
-                left = budget.seconds - (now - t0)
-                chunk = int(max(1, min(chunk * 2, 0.02 / per, left / per + 1)))
-            else:
-                chunk = min(chunk * 2, 4096)
-        return self._result(state, sims, time.perf_counter() - t0, reused)
+    def _run(self, want: int, state: State, solver: bool) -> int:
+        return int(SK.run_sims(want, *self._args(state, solver)))
 
     def _args(self, state: State, solver: bool) -> tuple:
         g, cfg, P = self.game, self.config, self.pools
@@ -145,10 +81,6 @@ class FreeGoEngine:
                 cfg.prior_for(g) if cfg.rave else 0, self.seen, self.replies)
 
     # -- reading the tree -------------------------------------------------------------------
-    def _edges(self, node: int) -> range:
-        first = int(self.pools.nd_first[node]) if node >= 0 else -1
-        return range(first, first + int(self.pools.nd_count[node])) if first >= 0 else range(0)
-
     def _proof(self, e: int) -> int | None:
         child = int(self.pools.ed_child[e])
         return winner_of_code(int(self.pools.nd_proven[child])) if child >= 0 else None

@@ -13,17 +13,12 @@ An edge's ``ed_move`` is a cell (-1 = none) at stages 0 and 1, ``(a+1)*(N+1) + (
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
-from ...search.tree_kernels import code_value, compact, new_node, prove, seed_numba  # noqa: F401 (the engine's SK.*)
-from ...search.ucb import rave_score
+from ...search.tree_kernels import NONE, code_value, compact, find_edge, new_node, prove, seed_numba, select  # noqa: F401 (shared kernels, also SK.* to the engine)
 from .kernels import EMPTY, find_fenced, judge_bloom
 from .playouts import take, uniform_turn
-
-NONE = -1
 
 
 @njit(cache=True)
@@ -109,74 +104,6 @@ def expand(node, board, first_turn, pend_a, nd_stage, nd_first, nd_count, ed_mov
     nd_first[node] = start
     nd_count[node] = k - start
     return True
-
-
-@njit(cache=True)
-def find_edge(node, cell, nd_first, nd_count, ed_move):
-    """The edge of ``node`` placing on ``cell`` (edges are sorted by cell, none last), or -1."""
-    lo = nd_first[node]
-    hi = lo + nd_count[node]
-    if hi > lo and ed_move[hi - 1] == NONE:
-        hi -= 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ed_move[mid] < cell:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < nd_first[node] + nd_count[node] and ed_move[lo] == cell:
-        return lo
-    return -1
-
-
-@njit(cache=True)
-def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_child, ed_n, ed_w,
-           ed_rn, ed_rw, c, rave, rave_k, solver, ref):
-    """The edge UCB (blended with RAVE) prefers; a proven win at once, proven losses never
-    (unless nothing else is left: then the plain UCB choice, so a lost position is still
-    searched for the line that makes the opponent's win hardest). GRAVE: ``ref`` is the node
-    whose RAVE statistics stand in for this node's (an ancestor with enough visits; ``node``
-    itself for plain RAVE)."""
-    first = nd_first[node]
-    count = nd_count[node]
-    p = nd_player[node]
-    log_n = math.log(nd_n[node] + 1.0)
-    off = np.random.randint(count)
-    best = first
-    for attempt in range(2):
-        use_solver = solver and attempt == 0
-        best = -1
-        best_v = -1e300
-        for j in range(count):
-            e = first + (off + j) % count
-            child = ed_child[e]
-            if use_solver and child >= 0 and nd_proven[child] != 0:
-                pr = nd_proven[child]
-                if pr == p:
-                    return e
-                if pr != 3:
-                    continue
-            n = ed_n[e]
-            if rave:
-                re = e
-                if ref != node:
-                    re = find_edge(ref, ed_move[e], nd_first, nd_count, ed_move)
-                    if re < 0 or ed_move[e] == NONE:
-                        re = e
-                rn = ed_rn[re]
-                q = ed_w[e] / n if n > 0 else 0.0
-                rq = ed_rw[re] / rn if rn > 0 else 0.0
-                v = rave_score(q, rq, n, rn, c, log_n, rave_k)
-            elif n == 0:
-                v = 1e9
-            else:
-                v = ed_w[e] / n + c * math.sqrt(log_n / n)
-            if v > best_v:
-                best_v = v
-                best = e
-        if best >= 0:
-            return best
-    return first
 
 
 @njit(cache=True)

@@ -17,8 +17,7 @@ from numba import njit
 
 from ...geometry.hashset import build_table, new_stamped_set
 from ...search.replies import lgr_update
-from ...search.tree_kernels import code_value, new_node, prove
-from ...search.ucb import rave_score
+from ...search.tree_kernels import code_value, new_node, prove, select
 from .kernels import legal_points, play_point
 from .playouts import KO_SIMPLE, freego_playout
 from .priors import move_kinds
@@ -30,9 +29,10 @@ PRIOR_OF_KIND = np.array([0.5, 1.0, 0.0])
 @njit(cache=True)
 def expand(node, board, nb, zob, side_key, player, h, prev_h, ko, prior, nd_first, nd_count,
            ed_move, ed_child, ed_n, ed_w, ed_rn, ed_rw, counters, points, kinds):
-    """Allocate the edges of ``node`` (its legal points, in a random order so that equal
-    scores are broken at random) with ``prior`` virtual RAVE samples of each move's prior
-    value; False if the pool is full. A node without legal points gets no edges."""
+    """Allocate the edges of ``node``: its legal points in a random order (so that equal
+    scores, which ``select`` gives to the first from a random offset, fall at random), each
+    with ``prior`` virtual RAVE samples of its prior value; False if the pool is full. A node
+    without legal points gets no edges."""
     if ko == KO_SIMPLE and prev_h != 0:
         banned = build_table(np.array([prev_h]))
     else:
@@ -63,46 +63,6 @@ def expand(node, board, nb, zob, side_key, player, h, prev_h, ko, prior, nd_firs
     nd_first[node] = start
     nd_count[node] = count
     return True
-
-
-@njit(cache=True)
-def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_child, ed_n, ed_w, ed_rn,
-           ed_rw, c, rave, rave_k, solver):
-    """The edge the blended UCB prefers (the first of equals, in the node's random order); a
-    proven win at once, proven losses only when nothing else is left. Without RAVE every edge
-    is tried once, in order, before UCB."""
-    first = nd_first[node]
-    count = nd_count[node]
-    p = nd_player[node]
-    log_n = np.log(nd_n[node] + 1.0)
-    for attempt in range(2):
-        use_solver = solver and attempt == 0
-        best = -1
-        best_v = -1e300
-        for e in range(first, first + count):
-            child = ed_child[e]
-            if use_solver and child >= 0 and nd_proven[child] != 0:
-                pr = nd_proven[child]
-                if pr == p:
-                    return e
-                if pr != 3:
-                    continue
-            n = ed_n[e]
-            if rave:
-                rn = ed_rn[e]
-                q = ed_w[e] / n if n > 0 else 0.0
-                rq = ed_rw[e] / rn if rn > 0 else 0.0
-                v = rave_score(q, rq, n, rn, c, log_n, rave_k)
-            elif n == 0:
-                return e
-            else:
-                v = ed_w[e] / n + c * np.sqrt(log_n / n)
-            if v > best_v:
-                best_v = v
-                best = e
-        if best >= 0:
-            return best
-    return first
 
 
 @njit(cache=True)
@@ -160,8 +120,8 @@ def run_sims(nsims, root, root_board, root_scores, root_h, root_prev_h, target, 
                     code = 1 if scores[0] > scores[1] else 2 if scores[1] > scores[0] else 3
                     nd_proven[node] = code
                     break
-            e = select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_child, ed_n,
-                       ed_w, ed_rn, ed_rw, c, rave, rave_k, solver)
+            e = select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_child,
+                       ed_n, ed_w, ed_rn, ed_rw, c, rave, rave_k, solver, node)
             path_nodes[depth] = node
             path_edges[depth] = e
             mv = ed_move[e]
