@@ -189,12 +189,7 @@ class BloomsRaceEngine(ArrayTreeEngine):
         if not moves:
             acts = self.game.legal_actions(state)
             moves = [MoveStat(int(acts[0]), 0, 0.5)]
-        total_n = sum(int(P.ed_n[e]) for e in self._edges(root))
-        total_w = sum(float(P.ed_w[e]) for e in self._edges(root))
-        value = total_w / total_n if total_n else 0.5
-        proven = winner_of_code(int(P.nd_proven[root]))
-        if proven is not None:
-            value = 1.0 if proven == p else 0.0 if proven != 0 else 0.5
+        value, proven = self._root_value(p)
         pv: list[int] = []
         node, s = root, state
         while node >= 0 and len(pv) < 30 and not self.game.is_terminal(s):

@@ -13,7 +13,7 @@ from ..core.protocol import Game, State
 from .config import Budget, SearchConfig
 from .result import SearchResult
 from .tree_kernels import compact, seed_numba
-from .tree_pools import Pools
+from .tree_pools import Pools, winner_of_code
 
 
 class ArrayTreeEngine:
@@ -68,6 +68,18 @@ class ArrayTreeEngine:
             found = 0
         self.root = found
         return reused
+
+    def _root_value(self, mover: int) -> tuple[float, int | None]:
+        """(the root's value for ``mover``, its proven winner or ``None``): the mean reward
+        over the root's edges, or the proof's exact value."""
+        P = self.pools
+        edges = self._edges(self.root)
+        total_n = sum(int(P.ed_n[e]) for e in edges)
+        value = sum(float(P.ed_w[e]) for e in edges) / total_n if total_n else 0.5
+        proven = winner_of_code(int(P.nd_proven[self.root]))
+        if proven is not None:
+            value = 1.0 if proven == mover else 0.0 if proven != 0 else 0.5
+        return value, proven
 
     def _edges(self, node: int) -> range:
         first = int(self.pools.nd_first[node]) if node >= 0 else -1
