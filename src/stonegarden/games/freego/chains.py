@@ -152,3 +152,15 @@ def captures_at(board, nb, p, opp, cid, libs, dead, ndead, out):
             out[count] = r
             count += 1
     return count
+
+
+@njit(cache=True)
+def dead_roots(board, colour, cid, libs, out):
+    """Write to ``out`` the roots of ``colour``'s chains without a liberty (a suicide waiting
+    for the other player's turn to remove it); returns their number."""
+    count = 0
+    for p in range(board.shape[0]):
+        if board[p] == colour and cid[p] == p and libs[p] == 0:
+            out[count] = p
+            count += 1
+    return count

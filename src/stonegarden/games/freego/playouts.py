@@ -18,7 +18,7 @@ from numba import njit
 
 from ...geometry.hashset import new_stamped_set, stamped_add, stamped_has
 from ..playout_totals import add_result
-from .chains import EMPTY, build_chains, captures_at, place_stone, remove_chain
+from .chains import EMPTY, build_chains, captures_at, dead_roots, place_stone, remove_chain
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
@@ -73,11 +73,7 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
     cand = np.empty(n, np.int32)
     caps = np.empty(4, np.int32)
     dead = np.empty(n, np.int32)  # roots of the opponent's chains without a liberty
-    ndead = 0
-    for p in range(n):
-        if board[p] == 3 - player and cid[p] == p and libs[p] == 0:
-            dead[ndead] = p
-            ndead += 1
+    ndead = dead_roots(board, 3 - player, cid, libs, dead)
     if ko == KO_SUPER:
         for t in range(history.shape[0]):
             stamped_add(keys, stamps, stamp, history[t])

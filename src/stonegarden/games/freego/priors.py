@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .chains import EMPTY, build_chains, captures_at
+from .chains import EMPTY, build_chains, captures_at, dead_roots
 
 #: ``move_kinds`` codes
 QUIET, CAPTURE, SUICIDE = 0, 1, 2
@@ -34,11 +34,7 @@ def move_kinds(board, nb, zob, player, points, out):
     build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack)
     opp = 3 - player
     dead = np.empty(n, np.int32)  # the opponent's chains already without a liberty
-    ndead = 0
-    for p in range(n):
-        if board[p] == opp and cid[p] == p and libs[p] == 0:
-            dead[ndead] = p
-            ndead += 1
+    ndead = dead_roots(board, opp, cid, libs, dead)
     caps = np.empty(4, np.int32)
     mine = np.empty(4, np.int32)
     for i in range(points.shape[0]):
