@@ -9,6 +9,7 @@ and a ko test needs no trial placement. Kernels never raise; arrays have one slo
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 EMPTY = 0
@@ -49,6 +50,20 @@ def build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack):
         libs[p] = lib
         size[p] = top
         chash[p] = key
+
+
+@njit(cache=True)
+def new_chains(board, nb, zob):
+    """The chain arrays of ``board``, built: (cid, nxt, libs, size, chash)."""
+    n = board.shape[0]
+    cid = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    libs = np.zeros(n, np.int32)
+    size = np.zeros(n, np.int32)
+    chash = np.zeros(n, np.int64)
+    stack = np.empty(n, np.int32)
+    build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack)
+    return cid, nxt, libs, size, chash
 
 
 @njit(cache=True)

@@ -18,7 +18,7 @@ from numba import njit
 
 from ...geometry.hashset import new_stamped_set, stamped_add, stamped_has
 from ..playout_totals import add_result
-from .chains import EMPTY, build_chains, captures_at, dead_roots, place_stone, remove_chain
+from .chains import EMPTY, captures_at, dead_roots, new_chains, place_stone, remove_chain
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
@@ -63,13 +63,7 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             empties[ne] = i
             where[i] = ne
             ne += 1
-    cid = np.empty(n, np.int32)
-    nxt = np.empty(n, np.int32)
-    libs = np.zeros(n, np.int32)
-    size = np.zeros(n, np.int32)
-    chash = np.zeros(n, np.int64)
-    stack = np.empty(n, np.int32)
-    build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack)
+    cid, nxt, libs, size, chash = new_chains(board, nb, zob)
     cand = np.empty(n, np.int32)
     caps = np.empty(4, np.int32)
     dead = np.empty(n, np.int32)  # roots of the opponent's chains without a liberty

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .chains import EMPTY, build_chains, captures_at, dead_roots
+from .chains import EMPTY, captures_at, dead_roots, new_chains
 
 #: ``move_kinds`` codes
 QUIET, CAPTURE, SUICIDE = 0, 1, 2
@@ -25,13 +25,7 @@ def move_kinds(board, nb, zob, player, points, out):
     its own chains beside it, has no liberty), or neither (``QUIET``). While an opponent chain
     waits for removal (their suicide) no move is called a suicide: its removal may free any."""
     n = board.shape[0]
-    cid = np.empty(n, np.int32)
-    nxt = np.empty(n, np.int32)
-    libs = np.zeros(n, np.int32)
-    size = np.zeros(n, np.int32)
-    chash = np.zeros(n, np.int64)
-    stack = np.empty(n, np.int32)
-    build_chains(board, nb, zob, cid, nxt, libs, size, chash, stack)
+    cid, _, libs, _, _ = new_chains(board, nb, zob)
     opp = 3 - player
     dead = np.empty(n, np.int32)  # the opponent's chains already without a liberty
     ndead = dead_roots(board, opp, cid, libs, dead)
