@@ -162,8 +162,8 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     #: RAVE fades more slowly here than by default: at 2,000 simulations rave_k=1000 beat 300
     #: 33-7 and 3000 lost to 1000 18-22; at 500 they were even (21-19) (docs/ai.md)
     default_rave_k = 1000.0
-    #: explore less than the default 0.2: c=0.05 beat it 24-16 at 1 s a move and led 23-7 after
-    #: 30 of 40 games at 2 s when it was made the default (docs/ai.md)
+    #: explore less than the default 0.2: c=0.05 beat it 24-16 at 1 s a move and 27-13 at 2 s
+    #: (made the default at 23-7 after 30 of those 40 games; docs/ai.md)
     default_c = 0.05
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
