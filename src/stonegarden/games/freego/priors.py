@@ -16,6 +16,10 @@ from .chains import EMPTY, captures_at, dead_roots, new_chains
 #: ``move_kinds`` codes
 QUIET, CAPTURE, SUICIDE = 0, 1, 2
 
+#: what a move is worth before search, by kind: a capture as a win, a suicide that captures
+#: nothing as a loss, any other move as even
+PRIOR_OF_KIND = np.array([0.5, 1.0, 0.0])
+
 
 @njit(cache=True)
 def move_kinds(board, nb, zob, player, points, out):

@@ -21,7 +21,7 @@ from ...search.replies import NO_REPLIES
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_amaf_playout, freego_playouts
-from .priors import move_kinds
+from .priors import PRIOR_OF_KIND, move_kinds
 from .text import NOTATION
 
 KO_MODES = {"none": KO_NONE, "simple": KO_SIMPLE, "superko": KO_SUPER}
@@ -124,7 +124,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
         legal but for ko, and each forbidden board forbids at most one point: the mover's
         stone stays on the board it makes (only opponent chains are removed on the mover's
         turn) and every other empty point stays empty, so two points never make one board."""
-        banned = {KO_NONE: 0, KO_SIMPLE: 1}.get(self.ko_mode, len(state.history))
+        banned = 0 if self.ko_mode == KO_NONE else 1 if self.ko_mode == KO_SIMPLE \
+            else len(state.history)
         return state.board.count(0) > banned
 
     def _winner_when_over(self, state: State) -> int:
@@ -175,16 +176,12 @@ class FreeGo(SquareGoGame[FreeGoState]):
     #: search without them 28-12 at 0.5 s a move (docs/ai.md)
     default_prior = 20
 
-    #: what a move is worth before search (``prior_values``): a capture as a win, a suicide
-    #: that captures nothing as a loss, any other move as even
-    PRIOR_OF_KIND = np.array([0.5, 1.0, 0.0])  # by priors.QUIET, CAPTURE, SUICIDE
-
     def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
         assert isinstance(state, FreeGoState)
         kinds = np.empty(len(actions), np.int8)
         move_kinds(state.cells(), self.board.neighbours, self.board.zobrist, state.player,
                    np.asarray(actions, np.int64), kinds)
-        return self.PRIOR_OF_KIND[kinds]
+        return PRIOR_OF_KIND[kinds]
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         return self.policy_playouts(state, count, seed, 0)

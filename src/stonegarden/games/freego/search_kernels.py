@@ -20,10 +20,7 @@ from ...search.replies import lgr_update
 from ...search.tree_kernels import code_value, new_node, prove, select
 from .kernels import legal_points, play_point
 from .playouts import KO_SIMPLE, freego_playout
-from .priors import move_kinds
-
-#: a prior value per ``priors`` kind (QUIET, CAPTURE, SUICIDE), as ``FreeGo.PRIOR_OF_KIND``
-PRIOR_OF_KIND = np.array([0.5, 1.0, 0.0])
+from .priors import PRIOR_OF_KIND, move_kinds
 
 
 @njit(cache=True)
