@@ -77,7 +77,7 @@ def test_rave_statistics_count_the_tree_move_and_the_same_player_s_playout_moves
     x, y, z = 20, 21, 22
     monkeypatch.setattr(game, "amaf_playout", lambda s, seed, *policy:
                         (1, np.array([x, y, z], np.int32)))
-    engine = GenericMcts(game, RAVE, 3)
+    engine = GenericMcts(game, dataclasses.replace(RAVE, prior=0), 3)  # no virtual samples
     engine.search(state, Budget(sims=1))
     root = engine.root
     (i,) = root.children  # the one action tried
