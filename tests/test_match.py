@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from stonegarden.cli.match import run_match
 from stonegarden.core.record import load_record, replay_record
+from stonegarden.errors import ParameterError, RecordError
+from stonegarden.lab.adjudication import ResignRule
 from stonegarden.lab.selfplay import with_seed as seeded_spec
 
 SMALL = ("--param", "size=3")
@@ -77,3 +81,136 @@ def test_bad_game_parameter_exits_2(cli):
 def test_zero_games_is_a_usage_error(cli):
     r = cli("match", "blooms", "random", "random", "--games", "0")
     assert r.returncode == 2
+
+
+# --- a match's folder of records: never overwritten, and --resume goes on with it -----------
+
+def _match(folder, games=4, seed=7, resume=False, a="mcts:sims=20", b="random", resign=None):
+    return run_match("blooms", {"size": 3}, a, b, games, 1, seed, str(folder), progress=False,
+                     resign=resign, resume=resume)
+
+
+def _contents(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_resume_plays_only_the_missing_games_and_sums_up_as_one_match(tmp_path):
+    whole = _match(tmp_path / "whole")
+    part = tmp_path / "part"
+    _match(part)
+    kept = _contents(part)
+    (part / "game-0001.json").unlink()
+    (part / "game-0003.json").unlink()
+    out = _match(part, resume=True)
+    assert out["resumed"] == 2
+    assert {k: v for k, v in out.items() if k != "resumed"} == {
+        k: v for k, v in whole.items() if k != "resumed"}
+    assert _contents(part) == kept          # the two games played again are the same games
+
+
+def test_resume_with_more_games_extends_the_match(tmp_path):
+    _match(tmp_path / "m", games=2)
+    out = _match(tmp_path / "m", games=4, resume=True)
+    whole = _match(tmp_path / "whole", games=4)
+    assert out["resumed"] == 2 and out["games"] == 4
+    assert out["a_wins"] == whole["a_wins"] and out["mean_plies"] == whole["mean_plies"]
+
+
+def test_resume_of_a_finished_match_plays_nothing(tmp_path):
+    first = _match(tmp_path / "m", games=2)
+    again = _match(tmp_path / "m", games=2, resume=True)
+    assert again["resumed"] == 2
+    assert {k: v for k, v in again.items() if k != "resumed"} == {
+        k: v for k, v in first.items() if k != "resumed"}
+
+
+def test_a_folder_with_records_is_not_overwritten_without_resume(tmp_path):
+    _match(tmp_path / "m", games=2)
+    kept = _contents(tmp_path / "m")
+    with pytest.raises(ParameterError, match=r"already holds 2 game record.*--resume"):
+        _match(tmp_path / "m", games=2, seed=8)
+    assert _contents(tmp_path / "m") == kept
+
+
+@pytest.mark.parametrize("change, reason", [
+    ({"seed": 8}, "players"),                      # other per-game agent seeds
+    ({"a": "mcts:sims=30"}, "players"),
+    ({"resign": ResignRule(0.05, 2)}, "resignation rule"),
+])
+def test_resume_refuses_the_records_of_another_match(tmp_path, change, reason):
+    _match(tmp_path / "m", games=2)
+    kept = _contents(tmp_path / "m")
+    with pytest.raises(ParameterError, match=rf"game-0000\.json.*{reason}"):
+        _match(tmp_path / "m", games=2, resume=True, **change)
+    assert _contents(tmp_path / "m") == kept
+
+
+def test_resume_refuses_a_match_with_an_explicit_seed_but_another_match_seed(tmp_path):
+    # agents that carry their own seed= have the same players under any --seed; the match seed
+    # (which also seeds chance events) tells the two matches apart
+    _match(tmp_path / "m", games=2, a="random:seed=1", b="random:seed=2")
+    with pytest.raises(ParameterError, match=r"--seed 7, not 9"):
+        _match(tmp_path / "m", games=2, seed=9, resume=True, a="random:seed=1", b="random:seed=2")
+
+
+def test_resume_refuses_fewer_games_than_recorded(tmp_path):
+    _match(tmp_path / "m", games=3)
+    with pytest.raises(ParameterError, match=r"game-0002\.json.*game 2.*at least 3"):
+        _match(tmp_path / "m", games=2, resume=True)
+
+
+def _edit_record(text, change):
+    data = json.loads(text)
+    change(data)
+    return json.dumps(data)
+
+
+def _other_winner(data):
+    data["result"]["winner"] = 3 - data["result"]["winner"]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda text: text[: len(text) // 2],                                            # cut short
+    lambda text: _edit_record(text, lambda d: d["moves"].insert(0, "zz9")),         # an illegal move
+    lambda text: _edit_record(text, _other_winner),                                 # a wrong result
+], ids=["cut-short", "illegal-move", "wrong-result"])
+def test_resume_refuses_a_broken_record_and_names_it(tmp_path, damage):
+    _match(tmp_path / "m", games=2)
+    path = tmp_path / "m" / "game-0001.json"
+    path.write_text(damage(path.read_text()))
+    kept = _contents(tmp_path / "m")
+    with pytest.raises(RecordError, match=r"cannot resume from .*game-0001\.json"):
+        _match(tmp_path / "m", games=2, resume=True)
+    assert _contents(tmp_path / "m") == kept
+
+
+def test_cli_resume_needs_a_save_dir_and_reports_the_games_read(cli, tmp_path):
+    r = cli("match", "blooms", "random", "random", "--games", "1", *SMALL, "--resume")
+    assert r.returncode == 2 and "--resume needs --save-dir" in r.stderr
+    folder = str(tmp_path / "m")
+    assert cli("match", "blooms", "random", "random", "--games", "2", *SMALL, "--quiet",
+               "--save-dir", folder).returncode == 0
+    r = cli("match", "blooms", "random", "random", "--games", "2", *SMALL, "--quiet",
+            "--save-dir", folder)
+    assert r.returncode == 2 and "already holds 2 game record" in r.stderr
+    r = cli("match", "blooms", "random", "random", "--games", "3", *SMALL, "--quiet",
+            "--save-dir", folder, "--resume")
+    assert r.returncode == 0, r.stderr
+    assert "3 games (2 read from --save-dir)" in r.stdout.strip().splitlines()[-1]
+    assert len(list((tmp_path / "m").glob("game-*.json"))) == 3
+
+
+def test_a_save_dir_that_cannot_be_made_is_a_parameter_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ParameterError, match="--save-dir"):
+        _match(blocker / "games", games=1)
+
+
+def test_resume_counts_the_recorded_resignations(tmp_path):
+    rule = ResignRule(0.45, 1)
+    whole = _match(tmp_path / "m", a="mcts:sims=60", b="mcts:sims=40", resign=rule)
+    (tmp_path / "m" / "game-0002.json").unlink()
+    again = _match(tmp_path / "m", a="mcts:sims=60", b="mcts:sims=40", resign=rule, resume=True)
+    assert again["resumed"] == 3
+    assert again["resigned"] == whole["resigned"] >= 1

@@ -15,10 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..agents import make_agent
 from ..core.params import parse_param_options
-from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import ParameterError
 from ..lab.adjudication import ResignRule
+from ..lab.match_records import load_results, prepare_folder, save_result
 from ..lab.selfplay import play_game, with_seed
 from ..stats import MatchStats
 from .common import friendly_errors, param_option, resign_options, resign_rule
@@ -26,13 +26,19 @@ from .common import friendly_errors, param_option, resign_options, resign_rule
 
 def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, workers: int,
               seed: int, save_dir: str | None, progress: bool = True,
-              resign: ResignRule | None = None) -> dict[str, Any]:
+              resign: ResignRule | None = None, resume: bool = False) -> dict[str, Any]:
     """Play the match and return the summary dictionary. With ``resign``, a player whose own
-    search rates its position below the threshold for that many moves resigns.
+    search rates its position below the threshold for that many moves resigns. With
+    ``resume``, the games already recorded in ``save_dir`` by this same match count and are
+    not played again (``resumed`` in the summary says how many).
 
     Raises:
-        ParameterError: a bad agent spec or game parameter.
+        ParameterError: a bad agent spec or game parameter; ``resume`` without ``save_dir``;
+            records in ``save_dir`` without ``resume``, or of another match.
+        RecordError: a record in ``save_dir`` that is malformed or does not replay.
     """
+    if resume and not save_dir:
+        raise ParameterError("--resume needs --save-dir, the folder of the match to go on with")
     game = make(game_id, **params)
     for spec in (a, b):
         if spec.strip().lower() == "human":
@@ -44,23 +50,26 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         sa, sb = with_seed(a, seed * 100_003 + 2 * i), with_seed(b, seed * 100_003 + 2 * i + 1)
         seats = {str(a_seat): sa, str(3 - a_seat): sb}
         jobs.append({"game": game_id, "params": game.non_default_params(), "seats": seats,
-                     "index": i, "seed": seed * 7919 + i, "a_seat": a_seat,
+                     "index": i, "seed": seed * 7919 + i, "a_seat": a_seat, "match_seed": seed,
                      "resign": None if resign is None else resign.as_list()})
+    results: list[dict[str, Any]] = []
     if save_dir:
-        Path(save_dir).mkdir(parents=True, exist_ok=True)
-    results = []
+        found = prepare_folder(Path(save_dir), resume)
+        results = load_results(found, game, jobs)
+    resumed = len(results)
+    done = {r["index"] for r in results}
+    jobs = [job for job in jobs if job["index"] not in done]
     console = Console(stderr=True)
     columns = (TextColumn(f"{a} vs {b}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.fields[tally]}"))
     with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
-        task = bar.add_task("match", total=games, tally="")
+        task = bar.add_task("match", total=games, completed=resumed, tally=_tally(results))
 
         def note(res: dict[str, Any]) -> None:
             if save_dir:
-                _save(game, res, Path(save_dir))
+                save_result(game, res, Path(save_dir))
             results.append(res)
-            st = _stats(results)
-            bar.update(task, advance=1, tally=f"A {st.a_wins} B {st.b_wins} draws {st.draws}")
+            bar.update(task, advance=1, tally=_tally(results))
 
         if workers <= 1:
             for job in jobs:
@@ -80,14 +89,13 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         "elo_ci95": [round(lo, 1), round(hi, 1)],
         "mean_plies": round(sum(len(r["moves"]) for r in results) / max(len(results), 1), 2),
         "resigned": sum(1 for r in results if r["adjudicated"]),
+        "resumed": resumed,
     }
 
 
-def _save(game: Any, res: dict[str, Any], folder: Path) -> None:
-    state = game.replay(res["moves"])[-1]
-    record = make_record(game, res["moves"], state, players=res["seats"],
-                         meta={"match_game": res["index"]})
-    save_record(record, folder / f"game-{res['index']:04d}.json")
+def _tally(results: list[dict[str, Any]]) -> str:
+    st = _stats(results)
+    return f"A {st.a_wins} B {st.b_wins} draws {st.draws}"
 
 
 def _stats(results: list[dict[str, Any]]) -> MatchStats:
@@ -107,22 +115,25 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 @click.option("--seed", type=int, default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
 @click.option("--save-dir", type=click.Path(file_okay=False), default=None,
-              help="save every game's record here")
+              help="save every game's record here (a folder without records, or use --resume)")
+@click.option("--resume", is_flag=True,
+              help="go on with the match recorded in --save-dir: its games count, the rest are played")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @resign_options
 @friendly_errors
 def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, workers: int,
-          seed: int, save_dir: str | None, as_json: bool, quiet: bool, resign: float | None,
-          resign_moves: int) -> None:
+          seed: int, save_dir: str | None, resume: bool, as_json: bool, quiet: bool,
+          resign: float | None, resign_moves: int) -> None:
     """Agent A against agent B on GAME, seats alternating (A is player 1 in even games)."""
     out = run_match(game_id, parse_param_options(params), a, b, games, workers, seed, save_dir,
-                    progress=not quiet, resign=resign_rule(resign, resign_moves))
+                    progress=not quiet, resign=resign_rule(resign, resign_moves), resume=resume)
     if as_json:
         click.echo(json.dumps(out))
     else:
         lo, hi = out["elo_ci95"]
-        click.echo(f"{a} vs {b} on {game_id} {out['params']}: {out['games']} games, "
+        again = f" ({out['resumed']} read from --save-dir)" if out["resumed"] else ""
+        click.echo(f"{a} vs {b} on {game_id} {out['params']}: {out['games']} games{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
                    f"(95% CI {lo:+.0f} .. {hi:+.0f})")
