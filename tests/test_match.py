@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -11,6 +15,8 @@ from stonegarden.core.record import load_record, replay_record
 from stonegarden.errors import ParameterError, RecordError
 from stonegarden.lab.adjudication import ResignRule
 from stonegarden.lab.selfplay import with_seed as seeded_spec
+
+from .conftest import cli_env, run_cli
 
 SMALL = ("--param", "size=3")
 
@@ -214,3 +220,34 @@ def test_resume_counts_the_recorded_resignations(tmp_path):
     again = _match(tmp_path / "m", a="mcts:sims=60", b="mcts:sims=40", resign=rule, resume=True)
     assert again["resumed"] == 3
     assert again["resigned"] == whole["resigned"] >= 1
+
+
+@pytest.mark.parametrize("sig, workers", [(signal.SIGINT, 1), (signal.SIGTERM, 1),
+                                          (signal.SIGTERM, 2)],
+                         ids=["ctrl-c", "sigterm", "sigterm-two-workers"])
+def test_a_stopped_match_sums_up_its_finished_games_and_resume_plays_the_rest(tmp_path, sig,
+                                                                             workers):
+    folder = tmp_path / "m"
+    args = [sys.executable, "-m", "stonegarden", "match", "blooms", "mcts:sims=1500", "random",
+            "--param", "size=4", "--games", "40", "--save-dir", str(folder), "--json", "--quiet",
+            "--workers", str(workers)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=cli_env())
+    deadline = time.monotonic() + 120
+    while not list(folder.glob("game-*.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    out = json.loads(stdout.strip().splitlines()[-1])
+    recorded = len(list(folder.glob("game-*.json")))
+    assert out["stopped"] is True and 1 <= out["games"] == recorded < 40
+    assert "--resume plays the rest" in stderr
+    # the rest, cheaply: the same match asked for as many games as were recorded plus one
+    r = run_cli("match", "blooms", "mcts:sims=1500", "random", "--param", "size=4",
+                "--games", str(recorded + 1), "--save-dir", str(folder), "--json", "--quiet",
+                "--resume")
+    assert r.returncode == 0, r.stderr
+    again = json.loads(r.stdout.strip().splitlines()[-1])
+    assert again["resumed"] == recorded and again["games"] == recorded + 1
+    assert "stopped" not in again

@@ -4,14 +4,12 @@ parallel worker processes; prints a summary (last line) or one JSON object."""
 from __future__ import annotations
 
 import json
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..agents import make_agent
 from ..core.params import parse_param_options
@@ -19,7 +17,8 @@ from ..core.registry import make
 from ..errors import ParameterError
 from ..lab.adjudication import ResignRule
 from ..lab.match_records import load_results, prepare_folder, save_result
-from ..lab.selfplay import play_game, with_seed
+from ..lab.runner import run_tasks
+from ..lab.selfplay import with_seed
 from ..stats import MatchStats
 from .common import friendly_errors, param_option, resign_options, resign_rule
 
@@ -59,31 +58,35 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
     resumed = len(results)
     done = {r["index"] for r in results}
     jobs = [job for job in jobs if job["index"] not in done]
-    console = Console(stderr=True)
-    columns = (TextColumn(f"{a} vs {b}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.fields[tally]}"))
-    with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
-        task = bar.add_task("match", total=games, completed=resumed, tally=_tally(results))
 
-        def note(res: dict[str, Any]) -> None:
-            if save_dir:
-                save_result(game, res, Path(save_dir))
-            results.append(res)
-            bar.update(task, advance=1, tally=_tally(results))
+    def note(task: dict[str, Any], res: dict[str, Any]) -> None:
+        if save_dir:
+            save_result(game, res, Path(save_dir))
+        results.append(res)
 
-        if workers <= 1:
-            for job in jobs:
-                note(play_game(job))
-        else:
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                for fut in as_completed([pool.submit(play_game, job) for job in jobs]):
-                    note(fut.result())
+    try:
+        run_tasks(jobs, note, workers=workers, description=f"{a} vs {b}", done_before=resumed,
+                  tally=lambda: _tally(results), progress=progress)
+    except KeyboardInterrupt:
+        raise MatchStopped(_summary(game, a, b, results, resumed, games)) from None
+    return _summary(game, a, b, results, resumed, games)
+
+
+class MatchStopped(KeyboardInterrupt):
+    """The match was interrupted; ``summary`` sums up the games finished before (its
+    ``stopped`` field is true)."""
+
+    def __init__(self, summary: dict[str, Any]) -> None:
+        super().__init__("match stopped")
+        self.summary = summary
+
+
+def _summary(game: Any, a: str, b: str, results: list[dict[str, Any]], resumed: int,
+             asked: int) -> dict[str, Any]:
     st = _stats(results)
     lo, hi = st.elo_ci95
-    return {
-        "game": game_id, "params": game.non_default_params(), "a": a, "b": b,
+    out = {
+        "game": game.id, "params": game.non_default_params(), "a": a, "b": b,
         "games": st.games, "a_wins": st.a_wins, "b_wins": st.b_wins, "draws": st.draws,
         "score": round(st.score, 4), "elo": round(st.elo, 1),
         "elo_ci95": [round(lo, 1), round(hi, 1)],
@@ -91,6 +94,9 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         "resigned": sum(1 for r in results if r["adjudicated"]),
         "resumed": resumed,
     }
+    if len(results) < asked:
+        out["stopped"] = True
+    return out
 
 
 def _tally(results: list[dict[str, Any]]) -> str:
@@ -125,9 +131,15 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, workers: int,
           seed: int, save_dir: str | None, resume: bool, as_json: bool, quiet: bool,
           resign: float | None, resign_moves: int) -> None:
-    """Agent A against agent B on GAME, seats alternating (A is player 1 in even games)."""
-    out = run_match(game_id, parse_param_options(params), a, b, games, workers, seed, save_dir,
-                    progress=not quiet, resign=resign_rule(resign, resign_moves), resume=resume)
+    """Agent A against agent B on GAME, seats alternating (A is player 1 in even games).
+    Ctrl-C (or SIGTERM) stops it with the summary of the games finished so far."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        out = run_match(game_id, parse_param_options(params), a, b, games, workers, seed,
+                        save_dir, progress=not quiet, resign=resign_rule(resign, resign_moves),
+                        resume=resume)
+    except MatchStopped as stop:
+        out = stop.summary
     if as_json:
         click.echo(json.dumps(out))
     else:
@@ -137,3 +149,12 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
                    f"(95% CI {lo:+.0f} .. {hi:+.0f})")
+    if out.get("stopped"):
+        hint = (" the same command with --resume plays the rest" if save_dir
+                else " (with --save-dir the same command and --resume would play the rest)")
+        click.echo(f"stopped after {out['games']} of {games} games;{hint}", err=True)
+        sys.exit(130)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt

@@ -25,30 +25,35 @@ Task = dict[str, Any]
 OnResult = Callable[[Task, dict[str, Any]], None]
 
 
-def progress_bar(console: Console | None = None) -> Progress:
+def progress_bar(console: Console | None = None, disable: bool = False) -> Progress:
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-        console=console or Console(stderr=True), transient=False,
+        TextColumn("{task.fields[tally]}"),
+        console=console or Console(stderr=True), transient=False, disable=disable,
     )
 
 
 def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
               backend: str = "local", address: str | None = None, description: str = "games",
-              console: Console | None = None) -> None:
+              console: Console | None = None, done_before: int = 0,
+              tally: Callable[[], str] | None = None, progress: bool = True) -> None:
     """Play every task, calling ``on_result(task, result)`` in this process as each finishes.
+    The bar counts ``done_before`` games finished earlier (a resumed run) and shows ``tally()``
+    after each game.
 
     Raises:
         ParameterError: an unknown backend, or Ray requested but not installed.
     """
     if not tasks:
         return
-    with progress_bar(console) as bar:
-        job = bar.add_task(description, total=len(tasks))
+    with progress_bar(console, disable=not progress) as bar:
+        job = bar.add_task(description, total=done_before + len(tasks), completed=done_before,
+                           tally=tally() if tally else "")
 
         def done(task: Task, result: dict[str, Any]) -> None:
             on_result(task, result)
-            bar.advance(job)
+            bar.update(job, advance=1, tally=tally() if tally else "")
 
         if backend == "local":
             _run_local(tasks, done, workers)
@@ -66,13 +71,27 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
     ctx = multiprocessing.get_context("spawn")  # no inherited locks or threads in workers
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = {pool.submit(play_game, t): t for t in tasks}
+        handled: set[cf.Future[dict[str, Any]]] = set()
         try:
             for f in cf.as_completed(futures):
+                handled.add(f)
                 done(futures[f], f.result())
-        except BaseException:
+        except BaseException as exc:
             for f in futures:
                 f.cancel()
+            if isinstance(exc, KeyboardInterrupt):
+                _keep_running_games(futures, handled, done)
             raise
+
+
+def _keep_running_games(futures: dict[cf.Future[dict[str, Any]], Task],
+                        handled: set[cf.Future[dict[str, Any]]], done: OnResult) -> None:
+    """After an interrupt the pool waits for the games already running anyway; keep those that
+    finish (a worker that got the interrupt too ends with an error, and its game is lost)."""
+    running = [f for f in futures if f not in handled and not f.cancelled()]
+    for f in cf.as_completed(running):
+        if f.exception() is None:
+            done(futures[f], f.result())
 
 
 def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str | None) -> None:
