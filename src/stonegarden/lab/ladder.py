@@ -14,10 +14,9 @@ from ..agents.registry import parse_agent_spec
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
-from .runner import run_tasks
 from .statistics import summarise
 from .store import Store
-from .study import StudySpec, check_spec, write_report
+from .study import StudySpec, check_spec, run_studies, write_report
 
 
 def with_option(spec: str, key: str, value: Any) -> str:
@@ -51,18 +50,11 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                                resign=None if resign is None else resign.as_list()))
     out.mkdir(parents=True, exist_ok=True)
     store = Store(out / "lab.sqlite")
-    todo, keys = [], []
-    for spec in specs:
-        k = store.open_study(spec.key_spec())
-        keys.append(k)
-        have = store.done(k)
-        todo += [spec.task(i, k) for i in range(games) if i not in have]
-    run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
-              backend=backend, address=address, console=console,
-              description=f"ladder {game_id} ({steps} steps)")
+    played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
+                         console=console, description=f"ladder {game_id} ({steps} steps)")
     steps_out = []
-    for spec, k in zip(specs, keys):
-        s = summarise(store.games(k, limit=games), list(spec.agents))
+    for spec, results in zip(specs, played):
+        s = summarise(results, list(spec.agents))
         steps_out.append({"strong": spec.agents[0], "weak": spec.agents[1],
                           "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
                                    f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",

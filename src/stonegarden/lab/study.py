@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,19 +63,30 @@ def check_spec(game_id: str, params: dict[str, Any], agents: tuple[str, str]) ->
     return game.non_default_params()
 
 
-def run_study(spec: StudySpec, games: int, store: Store, *, workers: int = 1,
-              backend: str = "local", address: str | None = None,
-              console: Console | None = None, description: str | None = None) -> list[dict[str, Any]]:
-    """Play the games the store lacks (up to ``games``) and return all ``games`` of them."""
+def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers: int = 1,
+                backend: str = "local", address: str | None = None,
+                console: Console | None = None, description: str = "games",
+                ) -> list[list[dict[str, Any]]]:
+    """Play, in one run of the workers, the games the store lacks for each study (up to
+    ``games`` each); return each study's ``games`` games."""
     if games < 1:
         raise ParameterError(f"--games must be at least 1, not {games!r}")
-    key = store.open_study(spec.key_spec())
-    have = store.done(key)
-    todo = [spec.task(i, key) for i in range(games) if i not in have]
-    run_tasks(todo, lambda t, r: store.add(key, t["index"], r), workers=workers,
-              backend=backend, address=address, console=console,
-              description=description or f"{spec.game} {spec.params}")
-    return store.games(key, limit=games)
+    keys, todo = [], []
+    for spec in specs:
+        key = store.open_study(spec.key_spec())
+        keys.append(key)
+        have = store.done(key)
+        todo += [spec.task(i, key) for i in range(games) if i not in have]
+    run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
+              backend=backend, address=address, console=console, description=description)
+    return [store.games(key, limit=games) for key in keys]
+
+
+def run_study(spec: StudySpec, games: int, store: Store, *, description: str | None = None,
+              **run: Any) -> list[dict[str, Any]]:
+    """Play the games the store lacks (up to ``games``) and return all ``games`` of them."""
+    return run_studies([spec], games, store, description=description or f"{spec.game} {spec.params}",
+                       **run)[0]
 
 
 def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> None:

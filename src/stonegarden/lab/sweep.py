@@ -14,10 +14,9 @@ from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
-from .runner import run_tasks
 from .statistics import summarise
 from .store import Store
-from .study import StudySpec, check_spec, write_report
+from .study import StudySpec, check_spec, run_studies, write_report
 
 
 def parse_grid(options: list[str]) -> dict[str, list[Any]]:
@@ -103,18 +102,10 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         canonical = check_spec(game_id, params, agents)
         specs.append(StudySpec(game_id, canonical, agents, seed,
                                resign=None if resign is None else resign.as_list()))
-    todo, keys = [], []
-    for spec in specs:
-        key = store.open_study(spec.key_spec())
-        keys.append(key)
-        have = store.done(key)
-        todo += [spec.task(i, key) for i in range(games) if i not in have]
-    run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
-              backend=backend, address=address, console=console,
-              description=f"sweep {game_id} ({len(specs)} cells)")
+    played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
+                         console=console, description=f"sweep {game_id} ({len(specs)} cells)")
     rows = []
-    for spec, key, params in zip(specs, keys, cells(base, grid)):
-        results = store.games(key, limit=games)
+    for spec, results, params in zip(specs, played, cells(base, grid)):
         full = make(game_id, **params).params  # typed values ("4" from the command line is 4)
         shown = {k: json_value(full[k]) for k in params}
         rows.append({"params": shown, "record_params": spec.params,
