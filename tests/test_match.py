@@ -32,11 +32,28 @@ def test_json_summary_has_the_documented_fields(cli):
     assert lo <= out["elo"] <= hi
 
 
+def test_the_summary_splits_a_results_by_seat_as_the_records_do(tmp_path):
+    out = run_match("blooms", {"size": 3}, "mcts:sims=30", "random", 5, 1, 3, str(tmp_path),
+                    progress=False)
+    first, second = out["a_first"], out["a_second"]
+    assert (first["games"], second["games"]) == (3, 2)   # A is player 1 in games 0, 2 and 4
+    for key in ("a_wins", "b_wins", "draws"):
+        assert first[key] + second[key] == out[key]
+    for seat, tally in ((1, first), (2, second)):
+        won = 0
+        for f in sorted(tmp_path.glob("game-*.json")):
+            record = load_record(f)
+            a_seat = 1 if record.meta["match_game"] % 2 == 0 else 2
+            won += a_seat == seat and record.result["winner"] == seat
+        assert tally["a_wins"] == won
+
+
 def test_text_summary_is_the_last_line(cli):
     r = cli("match", "blooms", "random", "random:seed=3", "--games", "2", *SMALL)
     assert r.returncode == 0, r.stderr
     last = r.stdout.strip().splitlines()[-1]
     assert "2 games" in last and "Elo A-B" in last and "95% CI" in last
+    assert "A moving first " in last and ", second " in last
 
 
 def test_records_are_saved_and_replay_with_seats_alternating(cli, tmp_path):

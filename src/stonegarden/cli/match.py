@@ -93,10 +93,18 @@ def _summary(game: Any, a: str, b: str, results: list[dict[str, Any]], resumed: 
         "mean_plies": round(sum(len(r["moves"]) for r in results) / max(len(results), 1), 2),
         "resigned": sum(1 for r in results if r["adjudicated"]),
         "resumed": resumed,
+        "a_first": _seat_tally([r for r in results if r["a_seat"] == 1]),
+        "a_second": _seat_tally([r for r in results if r["a_seat"] == 2]),
     }
     if len(results) < asked:
         out["stopped"] = True
     return out
+
+
+def _seat_tally(results: list[dict[str, Any]]) -> dict[str, int]:
+    """The games A played in one seat: the first player's advantage shows in the two."""
+    st = _stats(results)
+    return {"games": st.games, "a_wins": st.a_wins, "b_wins": st.b_wins, "draws": st.draws}
 
 
 def _tally(results: list[dict[str, Any]]) -> str:
@@ -148,12 +156,17 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
         click.echo(f"{a} vs {b} on {game_id} {out['params']}: {out['games']} games{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
-                   f"(95% CI {lo:+.0f} .. {hi:+.0f})")
+                   f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {_wld(out['a_first'])}, "
+                   f"second {_wld(out['a_second'])}")
     if out.get("stopped"):
         hint = (" the same command with --resume plays the rest" if save_dir
                 else " (with --save-dir the same command and --resume would play the rest)")
         click.echo(f"stopped after {out['games']} of {games} games;{hint}", err=True)
         sys.exit(130)
+
+
+def _wld(seat: dict[str, int]) -> str:
+    return f"{seat['a_wins']}-{seat['b_wins']}-{seat['draws']}"
 
 
 def _interrupt(signum: int, frame: Any) -> None:
