@@ -13,6 +13,7 @@ import click
 
 from ..agents import make_agent
 from ..core.params import parse_param_options
+from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError
 from ..lab.adjudication import ResignRule
@@ -81,7 +82,7 @@ class MatchStopped(KeyboardInterrupt):
         self.summary = summary
 
 
-def _summary(game: Any, a: str, b: str, results: list[dict[str, Any]], resumed: int,
+def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed: int,
              asked: int) -> dict[str, Any]:
     st = _stats(results)
     lo, hi = st.elo_ci95

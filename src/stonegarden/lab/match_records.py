@@ -9,14 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.protocol import Game
-from ..core.record import load_record, make_record, replay_record, save_record
+from ..core.record import Record, load_record, make_record, replay_record, save_record
 from ..errors import ParameterError, RecordError
 
 _NAME = re.compile(r"game-(\d{4,})\.json")
-
-
-def record_path(folder: Path, index: int) -> Path:
-    return folder / f"game-{index:04d}.json"
 
 
 def save_result(game: Game, result: dict[str, Any], folder: Path) -> None:
@@ -25,7 +21,7 @@ def save_result(game: Game, result: dict[str, Any], folder: Path) -> None:
     meta = {"match_game": result["index"], "match_seed": result["match_seed"],
             "match_resign": result["resign"]}
     record = make_record(game, result["moves"], state, players=result["seats"], meta=meta)
-    save_record(record, record_path(folder, result["index"]))
+    save_record(record, folder / f"game-{result['index']:04d}.json")
 
 
 def saved_files(folder: Path) -> list[Path]:
@@ -82,7 +78,7 @@ def load_results(paths: list[Path], game: Game, jobs: list[dict[str, Any]]) -> l
     return out
 
 
-def _mismatch(record: Any, game: Game, job: dict[str, Any]) -> str | None:
+def _mismatch(record: Record, game: Game, job: dict[str, Any]) -> str | None:
     """Why ``record`` is not game ``job['index']`` of this match, or ``None``."""
     meta = dict(record.meta or {})
     if record.game != game.id or dict(record.params) != game.non_default_params():
