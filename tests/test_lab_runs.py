@@ -114,7 +114,13 @@ def test_ladder_over_a_doubling_option(tmp_path):
     assert [s["strong"] for s in steps] == ["mcts:sims=16", "mcts:sims=32"]
     assert [s["weak"] for s in steps] == ["mcts:sims=8", "mcts:sims=16"]
     assert all(s["games"] == 4 for s in steps)
+    for s in steps:   # seats alternate: two games each way, adding up to the step's result
+        first, second = s["by_seat"]["first"], s["by_seat"]["second"]
+        assert first["games"] == second["games"] == 2
+        assert (first["a_wins"] + second["a_wins"] + 0.5 * (first["draws"] + second["draws"])
+                == s["score"]["value"] * 4)
     assert (tmp_path / "plots" / "ladder.png").exists()
     report = (tmp_path / "report.md").read_text()
     # typed parameters (not the command line's text) and the adjudication rule are reported
     assert '{"size": 3}' in report and "resigns after 2 own moves" in report
+    assert "moving first" in report and ", second " in report

@@ -85,4 +85,7 @@ def test_summary_midgame_leader_and_head_to_head():
     # game 1: player 1 led at ply 2 and won; game 2: player 2 led at ply 2 but player 1 won
     assert s["midgame_leader_wins"]["value"] == 0.5
     assert s["a_wins"] == 1 and s["b_wins"] == 1
+    # a moved first in game 1 (and won), second in game 2 (and lost)
+    assert s["a_by_seat"]["first"] == {"games": 1, "a_wins": 1, "b_wins": 0, "draws": 0}
+    assert s["a_by_seat"]["second"] == {"games": 1, "a_wins": 0, "b_wins": 1, "draws": 0}
     assert s["lead_changes"]["value"] == 1.0  # none in game 1; 2 -> 1 -> 2 in game 2

@@ -58,11 +58,13 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         steps_out.append({"strong": spec.agents[0], "weak": spec.agents[1],
                           "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
                                    f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",
-                          "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"]})
+                          "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
+                          "by_seat": s["a_by_seat"]})
     store.close()
     (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
     rows = [(f"{st['strong']} vs {st['weak']}", f"{st['score']['value']:.3f}",
-             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}")
+             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}"
+             f"; moving first {_wld(st['by_seat']['first'])}, second {_wld(st['by_seat']['second'])}")
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots")
     intro = [f"Game `{game_id}` with `{json.dumps(specs[0].params)}`; {agent} with {key} doubling from "
@@ -75,3 +77,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
 
 def _num(x: float) -> str:
     return f"{x:g}"
+
+
+def _wld(seat: dict[str, int]) -> str:
+    return f"{seat['a_wins']}-{seat['b_wins']}-{seat['draws']}"

@@ -128,6 +128,16 @@ def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = No
         a_wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == a)
         b_wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == b)
         out["a_wins"], out["b_wins"] = a_wins, b_wins
+        out["a_by_seat"] = {name: _head_to_head([g for g in games if g["seats"][seat] == a], a)
+                            for name, seat in (("first", "1"), ("second", "2"))}
         out["a_score"] = wilson(a_wins + 0.5 * draws, n).as_dict()
         out["elo_a_minus_b"] = elo_estimate(a_wins, b_wins, draws).as_dict()
     return out
+
+
+def _head_to_head(games: Sequence[dict[str, Any]], a: str) -> dict[str, int]:
+    """A's wins, losses and draws in ``games`` (where the first player's edge shows)."""
+    wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == a)
+    draws = sum(1 for g in games if g["winner"] == 0)
+    return {"games": len(games), "a_wins": wins, "b_wins": len(games) - wins - draws,
+            "draws": draws}
