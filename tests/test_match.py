@@ -268,3 +268,9 @@ def test_a_stopped_match_sums_up_its_finished_games_and_resume_plays_the_rest(tm
     again = json.loads(r.stdout.strip().splitlines()[-1])
     assert again["resumed"] == recorded and again["games"] == recorded + 1
     assert "stopped" not in again
+
+
+def test_resume_of_a_folder_without_records_plays_the_whole_match(tmp_path):
+    fresh = _match(tmp_path / "new", games=2, resume=True)
+    plain = _match(tmp_path / "plain", games=2)
+    assert fresh == plain and fresh["resumed"] == 0
