@@ -20,6 +20,7 @@ from ..lab.adjudication import ResignRule
 from ..lab.match_records import load_results, prepare_folder, save_result
 from ..lab.runner import run_tasks
 from ..lab.selfplay import with_seed
+from ..lab.statistics import wld
 from ..stats import MatchStats
 from .common import friendly_errors, param_option, resign_options, resign_rule
 
@@ -157,17 +158,13 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
         click.echo(f"{a} vs {b} on {game_id} {out['params']}: {out['games']} games{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
-                   f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {_wld(out['a_first'])}, "
-                   f"second {_wld(out['a_second'])}")
+                   f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {wld(out['a_first'])}, "
+                   f"second {wld(out['a_second'])}")
     if out.get("stopped"):
         hint = (" the same command with --resume plays the rest" if save_dir
                 else " (with --save-dir the same command and --resume would play the rest)")
         click.echo(f"stopped after {out['games']} of {games} games;{hint}", err=True)
         sys.exit(130)
-
-
-def _wld(seat: dict[str, int]) -> str:
-    return f"{seat['a_wins']}-{seat['b_wins']}-{seat['draws']}"
 
 
 def _interrupt(signum: int, frame: Any) -> None:

@@ -14,7 +14,7 @@ from ..agents.registry import parse_agent_spec
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
-from .statistics import summarise
+from .statistics import summarise, wld
 from .store import Store
 from .study import StudySpec, check_spec, run_studies, write_report
 
@@ -64,7 +64,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
     rows = [(f"{st['strong']} vs {st['weak']}", f"{st['score']['value']:.3f}",
              f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}"
-             f"; moving first {_wld(st['by_seat']['first'])}, second {_wld(st['by_seat']['second'])}")
+             f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}")
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots")
     intro = [f"Game `{game_id}` with `{json.dumps(specs[0].params)}`; {agent} with {key} doubling from "
@@ -77,7 +77,3 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
 
 def _num(x: float) -> str:
     return f"{x:g}"
-
-
-def _wld(seat: dict[str, int]) -> str:
-    return f"{seat['a_wins']}-{seat['b_wins']}-{seat['draws']}"

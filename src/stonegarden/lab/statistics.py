@@ -124,12 +124,12 @@ def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = No
     reasons = Counter(str(g["reason"]) for g in games)
     out["end_reasons"] = {r: wilson(k, n).as_dict() for r, k in sorted(reasons.items())}
     if agents and len(agents) == 2 and agents[0] != agents[1]:
-        a, b = agents
-        a_wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == a)
-        b_wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == b)
-        out["a_wins"], out["b_wins"] = a_wins, b_wins
-        out["a_by_seat"] = {name: _head_to_head([g for g in games if g["seats"][seat] == a], a)
-                            for name, seat in (("first", "1"), ("second", "2"))}
+        a = agents[0]
+        by_seat = {name: _head_to_head([g for g in games if g["seats"][seat] == a], a)
+                   for name, seat in (("first", "1"), ("second", "2"))}
+        a_wins = sum(t["a_wins"] for t in by_seat.values())
+        b_wins = sum(t["b_wins"] for t in by_seat.values())
+        out["a_wins"], out["b_wins"], out["a_by_seat"] = a_wins, b_wins, by_seat
         out["a_score"] = wilson(a_wins + 0.5 * draws, n).as_dict()
         out["elo_a_minus_b"] = elo_estimate(a_wins, b_wins, draws).as_dict()
     return out
@@ -141,3 +141,8 @@ def _head_to_head(games: Sequence[dict[str, Any]], a: str) -> dict[str, int]:
     draws = sum(1 for g in games if g["winner"] == 0)
     return {"games": len(games), "a_wins": wins, "b_wins": len(games) - wins - draws,
             "draws": draws}
+
+
+def wld(tally: dict[str, int]) -> str:
+    """``a_wins-b_wins-draws`` of a seat's tally, as the reports print it."""
+    return f"{tally['a_wins']}-{tally['b_wins']}-{tally['draws']}"
