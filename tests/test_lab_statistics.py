@@ -8,13 +8,13 @@ import pytest
 
 from stonegarden.lab.statistics import (
     elo_estimate,
-    elo_from_score,
     lead_changes,
     leader_at,
     mean_ci,
     summarise,
     wilson,
 )
+from stonegarden.stats import MatchStats
 
 
 def test_wilson_interval_matches_the_textbook_value():
@@ -39,9 +39,13 @@ def test_mean_interval_uses_the_sample_standard_deviation():
     assert e.value == 3 and e.low == pytest.approx(3 - half) and e.high == pytest.approx(3 + half)
 
 
-def test_elo_of_a_75_percent_score_is_about_191():
-    assert elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)
-    assert elo_from_score(0.5) == 0
+def test_a_studys_elo_is_the_one_match_reports():
+    # a clean sweep used to be worth 2,400 Elo here (clamped 1e-6 from the end) and 511 in
+    # ``match`` (half a game from the end); one convention now serves both
+    est = elo_estimate(10, 0, 0)
+    assert est.value == pytest.approx(400 * math.log10(19))
+    assert est.low == pytest.approx(MatchStats(10, 0, 0).elo_ci95[0])
+    assert elo_estimate(30, 10, 0).value == pytest.approx(190.85, abs=0.01)
 
 
 def test_elo_estimate_is_antisymmetric():

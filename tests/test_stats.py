@@ -63,3 +63,22 @@ def test_no_games_means_no_information():
 def test_negative_counts_are_rejected():
     with pytest.raises(ParameterError, match="negative"):
         MatchStats(-1, 0, 0)
+
+
+def test_one_won_game_is_a_positive_elo_with_an_honest_interval():
+    # 1 of 1 used to be clamped to 0.5: Elo 0 with the interval (0, 0), as if certain
+    st = MatchStats(1, 0, 0)
+    assert st.elo == pytest.approx(400 * math.log10(3))  # 0.75: half of two games from the end
+    lo, hi = st.elo_ci95
+    assert lo == pytest.approx(elo_from_score(st.score_ci95[0]))  # Wilson's 0.2065, not clamped
+    assert lo < 0 < st.elo == pytest.approx(hi)
+
+
+def test_interval_bounds_inside_zero_and_one_are_not_narrowed():
+    # 1-1: Wilson (0.0945, 0.9055); a clamp half a game from the end would narrow it to
+    # (0.25, 0.75)
+    st = MatchStats(1, 1, 0)
+    lo, hi = st.elo_ci95
+    assert lo == pytest.approx(elo_from_score(st.score_ci95[0]))
+    assert hi == pytest.approx(-lo)
+    assert hi > 380

@@ -63,15 +63,20 @@ class MatchStats:
             return 0.5
         return (self.a_wins + 0.5 * self.draws) / self.games
 
-    def _clamp(self, s: float) -> float:
-        half = 0.5 / max(self.games, 1)
-        return min(max(s, half), 1.0 - half)
+    def _finite(self, s: float) -> float:
+        """``s`` with a clean sweep's 0 or 1 moved half a game from the end (counting at
+        least two games, so one won game is not worth 0 Elo), since those have no finite
+        Elo; any other score, interval bounds included, is left as it is."""
+        half = 0.5 / max(self.games, 2)
+        if s <= 1e-9:  # Wilson's bound for a clean sweep is 0 or 1 up to rounding
+            return half
+        return 1.0 - half if s >= 1.0 - 1e-9 else s
 
     @property
     def elo(self) -> float:
         if self.games == 0:
             return 0.0
-        return elo_from_score(self._clamp(self.score))
+        return elo_from_score(self._finite(self.score))
 
     @property
     def score_ci95(self) -> tuple[float, float]:
@@ -80,8 +85,9 @@ class MatchStats:
 
     @property
     def elo_ci95(self) -> tuple[float, float]:
-        """Elo bounds of the 95% interval of the score (clamped like ``elo``)."""
+        """Elo bounds of the 95% interval of the score; a bound of 0 or 1 is moved like a
+        clean sweep in ``elo``."""
         if self.games == 0:
             return (-math.inf, math.inf)
         lo, hi = self.score_ci95
-        return elo_from_score(self._clamp(lo)), elo_from_score(self._clamp(hi))
+        return elo_from_score(self._finite(lo)), elo_from_score(self._finite(hi))

@@ -52,18 +52,15 @@ def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
     return Estimate(m, m - half, m + half, n)
 
 
-def elo_from_score(score: float) -> float:
-    """Elo difference that gives an expected score ``score`` (clamped away from 0 and 1)."""
-    return stats.elo_from_score(min(max(score, 1e-6), 1 - 1e-6))
-
-
 def elo_estimate(wins: int, losses: int, draws: int) -> Estimate:
-    """Elo of A minus B with the interval mapped from the Wilson interval of the score."""
-    n = wins + losses + draws
-    s = wilson(wins + 0.5 * draws, n)
-    if n == 0:
+    """Elo of A minus B with the interval mapped from the Wilson interval of the score, as
+    ``match`` reports it (``stats.MatchStats``: a clean sweep is counted half a game from the
+    end)."""
+    m = stats.MatchStats(wins, losses, draws)
+    if m.games == 0:
         return Estimate(0.0, -math.inf, math.inf, 0)
-    return Estimate(elo_from_score(s.value), elo_from_score(s.low), elo_from_score(s.high), n)
+    lo, hi = m.elo_ci95
+    return Estimate(m.elo, lo, hi, m.games)
 
 
 def leader_at(track: Sequence[Sequence[int]], ply: int) -> int:
