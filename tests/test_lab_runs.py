@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from stonegarden.stats import MatchStats, seat_adjusted
+
 from .conftest import cli_env, run_cli
 
 SWEEP = ["sweep", "blooms", "--grid", "size=3,4", "--grid", "target=4:8:2", "--agent", "random",
@@ -119,8 +121,11 @@ def test_ladder_over_a_doubling_option(tmp_path):
         assert first["games"] == second["games"] == 2
         assert (first["a_wins"] + second["a_wins"] + 0.5 * (first["draws"] + second["draws"])
                 == s["score"]["value"] * 4)
+        assert s["seat_adjusted"] == seat_adjusted(
+            *(MatchStats(t["a_wins"], t["b_wins"], t["draws"]) for t in (first, second)))
     assert (tmp_path / "plots" / "ladder.png").exists()
     report = (tmp_path / "report.md").read_text()
     # typed parameters (not the command line's text) and the adjudication rule are reported
     assert '{"size": 3}' in report and "resigns after 2 own moves" in report
     assert "moving first" in report and ", second " in report
+    assert "without the first move's edge" in report

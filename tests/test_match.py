@@ -15,6 +15,7 @@ from stonegarden.core.record import load_record, replay_record
 from stonegarden.errors import ParameterError, RecordError
 from stonegarden.lab.adjudication import ResignRule
 from stonegarden.lab.selfplay import with_seed as seeded_spec
+from stonegarden.stats import MatchStats, seat_adjusted
 
 from .conftest import cli_env, run_cli
 
@@ -46,6 +47,9 @@ def test_the_summary_splits_a_results_by_seat_as_the_records_do(tmp_path):
             a_seat = 1 if record.meta["match_game"] % 2 == 0 else 2
             won += a_seat == seat and record.result["winner"] == seat
         assert tally["a_wins"] == won
+    adj = out["seat_adjusted"]  # the Bradley-Terry figures of the two seats' tallies
+    assert adj == seat_adjusted(MatchStats(first["a_wins"], first["b_wins"], first["draws"]),
+                                MatchStats(second["a_wins"], second["b_wins"], second["draws"]))
 
 
 def test_text_summary_is_the_last_line(cli):
@@ -54,6 +58,7 @@ def test_text_summary_is_the_last_line(cli):
     last = r.stdout.strip().splitlines()[-1]
     assert "2 games" in last and "Elo A-B" in last and "95% CI" in last
     assert "A moving first " in last and ", second " in last
+    assert "without the first move's edge" in last
 
 
 def test_records_are_saved_and_replay_with_seats_alternating(cli, tmp_path):

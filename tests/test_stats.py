@@ -7,7 +7,7 @@ import math
 import pytest
 
 from stonegarden.errors import ParameterError
-from stonegarden.stats import MatchStats, elo_from_score
+from stonegarden.stats import MatchStats, elo_from_score, seat_adjusted
 
 
 def test_an_even_score_is_zero_elo():
@@ -82,3 +82,32 @@ def test_interval_bounds_inside_zero_and_one_are_not_narrowed():
     assert lo == pytest.approx(elo_from_score(st.score_ci95[0]))
     assert hi == pytest.approx(-lo)
     assert hi > 380
+
+
+def test_seat_adjusted_elo_takes_the_first_move_out():
+    # A moving first 14-3 (Elo 400 log10(14/3) = +267.6), second 6-11 (400 log10(6/11) =
+    # -105.3): d = +81.2, f = +186.4; plain score 20/34 = 0.588 is only +62
+    adj = seat_adjusted(MatchStats(14, 3, 0), MatchStats(6, 11, 0))
+    assert adj["elo"] == pytest.approx(81.2, abs=0.05)
+    assert adj["first_move_elo"] == pytest.approx(186.4, abs=0.05)
+    # delta method: v = (400/ln 10)^2 / (n s (1 - s)) per seat -> 12,240 and 7,775
+    lo, hi = adj["elo_ci95"]
+    v1 = (400 / math.log(10)) ** 2 / (17 * (14 / 17) * (3 / 17))
+    v2 = (400 / math.log(10)) ** 2 / (17 * (6 / 17) * (11 / 17))
+    assert hi - adj["elo"] == pytest.approx(1.959964 * math.sqrt((v1 + v2) / 4), abs=0.1)
+    assert adj["elo"] - lo == pytest.approx(hi - adj["elo"], abs=0.1)
+
+
+def test_seat_adjusted_elo_without_a_seat_effect_is_the_plain_elo():
+    even = seat_adjusted(MatchStats(15, 5, 0), MatchStats(15, 5, 0))
+    assert even["elo"] == pytest.approx(MatchStats(30, 10, 0).elo, abs=0.05)
+    assert even["first_move_elo"] == 0.0
+    swapped = seat_adjusted(MatchStats(5, 15, 0), MatchStats(5, 15, 0))
+    assert swapped["elo"] == -even["elo"]
+
+
+def test_seat_adjusted_elo_needs_both_seats_and_survives_a_clean_sweep():
+    assert seat_adjusted(MatchStats(3, 0, 0), MatchStats(0, 0, 0)) is None
+    sweep = seat_adjusted(MatchStats(5, 0, 0), MatchStats(0, 5, 0))  # the seat decides all
+    assert sweep["elo"] == 0.0 and sweep["first_move_elo"] > 300
+    assert all(math.isfinite(x) for x in sweep["elo_ci95"])

@@ -20,8 +20,8 @@ from ..lab.adjudication import ResignRule
 from ..lab.match_records import load_results, prepare_folder, save_result
 from ..lab.runner import run_tasks
 from ..lab.selfplay import with_seed
-from ..lab.statistics import wld
-from ..stats import MatchStats
+from ..lab.statistics import seat_text, wld
+from ..stats import MatchStats, seat_adjusted
 from .common import friendly_errors, param_option, resign_options, resign_rule
 
 
@@ -98,6 +98,8 @@ def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed:
         "a_first": _seat_tally([r for r in results if r["a_seat"] == 1]),
         "a_second": _seat_tally([r for r in results if r["a_seat"] == 2]),
     }
+    out["seat_adjusted"] = seat_adjusted(_stats([r for r in results if r["a_seat"] == 1]),
+                                         _stats([r for r in results if r["a_seat"] == 2]))
     if len(results) < asked:
         out["stopped"] = True
     return out
@@ -159,7 +161,7 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
                    f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {wld(out['a_first'])}, "
-                   f"second {wld(out['a_second'])}")
+                   f"second {wld(out['a_second'])}{seat_text(out['seat_adjusted'])}")
     if out.get("stopped"):
         hint = (" the same command with --resume plays the rest" if save_dir
                 else " (with --save-dir the same command and --resume would play the rest)")

@@ -14,7 +14,7 @@ from ..agents.registry import parse_agent_spec
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
-from .statistics import summarise, wld
+from .statistics import seat_text, summarise, wld
 from .store import Store
 from .study import StudySpec, check_spec, run_studies, write_report
 
@@ -59,12 +59,13 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                           "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
                                    f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",
                           "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
-                          "by_seat": s["a_by_seat"]})
+                          "by_seat": s["a_by_seat"], "seat_adjusted": s["a_seat_adjusted"]})
     store.close()
     (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
     rows = [(f"{st['strong']} vs {st['weak']}", f"{st['score']['value']:.3f}",
              f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}"
-             f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}")
+             f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}"
+             f"{seat_text(st['seat_adjusted'])}")
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots")
     intro = [f"Game `{game_id}` with `{json.dumps(specs[0].params)}`; {agent} with {key} doubling from "

@@ -127,6 +127,8 @@ def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = No
         a_wins = sum(t["a_wins"] for t in by_seat.values())
         b_wins = sum(t["b_wins"] for t in by_seat.values())
         out["a_wins"], out["b_wins"], out["a_by_seat"] = a_wins, b_wins, by_seat
+        out["a_seat_adjusted"] = stats.seat_adjusted(
+            *(stats.MatchStats(t["a_wins"], t["b_wins"], t["draws"]) for t in by_seat.values()))
         out["a_score"] = wilson(a_wins + 0.5 * draws, n).as_dict()
         out["elo_a_minus_b"] = elo_estimate(a_wins, b_wins, draws).as_dict()
     return out
@@ -143,3 +145,12 @@ def _head_to_head(games: Sequence[dict[str, Any]], a: str) -> dict[str, int]:
 def wld(tally: dict[str, int]) -> str:
     """``a_wins-b_wins-draws`` of a seat's tally, as the reports print it."""
     return f"{tally['a_wins']}-{tally['b_wins']}-{tally['draws']}"
+
+
+def seat_text(adjusted: dict[str, Any] | None) -> str:
+    """``stats.seat_adjusted``'s figures as the reports print them ('' without both seats)."""
+    if adjusted is None:
+        return ""
+    lo, hi = adjusted["elo_ci95"]
+    return (f"; without the first move's edge ({adjusted['first_move_elo']:+.0f}) "
+            f"Elo {adjusted['elo']:+.0f} (95% CI {lo:+.0f} .. {hi:+.0f})")
