@@ -32,17 +32,22 @@ LEVELS: dict[int, tuple[int | None, float]] = {
     6: (None, 4.0),
 }
 
-#: Games whose levels need other budgets (game id -> level -> budget as in ``LEVELS``), each
-#: with the common time caps, which only guard a slow machine: the simulations end levels 1-5.
+#: Games whose levels need other budgets (game id -> level -> budget as in ``LEVELS``), with
+#: time caps (the common ones but in Bridge Go) that only guard a slow machine: the
+#: simulations end levels 1-5.
 #: In Blobs 2.5x the search scored only 59% a step (levels 2 and 3 against the level below, 40
 #: games each, docs/ai.md); its levels are simulations 2-5x apart, each measured at 75-89%
 #: against the level below. Free Go and Bridge Go search with RAVE (stop 22), which gains less
 #: from a doubling above about 1,000 simulations than below (2.5x scored 55-65% a step at their
 #: top common levels). Free Go's levels are 2-2.5x apart up to 1,000 and 5x below level 6's
-#: 4 s (~27,000 simulations on 9x9). Bridge Go's doubling was worth about 200 Elo from 30 to
-#: 1,000 simulations, so its levels double in the middle and level 5 is about 11x below level
-#: 6 (~7,800 on 9x9, with the bridge-saving playouts on since stop 23). Every step is measured
-#: in docs/ai.md ("Levels of their own for Free Go and Bridge Go").
+#: 4 s (~190,000 simulations on 9x9 since its engine of stop 28), each step measured at
+#: 0.725-0.875 on today's search. Bridge Go's levels were chosen again in stop 30, from level 6
+#: (4 s, ~20,000-28,000 simulations on 9x9 on the generic tree) down: 9,000 simulations scored
+#: 0.30 against level 6 (6,000 scored 0.15), and below it each halving of simulations scored
+#: 0.70-0.825 against the level above, so level 1 is 500 simulations (40-0 against random). The
+#: time caps of Bridge Go are its own, about twice the time its simulations take on this
+#: machine. Every step is measured in docs/ai.md ("Levels of their own for Free Go and Bridge
+#: Go"; "Bridge Go's levels again, and level 6 against level 5 (stop 30)").
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
@@ -61,11 +66,11 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
         6: (None, 4.0),
     },
     "bridgego": {
-        1: (20, 0.04),
-        2: (60, 0.1),
-        3: (160, 0.25),
-        4: (350, 0.64),
-        5: (700, 1.6),
+        1: (500, 0.25),
+        2: (1000, 0.5),
+        3: (2000, 1.0),
+        4: (4000, 2.0),
+        5: (9000, 3.2),
         6: (None, 4.0),
     },
 }
