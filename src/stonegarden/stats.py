@@ -3,8 +3,9 @@
 The score of A is ``(wins + draws/2) / games``; Elo difference ``-400 log10(1/s - 1)``. The
 interval is Wilson's 95% score interval (sound for small matches and for 0 or 100%: a draw
 counts as half a win, which slightly overstates the spread when there are draws), mapped
-through the same Elo formula. A score of 0 or 1 has no finite Elo: scores are clamped half a
-game from the ends, as is customary for small matches.
+through the same Elo formula. A score of 0 or 1 has no finite Elo: such a score, or an
+interval bound of 0 or 1, is moved half a game from the end (counting at least two games), as
+is customary for small matches; every other figure is used as it is.
 
 ``seat_adjusted`` also gives the Elo difference with the first move's advantage taken out
 (below), for games whose first player wins most games between equals: there the plain score
