@@ -39,15 +39,17 @@ LEVELS: dict[int, tuple[int | None, float]] = {
 #: games each, docs/ai.md); its levels are simulations 2-5x apart, each measured at 75-89%
 #: against the level below. Free Go and Bridge Go search with RAVE (stop 22), which gains less
 #: from a doubling above about 1,000 simulations than below (2.5x scored 55-65% a step at their
-#: top common levels). Free Go's levels are 2-2.5x apart up to 1,000 and 5x below level 6's
-#: 4 s (~190,000 simulations on 9x9 since its engine of stop 28), each step measured at
-#: 0.725-0.875 on today's search. Bridge Go's levels were chosen again in stop 30, from level 6
-#: (4 s, ~20,000-28,000 simulations on 9x9 on the generic tree) down: 9,000 simulations scored
+#: top common levels). Both games' levels were chosen again in stop 30, from level 6 (4 s)
+#: down, each level about 75% against the one below. Free Go: level 6 makes ~185,000
+#: simulations on 9x9, yet scored only 0.65-0.70 against 8,000-12,000 (and 9-0 against 5,000),
+#: so level 5 is 8,000, and below it 2-2.5x a level scored 0.675-0.800, down to 300 at level 1
+#: (40-0 against random). Bridge Go's, from level 6
+#: (~20,000-28,000 simulations on 9x9 on the generic tree): 9,000 simulations scored
 #: 0.30 against level 6 (6,000 scored 0.15), and below it each halving of simulations scored
-#: 0.70-0.825 against the level above, so level 1 is 500 simulations (40-0 against random). The
+#: 0.70-0.85 against the level above, so level 1 is 500 simulations (40-0 against random). The
 #: time caps of Bridge Go are its own, about twice the time its simulations take on this
-#: machine. Every step is measured in docs/ai.md ("Levels of their own for Free Go and Bridge
-#: Go"; "Bridge Go's levels again, and level 6 against level 5 (stop 30)").
+#: machine. Every step is measured in docs/ai.md ("Levels of Free Go and Bridge Go from level 6
+#: down (stop 30)").
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
@@ -58,11 +60,11 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
         6: (None, 4.0),
     },
     "freego": {
-        1: (100, 0.04),
-        2: (250, 0.1),
-        3: (500, 0.25),
-        4: (1000, 0.64),
-        5: (5000, 1.6),
+        1: (300, 0.04),
+        2: (700, 0.1),
+        3: (1500, 0.25),
+        4: (3200, 0.64),
+        5: (8000, 1.6),
         6: (None, 4.0),
     },
     "bridgego": {
