@@ -17,6 +17,8 @@ from stonegarden.search.fast import fast_engine
 from stonegarden.search.freego_engine import FreeGoEngine
 from stonegarden.search.generic import GenericMcts
 
+from .exact_helpers import exact_winner
+
 SMALL = dict(nodes=200_000, edges=4_000_000)
 
 
@@ -185,18 +187,9 @@ def _exact(game, state, memo):
     """Exhaustive game value (winner, 0 draw) of a small Free Go position; the key holds what
     the legal moves depend on: stones, scores, the mover and the board before the last move
     (simple ko)."""
-    h = state.history
-    key = (state.cells().tobytes(), tuple(state.scores), state.player,
-           h[-2] if len(h) >= 2 else 0)
-    if key not in memo:
-        if game.is_terminal(state):
-            memo[key] = game.winner(state)
-        else:
-            p = state.player
-            results = {_exact(game, game.play_unchecked(state, int(a)), memo)
-                       for a in game.legal_actions(state)}
-            memo[key] = p if p in results else 0 if 0 in results else 3 - p
-    return memo[key]
+    return exact_winner(game, state, memo,
+                        lambda s: (s.cells().tobytes(), tuple(s.scores), s.player,
+                                   s.history[-2] if len(s.history) >= 2 else 0))
 
 
 @pytest.mark.parametrize("ko", ["simple", "none"])

@@ -19,6 +19,8 @@ from stonegarden.search.fast import make_engine
 from stonegarden.search.generic import GenericMcts
 from stonegarden.search.ucb import ucb_pick
 
+from .exact_helpers import exact_winner
+
 FAST = SearchConfig()
 GENERIC = dataclasses.replace(SearchConfig(), fast=False)
 SWITCHES = [
@@ -84,17 +86,9 @@ def test_solver_proves_the_forced_win_and_stops(config):
 
 
 def _exact(game, state, memo):
-    """Exhaustive game value (winner, 0 draw) of a tiny position."""
-    key = (state.board, state.scores, state.player, state.ply == 0)
-    if key not in memo:
-        if game.is_terminal(state):
-            memo[key] = game.winner(state)
-        else:
-            p = state.player
-            results = {_exact(game, game.play_unchecked(state, int(a)), memo)
-                       for a in game.legal_actions(state)}
-            memo[key] = p if p in results else 0 if 0 in results else 3 - p
-    return memo[key]
+    """Exhaustive game value (winner, 0 draw) of a tiny Blooms position."""
+    return exact_winner(game, state, memo,
+                        lambda s: (s.board, s.scores, s.player, s.ply == 0))
 
 
 @pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(GENERIC, tt=True),
