@@ -253,8 +253,12 @@ def test_a_stopped_match_sums_up_its_finished_games_and_resume_plays_the_rest(tm
     args = [sys.executable, "-m", "stonegarden", "match", "blooms", "mcts:sims=1500", "random",
             "--param", "size=4", "--games", "40", "--save-dir", str(folder), "--json", "--quiet",
             "--workers", str(workers)]
+    # a Ctrl-C reaches the match as from a terminal even when these tests themselves run in
+    # the background, where the shell hands children SIGINT ignored (Python then installs no
+    # KeyboardInterrupt handler)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=cli_env())
+                            env=cli_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not list(folder.glob("game-*.json")) and time.monotonic() < deadline:
         time.sleep(0.05)
