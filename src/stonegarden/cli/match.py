@@ -95,19 +95,17 @@ def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed:
         "mean_plies": round(sum(len(r["moves"]) for r in results) / max(len(results), 1), 2),
         "resigned": sum(1 for r in results if r["adjudicated"]),
         "resumed": resumed,
-        "a_first": _seat_tally([r for r in results if r["a_seat"] == 1]),
-        "a_second": _seat_tally([r for r in results if r["a_seat"] == 2]),
     }
-    out["seat_adjusted"] = seat_adjusted(_stats([r for r in results if r["a_seat"] == 1]),
-                                         _stats([r for r in results if r["a_seat"] == 2]))
+    first, second = (_stats([r for r in results if r["a_seat"] == seat]) for seat in (1, 2))
+    out["a_first"], out["a_second"] = _seat_tally(first), _seat_tally(second)
+    out["seat_adjusted"] = seat_adjusted(first, second)
     if len(results) < asked:
         out["stopped"] = True
     return out
 
 
-def _seat_tally(results: list[dict[str, Any]]) -> dict[str, int]:
+def _seat_tally(st: MatchStats) -> dict[str, int]:
     """The games A played in one seat: the first player's advantage shows in the two."""
-    st = _stats(results)
     return {"games": st.games, "a_wins": st.a_wins, "b_wins": st.b_wins, "draws": st.draws}
 
 
