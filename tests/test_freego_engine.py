@@ -47,7 +47,8 @@ KO = [".....", "..XO.", ".XO.O", "..XO.", "....."]  # Black takes at D3, White m
 
 @pytest.mark.parametrize("ko", ["simple", "none"])
 @pytest.mark.parametrize("config", [SearchConfig(), SearchConfig(rave=False, lgr=False),
-                                    SearchConfig(prior=20, captures=4)], ids=str)
+                                    SearchConfig(prior=20, captures=4),
+                                    SearchConfig(safe=64)], ids=str)
 def test_every_node_holds_the_rules_legal_moves_and_results(ko, config):
     g = stonegarden.make("freego", size=5, target=3, ko=ko)
     s = g.parse_position("/".join(KO) + " 1 1,1 10")

@@ -13,7 +13,7 @@ from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
 from .square_go_helpers import run_without_jit, seed_kernel_generator
 
 
-def kernel_game(game, state, seed, captures=0):
+def kernel_game(game, state, seed, captures=0, safe=0):
     """(moves, winner, turns) of one kernel playout from ``state``."""
     seed_kernel_generator(seed)
     moves = np.full(game.max_game_length, -1, np.int32)
@@ -24,15 +24,15 @@ def kernel_game(game, state, seed, captures=0):
         state.player, np.array(state.scores, np.int64), game.params["target"], game.ko_mode,
         np.int64(game._hash(state)), np.int64(hist[-2] if len(hist) >= 2 else 0),
         np.array(hist[:-1], np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64), 1,
-        game.max_game_length, captures, moves, np.empty((0, 0), np.int32), -1,
+        game.max_game_length, captures, safe, moves, np.empty((0, 0), np.int32), -1,
     )
     return [int(m) for m in moves[:t]], int(w), int(t)
 
 
-@pytest.mark.parametrize("captures", [0, 6])
+@pytest.mark.parametrize(("captures", "safe"), [(0, 0), (6, 0), (0, 64), (3, 2)])
 @pytest.mark.parametrize("ko", ["simple", "superko", "none"])
 @pytest.mark.parametrize("seed", range(6))
-def test_kernel_playouts_replay_through_the_rules(ko, seed, captures):
+def test_kernel_playouts_replay_through_the_rules(ko, seed, captures, safe):
     game = stonegarden.make("freego", size=5, target=8, ko=ko)
     state = game.initial_state()
     rng = np.random.default_rng(seed)
@@ -41,7 +41,7 @@ def test_kernel_playouts_replay_through_the_rules(ko, seed, captures):
         state = game.play(state, int(acts[int(rng.integers(len(acts)))]))
         if game.is_terminal(state):
             return
-    moves, winner, turns = kernel_game(game, state, seed, captures)
+    moves, winner, turns = kernel_game(game, state, seed, captures, safe)
     for m in moves:
         state = game.play(state, m)  # raises if the kernel played an illegal move
     assert game.is_terminal(state) and game.winner(state) == winner
@@ -70,6 +70,57 @@ def test_capture_policy_first_move_is_the_capture():
     firsts = [kernel_game(game, state, seed, 64)[0][0] for seed in range(40)]
     assert firsts.count(a2) >= 34
     assert [kernel_game(game, state, seed, 0)[0][0] for seed in range(40)].count(a2) <= 10
+
+
+# Black to move; White's one chain has the eyes a5 c5 e5 a3 c3 a1: a Black stone on any of
+# them is a suicide that captures nothing (it hands White one stone). e3 and c1 each join a
+# Black stone into a chain with one liberty, e1 (White takes two stones next turn); e1 joins
+# both into a chain with two liberties, the one point that hands White nothing.
+EYES = ".O.O./OOOOO/.O.O./OOOOX/.O.X. 1 0,0 20"
+
+
+def _first_moves(game, state, safe, seeds=40):
+    return [game.action_to_text(state, kernel_game(game, state, seed, 0, safe)[0][0]).lower()
+            for seed in range(seeds)]
+
+
+def test_safe_policy_plays_the_point_that_hands_over_no_stones():
+    game = stonegarden.make("freego", size=5, target=20)
+    state = game.parse_position(EYES)
+    assert set(_first_moves(game, state, 64)) == {"e1"}
+    assert _first_moves(game, state, 0).count("e1") <= 12  # uniform: one in nine
+    assert _first_moves(game, state, 1) == _first_moves(game, state, 0)  # 1 is uniform
+
+
+def test_safe_policy_with_a_small_budget_plays_the_cheaper_of_the_points_tried():
+    """safe=2: one costly point is passed over, and if the second costs too the cheaper of
+    the two is played. e1 comes first with probability 2/9 (uniform: 1/9); e3 or c1 (two
+    stones) only when both points drawn are those two, 1/36 (uniform: 2/9)."""
+    game = stonegarden.make("freego", size=5, target=20)
+    state = game.parse_position(EYES)
+    firsts = _first_moves(game, state, 2, seeds=200)
+    assert 25 <= firsts.count("e1") <= 70
+    assert firsts.count("e3") + firsts.count("c1") <= 20
+
+
+def test_safe_policy_throws_a_stone_in_rather_than_hand_over_a_chain():
+    """White's chain has two liberties, e5 and c3, both its own eyes: filling either leaves
+    it in atari (13 stones handed over), so White throws a stone into Black's eye (one)."""
+    game = stonegarden.make("freego", size=5, target=20)
+    state = game.parse_position("OOOO./OOOOO/OO.OO/XXXXX/X.X.X 2 0,0 21")
+    assert set(_first_moves(game, state, 64)) <= {"b1", "d1"}
+    assert sum(m in {"e5", "c3"} for m in _first_moves(game, state, 0)) >= 8
+
+
+def test_safe_policy_plays_a_suicide_when_nothing_else_is_left():
+    """Only White's eyes are empty and Black has no stone: every point is a suicide, and the
+    playout plays one (White removes it on its turn), never stops as if no move were legal."""
+    game = stonegarden.make("freego", size=5, target=20)
+    state = game.parse_position(".O.O./OOOOO/.O.O./OOOOO/.O.O. 1 0,0 20")
+    for seed in range(10):
+        moves, _, _ = kernel_game(game, state, seed, 0, 64)
+        after = game.play(game.play(state, moves[0]), moves[1])
+        assert after.scores[1] == 1
 
 
 def test_games_without_a_policy_play_uniformly():

@@ -29,7 +29,8 @@ class SearchConfig:
     playouts prefer captures (that many candidate cells tried per turn; 0 = uniform) in the
     Blooms race engine and in games whose ``playout_policies`` include it (Free Go). ``safe``:
     playouts avoid moves that hand the opponent a win (that many candidate moves tried per
-    move; 0 or 1 = uniform) in games whose ``playout_policies`` include it (Blobs).
+    move; 0 or 1 = uniform; Blobs), or in Free Go pass over suicides (up to that many a
+    move; 0 = uniform), in games whose ``playout_policies`` include it.
     ``bridges``: playouts answer a move into two diagonal stones' shared point by playing the
     other one, which keeps them connected, in games whose ``playout_policies`` include it
     (Bridge Go).

@@ -179,3 +179,73 @@ def dead_roots(board, colour, cid, libs, out):
             out[count] = p
             count += 1
     return count
+
+
+@njit(cache=True)
+def liberties_after(board, nb, p, colour, cid, libs):
+    """Pseudo-liberties of the chain a stone of ``colour`` on the empty point ``p`` would make
+    (its empty neighbours, plus each own neighbouring chain's, less that chain's adjacencies to
+    ``p``), captures not counted: 0 exactly when the stone would be left without a liberty."""
+    total = 0
+    for k in range(4):
+        w = nb[p, k]
+        if w < 0:
+            continue
+        if board[w] == EMPTY:
+            total += 1
+        elif board[w] == colour:
+            r = cid[w]
+            first = True  # the first neighbour of this chain brings its liberties
+            for j in range(k):
+                u = nb[p, j]
+                if u >= 0 and board[u] == colour and cid[u] == r:
+                    first = False
+            if first:
+                total += libs[r]
+            total -= 1
+    return total
+
+
+@njit(cache=True)
+def stones_given(board, nb, p, colour, cid, nxt, libs, size):
+    """How many stones a stone of ``colour`` on the empty point ``p`` hands the opponent,
+    captures not counted: the whole chain it makes (the stone with its own chains beside it)
+    when that chain is left with no liberty (a suicide) or one (the opponent takes it next
+    turn), else 0. Exact: with five or more pseudo-liberties the chain has two liberties at
+    least (one point touches a chain at most four times); below that its stones are walked
+    until two distinct liberties turn up."""
+    total = liberties_after(board, nb, p, colour, cid, libs)
+    if total >= 5:
+        return 0
+    stones = 1
+    first_lib = -1
+    for k in range(4):
+        w = nb[p, k]
+        if w < 0:
+            continue
+        if board[w] == EMPTY:
+            if first_lib >= 0 and w != first_lib:
+                return 0
+            first_lib = w
+        elif board[w] == colour:
+            r = cid[w]
+            seen = False
+            for j in range(k):
+                u = nb[p, j]
+                if u >= 0 and board[u] == colour and cid[u] == r:
+                    seen = True
+            if seen:
+                continue
+            stones += size[r]
+            v = r
+            while True:
+                for i in range(4):
+                    x = nb[v, i]
+                    if x >= 0 and x != p and board[x] == EMPTY:
+                        if first_lib >= 0 and x != first_lib:
+                            return 0
+                        first_lib = x
+                v = nxt[v]
+                if v == r:
+                    break
+    return stones

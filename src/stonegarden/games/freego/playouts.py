@@ -1,7 +1,8 @@
 """Random Free Go playouts, the hot path of search and of ``bench playouts``.
 
 Uniform over the legal moves, or, with ``captures`` = K > 0, first K random empty points are
-tried for one that captures (the first legal one is played; see ``freego_playout``). Uniform:
+tried for one that captures (the first legal one is played; see ``freego_playout``), and with
+``safe`` = S > 1 points that hand the opponent stones are passed over. Uniform:
 a random empty point is tried and, if ko forbids it, dropped from this turn's candidates and
 another drawn (so every legal point stays equally likely). The empty
 points live in an array updated in O(1) per stone; chains are kept incrementally (``chains.py``:
@@ -18,7 +19,8 @@ from numba import njit
 
 from ...geometry.hashset import new_stamped_set, stamped_add, stamped_has
 from ..playout_totals import add_result
-from .chains import EMPTY, captures_at, dead_roots, new_chains, place_stone, remove_chain
+from .chains import (EMPTY, captures_at, dead_roots, new_chains, place_stone, remove_chain,
+                     stones_given)
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
@@ -41,7 +43,8 @@ def _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps, n
 
 @njit(cache=True)
 def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
-                   keys, stamps, stamp, max_turns, captures, moves_out, replies, prev_move):
+                   keys, stamps, stamp, max_turns, captures, safe, moves_out, replies,
+                   prev_move):
     """Play random moves on ``board`` (in place) until the game ends; the points played go to
     ``moves_out`` while it has room (for tests). With a reply table ``replies`` (int32[3,
     points], the search's ``lgr`` policy; empty: none) each turn first tries the stored reply
@@ -49,7 +52,15 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
     its point is empty and ko allows it. With ``captures`` = K > 0 each turn first
     draws K empty points (with replacement) and plays the first that captures and is legal
     under ko; captures are Free Go's goal and cost a few neighbour checks to find, so playouts
-    end closer to how play ends. Otherwise (and always with K = 0) the move is uniform.
+    end closer to how play ends. Otherwise (and always with K = 0) the move is uniform; with
+    ``safe`` = S > 1 uniform over the points that hand the opponent no stones (a stone that
+    captures nothing and leaves its chain with no liberty, a suicide, or one, which the
+    opponent takes next turn; ``chains.stones_given``): after S points that do, the one that
+    hands over the fewest of them is played (S <= 1: uniform, the same draws). The fill-up
+    phase, where each side plays its safe points and then throws single stones into the
+    other's eyes rather than hand over a chain, is then played out as it is decided, not by
+    random self-destruction. A stored reply that hands over stones is passed over too. While
+    an opponent chain waits for removal nothing is called costly: its removal frees points.
 
     ``scores`` (int64[2]) is updated; ``h`` is the current position hash, ``prev_h`` the one
     before the last move (0 if none), ``history`` every earlier hash (superko). Uses numba's
@@ -92,7 +103,8 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
                 ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
                 ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash,
                                     caps, ncap, keys, stamps, stamp)
-                if ok:
+                if ok and not (safe > 1 and ncap == 0 and ndead == 0
+                               and stones_given(board, nb, p, player, cid, nxt, libs, size)):
                     point = p
         for _ in range(captures if ne > 0 and point < 0 else 0):
             p = empties[np.random.randint(ne)]
@@ -103,6 +115,9 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
                 if ok:
                     point = p
                     break
+        passed = 0  # costly points passed over this turn (``safe``)
+        cheapest = -1
+        least = n + 1
         while point < 0 and nc > 0:
             j = np.random.randint(nc)
             p = pool[j]
@@ -110,14 +125,29 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
             ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps,
                                 ncap, keys, stamps, stamp)
             if ok:
-                point = p
-                break
+                cost = 0
+                if safe > 1 and ncap == 0 and ndead == 0:
+                    cost = stones_given(board, nb, p, player, cid, nxt, libs, size)
+                if cost == 0:
+                    point = p
+                    break
+                if cost < least:
+                    cheapest = p
+                    least = cost
+                passed += 1
+                if passed >= safe:
+                    break
             if nc == ne:
                 for t in range(ne):
                     cand[t] = empties[t]
                 pool = cand
             nc -= 1
             pool[j] = pool[nc]
+        if point < 0 and cheapest >= 0:  # every point tried hands over stones: the fewest
+            point = cheapest
+            ncap = 0
+            ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, point, player, dead_key, chash,
+                                caps, 0, keys, stamps, stamp)
         if point < 0:  # no legal move: the higher score wins
             if scores[0] > scores[1]:
                 return 1, turn
@@ -161,8 +191,8 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
 
 @njit(cache=True)
 def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, prev_h, history,
-                    max_turns, count, seed, captures):
-    """Run ``count`` playouts from one position (``captures``: the policy of
+                    max_turns, count, seed, captures, safe=0):
+    """Run ``count`` playouts from one position (``captures``, ``safe``: the policies of
     ``freego_playout``; 0 = uniform). Returns int64[4]: wins of player 1, wins of
     player 2, draws (unfinished games count here too), and total moves played."""
     np.random.seed(seed)
@@ -177,15 +207,16 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
         scores[0] = scores0[0]
         scores[1] = scores0[1]
         w, t = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
-                              history, keys, stamps, k + 1, max_turns, captures, no_moves,
-                              no_replies, -1)
+                              history, keys, stamps, k + 1, max_turns, captures, safe,
+                              no_moves, no_replies, -1)
         add_result(totals, w, t)
     return totals
 
 
 @njit(cache=True)
 def freego_amaf_playout(board0, nb, zob, side_key, player, scores0, target, ko, h, prev_h,
-                        history, max_turns, seed, captures, moves_out, replies, prev_move):
+                        history, max_turns, seed, captures, safe, moves_out, replies,
+                        prev_move):
     """One playout for the search's RAVE statistics: as ``freego_playouts`` with a count of 1,
     the points played going to ``moves_out`` (the first by ``player``, then alternating), with
     the reply table ``replies`` (empty: none) answering ``prev_move`` and what follows.
@@ -195,5 +226,5 @@ def freego_amaf_playout(board0, nb, zob, side_key, player, scores0, target, ko, 
     scores = scores0.copy()
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     return freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
-                          history, keys, stamps, 1, max_turns, captures, moves_out, replies,
-                          prev_move)
+                          history, keys, stamps, 1, max_turns, captures, safe, moves_out,
+                          replies, prev_move)

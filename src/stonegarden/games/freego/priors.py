@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .chains import EMPTY, captures_at, dead_roots, new_chains
+from .chains import captures_at, dead_roots, liberties_after, new_chains
 
 #: ``move_kinds`` codes
 QUIET, CAPTURE, SUICIDE = 0, 1, 2
@@ -34,31 +34,10 @@ def move_kinds(board, nb, zob, player, points, out):
     dead = np.empty(n, np.int32)  # the opponent's chains already without a liberty
     ndead = dead_roots(board, opp, cid, libs, dead)
     caps = np.empty(4, np.int32)
-    mine = np.empty(4, np.int32)
     for i in range(points.shape[0]):
         p = points[i]
         if captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps) > 0:
             out[i] = CAPTURE
             continue
-        # pseudo-liberties of the chain the stone would make: its empty neighbours, plus each
-        # own neighbouring chain's, less that chain's adjacencies to the point itself
-        total = 0
-        nmine = 0
-        for k in range(4):
-            w = nb[p, k]
-            if w < 0:
-                continue
-            if board[w] == EMPTY:
-                total += 1
-            elif board[w] == player:
-                r = cid[w]
-                seen = False
-                for t in range(nmine):
-                    if mine[t] == r:
-                        seen = True
-                if not seen:
-                    mine[nmine] = r
-                    nmine += 1
-                    total += libs[r]
-                total -= 1
-        out[i] = SUICIDE if total == 0 and ndead == 0 else QUIET
+        suicide = ndead == 0 and liberties_after(board, nb, p, player, cid, libs) == 0
+        out[i] = SUICIDE if suicide else QUIET

@@ -164,7 +164,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return FreeGoState(player=3 - p, ply=state.ply + 1, captured=count, board=board.tobytes(),
                            scores=scores, history=history)
 
-    playout_policies = frozenset({"captures", "lgr"})
+    playout_policies = frozenset({"captures", "safe", "lgr"})
     #: last good replies in the playouts: beat the search without them 27-13 at 0.5 s a move
     #: (docs/ai.md)
     default_lgr = True
@@ -197,6 +197,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
             state.player, np.array(state.scores, np.int64), self.params["target"], self.ko_mode,
             np.int64(self._hash(state)), np.int64(prev),
             np.array(state.history[:-1], np.int64), self.max_game_length, count, seed, captures,
+            safe,
         )
 
     has_amaf = True
@@ -213,7 +214,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
             state.cells().copy(), self.board.neighbours, self.board.zobrist, SIDE_TO_MOVE_KEY,
             state.player, np.array(state.scores, np.int64), self.params["target"], self.ko_mode,
             np.int64(self._hash(state)), np.int64(prev),
-            np.array(state.history[:-1], np.int64), self.max_game_length, seed, captures, moves,
+            np.array(state.history[:-1], np.int64), self.max_game_length, seed, captures, safe,
+            moves,
             NO_REPLIES if replies is None else replies, int(last),
         )
         return max(int(winner), 0), moves[:turns]

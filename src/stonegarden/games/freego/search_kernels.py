@@ -66,7 +66,7 @@ def expand(node, board, nb, zob, side_key, player, h, prev_h, ko, prior, nd_firs
 def run_sims(nsims, root, root_board, root_scores, root_h, root_prev_h, target, ko, max_turns,
              nb, zob, side_key, nd_player, nd_stage, nd_a, nd_first, nd_count, nd_n, nd_proven,
              ed_move, ed_child, ed_n, ed_w, ed_rn, ed_rw, counters,
-             c, rave, rave_k, solver, captures, prior, seen, replies):
+             c, rave, rave_k, solver, captures, safe, prior, seen, replies):
     """Run up to ``nsims`` simulations from ``root``; returns how many ran (fewer once the
     solver proves the root a win for its mover; a proven loss or draw is searched on).
     ``seen[p, point] == stamp``: player p played the point later in this simulation (RAVE);
@@ -149,7 +149,7 @@ def run_sims(nsims, root, root_board, root_scores, root_h, root_prev_h, target, 
             last = tree_moves[depth - 1] if depth > 0 else -1
             w, turns = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h,
                                       prev_h, no_history, keys, stamps, 1, max_turns, captures,
-                                      playout_moves, replies, last)
+                                      safe, playout_moves, replies, last)
             r1 = 1.0 if w == 1 else 0.0 if w == 2 else 0.5
             m = min(turns, playout_moves.shape[0])
             if rave:
