@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import stonegarden
+from stonegarden.agents.registry import make_agent
 from stonegarden.games.freego.playouts import freego_playout
+from stonegarden.search.config import SearchConfig
 from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
 
 from .square_go_helpers import run_without_jit, seed_kernel_generator
@@ -136,3 +138,14 @@ def test_rule_and_kernel_tests_pass_without_the_jit():
     """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
     game's rule and playout tests that way in a subprocess."""
     run_without_jit("tests/test_freego_rules.py", "tests/test_freego_playouts.py")
+
+
+@pytest.mark.parametrize("game_id", ["freego", "bridgego", "blobs", "blooms"])
+def test_safe_follows_the_game_s_default_unless_the_agent_says(game_id):
+    game = stonegarden.make(game_id)
+    has = "safe" in game.playout_policies
+    assert SearchConfig().safe_for(game) == (game.default_safe if has else 0)
+    assert SearchConfig(safe=8).safe_for(game) == (8 if has else 0)
+    assert SearchConfig(safe=0).safe_for(game) == 0
+    assert make_agent("mcts:sims=10,safe=5").config.safe_for(game) == (5 if has else 0)
+    assert not game.default_safe or has  # a default only where the policy exists

@@ -360,6 +360,10 @@ class Game(ABC):
     #: a game whose ``playout_policies`` include ``"lgr"``: on where it was shown to pay
     default_lgr: bool = False
 
+    #: the playouts' ``safe`` tries (``mcts:safe=K`` overrides; 0: uniform) in a game whose
+    #: ``playout_policies`` include ``"safe"``: on where it was shown to pay (docs/ai.md)
+    default_safe: int = 0
+
     #: virtual RAVE samples the search gives each move's ``prior_values`` when it expands a
     #: node (``mcts:prior=N`` overrides; 0: none); on where it was shown to pay (docs/ai.md)
     default_prior: int = 0

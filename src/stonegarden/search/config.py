@@ -29,8 +29,9 @@ class SearchConfig:
     playouts prefer captures (that many candidate cells tried per turn; 0 = uniform) in the
     Blooms race engine and in games whose ``playout_policies`` include it (Free Go). ``safe``:
     playouts avoid moves that hand the opponent a win (that many candidate moves tried per
-    move; 0 or 1 = uniform; Blobs), or in Free Go pass over suicides (up to that many a
-    move; 0 = uniform), in games whose ``playout_policies`` include it.
+    move; 0 or 1 = uniform; Blobs), or in Free Go pass over points that hand the opponent
+    stones (up to that many a move; 0 or 1 = uniform), in games whose ``playout_policies``
+    include it; ``None``: the game's ``default_safe``.
     ``bridges``: playouts answer a move into two diagonal stones' shared point by playing the
     other one, which keeps them connected, in games whose ``playout_policies`` include it
     (Bridge Go).
@@ -56,7 +57,7 @@ class SearchConfig:
     solver: bool = True
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     captures: int = 0
-    safe: int = 0
+    safe: int | None = None  # the game's default_safe (docs/ai.md)
     bridges: bool = True  # measured better in Bridge Go (docs/ai.md); other games ignore it
     lgr: bool | None = None  # the game's default_lgr (docs/ai.md)
     prior: int | None = None  # the game's default_prior (docs/ai.md)
@@ -78,6 +79,13 @@ class SearchConfig:
         the game's default, and only where the game has the policy."""
         on = game.default_lgr if self.lgr is None else self.lgr
         return bool(on) and "lgr" in game.playout_policies
+
+    def safe_for(self, game: Game) -> int:
+        """The playouts' ``safe`` tries in ``game``: this config's, else the game's default
+        (0 where the game has no such policy)."""
+        if "safe" not in game.playout_policies:
+            return 0
+        return int(game.default_safe if self.safe is None else self.safe)
 
     def prior_for(self, game: Game) -> int:
         """Virtual samples of the game's move priors in ``game``: this config's, else the

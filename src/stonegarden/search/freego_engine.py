@@ -78,7 +78,7 @@ class FreeGoEngine(ArrayTreeEngine):
                 int(g.max_game_length), self.nb, g.board.zobrist,  # type: ignore[attr-defined]
                 np.int64(SIDE_TO_MOVE_KEY), *P.nodes(), *P.edges(), P.counters,
                 cfg.c_for(g), bool(cfg.rave), cfg.rave_k_for(g), solver, int(cfg.captures),
-                int(cfg.safe),
+                cfg.safe_for(g),
                 cfg.prior_for(g) if cfg.rave else 0, self.seen, self.replies)
 
     # -- reading the tree -------------------------------------------------------------------

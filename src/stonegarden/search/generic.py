@@ -141,6 +141,7 @@ class GenericMcts:
         self.entries = 0
         self._solving = config.solver
         self._tt = game.default_tt if config.tt is None else config.tt
+        self._safe = config.safe_for(game)
         self._draw = 0.5  # player-1 reward of a draw (``contempt`` moves it against the root)
         self._rave = config.rave and game.has_amaf
         self._rave_k = config.rave_k_for(game)
@@ -246,7 +247,7 @@ class GenericMcts:
         if self._replies is not None:  # the reply table lives in the AMAF kernels
             return self._reward(self._policy_playout(state, path)[0])
         seed = int(self.rng.integers(2**31))
-        t = self.game.policy_playouts(state, 1, seed, self.config.captures, self.config.safe,
+        t = self.game.policy_playouts(state, 1, seed, self.config.captures, self._safe,
                                       self.config.bridges)
         return (float(t[0]) + self._draw * float(t[2])) / max(1, int(t[0] + t[1] + t[2]))
 
@@ -255,9 +256,9 @@ class GenericMcts:
         """One ``amaf_playout`` under the configured policy from ``state``, reached by ``path``
         (the reply table, if any, answers its last move and learns from the result)."""
         seed = int(self.rng.integers(2**31))
-        winner, moves = self.game.amaf_playout(state, seed, self.config.captures,
-                                               self.config.safe, self.config.bridges,
-                                               self._replies, _last_action(path))
+        winner, moves = self.game.amaf_playout(state, seed, self.config.captures, self._safe,
+                                               self.config.bridges, self._replies,
+                                               _last_action(path))
         if self._replies is not None:
             self._learn(path, moves, winner)
         return winner, moves
