@@ -9,8 +9,8 @@ import pytest
 import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.games.freego.playouts import freego_playout
-from stonegarden.search.config import SearchConfig
 from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
+from stonegarden.search.config import SearchConfig
 
 from .square_go_helpers import run_without_jit, seed_kernel_generator
 

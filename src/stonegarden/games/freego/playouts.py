@@ -19,8 +19,7 @@ from numba import njit
 
 from ...geometry.hashset import new_stamped_set, stamped_add, stamped_has
 from ..playout_totals import add_result
-from .chains import (EMPTY, captures_at, dead_roots, new_chains, place_stone, remove_chain,
-                     stones_given)
+from .chains import EMPTY, captures_at, dead_roots, new_chains, place_stone, remove_chain, stones_given
 
 KO_NONE, KO_SIMPLE, KO_SUPER = 0, 1, 2
 
