@@ -7,9 +7,13 @@
 1332
 """
 
-from .core.protocol import CHANCE, Game, State
-from .core.registry import available_games, make
-from .errors import (
+from .kernel_cache import configure as _configure_kernel_cache
+
+_configure_kernel_cache()  # before any kernel module is imported (kernel_cache.py says why)
+
+from .core.protocol import CHANCE, Game, State  # noqa: E402
+from .core.registry import available_games, make  # noqa: E402
+from .errors import (  # noqa: E402
     IllegalMoveError,
     NotationError,
     ParameterError,

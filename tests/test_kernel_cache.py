@@ -1,0 +1,83 @@
+"""Numba's kernel caches live in a directory named by the kernel sources' hash
+(``kernel_cache.py``), so a change to a kernel in one module never leaves a stale compiled
+caller in another."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from stonegarden import kernel_cache
+from stonegarden.kernel_cache import PACKAGE, kernel_hash, kernel_sources
+
+PROBE = """
+import stonegarden
+from numba.core import config
+game = stonegarden.make("freego", size=5)
+game.random_playouts(game.initial_state(), 4, 1)  # compiles (and caches) the playout kernel
+print(config.CACHE_DIR)
+"""
+
+
+def _run(env_extra: dict[str, str]) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(env_extra)
+    out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True,
+                         check=True, timeout=600)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_kernels_are_cached_under_the_hash_of_their_sources(tmp_path):
+    where = _run({"XDG_CACHE_HOME": str(tmp_path)})
+    expected = tmp_path / "stonegarden" / "kernels" / kernel_hash()
+    assert Path(where) == expected
+    assert any(expected.rglob("*playouts*.nbi"))  # the kernel was cached there
+
+
+def test_numba_cache_dir_set_by_the_user_wins(tmp_path):
+    mine = tmp_path / "mine"
+    where = _run({"XDG_CACHE_HOME": str(tmp_path / "xdg"), "NUMBA_CACHE_DIR": str(mine)})
+    assert Path(where) == mine
+    assert not (tmp_path / "xdg").exists()
+
+
+def test_a_change_to_any_kernel_module_changes_the_hash_and_others_do_not(tmp_path):
+    copy = tmp_path / "pkg"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    base = kernel_hash(copy)
+    assert base == kernel_hash(PACKAGE)
+    kernels = {p.relative_to(copy).as_posix() for p in kernel_sources(copy)}
+    assert "games/freego/chains.py" in kernels and "cli/match.py" not in kernels
+    cli = copy / "cli" / "match.py"
+    cli.write_text(cli.read_text() + "\n# a comment\n")
+    assert kernel_hash(copy) == base  # not a kernel module: the compiled code stays valid
+    chains = copy / "games" / "freego" / "chains.py"
+    chains.write_text(chains.read_text() + "\n# a comment\n")
+    assert kernel_hash(copy) != base
+
+
+def test_cache_directories_unused_for_a_month_are_removed(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr("numba.core.config.CACHE_DIR", "")
+    root = tmp_path / "stonegarden" / "kernels"
+    stale, recent = root / "0000000000000000", root / "1111111111111111"
+    for d in (stale, recent):
+        d.mkdir(parents=True)
+    month_ago = time.time() - (kernel_cache.KEEP_DAYS + 1) * 86400
+    os.utime(stale, (month_ago, month_ago))
+    here = kernel_cache.configure()
+    assert here == str(root / kernel_hash())
+    assert not stale.exists() and recent.exists()
+
+
+def test_an_unwritable_cache_place_keeps_numba_s_default(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert kernel_cache.configure() is None
