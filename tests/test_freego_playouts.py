@@ -149,3 +149,5 @@ def test_safe_follows_the_game_s_default_unless_the_agent_says(game_id):
     assert SearchConfig(safe=0).safe_for(game) == 0
     assert make_agent("mcts:sims=10,safe=5").config.safe_for(game) == (5 if has else 0)
     assert not game.default_safe or has  # a default only where the policy exists
+    if game_id == "freego":  # on by default since stop 32 (docs/ai.md)
+        assert SearchConfig().safe_for(game) == 64
