@@ -178,7 +178,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
 
     #: playouts pass over up to 64 points that hand the opponent stones (``safe``): four
     #: times 32,000 simulations scored 3-4 on uniform playouts and 14-6 with them, and they
-    #: beat uniform ones 14-6 at 2 s a move (docs/ai.md, stops 31 and 32)
+    #: beat uniform ones 24-16 at 1 s and 14-6 at 2 s a move (docs/ai.md, stops 31 and 32)
     default_safe = 64
 
     def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
