@@ -60,7 +60,7 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
         6: (None, 4.0),
     },
     "freego": {
-        1: (500, 0.04),
+        1: (400, 0.04),
         2: (700, 0.1),
         3: (1500, 0.25),
         4: (3200, 0.64),
