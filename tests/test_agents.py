@@ -90,11 +90,12 @@ def test_levels_grow_in_simulations_and_in_time(table):
     assert all(a < b for a, b in itertools.pairwise(seconds))
 
 
-@pytest.mark.parametrize("game_id", ["blooms", "freego", "bridgego", "blobs"])
+@pytest.mark.parametrize("game_id", [
+    "blooms", "blooms-territory", "freego", "bridgego", "blobs"])
 def test_a_level_searches_with_its_game_s_budget(game_id):
     game = stonegarden.make(game_id)
     table = GAME_LEVELS.get(game_id, LEVELS)
-    assert (game_id in GAME_LEVELS) == (game_id in ("blobs", "freego", "bridgego"))
+    assert (game_id in GAME_LEVELS) == (game_id in ("blobs", "freego", "bridgego", "blooms-territory"))
     for k in LEVELS:
         agent = make_agent(f"level:{k}")
         assert isinstance(agent, SearchAgent)

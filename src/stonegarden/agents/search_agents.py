@@ -52,6 +52,12 @@ LEVELS: dict[int, tuple[int | None, float]] = {
 #: time caps of Bridge Go are its own, about twice the time its simulations take on this
 #: machine. Every step is measured in docs/ai.md ("Levels of Free Go and Bridge Go from level 6
 #: down (stop 30)").
+#: Territory Blooms searches at only ~1,100-2,500 simulations/s, so the common levels' time
+#: caps decided its budgets and the steps came out uneven (0.725 to 0.900, stop 33); a doubling
+#: of simulations there scored 0.78-0.90 and 1.5x 0.63-0.65, so its levels are ~1.85x apart, up
+#: to 4,000 below level 6 (4 s, ~6,000-10,000 simulations). Its time caps are guards, 1.3-2x
+#: the time the simulations take from the empty board here (~1,400/s); they stay below level
+#: 6's 4 s, so on a slower machine level 5 may be cut short on the first moves. Measured in docs/ai.md ("The levels of `blooms-territory` (stop 34)").
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
@@ -75,6 +81,14 @@ GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
         3: (2000, 1.0),
         4: (4000, 2.0),
         5: (9000, 3.2),
+        6: (None, 4.0),
+    },
+    "blooms-territory": {
+        1: (350, 0.5),
+        2: (650, 1.0),
+        3: (1200, 1.6),
+        4: (2200, 2.8),
+        5: (4000, 3.6),
         6: (None, 4.0),
     },
 }
