@@ -57,8 +57,9 @@ LEVELS: dict[int, tuple[int | None, float]] = {
 #: of simulations there scored 0.78-0.90 and 1.5x 0.63-0.65, so its levels are ~1.85x apart, up
 #: to 4,000 below level 6 (4 s, ~6,000-10,000 simulations). Its time caps are guards, 1.3-2x
 #: the time the simulations take from the empty board here (~1,400/s); they stay below level
-#: 6's 4 s, so on a slower machine level 5 may be cut short on the first moves. Measured in
-#: docs/ai.md ("The levels of `blooms-territory` (stop 34)").
+#: 6's 4 s, so on a slower machine level 5 may be cut short on the first moves. Each step scored
+#: 0.633-0.850 against the level below (20-40 games; docs/ai.md, "The levels of
+#: `blooms-territory` (stop 34)").
 GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
     "blobs": {
         1: (100, 0.04),
