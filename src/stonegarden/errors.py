@@ -31,6 +31,43 @@ class ParameterError(StonegardenError):
     """An unknown game, an unknown parameter or a parameter value out of range."""
 
 
+class StoreError(StonegardenError):
+    """Stored data that cannot be used: a corrupt or missing database file, a missing table, a
+    schema written by a newer version, or one game's damaged row."""
+
+
+class JobError(StonegardenError):
+    """A background job that did not finish. ``reason`` says why: ``deadline`` (stopped at
+    its deadline), ``memory`` (over its memory bound), ``died`` (its worker process ended),
+    ``input`` (the job's input was refused, with the error class in ``kind``), ``crash`` (a
+    bug), ``closing`` (the server is stopping) or ``busy`` (refused: the queue is full)."""
+
+    def __init__(self, message: str, reason: str = "crash", kind: str = "") -> None:
+        self.reason = reason
+        self.kind = kind
+        super().__init__(message)
+
+
+class QueueFullError(JobError):
+    """A job refused because the queue, or the client's share of it, is full; try again after
+    ``retry_after`` seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, "busy")
+
+
+def quote(value: object, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters. Never raises,
+    whatever the input: a huge integer, deeply nested lists or a lone surrogate give a short
+    description instead of a second error."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError, MemoryError):
+        return f"<{type(value).__name__} too large or too deep to show>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class RecordError(StonegardenError):
     """A game record that is malformed, or whose moves or result do not replay."""
 
@@ -42,9 +79,13 @@ class RecordError(StonegardenError):
 
 __all__ = [
     "IllegalMoveError",
+    "JobError",
     "NotationError",
     "ParameterError",
     "PositionError",
+    "QueueFullError",
     "RecordError",
     "StonegardenError",
+    "StoreError",
+    "quote",
 ]

@@ -9,9 +9,26 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..core.protocol import Game, State
-from ..errors import ParameterError
+from ..errors import ParameterError, quote
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+MAX_SPEC = 200
+
+#: the documented range of every numeric agent option (docs/ai.md), checked when a spec is
+#: read, before any agent is built: (low, high, whole number). A search's time and memory grow
+#: with its budget, so a server can rely on these bounds (and caps the time further).
+OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
+    "seed": (0, 2**63 - 1, True),
+    "sims": (1, 10_000_000, True),
+    "time": (0.001, 600.0, False),
+    "c": (0.0, 100.0, False),
+    "rave_k": (0.0, 1e9, False),
+    "grave": (0, 1_000_000, True),
+    "prior": (0, 10_000, True),
+    "captures": (0, 64, True),
+    "safe": (0, 64, True),
+    "contempt": (0.0, 0.5, False),
+}
 
 
 class Agent(Protocol):
@@ -55,11 +72,13 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
         ParameterError: malformed spec.
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ParameterError(f"agent spec {spec!r} is empty or not text")
+        raise ParameterError(f"agent spec {quote(spec)} is empty or not text")
+    if len(spec) > MAX_SPEC:
+        raise ParameterError(f"agent spec {quote(spec)} is longer than {MAX_SPEC} characters")
     name, _, rest = spec.strip().partition(":")
     name = name.lower()
     if not _NAME.match(name):
-        raise ParameterError(f"agent spec {spec!r}: {name!r} is not an agent name")
+        raise ParameterError(f"agent spec {quote(spec)}: {quote(name)} is not an agent name")
     options: dict[str, str] = {}
     if rest:
         for part in rest.split(","):
@@ -70,9 +89,28 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
                 options["_"] = key
                 continue
             if not key:
-                raise ParameterError(f"agent spec {spec!r}: empty option name in {part!r}")
+                raise ParameterError(f"agent spec {quote(spec)}: empty option name in "
+                                     f"{quote(part)}")
             options[key] = value.strip()
+            check_option_range(spec, key, options[key])
     return name, options
+
+
+def check_option_range(spec: str, key: str, value: str) -> None:
+    """Raises: ParameterError naming the option and its range when a numeric option is not a
+    number in ``OPTION_RANGES``."""
+    if key not in OPTION_RANGES:
+        return
+    low, high, whole = OPTION_RANGES[key]
+    try:
+        number: float = int(value) if whole else float(value)
+    except ValueError:  # also an integer of more digits than Python converts
+        number = float("nan")
+    if not low <= number <= high:  # NaN fails too
+        shown = f"{low:g}..{high:g}" if not whole else f"{int(low)}..{int(high)}"
+        raise ParameterError(f"agent {quote(spec)}: option {key!r} must be "
+                             f"{'a whole number ' if whole else ''}in {shown}, "
+                             f"not {quote(value)}")
 
 
 def make_agent(spec: str) -> Agent:
@@ -84,7 +122,8 @@ def make_agent(spec: str) -> Agent:
     _load()
     name, options = parse_agent_spec(spec)
     if name not in _AGENTS:
-        raise ParameterError(f"unknown agent {name!r} in {spec!r} (known: {', '.join(_AGENTS)})")
+        raise ParameterError(f"unknown agent {name!r} in {quote(spec)} (known: "
+                             f"{', '.join(_AGENTS)})")
     return _AGENTS[name][0](options, spec.strip())
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ParameterError
+from ..errors import ParameterError, quote
 
 Converter = Callable[[Any], Any]
 
@@ -19,7 +19,9 @@ class Param:
     """One parameter of a game.
 
     ``kind`` is one of ``int``, ``bool``, ``choice``, ``str_list``, ``int_pair``, ``opt_int``.
-    ``default`` may be ``None`` when the game derives it from other parameters.
+    ``default`` may be ``None`` when the game derives it from other parameters. ``low`` and
+    ``high`` bound an integer (both values of a pair); for ``str_list``, ``high`` is the most
+    items. Every value a server accepts is bounded: its work and memory grow with them.
     """
 
     name: str
@@ -42,8 +44,19 @@ class Param:
             return self._check(value)
         except ParameterError:
             raise
-        except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
-            raise ParameterError(f"parameter {self.name!r}: bad value {value!r} ({exc})") from None
+        except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - defensive
+            raise ParameterError(f"parameter {self.name!r}: bad value {quote(value)}"
+                                 f" ({type(exc).__name__})") from None
+
+    def range_text(self) -> str:
+        """The documented range, e.g. ``1..1000`` (``""`` when unbounded)."""
+        if self.low is None and self.high is None:
+            return ""
+        return f"{'' if self.low is None else self.low}..{'' if self.high is None else self.high}"
+
+    def _out_of_range(self, value: Any) -> ParameterError:
+        return ParameterError(f"parameter {self.name!r} must be in {self.range_text()}, "
+                              f"not {quote(value)}")
 
     def _from_text(self, text: str) -> Any:
         t = text.strip()
@@ -57,13 +70,14 @@ class Param:
                 return True
             if low in ("0", "false", "no", "off"):
                 return False
-            raise ParameterError(f"parameter {self.name!r}: {text!r} is not a boolean")
+            raise ParameterError(f"parameter {self.name!r}: {quote(text)} is not a boolean")
         if self.kind == "str_list":
             if t.startswith("["):
                 try:
                     return json.loads(t)
-                except json.JSONDecodeError:
-                    raise ParameterError(f"parameter {self.name!r}: {text!r} is not a list") from None
+                except (ValueError, RecursionError):
+                    raise ParameterError(f"parameter {self.name!r}: {quote(text)} is not a "
+                                         "list") from None
             # commas, semicolons or spaces: OpenSpiel game strings cannot hold commas
             return [p for p in re.split(r"[,;\s]+", t) if p]
         if self.kind == "int_pair":
@@ -77,27 +91,28 @@ class Param:
             if value is None and self.kind == "opt_int":
                 return None
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ParameterError(f"parameter {name!r}: {value!r} is not an integer")
-            if self.low is not None and value < self.low:
-                raise ParameterError(f"parameter {name!r}: {value!r} is below {self.low}")
-            if self.high is not None and value > self.high:
-                raise ParameterError(f"parameter {name!r}: {value!r} is above {self.high}")
+                raise ParameterError(f"parameter {name!r}: {quote(value)} is not an integer")
+            if not self._in_range(value):
+                raise self._out_of_range(value)
             return value
         if self.kind == "bool":
             if not isinstance(value, bool):
-                raise ParameterError(f"parameter {name!r}: {value!r} is not a boolean")
+                raise ParameterError(f"parameter {name!r}: {quote(value)} is not a boolean")
             return value
         if self.kind == "choice":
             if not isinstance(value, str) or value.strip().lower() not in self.choices:
                 raise ParameterError(
-                    f"parameter {name!r}: {value!r} is not one of {', '.join(self.choices)}"
+                    f"parameter {name!r}: {quote(value)} is not one of {', '.join(self.choices)}"
                 )
             return value.strip().lower()
         if self.kind == "str_list":
             if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
-                raise ParameterError(f"parameter {name!r}: {value!r} is not a list")
+                raise ParameterError(f"parameter {name!r}: {quote(value)} is not a list")
+            if self.high is not None and len(value) > self.high:
+                raise ParameterError(f"parameter {name!r} lists at most {self.high} names, "
+                                     f"not {len(value)}")
             if not all(isinstance(v, str) for v in value):
-                raise ParameterError(f"parameter {name!r}: {value!r} must list strings")
+                raise ParameterError(f"parameter {name!r}: {quote(value)} must list strings")
             return tuple(v.strip() for v in value)
         if self.kind == "int_pair":
             if (
@@ -106,11 +121,16 @@ class Param:
                 or len(value) != 2
                 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
             ):
-                raise ParameterError(f"parameter {name!r}: {value!r} is not a pair of integers")
-            if self.low is not None and min(value) < self.low:
-                raise ParameterError(f"parameter {name!r}: {value!r} has a value below {self.low}")
+                raise ParameterError(f"parameter {name!r}: {quote(value)} is not a pair of "
+                                     "integers")
+            if not all(self._in_range(v) for v in value):
+                raise self._out_of_range(list(value))
             return tuple(value)
         raise ParameterError(f"parameter {name!r}: unknown kind {self.kind!r}")  # pragma: no cover
+
+    def _in_range(self, value: int) -> bool:
+        return ((self.low is None or value >= self.low)
+                and (self.high is None or value <= self.high))
 
     def to_json(self, value: Any) -> Any:
         """The JSON form of a canonical value (tuples become lists)."""
@@ -120,8 +140,8 @@ class Param:
 def _int_text(name: str, text: str) -> int:
     try:
         return int(text)
-    except ValueError:
-        raise ParameterError(f"parameter {name!r}: {text!r} is not an integer") from None
+    except ValueError:  # also a number of more digits than Python converts
+        raise ParameterError(f"parameter {name!r}: {quote(text)} is not an integer") from None
 
 
 def resolve_params(
@@ -138,7 +158,7 @@ def resolve_params(
     for key in given:
         if key not in known:
             raise ParameterError(
-                f"game {game_id!r} has no parameter {key!r} (known: {', '.join(known)})"
+                f"game {game_id!r} has no parameter {quote(key)} (known: {', '.join(known)})"
             )
     for p in specs:
         if p.name in given:
@@ -158,6 +178,6 @@ def parse_param_options(options: Sequence[str]) -> dict[str, str]:
     for opt in options:
         key, sep, value = opt.partition("=")
         if not sep or not key.strip():
-            raise ParameterError(f"parameter option {opt!r} is not of the form name=value")
+            raise ParameterError(f"parameter option {quote(opt)} is not of the form name=value")
         out[key.strip()] = value
     return out

@@ -54,7 +54,7 @@ class Game(ABC):
     #: numbers chance outcomes from 0)
     chance_action_offset: ClassVar[int] = 0
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, /, **params: Any) -> None:  # positional-only: a parameter may be named "self"
         resolved = resolve_params(self.id, self.param_specs, params)
         self.params: dict[str, Any] = self._finish_params(resolved)
 

@@ -40,7 +40,7 @@ def game_class(game_id: str) -> type[Game]:
     return _GAMES[game_id]
 
 
-def make(game_id: str, **params: Any) -> Game:
+def make(game_id: str, /, **params: Any) -> Game:
     """A game object with validated parameters.
 
     Raises:

@@ -278,9 +278,11 @@ class BloomsRace(_Blooms):
     title = "Blooms (capture race)"
     param_specs = (
         Param("size", "int", 4, "cells per side of the hexhex board", low=2, high=12),
-        Param("target", "int", None, "captures needed to win (default 5*(size-1))", low=1),
-        Param("holes", "str_list", (), "cell names removed from the board"),
-        Param("start_scores", "int_pair", (0, 0), "scores at the start (handicap)", low=0),
+        Param("target", "int", None, "captures needed to win (default 5*(size-1))", low=1,
+              high=1000),
+        Param("holes", "str_list", (), "cell names removed from the board", high=400),
+        Param("start_scores", "int_pair", (0, 0), "scores at the start (handicap)", low=0,
+              high=999),
     )
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -358,9 +360,10 @@ class BloomsTerritory(_Blooms):
     territory = True
     param_specs = (
         Param("size", "int", 5, "cells per side of the hexhex board", low=2, high=12),
-        Param("holes", "str_list", (), "cell names removed from the board"),
+        Param("holes", "str_list", (), "cell names removed from the board", high=400),
         Param("superko", "bool", False, "forbid placements that recreate an earlier position"),
-        Param("max_turns", "opt_int", None, "end the game after this many turns", low=1),
+        Param("max_turns", "opt_int", None, "end the game after this many turns", low=1,
+              high=10_000),
     )
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -63,7 +63,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         Param("size", "int", 9, "points per side of the square board", low=3, high=19),
         Param("superko", "bool", True, "forbid moves that recreate an earlier position"),
         Param("max_turns", "opt_int", None,
-              "moves before a draw when superko is off (default 4*size²)", low=1),
+              "moves before a draw when superko is off (default 4*size²)", low=1, high=10_000),
         Param("win_check", "choice", WIN_CHECKS[0],
               "win check before the mover's self-capture, or after it (mudri's program)",
               choices=WIN_CHECKS),

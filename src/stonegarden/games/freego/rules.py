@@ -54,7 +54,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
     notation = NOTATION
     param_specs = (
         Param("size", "int", 9, "points per side of the square board", low=5, high=19),
-        Param("target", "int", None, "captures needed to win (default round(size²/8))", low=1),
+        Param("target", "int", None, "captures needed to win (default round(size²/8))", low=1,
+              high=1000),
         Param("ko", "choice", "simple", "ko rule: simple, superko or none",
               choices=tuple(KO_MODES)),
     )
