@@ -1,0 +1,194 @@
+"""The store interface and the rows it deals in, shared by every implementation."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..errors import StonegardenError, StoreError, quote
+
+
+class StaleError(StonegardenError):
+    """The stored game changed since the caller read it (another move came first)."""
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game to store: ``seats`` are ``human`` or agent specs; ``moves`` are those of an
+    uploaded record; ``listed`` puts it in the public listing; ``hints``: both seats agreed to
+    hints when the game was created."""
+
+    id: str
+    game: str
+    params: dict[str, Any]
+    seats: tuple[str, str]
+    secrets: tuple[str, str]
+    moves: tuple[str, ...] = ()
+    result: dict[str, Any] | None = None
+    listed: bool = False
+    hints: bool = False
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One stored game with its moves. Secrets never leave the server except to the creator."""
+
+    id: str
+    game: str
+    params: dict[str, Any]
+    seats: tuple[str, str]
+    secrets: tuple[str, str]
+    moves: tuple[str, ...]
+    redo: tuple[str, ...]
+    result: dict[str, Any] | None
+    created: float
+    updated: float
+    listed: bool = False
+    hints: bool = False
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What listings show of a game: no secrets, no moves (their count)."""
+
+    id: str
+    game: str
+    params: dict[str, Any]
+    seats: tuple[str, str]
+    moves: int
+    result: dict[str, Any] | None
+    created: float
+    updated: float
+    listed: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "game": self.game, "params": self.params,
+                "seats": list(self.seats), "moves": self.moves, "result": self.result,
+                "created": self.created, "updated": self.updated, "public": self.listed}
+
+
+class Store(Protocol):
+    """Games and their moves. Every write is one transaction; a move is appended only if the
+    stored game still has exactly the expected number of moves, which makes concurrent writers
+    (several server processes included) safe without a lock in the server.
+
+    Every method raises :class:`StoreError` when the database fails or a row is damaged (that
+    one game is unavailable; the others are served)."""
+
+    #: what messages name: the file, or the server and database
+    location: str
+
+    def create_game(self, new: NewGame) -> None:
+        """Store a new game (and an uploaded record's moves) in one transaction."""
+        ...
+
+    def append_move(self, game_id: str, ply: int, text: str, result: dict[str, Any] | None,
+                    redo: Sequence[str] = ()) -> None:
+        """Append move number ``ply`` (0-based).
+
+        Raises:
+            StaleError: the stored game does not have exactly ``ply`` moves.
+        """
+        ...
+
+    def truncate(self, game_id: str, keep: int, count: int, result: dict[str, Any] | None,
+                 redo: Sequence[str]) -> None:
+        """Keep the first ``keep`` moves of a game that has ``count`` (undo).
+
+        Raises:
+            StaleError: the stored game does not have exactly ``count`` moves.
+        """
+        ...
+
+    def get(self, game_id: str) -> GameRow | None:
+        """The stored game with its moves, or ``None``."""
+        ...
+
+    def list_games(self, limit: int = 200, listed_only: bool = True,
+                   ids: Sequence[str] | None = None) -> list[GameSummary]:
+        """Games newest-updated first: the listed ones, or all (``listed_only=False``), or
+        those of ``ids``. Damaged rows are left out."""
+        ...
+
+    def unfinished_with_agents(self, limit: int = 1000) -> list[str]:
+        """Ids of unfinished games with an agent seat, newest first (resumed at a start)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+def default_db_path() -> Path:
+    """``$XDG_DATA_HOME/stonegarden/games.db`` (``~/.local/share/...`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "stonegarden" / "games.db"
+
+
+def _json(game_id: str, column: str, text: Any, kinds: tuple[type, ...]) -> Any:
+    if text is None and type(None) in kinds:
+        return None
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        raise StoreError(f"game {game_id!r} is unavailable: its stored {column} is not JSON "
+                         f"({quote(text, 40)})") from None
+    if not isinstance(value, kinds):
+        raise StoreError(f"game {game_id!r} is unavailable: its stored {column} is "
+                         f"{type(value).__name__}, not {' or '.join(k.__name__ for k in kinds)}")
+    return value
+
+
+def _text(game_id: str, column: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise StoreError(f"game {game_id!r} is unavailable: its stored {column} is not text")
+    return value
+
+
+def _number(game_id: str, column: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise StoreError(f"game {game_id!r} is unavailable: its stored {column} is not a number")
+    return float(value)
+
+
+def row_from(values: Mapping[str, Any], moves: Sequence[Any]) -> GameRow:
+    """A :class:`GameRow` from a ``games`` row (by column name) and its move texts.
+
+    Raises:
+        StoreError: a column of the wrong type or JSON that does not decode, naming the game
+        and the column.
+    """
+    gid = str(values["id"])
+    redo = _json(gid, "redo", values["redo"], (list,))
+    texts = tuple(_text(gid, f"move {i}", m) for i, m in enumerate(moves))
+    if not all(isinstance(m, str) for m in redo):
+        raise StoreError(f"game {gid!r} is unavailable: its stored redo holds non-text moves")
+    return GameRow(
+        id=gid, game=_text(gid, "game", values["game"]),
+        params=_json(gid, "params", values["params"], (dict,)),
+        seats=(_text(gid, "seat1", values["seat1"]), _text(gid, "seat2", values["seat2"])),
+        secrets=(_text(gid, "secret1", values["secret1"]),
+                 _text(gid, "secret2", values["secret2"])),
+        moves=texts, redo=tuple(redo),
+        result=_json(gid, "result", values["result"], (dict, type(None))),
+        created=_number(gid, "created", values["created"]),
+        updated=_number(gid, "updated", values["updated"]),
+        listed=bool(values["listed"]), hints=bool(values["hints"]),
+    )
+
+
+def summary_from(values: Mapping[str, Any], moves: int) -> GameSummary:
+    """Raises: StoreError as :func:`row_from`."""
+    gid = str(values["id"])
+    return GameSummary(
+        id=gid, game=_text(gid, "game", values["game"]),
+        params=_json(gid, "params", values["params"], (dict,)),
+        seats=(_text(gid, "seat1", values["seat1"]), _text(gid, "seat2", values["seat2"])),
+        moves=int(moves), result=_json(gid, "result", values["result"], (dict, type(None))),
+        created=_number(gid, "created", values["created"]),
+        updated=_number(gid, "updated", values["updated"]),
+        listed=bool(values["listed"]),
+    )

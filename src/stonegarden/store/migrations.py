@@ -1,0 +1,78 @@
+"""The schema, as numbered migrations shared by every store implementation.
+
+Each migration is a list of statements in the SQL that SQLite and PostgreSQL both read:
+``TEXT``, ``BIGINT``, ``DOUBLE PRECISION``, ``BOOLEAN`` with ``TRUE``/``FALSE``, ``ALTER
+TABLE ... ADD COLUMN``, ``CREATE INDEX``. A store applies the ones above the version recorded in
+``schema_migrations``, each in one transaction with the row that records it, so a crash leaves
+the schema at one version or the next, never between. Migrations are only ever appended:
+released ones never change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    """Schema version ``version``: what it does, the statements, and the tables it creates
+    (a store at this version or later must have them)."""
+
+    version: int
+    name: str
+    statements: tuple[str, ...]
+    creates: tuple[str, ...] = ()
+
+
+#: the table that records applied migrations (itself created before the first migration)
+VERSION_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version BIGINT PRIMARY KEY,"
+    " name TEXT NOT NULL,"
+    " applied DOUBLE PRECISION NOT NULL)"
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "games and their moves", (
+        """CREATE TABLE games (
+            id TEXT PRIMARY KEY,
+            game TEXT NOT NULL,
+            params TEXT NOT NULL,
+            seat1 TEXT NOT NULL,
+            seat2 TEXT NOT NULL,
+            secret1 TEXT NOT NULL,
+            secret2 TEXT NOT NULL,
+            redo TEXT NOT NULL DEFAULT '[]',
+            result TEXT,
+            created DOUBLE PRECISION NOT NULL,
+            updated DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE moves (
+            game_id TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+            ply BIGINT NOT NULL,
+            text TEXT NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game_id, ply)
+        )""",
+    ), creates=("games", "moves")),
+    Migration(2, "listed games and hints agreed at creation", (
+        "ALTER TABLE games ADD COLUMN listed BOOLEAN NOT NULL DEFAULT FALSE",
+        "ALTER TABLE games ADD COLUMN hints BOOLEAN NOT NULL DEFAULT FALSE",
+        "CREATE INDEX games_listed_updated ON games (listed, updated)",
+    )),
+)
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+#: the columns of the tables of version 1: a database made before versioning existed is
+#: recognised as version 1 when its tables have exactly these
+V1_COLUMNS = {
+    "games": ("id", "game", "params", "seat1", "seat2", "secret1", "secret2", "redo", "result",
+              "created", "updated"),
+    "moves": ("game_id", "ply", "text", "created"),
+}
+
+
+def tables_at(version: int) -> tuple[str, ...]:
+    """The tables a store at ``version`` must have."""
+    return tuple(t for m in MIGRATIONS if m.version <= version for t in m.creates)
