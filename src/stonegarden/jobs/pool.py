@@ -1,0 +1,415 @@
+"""The server's side of the workers: a bounded queue fair between clients, deadlines, cancel,
+progress, and a pool that replaces a worker that dies.
+
+Everything here runs on one asyncio event loop (the server's); a thread per worker only reads
+that worker's messages and hands them to the loop. Workers are started from the loop's thread,
+so their parent-death signal follows the server (see ``worker.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import itertools
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import JobError, QueueFullError
+
+#: a worker that dies this soon after it started counts as a failed start (backing off)
+HEALTHY_AFTER = 5.0
+MAX_BACKOFF = 30.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """``queue``: jobs waiting, all clients together; ``per_client``: jobs one client may have
+    waiting or running; ``running_per_client``: workers one client may hold at once (``None``:
+    half the workers, at least one, so another client always finds one soon);
+    ``kill_grace``: seconds a job may run on after its deadline or a cancel before its worker
+    is ended (a search stops within milliseconds; this only catches one that does not)."""
+
+    queue: int = 64
+    per_client: int = 4
+    running_per_client: int | None = None
+    kill_grace: float = 30.0
+
+
+class Job:
+    """One job: its kind, arguments, client, deadline (seconds of running) and memory bound
+    (bytes above what its worker used before), its state and progress. ``await job.result()``
+    gives the kind's answer or raises :class:`JobError`."""
+
+    def __init__(self, jid: int, kind: str, args: dict[str, Any], client: str,
+                 deadline: float, memory: int | None) -> None:
+        self.id = jid
+        self.kind = kind
+        self.args = args
+        self.client = client
+        self.deadline = deadline
+        self.memory = memory
+        self.state = "queued"  # running, done, failed, cancelled
+        self.submitted = time.monotonic()
+        self.started: float | None = None
+        self.finished: float | None = None
+        self.progress: Any = None
+        self.peak_bytes: int | None = None
+        #: the worker was asked to stop it (a cancel or the deadline) before it ended
+        self.stopped = False
+        self.future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        # a job nobody waits for any more (its game moved on) may still fail: not an error
+        self.future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._timers: list[asyncio.TimerHandle] = []
+
+    async def result(self) -> Any:
+        """The job's answer.
+
+        Raises:
+            JobError: it failed, was stopped without an answer, or its worker died.
+            asyncio.CancelledError: it was cancelled.
+        """
+        return await asyncio.shield(self.future)
+
+    def describe(self) -> dict[str, Any]:
+        now = time.monotonic()
+        return {"id": self.id, "kind": self.kind, "state": self.state,
+                "waited": round((self.started or now) - self.submitted, 1),
+                "ran": round(now - self.started, 1) if self.started else 0.0,
+                "deadline": self.deadline, "progress": self.progress}
+
+
+class _Worker:
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.started = time.monotonic()
+        self.ready = False
+        self.job: Job | None = None
+        self.ended_by = ""  # why it ended, when not by dying: "deadline", "cancel", "retired"
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(message, ensure_ascii=True).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            pass  # it died: its reader thread reports that
+
+
+class JobPool:
+    """``workers`` worker processes that import ``modules`` (which register the job kinds)."""
+
+    def __init__(self, workers: int = 2, modules: Sequence[str] = (),
+                 limits: Limits | None = None, env: dict[str, str] | None = None) -> None:
+        self.size = workers
+        self.modules = tuple(modules)
+        self.limits = limits or Limits()
+        self.env = env
+        self.running_cap = (self.limits.running_per_client
+                            or max(1, workers // 2))
+        self.closing = False
+        self.workers: list[_Worker] = []
+        self.deaths = 0  # workers that died (not ended by the pool)
+        self._ids = itertools.count(1)
+        self._queues: dict[str, collections.deque[Job]] = {}
+        self._turns: collections.deque[str] = collections.deque()
+        self._jobs: dict[str, int] = collections.Counter()  # queued + running, per client
+        self._running: dict[str, int] = collections.Counter()
+        self._failed_starts = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- life ------------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the workers (from the loop's thread: see the module's docstring)."""
+        self._loop = asyncio.get_running_loop()
+        for _ in range(self.size):
+            self._spawn()
+
+    def _spawn(self) -> None:
+        if self.closing:
+            return
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "stonegarden.jobs.worker", str(os.getpid()), *self.modules],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.env, close_fds=True)
+        worker = _Worker(proc)
+        self.workers.append(worker)
+        threading.Thread(target=self._read, args=(worker,), daemon=True,
+                         name=f"job-worker-{proc.pid}").start()
+
+    def _read(self, worker: _Worker) -> None:
+        """A worker's messages, handed to the loop; then its end."""
+        assert worker.proc.stdout is not None
+        for line in worker.proc.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            self._post(self._on_message, worker, message)
+        code = worker.proc.wait()
+        self._post(self._on_exit, worker, code)
+
+    def _post(self, fn: Callable[..., None], *args: Any) -> None:
+        assert self._loop is not None
+        with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone
+            self._loop.call_soon_threadsafe(fn, *args)
+
+    async def close(self, timeout: float = 2.0) -> None:
+        """Fail every job, ask the workers to quit, and end those that have not after
+        ``timeout`` seconds."""
+        self.closing = True
+        for queue in self._queues.values():
+            for job in queue:
+                self._settle(job, "cancelled", error=JobError("the server is stopping",
+                                                              "closing"))
+        self._queues.clear()
+        self._turns.clear()
+        for worker in self.workers:
+            if worker.job is not None:
+                self._settle(worker.job, "failed", error=JobError("the server is stopping",
+                                                                  "closing"))
+            worker.send({"op": "quit"})
+            if worker.proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    worker.proc.stdin.close()
+        t0 = time.monotonic()
+        while any(w.proc.poll() is None for w in self.workers):
+            if time.monotonic() - t0 > timeout:
+                for w in self.workers:
+                    if w.proc.poll() is None:
+                        w.proc.kill()
+                break
+            await asyncio.sleep(0.02)
+        for w in self.workers:
+            w.proc.wait()
+
+    # -- jobs ------------------------------------------------------------------------------------
+    def check_room(self, client: str) -> None:
+        """Raises: QueueFullError when ``client`` may not submit a job now (with the seconds
+        after which to try again), JobError while the pool is closing."""
+        if self.closing:
+            raise JobError("the server is stopping", "closing")
+        if self._jobs[client] >= self.limits.per_client:
+            raise QueueFullError(
+                f"you have {self._jobs[client]} jobs waiting or running, the most one client "
+                f"may have is {self.limits.per_client}", self._retry_after(client))
+        queued = sum(len(q) for q in self._queues.values())
+        if queued >= self.limits.queue:
+            raise QueueFullError(f"the job queue is full ({queued} jobs waiting)",
+                                 self._retry_after(None))
+
+    def _retry_after(self, client: str | None) -> int:
+        """Whole seconds until a running job (of ``client``, or any) reaches its deadline."""
+        now = time.monotonic()
+        left = [w.job.deadline - (now - (w.job.started or now)) for w in self.workers
+                if w.job is not None and (client is None or w.job.client == client)]
+        return max(1, min(600, math.ceil(min(left)) if left else 1))
+
+    def submit(self, kind: str, args: dict[str, Any], *, client: str, deadline: float,
+               memory: int | None = None, force: bool = False) -> Job:
+        """Queue a job; it starts when a worker is free and it is its client's turn.
+        ``force`` skips the limits (a job that continues work already admitted, such as the
+        next move of a game between two agents).
+
+        Raises:
+            QueueFullError: the queue or the client's share is full (not with ``force``).
+            JobError: the pool is closing.
+        """
+        if force:
+            if self.closing:
+                raise JobError("the server is stopping", "closing")
+        else:
+            self.check_room(client)
+        job = Job(next(self._ids), kind, args, client, deadline, memory)
+        if client not in self._queues:
+            self._queues[client] = collections.deque()
+            self._turns.append(client)
+        self._queues[client].append(job)
+        self._jobs[client] += 1
+        self._dispatch()
+        return job
+
+    def cancel(self, job: Job) -> None:
+        """Drop a queued job, or stop a running one (its answer is discarded)."""
+        if job.state == "queued":
+            queue = self._queues.get(job.client)
+            if queue is not None and job in queue:
+                queue.remove(job)
+                if not queue:
+                    del self._queues[job.client]
+                    self._turns.remove(job.client)
+                self._jobs[job.client] -= 1
+            self._settle(job, "cancelled")
+        elif job.state == "running":
+            job.state = "cancelled"
+            if not job.future.done():
+                job.future.cancel()
+            self._stop(job, "cancel")
+
+    def waiting_before(self, job: Job) -> int:
+        """Queued jobs submitted before ``job`` (0 once it runs)."""
+        if job.state != "queued":
+            return 0
+        return sum(1 for q in self._queues.values() for j in q if j.submitted < job.submitted)
+
+    def describe(self) -> dict[str, Any]:
+        return {"workers": sum(1 for w in self.workers if w.ready),
+                "busy": sum(1 for w in self.workers if w.job is not None),
+                "queued": sum(len(q) for q in self._queues.values()),
+                "deaths": self.deaths}
+
+    # -- scheduling ------------------------------------------------------------------------------
+    def _dispatch(self) -> None:
+        for worker in self.workers:
+            if not worker.ready or worker.job is not None or worker.proc.poll() is not None:
+                continue
+            job = self._next()
+            if job is None:
+                return
+            self._start(worker, job)
+
+    def _next(self) -> Job | None:
+        """The first job of the first client, in turn, that holds fewer workers than its cap;
+        that client then goes to the back of the line."""
+        for _ in range(len(self._turns)):
+            client = self._turns[0]
+            if self._running[client] < self.running_cap:
+                queue = self._queues[client]
+                job = queue.popleft()
+                self._turns.popleft()
+                if queue:
+                    self._turns.append(client)
+                else:
+                    del self._queues[client]
+                return job
+            self._turns.rotate(-1)
+        return None
+
+    def _start(self, worker: _Worker, job: Job) -> None:
+        assert self._loop is not None
+        job.state = "running"
+        job.started = time.monotonic()
+        worker.job = job
+        self._running[job.client] += 1
+        worker.send({"op": "run", "id": job.id, "kind": job.kind, "args": job.args,
+                     "memory": job.memory})
+        job._timers.append(self._loop.call_later(job.deadline, self._stop, job, "deadline"))
+
+    def _stop(self, job: Job, why: str) -> None:
+        """Ask the job's worker to stop it; end the worker if it has not after the grace."""
+        worker = self._worker_of(job)
+        if worker is None:
+            return
+        job.stopped = True
+        worker.send({"op": "stop", "id": job.id})
+        assert self._loop is not None
+        job._timers.append(self._loop.call_later(self.limits.kill_grace, self._end, worker,
+                                                 job, why))
+
+    def _end(self, worker: _Worker, job: Job, why: str) -> None:
+        if worker.job is job and worker.proc.poll() is None:
+            worker.ended_by = why
+            worker.proc.kill()
+
+    def _worker_of(self, job: Job) -> _Worker | None:
+        return next((w for w in self.workers if w.job is job), None)
+
+    # -- messages --------------------------------------------------------------------------------
+    def _on_message(self, worker: _Worker, message: dict[str, Any]) -> None:
+        op = message.get("op")
+        if op == "ready":
+            worker.ready = True
+            self._dispatch()
+            return
+        job = worker.job
+        if job is None or job.id != message.get("id"):
+            return
+        if op == "progress":
+            job.progress = message.get("value")
+            return
+        if op not in ("done", "error"):
+            return
+        self._release(worker)
+        if message.get("retire"):  # it exits to give its memory back; a new one replaces it
+            worker.ready = False
+            worker.ended_by = "retired"
+        job.peak_bytes = message.get("peak_bytes")
+        if op == "done":
+            self._settle(job, "done", result=message.get("result"))
+        else:
+            reason = str(message.get("reason", "crash"))
+            text = str(message.get("message"))
+            self._settle(job, "failed", error=JobError(
+                text if reason == "input" else f"the {job.kind} job failed: {text}",
+                reason, str(message.get("kind", ""))))
+        self._dispatch()
+
+    def _on_exit(self, worker: _Worker, code: int) -> None:
+        if worker in self.workers:
+            self.workers.remove(worker)
+        job = worker.job
+        if job is not None:
+            self._release(worker)
+            if worker.ended_by == "deadline":
+                error = JobError(f"the {job.kind} job was stopped at its deadline of "
+                                 f"{job.deadline:g} s (its worker did not stop and was ended)",
+                                 "deadline")
+            else:
+                error = JobError(f"the {job.kind} job was not finished: its worker process "
+                                 f"ended ({_describe_exit(code)})", "died")
+            self._settle(job, "failed", error=error)
+        if not worker.ended_by and not self.closing:
+            self.deaths += 1
+        if self.closing:
+            return
+        lived = time.monotonic() - worker.started
+        healthy = worker.ended_by or (worker.ready and lived > HEALTHY_AFTER)
+        self._failed_starts = 0 if healthy else self._failed_starts + 1
+        delay = min(MAX_BACKOFF, 0.25 * 2 ** self._failed_starts) if self._failed_starts else 0
+        assert self._loop is not None
+        self._loop.call_later(delay, self._replace)
+
+    def _replace(self) -> None:
+        if not self.closing and len(self.workers) < self.size:
+            self._spawn()
+
+    def _release(self, worker: _Worker) -> None:
+        job = worker.job
+        assert job is not None
+        worker.job = None
+        self._running[job.client] -= 1
+        self._jobs[job.client] -= 1
+        for timer in job._timers:
+            timer.cancel()
+        job._timers.clear()
+
+    def _settle(self, job: Job, state: str, result: Any = None,
+                error: BaseException | None = None) -> None:
+        if job.state != "cancelled":
+            job.state = state
+        job.finished = time.monotonic()
+        if job.future.done():
+            return
+        if state == "cancelled" and error is None:
+            job.future.cancel()
+        elif error is not None:
+            job.future.set_exception(error)
+        else:
+            job.future.set_result(result)
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit status {code}"

@@ -1,0 +1,53 @@
+"""Job kinds for the job-pool tests (imported by the test workers): sleeping, spinning without
+looking at the stop flag, allocating, dying."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from stonegarden.jobs import JobContext, job_kind
+
+
+@job_kind("test-echo")
+def echo(args: dict[str, Any], ctx: JobContext) -> Any:
+    return {"pid": os.getpid(), **args}
+
+
+@job_kind("test-sleep")
+def sleep(args: dict[str, Any], ctx: JobContext) -> Any:
+    """Sleeps up to ``seconds``, stopping early when asked; reports progress."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < args["seconds"]:
+        if ctx.stopped():
+            return {"stopped": True, "pid": os.getpid()}
+        ctx.progress({"elapsed": round(time.monotonic() - t0, 2)})
+        time.sleep(0.01)
+    return {"stopped": False, "pid": os.getpid()}
+
+
+@job_kind("test-spin")
+def spin(args: dict[str, Any], ctx: JobContext) -> Any:
+    """Ignores the stop flag: only ending its worker stops it."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < args["seconds"]:
+        pass
+    return "spun"
+
+
+@job_kind("test-allocate")
+def allocate(args: dict[str, Any], ctx: JobContext) -> Any:
+    """Allocates and touches ``mib`` MiB."""
+    block = bytearray(args["mib"] * 1024 * 1024)
+    return len(block)
+
+
+@job_kind("test-die")
+def die(args: dict[str, Any], ctx: JobContext) -> Any:
+    os._exit(3)
+
+
+@job_kind("test-fail")
+def fail(args: dict[str, Any], ctx: JobContext) -> Any:
+    raise RuntimeError("a bug")
