@@ -1,7 +1,8 @@
-"""``stonegarden serve``: the local web app (docs/web.md)."""
+"""``stonegarden serve``: the web app (docs/web.md)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import webbrowser
 
@@ -16,24 +17,49 @@ import click
               help="SQLite file of stored games [default: ~/.local/share/stonegarden/games.db]")
 @click.option("--open", "open_browser", is_flag=True, help="open the home page in a browser")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
-              help="worker processes the agents think in")
-@click.option("--ai-timeout", default=120.0, show_default=True, type=click.FloatRange(0.1),
-              help="seconds an agent may think before it is paused")
+              help="worker processes for the AI, hints, analysis and uploads")
+@click.option("--max-think", default=10.0, show_default=True, type=click.FloatRange(0.1, 600),
+              help="seconds an agent may think for one move (a longer 'time' is refused; a "
+                   "search is stopped there and plays its best move)")
+@click.option("--hint-seconds", default=2.0, show_default=True, type=click.FloatRange(0.1, 60),
+              help="seconds a hint's search may take")
+@click.option("--analysis-seconds", default=30.0, show_default=True,
+              type=click.FloatRange(1, 600), help="seconds the analysis graph may take")
+@click.option("--job-memory", default=2048, show_default=True, type=click.IntRange(64, 65536),
+              help="MiB one job may allocate in its worker")
+@click.option("--queue", "queue", default=64, show_default=True, type=click.IntRange(1, 10000),
+              help="jobs that may wait, all clients together")
+@click.option("--client-jobs", default=4, show_default=True, type=click.IntRange(1, 1000),
+              help="jobs one client (address) may have waiting or running")
 @click.option("--hint-agent", default=None, help="agent spec for hints [default: strongest]")
 def serve(host: str, port: int, db_path: str | None, open_browser: bool, workers: int,
-          ai_timeout: float, hint_agent: str | None) -> None:
+          max_think: float, hint_seconds: float, analysis_seconds: float, job_memory: int,
+          queue: int, client_jobs: int, hint_agent: str | None) -> None:
     """Start the web app: play, study and review games in the browser."""
     import uvicorn
 
+    from ..errors import StonegardenError
+    from ..jobs import Limits
+    from ..store import default_db_path
     from ..web.app import create_app
-    from ..web.storage import default_db_path
+    from ..web.service import Budgets, MiB
 
     path = db_path or str(default_db_path())
     # bound to loopback, only loopback names may reach it (no DNS-rebinding from web pages)
     loopback = host in ("127.0.0.1", "localhost", "::1")
     hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if loopback else None
-    app = create_app(path, workers=workers, ai_timeout=ai_timeout, hint_spec=hint_agent,
-                     allowed_hosts=hosts)
+    budgets = Budgets(max_think=max_think, hint_seconds=hint_seconds,
+                      analysis_seconds=analysis_seconds, job_memory=job_memory * MiB)
+    try:
+        if hint_agent is not None:
+            from ..agents.registry import make_agent
+
+            make_agent(hint_agent)
+        app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
+                         allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs))
+    except StonegardenError as exc:
+        click.echo(f"stonegarden serve: {exc}", err=True)
+        sys.exit(2)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     click.echo(f"stonegarden: serving {url} (games stored in {path}); Ctrl-C stops")
     if open_browser:

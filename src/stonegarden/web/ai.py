@@ -1,33 +1,27 @@
-"""Work done in the worker processes: agent moves, hints and playout estimates.
+"""The web app's job kinds, run in the worker processes (``stonegarden.jobs``): agent moves
+and hints, playout estimates, replaying an uploaded record, and warming up.
 
-Each function receives plain data (game id, parameters, move texts) and rebuilds the game by
-replaying the moves, so nothing but strings crosses the process boundary and a worker never
-sees server state."""
+Each receives plain JSON (game id, parameters, move texts) and rebuilds the game by replaying
+the moves, so nothing but data crosses the process boundary and a worker never sees server
+state. Each looks at ``JobContext.stopped`` so a cancel or a deadline ends it promptly."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..agents.registry import agent_names, make_agent
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE
+from ..core.record import check_result, game_of, parse_record, replay_rows, result_of
 from ..core.registry import make
+from ..errors import RecordError
+from ..jobs import JobContext, job_kind
+from ..sgf import sgf_to_record
 
 #: agents a hint may use, strongest first; the first registered one is taken
 HINT_PREFERENCE = ("mcts", "level", "random")
 #: uniformly random continuations per position for the win-probability graph
 PLAYOUTS_PER_POSITION = 200
-
-#: this worker's view of the server's stop flags (``init_worker``); a job given slot k stops
-#: its search once flag k is set
-_stop_flags: Sequence[int] | None = None
-
-
-def init_worker(flags: Sequence[int]) -> None:
-    """Pool initializer: keep the shared stop flags (a ``multiprocessing`` array)."""
-    global _stop_flags
-    _stop_flags = flags
 
 
 def hint_agent_spec() -> str:
@@ -39,44 +33,79 @@ def hint_agent_spec() -> str:
     return next(iter(names))
 
 
-def agent_move(game_id: str, params: dict[str, Any], moves: list[str], spec: str,
-               slot: int | None = None) -> str:
-    """The canonical text of the move agent ``spec`` chooses after ``moves``. With ``slot``, a
-    search ends early (with its best move so far) once the server sets that stop flag.
+@job_kind("agent-move")
+def agent_move(args: dict[str, Any], ctx: JobContext) -> str:
+    """The canonical text of the move agent ``spec`` chooses after ``moves``; a search ends
+    early (with its best move so far) when the job is stopped.
 
     Raises:
         StonegardenError: bad game, parameters, moves or agent spec (the server checked them).
     """
-    game = make(game_id, **params)
-    state = game.replay(moves)[-1]
-    agent = make_agent(spec)
-    flags = _stop_flags
-    if slot is not None and flags is not None and isinstance(agent, SearchAgent):
-        agent.stop_when(lambda: flags[slot] != 0)
+    game = make(args["game"], **args["params"])
+    state = game.replay(args["moves"])[-1]
+    agent = make_agent(args["spec"])
+    if isinstance(agent, SearchAgent):
+        agent.stop_when(ctx.stopped)
     action = agent.choose(game, state)
     return game.action_to_text(state, action)
 
 
-def playout_estimates(game_id: str, params: dict[str, Any], moves: list[str],
-                      plies: list[int], count: int, seed: int) -> dict[int, float]:
-    """For each ply in ``plies``: the share of ``count`` uniformly random continuations from
-    that position that player 1 wins (draws count a half). Finished positions give 1, 0 or
-    0.5 exactly."""
-    game = make(game_id, **params)
-    states = game.replay(moves)
-    out: dict[int, float] = {}
-    for ply in plies:
+@job_kind("playout-analysis")
+def playout_estimates(args: dict[str, Any], ctx: JobContext) -> list[list[float]]:
+    """For each ply in ``plies``: ``[ply, share]``, the share of ``count`` uniformly random
+    continuations from that position that player 1 wins (draws count a half). Finished
+    positions give 1, 0 or 0.5 exactly. A stopped job answers the plies done so far."""
+    game = make(args["game"], **args["params"])
+    states = game.replay(args["moves"])
+    plies, count, seed = args["plies"], args["count"], args["seed"]
+    out: list[list[float]] = []
+    for done, ply in enumerate(plies):
+        if ctx.stopped():
+            break
+        ctx.progress({"done": done, "of": len(plies)})
         s = states[ply]
         if game.is_terminal(s):
             w = game.winner(s)
-            out[ply] = 1.0 if w == 1 else 0.0 if w == 2 else 0.5
+            out.append([ply, 1.0 if w == 1 else 0.0 if w == 2 else 0.5])
             continue
         wins1, _wins2, draws, _ = (int(v) for v in game.random_playouts(s, count, seed + ply))
-        out[ply] = (wins1 + 0.5 * draws) / count
+        out.append([ply, (wins1 + 0.5 * draws) / count])
     return out
 
 
-def warm_up() -> bool:
+@job_kind("replay-record")
+def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
+    """An uploaded record (``json`` text, or ``sgf`` text) replayed move by move and checked:
+    ``{"game", "params", "moves", "result"}`` with canonical moves, or ``{"refused": why}`` for
+    a record of more than ``max_moves`` moves.
+
+    Raises:
+        RecordError: a bad record.
+    """
+    if "sgf" in args:
+        record = sgf_to_record(args["sgf"], source="upload")
+    else:
+        record = parse_record(args["json"])
+    limit = args["max_moves"]
+    if len(record.moves) > limit:
+        return {"refused": f"the record has {len(record.moves)} moves; this server takes "
+                           f"at most {limit}"}
+    game = game_of(record)
+    moves, final = [], game.initial_state()
+    for row, state in replay_rows(record):
+        final = state
+        if ctx.stopped():
+            raise RecordError(f"replaying the record took too long (stopped at move "
+                              f"{row['ply']})")
+        moves.append(row["move"])
+    if record.result is not None:
+        check_result(game, final, record.result)
+    return {"game": game.id, "params": game.non_default_params(), "moves": moves,
+            "result": result_of(game, final)}
+
+
+@job_kind("warm-up")
+def warm_up(args: dict[str, Any], ctx: JobContext) -> bool:
     """Import the games and agents (and load numba caches) before the first real request."""
     game = make("blooms", size=2)
     s = game.initial_state()

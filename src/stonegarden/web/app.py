@@ -1,15 +1,15 @@
 """The ASGI app: HTML pages, the JSON API and live updates (server-sent events).
 
-``create_app(db_path)`` builds it; ``stonegarden serve`` runs it with uvicorn. See docs/web.md
-for the API and the security model.
+``create_app(db)`` builds it; ``stonegarden serve`` runs it with uvicorn. See docs/web.md for
+the API, the limits and the security model.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Executor
+import functools
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,34 +19,51 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..agents.registry import agent_names
-from ..core.record import parse_record
 from ..core.registry import available_games, game_class, make
-from ..errors import StonegardenError
-from ..sgf import record_to_sgf, sgf_to_record
-from . import ai
-from .http import JSON, MAX_RECORD_BODY, SGF, error_response, read_body, read_json
+from ..errors import StonegardenError, StoreError, quote
+from ..jobs import JobPool, Limits
+from ..sgf import record_to_sgf
+from ..store import open_store
+from .http import (
+    JSON,
+    MAX_RECORD_BODY,
+    SGF,
+    Json,
+    SecurityHeaders,
+    client_of,
+    error_response,
+    read_body,
+    read_json,
+)
 from .pages import DOCS, rules_context
-from .service import ApiError, GameService, StopSlots, new_pool
-from .storage import Store
+from .service import ApiError, Budgets, GameService
 from .views import view_for
 
 HERE = Path(__file__).resolve().parent
 SSE_KEEPALIVE = 15.0
+#: the modules the workers import: they register the web app's job kinds
+JOB_MODULES = ("stonegarden.web.ai",)
 
 
-def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
-               hint_spec: str | None = None,
-               pool_factory: Callable[[], Executor] | None = None,
-               allowed_hosts: list[str] | None = None) -> Starlette:
-    """The web app over the SQLite database at ``db_path`` (created on demand). The agents
-    think in ``workers`` processes (``pool_factory`` replaces that pool, for tests).
-    ``allowed_hosts`` restricts the Host header (against DNS rebinding); ``None`` allows any."""
-    store = Store(db_path)
+def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
+               hint_spec: str | None = None, allowed_hosts: list[str] | None = None,
+               limits: Limits | None = None,
+               worker_env: dict[str, str] | None = None) -> Starlette:
+    """The web app over the games store ``db`` (a SQLite file, created on demand). Agents,
+    hints, analysis and uploads run as jobs in ``workers`` processes, within ``budgets`` and
+    the queue ``limits``. ``allowed_hosts`` restricts the Host header (against DNS
+    rebinding); ``None`` allows any.
+
+    Raises:
+        StoreError: the store cannot be used (one line naming the file and the cause).
+    """
+    store = open_store(db)
+    budgets = budgets or Budgets()
     templates = Environment(loader=PackageLoader("stonegarden.web", "templates"),
                             autoescape=select_autoescape(["html"]))
     state: dict[str, GameService] = {}
@@ -56,20 +73,16 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        slots = None if pool_factory else StopSlots()
-        pool = pool_factory() if pool_factory else new_pool(workers, slots)
-        svc = GameService(store, pool, ai_timeout=ai_timeout, hint_spec=hint_spec, slots=slots)
+        pool = JobPool(workers, JOB_MODULES, limits, env=worker_env)
+        await pool.start()
+        svc = GameService(store, pool, budgets, hint_spec=hint_spec)
         state["service"] = svc
-        if pool_factory is None:
-            pool.submit(ai.warm_up)
-        svc.resume_all()
+        pool.submit("warm-up", {}, client="server", deadline=600, force=True)
         try:
             yield
         finally:
-            svc.closing = True
-            for live in svc.live.values():
-                svc.stop_agent(live)
-            pool.shutdown(wait=False, cancel_futures=True)
+            await svc.close()
+            store.close()
 
     def page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         return HTMLResponse(templates.get_template(name).render(**ctx), status_code=status)
@@ -79,7 +92,7 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         return page("home.html", games=_games_meta(), agents=agent_names())
 
     async def game_page(request: Request) -> HTMLResponse:
-        live = service().get(request.path_params["gid"])
+        live = await service().load(request.path_params["gid"], client_of(request))
         legend = view_for(live.game).legend(live.game)
         return page("game.html", gid=live.id, title=live.game.title, game_id=live.game.id,
                     legend=legend, sgf=view_for(live.game).kind == "point",
@@ -90,74 +103,97 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         try:
             game_class(gid)
         except StonegardenError:
-            raise ApiError(404, f"no game {gid!r}") from None
+            raise ApiError(404, f"no game {quote(gid)}") from None
         return page("rules.html", **rules_context(gid))
 
+    async def rules_image(request: Request) -> Response:
+        """Pictures the game docs refer to as img/... (present in a source checkout only)."""
+        folder = DOCS / "img"
+        name = request.path_params["name"]
+        path = folder / name
+        if "/" in name or name.startswith(".") or not path.is_file():
+            raise ApiError(404, f"no picture {quote(name)}")
+        return FileResponse(path)
+
     async def stored_page(request: Request) -> HTMLResponse:
-        rows = store.list_games()
-        return page("stored.html", games=[service().summary(r) for r in rows],
+        rows = await asyncio.to_thread(store.list_games)
+        return page("stored.html", games=[r.to_json() for r in rows],
                     titles={g: game_class(g).title for g in available_games()})
 
     # -- API ----------------------------------------------------------------------------------
-    async def meta(request: Request) -> JSONResponse:
-        return JSONResponse({"games": _games_meta(), "agents": agent_names()})
+    async def meta(request: Request) -> Json:
+        return Json({"games": _games_meta(), "agents": agent_names(),
+                     "limits": _limits(budgets, service().jobs)})
 
-    async def list_games(request: Request) -> JSONResponse:
-        return JSONResponse({"games": [service().summary(r) for r in store.list_games()]})
+    async def list_games(request: Request) -> Json:
+        """The public listing, or (``?ids=a,b``) the games named, which anyone holding their
+        ids may watch anyway."""
+        ids = request.query_params.get("ids")
+        if ids is None:
+            rows = await asyncio.to_thread(store.list_games)
+        else:
+            wanted = [i for i in ids.split(",") if i][:100]
+            rows = await asyncio.to_thread(store.list_games, 100, False, wanted)
+        return Json({"games": [r.to_json() for r in rows]})
 
-    async def create_game(request: Request) -> JSONResponse:
+    async def create_game(request: Request) -> Json:
         body = await read_json(request)
         live, keys = service().create(body.get("game"), body.get("params", {}),
-                                      body.get("seats", ["human", "human"]))
-        return JSONResponse(_links(live.id, live.seats, keys), status_code=201)
+                                      body.get("seats", ["human", "human"]),
+                                      client_of(request), body.get("public", False),
+                                      body.get("hints", False))
+        return Json(_links(live.id, live.seats, keys), status_code=201)
 
-    async def get_game(request: Request) -> JSONResponse:
+    async def get_game(request: Request) -> Json:
         svc = service()
-        live = svc.get(request.path_params["gid"])
+        live = await svc.load(request.path_params["gid"], client_of(request))
         seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
-        return JSONResponse(svc.snapshot(live, request.query_params.get("ply"), seat))
+        return Json(svc.snapshot(live, request.query_params.get("ply"), seat))
 
     def action(name: str) -> Any:
-        async def handler(request: Request) -> JSONResponse:
+        async def handler(request: Request) -> Json:
             svc = service()
-            live = svc.get(request.path_params["gid"])
+            client = client_of(request)
+            live = await svc.load(request.path_params["gid"], client)
             body = await read_json(request)
             secret = body.get("secret")
             extra: dict[str, Any] = {}
             if name == "move":
-                svc.play(live, secret, body.get("move"), body.get("ply"))
+                svc.play(live, secret, body.get("move"), body.get("ply"), client)
             elif name == "undo":
                 svc.undo(live, secret)
             elif name == "redo":
-                svc.redo(live, secret)
+                svc.redo(live, secret, client)
             elif name == "cancel":
                 svc.cancel(live, secret)
             elif name == "resume":
-                svc.resume(live, secret)
+                svc.resume(live, secret, client)
             elif name == "hint":
-                extra["hint"] = await svc.hint(live, secret)
+                extra["hint"] = await svc.hint(live, secret, client)
             elif name == "seat":
                 extra["seat"] = svc.require_seat(live, secret)
             out = svc.snapshot(live, None, svc.seat_of(live, secret))
             out.update(extra)
-            return JSONResponse(out)
+            return Json(out)
 
         return handler
 
-    async def analysis(request: Request) -> JSONResponse:
+    async def analysis(request: Request) -> Json:
         svc = service()
-        return JSONResponse(await svc.analysis(svc.get(request.path_params["gid"])))
+        client = client_of(request)
+        live = await svc.load(request.path_params["gid"], client)
+        return Json(await svc.analysis(live, client))
 
     async def record(request: Request) -> Response:
         svc = service()
-        live = svc.get(request.path_params["gid"])
+        live = await svc.load(request.path_params["gid"], client_of(request))
         name = f"{live.game.id}-{live.id}.json"
         return Response(svc.record(live).to_json() + "\n", media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def record_sgf(request: Request) -> Response:
         svc = service()
-        live = svc.get(request.path_params["gid"])
+        live = await svc.load(request.path_params["gid"], client_of(request))
         try:
             body = record_to_sgf(svc.record(live), source=f"game {live.id}")
         except StonegardenError as exc:
@@ -166,31 +202,30 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         return Response(body, media_type="application/x-go-sgf",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
-    async def upload(request: Request) -> JSONResponse:
+    async def upload(request: Request) -> Json:
         raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
+        sgf = request.headers.get("content-type", "").startswith(SGF)
         try:
-            if request.headers.get("content-type", "").startswith(SGF):
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise ApiError(400, "bad record: SGF is not UTF-8 text") from None
-                record = sgf_to_record(text, source="upload")
-            else:
-                record = parse_record(raw)
-            live, keys = service().upload(record)
-        except StonegardenError as exc:
-            raise ApiError(400, f"bad record: {exc}") from None
-        return JSONResponse(_links(live.id, live.seats, keys), status_code=201)
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ApiError(400, "bad record: it is not UTF-8 text") from None
+        live, keys = await service().upload(text, sgf, client_of(request))
+        return Json(_links(live.id, live.seats, keys), status_code=201)
 
     async def events(request: Request) -> StreamingResponse:
         svc = service()
-        live = svc.get(request.path_params["gid"])
+        client = client_of(request)
+        live = await svc.load(request.path_params["gid"], client)
+        if svc.streams[client] >= budgets.streams_per_client:
+            raise ApiError(429, f"you have {svc.streams[client]} live streams open, the most "
+                                "one client may have", {"Retry-After": str(int(SSE_KEEPALIVE))})
+        svc.streams[client] += 1
         queue = svc.hub.subscribe(live.id)
 
         async def stream() -> AsyncIterator[str]:
             try:
                 yield f"event: update\ndata: {svc.hub.versions.get(live.id, 0)}\n\n"
-                while not getattr(svc, "closing", False):
+                while not svc.closing:
                     try:
                         v = await asyncio.wait_for(queue.get(), SSE_KEEPALIVE)
                     except TimeoutError:
@@ -199,6 +234,9 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
                     yield f"event: update\ndata: {v}\n\n"
             finally:
                 svc.hub.unsubscribe(live.id, queue)
+                svc.streams[client] -= 1
+                if svc.streams[client] <= 0:
+                    del svc.streams[client]
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store",
@@ -208,7 +246,7 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         if request.url.path.startswith("/api/"):
-            return error_response(exc.status, exc.message)
+            return error_response(exc.status, exc.message, exc.headers)
         return page("error.html", status=exc.status, code=exc.status, message=exc.message)
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -221,14 +259,16 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
     async def stonegarden_error(request: Request, exc: Exception) -> Response:
         return error_response(400, str(exc))
 
+    async def store_error(request: Request, exc: Exception) -> Response:
+        return error_response(503, str(exc))
+
     async def server_error(request: Request, exc: Exception) -> Response:
         return error_response(500, f"internal error ({type(exc).__name__}); nothing was changed")
 
     routes = [
         Route("/", home),
         Route("/game/{gid}", game_page),
-        # pictures the game docs refer to as img/... (present in a source checkout)
-        Mount("/rules/img", StaticFiles(directory=DOCS / "img", check_dir=False), name="docimg"),
+        Route("/rules/img/{name:path}", rules_image),
         Route("/rules/{game}", rules_page),
         Route("/games", stored_page),
         Route("/api/meta", meta),
@@ -244,7 +284,7 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
           for name in ("move", "undo", "redo", "cancel", "resume", "hint", "seat")],
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    middleware = []
+    middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts is not None:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
     return Starlette(
@@ -252,7 +292,8 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         middleware=middleware,
         lifespan=lifespan,
         exception_handlers={ApiError: api_error, HTTPException: http_error,
-                            StonegardenError: stonegarden_error, Exception: server_error},
+                            StoreError: store_error, StonegardenError: stonegarden_error,
+                            Exception: server_error},
     )
 
 
@@ -265,6 +306,7 @@ def _example_move(game: Any) -> str:
     return game.action_to_text(state, int(acts[len(acts) // 2])) if len(acts) else "resign"
 
 
+@functools.cache
 def _games_meta() -> list[dict[str, Any]]:
     out = []
     for gid in available_games():
@@ -279,6 +321,14 @@ def _games_meta() -> list[dict[str, Any]]:
                         "high": p.high, "choices": list(p.choices)} for p in cls.param_specs],
         })
     return out
+
+
+def _limits(budgets: Budgets, jobs: JobPool) -> dict[str, Any]:
+    """The server's bounds, for clients to show or respect."""
+    return {"max_think": budgets.max_think, "hint_seconds": budgets.hint_seconds,
+            "analysis_seconds": budgets.analysis_seconds, "max_moves": budgets.max_moves,
+            "max_record_bytes": MAX_RECORD_BODY, "queue": jobs.limits.queue,
+            "jobs_per_client": jobs.limits.per_client, **jobs.describe()}
 
 
 def _links(gid: str, seats: tuple[str, str], keys: dict[str, str]) -> dict[str, Any]:

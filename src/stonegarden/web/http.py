@@ -1,4 +1,5 @@
-"""Request reading and error responses shared by the API routes."""
+"""What the API routes share: reading requests within their limits, JSON answers that any
+input can be written into, the client a request counts for, and the security headers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..errors import quote
 from .service import ApiError
 
 #: the largest request body accepted (a move is a few bytes; a record upload can be larger)
@@ -15,6 +18,56 @@ MAX_BODY = 64 * 1024
 MAX_RECORD_BODY = 1024 * 1024
 JSON = "application/json"
 SGF = "application/x-go-sgf"
+
+#: no script but the server's own files (the templates hold none inline; a
+#: ``<script type="application/json">`` block is data, which a CSP does not govern), no
+#: framing, no plugins. Inline *style* attributes are allowed: board pictures and score bars
+#: use them, and they cannot run code.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = (
+    (b"content-security-policy", CSP.encode()),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
+
+
+class SecurityHeaders:
+    """ASGI middleware: the security headers on every answer (pages, API, files, errors)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [h for h in SECURITY_HEADERS if h[0] not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class Json(JSONResponse):
+    """JSON in ASCII: any text (a lone surrogate quoted back in an error too) can be written."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False,
+                          separators=(",", ":")).encode("ascii")
+
+
+def client_of(request: Request) -> str:
+    """The client a request counts for in the job queue's limits: its address."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 async def read_body(request: Request, limit: int = MAX_BODY,
@@ -28,13 +81,12 @@ async def read_body(request: Request, limit: int = MAX_BODY,
     """
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype not in types:
-        raise ApiError(415, f"send Content-Type {' or '.join(types)}, not {ctype!r}")
+        raise ApiError(415, f"send Content-Type {' or '.join(types)}, not {quote(ctype)}")
     declared = request.headers.get("content-length")
     if declared is not None:
-        try:
-            size = int(declared)
-        except ValueError:
-            raise ApiError(400, f"bad Content-Length {declared!r}") from None
+        if not (declared.isascii() and declared.isdigit()) or len(declared) > 18:
+            raise ApiError(400, f"bad Content-Length {quote(declared)}")
+        size = int(declared)
         if size > limit:
             raise ApiError(413, f"request body of {size} bytes is over the {limit}-byte limit")
     chunks: list[bytes] = []
@@ -51,17 +103,18 @@ async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     """The body as a JSON object.
 
     Raises:
-        ApiError: 413 too large, 400 not UTF-8 JSON or not an object.
+        ApiError: 413 too large, 400 not UTF-8 JSON (too deep, or a number of more digits than
+        Python converts, included) or not an object.
     """
     raw = await read_body(request, limit)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, not {type(data).__name__}")
     return data
 
 
-def error_response(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Json:
+    return Json({"error": message}, status_code=status, headers=headers)

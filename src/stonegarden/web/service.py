@@ -1,246 +1,236 @@
-"""The game service: games in memory over the SQLite store, seats and their secrets, the AI in
-worker processes, and change notification for live pages.
+"""The game service: games in memory over a :class:`~stonegarden.store.Store`, seats and their
+secrets, the AI and other heavy work as jobs in worker processes, and change notification for
+live pages.
 
 Everything here runs on the server's event loop thread, so a request's check-then-write has no
 ``await`` in between and needs no lock; the store still refuses a stale write
-(``StaleError``) as a second line of defence.
+(``StaleError``) as a second line of defence. What is heavy never runs on the loop: agent
+moves, hints, analysis and replaying an upload are jobs (``stonegarden.jobs``), and replaying a
+stored game to serve it runs in a thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import hmac
-import multiprocessing
 import random
 import secrets
-import threading
 import time
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..agents.registry import make_agent, parse_agent_spec
-from ..core.protocol import CHANCE, Game, State
-from ..core.record import Record, make_record, replay_record, result_of
+from ..core.protocol import CHANCE, Game
+from ..core.record import Record, make_record, result_of
 from ..core.registry import make
-from ..errors import ParameterError, StonegardenError
+from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
+from ..jobs import Job, JobPool
+from ..store import GameRow, NewGame, StaleError, Store
 from . import ai
-from .storage import GameRow, StaleError, Store
+from .live import History, Hub, Live, Thinking
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
 HUMAN = "human"
 MAX_MOVE_TEXT = 200
+MiB = 1024 * 1024
 
 
 class ApiError(Exception):
-    """A refused request: HTTP ``status`` and a message for the JSON body."""
+    """A refused request: HTTP ``status``, a message for the JSON body, extra headers."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
 
 
-@dataclass
-class Thinking:
-    seat: int
-    spec: str
-    ply: int
-    started: float
-    task: asyncio.Task[Any] | None = None
-    slot: int | None = None  # the worker's stop flag (StopSlots)
+@dataclass(frozen=True)
+class Budgets:
+    """The server's own bounds (``stonegarden serve`` options; docs/web.md):
 
+    ``max_think``: seconds an agent may think for one move (a spec asking for more time is
+    refused; a search of more simulations is stopped there and plays its best move so far);
+    ``hint_seconds`` and ``analysis_seconds``: the deadlines of a hint and of the analysis graph;
+    ``replay_seconds``: of replaying an upload; ``job_memory``: bytes a job may allocate above
+    what its worker used before; ``max_moves``: moves a game may hold (uploads included);
+    ``live_games``: idle games kept in memory; ``streams_per_client``: open live-update
+    streams one client may hold."""
 
-@dataclass
-class Live:
-    """A game being served: its rows, the replayed states and what the AI is doing."""
-
-    id: str
-    game: Game
-    seats: tuple[str, str]
-    secrets: tuple[str, str]
-    moves: list[str]
-    states: list[State]
-    redo: list[str]
-    created: float
-    thinking: Thinking | None = None
-    paused: bool = False
-    notice: str = ""
-    hints: dict[int, dict[str, Any]] = field(default_factory=dict)
-    analysis: dict[int, float] = field(default_factory=dict)
-    #: legal targets of the current position, computed once per ply
-    targets: tuple[int, list[str]] | None = None
-
-    @property
-    def state(self) -> State:
-        return self.states[-1]
-
-
-class Hub:
-    """Who is listening to which game: each listener has a queue that receives versions."""
-
-    def __init__(self) -> None:
-        self.listeners: dict[str, set[asyncio.Queue[int]]] = {}
-        self.versions: dict[str, int] = {}
-
-    def subscribe(self, game_id: str) -> asyncio.Queue[int]:
-        q: asyncio.Queue[int] = asyncio.Queue(maxsize=1)
-        self.listeners.setdefault(game_id, set()).add(q)
-        return q
-
-    def unsubscribe(self, game_id: str, q: asyncio.Queue[int]) -> None:
-        self.listeners.get(game_id, set()).discard(q)
-
-    def publish(self, game_id: str) -> None:
-        v = self.versions[game_id] = self.versions.get(game_id, 0) + 1
-        for q in list(self.listeners.get(game_id, ())):
-            if q.full():
-                q.get_nowait()  # listeners only need the latest version
-            q.put_nowait(v)
-
-
-class StopSlots:
-    """Flags shared with the worker processes, one per slot, that stop an agent's search whose
-    move is no longer wanted (cancel, undo, redo, a timeout), so the worker is free at once
-    rather than after the agent's whole budget. A slot is taken per agent job and given back
-    when the job has finished in its worker."""
-
-    def __init__(self, count: int = 64) -> None:
-        self.flags = multiprocessing.get_context("spawn").RawArray("b", count)
-        self._free = list(range(count))
-        self._lock = threading.Lock()  # slots come back on the pool's result thread
-
-    def take(self) -> int | None:
-        """A cleared slot, or ``None`` when all are in use (that job cannot be stopped)."""
-        with self._lock:
-            if not self._free:
-                return None
-            slot = self._free.pop()
-        self.flags[slot] = 0
-        return slot
-
-    def stop(self, slot: int | None) -> None:
-        if slot is not None:
-            self.flags[slot] = 1
-
-    def give_back(self, slot: int) -> None:
-        with self._lock:
-            self._free.append(slot)
-
-
-def new_pool(workers: int, slots: StopSlots | None = None) -> Executor:
-    """Worker processes for the AI (spawned: no copy of the server's threads or sockets),
-    sharing ``slots``' stop flags."""
-    if slots is None:
-        return ProcessPoolExecutor(max_workers=workers,
-                                   mp_context=multiprocessing.get_context("spawn"))
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=ai.init_worker, initargs=(slots.flags,))
+    max_think: float = 10.0
+    hint_seconds: float = 2.0
+    analysis_seconds: float = 30.0
+    replay_seconds: float = 30.0
+    job_memory: int = 2048 * MiB
+    max_moves: int = 10_000
+    live_games: int = 128
+    streams_per_client: int = 32
 
 
 class GameService:
-    """Games, seats, moves, undo/redo, the AI and hints over a :class:`Store`."""
+    """Games, seats, moves, undo/redo, the AI, hints and analysis over a :class:`Store`."""
 
-    def __init__(self, store: Store, pool: Executor, ai_timeout: float = 120.0,
-                 hint_spec: str | None = None, slots: StopSlots | None = None) -> None:
+    def __init__(self, store: Store, jobs: JobPool, budgets: Budgets | None = None,
+                 hint_spec: str | None = None) -> None:
         self.store = store
-        self.pool = pool
-        self.slots = slots
-        self.ai_timeout = ai_timeout
+        self.jobs = jobs
+        self.budgets = budgets or Budgets()
         self.hint_spec = hint_spec
         self.hub = Hub()
-        self.live: dict[str, Live] = {}
+        self.live: collections.OrderedDict[str, Live] = collections.OrderedDict()
+        self._loading: dict[str, asyncio.Future[Live]] = {}
+        self.streams: collections.Counter[str] = collections.Counter()
         self.rng = random.SystemRandom()
         self.closing = False
 
     # -- loading ----------------------------------------------------------------------------
-    def get(self, game_id: str) -> Live:
-        """The served game.
+    async def load(self, game_id: Any, client: str = "") -> Live:
+        """The served game, read and replayed (in a thread) if it is not in memory yet. A game
+        whose agent is to move starts thinking (after a restart, when it is first opened).
 
         Raises:
-            ApiError: 404 when no game has that id.
+            ApiError: 404 when no game has that id, 503 when its stored data is damaged.
         """
-        if not isinstance(game_id, str) or len(game_id) > 64:
-            raise ApiError(404, f"no game {game_id!r}")
-        if game_id in self.live:
-            return self.live[game_id]
-        row = self.store.get(game_id)
+        if not isinstance(game_id, str) or not 0 < len(game_id) <= 64:
+            raise ApiError(404, f"no game {quote(game_id)}")
+        live = self.live.get(game_id)
+        if live is not None:
+            self.live.move_to_end(game_id)
+            return live
+        pending = self._loading.get(game_id)
+        if pending is None:
+            pending = asyncio.ensure_future(asyncio.to_thread(self._read, game_id))
+            self._loading[game_id] = pending
+            pending.add_done_callback(lambda _f: self._loading.pop(game_id, None))
+        live = await asyncio.shield(pending)
+        if game_id not in self.live:
+            live.client = client
+            self._keep(live)
+            self._advance(live, client, admitted=False)
+        return self.live[game_id]
+
+    def _read(self, game_id: str) -> Live:
+        """In a thread: the stored row, replayed.
+
+        Raises:
+            ApiError: 404 unknown, 503 damaged.
+        """
+        try:
+            row = self.store.get(game_id)
+        except StoreError as exc:
+            raise ApiError(503, str(exc)) from None
         if row is None:
-            raise ApiError(404, f"no game {game_id!r}")
-        live = self._from_row(row)
-        self.live[game_id] = live
-        return live
+            raise ApiError(404, f"no game {quote(game_id)}")
+        try:
+            return self._from_row(row)
+        except StonegardenError as exc:
+            raise ApiError(503, f"game {game_id!r} is unavailable: its stored game does not "
+                                f"replay ({exc})") from None
 
-    def _from_row(self, row: GameRow) -> Live:
+    @staticmethod
+    def _from_row(row: GameRow) -> Live:
         game = make(row.game, **row.params)
-        states = game.replay(list(row.moves))
-        return Live(row.id, game, row.seats, row.secrets, list(row.moves), states,
-                    list(row.redo), row.created)
+        history = History.replay(game, row.moves)
+        return Live(row.id, game, row.seats, row.secrets, history, list(row.redo), row.created,
+                    listed=row.listed, hints_agreed=row.hints)
 
-    def resume_all(self) -> None:
-        """After a (re)start: let the AI continue in every unfinished game whose turn it is."""
-        for row in self.store.list_games(limit=1000):
-            if row.result is None and any(s != HUMAN for s in row.seats):
-                try:
-                    self._advance(self.get(row.id))
-                except (StonegardenError, ApiError):
-                    continue
+    def _keep(self, live: Live) -> None:
+        """Hold ``live`` in memory, letting go of the idle games used least recently beyond
+        ``live_games`` (they are read again when asked for)."""
+        self.live[live.id] = live
+        self.live.move_to_end(live.id)
+        excess = len(self.live) - self.budgets.live_games
+        for gid in list(self.live):
+            if excess <= 0:
+                break
+            old = self.live[gid]
+            if old is live or old.thinking is not None or old.pending or self.hub.watched(gid):
+                continue
+            del self.live[gid]
+            self.hub.forget(gid)
+            excess -= 1
 
     # -- creating ---------------------------------------------------------------------------
-    def create(self, game_id: Any, params: Any, seats: Any) -> tuple[Live, dict[str, str]]:
+    def create(self, game_id: Any, params: Any, seats: Any, client: str, listed: Any = False,
+               hints: Any = False) -> tuple[Live, dict[str, str]]:
         """A new game; returns it and the secrets of its seats (only the creator sees them).
 
         Raises:
-            ApiError: 400 for an unknown game, bad parameters or a bad seat.
+            ApiError: 400 for an unknown game, bad parameters, a bad seat or flag; 429 when an
+            agent would have to think and the client has no room in the job queue.
         """
         if not isinstance(params, dict):
-            raise ApiError(400, f"'params' must be an object, not {params!r}")
+            raise ApiError(400, f"'params' must be an object, not {quote(params)}")
         if (not isinstance(seats, list) or len(seats) != 2
                 or not all(isinstance(s, str) for s in seats)):
-            raise ApiError(400, f"'seats' must be a list of two strings, not {seats!r}")
+            raise ApiError(400, f"'seats' must be a list of two strings, not {quote(seats)}")
+        for name, flag in (("public", listed), ("hints", hints)):
+            if not isinstance(flag, bool):
+                raise ApiError(400, f"{name!r} must be true or false, not {quote(flag)}")
         try:
             game = make(game_id, **{k: v for k, v in params.items() if v not in ("", None)})
         except StonegardenError as exc:
             raise ApiError(400, str(exc)) from None
-        clean = tuple(self._seat(s) for s in seats)
-        return self._insert(game, (clean[0], clean[1]), ())
+        clean = (self._seat(seats[0]), self._seat(seats[1]))
+        if any(s != HUMAN for s in clean):
+            self._admit(client)
+        return self._insert(game, clean, History(game), client, listed, hints)
 
     def _seat(self, spec: str) -> str:
         s = spec.strip()
         if s.lower() == HUMAN:
             return HUMAN
         try:
-            return make_agent(s).spec
+            agent = make_agent(s)
         except StonegardenError as exc:
-            raise ApiError(400, f"seat {spec!r}: {exc}") from None
+            raise ApiError(400, f"seat {quote(spec)}: {exc}") from None
+        seconds = _budget_options(agent.spec).get("time")
+        if seconds is not None and float(seconds) > self.budgets.max_think:
+            raise ApiError(400, f"seat {quote(spec)}: option 'time' must be at most "
+                                f"{self.budgets.max_think:g} s on this server (--max-think)")
+        return agent.spec
 
-    def _insert(self, game: Game, seats: tuple[str, str],
-                moves: tuple[str, ...]) -> tuple[Live, dict[str, str]]:
+    def _insert(self, game: Game, seats: tuple[str, str], history: History, client: str,
+                listed: bool = False, hints: bool = False,
+                ) -> tuple[Live, dict[str, str]]:
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
-        states = game.replay(list(moves))
-        self.store.create_game(gid, game.id, game.non_default_params(), seats, keys, moves,
-                               result_of(game, states[-1]))
-        live = Live(gid, game, seats, keys, list(moves), states, [], time.time())
-        self.live[gid] = live
-        self._advance(live)
+        try:
+            self.store.create_game(NewGame(gid, game.id, game.non_default_params(), seats, keys,
+                                           tuple(history.moves),
+                                           result_of(game, history.last), listed, hints))
+        except StoreError as exc:
+            raise ApiError(503, str(exc)) from None
+        live = Live(gid, game, seats, keys, history, [], time.time(), listed=listed,
+                    hints_agreed=hints, client=client)
+        self._keep(live)
+        self._advance(live, client)
         return live, {"1": keys[0], "2": keys[1]}
 
-    def upload(self, record: Record) -> tuple[Live, dict[str, str]]:
-        """A new game from a record, replayed and checked first; both seats human.
+    async def upload(self, text: str, sgf: bool, client: str) -> tuple[Live, dict[str, str]]:
+        """A new game from a record (JSON or SGF text), replayed and checked in a worker
+        first; both seats human. Nothing is stored for a bad record.
 
         Raises:
-            RecordError: the record does not replay (nothing is stored).
+            ApiError: 400 a bad record, 413 more moves than ``max_moves``, 429 no room in the
+            job queue, 503 the replay could not finish.
         """
-        game, _ = replay_record(record)
-        return self._insert(game, (HUMAN, HUMAN), tuple(record.moves))
+        args = {"sgf" if sgf else "json": text, "max_moves": self.budgets.max_moves}
+        out = await self._job("replay-record", args, client, self.budgets.replay_seconds)
+        if out.get("refused"):
+            raise ApiError(413, f"bad record: {out['refused']}")
+        game = make(out["game"], **out["params"])
+        history = await asyncio.to_thread(History.replay, game, out["moves"])
+        return self._insert(game, (HUMAN, HUMAN), history, client)
 
     # -- seats ------------------------------------------------------------------------------
     def seat_of(self, live: Live, secret: Any) -> int | None:
         """The seat whose secret this is (constant-time comparison), or ``None``."""
-        if not isinstance(secret, str) or not secret:
-            return None
+        if not isinstance(secret, str) or not secret or not secret.isascii():
+            return None  # secrets are ASCII: anything else (a lone surrogate too) is no secret
         found = None
         for i, key in enumerate(live.secrets):
             if hmac.compare_digest(secret.encode(), key.encode()):
@@ -256,21 +246,23 @@ class GameService:
         return seat
 
     # -- moves ------------------------------------------------------------------------------
-    def play(self, live: Live, secret: Any, move: Any, expected_ply: Any = None) -> None:
+    def play(self, live: Live, secret: Any, move: Any, expected_ply: Any = None,
+             client: str = "") -> None:
         """A human move for the seat the secret belongs to.
 
         Raises:
-            ApiError: 403 wrong secret, 409 not this seat's turn / stale / game over, 400 bad
-            text, 422 illegal move.
+            ApiError: 403 wrong secret, 409 not this seat's turn / stale / game over / full,
+            400 bad text, 422 illegal move, 429 the agent's reply would have no room in the job
+            queue (nothing is stored).
         """
         seat = self.require_seat(live, secret)
         if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:
             raise ApiError(400, f"'move' must be move text of at most {MAX_MOVE_TEXT} characters,"
-                                f" not {move!r}"[:300])
+                                f" not {quote(move)}")
         if expected_ply is not None and (isinstance(expected_ply, bool)
                                          or expected_ply != len(live.moves)):
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
-                                f"not {expected_ply!r}")
+                                f"not {quote(expected_ply)}")
         game, state = live.game, live.state
         if game.is_terminal(state):
             raise ApiError(409, "the game is over")
@@ -279,6 +271,7 @@ class GameService:
             raise ApiError(409, f"it is player {to_move}'s turn, not player {seat}'s")
         if live.seats[seat - 1] != HUMAN:
             raise ApiError(409, f"seat {seat} is played by the agent {live.seats[seat - 1]!r}")
+        self._room_for_move(live)
         try:
             after = game.play_text(state, move)
             text = "resign" if after.resigned else game.action_to_text(
@@ -286,63 +279,91 @@ class GameService:
         except StonegardenError as exc:
             status = 422 if type(exc).__name__ == "IllegalMoveError" else 400
             raise ApiError(status, str(exc)) from None
+        if live.seats[2 - seat] != HUMAN and not game.is_terminal(after):
+            self._admit(client)  # the agent's reply will need a job
         live.paused = False
         live.notice = ""
+        live.client = client
         self._append(live, text, after, redo=())
-        self._advance(live)
+        self._advance(live, client)
 
-    def _append(self, live: Live, text: str, after: State, redo: tuple[str, ...]) -> None:
+    def _room_for_move(self, live: Live) -> None:
+        if len(live.moves) >= self.budgets.max_moves:
+            raise ApiError(409, f"this game has {len(live.moves)} moves, the most this server "
+                                "keeps in one game")
+
+    def _append(self, live: Live, text: str, after: Any, redo: tuple[str, ...]) -> None:
         try:
             self.store.append_move(live.id, len(live.moves), text,
                                    result_of(live.game, after), redo)
         except StaleError as exc:
             self.live.pop(live.id, None)  # another process wrote: reload next time
             raise ApiError(409, str(exc)) from None
-        live.moves.append(text)
-        live.states.append(after)
+        except StoreError as exc:
+            raise ApiError(503, str(exc)) from None
+        live.history.push(text, after)
         live.redo = list(redo)
         self.hub.publish(live.id)
 
-    def _advance(self, live: Live) -> None:
-        """Roll dice at chance nodes, then start the agent if it is an agent's turn."""
+    def _admit(self, client: str) -> None:
+        """Raises: ApiError 429 (with Retry-After) when ``client`` has no room for a job."""
+        try:
+            self.jobs.check_room(client)
+        except JobError as exc:
+            raise _job_refusal(exc) from None
+
+    def _advance(self, live: Live, client: str, admitted: bool = True) -> None:
+        """Roll dice at chance nodes, then start the agent if it is an agent's turn.
+        ``admitted``: the client's room was checked (else a full queue pauses the agent)."""
         game = live.game
         while not game.is_terminal(live.state) and game.current_player(live.state) == CHANCE:
+            if len(live.moves) >= self.budgets.max_moves:
+                return
             outcomes = game.chance_outcomes(live.state)
             action = self.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
             text = game.action_to_text(live.state, action)
             self._append(live, text, game.play(live.state, action), tuple(live.redo))
-        if game.is_terminal(live.state) or live.paused or live.thinking is not None:
+        if (game.is_terminal(live.state) or live.paused or live.thinking is not None
+                or self.closing):
             return
         seat = game.current_player(live.state)
         spec = live.seats[seat - 1]
         if spec == HUMAN:
             return
-        thinking = Thinking(seat, spec, len(live.moves), time.time())
+        if len(live.moves) >= self.budgets.max_moves:
+            self._pause(live, f"this game has {len(live.moves)} moves, the most this server "
+                              "keeps in one game")
+            return
+        try:
+            job = self.jobs.submit("agent-move", self._game_args(live, spec),
+                                   client=client or live.client, force=admitted,
+                                   deadline=self.budgets.max_think,
+                                   memory=self.budgets.job_memory)
+        except JobError as exc:
+            self._pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
+                              "try again")
+            return
+        thinking = Thinking(seat, spec, len(live.moves), time.time(), job)
         live.thinking = thinking
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         self.hub.publish(live.id)
 
+    @staticmethod
+    def _game_args(live: Live, spec: str) -> dict[str, Any]:
+        return {"game": live.game.id, "params": dict(live.game.non_default_params()),
+                "moves": list(live.moves), "spec": spec}
+
     async def _think(self, live: Live, thinking: Thinking) -> None:
-        slots = self.slots
-        slot = slots.take() if slots is not None else None
-        thinking.slot = slot
-        job: Future[str] = self.pool.submit(ai.agent_move, live.game.id,
-                                            dict(live.game.non_default_params()),
-                                            list(live.moves), thinking.spec, slot)
-        if slots is not None and slot is not None:
-            job.add_done_callback(lambda _job: slots.give_back(slot))
+        assert thinking.job is not None
         try:
-            text = await asyncio.wait_for(asyncio.wrap_future(job), self.ai_timeout)
+            text = await thinking.job.result()
         except asyncio.CancelledError:
-            self._stop_search(thinking)
+            self.jobs.cancel(thinking.job)
             return
-        except TimeoutError:
-            self._stop_search(thinking)
-            self._stop_thinking(live, f"the agent {thinking.spec!r} took longer than "
-                                      f"{self.ai_timeout:g} s; it is paused")
-            return
-        except Exception as exc:  # an agent bug must not take the game down with it
-            self._stop_thinking(live, f"the agent {thinking.spec!r} failed: {exc}")
+        except JobError as exc:
+            if live.thinking is thinking:
+                self._pause(live, f"the agent {thinking.spec!r} did not move: {exc}; it is "
+                                  "paused: undo, or let it move")
             return
         if live.thinking is not thinking or len(live.moves) != thinking.ply:
             return  # cancelled or overtaken (undo): discard
@@ -350,20 +371,16 @@ class GameService:
         try:
             after = live.game.play_text(live.state, text)
         except StonegardenError as exc:
-            self._stop_thinking(live, f"the agent {thinking.spec!r} chose {text!r}: {exc}")
+            self._pause(live, f"the agent {thinking.spec!r} chose {quote(text)}: {exc}")
             return
         try:
             self._append(live, text, after, redo=())
-        except ApiError:
+        except ApiError as exc:
+            self._pause(live, f"the agent's move could not be stored: {exc.message}")
             return
-        self._advance(live)
+        self._advance(live, live.client)
 
-    def _stop_search(self, thinking: Thinking) -> None:
-        """Tell the worker to end this search now (its move will be discarded)."""
-        if self.slots is not None:
-            self.slots.stop(thinking.slot)
-
-    def _stop_thinking(self, live: Live, notice: str) -> None:
+    def _pause(self, live: Live, notice: str) -> None:
         live.thinking = None
         live.paused = True
         live.notice = notice
@@ -381,18 +398,21 @@ class GameService:
         if t is None:
             raise ApiError(409, "no agent is thinking")
         self.stop_agent(live)
-        self._stop_thinking(live, f"cancelled: {t.spec!r} stopped thinking; undo, or let it move")
+        self._pause(live, f"cancelled: {t.spec!r} stopped thinking; undo, or let it move")
 
-    def resume(self, live: Live, secret: Any) -> None:
+    def resume(self, live: Live, secret: Any, client: str = "") -> None:
         """Let a paused agent think again.
 
         Raises:
-            ApiError: 403 without a seat secret.
+            ApiError: 403 without a seat secret, 429 no room in the job queue.
         """
         self.require_seat(live, secret)
+        if live.thinking is None and not live.game.is_terminal(live.state):
+            self._admit(client)
         live.paused = False
         live.notice = ""
-        self._advance(live)
+        live.client = client
+        self._advance(live, client)
         self.hub.publish(live.id)
 
     def _opponent_is_agent(self, live: Live, seat: int) -> bool:
@@ -408,38 +428,40 @@ class GameService:
         if not self._opponent_is_agent(live, seat):
             raise ApiError(409, "undo is for games against an agent; between two people it "
                                 "would need the other player's consent")
-        game = live.game
-        keep = next((k for k in range(len(live.moves) - 1, -1, -1)
-                     if not game.is_terminal(live.states[k])
-                     and game.current_player(live.states[k]) == seat), None)
+        movers = live.history.movers
+        keep = next((k for k in range(len(movers) - 1, -1, -1) if movers[k] == seat), None)
         if keep is None:
             raise ApiError(409, f"player {seat} has no move to undo")
         self._cancel_silently(live)
         redo = tuple(live.moves[keep:]) + tuple(live.redo)
         try:
-            self.store.truncate(live.id, keep, len(live.moves), result_of(game, live.states[keep]),
-                                redo)
+            self.store.truncate(live.id, keep, len(live.moves),
+                                result_of(live.game, live.history.at(keep)), redo)
         except StaleError as exc:
             self.live.pop(live.id, None)
             raise ApiError(409, str(exc)) from None
-        del live.moves[keep:]
-        del live.states[keep + 1:]
+        except StoreError as exc:
+            raise ApiError(503, str(exc)) from None
+        live.history.truncate(keep)
         live.analysis = {p: v for p, v in live.analysis.items() if p <= keep}
-        live.hints = {p: h for p, h in live.hints.items() if p <= keep}
+        live.hints = {k: h for k, h in live.hints.items() if k[0] <= keep}
         live.redo = list(redo)
         live.paused = False
         live.notice = ""
         self.hub.publish(live.id)
 
-    def redo(self, live: Live, secret: Any) -> None:
+    def redo(self, live: Live, secret: Any, client: str = "") -> None:
         """Replay undone moves up to this seat's next turn.
 
         Raises:
-            ApiError: 403 without a seat secret, 409 with nothing to redo.
+            ApiError: 403 without a seat secret, 409 with nothing to redo, 429 when an agent
+            would think and the client has no room in the job queue.
         """
         seat = self.require_seat(live, secret)
         if not live.redo:
             raise ApiError(409, "nothing to redo")
+        if any(s != HUMAN for s in live.seats):
+            self._admit(client)
         self._cancel_silently(live)
         game = live.game
         played_own = False
@@ -456,72 +478,116 @@ class GameService:
             played_own = played_own or mover == seat
             self._append(live, text, after, tuple(live.redo[1:]))
         live.paused = False
-        self._advance(live)
+        live.client = client
+        self._advance(live, client)
 
     def stop_agent(self, live: Live) -> None:
-        """Cancel the agent's job and stop its search (at shutdown the game stays as stored: an
-        agent to move thinks again after the restart)."""
-        if live.thinking is not None:
-            if live.thinking.task is not None:
-                live.thinking.task.cancel()
-            self._stop_search(live.thinking)
+        """Cancel the agent's job (its search stops in its worker) and its task. At shutdown
+        the game stays as stored: an agent to move thinks again when the game is next opened."""
+        t = live.thinking
+        if t is not None:
+            if t.job is not None:
+                self.jobs.cancel(t.job)
+            if t.task is not None:
+                t.task.cancel()
 
     def _cancel_silently(self, live: Live) -> None:
         self.stop_agent(live)
         live.thinking = None
 
-    async def hint(self, live: Live, secret: Any) -> dict[str, Any]:
-        """A short search's best move for the player to move, shown on the board.
+    async def hint(self, live: Live, secret: Any, client: str = "") -> dict[str, Any]:
+        """A short search's best move for the asking seat, on its own turn; shown to that seat
+        only.
 
         Raises:
-            ApiError: 403 without a seat secret, 409 when the game is over or it is not a
-            person's turn.
+            ApiError: 403 without a seat secret, or between two people who did not both agree to
+            hints when the game was created; 409 when the game is over or it is not this seat's
+            turn; 429 no room in the job queue; 503 the search could not finish.
         """
-        self.require_seat(live, secret)
+        seat = self.require_seat(live, secret)
         game, state = live.game, live.state
-        if game.is_terminal(state) or game.current_player(state) == CHANCE:
+        if game.is_terminal(state):
             raise ApiError(409, "there is no move to hint: the game is over")
+        if not _hints_allowed(live):
+            raise ApiError(403, "hints between two people need both seats' agreement, given "
+                                "when the game is created (\"hints\": true)")
+        to_move = game.current_player(state)
+        if to_move != seat:
+            raise ApiError(409, f"a hint is for your own turn; it is player {to_move}'s")
         ply = len(live.moves)
-        if ply in live.hints:
-            return live.hints[ply]
+        if (ply, seat) in live.hints:
+            return live.hints[(ply, seat)]
         spec = self.hint_spec or ai.hint_agent_spec()
-        loop = asyncio.get_running_loop()
-        try:
-            text = await asyncio.wait_for(loop.run_in_executor(
-                self.pool, ai.agent_move, game.id, dict(game.non_default_params()),
-                list(live.moves), spec), self.ai_timeout)
-        except TimeoutError:
-            raise ApiError(503, f"the hint agent {spec!r} took too long") from None
+        text = await self._shared(live, ("hint", ply), lambda: self._job(
+            "agent-move", self._game_args(live, spec), client, self.budgets.hint_seconds))
         cells = safe_move_cells(view_for(game), game, state, text)
         hint = {"ply": ply, "move": text, "agent": spec, "cells": cells}
         if len(live.moves) == ply:
-            live.hints[ply] = hint
+            live.hints[(ply, seat)] = hint
         return hint
 
-    async def analysis(self, live: Live) -> dict[str, Any]:
+    async def analysis(self, live: Live, client: str = "") -> dict[str, Any]:
         """Random-playout estimates of player 1's winning chances at every position (sampled
-        down to at most 120 positions), computed in a worker and cached."""
+        down to at most 120 positions), computed in a worker (within ``analysis_seconds``:
+        what is done by then is kept) and cached.
+
+        Raises:
+            ApiError: 429 no room in the job queue; 503 the job failed.
+        """
         n = len(live.moves)
         step = max(1, -(-n // 120))
         plies = sorted(set(range(0, n + 1, step)) | {n})
         missing = [p for p in plies if p not in live.analysis]
         if missing:
             prefix = list(live.moves[:max(missing)])
-            loop = asyncio.get_running_loop()
-            found = await loop.run_in_executor(
-                self.pool, ai.playout_estimates, live.game.id,
-                dict(live.game.non_default_params()), prefix, missing,
-                ai.PLAYOUTS_PER_POSITION, 12345)
+            args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
+                    "moves": prefix, "plies": missing, "count": ai.PLAYOUTS_PER_POSITION,
+                    "seed": 12345}
+            found = await self._shared(live, ("analysis", n), lambda: self._job(
+                "playout-analysis", args, client, self.budgets.analysis_seconds))
             if live.moves[:len(prefix)] == prefix:  # no undo meanwhile: still these positions
-                live.analysis.update(found)
+                live.analysis.update({int(p): float(v) for p, v in found})
         points = [[p, live.analysis[p]] for p in plies if p in live.analysis]
         return {
             "points": points,
             "playouts": ai.PLAYOUTS_PER_POSITION,
+            "complete": len(points) == len(plies),
             "label": (f"Share of {ai.PLAYOUTS_PER_POSITION} uniformly random continuations won "
                       "by player 1 from each position (a rough playout estimate, not the "
                       "judgement of a strong player)"),
         }
+
+    async def _shared(self, live: Live, key: Any,
+                      start: Callable[[], Awaitable[Any]]) -> Any:
+        """One job for identical requests made while it runs."""
+        pending = live.pending.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(start())
+            live.pending[key] = pending
+            pending.add_done_callback(lambda _f: live.pending.pop(key, None))
+        return await asyncio.shield(pending)
+
+    async def _job(self, kind: str, args: dict[str, Any], client: str, deadline: float) -> Any:
+        """Run a job for ``client`` and give its answer.
+
+        Raises:
+            ApiError: 429 no room; 400 input refused by the job; 503 any other failure.
+        """
+        try:
+            job: Job = self.jobs.submit(kind, args, client=client, deadline=deadline,
+                                        memory=self.budgets.job_memory)
+        except JobError as exc:
+            raise _job_refusal(exc) from None
+        try:
+            return await job.result()
+        except asyncio.CancelledError:
+            self.jobs.cancel(job)
+            raise
+        except JobError as exc:
+            if exc.reason == "input":  # the message is the input's error, as it was raised
+                raise ApiError(400, f"bad record: {exc}" if kind == "replay-record"
+                               else str(exc)) from None
+            raise ApiError(503, str(exc)) from None
 
     # -- what pages see ---------------------------------------------------------------------
     def snapshot(self, live: Live, ply: Any = None, seat: int | None = None) -> dict[str, Any]:
@@ -534,23 +600,23 @@ class GameService:
         if ply is None or ply == "":
             at = n
         else:
-            try:
-                at = int(ply)
-            except (TypeError, ValueError):
-                raise ApiError(400, f"ply {ply!r} is not an integer") from None
+            if not isinstance(ply, str) or not (ply.isascii() and ply.isdigit()) or len(ply) > 9:
+                raise ApiError(400, f"ply {quote(ply)} is not an integer in 0..{n}")
+            at = int(ply)
             if not 0 <= at <= n:
                 raise ApiError(400, f"ply {at} is outside the game (0..{n})")
-        game, state = live.game, live.states[at]
+        game, state = live.game, live.history.at(at)
         view = view_for(game)
         last: list[str] = []
         captured: list[str] = []
         if at > 0:
-            last = safe_move_cells(view, game, live.states[at - 1], live.moves[at - 1])
-            captured = view.captured_cells(game, live.states[at - 1], state)
+            before = live.history.at(at - 1)
+            last = safe_move_cells(view, game, before, live.moves[at - 1])
+            captured = view.captured_cells(game, before, state)
         terminal = game.is_terminal(state)
         to_move = None if terminal else game.current_player(state)
         live_now = at == n
-        hint = live.hints.get(n) if live_now and seat is not None else None
+        hint = live.hints.get((n, seat)) if live_now and seat is not None else None
         can_play = (live_now and seat is not None and not terminal and to_move == seat
                     and live.seats[seat - 1] == HUMAN and live.thinking is None)
         targets: list[str] = []
@@ -560,17 +626,16 @@ class GameService:
             targets = live.targets[1]
         marks = Marks(tuple(last), tuple(captured), tuple(targets),
                       tuple(hint["cells"]) if hint else ())
-        t = live.thinking
-        moves = []
-        for i, text in enumerate(live.moves):
-            mover = game.current_player(live.states[i])
-            moves.append({"ply": i, "player": mover if mover != CHANCE else 0, "text": text})
+        moves = [{"ply": i, "player": mover, "text": text}
+                 for i, (mover, text) in enumerate(zip(live.history.movers, live.moves))]
         return {
             "id": live.id,
             "game": game.id,
             "title": game.title,
             "params": {p.name: p.to_json(game.params[p.name]) for p in game.param_specs},
             "seats": list(live.seats),
+            "public": live.listed,
+            "hints_allowed": _hints_allowed(live),
             "you": seat,
             "ply": at,
             "length": n,
@@ -586,9 +651,7 @@ class GameService:
             "builder": view.builder(game, state) if can_play else {"kind": "none"},
             "can_play": can_play,
             "position": game.position_text(state),
-            "thinking": None if t is None else {
-                "seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
-                "budget": self.ai_timeout, "options": _budget_options(t.spec)},
+            "thinking": self._thinking(live),
             "paused": live.paused,
             "notice": live.notice,
             "can_undo": seat is not None and self._opponent_is_agent(live, seat) and n > 0,
@@ -596,16 +659,40 @@ class GameService:
             "hint": hint,
         }
 
-    def summary(self, live_or_row: GameRow) -> dict[str, Any]:
-        row = live_or_row
-        return {"id": row.id, "game": row.game, "params": row.params, "seats": list(row.seats),
-                "moves": len(row.moves), "result": row.result, "created": row.created,
-                "updated": row.updated}
+    def _thinking(self, live: Live) -> dict[str, Any] | None:
+        t = live.thinking
+        if t is None:
+            return None
+        job = t.job
+        return {"seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
+                "budget": self.budgets.max_think, "options": _budget_options(t.spec),
+                "queued": job is not None and job.state == "queued",
+                "waiting": self.jobs.waiting_before(job) if job is not None else 0}
 
     def record(self, live: Live) -> Record:
         return make_record(live.game, list(live.moves), live.state,
                            players={"1": live.seats[0], "2": live.seats[1]},
                            meta={"source": "stonegarden web", "id": live.id})
+
+    async def close(self) -> None:
+        """Stop every agent and end the workers."""
+        self.closing = True
+        for live in self.live.values():
+            self.stop_agent(live)
+        await self.jobs.close()
+
+
+def _hints_allowed(live: Live) -> bool:
+    """Against an agent always; between two people if both agreed when the game was made."""
+    return live.hints_agreed or not live.seats[0] == live.seats[1] == HUMAN
+
+
+def _job_refusal(exc: JobError) -> ApiError:
+    retry = getattr(exc, "retry_after", None)
+    if retry is not None:
+        return ApiError(429, f"busy: {exc}; try again in {retry} s",
+                        {"Retry-After": str(retry)})
+    return ApiError(503, str(exc))
 
 
 def _budget_options(spec: str) -> dict[str, str]:

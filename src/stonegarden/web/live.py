@@ -1,0 +1,162 @@
+"""A game being served: its history of positions, what its agent is doing, and who listens
+for its changes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.protocol import CHANCE, Game, State
+from ..jobs import Job
+
+#: a position is kept every this many moves; the others are replayed from the one before
+CHECKPOINT_EVERY = 64
+
+
+class History:
+    """The moves of a game and its position after each, by ply.
+
+    Only every ``CHECKPOINT_EVERY``-th position and the last are kept: a position can hold the
+    game's whole history (the superko hashes), so keeping every one would cost memory quadratic
+    in the game's length. Any other is replayed from the checkpoint before it (fewer than
+    ``CHECKPOINT_EVERY`` moves)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.moves: list[str] = []
+        #: who played each move: 1, 2, or 0 for a chance event
+        self.movers: list[int] = []
+        self._checkpoints: list[State] = [game.initial_state()]
+        self._last = self._checkpoints[0]
+        self._recent: dict[int, State] = {}
+
+    @classmethod
+    def replay(cls, game: Game, moves: Sequence[str]) -> History:
+        """Raises: NotationError, IllegalMoveError at the first bad move."""
+        history = cls(game)
+        for text in moves:
+            history.push(text, game.play_text(history.last, text))
+        return history
+
+    @property
+    def last(self) -> State:
+        return self._last
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    def push(self, text: str, after: State) -> None:
+        """Record move ``text``, which led from the last position to ``after``."""
+        mover = self.game.current_player(self._last)
+        self.moves.append(text)
+        self.movers.append(mover if mover != CHANCE else 0)
+        self._last = after
+        if len(self.moves) % CHECKPOINT_EVERY == 0:
+            self._checkpoints.append(after)
+
+    def truncate(self, keep: int) -> None:
+        """Keep the first ``keep`` moves."""
+        state = self.at(keep)
+        del self.moves[keep:]
+        del self.movers[keep:]
+        del self._checkpoints[keep // CHECKPOINT_EVERY + 1:]
+        self._last = state
+        self._recent.clear()
+
+    def at(self, ply: int) -> State:
+        """The position after ``ply`` moves (0 <= ply <= len)."""
+        if ply == len(self.moves):
+            return self._last
+        if ply in self._recent:
+            return self._recent[ply]
+        base = ply - ply % CHECKPOINT_EVERY
+        state = self._checkpoints[base // CHECKPOINT_EVERY]
+        for text in self.moves[base:ply]:
+            state = self.game.play_text(state, text)
+        if len(self._recent) >= 8:
+            self._recent.clear()
+        self._recent[ply] = state
+        return state
+
+
+@dataclass
+class Thinking:
+    seat: int
+    spec: str
+    ply: int
+    started: float
+    job: Job | None = None
+    task: asyncio.Task[Any] | None = None
+
+
+@dataclass
+class Live:
+    """A game being served: its stored facts, its history, and what is going on in it."""
+
+    id: str
+    game: Game
+    seats: tuple[str, str]
+    secrets: tuple[str, str]
+    history: History
+    redo: list[str]
+    created: float
+    listed: bool = False
+    #: both seats agreed to hints when the game was created (two people)
+    hints_agreed: bool = False
+    #: whose jobs the agents' moves count as: the client that last played or created it
+    client: str = ""
+    thinking: Thinking | None = None
+    paused: bool = False
+    notice: str = ""
+    #: (ply, seat) -> the hint that seat asked for at that ply (a hint is its asker's only)
+    hints: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+    analysis: dict[int, float] = field(default_factory=dict)
+    #: legal targets of the current position, computed once per ply
+    targets: tuple[int, list[str]] | None = None
+    #: jobs asked for but not answered yet, shared by identical requests
+    pending: dict[Any, asyncio.Future[Any]] = field(default_factory=dict)
+
+    @property
+    def moves(self) -> list[str]:
+        return self.history.moves
+
+    @property
+    def state(self) -> State:
+        return self.history.last
+
+
+class Hub:
+    """Who is listening to which game: each listener has a queue that receives versions."""
+
+    def __init__(self) -> None:
+        self.listeners: dict[str, set[asyncio.Queue[int]]] = {}
+        self.versions: dict[str, int] = {}
+
+    def subscribe(self, game_id: str) -> asyncio.Queue[int]:
+        q: asyncio.Queue[int] = asyncio.Queue(maxsize=1)
+        self.listeners.setdefault(game_id, set()).add(q)
+        return q
+
+    def unsubscribe(self, game_id: str, q: asyncio.Queue[int]) -> None:
+        listeners = self.listeners.get(game_id)
+        if listeners is not None:
+            listeners.discard(q)
+            if not listeners:
+                del self.listeners[game_id]
+
+    def watched(self, game_id: str) -> bool:
+        return bool(self.listeners.get(game_id))
+
+    def publish(self, game_id: str) -> None:
+        v = self.versions[game_id] = self.versions.get(game_id, 0) + 1
+        for q in list(self.listeners.get(game_id, ())):
+            if q.full():
+                q.get_nowait()  # listeners only need the latest version
+            q.put_nowait(v)
+
+    def forget(self, game_id: str) -> None:
+        """A game no longer in memory: drop its version (pages only compare versions)."""
+        if not self.watched(game_id):
+            self.versions.pop(game_id, None)
