@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from . import __version__
 from .agents.registry import make_agent
 from .agents.search_agents import SearchAgent
+from .core import strict_json
 from .core.protocol import CHANCE
 from .core.registry import available_games, make
-from .errors import ParameterError, RecordError, StonegardenError
+from .errors import ParameterError, RecordError, StonegardenError, quote
 from .search.analysis import analyse_position
 from .search.config import Budget
 
@@ -32,19 +33,24 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             kind is int and not isinstance(value, int)):
-        raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, not {value!r}")
+        raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, not {quote(value)}")
     if not low <= value <= high:
-        raise ParameterError(f"{key!r} must be between {low:g} and {high:g}, not {value!r}")
+        raise ParameterError(f"{key!r} must be between {low:g} and {high:g}, not {quote(value)}")
     return value
 
 
 def answer(query: Any) -> dict[str, Any]:
-    """The answer to one decoded query (never raises for bad input: it returns an error)."""
+    """The answer to one decoded query. Never raises: bad input gets an error answer naming
+    the input and the reason; an unexpected failure (a bug) gets ``kind: InternalError``, and
+    the engine goes on either way."""
     qid = query.get("id") if isinstance(query, dict) else None
     try:
         return {"id": qid, **_answer(query)}
     except StonegardenError as exc:
         return {"id": qid, "error": str(exc), "kind": type(exc).__name__}
+    except Exception as exc:  # a bug must not end the engine: say so and go on
+        return {"id": qid, "error": f"internal error ({type(exc).__name__}: {quote(str(exc))})",
+                "kind": "InternalError"}
 
 
 def _answer(query: Any) -> dict[str, Any]:
@@ -52,7 +58,7 @@ def _answer(query: Any) -> dict[str, Any]:
         raise ParameterError(f"a query is a JSON object, not {type(query).__name__}")
     unknown = set(query) - QUERY_KEYS
     if unknown:
-        raise ParameterError(f"unknown query keys {sorted(unknown)!r} (known: {sorted(QUERY_KEYS)})")
+        raise ParameterError(f"unknown query keys {quote(sorted(unknown))} (known: {sorted(QUERY_KEYS)})")
     action = query.get("action", "analyse")
     if action == "games":
         return {"games": available_games()}
@@ -61,13 +67,13 @@ def _answer(query: Any) -> dict[str, Any]:
     if action == "quit":
         return {"quit": True}
     if action != "analyse":
-        raise ParameterError(f"unknown action {action!r} (analyse, games, version, quit)")
+        raise ParameterError(f"unknown action {quote(action)} (analyse, games, version, quit)")
     game_id = query.get("game")
     if not isinstance(game_id, str):
         raise ParameterError(f"'game' must name a game ({', '.join(available_games())})")
     params = query.get("params", {})
     if not isinstance(params, dict):
-        raise ParameterError(f"'params' must be an object, not {params!r}")
+        raise ParameterError(f"'params' must be an object, not {quote(params)}")
     game = make(game_id, **params)
     if "position" in query and "moves" in query:
         raise ParameterError("give 'moves' or 'position', not both")
@@ -78,13 +84,13 @@ def _answer(query: Any) -> dict[str, Any]:
     else:
         moves = query.get("moves", [])
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise ParameterError(f"'moves' must be a list of move texts, not {moves!r}")
+            raise ParameterError(f"'moves' must be a list of move texts, not {quote(moves)}")
         state = game.initial_state()
         for i, text in enumerate(moves):
             try:
                 state = game.play_text(state, text)
             except StonegardenError as exc:
-                raise RecordError(f"move {i} ({text!r}): {exc}", entry=i, text=text) from None
+                raise RecordError(f"move {i} ({quote(text)}): {exc}", entry=i, text=text) from None
     sims = _number(query, "sims", int, 1, MAX_SIMS)
     seconds = _number(query, "time", float, 0.001, MAX_SECONDS)
     if sims is None and seconds is None:
@@ -93,7 +99,7 @@ def _answer(query: Any) -> dict[str, Any]:
     seed = _number(query, "seed", int, 0, 2**63 - 1)
     spec = query.get("agent", "mcts")
     if not isinstance(spec, str):
-        raise ParameterError(f"'agent' must be an agent spec, not {spec!r}")
+        raise ParameterError(f"'agent' must be an agent spec, not {quote(spec)}")
     base = {"game": game_id, "ply": state.ply}
     if game.is_terminal(state):
         return {**base, "terminal": True, "winner": game.winner(state),
@@ -102,7 +108,7 @@ def _answer(query: Any) -> dict[str, Any]:
         raise ParameterError("a chance event is due: give the roll as the next move")
     agent = make_agent(spec if seed is None else f"{spec}{',' if ':' in spec else ':'}seed={seed}")
     if not isinstance(agent, SearchAgent):
-        raise ParameterError(f"agent {spec!r} does not search; use mcts, uct-flat or level:N")
+        raise ParameterError(f"agent {quote(spec)} does not search; use mcts, uct-flat or level:N")
     t0 = time.perf_counter()
     view = analyse_position(agent, game, state, Budget(sims=sims, seconds=seconds), top=top)
     best = view["best_moves"]
@@ -120,20 +126,58 @@ def _answer(query: Any) -> dict[str, Any]:
     }
 
 
-def serve(lines: Iterable[str], out: TextIO) -> int:
-    """Answer every line until ``quit`` or end of input; returns the number of answers."""
+def serve(lines: Iterable[str | bytes | None], out: TextIO) -> int:
+    """Answer every line until ``quit`` or end of input; returns the number of answers. A
+    reader that goes away ends it quietly."""
     count = 0
-    for reply in replies(lines):
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
-        count += 1
-        if reply.get("quit"):
-            break
+    try:
+        for reply in replies(lines):
+            try:
+                text = json.dumps(reply, ensure_ascii=True, allow_nan=False)
+            except ValueError:  # a NaN in an answer would be a bug: say so, keep going
+                text = json.dumps({"id": None, "error": "internal error (an answer held a "
+                                   "number JSON cannot write)", "kind": "InternalError"})
+            out.write(text + "\n")
+            out.flush()
+            count += 1
+            if reply.get("quit"):
+                break
+    except BrokenPipeError:
+        pass
     return count
 
 
-def replies(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+def bounded_lines(stream: BinaryIO, limit: int = MAX_LINE) -> Iterator[bytes | None]:
+    """The lines of a byte stream, each read with at most ``limit`` bytes held; a longer line
+    is read through to its end and given as ``None``."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:  # skip the rest of the long line
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        yield line
+
+
+def replies(lines: Iterable[str | bytes | None]) -> Iterator[dict[str, Any]]:
+    """One answer per non-blank line: text, UTF-8 bytes, or ``None`` for a line too long."""
     for raw in lines:
+        if raw is None:
+            yield {"id": None, "error": f"query line of more than {MAX_LINE} bytes is too long",
+                   "kind": "ParameterError"}
+            continue
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield {"id": None, "error": f"query line is not UTF-8 text ({exc.reason} at "
+                                            f"byte {exc.start})", "kind": "ParameterError"}
+                continue
         line = raw.strip()
         if not line:
             continue
@@ -142,8 +186,9 @@ def replies(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
                    "kind": "ParameterError"}
             continue
         try:
-            query = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            yield {"id": None, "error": f"not valid JSON: {exc}", "kind": "ParameterError"}
+            query = strict_json.loads(line)
+        except (ValueError, RecursionError) as exc:  # also numbers of too many digits
+            yield {"id": None, "error": f"not valid JSON: {quote(str(exc), 200)}",
+                   "kind": "ParameterError"}
             continue
         yield answer(query)

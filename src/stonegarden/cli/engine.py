@@ -10,6 +10,6 @@ import click
 @click.command()
 def engine() -> None:
     """Answer JSON analysis queries, one per line on stdin, one answer per line on stdout."""
-    from ..engine import serve
+    from ..engine import bounded_lines, serve
 
-    serve(sys.stdin, sys.stdout)
+    serve(bounded_lines(sys.stdin.buffer), sys.stdout)

@@ -1,13 +1,14 @@
-"""``stonegarden replay RECORD [--json]`` (contract in spec/interfaces.md)."""
+"""``stonegarden replay RECORD [--json]``: replay a game record move by move and check it."""
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
-from ..core.record import load_record, replay_rows
+from ..core.record import check_result, game_of, load_record, replay_rows
 from ..errors import RecordError, StonegardenError
 
 
@@ -15,21 +16,23 @@ from ..errors import RecordError, StonegardenError
 @click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per move")
 def replay(record_path: str, as_json: bool) -> None:
-    """Replay a game record move by move (diagrams, or JSON lines with --json)."""
+    """Replay a game record move by move (diagrams, or JSON lines with --json), then check its
+    stated result: a record that does not replay, or whose result disagrees, exits with 2."""
     try:
         record = load_record(record_path)
-        from ..core.record import game_of
-
         game = game_of(record)
+        console: Any = None
         if not as_json:
             from rich.console import Console
 
             from ..terminal.render import rich_diagram
 
             console = Console(highlight=False)
-            console.print(f"{game.title}  {game!r}")
+            console.print(f"{game.title}  {game!r}", markup=False)
             console.print(rich_diagram(game, game.initial_state()))
+        final = game.initial_state()
         for row, state in replay_rows(record):
+            final = state
             if as_json:
                 click.echo(json.dumps(row))
             else:
@@ -40,12 +43,13 @@ def replay(record_path: str, as_json: bool) -> None:
                 if row.get("auto_moves"):
                     notes.append("auto " + " ".join(row["auto_moves"]))
                 console.print(f"{row['ply'] + 1}. {who}: {row['move']}"
-                              + (f"  ({'; '.join(notes)})" if notes else ""))
+                              + (f"  ({'; '.join(notes)})" if notes else ""), markup=False)
                 console.print(rich_diagram(game, state))
-        if not as_json:
-            final = state if record.moves else game.initial_state()
-            if game.is_terminal(final):
-                console.print(f"result: winner {game.winner(final)} ({game.result_reason(final)})")
+        if not as_json and game.is_terminal(final):
+            console.print(f"result: winner {game.winner(final)} ({game.result_reason(final)})",
+                          markup=False)
+        if record.result is not None:
+            check_result(game, final, record.result)
     except RecordError as exc:
         where = f"ply {exc.entry} ({exc.text!r}): " if exc.entry is not None else ""
         msg = str(exc) if not where else str(exc).split(": ", 1)[-1]

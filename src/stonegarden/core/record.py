@@ -1,4 +1,4 @@
-"""Game records (spec/interfaces.md): read, validate by replaying, write; and the per-move rows
+"""Game records: read, validate by replaying, write; and the per-move rows
 of ``stonegarden replay --json``.
 
 A record is only ever turned into states by replaying every move through the rules, so a bad
@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import RecordError, StonegardenError
+from ..errors import RecordError, StonegardenError, quote
+from . import strict_json
 from .protocol import CHANCE, Game, State
 from .registry import make
 
@@ -71,29 +72,29 @@ def parse_record(data: Any) -> Record:
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} characters is too large")
         try:
-            data = json.loads(data)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise RecordError(f"record is not valid JSON: {exc}") from None
+            data = strict_json.loads(data)
+        except (ValueError, RecursionError) as exc:  # also numbers of too many digits
+            raise RecordError(f"record is not valid JSON: {quote(str(exc), 200)}") from None
     if not isinstance(data, dict):
         raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
     if data.get("format") != FORMAT:
-        raise RecordError(f"record 'format' is {data.get('format')!r}, expected {FORMAT!r}")
+        raise RecordError(f"record 'format' is {quote(data.get('format'))}, expected {FORMAT!r}")
     if data.get("version") != VERSION:
-        raise RecordError(f"record 'version' {data.get('version')!r} is not supported (only {VERSION})")
+        raise RecordError(f"record 'version' {quote(data.get('version'))} is not supported (only {VERSION})")
     game = data.get("game")
     if not isinstance(game, str):
-        raise RecordError(f"record 'game' must be a string, not {game!r}")
+        raise RecordError(f"record 'game' must be a string, not {quote(game)}")
     params = data.get("params", {})
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise RecordError(f"record 'params' must be an object, not {params!r}")
+        raise RecordError(f"record 'params' must be an object, not {quote(params)}")
     moves = data.get("moves")
     if not isinstance(moves, list):
-        raise RecordError(f"record 'moves' must be a list, not {moves!r}")
+        raise RecordError(f"record 'moves' must be a list, not {quote(moves)}")
     for i, m in enumerate(moves):
         if not isinstance(m, str):
-            raise RecordError(f"move {i} ({m!r}) is not a string", entry=i)
+            raise RecordError(f"move {i} ({quote(m)}) is not a string", entry=i)
     result = data.get("result")
     if result is not None:
         _check_result_shape(result)
@@ -101,28 +102,28 @@ def parse_record(data: Any) -> Record:
     if players is not None and (not isinstance(players, dict) or not all(
         k in ("1", "2") and isinstance(v, str) for k, v in players.items()
     )):
-        raise RecordError(f"record 'players' must map '1'/'2' to text, not {players!r}")
+        raise RecordError(f"record 'players' must map '1'/'2' to text, not {quote(players)}")
     meta = data.get("meta")
     if meta is not None and not isinstance(meta, dict):
-        raise RecordError(f"record 'meta' must be an object, not {meta!r}")
+        raise RecordError(f"record 'meta' must be an object, not {quote(meta)}")
     return Record(game, params, tuple(moves), result, players, meta)
 
 
 def _check_result_shape(result: Any) -> None:
     if not isinstance(result, dict):
-        raise RecordError(f"record 'result' must be an object, not {result!r}")
+        raise RecordError(f"record 'result' must be an object, not {quote(result)}")
     w = result.get("winner")
     if w is not None and (isinstance(w, bool) or w not in (0, 1, 2)):
-        raise RecordError(f"result 'winner' must be 1, 2, 0 (draw) or null, not {w!r}")
+        raise RecordError(f"result 'winner' must be 1, 2, 0 (draw) or null, not {quote(w)}")
     s = result.get("scores")
     if s is not None and not (
         isinstance(s, list) and len(s) == 2
         and all(isinstance(v, int) and not isinstance(v, bool) for v in s)
     ):
-        raise RecordError(f"result 'scores' must be a list of two integers, not {s!r}")
+        raise RecordError(f"result 'scores' must be a list of two integers, not {quote(s)}")
     r = result.get("reason")
     if r is not None and not isinstance(r, str):
-        raise RecordError(f"result 'reason' must be text, not {r!r}")
+        raise RecordError(f"result 'reason' must be text, not {quote(r)}")
 
 
 def load_record(path: str | Path) -> Record:
@@ -160,13 +161,13 @@ def replay_rows(record: Record) -> Iterator[tuple[dict[str, Any], State]]:
     state = game.initial_state()
     for i, text in enumerate(record.moves):
         if game.is_terminal(state):
-            raise RecordError(f"move {i} ({text!r}): the game was already over", entry=i, text=text)
+            raise RecordError(f"move {i} ({quote(text)}): the game was already over", entry=i, text=text)
         mover = game.current_player(state)
         legal = game.count_legal_actions(state) if mover != CHANCE else len(game.chance_outcomes(state))
         try:
             after = game.play_text(state, text)
         except StonegardenError as exc:
-            raise RecordError(f"move {i} ({text!r}): {exc}", entry=i, text=text) from None
+            raise RecordError(f"move {i} ({quote(text)}): {exc}", entry=i, text=text) from None
         canonical = "resign" if after.resigned else game.action_to_text(state, game.parse_action(state, text))
         row: dict[str, Any] = {"ply": i}
         if mover != CHANCE:
@@ -205,11 +206,11 @@ def check_result(game: Game, final: State, result: Mapping[str, Any]) -> None:
     """Raises: RecordError if ``result`` disagrees with the replayed final state."""
     if "winner" in result and result["winner"] != game.winner(final):
         raise RecordError(
-            f"result winner {result['winner']!r} disagrees with the replay ({game.winner(final)!r})"
+            f"result winner {quote(result['winner'])} disagrees with the replay ({game.winner(final)!r})"
         )
-    if "scores" in result and list(result["scores"]) != list(game.scores(final)):
+    if result.get("scores") is not None and list(result["scores"]) != list(game.scores(final)):
         raise RecordError(
-            f"result scores {result['scores']!r} disagree with the replay ({list(game.scores(final))!r})"
+            f"result scores {quote(result['scores'])} disagree with the replay ({list(game.scores(final))!r})"
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,8 @@ from .service import ApiError, Budgets, GameService
 from .views import view_for
 
 HERE = Path(__file__).resolve().parent
+#: the names of the docs' pictures (a plain file name, nothing that climbs out of the folder)
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 SSE_KEEPALIVE = 15.0
 #: the modules the workers import: they register the web app's job kinds
 JOB_MODULES = ("stonegarden.web.ai",)
@@ -108,10 +111,9 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def rules_image(request: Request) -> Response:
         """Pictures the game docs refer to as img/... (present in a source checkout only)."""
-        folder = DOCS / "img"
         name = request.path_params["name"]
-        path = folder / name
-        if "/" in name or name.startswith(".") or not path.is_file():
+        path = DOCS / "img" / name
+        if not _FILE_NAME.fullmatch(name) or not path.is_file():
             raise ApiError(404, f"no picture {quote(name)}")
         return FileResponse(path)
 

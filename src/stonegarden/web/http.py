@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..core import strict_json
 from ..errors import quote
 from .service import ApiError
 
@@ -108,7 +109,7 @@ async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     """
     raw = await read_body(request, limit)
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = strict_json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):

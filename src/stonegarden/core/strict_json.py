@@ -1,0 +1,30 @@
+"""JSON as the standard writes it: ``NaN``, ``Infinity`` and numbers too large for a float are
+refused, so whatever is read can be written back as valid JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is too large a number")
+    return value
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` without the non-standard constants.
+
+    Raises:
+        ValueError: not JSON, a non-finite number, or an integer of more digits than Python
+        converts.
+        RecursionError: nested too deeply.
+    """
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)

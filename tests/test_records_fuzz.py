@@ -1,0 +1,145 @@
+"""``stonegarden replay`` and ``convert`` under fuzzed records and SGF files: every input either
+works (exit 0) or gets a one-line ``error: ...`` and exit status 2; never a traceback. A record
+whose stated result disagrees with its moves is refused by both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import stonegarden
+from stonegarden.cli.main import cli
+from stonegarden.core.record import make_record
+
+from .fuzz_values import json_value, weird_text
+
+SMALL = {"blooms": {"size": 3}, "blooms-territory": {"size": 3}, "freego": {"size": 5},
+         "bridgego": {"size": 5}, "blobs": {"dice": 8}}
+
+
+def seeded_record(game_id: str, seed: int, plies: int = 12) -> dict:
+    game = stonegarden.make(game_id, **SMALL[game_id])
+    rng = np.random.default_rng(seed)
+    state, moves = game.initial_state(), []
+    while len(moves) < plies and not game.is_terminal(state):
+        if game.current_player(state) == stonegarden.CHANCE:
+            action = game.chance_outcomes(state)[0][0]
+        else:
+            acts = game.legal_actions(state)
+            action = int(acts[rng.integers(len(acts))])
+        moves.append(game.action_to_text(state, action))
+        state = game.play(state, action)
+    return make_record(game, moves, state).to_dict()
+
+
+RECORDS = {g: seeded_record(g, 36) for g in SMALL}
+
+mutation = st.one_of(
+    st.tuples(st.just("field"), st.sampled_from(["format", "version", "game", "params", "moves",
+                                                 "result", "players", "meta", "extra"]),
+              json_value),
+    st.tuples(st.just("move"), st.integers(0, 15), weird_text),
+    st.tuples(st.just("drop"), st.integers(0, 15), st.none()),
+    st.tuples(st.just("param"), weird_text, json_value),
+    st.tuples(st.just("result"), st.sampled_from(["winner", "scores", "reason"]), json_value),
+)
+
+
+def mutate(record: dict, changes: list) -> dict:
+    out = json.loads(json.dumps(record))
+    for kind, key, value in changes:
+        if kind == "field":
+            out[key] = value
+        elif kind == "move" and isinstance(out.get("moves"), list) and out["moves"]:
+            out["moves"][key % len(out["moves"])] = value
+        elif kind == "drop" and isinstance(out.get("moves"), list) and out["moves"]:
+            del out["moves"][key % len(out["moves"])]
+        elif kind == "param" and isinstance(out.get("params"), dict):
+            out["params"][key] = value
+        elif kind == "result":
+            result = out.get("result")
+            out["result"] = {**(result if isinstance(result, dict) else {}), key: value}
+    return out
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=True)
+
+
+def check_outcome(result) -> None:
+    """Exit 0, or exit 2 with one ``error:`` line; no exception escaped."""
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        result.exception, result.output[-500:])
+    assert result.exit_code in (0, 2), (result.exit_code, result.output[-500:])
+    if result.exit_code == 2:
+        assert "error:" in result.output and "Traceback" not in result.output
+
+
+@settings(max_examples=250, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.sampled_from(sorted(RECORDS)), st.lists(mutation, min_size=1, max_size=3),
+       st.booleans())
+def test_replay_of_a_mutated_record_works_or_says_why(tmp_path: Path, game_id, changes, as_json):
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(mutate(RECORDS[game_id], changes)), encoding="utf-8",
+                    errors="surrogatepass")
+    check_outcome(run("replay", str(path), *(["--json"] if as_json else [])))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.sampled_from(sorted(RECORDS)), st.lists(mutation, min_size=1, max_size=3),
+       st.sampled_from([".sgf", ".json"]))
+def test_convert_of_a_mutated_record_works_or_says_why(tmp_path: Path, game_id, changes, ext):
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(mutate(RECORDS[game_id], changes)), encoding="utf-8",
+                   errors="surrogatepass")
+    check_outcome(run("convert", str(src), str(tmp_path / f"out{ext}")))
+
+
+sgf_text = st.one_of(
+    weird_text,
+    st.builds(lambda head, body: head + body,
+              st.sampled_from(["(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5]",
+                               "(;GM[1]FF[4]SZ[5]RU[stonegarden bridgego size=5]",
+                               "(;GM[1]FF[4]SZ[5]", "(;GM[2]", "(;FF[4]RU[stonegarden blooms]",
+                               "(;GM[1]SZ[9]RU[stonegarden freego self=1 game_id=2]",
+                               "(;GM[1]SZ[9]RU[stonegarden freego target=" + "9" * 30 + "]",
+                               "(;GM[1]SZ[5]RU[stonegarden bridgego superko=off max_turns=0]"]),
+              st.lists(st.one_of(st.from_regex(r";[BW]\[[a-f]{0,3}\]", fullmatch=True),
+                                 st.sampled_from([";AB[aa]", ";B[]", ";W[tt]", ";RE[B+R]",
+                                                  ";RE[W+5]", "(", ")", "[", "\\"]),
+                                 weird_text), max_size=8).map("".join)),
+)
+
+
+@settings(max_examples=250, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(sgf_text, st.sampled_from([None, "freego", "bridgego", "blooms", "chess"]))
+def test_convert_of_fuzzed_sgf_works_or_says_why(tmp_path: Path, text, game):
+    src = tmp_path / "in.sgf"
+    src.write_bytes(text.encode("utf-8", "surrogatepass"))
+    check_outcome(run("convert", str(src), str(tmp_path / "out.json"),
+                      *(["--game", game] if game else [])))
+
+
+def test_replay_and_convert_refuse_a_result_that_disagrees_with_the_moves(tmp_path: Path, cli):
+    record = RECORDS["freego"]
+    assert record.get("result") is None or record["result"]["winner"] is not None
+    lying = {**record, "result": {"winner": 2, "reason": "target", "scores": [0, 99]}}
+    path = tmp_path / "lying.json"
+    path.write_text(json.dumps(lying))
+    for args in (("replay", str(path)), ("replay", str(path), "--json"),
+                 ("convert", str(path), str(tmp_path / "out.sgf"))):
+        out = cli(*args)
+        assert out.returncode == 2, (args, out.stdout[-300:], out.stderr)
+        assert out.stderr.startswith("error:") and "disagree" in out.stderr
+        assert "Traceback" not in out.stderr
+    honest = tmp_path / "honest.json"
+    honest.write_text(json.dumps(record))
+    assert cli("replay", str(honest)).returncode == 0
