@@ -100,5 +100,6 @@ def test_server_sent_events_announce_every_move(tmp_path: Path):
 def test_serve_command_documents_its_options(cli):
     out = cli("serve", "--help")
     assert out.returncode == 0, out.stderr
-    for option in ("--host", "--port", "--db", "--open", "--ai-timeout", "127.0.0.1"):
+    for option in ("--host", "--port", "--db", "--open", "--max-think", "--hint-seconds",
+                   "--analysis-seconds", "--job-memory", "--queue", "--client-jobs", "127.0.0.1"):
         assert option in out.stdout

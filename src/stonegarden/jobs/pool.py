@@ -63,6 +63,10 @@ class Job:
         self.started: float | None = None
         self.finished: float | None = None
         self.progress: Any = None
+        #: its worker said it started it (a job sent to a worker that died before that is
+        #: sent again, once)
+        self.acknowledged = False
+        self.attempts = 0
         self.peak_bytes: int | None = None
         #: the worker was asked to stop it (a cancel or the deadline) before it ended
         self.stopped = False
@@ -297,6 +301,7 @@ class JobPool:
         assert self._loop is not None
         job.state = "running"
         job.started = time.monotonic()
+        job.attempts += 1
         worker.job = job
         self._running[job.client] += 1
         worker.send({"op": "run", "id": job.id, "kind": job.kind, "args": job.args,
@@ -332,6 +337,9 @@ class JobPool:
         job = worker.job
         if job is None or job.id != message.get("id"):
             return
+        if op == "started":
+            job.acknowledged = True
+            return
         if op == "progress":
             job.progress = message.get("value")
             return
@@ -358,14 +366,17 @@ class JobPool:
         job = worker.job
         if job is not None:
             self._release(worker)
-            if worker.ended_by == "deadline":
-                error = JobError(f"the {job.kind} job was stopped at its deadline of "
-                                 f"{job.deadline:g} s (its worker did not stop and was ended)",
-                                 "deadline")
+            if not job.acknowledged and job.attempts < 2 and job.state == "running":
+                self._requeue(job)  # the worker died before it saw the job: not the job's fault
+                self._dispatch()
+            elif worker.ended_by == "deadline":
+                self._settle(job, "failed", error=JobError(
+                    f"the {job.kind} job was stopped at its deadline of {job.deadline:g} s "
+                    "(its worker did not stop and was ended)", "deadline"))
             else:
-                error = JobError(f"the {job.kind} job was not finished: its worker process "
-                                 f"ended ({_describe_exit(code)})", "died")
-            self._settle(job, "failed", error=error)
+                self._settle(job, "failed", error=JobError(
+                    f"the {job.kind} job was not finished: its worker process ended "
+                    f"({_describe_exit(code)})", "died"))
         if not worker.ended_by and not self.closing:
             self.deaths += 1
         if self.closing:
@@ -376,6 +387,15 @@ class JobPool:
         delay = min(MAX_BACKOFF, 0.25 * 2 ** self._failed_starts) if self._failed_starts else 0
         assert self._loop is not None
         self._loop.call_later(delay, self._replace)
+
+    def _requeue(self, job: Job) -> None:
+        job.state = "queued"
+        job.started = None
+        if job.client not in self._queues:
+            self._queues[job.client] = collections.deque()
+            self._turns.appendleft(job.client)
+        self._queues[job.client].appendleft(job)
+        self._jobs[job.client] += 1
 
     def _replace(self) -> None:
         if not self.closing and len(self.workers) < self.size:

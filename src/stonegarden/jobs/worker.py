@@ -106,6 +106,7 @@ class Worker:
         with self.lock:
             self.current = jid
             self.stop.clear()
+        self.send({"op": "started", "id": jid})
         context = JobContext(self.stop, lambda v: self.send({"op": "progress", "id": jid,
                                                              "value": v}))
         keep = True

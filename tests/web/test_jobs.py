@@ -1,0 +1,216 @@
+"""The job pool with real worker processes: answers and progress, deadlines, memory bounds,
+fairness and limits, cancelling every running job, healing after a worker dies, and no worker
+outliving its server, SIGKILL included."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from stonegarden.errors import JobError, QueueFullError
+from stonegarden.jobs import JobPool, Limits
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parents[1] / "src"
+ENV = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{HERE}")
+
+
+def pool(workers: int = 2, **limits) -> JobPool:
+    return JobPool(workers, ["job_kinds"], Limits(**{"kill_grace": 1.0, **limits}), env=ENV)
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def ready(p: JobPool) -> None:
+    """Wait (bounded) until every worker has started."""
+    for _ in range(600):
+        if p.describe()["workers"] == p.size:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the workers did not start")
+
+
+def test_answers_progress_deadlines_and_stops():
+    async def main():
+        p = pool()
+        await p.start()
+        await ready(p)
+        try:
+            echo = p.submit("test-echo", {"x": 1}, client="a", deadline=5)
+            assert (await echo.result())["x"] == 1 and echo.state == "done"
+            # a job that looks at its stop flag is stopped at its deadline and still answers
+            job = p.submit("test-sleep", {"seconds": 30}, client="a", deadline=0.5)
+            await asyncio.sleep(0.3)
+            assert job.progress and job.progress["elapsed"] > 0
+            t0 = time.monotonic()
+            assert (await job.result())["stopped"] is True and job.stopped
+            assert time.monotonic() - t0 < 1.5
+            # one that ignores it is ended with its worker after the grace, and replaced
+            spin = p.submit("test-spin", {"seconds": 60}, client="a", deadline=0.3)
+            with pytest.raises(JobError) as err:
+                await spin.result()
+            assert err.value.reason == "deadline" and "0.3 s" in str(err.value)
+            await ready(p)
+            assert (await p.submit("test-echo", {}, client="a", deadline=5).result())
+            assert p.deaths == 0  # ended by the pool, not a death
+        finally:
+            await p.close()
+
+    asyncio.run(main())
+
+
+def test_memory_bound_and_dead_workers_fail_the_job_cleanly_and_the_pool_heals():
+    async def main():
+        p = pool(workers=1)
+        await p.start()
+        await ready(p)
+        try:
+            big = p.submit("test-allocate", {"mib": 3000}, client="a", deadline=30,
+                           memory=300 * 1024 * 1024)
+            with pytest.raises(JobError) as err:
+                await big.result()
+            assert err.value.reason == "memory" and "300 MiB" in str(err.value)
+            small = p.submit("test-allocate", {"mib": 50}, client="a", deadline=30,
+                             memory=300 * 1024 * 1024)
+            assert await small.result() == 50 * 1024 * 1024
+            first = (await p.submit("test-echo", {}, client="a", deadline=5).result())["pid"]
+            dying = p.submit("test-die", {}, client="a", deadline=5)
+            with pytest.raises(JobError) as err:
+                await dying.result()
+            assert err.value.reason == "died" and "exit status 3" in str(err.value)
+            failing = p.submit("test-fail", {}, client="a", deadline=5)
+            with pytest.raises(JobError) as err:
+                await failing.result()
+            assert err.value.reason == "crash" and "a bug" in str(err.value)
+            # killed from outside while idle: replaced too
+            pid = (await p.submit("test-echo", {}, client="a", deadline=5).result())["pid"]
+            assert pid != first
+            os.kill(pid, signal.SIGKILL)
+            later = (await p.submit("test-echo", {}, client="a", deadline=30).result())["pid"]
+            assert later != pid and not alive(pid)
+            assert p.deaths == 2
+        finally:
+            await p.close()
+
+    asyncio.run(main())
+
+
+def test_a_flooding_client_gets_refusals_and_another_client_a_worker_at_once():
+    async def main():
+        p = pool(workers=2, per_client=3, queue=10)
+        await p.start()
+        await ready(p)
+        try:
+            flood = [p.submit("test-sleep", {"seconds": 20}, client="a", deadline=30)
+                     for _ in range(3)]
+            with pytest.raises(QueueFullError) as err:
+                p.submit("test-sleep", {"seconds": 20}, client="a", deadline=30)
+            assert err.value.retry_after >= 1
+            t0 = time.monotonic()
+            other = p.submit("test-echo", {}, client="b", deadline=5)
+            await other.result()
+            assert time.monotonic() - t0 < 2  # a holds one worker at most: b's is free
+            assert sum(j.state == "running" for j in flood) == 1
+            # the global queue bound holds too (forced jobs aside)
+            for c in "cdefghijklm":
+                if p.describe()["queued"] < 10:
+                    p.submit("test-sleep", {"seconds": 20}, client=c, deadline=30)
+            assert p.describe()["queued"] == 10
+            with pytest.raises(QueueFullError):
+                p.submit("test-echo", {}, client="k", deadline=30)
+        finally:
+            await p.close()
+
+    asyncio.run(main())
+
+
+def test_every_running_job_can_be_stopped_at_once():
+    async def main():
+        p = pool(workers=3, running_per_client=3, per_client=20)
+        await p.start()
+        await ready(p)
+        try:
+            jobs = [p.submit("test-sleep", {"seconds": 60}, client="a", deadline=120)
+                    for _ in range(12)]
+            await asyncio.sleep(0.5)
+            assert sum(j.state == "running" for j in jobs) == 3
+            for job in jobs:
+                p.cancel(job)
+            t0 = time.monotonic()
+            while p.describe()["busy"] and time.monotonic() - t0 < 5:
+                await asyncio.sleep(0.02)
+            assert p.describe() == {**p.describe(), "busy": 0, "queued": 0}
+            assert time.monotonic() - t0 < 1.0
+            assert all(j.state == "cancelled" for j in jobs)
+        finally:
+            await p.close()
+
+    asyncio.run(main())
+
+
+def test_close_ends_every_worker():
+    async def main():
+        p = pool(workers=2)
+        await p.start()
+        await ready(p)
+        pids = [w.proc.pid for w in p.workers]
+        running = p.submit("test-spin", {"seconds": 60}, client="a", deadline=120)
+        await asyncio.sleep(0.3)
+        await p.close(timeout=1.0)
+        with pytest.raises(JobError):
+            await running.result()
+        return pids
+
+    pids = asyncio.run(main())
+    assert not any(alive(pid) for pid in pids)
+
+
+@pytest.mark.parametrize("busy", [False, True])
+def test_workers_die_with_their_server_when_it_is_killed(tmp_path: Path, busy: bool):
+    """A process that owns a pool is SIGKILLed (idle, or with a job that ignores stops): its
+    workers are gone within seconds, by the parent-death signal and the closed pipe."""
+    script = tmp_path / "server.py"
+    script.write_text(textwrap.dedent(f"""
+        import asyncio, sys
+        from stonegarden.jobs import JobPool, Limits
+
+        async def main():
+            p = JobPool(2, ["job_kinds"])
+            await p.start()
+            while p.describe()["workers"] < 2:
+                await asyncio.sleep(0.05)
+            if {busy}:
+                p.submit("test-spin", {{"seconds": 600}}, client="a", deadline=900)
+                await asyncio.sleep(0.5)
+            print(" ".join(str(w.proc.pid) for w in p.workers), flush=True)
+            await asyncio.sleep(600)
+
+        asyncio.run(main())
+    """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env=ENV,
+                            text=True)
+    try:
+        pids = [int(x) for x in proc.stdout.readline().split()]  # type: ignore[union-attr]
+        assert len(pids) == 2 and all(alive(p) for p in pids)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 5
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(alive(p) for p in pids)
+    finally:
+        proc.kill()
