@@ -118,8 +118,8 @@ def test_a_schema_from_a_newer_version_is_refused(tmp_path: Path):
 def test_a_damaged_row_makes_only_that_game_unavailable(tmp_path: Path):
     db = tmp_path / "games.db"
     store = open_store(db)
-    for gid, params, moves in (("good", "{}", ("Rd4",)), ("badjson", "{}", ()),
-                               ("badmove", "{}", ("Zz99",)), ("badgame", "{}", ())):
+    for gid, moves in (("good", ("Rd4",)), ("badjson", ()), ("badmove", ("Zz99",)),
+                       ("badgame", ())):
         store.create_game(NewGame(gid, "blooms", {}, ("human", "human"), ("a", "b"), moves,
                                   listed=True))
     with sqlite3.connect(db) as con:

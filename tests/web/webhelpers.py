@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -51,7 +52,8 @@ class Server:
             try:
                 urllib.request.urlopen(self.url + "/api/meta", timeout=2).read()
                 return self
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
+            except (urllib.error.URLError, ConnectionError, TimeoutError,
+                    http.client.HTTPException):
                 time.sleep(0.1)
         raise RuntimeError("server did not start")
 
@@ -70,17 +72,82 @@ class Server:
                 self.proc.wait(timeout=15)
 
     def request(self, method: str, path: str, body: Any = None,
-                headers: dict[str, str] | None = None) -> tuple[int, Any]:
+                headers: dict[str, str] | None = None, source: str = "127.0.0.1",
+                timeout: float = 60) -> tuple[int, Any]:
+        """(status, decoded JSON); ``source`` is the client's address (127.0.0.x are distinct
+        clients to the server's job limits)."""
+        status, answer, _ = self.exchange(method, path, body, headers, source, timeout)
+        return status, answer
+
+    def exchange(self, method: str, path: str, body: Any = None,
+                 headers: dict[str, str] | None = None, source: str = "127.0.0.1",
+                 timeout: float = 60) -> tuple[int, Any, dict[str, str]]:
+        """(status, decoded JSON, headers in lower case)."""
         data = None if body is None else (body if isinstance(body, bytes)
                                           else json.dumps(body).encode())
-        req = urllib.request.Request(self.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json",
-                                              **(headers or {})})
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                          source_address=(source, 0))
         try:
-            with urllib.request.urlopen(req, timeout=60) as r:
-                return r.status, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read())
+            conn.request(method, path, body=data,
+                         headers={"Content-Type": "application/json", **(headers or {})})
+            r = conn.getresponse()
+            return r.status, json.loads(r.read()), {k.lower(): v for k, v in r.getheaders()}
+        finally:
+            conn.close()
+
+    def below(self) -> list[int]:
+        """The processes below the server (its workers)."""
+        assert self.proc is not None
+        return descendants(self.proc.pid)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Running (not gone, not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def resident(pids: list[int]) -> int:
+    """Bytes of resident memory of these processes."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+    return total
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
 
 
 def first_legal(game_id: str, params: dict[str, Any], moves: list[str]) -> str:
