@@ -6,6 +6,7 @@ benchmarks/dos_cases.py measures them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -63,12 +64,33 @@ def create(server: Server, seats: list[str], params: dict[str, Any] = SMALL,
     return made
 
 
+PEOPLE = {"size": 8, "target": 300}
+
+
+def write_until(server: Server, made: dict[str, Any], acknowledged: list[str],
+                stop: threading.Event) -> None:
+    """Both seats of ``made`` play the first legal move, as fast as they can, until ``stop``
+    or the server goes; every move the server acknowledged (200) is added to ``acknowledged``."""
+    while not stop.is_set():
+        moves = list(acknowledged)
+        seat = str(len(moves) % 2 + 1)
+        move = first_legal("blooms", PEOPLE, moves)
+        try:
+            status, _ = server.request("POST", f"/api/games/{made['id']}/move",
+                                       {"secret": made["secrets"][seat], "move": move,
+                                        "ply": len(moves)}, timeout=10)
+        except OSError:
+            return  # the server is gone: this move was not acknowledged
+        if status == 200:
+            acknowledged.append(move)
+
+
 @pytest.mark.slow
 def test_kill_9_mid_move_and_mid_search_loses_no_acknowledged_move_and_leaves_nothing(
         tmp_path: Path):
     db = tmp_path / "games.db"
     server = Server(db, None, "--workers", "2", "--max-think", "30").start()
-    people = create(server, ["human", "human"], {"size": 8, "target": 300})
+    people = create(server, ["human", "human"], PEOPLE)
     thinker = create(server, ["human", LONG], BIG)
     acknowledged: list[str] = []
     try:
@@ -83,23 +105,8 @@ def test_kill_9_mid_move_and_mid_search_loses_no_acknowledged_move_and_leaves_no
                 assert status == 200
             # mid-move: a writer plays as fast as it can until the kill
             stop = threading.Event()
-
-            def write() -> None:
-                while not stop.is_set():
-                    moves = list(acknowledged)
-                    seat = str(len(moves) % 2 + 1)
-                    move = first_legal("blooms", {"size": 8, "target": 300}, moves)
-                    try:
-                        status, _ = server.request(
-                            "POST", f"/api/games/{people['id']}/move",
-                            {"secret": people["secrets"][seat], "move": move,
-                             "ply": len(moves)}, timeout=10)
-                    except OSError:
-                        return  # the server is gone: this move was not acknowledged
-                    if status == 200:
-                        acknowledged.append(move)
-
-            writer = threading.Thread(target=write)
+            writer = threading.Thread(target=write_until, args=(server, people, acknowledged,
+                                                                stop))
             writer.start()
             time.sleep(1.5)
             below = server.below()
@@ -318,7 +325,7 @@ def test_no_process_outlives_the_server_however_it_ends(tmp_path: Path, how: sig
     server = Server(tmp_path / "games.db", None, "--workers", "2", "--max-think", "60").start()
     try:
         create(server, [LONG, "human"], BIG)
-        made = create(server, ["human", "human"], {"size": 8, "target": 300}, source="127.0.0.2")
+        made = create(server, ["human", "human"], PEOPLE, source="127.0.0.2")
         # an analysis runs too (it answers when the server goes)
         threading.Thread(target=lambda: _ignore(lambda: server.request(
             "GET", f"/api/games/{made['id']}/analysis", source="127.0.0.2")),
@@ -335,7 +342,5 @@ def test_no_process_outlives_the_server_however_it_ends(tmp_path: Path, how: sig
 
 
 def _ignore(fn) -> None:
-    try:
+    with contextlib.suppress(OSError):
         fn()
-    except OSError:
-        pass
