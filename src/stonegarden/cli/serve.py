@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import webbrowser
+from typing import Any
 
 import click
 
@@ -36,8 +37,6 @@ def serve(host: str, port: int, db_path: str | None, open_browser: bool, workers
           max_think: float, hint_seconds: float, analysis_seconds: float, job_memory: int,
           queue: int, client_jobs: int, hint_agent: str | None) -> None:
     """Start the web app: play, study and review games in the browser."""
-    import uvicorn
-
     from ..errors import StonegardenError
     from ..jobs import Limits
     from ..store import default_db_path
@@ -64,4 +63,20 @@ def serve(host: str, port: int, db_path: str | None, open_browser: bool, workers
     click.echo(f"stonegarden: serving {url} (games stored in {path}); Ctrl-C stops")
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    run_server(app, host, port)
+
+
+def run_server(app: Any, host: str, port: int) -> None:
+    """uvicorn, telling the app when a shutdown begins (``app.state.begin_shutdown``), so its
+    live-update streams end at once instead of holding the shutdown up."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            begin = getattr(app.state, "begin_shutdown", None)
+            if begin is not None:
+                begin()
+            super().handle_exit(sig, frame)
+
+    Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                          timeout_graceful_shutdown=2)).run()

@@ -16,6 +16,7 @@ the worker exits so that its memory goes back to the system.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import json
@@ -148,9 +149,16 @@ class Worker:
         return keep
 
 
+#: how much lower than the server's the workers' CPU priority is: a search yields the CPU to
+#: the server's requests (pages stay quick while agents think) and still has it when idle
+NICENESS = 10
+
+
 def main(argv: list[str]) -> None:
     parent, modules = int(argv[0]), argv[1:]
     die_with_parent(parent)
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     channel = os.fdopen(os.dup(1), "w", encoding="ascii")
     os.dup2(2, 1)  # stray output of the program goes to standard error

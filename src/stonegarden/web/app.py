@@ -80,6 +80,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         await pool.start()
         svc = GameService(store, pool, budgets, hint_spec=hint_spec)
         state["service"] = svc
+        app.state.begin_shutdown = svc.begin_shutdown
         pool.submit("warm-up", {}, client="server", deadline=600, force=True)
         try:
             yield

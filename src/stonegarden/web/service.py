@@ -674,6 +674,13 @@ class GameService:
                            players={"1": live.seats[0], "2": live.seats[1]},
                            meta={"source": "stonegarden web", "id": live.id})
 
+    def begin_shutdown(self) -> None:
+        """The server is about to stop: live-update streams end now (their pages reconnect to
+        the next server), so the shutdown does not wait for them."""
+        self.closing = True
+        for gid in list(self.hub.listeners):
+            self.hub.publish(gid)
+
     async def close(self) -> None:
         """Stop every agent and end the workers."""
         self.closing = True
