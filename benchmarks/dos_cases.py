@@ -313,6 +313,7 @@ def case_flood(ctx: Context, spec: str) -> dict[str, Any]:
     another client then plays against ``random`` and waits for its replies."""
     server = ctx.server()
     try:
+        ctx.settle(server)
         statuses: dict[str, int] = {}
         games = []
         t0 = time.perf_counter()
@@ -660,6 +661,25 @@ class Context:
         self._n += 1
         db = db or self.tmp / f"games-{self._n}.db"
         return Server(self.src, db, ["--workers", "2", *self.args.server_args], self.cap).start()
+
+    def settle(self, server: Server) -> None:
+        """Until the server says its workers are up (a version that does not say: 5 s), and a
+        first agent move has been made, so that start-up is not measured as waiting."""
+        t0 = time.time()
+        while time.time() - t0 < 60:
+            limits = call(server, "GET", "/api/meta")[1].get("limits")
+            if limits is None:
+                time.sleep(5)
+                break
+            if limits["workers"] >= 2 and limits["busy"] == 0:
+                break
+            time.sleep(0.2)
+        _, made, _, _ = call(server, "POST", "/api/games", {
+            "game": "blooms", "params": {"size": 3, "target": 6}, "seats": ["human", "random"]},
+            source="127.0.0.8")
+        call(server, "POST", f"/api/games/{made['id']}/move",
+             {"secret": made["secrets"]["1"], "move": "Rc3"}, source="127.0.0.8")
+        wait_until(agent_moved(server, made["id"], 1, "127.0.0.8"), self.limit)
 
     def start_outcome(self, db: Path) -> dict[str, Any]:
         s = Server(self.src, db, ["--workers", "1"], self.cap)

@@ -107,7 +107,7 @@ def check_option_range(spec: str, key: str, value: str) -> None:
     except ValueError:  # also an integer of more digits than Python converts
         number = float("nan")
     if not low <= number <= high:  # NaN fails too
-        shown = f"{low:g}..{high:g}" if not whole else f"{int(low)}..{int(high)}"
+        shown = f"{low:.15g}..{high:.15g}" if not whole else f"{int(low)}..{int(high)}"
         raise ParameterError(f"agent {quote(spec)}: option {key!r} must be "
                              f"{'a whole number ' if whole else ''}in {shown}, "
                              f"not {quote(value)}")

@@ -211,10 +211,13 @@ class JobPool:
                                  self._retry_after(None))
 
     def _retry_after(self, client: str | None) -> int:
-        """Whole seconds until a running job (of ``client``, or any) reaches its deadline."""
+        """Whole seconds until one of the jobs in the way (``client``'s, or any running one)
+        reaches its deadline: a running job's time left, a waiting one's whole deadline."""
         now = time.monotonic()
         left = [w.job.deadline - (now - (w.job.started or now)) for w in self.workers
                 if w.job is not None and (client is None or w.job.client == client)]
+        if client is not None:
+            left += [j.deadline for j in self._queues.get(client, ())]
         return max(1, min(600, math.ceil(min(left)) if left else 1))
 
     def submit(self, kind: str, args: dict[str, Any], *, client: str, deadline: float,
