@@ -316,3 +316,52 @@ def test_cancel_and_undo_stop_the_search_in_its_worker(db):
                 client.post(f"/api/games/{gid}/undo", json={"secret": key})
             assert hint_elsewhere() < 15  # the hint's own 2 s and its search: not the minute
             assert stored(db, gid)[0] == ()
+
+
+BIG = "9" * 5000  # more digits than Python converts from text
+ISSUE_500S = [  # (label, method, path (GID: a game), raw body, content type)
+    ("an integer of 5000 digits in params", "POST", "/api/games",
+     '{"game": "blooms", "params": {"size": ' + BIG + '}}', "application/json"),
+    ("an integer of 5000 digits in ply", "GET", "/api/games/GID?ply=" + BIG, None, None),
+    ("an integer of 5000 digits in a body's ply", "POST", "/api/games/GID/move",
+     '{"secret": "x", "move": "Rc3", "ply": ' + BIG + "}", "application/json"),
+    ("an integer of 5000 digits in a record", "POST", "/api/records",
+     '{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"target": '
+     + BIG + '}, "moves": []}', "application/json"),
+    ("a parameter named self", "POST", "/api/games",
+     '{"game": "blooms", "params": {"self": 1}}', "application/json"),
+    ("a parameter named game_id", "POST", "/api/games",
+     '{"game": "blooms", "params": {"game_id": 1}}', "application/json"),
+    ("a parameter named self in SGF RU[]", "POST", "/api/records",
+     "(;GM[1]FF[4]SZ[9]RU[stonegarden freego self=1])", "application/x-go-sgf"),
+    ("a lone surrogate in a secret", "POST", "/api/games/GID/move",
+     '{"secret": "\\ud800", "move": "Rc3"}', "application/json"),
+    ("deeply nested JSON in holes", "POST", "/api/games",
+     '{"game": "blooms", "params": {"holes": "' + "[" * 5000 + '"}}', "application/json"),
+    ("the seat random:seed=-1", "POST", "/api/games",
+     '{"game": "blooms", "seats": ["human", "random:seed=-1"]}', "application/json"),
+    ("target 2**63", "POST", "/api/games",
+     '{"game": "blooms", "params": {"target": 9223372036854775808}}', "application/json"),
+    ("NaN and a float too large", "POST", "/api/games",
+     '{"game": "blooms", "params": {"size": NaN, "target": 1e999}}', "application/json"),
+]
+
+
+@pytest.mark.parametrize("label, method, path, body, ctype", ISSUE_500S,
+                         ids=[c[0] for c in ISSUE_500S])
+def test_inputs_that_once_gave_a_500_get_a_400(client, label, method, path, body, ctype):
+    made = new_game(client, ["human", "human"], params={"size": 3})
+    headers = {"Content-Type": ctype} if ctype else {}
+    r = client.request(method, path.replace("GID", made["id"]),
+                       content=body.encode() if body else None, headers=headers)
+    assert r.status_code in (400, 403, 413), (label, r.status_code, r.text[:300])
+    assert r.json()["error"]
+
+
+def test_rules_pictures_of_an_install_without_the_docs_folder_are_404(client, monkeypatch,
+                                                                      tmp_path):
+    import stonegarden.web.app as web_app
+
+    monkeypatch.setattr(web_app, "DOCS", tmp_path / "no-docs")
+    for name in ("blobs-t1.svg", "x", "..", "a" * 300):
+        assert client.get(f"/rules/img/{name}").status_code == 404

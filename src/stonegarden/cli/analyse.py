@@ -20,9 +20,9 @@ from .common import friendly_errors
 @click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
 @click.option("--ply", type=int, default=None,
               help="analyse the position after this many moves (default: the last position)")
-@click.option("--time", "seconds", type=click.FloatRange(min=0.001), default=None,
+@click.option("--time", "seconds", type=click.FloatRange(0.001, 600), default=None,
               help="seconds of search per position (default 2)")
-@click.option("--sims", type=click.IntRange(min=1), default=None,
+@click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
               help="simulations per position (reproducible with --seed)")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--review", "review", is_flag=True,
