@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from provenance import code_version, command
+
 QUERIES = [
     {"id": 1, "game": "blooms", "params": {"size": 3}, "moves": ["Rc3"], "sims": 30, "seed": 1},
     {"id": 2, "game": "freego", "params": {"size": 5}, "moves": ["C3", "B2"], "sims": 30},
@@ -148,16 +150,9 @@ def main() -> None:
     lines[::97] = [b"\xff\xfe invalid utf-8 \xc3"] * len(lines[::97])
     records = [record_of(rng) for _ in range(args.records)]
     src = args.src.resolve()
-    try:
-        rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
-                               capture_output=True, text=True).stdout.strip()
-        version = rev + ("+dirty" if dirty else "")
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        version = "unknown"
+    version = code_version(src)
     with tempfile.TemporaryDirectory() as tmp:
-        result = {"command": " ".join([Path(sys.executable).name, *sys.argv]),
+        result = {"command": command(),
                   "code_version": version, "seed": args.seed,
                   "engine": engine_fuzz(src, lines),
                   "replay": replay_fuzz(src, records, Path(tmp))}

@@ -35,52 +35,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-PAGE = os.sysconf("SC_PAGE_SIZE")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's helpers
+from provenance import code_version, command
+
+from stonegarden.jobs.procs import alive, cpu_seconds, descendants, resident
+
 MiB = 1024 * 1024
 
 
 # -- processes -----------------------------------------------------------------------------------
-def children_map() -> dict[int, list[int]]:
-    out: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        out.setdefault(ppid, []).append(int(name))
-    return out
-
-
-def descendants(pid: int) -> list[int]:
-    kids = children_map()
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        for c in kids.get(p, ()):
-            out.append(c)
-            todo.append(c)
-    return out
-
-
-def alive(pid: int) -> bool:
-    """Running and not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def rss(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * PAGE
-    except OSError:
-        return 0
+    return resident([pid])
 
 
 def cmdline(pid: int) -> str:
@@ -89,15 +54,6 @@ def cmdline(pid: int) -> str:
             return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
     except OSError:
         return ""
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return 0.0
 
 
 class Memory:
@@ -112,7 +68,7 @@ class Memory:
         self._thread.start()
 
     def total(self) -> int:
-        return sum(rss(p) for p in [self.pid, *descendants(self.pid)])
+        return resident([self.pid, *descendants(self.pid)])
 
     def reset(self) -> None:
         self.peak = self.total()
@@ -746,17 +702,6 @@ CASES: dict[str, Callable[[Context], Any]] = {
 }
 
 
-def version(src: Path) -> str:
-    try:
-        rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
-                               capture_output=True, text=True).stdout.strip()
-        return rev + ("+dirty" if dirty else "")
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return "unknown"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -774,8 +719,8 @@ def main() -> None:
                     help="extra options for serve (last)")
     args = ap.parse_args()
     results: dict[str, Any] = {
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
-        "code_version": version(args.src),
+        "command": command(),
+        "code_version": code_version(args.src),
         "src": str(args.src),
         "machine": {"cpus": os.cpu_count()},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),

@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from provenance import ROOT, code_version, command
+
 PARAMS = {"size": 5}
 AI_SPEC = "mcts:time=2"
 CELL = re.compile(r'data-cell="([a-z]\d+)"[^>]*data-content=""')
@@ -183,17 +184,6 @@ def summary(values: list[float]) -> dict[str, Any]:
             "mean_ms": round(1000 * statistics.fmean(values), 1) if values else None}
 
 
-def code_version() -> str:
-    try:
-        rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "src"],
-                               capture_output=True, text=True).stdout.strip()
-        return rev + ("+dirty" if dirty else "")
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return "unknown"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -246,7 +236,7 @@ def main() -> None:
             by_kind.setdefault(kind, []).append(seconds)
     everything = [s for values in by_kind.values() for s in values]
     result = {
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "command": command(),
         "code_version": code_version(),
         "machine": {"cpus": os.cpu_count(), "load_average_at_end": os.getloadavg()},
         "setup": {"people_games": args.people_games, "ai_games": args.ai_games,

@@ -17,6 +17,7 @@ import pytest
 
 from stonegarden.errors import JobError, QueueFullError
 from stonegarden.jobs import JobPool, Limits
+from stonegarden.jobs.procs import alive
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
@@ -25,14 +26,6 @@ ENV = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{HERE}")
 
 def pool(workers: int = 2, **limits) -> JobPool:
     return JobPool(workers, ["job_kinds"], Limits(**{"kill_grace": 1.0, **limits}), env=ENV)
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 async def ready(p: JobPool) -> None:

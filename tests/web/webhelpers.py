@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from stonegarden.core.registry import make
+from stonegarden.jobs.procs import alive, cpu_seconds, descendants, resident
+
+__all__ = ["Server", "alive", "cpu_seconds", "descendants", "first_legal", "free_port",
+           "resident"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,55 +103,6 @@ class Server:
         """The processes below the server (its workers)."""
         assert self.proc is not None
         return descendants(self.proc.pid)
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (from /proc)."""
-    children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            children.setdefault(ppid, []).append(int(name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def alive(pid: int) -> bool:
-    """Running (not gone, not a zombie)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def resident(pids: list[int]) -> int:
-    """Bytes of resident memory of these processes."""
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except OSError:
-            pass
-    return total
-
-
-def cpu_seconds(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return 0.0
 
 
 def first_legal(game_id: str, params: dict[str, Any], moves: list[str]) -> str:

@@ -14,9 +14,11 @@ from ..errors import ParameterError, quote
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 MAX_SPEC = 200
 
-#: the documented range of every numeric agent option (docs/ai.md), checked when a spec is
-#: read, before any agent is built: (low, high, whole number). A search's time and memory grow
-#: with its budget, so a server can rely on these bounds (and caps the time further).
+#: the documented range of every numeric agent option (docs/web.md, "Limits"): (low, high,
+#: whole number). A search's time and memory grow with its budget, so a server can rely on
+#: these bounds (and caps the time further). The agents' own option parsing checks the lower
+#: bounds of the options they read, in their own words; these add the upper bounds, and the
+#: seed's lower bound, before any agent is built.
 OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
     "seed": (0, 2**63 - 1, True),
     "sims": (1, 10_000_000, True),
@@ -29,6 +31,8 @@ OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
     "safe": (0, 64, True),
     "contempt": (0.0, 0.5, False),
 }
+#: options whose lower bound no agent checks itself
+_LOW_CHECKED_HERE = frozenset({"seed"})
 
 
 class Agent(Protocol):
@@ -97,19 +101,24 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 
 def check_option_range(spec: str, key: str, value: str) -> None:
-    """Raises: ParameterError naming the option and its range when a numeric option is not a
-    number in ``OPTION_RANGES``."""
+    """Raises: ParameterError naming the option and its range when a numeric option in
+    ``OPTION_RANGES`` is above its range (or, for a seed, below it). Text that is not a number
+    is left to the agent, which says what it expects."""
     if key not in OPTION_RANGES:
         return
     low, high, whole = OPTION_RANGES[key]
+    text = value.strip()
     try:
-        number: float = int(value) if whole else float(value)
-    except ValueError:  # also an integer of more digits than Python converts
-        number = float("nan")
-    if not low <= number <= high:  # NaN fails too
-        shown = f"{low:.15g}..{high:.15g}" if not whole else f"{int(low)}..{int(high)}"
-        raise ParameterError(f"agent {quote(spec)}: option {key!r} must be "
-                             f"{'a whole number ' if whole else ''}in {shown}, "
+        number: float = int(text) if whole else float(text)
+    except ValueError:  # not a number, or an integer of more digits than Python converts
+        if not (whole and text.lstrip("+-").isdigit()):
+            return
+        number = float("-inf") if text.startswith("-") else float("inf")
+    if number != number:  # NaN: the agent refuses it in its own words
+        return
+    if number > high or (number < low and key in _LOW_CHECKED_HERE):
+        shown = f"{int(low)}..{int(high)}" if whole else f"{low:.15g}..{high:.15g}"
+        raise ParameterError(f"agent {quote(spec)}: option {key!r} must be {shown}, "
                              f"not {quote(value)}")
 
 

@@ -55,8 +55,11 @@ class Param:
         return f"{'' if self.low is None else self.low}..{'' if self.high is None else self.high}"
 
     def _out_of_range(self, value: Any) -> ParameterError:
-        return ParameterError(f"parameter {self.name!r} must be in {self.range_text()}, "
-                              f"not {quote(value)}")
+        values = value if isinstance(value, list) else [value]
+        side = (f"below {self.low}" if self.low is not None and min(values) < self.low
+                else f"above {self.high}")
+        return ParameterError(f"parameter {self.name!r}: {quote(value)} is {side} (its range "
+                              f"is {self.range_text()})")
 
     def _from_text(self, text: str) -> Any:
         t = text.strip()

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import JobError, QueueFullError
+from .procs import resident
 
 #: a worker that dies this soon after it started counts as a failed start (backing off)
 HEALTHY_AFTER = 5.0
@@ -268,10 +269,12 @@ class JobPool:
         return sum(1 for q in self._queues.values() for j in q if j.submitted < job.submitted)
 
     def describe(self) -> dict[str, Any]:
+        """Workers ready and busy, jobs queued, worker deaths, the workers' resident MiB."""
         return {"workers": sum(1 for w in self.workers if w.ready),
                 "busy": sum(1 for w in self.workers if w.job is not None),
                 "queued": sum(len(q) for q in self._queues.values()),
-                "deaths": self.deaths}
+                "deaths": self.deaths,
+                "worker_mib": round(resident([w.proc.pid for w in self.workers]) / 2**20)}
 
     # -- scheduling ------------------------------------------------------------------------------
     def _dispatch(self) -> None:
