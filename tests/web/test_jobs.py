@@ -207,3 +207,20 @@ def test_workers_die_with_their_server_when_it_is_killed(tmp_path: Path, busy: b
         assert not any(alive(p) for p in pids)
     finally:
         proc.kill()
+
+
+def test_waiting_jobs_fail_when_no_worker_can_start():
+    """A worker that cannot start (here: a module that does not exist) must not leave jobs
+    waiting for ever: after a few tries they fail, saying why."""
+    async def main():
+        p = JobPool(1, ["no_such_module_anywhere"], Limits(kill_grace=1.0), env=ENV)
+        await p.start()
+        try:
+            job = p.submit("test-echo", {}, client="a", deadline=5)
+            with pytest.raises(JobError) as err:
+                await asyncio.wait_for(job.result(), 120)
+            assert err.value.reason == "died" and "no worker can start" in str(err.value)
+        finally:
+            await p.close()
+
+    asyncio.run(main())

@@ -30,6 +30,9 @@ from .procs import resident
 #: a worker that dies this soon after it started counts as a failed start (backing off)
 HEALTHY_AFTER = 5.0
 MAX_BACKOFF = 30.0
+#: after this many failed starts in a row with no worker up, waiting jobs fail (they would
+#: wait for ever); new workers are still tried, with the backoff
+FAILED_STARTS = 5
 
 
 @dataclass(frozen=True)
@@ -390,9 +393,22 @@ class JobPool:
         lived = time.monotonic() - worker.started
         healthy = worker.ended_by or (worker.ready and lived > HEALTHY_AFTER)
         self._failed_starts = 0 if healthy else self._failed_starts + 1
+        if self._failed_starts >= FAILED_STARTS and not any(w.ready for w in self.workers):
+            self._fail_queued(f"no worker can start ({_describe_exit(code)}, "
+                              f"{self._failed_starts} times in a row)")
         delay = min(MAX_BACKOFF, 0.25 * 2 ** self._failed_starts) if self._failed_starts else 0
         assert self._loop is not None
         self._loop.call_later(delay, self._replace)
+
+    def _fail_queued(self, why: str) -> None:
+        """Fail every waiting job (nothing could run it): they must not wait for ever."""
+        for queue in self._queues.values():
+            for job in queue:
+                self._jobs[job.client] -= 1
+                self._settle(job, "failed", error=JobError(
+                    f"the {job.kind} job could not run: {why}", "died"))
+        self._queues.clear()
+        self._turns.clear()
 
     def _requeue(self, job: Job) -> None:
         job.state = "queued"
