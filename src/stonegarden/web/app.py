@@ -30,7 +30,14 @@ from ..errors import StonegardenError
 from ..sgf import record_to_sgf, sgf_to_record
 from . import ai
 from .http import JSON, MAX_RECORD_BODY, SGF, error_response, read_body, read_json
-from .pages import DOCS, rules_context
+from .pages import (
+    DOCS,
+    game_context,
+    home_context,
+    rules_context,
+    rules_index_context,
+    stored_context,
+)
 from .service import ApiError, GameService, StopSlots, new_pool
 from .storage import Store
 from .views import view_for
@@ -76,14 +83,14 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
 
     # -- pages ------------------------------------------------------------------------------
     async def home(request: Request) -> HTMLResponse:
-        return page("home.html", games=_games_meta(), agents=agent_names())
+        return page("home.html", games=_games_meta(), agents=agent_names(), **home_context())
 
     async def game_page(request: Request) -> HTMLResponse:
         live = service().get(request.path_params["gid"])
         legend = view_for(live.game).legend(live.game)
         return page("game.html", gid=live.id, title=live.game.title, game_id=live.game.id,
                     legend=legend, sgf=view_for(live.game).kind == "point",
-                    example=_example_move(live.game))
+                    example=_example_move(live.game), **game_context(live.game))
 
     async def rules_page(request: Request) -> HTMLResponse:
         gid = request.path_params["game"]
@@ -93,10 +100,12 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
             raise ApiError(404, f"no game {gid!r}") from None
         return page("rules.html", **rules_context(gid))
 
+    async def rules_index(request: Request) -> HTMLResponse:
+        return page("rules_index.html", **rules_index_context())
+
     async def stored_page(request: Request) -> HTMLResponse:
         rows = store.list_games()
-        return page("stored.html", games=[service().summary(r) for r in rows],
-                    titles={g: game_class(g).title for g in available_games()})
+        return page("stored.html", **stored_context([service().summary(r) for r in rows]))
 
     # -- API ----------------------------------------------------------------------------------
     async def meta(request: Request) -> JSONResponse:
@@ -229,6 +238,7 @@ def create_app(db_path: str | Path, workers: int = 2, ai_timeout: float = 120.0,
         Route("/game/{gid}", game_page),
         # pictures the game docs refer to as img/... (present in a source checkout)
         Mount("/rules/img", StaticFiles(directory=DOCS / "img", check_dir=False), name="docimg"),
+        Route("/rules", rules_index),
         Route("/rules/{game}", rules_page),
         Route("/games", stored_page),
         Route("/api/meta", meta),

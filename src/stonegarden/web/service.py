@@ -23,7 +23,7 @@ from ..agents.registry import make_agent, parse_agent_spec
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import Record, make_record, replay_record, result_of
 from ..core.registry import make
-from ..errors import ParameterError, StonegardenError
+from ..errors import IllegalMoveError, ParameterError, StonegardenError
 from . import ai
 from .storage import GameRow, StaleError, Store
 from .views import Marks, view_for
@@ -283,9 +283,10 @@ class GameService:
             after = game.play_text(state, move)
             text = "resign" if after.resigned else game.action_to_text(
                 state, game.parse_action(state, move))
+        except IllegalMoveError as exc:  # players see the board, not the position text
+            raise ApiError(422, f"illegal move {exc.move!r}: {exc.reason}") from None
         except StonegardenError as exc:
-            status = 422 if type(exc).__name__ == "IllegalMoveError" else 400
-            raise ApiError(status, str(exc)) from None
+            raise ApiError(400, str(exc)) from None
         live.paused = False
         live.notice = ""
         self._append(live, text, after, redo=())
@@ -580,6 +581,8 @@ class GameService:
             "winner": game.winner(state),
             "reason": game.result_reason(state),
             "score": view.score_track(game, state),
+            "outcome": view.outcome(game, state),
+            "players": list(view.player_names(game)),
             "captured": captured,
             "last": last,
             "svg": view.svg(game, state, marks),
