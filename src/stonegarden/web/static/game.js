@@ -90,7 +90,6 @@
     $("status").textContent = status;
     $("status").className = "status" + (s.can_play ? " your-turn" : "") + (s.terminal ? " over" : "");
     $("result").hidden = !s.terminal;
-    $("result-text").textContent = resultText(s);
     renderScore(s.score);
     renderMoves(s);
     renderThinking(s);

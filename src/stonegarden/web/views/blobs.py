@@ -39,7 +39,7 @@ class BlobsView(BoardView):
     click_to_play = True
     player_classes = ("p-red", "p-blue")
     #: pixels per die: the board keeps this scale however many dice it shows
-    CELL = 56
+    CELL = 72
 
     def supports(self, game: Game) -> bool:
         try:
@@ -120,7 +120,7 @@ class BlobsView(BoardView):
         return [{"name": "last move", "swatch": _cell_swatch("last")},
                 {"name": "you can place here", "swatch": _cell_swatch("legal")},
                 {"name": "hint", "swatch": _cell_swatch("hint")},
-                {"name": "the dice round a closed blob (at the end)",
+                {"name": "dice round the closed blob that ended the game",
                  "swatch": _cell_swatch("decisive")}]
 
     def score_track(self, game: Game, state: State) -> dict[str, Any]:
