@@ -36,10 +36,31 @@ def player_doc(markdown: str) -> str:
         if not skip:
             kept.append(block)
     text = "\n".join(kept)
+    text = re.sub(r"\A# [^\n]*\n", "", text)  # the page has its own title
+    # Python examples are for programmers (docs/architecture.md), not for players
+    text = re.sub(r"```python\n.*?```\n?", "", text, flags=re.S)
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if "shared/spec" not in p]
+    # a heading whose whole section is gone goes too
+    paragraphs = [p for i, p in enumerate(paragraphs) if not _empty_section(paragraphs, i)]
     text = "\n\n".join(paragraphs)
     text = re.sub(r"\s*\(`[^`\s]+\.py`\)", "", text)
     return re.sub(r"`docs/games/([a-z-]+)\.md`", r"[its rules page](/rules/\1)", text)
+
+
+def _heading_level(block: str) -> int:
+    """The level of a one-line Markdown heading (``## X`` is 2), else 0."""
+    m = re.match(r"(#{1,6}) ", block)
+    return len(m.group(1)) if m and "\n" not in block.strip() else 0
+
+
+def _empty_section(blocks: list[str], i: int) -> bool:
+    """Whether block ``i`` is a heading with nothing under it before the next heading of its
+    level or above (or the end)."""
+    level = _heading_level(blocks[i])
+    if not level:
+        return False
+    following = _heading_level(blocks[i + 1]) if i + 1 < len(blocks) else 1
+    return 0 < following <= level
 
 
 def doc_html(game_id: str) -> str | None:
@@ -148,6 +169,7 @@ def rules_index_context() -> dict[str, Any]:
         cls = game_class(gid)
         summary = (cls.__doc__ or "").strip().split("\n\n")[0].replace("``", "")
         summary = re.sub(r"^[a-z-]+: ", "", summary)
+        summary = re.sub(r"\s*\([^()]*\.md\)", "", summary).replace(" | ", " or ")
         games.append({"id": gid, "title": cls.title, "summary": summary})
     return {"games": games}
 
@@ -188,6 +210,8 @@ def result_words(game_id: str, seats: list[str], result: dict[str, Any] | None) 
         names = ("Player 1", "Player 2")
     winner = result.get("winner")
     reason = str(result.get("reason") or "").replace("-", " ")
+    if winner in (1, 2) and reason == "resign":
+        return f"{names[winner - 1]} won: {names[2 - winner]} resigned"
     if winner in (1, 2):
         return f"{names[winner - 1]} won ({reason})"
     return f"a draw ({reason})"
