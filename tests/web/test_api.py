@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("httpx", reason="starlette's TestClient needs httpx (test extra)")
+pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from starlette.testclient import TestClient
 from webhelpers import first_legal
 
