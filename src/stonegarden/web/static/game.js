@@ -171,7 +171,7 @@
     const b = s.builder;
     const live = s.can_play;
     $("builder").classList.toggle("inactive", !live);
-    $("builder").hidden = s.terminal && s.ply === s.length;  // nothing left to play
+    $("builder").hidden = !s.you || (s.terminal && s.ply === s.length);  // nothing to play
     ["confirm", "clear", "resign"].forEach((id) => { $(id).disabled = !live; });
     $("move-text").disabled = !live;
     $("pass").hidden = !(live && b.can_pass);
