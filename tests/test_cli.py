@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,20 @@ def test_games_lists_every_game_with_parameters():
 def test_version():
     out = run_cli("--version")
     assert out.returncode == 0 and "stonegarden" in out.stdout
+
+
+def test_play_shows_no_position_fields_numbers_both_axes_and_a_legal_help_example():
+    out = run_cli("play", "blooms", "--param", "size=4", "--p2", "random:seed=1",
+                  input="help\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "to_move=" not in out.stdout  # the position fields are for replay, not for play
+    lines = out.stdout.splitlines()
+    assert any(line.strip() == "1 2 3 4" for line in lines)  # numbers above and below
+    assert any(line.startswith("d  ") and line.rstrip().endswith("d7") for line in lines)
+    example = re.search(r"e\.g\. (\S+)\)", out.stdout).group(1)
+    from stonegarden.core.registry import make
+
+    game = make("blooms", size=4)
+    game.play_text(game.initial_state(), example)  # legal as the first move
+    help_lines = out.stdout[out.stdout.index("Type a move"):].splitlines()[:4]
+    assert help_lines[-1].rstrip().endswith("record)")  # not wrapped

@@ -50,10 +50,14 @@ def shot(page, name: str) -> None:
 
 def start_from_home(page, server: Server, game: str, params: dict[str, str],
                     seats: tuple[str, str]) -> None:
+    """Start a game with the given seats through the home page's advanced fields."""
     page.goto(server.url + "/")
     page.select_option("#game-select", game)
-    for name, value in params.items():
-        page.fill(f'[data-param="{name}"]', value)
+    if params:
+        page.click("#params-box summary")
+        for name, value in params.items():
+            page.fill(f'[data-param="{name}"]', value)
+    page.click("#advanced summary")
     page.fill("#seat1", seats[0])
     page.fill("#seat2", seats[1])
     page.click("#start")
@@ -164,8 +168,11 @@ def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, serv
     # two passes end the game; every page sees the end
     wait_ready(b)
     b.click("#pass")
+    assert b.is_visible("#ask")  # a pass asks first
+    b.click("#ask-yes")
     wait_ready(a)
     a.click("#pass")
+    a.click("#ask-yes")
     for page in (a, b, c):
         page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
         assert "Game over" in page.inner_text("#status")
@@ -180,6 +187,7 @@ def test_rules_and_stored_games_pages(browser, server):
     page = browser.new_page(bypass_csp=True, viewport={"width": 1100, "height": 900})
     page.goto(server.url + "/")
     page.select_option("#game-select", "blooms-territory")
+    page.click("#params-box summary")
     assert page.locator('[data-param="superko"]').count() == 1  # the game's own parameters
     page.select_option("#game-select", "blooms")
     assert page.input_value('[data-param="target"]') == ""  # derived from the size unless set
@@ -285,7 +293,8 @@ def test_dice_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_p
             shot(page, f"{game_id}-game.png")
             took_shot = True
         page.locator("#board .legal").first.click()  # a frontier cell ...
-        page.locator("button.face-option").first.click()  # ... then one of its faces
+        if page.locator("button.face-option").count():  # ... then one of its faces (when
+            page.locator("button.face-option").first.click()  # only one fits, it is played)
         page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
     assert page.evaluate("document.body.dataset.terminal") == "true"
     shot(page, f"{game_id}-game-over.png")
@@ -295,3 +304,288 @@ def test_dice_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_p
     dl.value.save_as(str(path))
     replay = cli("replay", str(path), "--json")
     assert replay.returncode == 0, replay.stderr
+
+
+# -- the first five minutes, the end of a game, the keyboard, every page --------------------
+def snapshot(server: Server, page) -> dict[str, Any]:
+    gid = page.evaluate("document.body.dataset.gid")
+    return server.request("GET", f"/api/games/{gid}")[1]
+
+
+def test_the_start_button_alone_starts_a_game_against_the_default_level(browser, server):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server.url + "/")
+    assert page.is_checked('input[name="mode"][value="computer"]')
+    assert page.is_checked('input[name="level"][value="2"]')
+    assert page.locator("#levels li").count() == 6
+    assert "Newcomers" in page.inner_text("#levels")
+    page.click("#start")
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    assert snapshot(server, page)["seats"] == ["human", "level:2"]
+    # Blobs: "first" is the player who makes the first choice, Blue (player 2)
+    page.goto(server.url + "/?game=blobs")
+    assert page.input_value("#game-select") == "blobs"
+    assert "player 2: Blue" in page.inner_text("#seat-choice")
+    page.check('input[name="level"][value="1"]')
+    page.click("#start")
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    assert snapshot(server, page)["seats"] == ["level:1", "human"]
+
+
+def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, server):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    page = ctx.new_page()
+    page.goto(server.url + "/?game=freego")
+    page.check('input[name="mode"][value="friend"]')
+    page.check('input[name="seat"][value="second"]')
+    page.click("#start")
+    page.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    invite = page.input_value("#invite-url")
+    assert invite.endswith(page.get_attribute("#link-1", "href"))  # the friend plays first
+    page.click("#copy-invite")
+    page.wait_for_function("document.getElementById('copy-note').textContent === 'Copied.'",
+                           timeout=WAIT)
+    assert page.evaluate("navigator.clipboard.readText()") == invite
+    friend = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    friend.goto(invite)
+    wait_ready(friend)
+    assert "Your turn (Black)" in friend.inner_text("#status")
+    # computer against computer: the creator watches two levels play
+    page.goto(server.url + "/?game=freego")
+    page.check('input[name="mode"][value="watch"]')
+    assert page.is_hidden("#seat-choice")
+    page.select_option("#watch-1", "1")
+    page.select_option("#watch-2", "3")
+    page.click("#start")
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    assert snapshot(server, page)["seats"] == ["level:1", "level:3"]
+    ctx.close()
+
+
+def test_keyboard_confirm_moves_asking_first_arrow_keys_and_the_turn_alert(browser, server):
+    _, made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"]})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    assert page.title().startswith("● Your turn")
+    assert not page.is_checked("#confirm-moves")  # off on a large screen with a mouse
+    # the board from the keyboard: one cell takes the focus, arrows move it, Enter plays
+    first = page.locator('#board [data-cell][tabindex="0"]')
+    assert first.count() == 1
+    first.focus()
+    name = page.evaluate("document.activeElement.dataset.cell")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == f"{name}, empty"
+    page.keyboard.press("ArrowRight")
+    moved = page.evaluate("document.activeElement.dataset.cell")
+    assert moved != name and moved[1:] == name[1:]  # same row, next column
+    page.keyboard.press("Enter")
+    page.wait_for_function("+document.body.dataset.length === 1", timeout=WAIT)
+    assert snapshot(server, page)["moves"][0]["text"] == moved
+    assert not page.title().startswith("● Your turn")
+    server.request("POST", f"/api/games/{made['id']}/move",
+                   {"secret": made["secrets"]["2"], "move": "A5"})
+    page.wait_for_function("+document.body.dataset.length === 2", timeout=WAIT)
+    wait_ready(page)
+    assert page.title().startswith("● Your turn")
+    # confirm moves: a click chooses (a ghost stone), Confirm plays
+    page.check("#confirm-moves")
+    page.locator('#board [data-cell="C3"]').click()
+    assert page.locator("#board .ghost").count() == 1
+    assert page.input_value("#move-text") == "C3"
+    assert int(page.evaluate("document.body.dataset.length")) == 2
+    page.click("#confirm")
+    page.wait_for_function("+document.body.dataset.length === 3", timeout=WAIT)
+    # resign asks first; No keeps the game
+    server.request("POST", f"/api/games/{made['id']}/move",
+                   {"secret": made["secrets"]["2"], "move": "A4"})
+    wait_ready(page)
+    page.click("#resign")
+    assert page.is_visible("#ask") and "Resign" in page.inner_text("#ask-text")
+    page.click("#ask-no")
+    assert page.is_hidden("#ask") and page.evaluate("document.body.dataset.terminal") == "false"
+    # arrow keys step through the moves
+    page.locator("h1").click()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("+document.body.dataset.ply === 3", timeout=WAIT)
+    page.keyboard.press("Home")
+    page.wait_for_function("+document.body.dataset.ply === 0", timeout=WAIT)
+    page.keyboard.press("End")
+    page.wait_for_function("+document.body.dataset.ply === 4", timeout=WAIT)
+    # resigning for real ends it in words, with a new game offered
+    page.click("#resign")
+    page.click("#ask-yes")
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert "You lost: Black resigned" in page.inner_text("#status")
+    assert page.get_attribute("#new-game", "href") == "/?game=freego"
+    small = browser.new_page(viewport={"width": 375, "height": 800}, has_touch=True)
+    small.goto(server.url + made["links"]["2"])
+    small.wait_for_selector("#board [data-cell]", timeout=WAIT)
+    assert small.is_checked("#confirm-moves")  # on by default on a small screen
+    assert "You won: Black resigned" in small.inner_text("#status")
+
+
+PAGES_375 = ["/", "/rules", "/games"]
+
+
+def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, server):
+    from stonegarden.core.registry import available_games
+
+    games = []
+    for game_id in available_games():
+        _, made = server.request("POST", "/api/games", {"game": game_id, "seats": ["human",
+                                                                                    "human"]})
+        games.append(made)
+    paths = PAGES_375 + [f"/rules/{g}" for g in available_games()] + \
+        [m["links"]["1"] for m in games]
+    for scheme in ("light", "dark"):
+        ctx = browser.new_context(viewport={"width": 375, "height": 800}, color_scheme=scheme)
+        page = ctx.new_page()
+        failed: list[str] = []
+        errors: list[str] = []
+        page.on("response", lambda r, failed=failed: failed.append(f"{r.status} {r.url}")
+                if r.status >= 400 else None)
+        page.on("console", lambda m, errors=errors: errors.append(m.text)
+                if m.type == "error" else None)
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        for path in paths:
+            page.goto(server.url + path)
+            page.wait_for_load_state("networkidle")
+            assert page.evaluate("document.documentElement.dataset.theme") == scheme
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= 375, (path, scheme, wide)
+        assert failed == [] and errors == [], (failed, errors)
+        if scheme == "dark":
+            page.goto(server.url + "/")
+            shot(page, "home-375-dark.png")
+        ctx.close()
+    # the toggle overrides the system's choice, and is remembered
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page.goto(server.url + "/")
+    page.click("#theme-toggle")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.reload()
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert page.inner_text("#theme-toggle") == "Light mode"
+    icon = page.evaluate("document.querySelector('link[rel=icon]').href")
+    assert icon.endswith("/static/favicon.svg")
+
+
+def test_pages_work_under_a_strict_content_security_policy(browser, server):
+    """The server's own headers aside, the pages need nothing a strict policy forbids."""
+    policy = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+              "connect-src 'self'")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+
+    def with_policy(route) -> None:
+        response = route.fetch()
+        headers = {**response.headers, "content-security-policy": policy}
+        route.fulfill(response=response, headers=headers)
+
+    page.route("**/*", with_policy)
+    page.route("**/events", lambda route: route.continue_())  # a stream, not fetched whole
+    page.add_init_script("window.__csp = []; document.addEventListener("
+                         "'securitypolicyviolation', e => window.__csp.push("
+                         "e.violatedDirective + ' ' + e.blockedURI));")
+    page.goto(server.url + "/?game=freego")
+    page.check('input[name="mode"][value="friend"]')
+    page.click("#start")
+    page.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    page.click("#go-to-seat")
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    # (no wait_for_function here: Playwright evaluates its predicate with eval, which the
+    # policy rightly forbids)
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.locator("#board .cell.legal").first.click()
+    page.wait_for_selector('body[data-length="1"]', timeout=WAIT)
+    assert page.locator("#score .bar span").count() == 2
+    page.click("#theme-toggle")
+    for path in ("/", "/rules", "/rules/blobs", "/games"):
+        page.goto(server.url + path)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate("window.__csp") == [], path
+    page.goto(server.url + "/games")
+    assert page.evaluate("window.__csp") == []
+
+
+def test_stored_games_list_filters_and_rules_index(browser, server):
+    server.request("POST", "/api/games", {"game": "freego", "params": {"size": 7},
+                                          "seats": ["human", "level:2"]})
+    _, made = server.request("POST", "/api/games", {"game": "blooms", "seats": ["human",
+                                                                                "human"]})
+    server.request("POST", f"/api/games/{made['id']}/move",
+                   {"secret": made["secrets"]["1"], "move": "resign"})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server.url + "/games")
+    rows = page.locator("#stored tbody tr")
+    assert rows.count() == 2
+    text = page.inner_text("#stored")
+    assert "size 7" in text and "computer, level 2" in text and "Player 2 won" in text
+    assert "1970" not in text and page.locator("#stored time").count() == 2
+    page.select_option("#filter-status", "finished")
+    assert page.locator("#stored tbody tr:visible").count() == 1
+    page.select_option("#filter-status", "")
+    page.select_option("#filter-game", "freego")
+    assert page.locator("#stored tbody tr:visible").count() == 1
+    page.select_option("#filter-game", "")
+    page.fill("#filter-text", "level 2")
+    assert page.locator("#stored tbody tr:visible").count() == 1
+    page.fill("#filter-text", "")
+    shot(page, "stored-games.png")
+    page.goto(server.url + "/rules")
+    assert page.locator(".rules-index li").count() >= 5
+    shot(page, "rules-index.png")
+    page.click("text=Bridge Go")
+    assert page.url.endswith("/rules/bridgego")
+    assert "shared/spec" not in page.content()
+
+
+def _finished(server: Server, game: str, params: dict[str, Any], moves: list[str]) -> dict:
+    _, made = server.request("POST", "/api/games", {"game": game, "params": params,
+                                                    "seats": ["human", "human"]})
+    for i, move in enumerate(moves):
+        status, snap = server.request("POST", f"/api/games/{made['id']}/move",
+                                      {"secret": made["secrets"][str(i % 2 + 1)], "move": move})
+        assert status == 200, snap
+    return made
+
+
+def test_what_decided_a_game_is_drawn_screenshots(browser, server):
+    bridge = _finished(server, "bridgego", {"size": 7},
+                       ["D1", "A1", "D2", "A2", "D3", "B3", "D4", "A4", "D5", "B5", "D6", "A6",
+                        "D7"])
+    territory = _finished(server, "blooms-territory", {"size": 3},
+                          ["Yb3", "Ka2,Gb1", "Rd4,Yc1", "Kd2", "Rc3,Ya1", "Kb2,Ge1", "Rb4,Yc4",
+                           "pass", "pass"])
+    for made, name, words in ((bridge, "bridgego-won.png", "You won: Black joined south and north"),
+                              (territory, "blooms-territory-over.png",
+                               "You won: both players passed")):
+        for width, scheme in ((1280, "light"), (375, "dark")):
+            page = browser.new_page(viewport={"width": width, "height": 900},
+                                    color_scheme=scheme)
+            page.goto(server.url + made["links"]["1"])
+            page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+            assert words in page.inner_text("#status")
+            assert page.locator("#board .decisive, #board [class*=territory-]").count() > 0
+            shot(page, name if width == 1280 else name.replace(".png", "-375-dark.png"))
+            page.close()
+    # Blobs: the faces that fit a cell, drawn, before choosing one
+    _, made = server.request("POST", "/api/games", {"game": "blobs", "seats": ["human",
+                                                                                "human"]})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server.url + made["links"]["2"])
+    wait_ready(page)
+    page.locator('#board [data-cell="h9"]').click()
+    assert page.locator("button.face-option svg").count() == 2
+    shot(page, "blobs-faces.png")
+    # Free Go on 9x9: five star points, labels clear of the stones
+    _, made = server.request("POST", "/api/games", {"game": "freego", "seats": ["human",
+                                                                                 "human"]})
+    for i, move in enumerate(["A1", "J9", "E5", "A9"]):
+        server.request("POST", f"/api/games/{made['id']}/move",
+                       {"secret": made["secrets"][str(i % 2 + 1)], "move": move})
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    assert page.locator("#board .star").count() == 5
+    shot(page, "freego-9x9.png")

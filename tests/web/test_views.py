@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("httpx", reason="starlette's TestClient needs httpx (test extra)")
+pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from fakesquare import FakeSquare
 from starlette.testclient import TestClient
 

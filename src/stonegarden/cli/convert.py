@@ -1,12 +1,15 @@
-"""``stonegarden convert IN OUT``: game records to and from SGF, by file extension."""
+"""``stonegarden convert IN OUT``: game records to and from SGF, by file extension; an Abstract
+Play game record (AP Game Record JSON, Blooms) is read as a ``.json`` input too."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from ..core.record import load_record, replay_record, save_record
+from ..ap_record import ap_to_record, looks_like_ap_record
+from ..core.record import Record, load_record, parse_record, replay_record, save_record
 from ..errors import RecordError
 from ..sgf import MAX_SGF_CHARS, record_to_sgf, sgf_to_record
 from .common import friendly_errors
@@ -33,6 +36,18 @@ def _read_text(path: str) -> str:
         raise RecordError(f"{path!r} is not UTF-8 text") from None
 
 
+def _read_json_record(path: str) -> Record:
+    """A stonegarden record, or an AP Game Record converted to one."""
+    text = _read_text(path)
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return load_record(path)  # says what is wrong with it
+    if looks_like_ap_record(data):
+        return ap_to_record(data, path)
+    return parse_record(data)
+
+
 @click.command()
 @click.argument("source", metavar="IN", type=click.Path(dir_okay=False))
 @click.argument("target", metavar="OUT", type=click.Path(dir_okay=False))
@@ -40,12 +55,13 @@ def _read_text(path: str) -> str:
               help="the game of an SGF file without a stonegarden RU[] (e.g. freego)")
 @friendly_errors
 def convert(source: str, target: str, game_id: str | None) -> None:
-    """Convert a game between a record (.json) and SGF (.sgf), replaying every move."""
+    """Convert a game between a record (.json) and SGF (.sgf), replaying every move. IN may
+    also be an Abstract Play game record of Blooms (.json, as Abstract Play exports it)."""
     src, dst = _format_of(source), _format_of(target)
     if src == "sgf":
         record = sgf_to_record(_read_text(source), source, game_id)
     else:
-        record = load_record(source)
+        record = _read_json_record(source)
         replay_record(record)  # validate before writing anything
     try:
         if dst == "json":

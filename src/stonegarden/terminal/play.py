@@ -14,10 +14,23 @@ from ..core.record import make_record, save_record
 from ..errors import IllegalMoveError, StonegardenError
 from .render import rich_diagram
 
-HELP = """Type a move in notation (e.g. Rd4 or Rd4,Yc3), or a command:
-  moves      list some legal moves        undo     take back your last move
-  resign     resign the game              save F   save the record to file F
-  help       this text                    quit     leave (the record is kept if --save)"""
+HELP = """Type a move in notation (e.g. {example}), or a command:
+  moves    list some legal moves     undo     take back your last move
+  resign   resign the game           save F   save the record to file F
+  help     this text                 quit     leave (--save keeps the record)"""
+
+
+def help_text(game: Game, state: State) -> str:
+    """The help, with examples that are legal moves in ``state``."""
+    texts = game.legal_moves_text(state) if not game.is_terminal(state) else []
+    examples = []
+    if texts:
+        examples.append(texts[len(texts) // 2])
+        two = [t for t in texts if "," in t]  # a turn of two stones, where the game has them
+        if two:
+            examples.append(two[len(two) // 2])
+    example = " or ".join(examples) if examples else "a move"
+    return HELP.format(example=example)
 
 
 @dataclass
@@ -67,12 +80,17 @@ class Session:
 
 
 def status_line(game: Game, state: State) -> str:
-    """Whose turn and the scores, in words (with the target when the game has one)."""
+    """Whose turn and the scores, in words (with the target when the game has one; no scores in
+    a game that keeps none)."""
     p = game.current_player(state)
     scores = game.scores(state)
     target = game.params.get("target")
     goal = f" (target {target})" if target is not None else ""
-    return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}"
+    left = getattr(state, "dice_left", None)
+    extra = f"; dice left {left}" if left is not None else ""
+    if target is None and not any(scores) and not getattr(game, "territory", False):
+        return f"player {p} to move{extra}"
+    return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
 
 
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
@@ -90,7 +108,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     while True:
         state = s.state
         if game.is_terminal(state):
-            console.print(rich_diagram(game, state))
+            console.print(rich_diagram(game, state, fields=False))
             w = game.winner(state)
             reason = game.result_reason(state)
             console.print(f"[bold]Game over:[/] {'draw' if w == 0 else f'player {w} wins'} ({reason}); "
@@ -114,7 +132,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(f"player {p} ({agent.spec}) plays [bold]{text}[/]")
             s.push(text, game.play_unchecked(state, a))
             continue
-        console.print(rich_diagram(game, state))
+        console.print(rich_diagram(game, state, fields=False))
         console.print(status_line(game, state), style="bold")
         try:
             line = console.input(f"player {p} > ")
@@ -129,7 +147,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print("leaving the game unfinished")
             return -1
         if low in ("help", "?"):
-            console.print(HELP, markup=False)
+            console.print(help_text(game, state), markup=False)
             continue
         if low == "undo":
             n = s.undo()

@@ -41,7 +41,14 @@ from .http import (
     read_body,
     read_json,
 )
-from .pages import DOCS, rules_context
+from .pages import (
+    DOCS,
+    game_context,
+    home_context,
+    rules_context,
+    rules_index_context,
+    stored_context,
+)
 from .service import ApiError, Budgets, GameService
 from .views import view_for
 
@@ -93,14 +100,14 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     # -- pages ------------------------------------------------------------------------------
     async def home(request: Request) -> HTMLResponse:
-        return page("home.html", games=_games_meta(), agents=agent_names())
+        return page("home.html", games=_games_meta(), agents=agent_names(), **home_context())
 
     async def game_page(request: Request) -> HTMLResponse:
         live = await service().load(request.path_params["gid"], client_of(request))
         legend = view_for(live.game).legend(live.game)
         return page("game.html", gid=live.id, title=live.game.title, game_id=live.game.id,
                     legend=legend, sgf=view_for(live.game).kind == "point",
-                    example=_example_move(live.game))
+                    example=_example_move(live.game), **game_context(live.game))
 
     async def rules_page(request: Request) -> HTMLResponse:
         gid = request.path_params["game"]
@@ -118,10 +125,12 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             raise ApiError(404, f"no picture {quote(name)}")
         return FileResponse(path)
 
+    async def rules_index(request: Request) -> HTMLResponse:
+        return page("rules_index.html", **rules_index_context())
+
     async def stored_page(request: Request) -> HTMLResponse:
         rows = await asyncio.to_thread(store.list_games)
-        return page("stored.html", games=[r.to_json() for r in rows],
-                    titles={g: game_class(g).title for g in available_games()})
+        return page("stored.html", **stored_context([r.to_json() for r in rows]))
 
     # -- API ----------------------------------------------------------------------------------
     async def meta(request: Request) -> Json:
@@ -272,6 +281,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/", home),
         Route("/game/{gid}", game_page),
         Route("/rules/img/{name:path}", rules_image),
+        Route("/rules", rules_index),
         Route("/rules/{game}", rules_page),
         Route("/games", stored_page),
         Route("/api/meta", meta),

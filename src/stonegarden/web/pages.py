@@ -3,6 +3,8 @@ it), its parameters, and pictures drawn by its board view."""
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -10,23 +12,68 @@ from markdown_it import MarkdownIt
 
 from ..agents.registry import make_agent
 from ..core.protocol import CHANCE
-from ..core.registry import game_class, make
+from ..core.registry import available_games, game_class, make
+from ..errors import StonegardenError
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "games"
 
 
+#: sections of a game's doc written for developers, left out of the rules page
+DEV_SECTIONS = ("implementation", "checks", "speed", "benchmark", "version history")
+
+
+def player_doc(markdown: str) -> str:
+    """A game's doc as players read it: without the sections for developers, without the
+    paragraphs that cite the rules' source files, without code paths; other games' docs become
+    links to their rules pages."""
+    kept: list[str] = []
+    skip = False
+    for block in re.split(r"\n(?=## )", markdown):
+        title = block.splitlines()[0].lstrip("# ").strip().lower() if block.startswith("## ") else ""
+        skip = bool(title) and title.startswith(DEV_SECTIONS)
+        if not skip:
+            kept.append(block)
+    text = "\n".join(kept)
+    text = re.sub(r"\A# [^\n]*\n", "", text)  # the page has its own title
+    # Python examples are for programmers (docs/architecture.md), not for players
+    text = re.sub(r"```python\n.*?```\n?", "", text, flags=re.S)
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if "shared/spec" not in p]
+    # a heading whose whole section is gone goes too
+    paragraphs = [p for i, p in enumerate(paragraphs) if not _empty_section(paragraphs, i)]
+    text = "\n\n".join(paragraphs)
+    text = re.sub(r"\s*\(`[^`\s]+\.py`\)", "", text)
+    return re.sub(r"`docs/games/([a-z-]+)\.md`", r"[its rules page](/rules/\1)", text)
+
+
+def _heading_level(block: str) -> int:
+    """The level of a one-line Markdown heading (``## X`` is 2), else 0."""
+    m = re.match(r"(#{1,6}) ", block)
+    return len(m.group(1)) if m and "\n" not in block.strip() else 0
+
+
+def _empty_section(blocks: list[str], i: int) -> bool:
+    """Whether block ``i`` is a heading with nothing under it before the next heading of its
+    level or above (or the end)."""
+    level = _heading_level(blocks[i])
+    if not level:
+        return False
+    following = _heading_level(blocks[i + 1]) if i + 1 < len(blocks) else 1
+    return 0 < following <= level
+
+
 def doc_html(game_id: str) -> str | None:
-    """docs/games/<game>.md as HTML (raw HTML in the file is escaped), or ``None``. A variant
-    (``blooms-territory``) falls back to its family's page (``blooms.md``)."""
+    """docs/games/<game>.md for players (``player_doc``) as HTML (raw HTML in the file is
+    escaped), or ``None``. A variant (``blooms-territory``) falls back to its family's page
+    (``blooms.md``)."""
     path = DOCS / f"{game_id}.md"
     if not path.is_file():
         path = DOCS / f"{game_id.split('-')[0]}.md"
     if not path.is_file():
         return None
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    return md.render(path.read_text(encoding="utf-8"))
+    return md.render(player_doc(path.read_text(encoding="utf-8")))
 
 
 def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
@@ -69,3 +116,124 @@ def rules_context(game_id: str) -> dict[str, Any]:
         "pictures": sample_pictures(game_id),
         "legend": view_for(game).legend(game),
     }
+
+
+# -- the opponent chooser -----------------------------------------------------------------------
+#: the computer's levels (``level:N``) and whom each suits; the home page starts the default
+LEVELS = (
+    (1, "Learning the rules: it plays sensible moves and misses a lot"),
+    (2, "Newcomers: a fair first game once you know the rules"),
+    (3, "Casual players who have won a few games"),
+    (4, "Regular players: it punishes loose moves"),
+    (5, "Strong players: it thinks up to about a second and a half a move"),
+    (6, "The strongest setting: 4 seconds of search a move"),
+)
+DEFAULT_LEVEL = 2
+
+
+def first_mover(game_id: str) -> int:
+    """The player who makes the first choice (after any opening chance event): Blobs' player
+    2, whose opponent's opening die is part of the initial position."""
+    game = make(game_id)
+    s = game.initial_state()
+    while game.current_player(s) == CHANCE and not game.is_terminal(s):
+        s = game.play(s, game.chance_outcomes(s)[0][0])
+    return int(game.current_player(s))
+
+
+def home_context() -> dict[str, Any]:
+    """The levels, and for each game who moves first and what each player plays with."""
+    seating = {}
+    for gid in available_games():
+        game = make(gid)
+        view = view_for(game)
+        seating[gid] = {"first": first_mover(gid), "names": list(view.player_names(game)),
+                        "colours": list(view.player_colours(game))}
+    return {"levels": [{"level": n, "text": t, "default": n == DEFAULT_LEVEL}
+                       for n, t in LEVELS],
+            "seating": seating}
+
+
+def game_context(game: Any) -> dict[str, Any]:
+    """What the game page adds to the snapshot: the marks' legend and the players' names."""
+    view = view_for(game)
+    return {"marks": view.mark_legend(game),
+            "page_info": {"click_to_play": view.click_to_play,
+                          "players": list(view.player_names(game)),
+                          "colours": list(view.player_colours(game))}}
+
+
+def rules_index_context() -> dict[str, Any]:
+    games = []
+    for gid in available_games():
+        cls = game_class(gid)
+        summary = (cls.__doc__ or "").strip().split("\n\n")[0].replace("``", "")
+        summary = re.sub(r"^[a-z-]+: ", "", summary)
+        summary = re.sub(r"\s*\([^()]*\.md\)", "", summary).replace(" | ", " or ")
+        games.append({"id": gid, "title": cls.title, "summary": summary})
+    return {"games": games}
+
+
+# -- stored games ----------------------------------------------------------------------------
+def seat_words(spec: str) -> str:
+    """``human`` -> "a person", ``level:3`` -> "computer, level 3", other specs as they are."""
+    if spec == "human":
+        return "a person"
+    m = re.fullmatch(r"level:([1-6])", spec.strip())
+    return f"computer, level {m.group(1)}" if m else f"computer ({spec})"
+
+
+def params_words(game_id: str, params: dict[str, Any]) -> str:
+    """Non-default parameters in words ("size 5, superko on"), or "standard"."""
+    try:
+        specs = {p.name: p for p in game_class(game_id).param_specs}
+    except StonegardenError:
+        specs = {}
+    words = []
+    for name, value in params.items():
+        if isinstance(value, bool) or (name in specs and specs[name].kind == "bool"):
+            value = "on" if value else "off"
+        elif isinstance(value, list):
+            value = ", ".join(str(v) for v in value) or "none"
+        words.append(f"{name.replace('_', ' ')} {value}")
+    return "; ".join(words) or "standard"
+
+
+def result_words(game_id: str, seats: list[str], result: dict[str, Any] | None) -> str:
+    """"Black won (joined ...)"-style words from a stored result, or "in progress"."""
+    if not result:
+        return "in progress"
+    try:
+        game = make(game_id)
+        names = view_for(game).player_names(game)
+    except StonegardenError:
+        names = ("Player 1", "Player 2")
+    winner = result.get("winner")
+    reason = str(result.get("reason") or "").replace("-", " ")
+    if winner in (1, 2) and reason == "resign":
+        return f"{names[winner - 1]} won: {names[2 - winner]} resigned"
+    if winner in (1, 2):
+        return f"{names[winner - 1]} won ({reason})"
+    return f"a draw ({reason})"
+
+
+def stored_context(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The stored-games table: dates, game, parameters and seats in words, result."""
+    rows = []
+    for g in summaries:
+        try:
+            title = game_class(g["game"]).title
+        except StonegardenError:
+            title = g["game"]
+        rows.append({
+            **g,
+            "title": title,
+            "created_iso": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(g["created"])),
+            "created_text": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(g["created"])),
+            "params_text": params_words(g["game"], g["params"]),
+            "seats_text": " vs ".join(seat_words(s) for s in g["seats"]),
+            "result_text": result_words(g["game"], g["seats"], g["result"]),
+            "status": "finished" if g["result"] else "playing",
+        })
+    games = sorted({r["game"]: r["title"] for r in rows}.items(), key=lambda kv: kv[1])
+    return {"games": rows, "game_filter": games}

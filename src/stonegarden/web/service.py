@@ -25,7 +25,7 @@ from ..agents.registry import make_agent, parse_agent_spec
 from ..core.protocol import CHANCE, Game
 from ..core.record import Record, make_record, result_of
 from ..core.registry import make
-from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
+from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..store import GameRow, NewGame, StaleError, Store
 from . import ai
@@ -276,9 +276,10 @@ class GameService:
             after = game.play_text(state, move)
             text = "resign" if after.resigned else game.action_to_text(
                 state, game.parse_action(state, move))
+        except IllegalMoveError as exc:  # players see the board, not the position text
+            raise ApiError(422, f"illegal move {exc.move!r}: {exc.reason}") from None
         except StonegardenError as exc:
-            status = 422 if type(exc).__name__ == "IllegalMoveError" else 400
-            raise ApiError(status, str(exc)) from None
+            raise ApiError(400, str(exc)) from None
         if live.seats[2 - seat] != HUMAN and not game.is_terminal(after):
             self._admit(client)  # the agent's reply will need a job
         live.paused = False
@@ -645,6 +646,8 @@ class GameService:
             "winner": game.winner(state),
             "reason": game.result_reason(state),
             "score": view.score_track(game, state),
+            "outcome": view.outcome(game, state),
+            "players": list(view.player_names(game)),
             "captured": captured,
             "last": last,
             "svg": view.svg(game, state, marks),

@@ -182,19 +182,14 @@ def territory_legal_actions(board, nb, player, first_turn, zob, side_key, histor
 
 
 @njit(cache=True)
-def territory_scores(board, nb, out_scores):
-    """Stones on the board plus territory: empty regions bordered by one player's stones only."""
+def territory_owners(board, nb, owner):
+    """``owner[c]`` for every empty cell: 1 or 2 when its empty region borders only that
+    player's stones (at least one), else 0; 0 on stones too."""
     n = board.shape[0]
     seen = np.zeros(n, np.int8)
     stack = np.empty(n, np.int32)
-    out_scores[0] = 0
-    out_scores[1] = 0
     for i in range(n):
-        c = board[i]
-        if c == 1 or c == 2:
-            out_scores[0] += 1
-        elif c == 3 or c == 4:
-            out_scores[1] += 1
+        owner[i] = 0
     for s in range(n):
         if board[s] != EMPTY or seen[s]:
             continue
@@ -220,7 +215,22 @@ def territory_scores(board, nb, out_scores):
                     touches |= 1
                 else:
                     touches |= 2
-        if touches == 1:
-            out_scores[0] += top
-        elif touches == 2:
-            out_scores[1] += top
+        if touches == 1 or touches == 2:
+            for j in range(top):
+                owner[stack[j]] = touches
+
+
+@njit(cache=True)
+def territory_scores(board, nb, out_scores):
+    """Stones on the board plus territory: empty regions bordered by one player's stones only."""
+    n = board.shape[0]
+    owner = np.empty(n, np.int8)
+    territory_owners(board, nb, owner)
+    out_scores[0] = 0
+    out_scores[1] = 0
+    for i in range(n):
+        c = board[i]
+        if c == 1 or c == 2 or owner[i] == 1:
+            out_scores[0] += 1
+        elif c == 3 or c == 4 or owner[i] == 2:
+            out_scores[1] += 1

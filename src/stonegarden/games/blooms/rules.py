@@ -440,6 +440,14 @@ class BloomsTerritory(_Blooms):
         K.territory_scores(state.cells(), self.board.neighbours, out)
         return int(out[0]), int(out[1])
 
+    def territory_owners(self, state: State) -> np.ndarray:
+        """int8 per cell: 1 or 2 for an empty cell in that player's territory (the regions
+        ``scores`` counts), else 0."""
+        assert isinstance(state, BloomsState)
+        owner = np.empty(self.num_cells, np.int8)
+        K.territory_owners(state.cells(), self.board.neighbours, owner)
+        return owner
+
     def _winner_when_over(self, state: State) -> int:
         assert isinstance(state, BloomsState)
         s1, s2 = self.scores(state)

@@ -146,6 +146,23 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     def scores(self, state: State) -> tuple[int, int]:
         return (0, 0)
 
+    def winning_chain(self, state: State) -> list[int]:
+        """The points of the winner's chains that join two opposite sides (empty unless a
+        bridge ended the game): what the board draws as the decisive connection."""
+        assert isinstance(state, BridgeGoState)
+        if not state.won:
+            return []
+        board = state.cells()
+        seen = np.zeros(self.board.num_points, np.int32)
+        stack = np.empty(self.board.num_points, np.int32)
+        out: list[int] = []
+        for p in np.flatnonzero(board == state.won):
+            stamp = int(p) + 1  # a fresh stamp per chain: its points are those stamped so
+            if seen[p] == 0 and K.chain_bridges(board, self.board.neighbours, self.board.sides,
+                                                 int(p), stack, seen, stamp):
+                out.extend(int(q) for q in np.flatnonzero(seen == stamp))
+        return sorted(out)
+
     # -- moves ------------------------------------------------------------------------------
     def play_unchecked(self, state: State, action: int) -> BridgeGoState:
         """The next state; does NOT check that ``action`` is legal."""

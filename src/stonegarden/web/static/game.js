@@ -4,14 +4,41 @@
   let key = new URLSearchParams(location.hash.slice(1)).get("key");
   if (key) SG.saveKey(gid, "?", key);
   const $ = (id) => document.getElementById(id);
+  const info = JSON.parse($("page-info").textContent);
+  const baseTitle = document.title;
   let snap = null;        // last snapshot from the server
   let viewPly = null;     // null: follow the live game
   let pending = [];       // hex builder: [{letter, cell}]
   let colour = null;      // hex builder: selected colour letter
   let typed = false;      // the text field was edited by hand
-  let hint = null;
   let chosenCell = null;  // blobs builder: the frontier cell whose faces are offered
+  let chosen = null;      // confirm-moves mode: {text, cell} chosen, not yet played
+  let focusCell = null;   // the board cell that holds the keyboard focus
+  let wasMyTurn = false;
 
+  // -- settings kept in this browser -------------------------------------------------------
+  const setting = (name, fallback) => { try { const v = localStorage.getItem(name); return v === null ? fallback : v === "on"; } catch (e) { return fallback; } };
+  const store = (name, on) => { try { localStorage.setItem(name, on ? "on" : "off"); } catch (e) { /* private mode */ } };
+  const smallOrTouch = matchMedia("(pointer: coarse)").matches || innerWidth < 700;
+  let confirmMoves = setting("sg-confirm-moves", smallOrTouch);
+  let sound = setting("sg-turn-sound", false);
+  $("confirm-setting").hidden = !info.click_to_play;
+  $("confirm-moves").checked = confirmMoves;
+  $("turn-sound").checked = sound;
+  $("confirm-moves").addEventListener("change", (ev) => { confirmMoves = ev.target.checked; store("sg-confirm-moves", confirmMoves); chosen = null; if (snap) renderBuilder(snap); });
+  $("turn-sound").addEventListener("change", (ev) => { sound = ev.target.checked; store("sg-turn-sound", sound); if (sound) beep(); });
+
+  function beep() {
+    try {
+      const ctx = new AudioContext();
+      const osc = ctx.createOscillator(), gain = ctx.createGain();
+      osc.frequency.value = 660; gain.gain.value = 0.08;
+      osc.connect(gain); gain.connect(ctx.destination);
+      osc.start(); osc.stop(ctx.currentTime + 0.18);
+    } catch (e) { /* no audio */ }
+  }
+
+  // -- talking to the server ---------------------------------------------------------------
   async function refresh() {
     const q = viewPly === null ? "" : "?ply=" + viewPly;
     const r = await fetch("/api/games/" + gid + q, { headers: key ? { "X-Seat-Secret": key } : {} });
@@ -24,30 +51,45 @@
     $("move-error").textContent = "";
     try {
       const data = await SG.post("/api/games/" + gid + "/" + name, Object.assign({ secret: key }, extra || {}));
-      if (name === "hint") { hint = data.hint; }
-      if (name === "move" || name === "undo" || name === "redo") { pending = []; typed = false; $("move-text").value = ""; viewPly = null; }
+      if (name === "move" || name === "undo" || name === "redo") { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; viewPly = null; }
       render(data);
       return data;
     } catch (e) { $("move-error").textContent = e.message; return null; }
   }
 
-  function playerName(p) { return p === 1 ? "Player 1" : p === 2 ? "Player 2" : "Chance"; }
+  const play = (text) => act("move", { move: text, ply: snap.length });
+
+  // -- words --------------------------------------------------------------------------------
+  const names = () => (snap && snap.players) || info.players;
+  const short = (p) => (/^Player \d$/.test(names()[p - 1]) ? "P" + p : names()[p - 1]);
+
+  function resultText(s) {
+    const o = s.outcome;
+    if (!o) return "";
+    if (o.winner === 0) return `A draw: ${o.detail}`;
+    if (s.you) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+    return `${names()[o.winner - 1]} won: ${o.detail}`;
+  }
 
   function render(s) {
     snap = s;
     document.body.dataset.ply = s.ply;
     document.body.dataset.length = s.length;
     document.body.dataset.terminal = s.terminal;
+    const hadFocus = $("board").contains(document.activeElement);
     $("board").innerHTML = s.svg;
-    const you = s.you ? ` — you are player ${s.you}` : key ? " — (this link's key is not valid)" : " — watching";
-    $("seats").textContent = `Player 1: ${s.seats[0]} · Player 2: ${s.seats[1]}${you}`;
+    const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? "a person" : s.seats[p - 1]})`;
+    const you = s.you ? ` — you play ${names()[s.you - 1]}` : key ? " — (this link's key is not valid)" : " — watching";
+    $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status;
-    if (s.terminal) status = s.winner === 0 ? `Game over: a draw (${s.reason})` : `Game over: player ${s.winner} wins (${s.reason})`;
-    else if (s.thinking) status = `Player ${s.to_move} (${s.thinking.spec}) is thinking…`;
-    else status = s.can_play ? `Your turn (player ${s.to_move})` : `Player ${s.to_move} to move`;
+    if (s.terminal) status = "Game over: " + resultText(s);
+    else if (s.thinking) status = `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
+    else if (s.can_play) status = `Your turn (${names()[s.to_move - 1]})`;
+    else status = s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
     if (s.ply !== s.length) status = `Viewing the position after move ${s.ply} of ${s.length} — ` + status;
     $("status").textContent = status;
     $("status").className = "status" + (s.can_play ? " your-turn" : "") + (s.terminal ? " over" : "");
+    $("result").hidden = !s.terminal;
     renderScore(s.score);
     renderMoves(s);
     renderThinking(s);
@@ -57,35 +99,50 @@
     $("hint").disabled = !(s.you && !s.terminal && s.ply === s.length);
     $("hint-text").textContent = s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "";
     renderBuilder(s);
+    prepareBoardKeys(hadFocus);
+    alertTurn(s);
     const other = s.you ? String(3 - s.you) : null;
     const keys = SG.keys()[gid] || {};
     if (other && keys[other] && s.seats[other - 1] === "human") {
-      const a = $("invite-link").querySelector("a"); a.href = "/game/" + gid + "#key=" + keys[other]; a.textContent = "seat " + other + " link";
+      $("invite-url").value = new URL("/game/" + gid + "#key=" + keys[other], location.href).href;
       $("invite-link").hidden = false;
     }
   }
 
+  function alertTurn(s) {
+    const mine = s.can_play && s.ply === s.length;
+    document.title = (mine ? "● Your turn · " : s.terminal ? "Game over · " : "") + baseTitle;
+    if (mine && !wasMyTurn && sound) beep();
+    wasMyTurn = mine;
+  }
+
   function renderScore(sc) {
     const box = $("score");
-    box.innerHTML = "";
+    box.textContent = "";
     const cap = document.createElement("div"); cap.className = "muted"; cap.textContent = sc.label; box.append(cap);
     const scale = sc.scale || sc.target || Math.max(1, ...sc.scores);
     sc.scores.forEach((v, i) => {
-      const row = document.createElement("div"); row.className = "track p" + (i + 1);
-      const pct = Math.min(100, (100 * v) / scale);
-      row.innerHTML = `<span class="who">P${i + 1}</span><span class="bar"><span style="width:${pct}%"></span></span><span class="val" data-score="${i + 1}">${v}${sc.target ? " / " + sc.target : ""}</span>`;
+      const row = document.createElement("div"); row.className = "track";
+      const who = document.createElement("span"); who.className = "who"; who.textContent = short(i + 1);
+      const bar = document.createElement("span"); bar.className = "bar";
+      const fill = document.createElement("span"); fill.className = (sc.colours || [])[i] || "p" + (i + 1);
+      fill.style.width = Math.min(100, (100 * v) / scale) + "%";  // CSSOM, allowed by a strict CSP
+      bar.append(fill);
+      const val = document.createElement("span"); val.className = "val"; val.dataset.score = i + 1;
+      val.textContent = v + (sc.target ? " / " + sc.target : "");
+      row.append(who, bar, val);
       box.append(row);
     });
   }
 
   function renderMoves(s) {
-    const ol = $("moves"); ol.innerHTML = "";
+    const ol = $("moves"); ol.textContent = "";
     s.moves.forEach((m) => {
       const li = document.createElement("li");
-      li.textContent = (m.player ? "P" + m.player + " " : "") + m.text;
+      li.textContent = (m.player ? short(m.player) + " " : "") + m.text;
       li.dataset.ply = m.ply + 1;
       if (m.ply + 1 === s.ply) li.className = "current";
-      li.addEventListener("click", () => { viewPly = m.ply + 1 === s.length ? null : m.ply + 1; refresh(); });
+      li.addEventListener("click", () => goTo(m.ply + 1));
       ol.append(li);
     });
     const cur = ol.querySelector(".current"); if (cur) cur.scrollIntoView({ block: "nearest" });
@@ -109,43 +166,62 @@
     } else box.hidden = true;
   }
 
+  // -- the move builder --------------------------------------------------------------------
   function renderBuilder(s) {
     const b = s.builder;
     const live = s.can_play;
     $("builder").classList.toggle("inactive", !live);
+    $("builder").hidden = !s.you || (s.terminal && s.ply === s.length);  // nothing to play
     ["confirm", "clear", "resign"].forEach((id) => { $(id).disabled = !live; });
     $("move-text").disabled = !live;
     $("pass").hidden = !(live && b.can_pass);
-    const box = $("colours"); box.innerHTML = "";
+    const box = $("colours"); box.textContent = "";
     if (b.kind === "hex-two-colour" && live) {
       if (!colour || !b.colours.some((c) => c.letter === colour)) colour = b.colours[0].letter;
       for (const c of b.colours) {
         const btn = document.createElement("button");
         btn.type = "button"; btn.className = "colour" + (c.letter === colour ? " selected" : "");
         btn.dataset.colour = c.letter;
-        btn.innerHTML = `<svg width="26" height="26" viewBox="-16 -16 32 32"><use href="#sg-stone-${c.letter}"/></svg> ${c.letter} ${c.name}`;
+        btn.setAttribute("aria-pressed", String(c.letter === colour));
+        btn.innerHTML = `<svg width="26" height="26" viewBox="-16 -16 32 32" aria-hidden="true"><use href="#sg-stone-${c.letter}"/></svg> ${c.letter} ${c.name}`;
         btn.title = `${c.name} (${c.mark})`;
         btn.addEventListener("click", () => { colour = c.letter; renderBuilder(snap); });
         box.append(btn);
       }
-      const info = document.createElement("span"); info.className = "muted";
-      info.textContent = b.max_stones === 1 ? "first turn: one stone" : "one or two stones (one of each colour)";
-      box.append(info);
+      const note = document.createElement("span"); note.className = "muted";
+      note.textContent = b.max_stones === 1 ? "first turn: one stone" : "one or two stones (one of each colour)";
+      box.append(note);
     }
     if (b.kind === "blobs" && live) {
-      const info = document.createElement("span"); info.className = "muted"; info.id = "blobs-info";
-      info.textContent = chosenCell && b.options[chosenCell] ? `faces that fit ${chosenCell}:` : "click a highlighted frontier cell";
-      box.append(info);
-      for (const o of (b.options[chosenCell] || [])) {
-        const btn = document.createElement("button"); btn.type = "button"; btn.className = "face-option";
-        btn.dataset.move = o.text; btn.textContent = `${o.text} (${o.label})`;
-        btn.addEventListener("click", () => { chosenCell = null; act("move", { move: o.text, ply: snap.length }); });
+      const note = document.createElement("span"); note.className = "muted"; note.id = "blobs-info";
+      const opts = chosenCell ? b.options[chosenCell] || [] : [];
+      note.textContent = opts.length ? `faces that fit ${chosenCell}:` : "click a highlighted frontier cell";
+      box.append(note);
+      for (const o of opts) {
+        const btn = document.createElement("button"); btn.type = "button";
+        btn.className = "face-option" + (chosen && chosen.text === o.text ? " selected" : "");
+        btn.dataset.move = o.text;
+        btn.innerHTML = o.svg;
+        btn.append(` ${o.label} (${o.text})`);
+        btn.addEventListener("click", () => choose(o.text, chosenCell));
         box.append(btn);
       }
       if (b.dice_left !== null && b.dice_left !== undefined) { const d = document.createElement("span"); d.className = "muted"; d.textContent = ` · dice left: ${b.dice_left}`; box.append(d); }
     }
+    if (info.click_to_play && live && confirmMoves) {
+      const note = document.createElement("span"); note.className = "muted";
+      note.textContent = chosen ? `${chosen.text} chosen: Confirm to play it` : "Confirm moves is on: choose, then Confirm";
+      box.append(note);
+    }
     drawPending();
-    if (!typed) $("move-text").value = pendingText(s);
+    if (!typed) $("move-text").value = chosen ? chosen.text : pendingText(s);
+  }
+
+  /** Play a chosen move at once, or keep it for Confirm when "confirm moves" is on. */
+  function choose(text, cell) {
+    if (confirmMoves) { chosen = { text, cell }; typed = false; renderBuilder(snap); return; }
+    chosenCell = null;
+    play(text);
   }
 
   function pendingText(s) {
@@ -154,28 +230,47 @@
     return pending.slice().sort((a, b) => order.indexOf(a.letter) - order.indexOf(b.letter)).map((p) => p.letter + p.cell).join(",");
   }
 
+  const SVG = "http://www.w3.org/2000/svg";
+  function ghost(g, href) {
+    const use = document.createElementNS(SVG, "use");
+    use.setAttribute("href", href);
+    use.setAttribute("x", g.dataset.x); use.setAttribute("y", g.dataset.y);
+    use.setAttribute("class", "ghost");
+    const ring = document.createElementNS(SVG, "circle");
+    ring.setAttribute("cx", g.dataset.x); ring.setAttribute("cy", g.dataset.y); ring.setAttribute("r", "19");
+    ring.setAttribute("class", "ghost-ring");
+    g.append(use, ring);
+    g.classList.add("pending");
+  }
+
   function drawPending() {
     const svg = $("board").querySelector("svg");
     if (!svg) return;
-    svg.querySelectorAll(".ghost").forEach((e) => e.remove());
+    svg.querySelectorAll(".ghost, .ghost-ring").forEach((e) => e.remove());
+    svg.querySelectorAll(".pending").forEach((e) => e.classList.remove("pending"));
     for (const p of pending) {
       const g = svg.querySelector(`[data-cell="${p.cell}"]`);
-      if (!g) continue;
-      const use = document.createElementNS("http://www.w3.org/2000/svg", "use");
-      use.setAttribute("href", "#sg-stone-" + p.letter);
-      use.setAttribute("x", g.dataset.x); use.setAttribute("y", g.dataset.y);
-      use.setAttribute("class", "ghost"); use.setAttribute("opacity", "0.75");
-      g.append(use);
-      g.classList.add("pending");
+      if (g) ghost(g, "#sg-stone-" + p.letter);
     }
+    const cell = chosen ? chosen.cell : chosenCell;
+    const g = cell ? svg.querySelector(`[data-cell="${cell}"]`) : null;
+    if (g && snap.builder.kind === "point" && chosen) ghost(g, "#" + snap.builder.ghost);
+    else if (g) g.classList.add("pending");
   }
 
-  $("board").addEventListener("click", (ev) => {
-    const cell = ev.target.closest("[data-cell]");
-    if (!cell || !snap || !snap.can_play) return;
+  function cellChosen(cell) {
+    if (!snap || !snap.can_play) return;
     const name = cell.dataset.cell, b = snap.builder;
-    if (b.kind === "point") { if (cell.classList.contains("legal")) act("move", { move: name, ply: snap.length }); return; }
-    if (b.kind === "blobs") { if (b.options[name]) { chosenCell = name; renderBuilder(snap); } return; }
+    if (b.kind === "point") { if (cell.classList.contains("legal")) choose(name, name); return; }
+    if (b.kind === "blobs") {
+      const opts = b.options[name];
+      if (!opts) return;
+      chosen = null;
+      chosenCell = name;
+      if (opts.length === 1) { choose(opts[0].text, name); return; }  // only one face fits
+      renderBuilder(snap);
+      return;
+    }
     if (b.kind !== "hex-two-colour" || cell.dataset.content) return;
     typed = false;
     const here = pending.findIndex((p) => p.cell === name);
@@ -186,32 +281,99 @@
     const other = b.colours.find((c) => c.letter !== colour);
     if (b.max_stones > 1 && other && !pending.some((p) => p.letter === other.letter)) colour = other.letter;
     renderBuilder(snap);
+  }
+
+  $("board").addEventListener("click", (ev) => {
+    const cell = ev.target.closest("[data-cell]");
+    if (cell) { focusCell = cell.dataset.cell; cellChosen(cell); }
   });
+
+  // -- the board from the keyboard: one focusable cell at a time (roving tabindex) ---------
+  function cells() { return [...$("board").querySelectorAll("[data-cell]")]; }
+  function prepareBoardKeys(hadFocus) {
+    const all = cells();
+    if (!all.length) return;
+    let current = all.find((c) => c.dataset.cell === focusCell) || $("board").querySelector("[data-cell].legal") || all[0];
+    all.forEach((c) => c.setAttribute("tabindex", "-1"));
+    current.setAttribute("tabindex", "0");
+    if (hadFocus) current.focus();
+  }
+  const centre = (el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+  $("board").addEventListener("keydown", (ev) => {
+    const cell = ev.target.closest("[data-cell]");
+    if (!cell) return;
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); focusCell = cell.dataset.cell; cellChosen(cell); return; }
+    const dir = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[ev.key];
+    if (!dir) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    const [x, y] = centre(cell);
+    let best = null, bestScore = Infinity;
+    for (const other of cells()) {
+      if (other === cell) continue;
+      const [ox, oy] = centre(other);
+      const along = (ox - x) * dir[0] + (oy - y) * dir[1];
+      if (along <= 1) continue;
+      const across = Math.abs((ox - x) * dir[1]) + Math.abs((oy - y) * dir[0]);
+      const score = along + 2 * across;
+      if (score < bestScore) { bestScore = score; best = other; }
+    }
+    if (!best) return;
+    cell.setAttribute("tabindex", "-1");
+    best.setAttribute("tabindex", "0");
+    best.focus();
+    focusCell = best.dataset.cell;
+  });
+
+  // -- buttons ------------------------------------------------------------------------------
+  let onYes = null;
+  function ask(question, yes) {
+    $("ask-text").textContent = question;
+    onYes = yes;
+    $("ask").hidden = false;
+    $("ask-no").focus();
+  }
+  function closeAsk() { $("ask").hidden = true; onYes = null; }
+  $("ask-yes").addEventListener("click", () => { const f = onYes; closeAsk(); if (f) f(); });
+  $("ask-no").addEventListener("click", closeAsk);
+  $("ask").addEventListener("keydown", (ev) => { if (ev.key === "Escape") closeAsk(); });
 
   $("move-text").addEventListener("input", () => { typed = true; });
   $("move-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = $("move-text").value.trim();
     if (!text) { $("move-error").textContent = "choose a move first (click cells, or type it)"; return; }
-    act("move", { move: text, ply: snap.length });
+    if (/^(pass|resign)$/i.test(text)) { ask(`Really ${text.toLowerCase()}?`, () => play(text)); return; }
+    play(text);
   });
-  $("clear").addEventListener("click", () => { pending = []; typed = false; $("move-text").value = ""; renderBuilder(snap); });
-  $("pass").addEventListener("click", () => act("move", { move: "pass", ply: snap.length }));
-  let resignArmed = false;
-  $("resign").addEventListener("click", () => {
-    if (!resignArmed) { resignArmed = true; $("resign").textContent = "Really resign?"; setTimeout(() => { resignArmed = false; $("resign").textContent = "Resign"; }, 4000); return; }
-    act("move", { move: "resign", ply: snap.length });
-  });
+  $("clear").addEventListener("click", () => { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap); });
+  $("pass").addEventListener("click", () => ask("Pass your turn?", () => play("pass")));
+  $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("undo").addEventListener("click", () => act("undo"));
   $("redo").addEventListener("click", () => act("redo"));
   $("hint").addEventListener("click", () => { $("hint-text").textContent = "thinking…"; act("hint"); });
   $("cancel").addEventListener("click", () => act("cancel"));
   $("resume").addEventListener("click", () => act("resume"));
-  const nav = (f) => () => { if (!snap) return; const p = f(snap.ply, snap.length); viewPly = p >= snap.length ? null : Math.max(0, p); refresh(); };
+  $("copy-invite").addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText($("invite-url").value); $("copy-invite").textContent = "Copied"; }
+    catch (e) { $("invite-url").select(); }
+  });
+
+  // -- stepping through the moves -----------------------------------------------------------
+  function goTo(p) { if (!snap) return; viewPly = p >= snap.length ? null : Math.max(0, p); refresh(); }
+  const nav = (f) => () => { if (snap) goTo(f(snap.ply, snap.length)); };
   $("nav-first").addEventListener("click", nav(() => 0));
   $("nav-prev").addEventListener("click", nav((p) => p - 1));
   $("nav-next").addEventListener("click", nav((p, n) => Math.min(n, p + 1)));
   $("nav-last").addEventListener("click", nav((p, n) => n));
+  document.addEventListener("keydown", (ev) => {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || !snap) return;
+    if (ev.target.closest && ev.target.closest("input, textarea, select, [data-cell], .ask")) return;
+    const step = { ArrowLeft: (p) => p - 1, ArrowRight: (p, n) => Math.min(n, p + 1), Home: () => 0, End: (p, n) => n }[ev.key];
+    if (!step) return;
+    ev.preventDefault();
+    goTo(step(snap.ply, snap.length));
+  });
 
   $("analyse").addEventListener("click", async () => {
     const box = $("analysis"); box.textContent = "estimating…";
@@ -220,12 +382,12 @@
     const W = 280, H = 120, n = Math.max(1, snap.length);
     const pts = a.points.map(([p, v]) => `${(p / n * W).toFixed(1)},${((1 - v) * H).toFixed(1)}`).join(" ");
     const dots = a.points.map(([p, v]) => `<circle class="apt" data-ply="${p}" cx="${(p / n * W).toFixed(1)}" cy="${((1 - v) * H).toFixed(1)}" r="3"><title>after move ${p}: ${(100 * v).toFixed(0)}% for player 1</title></circle>`).join("");
-    box.innerHTML = `<svg id="winprob" viewBox="-30 -8 ${W + 40} ${H + 26}" width="100%"><rect width="${W}" height="${H}" fill="#fbf7ee" stroke="#bbb"/>` +
-      `<line x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}" stroke="#999" stroke-dasharray="4 3"/>` +
+    box.innerHTML = `<svg id="winprob" class="graph" viewBox="-30 -8 ${W + 40} ${H + 26}" width="100%"><rect class="graph-bg" width="${W}" height="${H}"/>` +
+      `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>` +
       `<text x="-4" y="6" font-size="10" text-anchor="end">P1 100%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
       `<text x="${W / 2}" y="${H + 16}" font-size="10" text-anchor="middle">move</text>` +
       `<polyline points="${pts}" fill="none" stroke="#0072B2" stroke-width="2"/>${dots}</svg><p class="muted small">${a.label}</p>`;
-    box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => { const p = +c.dataset.ply; viewPly = p >= snap.length ? null : p; refresh(); }));
+    box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
   });
 
   function connect() {

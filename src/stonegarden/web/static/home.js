@@ -1,52 +1,134 @@
 "use strict";
 (function () {
-  const games = JSON.parse(document.getElementById("meta").textContent);
-  const select = document.getElementById("game-select");
-  const box = document.getElementById("params");
+  const $ = (id) => document.getElementById(id);
+  const games = JSON.parse($("meta").textContent);
+  const seating = JSON.parse($("seating").textContent);
+  const select = $("game-select");
+  const box = $("params");
+  const form = $("new-game");
+  const wanted = new URLSearchParams(location.search).get("game");
+  if (wanted && games.some((g) => g.id === wanted)) select.value = wanted;
+
+  function mode() { return form.querySelector('input[name="mode"]:checked').value; }
+
+  function showSeats() {
+    const s = seating[select.value];
+    const second = 3 - s.first;
+    const named = (p) => (/^Player \d$/.test(s.names[p - 1]) ? "" : s.names[p - 1] + ", ");
+    const who = (p) => `(player ${p}: ${named(p)}${s.colours[p - 1]})`;
+    $("seat-first").textContent = who(s.first);
+    $("seat-second").textContent = who(second);
+    $("seat1-note").textContent = s.first === 1 ? "moves first" : "its opening is part of the start position; player 2 moves first";
+    $("seat2-note").textContent = s.first === 2 ? "moves first" : "";
+  }
+
   function showParams() {
     const g = games.find((x) => x.id === select.value);
-    document.getElementById("rules-link").href = "/rules/" + g.id;
+    $("rules-link").href = "/rules/" + g.id;
+    $("rules-title").textContent = g.title;
     box.querySelectorAll("label").forEach((e) => e.remove());
     for (const p of g.params) {
       const label = document.createElement("label");
-      label.title = p.doc;
-      label.append(p.name + " ");
+      label.append(p.name.replace(/_/g, " ") + " ");
       let input;
       if (p.kind === "bool") { input = document.createElement("input"); input.type = "checkbox"; input.checked = !!p.default; }
-      else if (p.kind === "choice") { input = document.createElement("select"); for (const c of p.choices) { const o = new Option(c, c); input.add(o); } input.value = p.default; }
-      else { input = document.createElement("input"); if (p.kind === "int") { input.type = "number"; if (p.low !== null) input.min = p.low; if (p.high !== null) input.max = p.high; }
-             const shown = p.default === null ? "" : (Array.isArray(p.default) ? p.default.join(",") : String(p.default));
-             if (p.derived) { input.value = ""; input.placeholder = "auto" + (shown ? " (" + shown + " at the default size)" : ""); } else input.value = shown; }
+      else if (p.kind === "choice") { input = document.createElement("select"); for (const c of p.choices) input.add(new Option(c, c)); input.value = p.default; }
+      else {
+        input = document.createElement("input");
+        if (p.kind === "int") { input.type = "number"; if (p.low !== null) input.min = p.low; if (p.high !== null) input.max = p.high; }
+        const shown = p.default === null ? "" : (Array.isArray(p.default) ? p.default.join(",") : String(p.default));
+        if (p.derived) { input.value = ""; input.placeholder = "auto" + (shown ? " (" + shown + " at the default size)" : ""); } else input.value = shown;
+      }
       input.name = "param-" + p.name; input.dataset.kind = p.kind; input.dataset.param = p.name;
+      input.dataset.initial = input.type === "checkbox" ? String(input.checked) : input.value;
       const small = document.createElement("small"); small.textContent = p.doc;
       label.append(input, small);
       box.append(label);
     }
+    showSeats();
+    summarise();
   }
+
+  function changedParams() {
+    const out = {};
+    box.querySelectorAll("[data-param]").forEach((i) => {
+      const v = i.type === "checkbox" ? String(i.checked) : i.value.trim();
+      if (v !== i.dataset.initial) out[i.dataset.param] = i.type === "checkbox" ? i.checked : v;
+    });
+    return out;
+  }
+
+  function summarise() {
+    const c = Object.entries(changedParams());
+    $("params-summary").textContent = c.length ? "(" + c.map(([k, v]) => k.replace(/_/g, " ") + " " + v).join(", ") + ")" : "(standard)";
+  }
+
+  function showMode() {
+    for (const m of ["computer", "friend", "watch"]) $("panel-" + m).hidden = mode() !== m;
+    $("seat-choice").hidden = mode() === "watch";
+  }
+
   select.addEventListener("change", showParams);
+  box.addEventListener("input", summarise);
+  box.addEventListener("change", summarise);
+  form.querySelectorAll('input[name="mode"]').forEach((r) => r.addEventListener("change", showMode));
   showParams();
-  document.getElementById("new-game").addEventListener("submit", async (ev) => {
+  showMode();
+
+  function seatsToCreate() {
+    const adv = [$("seat1").value.trim(), $("seat2").value.trim()];
+    if (adv[0] || adv[1]) return { seats: adv.map((s) => s || "human"), mine: adv[0] ? (adv[1] ? 1 : 2) : 1 };
+    const first = seating[select.value].first;
+    if (mode() === "watch") {
+      const seats = [];
+      seats[first - 1] = "level:" + $("watch-1").value;
+      seats[2 - first] = "level:" + $("watch-2").value;
+      return { seats, mine: 1 };
+    }
+    let choice = form.querySelector('input[name="seat"]:checked').value;
+    if (choice === "random") choice = Math.random() < 0.5 ? "first" : "second";
+    const mine = choice === "first" ? first : 3 - first;
+    const level = form.querySelector('input[name="level"]:checked');
+    const opponent = mode() === "friend" ? "human" : "level:" + (level ? level.value : "2");
+    const seats = [];
+    seats[mine - 1] = "human";
+    seats[2 - mine] = opponent;
+    return { seats, mine };
+  }
+
+  form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const err = document.getElementById("create-error"); err.textContent = "";
+    const err = $("create-error"); err.textContent = "";
     const params = {};
     box.querySelectorAll("[data-param]").forEach((i) => {
       if (i.type === "checkbox") params[i.dataset.param] = i.checked;
       else if (i.value.trim() !== "") params[i.dataset.param] = i.value.trim();
     });
-    const seats = [document.getElementById("seat1").value.trim(), document.getElementById("seat2").value.trim()];
+    const { seats, mine } = seatsToCreate();
     try {
       const made = await SG.post("/api/games", { game: select.value, params, seats });
       SG.rememberLinks(made);
       const humans = ["1", "2"].filter((s) => made.seats[s - 1] === "human");
       if (humans.length === 2) {
-        for (const k of ["1", "2", "spectator"]) { const a = document.getElementById("link-" + k); a.href = made.links[k]; a.textContent = new URL(made.links[k], location.href).href; }
-        document.getElementById("invite").hidden = false;
+        const abs = (u) => new URL(u, location.href).href;
+        for (const k of ["1", "2", "spectator"]) { const a = $("link-" + k); a.href = made.links[k]; a.textContent = abs(made.links[k]); }
+        $("invite-url").value = abs(made.links[String(3 - mine)]);
+        $("go-to-seat").href = made.links[String(mine)];
+        $("invite").hidden = false;
+        form.hidden = true;
+        $("invite-url").select();
       } else {
         location.href = made.links[humans[0] || "1"];
       }
     } catch (e) { err.textContent = e.message; }
   });
-  document.getElementById("upload-file").addEventListener("change", (ev) => {
-    if (ev.target.files.length) SG.upload(ev.target.files[0], document.getElementById("upload-error"));
+
+  $("copy-invite").addEventListener("click", async () => {
+    const input = $("invite-url");
+    try { await navigator.clipboard.writeText(input.value); $("copy-note").textContent = "Copied."; }
+    catch (e) { input.select(); $("copy-note").textContent = "Select the link and copy it (Ctrl+C)."; }
+  });
+  $("upload-file").addEventListener("change", (ev) => {
+    if (ev.target.files.length) SG.upload(ev.target.files[0], $("upload-error"));
   });
 })();

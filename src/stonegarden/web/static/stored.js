@@ -1,7 +1,10 @@
 "use strict";
 (function () {
   const keys = SG.keys();
-  document.querySelectorAll("#stored tr[data-gid]").forEach((tr) => {
+  const rows = [...document.querySelectorAll("#stored tr[data-gid]")];
+  rows.forEach((tr) => {
+    const time = tr.querySelector("time");
+    if (time) time.textContent = new Date(time.dateTime).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
     const k = keys[tr.dataset.gid];
     if (!k) return;
     const seat = k["1"] ? "1" : "2";
@@ -9,4 +12,21 @@
     a.href = "/game/" + tr.dataset.gid + "#key=" + k[seat];
     a.hidden = false;
   });
+  const $ = (id) => document.getElementById(id);
+  if (!$("filters")) return;
+  function filter() {
+    const game = $("filter-game").value, status = $("filter-status").value;
+    const text = $("filter-text").value.trim().toLowerCase();
+    let shown = 0;
+    for (const tr of rows) {
+      const ok = (!game || tr.dataset.game === game) && (!status || tr.dataset.status === status)
+        && (!text || tr.textContent.toLowerCase().includes(text));
+      tr.hidden = !ok;
+      if (ok) shown++;
+    }
+    $("filter-count").textContent = `${shown} of ${rows.length} games`;
+  }
+  ["filter-game", "filter-status", "filter-text"].forEach((id) => $(id).addEventListener("input", filter));
+  $("filters").addEventListener("submit", (ev) => ev.preventDefault());
+  filter();
 })();

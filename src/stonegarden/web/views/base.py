@@ -24,6 +24,9 @@ class BoardView:
     """Base view: subclasses set ``kind`` (the move builder the page uses) and draw."""
 
     kind = "text"
+    #: whether a click on a legal cell plays a move at once (the page then offers "confirm
+    #: moves"); the Blooms builder always asks for a confirmation
+    click_to_play = False
 
     def supports(self, game: Game) -> bool:
         """Whether this view can draw ``game`` (it has the geometry the view reads)."""
@@ -57,12 +60,59 @@ class BoardView:
         """Stone kinds shown in the legend: letter, name, mark description, swatch SVG."""
         return []
 
+    def mark_legend(self, game: Game) -> list[dict[str, str]]:
+        """The marks drawn on the board (last move, captures, hint...): ``name`` and a
+        ``swatch`` SVG drawn as the board draws the mark."""
+        return []
+
     def score_track(self, game: Game, state: State) -> dict[str, Any]:
-        """Scores and what they race toward: ``{"scores", "target", "label"}``."""
+        """Scores and what they race toward: ``{"scores", "target", "label", "colours"}``
+        (``scores`` empty when the game keeps none; ``colours`` are the CSS classes of the
+        players' bars, their stone colours)."""
         s = game.scores(state)
         target = game.params.get("target")
-        return {"scores": list(s), "target": target,
+        return {"scores": list(s), "target": target, "colours": list(self.player_classes),
                 "label": "score" if target is None else f"captures toward {target}"}
+
+    #: CSS classes of each player's colour (score bars, seat labels)
+    player_classes: tuple[str, str] = ("p-one", "p-two")
+
+    def player_names(self, game: Game) -> tuple[str, str]:
+        """How the page names the players ("Black", "White")."""
+        return ("Player 1", "Player 2")
+
+    def player_colours(self, game: Game) -> tuple[str, str]:
+        """What each player plays with, in a few words ("black stones")."""
+        return ("", "")
+
+    def cell_label(self, game: Game, name: str, content: str) -> str:
+        """The accessible name of a cell: its name and what is on it ("d4, empty")."""
+        return f"{name}, {content or 'empty'}"
+
+    def outcome(self, game: Game, state: State) -> dict[str, Any] | None:
+        """The end of a game in words (``None`` while it goes on): ``winner`` (0 a draw) and
+        ``detail``, a sentence naming the players as ``player_names`` does, e.g. "Black
+        joined north and south" or "Player 2 resigned"."""
+        winner = game.winner(state)
+        if winner is None:
+            return None
+        reason = game.result_reason(state) or ""
+        names = self.player_names(game)
+        if reason == "resign":
+            detail = f"{names[2 - winner]} resigned" if winner else "resigned"
+        else:
+            detail = self.reason_words(game, state, reason, winner, names)
+        return {"winner": winner, "reason": reason, "detail": detail}
+
+    def reason_words(self, game: Game, state: State, reason: str, winner: int,
+                     names: tuple[str, str]) -> str:
+        """``outcome``'s sentence for a reason other than resignation; views override it with
+        their games' reasons."""
+        if reason == "no-legal-move":
+            return "the player to move had no legal move"
+        if reason == "max-turns":
+            return f"the move limit ({state.ply} moves) was reached"
+        return reason.replace("-", " ")
 
 
 def safe_move_cells(view: BoardView, game: Game, before: State, move: str) -> list[str]:

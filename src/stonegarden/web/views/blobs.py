@@ -22,16 +22,24 @@ def _cell_of(move: str) -> str | None:
 
 
 def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
+    """Add mark classes to the ``data-cell`` elements, and make each one a focusable button
+    with an accessible name ("h9, empty", "h8, Mixed die")."""
     def repl(m: re.Match[str]) -> str:
-        extra = classes.get(m.group(2))
-        return m.group(0) if not extra else (
-            f'class="{m.group(1)} {" ".join(extra)}" data-cell="{m.group(2)}"')
+        cls, cell = m.group(1), m.group(2)
+        extra = classes.get(cell, [])
+        what = "die" if "die" in cls.split() else "empty"
+        return (f'class="{" ".join([cls, *extra])}" data-cell="{cell}" role="button" '
+                f'tabindex="-1" aria-label="{cell}, {what}"')
 
     return re.sub(r'class="([^"]*)" data-cell="([^"]+)"', repl, svg)
 
 
 class BlobsView(BoardView):
     kind = "blobs"
+    click_to_play = True
+    player_classes = ("p-red", "p-blue")
+    #: pixels per die: the board keeps this scale however many dice it shows
+    CELL = 72
 
     def supports(self, game: Game) -> bool:
         try:
@@ -40,17 +48,43 @@ class BlobsView(BoardView):
             return False
         return game.id == "blobs" or hasattr(game, "frontier_options")
 
+    def player_names(self, game: Game) -> tuple[str, str]:
+        return ("Red", "Blue")
+
+    def player_colours(self, game: Game) -> tuple[str, str]:
+        return ("red regions", "blue regions")
+
     def svg(self, game: Game, state: State, marks: Marks) -> str:
         from ...games.blobs.svg import blobs_svg
 
-        svg = blobs_svg(game, state).replace('class="blobs-board"', 'class="board blobs-board"', 1)
+        svg = blobs_svg(game, state, cell_size=self.CELL).replace(
+            'class="blobs-board"', 'class="board blobs-board" role="img" '
+            'aria-label="Blobs: the dice placed so far"', 1)
         classes: dict[str, list[str]] = {}
-        for kind, cells in (("legal", marks.targets), ("last", marks.last), ("hint", marks.hint)):
+        for kind, cells in (("legal", marks.targets), ("last", marks.last), ("hint", marks.hint),
+                            ("decisive", self._decisive(game, state))):
             for c in cells:
                 classes.setdefault(c, []).append(kind)
         return _add_classes(svg, classes)
 
+    def _decisive(self, game: Game, state: State) -> list[str]:
+        """The dice around the closed blobs that ended the game (its rules find the blobs)."""
+        blobs_of = getattr(game, "blobs", None)
+        if blobs_of is None or not game.is_terminal(state) or state.resigned:
+            return []
+        from ...games.blobs.notation import cell_name
+
+        cells: set[str] = set()
+        for blob in blobs_of(state):
+            if blob.closed:
+                for r, c in blob.points:
+                    cells.update(cell_name(r + dr, c + dc) for dr in (-1, 0) for dc in (-1, 0))
+        return sorted(cells)
+
     def _options(self, game: Game, state: State) -> dict[str, list[dict[str, str]]]:
+        from ...games.blobs.lattice import cell_rc
+        from ...games.blobs.svg import face_svg
+
         out: dict[str, list[dict[str, str]]] = {}
         if game.is_terminal(state) or game.current_player(state) == CHANCE:
             return out
@@ -59,8 +93,10 @@ class BlobsView(BoardView):
             cell = _cell_of(text)
             if cell is not None:
                 face = text[-1].upper()
+                r, c = cell_rc(int(a) // 4)
                 out.setdefault(cell, []).append(
-                    {"text": text, "face": face, "label": FACE_LABELS.get(face, text)})
+                    {"text": text, "face": face, "label": FACE_LABELS.get(face, text),
+                     "svg": face_svg(int(a) % 4, size=44, r=r, c=c)})
         return out
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
@@ -76,15 +112,54 @@ class BlobsView(BoardView):
 
     def legend(self, game: Game) -> list[dict[str, str]]:
         return [{"letter": "R", "name": "red", "mark": "dotted regions", "player": "1",
-                 "swatch": '<span class="key" style="background:#D55E00"></span>'},
+                 "swatch": _region_swatch("blobs-red")},
                 {"letter": "B", "name": "blue", "mark": "striped regions", "player": "2",
-                 "swatch": '<span class="key" style="background:#0072B2"></span>'}]
+                 "swatch": _region_swatch("blobs-blue")}]
+
+    def mark_legend(self, game: Game) -> list[dict[str, str]]:
+        return [{"name": "last move", "swatch": _cell_swatch("last")},
+                {"name": "you can place here", "swatch": _cell_swatch("legal")},
+                {"name": "hint", "swatch": _cell_swatch("hint")},
+                {"name": "dice round the closed blob that ended the game",
+                 "swatch": _cell_swatch("decisive")}]
 
     def score_track(self, game: Game, state: State) -> dict[str, Any]:
-        s = list(game.scores(state))
         left = getattr(state, "dice_left", None)
-        return {"scores": s, "target": None, "scale": max(1, *s),
-                "label": "score" + (f" · dice left: {left}" if left is not None else "")}
+        return {"scores": [], "target": None, "colours": list(self.player_classes),
+                "label": "No score: close a blob to win" + (
+                    f" · dice left: {left}" if left is not None else "")}
+
+    def reason_words(self, game: Game, state: State, reason: str, winner: int,
+                     names: tuple[str, str]) -> str:
+        w = names[winner - 1] if winner else ""
+        loser = names[2 - winner] if winner else ""
+        colour = ("red", "blue")[winner - 1] if winner else ""
+        words = {
+            "own-blob": f"{w} closed a {colour} blob",
+            "white-circle": f"{w} completed a white circle",
+            "enemy-blob": f"{loser} closed a {('red', 'blue')[2 - winner] if winner else ''} "
+                          f"blob, which wins for {w}",
+            "mover-gave-win": f"{loser} completed {w}'s winning shape, which loses",
+            "pool-empty": "the dice ran out",
+            "no-placement": "no die fits anywhere",
+        }
+        return words.get(reason) or super().reason_words(game, state, reason, winner, names)
+
+
+def _region_swatch(pattern: str, size: int = 18) -> str:
+    from ...games.blobs.svg import DEFS
+
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="swatch" width="{size}" '
+            f'height="{size}" viewBox="0 0 {size} {size}" aria-hidden="true">{DEFS}'
+            f'<rect width="{size}" height="{size}" rx="3" fill="url(#{pattern})"/></svg>')
+
+
+def _cell_swatch(kind: str, size: int = 22) -> str:
+    """A legend key: an empty cell with the class the board gives the mark (style.css)."""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="swatch blobs-board" width="{size}" '
+            f'height="{size}" viewBox="-2 -2 {size + 4} {size + 4}" aria-hidden="true">'
+            f'<rect class="cell key-{kind} {kind}" width="{size}" height="{size}" fill="#f4f4f4" '
+            'stroke="#999999"/></svg>')
 
 
 VIEW = BlobsView()

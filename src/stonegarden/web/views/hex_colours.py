@@ -29,6 +29,8 @@ COLOUR_STYLE = {
     "G": ("grey", "#A7A9AC", "#55575a", "diagonal hatch"),
 }
 LETTERS = "RYKG"  # board byte - 1
+#: a cell's fill: plain, or tinted as player 1's or player 2's territory at the end
+TERRITORY_FILL = ("#EBD9AE", "#F6C9A8", "#B9B4AA")
 
 
 def centre(q: int, r: int) -> tuple[float, float]:
@@ -87,6 +89,10 @@ def swatch(letter: str, size: int = 28) -> str:
 
 class HexColoursView(BoardView):
     kind = "hex-two-colour"
+    player_classes = ("p-red", "p-black")
+
+    def player_colours(self, game: Game) -> tuple[str, str]:
+        return ("red and yellow stones", "black and grey stones")
 
     def supports(self, game: Game) -> bool:
         return isinstance(getattr(game, "board", None), HexBoard)
@@ -107,6 +113,7 @@ class HexColoursView(BoardView):
         w, h = max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad
         last, captured = set(marks.last), set(marks.captured)
         targets, hint = set(marks.targets), set(marks.hint)
+        owners = self._territory(game, state)
         out = [svg_open("board hex-board", x0, y0, w, h, f"Blooms board, size {size}"),
                stone_defs()]
         # the board's outline: one big hexagon behind the cells
@@ -132,15 +139,23 @@ class HexColoursView(BoardView):
             if name in hint:
                 cls.append("hint")
             content = LETTERS[v - 1] if v else ""
+            owner = int(owners[i]) if owners is not None else 0
+            if owner:
+                cls.append(f"territory-{owner}")
+            what = f"{COLOUR_STYLE[content][0]} stone" if v else (
+                f"empty, territory of player {owner}" if owner else "")
             out.append(
                 f'<g class="{" ".join(cls)}" data-cell="{name}" data-x="{fmt(cx)}" '
-                f'data-y="{fmt(cy)}" data-content="{content}">'
-                f'<polygon points="{hex_points(cx, cy, R - 0.6)}" fill="#EBD9AE" '
-                f'stroke="#8a7046" stroke-width="1.3"/>'
+                f'data-y="{fmt(cy)}" data-content="{content}" role="button" tabindex="-1" '
+                f'aria-label="{self.cell_label(game, name, what)}">'
+                f'<polygon points="{hex_points(cx, cy, R - 0.6)}" '
+                f'fill="{TERRITORY_FILL[owner]}" stroke="#8a7046" stroke-width="1.3"/>'
             )
+            if owner:
+                out.append(_territory_mark(cx, cy, owner))
             if v:
                 out.append(f'<use href="#sg-stone-{content}" x="{fmt(cx)}" y="{fmt(cy)}"/>')
-            elif show_names and name not in captured:
+            elif show_names and name not in captured and not owner:
                 out.append(f'<text class="cell-name" x="{fmt(cx)}" y="{fmt(cy + 4)}" '
                            f'text-anchor="middle" font-size="11" fill="#a08a5e">{name}</text>')
             if name in targets and not v:
@@ -211,11 +226,82 @@ class HexColoursView(BoardView):
 
     def score_track(self, game: Game, state: State) -> dict[str, Any]:
         s = list(game.scores(state))
+        colours = list(self.player_classes)
         if getattr(game, "territory", False):
             return {"scores": s, "target": None, "scale": game.board.num_cells,  # type: ignore[attr-defined]
-                    "label": "territory (cells each player owns)"}
+                    "colours": colours,
+                    "label": "stones on the board plus territory (empty regions only one "
+                             "player's stones border)"}
         t = game.params["target"]
-        return {"scores": s, "target": t, "scale": t, "label": f"captures, first to {t} wins"}
+        return {"scores": s, "target": t, "scale": t, "colours": colours,
+                "label": f"captures, first to {t} wins"}
+
+    def _territory(self, game: Game, state: State) -> np.ndarray | None:
+        """Who owns each empty cell, shown once a territory game is over (its rules say)."""
+        owners_of = getattr(game, "territory_owners", None)
+        if owners_of is None or not game.is_terminal(state):
+            return None
+        owners: np.ndarray = owners_of(state)
+        return owners
+
+    def mark_legend(self, game: Game) -> list[dict[str, str]]:
+        marks = [{"name": "last move", "swatch": _mark_swatch(_LAST_RING)},
+                 {"name": "captured", "swatch": _mark_swatch(_CAPTURED)},
+                 {"name": "hint", "swatch": _mark_swatch(_HINT_RING)},
+                 {"name": "legal", "swatch": _mark_swatch(_TARGET_DOT)}]
+        if getattr(game, "territory", False):
+            for p in (1, 2):
+                marks.append({"name": f"player {p}'s territory (at the end)",
+                              "swatch": _mark_swatch(_territory_mark(0, 0, p), TERRITORY_FILL[p])})
+        return marks
+
+    def reason_words(self, game: Game, state: State, reason: str, winner: int,
+                     names: tuple[str, str]) -> str:
+        s1, s2 = game.scores(state)
+        if reason == "target" and winner:
+            return (f"{names[winner - 1]} captured {max(s1, s2)} stones "
+                    f"(the target is {game.params['target']})")
+        if reason == "no-empty-cell":
+            return f"the board is full; captures {s1} to {s2}"
+        if reason in ("two-passes", "max-turns"):
+            why = "both players passed" if reason == "two-passes" else \
+                f"the turn limit ({state.ply}) was reached"
+            tie = ""
+            if s1 == s2 and winner:
+                first = getattr(state, "first_passer", 0)
+                tie = (f"; a tie goes to the first to pass, {names[winner - 1]}" if first
+                       else "; a tie goes to player 2 when nobody passed")
+            return f"{why}; stones plus territory {s1} to {s2}{tie}"
+        return super().reason_words(game, state, reason, winner, names)
+
+
+_LAST_RING = (f'<circle r="{fmt(R * 0.84)}" fill="none" stroke="#0072B2" '
+              'stroke-width="3.2"/>')
+_HINT_RING = (f'<circle r="{fmt(R * 0.9)}" fill="none" stroke="#009E73" stroke-width="4" '
+              'stroke-dasharray="6 4"/>')
+_CAPTURED = (f'<path d="M{fmt(-R * 0.32)},{fmt(-R * 0.32)}L{fmt(R * 0.32)},{fmt(R * 0.32)}'
+             f'M{fmt(R * 0.32)},{fmt(-R * 0.32)}L{fmt(-R * 0.32)},{fmt(R * 0.32)}" '
+             'stroke="#CC79A7" stroke-width="4" stroke-linecap="round"/>')
+_TARGET_DOT = '<circle r="4" fill="#0072B2" opacity="0.55"/>'
+
+
+def _territory_mark(cx: float, cy: float, owner: int) -> str:
+    """A small mark of the owner's first stone shape: a dot for player 1, a square for 2."""
+    if owner == 1:
+        return (f'<circle class="territory-mark" cx="{fmt(cx)}" cy="{fmt(cy)}" r="5" '
+                'fill="#D55E00"/>')
+    return (f'<rect class="territory-mark" x="{fmt(cx - 4.5)}" y="{fmt(cy - 4.5)}" width="9" '
+            'height="9" fill="#222222"/>')
+
+
+def _mark_swatch(mark: str, fill: str = "#EBD9AE", size: int = 28) -> str:
+    """A legend key: one cell with ``mark`` drawn as on the board."""
+    scale = fmt(size / (2 * R + 4))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="swatch" width="{size}" '
+            f'height="{size}" viewBox="{fmt(-size / 2)} {fmt(-size / 2)} {size} {size}" '
+            f'aria-hidden="true"><g transform="scale({scale})">'
+            f'<polygon points="{hex_points(0, 0, R - 0.6)}" fill="{fill}" stroke="#8a7046" '
+            f'stroke-width="1.3"/>{mark}</g></svg>')
 
 
 VIEW = HexColoursView()

@@ -22,16 +22,23 @@ COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
 
 def star_points(size: int) -> list[tuple[int, int]]:
-    """The usual hoshi: 3-3 (or 2-2 on small boards) corners, sides and centre when odd."""
+    """The usual hoshi: the 3-3 points (2-2 below 13x13) and, on odd boards, the centre (5 on
+    9x9 and 13x13); from 15x15 the side points too (9 on 19x19)."""
     if size < 7:
         return [(size // 2, size // 2)] if size % 2 else []
     e = 2 if size < 13 else 3
-    coords = [e, size - 1 - e] + ([size // 2] if size % 2 and size >= 9 else [])
-    return [(c, r) for c in coords for r in coords]
+    corners = [(c, r) for c in (e, size - 1 - e) for r in (e, size - 1 - e)]
+    if size % 2 == 0:
+        return corners
+    m = size // 2
+    sides = [(m, e), (m, size - 1 - e), (e, m), (size - 1 - e, m)] if size >= 15 else []
+    return [*corners, *sides, (m, m)]
 
 
 class SquareView(BoardView):
     kind = "point"
+    click_to_play = True
+    player_classes = ("p-black", "p-white")
 
     def supports(self, game: Game) -> bool:
         board = getattr(game, "board", None)
@@ -41,16 +48,23 @@ class SquareView(BoardView):
     def cell_names(self, game: Game) -> list[str]:
         return list(game.board.names)  # type: ignore[attr-defined]
 
+    def player_names(self, game: Game) -> tuple[str, str]:
+        return ("Black", "White")
+
+    def player_colours(self, game: Game) -> tuple[str, str]:
+        return ("black stones", "white stones")
+
     def svg(self, game: Game, state: State, marks: Marks) -> str:
         size = int(game.board.size)  # type: ignore[attr-defined]
         names = game.board.names  # type: ignore[attr-defined]
         cells = np.frombuffer(state.board, dtype=np.int8)  # type: ignore[attr-defined]
         span = STEP * (size - 1)
-        pad = STEP * 1.2
+        # the labels sit outside the stones of the edge lines (a stone reaches 0.47 STEP)
+        pad = STEP * 1.3
         out = [svg_open("board square-board", -pad, -pad, span + 2 * pad, span + 2 * pad,
                         f"{game.title} board, {size}x{size}"), _defs()]
-        out.append(f'<rect x="{fmt(-pad * 0.8)}" y="{fmt(-pad * 0.8)}" '
-                   f'width="{fmt(span + 1.6 * pad)}" height="{fmt(span + 1.6 * pad)}" rx="6" '
+        out.append(f'<rect class="wood" x="{fmt(-pad * 0.95)}" y="{fmt(-pad * 0.95)}" '
+                   f'width="{fmt(span + 1.9 * pad)}" height="{fmt(span + 1.9 * pad)}" rx="6" '
                    'fill="#DDB36A" stroke="#8a6a2e" stroke-width="2"/>')
         for i in range(size):
             p = fmt(i * STEP)
@@ -58,14 +72,18 @@ class SquareView(BoardView):
                        'stroke-width="1.2"/>')
             out.append(f'<line x1="{p}" y1="0" x2="{p}" y2="{fmt(span)}" stroke="#3b2a12" '
                        'stroke-width="1.2"/>')
-            out.append(f'<text class="col-label" x="{p}" y="{fmt(-pad * 0.45)}" '
-                       f'text-anchor="middle" font-size="13" fill="#3b2a12">{COLUMNS[i]}</text>')
-            out.append(f'<text class="row-label" x="{fmt(-pad * 0.5)}" '
-                       f'y="{fmt(span - i * STEP + 4)}" text-anchor="middle" font-size="13" '
-                       f'fill="#3b2a12">{i + 1}</text>')
+            for y in (-STEP * 0.72, span + STEP * 0.72 + 10):
+                out.append(f'<text class="col-label" x="{p}" y="{fmt(y)}" text-anchor="middle" '
+                           f'font-size="13" fill="#3b2a12">{COLUMNS[i]}</text>')
+            for x in (-STEP * 0.88, span + STEP * 0.88):
+                out.append(f'<text class="row-label" x="{fmt(x)}" '
+                           f'y="{fmt(span - i * STEP + 4.5)}" text-anchor="middle" '
+                           f'font-size="13" fill="#3b2a12">{i + 1}</text>')
         for c, r in star_points(size):
-            out.append(f'<circle cx="{fmt(c * STEP)}" cy="{fmt(span - r * STEP)}" r="3.5" '
-                       'fill="#3b2a12"/>')
+            out.append(f'<circle class="star" cx="{fmt(c * STEP)}" cy="{fmt(span - r * STEP)}" '
+                       'r="3.5" fill="#3b2a12"/>')
+        chain = self._decisive(game, state)
+        out.extend(_chain_lines(chain, size, span))
         last, captured = set(marks.last), set(marks.captured)
         targets, hint = set(marks.targets), set(marks.hint)
         for i, name in enumerate(names):
@@ -73,16 +91,19 @@ class SquareView(BoardView):
             x, y = col * STEP, span - row * STEP
             v = int(cells[i])
             cls = ["cell"] + [k for k, s in (("legal", targets), ("last", last),
-                                             ("captured", captured), ("hint", hint)) if name in s]
+                                             ("captured", captured), ("hint", hint),
+                                             ("decisive", chain)) if name in s]
+            content = "BW"[v - 1] if v else ""
+            label = self.cell_label(game, name, f"{('black', 'white')[v - 1]} stone" if v else "")
             out.append(f'<g class="{" ".join(cls)}" data-cell="{name}" data-x="{fmt(x)}" '
-                       f'data-y="{fmt(y)}" data-content="{"BW"[v - 1] if v else ""}">'
+                       f'data-y="{fmt(y)}" data-content="{content}" role="button" '
+                       f'tabindex="-1" aria-label="{label}">'
                        f'<circle class="hit" cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP / 2)}" '
                        'fill="transparent"/>')
             if v:
-                out.append(f'<use href="#sg-pt-{"BW"[v - 1]}" x="{fmt(x)}" y="{fmt(y)}"/>')
+                out.append(f'<use href="#sg-pt-{content}" x="{fmt(x)}" y="{fmt(y)}"/>')
                 if name in last:
-                    out.append(f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP * 0.17)}" '
-                               f'fill="{"#ffffff" if v == 1 else "#000000"}" class="last-dot"/>')
+                    out.append(_last_mark(x, y, v))
             if name in captured:
                 d = STEP * 0.2
                 out.append(f'<path class="captured-mark" d="M{fmt(x - d)},{fmt(y - d)}L'
@@ -96,6 +117,14 @@ class SquareView(BoardView):
             out.append("</g>")
         out.append("</svg>")
         return "".join(out)
+
+    def _decisive(self, game: Game, state: State) -> set[str]:
+        """The points of the chain that won a connection game (its rules say which)."""
+        chain_of = getattr(game, "winning_chain", None)
+        if chain_of is None or not game.is_terminal(state):
+            return set()
+        names = game.board.names  # type: ignore[attr-defined]
+        return {names[p] for p in chain_of(state)}
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
         names = game.board.names  # type: ignore[attr-defined]
@@ -120,14 +149,90 @@ class SquareView(BoardView):
                 pass_ok = game.is_legal(state, game.parse_action(state, "pass"))
             except ValueError:
                 pass_ok = False
-        return {"kind": self.kind, "can_pass": pass_ok,
-                "player": 0 if over else game.current_player(state)}
+        player = 0 if over else game.current_player(state)
+        return {"kind": self.kind, "can_pass": pass_ok, "player": player,
+                "ghost": f"sg-pt-{'BW'[player - 1]}" if player else ""}
 
     def legend(self, game: Game) -> list[dict[str, str]]:
         return [{"letter": "B", "name": "black", "mark": "dark stone", "player": "1",
                  "swatch": _swatch("B")},
                 {"letter": "W", "name": "white", "mark": "light stone", "player": "2",
                  "swatch": _swatch("W")}]
+
+    def mark_legend(self, game: Game) -> list[dict[str, str]]:
+        marks = [{"name": "last move", "swatch": _swatch("B", _last_mark(0, 0, 1))},
+                 {"name": "captured", "swatch": _swatch("", _CAPTURED)},
+                 {"name": "hint", "swatch": _swatch("", _HINT)}]
+        if hasattr(game, "winning_chain"):
+            marks.append({"name": "winning chain",
+                          "swatch": _swatch("B", _CHAIN_HALO, under=True)})
+        return marks
+
+    def score_track(self, game: Game, state: State) -> dict[str, Any]:
+        if hasattr(game, "winning_chain"):  # a connection game keeps no score
+            return {"scores": [], "target": None, "colours": list(self.player_classes),
+                    "label": "No score: the first to join two opposite sides wins"}
+        return super().score_track(game, state)
+
+    def reason_words(self, game: Game, state: State, reason: str, winner: int,
+                     names: tuple[str, str]) -> str:
+        s = game.scores(state)
+        if reason == "target" and winner:
+            return (f"{names[winner - 1]} captured {s[winner - 1]} stones "
+                    f"(the target is {game.params.get('target')})")
+        if reason == "bridge" and winner:
+            return f"{names[winner - 1]} joined {self._sides(game, state)}"
+        if reason == "no-legal-move" and hasattr(game, "winning_chain"):
+            return f"{names[state.player - 1]} had no legal move: a draw"
+        if reason == "no-legal-move":
+            return (f"{names[state.player - 1]} had no legal move; captures "
+                    f"{s[0]} to {s[1]}")
+        return super().reason_words(game, state, reason, winner, names)
+
+    def _sides(self, game: Game, state: State) -> str:
+        size = int(game.board.size)  # type: ignore[attr-defined]
+        pts = game.winning_chain(state)  # type: ignore[attr-defined]
+        rows = {p // size for p in pts}
+        cols = {p % size for p in pts}
+        if 0 in rows and size - 1 in rows:
+            return "south and north"
+        if 0 in cols and size - 1 in cols:
+            return "west and east"
+        return "two opposite sides"
+
+
+_CAPTURED = ('<path d="M-7,-7L7,7M7,-7L-7,7" stroke="#CC79A7" stroke-width="4" '
+             'stroke-linecap="round"/>')
+_HINT = ('<circle r="16" fill="none" stroke="#009E73" stroke-width="4" '
+         'stroke-dasharray="6 4"/>')
+_CHAIN_HALO = '<circle r="21" fill="#009E73" opacity="0.75"/>'
+
+
+def _last_mark(x: float, y: float, v: int) -> str:
+    """A ring in the stone's opposite colour: the last move."""
+    return (f'<circle class="last-mark" cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP * 0.2)}" '
+            f'fill="none" stroke="{"#ffffff" if v == 1 else "#000000"}" stroke-width="3"/>')
+
+
+def _chain_lines(chain: set[str], size: int, span: float) -> list[str]:
+    """A green band under the stones of the winning chain, along the lines joining them."""
+    if not chain:
+        return []
+    def xy(name: str) -> tuple[float, float]:
+        return COLUMNS.index(name[0]) * STEP, span - (int(name[1:]) - 1) * STEP
+
+    out = []
+    for name in sorted(chain):
+        x, y = xy(name)
+        out.append(f'<circle class="chain" cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP * 0.58)}" '
+                   'fill="#009E73" opacity="0.75"/>')
+        for other in chain:
+            ox, oy = xy(other)
+            if abs(ox - x) + abs(oy - y) == STEP and (ox, oy) > (x, y):
+                out.append(f'<line class="chain" x1="{fmt(x)}" y1="{fmt(y)}" x2="{fmt(ox)}" '
+                           f'y2="{fmt(oy)}" stroke="#009E73" stroke-width="{fmt(STEP * 0.6)}" '
+                           'opacity="0.75"/>')
+    return out
 
 
 def _defs() -> str:
@@ -146,12 +251,15 @@ def _defs() -> str:
     )
 
 
-def _swatch(letter: str, size: int = 28) -> str:
+def _swatch(letter: str, extra: str = "", size: int = 28, under: bool = False) -> str:
+    """A small stand-alone SVG of a stone (``letter`` B or W, or none) with ``extra`` drawn
+    over it (or ``under`` it) in board units: the legend's keys."""
     h = size / 2
+    stone = f'<use href="#sg-pt-{letter}"/>' if letter else ""
+    body = extra + stone if under else stone + extra
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="swatch" width="{size}" '
-            f'height="{size}" viewBox="{fmt(-h)} {fmt(-h)} {size} {size}">{_defs()}'
-            f'<g transform="scale({fmt(size / (STEP + 4))})"><use href="#sg-pt-{letter}"/></g>'
-            '</svg>')
+            f'height="{size}" viewBox="{fmt(-h)} {fmt(-h)} {size} {size}" aria-hidden="true">'
+            f'{_defs()}<g transform="scale({fmt(size / (STEP * 1.2 + 4))})">{body}</g></svg>')
 
 
 VIEW = SquareView()

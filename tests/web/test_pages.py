@@ -1,0 +1,256 @@
+"""What players read: the end of a game in words and what decided it drawn on the board, the
+per-game fixes, rules pages that cite no file a player lacks, the stored-games list in words,
+and pages without inline script or style (a strict Content-Security-Policy allows them)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+from starlette.testclient import TestClient
+
+from stonegarden.core.registry import available_games, make
+from stonegarden.web.app import create_app
+from stonegarden.web.pages import first_mover, params_words, player_doc, seat_words
+from stonegarden.web.views import Marks, view_for
+from stonegarden.web.views.square import star_points
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "src" / "stonegarden" / "web" / "templates"
+STATIC = TEMPLATES.parent / "static"
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    with TestClient(create_app(tmp_path / "games.db", workers=1)) as c:
+        yield c
+
+
+def finish(game_id: str, params: dict, moves: list[str]):
+    game = make(game_id, **params)
+    states = game.replay(moves)
+    assert game.is_terminal(states[-1])
+    return game, states[-1]
+
+
+# -- the end of a game ------------------------------------------------------------------------
+BRIDGE = ["C1", "A1", "C2", "A2", "C3", "A3", "C4", "A4", "C5"]
+
+
+def test_bridge_go_names_and_draws_the_winning_chain():
+    game, final = finish("bridgego", {"size": 5}, BRIDGE)
+    assert [game.board.names[p] for p in game.winning_chain(final)] == ["C1", "C2", "C3", "C4",
+                                                                         "C5"]
+    view = view_for(game)
+    assert view.outcome(game, final) == {"winner": 1, "reason": "bridge",
+                                         "detail": "Black joined south and north"}
+    svg = view.svg(game, final, Marks())
+    decisive = re.findall(r'class="cell[^"]*decisive[^"]*" data-cell="([A-Z0-9]+)"', svg)
+    assert decisive == ["C1", "C2", "C3", "C4", "C5"]
+    assert svg.count('class="chain"') == 5 + 4  # a halo per stone, a band per link
+    # during the game there is neither chain nor score
+    before = game.replay(BRIDGE[:-1])[-1]
+    assert game.winning_chain(before) == [] and "decisive" not in view.svg(game, before, Marks())
+    assert view.score_track(game, before)["scores"] == []
+
+
+def test_territory_is_shaded_at_the_end_as_the_rules_count_it():
+    game, final = finish("blooms-territory", {"size": 3},
+                         ["Yb3", "Ka2,Gb1", "Rd4,Yc1", "Kd2", "Rc3,Ya1", "Kb2,Ge1", "Rb4,Yc4",
+                          "pass", "pass"])
+    owners = game.territory_owners(final)
+    board = np.frombuffer(final.board, np.int8)
+    s1, s2 = game.scores(final)
+    assert s1 == int(np.sum((board == 1) | (board == 2))) + int(np.sum(owners == 1))
+    assert s2 == int(np.sum(board >= 3)) + int(np.sum(owners == 2))
+    assert (owners[board != 0] == 0).all() and (owners == 1).any() and (owners == 2).any()
+    view = view_for(game)
+    svg = view.svg(game, final, Marks())
+    for p in (1, 2):
+        shaded = set(re.findall(rf'class="cell[^"]*territory-{p}[^"]*" data-cell="(\w+)"', svg))
+        assert shaded == {game.board.names[i] for i in np.flatnonzero(owners == p)}
+    out = view.outcome(game, final)
+    assert "both players passed" in out["detail"] and f"{s1} to {s2}" in out["detail"]
+    assert "stones on the board plus territory" in view.score_track(game, final)["label"]
+    playing = game.replay(["Yb3", "Ka2,Gb1"])[-1]
+    assert "territory-" not in view.svg(game, playing, Marks())
+
+
+def test_blobs_draws_the_dice_round_the_closed_blob_and_says_what_won():
+    game = make("blobs")
+    s = game.initial_state()
+    rng = np.random.default_rng(5)
+    while not game.is_terminal(s):
+        acts = game.legal_actions(s)
+        s = game.play(s, int(acts[rng.integers(len(acts))]))
+    view = view_for(game)
+    closed = [b for b in game.blobs(s) if b.closed]
+    svg = view.svg(game, s, Marks())
+    if closed:
+        assert "decisive" in svg
+    out = view.outcome(game, s)
+    assert out["reason"] == game.result_reason(s)
+    assert out["detail"] != out["reason"].replace("-", " ")  # words, not the code
+
+
+@pytest.mark.parametrize("game_id, moves, words", [
+    ("blooms", ["Rd4", "resign"], "Player 2 resigned"),
+    ("freego", ["E5", "resign"], "White resigned"),
+    ("blobs", ["h9M", "resign"], "Red resigned"),
+])
+def test_resignation_in_words(game_id, moves, words):
+    game, final = finish(game_id, {}, moves)
+    assert view_for(game).outcome(game, final)["detail"] == words
+
+
+def test_no_outcome_while_the_game_goes_on():
+    for game_id in available_games():
+        game = make(game_id)
+        assert view_for(game).outcome(game, game.initial_state()) is None
+
+
+# -- per-game fixes -----------------------------------------------------------------------------
+def test_star_points_are_the_usual_ones():
+    assert len(star_points(9)) == 5 and (4, 4) in star_points(9)
+    assert len(star_points(13)) == 5 and len(star_points(19)) == 9
+    assert len(star_points(8)) == 4
+
+
+def test_square_labels_stay_clear_of_the_edge_stones():
+    game = make("freego", size=9)
+    svg = view_for(game).svg(game, game.initial_state(), Marks())
+    stone = 36 * 0.47
+    for y in re.findall(r'class="col-label" x="[^"]+" y="([-\d.]+)"', svg)[:1]:
+        assert float(y) + 1 < -stone - 5  # the baseline sits above the top edge's stones
+    for x in re.findall(r'class="row-label" x="([-\d.]+)"', svg)[:1]:
+        assert float(x) + 8 < -stone  # half a two-digit label left of the left edge's stones
+
+
+def test_the_last_move_mark_is_the_legend_key():
+    game = make("freego", size=9)
+    s = game.replay(["E5"])[-1]
+    view = view_for(game)
+    svg = view.svg(game, s, Marks(last=("E5",)))
+    mark = re.search(r'<circle class="last-mark"[^>]*/>', svg).group(0)
+    key = next(m for m in view.mark_legend(game) if m["name"] == "last move")["swatch"]
+    assert 'class="last-mark"' in key and 'stroke="#ffffff"' in mark and 'stroke="#ffffff"' in key
+
+
+def test_players_have_their_colours_in_the_score_bars():
+    assert view_for(make("freego")).score_track(make("freego"),
+                                                make("freego").initial_state())["colours"] == \
+        ["p-black", "p-white"]
+    game = make("blooms")
+    assert view_for(game).player_colours(game)[0] == "red and yellow stones"
+
+
+def test_blobs_offers_a_picture_of_each_face_and_moves_first_as_blue():
+    game = make("blobs")
+    builder = view_for(game).builder(game, game.initial_state())
+    options = builder["options"]
+    assert options and all(len(v) == 2 for v in options.values())  # two faces per frontier cell
+    assert all(o["svg"].startswith("<svg") and 'data-face' in o["svg"]
+               for v in options.values() for o in v)
+    assert first_mover("blobs") == 2 and first_mover("blooms") == 1
+    tumbling = make("blobs", tumbling=True)
+    rolled = tumbling.play(tumbling.initial_state(), tumbling.chance_outcomes(
+        tumbling.initial_state())[0][0])
+    one = view_for(tumbling).builder(tumbling, rolled)["options"]
+    assert all(len(v) == 1 for v in one.values())  # the rolled face fits one way: no choice
+
+
+def test_every_cell_has_an_accessible_name_and_can_take_the_focus():
+    for game_id in available_games():
+        game = make(game_id)
+        svg = view_for(game).svg(game, game.initial_state(), Marks())
+        cells = re.findall(r"<[^>]*data-cell=[^>]*>", svg)
+        assert cells, game_id
+        for tag in cells:
+            assert 'tabindex="-1"' in tag and 'role="button"' in tag, (game_id, tag)
+            name = re.search(r'data-cell="(\w+)"', tag).group(1)
+            assert re.search(rf'aria-label="{name}, (empty|die)', tag), (game_id, tag)
+
+
+# -- pages ------------------------------------------------------------------------------------
+def test_rules_index_and_pages_for_players(client):
+    page = client.get("/rules")
+    assert page.status_code == 200 and ".md" not in page.text
+    for game_id in available_games():
+        assert f'href="/rules/{game_id}"' in page.text
+        rules = client.get(f"/rules/{game_id}").text
+        assert "shared/spec" not in rules and not re.search(r"\w+\.py\b", rules), game_id
+        assert f'href="/?game={game_id}"' in rules
+    home = client.get("/").text
+    assert 'href="/rules"' in home  # the header's link is the index, not one game
+
+
+def test_player_doc_keeps_the_rules_and_drops_what_players_lack():
+    md = ("# G\n\nIntro.\n\nThe authoritative text is `shared/spec/g.md`.\n\n## Rules\n\n"
+          "Play (`games/g/rules.py`). See `docs/games/freego.md`.\n\n## Implementation\n\n"
+          "Kernels.\n\n## Version history\n\n- v1\n")
+    out = player_doc(md)
+    assert "Intro." in out and "Play. See [its rules page](/rules/freego)." in out
+    assert "shared/spec" not in out and "Kernels" not in out and "v1" not in out
+
+
+def test_game_page_links_its_own_rules_and_has_the_new_parts(client):
+    made = client.post("/api/games", json={"game": "freego", "seats": ["human", "human"]}).json()
+    page = client.get(f"/game/{made['id']}").text
+    assert 'href="/rules/freego">Rules</a>' in page  # the header's link too
+    for part in ('id="new-game"', 'id="confirm-moves"', 'id="turn-sound"', 'id="ask"',
+                 'rel="icon"', 'id="theme-toggle"'):
+        assert part in page
+    assert client.get("/static/favicon.svg").status_code == 200
+
+
+def test_illegal_moves_are_explained_without_the_position_text(client):
+    made = client.post("/api/games", json={"game": "freego", "seats": ["human", "human"]}).json()
+    client.post(f"/api/games/{made['id']}/move", json={"secret": made["secrets"]["1"],
+                                                     "move": "E5"})
+    bad = client.post(f"/api/games/{made['id']}/move", json={"secret": made["secrets"]["2"],
+                                                           "move": "E5"})
+    assert bad.status_code == 422
+    assert "E5" in bad.json()["error"] and "position" not in bad.json()["error"]
+
+
+def test_snapshots_carry_the_outcome_and_the_players(client):
+    made = client.post("/api/games", json={"game": "bridgego", "params": {"size": 5},
+                                           "seats": ["human", "human"]}).json()
+    for i, move in enumerate(BRIDGE):
+        r = client.post(f"/api/games/{made['id']}/move",
+                        json={"secret": made["secrets"][str(i % 2 + 1)], "move": move})
+        assert r.status_code == 200
+    snap = r.json()
+    assert snap["players"] == ["Black", "White"]
+    assert snap["outcome"]["detail"] == "Black joined south and north"
+
+
+def test_stored_games_in_words(client):
+    client.post("/api/games", json={"game": "blooms-territory", "params": {"superko": True},
+                                    "seats": ["human", "level:3"]})
+    page = client.get("/games").text
+    assert "superko on" in page and "a person vs computer, level 3" in page
+    assert re.search(r'<time datetime="\d{4}-\d\d-\d\dT', page)
+    assert 'id="filter-game"' in page and "in progress" in page
+    assert "{}" not in page
+    assert params_words("blooms", {}) == "standard" and seat_words("mcts") == "computer (mcts)"
+
+
+def test_no_inline_script_handler_or_style_anywhere(client):
+    """What a Content-Security-Policy of script-src 'self' (and style-src 'self') would block."""
+    made = client.post("/api/games", json={"game": "blooms", "seats": ["human", "human"]}).json()
+    pages = ["/", "/rules", "/rules/blobs", "/games", f"/game/{made['id']}"]
+    texts = [client.get(p).text for p in pages]
+    texts += [p.read_text() for p in TEMPLATES.glob("*.html")]
+    snap = client.get(f"/api/games/{made['id']}").json()
+    texts.append(snap["svg"])
+    for text in texts:
+        for tag in re.findall(r"<script\b[^>]*>", text):
+            assert "src=" in tag or 'type="application/json"' in tag, tag
+        assert not re.search(r"<[^>]+\son[a-z]+\s*=", text)
+        assert not re.search(r"<[^>]+\sstyle\s*=", text)
+    for js in STATIC.glob("*.js"):
+        assert "style=" not in js.read_text(), js.name  # styles go through the CSSOM
