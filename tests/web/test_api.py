@@ -363,5 +363,6 @@ def test_rules_pictures_of_an_install_without_the_docs_folder_are_404(client, mo
     import stonegarden.web.app as web_app
 
     monkeypatch.setattr(web_app, "DOCS", tmp_path / "no-docs")
-    for name in ("blobs-t1.svg", "x", "..", "a" * 300):
+    # ".." escaped: a plain one is resolved by the client, to the rules index
+    for name in ("blobs-t1.svg", "x", "%2E%2E", "a" * 300):
         assert client.get(f"/rules/img/{name}").status_code == 404

@@ -313,7 +313,7 @@ def snapshot(server: Server, page) -> dict[str, Any]:
 
 
 def test_the_start_button_alone_starts_a_game_against_the_default_level(browser, server):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     page.goto(server.url + "/")
     assert page.is_checked('input[name="mode"][value="computer"]')
     assert page.is_checked('input[name="level"][value="2"]')
@@ -333,7 +333,7 @@ def test_the_start_button_alone_starts_a_game_against_the_default_level(browser,
 
 
 def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, server):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     page = ctx.new_page()
     page.goto(server.url + "/?game=freego")
@@ -347,7 +347,7 @@ def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, server)
     page.wait_for_function("document.getElementById('copy-note').textContent === 'Copied.'",
                            timeout=WAIT)
     assert page.evaluate("navigator.clipboard.readText()") == invite
-    friend = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    friend = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900}).new_page()
     friend.goto(invite)
     wait_ready(friend)
     assert "Your turn (Black)" in friend.inner_text("#status")
@@ -366,7 +366,7 @@ def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, server)
 def test_keyboard_confirm_moves_asking_first_arrow_keys_and_the_turn_alert(browser, server):
     _, made = server.request("POST", "/api/games", {
         "game": "freego", "params": {"size": 5}, "seats": ["human", "human"]})
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     page.goto(server.url + made["links"]["1"])
     wait_ready(page)
     assert page.title().startswith("● Your turn")
@@ -419,7 +419,7 @@ def test_keyboard_confirm_moves_asking_first_arrow_keys_and_the_turn_alert(brows
     page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
     assert "You lost: Black resigned" in page.inner_text("#status")
     assert page.get_attribute("#new-game", "href") == "/?game=freego"
-    small = browser.new_page(viewport={"width": 375, "height": 800}, has_touch=True)
+    small = browser.new_page(bypass_csp=True, viewport={"width": 375, "height": 800}, has_touch=True)
     small.goto(server.url + made["links"]["2"])
     small.wait_for_selector("#board [data-cell]", timeout=WAIT)
     assert small.is_checked("#confirm-moves")  # on by default on a small screen
@@ -440,7 +440,7 @@ def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, server):
     paths = PAGES_375 + [f"/rules/{g}" for g in available_games()] + \
         [m["links"]["1"] for m in games]
     for scheme in ("light", "dark"):
-        ctx = browser.new_context(viewport={"width": 375, "height": 800}, color_scheme=scheme)
+        ctx = browser.new_context(bypass_csp=True, viewport={"width": 375, "height": 800}, color_scheme=scheme)
         page = ctx.new_page()
         failed: list[str] = []
         errors: list[str] = []
@@ -461,7 +461,7 @@ def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, server):
             shot(page, "home-375-dark.png")
         ctx.close()
     # the toggle overrides the system's choice, and is remembered
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900}, color_scheme="light")
     page.goto(server.url + "/")
     page.click("#theme-toggle")
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
@@ -511,12 +511,12 @@ def test_pages_work_under_a_strict_content_security_policy(browser, server):
 
 def test_stored_games_list_filters_and_rules_index(browser, server):
     server.request("POST", "/api/games", {"game": "freego", "params": {"size": 7},
-                                          "seats": ["human", "level:2"]})
-    _, made = server.request("POST", "/api/games", {"game": "blooms", "seats": ["human",
-                                                                                "human"]})
+                                          "seats": ["human", "level:2"], "public": True})
+    _, made = server.request("POST", "/api/games", {"game": "blooms", "seats": ["human", "human"],
+                                                    "public": True})
     server.request("POST", f"/api/games/{made['id']}/move",
                    {"secret": made["secrets"]["1"], "move": "resign"})
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     page.goto(server.url + "/games")
     rows = page.locator("#stored tbody tr")
     assert rows.count() == 2
@@ -562,7 +562,7 @@ def test_what_decided_a_game_is_drawn_screenshots(browser, server):
                               (territory, "blooms-territory-over.png",
                                "You won: both players passed")):
         for width, scheme in ((1280, "light"), (375, "dark")):
-            page = browser.new_page(viewport={"width": width, "height": 900},
+            page = browser.new_page(bypass_csp=True, viewport={"width": width, "height": 900},
                                     color_scheme=scheme)
             page.goto(server.url + made["links"]["1"])
             page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
@@ -573,7 +573,7 @@ def test_what_decided_a_game_is_drawn_screenshots(browser, server):
     # Blobs: the faces that fit a cell, drawn, before choosing one
     _, made = server.request("POST", "/api/games", {"game": "blobs", "seats": ["human",
                                                                                 "human"]})
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     page.goto(server.url + made["links"]["2"])
     wait_ready(page)
     page.locator('#board [data-cell="h9"]').click()

@@ -230,7 +230,7 @@ def test_snapshots_carry_the_outcome_and_the_players(client):
 
 def test_stored_games_in_words(client):
     client.post("/api/games", json={"game": "blooms-territory", "params": {"superko": True},
-                                    "seats": ["human", "level:3"]})
+                                    "seats": ["human", "level:3"], "public": True})
     page = client.get("/games").text
     assert "superko on" in page and "a person vs computer, level 3" in page
     assert re.search(r'<time datetime="\d{4}-\d\d-\d\dT', page)
