@@ -1,8 +1,33 @@
 """Makes ``webhelpers`` (and the shared ``fuzz_values``) importable from the web tests (pytest
-runs with importlib mode)."""
+runs with importlib mode); a PostgreSQL cluster for the tests that need one."""
 
+import itertools
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+
+_databases = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One throw-away PostgreSQL cluster per test process (Debian's package), stopped at the
+    end; tests take a fresh database each (``pg_database``)."""
+    from services import Postgres, postgres_available
+
+    if not postgres_available():
+        pytest.skip("PostgreSQL is not installed: run scripts/install-services.sh")
+    pg = Postgres(tmp_path_factory.mktemp("pg")).start()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture
+def pg_database(postgres) -> str:
+    """The DSN of a fresh, empty database."""
+    return postgres.create_database(f"t{next(_databases)}")
