@@ -109,16 +109,19 @@ class Store(Protocol):
         ...
 
     def append_move(self, game_id: str, ply: int, text: str, result: dict[str, Any] | None,
-                    redo: Sequence[str] = ()) -> None:
-        """Append move number ``ply`` (0-based).
+                    redo: Sequence[str] = (), *, to_move: int | None = None,
+                    clock: dict[str, Any] | None = None,
+                    deadline: float | None = None) -> None:
+        """Append move number ``ply`` (0-based), with the seat to move after it and the clock
+        (and its deadline) after it.
 
         Raises:
-            StaleError: the stored game does not have exactly ``ply`` moves.
+            StaleError: the stored game does not have exactly ``ply`` moves, or is over.
         """
         ...
 
     def truncate(self, game_id: str, keep: int, count: int, result: dict[str, Any] | None,
-                 redo: Sequence[str]) -> None:
+                 redo: Sequence[str], *, to_move: int | None = None) -> None:
         """Keep the first ``keep`` moves of a game that has ``count`` (undo).
 
         Raises:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.protocol import CHANCE, Game, State
 from ..jobs import Job
+from .clock import Clock
 
 #: a position is kept every this many moves; the others are replayed from the one before
 CHECKPOINT_EVERY = 64
@@ -117,6 +118,15 @@ class Live:
     targets: tuple[int, list[str]] | None = None
     #: jobs asked for but not answered yet, shared by identical requests
     pending: dict[Any, asyncio.Future[Any]] = field(default_factory=dict)
+    #: the players' display names (``None``: not given)
+    names: tuple[str | None, str | None] = (None, None)
+    clock: Clock | None = None
+    #: how the game ended when the rules did not end it (``{"winner", "reason": "time"}``)
+    over: dict[str, Any] | None = None
+    #: the id of the rematch offered after this game
+    rematch: str | None = None
+    #: held while a change is written, so a change is checked against the game it changes
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
     def moves(self) -> list[str]:
