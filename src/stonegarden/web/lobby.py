@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
 from ..core.registry import game_class
-from ..errors import StonegardenError
+from ..errors import StonegardenError, quote
 from .clock import parse_clock
 from .http import Json, client_of, read_json
 from .live import History, Live
@@ -148,21 +148,26 @@ def lobby_entry(row: Any, now: float, site: Site) -> dict[str, Any]:
             "age": round(max(0.0, now - row.created)), "link": site.link(f"/game/{row.id}")}
 
 
-def updates(svc: GameService, client: str, key: str, limit: int) -> StreamingResponse:
-    """Server-sent events: an ``update`` whenever ``key`` (a game, or the lobby) changes.
+def updates(svc: GameService, client: str, keys: str | list[str], limit: int
+            ) -> StreamingResponse:
+    """Server-sent events: an ``update`` whenever one of ``keys`` (games, or the lobby)
+    changes; one stream may watch many games ("my games").
 
     Raises:
         ApiError: 429 when the client already holds ``limit`` streams.
     """
+    keys = [keys] if isinstance(keys, str) else keys
     if svc.streams[client] >= limit:
         raise ApiError(429, f"you have {svc.streams[client]} live streams open, the most "
                             "one client may have", {"Retry-After": str(int(SSE_KEEPALIVE))})
     svc.streams[client] += 1
-    queue = svc.hub.subscribe(key)
+    queue = svc.hub.subscribe(keys[0])
+    for key in keys[1:]:
+        svc.hub.listeners.setdefault(key, set()).add(queue)
 
     async def stream() -> AsyncIterator[str]:
         try:
-            yield f"event: update\ndata: {svc.hub.versions.get(key, 0)}\n\n"
+            yield f"event: update\ndata: {svc.hub.versions.get(keys[0], 0)}\n\n"
             while not svc.closing:
                 try:
                     v = await asyncio.wait_for(queue.get(), SSE_KEEPALIVE)
@@ -171,13 +176,33 @@ def updates(svc: GameService, client: str, key: str, limit: int) -> StreamingRes
                     continue
                 yield f"event: update\ndata: {v}\n\n"
         finally:
-            svc.hub.unsubscribe(key, queue)
+            for key in keys:
+                svc.hub.unsubscribe(key, queue)
             svc.streams[client] -= 1
             if svc.streams[client] <= 0:
                 del svc.streams[client]
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+#: the most games one "my games" stream watches
+MAX_WATCHED = 100
+
+
+def watched_ids(text: str | None) -> list[str]:
+    """The ``ids`` of a many-games stream: 1-100 game ids, comma separated.
+
+    Raises:
+        ApiError: 400 none, more than 100, or one that is not a game id's shape.
+    """
+    ids = [i for i in (text or "").split(",") if i]
+    if not 1 <= len(ids) <= MAX_WATCHED:
+        raise ApiError(400, f"'ids' must name 1-{MAX_WATCHED} games, not {len(ids)}")
+    for i in ids:
+        if len(i) > 40 or not all(c.isascii() and (c.isalnum() or c in "-_") for c in i):
+            raise ApiError(400, f"{quote(i, 40)} is not a game id")
+    return list(dict.fromkeys(ids))
 
 
 def routes(service: Callable[[], GameService], site: Site,
@@ -193,6 +218,11 @@ def routes(service: Callable[[], GameService], site: Site,
     async def lobby_events(request: Request) -> StreamingResponse:
         svc = service()
         return updates(svc, client_of(request), LOBBY, svc.budgets.streams_per_client)
+
+    async def games_events(request: Request) -> StreamingResponse:
+        svc = service()
+        ids = watched_ids(request.query_params.get("ids"))
+        return updates(svc, client_of(request), ids, svc.budgets.streams_per_client)
 
     async def join_game(request: Request) -> Json:
         svc = service()
@@ -241,6 +271,7 @@ def routes(service: Callable[[], GameService], site: Site,
         Route("/my-games", my_games_page),
         Route("/api/lobby", lobby_api),
         Route("/api/lobby/events", lobby_events),
+        Route("/api/events", games_events),
         Route("/api/games/{gid}/join", join_game, methods=["POST"]),
         Route("/api/games/{gid}/withdraw", withdraw_game, methods=["POST"]),
         Route("/api/games/{gid}/rematch", rematch_game, methods=["POST"]),

@@ -188,9 +188,9 @@ class GameService:
         if (not isinstance(seats, list) or len(seats) != 2
                 or not all(isinstance(s, str) for s in seats)):
             raise ApiError(400, f"'seats' must be a list of two strings, not {quote(seats)}")
-        for name, flag in (("public", listed), ("hints", hints)):
+        for field, flag in (("public", listed), ("hints", hints)):
             if not isinstance(flag, bool):
-                raise ApiError(400, f"{name!r} must be true or false, not {quote(flag)}")
+                raise ApiError(400, f"{field!r} must be true or false, not {quote(flag)}")
         try:
             game = make(game_id, **{k: v for k, v in params.items() if v not in ("", None)})
         except StonegardenError as exc:
