@@ -41,3 +41,22 @@ def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 def pg_database(postgres) -> str:
     """The DSN of a fresh, empty database."""
     return postgres.create_database(f"t{next(_databases)}")
+
+
+@pytest.fixture
+def nginx_factory(tmp_path: Path) -> Iterator[object]:
+    """Starts nginx (Debian's package) with a test's ``server`` blocks; stopped at the end."""
+    from services import Nginx, nginx_available
+
+    if not nginx_available():
+        require("nginx")
+    started: list[Nginx] = []
+
+    def start(body: str, name: str = "nginx") -> Nginx:
+        n = Nginx(tmp_path / name, body).start()
+        started.append(n)
+        return n
+
+    yield start
+    for n in started:
+        n.stop()

@@ -33,10 +33,13 @@ def free_port() -> int:
 class Server:
     """``stonegarden serve`` as a real process (this checkout's code) on 127.0.0.1."""
 
-    def __init__(self, db: Path, port: int | None = None, *extra: str) -> None:
+    def __init__(self, db: Path | str, port: int | None = None, *extra: str,
+                 log: Path | None = None) -> None:
         self.db = db
         self.port = port or free_port()
         self.extra = extra
+        #: where the server's output goes (appended; ``None``: discarded)
+        self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -46,10 +49,15 @@ class Server:
     def start(self) -> Server:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "stonegarden", "serve", "--port", str(self.port),
-             "--db", str(self.db), "--workers", "1", *self.extra],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        err = subprocess.DEVNULL if self.log is None else self.log.open("ab")
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "stonegarden", "serve", "--port", str(self.port),
+                 "--db", str(self.db), "--workers", "1", *self.extra],
+                env=env, stdout=subprocess.DEVNULL, stderr=err)
+        finally:
+            if not isinstance(err, int):
+                err.close()
         for _ in range(300):  # bounded wait for the port to answer
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}")
