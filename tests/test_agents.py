@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import subprocess
 import sys
@@ -10,8 +11,9 @@ import pytest
 
 import stonegarden
 from stonegarden.agents import agent_names, make_agent
-from stonegarden.agents.search_agents import GAME_LEVELS, LEVELS, SearchAgent, level_budget
+from stonegarden.agents.search_agents import SearchAgent, level_budget
 from stonegarden.errors import ParameterError
+from stonegarden.search.profile import LEVELS, profile_for
 
 from .conftest import cli_env
 
@@ -22,11 +24,16 @@ SPECS = ["random:seed=1", "greedy:seed=1", "uct-flat:sims=40,seed=1", "mcts:sims
 
 
 def test_the_bridges_playout_policy_is_an_mcts_switch():
-    agent = make_agent("mcts:sims=60,seed=2")
-    assert isinstance(agent, SearchAgent) and agent.config.bridges  # on by default
-    assert not make_agent("mcts:sims=60,bridges=off").config.bridges
-    assert not make_agent("uct-flat:sims=60").config.bridges  # the baseline plays uniformly
     game = stonegarden.make("bridgego", size=5)
+    profile = profile_for(game)
+    agent = make_agent("mcts:sims=60,seed=2")
+    assert isinstance(agent, SearchAgent)
+    assert profile.option(agent.config, "bridges") == 1  # on by default
+    off = make_agent("mcts:sims=60,bridges=off")
+    assert isinstance(off, SearchAgent) and profile.option(off.config, "bridges") == 0
+    flat = make_agent("uct-flat:sims=60")
+    assert isinstance(flat, SearchAgent)
+    assert profile.option(flat.config, "bridges") == 0  # the baseline plays uniformly
     state = game.replay(["b2", "c2", "c3", "b3"])[-1]
     assert game.is_legal(state, agent.choose(game, state))
 
@@ -78,7 +85,8 @@ def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
     assert repr(spec) in str(info.value) or not spec
 
 
-@pytest.mark.parametrize("table", [LEVELS, *GAME_LEVELS.values()])
+@pytest.mark.parametrize("table", [LEVELS, *(profile_for(stonegarden.make(g)).levels
+                                              for g in stonegarden.available_games())])
 def test_levels_grow_in_simulations_and_in_time(table):
     """Both limits grow from each level to the next, so whichever ends a search (simulations
     in fast games, time in slow ones) each level searches more than the one below."""
@@ -93,18 +101,22 @@ def test_levels_grow_in_simulations_and_in_time(table):
 @pytest.mark.parametrize("game_id", [
     "blooms", "blooms-territory", "freego", "bridgego", "blobs"])
 def test_a_level_searches_with_its_game_s_budget(game_id):
+    """A level's budget is the game's profile's, and its search stops there: with the time cap
+    lifted, level 1 makes exactly its simulations."""
     game = stonegarden.make(game_id)
-    table = GAME_LEVELS.get(game_id, LEVELS)
-    assert (game_id in GAME_LEVELS) == (game_id in ("blobs", "freego", "bridgego", "blooms-territory"))
+    table = profile_for(game).levels
     for k in LEVELS:
         agent = make_agent(f"level:{k}")
         assert isinstance(agent, SearchAgent)
         budget = agent.budget_for(game)
-        assert (budget.sims, budget.seconds) == table[k] == level_budget(k, game_id)
+        assert (budget.sims, budget.seconds) == table[k] == level_budget(k, game)
     agent = make_agent("level:1,seed=3")
     state = game.initial_state()
-    result = agent.analyse(game, state)  # (the time cap may end it first, with a loaded CPU)
-    assert result.sims <= table[1][0]
+    sims = table[1][0]
+    assert sims is not None
+    budget = dataclasses.replace(agent.budget_for(game), seconds=600.0)
+    result = agent.analyse(game, state, budget)
+    assert result.sims == sims or result.proven is not None
     assert game.is_legal(state, result.best)
 
 
@@ -176,4 +188,4 @@ def test_the_first_timed_search_of_a_process_is_not_spent_loading_kernels():
     out = subprocess.run([sys.executable, "-c", _FIRST_SEARCH], capture_output=True, text=True,
                          timeout=300, env=cli_env())
     assert out.returncode == 0, out.stderr
-    assert int(out.stdout.strip()) >= 8  # the clock is read every 8 simulations
+    assert int(out.stdout.strip()) >= 16  # the clock is read between chunks, 16 at first

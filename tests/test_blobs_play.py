@@ -136,10 +136,9 @@ def test_one_try_per_move_is_the_uniform_playout(params):
     game = stonegarden.make("blobs", **params)
     s = game.initial_state()
     uniform = game.random_playouts(s, 300, seed=9)
-    assert (game.policy_playouts(s, 300, 9, 0, 0) == uniform).all()
-    assert (game.policy_playouts(s, 300, 9, 0, 1) == uniform).all()
-    assert (game.policy_playouts(s, 300, 9, 5, 0) == uniform).all()  # no capture policy here
-    assert game.playout_policies == frozenset({"safe"})
+    assert (game.safe_playouts(s, 300, 9, 0) == uniform).all()
+    assert (game.safe_playouts(s, 300, 9, 1) == uniform).all()
+    assert not (game.safe_playouts(s, 300, 9, 8) == uniform).all()
 
 
 def test_safe_playouts_lose_fewer_games_by_handing_over_a_win():
@@ -147,8 +146,8 @@ def test_safe_playouts_lose_fewer_games_by_handing_over_a_win():
     are given away), over 2,000 playouts each."""
     game = stonegarden.make("blobs")
     s = game.initial_state()
-    uniform = game.policy_playouts(s, 2000, 3, 0, 0)
-    safe = game.policy_playouts(s, 2000, 3, 0, 8)
+    uniform = game.safe_playouts(s, 2000, 3, 0)
+    safe = game.safe_playouts(s, 2000, 3, 8)
     assert safe[2] > 2 * uniform[2]
     assert safe[3] > uniform[3]  # longer games
 

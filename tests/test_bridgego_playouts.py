@@ -10,6 +10,7 @@ import pytest
 import stonegarden
 from stonegarden.games.bridgego.playouts import bridge_playout, bridge_reply
 from stonegarden.geometry.square import EMPTY_BOARD_KEY
+from stonegarden.search.profile import profile_for
 
 from .square_go_helpers import run_without_jit, seed_kernel_generator
 
@@ -84,7 +85,7 @@ def test_bridge_saving_playouts_are_legal_and_answer_every_intrusion(options):
     replies = 0
     for seed in range(6):
         state = game.initial_state()
-        winner, moves = game.amaf_playout(state, seed, bridges=True)
+        winner, moves = profile_for(game).playout(state, seed, {"bridges": 1})
         last = -1
         for m in moves:
             expected = bridge_reply(state.cells(), game.board.neighbours, state.player, last)
@@ -98,16 +99,18 @@ def test_bridge_saving_playouts_are_legal_and_answer_every_intrusion(options):
     assert replies >= 6  # intrusions are common: the policy was exercised
 
 
-def test_the_bridges_policy_is_a_bridge_go_search_option():
+def test_the_bridges_policy_changes_the_playouts_and_off_is_uniform():
     game = stonegarden.make("bridgego", size=5)
-    assert game.playout_policies == frozenset({"bridges", "lgr"})
+    profile = profile_for(game)
     state = game.initial_state()
-    assert not (game.policy_playouts(state, 200, 5, bridges=True)
-                == game.policy_playouts(state, 200, 5)).all()
-    assert (game.policy_playouts(state, 200, 5) == game.random_playouts(state, 200, 5)).all()
-    freego = stonegarden.make("freego", size=5)  # a game without the policy plays uniformly
-    s = freego.initial_state()
-    assert (freego.policy_playouts(s, 50, 3, bridges=True) == freego.random_playouts(s, 50, 3)).all()
+    on = [profile.playout(state, seed, {"bridges": 1}) for seed in range(40)]
+    off = [profile.playout(state, seed, {"bridges": 0}) for seed in range(40)]
+    assert [list(m) for _, m in on] != [list(m) for _, m in off]
+    # off is the uniform playout: the same winners as the game's own random playouts
+    totals = np.zeros(3, np.int64)
+    for seed in range(40):
+        totals += game.random_playouts(state, 1, seed)[:3]
+    assert list(totals) == [sum(w == k for w, _ in off) for k in (1, 2, 0)]
 
 
 @pytest.mark.nojit
