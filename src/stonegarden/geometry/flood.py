@@ -10,14 +10,9 @@ never needs clearing."""
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 EMPTY = 0
-
-#: ``libs`` for a caller that keeps no liberty counts
-NO_LIBS = np.empty(0, np.int32)
-
 
 @njit(cache=True)
 def count_liberties(board, nb, libs):
@@ -32,7 +27,7 @@ def count_liberties(board, nb, libs):
         libs[c] = count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_stone(board, nb, libs, cell, colour):
     """Put ``colour`` on the empty ``cell``; its neighbours lose an empty neighbour."""
     board[cell] = colour
@@ -42,7 +37,7 @@ def set_stone(board, nb, libs, cell, colour):
             libs[w] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def clear_stone(board, nb, libs, cell):
     """Empty ``cell``; its neighbours gain an empty neighbour."""
     board[cell] = EMPTY
@@ -52,11 +47,11 @@ def clear_stone(board, nb, libs, cell):
             libs[w] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def judge_group(board, nb, libs, start, stack, seen, clock, base):
     """Flood the group holding ``start`` until a liberty proves it alive: a stone with an empty
-    neighbour (``libs[stone] > 0`` where counts are kept; ``libs`` empty: the neighbours are
-    looked at).
+    neighbour (``libs[stone] > 0`` where counts are kept; ``libs`` ``None``: the neighbours
+    are looked at, and numba compiles that case without the counts).
 
     Each flood takes a fresh stamp from ``clock[0]``; cells stamped after ``base`` by an earlier
     flood of the same pass belong to a group already found alive (a dead group is flooded
@@ -64,13 +59,15 @@ def judge_group(board, nb, libs, start, stack, seen, clock, base):
     whole group is in ``stack[:size]``, in the order of the flood."""
     clock[0] += 1
     stamp = clock[0]
-    kept = libs.shape[0] > 0
     colour = board[start]
     degree = nb.shape[1]
     stack[0] = start
     seen[start] = stamp
-    if kept and libs[start] > 0:
-        return 1, True
+    # each ``libs is None`` test stands alone: numba drops such a branch at compile time only
+    # then (so the two cases compile apart, without a test per neighbour)
+    if libs is not None:  # noqa: SIM102
+        if libs[start] > 0:
+            return 1, True
     top = 1
     i = 0
     while i < top:
@@ -81,11 +78,15 @@ def judge_group(board, nb, libs, start, stack, seen, clock, base):
             if w < 0:
                 continue
             c = board[w]
-            if not kept and c == EMPTY:
-                return top, True
-            if c == colour and seen[w] != stamp:
-                if seen[w] > base or (kept and libs[w] > 0):
+            if libs is None:  # noqa: SIM102
+                if c == EMPTY:
                     return top, True
+            if c == colour and seen[w] != stamp:
+                if seen[w] > base:
+                    return top, True
+                if libs is not None:  # noqa: SIM102
+                    if libs[w] > 0:
+                        return top, True
                 seen[w] = stamp
                 stack[top] = w
                 top += 1

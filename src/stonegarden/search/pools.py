@@ -35,6 +35,8 @@ class Pools:
         self.ed_rn = np.zeros(edges, np.int32)
         self.ed_rw = np.zeros(edges, np.float32)
         self.counters = np.zeros(3, np.int64)
+        #: the node arrays then the edge arrays, as the kernels take them
+        self.arrays = (*self.nodes(), *self.edges())
 
     @property
     def size(self) -> tuple[int, int]:

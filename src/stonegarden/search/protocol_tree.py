@@ -24,7 +24,17 @@ from .pools import PROOF_DRAW, Pools
 from .replies import lgr_update
 from .result import SearchResult
 from .tree import REUSE_PLIES, TreeSearch
-from .tree_kernels import backup, code_value, expand, grave_node, select
+from .tree_kernels import (
+    STOP_CHANCE,
+    STOP_EXPAND,
+    STOP_FULL,
+    STOP_LEAF,
+    STOP_PROVEN,
+    backup,
+    code_value,
+    descend,
+    expand,
+)
 from .ucb import amaf_mark
 
 _NO_PRIORS = np.empty(0, np.float64)
@@ -46,6 +56,9 @@ class ProtocolTree(TreeSearch):
         #: transposition table: ``transposition_key`` -> the one node of that position
         self.table: dict[object, int] = {}
         self.seen = np.zeros((3, game.num_distinct_actions if self.rave else 1), np.int64)
+        self.path_nodes = np.empty(64, np.int64)
+        self.path_edges = np.empty(64, np.int64)
+        self.leaf_state: State | None = None
 
     # -- nodes ------------------------------------------------------------------------------
     def _node(self, state: State) -> int:
@@ -137,68 +150,78 @@ class ProtocolTree(TreeSearch):
             done += 1
         return done
 
+    def _grow_path(self) -> None:
+        self.path_nodes = np.concatenate([self.path_nodes, np.empty_like(self.path_nodes)])
+        self.path_edges = np.concatenate([self.path_edges, np.empty_like(self.path_edges)])
+
     def _simulate(self, solver: bool) -> None:
+        """One simulation: ``descend`` walks the kept tree in numba; what only the protocol
+        can do (a new node's moves, a new child's state, a chance outcome) happens here."""
         g, P, root = self.game, self.pools, self.root
         P.counters[2] += 1
         stamp = int(P.counters[2])
-        path_nodes: list[int] = []
-        path_edges: list[int] = []
-        node = root
-        state = self.states[root]
-        code = 0
+        node, depth, code = root, 0, 0
         while True:
-            proven = int(P.nd_proven[node])
-            if proven and (P.nd_first[node] < 0 or (solver and node != root)):
-                code = proven
+            node, depth, why = descend(root, node, depth, self.path_nodes, self.path_edges,
+                                       *P.arrays, self.c, self.rave, self.rave_k, solver,
+                                       self.config.grave)
+            if why == STOP_PROVEN:
+                code = int(P.nd_proven[node])
                 break
-            if P.nd_first[node] < 0:
-                if node != root and P.nd_n[node] == 0:
+            if why == STOP_LEAF:
+                break
+            if why == STOP_EXPAND:
+                last = int(P.ed_move[self.path_edges[depth - 1]]) if depth else -1
+                if not self._expand(node, self.states[node], last):
                     break
-                last = int(P.ed_move[path_edges[-1]]) if path_edges else -1
-                if not self._expand(node, state, last):
-                    break
-            if int(P.nd_player[node]) == CHANCE:
+                continue
+            if why == STOP_FULL:
+                self._grow_path()
+                continue
+            if why == STOP_CHANCE:
+                if depth >= len(self.path_nodes):
+                    self._grow_path()
                 first = int(P.nd_first[node])
                 n = P.ed_n[first:first + int(P.nd_count[node])]
                 e = first + int(np.argmax(self.probs[node] * (int(P.nd_n[node]) + 1) - n))
-            else:
-                ref = grave_node(node, len(path_nodes), np.array(path_nodes, np.int64),
-                                 P.nd_player, P.nd_stage, P.nd_n, self.config.grave)
-                e = int(select(node, P.nd_player, P.nd_first, P.nd_count, P.nd_n, P.nd_proven,
-                               P.ed_move, P.ed_child, P.ed_n, P.ed_w, P.ed_rn, P.ed_rw, self.c,
-                               self.rave, self.rave_k, solver, ref))
-            path_nodes.append(node)
-            path_edges.append(e)
-            child = int(P.ed_child[e])
-            if child < 0:
-                state = g.play_unchecked(state, int(P.ed_move[e]))
-                child = self._node(state)
-                if child < 0:  # the node pool is full: evaluate from here
-                    node = -1
-                    if g.is_terminal(state):
-                        w = g.winner(state)
-                        code = PROOF_DRAW if not w else int(w)
-                    break
-                P.ed_child[e] = child
-            else:
-                state = self.states[child]
+                self.path_nodes[depth] = node
+                self.path_edges[depth] = e
+                depth += 1
+                if P.ed_child[e] >= 0:
+                    node = int(P.ed_child[e])
+                    continue
+            # a new child: its state through the protocol
+            e = int(self.path_edges[depth - 1])
+            state = g.play_unchecked(self.states[node], int(P.ed_move[e]))
+            child = self._node(state)
+            if child < 0:  # the node pool is full: evaluate from here
+                node = -1
+                if g.is_terminal(state):
+                    w = g.winner(state)
+                    code = PROOF_DRAW if not w else int(w)
+                else:
+                    code = 0
+                    self.leaf_state = state
+                break
+            P.ed_child[e] = child
             node = child
         if code:
             r1 = code_value(code, self.draw)
         else:
-            r1 = self._playout(state, path_nodes, path_edges, stamp)
-        backup(np.array(path_nodes, np.int64), np.array(path_edges, np.int64), len(path_nodes),
-               node, r1, *P.nodes(), *P.edges(), self.rave, 1, 0, self.seen, stamp, solver)
+            leaf = self.states[node] if node >= 0 else self.leaf_state
+            assert leaf is not None
+            r1 = self._playout(leaf, depth, stamp)
+        backup(self.path_nodes, self.path_edges, depth, node, r1, *P.arrays, self.rave, 1, 0,
+               self.seen, stamp, solver)
         if self.config.chance:
-            self._refresh_expectations(path_nodes, path_edges)
+            self._refresh_expectations(depth)
 
-    def _playout(self, state: State, path_nodes: list[int], path_edges: list[int],
-                 stamp: int) -> float:
-        """Player 1's reward of one playout from ``state`` (stamping its moves for RAVE and
-        teaching the reply table)."""
+    def _playout(self, state: State, depth: int, stamp: int) -> float:
+        """Player 1's reward of one playout from ``state``, ``depth`` edges below the root
+        (stamping its moves for RAVE and teaching the reply table)."""
         P = self.pools
         lgr = self.replies.shape[0] > 0
-        last = int(P.ed_move[path_edges[-1]]) if path_edges else -1
+        last = int(P.ed_move[self.path_edges[depth - 1]]) if depth else -1
         seed = int(self.rng.integers(2**31))
         winner, moves = self.profile.playout(state, seed, self.options,
                                              self.replies if lgr else None, last)
@@ -206,16 +229,17 @@ class ProtocolTree(TreeSearch):
             if self.rave:
                 amaf_mark(self.seen, moves, self.game.current_player(state), stamp)
             if lgr:
-                tree = np.array([P.ed_move[e] for e in path_edges], np.int32)
+                tree = P.ed_move[self.path_edges[:depth]]
                 lgr_update(self.replies, tree, np.asarray(moves, np.int32),
-                           int(P.nd_player[path_nodes[0]]), int(winner))
+                           int(P.nd_player[self.root]), int(winner))
         return 1.0 if winner == 1 else 0.0 if winner == 2 else self.draw
 
-    def _refresh_expectations(self, path_nodes: list[int], path_edges: list[int]) -> None:
+    def _refresh_expectations(self, depth: int) -> None:
         """Set each path edge into a chance node to that node's expectation times its visits
         (``chance`` on)."""
         P = self.pools
-        for nd, e in zip(path_nodes, path_edges):
+        for d in range(depth):
+            nd, e = int(self.path_nodes[d]), int(self.path_edges[d])
             child = int(P.ed_child[e])
             if child < 0 or int(P.nd_player[child]) != CHANCE or P.nd_first[child] < 0:
                 continue

@@ -158,6 +158,42 @@ def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_chi
     return first
 
 
+#: why ``descend`` stopped: a known result, a leaf to play out, a node to expand, a chance
+#: node (its caller picks the outcome), an edge without a child yet, the path arrays full
+STOP_PROVEN, STOP_LEAF, STOP_EXPAND, STOP_CHANCE, STOP_NEW, STOP_FULL = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def descend(root, node, depth, path_nodes, path_edges, nd_player, nd_stage, nd_first, nd_count,
+            nd_n, nd_proven, ed_move, ed_child, ed_n, ed_w, ed_rn, ed_rw, c, rave, rave_k,
+            solver, grave):
+    """Walk down the tree from ``node`` (``depth`` edges below the root, the path so far in
+    ``path_nodes``/``path_edges``) choosing edges with ``select`` until the walk needs its
+    caller; returns (node, depth, why: a ``STOP_*`` code). At ``STOP_NEW`` the edge just taken
+    (``path_edges[depth - 1]``) has no child yet."""
+    while True:
+        if nd_proven[node] != 0 and (nd_first[node] < 0 or (solver and node != root)):
+            return node, depth, STOP_PROVEN
+        if nd_first[node] < 0:
+            if node != root and nd_n[node] == 0:
+                return node, depth, STOP_LEAF
+            return node, depth, STOP_EXPAND
+        if nd_player[node] == 0:
+            return node, depth, STOP_CHANCE
+        if depth >= path_nodes.shape[0]:
+            return node, depth, STOP_FULL
+        ref = grave_node(node, depth, path_nodes, nd_player, nd_stage, nd_n, grave)
+        e = select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_child,
+                   ed_n, ed_w, ed_rn, ed_rw, c, rave, rave_k, solver, ref)
+        path_nodes[depth] = node
+        path_edges[depth] = e
+        depth += 1
+        child = ed_child[e]
+        if child < 0:
+            return node, depth, STOP_NEW
+        node = child
+
+
 @njit(cache=True)
 def prove(node, e, nd_player, nd_first, nd_count, nd_proven, ed_child):
     """MCTS-solver step after backing up through edge ``e``: a proven win of the mover's is a

@@ -22,7 +22,7 @@ from ...geometry.hashset import table_has
 __all__ = ["EMPTY", "clear_stone", "count_liberties", "set_stone"]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find_fenced(board, nb, libs, player, starts, nstarts, stack, seen, clock, out, nout,
                 first_only=False):
     """Append to ``out`` (from ``nout``) every cell of a fenced bloom of ``player``'s colours
@@ -51,7 +51,7 @@ def find_fenced(board, nb, libs, player, starts, nstarts, stack, seen, clock, ou
     return nout
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def capture(board, nb, libs, player, starts, nstarts, stack, seen, clock, out, colours):
     """The capture step after ``player``'s stones are placed: every fenced bloom of the
     opponent at or next to ``starts[:nstarts]`` is judged on the same board, then all are
@@ -79,7 +79,7 @@ def all_cells(n):
     return np.arange(n).astype(np.int32)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place(board, nb, libs, player, cell_a, cell_b, starts):
     """Put the mover's first colour on ``cell_a`` and second on ``cell_b`` (-1 = none); the
     cells placed go to ``starts``. Returns how many."""
@@ -104,13 +104,13 @@ def place(board, nb, libs, player, cell_a, cell_b, starts):
 # action order.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_count(ne, first_turn):
     """How many turns there are with ``ne`` empty cells."""
     return 2 * ne if first_turn else 2 * ne + ne * (ne - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_at(empties, ne, m):
     """Turn number ``m``: (cell of the first colour, cell of the second), -1 for none."""
     singles = 2 * ne
@@ -125,7 +125,7 @@ def turn_at(empties, ne, m):
     return empties[i], empties[j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def uniform_turn(empties, ne, first_turn):
     """A turn drawn uniformly (numba's global generator)."""
     return turn_at(empties, ne, np.random.randint(turn_count(ne, first_turn)))

@@ -37,7 +37,7 @@ from .kernels import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take(cell, empties, where, ne):
     """Remove ``cell`` from the empty list; returns the new length."""
     i = where[cell]

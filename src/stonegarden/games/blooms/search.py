@@ -4,7 +4,7 @@ capture-preferring playouts) and the territory rules' levels."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 
@@ -44,10 +44,7 @@ class RaceTree(TreeSpec):
         self.root_stage = 0 if split else 2
 
     def _state(self, state: State) -> BloomsState:
-        from .rules import BloomsState
-
-        assert isinstance(state, BloomsState)
-        return state
+        return cast("BloomsState", state)  # the search passes only this game's states
 
     def root_position(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         s = self._state(state)
@@ -102,21 +99,15 @@ class RaceProfile(SearchProfile):
                 replies: np.ndarray | None = None,
                 last: int = -1) -> tuple[int, np.ndarray | None]:
         from .playouts import race_playouts
-        from .rules import _Blooms
-
         s = self._state(state)
-        game = self.game
-        assert isinstance(game, _Blooms)
+        game = cast("_Blooms", self.game)
         totals = race_playouts(s.cells().copy(), game.board.neighbours, s.player,
                                s.ply == 0, np.array(s.scores, np.int64), game.params["target"],
                                game.max_game_length, 1, seed, int(options.get("captures", 0)))
         return (1 if totals[0] else 2 if totals[1] else 0), None
 
     def _state(self, state: State) -> BloomsState:
-        from .rules import BloomsState
-
-        assert isinstance(state, BloomsState)
-        return state
+        return cast("BloomsState", state)  # the search passes only this game's states
 
 
 class TerritoryProfile(SearchProfile):

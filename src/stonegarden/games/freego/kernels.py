@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...geometry.flood import NO_LIBS, judge_group
+from ...geometry.flood import judge_group
 from ...geometry.hashset import table_has
 
 EMPTY = 0
@@ -33,7 +33,7 @@ def dead_chains(board, nb, colour, starts, nstarts, stack, mark, clock, skip, sk
         v = starts[s]
         if v < 0 or board[v] != colour or mark[v] > base or skip[v] == skip_stamp:
             continue
-        size, alive = judge_group(board, nb, NO_LIBS, v, stack, mark, clock, base)
+        size, alive = judge_group(board, nb, None, v, stack, mark, clock, base)
         if not alive:
             for t in range(size):
                 out[nout + t] = stack[t]

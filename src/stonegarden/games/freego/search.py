@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 
@@ -88,10 +88,7 @@ class FreeGoProfile(SearchProfile):
     replies: ClassVar[bool] = True
 
     def _game(self) -> FreeGo:
-        from .rules import FreeGo
-
-        assert isinstance(self.game, FreeGo)
-        return self.game
+        return cast("FreeGo", self.game)  # the game class names this profile
 
     def tree(self, config: SearchConfig) -> TreeSpec | None:
         from .playouts import KO_SUPER
@@ -132,7 +129,4 @@ class FreeGoProfile(SearchProfile):
 
 
 def _own(state: State) -> FreeGoState:
-    from .rules import FreeGoState
-
-    assert isinstance(state, FreeGoState)
-    return state
+    return cast("FreeGoState", state)  # the search passes only this game's states
