@@ -8,7 +8,8 @@ is to move)``; every move flips the side key.
 A Free Go turn: place, then remove every opponent chain without a liberty. Those chains are
 either next to the new stone or the opponent's own suicide from the previous turn (the
 "pending dead" chains, found once per position), so a candidate move costs a few floods next
-to it, not a board scan.
+to it, not a board scan. The rules and the search's tree use this flood; the playouts keep
+chains incrementally (``chains.py``), and the two are tested against each other.
 """
 
 from __future__ import annotations
