@@ -11,8 +11,8 @@ from typing import Any
 
 from ..agents.registry import agent_names, make_agent
 from ..agents.search_agents import SearchAgent
-from ..core.protocol import CHANCE
-from ..core.registry import make
+from ..core.registry import available_games, make
+from ..search.profile import profile_for
 
 #: agents a hint may use, strongest first; the first registered one is taken
 HINT_PREFERENCE = ("mcts", "level", "random")
@@ -77,9 +77,8 @@ def playout_estimates(game_id: str, params: dict[str, Any], moves: list[str],
 
 
 def warm_up() -> bool:
-    """Import the games and agents (and load numba caches) before the first real request."""
-    game = make("blooms", size=2)
-    s = game.initial_state()
-    if game.current_player(s) != CHANCE:
-        make_agent("random").choose(game, s)
+    """Import the games and agents, and load every game's search kernels (its profile's
+    ``warm_up``), before the first real request."""
+    for game_id in available_games():
+        profile_for(make(game_id)).warm_up()
     return True
