@@ -49,8 +49,8 @@ def test_first_resignation_fires_on_a_proof_whatever_the_value():
 
 def test_played_out_games_record_each_search_proof_of_a_loss():
     task = {"game": "bridgego", "params": {"size": 5}, "seed": 3, "index": 0,
-            # c=0.2 (Bridge Go's default before stop 28): this seed's game then ends with a
-            # proof of the loss
+            # c=0.2 (wider than Bridge Go's default): this seed's game then ends with a proof
+            # of the loss
             "seats": {"1": "mcts:sims=200,c=0.2", "2": "mcts:sims=200,c=0.2"}, "resign": None}
     out = play_game(task)
     assert len(out["proved"]) == len(out["moves"]) == len(out["values"])

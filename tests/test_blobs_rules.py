@@ -1,5 +1,5 @@
 """Blobs rules: the spec's test cases T1-T5, each decision, each `win` option, the draws and
-Tumbling Dice, all written in notation (spec/blobs.md)."""
+Tumbling Dice, all written in notation (docs/games/blobs.md)."""
 
 from __future__ import annotations
 

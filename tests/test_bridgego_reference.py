@@ -1,4 +1,4 @@
-"""Bridge Go against a naive reference written straight from spec/bridgego.md: one search from
+"""Bridge Go against a naive reference written straight from docs/games/bridgego.md: one search from
 each liberty to the sides (the definition), whole games replayed move by move."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bridge Go: one named test per test position and decision of spec/bridgego.md.
+"""Bridge Go: one named test per test position and decision of docs/games/bridgego.md.
 
 The spec's test positions give coordinates as (x, y), x from the west and y from the north;
 ``xy`` turns them into point names."""

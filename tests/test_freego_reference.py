@@ -1,4 +1,4 @@
-"""Free Go against a naive reference written straight from spec/freego.md: full-board scans
+"""Free Go against a naive reference written straight from docs/games/freego.md: full-board scans
 for captures and an explicit list of earlier boards for ko, no hashing, no kernels."""
 
 from __future__ import annotations

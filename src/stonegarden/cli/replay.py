@@ -1,4 +1,4 @@
-"""``stonegarden replay RECORD [--json]`` (contract in spec/interfaces.md)."""
+"""``stonegarden replay RECORD [--json]`` (the contract in docs/games/, "Records and replay")."""
 
 from __future__ import annotations
 

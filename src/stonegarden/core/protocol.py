@@ -155,7 +155,7 @@ class Game(ABC):
 
     @abstractmethod
     def scores(self, state: State) -> tuple[int, int]:
-        """The scores reported by ``replay`` (see spec/interfaces.md)."""
+        """The scores reported by ``replay`` (the contract in docs/games/, "Records and replay")."""
 
     # -- moves ------------------------------------------------------------------------------
     @abstractmethod

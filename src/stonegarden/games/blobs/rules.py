@@ -110,7 +110,7 @@ class Blob:
 
 @register
 class BlobsGame(Game):
-    """``blobs``: Cameron Browne's boardless game of square dice (spec/blobs.md)."""
+    """``blobs``: Cameron Browne's boardless game of square dice (docs/games/blobs.md)."""
 
     id = "blobs"
     title = "Blobs"

@@ -1,4 +1,4 @@
-"""``bridgego``: Bridge Go (spec/bridgego.md) as a game of the protocol.
+"""``bridgego``: Bridge Go (docs/games/bridgego.md) as a game of the protocol.
 
 Actions: one per point, the point index (``A1`` = 0, row by row from the bottom); no pass.
 Validation lives here; the work is done by ``kernels`` and ``playouts``.

@@ -1,4 +1,4 @@
-"""``freego``: capture-N Go with suicide allowed (spec/freego.md) as a game of the protocol.
+"""``freego``: capture-N Go with suicide allowed (docs/games/freego.md) as a game of the protocol.
 
 Actions: one per point, the point index (``A1`` = 0, row by row from the bottom); no pass.
 Validation lives here; the work is done by ``kernels`` and ``playouts``.
