@@ -161,7 +161,7 @@ class BlobsGame(Game):
 
     def _settle(self, cells: np.ndarray, pcol: np.ndarray, box: np.ndarray, mover: int,
                 dice_left: int) -> tuple[int, str]:
-        """(outcome, reason) after ``mover``'s whole move: see spec "Regions and the result"."""
+        """(outcome, reason) after ``mover``'s whole move: see docs/games/blobs.md, "Regions and the result"."""
         cond = np.zeros(4, np.int64)
         K.conditions(cells, pcol, box, _GEOMETRY, cond)
         winner = int(K.judge_move(cond, mover, self._mode))
