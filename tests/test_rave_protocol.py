@@ -13,6 +13,7 @@ import pytest
 
 import stonegarden
 from stonegarden.agents.registry import make_agent
+from stonegarden.agents.search_agents import SearchAgent
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.pools import Pools
 from stonegarden.search.profile import profile_for
@@ -130,35 +131,24 @@ def _root_visits(game, state, config):
     return [(m.action, m.visits) for m in result.moves]
 
 
+@pytest.mark.parametrize("key, other", [("rave_k", 5.0), ("c", 3.0)])
 @pytest.mark.parametrize("game_id", ["freego", "bridgego"])
-def test_rave_k_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id):
+def test_a_setting_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id, key,
+                                                                               other):
+    """``rave_k`` and ``c`` left unset search as the game's profile says; set, they change the
+    search, as the agent options ``rave_k=K`` and ``c=C`` do."""
     game = stonegarden.make(game_id, size=5)
     state = game.replay(["c3", "b2"])[-1]
-
     visits = functools.partial(_root_visits, game, state)
-
     profile = profile_for(game)
-    own = dataclasses.replace(RAVE, rave_k=profile.rave_k)
-    assert RAVE.rave_k is None and visits(RAVE) == visits(own)
-    assert visits(dataclasses.replace(RAVE, rave_k=5.0)) != visits(own)
-    agent = make_agent("mcts:sims=10,rave_k=5")
-    assert agent.config.rave_k == 5.0 and profile.rave_k_for(agent.config) == 5.0
-    assert profile.rave_k_for(make_agent("mcts:sims=10").config) == profile.rave_k
-
-
-@pytest.mark.parametrize("game_id", ["freego", "bridgego"])
-def test_c_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id):
-    game = stonegarden.make(game_id, size=5)
-    state = game.replay(["c3", "b2"])[-1]
-
-    visits = functools.partial(_root_visits, game, state)
-
-    profile = profile_for(game)
-    own = dataclasses.replace(RAVE, c=profile.c)
-    assert RAVE.c is None and visits(RAVE) == visits(own)
-    assert visits(dataclasses.replace(RAVE, c=3.0)) != visits(own)
-    assert profile.c_for(make_agent("mcts:sims=10,c=0.3").config) == 0.3
-    assert profile.c_for(make_agent("mcts:sims=10").config) == profile.c
+    resolve = getattr(profile, f"{key}_for")
+    own = dataclasses.replace(RAVE, **{key: getattr(profile, key)})
+    assert getattr(RAVE, key) is None and visits(RAVE) == visits(own)
+    assert visits(dataclasses.replace(RAVE, **{key: other})) != visits(own)
+    agent = make_agent(f"mcts:sims=10,{key}={other:g}")
+    assert isinstance(agent, SearchAgent) and resolve(agent.config) == other
+    default = make_agent("mcts:sims=10")
+    assert isinstance(default, SearchAgent) and resolve(default.config) == getattr(profile, key)
 
 
 def test_rave_search_finds_and_proves_the_winning_capture():
