@@ -211,8 +211,8 @@ def test_rules_and_stored_games_pages(browser, server):
 def test_square_view_draws_a_good_board_in_the_browser(browser):
     from fakesquare import FakeSquare
 
+    from stonegarden.games.square_go_view import SquareView
     from stonegarden.web.views import Marks
-    from stonegarden.web.views.square import SquareView
 
     game = FakeSquare(size=9)
     view = SquareView()

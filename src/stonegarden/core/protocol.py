@@ -59,6 +59,9 @@ class Game(ABC):
     #: what the search knows of this game (``search/profile.py``), from the game's package;
     #: ``None``: the generic profile
     search_profile: ClassVar[type[SearchProfile] | None] = None
+    #: the web app's board view of this game, ``"module:NAME"`` (imported when the web app
+    #: first draws the game); empty: the text view
+    board_view: ClassVar[str] = ""
 
     def __init__(self, **params: Any) -> None:
         resolved = resolve_params(self.id, self.param_specs, params)

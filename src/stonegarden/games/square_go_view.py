@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ...core.protocol import Game, State
-from .base import BoardView, Marks
-from .svgkit import fmt, svg_open
+from ..core.protocol import Game, State
+from ..web.views.base import BoardView, Marks
+from ..web.views.svgkit import fmt, svg_open
 
 STEP = 36.0
 COLUMNS = "ABCDEFGHJKLMNOPQRST"

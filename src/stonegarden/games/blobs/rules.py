@@ -115,6 +115,7 @@ class BlobsGame(Game):
     id = "blobs"
     title = "Blobs"
     search_profile = BlobsProfile
+    board_view = "stonegarden.games.blobs.view:VIEW"
     may_have_chance = True  # Tumbling Dice rolls
     max_chance_outcomes = 3
     chance_action_offset = ROLL_BASE
@@ -161,7 +162,8 @@ class BlobsGame(Game):
 
     def _settle(self, cells: np.ndarray, pcol: np.ndarray, box: np.ndarray, mover: int,
                 dice_left: int) -> tuple[int, str]:
-        """(outcome, reason) after ``mover``'s whole move: see docs/games/blobs.md, "Regions and the result"."""
+        """(outcome, reason) after ``mover``'s whole move (docs/games/blobs.md, "Regions and the
+        result")."""
         cond = np.zeros(4, np.int64)
         K.conditions(cells, pcol, box, _GEOMETRY, cond)
         winner = int(K.judge_move(cond, mover, self._mode))

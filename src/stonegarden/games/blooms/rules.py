@@ -51,6 +51,7 @@ class _Blooms(Game):
     """What both rule sets share: board, notation, text forms, turn mechanics."""
 
     territory: bool = False
+    board_view = "stonegarden.games.blooms.view:VIEW"
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
         self.board = hex_board(params["size"], params["holes"])

@@ -15,8 +15,8 @@ import numpy as np
 
 from ...core.protocol import Game, State
 from ...geometry.hexhex import HexBoard, all_names, name_to_axial
-from .base import BoardView, Marks
-from .svgkit import fmt, svg_open
+from ...web.views.base import BoardView, Marks
+from ...web.views.svgkit import fmt, svg_open
 
 R = 26.0  # hex radius (centre to corner) in SVG units
 SQ3 = math.sqrt(3.0)
