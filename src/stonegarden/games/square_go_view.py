@@ -9,7 +9,8 @@ player 1 / Black, 2 player 2 / White), the shape of ``geometry/square.py``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -30,6 +31,29 @@ def star_points(size: int) -> list[tuple[int, int]]:
     return [(c, r) for c in coords for r in coords]
 
 
+class _Points(Protocol):
+    size: int
+    names: Sequence[str]
+    index: Mapping[str, int]
+
+
+class _OnPoints(Protocol):
+    board: _Points
+
+
+class _WithBoard(Protocol):
+    board: bytes
+
+
+def _board(game: Game) -> _Points:
+    """The board this view reads (``supports`` checked that the game has one)."""
+    return cast(_OnPoints, game).board
+
+
+def _cells(state: State) -> np.ndarray:
+    return np.frombuffer(cast(_WithBoard, state).board, dtype=np.int8)
+
+
 class SquareView(BoardView):
     kind = "point"
 
@@ -39,12 +63,12 @@ class SquareView(BoardView):
             and len(board.names) == board.size * board.size
 
     def cell_names(self, game: Game) -> list[str]:
-        return list(game.board.names)  # type: ignore[attr-defined]
+        return list(_board(game).names)
 
     def svg(self, game: Game, state: State, marks: Marks) -> str:
-        size = int(game.board.size)  # type: ignore[attr-defined]
-        names = game.board.names  # type: ignore[attr-defined]
-        cells = np.frombuffer(state.board, dtype=np.int8)  # type: ignore[attr-defined]
+        size = int(_board(game).size)
+        names = _board(game).names
+        cells = _cells(state)
         span = STEP * (size - 1)
         pad = STEP * 1.2
         out = [svg_open("board square-board", -pad, -pad, span + 2 * pad, span + 2 * pad,
@@ -98,18 +122,18 @@ class SquareView(BoardView):
         return "".join(out)
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
-        names = game.board.names  # type: ignore[attr-defined]
+        names = _board(game).names
         acts = game.legal_actions(state)
         return [names[int(a)] for a in acts if 0 <= a < len(names)]
 
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
         m = move.strip().upper()
-        return [m] if m in game.board.index else []  # type: ignore[attr-defined]
+        return [m] if m in _board(game).index else []
 
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
-        names = game.board.names  # type: ignore[attr-defined]
-        b = np.frombuffer(before.board, np.int8)  # type: ignore[attr-defined]
-        a = np.frombuffer(after.board, np.int8)  # type: ignore[attr-defined]
+        names = _board(game).names
+        b = _cells(before)
+        a = _cells(after)
         return [names[int(i)] for i in np.flatnonzero((b != 0) & (a == 0))]
 
     def builder(self, game: Game, state: State) -> dict[str, Any]:
