@@ -47,6 +47,7 @@ def test_every_agent_is_listed_with_a_description():
 @pytest.mark.parametrize("game_id,params", [("blooms", {"size": 3}),
                                             ("blooms-territory", {"size": 3, "max_turns": 10})])
 @pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.slow
 def test_agents_play_legal_moves_to_the_end(game_id, params, spec):
     game = stonegarden.make(game_id, **params)
     agent = make_agent(spec)
@@ -159,6 +160,7 @@ def test_search_agents_reuse_their_engine_for_the_same_game():
     assert agent.engine(other) is not agent.engine(game)
 
 
+@pytest.mark.slow
 def test_play_command_runs_agents_with_a_thinking_status(cli):
     r = cli("play", "blooms", "--param", "size=3", "--p1", "level:1,seed=1",
             "--p2", "mcts:sims=30,seed=2", "--seed", "1")
@@ -166,6 +168,7 @@ def test_play_command_runs_agents_with_a_thinking_status(cli):
     assert "Game over" in r.stdout
 
 
+@pytest.mark.slow
 def test_play_command_rejects_a_bad_agent_with_exit_2(cli):
     r = cli("play", "blooms", "--p2", "mcts:time=soon")
     assert r.returncode == 2
@@ -182,6 +185,7 @@ print(agent.last.sims)
 """
 
 
+@pytest.mark.slow
 def test_the_first_timed_search_of_a_process_is_not_spent_loading_kernels():
     # a fresh process loads the numba kernels (about a second) before its first search's clock
     # starts: a 0.3 s search used to make no simulation at all and play a random move

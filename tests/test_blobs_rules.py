@@ -243,6 +243,7 @@ def test_t4_the_mixed_alternative_auto_fills_a_mixed_die_and_closes_nothing():
 T5_ROW = "h8:RB,i8:RB,j8:RB,k8:RB,l8:RB,m8:RB,n8:RB,o8:RB"  # columns 0..7 of row 0
 
 
+@pytest.mark.slow
 def test_t5_no_placement_beyond_the_columns_of_a_full_width_box():
     game = stonegarden.make("blobs")
     state = game.parse_position(f"{T5_ROW} 2 40 6 -")

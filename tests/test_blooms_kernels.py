@@ -44,6 +44,7 @@ def seed_kernel(seed):
     _seed(seed)
 
 
+@pytest.mark.slow
 def test_playouts_from_a_midgame_position_with_a_self_fenced_bloom():
     # player 1 has just self-fenced R a1; every playout's first turn must capture it
     game = stonegarden.make("blooms", size=3, target=1)

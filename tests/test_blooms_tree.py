@@ -80,6 +80,7 @@ def _walk(engine, game, state, node, depth, counts):
                                     SPLIT.with_game_options({"captures": 4})], ids=str)
 @pytest.mark.parametrize("size,target,moves", [(3, 1, ["Ra2", "Ka1"]), (3, 3, ["Rb3"]),
                                                (4, 5, ["Rc3", "Kd4,Gd3", "Yc4,Rb4"])])
+@pytest.mark.slow
 def test_every_node_holds_the_rules_moves_and_results(config, size, target, moves):
     game = stonegarden.make("blooms", size=size, target=target)
     state = game.replay(moves)[-1]

@@ -20,6 +20,7 @@ OPTIONS = [{}, {"win_check": "after-self-capture"}, {"external": "perpendicular"
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
 @pytest.mark.parametrize("seed", range(6))
+@pytest.mark.slow
 def test_kernel_playouts_replay_through_the_rules(options, seed):
     game = stonegarden.make("bridgego", size=4, **options)
     state = game.initial_state()
@@ -78,6 +79,7 @@ def test_no_bridge_reply_without_a_bridge_to_save():
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.slow
 def test_bridge_saving_playouts_are_legal_and_answer_every_intrusion(options):
     """Replayed through the rules, every move after an intrusion into a bridge of the player to
     move is the reply that saves it, and the game ends with the kernel's winner."""
@@ -114,6 +116,7 @@ def test_the_bridges_policy_changes_the_playouts_and_off_is_uniform():
 
 
 @pytest.mark.nojit
+@pytest.mark.slow
 def test_rule_and_kernel_tests_pass_without_the_jit():
     """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
     game's rule and playout tests that way in a subprocess."""

@@ -54,6 +54,7 @@ def random_game(game, seed, limit=400):
 
 @pytest.mark.parametrize("game_id", games())
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_random_games_keep_invariants(game_id, seed):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     states, moves = random_game(game, seed)
@@ -87,6 +88,7 @@ def test_default_game_has_sane_sizes(game_id):
 
 
 @pytest.mark.parametrize("game_id", games())
+@pytest.mark.slow
 def test_random_playouts_kernel_finishes_games(game_id):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     totals = game.random_playouts(game.initial_state(), 20, seed=3)

@@ -119,6 +119,7 @@ def test_the_tree_is_kept_after_the_engine_s_move_and_the_opponent_s_reply():
     assert engine.search(g.replay(["a1", "g7"])[-1], Budget(sims=100)).reused == 0
 
 
+@pytest.mark.slow
 def test_compaction_keeps_the_subtree_of_the_new_root():
     g = stonegarden.make("freego", size=7)
     engine = _engine(g, seed=3, pools=Pools(6_000, 200_000))
@@ -150,6 +151,7 @@ def test_what_the_compiled_tree_does_not_serve_goes_to_the_protocol_tree(options
     assert isinstance(engine, CompiledTree if not options else ProtocolTree)
 
 
+@pytest.mark.slow
 def test_the_compiled_and_the_protocol_tree_value_a_position_alike():
     # the same search in two implementations (different random streams): a reward counted
     # for the wrong player, or a RAVE sample for the wrong moves, would move the root value
@@ -200,6 +202,7 @@ def _exact(game, state, memo):
 
 
 @pytest.mark.parametrize("ko", ["simple", "none"])
+@pytest.mark.slow
 def test_solver_proofs_agree_with_exhaustive_search(ko):
     """Positions with six empty points left (captures, suicides and ko still to come): every
     proof the engine makes is the exact game value, and a proven win is played. A wrong proof

@@ -35,6 +35,7 @@ def kernel_game(game, state, seed, captures=0, safe=0):
 @pytest.mark.parametrize(("captures", "safe"), [(0, 0), (6, 0), (0, 64), (3, 2)])
 @pytest.mark.parametrize("ko", ["simple", "superko", "none"])
 @pytest.mark.parametrize("seed", range(6))
+@pytest.mark.slow
 def test_kernel_playouts_replay_through_the_rules(ko, seed, captures, safe):
     game = stonegarden.make("freego", size=5, target=8, ko=ko)
     state = game.initial_state()
@@ -127,6 +128,7 @@ def test_safe_policy_plays_a_suicide_when_nothing_else_is_left():
 
 
 @pytest.mark.nojit
+@pytest.mark.slow
 def test_rule_and_kernel_tests_pass_without_the_jit():
     """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
     game's rule and playout tests that way in a subprocess."""

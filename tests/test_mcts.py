@@ -99,6 +99,7 @@ def _exact(game, state, memo):
 @pytest.mark.parametrize("config", [FAST, GENERIC, dataclasses.replace(GENERIC, tt=True),
                                     WHOLE_TURNS],
                          ids=["fast-split", "protocol", "protocol-tt", "fast-whole-turns"])
+@pytest.mark.slow
 def test_solver_proofs_agree_with_exhaustive_search(config):
     """On the 7-cell board every proof the solver makes is the true game value, and a proven
     win is played."""
@@ -125,6 +126,7 @@ def test_solver_proofs_agree_with_exhaustive_search(config):
     assert proofs > 5
 
 
+@pytest.mark.slow
 def test_a_proven_loss_is_searched_on():
     """Proven lost positions still get their whole budget (to find the most resistant move)."""
     game = stonegarden.make("blooms", size=2, target=3)
@@ -152,6 +154,7 @@ def test_solver_off_never_claims_a_proof():
 
 
 @pytest.mark.parametrize("config", [FAST, GENERIC], ids=["fast", "protocol"])
+@pytest.mark.slow
 def test_tree_reuse_keeps_the_visits_below_the_moves_played(config):
     game = stonegarden.make("blooms", size=3)
     engine = make_engine(game, config, 3)
@@ -198,6 +201,7 @@ def _blobs_tree(tt, sims=3000):
 
 
 @pytest.mark.parametrize("tt", [True, False])
+@pytest.mark.slow
 def test_transpositions_share_one_node_per_position(tt):
     """Blobs moves commute, so a position is reached by several orders of moves: with ``tt``
     the tree holds one node for it (entered by several edges), without, one per path."""
@@ -215,6 +219,7 @@ def test_transpositions_share_one_node_per_position(tt):
         assert shared == 0
 
 
+@pytest.mark.slow
 def test_a_shared_node_keeps_every_path_s_visits_and_each_parent_its_own():
     """A node entered by several edges has been visited by the simulations of all of them,
     and each parent's statistics count only its own: a node's visits are the sum over the
@@ -233,6 +238,7 @@ def test_a_shared_node_keeps_every_path_s_visits_and_each_parent_its_own():
             assert int(P.nd_n[node]) == into[node]
 
 
+@pytest.mark.slow
 def test_without_transpositions_the_table_changes_nothing():
     """Bridge Go states carry their superko history in order, so no two paths meet: the
     search with the table is the search without it, simulation for simulation."""
@@ -270,6 +276,7 @@ def _depth_two(game, engine):
                 yield state, grandchild
 
 
+@pytest.mark.slow
 def test_reuse_finds_a_position_the_table_reached_by_another_order():
     """With the table a kept node may hold the state of another order of the same moves (Blobs
     records the last move's auto moves, which the key leaves out): the next search still
@@ -284,6 +291,7 @@ def test_reuse_finds_a_position_the_table_reached_by_another_order():
     assert engine.search(state, Budget(sims=10)).reused == visits
 
 
+@pytest.mark.slow
 def test_reuse_without_the_table_starts_from_the_most_visited_copy():
     """Without the table a position reached by two orders has two nodes: the kept tree is
     the busier one, whichever the search meets first."""
@@ -307,6 +315,7 @@ def test_reuse_without_the_table_starts_from_the_most_visited_copy():
 
 
 @pytest.mark.parametrize("tt", [True, False])
+@pytest.mark.slow
 def test_a_kept_tree_is_compacted_into_what_the_new_root_reaches(tt):
     """Once a third of the pools is used, the kept subtree is copied into fresh pools: only
     what the new root reaches (a shared node once), with its visits, and (with the table)
@@ -558,6 +567,7 @@ def test_chance_expectations_on_edges_equal_the_weighted_mean(reuse, tt):
 
 
 @pytest.mark.nojit
+@pytest.mark.slow
 def test_the_search_kernels_run_as_plain_python():
     """The numba tree runs unchanged with NUMBA_DISABLE_JIT=1 (coverage and debuggers)."""
     code = (
@@ -598,6 +608,7 @@ def test_grave_borrows_statistics_only_from_a_visited_ancestor():
     assert res.proven == 1
 
 
+@pytest.mark.slow
 def test_a_lost_side_still_prefers_resistance():
     """In a proven-lost position every move loses, yet the search spreads its simulations and
     reports values from playouts (not all zero), as it would without a solver."""
@@ -754,6 +765,7 @@ def test_overlapping_searches_turn_the_collector_back_on_only_when_the_last_ends
         (gc.enable if was else gc.disable)()
 
 
+@pytest.mark.slow
 def test_small_searches_break_ties_at_random_not_by_action_index():
     """With one simulation per move every move whose playout won ties; the first index used to
     win every such tie, so small Bridge Go searches played a1, b1, c1, ... (an edge crawl that

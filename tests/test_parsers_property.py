@@ -76,6 +76,7 @@ def check_garbage_position_and_diagram(game, text):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=garbage, seed=st.integers(0, 50))
+@pytest.mark.slow
 def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     check_garbage_move_text(game, states_of(game, seed, n=seed % 7)[-1], text)
@@ -84,6 +85,7 @@ def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @settings(max_examples=60, deadline=None)
 @given(text=garbage)
+@pytest.mark.slow
 def test_garbage_position_and_diagram_give_typed_errors(game_id, text):
     check_garbage_position_and_diagram(stonegarden.make(game_id, **SMALL.get(game_id, {})), text)
 
@@ -91,6 +93,7 @@ def test_garbage_position_and_diagram_give_typed_errors(game_id, text):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000))
+@pytest.mark.slow
 def test_position_text_and_diagram_round_trip(game_id, seed):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     for s in states_of(game, seed):
@@ -138,6 +141,7 @@ def some_go_state(game, seed):
 @pytest.mark.parametrize("game_id", SQUARE_GO)
 @settings(max_examples=150, deadline=None)
 @given(text=go_garbage, seed=st.integers(0, 100))
+@pytest.mark.slow
 def test_garbage_go_move_text_gives_a_typed_error_or_a_legal_move(game_id, text, seed):
     game = SQUARE_GO[game_id]
     check_garbage_move_text(game, some_go_state(game, seed), text)
@@ -146,6 +150,7 @@ def test_garbage_go_move_text_gives_a_typed_error_or_a_legal_move(game_id, text,
 @pytest.mark.parametrize("game_id", SQUARE_GO)
 @settings(max_examples=150, deadline=None)
 @given(text=go_garbage)
+@pytest.mark.slow
 def test_garbage_go_positions_and_diagrams_give_typed_errors(game_id, text):
     check_garbage_position_and_diagram(SQUARE_GO[game_id], text)
 
@@ -180,6 +185,7 @@ json_values = st.recursive(
 
 @settings(max_examples=200, deadline=None)
 @given(value=json_values)
+@pytest.mark.slow
 def test_record_reader_garbage_gives_record_error(value):
     for data in (value, json.dumps(value)):
         check_record(data)
@@ -207,6 +213,7 @@ def check_record(data):
     moves=st.lists(st.one_of(garbage, st.just("resign"), st.just("Rc3")), max_size=5),
     result=json_values,
 )
+@pytest.mark.slow
 def test_record_with_garbage_fields_gives_record_error(game, params, moves, result):
     record = {"format": "stonegarden-record", "version": 1, "game": game, "params": params,
               "moves": moves, "result": result}
@@ -215,6 +222,7 @@ def test_record_with_garbage_fields_gives_record_error(game, params, moves, resu
 
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=200))
+@pytest.mark.slow
 def test_record_reader_binary_garbage(data):
     with pytest.raises(StonegardenError):
         parse_record(data)

@@ -114,6 +114,7 @@ def test_every_visit_through_an_action_is_also_a_rave_sample_of_it(game_id):
 
 
 @pytest.mark.parametrize("game_id", ["freego", "bridgego"])
+@pytest.mark.slow
 def test_a_fixed_seed_and_simulation_count_give_the_same_rave_search(game_id):
     game = stonegarden.make(game_id, size=5)
     state = game.replay(["c3", "b2"])[-1]
@@ -133,6 +134,7 @@ def _root_visits(game, state, config):
 
 @pytest.mark.parametrize("key, other", [("rave_k", 5.0), ("c", 3.0)])
 @pytest.mark.parametrize("game_id", ["freego", "bridgego"])
+@pytest.mark.slow
 def test_a_setting_defaults_to_the_game_s_own_and_an_agent_option_overrides_it(game_id, key,
                                                                                other):
     """``rave_k`` and ``c`` left unset search as the game's profile says; set, they change the

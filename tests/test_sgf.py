@@ -155,6 +155,7 @@ def test_malformed_sgf_is_a_record_error(text):
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet="(;)[]\\BWAGMSZRU aetc1=\n", max_size=60) | st.text(max_size=60))
+@pytest.mark.slow
 def test_garbage_never_crashes(text):
     try:
         record = sgf_to_record(text)
@@ -168,6 +169,7 @@ def test_garbage_never_crashes(text):
 
 # -- the convert command --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_convert_round_trip_through_the_cli(tmp_path, cli):
     record = random_record("freego", {"size": 5, "target": 4}, 11)
     src = tmp_path / "game.json"
@@ -179,6 +181,7 @@ def test_convert_round_trip_through_the_cli(tmp_path, cli):
     assert load_record(tmp_path / "back.json") == record
 
 
+@pytest.mark.slow
 def test_convert_reports_the_sgf_move_number_of_an_illegal_move(tmp_path, cli):
     bad = tmp_path / "bad.sgf"
     bad.write_text(sgf(["B[cc]", "W[cc]"]), encoding="utf-8")
@@ -189,6 +192,7 @@ def test_convert_reports_the_sgf_move_number_of_an_illegal_move(tmp_path, cli):
     assert not (tmp_path / "out.json").exists()
 
 
+@pytest.mark.slow
 def test_convert_rejects_unknown_extensions_and_missing_files(tmp_path, cli):
     r = cli("convert", str(tmp_path / "a.txt"), str(tmp_path / "b.json"))
     assert r.returncode == 2 and "extension" in r.stderr
@@ -196,6 +200,7 @@ def test_convert_rejects_unknown_extensions_and_missing_files(tmp_path, cli):
     assert r.returncode == 2 and "cannot read" in r.stderr
 
 
+@pytest.mark.slow
 def test_convert_plain_go_sgf_with_game_option(tmp_path, cli):
     src = tmp_path / "plain.sgf"
     src.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[dc])", encoding="utf-8")

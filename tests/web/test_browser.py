@@ -65,6 +65,7 @@ def wait_ready(page) -> None:
         timeout=WAIT)
 
 
+@pytest.mark.slow
 def test_blooms_against_the_agent_to_the_end_then_undo_hint_download_replay(
         browser, server, tmp_path, cli):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -117,6 +118,7 @@ def test_blooms_against_the_agent_to_the_end_then_undo_hint_download_replay(
     assert errors == []
 
 
+@pytest.mark.slow
 def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, server):
     host = browser.new_context(viewport={"width": 1280, "height": 900})
     guest = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -172,6 +174,7 @@ def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, serv
         ctx.close()
 
 
+@pytest.mark.slow
 def test_rules_and_stored_games_pages(browser, server):
     from stonegarden.core.registry import available_games
 
@@ -239,6 +242,7 @@ def _games_with_builder(kind: str, what: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("game_id", _games_with_builder("point", "square-board (Go)"))
+@pytest.mark.slow
 def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_path, cli,
                                                             game_id):
     from stonegarden.core.registry import game_class
@@ -268,6 +272,7 @@ def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp
 
 
 @pytest.mark.parametrize("game_id", _games_with_builder("blobs", "dice (Blobs)"))
+@pytest.mark.slow
 def test_dice_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_path, cli,
                                                           game_id):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
