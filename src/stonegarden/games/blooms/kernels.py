@@ -95,6 +95,20 @@ def place(board, nb, libs, player, cell_a, cell_b, starts):
     return ns
 
 
+@njit(cache=True)
+def apply_turn(board, nb, player, cell_a, cell_b):
+    """A whole turn on ``board`` (in place): place the stones (-1 = none), then capture, judged
+    on the whole board. Returns how many stones were removed."""
+    n = board.shape[0]
+    libs = np.empty(n, np.int32)
+    count_liberties(board, nb, libs)
+    starts = np.empty(2, np.int32)
+    place(board, nb, libs, player, cell_a, cell_b, starts)
+    return capture(board, nb, libs, player, all_cells(n), n, np.empty(n, np.int32),
+                   np.zeros(n, np.int64), np.zeros(1, np.int64), np.empty(n, np.int32),
+                   np.empty(n, np.int8))
+
+
 # -- turns ---------------------------------------------------------------------------------
 # A turn places one stone of either of the mover's colours, or one of each on two cells (only
 # one stone on the game's first turn). With E empty cells listed in ``empties``, turn number m
@@ -179,13 +193,14 @@ def position_hash(board, zob, player_to_move, side_key):
     return h
 
 
-@njit(cache=True)
-def try_territory_turn(board, nb, libs, player, cell_a, cell_b, stack, seen, clock, out, colours,
-                       zob, side_key, h):
-    """Judge a placement under the territory rules (the mover's blooms must not be left
-    fenced) and restore the board and ``libs`` afterwards. ``h``: the position's hash with
-    ``player`` to move. Returns (legal but for superko, hash of the resulting position)."""
-    starts = np.empty(2, np.int32)
+@njit(cache=True, inline="always")
+def play_territory_turn(board, nb, libs, player, cell_a, cell_b, starts, stack, seen, clock, out,
+                        colours, zob, side_key, h):
+    """Play a placement under the territory rules on ``board`` and ``libs`` if it is legal
+    (the mover's blooms must not be left fenced), else leave them as they were. ``h``: the
+    position's hash with ``player`` to move. Returns (legal but for superko, hash of the
+    resulting position, stones placed (in ``starts``), stones removed (in ``out``, their
+    colours in ``colours``)): what ``undo_turn`` needs to take a legal turn back."""
     ns = place(board, nb, libs, player, cell_a, cell_b, starts)
     for t in range(ns):
         h ^= zob[starts[t], board[starts[t]]]
@@ -195,11 +210,31 @@ def try_territory_turn(board, nb, libs, player, cell_a, cell_b, stack, seen, clo
     for t in range(n):
         h ^= zob[out[t], colours[t]]
     legal = not any_fenced(board, nb, libs, player, starts, ns, stack, seen, clock, out[n:])
+    if not legal:
+        undo_turn(board, nb, libs, starts, ns, out, colours, n)
+    return legal, h ^ side_key, ns, n
+
+
+@njit(cache=True, inline="always")
+def undo_turn(board, nb, libs, starts, ns, out, colours, n):
+    """Take back a turn that placed ``starts[:ns]`` and removed ``out[:n]``."""
     for t in range(n):
         set_stone(board, nb, libs, out[t], colours[t])
     for t in range(ns):
         clear_stone(board, nb, libs, starts[t])
-    return legal, h ^ side_key
+
+
+@njit(cache=True)
+def try_territory_turn(board, nb, libs, player, cell_a, cell_b, stack, seen, clock, out, colours,
+                       zob, side_key, h):
+    """Judge a placement under the territory rules, leaving the board and ``libs`` as they
+    were. Returns (legal but for superko, hash of the resulting position)."""
+    starts = np.empty(2, np.int32)
+    legal, h2, ns, n = play_territory_turn(board, nb, libs, player, cell_a, cell_b, starts,
+                                           stack, seen, clock, out, colours, zob, side_key, h)
+    if legal:
+        undo_turn(board, nb, libs, starts, ns, out, colours, n)
+    return legal, h2
 
 
 @njit(cache=True)

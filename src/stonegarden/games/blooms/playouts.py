@@ -27,12 +27,13 @@ from .kernels import (
     capture,
     empty_cells,
     place,
+    play_territory_turn,
     position_hash,
     territory_actions,
     territory_scores,
-    try_territory_turn,
     turn_at,
     turn_count,
+    undo_turn,
     uniform_turn,
 )
 
@@ -212,6 +213,7 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
         options = turn_count(ne, first) + (0 if first else 1)
         a = -2  # -2: nothing chosen yet; (-1, -1): pass
         b = -1
+        played = False  # a drawn turn is played as it is judged
         for _ in range(64):
             m = np.random.randint(options)
             if not first:
@@ -221,13 +223,15 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
                     break
                 m -= 1
             ca, cb = turn_at(empties, ne, m)
-            ok, h2 = try_territory_turn(board, nb, libs, player, ca, cb, stack, seen, clock, out,
-                                        colours, zob, side_key, h)
+            ok, h2, ns, nrem = play_territory_turn(board, nb, libs, player, ca, cb, starts, stack,
+                                                   seen, clock, out, colours, zob, side_key, h)
             if ok and superko and stamped_has(keys, stamps, 1, h2):
+                undo_turn(board, nb, libs, starts, ns, out, colours, nrem)
                 ok = False
             if ok:
                 a = ca
                 b = cb
+                played = True
                 break
         if a == -2:
             table = keys.copy()
@@ -252,8 +256,9 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
                 first_passer = player
         else:
             passes = 0
-            ns = place(board, nb, libs, player, a, b, starts)
-            capture(board, nb, libs, player, starts, ns, stack, seen, clock, out, colours)
+            if not played:
+                ns = place(board, nb, libs, player, a, b, starts)
+                capture(board, nb, libs, player, starts, ns, stack, seen, clock, out, colours)
         player = 3 - player
         ply += 1
         turns += 1

@@ -156,16 +156,7 @@ class _Blooms(Game):
     def _apply(self, board: np.ndarray, player: int, a: int, b: int) -> int:
         """Place ``player``'s stones on ``board`` (in place) and remove the enemy blooms they
         fence, all judged at once; how many stones were removed."""
-        n = self.num_cells
-        nb = self.board.neighbours
-        libs = np.empty(n, np.int32)
-        K.count_liberties(board, nb, libs)
-        starts = np.empty(2, np.int32)
-        K.place(board, nb, libs, player, a, b, starts)
-        cells = K.all_cells(n)
-        return int(K.capture(board, nb, libs, player, cells, n, np.empty(n, np.int32),
-                             np.zeros(n, np.int64), np.zeros(1, np.int64),
-                             np.empty(n, np.int32), np.empty(n, np.int8)))
+        return int(K.apply_turn(board, self.board.neighbours, player, a, b))
 
     def play_unchecked(self, state: State, action: int) -> BloomsState:
         """The next state; does NOT check that ``action`` is legal."""
