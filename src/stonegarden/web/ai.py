@@ -11,11 +11,11 @@ from typing import Any
 
 from ..agents.registry import agent_names, make_agent
 from ..agents.search_agents import SearchAgent
-from ..core.protocol import CHANCE
 from ..core.record import check_result, game_of, parse_record, replay_rows, result_of
-from ..core.registry import make
+from ..core.registry import available_games, make
 from ..errors import RecordError
 from ..jobs import JobContext, job_kind
+from ..search.profile import profile_for
 from ..sgf import sgf_to_record
 
 #: agents a hint may use, strongest first; the first registered one is taken
@@ -106,9 +106,8 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 
 @job_kind("warm-up")
 def warm_up(args: dict[str, Any], ctx: JobContext) -> bool:
-    """Import the games and agents (and load numba caches) before the first real request."""
-    game = make("blooms", size=2)
-    s = game.initial_state()
-    if game.current_player(s) != CHANCE:
-        make_agent("random").choose(game, s)
+    """Import the games and agents, and load every game's search kernels (its profile's
+    ``warm_up``), before the first real request."""
+    for game_id in available_games():
+        profile_for(make(game_id)).warm_up()
     return True
