@@ -60,10 +60,17 @@ def test_a_move_through_one_server_is_seen_live_through_the_other(pair):
         assert a.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": move})[0] == 200
         events.update(timeout=10)  # LISTEN/NOTIFY reached b, which told its page
         assert moves_of(b, gid) == [move]
-        # and back: b takes the next move, a has it
-        reply = first_legal("blooms", SMALL, [move])
-        assert b.request("POST", f"/api/games/{gid}/move", {"secret": k2, "move": reply})[0] == 200
-        assert moves_of(a, gid) == [move, reply]
+        # and back: b takes the next move; a's page is told, and a has it
+        on_a = Events(a.port, f"/api/games/{gid}/events")
+        try:
+            on_a.update()
+            reply = first_legal("blooms", SMALL, [move])
+            status, _ = b.request("POST", f"/api/games/{gid}/move", {"secret": k2, "move": reply})
+            assert status == 200
+            on_a.update(timeout=10)
+            assert moves_of(a, gid) == [move, reply]
+        finally:
+            on_a.close()
         # a stale write through a (it believes ply 1) is refused, not stored twice
         status, _ = a.request("POST", f"/api/games/{gid}/move",
                               {"secret": k2, "move": reply, "ply": 1})

@@ -93,6 +93,8 @@ class GameService:
         self.closing = False
         #: games changed by another process while this one was reading them
         self._stale: set[str] = set()
+        #: catching up with other processes' changes (held so they are not collected)
+        self._catching_up: set[asyncio.Task[None]] = set()
         self.keeper = clocks.ClockKeeper(self)
 
     # -- loading ----------------------------------------------------------------------------
@@ -780,10 +782,41 @@ class GameService:
                 self.hub.publish(gid)
             self.hub.publish(LOBBY)
             return
-        self.invalidate(game_id)
-        self.hub.publish(game_id)
         if what in ("create", "join", "withdraw"):
             self.hub.publish(LOBBY)
+        live = self.live.get(game_id)
+        if what == "withdraw" or live is None or live.thinking is not None or live.pending:
+            self.invalidate(game_id)
+            self.hub.publish(game_id)
+            return
+        # a game held here: bring it up to date from its row (the new moves only, instead of
+        # replaying the whole game), then tell its pages
+        task = asyncio.get_running_loop().create_task(self._catch_up(live))
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
+    async def _catch_up(self, live: Live) -> None:
+        """Apply another process's change to ``live``: its new moves, seats, names, clock and
+        end; anything else (undo, a row that does not extend ours) reads the game again."""
+        gid = live.id
+        try:
+            async with live.lock:
+                row = await asyncio.to_thread(self.store.get, gid)
+                n = len(live.moves)
+                if (row is None or self.live.get(gid) is not live or row.game != live.game.id
+                        or tuple(row.moves[:n]) != tuple(live.moves)):
+                    self.invalidate(gid)
+                else:
+                    for text in row.moves[n:]:
+                        live.history.push(text, live.game.play_text(live.state, text))
+                    live.seats, live.names, live.redo = row.seats, row.names, list(row.redo)
+                    live.clock = Clock.from_store(row.clock) if row.clock else None
+                    live.over = (row.result if row.result
+                                 and not live.game.is_terminal(live.state) else None)
+                    live.rematch = row.rematch
+        except (StoreError, StonegardenError):
+            self.invalidate(gid)
+        self.hub.publish(gid)
 
     async def close(self) -> None:
         """Stop every agent and end the workers."""
