@@ -127,6 +127,19 @@ class Live:
     rematch: str | None = None
     #: held while a change is written, so a change is checked against the game it changes
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: board pictures drawn lately, by (ply, marks): both players' pages and the answer to a
+    #: move ask for the same ones (cleared when moves are taken back)
+    pictures: dict[Any, str] = field(default_factory=dict)
+
+    def picture(self, key: Any, draw: Any) -> str:
+        """The picture ``key`` names, drawn by ``draw()`` if it is not among the last few."""
+        svg = self.pictures.get(key)
+        if svg is None:
+            svg = draw()
+            self.pictures[key] = svg
+            while len(self.pictures) > 6:
+                del self.pictures[next(iter(self.pictures))]
+        return svg
 
     @property
     def moves(self) -> list[str]:

@@ -516,6 +516,7 @@ class GameService:
             except StoreError as exc:
                 raise ApiError(503, str(exc)) from None
             live.history.truncate(keep)
+            live.pictures.clear()
         live.analysis = {p: v for p, v in live.analysis.items() if p <= keep}
         live.hints = {k: h for k, h in live.hints.items() if k[0] <= keep}
         live.redo = list(redo)
@@ -725,7 +726,8 @@ class GameService:
             "players": list(view.player_names(game)),
             "captured": captured,
             "last": last,
-            "svg": view.svg(game, state, marks),
+            "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),
+                                lambda: view.svg(game, state, marks)),
             "builder": view.builder(game, state) if can_play else {"kind": "none"},
             "can_play": can_play,
             "position": game.position_text(state),
