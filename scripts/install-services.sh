@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install the servers the deployment tests start and stop themselves: PostgreSQL (several
 # `serve` processes sharing one database) and nginx (the reverse proxy), both from Debian's
-# packages, plus the psycopg driver. Idempotent: apt runs only when one of them is missing. The
-# packages' own services are not used (the tests run private instances in temporary
-# directories), so they are stopped if the install started them.
+# packages (the psycopg driver comes with pip's `test` extra). Idempotent: apt runs only when
+# one of them is missing. The packages' own services are not used (the tests run private
+# instances in temporary directories), so the install is kept from starting them.
 set -euo pipefail
 need=()
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
