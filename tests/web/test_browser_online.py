@@ -149,3 +149,25 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
     play_one(bo)
     ana.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert errors == []
+
+
+def test_the_name_can_wait_until_it_is_needed(browser, server):
+    errors: list[str] = []
+    ana = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "blooms", "params": {"size": 2},
+                                                 "seats": ["human", "open"], "public": True})[1]
+    ana.goto(server.url + "/lobby")
+    ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
+    ana.click("#name-later")
+    ana.reload()
+    ana.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    assert ana.is_hidden("#name-form")
+    ana.locator("#lobby button.join").click()  # joining needs a name: the form comes back
+    ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
+    assert "Choose your name" in ana.inner_text("#lobby-error")
+    choose_name(ana, "Ana")
+    ana.locator("#lobby button.join").click()
+    ana.wait_for_url(f"**/game/{made['id']}#key=*", timeout=WAIT)
+    ana.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",
+                          timeout=WAIT)
+    assert errors == []

@@ -26,8 +26,15 @@ const SG = {
     const n = SG.name(), you = document.getElementById("you-are"), form = document.getElementById("name-form");
     if (!you || !form) return;
     document.getElementById("my-name").textContent = n;
+    let later = false;
+    try { later = sessionStorage.getItem("sg-name-later") === "1"; } catch (e) { /* private mode */ }
     you.hidden = !n;
-    form.hidden = !!n;
+    form.hidden = !!n || later;
+  },
+  askName() {
+    try { sessionStorage.removeItem("sg-name-later"); } catch (e) { /* private mode */ }
+    const form = document.getElementById("name-form");
+    if (form) { form.hidden = false; document.getElementById("name-input").focus(); }
   },
   async post(url, body, type) {
     const r = await fetch(SG.url(url), { method: "POST", headers: { "Content-Type": type || "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
@@ -73,7 +80,12 @@ const SG = {
     try { SG.setName(document.getElementById("name-input").value); document.getElementById("name-error").textContent = ""; document.dispatchEvent(new Event("sg-name")); }
     catch (e) { document.getElementById("name-error").textContent = e.message; }
   });
+  document.getElementById("name-later").addEventListener("click", () => {
+    try { sessionStorage.setItem("sg-name-later", "1"); } catch (e) { /* private mode */ }
+    form.hidden = true;
+  });
   document.getElementById("rename").addEventListener("click", () => {
+    try { sessionStorage.removeItem("sg-name-later"); } catch (e) { /* private mode */ }
     document.getElementById("name-input").value = SG.name();
     form.hidden = false;
     document.getElementById("name-input").focus();

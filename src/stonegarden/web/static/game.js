@@ -187,7 +187,7 @@
   document.addEventListener("sg-name", () => { named = false; if (snap) renderOnline(snap); });
   $("join").addEventListener("click", async () => {
     $("move-error").textContent = "";
-    if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; $("name-input").focus(); return; }
+    if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; SG.askName(); return; }
     try {
       const made = await SG.post("/api/games/" + gid + "/join", { name: SG.name() });
       SG.saveKey(gid, String(made.seat), made.secret);

@@ -7,7 +7,7 @@
 
   async function join(g) {
     $("lobby-error").textContent = "";
-    if (!SG.name()) { $("lobby-error").textContent = "Choose your name first (above)."; $("name-input").focus(); return; }
+    if (!SG.name()) { $("lobby-error").textContent = "Choose your name first (above)."; SG.askName(); return; }
     try {
       const made = await SG.post("/api/games/" + g.id + "/join", { name: SG.name() });
       SG.saveKey(made.id, String(made.seat), made.secret);
