@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 # Debian's Chromium for the browser tests (only installed when missing)
 bash scripts/install-browser.sh
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
+# compile every game's kernels into the cache once, so each test's server only loads them
+python3 -m stonegarden warm-up --quiet
 set +e
 python3 -m pytest -n 2 "$@"
 status=$?

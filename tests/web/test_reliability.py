@@ -235,8 +235,9 @@ def test_a_flood_from_one_client_delays_another_clients_game_by_seconds_at_most(
         status, answer = server.request("POST", "/api/games", {
             "game": "blooms", "seats": ["mcts:time=100000", "human"]}, source="127.0.0.2")
         assert status == 400 and "'time'" in answer["error"]
-        # both workers load the game's kernels first (two clients at once), so that what is
-        # measured below is waiting, not a worker's first start
+        # both workers load the game's kernels first (their warm-up, then two clients at once),
+        # so that what is measured below is waiting, not a worker's first start
+        wait(lambda: server.request("GET", "/api/meta")[1]["limits"]["workers"] == 2, 600)
         warm = [create(server, ["human", "random"], source=f"127.0.0.{5 + i}") for i in (0, 1)]
         for i, made in enumerate(warm):
             server.request("POST", f"/api/games/{made['id']}/move",

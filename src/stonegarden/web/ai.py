@@ -1,5 +1,6 @@
 """The web app's job kinds, run in the worker processes (``stonegarden.jobs``): agent moves
-and hints, playout estimates, replaying an uploaded record, and warming up.
+and hints, playout estimates, and replaying an uploaded record (``warmup.py`` adds the
+workers' warm-up).
 
 Each receives plain JSON (game id, parameters, move texts) and rebuilds the game by replaying
 the moves, so nothing but data crosses the process boundary and a worker never sees server
@@ -11,7 +12,6 @@ from typing import Any
 
 from ..agents.registry import agent_names, make_agent
 from ..agents.search_agents import SearchAgent
-from ..core.protocol import CHANCE
 from ..core.record import check_result, game_of, parse_record, replay_rows, result_of
 from ..core.registry import make
 from ..errors import RecordError
@@ -102,13 +102,3 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         check_result(game, final, record.result)
     return {"game": game.id, "params": game.non_default_params(), "moves": moves,
             "result": result_of(game, final)}
-
-
-@job_kind("warm-up")
-def warm_up(args: dict[str, Any], ctx: JobContext) -> bool:
-    """Import the games and agents (and load numba caches) before the first real request."""
-    game = make("blooms", size=2)
-    s = game.initial_state()
-    if game.current_player(s) != CHANCE:
-        make_agent("random").choose(game, s)
-    return True

@@ -74,8 +74,11 @@ class GameService:
     """Games, seats, moves, undo/redo, the AI, hints and analysis over a :class:`Store`."""
 
     def __init__(self, store: Store, jobs: JobPool, budgets: Budgets | None = None,
-                 hint_spec: str | None = None) -> None:
+                 hint_spec: str | None = None,
+                 engine_ready: Callable[[], bool] = lambda: True) -> None:
         self.store = store
+        #: whether the kernels are loaded (``web/warmup.py``); until then pages say so
+        self.engine_ready = engine_ready
         self.jobs = jobs
         self.budgets = budgets or Budgets()
         self.hint_spec = hint_spec
@@ -655,6 +658,7 @@ class GameService:
             "can_play": can_play,
             "position": game.position_text(state),
             "thinking": self._thinking(live),
+            "engine_ready": self.engine_ready(),
             "paused": live.paused,
             "notice": live.notice,
             "can_undo": seat is not None and self._opponent_is_agent(live, seat) and n > 0,
@@ -670,6 +674,7 @@ class GameService:
         return {"seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
                 "budget": self.budgets.max_think, "options": _budget_options(t.spec),
                 "queued": job is not None and job.state == "queued",
+
                 "waiting": self.jobs.waiting_before(job) if job is not None else 0}
 
     def record(self, live: Live) -> Record:

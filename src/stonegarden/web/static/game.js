@@ -71,7 +71,24 @@
     return `${names()[o.winner - 1]} won: ${o.detail}`;
   }
 
+  // until the server has loaded the engine's kernels, a first reply or hint waits for them
+  const PREPARING = "Preparing the engine, first start only…";
+  let engineReady = true, engineTimer = null;
+  function watchEngine(s) {
+    engineReady = s.engine_ready !== false;
+    if (engineReady || engineTimer) return;
+    engineTimer = setInterval(async () => {
+      try {
+        const e = await SG.get("/api/engine");
+        if (!e.ready) return;
+        engineReady = true; clearInterval(engineTimer); engineTimer = null;
+        if (snap) render(snap);
+      } catch (err) { /* the next tick asks again */ }
+    }, 1000);
+  }
+
   function render(s) {
+    if (s !== snap) watchEngine(s);
     snap = s;
     document.body.dataset.ply = s.ply;
     document.body.dataset.length = s.length;
@@ -83,6 +100,7 @@
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status;
     if (s.terminal) status = "Game over: " + resultText(s);
+    else if (s.thinking && !engineReady) status = PREPARING;
     else if (s.thinking) status = `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
     else if (s.can_play) status = `Your turn (${names()[s.to_move - 1]})`;
     else status = s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
@@ -160,7 +178,7 @@
       if (s.thinking) {
         const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
         const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
-        const show = () => { $("thinking").textContent = `${t.spec} is thinking: ${((Date.now() - start) / 1000).toFixed(0)} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : ""); };
+        const show = () => { $("thinking").textContent = !engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)` : `${t.spec} is thinking: ${((Date.now() - start) / 1000).toFixed(0)} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : ""); };
         show(); timer = setInterval(show, 1000);
       } else { $("thinking").textContent = "The agent is paused."; }
     } else box.hidden = true;
@@ -351,7 +369,7 @@
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("undo").addEventListener("click", () => act("undo"));
   $("redo").addEventListener("click", () => act("redo"));
-  $("hint").addEventListener("click", () => { $("hint-text").textContent = "thinking…"; act("hint"); });
+  $("hint").addEventListener("click", () => { $("hint-text").textContent = engineReady ? "thinking…" : PREPARING; act("hint"); });
   $("cancel").addEventListener("click", () => act("cancel"));
   $("resume").addEventListener("click", () => act("resume"));
   $("copy-invite").addEventListener("click", async () => {
