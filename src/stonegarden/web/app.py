@@ -58,7 +58,7 @@ HERE = Path(__file__).resolve().parent
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 SSE_KEEPALIVE = 15.0
 #: the modules the workers import: they register the web app's job kinds
-JOB_MODULES = ("stonegarden.web.ai", "stonegarden.web.warmup")
+JOB_MODULES = ("stonegarden.web.ai", "stonegarden.web.review", "stonegarden.web.warmup")
 
 
 def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
@@ -204,15 +204,22 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def analysis(request: Request) -> Json:
         svc = service()
+        live = await svc.load(request.path_params["gid"], client_of(request))
+        return Json(svc.analysis(live, svc.seat_of(live, request.headers.get("x-seat-secret"))))
+
+    async def request_analysis(request: Request) -> Json:
+        svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        return Json(await svc.analysis(live, client))
+        body = await read_json(request)
+        return Json(svc.request_analysis(live, body.get("secret"), client), status_code=202)
 
     async def record(request: Request) -> Response:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
         name = f"{live.game.id}-{live.id}.json"
-        return Response(svc.record(live).to_json() + "\n", media_type="application/json",
+        seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
+        return Response(svc.record(live, seat).to_json() + "\n", media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def record_sgf(request: Request) -> Response:
@@ -302,7 +309,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/records", upload, methods=["POST"]),
         Route("/api/games/{gid}", get_game),
-        Route("/api/games/{gid}/analysis", analysis),
+        Route("/api/games/{gid}/analysis", analysis, methods=["GET"]),
+        Route("/api/games/{gid}/analysis", request_analysis, methods=["POST"]),
         Route("/api/games/{gid}/record", record),
         Route("/api/games/{gid}/record.sgf", record_sgf),
         Route("/api/games/{gid}/events", events),
