@@ -1,6 +1,7 @@
 """The web server's warm-up (``stonegarden.warmup``): every worker loads the games' kernels
-before it takes a job, so no job's deadline is spent loading them, and the server process
-loads what its pages draw in a thread of its own; the home page shows the progress.
+before it takes a job, so no job's deadline is spent loading them, and the server process,
+once a worker is ready (so the kernels are in the cache), loads what its pages draw in a
+thread of its own; the home page shows the progress.
 
 From an empty cache (a first start without ``scripts/serve.sh``'s install step) this compiles,
 which takes minutes; the workers start at different games (``warmup.rotated``), so each
@@ -50,7 +51,7 @@ def view_step(game: Game) -> None:
 
 @job_kind(WARM_UP_KIND)
 def warm_worker(args: dict[str, Any], ctx: JobContext) -> int:
-    """A worker's warm-up: every game's rules and search, starting at the game of its
+    """A worker's warm-up: every game's rules, search and views, starting at the game of its
     ``slot`` of ``slots``; progress ``{"done", "of", "game"}`` before each game."""
     games = warmup.rotated(available_games(), int(args.get("slot", 0)),
                            int(args.get("slots", 1)))
@@ -58,12 +59,14 @@ def warm_worker(args: dict[str, Any], ctx: JobContext) -> int:
     def progress(done: int, total: int, game_id: str) -> None:
         ctx.progress({"done": done, "of": total, "game": game_id}, force=True)
 
-    return warmup.warm_up(games, progress=progress, stop=ctx.stopped)
+    return warmup.warm_up(games, (*warmup.STEPS, view_step), progress=progress,
+                          stop=ctx.stopped)
 
 
 class EngineWarmUp:
     """The server process's warm-up (every game's rules and views, in a daemon thread, off
-    the event loop) and the engine's readiness: that done, and a worker ready. Not
+    the event loop, after a worker has filled the cache) and the engine's readiness: that
+    done, and a worker ready. Not
     ``enabled``, nothing is warmed and the engine is ready with its first worker."""
 
     def __init__(self, pool: JobPool, enabled: bool = True) -> None:
@@ -88,6 +91,10 @@ class EngineWarmUp:
         def progress(done: int, total: int, game_id: str) -> None:
             self.done, self.current = done, game_id
 
+        # a compile in this process would hold the interpreter lock for minutes and starve the
+        # event loop: a worker compiles (into the cache) first, and this thread only loads
+        while self.pool.ready_workers() == 0 and not self._stop.wait(0.2):
+            pass
         try:
             warmup.warm_up(self.games, (warmup.rules_step, view_step), progress=progress,
                            stop=self._stop.is_set)

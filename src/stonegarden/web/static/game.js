@@ -113,6 +113,7 @@
     renderThinking(s);
     renderAnalysis(s);
     $("notice").textContent = s.notice || "";
+    $("study-row").hidden = s.over;  // no undo, redo or hint once the game is over
     $("undo").disabled = !s.can_undo;
     $("redo").disabled = !s.can_redo;
     $("hint").disabled = !(s.you && !s.terminal && s.ply === s.length);
@@ -191,7 +192,7 @@
     const b = s.builder;
     const live = s.can_play;
     $("builder").classList.toggle("inactive", !live);
-    $("builder").hidden = !s.you || (s.terminal && s.ply === s.length);  // nothing to play
+    $("builder").hidden = !s.you || s.over;  // nothing to play
     ["confirm", "clear", "resign"].forEach((id) => { $(id).disabled = !live; });
     $("move-text").disabled = !live;
     $("pass").hidden = !(live && b.can_pass);
