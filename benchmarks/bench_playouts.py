@@ -1,10 +1,13 @@
-"""Random Blooms playouts: stonegarden against the shared plain-numba baseline, in one run.
+"""Random Blooms playouts: stonegarden against a plain numba baseline, in one run.
 
-Both use the same uniform policy over all legal turns. They run alternately (baseline, ours,
-baseline, ours, ...) as separate processes so neither warms the other's caches, and the figure
-reported is the ratio of medians.
+The baseline is a deliberately plain numba playout kept outside this repository (it scans the
+whole board for captures after every turn); its path is ``--baseline``. Both use the same
+uniform policy over all legal turns and print one JSON line. They run alternately (baseline,
+ours, baseline, ours, ...) as separate processes so neither warms the other's caches, and the
+figure reported is the ratio of medians.
 
-    python benchmarks/bench_playouts.py --size 5 --target 20 --seconds 5 --rounds 3
+    python benchmarks/bench_playouts.py --baseline PATH/baseline_blooms.py --size 5 \
+        --target 20 --seconds 5 --rounds 3
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_BASELINE = ROOT.parent / "shared" / "bench" / "baseline_blooms.py"
 
 
 def run(cmd: list[str]) -> dict:
@@ -26,12 +28,14 @@ def run(cmd: list[str]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=5)
     ap.add_argument("--target", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE)
+    ap.add_argument("--baseline", type=Path, required=True,
+                    help="the plain baseline: SIZE TARGET SECONDS in, one JSON line out")
     args = ap.parse_args()
     if not args.baseline.exists():
         sys.exit(f"baseline not found at {args.baseline} (pass --baseline PATH)")

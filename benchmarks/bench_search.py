@@ -3,7 +3,7 @@ technique switched off in turn, next to the baseline ``uct-flat`` measured in th
 
     PYTHONPATH=src python benchmarks/bench_search.py [--size 5] [--seconds 3]
 
-Target (issue 5): at least 10,000 simulations per second for ``mcts`` on one core."""
+Target: at least 10,000 simulations per second for ``mcts`` on one core."""
 
 from __future__ import annotations
 

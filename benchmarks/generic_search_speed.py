@@ -1,5 +1,5 @@
-"""Simulations per CPU second of the generic tree (``search/generic.py``, the default
-``mcts`` configuration) and, in a game that has one, of its fast engine (``search/fast.py``),
+"""Simulations per CPU second of the protocol tree (``search/protocol_tree.py``, the default
+``mcts`` configuration) and, in a game that has them, of its compiled tree (``search/tree.py``),
 from positions after 0, 20 and 40 random plies, at a fixed simulation budget, next to the
 game's own batched numba playouts from the same positions in the same run (the baseline: a
 simulation is one playout plus the tree's work, so the ratio is the share of raw playout
@@ -23,8 +23,7 @@ import numpy as np
 import stonegarden
 from stonegarden.core.params import parse_param_options
 from stonegarden.search.config import Budget, SearchConfig
-from stonegarden.search.fast import fast_engine
-from stonegarden.search.generic import GenericMcts
+from stonegarden.search.engines import new_engine as make
 
 
 def positions(game, plies_list):
@@ -40,9 +39,7 @@ def positions(game, plies_list):
 
 
 def new_engine(game, kind: str):
-    if kind == "fast":
-        return fast_engine(game, SearchConfig(), 1)
-    return GenericMcts(game, SearchConfig(), 1)
+    return make(game, SearchConfig(fast=kind == "compiled"), 1)
 
 
 def rate(game, state, sims: int, kind: str) -> tuple[float, int, int]:
@@ -54,9 +51,9 @@ def rate(game, state, sims: int, kind: str) -> tuple[float, int, int]:
 
 
 def playout_rate(game, state, count: int) -> float:
-    game.policy_playouts(state, 10, 0)  # kernel loaded
+    game.random_playouts(state, 10, 0)  # kernel loaded
     t = time.process_time()
-    game.policy_playouts(state, count, 1)
+    game.random_playouts(state, count, 1)
     return count / (time.process_time() - t)
 
 
@@ -73,7 +70,8 @@ def main() -> None:
             continue
         base = statistics.median(playout_rate(game, state, args.sims)
                                  for _ in range(args.repeat))
-        kinds = ["generic"] + (["fast"] if fast_engine(game, SearchConfig(), 1) else [])
+        kinds = ["protocol"] + (["compiled"] if type(new_engine(game, "compiled")).__name__
+                                == "CompiledTree" else [])
         for kind in kinds:
             ours = [rate(game, state, args.sims, kind) for _ in range(args.repeat)]
             mcts = statistics.median(r[0] for r in ours)

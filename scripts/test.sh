@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Install stonegarden with its test dependencies (Chromium included) and run the whole suite
-# (README, command 2).
+# Install stonegarden with its test dependencies (Chromium included), lint and type-check it,
+# and run the whole suite (README, command 2). Extra arguments go to pytest; for the quick
+# subset while working: bash scripts/test.sh -m "not slow"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Debian's Chromium for the browser tests (only installed when missing)
 bash scripts/install-browser.sh
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
+# lint and type-check first: a failure here stops the run (configured in pyproject.toml)
+python3 -m ruff check
+python3 -m mypy
 # compile every game's kernels into the cache once, so each test's server only loads them
 python3 -m stonegarden warm-up --quiet
 set +e

@@ -1,4 +1,4 @@
-"""A deliberately naive Blooms implementation written straight from spec/blooms.md with Python
+"""A deliberately naive Blooms implementation written straight from docs/games/blooms.md with Python
 sets and dicts, independent of the kernels: the differential oracle for property tests."""
 
 from __future__ import annotations

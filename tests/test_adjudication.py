@@ -47,10 +47,11 @@ def test_first_resignation_fires_on_a_proof_whatever_the_value():
     assert first_resignation(values, movers, rule, [False, False, False, True]) == (3, 2)
 
 
+@pytest.mark.slow
 def test_played_out_games_record_each_search_proof_of_a_loss():
     task = {"game": "bridgego", "params": {"size": 5}, "seed": 3, "index": 0,
-            # c=0.2 (Bridge Go's default before stop 28): this seed's game then ends with a
-            # proof of the loss
+            # c=0.2 (wider than Bridge Go's default): this seed's game then ends with a proof
+            # of the loss
             "seats": {"1": "mcts:sims=200,c=0.2", "2": "mcts:sims=200,c=0.2"}, "resign": None}
     out = play_game(task)
     assert len(out["proved"]) == len(out["moves"]) == len(out["values"])
@@ -93,12 +94,14 @@ def test_match_reports_and_saves_resignations(tmp_path):
     assert ended_by_resign == out["resigned"]
 
 
+@pytest.mark.slow
 def test_cli_rejects_a_threshold_outside_the_range(cli):
     r = cli("match", "blooms", "random", "random", "--param", "size=3", "--games", "1",
             "--resign", "0.7")
     assert r.returncode == 2 and "--resign" in r.stderr
 
 
+@pytest.mark.slow
 def test_cli_match_json_counts_resignations(cli):
     r = cli("match", "blooms", "mcts:sims=60", "mcts:sims=40", "--param", "size=3", "--games",
             "2", "--resign", "0.45", "--resign-moves", "1", "--json", "--quiet")

@@ -21,6 +21,7 @@ def record_file(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_position_analysis_shape(cli, record_file):
     r = cli("analyse", str(record_file), "--ply", "2", "--sims", "300", "--json")
     assert r.returncode == 0, r.stderr
@@ -39,6 +40,7 @@ def test_position_analysis_shape(cli, record_file):
         state = game.play_text(state, text)
 
 
+@pytest.mark.slow
 def test_same_seed_and_sims_give_the_same_analysis(cli, record_file):
     runs = [json.loads(cli("analyse", str(record_file), "--sims", "200", "--json").stdout)
             for _ in range(2)]
@@ -47,6 +49,7 @@ def test_same_seed_and_sims_give_the_same_analysis(cli, record_file):
     assert runs[0] == runs[1]
 
 
+@pytest.mark.slow
 def test_review_gives_every_move_with_the_value_lost(cli, record_file):
     r = cli("analyse", str(record_file), "--review", "--sims", "150", "--json")
     assert r.returncode == 0, r.stderr
@@ -57,6 +60,7 @@ def test_review_gives_every_move_with_the_value_lost(cli, record_file):
         assert row["value_best"] - row["value_played"] == pytest.approx(row["lost"], abs=1e-3)
 
 
+@pytest.mark.slow
 def test_text_output_lists_moves_and_pv(cli, record_file):
     r = cli("analyse", str(record_file), "--sims", "100")
     assert r.returncode == 0, r.stderr
@@ -68,12 +72,14 @@ def test_text_output_lists_moves_and_pv(cli, record_file):
     (["--ply", "-1"], "outside 0..4"),
     (["--time", "1", "--sims", "5"], "not both"),
 ])
+@pytest.mark.slow
 def test_bad_options_exit_2(cli, record_file, args, message):
     r = cli("analyse", str(record_file), *args)
     assert r.returncode == 2
     assert message in r.stderr
 
 
+@pytest.mark.slow
 def test_a_finished_game_has_no_position_to_analyse(cli, tmp_path):
     game = stonegarden.make("blooms", size=3, target=1)
     moves = ["Ra2", "Ka1", "Rb1,Yb2"]
@@ -84,6 +90,7 @@ def test_a_finished_game_has_no_position_to_analyse(cli, tmp_path):
     assert "the game is over" in r.stderr
 
 
+@pytest.mark.slow
 def test_missing_record_exits_2(cli, tmp_path):
     r = cli("analyse", str(tmp_path / "nope.json"))
     assert r.returncode == 2

@@ -30,6 +30,7 @@ def bounding_box(state):
     win=st.sampled_from(["either", "white", "own", "enemy"]),
     tumbling=st.booleans(),
 )
+@pytest.mark.slow
 def test_between_moves_every_frontier_cell_has_exactly_two_options(data, dice, max_grid, win,
                                                                    tumbling):
     game = stonegarden.make("blobs", dice=dice, max_grid=max_grid, win=win, tumbling=tumbling)
@@ -58,6 +59,7 @@ def test_between_moves_every_frontier_cell_has_exactly_two_options(data, dice, m
 
 
 # -- playouts -----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_rolls_come_up_one_one_four_sixths_and_rerolls_renormalise():
     counts = P.roll_counts(0b111, 60_000, 1) / 60_000
     assert np.allclose(counts, [1 / 6, 1 / 6, 4 / 6], atol=0.01)
@@ -66,6 +68,7 @@ def test_rolls_come_up_one_one_four_sixths_and_rerolls_renormalise():
 
 
 @pytest.mark.parametrize("params", [{}, {"tumbling": True}, {"win": "enemy", "max_grid": 4}])
+@pytest.mark.slow
 def test_playout_kernel_agrees_with_the_protocol_in_distribution(params):
     """The kernel and the generic protocol playouts (which go through ``play``) give the same
     win rates and game lengths within sampling noise."""
@@ -136,10 +139,9 @@ def test_one_try_per_move_is_the_uniform_playout(params):
     game = stonegarden.make("blobs", **params)
     s = game.initial_state()
     uniform = game.random_playouts(s, 300, seed=9)
-    assert (game.policy_playouts(s, 300, 9, 0, 0) == uniform).all()
-    assert (game.policy_playouts(s, 300, 9, 0, 1) == uniform).all()
-    assert (game.policy_playouts(s, 300, 9, 5, 0) == uniform).all()  # no capture policy here
-    assert game.playout_policies == frozenset({"safe"})
+    assert (game.safe_playouts(s, 300, 9, 0) == uniform).all()
+    assert (game.safe_playouts(s, 300, 9, 1) == uniform).all()
+    assert not (game.safe_playouts(s, 300, 9, 8) == uniform).all()
 
 
 def test_safe_playouts_lose_fewer_games_by_handing_over_a_win():
@@ -147,8 +149,8 @@ def test_safe_playouts_lose_fewer_games_by_handing_over_a_win():
     are given away), over 2,000 playouts each."""
     game = stonegarden.make("blobs")
     s = game.initial_state()
-    uniform = game.policy_playouts(s, 2000, 3, 0, 0)
-    safe = game.policy_playouts(s, 2000, 3, 0, 8)
+    uniform = game.safe_playouts(s, 2000, 3, 0)
+    safe = game.safe_playouts(s, 2000, 3, 8)
     assert safe[2] > 2 * uniform[2]
     assert safe[3] > uniform[3]  # longer games
 
@@ -178,6 +180,7 @@ def rows_of(proc):
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
+@pytest.mark.slow
 def test_replay_json_reports_auto_moves_and_dice_left(tmp_path, cli):
     # T4: Blue g8R, Red g9R, Blue f9R auto-fills f8 and closes a white circle ringed by red
     path = write_record(tmp_path, "t4.json", ["g8R", "g9R", "f9:RR"],
@@ -199,6 +202,7 @@ def test_replay_json_reports_auto_moves_and_dice_left(tmp_path, cli):
         s = game.play_text(s, row["move"])
 
 
+@pytest.mark.slow
 def test_replay_json_reports_tumbling_rolls_as_chance_entries(tmp_path, cli):
     moves = ["roll:R", "g8R", "roll:r", "g9R", "roll:R", "f9R"]
     path = write_record(tmp_path, "tumbling.json", moves, params={"tumbling": True})
@@ -213,6 +217,7 @@ def test_replay_json_reports_tumbling_rolls_as_chance_entries(tmp_path, cli):
     assert rows[-1]["terminal"] and rows[-1]["winner"] == 1
 
 
+@pytest.mark.slow
 def test_replay_json_stops_at_an_illegal_entry(tmp_path, cli):
     path = write_record(tmp_path, "bad.json", ["h9M", "f9M", "h9M"])
     proc = cli("replay", str(path), "--json")
@@ -222,6 +227,7 @@ def test_replay_json_stops_at_an_illegal_entry(tmp_path, cli):
 
 
 @pytest.mark.nojit
+@pytest.mark.slow
 def test_kernels_run_as_plain_python(tmp_path, cli):
     """With NUMBA_DISABLE_JIT=1 the kernels run as ordinary Python and replay the same."""
     path = write_record(tmp_path, "t4.json", ["roll:R", "g8R", "roll:R", "g9R", "roll:R", "f9R"],

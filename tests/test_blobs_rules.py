@@ -1,5 +1,5 @@
-"""Blobs rules: the spec's test cases T1-T5, each decision, each `win` option, the draws and
-Tumbling Dice, all written in notation (spec/blobs.md)."""
+"""Blobs rules: the test cases T1-T5 of docs/games/blobs.md, each decision, each `win` option, the draws and
+Tumbling Dice, all written in notation (docs/games/blobs.md)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 COLOUR = {"R": RED, "B": BLUE, "W": WHITE}
 
-# T1, the server's example board, as the spec gives it: cell -> NW, NE, SE, SW corner colours
+# T1, the server's example board, as docs/games/blobs.md gives it: cell -> NW, NE, SE, SW corner colours
 T1_CORNERS = {
     (0, 1): "W R W R", (0, 2): "R W B W", (0, 3): "W B W B", (0, 4): "B W B W",
     (1, 0): "W R W R", (1, 1): "R W R W", (1, 2): "W B W R", (1, 3): "B W B W",
@@ -120,8 +120,8 @@ def test_t1_ascii_rendering_matches_the_golden_picture():
 
 
 def test_t1_golden_picture_shows_each_corner_colour_at_its_corner():
-    """The golden file is checked against the spec, not only against itself: the block of each
-    die shows red 'o', blue 'x' or a white '-' on the edge next to each corner, as the spec
+    """The golden file is checked against the rules page, not only against itself: the block of each
+    die shows red 'o', blue 'x' or a white '-' on the edge next to each corner, as the rules page
     lists the corner colours."""
     lines = (DATA / "blobs" / "t1.txt").read_text().splitlines()
     files = lines[0].split()
@@ -243,6 +243,7 @@ def test_t4_the_mixed_alternative_auto_fills_a_mixed_die_and_closes_nothing():
 T5_ROW = "h8:RB,i8:RB,j8:RB,k8:RB,l8:RB,m8:RB,n8:RB,o8:RB"  # columns 0..7 of row 0
 
 
+@pytest.mark.slow
 def test_t5_no_placement_beyond_the_columns_of_a_full_width_box():
     game = stonegarden.make("blobs")
     state = game.parse_position(f"{T5_ROW} 2 40 6 -")

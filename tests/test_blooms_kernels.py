@@ -7,12 +7,14 @@ import numpy as np
 import pytest
 
 import stonegarden
-from stonegarden.games.blooms.playouts import race_playout
+from stonegarden.games.blooms.playouts import new_buffers, race_playout
 
 
+@pytest.mark.parametrize("captures", [0, 4])
 @pytest.mark.parametrize("size,target", [(3, 6), (4, 15), (5, 20), (6, 25)])
 @pytest.mark.parametrize("seed", range(8))
-def test_kernel_playout_equals_checked_replay(size, target, seed):
+def test_kernel_playout_equals_checked_replay(size, target, seed, captures):
+    """Uniform playouts and the search's capture-preferring ones (``captures=4``)."""
     game = stonegarden.make("blooms", size=size, target=target)
     n = game.num_cells
     board = np.zeros(n, np.int8)
@@ -20,7 +22,8 @@ def test_kernel_playout_equals_checked_replay(size, target, seed):
     moves = np.full(2 * game.max_game_length, -2, np.int32)
     seed_kernel(seed)
     winner, turns = race_playout(board, game.board.neighbours, 1, True, scores, target,
-                                 game.max_game_length, moves)
+                                 game.max_game_length, captures, np.zeros((3, 2 * n), np.int64),
+                                 1, moves, new_buffers(n))
     s = game.initial_state()
     for t in range(turns):
         a, b = int(moves[2 * t]), int(moves[2 * t + 1])
@@ -41,6 +44,7 @@ def seed_kernel(seed):
     _seed(seed)
 
 
+@pytest.mark.slow
 def test_playouts_from_a_midgame_position_with_a_self_fenced_bloom():
     # player 1 has just self-fenced R a1; every playout's first turn must capture it
     game = stonegarden.make("blooms", size=3, target=1)

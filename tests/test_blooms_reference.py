@@ -72,6 +72,7 @@ def make_game(game_id, size, hole_picks):
 @pytest.mark.parametrize("game_id", ["blooms", "blooms-territory"])
 @settings(max_examples=25, deadline=None)
 @given(boards)
+@pytest.mark.slow
 def test_legal_turns_equal_the_reference(game_id, board_args):
     size, seed, hole_picks = board_args
     game = make_game(game_id, size, hole_picks)
@@ -87,6 +88,7 @@ def test_legal_turns_equal_the_reference(game_id, board_args):
 @pytest.mark.parametrize("game_id", ["blooms", "blooms-territory"])
 @settings(max_examples=25, deadline=None)
 @given(boards)
+@pytest.mark.slow
 def test_captures_and_scores_equal_the_reference(game_id, board_args):
     size, seed, hole_picks = board_args
     game = make_game(game_id, size, hole_picks)

@@ -1,4 +1,4 @@
-"""Layer 3: one named test per rule and decision of spec/blooms.md, written in notation.
+"""Layer 3: one named test per rule and decision of docs/games/blooms.md, written in notation.
 
 Positions are given as position text: rows from the top row down (size 3: e, d, c, b, a),
 then player to move, scores, ply, consecutive passes, first passer."""

@@ -114,6 +114,7 @@ def plain_legal(game, board, player, history):
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.slow
 def test_legal_points_equal_the_definition_on_arbitrary_boards(options):
     """Boards where either colour may have chains without an external liberty, and a history
     holding some of the positions the moves would make (so superko forbids those)."""

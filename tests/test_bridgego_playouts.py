@@ -10,6 +10,7 @@ import pytest
 import stonegarden
 from stonegarden.games.bridgego.playouts import bridge_playout, bridge_reply
 from stonegarden.geometry.square import EMPTY_BOARD_KEY
+from stonegarden.search.profile import profile_for
 
 from .square_go_helpers import run_without_jit, seed_kernel_generator
 
@@ -19,6 +20,7 @@ OPTIONS = [{}, {"win_check": "after-self-capture"}, {"external": "perpendicular"
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
 @pytest.mark.parametrize("seed", range(6))
+@pytest.mark.slow
 def test_kernel_playouts_replay_through_the_rules(options, seed):
     game = stonegarden.make("bridgego", size=4, **options)
     state = game.initial_state()
@@ -77,6 +79,7 @@ def test_no_bridge_reply_without_a_bridge_to_save():
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
+@pytest.mark.slow
 def test_bridge_saving_playouts_are_legal_and_answer_every_intrusion(options):
     """Replayed through the rules, every move after an intrusion into a bridge of the player to
     move is the reply that saves it, and the game ends with the kernel's winner."""
@@ -84,7 +87,7 @@ def test_bridge_saving_playouts_are_legal_and_answer_every_intrusion(options):
     replies = 0
     for seed in range(6):
         state = game.initial_state()
-        winner, moves = game.amaf_playout(state, seed, bridges=True)
+        winner, moves = profile_for(game).playout(state, seed, {"bridges": 1})
         last = -1
         for m in moves:
             expected = bridge_reply(state.cells(), game.board.neighbours, state.player, last)
@@ -98,19 +101,22 @@ def test_bridge_saving_playouts_are_legal_and_answer_every_intrusion(options):
     assert replies >= 6  # intrusions are common: the policy was exercised
 
 
-def test_the_bridges_policy_is_a_bridge_go_search_option():
+def test_the_bridges_policy_changes_the_playouts_and_off_is_uniform():
     game = stonegarden.make("bridgego", size=5)
-    assert game.playout_policies == frozenset({"bridges", "lgr"})
+    profile = profile_for(game)
     state = game.initial_state()
-    assert not (game.policy_playouts(state, 200, 5, bridges=True)
-                == game.policy_playouts(state, 200, 5)).all()
-    assert (game.policy_playouts(state, 200, 5) == game.random_playouts(state, 200, 5)).all()
-    freego = stonegarden.make("freego", size=5)  # a game without the policy plays uniformly
-    s = freego.initial_state()
-    assert (freego.policy_playouts(s, 50, 3, bridges=True) == freego.random_playouts(s, 50, 3)).all()
+    on = [profile.playout(state, seed, {"bridges": 1}) for seed in range(40)]
+    off = [profile.playout(state, seed, {"bridges": 0}) for seed in range(40)]
+    assert [list(m) for _, m in on] != [list(m) for _, m in off]
+    # off is the uniform playout: the same winners as the game's own random playouts
+    totals = np.zeros(3, np.int64)
+    for seed in range(40):
+        totals += game.random_playouts(state, 1, seed)[:3]
+    assert list(totals) == [sum(w == k for w, _ in off) for k in (1, 2, 0)]
 
 
 @pytest.mark.nojit
+@pytest.mark.slow
 def test_rule_and_kernel_tests_pass_without_the_jit():
     """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
     game's rule and playout tests that way in a subprocess."""

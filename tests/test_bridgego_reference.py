@@ -1,4 +1,4 @@
-"""Bridge Go against a naive reference written straight from spec/bridgego.md: one search from
+"""Bridge Go against a naive reference written straight from docs/games/bridgego.md: one search from
 each liberty to the sides (the definition), whole games replayed move by move."""
 
 from __future__ import annotations
@@ -127,6 +127,7 @@ cells = st.integers(3, 7).flatmap(
 @pytest.mark.parametrize("external_rule", ["standard", "perpendicular"])
 @settings(max_examples=150, deadline=None)
 @given(board=cells)
+@pytest.mark.slow
 def test_fast_external_liberties_equal_the_definition(external_rule, board):
     size, values = board
     game = stonegarden.make("bridgego", size=size, external=external_rule)
@@ -152,6 +153,7 @@ def _option_id(options):
 @pytest.mark.parametrize("options", OPTIONS, ids=_option_id)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), size=st.integers(3, 6))
+@pytest.mark.slow
 def test_random_games_agree_with_the_reference(options, seed, size):
     game = stonegarden.make("bridgego", size=size, **options)
     perpendicular = options.get("external") == "perpendicular"

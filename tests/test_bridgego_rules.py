@@ -1,6 +1,6 @@
-"""Bridge Go: one named test per test position and decision of spec/bridgego.md.
+"""Bridge Go: one named test per test position and decision of docs/games/bridgego.md.
 
-The spec's test positions give coordinates as (x, y), x from the west and y from the north;
+The test positions of docs/games/bridgego.md give coordinates as (x, y), x from the west and y from the north;
 ``xy`` turns them into point names."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def stones(game, state, colour):
     return sorted(n for n, c in zip(game.board.names, state.cells()) if ".XO"[c] == ch)
 
 
-# -- the spec's test positions ----------------------------------------------------------------
+# -- the rules page's test positions ----------------------------------------------------------------
 
 def test_spec_two_eyes_die():
     g = stonegarden.make("bridgego", size=9)

@@ -14,6 +14,7 @@ ORACLE = sorted((DATA / "oracle" / "blooms").glob("*.json"))
 
 
 @pytest.mark.parametrize("path", ORACLE, ids=[p.stem for p in ORACLE])
+@pytest.mark.slow
 def test_replay_json_matches_the_independent_oracle(path, tmp_path):
     data = json.loads(path.read_text())
     rec = tmp_path / "game.json"
@@ -32,6 +33,7 @@ def write_record(tmp_path: Path, moves, **extra) -> Path:
     return p
 
 
+@pytest.mark.slow
 def test_replay_stops_at_an_illegal_move_with_status_2(tmp_path):
     p = write_record(tmp_path, ["Rd4", "Kb5,Ga4", "Rd4"])
     out = run_cli("replay", str(p), "--json")
@@ -41,6 +43,7 @@ def test_replay_stops_at_an_illegal_move_with_status_2(tmp_path):
     assert len(err) == 1 and "ply 2" in err[0] and "'Rd4'" in err[0] and "occupied" in err[0]
 
 
+@pytest.mark.slow
 def test_replay_malformed_move_names_ply_and_text(tmp_path):
     p = write_record(tmp_path, ["Rd4", "K??"])
     out = run_cli("replay", str(p), "--json")
@@ -58,6 +61,7 @@ def test_replay_malformed_move_names_ply_and_text(tmp_path):
         ('{"format": "stonegarden-record", "version": 2, "game": "blooms", "moves": []}', "version"),
     ],
 )
+@pytest.mark.slow
 def test_replay_bad_records_fail_cleanly(tmp_path, content, needle):
     p = tmp_path / "bad.json"
     p.write_text(content)
@@ -67,11 +71,13 @@ def test_replay_bad_records_fail_cleanly(tmp_path, content, needle):
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_replay_missing_file(tmp_path):
     out = run_cli("replay", str(tmp_path / "nope.json"))
     assert out.returncode == 2 and "cannot read record" in out.stderr
 
 
+@pytest.mark.slow
 def test_replay_rejects_moves_after_the_end(tmp_path):
     data = json.loads(ORACLE[0].read_text())["record"]
     p = tmp_path / "long.json"
@@ -90,6 +96,7 @@ def test_replay_rejects_a_wrong_result(tmp_path):
         replay_record(load_record(p))
 
 
+@pytest.mark.slow
 def test_replay_without_json_prints_diagrams(tmp_path):
     p = write_record(tmp_path, ["Rd4", "Kb5,Ga4", "resign"])
     out = run_cli("replay", str(p))
@@ -99,6 +106,7 @@ def test_replay_without_json_prints_diagrams(tmp_path):
     assert "result: winner 2 (resign)" in out.stdout  # player 1 resigned at ply 2
 
 
+@pytest.mark.slow
 def test_play_in_the_terminal_with_undo_bad_input_resign_and_save(tmp_path):
     save = tmp_path / "game.json"
     script = "\n".join(["help", "Rd4", "undo", "Zz9", "Rq1", "Kd4", "Yd4", "moves", "resign"]) + "\n"
@@ -116,6 +124,7 @@ def test_play_in_the_terminal_with_undo_bad_input_resign_and_save(tmp_path):
     assert replayed.returncode == 0 and json.loads(replayed.stdout.splitlines()[-1])["winner"] == 2
 
 
+@pytest.mark.slow
 def test_play_between_two_agents_runs_to_the_end(tmp_path):
     out = run_cli("play", "blooms", "--param", "size=3", "--param", "target=5",
                   "--p1", "random:seed=1", "--p2", "random:seed=2", input="")
@@ -123,6 +132,7 @@ def test_play_between_two_agents_runs_to_the_end(tmp_path):
     assert "Game over" in out.stdout
 
 
+@pytest.mark.slow
 def test_play_end_of_input_leaves_cleanly():
     out = run_cli("play", "blooms", input="")
     assert out.returncode == 0 and "end of input" in out.stdout
@@ -136,12 +146,14 @@ def test_play_end_of_input_leaves_cleanly():
     (["play", "blooms", "--param", "size"], "name=value"),
     (["bench", "playouts", "blooms", "--param", "target=0"], "below 1"),
 ])
+@pytest.mark.slow
 def test_bad_command_line_input_exits_2_with_one_line(args, needle):
     out = run_cli(*args, input="")
     assert out.returncode == 2
     assert needle in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_bench_playouts_prints_one_json_line():
     out = run_cli("bench", "playouts", "blooms", "--param", "size=5", "--param", "target=20",
                   "--seconds", "0.5", "--json")
@@ -153,12 +165,14 @@ def test_bench_playouts_prints_one_json_line():
     assert row["p1_wins"] + row["p2_wins"] + row["draws"] == row["playouts"]
 
 
+@pytest.mark.slow
 def test_games_lists_every_game_with_parameters():
     out = run_cli("games")
     assert out.returncode == 0
     assert "blooms-territory" in out.stdout and "superko" in out.stdout
 
 
+@pytest.mark.slow
 def test_version():
     out = run_cli("--version")
     assert out.returncode == 0 and "stonegarden" in out.stdout

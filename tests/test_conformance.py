@@ -10,6 +10,7 @@ import pytest
 import stonegarden
 from stonegarden import CHANCE
 from stonegarden.core.record import make_record, parse_record, replay_record
+from stonegarden.search.profile import profile_for
 
 # small parameters so each random game is quick; games not listed use their defaults
 SMALL = {
@@ -53,6 +54,7 @@ def random_game(game, seed, limit=400):
 
 @pytest.mark.parametrize("game_id", games())
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_random_games_keep_invariants(game_id, seed):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     states, moves = random_game(game, seed)
@@ -86,6 +88,7 @@ def test_default_game_has_sane_sizes(game_id):
 
 
 @pytest.mark.parametrize("game_id", games())
+@pytest.mark.slow
 def test_random_playouts_kernel_finishes_games(game_id):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     totals = game.random_playouts(game.initial_state(), 20, seed=3)
@@ -112,7 +115,7 @@ def _same_future(game, a, b, depth=2):
         if not np.array_equal(acts, game.legal_actions(b)):
             return False
     return depth == 0 or all(
-        game.transposition_key(game.play(a, int(x))) == game.transposition_key(game.play(b, int(x)))
+        profile_for(game).transposition_key(game.play(a, int(x))) == profile_for(game).transposition_key(game.play(b, int(x)))
         and _same_future(game, game.play(a, int(x)), game.play(b, int(x)), depth - 1)
         for x in acts[:4])
 
@@ -143,12 +146,12 @@ def test_transposition_keys_join_only_positions_with_one_future(game_id):
                     if game.is_terminal(t) or not game.is_legal(t, last):
                         break
                     ends.append(game.play(t, last))
-                if len(ends) == 2 and game.transposition_key(ends[0]) == game.transposition_key(
+                if len(ends) == 2 and profile_for(game).transposition_key(ends[0]) == profile_for(game).transposition_key(
                         ends[1]):
                     met += 1
                     assert _same_future(game, ends[0], ends[1]), game.position_text(ends[0])
         keys = {}
         for s in states:
-            assert keys.setdefault(game.transposition_key(s), s.ply) == s.ply
+            assert keys.setdefault(profile_for(game).transposition_key(s), s.ply) == s.ply
     if game_id == "blobs":
         assert met > 5

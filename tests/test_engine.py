@@ -83,6 +83,7 @@ def test_bad_queries_get_typed_errors(query, kind, needle):
             c, max_size=4),
         max_leaves=8)),
 ), max_size=6))
+@pytest.mark.slow
 def test_fuzzed_lines_each_get_one_answer_and_the_engine_goes_on(lines):
     lines = [ln.replace("\n", " ").replace("\r", " ") for ln in lines]
     lines = [ln for ln in lines if ln.strip()]
@@ -96,6 +97,7 @@ def test_fuzzed_lines_each_get_one_answer_and_the_engine_goes_on(lines):
     assert replies[-1]["id"] == "last" and "best_move" in replies[-1]
 
 
+@pytest.mark.slow
 def test_engine_command_over_a_pipe():
     lines = [
         json.dumps({"id": 1, "game": "freego", "params": {"size": 5, "target": 3}, "sims": 100}),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import stonegarden
 from stonegarden.core.record import load_record, replay_rows
 
@@ -15,6 +17,7 @@ def lines(stdout):
     return [json.loads(line) for line in stdout.splitlines()]
 
 
+@pytest.mark.slow
 def test_replay_json_reports_the_suicide_and_its_capture(cli):
     r = cli("replay", str(DATA / "freego-suicide-then-capture.json"), "--json")
     assert r.returncode == 0, r.stderr
@@ -27,6 +30,7 @@ def test_replay_json_reports_the_suicide_and_its_capture(cli):
     assert rows[0]["legal_moves"] == 25 and rows[-1]["terminal"] is False
 
 
+@pytest.mark.slow
 def test_replay_json_agrees_with_the_library(cli):
     record = load_record(DATA / "freego-suicide-then-capture.json")
     want = [row for row, _ in replay_rows(record)]
@@ -34,6 +38,7 @@ def test_replay_json_agrees_with_the_library(cli):
     assert lines(r.stdout) == want
 
 
+@pytest.mark.slow
 def test_replay_stops_at_a_ko_violation_naming_the_ply(cli, tmp_path):
     moves = ["C4", "D4", "B3", "C3", "C2", "D2", "A5", "E3", "D3", "C3"]
     bad = tmp_path / "ko.json"
@@ -45,6 +50,7 @@ def test_replay_stops_at_a_ko_violation_naming_the_ply(cli, tmp_path):
     assert "ply 9" in r.stderr and "ko" in r.stderr
 
 
+@pytest.mark.slow
 def test_bench_playouts_runs_the_kernel(cli):
     r = cli("bench", "playouts", "freego", "--param", "size=9", "--seconds", "0.5", "--json")
     assert r.returncode == 0, r.stderr
@@ -53,6 +59,7 @@ def test_bench_playouts_runs_the_kernel(cli):
     assert out["p1_wins"] + out["p2_wins"] + out["draws"] == out["playouts"]
 
 
+@pytest.mark.slow
 def test_terminal_play_reads_moves_and_draws_a_go_diagram(cli):
     r = cli("play", "freego", "--param", "size=5", "--p1", "human", "--p2", "human",
             input="C3\nI3\nD4\nquit\n")

@@ -1,7 +1,7 @@
-"""Free Go's numba search engine (``search/freego_engine.py``): the tree it builds holds
-exactly the rules' legal moves and results at every node (its board replay agrees with the
-game's, ko and scores included), it finds and proves wins, it is reproducible for a seed, it
-keeps its tree between moves, and what it does not support goes to the generic tree."""
+"""Free Go's compiled tree (``games/freego/tree.py`` in ``search/tree.py``): the tree it builds
+holds exactly the rules' legal moves and results at every node (its board replay agrees with
+the game's, ko and scores included), it finds and proves wins, it is reproducible for a seed,
+it keeps its tree between moves, and what it does not support goes to the protocol tree."""
 
 from __future__ import annotations
 
@@ -13,17 +13,20 @@ import pytest
 import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.search.config import Budget, SearchConfig
-from stonegarden.search.fast import fast_engine
-from stonegarden.search.freego_engine import FreeGoEngine
-from stonegarden.search.generic import GenericMcts
+from stonegarden.search.engines import new_engine
+from stonegarden.search.pools import Pools
+from stonegarden.search.profile import profile_for
+from stonegarden.search.protocol_tree import ProtocolTree
+from stonegarden.search.tree import CompiledTree
 
 from .exact_helpers import exact_winner
 
-SMALL = dict(nodes=200_000, edges=4_000_000)
 
-
-def _engine(game, config=None, seed=1):
-    return FreeGoEngine(game, config or SearchConfig(), seed, **SMALL)
+def _engine(game, config=None, seed=1, pools=None):
+    config = config or SearchConfig()
+    spec = profile_for(game).tree(config)
+    assert spec is not None
+    return CompiledTree(game, config, seed, spec, pools or Pools(200_000, 4_000_000))
 
 
 def _walk(engine, state, node, depth, visit):
@@ -47,8 +50,9 @@ KO = [".....", "..XO.", ".XO.O", "..XO.", "....."]  # Black takes at D3, White m
 
 @pytest.mark.parametrize("ko", ["simple", "none"])
 @pytest.mark.parametrize("config", [SearchConfig(), SearchConfig(rave=False, lgr=False),
-                                    SearchConfig(prior=20, captures=4),
-                                    SearchConfig(safe=64)], ids=str)
+                                    SearchConfig(prior=20).with_game_options({"captures": 4}),
+                                    SearchConfig().with_game_options({"safe": 0}),
+                                    SearchConfig(grave=5)], ids=str)
 def test_every_node_holds_the_rules_legal_moves_and_results(ko, config):
     g = stonegarden.make("freego", size=5, target=3, ko=ko)
     s = g.parse_position("/".join(KO) + " 1 1,1 10")
@@ -115,9 +119,10 @@ def test_the_tree_is_kept_after_the_engine_s_move_and_the_opponent_s_reply():
     assert engine.search(g.replay(["a1", "g7"])[-1], Budget(sims=100)).reused == 0
 
 
+@pytest.mark.slow
 def test_compaction_keeps_the_subtree_of_the_new_root():
     g = stonegarden.make("freego", size=7)
-    engine = FreeGoEngine(g, SearchConfig(), 3, nodes=6_000, edges=200_000)
+    engine = _engine(g, seed=3, pools=Pools(6_000, 200_000))
     s = g.initial_state()
     reused, compacted = [], []
     for _ in range(4):
@@ -133,25 +138,28 @@ def test_compaction_keeps_the_subtree_of_the_new_root():
 
 
 @pytest.mark.parametrize("options", [{"ko": "superko"}, {}])
-def test_what_the_engine_does_not_support_goes_to_the_generic_tree(options):
+def test_what_the_compiled_tree_does_not_serve_goes_to_the_protocol_tree(options):
     g = stonegarden.make("freego", size=5, **options)
-    assert isinstance(fast_engine(g, SearchConfig(), 1), FreeGoEngine) == (not options)
-    assert fast_engine(g, SearchConfig(tt=True), 1) is None
-    assert fast_engine(g, SearchConfig(contempt=0.1), 1) is None
-    assert fast_engine(g, SearchConfig(fast=False), 1) is None
+    assert isinstance(new_engine(g, SearchConfig(), 1), CompiledTree) == (not options)
+    assert isinstance(new_engine(g, SearchConfig(tt=True), 1), ProtocolTree)
+    assert isinstance(new_engine(g, SearchConfig(fast=False), 1), ProtocolTree)
+    # contempt changes only the value of a draw, which the kernels take
+    assert isinstance(new_engine(g, SearchConfig(contempt=0.1), 1), CompiledTree) == (
+        not options)
     agent = make_agent("mcts:sims=50,seed=1")
     engine = agent.engine(g)
-    assert isinstance(engine, FreeGoEngine if not options else GenericMcts)
+    assert isinstance(engine, CompiledTree if not options else ProtocolTree)
 
 
-def test_the_engine_and_the_generic_tree_value_a_position_alike():
+@pytest.mark.slow
+def test_the_compiled_and_the_protocol_tree_value_a_position_alike():
     # the same search in two implementations (different random streams): a reward counted
     # for the wrong player, or a RAVE sample for the wrong moves, would move the root value
     # and the preferred move far apart
     g = stonegarden.make("freego", size=5, target=3)
     s = g.replay(["c3", "b2", "d2"])[-1]
     fast = _engine(g).search(s, Budget(sims=6000))
-    slow = GenericMcts(g, SearchConfig(), 1).search(s, Budget(sims=6000))
+    slow = ProtocolTree(g, SearchConfig(), 1).search(s, Budget(sims=6000))
     assert abs(fast.value - slow.value) < 0.05
     top = {m.action for m in slow.moves[:5]}
     assert fast.best in top
@@ -194,6 +202,7 @@ def _exact(game, state, memo):
 
 
 @pytest.mark.parametrize("ko", ["simple", "none"])
+@pytest.mark.slow
 def test_solver_proofs_agree_with_exhaustive_search(ko):
     """Positions with six empty points left (captures, suicides and ko still to come): every
     proof the engine makes is the exact game value, and a proven win is played. A wrong proof

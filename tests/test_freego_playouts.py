@@ -10,7 +10,8 @@ import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.games.freego.playouts import freego_playout
 from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
-from stonegarden.search.config import SearchConfig
+from stonegarden.search.config import Budget
+from stonegarden.search.profile import profile_for
 
 from .square_go_helpers import run_without_jit, seed_kernel_generator
 
@@ -24,7 +25,7 @@ def kernel_game(game, state, seed, captures=0, safe=0):
     w, t = freego_playout(
         state.cells().copy(), game.board.neighbours, game.board.zobrist, SIDE_TO_MOVE_KEY,
         state.player, np.array(state.scores, np.int64), game.params["target"], game.ko_mode,
-        np.int64(game._hash(state)), np.int64(hist[-2] if len(hist) >= 2 else 0),
+        np.int64(game.position_hash(state)), np.int64(hist[-2] if len(hist) >= 2 else 0),
         np.array(hist[:-1], np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64), 1,
         game.max_game_length, captures, safe, moves, np.empty((0, 0), np.int32), -1,
     )
@@ -34,6 +35,7 @@ def kernel_game(game, state, seed, captures=0, safe=0):
 @pytest.mark.parametrize(("captures", "safe"), [(0, 0), (6, 0), (0, 64), (3, 2)])
 @pytest.mark.parametrize("ko", ["simple", "superko", "none"])
 @pytest.mark.parametrize("seed", range(6))
+@pytest.mark.slow
 def test_kernel_playouts_replay_through_the_rules(ko, seed, captures, safe):
     game = stonegarden.make("freego", size=5, target=8, ko=ko)
     state = game.initial_state()
@@ -58,12 +60,12 @@ def _black_can_capture_to_win():
 
 def test_capture_policy_finds_the_capture_uniform_playouts_miss():
     game, state = _black_can_capture_to_win()
-    uniform = game.policy_playouts(state, 400, 7, 0)
-    policy = game.policy_playouts(state, 400, 7, 64)
+    profile = profile_for(game)
+    policy = sum(profile.playout(state, seed, {"captures": 64})[0] == 1 for seed in range(400))
+    uniform = game.random_playouts(state, 400, 7)
     # 64 draws among 22 empty points miss a2 with probability (21/22)**64 ~ 5%
-    assert policy[0] / 400 > 0.9
+    assert policy / 400 > 0.9
     assert uniform[0] / 400 < 0.8
-    assert (uniform == game.random_playouts(state, 400, 7)).all()
 
 
 def test_capture_policy_first_move_is_the_capture():
@@ -125,29 +127,27 @@ def test_safe_policy_plays_a_suicide_when_nothing_else_is_left():
         assert after.scores[1] == 1
 
 
-def test_games_without_a_policy_play_uniformly():
-    game = stonegarden.make("bridgego", size=5)
-    state = game.initial_state()
-    assert "captures" not in game.playout_policies
-    assert "captures" in stonegarden.make("freego").playout_policies
-    assert (game.policy_playouts(state, 50, 3, 8) == game.random_playouts(state, 50, 3)).all()
-
-
 @pytest.mark.nojit
+@pytest.mark.slow
 def test_rule_and_kernel_tests_pass_without_the_jit():
     """The kernels are plain Python with NUMBA_DISABLE_JIT=1 (coverage, debuggers): run this
     game's rule and playout tests that way in a subprocess."""
     run_without_jit("tests/test_freego_rules.py", "tests/test_freego_playouts.py")
 
 
-@pytest.mark.parametrize("game_id", ["freego", "bridgego", "blobs", "blooms"])
-def test_safe_follows_the_game_s_default_unless_the_agent_says(game_id):
-    game = stonegarden.make(game_id)
-    has = "safe" in game.playout_policies
-    assert SearchConfig().safe_for(game) == (game.default_safe if has else 0)
-    assert SearchConfig(safe=8).safe_for(game) == (8 if has else 0)
-    assert SearchConfig(safe=0).safe_for(game) == 0
-    assert make_agent("mcts:sims=10,safe=5").config.safe_for(game) == (5 if has else 0)
-    assert not game.default_safe or has  # a default only where the policy exists
-    if game_id == "freego":  # on by default since stop 32 (docs/ai.md)
-        assert SearchConfig().safe_for(game) == 64
+def test_free_go_searches_with_safe_playouts_unless_the_agent_says():
+    """The default search of Free Go is the search with ``safe=64`` playouts, seed for seed,
+    and not the one with uniform playouts; games without the option ignore it."""
+    game = stonegarden.make("freego", size=5, target=6)
+    state = game.replay(["c3", "b2"])[-1]
+
+    def visits(spec):
+        res = make_agent(spec).analyse(game, state, Budget(sims=300))
+        return [(m.action, m.visits) for m in res.moves]
+
+    assert visits("mcts:seed=4") == visits("mcts:seed=4,safe=64")
+    assert visits("mcts:seed=4") != visits("mcts:seed=4,safe=0")
+    blooms = stonegarden.make("blooms", size=3)
+    a = make_agent("mcts:seed=4,safe=9").analyse(blooms, blooms.initial_state(), Budget(sims=200))
+    b = make_agent("mcts:seed=4").analyse(blooms, blooms.initial_state(), Budget(sims=200))
+    assert [(m.action, m.visits) for m in a.moves] == [(m.action, m.visits) for m in b.moves]

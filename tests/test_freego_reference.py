@@ -1,4 +1,4 @@
-"""Free Go against a naive reference written straight from spec/freego.md: full-board scans
+"""Free Go against a naive reference written straight from docs/games/freego.md: full-board scans
 for captures and an explicit list of earlier boards for ko, no hashing, no kernels."""
 
 from __future__ import annotations
@@ -76,6 +76,7 @@ def reference_legal(boards, size, player, ko):
 @pytest.mark.parametrize("ko", ["simple", "superko", "none"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), size=st.integers(5, 6), target=st.integers(2, 40))
+@pytest.mark.slow
 def test_random_games_agree_with_the_reference(ko, seed, size, target):
     game = stonegarden.make("freego", size=size, target=target, ko=ko)
     rng = np.random.default_rng(seed)

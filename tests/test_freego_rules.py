@@ -1,4 +1,4 @@
-"""Free Go: one named test per rule and decision of spec/freego.md, built from diagrams/notation."""
+"""Free Go: one named test per rule and decision of docs/games/freego.md, built from diagrams/notation."""
 
 from __future__ import annotations
 

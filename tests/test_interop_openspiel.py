@@ -27,6 +27,7 @@ def load(game_id: str):
 
 
 @pytest.mark.parametrize("game_id", stonegarden.available_games())
+@pytest.mark.slow
 def test_random_sim_test_passes(game_id):
     pyspiel.random_sim_test(load(game_id), num_sims=3, serialize=False, verbose=False)
 
@@ -67,6 +68,7 @@ def test_action_strings_name_the_movers_colours():
     assert s.action_to_string(1, a) == "Ka1"
 
 
+@pytest.mark.slow
 def test_openspiel_mcts_bot_beats_random_on_a_small_board():
     g = pyspiel.load_game("stonegarden_blooms(size=3,target=6)")
     rng = np.random.default_rng(0)

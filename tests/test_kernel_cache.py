@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from stonegarden import kernel_cache
 from stonegarden.kernel_cache import PACKAGE, kernel_hash, kernel_sources
 
@@ -31,6 +33,7 @@ def _run(env_extra: dict[str, str]) -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_kernels_are_cached_under_the_hash_of_their_sources(tmp_path):
     where = _run({"XDG_CACHE_HOME": str(tmp_path)})
     expected = tmp_path / "stonegarden" / "kernels" / kernel_hash()
@@ -38,6 +41,7 @@ def test_kernels_are_cached_under_the_hash_of_their_sources(tmp_path):
     assert any(expected.rglob("*playouts*.nbi"))  # the kernel was cached there
 
 
+@pytest.mark.slow
 def test_numba_cache_dir_set_by_the_user_wins(tmp_path):
     mine = tmp_path / "mine"
     where = _run({"XDG_CACHE_HOME": str(tmp_path / "xdg"), "NUMBA_CACHE_DIR": str(mine)})

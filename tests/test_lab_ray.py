@@ -13,6 +13,7 @@ pytest.importorskip("ray", reason="ray is in the test extra; install it")
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_study_on_local_ray_equals_local_processes(tmp_path):
     args = ["study", "blooms", "--param", "size=3", "--agent", "random", "--games", "6",
             "--seed", "11"]

@@ -25,6 +25,7 @@ def cells_of(path):
     return [(c["params"], c["summary"]) for c in data["cells"]], data["recommendation"]
 
 
+@pytest.mark.slow
 def test_study_writes_report_plots_and_replayable_records(tmp_path):
     out = run_cli("study", "blooms", "--param", "size=3", "--param", "target=5", "--agent",
                   "random", "--games", "10", "--workers", "2", "--out", str(tmp_path))
@@ -42,6 +43,7 @@ def test_study_writes_report_plots_and_replayable_records(tmp_path):
     assert "first player wins" in text and "Reproduce: `stonegarden study blooms" in text
 
 
+@pytest.mark.slow
 def test_study_of_two_agents_reports_elo(tmp_path):
     out = run_cli("study", "blooms", "--param", "size=3", "--agents", "random:seed=1",
                   "random:seed=2", "--games", "6", "--out", str(tmp_path))
@@ -51,6 +53,7 @@ def test_study_of_two_agents_reports_elo(tmp_path):
     assert "elo_a_minus_b" in s
 
 
+@pytest.mark.slow
 def test_asking_for_more_games_extends_the_same_study(tmp_path):
     run_cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "4",
             "--out", str(tmp_path))
@@ -61,6 +64,7 @@ def test_asking_for_more_games_extends_the_same_study(tmp_path):
     assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 7
 
 
+@pytest.mark.slow
 def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     full = tmp_path / "full"
     assert run_cli(*SWEEP, "--out", str(full)).returncode == 0
@@ -101,12 +105,14 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["ladder", "blooms", "--agent", "random", "--key", "seed", "--steps", "0", "--games", "2",
       "--out", "x"], "0"),
 ])
+@pytest.mark.slow
 def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
     args = [a if a != "x" else str(tmp_path / "o") for a in args]
     out = run_cli(*args)
     assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_ladder_over_a_doubling_option(tmp_path):
     out = run_cli("ladder", "blooms", "--param", "size=3", "--agent", "mcts", "--key", "sims",
                   "--base", "8", "--steps", "2", "--games", "4", "--resign", "0.3",

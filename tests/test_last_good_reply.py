@@ -12,7 +12,8 @@ import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.games.bridgego.playouts import bridge_reply
 from stonegarden.search.config import Budget, SearchConfig
-from stonegarden.search.generic import GenericMcts
+from stonegarden.search.profile import profile_for
+from stonegarden.search.protocol_tree import ProtocolTree
 from stonegarden.search.replies import lgr_update, new_replies
 
 LGR = dataclasses.replace(SearchConfig(), fast=False, lgr=True)
@@ -67,7 +68,7 @@ def test_bridge_go_playouts_answer_with_the_stored_reply_when_no_bridge_needs_sa
     table = _random_table(game, seed)
     state = game.initial_state()
     state = game.play(state, 14)
-    winner, moves = game.amaf_playout(state, seed, bridges=True, replies=table, last=14)
+    winner, moves = profile_for(game).playout(state, seed, {"bridges": 1}, table, 14)
     last, answered = 14, 0
     for m in moves:
         cells = state.cells()
@@ -89,7 +90,7 @@ def test_free_go_playouts_answer_with_the_stored_reply_when_its_point_is_empty(s
     game = stonegarden.make("freego", size=6, target=8, ko="none")
     table = _random_table(game, seed)
     state = game.play(game.initial_state(), 20)
-    winner, moves = game.amaf_playout(state, seed, replies=table, last=20)
+    winner, moves = profile_for(game).playout(state, seed, {}, table, 20)
     last, answered = 20, 0
     for m in moves:
         stored = table[state.player, last]
@@ -114,8 +115,8 @@ def test_free_go_playouts_drop_a_stored_reply_that_ko_forbids():
     table = np.full((3, game.num_distinct_actions), -1, np.int32)
     table[state.player, game.parse_action(state, "b2")] = retake
     for seed in range(20):
-        _, played = game.amaf_playout(state, seed, replies=table,
-                                      last=game.parse_action(state, "b2"))
+        _, played = profile_for(game).playout(state, seed, {}, table,
+                                              game.parse_action(state, "b2"))
         assert played[0] != retake
 
 
@@ -123,14 +124,14 @@ def test_free_go_playouts_drop_a_stored_reply_that_ko_forbids():
 def test_a_search_with_lgr_learns_replies_and_is_reproducible(game_id):
     game = stonegarden.make(game_id, size=5)
     state = game.initial_state()
-    first = GenericMcts(game, LGR, 3)
+    first = ProtocolTree(game, LGR, 3)
     a = first.search(state, Budget(sims=400))
-    assert first._replies is not None and (first._replies[1:] >= 0).sum() > 10
-    again = GenericMcts(game, LGR, 3).search(state, Budget(sims=400))
+    assert (first.replies[1:] >= 0).sum() > 10
+    again = ProtocolTree(game, LGR, 3).search(state, Budget(sims=400))
     assert [m.action for m in a.moves] == [m.action for m in again.moves]
     assert [m.visits for m in a.moves] == [m.visits for m in again.moves]
-    plain = GenericMcts(game, dataclasses.replace(LGR, lgr=False), 3)
-    assert plain._replies is None
+    plain = ProtocolTree(game, dataclasses.replace(LGR, lgr=False), 3)
+    assert plain.replies.size == 0
 
 
 def test_lgr_is_an_agent_option_and_games_without_the_policy_ignore_it():
@@ -138,7 +139,7 @@ def test_lgr_is_an_agent_option_and_games_without_the_policy_ignore_it():
     assert agent.config.lgr is True
     assert make_agent("mcts").config.lgr is None  # the game's default
     game = stonegarden.make("blobs")
-    assert "lgr" not in game.playout_policies
+    assert not profile_for(game).replies
     state = game.initial_state()
     on = make_agent("mcts:lgr=on,sims=200,seed=4").analyse(game, state)
     off = make_agent("mcts:lgr=off,sims=200,seed=4").analyse(game, state)
@@ -149,15 +150,15 @@ def test_lgr_search_still_blocks_a_bridge_one_move_from_completion():
     """5x5 Bridge Go: Black's column a1-a4 needs a5; White to move must take it."""
     game = stonegarden.make("bridgego", size=5)
     state = game.replay(["a1", "e1", "a2", "e2", "a3", "d4", "a4"])[-1]
-    result = GenericMcts(game, LGR, 1).search(state, Budget(sims=600))
+    result = ProtocolTree(game, LGR, 1).search(state, Budget(sims=600))
     assert game.action_to_text(state, result.best).lower() == "a5"
 
 
 @pytest.mark.parametrize("game_id", ["freego", "bridgego", "blobs", "blooms-territory"])
 def test_lgr_follows_the_game_s_default_unless_the_agent_says(game_id):
-    game = stonegarden.make(game_id)
-    has = "lgr" in game.playout_policies
-    assert SearchConfig().lgr_for(game) == (game.default_lgr and has)
-    assert SearchConfig(lgr=True).lgr_for(game) == has
-    assert SearchConfig(lgr=False).lgr_for(game) is False
-    assert not game.default_lgr or has  # a default only where the policy exists
+    profile = profile_for(stonegarden.make(game_id))
+    has = profile.replies
+    assert profile.lgr_for(SearchConfig()) == (profile.lgr and has)
+    assert profile.lgr_for(SearchConfig(lgr=True)) == has
+    assert profile.lgr_for(SearchConfig(lgr=False)) is False
+    assert profile.lgr == (game_id == "freego")  # on by default where it was shown to pay

@@ -22,6 +22,7 @@ from .conftest import cli_env, run_cli
 SMALL = ("--param", "size=3")
 
 
+@pytest.mark.slow
 def test_json_summary_has_the_documented_fields(cli):
     r = cli("match", "blooms", "greedy", "random", "--games", "4", *SMALL, "--json", "--quiet")
     assert r.returncode == 0, r.stderr
@@ -52,6 +53,7 @@ def test_the_summary_splits_a_results_by_seat_as_the_records_do(tmp_path):
                                 MatchStats(second["a_wins"], second["b_wins"], second["draws"]))
 
 
+@pytest.mark.slow
 def test_text_summary_is_the_last_line(cli):
     r = cli("match", "blooms", "random", "random:seed=3", "--games", "2", *SMALL)
     assert r.returncode == 0, r.stderr
@@ -61,6 +63,7 @@ def test_text_summary_is_the_last_line(cli):
     assert "without the first move's edge" in last
 
 
+@pytest.mark.slow
 def test_records_are_saved_and_replay_with_seats_alternating(cli, tmp_path):
     r = cli("match", "blooms", "greedy", "random", "--games", "3", *SMALL, "--json", "--quiet",
             "--save-dir", str(tmp_path / "games"), "--workers", "2")
@@ -88,24 +91,28 @@ def test_seeded_spec_adds_a_seed_only_when_missing():
     assert seeded_spec("mcts:seed=1", 4) == "mcts:seed=1"
 
 
+@pytest.mark.slow
 def test_bad_agent_spec_exits_2(cli):
     r = cli("match", "blooms", "mcts:bogus=1", "random", "--games", "1", *SMALL)
     assert r.returncode == 2
     assert "unknown option" in r.stderr
 
 
+@pytest.mark.slow
 def test_human_cannot_play_a_match(cli):
     r = cli("match", "blooms", "human", "random", "--games", "1", *SMALL)
     assert r.returncode == 2
     assert "human" in r.stderr
 
 
+@pytest.mark.slow
 def test_bad_game_parameter_exits_2(cli):
     r = cli("match", "blooms", "random", "random", "--param", "size=99")
     assert r.returncode == 2
     assert "error:" in r.stderr
 
 
+@pytest.mark.slow
 def test_zero_games_is_a_usage_error(cli):
     r = cli("match", "blooms", "random", "random", "--games", "0")
     assert r.returncode == 2
@@ -212,6 +219,7 @@ def test_resume_refuses_a_broken_record_and_names_it(tmp_path, damage):
     assert _contents(tmp_path / "m") == kept
 
 
+@pytest.mark.slow
 def test_cli_resume_needs_a_save_dir_and_reports_the_games_read(cli, tmp_path):
     r = cli("match", "blooms", "random", "random", "--games", "1", *SMALL, "--resume")
     assert r.returncode == 2 and "--resume needs --save-dir" in r.stderr
@@ -247,6 +255,7 @@ def test_resume_counts_the_recorded_resignations(tmp_path):
 @pytest.mark.parametrize("sig, workers", [(signal.SIGINT, 1), (signal.SIGTERM, 1),
                                           (signal.SIGTERM, 2)],
                          ids=["ctrl-c", "sigterm", "sigterm-two-workers"])
+@pytest.mark.slow
 def test_a_stopped_match_sums_up_its_finished_games_and_resume_plays_the_rest(tmp_path, sig,
                                                                              workers):
     folder = tmp_path / "m"

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 
+
+@pytest.mark.slow
 def test_bench_search_prints_one_json_line(cli):
     r = cli("bench", "search", "blooms", "--param", "size=3", "--seconds", "0.2", "--json")
     assert r.returncode == 0, r.stderr
@@ -16,6 +19,7 @@ def test_bench_search_prints_one_json_line(cli):
     assert 0.0 <= out["value"] <= 1.0
 
 
+@pytest.mark.slow
 def test_bench_search_takes_any_search_agent(cli):
     r = cli("bench", "search", "blooms-territory", "--param", "size=3", "--seconds", "0.2",
             "--agent", "uct-flat")
@@ -23,12 +27,14 @@ def test_bench_search_takes_any_search_agent(cli):
     assert "simulations/s" in r.stdout
 
 
+@pytest.mark.slow
 def test_bench_search_rejects_agents_that_do_not_search(cli):
     r = cli("bench", "search", "blooms", "--agent", "random")
     assert r.returncode == 2
     assert "not a search agent" in r.stderr
 
 
+@pytest.mark.slow
 def test_bench_search_rejects_unknown_games(cli):
     r = cli("bench", "search", "nosuchgame")
     assert r.returncode == 2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import itertools
 import json
 
 import numpy as np
@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 import stonegarden
 from stonegarden import StonegardenError
 from stonegarden.agents import make_agent
+from stonegarden.agents.search_agents import SearchAgent
 from stonegarden.core.params import parse_param_options
 from stonegarden.core.record import parse_record, replay_record
+from stonegarden.search.config import Budget
 
 GAME_IDS = stonegarden.available_games()
 SMALL = {"blooms": {"size": 3}, "blooms-territory": {"size": 3}}
@@ -49,6 +51,19 @@ def check_garbage_move_text(game, state, text):
     assert game.parse_move(state, game.action_to_text(state, action)) == action
 
 
+def check_play(game, state, action):
+    """``play`` with any value: a typed error, or the state after a legal action (an integer
+    that is no bool), one ply on, the other player to move or a chance event due."""
+    try:
+        after = game.play(state, action)
+    except StonegardenError:
+        return
+    assert isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+    assert game.is_legal(state, int(action))
+    assert after.ply == state.ply + 1
+    assert after == game.play_unchecked(state, int(action))
+
+
 def check_garbage_position_and_diagram(game, text):
     for parse in (game.parse_position, game.parse_diagram):
         try:
@@ -61,6 +76,7 @@ def check_garbage_position_and_diagram(game, text):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=garbage, seed=st.integers(0, 50))
+@pytest.mark.slow
 def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     check_garbage_move_text(game, states_of(game, seed, n=seed % 7)[-1], text)
@@ -69,6 +85,7 @@ def test_garbage_move_text_gives_a_typed_error(game_id, text, seed):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @settings(max_examples=60, deadline=None)
 @given(text=garbage)
+@pytest.mark.slow
 def test_garbage_position_and_diagram_give_typed_errors(game_id, text):
     check_garbage_position_and_diagram(stonegarden.make(game_id, **SMALL.get(game_id, {})), text)
 
@@ -76,6 +93,7 @@ def test_garbage_position_and_diagram_give_typed_errors(game_id, text):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000))
+@pytest.mark.slow
 def test_position_text_and_diagram_round_trip(game_id, seed):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     for s in states_of(game, seed):
@@ -95,9 +113,7 @@ def test_position_text_and_diagram_round_trip(game_id, seed):
 @given(action=st.one_of(st.integers(-10**6, 10**7), st.booleans(), st.floats(), st.text(max_size=5)))
 def test_play_with_any_action_value_gives_a_typed_error_or_a_state(game_id, action):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
-    s = game.initial_state()
-    with contextlib.suppress(StonegardenError):
-        game.play(s, action)
+    check_play(game, game.initial_state(), action)
 
 
 # -- the square-board Go games on 5x5, with garbage from Go notation's alphabet ----------------
@@ -125,6 +141,7 @@ def some_go_state(game, seed):
 @pytest.mark.parametrize("game_id", SQUARE_GO)
 @settings(max_examples=150, deadline=None)
 @given(text=go_garbage, seed=st.integers(0, 100))
+@pytest.mark.slow
 def test_garbage_go_move_text_gives_a_typed_error_or_a_legal_move(game_id, text, seed):
     game = SQUARE_GO[game_id]
     check_garbage_move_text(game, some_go_state(game, seed), text)
@@ -133,6 +150,7 @@ def test_garbage_go_move_text_gives_a_typed_error_or_a_legal_move(game_id, text,
 @pytest.mark.parametrize("game_id", SQUARE_GO)
 @settings(max_examples=150, deadline=None)
 @given(text=go_garbage)
+@pytest.mark.slow
 def test_garbage_go_positions_and_diagrams_give_typed_errors(game_id, text):
     check_garbage_position_and_diagram(SQUARE_GO[game_id], text)
 
@@ -155,8 +173,7 @@ def test_go_position_text_and_diagram_read_back_to_the_same_state(game_id, seed)
                        st.text(max_size=5)))
 def test_play_on_5x5_go_with_any_action_value_gives_a_typed_error_or_a_state(game_id, action):
     game = SQUARE_GO[game_id]
-    with contextlib.suppress(StonegardenError):
-        game.play(game.initial_state(), action)
+    check_play(game, game.initial_state(), action)
 
 
 json_values = st.recursive(
@@ -168,10 +185,24 @@ json_values = st.recursive(
 
 @settings(max_examples=200, deadline=None)
 @given(value=json_values)
+@pytest.mark.slow
 def test_record_reader_garbage_gives_record_error(value):
     for data in (value, json.dumps(value)):
-        with contextlib.suppress(StonegardenError):
-            replay_record(parse_record(data))
+        check_record(data)
+
+
+def check_record(data):
+    """A record read from anything: a typed error, or a record whose moves replay to one
+    state per move, legal each, and which reads back from its own JSON."""
+    try:
+        record = parse_record(data)
+        _, states = replay_record(record)
+    except StonegardenError:
+        return
+    assert len(states) == len(record.moves) + 1
+    assert parse_record(record.to_json()) == record
+    for before, after in itertools.pairwise(states):
+        assert after.ply == before.ply + 1
 
 
 @settings(max_examples=150, deadline=None)
@@ -182,15 +213,16 @@ def test_record_reader_garbage_gives_record_error(value):
     moves=st.lists(st.one_of(garbage, st.just("resign"), st.just("Rc3")), max_size=5),
     result=json_values,
 )
+@pytest.mark.slow
 def test_record_with_garbage_fields_gives_record_error(game, params, moves, result):
     record = {"format": "stonegarden-record", "version": 1, "game": game, "params": params,
               "moves": moves, "result": result}
-    with contextlib.suppress(StonegardenError):
-        replay_record(parse_record(json.dumps(record)))
+    check_record(json.dumps(record))
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=200))
+@pytest.mark.slow
 def test_record_reader_binary_garbage(data):
     with pytest.raises(StonegardenError):
         parse_record(data)
@@ -199,12 +231,26 @@ def test_record_reader_binary_garbage(data):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=12), max_size=4), st.sampled_from(GAME_IDS))
 def test_param_options_garbage(options, game_id):
-    with contextlib.suppress(StonegardenError):
-        stonegarden.make(game_id, **parse_param_options(options))
+    try:
+        game = stonegarden.make(game_id, **parse_param_options(options))
+    except StonegardenError:
+        return
+    # accepted parameters are a game whose record form makes the same game again
+    again = stonegarden.make(game_id, **game.non_default_params())
+    assert again.params == game.params and repr(again) == repr(game)
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.text(max_size=30))
 def test_agent_spec_garbage(spec):
-    with contextlib.suppress(StonegardenError):
-        make_agent(spec)
+    try:
+        agent = make_agent(spec)
+    except StonegardenError:
+        return
+    # an accepted spec is an agent that names itself so and plays a legal move
+    assert agent.spec == spec.strip()
+    game = stonegarden.make("blooms", size=2)
+    state = game.initial_state()
+    if isinstance(agent, SearchAgent):
+        agent.budget = Budget(sims=4)
+    assert game.is_legal(state, agent.choose(game, state))

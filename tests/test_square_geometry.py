@@ -101,6 +101,7 @@ boards = sizes.flatmap(lambda n: st.tuples(
 
 @settings(max_examples=60)
 @given(board=boards)
+@pytest.mark.slow
 def test_rows_and_diagrams_round_trip(board):
     size, values = board
     b = square_board(size)

@@ -1,6 +1,6 @@
-"""Move priors in the generic tree (``mcts:prior=N``): Free Go's move kinds and Bridge Go's
-bridge-saving reply on named positions, the virtual RAVE samples a new node gets from them,
-the move into the node the game is told, and the switch."""
+"""Move priors (``mcts:prior=N``): Free Go's move kinds and Bridge Go's bridge-saving reply on
+named positions, the virtual RAVE samples a new node gets from them, the move into the node
+the profile is told, and the switch."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from stonegarden.agents.registry import make_agent
 from stonegarden.errors import ParameterError
 from stonegarden.games.freego.priors import CAPTURE, QUIET, SUICIDE, move_kinds
 from stonegarden.search.config import Budget, SearchConfig
-from stonegarden.search.generic import GenericMcts
+from stonegarden.search.profile import profile_for
+from stonegarden.search.protocol_tree import ProtocolTree
+
+from .tree_helpers import edges
 
 RAVE = dataclasses.replace(SearchConfig(), fast=False)
 
@@ -77,10 +80,10 @@ def test_free_go_prior_values_rate_a_capture_as_a_win_and_a_suicide_as_a_loss():
     g = stonegarden.make("freego", size=5, target=10)
     s = _position(g, [".....", "..X..", ".XOX.", "O....", ".O..."], to_move=1)
     acts = g.legal_actions(s)
-    values = dict(zip((g.board.names[a] for a in acts), g.prior_values(s, acts)))
+    values = dict(zip((g.board.names[a] for a in acts), profile_for(g).prior_values(s, acts)))
     assert values["C2"] == 1.0 and values["A1"] == 0.0 and values["E5"] == 0.5
-    assert stonegarden.make("blobs").prior_values(
-        stonegarden.make("blobs").initial_state(), np.arange(3)) is None, "nothing known"
+    blobs = stonegarden.make("blobs")
+    assert profile_for(blobs).prior_values(blobs.initial_state(), np.arange(3)) is None
 
 
 def test_bridge_go_prior_values_rate_the_bridge_saving_reply_as_a_win():
@@ -88,51 +91,50 @@ def test_bridge_go_prior_values_rate_the_bridge_saving_reply_as_a_win():
     s = g.play_text(g.replay(["B2", "A1", "C3"])[-1], "C2")  # White intrudes into B2-C3
     acts = g.legal_actions(s)
     names = [g.board.names[a] for a in acts]
-    values = g.prior_values(s, acts, g.board.point("C2"))
+    values = profile_for(g).prior_values(s, acts, g.board.point("C2"))
     assert {n for n, v in zip(names, values) if v != 0.5} == {"B3"}
     assert values[names.index("B3")] == 1.0
-    assert set(g.prior_values(s, acts).tolist()) == {0.5}, "no last move, no reply known"
+    assert set(profile_for(g).prior_values(s, acts).tolist()) == {0.5}, "no last move known"
 
 
 def test_the_tree_tells_the_game_the_move_into_the_node_it_expands(monkeypatch):
     g = stonegarden.make("bridgego", size=5)
     seen = []
-    real = type(g).prior_values
+    profile = profile_for(g)
+    real = profile.prior_values
 
-    def spy(self, state, actions, last=-1):
+    def spy(state, actions, last=-1):
         seen.append((state.ply, last))
-        return real(self, state, actions, last)
+        return real(state, actions, last)
 
-    monkeypatch.setattr(type(g), "prior_values", spy)
+    monkeypatch.setattr(profile, "prior_values", spy)
     s = g.replay(["B2", "A1"])[-1]
-    engine = GenericMcts(g, dataclasses.replace(RAVE, prior=5), 3)
+    engine = ProtocolTree(g, dataclasses.replace(RAVE, prior=5), 3)
     engine.search(s, Budget(sims=60))
     assert seen[0] == (s.ply, -1), "the root: the move into it is not known"
     for ply, last in seen[1:]:
         assert ply > s.ply and last >= 0
-    children = {engine.root.actions[i]: c for i, c in engine.root.children.items()
-                if c.actions is not None}
+    children = {move: child for _, move, child in edges(engine, engine.root)
+                if child >= 0 and engine.pools.nd_first[child] >= 0}
     assert children, "some child was expanded"
     for action, child in children.items():
-        assert (child.state.ply, action) in seen
+        assert (engine.states[child].ply, action) in seen
 
 
 @pytest.mark.parametrize("player", [1, 2])
-def test_a_new_node_counts_the_priors_as_rave_samples_of_player_1_s_reward(player):
+def test_a_new_node_counts_the_priors_as_rave_samples_of_its_player_s_reward(player):
     g = stonegarden.make("freego", size=5, target=10)
     s = _position(g, [".....", "..X..", ".XOX.", "O....", ".O..."], to_move=1)
     if player == 2:  # the same shape with the colours swapped, White to move
         s = _position(g, [".....", "..O..", ".OXO.", "X....", ".X..."], to_move=2)
-    engine = GenericMcts(g, dataclasses.replace(RAVE, prior=7), 1)
+    engine = ProtocolTree(g, dataclasses.replace(RAVE, prior=7), 1)
     engine.search(s, Budget(sims=1))  # the root is expanded on the first simulation
-    root = engine.root
-    names = [g.board.names[a] for a in root.actions]
-    c2, a1 = names.index("C2"), names.index("A1")
-    mover_mean = (root.rw / np.maximum(root.rn, 1)) if player == 1 else \
-        1 - root.rw / np.maximum(root.rn, 1)
-    assert root.rn.min() >= 7  # every move got the 7 virtual samples
+    P = engine.pools
+    by_name = {g.board.names[m]: e for e, m, _ in edges(engine, engine.root)}
+    mean = {name: float(P.ed_rw[e]) / max(int(P.ed_rn[e]), 1) for name, e in by_name.items()}
+    assert min(int(P.ed_rn[e]) for e in by_name.values()) >= 7  # 7 virtual samples each
     # the one simulation adds at most one real sample to a move: the prior still decides
-    assert mover_mean[c2] >= 7 / 8 and mover_mean[a1] <= 1 / 8
+    assert mean["C2"] >= 7 / 8 and mean["A1"] <= 1 / 8
 
 
 def test_priors_change_the_search_only_when_switched_on():
@@ -140,14 +142,15 @@ def test_priors_change_the_search_only_when_switched_on():
     s = g.replay(["c3", "b2"])[-1]
 
     def visits(config):
-        res = GenericMcts(g, config, 9).search(s, Budget(sims=300))
+        res = ProtocolTree(g, config, 9).search(s, Budget(sims=300))
         return [(m.action, m.visits) for m in res.moves]
 
-    assert RAVE.prior is None and RAVE.prior_for(g) == g.default_prior
+    profile = profile_for(g)
+    assert RAVE.prior is None and profile.prior_for(RAVE) == profile.prior
     off = dataclasses.replace(RAVE, prior=0)
-    assert visits(dataclasses.replace(RAVE, prior=g.default_prior)) == visits(RAVE)
+    assert visits(dataclasses.replace(RAVE, prior=profile.prior)) == visits(RAVE)
     assert visits(dataclasses.replace(RAVE, prior=20)) != visits(off)
-    assert make_agent("mcts:sims=10,prior=20").config.prior_for(g) == 20
+    assert profile.prior_for(make_agent("mcts:sims=10,prior=20").config) == 20
     with pytest.raises(ParameterError, match="prior"):
         make_agent("mcts:sims=10,prior=-1")
     with pytest.raises(ParameterError, match="prior"):

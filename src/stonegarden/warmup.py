@@ -6,13 +6,14 @@ minutes for all games on a busy machine) and, with ``cache=True``, loaded from t
 later processes (a second or two for all games). Either way it happens on the first call, so
 a first AI reply or hint would pay it inside its own time budget. A warm-up makes those first
 calls on purpose: for each game, a seeded random game through the checked rules (to its end,
-or ``MOVES`` moves), a few random playouts, and two small searches of the engine that levels,
-hints and reviews use (the second after a move, as a game's next reply reuses its tree). It
-knows only the game protocol and the agents' registry, never a particular game.
+or ``MOVES`` moves), a few random playouts, and its search profile's ``warm_up`` (the kernels
+of the search that levels, hints and the analysis use). It knows only the game protocol and
+the search profiles, never a particular game.
 
 ``stonegarden warm-up`` runs it once at install time (``scripts/serve.sh``), so that the
 compiled kernels are in the cache; the web server runs it in each worker process before the
-worker takes jobs, and for the rules in the server process itself.
+worker takes jobs (with what pages draw), and for the rules and pages in the server process
+itself.
 """
 
 from __future__ import annotations
@@ -20,21 +21,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 
-from .agents.registry import make_agent
-from .agents.search_agents import SearchAgent
 from .core.protocol import CHANCE, Game, State
 from .core.registry import available_games, make
-from .search.config import Budget
+from .search.profile import profile_for
 
 #: moves of the random game played through the rules (fewer when it ends sooner)
 MOVES = 300
 #: random playouts from the first position
 PLAYOUTS = 4
-#: simulations of each warm-up search: every search kernel runs (numba compiles a kernel and
-#: all it calls as a whole, so one call is enough)
-SIMS = 64
-#: the searching agent: levels, hints and reviews all run this engine (the default search)
-SEARCH_SPEC = "mcts:seed=0"
 
 
 def random_game(game: Game, seed: int = 0) -> tuple[list[str], list[State]]:
@@ -74,18 +68,13 @@ def first_decision(game: Game) -> State:
 
 
 def search_step(game: Game) -> None:
-    """Playouts and two small searches from the first position, the second after a move."""
+    """A few random playouts from the first position, and the kernels of the game's default
+    search (its search profile's ``warm_up``: levels, hints and the analysis all search with
+    it)."""
     state = first_decision(game)
-    if game.is_terminal(state):
-        return
-    game.random_playouts(state, PLAYOUTS, 0)
-    agent = make_agent(SEARCH_SPEC)
-    assert isinstance(agent, SearchAgent)
-    budget = Budget(sims=SIMS)
-    best = agent.analyse(game, state, budget).best
-    after = game.play(state, best)
-    if not game.is_terminal(after) and game.current_player(after) != CHANCE:
-        agent.analyse(game, after, budget)
+    if not game.is_terminal(state):
+        game.random_playouts(state, PLAYOUTS, 0)
+    profile_for(game).warm_up()
 
 
 #: what one game's warm-up does, in order; the web server adds its own steps (its views)

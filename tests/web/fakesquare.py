@@ -32,6 +32,7 @@ class FakeState(State):
 class FakeSquare(Game):
     id = "fake-square"
     title = "Fake square game"
+    board_view = "stonegarden.games.square_go_view:VIEW"
     param_specs = (Param("size", "int", 3, "points per side", low=3, high=19),)
 
     def _finish_params(self, params):

@@ -71,6 +71,7 @@ def wait_ready(page) -> None:
         timeout=WAIT)
 
 
+@pytest.mark.slow
 def test_blooms_against_the_agent_with_a_hint_to_the_end_then_analysis_download_replay(
         browser, server, tmp_path, cli):
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
@@ -125,6 +126,7 @@ def test_blooms_against_the_agent_with_a_hint_to_the_end_then_analysis_download_
     assert errors == []
 
 
+@pytest.mark.slow
 def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, server):
     host = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
     guest = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
@@ -183,6 +185,7 @@ def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, serv
         ctx.close()
 
 
+@pytest.mark.slow
 def test_rules_and_stored_games_pages(browser, server):
     from stonegarden.core.registry import available_games
 
@@ -223,8 +226,8 @@ def test_rules_and_stored_games_pages(browser, server):
 def test_square_view_draws_a_good_board_in_the_browser(browser):
     from fakesquare import FakeSquare
 
+    from stonegarden.games.square_go_view import SquareView
     from stonegarden.web.views import Marks
-    from stonegarden.web.views.square import SquareView
 
     game = FakeSquare(size=9)
     view = SquareView()
@@ -251,6 +254,7 @@ def _games_with_builder(kind: str, what: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("game_id", _games_with_builder("point", "square-board (Go)"))
+@pytest.mark.slow
 def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_path, cli,
                                                             game_id):
     from stonegarden.core.registry import game_class
@@ -280,6 +284,7 @@ def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp
 
 
 @pytest.mark.parametrize("game_id", _games_with_builder("blobs", "dice (Blobs)"))
+@pytest.mark.slow
 def test_dice_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_path, cli,
                                                           game_id):
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})

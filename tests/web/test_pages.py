@@ -14,10 +14,10 @@ pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test 
 from starlette.testclient import TestClient
 
 from stonegarden.core.registry import available_games, make
+from stonegarden.games.square_go_view import star_points
 from stonegarden.web.app import create_app
 from stonegarden.web.pages import first_mover, params_words, player_doc, seat_words
 from stonegarden.web.views import Marks, view_for
-from stonegarden.web.views.square import star_points
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "src" / "stonegarden" / "web" / "templates"
 STATIC = TEMPLATES.parent / "static"

@@ -7,6 +7,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from webhelpers import Server, first_legal
 
 PARAMS = {"size": 3, "target": 4}
@@ -31,6 +32,7 @@ def play_one(server: Server, gid: str, key: str) -> dict:
     return wait_turn(server, gid)
 
 
+@pytest.mark.slow
 def test_kill_9_mid_game_then_restart_on_the_same_db_and_finish(tmp_path: Path, cli):
     db = tmp_path / "games.db"
     server = Server(db).start()
@@ -68,6 +70,7 @@ def test_kill_9_mid_game_then_restart_on_the_same_db_and_finish(tmp_path: Path, 
     assert len(replay.stdout.splitlines()) == snap["length"]
 
 
+@pytest.mark.slow
 def test_server_sent_events_announce_every_move(tmp_path: Path):
     server = Server(tmp_path / "games.db").start()
     try:
@@ -97,6 +100,7 @@ def test_server_sent_events_announce_every_move(tmp_path: Path):
         server.stop()
 
 
+@pytest.mark.slow
 def test_serve_command_documents_its_options(cli):
     out = cli("serve", "--help")
     assert out.returncode == 0, out.stderr

@@ -14,9 +14,9 @@ from starlette.testclient import TestClient
 
 from stonegarden.core import registry
 from stonegarden.core.registry import make
+from stonegarden.games.square_go_view import SquareView
 from stonegarden.web.app import create_app
 from stonegarden.web.views import Marks, view_for
-from stonegarden.web.views.square import SquareView
 from stonegarden.web.views.text import TextView
 
 
@@ -83,6 +83,7 @@ def test_square_view_captures_targets_and_builder():
 def test_games_without_a_view_fall_back_to_the_text_view():
     class Unknown(FakeSquare):
         id = "unknown-game"
+        board_view = ""  # names no view
 
     assert isinstance(view_for(Unknown()), TextView)
     svg = view_for(Unknown()).svg(Unknown(), Unknown().initial_state(), Marks())
@@ -91,14 +92,10 @@ def test_games_without_a_view_fall_back_to_the_text_view():
 
 @pytest.fixture
 def square_registered():
-    from stonegarden.web.views import _BY_GAME
-
     registry._load()
     registry._GAMES[FakeSquare.id] = FakeSquare
-    _BY_GAME[FakeSquare.id] = "square"
     yield
     registry._GAMES.pop(FakeSquare.id, None)
-    _BY_GAME.pop(FakeSquare.id, None)
 
 
 def test_a_square_game_is_played_through_the_api_with_the_point_builder(

@@ -1,5 +1,8 @@
 """Search agents: ``uct-flat`` (the baseline), ``mcts`` (our best) and ``level:1`` .. ``level:6``.
 
+Every agent option is parsed here: the search's own (``SearchConfig``), the budget, and the
+options a game's search profile declares (checked against their declared ranges).
+
 An agent keeps its search engine (and tree) between moves of the same game object, so the
 tree is reused: the engine finds the new root from the moves played since its last search."""
 
@@ -12,95 +15,19 @@ from typing import Any
 from ..core.protocol import Game, State
 from ..errors import ParameterError
 from ..search.config import FLAT, Budget, SearchConfig
-from ..search.fast import make_engine
+from ..search.engines import make_engine
+from ..search.profile import LEVELS, declared_options, profile_for
 from ..search.result import SearchResult
+from ..search.tree import TreeSearch
 from .registry import int_option, no_more_options, register_agent
 
-#: level -> (simulations per move, or None; seconds per move), whichever ends first.
-#: Calibrated on Blooms n=5 (docs/ai.md): one doubling of simulations scores about 65-75%
-#: there, so about 2.5x per level aims at 75%; there the simulations end the search long before
-#: the time (levels 1-5 are the same strength on any machine). The time caps also grow 2.5x a
-#: level, so in a game whose search is slower (Free Go, Bridge Go, territory Blooms, big
-#: boards) every level still searches longer than the one below and level 5 never takes more
-#: than 1.6 s; level 6 is the strongest interactive setting, 4 s of search.
-LEVELS: dict[int, tuple[int | None, float]] = {
-    1: (600, 0.04),
-    2: (1500, 0.1),
-    3: (4000, 0.25),
-    4: (10000, 0.64),
-    5: (40000, 1.6),
-    6: (None, 4.0),
-}
 
-#: Games whose levels need other budgets (game id -> level -> budget as in ``LEVELS``), with
-#: time caps (the common ones but in Bridge Go) that only guard a slow machine: the
-#: simulations end levels 1-5.
-#: In Blobs 2.5x the search scored only 59% a step (levels 2 and 3 against the level below, 40
-#: games each, docs/ai.md); its levels are simulations 2-5x apart, each measured at 75-89%
-#: against the level below. Free Go and Bridge Go search with RAVE (stop 22), which gains less
-#: from a doubling above about 1,000 simulations than below (2.5x scored 55-65% a step at their
-#: top common levels). Both games' levels were chosen again in stop 30, from level 6 (4 s)
-#: down, each level about 75% against the one below. Free Go: level 6 makes ~185,000
-#: simulations on 9x9, yet scored only 0.65-0.70 against 8,000-12,000 (and 9-0 against 5,000),
-#: so level 5 is 8,000, and below it 2-2.5x a level scored 0.675-0.800, down to level 1. With
-#: `safe` playouts (Free Go's default since stop 32) 700 against 300 simulations scored 0.825
-#: in 200 games, so level 1 is 400 since stop 33 (level 2 against it 0.785 in 200 games, 40-0
-#: against random). Bridge Go's, from level 6
-#: (~20,000-28,000 simulations on 9x9 on the generic tree): 9,000 simulations scored
-#: 0.30 against level 6 (6,000 scored 0.15), and below it each halving of simulations scored
-#: 0.70-0.85 against the level above, so level 1 is 500 simulations (40-0 against random). The
-#: time caps of Bridge Go are its own, about twice the time its simulations take on this
-#: machine. Every step is measured in docs/ai.md ("Levels of Free Go and Bridge Go from level 6
-#: down (stop 30)").
-#: Territory Blooms searches at only ~1,100-2,500 simulations/s, so the common levels' time
-#: caps decided its budgets and the steps came out uneven (0.725 to 0.900, stop 33); a doubling
-#: of simulations there scored 0.78-0.90 and 1.5x 0.63-0.65, so its levels are ~1.85x apart, up
-#: to 4,000 below level 6 (4 s, ~6,000-10,000 simulations). Its time caps are guards, 1.3-2x
-#: the time the simulations take from the empty board here (~1,400/s); they stay below level
-#: 6's 4 s, so on a slower machine level 5 may be cut short on the first moves. Each step scored
-#: 0.633-0.850 against the level below (20-40 games; docs/ai.md, "The levels of
-#: `blooms-territory` (stop 34)").
-GAME_LEVELS: dict[str, dict[int, tuple[int | None, float]]] = {
-    "blobs": {
-        1: (100, 0.04),
-        2: (200, 0.1),
-        3: (1000, 0.25),
-        4: (3200, 0.64),
-        5: (12800, 1.6),
-        6: (None, 4.0),
-    },
-    "freego": {
-        1: (400, 0.04),
-        2: (700, 0.1),
-        3: (1500, 0.25),
-        4: (3200, 0.64),
-        5: (8000, 1.6),
-        6: (None, 4.0),
-    },
-    "bridgego": {
-        1: (500, 0.25),
-        2: (1000, 0.5),
-        3: (2000, 1.0),
-        4: (4000, 2.0),
-        5: (9000, 3.2),
-        6: (None, 4.0),
-    },
-    "blooms-territory": {
-        1: (350, 0.5),
-        2: (650, 1.0),
-        3: (1200, 1.6),
-        4: (2200, 2.8),
-        5: (4000, 3.6),
-        6: (None, 4.0),
-    },
-}
+def level_budget(level: int, game: Game) -> tuple[int | None, float]:
+    """(simulations or ``None``, seconds) of ``level`` in ``game`` (its profile's levels)."""
+    return profile_for(game).levels[level]
 
 
-def level_budget(level: int, game_id: str) -> tuple[int | None, float]:
-    """(simulations or ``None``, seconds) of ``level`` in the game ``game_id``."""
-    return GAME_LEVELS.get(game_id, LEVELS)[level]
-
-_SWITCHES = ("split", "rave", "solver", "chance", "reuse", "tt", "fast", "bridges", "lgr")
+_SWITCHES = ("rave", "solver", "chance", "reuse", "tt", "fast", "lgr")
 _TRUE = {"1", "on", "true", "yes"}
 _FALSE = {"0", "off", "false", "no"}
 
@@ -114,10 +41,10 @@ class SearchAgent:
         self.seed = seed
         self.spec = spec
         self.last: SearchResult | None = None
-        self._engine: Any = None
+        self._engine: TreeSearch | None = None
         self._game: Game | None = None
 
-    def engine(self, game: Game) -> Any:
+    def engine(self, game: Game) -> TreeSearch:
         """The engine for ``game`` (kept while the same game object is played)."""
         if self._engine is None or self._game is not game:
             self._engine = make_engine(game, self.config, self.seed)
@@ -207,18 +134,34 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
         if not 0 <= prior <= 10_000:
             raise ParameterError(f"agent {spec!r}: option 'prior' must be 0 (off)..10000")
         changes["prior"] = prior
-    for key in ("captures", "safe"):  # playout policies: candidate moves tried per move
-        tries = int_option(options, key, None, spec)
-        if tries is not None:
-            if not 0 <= tries <= 64:
-                raise ParameterError(f"agent {spec!r}: option {key!r} must be 0..64")
-            changes[key] = tries
-    return dataclasses.replace(base, **changes)
+    game = _game_options(options, spec)
+    return dataclasses.replace(base, **changes).with_game_options(game)
+
+
+def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
+    """The options some game's search profile declares (``split``, ``captures``, ...), checked
+    against their declaration, removed from ``options``."""
+    values: dict[str, int] = {}
+    for name, option in declared_options().items():
+        if name not in options:
+            continue
+        if option.kind == "bool":
+            flag = _bool_option(options, name, spec)
+            assert flag is not None
+            values[name] = int(flag)
+            continue
+        value = int_option(options, name, None, spec)
+        assert value is not None
+        if not option.low <= value <= option.high:
+            raise ParameterError(
+                f"agent {spec!r}: option {name!r} must be {option.low}..{option.high}")
+        values[name] = value
+    return values
 
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
-                        "captures=K, safe=K, prior=N, contempt=C, "
-                        "split/rave/solver/chance/reuse/tt/fast/bridges/lgr=on|off)")
+                        "prior=N, contempt=C, rave/solver/chance/reuse/tt/fast/lgr=on|off, and "
+                        "the game's own: split=on|off, captures=K, safe=K, bridges=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)
     budget = _budget(options, spec, 1.0)
@@ -250,7 +193,8 @@ def _level(options: dict[str, str], spec: str) -> SearchAgent:
 
 class LevelAgent(SearchAgent):
     """``mcts`` with the default search and the budget of a level, which depends on the game
-    (``GAME_LEVELS``); ``budget`` holds the default levels' budget until a game is known."""
+    (its search profile's ``levels``); ``budget`` holds the common levels' budget until a game
+    is known."""
 
     def __init__(self, level: int, seed: int | None, spec: str) -> None:
         sims, seconds = LEVELS[level]
@@ -258,5 +202,5 @@ class LevelAgent(SearchAgent):
         self.level = level
 
     def budget_for(self, game: Game) -> Budget:
-        sims, seconds = level_budget(self.level, game.id)
+        sims, seconds = level_budget(self.level, game)
         return dataclasses.replace(self.budget, sims=sims, seconds=seconds)

@@ -1,4 +1,4 @@
-"""``stonegarden replay RECORD [--json]``: replay a game record move by move and check it."""
+"""``stonegarden replay RECORD [--json]`` (the contract in docs/games/, "Records and replay")."""
 
 from __future__ import annotations
 

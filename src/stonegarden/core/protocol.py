@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..errors import IllegalMoveError, NotationError
 from .params import Param, resolve_params
+
+if TYPE_CHECKING:
+    from ..search.profile import SearchProfile
 
 #: ``current_player`` of a chance node (a dice roll); players are 1 and 2.
 CHANCE = 0
@@ -53,6 +56,12 @@ class Game(ABC):
     #: chance actions are ``chance_action_offset + 0 .. max_chance_outcomes - 1`` (OpenSpiel
     #: numbers chance outcomes from 0)
     chance_action_offset: ClassVar[int] = 0
+    #: what the search knows of this game (``search/profile.py``), from the game's package;
+    #: ``None``: the generic profile
+    search_profile: ClassVar[type[SearchProfile] | None] = None
+    #: the web app's board view of this game, ``"module:NAME"`` (imported when the web app
+    #: first draws the game); empty: the text view
+    board_view: ClassVar[str] = ""
 
     def __init__(self, /, **params: Any) -> None:  # positional-only: a parameter may be named "self"
         resolved = resolve_params(self.id, self.param_specs, params)
@@ -149,7 +158,7 @@ class Game(ABC):
 
     @abstractmethod
     def scores(self, state: State) -> tuple[int, int]:
-        """The scores reported by ``replay`` (see spec/interfaces.md)."""
+        """The scores reported by ``replay`` (the contract in docs/games/, "Records and replay")."""
 
     # -- moves ------------------------------------------------------------------------------
     @abstractmethod
@@ -308,76 +317,6 @@ class Game(ABC):
             totals[0 if w == 1 else 1 if w == 2 else 2] += 1
             totals[3] += s.ply - start
         return totals
-
-    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
-                        safe: int = 0, bridges: bool = False) -> np.ndarray:
-        """Playouts under the search's playout policy, same totals as ``random_playouts``.
-
-        ``captures`` = K > 0 asks for capture-preferring playouts (K candidate moves tried per
-        turn for one that captures), ``safe`` = K > 1 for playouts that avoid handing the
-        opponent a win (K candidate moves tried per turn for one that does not), ``bridges``
-        for playouts that answer a move into a diagonal connection by saving it, in games that
-        have them; the others, and K = 0, play uniformly. ``playout_policies`` says which
-        policies a game has."""
-        return self.random_playouts(state, count, seed)
-
-    #: whether ``amaf_playout`` has a kernel (the generic search keeps RAVE statistics only
-    #: then): games whose actions are stones on points, played by alternating players
-    has_amaf: bool = False
-
-    def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
-                     bridges: bool = False, replies: np.ndarray | None = None,
-                     last: int = -1) -> tuple[int, np.ndarray]:
-        """One playout under the search's playout policy (as ``policy_playouts``), for RAVE:
-        (the winner: 1, 2, or 0 for a draw or an unfinished game; the actions played, in
-        order, the first by the player to move and then alternating). ``replies``: a last-good-
-        reply table (``search/replies.py``) the playout consults, in games whose
-        ``playout_policies`` include ``"lgr"``; ``last``: the action that led to ``state``
-        (-1: unknown), the first one a reply answers. Only in games with ``has_amaf``."""
-        raise NotImplementedError(f"{self.id} has no AMAF playouts")
-
-    def transposition_key(self, state: State) -> Hashable:
-        """A key equal for two states exactly when they have the same future (the same legal
-        moves, the same results), so the search may share one tree node between them. The
-        state itself by default: exact, but a state that records its history (the Go games'
-        superko hashes, in order) then matches only itself. The key must tell states of
-        different ``ply`` apart, which keeps the search graph free of cycles."""
-        return state
-
-    #: whether the search shares one node per position (``mcts:tt=on|off`` overrides): on
-    #: where it was shown to pay (docs/ai.md)
-    default_tt: bool = False
-
-    #: the search's UCT exploration constant (``mcts:c=C`` overrides); tuned per game
-    #: (docs/ai.md)
-    default_c: float = 0.2
-
-    #: RAVE's equivalence parameter in the search (``mcts:rave_k=K`` overrides): about the
-    #: visits at which a move's own mean outweighs its RAVE mean; tuned per game (docs/ai.md)
-    default_rave_k: float = 300.0
-
-    #: whether the search's playouts use last good replies (``mcts:lgr=on|off`` overrides) in
-    #: a game whose ``playout_policies`` include ``"lgr"``: on where it was shown to pay
-    default_lgr: bool = False
-
-    #: the playouts' ``safe`` tries (``mcts:safe=K`` overrides; 0: uniform) in a game whose
-    #: ``playout_policies`` include ``"safe"``: on where it was shown to pay (docs/ai.md)
-    default_safe: int = 0
-
-    #: virtual RAVE samples the search gives each move's ``prior_values`` when it expands a
-    #: node (``mcts:prior=N`` overrides; 0: none); on where it was shown to pay (docs/ai.md)
-    default_prior: int = 0
-
-    def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray | None:
-        """What the game knows of ``actions`` (legal in ``state``, reached by the action
-        ``last``; -1: unknown) before any search: per action a value in [0, 1] for the player
-        to move, which the search counts as that many RAVE samples (``default_prior``);
-        ``None``: nothing known (the default)."""
-        return None
-
-    #: the playout policies ``policy_playouts`` honours (``"captures"``, ``"safe"``,
-    #: ``"bridges"``), and ``"lgr"`` if ``amaf_playout`` takes a reply table; none by default
-    playout_policies: frozenset[str] = frozenset()
 
     # -- convenience ------------------------------------------------------------------------
     def legal_moves_text(self, state: State) -> list[str]:

@@ -1,4 +1,4 @@
-"""Game records: read, validate by replaying, write; and the per-move rows
+"""Game records (docs/games/, "Records and replay"): read, validate by replaying, write; and the per-move rows
 of ``stonegarden replay --json``.
 
 A record is only ever turned into states by replaying every move through the rules, so a bad

@@ -46,6 +46,7 @@ class SquareGoGame(Game, Generic[S]):
     #: planes of :meth:`observation_tensor`, in order; the first five are filled here
     PLANES: ClassVar[tuple[str, ...]]
     board: SquareBoard
+    board_view = "stonegarden.games.square_go_view:VIEW"
 
     def _derivation_basis(self) -> dict[str, Any]:
         return {"size": self.params["size"]}

@@ -1,4 +1,4 @@
-"""Hexhex boards (n cells per side) with optional holes, named as in spec/blooms.md.
+"""Hexhex boards (n cells per side) with optional holes, named as in docs/games/blooms.md.
 
 Rows are lettered from the bottom (``a``); cells in a row are numbered from the left from 1.
 In centred axial coordinates (q, r), r growing downward: ``r = (n-1) - L`` and

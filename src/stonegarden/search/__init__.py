@@ -1,8 +1,10 @@
-"""Monte Carlo tree search over the game protocol, with per-game fast paths.
+"""Monte Carlo tree search over the game protocol.
 
-``generic.GenericMcts`` knows only the protocol (any registered game, chance nodes included);
-``fast.fast_engine`` returns a game's numba engine when it has one (the Blooms capture race).
-Both answer ``search(state, budget) -> SearchResult``."""
+One tree in numba pools (``tree.py``), searched with a game's compiled kernels where its search
+profile has them (``CompiledTree``: the Blooms race, Free Go) and through the protocol
+otherwise (``protocol_tree.ProtocolTree``: any registered game, chance nodes included);
+``engines.make_engine`` picks. Both answer ``search(state, budget) -> SearchResult``. What the
+search knows about a game comes from its profile (``profile.py``)."""
 
 from .config import Budget, SearchConfig
 from .result import MoveStat, SearchResult

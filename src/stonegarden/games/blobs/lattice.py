@@ -1,4 +1,4 @@
-"""The lattice-point model of Blobs (spec/blobs.md): the whole game's geometry.
+"""The lattice-point model of Blobs (docs/games/blobs.md): the whole game's geometry.
 
 Cells are (r, c), r growing south, c east; lattice point (r, c) is the north-west corner of cell
 (r, c). Every die is the same Truchet tile, and "edges and corners must match" means that every

@@ -1,4 +1,4 @@
-"""Blobs move text (spec/blobs.md "Notation").
+"""Blobs move text (docs/games/blobs.md "Notation").
 
 Cells sit on a virtual 15 x 15 board: files ``a``..``o`` west to east (file = c + 7), ranks
 ``1``..``15`` south to north (rank = 8 - r); the opening die is on ``h8``. A move is the cell then

@@ -13,7 +13,7 @@ state, not a record entry: the first entry is Blue's (or Blue's roll).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,7 @@ from .notation import cell_name, full_text, parse_move_text, roll_text, short_te
 from .observation import PLANES, observation
 from .playouts import playouts
 from .positions import check_fields
+from .search import BlobsProfile
 from .text import (
     ROLL_CHARS,
     PositionFields,
@@ -109,10 +110,12 @@ class Blob:
 
 @register
 class BlobsGame(Game):
-    """``blobs``: Cameron Browne's boardless game of square dice (spec/blobs.md)."""
+    """``blobs``: Cameron Browne's boardless game of square dice (docs/games/blobs.md)."""
 
     id = "blobs"
     title = "Blobs"
+    search_profile = BlobsProfile
+    board_view = "stonegarden.games.blobs.view:VIEW"
     may_have_chance = True  # Tumbling Dice rolls
     max_chance_outcomes = 3
     chance_action_offset = ROLL_BASE
@@ -159,7 +162,8 @@ class BlobsGame(Game):
 
     def _settle(self, cells: np.ndarray, pcol: np.ndarray, box: np.ndarray, mover: int,
                 dice_left: int) -> tuple[int, str]:
-        """(outcome, reason) after ``mover``'s whole move: see spec "Regions and the result"."""
+        """(outcome, reason) after ``mover``'s whole move (docs/games/blobs.md, "Regions and the
+        result")."""
         cond = np.zeros(4, np.int64)
         K.conditions(cells, pcol, box, _GEOMETRY, cond)
         winner = int(K.judge_move(cond, mover, self._mode))
@@ -466,23 +470,12 @@ class BlobsGame(Game):
         return out
 
     # -- fast paths -------------------------------------------------------------------------
-    playout_policies = frozenset({"safe"})
-    #: 30-40% of a search's positions recur by other orders of moves; sharing them scored
-    #: 67-39-54 against not sharing them at 0.5 to 2 s a move (docs/ai.md)
-    default_tt = True
-
-    def transposition_key(self, state: State) -> Hashable:
-        # ``auto`` only describes the move that led here (the same dice placed in another
-        # order may differ in it); everything else decides the future, ``ply`` included
-        assert isinstance(state, BlobsState)
-        return (state.cells, state.player, state.to_place, state.dice_left, state.roll,
-                state.ply, state.outcome, state.resigned)
-
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
-        return self.policy_playouts(state, count, seed)
+        return self.safe_playouts(state, count, seed, 0)
 
-    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
-                        safe: int = 0, bridges: bool = False) -> np.ndarray:
+    def safe_playouts(self, state: State, count: int, seed: int, safe: int) -> np.ndarray:
+        """Playouts that try up to ``safe`` placements a move for one that does not hand the
+        opponent a win (``safe`` <= 1: uniform); totals as ``random_playouts``."""
         assert isinstance(state, BlobsState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)

@@ -18,11 +18,13 @@ from ...core.params import Param
 from ...core.protocol import Game, State
 from ...core.registry import register
 from ...errors import NotationError, ParameterError
+from ...geometry.hashset import build_table
 from ...geometry.hexhex import hex_board
 from . import kernels as K
 from .notation import COLOURS, format_stones, parse_stones
 from .observation import PLANES, observation
 from .playouts import race_playouts, territory_playouts
+from .search import RaceProfile, TerritoryProfile
 from .text import diagram, parse_diagram, parse_position, position_text
 
 
@@ -49,6 +51,7 @@ class _Blooms(Game):
     """What both rule sets share: board, notation, text forms, turn mechanics."""
 
     territory: bool = False
+    board_view = "stonegarden.games.blooms.view:VIEW"
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
         self.board = hex_board(params["size"], params["holes"])
@@ -113,9 +116,9 @@ class _Blooms(Game):
     # -- states -----------------------------------------------------------------------------
     def initial_state(self) -> BloomsState:
         board = bytes(self.num_cells)
-        scores = tuple(self.params.get("start_scores") or (0, 0))
+        s1, s2 = self.params.get("start_scores") or (0, 0)
         history = (self._hash(board, 1),) if self._superko else ()
-        return BloomsState(player=1, board=board, scores=scores, history=history)  # type: ignore[arg-type]
+        return BloomsState(player=1, board=board, scores=(int(s1), int(s2)), history=history)
 
     @property
     def _superko(self) -> bool:
@@ -150,6 +153,11 @@ class _Blooms(Game):
     def _placement_reason(self, state: BloomsState, a: int, b: int) -> str | None:
         return None
 
+    def _apply(self, board: np.ndarray, player: int, a: int, b: int) -> int:
+        """Place ``player``'s stones on ``board`` (in place) and remove the enemy blooms they
+        fence, all judged at once; how many stones were removed."""
+        return int(K.apply_turn(board, self.board.neighbours, player, a, b))
+
     def play_unchecked(self, state: State, action: int) -> BloomsState:
         """The next state; does NOT check that ``action`` is legal."""
         assert isinstance(state, BloomsState)
@@ -166,12 +174,7 @@ class _Blooms(Game):
                 history=(*state.history, self._hash(state.board, 3 - p)) if self._superko else (),
             )
         board = state.cells().copy()
-        n = self.num_cells
-        stack = np.empty(n, np.int32)
-        seen = np.zeros(n, np.int64)
-        out = np.empty(n, np.int32)
-        removed = int(K.place_and_capture(board, self.board.neighbours, p, stones[0], stones[1],
-                                          stack, seen, np.zeros(1, np.int64), out))
+        removed = self._apply(board, p, stones[0], stones[1])
         scores = state.scores
         if not self.territory and removed:
             s = list(scores)
@@ -223,14 +226,14 @@ class _Blooms(Game):
         cells = state.cells()
         nb = self.board.neighbours
         n = self.num_cells
-        stack = np.empty(n, np.int32)
-        seen = np.zeros(n, np.int64)
+        libs = np.empty(n, np.int32)
+        K.count_liberties(cells, nb, libs)
         starts = K.all_cells(n)
         # the player to move never has a fenced bloom: the last turn removed them all; under
         # the territory rules the player who just moved has none either (self-fencing is illegal)
         for who in ((1, 2) if self.territory else (state.player,)):
-            if K.any_fenced(cells, nb, who, starts, n, stack, seen, np.zeros(1, np.int64),
-                            np.empty(n, np.int32)):
+            if K.any_fenced(cells, nb, libs, who, starts, n, np.empty(n, np.int32),
+                            np.zeros(n, np.int64), np.zeros(1, np.int64), np.empty(n, np.int32)):
                 raise PositionError(
                     f"position {position_text(self.board, state)!r}: player {who} has a fenced "
                     "bloom, which no game can leave on the board here"
@@ -276,6 +279,7 @@ class BloomsRace(_Blooms):
 
     id = "blooms"
     title = "Blooms (capture race)"
+    search_profile = RaceProfile
     param_specs = (
         Param("size", "int", 4, "cells per side of the hexhex board", low=2, high=12),
         Param("target", "int", None, "captures needed to win (default 5*(size-1))", low=1,
@@ -306,21 +310,15 @@ class BloomsRace(_Blooms):
         assert isinstance(state, BloomsState)
         if self.is_terminal(state):
             return np.empty(0, np.int64)
-        n = self.num_cells
-        e = np.flatnonzero(state.cells() == 0).astype(np.int64)
-        singles = (2 * e[:, None] + np.array([0, 1])).ravel()
-        if state.ply == 0:
-            return singles
-        pairs = 2 * n + e[:, None] * n + e[None, :]
-        pairs = pairs[~np.eye(len(e), dtype=bool)]
-        return np.concatenate([singles, pairs])
+        out = np.empty(self.num_distinct_actions, np.int64)
+        count = K.race_actions(state.cells(), state.ply == 0, out)
+        return out[:count].copy()
 
     def count_legal_actions(self, state: State) -> int:
         assert isinstance(state, BloomsState)
         if self.is_terminal(state):
             return 0
-        e = int(np.count_nonzero(state.cells() == 0))
-        return 2 * e if state.ply == 0 else 2 * e + e * (e - 1)
+        return int(K.turn_count(state.board.count(0), state.ply == 0))
 
     def _is_over(self, state: State) -> bool:
         assert isinstance(state, BloomsState)
@@ -358,6 +356,7 @@ class BloomsTerritory(_Blooms):
     id = "blooms-territory"
     title = "Blooms (territory rules)"
     territory = True
+    search_profile = TerritoryProfile
     param_specs = (
         Param("size", "int", 5, "cells per side of the hexhex board", low=2, high=12),
         Param("holes", "str_list", (), "cell names removed from the board", high=400),
@@ -385,16 +384,19 @@ class BloomsTerritory(_Blooms):
             return int(self.params["max_turns"])
         return 1_000_000  # no cycle rule by default: a game can go on as long as players like
 
-    def _history_array(self, state: BloomsState) -> np.ndarray:
-        return np.sort(np.array(state.history, dtype=np.int64))
+    def _history_table(self, state: BloomsState) -> np.ndarray:
+        return build_table(np.array(state.history, dtype=np.int64))
 
     def _placement_reason(self, state: BloomsState, a: int, b: int) -> str | None:
         n = self.num_cells
         cells = state.cells().copy()
+        nb = self.board.neighbours
+        libs = np.empty(n, np.int32)
+        K.count_liberties(cells, nb, libs)
         legal, h = K.try_territory_turn(
-            cells, self.board.neighbours, state.player, a, b, np.empty(n, np.int32),
-            np.zeros(n, np.int64), np.zeros(1, np.int64), np.empty(n, np.int32), np.empty(n, np.int8),
-            self._zobrist, self._SIDE_KEY,
+            cells, nb, libs, state.player, a, b, np.empty(n, np.int32), np.zeros(n, np.int64),
+            np.zeros(1, np.int64), np.empty(n, np.int32), np.empty(n, np.int8), self._zobrist,
+            self._SIDE_KEY, np.int64(self._hash(state.board, state.player)),
         )
         if not legal:
             return "it leaves a bloom of the mover fenced (self-fencing is illegal here)"
@@ -407,9 +409,9 @@ class BloomsTerritory(_Blooms):
         if self.is_terminal(state):
             return np.empty(0, np.int64)
         out = np.empty(self.num_distinct_actions, np.int64)
-        count = K.territory_legal_actions(
+        count = K.territory_actions(
             state.cells().copy(), self.board.neighbours, state.player, state.ply == 0,
-            self._zobrist, self._SIDE_KEY, self._history_array(state), self._superko, out,
+            self._zobrist, self._SIDE_KEY, self._history_table(state), self._superko, out,
         )
         return out[:count].copy()
 

@@ -1,1 +1,1 @@
-"""Bridge Go: connect two opposite sides; only external liberties count (spec/bridgego.md)."""
+"""Bridge Go: connect two opposite sides; only external liberties count (docs/games/bridgego.md)."""

@@ -1,4 +1,4 @@
-"""``bridgego``: Bridge Go (spec/bridgego.md) as a game of the protocol.
+"""``bridgego``: Bridge Go (docs/games/bridgego.md) as a game of the protocol.
 
 Actions: one per point, the point index (``A1`` = 0, row by row from the bottom); no pass.
 Validation lives here; the work is done by ``kernels`` and ``playouts``.
@@ -18,11 +18,11 @@ from ...core.registry import register
 from ...errors import PositionError
 from ...geometry.hashset import build_table
 from ...geometry.square import EMPTY_BOARD_KEY, board_hash, square_board
-from ...search.replies import NO_REPLIES
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
 from .fast_turn import legal_points
-from .playouts import bridge_amaf_playout, bridge_playouts, bridge_reply
+from .playouts import bridge_playouts
+from .search import BridgeGoProfile
 from .text import NOTATION
 
 WIN_CHECKS = ("before-self-capture", "after-self-capture")
@@ -56,6 +56,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
 
     id = "bridgego"
     title = "Bridge Go"
+    search_profile = BridgeGoProfile
     short_title = "Bridge Go"
     state_type = BridgeGoState
     notation = NOTATION
@@ -175,65 +176,24 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
                              self_captured=own, board=board.tobytes(),
                              won=state.player if won else 0, history=history)
 
-    playout_policies = frozenset({"bridges", "lgr"})
-    #: RAVE fades more slowly here than by default: at 2,000 simulations rave_k=1000 beat 300
-    #: 33-7 and 3000 lost to 1000 18-22; at 500 they were even (21-19) (docs/ai.md)
-    default_rave_k = 1000.0
-    #: explore less than the default 0.2: c=0.05 beat it 24-16 at 1 s a move and 27-13 at 2 s
-    #: (made the default at 23-7 after 30 of those 40 games; docs/ai.md)
-    default_c = 0.05
-
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         """Random playouts; with superko on, a playout still going after 16 moves per point
         counts as a draw (random games end long before)."""
-        return self.policy_playouts(state, count, seed)
-
-    def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
-        """The move that saves the bridge ``last`` intruded into (the playouts' ``bridges``
-        reply) rated as a win, every other move as even."""
-        assert isinstance(state, BridgeGoState)
-        values = np.full(len(actions), 0.5)
-        reply = bridge_reply(state.cells(), self.board.neighbours, state.player, int(last))
-        if reply >= 0:
-            values[np.asarray(actions) == reply] = 1.0
-        return values
-
-    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
-                        safe: int = 0, bridges: bool = False) -> np.ndarray:
         assert isinstance(state, BridgeGoState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return bridge_playouts(
             state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
             EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
-            np.array(state.history, np.int64), self._playout_cap(state), count, seed,
-            bool(bridges),
+            np.array(state.history, np.int64), self.playout_cap(state), count, seed, False,
         )
 
-    def _playout_cap(self, state: BridgeGoState) -> int:
+    def playout_cap(self, state: BridgeGoState) -> int:
         """Moves a playout from ``state`` may make: under superko 16 per point (random games
         end long before; a longer one is a draw), else what ``max_turns`` leaves."""
         if self.superko:
             return 16 * self.board.num_points
         return int(self.params["max_turns"]) - state.ply
-
-    has_amaf = True
-
-    def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
-                     bridges: bool = False, replies: np.ndarray | None = None,
-                     last: int = -1) -> tuple[int, np.ndarray]:
-        assert isinstance(state, BridgeGoState)
-        if self.is_terminal(state):
-            return self.winner(state) or 0, np.empty(0, np.int32)
-        cap = self._playout_cap(state)
-        moves = np.empty(cap, np.int32)
-        winner, turns = bridge_amaf_playout(
-            state.cells().copy(), self.board.neighbours, self.board.sides, self.board.zobrist,
-            EMPTY_BOARD_KEY, state.player, self.perpendicular, self.win_after, self.superko,
-            np.array(state.history, np.int64), cap, seed, moves, bool(bridges),
-            NO_REPLIES if replies is None else replies, int(last),
-        )
-        return int(winner), moves[:turns]
 
     # -- judgements, and positions read from text -------------------------------------------
     def bridges(self, cells: np.ndarray, player: int) -> bool:

@@ -1,1 +1,1 @@
-"""Free Go: capture-N Go with suicide allowed (spec/freego.md)."""
+"""Free Go: capture-N Go with suicide allowed (docs/games/freego.md)."""

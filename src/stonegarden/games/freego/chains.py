@@ -1,4 +1,6 @@
-"""Incremental chain bookkeeping for Free Go playouts (the FastBoard idea of Leela Zero).
+"""Incremental chain bookkeeping for Free Go playouts (the FastBoard idea of Leela Zero): the
+capture step of ``kernels.py`` (the flood) done a second way, for speed, and tested against it
+on random positions (``tests/test_freego_capture.py``).
 
 Each chain is a circular list of its stones (``nxt``) whose root is the stone every member
 points to in ``cid``; per root, ``libs`` counts pseudo-liberties (stone/empty adjacencies,

@@ -8,7 +8,8 @@ is to move)``; every move flips the side key.
 A Free Go turn: place, then remove every opponent chain without a liberty. Those chains are
 either next to the new stone or the opponent's own suicide from the previous turn (the
 "pending dead" chains, found once per position), so a candidate move costs a few floods next
-to it, not a board scan.
+to it, not a board scan. The rules and the search's tree use this flood; the playouts keep
+chains incrementally (``chains.py``), and the two are tested against each other.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...geometry.flood import judge_group as judge_chain
+from ...geometry.flood import judge_group
 from ...geometry.hashset import table_has
 
 EMPTY = 0
@@ -33,7 +34,7 @@ def dead_chains(board, nb, colour, starts, nstarts, stack, mark, clock, skip, sk
         v = starts[s]
         if v < 0 or board[v] != colour or mark[v] > base or skip[v] == skip_stamp:
             continue
-        size, alive = judge_chain(board, nb, v, stack, mark, clock, base)
+        size, alive = judge_group(board, nb, None, v, stack, mark, clock, base)
         if not alive:
             for t in range(size):
                 out[nout + t] = stack[t]

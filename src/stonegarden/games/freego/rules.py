@@ -1,4 +1,4 @@
-"""``freego``: capture-N Go with suicide allowed (spec/freego.md) as a game of the protocol.
+"""``freego``: capture-N Go with suicide allowed (docs/games/freego.md) as a game of the protocol.
 
 Actions: one per point, the point index (``A1`` = 0, row by row from the bottom); no pass.
 Validation lives here; the work is done by ``kernels`` and ``playouts``.
@@ -17,11 +17,10 @@ from ...core.protocol import State
 from ...core.registry import register
 from ...geometry.hashset import build_table
 from ...geometry.square import SIDE_TO_MOVE_KEY, board_hash, square_board
-from ...search.replies import NO_REPLIES
 from ..square_go import SquareGoGame, SquareGoState
 from . import kernels as K
-from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_amaf_playout, freego_playouts
-from .priors import PRIOR_OF_KIND, move_kinds
+from .playouts import KO_NONE, KO_SIMPLE, KO_SUPER, freego_playouts
+from .search import FreeGoProfile
 from .text import NOTATION
 
 KO_MODES = {"none": KO_NONE, "simple": KO_SIMPLE, "superko": KO_SUPER}
@@ -49,6 +48,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
 
     id = "freego"
     title = "Free Go (capture-N Go with suicide allowed)"
+    search_profile = FreeGoProfile
     short_title = "Free Go"
     state_type = FreeGoState
     notation = NOTATION
@@ -83,7 +83,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
             return ()
         return (board_hash(self.board, np.frombuffer(board, np.int8), to_move),)
 
-    def _hash(self, state: FreeGoState) -> int:
+    def position_hash(self, state: FreeGoState) -> int:
+        """The Zobrist hash of ``state`` (player to move included)."""
         if state.history:
             return state.history[-1]
         return board_hash(self.board, state.cells(), state.player)
@@ -103,7 +104,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
 
     def _legal_points(self, state: FreeGoState, out: np.ndarray) -> int:
         return K.legal_points(state.cells().copy(), self.board.neighbours, self.board.zobrist,
-                              SIDE_TO_MOVE_KEY, state.player, np.int64(self._hash(state)),
+                              SIDE_TO_MOVE_KEY, state.player, np.int64(self.position_hash(state)),
                               self._banned_table(state), out)
 
     def _forbidden_reason(self) -> str:
@@ -150,7 +151,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
         removed = np.empty(self.board.num_points, np.int32)
         p = state.player
         count, h = K.play_point(board, self.board.neighbours, self.board.zobrist,
-                                SIDE_TO_MOVE_KEY, p, action, np.int64(self._hash(state)), removed)
+                                SIDE_TO_MOVE_KEY, p, action, np.int64(self.position_hash(state)), removed)
         count = int(count)
         scores = state.scores
         if count:
@@ -165,35 +166,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return FreeGoState(player=3 - p, ply=state.ply + 1, captured=count, board=board.tobytes(),
                            scores=scores, history=history)
 
-    playout_policies = frozenset({"captures", "safe", "lgr"})
-    #: last good replies in the playouts: beat the search without them 27-13 at 0.5 s a move
-    #: (docs/ai.md)
-    default_lgr = True
-    #: explore less than the default 0.2: c=0.05 beat it 29-11 at 5,000 simulations and 25-15
-    #: at 0.25 s a move (docs/ai.md)
-    default_c = 0.05
-
-    #: the search starts each move with 20 virtual RAVE samples of ``prior_values``: beat the
-    #: search without them 28-12 at 0.5 s a move (docs/ai.md)
-    default_prior = 20
-
-    #: playouts pass over up to 64 points that hand the opponent stones (``safe``): four
-    #: times 32,000 simulations scored 3-4 on uniform playouts and 14-6 with them, and they
-    #: beat uniform ones 24-16 at 1 s and 14-6 at 2 s a move (docs/ai.md, stops 31 and 32)
-    default_safe = 64
-
-    def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
-        assert isinstance(state, FreeGoState)
-        kinds = np.empty(len(actions), np.int8)
-        move_kinds(state.cells(), self.board.neighbours, self.board.zobrist, state.player,
-                   np.asarray(actions, np.int64), kinds)
-        return PRIOR_OF_KIND[kinds]
-
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
-        return self.policy_playouts(state, count, seed, 0)
-
-    def policy_playouts(self, state: State, count: int, seed: int, captures: int = 0,
-                        safe: int = 0, bridges: bool = False) -> np.ndarray:
         assert isinstance(state, FreeGoState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
@@ -201,30 +174,9 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return freego_playouts(
             state.cells().copy(), self.board.neighbours, self.board.zobrist, SIDE_TO_MOVE_KEY,
             state.player, np.array(state.scores, np.int64), self.params["target"], self.ko_mode,
-            np.int64(self._hash(state)), np.int64(prev),
-            np.array(state.history[:-1], np.int64), self.max_game_length, count, seed, captures,
-            safe,
+            np.int64(self.position_hash(state)), np.int64(prev),
+            np.array(state.history[:-1], np.int64), self.max_game_length, count, seed, 0, 0,
         )
-
-    has_amaf = True
-
-    def amaf_playout(self, state: State, seed: int, captures: int = 0, safe: int = 0,
-                     bridges: bool = False, replies: np.ndarray | None = None,
-                     last: int = -1) -> tuple[int, np.ndarray]:
-        assert isinstance(state, FreeGoState)
-        if self.is_terminal(state):
-            return self.winner(state) or 0, np.empty(0, np.int32)
-        prev = state.history[-2] if len(state.history) >= 2 else 0
-        moves = np.empty(self.max_game_length, np.int32)
-        winner, turns = freego_amaf_playout(
-            state.cells().copy(), self.board.neighbours, self.board.zobrist, SIDE_TO_MOVE_KEY,
-            state.player, np.array(state.scores, np.int64), self.params["target"], self.ko_mode,
-            np.int64(self._hash(state)), np.int64(prev),
-            np.array(state.history[:-1], np.int64), self.max_game_length, seed, captures, safe,
-            moves,
-            NO_REPLIES if replies is None else replies, int(last),
-        )
-        return max(int(winner), 0), moves[:turns]
 
     # -- positions read from text -----------------------------------------------------------
     def _checked(self, state: FreeGoState, source: str) -> FreeGoState:

@@ -10,7 +10,7 @@ from importlib import import_module
 from typing import Any
 
 from ...core.protocol import CHANCE, Game, State
-from .base import BoardView, Marks
+from ...web.views.base import BoardView, Marks
 
 _MOVE = re.compile(r"^([a-o])([0-9]{1,2})(?::[a-z]{2}|[a-z])$", re.IGNORECASE)
 FACE_LABELS = {"R": "Red face", "B": "Blue face", "M": "Mixed face"}

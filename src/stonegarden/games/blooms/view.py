@@ -9,14 +9,32 @@ two cells, confirm (or pass where the rules allow it).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 
 from ...core.protocol import Game, State
 from ...geometry.hexhex import HexBoard, all_names, name_to_axial
-from .base import BoardView, Marks
-from .svgkit import fmt, svg_open
+from ...web.views.base import BoardView, Marks
+from ...web.views.svgkit import fmt, svg_open
+
+
+class _OnHexBoard(Protocol):
+    board: HexBoard
+
+
+class _WithBoard(Protocol):
+    board: bytes
+
+
+def _board(game: Game) -> HexBoard:
+    """The board of a Blooms game, the games whose class names this view."""
+    return cast(_OnHexBoard, game).board
+
+
+def _cells(state: State) -> np.ndarray:
+    return np.frombuffer(cast(_WithBoard, state).board, dtype=np.int8)
+
 
 R = 26.0  # hex radius (centre to corner) in SVG units
 SQ3 = math.sqrt(3.0)
@@ -98,11 +116,11 @@ class HexColoursView(BoardView):
         return isinstance(getattr(game, "board", None), HexBoard)
 
     def cell_names(self, game: Game) -> list[str]:
-        return list(game.board.names)  # type: ignore[attr-defined]
+        return list(_board(game).names)
 
     def svg(self, game: Game, state: State, marks: Marks) -> str:
-        board: HexBoard = game.board  # type: ignore[attr-defined]
-        cells = np.frombuffer(state.board, dtype=np.int8)  # type: ignore[attr-defined]
+        board = _board(game)
+        cells = _cells(state)
         size = board.size
         full = all_names(size)
         centres = {n: centre(*name_to_axial(size, n)) for n in full}
@@ -187,7 +205,7 @@ class HexColoursView(BoardView):
         return "".join(out)
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
-        board: HexBoard = game.board  # type: ignore[attr-defined]
+        board = _board(game)
         n = board.num_cells
         acts = game.legal_actions(state)
         singles = acts[acts < 2 * n] // 2
@@ -196,15 +214,15 @@ class HexColoursView(BoardView):
         return [board.names[int(i)] for i in idx]
 
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
-        board: HexBoard = game.board  # type: ignore[attr-defined]
+        board = _board(game)
         if move.strip().lower() in ("pass", "resign"):
             return []
         return [board.names[board.cell(part.strip()[1:])] for part in move.split(",")]
 
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
-        board: HexBoard = game.board  # type: ignore[attr-defined]
-        b = np.frombuffer(before.board, np.int8)  # type: ignore[attr-defined]
-        a = np.frombuffer(after.board, np.int8)  # type: ignore[attr-defined]
+        board = _board(game)
+        b = _cells(before)
+        a = _cells(after)
         return [board.names[int(i)] for i in np.flatnonzero((b != 0) & (a == 0))]
 
     def builder(self, game: Game, state: State) -> dict[str, Any]:
@@ -228,7 +246,7 @@ class HexColoursView(BoardView):
         s = list(game.scores(state))
         colours = list(self.player_classes)
         if getattr(game, "territory", False):
-            return {"scores": s, "target": None, "scale": game.board.num_cells,  # type: ignore[attr-defined]
+            return {"scores": s, "target": None, "scale": _board(game).num_cells,
                     "colours": colours,
                     "label": "stones on the board plus territory (empty regions only one "
                              "player's stones border)"}

@@ -9,13 +9,14 @@ player 1 / Black, 2 player 2 / White), the shape of ``geometry/square.py``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast
 
 import numpy as np
 
-from ...core.protocol import Game, State
-from .base import BoardView, Marks
-from .svgkit import fmt, svg_open
+from ..core.protocol import Game, State
+from ..web.views.base import BoardView, Marks
+from ..web.views.svgkit import fmt, svg_open
 
 STEP = 36.0
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
@@ -35,6 +36,29 @@ def star_points(size: int) -> list[tuple[int, int]]:
     return [*corners, *sides, (m, m)]
 
 
+class _Points(Protocol):
+    size: int
+    names: Sequence[str]
+    index: Mapping[str, int]
+
+
+class _OnPoints(Protocol):
+    board: _Points
+
+
+class _WithBoard(Protocol):
+    board: bytes
+
+
+def _board(game: Game) -> _Points:
+    """The board this view reads (``supports`` checked that the game has one)."""
+    return cast(_OnPoints, game).board
+
+
+def _cells(state: State) -> np.ndarray:
+    return np.frombuffer(cast(_WithBoard, state).board, dtype=np.int8)
+
+
 class SquareView(BoardView):
     kind = "point"
     click_to_play = True
@@ -46,7 +70,7 @@ class SquareView(BoardView):
             and len(board.names) == board.size * board.size
 
     def cell_names(self, game: Game) -> list[str]:
-        return list(game.board.names)  # type: ignore[attr-defined]
+        return list(_board(game).names)
 
     def player_names(self, game: Game) -> tuple[str, str]:
         return ("Black", "White")
@@ -55,9 +79,9 @@ class SquareView(BoardView):
         return ("black stones", "white stones")
 
     def svg(self, game: Game, state: State, marks: Marks) -> str:
-        size = int(game.board.size)  # type: ignore[attr-defined]
-        names = game.board.names  # type: ignore[attr-defined]
-        cells = np.frombuffer(state.board, dtype=np.int8)  # type: ignore[attr-defined]
+        size = int(_board(game).size)
+        names = _board(game).names
+        cells = _cells(state)
         span = STEP * (size - 1)
         # the labels sit outside the stones of the edge lines (a stone reaches 0.47 STEP)
         pad = STEP * 1.3
@@ -123,22 +147,22 @@ class SquareView(BoardView):
         chain_of = getattr(game, "winning_chain", None)
         if chain_of is None or not game.is_terminal(state):
             return set()
-        names = game.board.names  # type: ignore[attr-defined]
+        names = _board(game).names
         return {names[p] for p in chain_of(state)}
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
-        names = game.board.names  # type: ignore[attr-defined]
+        names = _board(game).names
         acts = game.legal_actions(state)
         return [names[int(a)] for a in acts if 0 <= a < len(names)]
 
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
         m = move.strip().upper()
-        return [m] if m in game.board.index else []  # type: ignore[attr-defined]
+        return [m] if m in _board(game).index else []
 
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
-        names = game.board.names  # type: ignore[attr-defined]
-        b = np.frombuffer(before.board, np.int8)  # type: ignore[attr-defined]
-        a = np.frombuffer(after.board, np.int8)  # type: ignore[attr-defined]
+        names = _board(game).names
+        b = _cells(before)
+        a = _cells(after)
         return [names[int(i)] for i in np.flatnonzero((b != 0) & (a == 0))]
 
     def builder(self, game: Game, state: State) -> dict[str, Any]:
@@ -190,8 +214,8 @@ class SquareView(BoardView):
         return super().reason_words(game, state, reason, winner, names)
 
     def _sides(self, game: Game, state: State) -> str:
-        size = int(game.board.size)  # type: ignore[attr-defined]
-        pts = game.winning_chain(state)  # type: ignore[attr-defined]
+        size = int(_board(game).size)
+        pts = cast(Any, game).winning_chain(state)  # asked only of a game that has one
         rows = {p // size for p in pts}
         cols = {p % size for p in pts}
         if 0 in rows and size - 1 in rows:

@@ -1,0 +1,128 @@
+"""What the search knows about Blooms: the capture race's compiled tree (split moves,
+capture-preferring playouts) and the territory rules' levels."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar, cast
+
+import numpy as np
+
+from ...core.protocol import State
+from ...search.config import GameOption, SearchConfig
+from ...search.profile import SearchProfile
+from ...search.tree import TreeSpec
+
+if TYPE_CHECKING:
+    from .rules import BloomsState, _Blooms
+
+SPLIT = GameOption("split", "bool", 1, "a turn's two stones are two decisions in the tree",
+                   off=0)
+CAPTURES = GameOption("captures", "int", 0, "playouts first try K cells for a capture",
+                      high=64)
+
+
+class RaceTree(TreeSpec):
+    """The capture race's compiled tree (``tree.py``) for one game and config."""
+
+    def __init__(self, game: _Blooms, split: bool, captures: int) -> None:
+        from .tree import RUN_RACE
+
+        n = game.num_cells
+        self.game = game
+        self.n = n
+        self.split = split
+        self.run = RUN_RACE
+        self.consts = (game.board.neighbours, int(game.params["target"]),
+                       int(game.max_game_length), int(captures))
+        self.max_moves = n * n + n + 1
+        self.max_depth = 2 * game.max_game_length + 4
+        self.stride = n
+        self.keys = 2 * n  # colour * N + cell, in the tree and the playouts
+        self.rave_stages = 2 if split else 0
+        self.levels_per_turn = 2 if split else 1
+        self.root_stage = 0 if split else 2
+
+    def _state(self, state: State) -> BloomsState:
+        return cast("BloomsState", state)  # the search passes only this game's states
+
+    def root_position(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        s = self._state(state)
+        info = np.array([s.scores[0], s.scores[1], int(s.ply == 0), -1], np.int64)
+        return s.cells().copy(), info
+
+    def _stones(self, moves: tuple[int, ...]) -> tuple[int, int]:
+        if self.split:
+            return moves[0], moves[1] if len(moves) > 1 else -1
+        n1 = self.n + 1
+        return moves[0] // n1 - 1, moves[0] % n1 - 1
+
+    def turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
+        a, b = self._stones(moves)
+        if a < 0 and b < 0:
+            return None
+        return self.game.encode(a, b)
+
+    def turn_moves(self, state: State, action: int) -> tuple[int, ...]:
+        stones = self.game.decode(action)
+        assert stones is not None
+        a, b = stones
+        if self.split:
+            return a, b
+        return ((a + 1) * (self.n + 1) + b + 1,)
+
+    def move_fits(self, state: State, level: int, move: int, target: State) -> bool:
+        """A stone of the turn must be on the target board in its colour (a stone captured on
+        the way loses the kept tree, which is rare)."""
+        cells = self._state(target).cells()
+        p = state.player
+        if not self.split:
+            a, b = self._stones((move,))
+            return (a < 0 or cells[a] == 2 * p - 1) and (b < 0 or cells[b] == 2 * p)
+        return move < 0 or cells[move] == 2 * p - 1 + level
+
+
+class RaceProfile(SearchProfile):
+    """The capture race: its own compiled tree with split moves (``split``) and
+    capture-preferring playouts (``captures``); the common levels."""
+
+    options: ClassVar[tuple[GameOption, ...]] = (SPLIT, CAPTURES)
+
+    def tree(self, config: SearchConfig) -> TreeSpec | None:
+        from .rules import _Blooms
+
+        assert isinstance(self.game, _Blooms)
+        return RaceTree(self.game, bool(self.option(config, "split")),
+                        self.option(config, "captures"))
+
+    def playout(self, state: State, seed: int, options: Mapping[str, int],
+                replies: np.ndarray | None = None,
+                last: int = -1) -> tuple[int, np.ndarray | None]:
+        from .playouts import race_playouts
+        s = self._state(state)
+        game = cast("_Blooms", self.game)
+        totals = race_playouts(s.cells().copy(), game.board.neighbours, s.player,
+                               s.ply == 0, np.array(s.scores, np.int64), game.params["target"],
+                               game.max_game_length, 1, seed, int(options.get("captures", 0)))
+        return (1 if totals[0] else 2 if totals[1] else 0), None
+
+    def _state(self, state: State) -> BloomsState:
+        return cast("BloomsState", state)  # the search passes only this game's states
+
+
+class TerritoryProfile(SearchProfile):
+    """The territory rules search through the protocol (random play rarely passes, so
+    playouts are long: about 1,100-2,500 simulations/s on n=5). A doubling of simulations
+    scored 0.78-0.90 there and 1.5x 0.63-0.65, so its levels are about 1.85x apart; the time
+    caps only guard a slow machine (1.3-2x what the simulations take from the empty n=5
+    board) and stay below level 6's 4 s. Each step scored 0.633-0.850 against the level below
+    (docs/ai.md)."""
+
+    levels: ClassVar[Mapping[int, tuple[int | None, float]]] = {
+        1: (350, 0.5),
+        2: (650, 1.0),
+        3: (1200, 1.6),
+        4: (2200, 2.8),
+        5: (4000, 3.6),
+        6: (None, 4.0),
+    }

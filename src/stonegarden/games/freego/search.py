@@ -1,0 +1,132 @@
+"""What the search knows about Free Go: its compiled tree (``tree.py``), its playout policies
+(``captures``, ``safe``, last good replies), move priors, tuned settings and levels."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar, cast
+
+import numpy as np
+
+from ...core.protocol import State
+from ...geometry.square import SIDE_TO_MOVE_KEY
+from ...search.config import GameOption, SearchConfig
+from ...search.profile import SearchProfile
+from ...search.replies import NO_REPLIES
+from ...search.tree import TreeSpec
+
+if TYPE_CHECKING:
+    from .rules import FreeGo, FreeGoState
+
+CAPTURES = GameOption("captures", "int", 0, "playouts first try K points for a capture",
+                      high=64)
+SAFE = GameOption("safe", "int", 64, "playouts pass over up to K points that hand the "
+                  "opponent stones (0 or 1: uniform)", high=64)
+
+
+class FreeGoTree(TreeSpec):
+    """Free Go's compiled tree for one game and config: one tree level per move."""
+
+    def __init__(self, game: FreeGo, captures: int, safe: int) -> None:
+        from .tree import RUN_FREEGO
+
+        self.game = game
+        self.run = RUN_FREEGO
+        self.consts = (game.board.neighbours, game.board.zobrist, np.int64(SIDE_TO_MOVE_KEY),
+                       int(game.params["target"]), int(game.ko_mode),
+                       int(game.max_game_length), int(captures), int(safe))
+        self.max_moves = game.board.num_points
+        self.max_depth = game.max_game_length + 2
+        self.stride = self.keys = game.board.num_points
+
+    def root_position(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        s = _own(state)
+        prev = s.history[-2] if len(s.history) >= 2 else 0
+        info = np.array([s.scores[0], s.scores[1], self.game.position_hash(s), prev], np.int64)
+        return s.cells().copy(), info
+
+    def turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
+        return moves[0]
+
+    def turn_moves(self, state: State, action: int) -> tuple[int, ...]:
+        return (action,)
+
+    def move_fits(self, state: State, level: int, move: int, target: State) -> bool:
+        """The point must hold the mover's stone in the target (a stone captured again on the
+        way loses the kept tree, which is rare)."""
+        return bool(_own(target).cells()[move] == state.player)
+
+
+class FreeGoProfile(SearchProfile):
+    """Free Go: RAVE on stones, last good replies, capture and suicide priors, ``safe``
+    playouts; its own compiled tree but under superko or with ``tt`` (its superko history does
+    not fit the kernels), which the protocol tree serves."""
+
+    #: explore less than the default 0.2: c=0.05 beat it 29-11 at 5,000 simulations and 25-15
+    #: at 0.25 s a move (docs/ai.md)
+    c: ClassVar[float] = 0.05
+    #: last good replies in the playouts: beat the search without them 27-13 at 0.5 s a move
+    lgr: ClassVar[bool] = True
+    #: 20 virtual RAVE samples of ``prior_values`` per move: beat the search without them
+    #: 28-12 at 0.5 s a move
+    prior: ClassVar[int] = 20
+    #: levels 2-2.5x apart up to level 5's 8,000 simulations (level 6, 4 s, made ~185,000 on
+    #: 9x9 yet scored only 0.65-0.70 against 8,000-12,000); each step scored 0.705-0.800
+    #: against the level below (docs/ai.md)
+    levels: ClassVar[Mapping[int, tuple[int | None, float]]] = {
+        1: (400, 0.04),
+        2: (700, 0.1),
+        3: (1500, 0.25),
+        4: (3200, 0.64),
+        5: (8000, 1.6),
+        6: (None, 4.0),
+    }
+    #: ``safe``: up to 64 points that hand the opponent stones passed over; it beat uniform
+    #: playouts 24-16 at 1 s and 14-6 at 2 s a move (docs/ai.md)
+    options: ClassVar[tuple[GameOption, ...]] = (CAPTURES, SAFE)
+    amaf: ClassVar[bool] = True
+    replies: ClassVar[bool] = True
+
+    def _game(self) -> FreeGo:
+        return cast("FreeGo", self.game)  # the game class names this profile
+
+    def tree(self, config: SearchConfig) -> TreeSpec | None:
+        from .playouts import KO_SUPER
+
+        game = self._game()
+        if game.ko_mode == KO_SUPER or self.tt_for(config):
+            return None
+        return FreeGoTree(game, self.option(config, "captures"), self.option(config, "safe"))
+
+    def playout(self, state: State, seed: int, options: Mapping[str, int],
+                replies: np.ndarray | None = None,
+                last: int = -1) -> tuple[int, np.ndarray | None]:
+        from .playouts import freego_amaf_playout
+
+        game, s = self._game(), _own(state)
+        if game.is_terminal(s):
+            return game.winner(s) or 0, np.empty(0, np.int32)
+        prev = s.history[-2] if len(s.history) >= 2 else 0
+        moves = np.empty(game.max_game_length, np.int32)
+        winner, turns = freego_amaf_playout(
+            s.cells().copy(), game.board.neighbours, game.board.zobrist, SIDE_TO_MOVE_KEY,
+            s.player, np.array(s.scores, np.int64), game.params["target"], game.ko_mode,
+            np.int64(game.position_hash(s)), np.int64(prev), np.array(s.history[:-1], np.int64),
+            game.max_game_length, seed, int(options.get("captures", 0)),
+            int(options.get("safe", 0)), moves, NO_REPLIES if replies is None else replies,
+            int(last))
+        return max(int(winner), 0), moves[:turns]
+
+    def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
+        """A capture as a win, a suicide that captures nothing as a loss, others even."""
+        from .priors import PRIOR_OF_KIND, move_kinds
+
+        game, s = self._game(), _own(state)
+        kinds = np.empty(len(actions), np.int8)
+        move_kinds(s.cells(), game.board.neighbours, game.board.zobrist, s.player,
+                   np.asarray(actions, np.int64), kinds)
+        return PRIOR_OF_KIND[kinds]
+
+
+def _own(state: State) -> FreeGoState:
+    return cast("FreeGoState", state)  # the search passes only this game's states

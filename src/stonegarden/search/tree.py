@@ -1,0 +1,356 @@
+"""The search engine: one tree in numba pools, driven either by a game's compiled kernels
+(``CompiledTree``) or through the game protocol (``protocol_tree.ProtocolTree``, for games
+without them). Both share this driver: finding the new root in a kept tree, compacting it,
+running simulations in chunks against the budget, and reading the result (one ranking, one
+tie-break: equal proof, visits and value go to a hash of the edge salted by the search's seed).
+
+A turn may take several tree levels (``levels_per_turn``: the Blooms race decides a turn's two
+stones one at a time); the result speaks of whole turns, as the protocol's actions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..core.protocol import Game, State
+from .config import Budget, SearchConfig
+from .pools import Pools, proof_rank, tie_key, winner_of_code
+from .profile import profile_for
+from .replies import NO_REPLIES, new_replies
+from .result import MoveStat, SearchResult
+from .tree_kernels import compact, new_node, seed_numba
+
+#: a node of the kept tree is looked for at most this many plies below the old root
+REUSE_PLIES = 4
+
+
+class TreeSpec:
+    """A game's compiled tree: its specialised simulation loop (``simulate.specialise``) and
+    what the driver needs to translate between the protocol and the tree. A game's profile
+    builds one per config (``SearchProfile.tree``).
+
+    ``consts``: the kernels' constants; ``max_moves``: the most edges a node can have;
+    ``max_depth``: the longest path a simulation can take, tree and playout; ``stride`` and
+    ``rave_stages``: AMAF keys are ``stage * stride + move`` at stages below ``rave_stages``;
+    ``levels_per_turn``: tree levels per whole turn; ``root_stage``: the stage of a turn's
+    first decision; ``keys``: AMAF keys per player (the playouts' included)."""
+
+    run: Callable[..., int]
+    consts: tuple[Any, ...]
+    max_moves: int
+    max_depth: int
+    stride: int
+    keys: int
+    rave_stages: int = 1
+    levels_per_turn: int = 1
+    root_stage: int = 0
+
+    def root_position(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """(board, info) of ``state`` as the kernels read them (fresh arrays)."""
+        raise NotImplementedError
+
+    def turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
+        """The action of the turn whose tree moves are ``moves`` (all ``levels_per_turn`` of
+        them, or a first part whose rest was never searched: ``None`` if that is no turn)."""
+        raise NotImplementedError
+
+    def move_fits(self, state: State, level: int, move: int, target: State) -> bool:
+        """Whether the tree move ``move`` at ``level`` of a turn from ``state`` can be on the
+        way to ``target`` (cheap; used to prune the search for a new root)."""
+        return True
+
+
+class TreeSearch:
+    """What both engines share; subclasses run the simulations (``_run``) and say how a node's
+    position is known (``_new_root``, ``_find_root``)."""
+
+    levels_per_turn = 1
+
+    def __init__(self, game: Game, config: SearchConfig, seed: int | None,
+                 pools: Pools | None = None) -> None:
+        self.game = game
+        self.config = config
+        self.profile = profile_for(game)
+        self.seed = seed
+        self.searches = 0
+        self.pools = pools if pools is not None else Pools()
+        self.pool_size = self.pools.size
+        self.root = -1
+        self.root_state: State | None = None
+        self.salt = 0
+        self.draw = 0.5  # player 1's reward of a draw; ``contempt`` moves it against the root
+        self.rave_k = self.profile.rave_k_for(config)
+        self.c = self.profile.c_for(config)
+        self.replies = (new_replies(game.num_distinct_actions) if self.profile.lgr_for(config)
+                        else NO_REPLIES)
+
+    # -- the engine's side ------------------------------------------------------------------
+    def _new_root(self, state: State) -> int:
+        """Allocate the root of a fresh tree for ``state`` (pools already emptied)."""
+        raise NotImplementedError
+
+    def _find_root(self, state: State) -> int:
+        """The node of ``state`` in the kept tree, or -1."""
+        raise NotImplementedError
+
+    def _run(self, want: int, state: State, solver: bool) -> int:
+        """Run up to ``want`` simulations from the root; how many ran."""
+        raise NotImplementedError
+
+    def _begin(self, state: State) -> None:
+        """A search from ``state`` starts (the root is prepared)."""
+
+    def _compacted(self, new_id: np.ndarray) -> None:
+        """The pools were compacted: node ``i`` is now ``new_id[i]`` (-1: dropped)."""
+
+    def _turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
+        return moves[0] if len(moves) == 1 else None
+
+    # -- shared -----------------------------------------------------------------------------
+    def _prepare_root(self, state: State, draw: float) -> int:
+        """Point ``root`` at the node of ``state`` (a fresh tree if it is not kept); the
+        simulations kept. A kept subtree is copied to fresh pools once a third is used."""
+        P = self.pools
+        found = -1
+        if self.config.reuse and self.root >= 0 and draw == self.draw:
+            found = self._find_root(state)
+        self.draw = draw
+        if found < 0:
+            P.counters[:2] = 0
+            self.root = self._new_root(state)
+            return 0
+        reused = int(P.nd_n[found])
+        if found != 0 and (P.counters[0] > P.nd_player.shape[0] // 3
+                           or P.counters[1] > P.ed_move.shape[0] // 3):
+            fresh = Pools(*self.pool_size)
+            new_id = np.empty(int(P.counters[0]), np.int64)
+            fresh.counters[:] = P.counters
+            compact(found, *P.nodes(), *P.edges(), *fresh.nodes(), *fresh.edges(),
+                    fresh.counters, new_id)
+            self.pools = fresh
+            self._compacted(new_id)
+            found = 0
+        self.root = found
+        return reused
+
+    def _new_node(self, player: int, stage: int, proven: int) -> int:
+        return int(new_node(*self.pools.nodes(), self.pools.counters, player, stage, proven))
+
+    def search(self, state: State, budget: Budget) -> SearchResult:
+        """Search from ``state`` (non-terminal, a player to move) within ``budget``."""
+        t0 = time.perf_counter()
+        contempt = self.config.contempt
+        draw = 0.5 - contempt if state.player == 1 else 0.5 + contempt
+        reused = self._prepare_root(state, draw)
+        self.root_state = state
+        self._begin(state)
+        seed = self.seed
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**31))
+        self._run(0, state, False)  # compile or load outside the budget
+        self.salt = (seed * 1_000_003 + self.searches) % 2**31
+        seed_numba(self.salt)
+        self.searches += 1
+        sims = 0
+        chunk = 16
+        while True:
+            want = chunk
+            if budget.sims is not None:
+                want = min(want, budget.sims - sims)
+                if want <= 0:
+                    break
+            t1 = time.perf_counter()
+            code = int(self.pools.nd_proven[self.root])
+            # proven lost (or drawn): search on without the proofs, for the most resistant
+            # move against an opponent who may not find the win
+            solver = bool(self.config.solver) and code in (0, state.player)
+            done = self._run(want, state, solver)
+            sims += done
+            if done < want:  # the solver proved the root
+                break
+            if budget.stop is not None and budget.stop():
+                break
+            now = time.perf_counter()
+            if budget.seconds is not None:
+                if now - t0 >= budget.seconds:
+                    break
+                # aim at ~20 ms chunks, never past the deadline
+                per = max((now - t1) / max(done, 1), 1e-7)
+                left = budget.seconds - (now - t0)
+                chunk = int(max(1, min(chunk * 2, 0.02 / per, left / per + 1)))
+            else:
+                chunk = min(chunk * 2, 4096)
+        return self._result(state, sims, time.perf_counter() - t0, reused)
+
+    # -- reading the tree -------------------------------------------------------------------
+    def _rank(self, node: int, e: int) -> tuple[int, int, float, int]:
+        """How an edge ranks in the final choice: proof, visits, value, then the salted hash."""
+        P = self.pools
+        child = int(P.ed_child[e])
+        code = int(P.nd_proven[child]) if child >= 0 else 0
+        n = int(P.ed_n[e])
+        q = float(P.ed_w[e]) / n if n else 0.0
+        return (proof_rank(winner_of_code(code), int(P.nd_player[node])), n, q,
+                tie_key(e, self.salt))
+
+    def _best_edge(self, node: int) -> int:
+        """The edge ranked first among the visited ones, -1 if none."""
+        edges = [e for e in self.pools.edge_range(node) if self.pools.ed_n[e] > 0]
+        if not edges:
+            return -1
+        return max(edges, key=lambda e: self._rank(node, e))
+
+    def _turns(self, node: int, moves: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], int]]:
+        """Every visited whole turn from ``node``, in edge order: (its tree moves, its last
+        edge)."""
+        P = self.pools
+        for e in P.edge_range(node):
+            if P.ed_n[e] == 0:
+                continue
+            step = (*moves, int(P.ed_move[e]))
+            if len(step) == self.levels_per_turn:
+                yield step, e
+            elif P.ed_child[e] >= 0:
+                yield from self._turns(int(P.ed_child[e]), step)
+
+    def _best_turn(self, node: int, state: State) -> tuple[int, int] | None:
+        """(action, node after it) following the best edges, ``None`` if unexplored."""
+        moves: list[int] = []
+        nd = node
+        for _ in range(self.levels_per_turn):
+            e = self._best_edge(nd) if nd >= 0 else -1
+            if e < 0:
+                break
+            moves.append(int(self.pools.ed_move[e]))
+            nd = int(self.pools.ed_child[e])
+        if not moves:
+            return None
+        action = self._turn_action(state, tuple(moves))
+        if action is None or (len(moves) < self.levels_per_turn
+                              and not self.game.is_legal(state, action)):
+            return None
+        return action, nd if len(moves) == self.levels_per_turn else -1
+
+    def _root_value(self, mover: int) -> tuple[float, int | None]:
+        """(the root's value for ``mover``, its proven winner or ``None``): the mean reward
+        over the root's edges, or the proof's exact value."""
+        P = self.pools
+        edges = P.edge_range(self.root)
+        total_n = sum(int(P.ed_n[e]) for e in edges)
+        value = sum(float(P.ed_w[e]) for e in edges) / total_n if total_n else 0.5
+        proven = winner_of_code(int(P.nd_proven[self.root]))
+        if proven is not None:
+            value = 1.0 if proven == mover else 0.0 if proven != 0 else 0.5
+        return value, proven
+
+    def _result(self, state: State, sims: int, seconds: float, reused: int) -> SearchResult:
+        P = self.pools
+        p = state.player
+        moves = []
+        for tree_moves, e in self._turns(self.root):
+            action = self._turn_action(state, tree_moves)
+            if action is None:
+                continue
+            child = int(P.ed_child[e])
+            n = int(P.ed_n[e])
+            moves.append(MoveStat(action, n, float(P.ed_w[e]) / n,
+                                  winner_of_code(int(P.nd_proven[child])) if child >= 0 else None))
+        moves.sort(key=lambda m: (-proof_rank(m.proven, p), -m.visits, -m.value))
+        best = self._best_turn(self.root, state)
+        if best is not None and (not moves or moves[0].action != best[0]):
+            stat = next((m for m in moves if m.action == best[0]), MoveStat(best[0], 0, 0.5))
+            moves = [stat] + [m for m in moves if m.action != best[0]]
+        if not moves:  # no simulation reached a move (a tiny budget): any legal move
+            acts = self.game.legal_actions(state)
+            moves = [MoveStat(int(acts[self.salt % len(acts)]), 0, 0.5)]
+        value, proven = self._root_value(p)
+        pv: list[int] = []
+        node, s = self.root, state
+        while node >= 0 and len(pv) < 40 and not self.game.is_terminal(s) and s.player != 0:
+            step = self._best_turn(node, s)
+            if step is None:
+                break
+            pv.append(step[0])
+            s = self.game.play_unchecked(s, step[0])
+            node = step[1]
+        return SearchResult(value, moves, pv, sims, seconds, proven, reused,
+                            {"nodes": int(P.counters[0]), "edges": int(P.counters[1])})
+
+
+class CompiledTree(TreeSearch):
+    """The search with a game's compiled simulation loop (``TreeSpec``): a simulation replays
+    the tree's moves from the root's position, so nodes hold no positions."""
+
+    def __init__(self, game: Game, config: SearchConfig, seed: int | None, spec: TreeSpec,
+                 pools: Pools | None = None) -> None:
+        super().__init__(game, config, seed, pools)
+        self.spec = spec
+        self.levels_per_turn = spec.levels_per_turn
+        self.seen = np.zeros((3, spec.keys), np.int64)
+        self.rave = bool(config.rave) and spec.rave_stages > 0
+        self.prior = self.profile.prior_for(config) if self.rave else 0
+        self._root_arrays: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
+        return self.spec.turn_action(state, moves)
+
+    def _new_root(self, state: State) -> int:
+        return self._new_node(state.player, self.spec.root_stage, 0)
+
+    def _find_root(self, state: State) -> int:
+        """The node of ``state`` in the kept tree: a node up to ``REUSE_PLIES`` turns below
+        the old root reached by turns whose tree moves fit ``state`` (``TreeSpec.move_fits``),
+        replayed through the rules; the most visited if several."""
+        old = self.root_state
+        if old is None or not 0 <= state.ply - old.ply <= REUSE_PLIES:
+            return -1
+        P = self.pools
+        best, best_n = -1, -1
+        todo = [(self.root, old)]
+        while todo:
+            node, s = todo.pop()
+            if s.ply == state.ply:
+                if s == state and int(P.nd_n[node]) > best_n:
+                    best, best_n = node, int(P.nd_n[node])
+                continue
+            for moves, child in self._fitting_turns(node, s, state):
+                action = self.spec.turn_action(s, moves)
+                if action is not None:
+                    todo.append((child, self.game.play_unchecked(s, action)))
+        return best
+
+    def _fitting_turns(self, node: int, s: State,
+                       target: State) -> Iterator[tuple[tuple[int, ...], int]]:
+        """The turns from ``node`` (position ``s``) in the tree whose moves fit ``target``:
+        (tree moves, the node after the turn)."""
+        P = self.pools
+        todo: list[tuple[int, tuple[int, ...]]] = [(node, ())]
+        while todo:
+            nd, moves = todo.pop()
+            level = len(moves)
+            for e in P.edge_range(nd):
+                child = int(P.ed_child[e])
+                move = int(P.ed_move[e])
+                if child < 0 or not self.spec.move_fits(s, level, move, target):
+                    continue
+                if level + 1 == self.levels_per_turn:
+                    yield (*moves, move), child
+                else:
+                    todo.append((child, (*moves, move)))
+
+    def _begin(self, state: State) -> None:
+        self._root_arrays = self.spec.root_position(state)
+
+    def _run(self, want: int, state: State, solver: bool) -> int:
+        spec, cfg, P = self.spec, self.config, self.pools
+        assert self._root_arrays is not None
+        board, info = self._root_arrays
+        return int(spec.run(
+            want, self.root, board, info, spec.consts, spec.max_moves, spec.max_depth,
+            *P.nodes(), *P.edges(), P.counters, self.c, self.rave, self.rave_k,
+            spec.rave_stages, spec.stride, int(cfg.grave), solver, self.prior, self.draw,
+            self.seen, self.replies))
