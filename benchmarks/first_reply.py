@@ -17,8 +17,9 @@ The baseline tree (``--baseline-src``) is measured the same way, each game on a 
 own (it has no install step: its first reply compiles that game's kernels, as a first game
 after an install does).
 
-    python3 benchmarks/first_reply.py --src src --baseline-src OLD/src \\
-        --out benchmarks/results/first-reply.json
+    git archive main src | tar -x -C /tmp/baseline
+    python3 benchmarks/first_reply.py --src src --baseline-src /tmp/baseline/src \\
+        --baseline-version "$(git rev-parse main)" --out benchmarks/results/first-reply.json
 """
 
 from __future__ import annotations
@@ -88,15 +89,19 @@ def first_reply(src: Path, cache: Path, work: Path, game_id: str) -> dict[str, A
     server, out = start(src, cache, work / f"{game_id}-reply.db")
     try:
         gid, key, move, out["create_seconds"] = new_game(server, game_id)
+        seat = call(server, "GET", f"/api/games/{gid}", timeout=30,
+                    headers={"X-Seat-Secret": key})[1]["you"]
+        before = call(server, "GET", f"/api/games/{gid}", timeout=30)[1]["length"]
         t0 = time.perf_counter()
         status, snap, _, _ = call(server, "POST", f"/api/games/{gid}/move",
                                   {"secret": key, "move": move}, timeout=LIMIT)
         if status != 200:
             raise RuntimeError(f"{game_id}: the move {move!r} gave {status}: {snap}")
 
-        def replied() -> bool:
+        def replied() -> bool:  # the person's move, the agent's reply (and any dice between)
             s = call(server, "GET", f"/api/games/{gid}", timeout=30)[1]
-            return s["length"] >= 2 and s["thinking"] is None
+            return (s["length"] >= before + 2 and s["thinking"] is None
+                    and (s["terminal"] or s["to_move"] == seat))
 
         done = wait_until(replied, LIMIT, 0.02)
         out["reply_seconds"] = None if done is None else round(time.perf_counter() - t0, 2)
@@ -133,11 +138,13 @@ def install_step(src: Path, cache: Path) -> float | None:
     return round(time.perf_counter() - t0, 2)
 
 
-def measure(src: Path, games: list[str], work: Path) -> dict[str, Any]:
-    """Every game of ``games`` on the tree ``src``, after an install."""
+def measure(src: Path, games: list[str], work: Path, version: str | None = None
+            ) -> dict[str, Any]:
+    """Every game of ``games`` on the tree ``src`` (of the commit ``version``, when it is no
+    git checkout), after an install."""
     shared = work / "installed-cache"
     installed = install_step(src, shared)
-    out: dict[str, Any] = {"src": str(src), "code_version": code_version(src),
+    out: dict[str, Any] = {"src": str(src), "code_version": version or code_version(src),
                            "install_seconds": installed, "games": {}}
     for game_id in games:
         # without an install step each game is the first after an install: a cache of its own
@@ -171,6 +178,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--src", type=Path, required=True, help="the source tree measured")
     ap.add_argument("--baseline-src", type=Path, help="the tree it is compared with")
+    ap.add_argument("--baseline-version", help="the commit of the baseline tree (an export)")
     ap.add_argument("--games", default=",".join(available_games()))
     ap.add_argument("--out", type=Path, help="the JSON results")
     args = ap.parse_args()
@@ -185,7 +193,8 @@ def main() -> None:
         work = Path(tmp)
         if args.baseline_src:
             (work / "baseline").mkdir()
-            result["baseline"] = measure(args.baseline_src.resolve(), games, work / "baseline")
+            result["baseline"] = measure(args.baseline_src.resolve(), games, work / "baseline",
+                                         args.baseline_version)
         (work / "new").mkdir()
         result["new"] = measure(args.src.resolve(), games, work / "new")
         shutil.rmtree(work, ignore_errors=True)
