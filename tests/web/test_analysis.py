@@ -216,3 +216,24 @@ def test_a_client_without_room_in_the_queue_gets_429(db: Path):
         r = client.post(f"/api/games/{made['id']}/analysis", json={})
         assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
         assert client.get(f"/api/games/{made['id']}/analysis").json()["running"] is False
+
+
+def test_an_undo_drops_the_points_after_the_kept_position(db: Path):
+    with TestClient(create_app(db, workers=1)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "random"]}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+        game = make("blooms", **TINY)
+        state = game.initial_state()
+        move = game.action_to_text(state, int(game.legal_actions(state)[0]))
+        client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move})
+        snap = wait(lambda: (lambda s: s if s["thinking"] is None else None)(
+            client.get(f"/api/games/{gid}").json()))
+        assert not snap["terminal"] and snap["length"] == 2
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        assert [p["ply"] for p in analysed(client, gid)["points"]] == [0, 1, 2]
+        assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
+        a = client.get(f"/api/games/{gid}/analysis").json()
+        assert [p["ply"] for p in a["points"]] == [0] and a["done"]  # ply 0 is all there is
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        assert [p["ply"] for p in client.get(f"/api/games/{gid}/analysis").json()["points"]] == [0]
