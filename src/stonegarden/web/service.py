@@ -55,7 +55,8 @@ class Budgets:
 
     ``max_think``: seconds an agent may think for one move (a spec asking for more time is
     refused; a search of more simulations is stopped there and plays its best move so far);
-    ``hint_seconds`` and ``analysis_seconds``: the deadlines of a hint and of the analysis graph;
+    ``hint_seconds`` and ``analysis_seconds``: the deadlines of a hint and of each job of the
+    computer's analysis;
     ``replay_seconds``: of replaying an upload; ``job_memory``: bytes a job may allocate above
     what its worker used before; ``max_moves``: moves a game may hold (uploads included);
     ``live_games``: idle games kept in memory; ``streams_per_client``: open live-update
