@@ -9,9 +9,11 @@ compiled nothing) and, when the tree has it, the install step that ``scripts/ser
 - **reply**: the server is started and, when it reports its engine's readiness
   (``GET /api/engine``), waited for until ready; a game against ``level:2`` (the default level)
   is created with the person on the seat that moves first, the person plays the middle legal
-  move, and the time from that request until the reply is on the board is the first reply;
+  move, and the time from that request until the reply is on the board is the first reply
+  (``null`` with ``reply_failed_after_seconds`` and the page's notice when the agent's job
+  failed instead, e.g. a compile that overran its deadline);
 - **hint**: the same start, then a hint asked at the first move (the first search the
-  server's workers run).
+  server's workers run); a refused hint is recorded with its status and error.
 
 The baseline tree (``--baseline-src``) is measured the same way, each game on a cache of its
 own (it has no install step: its first reply compiles that game's kernels, as a first game
@@ -98,13 +100,23 @@ def first_reply(src: Path, cache: Path, work: Path, game_id: str) -> dict[str, A
         if status != 200:
             raise RuntimeError(f"{game_id}: the move {move!r} gave {status}: {snap}")
 
+        last: dict[str, Any] = {}
+
         def replied() -> bool:  # the person's move, the agent's reply (and any dice between)
-            s = call(server, "GET", f"/api/games/{gid}", timeout=30)[1]
+            s = last["snap"] = call(server, "GET", f"/api/games/{gid}", timeout=30)[1]
+            if s["paused"]:  # the agent's job failed (its deadline): no reply comes
+                return True
             return (s["length"] >= before + 2 and s["thinking"] is None
                     and (s["terminal"] or s["to_move"] == seat))
 
         done = wait_until(replied, LIMIT, 0.02)
-        out["reply_seconds"] = None if done is None else round(time.perf_counter() - t0, 2)
+        seconds = None if done is None else round(time.perf_counter() - t0, 2)
+        if last.get("snap", {}).get("paused"):
+            out["reply_seconds"] = None
+            out["reply_failed_after_seconds"] = seconds
+            out["notice"] = last["snap"]["notice"]
+        else:
+            out["reply_seconds"] = seconds
         out["move"] = move
     finally:
         server.cleanup()
@@ -117,10 +129,14 @@ def first_hint(src: Path, cache: Path, work: Path, game_id: str) -> dict[str, An
         gid, key, _, _ = new_game(server, game_id)
         status, snap, seconds, _ = call(server, "POST", f"/api/games/{gid}/hint",
                                         {"secret": key}, timeout=LIMIT)
-        if status != 200:
-            raise RuntimeError(f"{game_id}: the hint gave {status}: {snap}")
-        out["hint_seconds"] = round(seconds, 2)
-        out["hint"] = snap["hint"]["move"]
+        if status == 200:
+            out["hint_seconds"] = round(seconds, 2)
+            out["hint"] = snap["hint"]["move"]
+        else:  # e.g. 503: the hint's search did not stop at its deadline (a compile)
+            out["hint_seconds"] = None
+            out["hint_failed_after_seconds"] = round(seconds, 2)
+            out["hint_status"] = status
+            out["error"] = snap.get("error") if isinstance(snap, dict) else str(snap)
     finally:
         server.cleanup()
     return out
