@@ -20,7 +20,7 @@ from stonegarden.store import open_store
 from stonegarden.web.app import create_app
 from stonegarden.web.service import Budgets
 
-ACTIONS = ("move", "undo", "redo", "cancel", "resume", "hint", "seat")
+ACTIONS = ("move", "undo", "redo", "cancel", "resume", "hint", "seat", "analysis")
 
 
 @pytest.fixture(scope="module")

@@ -118,6 +118,15 @@ class Store(Protocol):
         """Ids of unfinished games with an agent seat, newest first (resumed at a start)."""
         ...
 
+    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
+        """Store (replacing) the computer's analysis of a game: the engine's spec and one
+        point per position analysed."""
+        ...
+
+    def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+        """The stored analysis (engine, points), or ``None``."""
+        ...
+
     def close(self) -> None:
         ...
 
@@ -192,3 +201,12 @@ def summary_from(values: Mapping[str, Any], moves: int) -> GameSummary:
         updated=_number(gid, "updated", values["updated"]),
         listed=bool(values["listed"]),
     )
+
+
+def analysis_from(game_id: str, engine: Any, points: Any) -> tuple[str, list[dict[str, Any]]]:
+    """Raises: StoreError for a damaged analysis row, naming the game."""
+    value = _json(game_id, "analysis", points, (list,))
+    if not all(isinstance(p, dict) for p in value):
+        raise StoreError(f"game {game_id!r}: its stored analysis holds a point that is not an "
+                         "object")
+    return _text(game_id, "analysis engine", engine), value

@@ -60,6 +60,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ALTER TABLE games ADD COLUMN hints BOOLEAN NOT NULL DEFAULT FALSE",
         "CREATE INDEX games_listed_updated ON games (listed, updated)",
     )),
+    # version 3 belongs to the players' names, seats and clocks
+    Migration(4, "the computer's analysis of a game", (
+        """CREATE TABLE analyses (
+            game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+            engine TEXT NOT NULL,
+            points TEXT NOT NULL,
+            updated DOUBLE PRECISION NOT NULL
+        )""",
+    ), creates=("analyses",)),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .base import GameRow, GameSummary, NewGame, StaleError, row_from, summary_from
+from .base import (
+    GameRow,
+    GameSummary,
+    NewGame,
+    StaleError,
+    analysis_from,
+    row_from,
+    summary_from,
+)
 from .migrations import MIGRATIONS, SCHEMA_VERSION, V1_COLUMNS, VERSION_TABLE, tables_at
 
 #: the most ids one ``list_games(ids=...)`` call looks up
@@ -215,6 +223,19 @@ class SQLiteStore:
             return [r[0] for r in con.execute(
                 "SELECT id FROM games WHERE result IS NULL AND (seat1 != 'human' OR"
                 " seat2 != 'human') ORDER BY updated DESC LIMIT ?", (limit,))]
+
+    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
+        with self._transaction() as con:
+            con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            con.execute("INSERT INTO analyses (game_id, engine, points, updated)"
+                        " VALUES (?, ?, ?, ?)",
+                        (game_id, engine, json.dumps(list(points)), time.time()))
+
+    def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+        with self._connect() as con:
+            row = con.execute("SELECT engine, points FROM analyses WHERE game_id = ?",
+                              (game_id,)).fetchone()
+        return None if row is None else analysis_from(game_id, row[0], row[1])
 
     def close(self) -> None:
         """Nothing stays open between operations."""

@@ -3,6 +3,12 @@
 const SG = {
   keys() { try { return JSON.parse(localStorage.getItem("sg-keys") || "{}"); } catch (e) { return {}; } },
   saveKey(gid, seat, key) { const k = SG.keys(); k[gid] = k[gid] || {}; k[gid][seat] = key; localStorage.setItem("sg-keys", JSON.stringify(k)); },
+  async get(url) {
+    const r = await fetch(url);
+    const data = await r.json();
+    if (!r.ok) throw new Error(data.error || ("error " + r.status));
+    return data;
+  },
   async post(url, body, type) {
     const r = await fetch(url, { method: "POST", headers: { "Content-Type": type || "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
     let data = {};
