@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import http.client
 import json
 import os
@@ -236,7 +237,8 @@ def mib(n: int) -> float:
 
 # -- cases ---------------------------------------------------------------------------------------
 def case_memory(ctx: Context) -> dict[str, Any]:
-    """Bridge Go with superko off and a huge max_turns, then the analysis graph."""
+    """Bridge Go with superko off and a huge max_turns, then the computer's analysis (asked
+    for, and waited for until done)."""
     out = {}
     for label, max_turns in (("max_turns=10^8", 10**8), ("max_turns=10^4", 10**4)):
         server = ctx.server()
@@ -250,9 +252,11 @@ def case_memory(ctx: Context) -> dict[str, Any]:
             if status == 201:
                 t0 = time.perf_counter()
                 try:
-                    st, _, _, _ = call(server, "GET", f"/api/games/{made['id']}/analysis",
-                                       source="127.0.0.2", timeout=ctx.limit)
+                    st, _, _, _ = call(server, "POST", f"/api/games/{made['id']}/analysis",
+                                       {}, source="127.0.0.2", timeout=ctx.limit)
                     row["analysis_status"] = st
+                    wait_until(functools.partial(_analysed, server,
+                                                 f"/api/games/{made['id']}/analysis"), ctx.limit)
                 except OSError as exc:
                     row["analysis_status"] = f"no answer ({type(exc).__name__})"
                 row["analysis_seconds"] = round(time.perf_counter() - t0, 2)
@@ -393,7 +397,7 @@ def case_worker_death(ctx: Context) -> dict[str, Any]:
                                    {"secret": key}, timeout=30))
         row["idle_kill_then_hint"] = hint
         row["idle_kill_then_analysis"] = _timed(
-            lambda: call(server, "GET", f"/api/games/{gid}/analysis", timeout=30))
+            lambda: call(server, "POST", f"/api/games/{gid}/analysis", {}, timeout=30))
         # mid-search: a game whose agent thinks for 20 s, its worker killed after 1 s
         _, b, _, _ = call(server, "POST", "/api/games", {
             "game": "blooms", "params": {"size": 5, "target": 20},
@@ -429,6 +433,10 @@ def _first_legal_move(snap: dict[str, Any]) -> str:
 
     cells = re.findall(r'data-cell="([a-z]\d+)"[^>]*data-content=""', snap["svg"])
     return "R" + sorted(cells)[0]
+
+
+def _analysed(server: Server, path: str) -> bool:
+    return bool(call(server, "GET", path, source="127.0.0.2")[1]["done"])
 
 
 def _timed(fn: Callable[[], tuple[int, Any, float, dict[str, str]]]) -> dict[str, Any]:
@@ -526,7 +534,11 @@ def case_bad_inputs(ctx: Context) -> dict[str, Any]:
         made = rows["target 2**63"]
         if made["status"] == 201:
             gid2 = call(server, "GET", "/api/games")[1]["games"][0]["id"]
-            st, answer, _, _ = call(server, "GET", f"/api/games/{gid2}/analysis")
+            st, answer, _, _ = call(server, "POST", f"/api/games/{gid2}/analysis", {})
+            if st == 202:
+                wait_until(lambda: call(server, "GET", f"/api/games/{gid2}/analysis")[1][
+                    "done"], 60)
+                st, answer, _, _ = call(server, "GET", f"/api/games/{gid2}/analysis")
             rows["target 2**63, then its analysis"] = {"status": st, "error": _err(answer)}
         return {"cases": rows, "5xx": sum(1 for r in rows.values()
                                           if isinstance(r["status"], int) and r["status"] >= 500)}

@@ -31,5 +31,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e .
   touch "$stamp"
 fi
+# compile every game's kernels into the cache now (minutes, once per install or update),
+# not while a player waits for the computer's first move
+"$VENV/bin/stonegarden" warm-up --if-needed
 if [ "$#" -eq 0 ]; then set -- --open; fi
 exec "$VENV/bin/stonegarden" serve "$@"

@@ -14,6 +14,8 @@ python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 # lint and type-check first: a failure here stops the run (configured in pyproject.toml)
 python3 -m ruff check
 python3 -m mypy
+# compile every game's kernels into the cache once, so each test's server only loads them
+python3 -m stonegarden warm-up --quiet
 set +e
 python3 -m pytest -n 2 "$@"
 status=$?

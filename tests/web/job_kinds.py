@@ -51,3 +51,17 @@ def die(args: dict[str, Any], ctx: JobContext) -> Any:
 @job_kind("test-fail")
 def fail(args: dict[str, Any], ctx: JobContext) -> Any:
     raise RuntimeError("a bug")
+
+
+@job_kind("test-warm-up")
+def warm(args: dict[str, Any], ctx: JobContext) -> Any:
+    """A warm-up of ``WARM_SECONDS`` (environment) in three reported steps; with
+    ``WARM_FAIL`` set it fails half-way (a bug in a warm-up must not keep the worker out)."""
+    seconds = float(os.environ.get("WARM_SECONDS", "1"))
+    for done in range(3):
+        ctx.progress({"done": done, "of": 3, "game": f"g{done}", "slot": args["slot"]},
+                     force=True)
+        if done == 1 and os.environ.get("WARM_FAIL"):
+            raise RuntimeError("a bug in the warm-up")
+        time.sleep(seconds / 3)
+    return 3

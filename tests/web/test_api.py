@@ -226,17 +226,6 @@ def test_hint_names_a_legal_move_and_marks_its_cells(client):
     assert ok.status_code == 200
 
 
-def test_analysis_gives_a_labelled_estimate_per_position(client):
-    made = new_game(client, ["human", "human"], params={"size": 3, "target": 6})
-    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
-    client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rc3"})
-    client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1,Gb1"})
-    a = client.get(f"/api/games/{gid}/analysis").json()
-    assert [p for p, _ in a["points"]] == [0, 1, 2]
-    assert all(0.0 <= v <= 1.0 for _, v in a["points"])
-    assert "random" in a["label"] and a["playouts"] > 0
-
-
 def test_record_upload_replays_then_stores_and_a_bad_one_stores_nothing(client, db):
     made = new_game(client, ["human", "human"], params={"size": 3, "target": 6})
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]

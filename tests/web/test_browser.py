@@ -72,7 +72,7 @@ def wait_ready(page) -> None:
 
 
 @pytest.mark.slow
-def test_blooms_against_the_agent_to_the_end_then_undo_hint_download_replay(
+def test_blooms_against_the_agent_with_a_hint_to_the_end_then_analysis_download_replay(
         browser, server, tmp_path, cli):
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     errors: list[str] = []
@@ -88,6 +88,10 @@ def test_blooms_against_the_agent_to_the_end_then_undo_hint_download_replay(
         if length >= 2 and not took_midgame_shot:
             shot(page, "blooms-game.png")
             took_midgame_shot = True
+            page.click("#hint")
+            page.wait_for_selector("#board .hint-ring", timeout=WAIT)
+            assert page.inner_text("#hint-text").startswith("Hint (")
+            shot(page, "blooms-hint.png")
         page.locator("#board .cell.legal").first.click()
         assert page.input_value("#move-text") != ""  # the builder wrote the notation
         page.click("#confirm")
@@ -99,18 +103,15 @@ def test_blooms_against_the_agent_to_the_end_then_undo_hint_download_replay(
     shot(page, "blooms-game-over.png")
     final = int(page.evaluate("document.body.dataset.length"))
 
-    page.click("#undo")
-    page.wait_for_function(f"+document.body.dataset.length < {final}", timeout=WAIT)
-    assert page.evaluate("document.body.dataset.terminal") == "false"
-    assert "Your turn" in page.inner_text("#status")
-
-    page.click("#hint")
-    page.wait_for_selector("#board .hint-ring", timeout=WAIT)
-    assert page.inner_text("#hint-text").startswith("Hint (")
-    shot(page, "blooms-hint.png")
-
+    # no undo after the end: a finished game stays finished; a new game is offered
+    assert page.is_disabled("#undo") and not page.is_visible("#undo")
+    assert page.is_visible("#new-game")
+    # the players may ask for the computer's analysis once the game is over
+    assert page.is_visible("#analyse")
     page.click("#analyse")
-    page.wait_for_selector("#winprob polyline", timeout=WAIT)
+    page.wait_for_function("document.querySelectorAll('#winprob .apt').length"
+                           f" === {final + 1}", timeout=WAIT)
+    assert int(page.evaluate("document.body.dataset.length")) == final
 
     with page.expect_download(timeout=WAIT) as dl:
         page.click("#download")
@@ -118,6 +119,7 @@ def test_blooms_against_the_agent_to_the_end_then_undo_hint_download_replay(
     dl.value.save_as(str(path))
     record = json.loads(path.read_text())
     assert record["format"] == "stonegarden-record" and record["game"] == "blooms"
+    assert len(record["meta"]["analysis"]["points"]) == final + 1
     replay = cli("replay", str(path), "--json")
     assert replay.returncode == 0, replay.stderr
     assert len(replay.stdout.splitlines()) == len(record["moves"])
@@ -594,3 +596,66 @@ def test_what_decided_a_game_is_drawn_screenshots(browser, server):
     wait_ready(page)
     assert page.locator("#board .star").count() == 5
     shot(page, "freego-9x9.png")
+
+
+def test_an_abstract_play_record_uploaded_on_the_home_page_is_reviewed(browser, server):
+    """Review like lichess: the upload, the computer's analysis as a spectator would see it
+    (graph, judgements in the move list, the engine's best move on the board)."""
+    record = ROOT / "tests" / "data" / "abstractplay" / "ap-blooms-size4-s1.json"
+    seat_link = ""
+    for width, scheme in ((1280, "light"), (375, "dark")):
+        page = browser.new_page(bypass_csp=True, viewport={"width": width, "height": 900},
+                                color_scheme=scheme)
+        errors: list[str] = []
+        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+        if not seat_link:
+            page.goto(server.url + "/")
+            page.set_input_files("#upload-file", str(record))
+            page.wait_for_url("**/game/**", timeout=WAIT)
+            seat_link = page.url
+        else:  # the same game, as a spectator
+            page.goto(seat_link.split("#")[0])
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        length = int(page.evaluate("document.body.dataset.length"))
+        if width == 1280:
+            page.click("#analyse")
+        # the analysis asked for at 1280 px is stored: the spectator's page shows it at once
+        page.wait_for_function(f"document.querySelectorAll('#winprob .apt').length > {length}",
+                               timeout=5 * WAIT)
+        assert "positions" in page.inner_text("#analysis-status")
+        judged = page.locator("#moves .judgement").count()
+        assert judged == page.locator("#winprob .apt[class*=j-]").count()
+        # a point of the graph opens that position, with the engine's best move drawn
+        page.locator('#winprob .apt[data-ply="3"]').click()
+        page.wait_for_function("document.body.dataset.ply === '3'", timeout=WAIT)
+        page.wait_for_selector("#board .hint-ring", timeout=WAIT)
+        assert "best move here" in page.inner_text("#review-here")
+        shot(page, "review.png" if width == 1280 else "review-375-dark.png")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert errors == []
+        page.close()
+
+
+def test_the_home_page_shows_the_engine_being_prepared(browser, tmp_path, monkeypatch):
+    """From an empty kernel cache (a first start without the install step) the home page
+    shows the warm-up's progress, and a game against the computer says why it waits."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    server = Server(tmp_path / "games.db").start()
+    try:
+        page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+        page.goto(server.url + "/")
+        page.wait_for_selector("#engine:not([hidden])", timeout=WAIT)
+        page.wait_for_function("+document.getElementById('engine-bar').max > 0", timeout=WAIT)
+        assert "Preparing the engine (first start only)" in page.inner_text("#engine-text")
+        shot(page, "home-preparing.png")
+        page.click("#seat-choice input[value=second]")  # the computer moves first
+        page.click("#start")
+        page.wait_for_url("**/game/**", timeout=WAIT)
+        page.wait_for_function("document.getElementById('thinking-box').hidden === false",
+                               timeout=WAIT)
+        assert "Preparing the engine, first start only" in page.inner_text("#status")
+        shot(page, "game-preparing.png")
+        page.close()
+    finally:
+        server.stop()

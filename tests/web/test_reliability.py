@@ -6,7 +6,6 @@ benchmarks/dos_cases.py measures them."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -174,9 +173,11 @@ def test_a_killed_worker_is_replaced_its_game_pauses_with_a_notice_and_others_go
         status, snap = server.request("POST", f"/api/games/{other['id']}/hint",
                                       {"secret": other["secrets"]["1"]}, source="127.0.0.3")
         assert status == 200 and snap["hint"]["move"]
-        status, _ = server.request("GET", f"/api/games/{other['id']}/analysis",
+        status, _ = server.request("POST", f"/api/games/{other['id']}/analysis", {},
                                    source="127.0.0.3")
-        assert status == 200
+        assert status == 202
+        wait(lambda: server.request("GET", f"/api/games/{other['id']}/analysis",
+                                    source="127.0.0.3")[1]["done"], 60)
         # the pool is whole again, and the paused agent thinks when let
         wait(lambda: server.request("GET", "/api/meta")[1]["limits"]["workers"] == 2, 60)
         assert server.request("GET", "/api/meta")[1]["limits"]["deaths"] == 1
@@ -215,11 +216,14 @@ def test_parameters_out_of_range_are_refused_and_the_largest_analysis_is_bounded
         sampler = threading.Thread(target=sample)
         sampler.start()
         t0 = time.monotonic()
-        status, analysis = server.request("GET", f"/api/games/{made['id']}/analysis",
-                                          timeout=120)
+        status, _ = server.request("POST", f"/api/games/{made['id']}/analysis", {})
+        assert status == 202
+        wait(lambda: server.request("GET", f"/api/games/{made['id']}/analysis")[1]["done"],
+             120)
         seconds = time.monotonic() - t0
         done.set()
         sampler.join()
+        status, analysis = server.request("GET", f"/api/games/{made['id']}/analysis")
         assert status == 200 and analysis["points"]
         assert seconds < 30 + 35  # its deadline, and the grace in which a worker must stop
         assert peak[0] < 1536 * 1024 * 1024  # the server and its worker, all told
@@ -235,8 +239,9 @@ def test_a_flood_from_one_client_delays_another_clients_game_by_seconds_at_most(
         status, answer = server.request("POST", "/api/games", {
             "game": "blooms", "seats": ["mcts:time=100000", "human"]}, source="127.0.0.2")
         assert status == 400 and "'time'" in answer["error"]
-        # both workers load the game's kernels first (two clients at once), so that what is
-        # measured below is waiting, not a worker's first start
+        # both workers load the game's kernels first (their warm-up, then two clients at once),
+        # so that what is measured below is waiting, not a worker's first start
+        wait(lambda: server.request("GET", "/api/meta")[1]["limits"]["workers"] == 2, 600)
         warm = [create(server, ["human", "random"], source=f"127.0.0.{5 + i}") for i in (0, 1)]
         for i, made in enumerate(warm):
             server.request("POST", f"/api/games/{made['id']}/move",
@@ -343,10 +348,8 @@ def test_no_process_outlives_the_server_however_it_ends(tmp_path: Path, how: sig
     try:
         create(server, [LONG, "human"], BIG)
         made = create(server, ["human", "human"], PEOPLE, source="127.0.0.2")
-        # an analysis runs too (it answers when the server goes)
-        threading.Thread(target=lambda: _ignore(lambda: server.request(
-            "GET", f"/api/games/{made['id']}/analysis", source="127.0.0.2")),
-            daemon=True).start()
+        # an analysis runs too
+        server.request("POST", f"/api/games/{made['id']}/analysis", {}, source="127.0.0.2")
         wait(lambda: any(busy(p) for p in server.below()), 60, step=0.1)
         below = server.below()
         assert server.proc is not None
@@ -357,7 +360,3 @@ def test_no_process_outlives_the_server_however_it_ends(tmp_path: Path, how: sig
         server.stop()
     assert server.proc is not None and descendants(server.proc.pid) == []
 
-
-def _ignore(fn) -> None:
-    with contextlib.suppress(OSError):
-        fn()

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -36,6 +37,7 @@ class Server:
     def __init__(self, db: Path | str, port: int | None = None, *extra: str,
                  log: Path | None = None) -> None:
         self.db = db
+        self.chosen_port = port is None  # a free port found here may be taken before serve binds it
         self.port = port or free_port()
         self.extra = extra
         #: where the server's output goes (appended; ``None``: discarded)
@@ -47,23 +49,34 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> Server:
+        for _ in range(3):
+            log = self.log or (Path(tempfile.gettempdir())
+                               / f"stonegarden-serve-{os.getpid()}-{self.port}.log")
+            if self._start(log):
+                return self
+            why = log.read_text(errors="replace")
+            if not (self.chosen_port and "address already in use" in why.lower()):
+                raise RuntimeError(f"server exited with {self.proc.returncode if self.proc else '?'}"
+                                   f": {why[-2000:]}")
+            self.port = free_port()  # another process took the port between the check and bind
+        raise RuntimeError("server did not start: no free port three times")
+
+    def _start(self, log: Path) -> bool:
+        """Whether ``serve`` came up on ``self.port`` (False when it exited first)."""
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-        err = subprocess.DEVNULL if self.log is None else self.log.open("ab")
-        try:
+        # the test's own log (appended, several starts) or one for this start
+        with log.open("ab" if self.log is not None else "wb") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "stonegarden", "serve", "--port", str(self.port),
                  "--db", str(self.db), "--workers", "1", *self.extra],
                 env=env, stdout=subprocess.DEVNULL, stderr=err)
-        finally:
-            if not isinstance(err, int):
-                err.close()
         for _ in range(300):  # bounded wait for the port to answer
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}")
+                return False
             try:
                 urllib.request.urlopen(self.url + "/api/meta", timeout=2).read()
-                return self
+                return True
             except (urllib.error.URLError, ConnectionError, TimeoutError,
                     http.client.HTTPException):
                 time.sleep(0.1)

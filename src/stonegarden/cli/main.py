@@ -15,6 +15,7 @@ from .match import match
 from .play import play
 from .replay import replay
 from .serve import serve
+from .warmup import warm_up
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,6 +36,7 @@ cli.add_command(study)
 cli.add_command(sweep)
 cli.add_command(ladder)
 cli.add_command(serve)
+cli.add_command(warm_up)
 
 
 def main() -> None:

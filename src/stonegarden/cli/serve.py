@@ -35,7 +35,8 @@ import click
 @click.option("--hint-seconds", default=2.0, show_default=True, type=click.FloatRange(0.1, 60),
               help="seconds a hint's search may take")
 @click.option("--analysis-seconds", default=30.0, show_default=True,
-              type=click.FloatRange(1, 600), help="seconds the analysis graph may take")
+              type=click.FloatRange(1, 600),
+              help="seconds each job of the computer's analysis (a few positions) may take")
 @click.option("--job-memory", default=2048, show_default=True, type=click.IntRange(64, 65536),
               help="MiB one job may allocate in its worker")
 @click.option("--queue", "queue", default=64, show_default=True, type=click.IntRange(1, 10000),

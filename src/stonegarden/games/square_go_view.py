@@ -147,7 +147,7 @@ class SquareView(BoardView):
         chain_of = getattr(game, "winning_chain", None)
         if chain_of is None or not game.is_terminal(state):
             return set()
-        names = game.board.names  # type: ignore[attr-defined]
+        names = _board(game).names
         return {names[p] for p in chain_of(state)}
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
@@ -214,8 +214,8 @@ class SquareView(BoardView):
         return super().reason_words(game, state, reason, winner, names)
 
     def _sides(self, game: Game, state: State) -> str:
-        size = int(game.board.size)  # type: ignore[attr-defined]
-        pts = game.winning_chain(state)  # type: ignore[attr-defined]
+        size = int(_board(game).size)
+        pts = cast(Any, game).winning_chain(state)  # asked only of a game that has one
         rows = {p // size for p in pts}
         cols = {p % size for p in pts}
         if 0 in rows and size - 1 in rows:

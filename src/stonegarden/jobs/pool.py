@@ -101,6 +101,8 @@ class _Worker:
         self.proc = proc
         self.started = time.monotonic()
         self.ready = False
+        #: its warm-up's last progress report, until it is ready
+        self.warming: dict[str, Any] = {}
         self.job: Job | None = None
         self.ended_by = ""  # why it ended, when not by dying: "deadline", "cancel", "retired"
 
@@ -114,12 +116,17 @@ class _Worker:
 
 
 class JobPool:
-    """``workers`` worker processes that import ``modules`` (which register the job kinds)."""
+    """``workers`` worker processes that import ``modules`` (which register the job kinds).
+    With ``warm_up`` (a job kind) each worker runs that kind before it takes any job (loading
+    what jobs need, so that no job's deadline is spent on it), with ``{"slot", "slots"}``: its
+    place among the workers started together; its progress is ``warm_up_states()``."""
 
     def __init__(self, workers: int = 2, modules: Sequence[str] = (),
-                 limits: Limits | None = None, env: dict[str, str] | None = None) -> None:
+                 limits: Limits | None = None, env: dict[str, str] | None = None,
+                 warm_up: str | None = None) -> None:
         self.size = workers
         self.modules = tuple(modules)
+        self.warm_up = warm_up
         self.limits = limits or Limits()
         self.env = env
         self.running_cap = (self.limits.running_per_client
@@ -145,8 +152,13 @@ class JobPool:
     def _spawn(self) -> None:
         if self.closing:
             return
+        warm: list[str] = []
+        if self.warm_up is not None:
+            args = {"slot": len(self.workers), "slots": self.size}
+            warm = ["--warm-up", json.dumps({"kind": self.warm_up, "args": args})]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "stonegarden.jobs.worker", str(os.getpid()), *self.modules],
+            [sys.executable, "-m", "stonegarden.jobs.worker", str(os.getpid()), *warm,
+             *self.modules],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.env, close_fds=True)
         worker = _Worker(proc)
         self.workers.append(worker)
@@ -271,6 +283,14 @@ class JobPool:
             return 0
         return sum(1 for q in self._queues.values() for j in q if j.submitted < job.submitted)
 
+    def ready_workers(self) -> int:
+        """Workers that can take a job now or when they finish the one they run."""
+        return sum(1 for w in self.workers if w.ready)
+
+    def warm_up_states(self) -> list[dict[str, Any] | None]:
+        """Per worker: ``None`` once ready, else its warm-up's last progress report."""
+        return [None if w.ready else dict(w.warming) for w in self.workers]
+
     def describe(self) -> dict[str, Any]:
         """Workers ready and busy, jobs queued, worker deaths, the workers' resident MiB."""
         return {"workers": sum(1 for w in self.workers if w.ready),
@@ -342,6 +362,10 @@ class JobPool:
         if op == "ready":
             worker.ready = True
             self._dispatch()
+            return
+        if op == "warming":
+            value = message.get("value")
+            worker.warming = value if isinstance(value, dict) else {}
             return
         job = worker.job
         if job is None or job.id != message.get("id"):

@@ -1,10 +1,13 @@
-"""A worker process: ``python -m stonegarden.jobs.worker PARENT_PID MODULE...``.
+"""A worker process: ``python -m stonegarden.jobs.worker PARENT_PID [--warm-up JSON] MODULE...``.
 
 It reads one JSON message a line on standard input (``run``, ``stop``, ``quit``) and writes
-one a line on the channel that was its standard output (``ready``, ``progress``, ``done``,
-``error``); anything else the program prints goes to standard error, so it cannot garble the
-channel. It runs one job at a time on its main thread; a reader thread takes the messages, so a
-``stop`` reaches a running job (which checks ``JobContext.stopped``).
+one a line on the channel that was its standard output (``warming``, ``ready``, ``progress``,
+``done``, ``error``). With ``--warm-up {"kind", "args"}`` it first runs that job kind (its
+progress reports are ``warming`` messages; a failure is printed and does not stop the
+worker), and only then says it is ready. Anything else the program prints goes to standard
+error, so it cannot garble the channel. It runs one job at a time on its main thread; a reader
+thread takes the messages, so a ``stop`` reaches a running job (which checks
+``JobContext.stopped``).
 
 It never outlives the server: on Linux it asks the kernel to SIGKILL it when its parent dies
 (``prctl(PR_SET_PDEATHSIG)``, which works even while a kernel holds the CPU), and everywhere it
@@ -92,6 +95,15 @@ class Worker:
                 self.inbox.put(message)
         os._exit(0)  # the server is gone
 
+    def warm_up(self, spec: dict[str, Any]) -> None:
+        """Run the warm-up job kind before taking jobs."""
+        context = JobContext(threading.Event(),
+                             lambda v: self.send({"op": "warming", "value": v}))
+        try:
+            kind(spec["kind"])(spec.get("args", {}), context)
+        except Exception:  # a bug: jobs then load what they need themselves
+            traceback.print_exc(file=sys.stderr)
+
     def serve(self) -> None:
         self.send({"op": "ready", "pid": os.getpid()})
         while True:
@@ -156,6 +168,9 @@ NICENESS = 10
 
 def main(argv: list[str]) -> None:
     parent, modules = int(argv[0]), argv[1:]
+    warm = None
+    if modules[:1] == ["--warm-up"]:
+        warm, modules = json.loads(modules[1]), modules[2:]
     die_with_parent(parent)
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
@@ -166,6 +181,8 @@ def main(argv: list[str]) -> None:
         importlib.import_module(name)
     worker = Worker(channel)
     threading.Thread(target=worker.read, daemon=True, name="inbox").start()
+    if warm is not None:
+        worker.warm_up(warm)
     worker.serve()
     channel.flush()
     os._exit(0)

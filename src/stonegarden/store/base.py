@@ -188,6 +188,15 @@ class Store(Protocol):
         only one process uses never calls it."""
         ...
 
+    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
+        """Store (replacing) the computer's analysis of a game: the engine's spec and one
+        point per position analysed."""
+        ...
+
+    def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+        """The stored analysis (engine, points), or ``None``."""
+        ...
+
     def close(self) -> None:
         ...
 
@@ -294,3 +303,12 @@ def _clock_spec(gid: str, text: Any) -> dict[str, Any] | None:
     if not isinstance(spec, dict):
         raise StoreError(f"game {gid!r} is unavailable: its stored clock has no spec")
     return spec
+
+
+def analysis_from(game_id: str, engine: Any, points: Any) -> tuple[str, list[dict[str, Any]]]:
+    """Raises: StoreError for a damaged analysis row, naming the game."""
+    value = _json(game_id, "analysis", points, (list,))
+    if not all(isinstance(p, dict) for p in value):
+        raise StoreError(f"game {game_id!r}: its stored analysis holds a point that is not an "
+                         "object")
+    return _text(game_id, "analysis engine", engine), value

@@ -76,6 +76,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             alive DOUBLE PRECISION NOT NULL
         )""",
     ), creates=("heartbeat",)),
+    Migration(4, "the computer's analysis of a game", (
+        """CREATE TABLE analyses (
+            game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+            engine TEXT NOT NULL,
+            points TEXT NOT NULL,
+            updated DOUBLE PRECISION NOT NULL
+        )""",
+    ), creates=("analyses",)),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -16,7 +16,16 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from ..errors import StoreError
-from .base import ChangeListener, GameRow, GameSummary, NewGame, StaleError, row_from, summary_from
+from .base import (
+    ChangeListener,
+    GameRow,
+    GameSummary,
+    NewGame,
+    StaleError,
+    analysis_from,
+    row_from,
+    summary_from,
+)
 
 #: the most ids one ``list_games(ids=...)`` call looks up
 MAX_IDS = 100
@@ -140,6 +149,7 @@ class SQLStore:
             if row is None or OPEN not in (row[0], row[1]):
                 return False
             con.execute("DELETE FROM moves WHERE game_id = ?", (game_id,))
+            con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
             con.execute("DELETE FROM games WHERE id = ?", (game_id,))
             self._notify(con, "withdraw", game_id)
         return True
@@ -208,6 +218,19 @@ class SQLStore:
                 con.execute("UPDATE games SET clock = ?, deadline = ? WHERE id = ?",
                             (json.dumps(clock), float(deadline) + down, gid))
             return down
+
+    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
+        with self._transaction() as con:
+            con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            con.execute("INSERT INTO analyses (game_id, engine, points, updated)"
+                        " VALUES (?, ?, ?, ?)",
+                        (game_id, engine, json.dumps(list(points)), time.time()))
+
+    def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+        with self._connect() as con:
+            row = con.execute("SELECT engine, points FROM analyses WHERE game_id = ?",
+                              (game_id,)).fetchone()
+        return None if row is None else analysis_from(game_id, row[0], row[1])
 
     # -- reading ------------------------------------------------------------------------------
     def get(self, game_id: str) -> GameRow | None:

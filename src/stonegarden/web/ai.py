@@ -1,5 +1,6 @@
 """The web app's job kinds, run in the worker processes (``stonegarden.jobs``): agent moves
-and hints, playout estimates, replaying an uploaded record, and warming up.
+and hints, and replaying an uploaded record (``review.py`` adds the analysis, ``warmup.py``
+the workers' warm-up).
 
 Each receives plain JSON (game id, parameters, move texts) and rebuilds the game by replaying
 the moves, so nothing but data crosses the process boundary and a worker never sees server
@@ -11,17 +12,17 @@ from typing import Any
 
 from ..agents.registry import agent_names, make_agent
 from ..agents.search_agents import SearchAgent
-from ..core.record import check_result, game_of, parse_record, replay_rows, result_of
-from ..core.registry import available_games, make
+from ..ap_record import ap_to_record, looks_like_ap_record
+from ..core import strict_json
+from ..core.record import Record, check_result, game_of, parse_record, replay_rows, result_of
+from ..core.registry import make
 from ..errors import RecordError
 from ..jobs import JobContext, job_kind
-from ..search.profile import profile_for
 from ..sgf import sgf_to_record
 
 #: agents a hint may use, strongest first; the first registered one is taken
 HINT_PREFERENCE = ("mcts", "level", "random")
-#: uniformly random continuations per position for the win-probability graph
-PLAYOUTS_PER_POSITION = 200
+
 
 
 def hint_agent_spec() -> str:
@@ -50,34 +51,26 @@ def agent_move(args: dict[str, Any], ctx: JobContext) -> str:
     return game.action_to_text(state, action)
 
 
-@job_kind("playout-analysis")
-def playout_estimates(args: dict[str, Any], ctx: JobContext) -> list[list[float]]:
-    """For each ply in ``plies``: ``[ply, share]``, the share of ``count`` uniformly random
-    continuations from that position that player 1 wins (draws count a half). Finished
-    positions give 1, 0 or 0.5 exactly. A stopped job answers the plies done so far."""
-    game = make(args["game"], **args["params"])
-    states = game.replay(args["moves"])
-    plies, count, seed = args["plies"], args["count"], args["seed"]
-    out: list[list[float]] = []
-    for done, ply in enumerate(plies):
-        if ctx.stopped():
-            break
-        ctx.progress({"done": done, "of": len(plies)})
-        s = states[ply]
-        if game.is_terminal(s):
-            w = game.winner(s)
-            out.append([ply, 1.0 if w == 1 else 0.0 if w == 2 else 0.5])
-            continue
-        wins1, _wins2, draws, _ = (int(v) for v in game.random_playouts(s, count, seed + ply))
-        out.append([ply, (wins1 + 0.5 * draws) / count])
-    return out
+def json_record(text: str) -> Record:
+    """A stonegarden record, or an Abstract Play game record (``ap_record``) converted to one.
+
+    Raises:
+        RecordError: neither.
+    """
+    try:
+        data = strict_json.loads(text)
+    except (ValueError, RecursionError):
+        return parse_record(text)  # says what is wrong with it
+    if looks_like_ap_record(data):
+        return ap_to_record(data, "upload")
+    return parse_record(data)
 
 
 @job_kind("replay-record")
 def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
-    """An uploaded record (``json`` text, or ``sgf`` text) replayed move by move and checked:
-    ``{"game", "params", "moves", "result"}`` with canonical moves, or ``{"refused": why}`` for
-    a record of more than ``max_moves`` moves.
+    """An uploaded record (``json`` text: ours or Abstract Play's; or ``sgf`` text) replayed
+    move by move and checked: ``{"game", "params", "moves", "result"}`` with canonical moves,
+    or ``{"refused": why}`` for a record of more than ``max_moves`` moves.
 
     Raises:
         RecordError: a bad record.
@@ -85,7 +78,7 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     if "sgf" in args:
         record = sgf_to_record(args["sgf"], source="upload")
     else:
-        record = parse_record(args["json"])
+        record = json_record(args["json"])
     limit = args["max_moves"]
     if len(record.moves) > limit:
         return {"refused": f"the record has {len(record.moves)} moves; this server takes "
@@ -102,12 +95,3 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         check_result(game, final, record.result)
     return {"game": game.id, "params": game.non_default_params(), "moves": moves,
             "result": result_of(game, final)}
-
-
-@job_kind("warm-up")
-def warm_up(args: dict[str, Any], ctx: JobContext) -> bool:
-    """Import the games and agents, and load every game's search kernels (its profile's
-    ``warm_up``), before the first real request."""
-    for game_id in available_games():
-        profile_for(make(game_id)).warm_up()
-    return True

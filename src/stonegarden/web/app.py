@@ -53,25 +53,29 @@ from .pages import (
 from .service import OPEN, ApiError, Budgets, GameService
 from .site import Site, StripPrefix, trust_forwarded
 from .views import view_for
+from .warmup import WARM_UP_KIND, EngineWarmUp
 
 HERE = Path(__file__).resolve().parent
 #: the names of the docs' pictures (a plain file name, nothing that climbs out of the folder)
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 SSE_KEEPALIVE = 15.0
 #: the modules the workers import: they register the web app's job kinds
-JOB_MODULES = ("stonegarden.web.ai",)
+JOB_MODULES = ("stonegarden.web.ai", "stonegarden.web.review", "stonegarden.web.warmup")
 
 
 def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                hint_spec: str | None = None, allowed_hosts: list[str] | None = None,
                limits: Limits | None = None,
-               worker_env: dict[str, str] | None = None, site: Site | None = None,
-               forwarded_allow_ips: list[str] | None = None) -> Starlette:
+               worker_env: dict[str, str] | None = None, warm_up: bool = True,
+               site: Site | None = None, forwarded_allow_ips: list[str] | None = None,
+               ) -> Starlette:
     """The web app over the games store ``db`` (a SQLite file, created on demand, or
     ``postgresql://...``). Agents, hints, analysis and uploads run as jobs in ``workers``
     processes, within ``budgets`` and the queue ``limits``. ``allowed_hosts`` restricts the
-    Host header (against DNS rebinding); ``None`` allows any. ``site``: the public URL links
-    start with; ``forwarded_allow_ips``: the proxies whose ``X-Forwarded-*`` headers count.
+    Host header (against DNS rebinding); ``None`` allows any. With ``warm_up`` every game's
+    kernels are loaded (or compiled) before the first job and the first page need them
+    (``web/warmup.py``). ``site``: the public URL links start with; ``forwarded_allow_ips``:
+    the proxies whose ``X-Forwarded-*`` headers count.
 
     Raises:
         StoreError: the store cannot be used (one line naming the file and the cause).
@@ -83,15 +87,20 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                             autoescape=select_autoescape(["html"]))
     templates.globals.update(url=site.path, base=site.prefix)
     state: dict[str, GameService] = {}
+    engine: dict[str, EngineWarmUp] = {}
 
     def service() -> GameService:
         return state["service"]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        pool = JobPool(workers, JOB_MODULES, limits, env=worker_env)
+        pool = JobPool(workers, JOB_MODULES, limits, env=worker_env,
+                       warm_up=WARM_UP_KIND if warm_up else None)
         await pool.start()
-        svc = GameService(store, pool, budgets, hint_spec=hint_spec)
+        warming = EngineWarmUp(pool, enabled=warm_up)
+        engine["warm-up"] = warming
+        svc = GameService(store, pool, budgets, hint_spec=hint_spec,
+                          engine_ready=lambda: warming.ready)
         state["service"] = svc
         app.state.begin_shutdown = svc.begin_shutdown
         loop = asyncio.get_running_loop()
@@ -101,10 +110,11 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
         store.listen(heard)
         await svc.keeper.start()
-        pool.submit("warm-up", {}, client="server", deadline=600, force=True)
+        warming.start()
         try:
             yield
         finally:
+            warming.close()
             await svc.close()
             store.close()
 
@@ -150,6 +160,10 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         return Json({"games": _games_meta(), "agents": agent_names(),
                      "limits": _limits(budgets, service().jobs),
                      "client": client_of(request)})
+
+    async def engine_status(request: Request) -> Json:
+        """Whether the kernels are loaded (the home page shows the progress)."""
+        return Json(engine["warm-up"].status())
 
     async def list_games(request: Request) -> Json:
         """The public listing, or (``?ids=a,b``) the games named, which anyone holding their
@@ -207,15 +221,22 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def analysis(request: Request) -> Json:
         svc = service()
+        live = await svc.load(request.path_params["gid"], client_of(request))
+        return Json(svc.analysis(live, svc.seat_of(live, request.headers.get("x-seat-secret"))))
+
+    async def request_analysis(request: Request) -> Json:
+        svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        return Json(await svc.analysis(live, client))
+        body = await read_json(request)
+        return Json(svc.request_analysis(live, body.get("secret"), client), status_code=202)
 
     async def record(request: Request) -> Response:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
         name = f"{live.game.id}-{live.id}.json"
-        return Response(svc.record(live).to_json() + "\n", media_type="application/json",
+        seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
+        return Response(svc.record(live, seat).to_json() + "\n", media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def record_sgf(request: Request) -> Response:
@@ -276,11 +297,13 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/rules/{game}", rules_page),
         Route("/games", stored_page),
         Route("/api/meta", meta),
+        Route("/api/engine", engine_status),
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/records", upload, methods=["POST"]),
         Route("/api/games/{gid}", get_game),
-        Route("/api/games/{gid}/analysis", analysis),
+        Route("/api/games/{gid}/analysis", analysis, methods=["GET"]),
+        Route("/api/games/{gid}/analysis", request_analysis, methods=["POST"]),
         Route("/api/games/{gid}/record", record),
         Route("/api/games/{gid}/record.sgf", record_sgf),
         Route("/api/games/{gid}/events", events),

@@ -11,6 +11,7 @@ from typing import Any
 from ..core.protocol import CHANCE, Game, State
 from ..jobs import Job
 from .clock import Clock
+from .review import Review
 
 #: a position is kept every this many moves; the others are replayed from the one before
 CHECKPOINT_EVERY = 64
@@ -113,7 +114,8 @@ class Live:
     notice: str = ""
     #: (ply, seat) -> the hint that seat asked for at that ply (a hint is its asker's only)
     hints: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
-    analysis: dict[int, float] = field(default_factory=dict)
+    #: the computer's analysis (``review.py``), once asked for or stored
+    review: Review | None = None
     #: legal targets of the current position, computed once per ply
     targets: tuple[int, list[str]] | None = None
     #: jobs asked for but not answered yet, shared by identical requests

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import hmac
 import random
 import secrets
@@ -28,7 +29,7 @@ from ..core.registry import make
 from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..store import GameRow, NewGame, StaleError, Store
-from . import ai, clocks
+from . import ai, clocks, review
 from .clock import Clock, ClockSpec, parse_clock
 from .live import History, Hub, Live, Thinking
 from .names import clean_name
@@ -60,7 +61,8 @@ class Budgets:
 
     ``max_think``: seconds an agent may think for one move (a spec asking for more time is
     refused; a search of more simulations is stopped there and plays its best move so far);
-    ``hint_seconds`` and ``analysis_seconds``: the deadlines of a hint and of the analysis graph;
+    ``hint_seconds`` and ``analysis_seconds``: the deadlines of a hint and of each job of the
+    computer's analysis;
     ``replay_seconds``: of replaying an upload; ``job_memory``: bytes a job may allocate above
     what its worker used before; ``max_moves``: moves a game may hold (uploads included);
     ``live_games``: idle games kept in memory; ``streams_per_client``: open live-update
@@ -80,8 +82,11 @@ class GameService:
     """Games, seats, moves, undo/redo, the AI, hints and analysis over a :class:`Store`."""
 
     def __init__(self, store: Store, jobs: JobPool, budgets: Budgets | None = None,
-                 hint_spec: str | None = None) -> None:
+                 hint_spec: str | None = None,
+                 engine_ready: Callable[[], bool] = lambda: True) -> None:
         self.store = store
+        #: whether the kernels are loaded (``web/warmup.py``); until then pages say so
+        self.engine_ready = engine_ready
         self.jobs = jobs
         self.budgets = budgets or Budgets()
         self.hint_spec = hint_spec
@@ -142,10 +147,20 @@ class GameService:
         if row is None:
             raise ApiError(404, f"no game {quote(game_id)}")
         try:
-            return self._from_row(row)
+            live = self._from_row(row)
         except StonegardenError as exc:
             raise ApiError(503, f"game {game_id!r} is unavailable: its stored game does not "
                                 f"replay ({exc})") from None
+        try:
+            stored = self.store.get_analysis(game_id)
+        except StoreError:
+            stored = None  # a damaged analysis is left out: it can be asked for again
+        if stored is not None:
+            engine, points = stored
+            live.review = review.Review(engine, {
+                int(p["ply"]): p for p in points
+                if isinstance(p.get("ply"), int) and 0 <= p["ply"] <= len(live.moves)})
+        return live
 
     @staticmethod
     def _from_row(row: GameRow) -> Live:
@@ -495,6 +510,8 @@ class GameService:
         if not self._opponent_is_agent(live, seat):
             raise ApiError(409, "undo is for games against an agent; between two people it "
                                 "would need the other player's consent")
+        if live.game.is_terminal(live.state):
+            raise ApiError(409, "the game is over: its moves can no longer be taken back")
         movers = live.history.movers
         keep = next((k for k in range(len(movers) - 1, -1, -1) if movers[k] == seat), None)
         if keep is None:
@@ -517,7 +534,12 @@ class GameService:
                 raise ApiError(503, str(exc)) from None
             live.history.truncate(keep)
             live.pictures.clear()
-        live.analysis = {p: v for p, v in live.analysis.items() if p <= keep}
+        if live.review is not None:
+            live.review.truncate(keep)
+            # the moves are undone either way; points past the game's end are not read back
+            with contextlib.suppress(StoreError):
+                await asyncio.to_thread(self.store.put_analysis, live.id, live.review.engine,
+                                        live.review.stored())
         live.hints = {k: h for k, h in live.hints.items() if k[0] <= keep}
         live.redo = list(redo)
         live.paused = False
@@ -600,36 +622,100 @@ class GameService:
             live.hints[(ply, seat)] = hint
         return hint
 
-    async def analysis(self, live: Live, client: str = "") -> dict[str, Any]:
-        """Random-playout estimates of player 1's winning chances at every position (sampled
-        down to at most 120 positions), computed in a worker (within ``analysis_seconds``:
-        what is done by then is kept) and cached.
+    # -- the computer's analysis (``review.py``) ----------------------------------------------
+    def _may_see_analysis(self, live: Live, seat: int | None) -> bool:
+        """Spectators any time, players once the game is over (it would help them play)."""
+        return seat is None or live.game.is_terminal(live.state)
+
+    def _analysis_access(self, live: Live, seat: int | None) -> None:
+        """Raises: ApiError 403 for a player of a game in progress."""
+        if not self._may_see_analysis(live, seat):
+            raise ApiError(403, "the computer's analysis is for spectators, and for the "
+                                "players once the game is over")
+
+    def analysis(self, live: Live, seat: int | None) -> dict[str, Any]:
+        """The analysis so far: ``{"engine", "done", "running", "error", "of", "points"}``.
 
         Raises:
-            ApiError: 429 no room in the job queue; 503 the job failed.
+            ApiError: 403 for a player of a game in progress.
         """
-        n = len(live.moves)
-        step = max(1, -(-n // 120))
-        plies = sorted(set(range(0, n + 1, step)) | {n})
-        missing = [p for p in plies if p not in live.analysis]
-        if missing:
-            prefix = list(live.moves[:max(missing)])
-            args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
-                    "moves": prefix, "plies": missing, "count": ai.PLAYOUTS_PER_POSITION,
-                    "seed": 12345}
-            found = await self._shared(live, ("analysis", n), lambda: self._job(
-                "playout-analysis", args, client, self.budgets.analysis_seconds))
-            if live.moves[:len(prefix)] == prefix:  # no undo meanwhile: still these positions
-                live.analysis.update({int(p): float(v) for p, v in found})
-        points = [[p, live.analysis[p]] for p in plies if p in live.analysis]
-        return {
-            "points": points,
-            "playouts": ai.PLAYOUTS_PER_POSITION,
-            "complete": len(points) == len(plies),
-            "label": (f"Share of {ai.PLAYOUTS_PER_POSITION} uniformly random continuations won "
-                      "by player 1 from each position (a rough playout estimate, not the "
-                      "judgement of a strong player)"),
-        }
+        self._analysis_access(live, seat)
+        r = live.review
+        wanted = review.wanted(len(live.moves))
+        if r is None:
+            return {"engine": None, "done": False, "running": False, "error": "",
+                    "of": len(wanted), "points": []}
+        points = review.judged(r, live.moves, live.history.movers)
+        return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
+                "running": r.running, "error": r.error, "of": len(wanted), "points": points}
+
+    def request_analysis(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
+        """Start (or continue) the analysis of every position not analysed yet, in jobs.
+
+        Raises:
+            ApiError: 403 for a player of a game in progress, 429 no room in the job queue.
+        """
+        seat = self.seat_of(live, secret)
+        self._analysis_access(live, seat)
+        r = live.review
+        if r is None:
+            r = live.review = review.Review(review.ENGINE)
+        wanted = review.wanted(len(live.moves))
+        if not r.running and any(p not in r.points for p in wanted):
+            self._admit(client)
+            r.running, r.error = True, ""
+            task = asyncio.get_running_loop().create_task(self._review(live, r, client))
+            live.pending["review"] = task
+            task.add_done_callback(lambda _t: live.pending.pop("review", None))
+            self.hub.publish(live.id)
+        return self.analysis(live, seat)
+
+    async def _review(self, live: Live, r: review.Review, client: str) -> None:
+        """Analyse the missing positions a chunk a job (each job after the first continues
+        what was admitted), storing the points after each."""
+        try:
+            while not self.closing:
+                missing = [p for p in review.wanted(len(live.moves)) if p not in r.points]
+                if not missing:
+                    break
+                chunk = missing[:review.CHUNK]
+                prefix = list(live.moves[:chunk[-1]])
+                args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
+                        "moves": prefix, "plies": chunk, "spec": r.engine}
+                job = self.jobs.submit("engine-review", args, client=client, force=True,
+                                       deadline=self.budgets.analysis_seconds,
+                                       memory=self.budgets.job_memory)
+                try:
+                    found = await job.result()
+                except asyncio.CancelledError:
+                    self.jobs.cancel(job)
+                    raise
+                if live.moves[:len(prefix)] != prefix or live.review is not r:
+                    continue  # an undo meanwhile: those positions may be others now
+                if not found:
+                    r.error = "the analysis made no progress within its deadline"
+                    break
+                r.points.update({int(p["ply"]): p for p in found})
+                await asyncio.to_thread(self.store.put_analysis, live.id, r.engine,
+                                        r.stored())
+                self.hub.publish(live.id)
+        except JobError as exc:
+            r.error = f"the analysis stopped: {exc}"
+        except StoreError as exc:
+            r.error = f"the analysis could not be stored: {exc}"
+        finally:
+            r.running = False
+            self.hub.publish(live.id)
+
+    def review_at(self, live: Live, ply: int, seat: int | None) -> dict[str, Any] | None:
+        """The analysis point of ``ply`` as the API gives it, if the viewer may see it."""
+        r = live.review
+        if r is None or ply not in r.points or not self._may_see_analysis(live, seat):
+            return None
+        point = review.judged(review.Review(r.engine, {p: r.points[p] for p in (ply - 1, ply)
+                                                       if p in r.points}),
+                              live.moves, live.history.movers)[-1]
+        return point
 
     async def _shared(self, live: Live, key: Any,
                       start: Callable[[], Awaitable[Any]]) -> Any:
@@ -700,8 +786,12 @@ class GameService:
             if live.targets is None or live.targets[0] != n:
                 live.targets = (n, view.legal_targets(game, state))
             targets = live.targets[1]
-        marks = Marks(tuple(last), tuple(captured), tuple(targets),
-                      tuple(hint["cells"]) if hint else ())
+        point = self.review_at(live, at, seat)
+        shown = tuple(hint["cells"]) if hint else ()
+        if point is not None and point["best_move"] and not shown:  # the engine's best move
+            point["cells"] = safe_move_cells(view, game, state, point["best_move"])
+            shown = tuple(point["cells"])
+        marks = Marks(tuple(last), tuple(captured), tuple(targets), shown)
         moves = [{"ply": i, "player": mover, "text": text}
                  for i, (mover, text) in enumerate(zip(live.history.movers, live.moves))]
         return {
@@ -718,6 +808,7 @@ class GameService:
             "moves": moves,
             "to_move": to_move,
             "terminal": terminal,
+            "over": game.is_terminal(live.state) or live.over is not None,
             "winner": over["winner"] if over else game.winner(state),
             "reason": "time" if over else game.result_reason(state),
             "score": view.score_track(game, state),
@@ -732,11 +823,16 @@ class GameService:
             "can_play": can_play,
             "position": game.position_text(state),
             "thinking": self._thinking(live),
+            "engine_ready": self.engine_ready(),
             "paused": live.paused,
             "notice": live.notice,
-            "can_undo": seat is not None and self._opponent_is_agent(live, seat) and n > 0,
+            "can_undo": (seat is not None and self._opponent_is_agent(live, seat) and n > 0
+                         and not game.is_terminal(live.state)),
             "can_redo": seat is not None and bool(live.redo),
             "hint": hint,
+            "review": point,
+            "analysis": None if live.review is None or not self._may_see_analysis(live, seat)
+            else {"running": live.review.running, "points": len(live.review.points)},
             **_online(live),
         }
 
@@ -748,14 +844,18 @@ class GameService:
         return {"seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
                 "budget": self.budgets.max_think, "options": _budget_options(t.spec),
                 "queued": job is not None and job.state == "queued",
+
                 "waiting": self.jobs.waiting_before(job) if job is not None else 0}
 
-    def record(self, live: Live) -> Record:
+    def record(self, live: Live, seat: int | None = None) -> Record:
+        """The game's record; with its analysis (``meta.analysis``) where the viewer may see
+        it."""
         meta: dict[str, Any] = {"source": "stonegarden web", "id": live.id}
-        if live.over is not None:  # ended by the clock, not by the rules
-            meta["ended"] = live.over
-        if any(live.names):
-            meta["names"] = {"1": live.names[0], "2": live.names[1]}
+        if live.review is not None and live.review.points and self._may_see_analysis(live,
+                                                                                     seat):
+            meta["analysis"] = {"engine": live.review.engine,
+                                "points": review.judged(live.review, live.moves,
+                                                        live.history.movers)}
         return make_record(live.game, list(live.moves), live.state,
                            players={"1": live.seats[0], "2": live.seats[1]}, meta=meta)
 
@@ -826,6 +926,9 @@ class GameService:
         await self.keeper.stop()
         for live in self.live.values():
             self.stop_agent(live)
+            task = live.pending.get("review")
+            if task is not None:
+                task.cancel()
         await self.jobs.close()
 
 

@@ -80,7 +80,24 @@
     return `${names()[o.winner - 1]} won: ${o.detail}`;
   }
 
+  // until the server has loaded the engine's kernels, a first reply or hint waits for them
+  const PREPARING = "Preparing the engine, first start only…";
+  let engineReady = true, engineTimer = null;
+  function watchEngine(s) {
+    engineReady = s.engine_ready !== false;
+    if (engineReady || engineTimer) return;
+    engineTimer = setInterval(async () => {
+      try {
+        const e = await SG.get("/api/engine");
+        if (!e.ready) return;
+        engineReady = true; clearInterval(engineTimer); engineTimer = null;
+        if (snap) render(snap);
+      } catch (err) { /* the next tick asks again */ }
+    }, 1000);
+  }
+
   function render(s) {
+    if (s !== snap) watchEngine(s);
     snap = s;
     document.body.dataset.ply = s.ply;
     document.body.dataset.length = s.length;
@@ -94,6 +111,7 @@
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status;
     if (s.terminal) status = "Game over: " + resultText(s);
+    else if (s.thinking && !engineReady) status = PREPARING;
     else if (s.thinking) status = `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
     else if (s.open) status = "Waiting for someone to join";
     else if (s.can_play) status = `Your turn (${names()[s.to_move - 1]})`;
@@ -107,7 +125,9 @@
     renderScore(s.score);
     renderMoves(s);
     renderThinking(s);
+    renderAnalysis(s);
     $("notice").textContent = s.notice || "";
+    $("study-row").hidden = s.over;  // no undo, redo or hint once the game is over
     $("undo").disabled = !s.can_undo;
     $("redo").disabled = !s.can_redo;
     $("hint").disabled = !(s.you && !s.terminal && s.ply === s.length);
@@ -240,6 +260,7 @@
       ol.append(li);
     });
     const cur = ol.querySelector(".current"); if (cur) cur.scrollIntoView({ block: "nearest" });
+    markMoves();
   }
 
   let timer = null;
@@ -254,7 +275,7 @@
       if (s.thinking) {
         const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
         const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
-        const show = () => { $("thinking").textContent = `${t.spec} is thinking: ${((Date.now() - start) / 1000).toFixed(0)} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : ""); };
+        const show = () => { $("thinking").textContent = !engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)` : `${t.spec} is thinking: ${((Date.now() - start) / 1000).toFixed(0)} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : ""); };
         show(); timer = setInterval(show, 1000);
       } else { $("thinking").textContent = "The agent is paused."; }
     } else box.hidden = true;
@@ -265,7 +286,7 @@
     const b = s.builder;
     const live = s.can_play;
     $("builder").classList.toggle("inactive", !live);
-    $("builder").hidden = !s.you || (s.terminal && s.ply === s.length);  // nothing to play
+    $("builder").hidden = !s.you || s.over;  // nothing to play
     ["confirm", "clear", "resign"].forEach((id) => { $(id).disabled = !live; });
     $("move-text").disabled = !live;
     $("pass").hidden = !(live && b.can_pass);
@@ -445,7 +466,7 @@
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("undo").addEventListener("click", () => act("undo"));
   $("redo").addEventListener("click", () => act("redo"));
-  $("hint").addEventListener("click", () => { $("hint-text").textContent = "thinking…"; act("hint"); });
+  $("hint").addEventListener("click", () => { $("hint-text").textContent = engineReady ? "thinking…" : PREPARING; act("hint"); });
   $("cancel").addEventListener("click", () => act("cancel"));
   $("resume").addEventListener("click", () => act("resume"));
   $("copy-invite").addEventListener("click", async () => {
@@ -469,19 +490,88 @@
     goTo(step(snap.ply, snap.length));
   });
 
-  $("analyse").addEventListener("click", async () => {
-    const box = $("analysis"); box.textContent = "estimating…";
-    const r = await fetch(SG.url("/api/games/" + gid + "/analysis")); const a = await r.json();
-    if (!r.ok) { box.textContent = a.error; return; }
-    const W = 280, H = 120, n = Math.max(1, snap.length);
-    const pts = a.points.map(([p, v]) => `${(p / n * W).toFixed(1)},${((1 - v) * H).toFixed(1)}`).join(" ");
-    const dots = a.points.map(([p, v]) => `<circle class="apt" data-ply="${p}" cx="${(p / n * W).toFixed(1)}" cy="${((1 - v) * H).toFixed(1)}" r="3"><title>after move ${p}: ${(100 * v).toFixed(0)}% for player 1</title></circle>`).join("");
-    box.innerHTML = `<svg id="winprob" class="graph" viewBox="-30 -8 ${W + 40} ${H + 26}" width="100%"><rect class="graph-bg" width="${W}" height="${H}"/>` +
-      `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>` +
+  // -- the computer's analysis -------------------------------------------------------------
+  // a win-probability graph of the engine's points, each played move's judgement marked, the
+  // engine's best move at the viewed position drawn on the board (by the server's snapshot)
+  const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  let analysis = null, analysisTimer = null;
+  const pct = (v) => (100 * v).toFixed(0) + "%";
+
+  async function loadAnalysis() {
+    analysisTimer = null;
+    const headers = key ? { "X-Seat-Secret": key } : {};
+    const r = await fetch(SG.url("/api/games/" + gid + "/analysis"), { headers });
+    const a = await r.json();
+    if (!r.ok) { $("analysis-status").textContent = a.error; return; }
+    analysis = a;
+    drawAnalysis();
+    clearTimeout(analysisTimer);
+    if (a.running) analysisTimer = setTimeout(loadAnalysis, 1500);
+  }
+
+  function renderAnalysis(s) {
+    const allowed = !s.you || s.over;  // players once the game is over, spectators any time
+    $("analyse").hidden = !allowed || (analysis && (analysis.running || analysis.done));
+    $("analysis-closed").hidden = allowed;
+    if (s.analysis && (!analysis || (s.analysis.points !== analysis.points.length && !analysisTimer))) loadAnalysis();
+    else if (analysis) drawAnalysis();
+    const r = s.review, box = $("review-here");
+    box.textContent = "";
+    if (!r) return;
+    const parts = [];
+    if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
+    if (r.judgement) parts.push(`the move played was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement} (it lost ${pct(r.played_loss)})`);
+    else if (r.played_loss !== null) parts.push(`the move played lost ${pct(r.played_loss)}`);
+    if (r.best_move) parts.push(`the engine's best move here: ${r.best_move} (marked on the board)`);
+    box.textContent = parts.join("; ") + ".";
+  }
+
+  function drawAnalysis() {
+    const a = analysis, box = $("analysis");
+    const judged = a.points.filter((p) => p.judgement);
+    $("analysis-status").textContent = a.error ? a.error
+      : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
+      : a.done ? `${a.engine}, ${a.points.length} positions; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map((j) => `${judged.filter((p) => p.judgement === j).length} ${j === "inaccuracy" ? "inaccuracies" : j + "s"}`).join(", ") : "no inaccuracies")
+      : `${a.points.length} of ${a.of} positions analysed`;
+    const W = 300, H = 120, n = Math.max(1, a.of - 1);
+    const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
+    const known = a.points.filter((p) => p.p1_win !== null);
+    const line = known.map((p) => `${x(p.ply)},${y(p.p1_win)}`).join(" ");
+    const area = known.length ? `${x(known[0].ply)},${H} ${line} ${x(known[known.length - 1].ply)},${H}` : "";
+    const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for player 1${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
+    const cur = snap ? `<line class="graph-now" x1="${x(snap.ply)}" x2="${x(snap.ply)}" y1="0" y2="${H}"/>` : "";
+    box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -8 ${W + 44} ${H + 26}" width="100%" role="img" aria-label="Player 1's winning chances by move">` +
+      `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
+      `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>${cur}` +
       `<text x="-4" y="6" font-size="10" text-anchor="end">P1 100%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
       `<text x="${W / 2}" y="${H + 16}" font-size="10" text-anchor="middle">move</text>` +
-      `<polyline points="${pts}" fill="none" stroke="#0072B2" stroke-width="2"/>${dots}</svg><p class="muted small">${a.label}</p>`;
+      `<polyline class="graph-line" points="${line}"/>${dots}</svg>`;
     box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
+    markMoves();
+  }
+
+  function markMoves() {
+    if (!analysis) return;
+    const by = new Map(analysis.points.map((p) => [p.ply, p]));
+    $("moves").querySelectorAll("li").forEach((li) => {
+      const p = by.get(+li.dataset.ply);
+      li.querySelector(".judgement")?.remove();
+      if (!p || !p.judgement) return;
+      const span = document.createElement("span");
+      span.className = "judgement j-" + p.judgement; span.textContent = " " + MARK[p.judgement];
+      span.title = `${p.judgement}: lost ${pct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
+      li.append(span);
+    });
+  }
+
+  $("analyse").addEventListener("click", async () => {
+    $("analysis-status").textContent = "Starting the analysis…";
+    try {
+      analysis = await SG.post("/api/games/" + gid + "/analysis", key && snap && snap.you ? { secret: key } : {});
+      drawAnalysis();
+      $("analyse").hidden = true;
+      clearTimeout(analysisTimer); analysisTimer = setTimeout(loadAnalysis, 1000);
+    } catch (e) { $("analysis-status").textContent = e.message; }
   });
 
   function connect() {

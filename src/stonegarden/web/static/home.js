@@ -153,6 +153,20 @@
     try { await navigator.clipboard.writeText(input.value); $("copy-note").textContent = "Copied."; }
     catch (e) { input.select(); $("copy-note").textContent = "Select the link and copy it (Ctrl+C)."; }
   });
+  // the engine's kernels load (or, on a first start, compile) in the background: show how far
+  async function watchEngine() {
+    let e;
+    try { e = await SG.get("/api/engine"); } catch (err) { setTimeout(watchEngine, 2000); return; }
+    $("engine").hidden = e.ready;
+    if (e.ready) return;
+    $("engine-bar").max = e.of; $("engine-bar").value = e.done;
+    const at = [e.server.game, ...e.workers.map((w) => w.game)].filter(Boolean);
+    $("engine-text").textContent = `Preparing the engine (first start only): ${e.done} of ${e.of} steps` +
+      (at.length ? ` (${[...new Set(at)].join(", ")})` : "") + ". Games can start now; the computer's first move waits for it.";
+    setTimeout(watchEngine, 1000);
+  }
+  watchEngine();
+
   $("upload-file").addEventListener("change", (ev) => {
     if (ev.target.files.length) SG.upload(ev.target.files[0], $("upload-error"));
   });

@@ -1,0 +1,57 @@
+"""``stonegarden warm-up``: compile every game's kernels into numba's cache (the install step
+of ``scripts/serve.sh``), so that the web server and the commands only load them."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..core.registry import available_games
+from .common import friendly_errors
+
+
+@click.command("warm-up")
+@click.option("--game", "game_ids", multiple=True, help="only this game (repeatable)")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+@click.option("--if-needed", is_flag=True,
+              help="do nothing if every game was warmed up into this code's cache before")
+@friendly_errors
+def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
+    """Compile (or load from the cache) the kernels of every game: the rules, the playouts, the
+    search, and what the web app draws. The first run after an install or an update takes a
+    few minutes; later runs a few seconds."""
+    from .. import warmup
+    from ..web.warmup import view_step
+
+    games = list(game_ids) or available_games()
+    marker = _marker()
+    if if_needed and not game_ids and marker is not None and marker.exists():
+        return
+    console = Console(stderr=True)
+    t0 = time.monotonic()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, disable=quiet) as bar:
+        task = bar.add_task("warming up", total=len(games))
+
+        def progress(done: int, total: int, game_id: str) -> None:
+            bar.update(task, completed=done,
+                       description=f"compiling {game_id}" if game_id else "done")
+
+        warmup.warm_up(games, (*warmup.STEPS, view_step), progress=progress)
+    if marker is not None and not game_ids:
+        marker.touch()
+    if not quiet:
+        console.print(f"kernels of {len(games)} games ready in {time.monotonic() - t0:.1f} s")
+
+
+def _marker() -> Path | None:
+    """A file in this code's kernel cache (``kernel_cache.py``) saying every game was warmed
+    up into it; ``None`` when numba keeps its caches beside the sources."""
+    from numba.core import config
+
+    cache = getattr(config, "CACHE_DIR", "")
+    return Path(cache) / "warmed-up" if cache else None

@@ -1,0 +1,138 @@
+"""The computer's analysis of a game, as on lichess: the engine searches every position (in
+the workers, a few positions a job, so other clients' jobs take turns with it), and each played
+move is judged by the winning chances it gave away.
+
+A point is the position after ``ply`` moves: ``p1_win``, the engine's probability that player 1
+wins from there (``None`` where a chance event is due); ``best_move``, its best move there
+(``None`` at the end); ``played_loss``, what the move that led there cost its mover in winning
+probability against the position before (0 when it was the engine's best move; ``None`` for
+ply 0 and chance events); ``judgement`` of that loss by ``THRESHOLDS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agents.registry import make_agent
+from ..agents.search_agents import SearchAgent
+from ..core.protocol import CHANCE, Game, State
+from ..core.registry import make
+from ..errors import ParameterError
+from ..jobs import JobContext, job_kind
+
+#: seconds of search per position
+POSITION_SECONDS = 0.5
+#: the engine, as an agent spec (the search that levels and hints use, seeded)
+ENGINE = f"mcts:time={POSITION_SECONDS:g},seed=1"
+#: positions one job analyses: a job of a few seconds, then other clients' jobs get a turn
+CHUNK = 12
+#: positions analysed at most (a longer game's later moves are not analysed)
+MAX_PLIES = 400
+#: the loss of winning probability from which a move is an inaccuracy, a mistake, a blunder
+#: (docs/web.md); searches of half a second differ by a few hundredths, so the smallest is
+#: well above that
+THRESHOLDS = (("blunder", 0.25), ("mistake", 0.12), ("inaccuracy", 0.06))
+
+
+@dataclass
+class Review:
+    """A game's analysis: the engine, the points found so far by ply, whether it is running
+    and the error that ended it, if any."""
+
+    engine: str
+    points: dict[int, dict[str, Any]] = field(default_factory=dict)
+    running: bool = False
+    error: str = ""
+
+    def truncate(self, keep: int) -> None:
+        """Forget the positions after move ``keep`` (an undo)."""
+        self.points = {p: v for p, v in self.points.items() if p <= keep}
+
+    def stored(self) -> list[dict[str, Any]]:
+        return [self.points[p] for p in sorted(self.points)]
+
+
+def wanted(length: int) -> list[int]:
+    """The plies an analysis of a game of ``length`` moves covers."""
+    return list(range(min(length, MAX_PLIES) + 1))
+
+
+def judgement(loss: float | None) -> str | None:
+    if loss is None:
+        return None
+    return next((name for name, least in THRESHOLDS if loss >= least), None)
+
+
+def judged(review: Review, moves: list[str], movers: list[int]) -> list[dict[str, Any]]:
+    """The API's points: the stored ones, in order, with each played move's loss and its
+    judgement (only where the position before it was analysed too)."""
+    out = []
+    for ply in sorted(review.points):
+        raw = review.points[ply]
+        point = {"ply": ply, "p1_win": raw.get("p1_win"), "best_move": raw.get("best_move"),
+                 "played_loss": None, "judgement": None}
+        before = review.points.get(ply - 1)
+        mover = movers[ply - 1] if 0 < ply <= len(movers) else 0
+        if before is not None and mover in (1, 2):
+            loss = _loss(before, raw, mover, moves[ply - 1])
+            point["played_loss"] = loss
+            point["judgement"] = judgement(loss)
+        out.append(point)
+    return out
+
+
+def _loss(before: dict[str, Any], after: dict[str, Any], mover: int, played: str) -> float | None:
+    if before.get("p1_win") is None or after.get("p1_win") is None:
+        return None
+    if played == before.get("best_move"):
+        return 0.0
+    sign = 1.0 if mover == 1 else -1.0
+    return round(max(0.0, sign * (before["p1_win"] - after["p1_win"])), 4)
+
+
+@job_kind("engine-review")
+def engine_review(args: dict[str, Any], ctx: JobContext) -> list[dict[str, Any]]:
+    """``{"ply", "p1_win", "best_move"}`` at each ply of ``plies`` (ascending) of the game
+    ``moves``, by a search of the agent ``spec``. A position whose search the job's stop cut
+    short is left out (asking again continues there).
+
+    Raises:
+        StonegardenError: bad game, parameters, moves or spec (the server checked them).
+    """
+    game = make(args["game"], **args["params"])
+    agent = make_agent(args["spec"])
+    if not isinstance(agent, SearchAgent):
+        raise ParameterError(f"the analysis needs a searching agent, not {args['spec']!r}")
+    agent.stop_when(ctx.stopped)
+    plies = sorted(set(int(p) for p in args["plies"]))
+    moves = args["moves"]
+    state = game.initial_state()
+    out: list[dict[str, Any]] = []
+    for ply in range(plies[-1] + 1 if plies else 0):
+        if ply in plies:
+            ctx.progress({"done": len(out), "of": len(plies)})
+            point = position_point(game, state, agent, ply)
+            if ctx.stopped():
+                break
+            out.append(point)
+        if ply < len(moves) and ply < plies[-1]:
+            state = game.play_text(state, moves[ply])
+    return out
+
+
+def position_point(game: Game, state: State, agent: SearchAgent, ply: int) -> dict[str, Any]:
+    if game.is_terminal(state):
+        winner = game.winner(state)
+        return {"ply": ply, "p1_win": 1.0 if winner == 1 else 0.0 if winner == 2 else 0.5,
+                "best_move": None}
+    to_move = game.current_player(state)
+    if to_move == CHANCE:
+        return {"ply": ply, "p1_win": None, "best_move": None}
+    res = agent.analyse(game, state)
+    value = res.value
+    if res.proven is not None:
+        value = 1.0 if res.proven == to_move else 0.5 if res.proven == 0 else 0.0
+    p1 = value if to_move == 1 else 1.0 - value
+    return {"ply": ply, "p1_win": round(min(1.0, max(0.0, p1)), 4),
+            "best_move": game.action_to_text(state, res.best)}

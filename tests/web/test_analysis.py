@@ -1,0 +1,239 @@
+"""The computer's analysis (``web/review.py``): who may ask for it and see it, the points and
+their judgements, storage across a restart, the record's export, Abstract Play records
+reviewed like any other game, no undo after the end, and hostile requests (4xx, never 500)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from stonegarden.core.registry import make
+from stonegarden.web import review
+from stonegarden.web.app import create_app
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "abstractplay"
+TINY = {"size": 2}  # Blooms on 7 cells: a whole game in a few moves
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.db"
+
+
+def wait(check, limit: float = 120.0, step: float = 0.2) -> Any:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        value = check()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"not within {limit} s")
+
+
+def finished_game(client: TestClient) -> dict[str, Any]:
+    """A tiny Blooms game between two random movers, played to its end."""
+    made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                           "seats": ["random", "random"]}).json()
+    wait(lambda: client.get(f"/api/games/{made['id']}").json()["terminal"])
+    return made
+
+
+def analysed(client: TestClient, gid: str, headers: dict[str, str] | None = None
+             ) -> dict[str, Any]:
+    return wait(lambda: (lambda a: a if a["done"] or a["error"] else None)(
+        client.get(f"/api/games/{gid}/analysis", headers=headers or {}).json()))
+
+
+def test_judgements_follow_the_stated_thresholds():
+    assert review.judgement(None) is None
+    assert review.judgement(0.0) is None and review.judgement(0.059) is None
+    assert review.judgement(0.06) == "inaccuracy" and review.judgement(0.119) == "inaccuracy"
+    assert review.judgement(0.12) == "mistake" and review.judgement(0.249) == "mistake"
+    assert review.judgement(0.25) == "blunder" and review.judgement(1.0) == "blunder"
+
+
+def test_losses_are_the_movers_winning_chances_given_away():
+    r = review.Review("x", {
+        0: {"ply": 0, "p1_win": 0.6, "best_move": "a"},
+        1: {"ply": 1, "p1_win": 0.4, "best_move": "b"},   # player 1 played "z": lost 0.2
+        2: {"ply": 2, "p1_win": 0.45, "best_move": "c"},  # player 2 played "b", the best: 0
+        3: {"ply": 3, "p1_win": None, "best_move": None},  # a chance event is due
+        5: {"ply": 5, "p1_win": 0.9, "best_move": None},  # ply 4 missing: no loss
+    })
+    points = review.judged(r, ["z", "b", "q", "d", "e"], [1, 2, 1, 2, 1])
+    assert [p["ply"] for p in points] == [0, 1, 2, 3, 5]
+    assert points[0]["played_loss"] is None
+    assert points[1]["played_loss"] == 0.2 and points[1]["judgement"] == "mistake"
+    assert points[2]["played_loss"] == 0.0 and points[2]["judgement"] is None
+    assert points[3]["played_loss"] is None and points[4]["played_loss"] is None
+    # player 2 moving from 0.4 to 0.9 for player 1 gave away 0.5: a blunder
+    r2 = review.Review("x", {0: {"ply": 0, "p1_win": 0.4, "best_move": "a"},
+                             1: {"ply": 1, "p1_win": 0.9, "best_move": "b"}})
+    assert review.judged(r2, ["z"], [2])[1]["judgement"] == "blunder"
+
+
+def test_players_wait_for_the_end_spectators_do_not(db: Path):
+    with TestClient(create_app(db, workers=1)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "human"]}).json()
+        gid, k1 = made["id"], made["secrets"]["1"]
+        # a player of a game in progress: refused, and shown nothing
+        r = client.post(f"/api/games/{gid}/analysis", json={"secret": k1})
+        assert r.status_code == 403 and "over" in r.json()["error"]
+        assert client.get(f"/api/games/{gid}/analysis",
+                          headers={"X-Seat-Secret": k1}).status_code == 403
+        # a spectator may, and gets the engine, one point per position so far
+        r = client.post(f"/api/games/{gid}/analysis", json={})
+        assert r.status_code == 202 and r.json()["engine"] == review.ENGINE
+        a = analysed(client, gid)
+        assert a["done"] and [p["ply"] for p in a["points"]] == [0]
+        assert set(a["points"][0]) == {"ply", "p1_win", "best_move", "played_loss",
+                                       "judgement"}
+        # the player still sees none of it in the game's snapshot
+        snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": k1}).json()
+        assert snap["review"] is None and snap["analysis"] is None
+        assert client.get(f"/api/games/{gid}").json()["review"]["best_move"]
+
+
+def test_a_finished_game_is_analysed_stored_shown_and_exported(db: Path):
+    with TestClient(create_app(db, workers=2)) as client:
+        made = finished_game(client)
+        gid = made["id"]
+        snap = client.get(f"/api/games/{gid}").json()
+        n, winner = snap["length"], snap["winner"]
+        assert client.post(f"/api/games/{gid}/analysis",
+                           json={"secret": made["secrets"]["1"]}).status_code == 202
+        a = analysed(client, gid)
+        assert a["done"] and not a["error"] and a["of"] == n + 1
+        points = a["points"]
+        assert [p["ply"] for p in points] == list(range(n + 1))
+        assert all(p["p1_win"] is None or 0.0 <= p["p1_win"] <= 1.0 for p in points)
+        assert points[-1]["p1_win"] == {1: 1.0, 2: 0.0}.get(winner, 0.5)
+        assert points[-1]["best_move"] is None  # the end
+        game = make("blooms", **TINY)
+        states = game.replay([m["text"] for m in snap["moves"]])
+        for p in points[:-1]:  # every best move is legal where it is given
+            game.play_text(states[p["ply"]], p["best_move"])
+        for p in points[1:]:
+            assert p["played_loss"] is not None and p["played_loss"] >= 0
+            assert p["judgement"] == review.judgement(p["played_loss"])
+        # asking again starts nothing new
+        again = client.post(f"/api/games/{gid}/analysis", json={}).json()
+        assert again["done"] and again["points"] == points
+        # the position's snapshot shows its point and draws the best move on the board
+        first = client.get(f"/api/games/{gid}?ply=0").json()
+        assert first["review"]["best_move"] == points[0]["best_move"]
+        assert first["review"]["cells"] and "hint" in first["svg"]
+        # the record's export holds it
+        record = json.loads(client.get(f"/api/games/{gid}/record").text)
+        assert record["meta"]["analysis"] == {"engine": review.ENGINE, "points": points}
+    # stored with the game: a new server shows it, and never recomputes it
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        a = client.get(f"/api/games/{gid}/analysis").json()
+        assert a["done"] and not a["running"] and a["points"] == points
+
+
+def test_no_undo_after_the_end(db: Path):
+    with TestClient(create_app(db, workers=1)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "random"]}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+        game = make("blooms", **TINY)
+        while True:  # the person plays the first legal move until the game ends
+            snap = wait(lambda: (lambda s: s if s["thinking"] is None else None)(
+                client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()))
+            if snap["terminal"]:
+                break
+            state = game.replay([m["text"] for m in snap["moves"]])[-1]
+            move = game.action_to_text(state, int(game.legal_actions(state)[0]))
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": key, "move": move}).status_code == 200
+        assert snap["can_undo"] is False
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+        assert r.status_code == 409 and "over" in r.json()["error"]
+        after = client.get(f"/api/games/{gid}").json()
+        assert after["length"] == snap["length"] and after["terminal"]
+
+
+def test_an_abstract_play_record_is_uploaded_and_reviewed(db: Path):
+    text = (DATA / "ap-blooms-size4-s1.json").read_text()
+    with TestClient(create_app(db, workers=2)) as client:
+        r = client.post("/api/records", content=text,
+                        headers={"Content-Type": "application/json"})
+        assert r.status_code == 201, r.text
+        gid = r.json()["id"]
+        snap = client.get(f"/api/games/{gid}").json()
+        assert snap["game"] == "blooms" and snap["params"]["size"] == 4 and snap["length"] > 0
+        ap = json.loads(text)
+        assert sum(len(round_) for round_ in ap["moves"]) >= snap["length"] - 1
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        # the first job's positions arrive, in order from the start
+        a = wait(lambda: (lambda a: a if a["points"] else None)(
+            client.get(f"/api/games/{gid}/analysis").json()), 300)
+        plies = [p["ply"] for p in a["points"]]
+        assert plies == list(range(len(plies)))
+        assert a["of"] == min(snap["length"], review.MAX_PLIES) + 1
+
+
+@pytest.mark.parametrize("body, ctype, status", [
+    ("[]", "application/json", 400),
+    ("{", "application/json", 400),
+    ('{"secret": 5}', "application/json", 202),  # no seat's secret: a spectator's request
+    ('{"secret": "\\ud800"}', "application/json", 202),
+    ("{}", "text/plain", 415),
+    ("x" * 70_000, "application/json", 413),
+])
+def test_hostile_requests_are_refused_with_4xx(db: Path, body: str, ctype: str, status: int):
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "human"]}).json()
+        r = client.post(f"/api/games/{made['id']}/analysis", content=body.encode(),
+                        headers={"Content-Type": ctype})
+        assert r.status_code == status, r.text
+        assert client.post("/api/games/" + "x" * 100 + "/analysis", json={}).status_code == 404
+        assert client.get("/api/games/nope/analysis").status_code == 404
+        assert client.put(f"/api/games/{made['id']}/analysis", json={}).status_code == 405
+        r = client.get(f"/api/games/{made['id']}/analysis",
+                       headers={"X-Seat-Secret": "%00" * 50})
+        assert r.status_code == 200  # no seat's secret: a spectator
+
+
+def test_a_client_without_room_in_the_queue_gets_429(db: Path):
+    from stonegarden.jobs import Limits
+
+    with TestClient(create_app(db, workers=1, warm_up=False,
+                               limits=Limits(per_client=1))) as client:
+        thinker = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                                  "seats": ["mcts:time=5", "human"]})
+        assert thinker.status_code == 201  # its agent's job holds this client's one place
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "human"]}).json()
+        r = client.post(f"/api/games/{made['id']}/analysis", json={})
+        assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+        assert client.get(f"/api/games/{made['id']}/analysis").json()["running"] is False
+
+
+def test_an_undo_drops_the_points_after_the_kept_position(db: Path):
+    with TestClient(create_app(db, workers=1)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "random"]}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+        game = make("blooms", **TINY)
+        state = game.initial_state()
+        move = game.action_to_text(state, int(game.legal_actions(state)[0]))
+        client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move})
+        snap = wait(lambda: (lambda s: s if s["thinking"] is None else None)(
+            client.get(f"/api/games/{gid}").json()))
+        assert not snap["terminal"] and snap["length"] == 2
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        assert [p["ply"] for p in analysed(client, gid)["points"]] == [0, 1, 2]
+        assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
+        a = client.get(f"/api/games/{gid}/analysis").json()
+        assert [p["ply"] for p in a["points"]] == [0] and a["done"]  # ply 0 is all there is
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        assert [p["ply"] for p in client.get(f"/api/games/{gid}/analysis").json()["points"]] == [0]
