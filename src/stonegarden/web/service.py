@@ -625,7 +625,7 @@ class GameService:
     # -- the computer's analysis (``review.py``) ----------------------------------------------
     def _may_see_analysis(self, live: Live, seat: int | None) -> bool:
         """Spectators any time, players once the game is over (it would help them play)."""
-        return seat is None or live.game.is_terminal(live.state)
+        return seat is None or live.game.is_terminal(live.state) or live.over is not None
 
     def _analysis_access(self, live: Live, seat: int | None) -> None:
         """Raises: ApiError 403 for a player of a game in progress."""
