@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Debian's Chromium for the browser tests (only installed when missing)
 bash scripts/install-browser.sh
+# Debian's PostgreSQL and nginx: the tests start and stop private instances of both
+bash scripts/install-services.sh
+# the tests that need them fail rather than skip when they are missing
+export STONEGARDEN_REQUIRE_SERVICES=1
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 # lint and type-check first: a failure here stops the run (configured in pyproject.toml)
 python3 -m ruff check

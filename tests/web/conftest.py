@@ -1,8 +1,62 @@
 """Makes ``webhelpers`` (and the shared ``fuzz_values``) importable from the web tests (pytest
-runs with importlib mode)."""
+runs with importlib mode); a PostgreSQL cluster for the tests that need one."""
 
+import itertools
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+
+_databases = itertools.count()
+
+
+def require(what: str) -> None:
+    """Skip a test whose server is not installed, except under scripts/test.sh (CI), which
+    installs them all and sets STONEGARDEN_REQUIRE_SERVICES: there a missing one fails."""
+    message = f"{what} is not installed: run scripts/install-services.sh"
+    if os.environ.get("STONEGARDEN_REQUIRE_SERVICES"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One throw-away PostgreSQL cluster per test process (Debian's package), stopped at the
+    end; tests take a fresh database each (``pg_database``)."""
+    from services import Postgres, postgres_available
+
+    if not postgres_available():
+        require("PostgreSQL")
+    pg = Postgres(tmp_path_factory.mktemp("pg")).start()
+    yield pg
+    pg.stop()
+
+
+@pytest.fixture
+def pg_database(postgres) -> str:
+    """The DSN of a fresh, empty database."""
+    return postgres.create_database(f"t{next(_databases)}")
+
+
+@pytest.fixture
+def nginx_factory(tmp_path: Path) -> Iterator[object]:
+    """Starts nginx (Debian's package) with a test's ``server`` blocks; stopped at the end."""
+    from services import Nginx, nginx_available
+
+    if not nginx_available():
+        require("nginx")
+    started: list[Nginx] = []
+
+    def start(body: str, name: str = "nginx") -> Nginx:
+        n = Nginx(tmp_path / name, body).start()
+        started.append(n)
+        return n
+
+    yield start
+    for n in started:
+        n.stop()

@@ -20,7 +20,14 @@ from stonegarden.store import open_store
 from stonegarden.web.app import create_app
 from stonegarden.web.service import Budgets
 
-ACTIONS = ("move", "undo", "redo", "cancel", "resume", "hint", "seat", "analysis")
+ACTIONS = ("move", "undo", "redo", "cancel", "resume", "hint", "seat", "join", "withdraw",
+           "rematch", "name", "analysis")
+#: clocks, right and wrong (their ranges are checked in test_online.py too)
+clock_value = st.one_of(
+    st.fixed_dictionaries({"initial": st.one_of(weird_int, st.floats(allow_nan=False,
+                                                                     allow_infinity=False))},
+                          optional={"increment": st.one_of(weird_int, json_value)}),
+    st.fixed_dictionaries({"days_per_move": st.one_of(weird_int, json_value)}))
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +39,7 @@ def env(tmp_path_factory):
     with TestClient(app) as client:
         games = {}
         for name, seats, game, p in (("people", ["human", "human"], "blooms", {"size": 3}),
+                                     ("open", ["human", "open"], "blooms", {"size": 3}),
                                      ("agent", ["human", "random"], "blooms", {"size": 3}),
                                      ("square", ["human", "human"], "freego", {"size": 5}),
                                      ("watched", ["human", "human"], "blooms", {"size": 3})):
@@ -47,7 +55,7 @@ def env(tmp_path_factory):
 
 
 def game_and_secret(games: dict[str, Any]) -> Any:
-    real = st.sampled_from(["people", "agent", "square"]).map(lambda n: games[n])
+    real = st.sampled_from(["people", "agent", "square", "open"]).map(lambda n: games[n])
     return st.tuples(
         st.one_of(real.map(lambda g: g["id"]), weird_text),
         st.one_of(real.flatmap(lambda g: st.sampled_from(list(g["secrets"].values()))),
@@ -71,15 +79,17 @@ def requests(env: dict[str, Any]) -> Any:
     gs = game_and_secret(games)
     create = st.fixed_dictionaries({}, optional={
         "game": game_id, "params": st.one_of(params, json_value),
-        "seats": st.one_of(st.lists(st.one_of(st.sampled_from(AGENTS), weird_text),
+        "seats": st.one_of(st.lists(st.one_of(st.sampled_from([*AGENTS, "open"]), weird_text),
                                     min_size=0, max_size=3), json_value),
         "public": st.one_of(st.booleans(), json_value), "hints": json_value,
-        "extra": json_value})
+        "name": st.one_of(weird_text, json_value), "seat": st.one_of(weird_int, json_value),
+        "clock": st.one_of(clock_value, json_value), "extra": json_value})
     action_body = gs.flatmap(lambda g: st.tuples(
         st.just(g[0]), st.sampled_from(ACTIONS),
         st.fixed_dictionaries({}, optional={"secret": st.one_of(st.just(g[1]), json_value),
                                             "move": move_text, "ply": st.one_of(weird_int,
                                                                                 json_value),
+                                            "name": st.one_of(weird_text, json_value),
                                             "other": json_value})))
     mutated_record = st.tuples(st.sampled_from(["format", "version", "game", "params", "moves",
                                                 "result", "players", "meta"]), json_value).map(
@@ -110,6 +120,7 @@ def requests(env: dict[str, Any]) -> Any:
             lambda t: ("POST", t[2], t[0], {"Content-Type": t[1]})),
         weird_text.map(lambda t: ("GET", f"/api/games?ids={_path(t)}",
                                   None, {})),
+        st.just(("GET", "/api/lobby", None, {})),
         st.tuples(st.sampled_from(["/game/", "/rules/", "/rules/img/", "/api/games/",
                                    "/static/"]), weird_text).map(
             lambda t: ("GET", t[0] + _path(t[1]), None, {})),

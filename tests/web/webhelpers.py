@@ -34,11 +34,14 @@ def free_port() -> int:
 class Server:
     """``stonegarden serve`` as a real process (this checkout's code) on 127.0.0.1."""
 
-    def __init__(self, db: Path, port: int | None = None, *extra: str) -> None:
+    def __init__(self, db: Path | str, port: int | None = None, *extra: str,
+                 log: Path | None = None) -> None:
         self.db = db
         self.chosen_port = port is None  # a free port found here may be taken before serve binds it
         self.port = port or free_port()
         self.extra = extra
+        #: where the server's output goes (appended; ``None``: discarded)
+        self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -47,7 +50,8 @@ class Server:
 
     def start(self) -> Server:
         for _ in range(3):
-            log = Path(tempfile.gettempdir()) / f"stonegarden-serve-{os.getpid()}-{self.port}.log"
+            log = self.log or (Path(tempfile.gettempdir())
+                               / f"stonegarden-serve-{os.getpid()}-{self.port}.log")
             if self._start(log):
                 return self
             why = log.read_text(errors="replace")
@@ -61,7 +65,8 @@ class Server:
         """Whether ``serve`` came up on ``self.port`` (False when it exited first)."""
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-        with log.open("wb") as err:
+        # the test's own log (appended, several starts) or one for this start
+        with log.open("ab" if self.log is not None else "wb") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "stonegarden", "serve", "--port", str(self.port),
                  "--db", str(self.db), "--workers", "1", *self.extra],

@@ -14,8 +14,18 @@ import click
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="address to listen on (127.0.0.1 keeps it to this machine)")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
-              help="SQLite file of stored games [default: ~/.local/share/stonegarden/games.db]")
+@click.option("--db", "db_path", default=None, metavar="PATH|postgresql://...",
+              help="where games are kept: a SQLite file [default: "
+                   "~/.local/share/stonegarden/games.db], or a PostgreSQL database that several "
+                   "serve processes share (postgresql://user:password@host:port/database)")
+@click.option("--public-url", default=None, metavar="URL",
+              help="the address people reach this server at (e.g. https://host/stonegarden): "
+                   "links in answers and pages start with it, and its path is the prefix the "
+                   "server answers under")
+@click.option("--forwarded-allow-ips", default=None, metavar="IPS",
+              help="comma-separated addresses or networks of reverse proxies whose "
+                   "X-Forwarded-For/-Proto headers are believed ('*': any peer); from anyone "
+                   "else those headers are ignored")
 @click.option("--open", "open_browser", is_flag=True, help="open the home page in a browser")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
               help="worker processes for the AI, hints, analysis and uploads")
@@ -34,34 +44,45 @@ import click
 @click.option("--client-jobs", default=4, show_default=True, type=click.IntRange(1, 1000),
               help="jobs one client (address) may have waiting or running")
 @click.option("--hint-agent", default=None, help="agent spec for hints [default: strongest]")
-def serve(host: str, port: int, db_path: str | None, open_browser: bool, workers: int,
+def serve(host: str, port: int, db_path: str | None, public_url: str | None,
+          forwarded_allow_ips: str | None, open_browser: bool, workers: int,
           max_think: float, hint_seconds: float, analysis_seconds: float, job_memory: int,
           queue: int, client_jobs: int, hint_agent: str | None) -> None:
     """Start the web app: play, study and review games in the browser."""
     from ..errors import StonegardenError
     from ..jobs import Limits
     from ..store import default_db_path
+    from ..store.postgres import redacted
     from ..web.app import create_app
     from ..web.service import Budgets, MiB
+    from ..web.site import Site, check_forwarded_ips
 
     path = db_path or str(default_db_path())
-    # bound to loopback, only loopback names may reach it (no DNS-rebinding from web pages)
-    loopback = host in ("127.0.0.1", "localhost", "::1")
-    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if loopback else None
     budgets = Budgets(max_think=max_think, hint_seconds=hint_seconds,
                       analysis_seconds=analysis_seconds, job_memory=job_memory * MiB)
     try:
+        site = Site.parse(public_url)
+        trusted = check_forwarded_ips(forwarded_allow_ips)
+        # bound to loopback, only loopback names (and the public URL's host, reached through a
+        # proxy on this machine) may reach it: no DNS rebinding from web pages
+        loopback = host in ("127.0.0.1", "localhost", "::1")
+        hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if loopback else None
+        if hosts is not None and site.host:
+            hosts.append(site.host)
         if hint_agent is not None:
             from ..agents.registry import make_agent
 
             make_agent(hint_agent)
         app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
-                         allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs))
+                         allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs),
+                         site=site, forwarded_allow_ips=trusted)
     except StonegardenError as exc:
         click.echo(f"stonegarden serve: {exc}", err=True)
         sys.exit(2)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
-    click.echo(f"stonegarden: serving {url} (games stored in {path}); Ctrl-C stops")
+    shown = f" (public URL {site.link('/')})" if site.origin else ""
+    click.echo(f"stonegarden: serving {url}{shown} (games stored in {redacted(path)}); "
+               "Ctrl-C stops")
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     run_server(app, host, port)
@@ -79,5 +100,7 @@ def run_server(app: Any, host: str, port: int) -> None:
                 begin()
             super().handle_exit(sig, frame)
 
+    # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from 127.0.0.1 by
+    # default; the app trusts those headers only from --forwarded-allow-ips
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                          timeout_graceful_shutdown=2)).run()
+                          timeout_graceful_shutdown=2, proxy_headers=False)).run()

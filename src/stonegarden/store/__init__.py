@@ -1,15 +1,17 @@
-"""Where the web app keeps its games: one small interface (:class:`Store`) over SQLite today,
-with versioned migrations written so that a PostgreSQL implementation can share them.
+"""Where the web app keeps its games: one small interface (:class:`Store`) over SQLite (the
+embedded default) and PostgreSQL (several server processes sharing one database), with one
+list of versioned migrations both read.
 
-``open_store(target)`` opens the store a ``--db`` value names (a SQLite file path), checks it
-and brings its schema up to date, or raises :class:`~stonegarden.errors.StoreError` with one
-line naming the file and the cause. Nothing is ever dropped or recreated silently."""
+``open_store(target)`` opens the store a ``--db`` value names (a SQLite file path, or
+``postgresql://...``), checks it and brings its schema up to date, or raises
+:class:`~stonegarden.errors.StoreError` with one line naming the file or server and the cause.
+Nothing is ever dropped or recreated silently."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import StoreError
+from ..errors import StoreError, quote
 from .base import GameRow, GameSummary, NewGame, StaleError, Store, default_db_path
 from .migrations import MIGRATIONS, SCHEMA_VERSION, Migration
 
@@ -27,18 +29,30 @@ __all__ = [
 ]
 
 
+#: the --db schemes served, besides a plain path
+SCHEMES = ("sqlite", "postgresql", "postgres")
+
+
 def open_store(target: str | Path) -> Store:
-    """The store ``target`` names: a SQLite file (created with the current schema when absent).
+    """The store ``target`` names: a SQLite file (a path or ``sqlite://PATH``, created with the
+    current schema when absent) or a PostgreSQL database (``postgresql://...``, whose schema
+    is created or migrated).
 
     Raises:
-        StoreError: an unknown scheme, an unreadable or corrupt file, a missing table, or a
-        schema newer than this version knows.
+        StoreError: an unknown scheme, an unreachable server, an unreadable or corrupt file, a
+        missing table, or a schema newer than this version knows.
     """
     text = str(target)
-    scheme, sep, _ = text.partition("://")
-    if sep and scheme.lower() != "sqlite":
-        raise StoreError(f"--db {text!r}: this version keeps games only in SQLite files "
-                         f"(a path), not {scheme!r}")
+    scheme, sep, rest = text.partition("://")
+    if sep and scheme.lower() not in SCHEMES:
+        from .postgres import redacted
+
+        raise StoreError(f"--db {quote(redacted(text), 80)}: unknown scheme {scheme!r}; use a SQLite file "
+                         "path or postgresql://user@host:port/database")
+    if sep and scheme.lower() in ("postgresql", "postgres"):
+        from .postgres import PostgresStore
+
+        return PostgresStore(text)
     from .sqlite import SQLiteStore
 
-    return SQLiteStore(Path(text.partition("://")[2] if sep else text))
+    return SQLiteStore(Path(rest if sep else text))

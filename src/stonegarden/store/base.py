@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,9 +18,11 @@ class StaleError(StonegardenError):
 
 @dataclass(frozen=True)
 class NewGame:
-    """A game to store: ``seats`` are ``human`` or agent specs; ``moves`` are those of an
-    uploaded record; ``listed`` puts it in the public listing; ``hints``: both seats agreed to
-    hints when the game was created."""
+    """A game to store: ``seats`` are ``human``, ``open`` (waiting for someone to join) or
+    agent specs; ``moves`` are those of an uploaded record; ``listed`` puts it in the public
+    listing; ``hints``: both seats agreed to hints when the game was created; ``names``: the
+    players' display names; ``to_move``: the seat to move (``None`` when over or at chance);
+    ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls."""
 
     id: str
     game: str
@@ -31,6 +33,10 @@ class NewGame:
     result: dict[str, Any] | None = None
     listed: bool = False
     hints: bool = False
+    names: tuple[str | None, str | None] = (None, None)
+    to_move: int | None = None
+    clock: dict[str, Any] | None = None
+    deadline: float | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,12 @@ class GameRow:
     updated: float
     listed: bool = False
     hints: bool = False
+    names: tuple[str | None, str | None] = (None, None)
+    to_move: int | None = None
+    clock: dict[str, Any] | None = None
+    deadline: float | None = None
+    #: the id of the rematch offered after this game, if any
+    rematch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,11 +76,21 @@ class GameSummary:
     created: float
     updated: float
     listed: bool
+    names: tuple[str | None, str | None] = (None, None)
+    to_move: int | None = None
+    #: the time control (``{"initial", "increment"}`` or ``{"days_per_move"}``), if any
+    clock: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "game": self.game, "params": self.params,
                 "seats": list(self.seats), "moves": self.moves, "result": self.result,
-                "created": self.created, "updated": self.updated, "public": self.listed}
+                "created": self.created, "updated": self.updated, "public": self.listed,
+                "names": {"1": self.names[0], "2": self.names[1]}, "to_move": self.to_move,
+                "clock": self.clock}
+
+
+#: what a change notification says happened to a game (``Store.listen``)
+ChangeListener = Callable[[str, str], None]
 
 
 class Store(Protocol):
@@ -87,16 +109,19 @@ class Store(Protocol):
         ...
 
     def append_move(self, game_id: str, ply: int, text: str, result: dict[str, Any] | None,
-                    redo: Sequence[str] = ()) -> None:
-        """Append move number ``ply`` (0-based).
+                    redo: Sequence[str] = (), *, to_move: int | None = None,
+                    clock: dict[str, Any] | None = None,
+                    deadline: float | None = None) -> None:
+        """Append move number ``ply`` (0-based), with the seat to move after it and the clock
+        (and its deadline) after it.
 
         Raises:
-            StaleError: the stored game does not have exactly ``ply`` moves.
+            StaleError: the stored game does not have exactly ``ply`` moves, or is over.
         """
         ...
 
     def truncate(self, game_id: str, keep: int, count: int, result: dict[str, Any] | None,
-                 redo: Sequence[str]) -> None:
+                 redo: Sequence[str], *, to_move: int | None = None) -> None:
         """Keep the first ``keep`` moves of a game that has ``count`` (undo).
 
         Raises:
@@ -116,6 +141,51 @@ class Store(Protocol):
 
     def unfinished_with_agents(self, limit: int = 1000) -> list[str]:
         """Ids of unfinished games with an agent seat, newest first (resumed at a start)."""
+        ...
+
+    # -- online play: the lobby, names, clocks, rematches ----------------------------------------
+    def join(self, game_id: str, seat: int, name: str) -> bool:
+        """Take the ``open`` seat ``seat`` for a person named ``name``; ``False`` when it is no
+        longer open (someone joined first, on this server or another)."""
+        ...
+
+    def withdraw(self, game_id: str) -> bool:
+        """Delete a game whose open seat no one has taken; ``False`` when someone has."""
+        ...
+
+    def set_name(self, game_id: str, seat: int, name: str) -> None:
+        ...
+
+    def flag(self, game_id: str, ply: int, result: dict[str, Any],
+             clock: dict[str, Any]) -> bool:
+        """End a game on time: store ``result`` if the game is unfinished and still has ``ply``
+        moves. ``True`` for the one caller (of every server process) that did it."""
+        ...
+
+    def due(self, now: float, limit: int = 100) -> list[str]:
+        """Unfinished games whose clock's deadline is at or before ``now``."""
+        ...
+
+    def offer_rematch(self, game_id: str, new: NewGame) -> str:
+        """Store ``new`` as the rematch of ``game_id`` unless one is stored already; the id of
+        the rematch (``new.id``, or the one another request stored first)."""
+        ...
+
+    def lobby(self, limit: int = 200) -> list[GameSummary]:
+        """Public unfinished games with an open seat, newest first."""
+        ...
+
+    def heartbeat(self, now: float, grace: float) -> float:
+        """Record that a server is up at ``now``. When no server has been up for more than
+        ``grace`` seconds, every running clock is moved on by the time no server ran (the
+        players could not move) and that time is returned; else 0. Atomic across servers."""
+        ...
+
+    def listen(self, on_change: ChangeListener) -> None:
+        """Call ``on_change(what, game_id)`` (from any thread) when another server process
+        changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``rematch``,
+        ``name``, ``create``); ``("lost", "")`` when changes may have been missed. A store that
+        only one process uses never calls it."""
         ...
 
     def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
@@ -186,7 +256,27 @@ def row_from(values: Mapping[str, Any], moves: Sequence[Any]) -> GameRow:
         created=_number(gid, "created", values["created"]),
         updated=_number(gid, "updated", values["updated"]),
         listed=bool(values["listed"]), hints=bool(values["hints"]),
+        names=_names(gid, values),
+        to_move=_seat_or_none(gid, values["to_move"]),
+        clock=_json(gid, "clock", values["clock"], (dict, type(None))),
+        deadline=(None if values["deadline"] is None
+                  else _number(gid, "deadline", values["deadline"])),
+        rematch=(None if values["rematch"] is None else _text(gid, "rematch", values["rematch"])),
     )
+
+
+def _names(gid: str, values: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    n1, n2 = values["name1"], values["name2"]
+    return (None if n1 is None else _text(gid, "name1", n1),
+            None if n2 is None else _text(gid, "name2", n2))
+
+
+def _seat_or_none(gid: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if value not in (1, 2):
+        raise StoreError(f"game {gid!r} is unavailable: its stored to_move is {value!r}")
+    return int(value)
 
 
 def summary_from(values: Mapping[str, Any], moves: int) -> GameSummary:
@@ -199,8 +289,20 @@ def summary_from(values: Mapping[str, Any], moves: int) -> GameSummary:
         moves=int(moves), result=_json(gid, "result", values["result"], (dict, type(None))),
         created=_number(gid, "created", values["created"]),
         updated=_number(gid, "updated", values["updated"]),
-        listed=bool(values["listed"]),
+        listed=bool(values["listed"]), names=_names(gid, values),
+        to_move=_seat_or_none(gid, values["to_move"]),
+        clock=_clock_spec(gid, values["clock"]),
     )
+
+
+def _clock_spec(gid: str, text: Any) -> dict[str, Any] | None:
+    stored = _json(gid, "clock", text, (dict, type(None)))
+    if stored is None:
+        return None
+    spec = stored.get("spec")
+    if not isinstance(spec, dict):
+        raise StoreError(f"game {gid!r} is unavailable: its stored clock has no spec")
+    return spec
 
 
 def analysis_from(game_id: str, engine: Any, points: Any) -> tuple[str, list[dict[str, Any]]]:

@@ -10,7 +10,10 @@ released ones never change.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+
+from ..errors import StoreError
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ALTER TABLE games ADD COLUMN hints BOOLEAN NOT NULL DEFAULT FALSE",
         "CREATE INDEX games_listed_updated ON games (listed, updated)",
     )),
-    # version 3 belongs to the players' names, seats and clocks
+    Migration(3, "players' names, open seats, clocks, rematches and the servers' heartbeat", (
+        "ALTER TABLE games ADD COLUMN name1 TEXT",
+        "ALTER TABLE games ADD COLUMN name2 TEXT",
+        "ALTER TABLE games ADD COLUMN to_move BIGINT",
+        "ALTER TABLE games ADD COLUMN clock TEXT",
+        "ALTER TABLE games ADD COLUMN deadline DOUBLE PRECISION",
+        "ALTER TABLE games ADD COLUMN rematch TEXT",
+        "CREATE INDEX games_deadline ON games (deadline)",
+        """CREATE TABLE heartbeat (
+            id BIGINT PRIMARY KEY,
+            alive DOUBLE PRECISION NOT NULL
+        )""",
+    ), creates=("heartbeat",)),
     Migration(4, "the computer's analysis of a game", (
         """CREATE TABLE analyses (
             game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
@@ -85,3 +100,18 @@ V1_COLUMNS = {
 def tables_at(version: int) -> tuple[str, ...]:
     """The tables a store at ``version`` must have."""
     return tuple(t for m in MIGRATIONS if m.version <= version for t in m.creates)
+
+
+def check_schema(location: str, version: int, tables: Collection[str]) -> None:
+    """Refuse a schema newer than this code, or one missing a table its version has.
+
+    Raises:
+        StoreError: one line naming ``location`` and the cause; nothing is changed.
+    """
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"{location}: schema version {version} was written by a newer "
+                         f"stonegarden (this one knows up to {SCHEMA_VERSION})")
+    for table in tables_at(version):
+        if table not in tables:
+            raise StoreError(f"{location}: table {table!r} is missing (schema version "
+                             f"{version}); nothing was changed: restore it from a backup")

@@ -30,6 +30,7 @@ from ..errors import StonegardenError, StoreError, quote
 from ..jobs import JobPool, Limits
 from ..sgf import record_to_sgf
 from ..store import open_store
+from . import lobby
 from .http import (
     JSON,
     MAX_RECORD_BODY,
@@ -49,7 +50,8 @@ from .pages import (
     rules_index_context,
     stored_context,
 )
-from .service import ApiError, Budgets, GameService
+from .service import OPEN, ApiError, Budgets, GameService
+from .site import Site, StripPrefix, trust_forwarded
 from .views import view_for
 from .warmup import WARM_UP_KIND, EngineWarmUp
 
@@ -64,20 +66,26 @@ JOB_MODULES = ("stonegarden.web.ai", "stonegarden.web.review", "stonegarden.web.
 def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                hint_spec: str | None = None, allowed_hosts: list[str] | None = None,
                limits: Limits | None = None,
-               worker_env: dict[str, str] | None = None, warm_up: bool = True) -> Starlette:
-    """The web app over the games store ``db`` (a SQLite file, created on demand). Agents,
-    hints, analysis and uploads run as jobs in ``workers`` processes, within ``budgets`` and
-    the queue ``limits``. ``allowed_hosts`` restricts the Host header (against DNS
-    rebinding); ``None`` allows any. With ``warm_up`` every game's kernels are loaded (or
-    compiled) before the first job and the first page need them (``web/warmup.py``).
+               worker_env: dict[str, str] | None = None, warm_up: bool = True,
+               site: Site | None = None, forwarded_allow_ips: list[str] | None = None,
+               ) -> Starlette:
+    """The web app over the games store ``db`` (a SQLite file, created on demand, or
+    ``postgresql://...``). Agents, hints, analysis and uploads run as jobs in ``workers``
+    processes, within ``budgets`` and the queue ``limits``. ``allowed_hosts`` restricts the
+    Host header (against DNS rebinding); ``None`` allows any. With ``warm_up`` every game's
+    kernels are loaded (or compiled) before the first job and the first page need them
+    (``web/warmup.py``). ``site``: the public URL links start with; ``forwarded_allow_ips``:
+    the proxies whose ``X-Forwarded-*`` headers count.
 
     Raises:
         StoreError: the store cannot be used (one line naming the file and the cause).
     """
     store = open_store(db)
     budgets = budgets or Budgets()
+    site = site or Site()
     templates = Environment(loader=PackageLoader("stonegarden.web", "templates"),
                             autoescape=select_autoescape(["html"]))
+    templates.globals.update(url=site.path, base=site.prefix)
     state: dict[str, GameService] = {}
     engine: dict[str, EngineWarmUp] = {}
 
@@ -95,6 +103,13 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                           engine_ready=lambda: warming.ready)
         state["service"] = svc
         app.state.begin_shutdown = svc.begin_shutdown
+        loop = asyncio.get_running_loop()
+
+        def heard(what: str, gid: str) -> None:  # in the store's listening thread
+            loop.call_soon_threadsafe(svc.changed_elsewhere, what, gid)
+
+        store.listen(heard)
+        await svc.keeper.start()
         warming.start()
         try:
             yield
@@ -143,7 +158,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     # -- API ----------------------------------------------------------------------------------
     async def meta(request: Request) -> Json:
         return Json({"games": _games_meta(), "agents": agent_names(),
-                     "limits": _limits(budgets, service().jobs)})
+                     "limits": _limits(budgets, service().jobs),
+                     "client": client_of(request)})
 
     async def engine_status(request: Request) -> Json:
         """Whether the kernels are loaded (the home page shows the progress)."""
@@ -162,11 +178,12 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def create_game(request: Request) -> Json:
         body = await read_json(request)
-        live, keys = service().create(body.get("game"), body.get("params", {}),
-                                      body.get("seats", ["human", "human"]),
-                                      client_of(request), body.get("public", False),
-                                      body.get("hints", False))
-        return Json(_links(live.id, live.seats, keys), status_code=201)
+        live, keys = await service().create(body.get("game"), body.get("params", {}),
+                                            body.get("seats", ["human", "human"]),
+                                            client_of(request), body.get("public", False),
+                                            body.get("hints", False), body.get("name"),
+                                            body.get("clock"), body.get("seat"))
+        return Json(_links(site, live.id, live.seats, keys), status_code=201)
 
     async def get_game(request: Request) -> Json:
         svc = service()
@@ -183,15 +200,15 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             secret = body.get("secret")
             extra: dict[str, Any] = {}
             if name == "move":
-                svc.play(live, secret, body.get("move"), body.get("ply"), client)
+                await svc.play(live, secret, body.get("move"), body.get("ply"), client)
             elif name == "undo":
-                svc.undo(live, secret)
+                await svc.undo(live, secret)
             elif name == "redo":
-                svc.redo(live, secret, client)
+                await svc.redo(live, secret, client)
             elif name == "cancel":
                 svc.cancel(live, secret)
             elif name == "resume":
-                svc.resume(live, secret, client)
+                await svc.resume(live, secret, client)
             elif name == "hint":
                 extra["hint"] = await svc.hint(live, secret, client)
             elif name == "seat":
@@ -241,37 +258,13 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         except UnicodeDecodeError:
             raise ApiError(400, "bad record: it is not UTF-8 text") from None
         live, keys = await service().upload(text, sgf, client_of(request))
-        return Json(_links(live.id, live.seats, keys), status_code=201)
+        return Json(_links(site, live.id, live.seats, keys), status_code=201)
 
     async def events(request: Request) -> StreamingResponse:
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        if svc.streams[client] >= budgets.streams_per_client:
-            raise ApiError(429, f"you have {svc.streams[client]} live streams open, the most "
-                                "one client may have", {"Retry-After": str(int(SSE_KEEPALIVE))})
-        svc.streams[client] += 1
-        queue = svc.hub.subscribe(live.id)
-
-        async def stream() -> AsyncIterator[str]:
-            try:
-                yield f"event: update\ndata: {svc.hub.versions.get(live.id, 0)}\n\n"
-                while not svc.closing:
-                    try:
-                        v = await asyncio.wait_for(queue.get(), SSE_KEEPALIVE)
-                    except TimeoutError:
-                        yield ": keep-alive\n\n"
-                        continue
-                    yield f"event: update\ndata: {v}\n\n"
-            finally:
-                svc.hub.unsubscribe(live.id, queue)
-                svc.streams[client] -= 1
-                if svc.streams[client] <= 0:
-                    del svc.streams[client]
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store",
-                                          "X-Accel-Buffering": "no"})
+        return lobby.updates(svc, client, live.id, budgets.streams_per_client)
 
     # -- errors -------------------------------------------------------------------------------
     async def api_error(request: Request, exc: Exception) -> Response:
@@ -316,9 +309,14 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/api/games/{gid}/events", events),
         *[Route(f"/api/games/{{gid}}/{name}", action(name), methods=["POST"])
           for name in ("move", "undo", "redo", "cancel", "resume", "hint", "seat")],
+        *lobby.routes(service, site, page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     middleware = [Middleware(SecurityHeaders)]
+    if forwarded_allow_ips:
+        middleware.insert(0, Middleware(trust_forwarded, trusted=forwarded_allow_ips))
+    if site.prefix:
+        middleware.append(Middleware(StripPrefix, prefix=site.prefix))
     if allowed_hosts is not None:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
     return Starlette(
@@ -365,16 +363,16 @@ def _limits(budgets: Budgets, jobs: JobPool) -> dict[str, Any]:
             "jobs_per_client": jobs.limits.per_client, **jobs.describe()}
 
 
-def _links(gid: str, seats: tuple[str, str], keys: dict[str, str]) -> dict[str, Any]:
+def _links(site: Site, gid: str, seats: tuple[str, str], keys: dict[str, str]
+           ) -> dict[str, Any]:
     """Seat links carry the secret in the URL fragment, which browsers never send to a server
-    (so it stays out of logs and Referer headers)."""
+    (so it stays out of logs and Referer headers); with ``--public-url`` they are absolute. An
+    open seat's secret is not given: it goes to whoever joins."""
+    mine = {s: k for s, k in keys.items() if seats[int(s) - 1] != OPEN}
     return {
         "id": gid,
         "seats": list(seats),
-        "links": {
-            "1": f"/game/{gid}#key={keys['1']}",
-            "2": f"/game/{gid}#key={keys['2']}",
-            "spectator": f"/game/{gid}",
-        },
-        "secrets": keys,
+        "links": {**{s: lobby.seat_link(site, gid, k) for s, k in mine.items()},
+                  "spectator": site.link(f"/game/{gid}")},
+        "secrets": mine,
     }

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.protocol import CHANCE, Game, State
 from ..jobs import Job
+from .clock import Clock
 from .review import Review
 
 #: a position is kept every this many moves; the others are replayed from the one before
@@ -119,6 +120,28 @@ class Live:
     targets: tuple[int, list[str]] | None = None
     #: jobs asked for but not answered yet, shared by identical requests
     pending: dict[Any, asyncio.Future[Any]] = field(default_factory=dict)
+    #: the players' display names (``None``: not given)
+    names: tuple[str | None, str | None] = (None, None)
+    clock: Clock | None = None
+    #: how the game ended when the rules did not end it (``{"winner", "reason": "time"}``)
+    over: dict[str, Any] | None = None
+    #: the id of the rematch offered after this game
+    rematch: str | None = None
+    #: held while a change is written, so a change is checked against the game it changes
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: board pictures drawn lately, by (ply, marks): both players' pages and the answer to a
+    #: move ask for the same ones (cleared when moves are taken back)
+    pictures: dict[Any, str] = field(default_factory=dict)
+
+    def picture(self, key: Any, draw: Any) -> str:
+        """The picture ``key`` names, drawn by ``draw()`` if it is not among the last few."""
+        svg = self.pictures.get(key)
+        if svg is None:
+            svg = draw()
+            self.pictures[key] = svg
+            while len(self.pictures) > 6:
+                del self.pictures[next(iter(self.pictures))]
+        return svg
 
     @property
     def moves(self) -> list[str]:

@@ -29,12 +29,18 @@ from ..core.registry import make
 from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..store import GameRow, NewGame, StaleError, Store
-from . import ai, review
+from . import ai, clocks, review
+from .clock import Clock, ClockSpec, parse_clock
 from .live import History, Hub, Live, Thinking
+from .names import clean_name
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
 HUMAN = "human"
+#: a seat waiting for someone to join (the lobby)
+OPEN = "open"
+#: the hub's key for changes of the lobby
+LOBBY = "lobby"
 MAX_MOVE_TEXT = 200
 MiB = 1024 * 1024
 
@@ -90,6 +96,11 @@ class GameService:
         self.streams: collections.Counter[str] = collections.Counter()
         self.rng = random.SystemRandom()
         self.closing = False
+        #: games changed by another process while this one was reading them
+        self._stale: set[str] = set()
+        #: catching up with other processes' changes (held so they are not collected)
+        self._catching_up: set[asyncio.Task[None]] = set()
+        self.keeper = clocks.ClockKeeper(self)
 
     # -- loading ----------------------------------------------------------------------------
     async def load(self, game_id: Any, client: str = "") -> Live:
@@ -105,16 +116,22 @@ class GameService:
         if live is not None:
             self.live.move_to_end(game_id)
             return live
-        pending = self._loading.get(game_id)
-        if pending is None:
-            pending = asyncio.ensure_future(asyncio.to_thread(self._read, game_id))
-            self._loading[game_id] = pending
-            pending.add_done_callback(lambda _f: self._loading.pop(game_id, None))
-        live = await asyncio.shield(pending)
+        live = None
+        for _ in range(3):  # another process's change while reading: read again
+            pending = self._loading.get(game_id)
+            if pending is None:
+                self._stale.discard(game_id)
+                pending = asyncio.ensure_future(asyncio.to_thread(self._read, game_id))
+                self._loading[game_id] = pending
+                pending.add_done_callback(lambda _f: self._loading.pop(game_id, None))
+            live = await asyncio.shield(pending)
+            if game_id not in self._stale:
+                break
+        assert live is not None
         if game_id not in self.live:
             live.client = client
             self._keep(live)
-            self._advance(live, client, admitted=False)
+            await self._advance(live, client, admitted=False)
         return self.live[game_id]
 
     def _read(self, game_id: str) -> Live:
@@ -149,8 +166,11 @@ class GameService:
     def _from_row(row: GameRow) -> Live:
         game = make(row.game, **row.params)
         history = History.replay(game, row.moves)
+        over = row.result if row.result and not game.is_terminal(history.last) else None
         return Live(row.id, game, row.seats, row.secrets, history, list(row.redo), row.created,
-                    listed=row.listed, hints_agreed=row.hints)
+                    listed=row.listed, hints_agreed=row.hints, names=row.names,
+                    clock=Clock.from_store(row.clock) if row.clock else None, over=over,
+                    rematch=row.rematch)
 
     def _keep(self, live: Live) -> None:
         """Hold ``live`` in memory, letting go of the idle games used least recently beyond
@@ -169,35 +189,40 @@ class GameService:
             excess -= 1
 
     # -- creating ---------------------------------------------------------------------------
-    def create(self, game_id: Any, params: Any, seats: Any, client: str, listed: Any = False,
-               hints: Any = False) -> tuple[Live, dict[str, str]]:
+    async def create(self, game_id: Any, params: Any, seats: Any, client: str,
+                     listed: Any = False, hints: Any = False, name: Any = None,
+                     clock: Any = None, seat: Any = None) -> tuple[Live, dict[str, str]]:
         """A new game; returns it and the secrets of its seats (only the creator sees them).
+        ``name`` is the creator's display name, for seat ``seat`` (default: the first human
+        seat); a seat ``open`` waits for someone to join; ``clock`` is a time control.
 
         Raises:
-            ApiError: 400 for an unknown game, bad parameters, a bad seat or flag; 429 when an
-            agent would have to think and the client has no room in the job queue.
+            ApiError: 400 for an unknown game, bad parameters, a bad seat, flag, name or clock;
+            429 when an agent would have to think and the client has no room in the job queue.
         """
         if not isinstance(params, dict):
             raise ApiError(400, f"'params' must be an object, not {quote(params)}")
         if (not isinstance(seats, list) or len(seats) != 2
                 or not all(isinstance(s, str) for s in seats)):
             raise ApiError(400, f"'seats' must be a list of two strings, not {quote(seats)}")
-        for name, flag in (("public", listed), ("hints", hints)):
+        for field, flag in (("public", listed), ("hints", hints)):
             if not isinstance(flag, bool):
-                raise ApiError(400, f"{name!r} must be true or false, not {quote(flag)}")
+                raise ApiError(400, f"{field!r} must be true or false, not {quote(flag)}")
         try:
             game = make(game_id, **{k: v for k, v in params.items() if v not in ("", None)})
         except StonegardenError as exc:
             raise ApiError(400, str(exc)) from None
         clean = (self._seat(seats[0]), self._seat(seats[1]))
-        if any(s != HUMAN for s in clean):
+        names, spec = _seating(clean, name, clock, seat)
+        if any(s not in (HUMAN, OPEN) for s in clean):
             self._admit(client)
-        return self._insert(game, clean, History(game), client, listed, hints)
+        return await self._insert(game, clean, History(game), client, listed, hints, names,
+                                  spec)
 
     def _seat(self, spec: str) -> str:
         s = spec.strip()
-        if s.lower() == HUMAN:
-            return HUMAN
+        if s.lower() in (HUMAN, OPEN):
+            return s.lower()
         try:
             agent = make_agent(s)
         except StonegardenError as exc:
@@ -208,22 +233,39 @@ class GameService:
                                 f"{self.budgets.max_think:g} s on this server (--max-think)")
         return agent.spec
 
-    def _insert(self, game: Game, seats: tuple[str, str], history: History, client: str,
-                listed: bool = False, hints: bool = False,
-                ) -> tuple[Live, dict[str, str]]:
-        gid = secrets.token_urlsafe(9)
-        keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
+    async def _insert(self, game: Game, seats: tuple[str, str], history: History, client: str,
+                      listed: bool = False, hints: bool = False,
+                      names: tuple[str | None, str | None] = (None, None),
+                      clock: ClockSpec | None = None) -> tuple[Live, dict[str, str]]:
+        live, new = self.new_game(game, seats, history, client, listed, hints, names, clock)
         try:
-            self.store.create_game(NewGame(gid, game.id, game.non_default_params(), seats, keys,
-                                           tuple(history.moves),
-                                           result_of(game, history.last), listed, hints))
+            await asyncio.to_thread(self.store.create_game, new)
         except StoreError as exc:
             raise ApiError(503, str(exc)) from None
+        return await self.started(live)
+
+    def new_game(self, game: Game, seats: tuple[str, str], history: History, client: str,
+                 listed: bool = False, hints: bool = False,
+                 names: tuple[str | None, str | None] = (None, None),
+                 clock: ClockSpec | None = None) -> tuple[Live, NewGame]:
+        """A game not stored yet, with new secrets: the served game and its row."""
+        gid = secrets.token_urlsafe(9)
+        keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         live = Live(gid, game, seats, keys, history, [], time.time(), listed=listed,
-                    hints_agreed=hints, client=client)
+                    hints_agreed=hints, client=client, names=names,
+                    clock=Clock.new(clock) if clock else None)
+        value, deadline = clocks.stored(live.clock)
+        return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
+                             tuple(history.moves), result_of(game, history.last), listed, hints,
+                             names, clocks.seat_to_move(live, history.last), value, deadline)
+
+    async def started(self, live: Live) -> tuple[Live, dict[str, str]]:
+        """A stored new game, served: its dice rolled, its agent thinking if it is to move."""
         self._keep(live)
-        self._advance(live, client)
-        return live, {"1": keys[0], "2": keys[1]}
+        if OPEN in live.seats and live.listed:
+            self.hub.publish(LOBBY)
+        await self._advance(live, live.client)
+        return live, {"1": live.secrets[0], "2": live.secrets[1]}
 
     async def upload(self, text: str, sgf: bool, client: str) -> tuple[Live, dict[str, str]]:
         """A new game from a record (JSON or SGF text), replayed and checked in a worker
@@ -239,7 +281,7 @@ class GameService:
             raise ApiError(413, f"bad record: {out['refused']}")
         game = make(out["game"], **out["params"])
         history = await asyncio.to_thread(History.replay, game, out["moves"])
-        return self._insert(game, (HUMAN, HUMAN), history, client)
+        return await self._insert(game, (HUMAN, HUMAN), history, client)
 
     # -- seats ------------------------------------------------------------------------------
     def seat_of(self, live: Live, secret: Any) -> int | None:
@@ -261,8 +303,8 @@ class GameService:
         return seat
 
     # -- moves ------------------------------------------------------------------------------
-    def play(self, live: Live, secret: Any, move: Any, expected_ply: Any = None,
-             client: str = "") -> None:
+    async def play(self, live: Live, secret: Any, move: Any, expected_ply: Any = None,
+                   client: str = "") -> None:
         """A human move for the seat the secret belongs to.
 
         Raises:
@@ -279,8 +321,13 @@ class GameService:
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
                                 f"not {quote(expected_ply)}")
         game, state = live.game, live.state
-        if game.is_terminal(state):
+        if game.is_terminal(state) or live.over is not None:
             raise ApiError(409, "the game is over")
+        if OPEN in live.seats:
+            raise ApiError(409, "the game starts when someone joins it")
+        if live.clock is not None and live.clock.flagged(time.time()):
+            await clocks.flag(self, live)
+            raise ApiError(409, "the game is over: time ran out")
         to_move = game.current_player(state)
         if to_move != seat:
             raise ApiError(409, f"it is player {to_move}'s turn, not player {seat}'s")
@@ -300,25 +347,36 @@ class GameService:
         live.paused = False
         live.notice = ""
         live.client = client
-        self._append(live, text, after, redo=())
-        self._advance(live, client)
+        await self._append(live, text, after, redo=())
+        await self._advance(live, client)
 
     def _room_for_move(self, live: Live) -> None:
         if len(live.moves) >= self.budgets.max_moves:
             raise ApiError(409, f"this game has {len(live.moves)} moves, the most this server "
                                 "keeps in one game")
 
-    def _append(self, live: Live, text: str, after: Any, redo: tuple[str, ...]) -> None:
-        try:
-            self.store.append_move(live.id, len(live.moves), text,
-                                   result_of(live.game, after), redo)
-        except StaleError as exc:
-            self.live.pop(live.id, None)  # another process wrote: reload next time
-            raise ApiError(409, str(exc)) from None
-        except StoreError as exc:
-            raise ApiError(503, str(exc)) from None
-        live.history.push(text, after)
-        live.redo = list(redo)
+    async def _append(self, live: Live, text: str, after: Any, redo: tuple[str, ...]) -> None:
+        """Store the move from the position now to ``after`` (off the event loop), then
+        serve it. Refused (409) if another change came first."""
+        ply, before = len(live.moves), live.state
+        async with live.lock:
+            if len(live.moves) != ply or live.over is not None:
+                raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, not {ply}")
+            clock = clocks.after_move(live, before, after, time.time())
+            value, deadline = clocks.stored(clock)
+            try:
+                await asyncio.to_thread(
+                    self.store.append_move, live.id, ply, text, result_of(live.game, after),
+                    redo, to_move=clocks.seat_to_move(live, after), clock=value,
+                    deadline=deadline)
+            except StaleError as exc:
+                self.invalidate(live.id)  # another process wrote: reload next time
+                raise ApiError(409, str(exc)) from None
+            except StoreError as exc:
+                raise ApiError(503, str(exc)) from None
+            live.history.push(text, after)
+            live.clock = clock
+            live.redo = list(redo)
         self.hub.publish(live.id)
 
     def _admit(self, client: str) -> None:
@@ -328,7 +386,7 @@ class GameService:
         except JobError as exc:
             raise _job_refusal(exc) from None
 
-    def _advance(self, live: Live, client: str, admitted: bool = True) -> None:
+    async def _advance(self, live: Live, client: str, admitted: bool = True) -> None:
         """Roll dice at chance nodes, then start the agent if it is an agent's turn.
         ``admitted``: the client's room was checked (else a full queue pauses the agent)."""
         game = live.game
@@ -338,7 +396,7 @@ class GameService:
             outcomes = game.chance_outcomes(live.state)
             action = self.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
             text = game.action_to_text(live.state, action)
-            self._append(live, text, game.play(live.state, action), tuple(live.redo))
+            await self._append(live, text, game.play(live.state, action), tuple(live.redo))
         if (game.is_terminal(live.state) or live.paused or live.thinking is not None
                 or self.closing):
             return
@@ -383,18 +441,26 @@ class GameService:
             return
         if live.thinking is not thinking or len(live.moves) != thinking.ply:
             return  # cancelled or overtaken (undo): discard
-        live.thinking = None
         try:
             after = live.game.play_text(live.state, text)
         except StonegardenError as exc:
             self._pause(live, f"the agent {thinking.spec!r} chose {quote(text)}: {exc}")
             return
+        # the agent still shows as thinking while its move is written (off the event loop);
+        # the write is not cancelled half-way: once chosen, the move is stored and served
+        thinking.task = None
         try:
-            self._append(live, text, after, redo=())
+            await self._append(live, text, after, redo=())
         except ApiError as exc:
-            self._pause(live, f"the agent's move could not be stored: {exc.message}")
+            if live.thinking is thinking:
+                live.thinking = None
+                if exc.status != 409:  # 409: another process moved on; read again
+                    self._pause(live, f"the agent's move could not be stored: {exc.message}")
             return
-        self._advance(live, live.client)
+        if live.thinking is not thinking:
+            return  # undone or cancelled while the move was written
+        live.thinking = None
+        await self._advance(live, live.client)
 
     def _pause(self, live: Live, notice: str) -> None:
         live.thinking = None
@@ -416,7 +482,7 @@ class GameService:
         self.stop_agent(live)
         self._pause(live, f"cancelled: {t.spec!r} stopped thinking; undo, or let it move")
 
-    def resume(self, live: Live, secret: Any, client: str = "") -> None:
+    async def resume(self, live: Live, secret: Any, client: str = "") -> None:
         """Let a paused agent think again.
 
         Raises:
@@ -428,13 +494,13 @@ class GameService:
         live.paused = False
         live.notice = ""
         live.client = client
-        self._advance(live, client)
+        await self._advance(live, client)
         self.hub.publish(live.id)
 
     def _opponent_is_agent(self, live: Live, seat: int) -> bool:
         return live.seats[2 - seat] != HUMAN
 
-    def undo(self, live: Live, secret: Any) -> None:
+    async def undo(self, live: Live, secret: Any) -> None:
         """Take back moves to this seat's previous turn (only against an agent).
 
         Raises:
@@ -452,27 +518,35 @@ class GameService:
             raise ApiError(409, f"player {seat} has no move to undo")
         self._cancel_silently(live)
         redo = tuple(live.moves[keep:]) + tuple(live.redo)
-        try:
-            self.store.truncate(live.id, keep, len(live.moves),
-                                result_of(live.game, live.history.at(keep)), redo)
-        except StaleError as exc:
-            self.live.pop(live.id, None)
-            raise ApiError(409, str(exc)) from None
-        except StoreError as exc:
-            raise ApiError(503, str(exc)) from None
-        live.history.truncate(keep)
+        count = len(live.moves)
+        async with live.lock:
+            if len(live.moves) != count:
+                raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
+            kept = live.history.at(keep)
+            try:
+                await asyncio.to_thread(self.store.truncate, live.id, keep, count,
+                                        result_of(live.game, kept), redo,
+                                        to_move=clocks.seat_to_move(live, kept))
+            except StaleError as exc:
+                self.invalidate(live.id)
+                raise ApiError(409, str(exc)) from None
+            except StoreError as exc:
+                raise ApiError(503, str(exc)) from None
+            live.history.truncate(keep)
+            live.pictures.clear()
         if live.review is not None:
             live.review.truncate(keep)
             # the moves are undone either way; points past the game's end are not read back
             with contextlib.suppress(StoreError):
-                self.store.put_analysis(live.id, live.review.engine, live.review.stored())
+                await asyncio.to_thread(self.store.put_analysis, live.id, live.review.engine,
+                                        live.review.stored())
         live.hints = {k: h for k, h in live.hints.items() if k[0] <= keep}
         live.redo = list(redo)
         live.paused = False
         live.notice = ""
         self.hub.publish(live.id)
 
-    def redo(self, live: Live, secret: Any, client: str = "") -> None:
+    async def redo(self, live: Live, secret: Any, client: str = "") -> None:
         """Replay undone moves up to this seat's next turn.
 
         Raises:
@@ -498,10 +572,10 @@ class GameService:
                 live.redo = []
                 break
             played_own = played_own or mover == seat
-            self._append(live, text, after, tuple(live.redo[1:]))
+            await self._append(live, text, after, tuple(live.redo[1:]))
         live.paused = False
         live.client = client
-        self._advance(live, client)
+        await self._advance(live, client)
 
     def stop_agent(self, live: Live) -> None:
         """Cancel the agent's job (its search stops in its worker) and its task. At shutdown
@@ -528,7 +602,7 @@ class GameService:
         """
         seat = self.require_seat(live, secret)
         game, state = live.game, live.state
-        if game.is_terminal(state):
+        if game.is_terminal(state) or live.over is not None:
             raise ApiError(409, "there is no move to hint: the game is over")
         if not _hints_allowed(live):
             raise ApiError(403, "hints between two people need both seats' agreement, given "
@@ -551,7 +625,7 @@ class GameService:
     # -- the computer's analysis (``review.py``) ----------------------------------------------
     def _may_see_analysis(self, live: Live, seat: int | None) -> bool:
         """Spectators any time, players once the game is over (it would help them play)."""
-        return seat is None or live.game.is_terminal(live.state)
+        return seat is None or live.game.is_terminal(live.state) or live.over is not None
 
     def _analysis_access(self, live: Live, seat: int | None) -> None:
         """Raises: ApiError 403 for a player of a game in progress."""
@@ -699,12 +773,14 @@ class GameService:
             before = live.history.at(at - 1)
             last = safe_move_cells(view, game, before, live.moves[at - 1])
             captured = view.captured_cells(game, before, state)
-        terminal = game.is_terminal(state)
-        to_move = None if terminal else game.current_player(state)
         live_now = at == n
+        over = live.over if live_now else None  # a time loss ends the game at its last move
+        terminal = game.is_terminal(state) or over is not None
+        to_move = None if terminal else game.current_player(state)
         hint = live.hints.get((n, seat)) if live_now and seat is not None else None
         can_play = (live_now and seat is not None and not terminal and to_move == seat
-                    and live.seats[seat - 1] == HUMAN and live.thinking is None)
+                    and live.seats[seat - 1] == HUMAN and live.thinking is None
+                    and OPEN not in live.seats)
         targets: list[str] = []
         if can_play:
             if live.targets is None or live.targets[0] != n:
@@ -732,15 +808,17 @@ class GameService:
             "moves": moves,
             "to_move": to_move,
             "terminal": terminal,
-            "over": game.is_terminal(live.state),
-            "winner": game.winner(state),
-            "reason": game.result_reason(state),
+            "over": game.is_terminal(live.state) or live.over is not None,
+            "winner": over["winner"] if over else game.winner(state),
+            "reason": "time" if over else game.result_reason(state),
             "score": view.score_track(game, state),
-            "outcome": view.outcome(game, state),
+            "outcome": (clocks.outcome_words(live, list(view.player_names(game))) if over
+                        else view.outcome(game, state)),
             "players": list(view.player_names(game)),
             "captured": captured,
             "last": last,
-            "svg": view.svg(game, state, marks),
+            "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),
+                                lambda: view.svg(game, state, marks)),
             "builder": view.builder(game, state) if can_play else {"kind": "none"},
             "can_play": can_play,
             "position": game.position_text(state),
@@ -755,6 +833,7 @@ class GameService:
             "review": point,
             "analysis": None if live.review is None or not self._may_see_analysis(live, seat)
             else {"running": live.review.running, "points": len(live.review.points)},
+            **_online(live),
         }
 
     def _thinking(self, live: Live) -> dict[str, Any] | None:
@@ -787,15 +866,116 @@ class GameService:
         for gid in list(self.hub.listeners):
             self.hub.publish(gid)
 
+    def invalidate(self, game_id: str) -> None:
+        """Another process changed the game: forget it here (it is read again when asked for;
+        a read under way is done again)."""
+        live = self.live.pop(game_id, None)
+        if live is not None:
+            self.stop_agent(live)
+        if game_id in self._loading:
+            self._stale.add(game_id)
+
+    def changed_elsewhere(self, what: str, game_id: str) -> None:
+        """A change another server process made (the store's notification): pages watching
+        it here are told, and the lobby's when it changed."""
+        if what == "lost":  # changes may have been missed: forget every game
+            for gid in list(self.live):
+                self.invalidate(gid)
+                self.hub.publish(gid)
+            self.hub.publish(LOBBY)
+            return
+        if what in ("create", "join", "withdraw"):
+            self.hub.publish(LOBBY)
+        live = self.live.get(game_id)
+        if what == "withdraw" or live is None or live.thinking is not None or live.pending:
+            self.invalidate(game_id)
+            self.hub.publish(game_id)
+            return
+        # a game held here: bring it up to date from its row (the new moves only, instead of
+        # replaying the whole game), then tell its pages
+        task = asyncio.get_running_loop().create_task(self._catch_up(live))
+        self._catching_up.add(task)
+        task.add_done_callback(self._catching_up.discard)
+
+    async def _catch_up(self, live: Live) -> None:
+        """Apply another process's change to ``live``: its new moves, seats, names, clock and
+        end; anything else (undo, a row that does not extend ours) reads the game again."""
+        gid = live.id
+        try:
+            async with live.lock:
+                row = await asyncio.to_thread(self.store.get, gid)
+                n = len(live.moves)
+                if (row is None or self.live.get(gid) is not live or row.game != live.game.id
+                        or tuple(row.moves[:n]) != tuple(live.moves)):
+                    self.invalidate(gid)
+                else:
+                    for text in row.moves[n:]:
+                        live.history.push(text, live.game.play_text(live.state, text))
+                    live.seats, live.names, live.redo = row.seats, row.names, list(row.redo)
+                    live.clock = Clock.from_store(row.clock) if row.clock else None
+                    live.over = (row.result if row.result
+                                 and not live.game.is_terminal(live.state) else None)
+                    live.rematch = row.rematch
+        except (StoreError, StonegardenError):
+            self.invalidate(gid)
+        self.hub.publish(gid)
+
     async def close(self) -> None:
         """Stop every agent and end the workers."""
         self.closing = True
+        await self.keeper.stop()
         for live in self.live.values():
             self.stop_agent(live)
             task = live.pending.get("review")
             if task is not None:
                 task.cancel()
         await self.jobs.close()
+
+
+def _seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
+             ) -> tuple[tuple[str | None, str | None], ClockSpec | None]:
+    """The names and time control of a new game, checked against its seats.
+
+    Raises:
+        ApiError: 400 for a bad name, seat or clock; two open seats; an open seat or a clock
+        in a game that is not between two people.
+    """
+    if seats.count(OPEN) > 1:
+        raise ApiError(400, "at most one seat may be 'open' (the other is yours)")
+    if OPEN in seats and HUMAN not in seats:
+        raise ApiError(400, "an 'open' seat waits for a person to play you: the other seat "
+                            "must be 'human'")
+    try:
+        spec = parse_clock(clock)
+    except StonegardenError as exc:
+        raise ApiError(400, str(exc)) from None
+    if spec is not None and not all(s in (HUMAN, OPEN) for s in seats):
+        raise ApiError(400, "a clock is for games between two people ('human' or 'open' "
+                            "seats)")
+    if seat is not None and (seat not in (1, 2) or isinstance(seat, bool)
+                             or seats[seat - 1] != HUMAN):
+        raise ApiError(400, f"'seat' must be the number of a 'human' seat, not {quote(seat)}")
+    names: list[str | None] = [None, None]
+    if name is not None:
+        mine = seat if seat is not None else next((i + 1 for i, s in enumerate(seats)
+                                                   if s == HUMAN), None)
+        if mine is None:
+            raise ApiError(400, "'name' is a person's: this game has no 'human' seat")
+        try:
+            names[mine - 1] = clean_name(name)
+        except StonegardenError as exc:
+            raise ApiError(400, str(exc)) from None
+    return (names[0], names[1]), spec
+
+
+def _online(live: Live) -> dict[str, Any]:
+    """What a snapshot says of online play: names, the open seat, the clock, the rematch."""
+    return {
+        "names": {"1": live.names[0], "2": live.names[1]},
+        "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
+        "clock": live.clock.to_json(time.time()) if live.clock else None,
+        "rematch": live.rematch,
+    }
 
 
 def _hints_allowed(live: Live) -> bool:

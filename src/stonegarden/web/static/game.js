@@ -22,6 +22,15 @@
   const smallOrTouch = matchMedia("(pointer: coarse)").matches || innerWidth < 700;
   let confirmMoves = setting("sg-confirm-moves", smallOrTouch);
   let sound = setting("sg-turn-sound", false);
+  let notify = setting("sg-turn-notify", false) && "Notification" in window && Notification.permission === "granted";
+  $("turn-notify").checked = notify;
+  $("turn-notify").disabled = !("Notification" in window);
+  $("turn-notify").addEventListener("change", async (ev) => {
+    notify = ev.target.checked;
+    if (notify && Notification.permission !== "granted") notify = (await Notification.requestPermission()) === "granted";
+    ev.target.checked = notify;
+    store("sg-turn-notify", notify);
+  });
   $("confirm-setting").hidden = !info.click_to_play;
   $("confirm-moves").checked = confirmMoves;
   $("turn-sound").checked = sound;
@@ -41,7 +50,7 @@
   // -- talking to the server ---------------------------------------------------------------
   async function refresh() {
     const q = viewPly === null ? "" : "?ply=" + viewPly;
-    const r = await fetch("/api/games/" + gid + q, { headers: key ? { "X-Seat-Secret": key } : {} });
+    const r = await fetch(SG.url("/api/games/" + gid + q), { headers: key ? { "X-Seat-Secret": key } : {} });
     const data = await r.json();
     if (!r.ok) { $("status").textContent = data.error; return; }
     render(data);
@@ -95,19 +104,24 @@
     document.body.dataset.terminal = s.terminal;
     const hadFocus = $("board").contains(document.activeElement);
     $("board").innerHTML = s.svg;
-    const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? "a person" : s.seats[p - 1]})`;
+    if (s.you && key) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
+    const person = (p) => (s.names && s.names[p]) || "a person";
+    const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
     const you = s.you ? ` — you play ${names()[s.you - 1]}` : key ? " — (this link's key is not valid)" : " — watching";
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status;
     if (s.terminal) status = "Game over: " + resultText(s);
     else if (s.thinking && !engineReady) status = PREPARING;
     else if (s.thinking) status = `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
+    else if (s.open) status = "Waiting for someone to join";
     else if (s.can_play) status = `Your turn (${names()[s.to_move - 1]})`;
     else status = s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
     if (s.ply !== s.length) status = `Viewing the position after move ${s.ply} of ${s.length} — ` + status;
     $("status").textContent = status;
     $("status").className = "status" + (s.can_play ? " your-turn" : "") + (s.terminal ? " over" : "");
     $("result").hidden = !s.terminal;
+    renderClock(s);
+    renderOnline(s);
     renderScore(s.score);
     renderMoves(s);
     renderThinking(s);
@@ -124,7 +138,7 @@
     const other = s.you ? String(3 - s.you) : null;
     const keys = SG.keys()[gid] || {};
     if (other && keys[other] && s.seats[other - 1] === "human") {
-      $("invite-url").value = new URL("/game/" + gid + "#key=" + keys[other], location.href).href;
+      $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + keys[other]), location.href).href;
       $("invite-link").hidden = false;
     }
   }
@@ -133,8 +147,88 @@
     const mine = s.can_play && s.ply === s.length;
     document.title = (mine ? "● Your turn · " : s.terminal ? "Game over · " : "") + baseTitle;
     if (mine && !wasMyTurn && sound) beep();
+    if (mine && !wasMyTurn && notify && document.hidden) {
+      try { new Notification("Your turn · " + baseTitle, { tag: "sg-" + gid }); } catch (e) { /* not allowed here */ }
+    }
     wasMyTurn = mine;
   }
+
+  // -- clocks, kept by the server; shown counting down between snapshots --------------------
+  let clockTimer = null;
+  function clockText(seconds, c) {
+    const t = Math.max(0, seconds);
+    if (c.days_per_move && t >= 3600) {
+      const d = Math.floor(t / 86400), h = Math.floor((t % 86400) / 3600), m = Math.floor((t % 3600) / 60);
+      return (d ? d + " d " : "") + h + " h " + String(m).padStart(2, "0") + " min";
+    }
+    const h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), sec = t % 60;
+    const ss = t < 10 ? sec.toFixed(1).padStart(4, "0") : String(Math.floor(sec)).padStart(2, "0");
+    return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + ss;
+  }
+  function renderClock(s) {
+    clearInterval(clockTimer);
+    const c = s.clock, box = $("clocks");
+    box.hidden = !c;
+    if (!c) return;
+    const at = performance.now();
+    const show = () => {
+      let flagged = false;
+      for (const p of [1, 2]) {
+        const left = c[p] - (c.running === p && s.ply === s.length ? (performance.now() - at) / 1000 : 0);
+        const el = $("clock-" + p);
+        el.textContent = `${short(p)} ${clockText(left, c)}`;
+        el.classList.toggle("running", c.running === p);
+        el.classList.toggle("low", left < 10 || (c.days_per_move && left < 3600));
+        el.dataset.left = Math.max(0, left).toFixed(1);
+        if (c.running === p && left <= 0) flagged = true;
+      }
+      if (flagged) { clearInterval(clockTimer); setTimeout(refresh, 500); }  // the server flags it
+    };
+    show();
+    if (c.running && !s.terminal) clockTimer = setInterval(show, 200);
+  }
+
+  // -- online play: the open seat, rematches -------------------------------------------------
+  function renderOnline(s) {
+    $("waiting").hidden = !s.open;
+    $("withdraw").hidden = !s.you;
+    $("join").hidden = !!s.you;
+    // a seat held without a name (a link opened before a name was chosen): name it now
+    if (s.you && s.names && !s.names[s.you] && SG.name() && !named) {
+      named = true;
+      SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
+    }
+    const live = s.ply === s.length;
+    $("rematch").hidden = !(s.you && s.terminal && live);
+    $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
+    $("rematch-offer").hidden = !(s.you && s.rematch && live);
+  }
+  let named = false;
+  document.addEventListener("sg-name", () => { named = false; if (snap) renderOnline(snap); });
+  $("join").addEventListener("click", async () => {
+    $("move-error").textContent = "";
+    if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; SG.askName(); return; }
+    try {
+      const made = await SG.post("/api/games/" + gid + "/join", { name: SG.name() });
+      SG.saveKey(gid, String(made.seat), made.secret);
+      key = made.secret;
+      history.replaceState(null, "", "#key=" + made.secret);
+      refresh();
+    } catch (e) { $("move-error").textContent = e.message; }
+  });
+  async function rematch() {
+    try {
+      const made = await SG.post("/api/games/" + gid + "/rematch", { secret: key });
+      SG.saveKey(made.id, String(made.seat), made.secret);
+      location.href = made.link;
+    } catch (e) { $("move-error").textContent = e.message; }
+  }
+  $("rematch").addEventListener("click", rematch);
+  $("accept-rematch").addEventListener("click", rematch);
+  $("withdraw").addEventListener("click", async () => {
+    try { await SG.post("/api/games/" + gid + "/withdraw", { secret: key }); SG.dropGame(gid); location.href = SG.url("/lobby"); }
+    catch (e) { $("move-error").textContent = e.message; }
+  });
 
   function renderScore(sc) {
     const box = $("score");
@@ -406,7 +500,7 @@
   async function loadAnalysis() {
     analysisTimer = null;
     const headers = key ? { "X-Seat-Secret": key } : {};
-    const r = await fetch("/api/games/" + gid + "/analysis", { headers });
+    const r = await fetch(SG.url("/api/games/" + gid + "/analysis"), { headers });
     const a = await r.json();
     if (!r.ok) { $("analysis-status").textContent = a.error; return; }
     analysis = a;
@@ -481,10 +575,7 @@
   });
 
   function connect() {
-    const es = new EventSource("/api/games/" + gid + "/events");
-    es.addEventListener("update", () => { if (viewPly === null) refresh(); });
-    es.onerror = () => { document.body.dataset.live = "reconnecting"; };
-    es.onopen = () => { document.body.dataset.live = "on"; };
+    SG.live("/api/games/" + gid + "/events", () => { if (viewPly === null) refresh(); });
   }
   refresh().then(connect);
 })();

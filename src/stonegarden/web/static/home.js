@@ -24,7 +24,7 @@
 
   function showParams() {
     const g = games.find((x) => x.id === select.value);
-    $("rules-link").href = "/rules/" + g.id;
+    $("rules-link").href = SG.url("/rules/" + g.id);
     $("rules-title").textContent = g.title;
     box.querySelectorAll("label").forEach((e) => e.remove());
     for (const p of g.params) {
@@ -68,6 +68,19 @@
     $("seat-choice").hidden = mode() === "watch";
   }
 
+  function clockKind() { return $("clock-kind").value; }
+  function showClock() {
+    $("clock-fischer").hidden = clockKind() !== "fischer";
+    $("clock-days").hidden = clockKind() !== "correspondence";
+  }
+  function clockToCreate() {
+    if (clockKind() === "fischer") return { initial: 60 * Number($("clock-minutes").value), increment: Number($("clock-increment").value) };
+    if (clockKind() === "correspondence") return { days_per_move: Number($("clock-days-per-move").value) };
+    return null;
+  }
+  $("clock-kind").addEventListener("change", showClock);
+  showClock();
+
   select.addEventListener("change", showParams);
   box.addEventListener("input", summarise);
   box.addEventListener("change", summarise);
@@ -105,9 +118,21 @@
       else if (i.value.trim() !== "") params[i.dataset.param] = i.value.trim();
     });
     const { seats, mine } = seatsToCreate();
+    const body = { game: select.value, params, seats };
+    if (mode() === "friend") {
+      const clock = clockToCreate();
+      if (clock) body.clock = clock;
+      if (form.querySelector('input[name="invite"]:checked').value === "lobby") {
+        seats[2 - mine] = "open";
+        body.public = true;
+      }
+    }
+    if (SG.name() && seats.includes("human")) { body.name = SG.name(); body.seat = mine; }
+    if (seats[mine - 1] !== "human") delete body.seat;
     try {
-      const made = await SG.post("/api/games", { game: select.value, params, seats });
+      const made = await SG.post("/api/games", body);
       SG.rememberLinks(made);
+      if (made.seats.includes("open")) { location.href = made.links[String(mine)]; return; }
       const humans = ["1", "2"].filter((s) => made.seats[s - 1] === "human");
       if (humans.length === 2) {
         const abs = (u) => new URL(u, location.href).href;

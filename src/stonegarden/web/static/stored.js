@@ -9,7 +9,7 @@
     if (!k) return;
     const seat = k["1"] ? "1" : "2";
     const a = tr.querySelector(".resume");
-    a.href = "/game/" + tr.dataset.gid + "#key=" + k[seat];
+    a.href = SG.url("/game/" + tr.dataset.gid + "#key=" + k[seat]);
     a.hidden = false;
   });
   const $ = (id) => document.getElementById(id);

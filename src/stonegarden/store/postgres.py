@@ -1,0 +1,205 @@
+"""The PostgreSQL store (psycopg 3 and its connection pool): the same schema and migrations as
+SQLite, shared by several server processes on one machine or several.
+
+- **Migrations** run under an advisory lock, so servers started together migrate once.
+- **Writers of one game** are serialised by locking its row (``SELECT ... FOR UPDATE``); a
+  move is stored only if the game still has the expected number of moves.
+- **Change notification**: every write sends ``NOTIFY stonegarden`` in its transaction
+  (delivered at commit); each store listens on a connection of its own, in a thread, and
+  tells its server of the other processes' changes, which is how a page connected to one
+  server sees a move made through another.
+
+Calls block (they run in threads, never on a server's event loop). A failure becomes one line
+naming the server and database (never the password) and the cause.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import StoreError
+from .base import ChangeListener, StaleError
+from .migrations import MIGRATIONS, VERSION_TABLE, check_schema
+from .sql import SQLStore
+
+#: the channel of change notifications
+CHANNEL = "stonegarden"
+#: the advisory lock held while migrating (any fixed 64-bit number: "stonegar")
+MIGRATION_LOCK = 0x73746F6E65676172
+CONNECT_TIMEOUT = 5
+
+
+def redacted(dsn: str) -> str:
+    """The DSN without its password (for messages and logs)."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", dsn)
+
+
+class _Row(tuple):  # type: ignore[type-arg]
+    """A row read by position or by column name, as ``sqlite3.Row`` is."""
+
+    names: dict[str, int]
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self.names[key])
+        return tuple.__getitem__(self, key)
+
+
+def _row_factory(cursor: Any) -> Any:
+    names = {c.name: i for i, c in enumerate(cursor.description or ())}
+    kind = type("Row", (_Row,), {"names": names})
+    return lambda values: kind(values)
+
+
+class _Connection:
+    """A psycopg connection that reads the stores' shared SQL (``?`` placeholders)."""
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        return self.con.execute(sql.replace("?", "%s"), args)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            with self.con.cursor() as cur:
+                cur.executemany(sql.replace("?", "%s"), rows)
+
+
+class PostgresStore(SQLStore):
+    """The games in a PostgreSQL database (``postgresql://user@host:port/database``)."""
+
+    _for_update = " FOR UPDATE"
+
+    def __init__(self, dsn: str, pool_size: int = 8) -> None:
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # pragma: no cover - both are dependencies
+            raise StoreError(f"--db {redacted(dsn)}: PostgreSQL needs psycopg and psycopg-pool "
+                             f"({exc})") from None
+        self._psycopg = psycopg
+        self.dsn = dsn
+        self.location = redacted(dsn)
+        #: this store's own changes are not reported back to it
+        self.origin = secrets.token_hex(6)
+        self._listener: threading.Thread | None = None
+        self._stop = threading.Event()
+        try:
+            with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
+                self._migrate(con)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.location}: {_first_line(exc)}") from None
+        self.pool = ConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
+                                   kwargs={"autocommit": True, "row_factory": _row_factory,
+                                           "connect_timeout": CONNECT_TIMEOUT},
+                                   timeout=30, name="stonegarden")
+        self.pool.open(wait=True, timeout=30)
+
+    # -- connections ----------------------------------------------------------------------------
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        from psycopg_pool import PoolTimeout
+
+        try:
+            yield
+        except self._psycopg.errors.UniqueViolation as exc:
+            raise StaleError(f"a concurrent write came first ({_first_line(exc)})") from None
+        except (self._psycopg.Error, PoolTimeout) as exc:
+            raise StoreError(f"{self.location}: {_first_line(exc)}") from None
+
+    @contextmanager
+    def _connect(self) -> Iterator[_Connection]:
+        with self._errors(), self.pool.connection() as con:
+            yield _Connection(con)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[_Connection]:
+        with self._errors(), self.pool.connection() as con, con.transaction():
+            yield _Connection(con)
+
+    def _notify(self, con: Any, what: str, game_id: str) -> None:
+        con.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{self.origin} {what} {game_id}"))
+
+    # -- schema ---------------------------------------------------------------------------------
+    def _migrate(self, con: Any) -> None:
+        """Bring the schema up to date, one server at a time (an advisory lock)."""
+        con.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        try:
+            tables = {r[0] for r in con.execute(
+                "SELECT table_name FROM information_schema.tables"
+                " WHERE table_schema = current_schema()")}
+            version = 0
+            if "schema_migrations" in tables:
+                version = con.execute("SELECT max(version) FROM schema_migrations"
+                                      ).fetchone()[0] or 0
+            elif tables & {"games", "moves"}:
+                raise StoreError(f"{self.location}: tables 'games' or 'moves' exist without a "
+                                 "schema version: not a stonegarden database (nothing was "
+                                 "changed)")
+            check_schema(self.location, version, tables)
+            for m in MIGRATIONS:
+                if m.version > version:
+                    with con.transaction():
+                        con.execute(VERSION_TABLE)
+                        for statement in m.statements:
+                            con.execute(statement)
+                        con.execute("INSERT INTO schema_migrations (version, name, applied)"
+                                    " VALUES (%s, %s, %s)", (m.version, m.name, time.time()))
+        finally:
+            con.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+
+    def schema_version(self) -> int:
+        with self._connect() as con:
+            return int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+
+    # -- change notification --------------------------------------------------------------------
+    def listen(self, on_change: ChangeListener) -> None:
+        """Hear the other processes' changes in a thread of its own (reconnecting, with
+        ``("lost", "")`` reported after a reconnection: changes may have been missed)."""
+        if self._listener is not None:
+            return
+        self._listener = threading.Thread(target=self._listen, args=(on_change,),
+                                          name="stonegarden-listen", daemon=True)
+        self._listener.start()
+
+    def _listen(self, on_change: ChangeListener) -> None:
+        psycopg = self._psycopg
+        pause = 0.5
+        first = True
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.dsn, autocommit=True,
+                                     connect_timeout=CONNECT_TIMEOUT) as con:
+                    con.execute(f"LISTEN {CHANNEL}")
+                    if not first:
+                        on_change("lost", "")
+                    first, pause = False, 0.5
+                    while not self._stop.is_set():
+                        for note in con.notifies(timeout=0.5):
+                            origin, _, rest = note.payload.partition(" ")
+                            what, _, game_id = rest.partition(" ")
+                            if origin != self.origin:
+                                on_change(what, game_id)
+            except psycopg.Error:
+                first = False
+                self._stop.wait(pause)
+                pause = min(pause * 2, 10.0)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._listener is not None:
+            self._listener.join(timeout=5)
+            self._listener = None
+        self.pool.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

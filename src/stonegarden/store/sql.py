@@ -1,0 +1,291 @@
+"""What the SQLite and PostgreSQL stores share: every read and write of games, written once in
+the SQL both read (``?`` placeholders; the PostgreSQL store's connections translate them).
+
+A store provides ``_connect()`` (a connection for reads) and ``_transaction()`` (one
+transaction, committed when the block ends, rolled back if it raises), both yielding an object
+with ``execute(sql, args)`` and ``executemany(sql, rows)``; ``_lock_game`` (serialise the
+writers of one game) and ``_notify`` (tell other server processes, sent at commit).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from ..errors import StoreError
+from .base import (
+    ChangeListener,
+    GameRow,
+    GameSummary,
+    NewGame,
+    StaleError,
+    analysis_from,
+    row_from,
+    summary_from,
+)
+
+#: the most ids one ``list_games(ids=...)`` call looks up
+MAX_IDS = 100
+#: the stored text of a seat waiting for someone to join
+OPEN = "open"
+
+
+def _dumps(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)
+
+
+class SQLStore:
+    """The games, in SQL shared by both stores."""
+
+    location: str
+    #: added to a SELECT that locks the rows it reads until the transaction ends
+    _for_update = ""
+
+    # -- what each store provides ------------------------------------------------------------
+    def _connect(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _transaction(self) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _lock_game(self, con: Any, game_id: str) -> None:
+        """Hold the game's row until the transaction ends (SQLite's ``BEGIN IMMEDIATE``
+        already locks the whole file)."""
+        if self._for_update:
+            con.execute("SELECT id FROM games WHERE id = ?" + self._for_update, (game_id,))
+
+    def _notify(self, con: Any, what: str, game_id: str) -> None:
+        """Tell other server processes that ``game_id`` changed (at commit)."""
+
+    def listen(self, on_change: ChangeListener) -> None:
+        """One process per store: nothing to hear."""
+
+    def close(self) -> None:
+        """Nothing stays open between operations."""
+
+    # -- writing ------------------------------------------------------------------------------
+    def create_game(self, new: NewGame) -> None:
+        now = time.time()
+        with self._transaction() as con:
+            con.execute(
+                "INSERT INTO games (id, game, params, seat1, seat2, secret1, secret2, result,"
+                " created, updated, listed, hints, name1, name2, to_move, clock, deadline)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (new.id, new.game, json.dumps(new.params), new.seats[0], new.seats[1],
+                 new.secrets[0], new.secrets[1], _dumps(new.result), now, now,
+                 new.listed, new.hints, new.names[0], new.names[1], new.to_move,
+                 _dumps(new.clock), new.deadline),
+            )
+            con.executemany(
+                "INSERT INTO moves (game_id, ply, text, created) VALUES (?, ?, ?, ?)",
+                [(new.id, i, m, now) for i, m in enumerate(new.moves)],
+            )
+            self._notify(con, "create", new.id)
+
+    def append_move(self, game_id: str, ply: int, text: str, result: dict[str, Any] | None,
+                    redo: Sequence[str] = (), *, to_move: int | None = None,
+                    clock: dict[str, Any] | None = None,
+                    deadline: float | None = None) -> None:
+        now = time.time()
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            self._check_count(con, game_id, ply, unfinished=True)
+            con.execute("INSERT INTO moves (game_id, ply, text, created) VALUES (?, ?, ?, ?)",
+                        (game_id, ply, text, now))
+            self._finish(con, game_id, result, redo, now, to_move, clock, deadline)
+            self._notify(con, "move", game_id)
+
+    def truncate(self, game_id: str, keep: int, count: int, result: dict[str, Any] | None,
+                 redo: Sequence[str], *, to_move: int | None = None) -> None:
+        now = time.time()
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            self._check_count(con, game_id, count)
+            con.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, keep))
+            self._finish(con, game_id, result, redo, now, to_move, None, None)
+            self._notify(con, "move", game_id)
+
+    @staticmethod
+    def _check_count(con: Any, game_id: str, expected: int, unfinished: bool = False) -> None:
+        (count,) = con.execute("SELECT count(*) FROM moves WHERE game_id = ?",
+                               (game_id,)).fetchone()
+        if count != expected:
+            raise StaleError(f"game {game_id!r} has {count} moves, not {expected}")
+        if unfinished:
+            row = con.execute("SELECT result FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None or row[0] is not None:
+                raise StaleError(f"game {game_id!r} is over")
+
+    @staticmethod
+    def _finish(con: Any, game_id: str, result: dict[str, Any] | None, redo: Sequence[str],
+                now: float, to_move: int | None, clock: dict[str, Any] | None,
+                deadline: float | None) -> None:
+        con.execute(
+            "UPDATE games SET result = ?, redo = ?, updated = ?, to_move = ?, clock = ?,"
+            " deadline = ? WHERE id = ?",
+            (_dumps(result), json.dumps(list(redo)), now, to_move, _dumps(clock), deadline,
+             game_id),
+        )
+
+    def join(self, game_id: str, seat: int, name: str) -> bool:
+        column = _seat_column(seat)
+        with self._transaction() as con:
+            done = con.execute(
+                f"UPDATE games SET seat{column} = 'human', name{column} = ?, updated = ?"
+                f" WHERE id = ? AND seat{column} = ? AND result IS NULL",
+                (name, time.time(), game_id, OPEN)).rowcount == 1
+            if done:
+                self._notify(con, "join", game_id)
+        return done
+
+    def withdraw(self, game_id: str) -> bool:
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            row = con.execute("SELECT seat1, seat2 FROM games WHERE id = ?",
+                              (game_id,)).fetchone()
+            if row is None or OPEN not in (row[0], row[1]):
+                return False
+            con.execute("DELETE FROM moves WHERE game_id = ?", (game_id,))
+            con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            con.execute("DELETE FROM games WHERE id = ?", (game_id,))
+            self._notify(con, "withdraw", game_id)
+        return True
+
+    def set_name(self, game_id: str, seat: int, name: str) -> None:
+        column = _seat_column(seat)
+        with self._transaction() as con:
+            con.execute(f"UPDATE games SET name{column} = ?, updated = ? WHERE id = ?",
+                        (name, time.time(), game_id))
+            self._notify(con, "name", game_id)
+
+    def flag(self, game_id: str, ply: int, result: dict[str, Any],
+             clock: dict[str, Any]) -> bool:
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            done = con.execute(
+                "UPDATE games SET result = ?, clock = ?, deadline = NULL, to_move = NULL,"
+                " updated = ? WHERE id = ? AND result IS NULL"
+                " AND (SELECT count(*) FROM moves WHERE game_id = ?) = ?",
+                (json.dumps(result), json.dumps(clock), time.time(), game_id, game_id,
+                 ply)).rowcount == 1
+            if done:
+                self._notify(con, "flag", game_id)
+        return done
+
+    def offer_rematch(self, game_id: str, new: NewGame) -> str:
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            row = con.execute("SELECT rematch FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"game {game_id!r} is gone")
+            if row[0] is not None:
+                return str(row[0])
+        self.create_game(new)
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            won = con.execute("UPDATE games SET rematch = ? WHERE id = ? AND rematch IS NULL",
+                              (new.id, game_id)).rowcount == 1
+            if won:
+                self._notify(con, "rematch", game_id)
+                return new.id
+            (other,) = con.execute("SELECT rematch FROM games WHERE id = ?",
+                                   (game_id,)).fetchone()
+            con.execute("DELETE FROM moves WHERE game_id = ?", (new.id,))
+            con.execute("DELETE FROM games WHERE id = ?", (new.id,))  # another came first
+            return str(other)
+
+    def heartbeat(self, now: float, grace: float) -> float:
+        with self._transaction() as con:
+            con.execute("INSERT INTO heartbeat (id, alive) VALUES (1, ?)"
+                        " ON CONFLICT (id) DO NOTHING", (now,))
+            (alive,) = con.execute("SELECT alive FROM heartbeat WHERE id = 1"
+                                   + self._for_update).fetchone()
+            down = now - float(alive)
+            con.execute("UPDATE heartbeat SET alive = ? WHERE id = 1", (max(now, alive),))
+            if down <= grace:
+                return 0.0
+            running = con.execute("SELECT id, clock, deadline FROM games WHERE result IS NULL"
+                                  " AND deadline IS NOT NULL").fetchall()
+            for gid, text, deadline in running:
+                try:
+                    clock = json.loads(text)
+                    clock["since"] = float(clock["since"]) + down
+                except (TypeError, ValueError, KeyError):
+                    continue  # a damaged clock: that game is unavailable anyway
+                con.execute("UPDATE games SET clock = ?, deadline = ? WHERE id = ?",
+                            (json.dumps(clock), float(deadline) + down, gid))
+            return down
+
+    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
+        with self._transaction() as con:
+            con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            con.execute("INSERT INTO analyses (game_id, engine, points, updated)"
+                        " VALUES (?, ?, ?, ?)",
+                        (game_id, engine, json.dumps(list(points)), time.time()))
+
+    def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+        with self._connect() as con:
+            row = con.execute("SELECT engine, points FROM analyses WHERE game_id = ?",
+                              (game_id,)).fetchone()
+        return None if row is None else analysis_from(game_id, row[0], row[1])
+
+    # -- reading ------------------------------------------------------------------------------
+    def get(self, game_id: str) -> GameRow | None:
+        with self._connect() as con:
+            row = con.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                return None
+            moves = [m for (m,) in con.execute(
+                "SELECT text FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)).fetchall()]
+        return row_from(row, moves)
+
+    def list_games(self, limit: int = 200, listed_only: bool = True,
+                   ids: Sequence[str] | None = None) -> list[GameSummary]:
+        where, args = "", []
+        if ids is not None:
+            chosen = list(ids)[:MAX_IDS]
+            where = f" WHERE g.id IN ({', '.join('?' * len(chosen))})" if chosen else " WHERE FALSE"
+            args += chosen
+        elif listed_only:
+            where = " WHERE g.listed = TRUE"
+        return self._summaries(where, args, limit)
+
+    def lobby(self, limit: int = 200) -> list[GameSummary]:
+        return self._summaries(" WHERE g.listed = TRUE AND g.result IS NULL"
+                               " AND (g.seat1 = ? OR g.seat2 = ?)", [OPEN, OPEN], limit)
+
+    def _summaries(self, where: str, args: list[Any], limit: int) -> list[GameSummary]:
+        query = ("SELECT g.*, (SELECT count(*) FROM moves m WHERE m.game_id = g.id) AS n"
+                 f" FROM games g{where} ORDER BY g.updated DESC LIMIT ?")
+        with self._connect() as con:
+            rows = con.execute(query, (*args, limit)).fetchall()
+        out = []
+        for row in rows:
+            try:
+                out.append(summary_from(row, row["n"]))
+            except StoreError:
+                continue  # a damaged row: that game is unavailable, the listing goes on
+        return out
+
+    def unfinished_with_agents(self, limit: int = 1000) -> list[str]:
+        with self._connect() as con:
+            return [r[0] for r in con.execute(
+                "SELECT id FROM games WHERE result IS NULL AND (seat1 NOT IN ('human', 'open')"
+                " OR seat2 NOT IN ('human', 'open')) ORDER BY updated DESC LIMIT ?",
+                (limit,)).fetchall()]
+
+    def due(self, now: float, limit: int = 100) -> list[str]:
+        with self._connect() as con:
+            return [r[0] for r in con.execute(
+                "SELECT id FROM games WHERE deadline <= ? AND result IS NULL"
+                " ORDER BY deadline LIMIT ?", (now, limit)).fetchall()]
+
+
+def _seat_column(seat: int) -> int:
+    if seat not in (1, 2):
+        raise ValueError(f"seat {seat!r}")
+    return seat
+

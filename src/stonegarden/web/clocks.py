@@ -1,0 +1,156 @@
+"""Clocks on the server: how a move changes a game's clock, a game lost on time, and the
+keeper that flags games whose time ran out while no one is connected.
+
+Rules (docs/web.md, "Clocks"):
+
+- A clock runs only for a person to move, and only once that player has made a first move:
+  the time before each player's first move is not counted (lichess does the same), so a
+  game created before the opponent arrives loses no one on time.
+- The keeper of every server process looks for games whose deadline has passed (an indexed
+  query, every half second) and ends them with reason ``time``; the store's conditional write
+  makes exactly one process do it.
+- Every server writes a heartbeat every 2 s. A server that starts after no server has run for
+  more than ``HEARTBEAT_GRACE`` seconds moves every running clock on by that time: time while
+  no server ran is not charged to anyone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..core.protocol import CHANCE, State
+from .clock import Clock
+from .live import Live
+
+if TYPE_CHECKING:
+    from .service import GameService
+
+log = logging.getLogger("stonegarden.clocks")
+
+#: how often the keeper looks for games out of time (seconds)
+TICK = 0.5
+#: how often a server records that it is up
+HEARTBEAT_EVERY = 2.0
+#: an outage longer than this is not charged to the players
+HEARTBEAT_GRACE = 6.0
+HUMAN = "human"
+
+
+def seat_to_move(live: Live, state: State) -> int | None:
+    """The seat to move in ``state``, ``None`` when the game is over or chance is to move."""
+    game = live.game
+    if game.is_terminal(state):
+        return None
+    seat = game.current_player(state)
+    return None if seat == CHANCE else int(seat)
+
+
+def after_move(live: Live, before: State, after: State, now: float) -> Clock | None:
+    """The game's clock once the move from ``before`` to ``after`` is made at ``now``."""
+    clock = live.clock
+    if clock is None:
+        return None
+    mover = live.game.current_player(before)
+    nxt = seat_to_move(live, after)
+    moved = set(live.history.movers) | {mover}
+    runs = nxt if nxt is not None and nxt in moved and live.seats[nxt - 1] == HUMAN else None
+    if mover == CHANCE:  # a die roll: the next player's clock starts now (unless it runs)
+        return clock if clock.running == runs else clock.start(runs, now)
+    return clock.after_move(mover, runs, now)
+
+
+def stored(clock: Clock | None) -> tuple[dict[str, Any] | None, float | None]:
+    """What the store keeps of a clock: its value and its deadline."""
+    if clock is None:
+        return None, None
+    return clock.to_store(), clock.deadline()
+
+
+def time_result(loser: int) -> dict[str, Any]:
+    return {"winner": 3 - loser, "reason": "time", "scores": None}
+
+
+def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
+    """The snapshot's ``outcome`` for a game lost on time."""
+    assert live.over is not None
+    winner = int(live.over["winner"])
+    return {"winner": winner, "reason": "time",
+            "detail": f"{names[2 - winner]} ran out of time"}
+
+
+async def flag(svc: GameService, live: Live, now: float | None = None) -> bool:
+    """End ``live`` on time if its running clock has run out; ``True`` when this process did
+    (another process may have done it first: the game is then read again)."""
+    async with live.lock:
+        now = time.time() if now is None else now
+        clock = live.clock
+        loser = clock.flagged(now) if clock is not None and live.over is None else None
+        if clock is None or loser is None:
+            return False
+        left = [clock.remaining(1, now), clock.remaining(2, now)]
+        left[loser - 1] = 0.0
+        final = Clock(clock.spec, (left[0], left[1]), None, now)
+        result = time_result(loser)
+        done = await asyncio.to_thread(svc.store.flag, live.id, len(live.moves), result,
+                                       final.to_store())
+        if not done:
+            svc.invalidate(live.id)
+            return False
+        live.clock, live.over = final, result
+    log.warning("stonegarden: game %s: player %d's time ran out; player %d wins", live.id,
+                loser, 3 - loser)
+    svc.hub.publish(live.id)
+    return True
+
+
+class ClockKeeper:
+    """A server's clock duties: the heartbeat, and flagging games out of time."""
+
+    def __init__(self, svc: GameService) -> None:
+        self.svc = svc
+        self.tasks: list[asyncio.Task[Any]] = []
+        self.flagged = 0
+
+    async def start(self) -> float:
+        """Record this server as up, moving running clocks on by the time no server ran;
+        returns that time (0 when another server was up)."""
+        down = await asyncio.to_thread(self.svc.store.heartbeat, time.time(), HEARTBEAT_GRACE)
+        if down:
+            log.warning("stonegarden: no server ran for %.0f s: running clocks moved on by that "
+                        "time", down)
+        loop = asyncio.get_running_loop()
+        self.tasks = [loop.create_task(self._beat()), loop.create_task(self._watch())]
+        return down
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_EVERY)
+            try:
+                await asyncio.to_thread(self.svc.store.heartbeat, time.time(), math.inf)
+            except Exception as exc:  # a database hiccup: try again next beat
+                log.warning("stonegarden: heartbeat failed: %s", exc)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(TICK)
+            try:
+                due = await asyncio.to_thread(self.svc.store.due, time.time())
+                for gid in due:
+                    live = await self.svc.load(gid)
+                    if await flag(self.svc, live):
+                        self.flagged += 1
+            except Exception as exc:  # a damaged game or a database hiccup: next tick
+                log.warning("stonegarden: clock check failed: %s", exc)
+
+    async def stop(self) -> None:
+        for t in self.tasks:
+            t.cancel()
+        for t in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self.tasks = []

@@ -1,0 +1,279 @@
+"""Online play between people: the lobby (games with an open seat), joining and withdrawing,
+display names, rematches, "my games", and live updates of pages and the lobby.
+
+The service's game logic stays in ``service.py``; this module adds the requests around it and
+their routes (``routes(...)``), mounted by ``app.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, StreamingResponse
+from starlette.routing import Route
+
+from ..core.registry import game_class
+from ..errors import StonegardenError, quote
+from .clock import parse_clock
+from .http import Json, client_of, read_json
+from .live import History, Live
+from .names import clean_name
+from .pages import params_words
+from .service import HUMAN, LOBBY, OPEN, ApiError, GameService
+from .site import Site
+
+SSE_KEEPALIVE = 15.0
+
+
+def seat_link(site: Site, gid: str, secret: str) -> str:
+    """A seat link: the secret travels in the fragment, which browsers never send."""
+    return site.link(f"/game/{gid}#key={secret}")
+
+
+def _over(live: Live) -> bool:
+    return live.game.is_terminal(live.state) or live.over is not None
+
+
+def _name(value: Any) -> str:
+    try:
+        return clean_name(value)
+    except StonegardenError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+async def join(svc: GameService, live: Live, name: Any) -> int:
+    """Take the game's open seat for a person named ``name``; its number.
+
+    Raises:
+        ApiError: 400 a bad name; 409 no open seat (someone joined first, here or through
+        another server); 503 the store failed.
+    """
+    clean = _name(name)
+    if OPEN not in live.seats:
+        raise ApiError(409, "this game has no open seat: someone has joined it")
+    seat = live.seats.index(OPEN) + 1
+    if not await asyncio.to_thread(svc.store.join, live.id, seat, clean):
+        svc.invalidate(live.id)
+        raise ApiError(409, "someone else joined this game first")
+    seats = list(live.seats)
+    seats[seat - 1] = HUMAN
+    names = list(live.names)
+    names[seat - 1] = clean
+    live.seats = (seats[0], seats[1])
+    live.names = (names[0], names[1])
+    svc.hub.publish(live.id)
+    svc.hub.publish(LOBBY)
+    return seat
+
+
+async def withdraw(svc: GameService, live: Live, secret: Any) -> None:
+    """The creator takes back a game no one has joined (it is deleted).
+
+    Raises:
+        ApiError: 403 without the creator's secret; 409 once someone has joined.
+    """
+    seat = svc.require_seat(live, secret)
+    if OPEN not in live.seats or live.seats[seat - 1] == OPEN:
+        raise ApiError(409, "someone has joined this game: resign it instead")
+    if not await asyncio.to_thread(svc.store.withdraw, live.id):
+        svc.invalidate(live.id)
+        raise ApiError(409, "someone joined this game first")
+    svc.invalidate(live.id)
+    svc.hub.publish(live.id)
+    svc.hub.publish(LOBBY)
+
+
+async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None:
+    """Name the seat the secret belongs to.
+
+    Raises:
+        ApiError: 403 without a seat's secret; 400 a bad name.
+    """
+    seat = svc.require_seat(live, secret)
+    clean = _name(name)
+    await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)
+    names = list(live.names)
+    names[seat - 1] = clean
+    live.names = (names[0], names[1])
+    svc.hub.publish(live.id)
+
+
+async def rematch(svc: GameService, live: Live, secret: Any, client: str,
+                  ) -> tuple[bool, Live, int]:
+    """The game again with the seats swapped, offered to the opponent: whether this request
+    made it, the new game and the asker's seat in it (the other seat of the one it held).
+    The opponent's request answers the same game with its own seat.
+
+    Raises:
+        ApiError: 403 without a seat's secret; 409 while the game goes on; 429 when an agent
+        would think and the client has no room in the job queue.
+    """
+    seat = svc.require_seat(live, secret)
+    if not _over(live):
+        raise ApiError(409, "a rematch is for a finished game")
+    made = False
+    if live.rematch is None:
+        seats = (live.seats[1], live.seats[0])
+        if any(s != HUMAN for s in seats):
+            svc._admit(client)
+        spec = parse_clock(live.clock.spec.to_json()) if live.clock else None
+        new, row = svc.new_game(live.game, seats, History(live.game), client, live.listed,
+                                live.hints_agreed, (live.names[1], live.names[0]), spec)
+        rid = await asyncio.to_thread(svc.store.offer_rematch, live.id, row)
+        if rid == new.id:
+            made = True
+            await svc.started(new)
+        live.rematch = rid
+        svc.hub.publish(live.id)
+    assert live.rematch is not None
+    return made, await svc.load(live.rematch, client), 3 - seat
+
+
+def lobby_entry(row: Any, now: float, site: Site) -> dict[str, Any]:
+    """What the lobby shows of a game with an open seat."""
+    try:
+        title = game_class(row.game).title
+    except StonegardenError:
+        title = row.game
+    open_seat = row.seats.index(OPEN) + 1
+    clock = parse_clock(row.clock) if row.clock else None
+    return {"id": row.id, "game": row.game, "title": title, "params": row.params,
+            "params_text": params_words(row.game, row.params),
+            "clock": row.clock, "clock_text": clock.describe() if clock else "no clock",
+            "creator": row.names[2 - open_seat] or "someone", "open_seat": open_seat,
+            "age": round(max(0.0, now - row.created)), "link": site.link(f"/game/{row.id}")}
+
+
+def updates(svc: GameService, client: str, keys: str | list[str], limit: int
+            ) -> StreamingResponse:
+    """Server-sent events: an ``update`` whenever one of ``keys`` (games, or the lobby)
+    changes; one stream may watch many games ("my games").
+
+    Raises:
+        ApiError: 429 when the client already holds ``limit`` streams.
+    """
+    keys = [keys] if isinstance(keys, str) else keys
+    if svc.streams[client] >= limit:
+        raise ApiError(429, f"you have {svc.streams[client]} live streams open, the most "
+                            "one client may have", {"Retry-After": str(int(SSE_KEEPALIVE))})
+    svc.streams[client] += 1
+    queue = svc.hub.subscribe(keys[0])
+    for key in keys[1:]:
+        svc.hub.listeners.setdefault(key, set()).add(queue)
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            yield f"event: update\ndata: {svc.hub.versions.get(keys[0], 0)}\n\n"
+            while not svc.closing:
+                try:
+                    v = await asyncio.wait_for(queue.get(), SSE_KEEPALIVE)
+                except TimeoutError:
+                    yield ": keep-alive\n\n"
+                    continue
+                yield f"event: update\ndata: {v}\n\n"
+        finally:
+            for key in keys:
+                svc.hub.unsubscribe(key, queue)
+            svc.streams[client] -= 1
+            if svc.streams[client] <= 0:
+                del svc.streams[client]
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+#: the most games one "my games" stream watches
+MAX_WATCHED = 100
+
+
+def watched_ids(text: str | None) -> list[str]:
+    """The ``ids`` of a many-games stream: 1-100 game ids, comma separated.
+
+    Raises:
+        ApiError: 400 none, more than 100, or one that is not a game id's shape.
+    """
+    ids = [i for i in (text or "").split(",") if i]
+    if not 1 <= len(ids) <= MAX_WATCHED:
+        raise ApiError(400, f"'ids' must name 1-{MAX_WATCHED} games, not {len(ids)}")
+    for i in ids:
+        if len(i) > 40 or not all(c.isascii() and (c.isalnum() or c in "-_") for c in i):
+            raise ApiError(400, f"{quote(i, 40)} is not a game id")
+    return list(dict.fromkeys(ids))
+
+
+def routes(service: Callable[[], GameService], site: Site,
+           page: Callable[..., HTMLResponse]) -> list[Route]:
+    """The lobby's and online play's routes."""
+
+    async def lobby_api(request: Request) -> Json:
+        svc = service()
+        rows = await asyncio.to_thread(svc.store.lobby)
+        now = time.time()
+        return Json({"games": [lobby_entry(r, now, site) for r in rows]})
+
+    async def lobby_events(request: Request) -> StreamingResponse:
+        svc = service()
+        return updates(svc, client_of(request), LOBBY, svc.budgets.streams_per_client)
+
+    async def games_events(request: Request) -> StreamingResponse:
+        svc = service()
+        ids = watched_ids(request.query_params.get("ids"))
+        return updates(svc, client_of(request), ids, svc.budgets.streams_per_client)
+
+    async def join_game(request: Request) -> Json:
+        svc = service()
+        live = await svc.load(request.path_params["gid"], client_of(request))
+        body = await read_json(request)
+        seat = await join(svc, live, body.get("name"))
+        secret = live.secrets[seat - 1]
+        return Json({"id": live.id, "seat": seat, "secret": secret,
+                     "link": seat_link(site, live.id, secret),
+                     "spectator": site.link(f"/game/{live.id}")}, status_code=201)
+
+    async def withdraw_game(request: Request) -> Json:
+        svc = service()
+        live = await svc.load(request.path_params["gid"], client_of(request))
+        body = await read_json(request)
+        await withdraw(svc, live, body.get("secret"))
+        return Json({"withdrawn": live.id})
+
+    async def name_seat(request: Request) -> Json:
+        svc = service()
+        live = await svc.load(request.path_params["gid"], client_of(request))
+        body = await read_json(request)
+        await set_name(svc, live, body.get("secret"), body.get("name"))
+        return Json(svc.snapshot(live, None, svc.seat_of(live, body.get("secret"))))
+
+    async def rematch_game(request: Request) -> Json:
+        svc = service()
+        client = client_of(request)
+        live = await svc.load(request.path_params["gid"], client)
+        body = await read_json(request)
+        made, new, seat = await rematch(svc, live, body.get("secret"), client)
+        secret = new.secrets[seat - 1]
+        return Json({"id": new.id, "seat": seat, "secret": secret,
+                     "link": seat_link(site, new.id, secret),
+                     "spectator": site.link(f"/game/{new.id}")},
+                    status_code=201 if made else 200)
+
+    async def lobby_page(request: Request) -> HTMLResponse:
+        return page("lobby.html")
+
+    async def my_games_page(request: Request) -> HTMLResponse:
+        return page("my_games.html")
+
+    return [
+        Route("/lobby", lobby_page),
+        Route("/my-games", my_games_page),
+        Route("/api/lobby", lobby_api),
+        Route("/api/lobby/events", lobby_events),
+        Route("/api/events", games_events),
+        Route("/api/games/{gid}/join", join_game, methods=["POST"]),
+        Route("/api/games/{gid}/withdraw", withdraw_game, methods=["POST"]),
+        Route("/api/games/{gid}/rematch", rematch_game, methods=["POST"]),
+        Route("/api/games/{gid}/name", name_seat, methods=["POST"]),
+    ]

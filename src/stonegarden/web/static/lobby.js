@@ -1,0 +1,61 @@
+// The lobby: public games with an open seat, kept up to date by the server's live updates.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const body = $("lobby").querySelector("tbody");
+  const ago = (s) => (s < 60 ? s + " s" : s < 3600 ? Math.floor(s / 60) + " min" : s < 86400 ? Math.floor(s / 3600) + " h" : Math.floor(s / 86400) + " d");
+
+  async function join(g) {
+    $("lobby-error").textContent = "";
+    if (!SG.name()) { $("lobby-error").textContent = "Choose your name first (above)."; SG.askName(); return; }
+    try {
+      const made = await SG.post("/api/games/" + g.id + "/join", { name: SG.name() });
+      SG.saveKey(made.id, String(made.seat), made.secret);
+      location.href = made.link;
+    } catch (e) { $("lobby-error").textContent = e.message; refresh(); }
+  }
+
+  async function withdraw(g, secret) {
+    try { await SG.post("/api/games/" + g.id + "/withdraw", { secret }); SG.dropGame(g.id); }
+    catch (e) { $("lobby-error").textContent = e.message; }
+    refresh();
+  }
+
+  function cell(tr, text) { const td = document.createElement("td"); td.textContent = text; tr.append(td); return td; }
+
+  async function refresh() {
+    let data;
+    try { data = await SG.get("/api/lobby"); } catch (e) { $("lobby-error").textContent = e.message; return; }
+    const keys = SG.keys();
+    body.textContent = "";
+    for (const g of data.games) {
+      const tr = document.createElement("tr");
+      tr.dataset.gid = g.id;
+      cell(tr, g.title);
+      cell(tr, g.params_text);
+      cell(tr, g.clock_text);
+      cell(tr, g.creator);
+      cell(tr, ago(g.age));
+      const act = cell(tr, "");
+      const mine = keys[g.id] && keys[g.id][String(3 - g.open_seat)];
+      const btn = document.createElement("button");
+      btn.type = "button";
+      if (mine) {
+        btn.textContent = "Withdraw"; btn.className = "withdraw";
+        btn.addEventListener("click", () => withdraw(g, mine));
+        const open = document.createElement("a"); open.href = SG.url("/game/" + g.id + "#key=" + mine); open.textContent = "Your board";
+        act.append(open, " ");
+      } else {
+        btn.textContent = "Join"; btn.className = "primary join";
+        btn.addEventListener("click", () => join(g));
+      }
+      act.append(btn);
+      body.append(tr);
+    }
+    $("lobby-empty").hidden = data.games.length > 0;
+    document.body.dataset.lobbyCount = data.games.length;
+  }
+
+  refresh();
+  SG.live("/api/lobby/events", refresh);
+})();

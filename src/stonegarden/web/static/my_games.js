@@ -1,0 +1,62 @@
+// "My games": every game whose seat link this browser holds, those where it is your turn first.
+// Updated live: one stream tells of a change in any of them.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const body = $("mine").querySelector("tbody");
+  const baseTitle = document.title;
+  let stream = null, watching = "";
+
+  function cell(tr, text) { const td = document.createElement("td"); td.textContent = text; tr.append(td); return td; }
+
+  async function refresh() {
+    const keys = SG.keys();
+    const ids = Object.keys(keys).filter((g) => keys[g]["1"] || keys[g]["2"]).slice(-100);
+    $("mine-empty").hidden = ids.length > 0;
+    if (!ids.length) { body.textContent = ""; return; }
+    let data;
+    try { data = await SG.get("/api/games?ids=" + ids.map(encodeURIComponent).join(",")); }
+    catch (e) { $("mine-error").textContent = e.message; return; }
+    const rows = data.games.map((g) => {
+      const held = ["1", "2"].filter((s) => keys[g.id][s]);
+      const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
+      const turn = !g.result && g.to_move !== null && held.includes(String(g.to_move)) && g.seats[g.to_move - 1] === "human" && !g.seats.includes("open");
+      return { g, seat, turn };
+    });
+    const rank = (r) => (r.turn ? 0 : r.g.result ? 2 : 1);
+    rows.sort((a, b) => rank(a) - rank(b) || b.g.updated - a.g.updated);
+    body.textContent = "";
+    let turns = 0;
+    for (const { g, seat, turn } of rows) {
+      const other = String(3 - seat);
+      const tr = document.createElement("tr");
+      tr.dataset.gid = g.id;
+      tr.dataset.turn = turn;
+      if (turn) { tr.className = "your-turn"; turns++; }
+      cell(tr, turn ? "Your turn" : g.result ? "Over" : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
+      cell(tr, g.game);
+      cell(tr, g.names[seat] || "player " + seat);
+      const opp = g.seats[other - 1];
+      cell(tr, opp === "human" ? (g.names[other] || "a person") : opp === "open" ? "(open seat)" : opp);
+      cell(tr, String(g.moves));
+      cell(tr, g.clock ? (g.clock.days_per_move ? g.clock.days_per_move + " d a move" : Math.round(g.clock.initial / 60) + " min + " + g.clock.increment + " s") : "");
+      cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
+      const a = document.createElement("a");
+      a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : "Open";
+      cell(tr, "").append(a);
+      body.append(tr);
+    }
+    const going = rows.filter((r) => !r.g.result).map((r) => r.g.id).join(",");
+    if (going !== watching) {
+      if (stream) stream.close();
+      watching = going;
+      stream = going ? SG.live("/api/events?ids=" + going, later) : null;
+    }
+    document.title = (turns ? `(${turns}) Your turn · ` : "") + baseTitle;
+    document.body.dataset.turns = turns;
+  }
+
+  let pending = null;
+  function later() { clearTimeout(pending); pending = setTimeout(refresh, 150); }
+  refresh();
+})();

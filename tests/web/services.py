@@ -1,0 +1,157 @@
+"""Real PostgreSQL and nginx servers for the tests, from the Debian packages, started and
+stopped by the tests themselves (each in a temporary directory, on a free loopback port).
+
+``scripts/install-services.sh`` installs the packages on a fresh machine. PostgreSQL refuses to
+run as root, so as root the cluster belongs to the ``postgres`` user the package creates.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from webhelpers import free_port
+
+
+def _pg_bin() -> Path | None:
+    """The newest installed PostgreSQL's binaries (``/usr/lib/postgresql/<major>/bin``)."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
+                   key=lambda p: int(Path(p).parts[-3]))
+    if found:
+        return Path(found[-1]).parent
+    ctl = shutil.which("pg_ctl")
+    return Path(ctl).parent if ctl else None
+
+
+def postgres_available() -> bool:
+    return _pg_bin() is not None
+
+
+def nginx_available() -> bool:
+    return shutil.which("nginx") is not None or Path("/usr/sbin/nginx").exists()
+
+
+class Postgres:
+    """A throw-away PostgreSQL cluster (trust authentication on 127.0.0.1 only)."""
+
+    def __init__(self, root: Path) -> None:
+        if os.geteuid() == 0:
+            # the postgres user cannot enter a root-private temporary directory (pytest's
+            # tmp_path is 0700): the cluster gets a directory of its own under /tmp
+            root = Path(tempfile.mkdtemp(prefix="stonegarden-pg-"))
+            shutil.chown(root, "postgres")
+        self.root = root
+        self.data = root / "data"
+        self.port = free_port()
+        bin_dir = _pg_bin()
+        if bin_dir is None:
+            raise RuntimeError("PostgreSQL is not installed (scripts/install-services.sh)")
+        self.bin = bin_dir
+
+    @property
+    def dsn(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def _run(self, *args: str) -> None:
+        cmd = [str(self.bin / args[0]), *args[1:]]
+        if os.geteuid() == 0:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"{args[0]} failed: {done.stderr.decode(errors='replace')}")
+
+    def start(self) -> Postgres:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync",
+                  "-E", "UTF8")
+        opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+                "-c max_connections=200")
+        self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
+                  "-w", "-t", "60", "start")
+        return self
+
+    def create_database(self, name: str) -> str:
+        """A fresh database in this cluster; its DSN."""
+        import psycopg
+
+        with psycopg.connect(self.dsn, autocommit=True) as con:
+            con.execute(f'CREATE DATABASE "{name}"')
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        if os.geteuid() == 0:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+NGINX_CONF = """
+{user}worker_processes 1;
+daemon off;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    access_log off;
+    client_body_temp_path {root}/body;
+    proxy_temp_path {root}/proxy;
+    fastcgi_temp_path {root}/fastcgi;
+    uwsgi_temp_path {root}/uwsgi;
+    scgi_temp_path {root}/scgi;
+{body}
+}}
+"""
+
+
+class Nginx:
+    """nginx in the foreground with a configuration of the test's: ``body`` is the inside of
+    the ``http`` block (its ``server`` blocks), with ``{port}`` for the port it listens on."""
+
+    def __init__(self, root: Path, body: str) -> None:
+        self.root = root
+        self.port = free_port()
+        self.body = body.replace("{port}", str(self.port))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Nginx:
+        import urllib.error
+        import urllib.request
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        conf = self.root / "nginx.conf"
+        # as root, workers would drop to "nobody", who cannot write in a private temporary directory
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        conf.write_text(NGINX_CONF.format(user=user, root=self.root, body=self.body))
+        exe = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(self.root)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for _ in range(100):
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"nginx exited with {self.proc.returncode}: {err}")
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=2)
+                return self
+            except urllib.error.HTTPError:
+                return self  # it answered (an upstream's error is still an answer)
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.05)
+        raise RuntimeError("nginx did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)

@@ -1,0 +1,173 @@
+"""Two people online in a real headless Chromium (Debian's /usr/bin/chromium through
+Playwright), each in a browser context of their own (their own stored name and seat keys):
+names, the live lobby, joining, the clock shown live, turn alerts in the title, rematch
+offered live, "my games" with your turn first. Screenshots go to docs/screenshots/."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from webhelpers import ROOT, Server
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = ROOT / "docs" / "screenshots"
+WAIT = 60_000  # ms; bounded waits for the page, never a timing assertion
+# bypass_csp: Playwright's wait_for_function evaluates strings, which the server's policy
+# forbids (the policy itself is tested in test_privacy.py)
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh", allow_module_level=True)
+sync_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="the playwright package is missing: run scripts/install-browser.sh")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "games.db").start()
+    yield s
+    s.stop()
+
+
+def person(browser, errors: list[str]):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page
+
+
+def choose_name(page, name: str) -> None:
+    page.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
+    page.fill("#name-input", name)
+    page.click("#name-form button[type=submit]")
+    page.wait_for_selector("#you-are:not([hidden])", timeout=WAIT)
+    assert page.inner_text("#my-name") == name
+
+
+def play_one(page) -> None:
+    length = int(page.evaluate("document.body.dataset.length"))
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.locator("#board .cell.legal").first.click()
+    page.click("#confirm")
+    page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
+
+
+@pytest.mark.slow
+def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, server):
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+
+    # Bo waits in the lobby before there is any game: it must appear by itself
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '0'", timeout=WAIT)
+
+    ana.goto(server.url + "/")
+    choose_name(ana, "Ana <b>")  # shown as text, never as markup
+    ana.select_option("#game-select", "blooms")
+    ana.click("#params-box summary")
+    ana.fill('[data-param="size"]', "3")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.check('input[name="invite"][value="lobby"]')
+    ana.select_option("#clock-kind", "fischer")
+    ana.fill("#clock-minutes", "5")
+    ana.fill("#clock-increment", "3")
+    ana.check('input[name="seat"][value="first"]')
+    ana.click("#start")
+    ana.wait_for_url("**/game/**", timeout=WAIT)
+    ana.wait_for_selector("#waiting:not([hidden])", timeout=WAIT)
+    assert "Waiting for someone to join" in ana.inner_text("#status")
+    assert ana.is_visible("#clocks")
+
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    row = bo.locator("#lobby tbody tr").first
+    assert "Ana <b>" in row.inner_text() and "5 min + 3 s" in row.inner_text()
+    assert bo.locator("#lobby tbody b").count() == 0
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    bo.screenshot(path=str(SHOTS / "lobby.png"), full_page=True)
+    row.locator("button.join").click()
+    bo.wait_for_url("**/game/**#key=*", timeout=WAIT)
+
+    # Ana's page hears the join: her turn, with Bo's name, and the title says so
+    ana.wait_for_selector("#status.your-turn", timeout=WAIT)
+    assert "Bo" in ana.inner_text("#seats") and "Ana <b>" in bo.inner_text("#seats")
+    assert ana.title().startswith("● Your turn")
+    play_one(ana)
+    bo.wait_for_selector("#status.your-turn", timeout=WAIT)
+    assert bo.title().startswith("● Your turn") and not ana.title().startswith("●")
+    play_one(bo)
+
+    # both have moved: Ana's clock runs, on both pages, counting down
+    ana.wait_for_selector("#clock-1.running", timeout=WAIT)
+    bo.wait_for_selector("#clock-1.running", timeout=WAIT)
+    first = float(bo.get_attribute("#clock-1", "data-left"))
+    bo.wait_for_function(f"+document.querySelector('#clock-1').dataset.left < {first - 1}",
+                         timeout=WAIT)
+    assert float(bo.get_attribute("#clock-2", "data-left")) > 300  # 300 s + 3 s increment
+    ana.screenshot(path=str(SHOTS / "online-clock.png"), full_page=True)
+
+    # Ana resigns; she asks for a rematch, and Bo's page offers it at once
+    ana.click("#resign")
+    ana.click("#ask-yes")
+    ana.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    old_url = bo.url
+    ana.wait_for_selector("#rematch:not([hidden])", timeout=WAIT)
+    ana.click("#rematch")
+    ana.wait_for_function(f"location.href !== {ana.url!r}", timeout=WAIT)
+    bo.wait_for_selector("#rematch-offer:not([hidden])", timeout=WAIT)
+    bo.click("#accept-rematch")
+    bo.wait_for_function(f"location.href !== {old_url!r}", timeout=WAIT)
+    bo.wait_for_selector("#status.your-turn", timeout=WAIT)  # seats swapped: Bo moves first
+    assert bo.url.split("#")[0] == ana.url.split("#")[0]
+
+    # Bo's games: the rematch (his turn) first, then the finished game
+    bo.goto(server.url + "/my-games")
+    bo.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    rows = bo.locator("#mine tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).get_attribute("data-turn") == "true"
+    assert "Your turn" in rows.nth(0).inner_text() and "Over" in rows.nth(1).inner_text()
+    assert bo.title().startswith("(1) Your turn")
+    bo.screenshot(path=str(SHOTS / "my-games.png"), full_page=True)
+    # Ana's "my games" updates when Bo moves in the rematch
+    ana.goto(server.url + "/my-games")
+    ana.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
+    bo.go_back()
+    play_one(bo)
+    ana.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert errors == []
+
+
+def test_the_name_can_wait_until_it_is_needed(browser, server):
+    errors: list[str] = []
+    ana = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "blooms", "params": {"size": 2},
+                                                 "seats": ["human", "open"], "public": True})[1]
+    ana.goto(server.url + "/lobby")
+    ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
+    ana.click("#name-later")
+    ana.reload()
+    ana.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    assert ana.is_hidden("#name-form")
+    ana.locator("#lobby button.join").click()  # joining needs a name: the form comes back
+    ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
+    assert "Choose your name" in ana.inner_text("#lobby-error")
+    choose_name(ana, "Ana")
+    ana.locator("#lobby button.join").click()
+    ana.wait_for_url(f"**/game/{made['id']}#key=*", timeout=WAIT)
+    ana.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",
+                          timeout=WAIT)
+    assert errors == []

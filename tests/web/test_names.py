@@ -1,0 +1,37 @@
+"""Display names: 1-24 characters, checked."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stonegarden.errors import ParameterError
+from stonegarden.web.names import MAX_NAME, clean_name
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("Ada", "Ada"), ("  Ada  Lovelace ", "Ada Lovelace"), ("é", "\u00e9"), ("e\u0301", "\u00e9"),
+    ("<b>x</b>", "<b>x</b>"),  # kept as text; pages escape it
+    ("x" * MAX_NAME, "x" * MAX_NAME),
+])
+def test_good_names(raw, shown):
+    assert clean_name(raw) == shown
+
+
+@pytest.mark.parametrize("raw", [
+    "", "   ", "x" * (MAX_NAME + 1), 7, None, ["Ada"], "a\u0000b", "a\nb", "\u202eevil",
+    "a\ud800", "a\u2028b",
+])
+def test_bad_names_are_refused(raw):
+    with pytest.raises(ParameterError, match="name"):
+        clean_name(raw)
+
+
+@given(st.text(max_size=40))
+def test_any_text_gives_a_name_or_a_typed_error(raw):
+    try:
+        name = clean_name(raw)
+    except ParameterError:
+        return
+    assert 1 <= len(name) <= MAX_NAME and name == name.strip()

@@ -1,0 +1,304 @@
+"""Online play through the API (starlette's TestClient, SQLite): names, the lobby (open seats,
+join once, withdraw), clocks (ranges, the snapshot's field, a flag with no one connected),
+rematches, the public URL and path prefix, and which proxies' X-Forwarded-* headers count."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+from starlette.testclient import TestClient
+
+from stonegarden.store import open_store
+from stonegarden.web.app import create_app
+from stonegarden.web.site import Site
+
+SMALL = {"size": 2, "target": 2}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "games.db"
+
+
+@pytest.fixture
+def client(db: Path):
+    with TestClient(create_app(db, workers=1)) as c:
+        yield c
+
+
+def create(client: TestClient, seats: list[str], status: int = 201, **extra: Any) -> Any:
+    r = client.post("/api/games", json={"game": "blooms", "params": SMALL, "seats": seats,
+                                        **extra})
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def snapshot(client: TestClient, gid: str, secret: str | None = None) -> dict[str, Any]:
+    r = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": secret} if secret else {})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+# -- names ------------------------------------------------------------------------------------
+def test_the_creators_name_is_kept_and_shown(client):
+    made = create(client, ["human", "human"], name="  Ana   María ", seat=2)
+    snap = snapshot(client, made["id"])
+    assert snap["names"] == {"1": None, "2": "Ana María"}
+    listed = client.get(f"/api/games?ids={made['id']}").json()["games"][0]
+    assert listed["names"] == {"1": None, "2": "Ana María"}
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 25, "a\u202eb", "tab\there", 7, None, ["a"]])
+def test_a_bad_name_is_refused_with_400(client, name):
+    if name is None:  # no name at all is allowed: a null one is not a name
+        create(client, ["human", "human"], name=None)
+        return
+    r = client.post("/api/games", json={"game": "blooms", "params": SMALL,
+                                        "seats": ["human", "open"], "name": name})
+    assert r.status_code == 400, r.text
+    assert "name" in r.json()["error"]
+
+
+def test_a_name_is_escaped_on_the_page(client):
+    made = create(client, ["human", "open"], name="<b>x</b>", public=True)
+    assert snapshot(client, made["id"])["names"]["1"] == "<b>x</b>"  # JSON keeps it as text
+    page = client.get(f"/game/{made['id']}").text
+    assert "<b>x</b>" not in page
+
+
+# -- the lobby --------------------------------------------------------------------------------
+def test_an_open_public_game_is_listed_joined_once_then_gone_from_the_lobby(client):
+    made = create(client, ["human", "open"], name="Ana", public=True,
+                  clock={"initial": 300, "increment": 3})
+    gid = made["id"]
+    assert made["seats"] == ["human", "open"]
+    assert set(made["secrets"]) == {"1"} and set(made["links"]) == {"1", "spectator"}
+    lobby = client.get("/api/lobby").json()["games"]
+    entry = next(g for g in lobby if g["id"] == gid)
+    assert entry["creator"] == "Ana" and entry["open_seat"] == 2
+    assert entry["clock"] == {"initial": 300, "increment": 3}
+    assert entry["game"] == "blooms" and entry["params"] == SMALL and 0 <= entry["age"] < 60
+    # no one moves before the game starts
+    r = client.post(f"/api/games/{gid}/move",
+                    json={"secret": made["secrets"]["1"], "move": "Rb2"})
+    assert r.status_code == 409
+    joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"})
+    assert joined.status_code == 201, joined.text
+    j = joined.json()
+    assert j["seat"] == 2 and j["link"] == f"/game/{gid}#key={j['secret']}"
+    assert client.post(f"/api/games/{gid}/join", json={"name": "Cy"}).status_code == 409
+    assert gid not in [g["id"] for g in client.get("/api/lobby").json()["games"]]
+    snap = snapshot(client, gid, j["secret"])
+    assert snap["names"] == {"1": "Ana", "2": "Bo"} and snap["open"] is None
+    assert snap["seats"] == ["human", "human"] and snap["you"] == 2
+    # now both play, each only for their own seat
+    r = client.post(f"/api/games/{gid}/move", json={"secret": j["secret"], "move": "Rb2"})
+    assert r.status_code == 409  # player 1 is to move
+    r = client.post(f"/api/games/{gid}/move", json={"secret": made["secrets"]["1"],
+                                                    "move": "Rb2"})
+    assert r.status_code == 200, r.text
+
+
+def test_a_private_open_game_is_joined_by_link_but_not_listed(client):
+    made = create(client, ["open", "human"], name="Ana")
+    assert made["id"] not in [g["id"] for g in client.get("/api/lobby").json()["games"]]
+    r = client.post(f"/api/games/{made['id']}/join", json={"name": "Bo"})
+    assert r.status_code == 201 and r.json()["seat"] == 1
+
+
+@pytest.mark.parametrize("seats,extra", [
+    (["open", "open"], {}),
+    (["open", "random"], {}),
+    (["human", "random"], {"clock": {"initial": 60, "increment": 0}}),
+    (["human", "open"], {"seat": 2}),
+    (["human", "open"], {"seat": True}),
+])
+def test_impossible_seatings_are_refused_with_400(client, seats, extra):
+    create(client, seats, status=400, **extra)
+
+
+@pytest.mark.parametrize("body,status", [
+    ({}, 400), ({"name": ""}, 400), ({"name": "x" * 40}, 400), ({"name": 3}, 400),
+])
+def test_a_join_without_a_good_name_is_refused(client, body, status):
+    made = create(client, ["human", "open"], public=True)
+    r = client.post(f"/api/games/{made['id']}/join", json=body)
+    assert r.status_code == status
+    assert client.post(f"/api/games/{made['id']}/join", json={"name": "Bo"}).status_code == 201
+
+
+def test_the_creator_withdraws_an_unjoined_game_and_no_one_else_can(client, db):
+    made = create(client, ["human", "open"], public=True)
+    gid = made["id"]
+    assert client.post(f"/api/games/{gid}/withdraw", json={}).status_code == 403
+    assert client.post(f"/api/games/{gid}/withdraw", json={"secret": "x" * 32}).status_code == 403
+    r = client.post(f"/api/games/{gid}/withdraw", json={"secret": made["secrets"]["1"]})
+    assert r.status_code == 200, r.text
+    assert client.get(f"/api/games/{gid}").status_code == 404
+    assert open_store(db).get(gid) is None
+    assert gid not in [g["id"] for g in client.get("/api/lobby").json()["games"]]
+    assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 404
+
+
+def test_a_joined_game_cannot_be_withdrawn(client):
+    made = create(client, ["human", "open"], public=True)
+    gid = made["id"]
+    client.post(f"/api/games/{gid}/join", json={"name": "Bo"})
+    r = client.post(f"/api/games/{gid}/withdraw", json={"secret": made["secrets"]["1"]})
+    assert r.status_code == 409
+
+
+def test_a_seat_without_a_name_is_named_by_its_holder_only(client):
+    made = create(client, ["human", "human"])
+    gid = made["id"]
+    assert client.post(f"/api/games/{gid}/name", json={"name": "Bo"}).status_code == 403
+    r = client.post(f"/api/games/{gid}/name", json={"secret": made["secrets"]["2"], "name": "Bo"})
+    assert r.status_code == 200 and r.json()["names"] == {"1": None, "2": "Bo"}
+    r = client.post(f"/api/games/{gid}/name", json={"secret": made["secrets"]["1"], "name": ""})
+    assert r.status_code == 400
+
+
+# -- clocks -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("clock", [
+    {"initial": 5, "increment": 0}, {"initial": 99999, "increment": 0},
+    {"initial": 60, "increment": -1}, {"initial": 60, "increment": 181},
+    {"increment": 5}, {"days_per_move": 0}, {"days_per_move": 15}, {"days_per_move": 1.5},
+    {"days_per_move": 2, "initial": 60}, {"initial": "60", "increment": 0},
+    {"initial": True, "increment": 0}, [60, 0],
+    "blitz", {},
+])
+def test_a_clock_out_of_range_is_refused_with_400(client, clock):
+    r = client.post("/api/games", json={"game": "blooms", "params": SMALL,
+                                        "seats": ["human", "human"], "clock": clock})
+    assert r.status_code == 400, r.text
+    assert "clock" in r.json()["error"] or "initial" in r.json()["error"] \
+        or "days" in r.json()["error"] or "increment" in r.json()["error"]
+
+
+@pytest.mark.parametrize("raw", [b'{"initial": 1e999}', b'{"initial": NaN}',
+                                 b'{"initial": 60, "increment": -0.0001}'])
+def test_a_clock_of_no_finite_number_is_refused_with_400(client, raw):
+    body = b'{"game": "blooms", "seats": ["human", "human"], "clock": ' + raw + b"}"
+    r = client.post("/api/games", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+
+
+def test_the_snapshot_carries_the_clock_and_it_runs_after_each_players_first_move(client):
+    made = create(client, ["human", "human"], clock={"initial": 600, "increment": 5})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    c = snapshot(client, gid)["clock"]
+    assert (c["1"], c["2"], c["running"]) == (600, 600, None)
+    client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"})
+    c = snapshot(client, gid)["clock"]
+    assert c["running"] is None and c["1"] == 605  # player 2 has not moved yet: no clock runs
+    client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"})
+    c = snapshot(client, gid)["clock"]
+    assert c["running"] == 1 and c["2"] == 605 and 599 <= c["1"] <= 605
+
+
+@pytest.mark.slow
+def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(client, db):
+    made = create(client, ["human", "human"], clock={"initial": 10, "increment": 0})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"}).is_success
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"}).is_success
+    # no request and no page from here: the server's keeper must end the game by itself
+    deadline = time.time() + 30
+    row = open_store(db).get(gid)
+    while row is not None and row.result is None and time.time() < deadline:
+        time.sleep(0.25)
+        row = open_store(db).get(gid)
+    assert row is not None and row.result == {"winner": 2, "reason": "time", "scores": None}
+    snap = snapshot(client, gid, k1)
+    assert snap["terminal"] and snap["winner"] == 2 and snap["reason"] == "time"
+    assert snap["clock"]["1"] == 0 and snap["clock"]["running"] is None
+    assert snap["outcome"]["reason"] == "time"
+    r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Ra1"})
+    assert r.status_code == 409
+    assert len(open_store(db).get(gid).moves) == 2
+
+
+# -- rematch ----------------------------------------------------------------------------------
+def test_a_rematch_swaps_the_seats_and_is_offered_to_the_opponent(client):
+    made = create(client, ["human", "human"], name="Ana", clock={"days_per_move": 2})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    client.post(f"/api/games/{gid}/name", json={"secret": k2, "name": "Bo"})
+    r = client.post(f"/api/games/{gid}/rematch", json={"secret": k1})
+    assert r.status_code == 409  # the game goes on
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
+    assert client.post(f"/api/games/{gid}/rematch", json={}).status_code == 403
+    r = client.post(f"/api/games/{gid}/rematch", json={"secret": k1})
+    assert r.status_code == 201, r.text
+    first = r.json()
+    assert first["seat"] == 2 and first["id"] != gid  # Ana played 1, now plays 2
+    assert snapshot(client, gid)["rematch"] == first["id"]  # the opponent's page is told
+    r = client.post(f"/api/games/{gid}/rematch", json={"secret": k2})
+    assert r.status_code == 200  # the same game, not a second one
+    second = r.json()
+    assert second["id"] == first["id"] and second["seat"] == 1
+    assert second["secret"] != first["secret"]
+    snap = snapshot(client, first["id"], first["secret"])
+    assert snap["names"] == {"1": "Bo", "2": "Ana"} and snap["you"] == 2
+    assert snap["clock"]["days_per_move"] == 2 and snap["length"] == 0
+
+
+# -- the public URL and the path prefix -------------------------------------------------------
+def test_links_start_with_the_public_url_and_the_prefix_is_served(db):
+    site = Site.parse("https://games.example.org/sg/")
+    with TestClient(create_app(db, workers=1, site=site)) as c:
+        r = c.post("/sg/api/games", json={"game": "blooms", "params": SMALL,
+                                          "seats": ["human", "open"], "public": True})
+        assert r.status_code == 201, r.text
+        made = r.json()
+        gid = made["id"]
+        assert made["links"]["1"].startswith(f"https://games.example.org/sg/game/{gid}#key=")
+        assert made["links"]["spectator"] == f"https://games.example.org/sg/game/{gid}"
+        lobby = c.get("/sg/api/lobby").json()["games"]
+        assert lobby[0]["link"] == f"https://games.example.org/sg/game/{gid}"
+        joined = c.post(f"/sg/api/games/{gid}/join", json={"name": "Bo"}).json()
+        assert joined["link"].startswith("https://games.example.org/sg/game/")
+        page = c.get(f"/sg/game/{gid}").text
+        assert 'src="/sg/static/game.js"' in page and 'data-base="/sg"' in page
+        assert 'href="/static/' not in page and 'src="/static/' not in page
+        # a proxy that strips the prefix: the same routes without it
+        assert c.get(f"/api/games/{gid}").status_code == 200
+        assert c.get("/sg/static/common.js").status_code == 200
+
+
+@pytest.mark.parametrize("url", ["ftp://x/y", "games.example.org", "https://h/a?b=1",
+                                 "https://h/a#b", "https://h/a b", "https://"])
+def test_a_bad_public_url_is_refused(url):
+    from stonegarden.errors import ParameterError
+
+    with pytest.raises(ParameterError):
+        Site.parse(url)
+
+
+# -- trusted proxies --------------------------------------------------------------------------
+def test_forwarded_headers_count_only_from_trusted_proxies(db):
+    headers = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"}
+    with TestClient(create_app(db, workers=1)) as c:  # no proxy trusted
+        assert c.get("/api/meta", headers=headers).json()["client"] == "testclient"
+    with TestClient(create_app(db, workers=1, forwarded_allow_ips=["10.0.0.1"])) as c:
+        assert c.get("/api/meta", headers=headers).json()["client"] == "testclient"
+    with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
+        assert c.get("/api/meta", headers=headers).json()["client"] == "203.0.113.9"
+
+
+# -- the "my games" stream --------------------------------------------------------------------
+@pytest.mark.parametrize("ids", ["", ",,", ",".join(f"g{i}" for i in range(101)), "a/b",
+                                 "x" * 41, "é"])
+def test_a_many_games_stream_needs_1_to_100_game_ids(client, ids):
+    r = client.get("/api/events", params={"ids": ids})
+    assert r.status_code == 400, r.text
+
+
+def test_the_lobby_and_my_games_pages_are_served(client):
+    for path in ("/lobby", "/my-games"):
+        r = client.get(path)
+        assert r.status_code == 200 and 'id="name-form"' in r.text

@@ -1,0 +1,226 @@
+"""Several ``serve`` processes sharing one real PostgreSQL database (Debian's package, started
+and stopped by the tests): a move made through one is seen live by a page connected to
+another, an open seat is taken once, a clock flags exactly once, and killing one process loses
+no acknowledged move. Also: ``--db`` values that cannot be served are refused at start, and a
+clock survives a restart without charging a long outage to anyone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sse import Events
+from webhelpers import ROOT, Server, first_legal
+
+from stonegarden.store import open_store
+
+SMALL = {"size": 2, "target": 2}
+#: long enough that the game never ends by the rules while a test plays it
+LONG = {"size": 3, "target": 60}
+
+
+@pytest.fixture
+def pair(pg_database: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    a = Server(pg_database, None, log=tmp_path / "a.log")
+    b = Server(pg_database, None, log=tmp_path / "b.log")
+    a.start()
+    b.start()
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def create(server: Server, seats: list[str], params=None, **extra) -> dict:
+    status, made = server.request("POST", "/api/games", {"game": "blooms",
+                                                         "params": params or SMALL,
+                                                         "seats": seats, **extra})
+    assert status == 201, made
+    return made
+
+
+def moves_of(server: Server, gid: str) -> list[str]:
+    status, snap = server.request("GET", f"/api/games/{gid}")
+    assert status == 200, snap
+    return [m["text"] for m in snap["moves"]]
+
+
+def test_a_move_through_one_server_is_seen_live_through_the_other(pair):
+    a, b = pair
+    made = create(a, ["human", "human"])
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    events = Events(b.port, f"/api/games/{gid}/events")
+    try:
+        events.update()
+        move = first_legal("blooms", SMALL, [])
+        assert a.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": move})[0] == 200
+        events.update(timeout=10)  # LISTEN/NOTIFY reached b, which told its page
+        assert moves_of(b, gid) == [move]
+        # and back: b takes the next move; a's page is told, and a has it
+        on_a = Events(a.port, f"/api/games/{gid}/events")
+        try:
+            on_a.update()
+            reply = first_legal("blooms", SMALL, [move])
+            status, _ = b.request("POST", f"/api/games/{gid}/move", {"secret": k2, "move": reply})
+            assert status == 200
+            on_a.update(timeout=10)
+            assert moves_of(a, gid) == [move, reply]
+        finally:
+            on_a.close()
+        # a stale write through a (it believes ply 1) is refused, not stored twice
+        status, _ = a.request("POST", f"/api/games/{gid}/move",
+                              {"secret": k2, "move": reply, "ply": 1})
+        assert status == 409
+    finally:
+        events.close()
+
+
+def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(pair):
+    a, b = pair
+    events = Events(b.port, "/api/lobby/events")
+    try:
+        events.update()
+        made = create(a, ["human", "open"], public=True, name="Ana")
+        events.update(timeout=10)
+        assert [g["id"] for g in b.request("GET", "/api/lobby")[1]["games"]] == [made["id"]]
+    finally:
+        events.close()
+
+
+def test_an_open_seat_is_taken_once_when_two_servers_race_for_it(pair):
+    a, b = pair
+    for _ in range(5):
+        gid = create(a, ["human", "open"], public=True)["id"]
+        b.request("GET", f"/api/games/{gid}")  # both servers hold the game in memory
+        results: list[int] = []
+
+        def join(server: Server, name: str, gid: str = gid, results: list[int] = results
+                 ) -> None:
+            results.append(server.request("POST", f"/api/games/{gid}/join", {"name": name})[0])
+
+        threads = [threading.Thread(target=join, args=(s, n)) for s, n in ((a, "A"), (b, "B"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert sorted(results) == [201, 409]
+
+
+@pytest.mark.slow
+def test_a_clock_flags_exactly_once_across_servers(pair, tmp_path):
+    a, b = pair
+    made = create(a, ["human", "human"], clock={"initial": 10, "increment": 0})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert a.request("POST", f"/api/games/{gid}/move",
+                     {"secret": k1, "move": first_legal("blooms", SMALL, [])})[0] == 200
+    second = first_legal("blooms", SMALL, moves_of(b, gid))
+    assert b.request("POST", f"/api/games/{gid}/move", {"secret": k2, "move": second})[0] == 200
+    # no one connected: both servers' keepers watch the deadline; one of them ends the game
+    end = time.time() + 30
+    snap: dict = {}
+    while time.time() < end:
+        snap = b.request("GET", f"/api/games/{gid}")[1]
+        if snap["terminal"]:
+            break
+        time.sleep(0.3)
+    assert snap["terminal"] and snap["reason"] == "time" and snap["winner"] == 2
+    assert a.request("GET", f"/api/games/{gid}")[1]["reason"] == "time"
+    time.sleep(1.5)  # both keepers have ticked again since
+    logs = (tmp_path / "a.log").read_text() + (tmp_path / "b.log").read_text()
+    assert logs.count(f"game {gid}: player 1's time ran out") == 1, logs
+
+
+def test_killing_a_server_loses_no_acknowledged_move(pair, pg_database):
+    a, b = pair
+    made = create(a, ["human", "human"], params=LONG)
+    gid, keys = made["id"], made["secrets"]
+    acknowledged: list[str] = []
+    stop = threading.Event()
+
+    def play_through_a() -> None:
+        moves: list[str] = []
+        while not stop.is_set():
+            seat = 1 + len(moves) % 2
+            move = first_legal("blooms", LONG, moves)
+            try:
+                status, _ = a.request("POST", f"/api/games/{gid}/move",
+                                      {"secret": keys[str(seat)], "move": move,
+                                       "ply": len(moves)}, timeout=10)
+            except OSError:
+                return  # the server died under the request: not acknowledged
+            if status != 200:
+                return
+            moves.append(move)
+            acknowledged.append(move)
+
+    t = threading.Thread(target=play_through_a)
+    t.start()
+    end = time.time() + 60
+    while len(acknowledged) < 5 and t.is_alive() and time.time() < end:
+        time.sleep(0.05)
+    time.sleep(0.1)  # killed while moves keep coming
+    a.kill9()
+    stop.set()
+    t.join(30)
+    assert len(acknowledged) >= 3
+    stored = list(open_store(pg_database).get(gid).moves)
+    assert stored[:len(acknowledged)] == acknowledged
+    assert len(stored) <= len(acknowledged) + 1  # at most the one in flight, never a gap
+    # the game goes on through the other server
+    seen = moves_of(b, gid)
+    assert seen == stored
+    seat = 1 + len(seen) % 2
+    status, _ = b.request("POST", f"/api/games/{gid}/move",
+                          {"secret": keys[str(seat)], "move": first_legal("blooms", LONG, seen)})
+    assert status == 200
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess[str]:
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "stonegarden", "serve", "--port", "0", *args],
+                          capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.parametrize("db,words", [
+    ("mysql://u@h/d", "unknown scheme 'mysql'"),
+    ("postgresql://u:secret@127.0.0.1:1/none", "127.0.0.1:1/none"),
+])
+def test_a_db_that_cannot_be_served_is_refused_at_start_in_one_line(db, words):
+    done = _serve("--db", db)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "secret" not in lines[0], done.stderr
+    assert not Path("mysql:").exists() and not Path("postgresql:").exists()
+
+
+@pytest.mark.slow
+def test_a_clock_survives_a_restart_and_a_long_outage_is_charged_to_no_one(tmp_path):
+    db = tmp_path / "games.db"
+    server = Server(db).start()
+    try:
+        made = create(server, ["human", "human"], clock={"initial": 60, "increment": 0})
+        gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+        server.request("POST", f"/api/games/{gid}/move",
+                       {"secret": k1, "move": first_legal("blooms", SMALL, [])})
+        server.request("POST", f"/api/games/{gid}/move",
+                       {"secret": k2, "move": first_legal("blooms", SMALL,
+                                                          moves_of(server, gid))})
+        before = server.request("GET", f"/api/games/{gid}")[1]["clock"]
+        assert before["running"] == 1
+        server.kill9()
+        time.sleep(9)  # longer than the 6 s grace: no server was up
+        server.start()
+        after = server.request("GET", f"/api/games/{gid}")[1]["clock"]
+        assert after["running"] == 1
+        # charged: the moments before the kill and since the start, not the 9 s outage
+        assert before["1"] - 4 <= after["1"] <= before["1"]
+        assert after["2"] == before["2"]
+    finally:
+        server.stop()

@@ -1,0 +1,202 @@
+"""Both stores, SQLite and a real PostgreSQL server (Debian's package, started by the tests),
+through the same interface: moves, stale writes, joining an open seat once, withdrawing,
+flagging once, rematches, the lobby, downtime, and PostgreSQL's own parts (concurrent
+migrations under an advisory lock, change notification, refusals at the start)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from stonegarden.errors import StoreError
+from stonegarden.store import SCHEMA_VERSION, NewGame, StaleError, open_store
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "games.db")
+    return request.getfixturevalue("pg_database")
+
+
+@pytest.fixture
+def store(target: str):
+    s = open_store(target)
+    yield s
+    s.close()
+
+
+def new(gid: str, seats=("human", "open"), listed=True, clock=None, deadline=None) -> NewGame:
+    return NewGame(gid, "freego", {"size": 5}, seats, (f"{gid}-k1", f"{gid}-k2"),
+                   listed=listed, names=("Ann", None), to_move=1, clock=clock,
+                   deadline=deadline)
+
+
+def test_moves_are_appended_in_order_and_a_stale_write_is_refused(store):
+    store.create_game(new("g1", ("human", "human")))
+    store.append_move("g1", 0, "C3", None, to_move=2)
+    with pytest.raises(StaleError):
+        store.append_move("g1", 0, "D4", None)
+    store.append_move("g1", 1, "D4", None, to_move=1)
+    row = store.get("g1")
+    assert row.moves == ("C3", "D4") and row.to_move == 1 and row.names == ("Ann", None)
+    store.truncate("g1", 1, 2, None, ["D4"], to_move=2)
+    assert store.get("g1").moves == ("C3",) and store.get("g1").redo == ("D4",)
+
+
+def test_an_open_seat_is_joined_once_and_only_an_unjoined_game_is_withdrawn(store):
+    store.create_game(new("g2"))
+    assert [g.id for g in store.lobby()] == ["g2"]
+    assert store.join("g2", 2, "Bo") is True
+    assert store.join("g2", 2, "Cy") is False
+    row = store.get("g2")
+    assert row.seats == ("human", "human") and row.names == ("Ann", "Bo")
+    assert store.lobby() == []
+    assert store.withdraw("g2") is False
+    store.create_game(new("g3"))
+    assert store.withdraw("g3") is True
+    assert store.get("g3") is None
+
+
+def test_a_private_open_game_is_not_in_the_lobby(store):
+    store.create_game(new("g4", listed=False))
+    assert store.lobby() == []
+    assert store.join("g4", 2, "Bo") is True
+
+
+def test_a_game_flags_once_and_no_move_is_stored_after(store):
+    clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": 1,
+             "since": 100.0}
+    store.create_game(new("g5", ("human", "human"), clock=clock, deadline=160.0))
+    assert store.due(159.0) == []
+    assert store.due(161.0) == ["g5"]
+    result = {"winner": 2, "reason": "time", "scores": None}
+    assert store.flag("g5", 0, result, clock) is True
+    assert store.flag("g5", 0, result, clock) is False
+    assert store.due(10**9) == []
+    with pytest.raises(StaleError):
+        store.append_move("g5", 0, "C3", None)
+    assert store.get("g5").result == result
+
+
+def test_a_flag_after_a_move_it_did_not_see_is_refused(store):
+    store.create_game(new("g6", ("human", "human")))
+    store.append_move("g6", 0, "C3", None)
+    assert store.flag("g6", 0, {"winner": 1, "reason": "time"}, {}) is False
+    assert store.get("g6").result is None
+
+
+def test_the_first_rematch_offered_is_the_one_kept(store):
+    store.create_game(new("g7", ("human", "human")))
+    first = store.offer_rematch("g7", new("r1", ("human", "human")))
+    second = store.offer_rematch("g7", new("r2", ("human", "human")))
+    assert first == second == "r1"
+    assert store.get("g7").rematch == "r1" and store.get("r2") is None
+
+
+def test_downtime_moves_running_clocks_on_once(store):
+    clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": 1,
+             "since": 1000.0}
+    store.create_game(new("g8", ("human", "human"), clock=clock, deadline=1060.0))
+    assert store.heartbeat(1000.0, grace=5) == 0.0
+    assert store.heartbeat(1002.0, grace=5) == 0.0  # up all along
+    assert store.heartbeat(1302.0, grace=5) == 300.0  # no server for 300 s
+    row = store.get("g8")
+    assert row.clock["since"] == 1300.0 and row.deadline == 1360.0
+    assert store.heartbeat(1303.0, grace=5) == 0.0
+
+
+def test_summaries_carry_names_turn_and_clock(store):
+    clock = {"spec": {"days_per_move": 2}, "left": [1, 1], "running": None, "since": 0.0}
+    store.create_game(new("g9", clock=clock))
+    (summary,) = store.list_games(ids=["g9"])
+    shown = summary.to_json()
+    assert shown["names"] == {"1": "Ann", "2": None} and shown["to_move"] == 1
+    assert shown["clock"] == {"days_per_move": 2} and shown["seats"] == ["human", "open"]
+
+
+def test_postgresql_migrates_once_when_servers_start_together(pg_database):
+    errors: list[BaseException] = []
+    stores = []
+
+    def start() -> None:
+        try:
+            stores.append(open_store(pg_database))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == [] and len(stores) == 4
+    import psycopg
+
+    with psycopg.connect(pg_database) as con:
+        versions = [v for (v,) in con.execute("SELECT version FROM schema_migrations")]
+    assert sorted(versions) == list(range(1, SCHEMA_VERSION + 1))
+    for s in stores:
+        s.close()
+
+
+def test_postgresql_tells_the_other_processes_of_a_change(pg_database):
+    a, b = open_store(pg_database), open_store(pg_database)
+    heard: list[tuple[str, str]] = []
+    got = threading.Event()
+
+    def on_change(what: str, gid: str) -> None:
+        heard.append((what, gid))
+        got.set()
+
+    b.listen(on_change)
+    time.sleep(0.3)  # the listener connects
+    a.create_game(new("n1"))
+    assert got.wait(10)
+    got.clear()
+    a.join("n1", 2, "Bo")
+    assert got.wait(10)
+    b.create_game(new("n2"))  # its own change is not reported back to it
+    time.sleep(0.5)
+    assert heard == [("create", "n1"), ("join", "n1")]
+    a.close()
+    b.close()
+
+
+@pytest.mark.parametrize("dsn, words", [
+    ("mysql://u:secret@h/db", "unknown scheme 'mysql'"),
+    ("postgresql://u:secret@127.0.0.1:1/db", "127.0.0.1"),
+])
+def test_a_db_that_cannot_be_served_is_refused_in_one_line(dsn, words):
+    with pytest.raises(StoreError) as err:
+        open_store(dsn)
+    message = str(err.value)
+    assert words in message and "\n" not in message
+    assert "secret" not in message  # the password is never shown
+
+
+def test_a_postgresql_database_of_another_program_is_not_touched(pg_database):
+    import psycopg
+
+    with psycopg.connect(pg_database, autocommit=True) as con:
+        con.execute("CREATE TABLE games (id TEXT)")
+    with pytest.raises(StoreError, match="not a stonegarden database"):
+        open_store(pg_database)
+
+
+def test_a_damaged_row_is_left_out_of_postgresql_listings(pg_database):
+    store = open_store(pg_database)
+    store.create_game(new("ok"))
+    store.create_game(new("bad"))
+    import psycopg
+
+    with psycopg.connect(pg_database, autocommit=True) as con:
+        con.execute("UPDATE games SET params = %s WHERE id = 'bad'", (json.dumps([1]),))
+    assert [g.id for g in store.lobby()] == ["ok"]
+    with pytest.raises(StoreError, match="'bad' is unavailable"):
+        store.get("bad")
+    store.close()
