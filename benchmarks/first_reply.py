@@ -173,17 +173,29 @@ def measure(src: Path, games: list[str], work: Path, version: str | None = None
     return out
 
 
+def _cell(row: dict[str, Any], part: str) -> tuple[str, float | None]:
+    """What a table cell shows of ``part`` (reply or hint): its seconds, or how it failed."""
+    seconds = row[part].get(f"{part}_seconds")
+    if seconds is not None:
+        return f"{seconds:.2f}", seconds
+    failed = row[part].get(f"{part}_failed_after_seconds")
+    return (f"fail@{failed:.0f}" if failed is not None else "none"), None
+
+
 def table(new: dict[str, Any], old: dict[str, Any] | None) -> str:
+    """Seconds per game, after and before, and their ratio ("fail@S": no reply or hint,
+    the job failed after S seconds)."""
     lines = [f"{'game':<18}{'reply s':>9}{'baseline':>10}{'ratio':>8}{'hint s':>9}"
-             f"{'baseline':>10}{'ratio':>8}"]
+             f"{'baseline':>10}{'ratio':>8}{'ready s':>9}"]
     for game_id, row in new["games"].items():
         base = old["games"].get(game_id) if old else None
         cells = [f"{game_id:<18}"]
-        for part, key in (("reply", "reply_seconds"), ("hint", "hint_seconds")):
-            value = row[part].get(key)
-            before = base[part].get(key) if base else None
-            ratio = f"{value / before:.3f}" if value and before else "-"
-            cells.append(f"{value!s:>9}{before!s:>10}{ratio:>8}")
+        for part in ("reply", "hint"):
+            shown, value = _cell(row, part)
+            before, was = _cell(base, part) if base else ("-", None)
+            ratio = f"{value / was:.3f}" if value and was else "-"
+            cells.append(f"{shown:>9}{before:>10}{ratio:>8}")
+        cells.append(f"{row['reply'].get('ready_seconds')!s:>9}")
         lines.append("".join(cells))
     if new.get("install_seconds") is not None:
         lines.append(f"install step (stonegarden warm-up): {new['install_seconds']} s")
@@ -192,12 +204,17 @@ def table(new: dict[str, Any], old: dict[str, Any] | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--src", type=Path, required=True, help="the source tree measured")
+    ap.add_argument("--src", type=Path, default=Path("src"), help="the source tree measured")
     ap.add_argument("--baseline-src", type=Path, help="the tree it is compared with")
     ap.add_argument("--baseline-version", help="the commit of the baseline tree (an export)")
     ap.add_argument("--games", default=",".join(available_games()))
     ap.add_argument("--out", type=Path, help="the JSON results")
+    ap.add_argument("--table", type=Path, help="only print the table of these JSON results")
     args = ap.parse_args()
+    if args.table:
+        saved = json.loads(args.table.read_text())
+        print(table(saved["new"], saved.get("baseline")))
+        return
     games = [g for g in args.games.split(",") if g]
     result: dict[str, Any] = {
         "command": command(), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),

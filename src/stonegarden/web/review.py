@@ -30,8 +30,8 @@ CHUNK = 12
 #: positions analysed at most (a longer game's later moves are not analysed)
 MAX_PLIES = 400
 #: the loss of winning probability from which a move is an inaccuracy, a mistake, a blunder
-#: (docs/web.md); searches of half a second differ by a few hundredths, so the smallest is
-#: well above that
+#: (docs/web.md); two seeds' searches of one position differ by 0.006 in the median and 0.017
+#: at the 90th percentile (benchmarks/review_noise.py), so the smallest is well above that
 THRESHOLDS = (("blunder", 0.25), ("mistake", 0.12), ("inaccuracy", 0.06))
 
 

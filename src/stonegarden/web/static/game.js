@@ -128,6 +128,7 @@
     renderAnalysis(s);
     $("notice").textContent = s.notice || "";
     $("study-row").hidden = s.over;  // no undo, redo or hint once the game is over
+    $("study-card").hidden = s.over && !s.notice;
     $("undo").disabled = !s.can_undo;
     $("redo").disabled = !s.can_redo;
     $("hint").disabled = !(s.you && !s.terminal && s.ply === s.length);
