@@ -18,8 +18,8 @@ from typing import Any
 
 from ..core.protocol import Game, State
 from ..errors import ParameterError
-from ..search.config import FLAT, Budget, SearchConfig
-from ..search.parallel import MAX_THREADS, RootParallel, Searcher, default_threads, new_searcher
+from ..search.config import FLAT, MAX_THREADS, Budget, SearchConfig, default_threads
+from ..search.parallel import RootParallel, Searcher, new_searcher
 from ..search.profile import LEVELS, declared_options, profile_for
 from ..search.result import SearchResult
 from .registry import int_option, no_more_options, register_agent

@@ -16,7 +16,6 @@ every tree; ``stop()`` is polled by the calling thread, which tells every tree t
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -31,8 +30,6 @@ from .protocol_tree import ProtocolTree
 from .result import MoveStat, SearchResult
 from .tree import CompiledTree, TreeSearch
 
-#: the most threads a search takes (``mcts:threads=N``)
-MAX_THREADS = 64
 #: how often the calling thread looks at ``stop()`` while the trees search
 POLL_SECONDS = 0.01
 
@@ -41,15 +38,6 @@ class Searcher(Protocol):
     """What an agent searches with: one tree (``TreeSearch``) or several (``RootParallel``)."""
 
     def search(self, state: State, budget: Budget) -> SearchResult: ...
-
-
-def default_threads() -> int:
-    """The cores this process may run on (at most ``MAX_THREADS``)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
 
 
 def tree_seed(seed: int | None, k: int) -> int | None:

@@ -1,0 +1,92 @@
+"""Simulations per second of ``mcts`` with 1 and with N trees (``mcts:threads=N``), for every
+game, from its initial position, measured in one run: the rounds alternate 1 and N so that a
+change in the machine's load falls on both alike. Prints the ratio N / 1 per game and writes
+the figures, the command, the code version and the load average to a JSON file.
+
+    PYTHONPATH=src python3 benchmarks/threads.py [--threads 2] [--seconds 3] [--rounds 3]
+
+Target on a 2-core machine: the ratio at 2 threads is at least 1.7 in every game. The
+machine's other work shows in ``loadavg`` (1, 5, 15 minutes; above the core count, the
+threads compete with it for the cores)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from provenance import ROOT, code_version, command
+
+import stonegarden
+from stonegarden.agents import make_agent
+from stonegarden.agents.search_agents import SearchAgent
+from stonegarden.search.config import Budget
+
+#: the games and parameters measured (Blooms at n=5, where the single-core figures are kept)
+GAMES: list[tuple[str, dict[str, object]]] = [
+    ("blooms", {"size": 5}),
+    ("freego", {}),
+    ("blooms-territory", {}),
+    ("bridgego", {}),
+    ("blobs", {}),
+]
+
+
+def agent(threads: int) -> SearchAgent:
+    a = make_agent(f"mcts:threads={threads}")
+    assert isinstance(a, SearchAgent)
+    return a
+
+
+def rate(game: stonegarden.Game, threads: int, seconds: float) -> tuple[int, float]:
+    """(simulations, seconds) of one search of a fresh agent from the initial position."""
+    res = agent(threads).analyse(game, game.initial_state(), Budget(seconds=seconds))
+    return res.sims, res.seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--games", default=",".join(g for g, _ in GAMES))
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/threads.json"))
+    args = ap.parse_args()
+    wanted = args.games.split(",")
+    load_before = os.getloadavg()
+    rows = []
+    for game_id, params in GAMES:
+        if game_id not in wanted:
+            continue
+        game = stonegarden.make(game_id, **params)
+        for t in (1, args.threads):  # kernels, helper processes: outside the timing
+            agent(t).analyse(game, game.initial_state(), Budget(sims=2 * t))
+        totals = {1: [0, 0.0], args.threads: [0, 0.0]}
+        runs: dict[int, list[float]] = {1: [], args.threads: []}
+        for _ in range(args.rounds):
+            for t in (1, args.threads):
+                sims, secs = rate(game, t, args.seconds)
+                totals[t][0] += sims
+                totals[t][1] += secs
+                runs[t].append(round(sims / secs, 1))
+        one = totals[1][0] / totals[1][1]
+        many = totals[args.threads][0] / totals[args.threads][1]
+        row = {"game": game_id, "params": game.non_default_params(),
+               "sims_per_s_1": round(one, 1), f"sims_per_s_{args.threads}": round(many, 1),
+               "ratio": round(many / one, 3), "runs_1": runs[1],
+               f"runs_{args.threads}": runs[args.threads], "loadavg": os.getloadavg()}
+        rows.append(row)
+        print(f"{game_id:<18} 1 thread {one:>9.0f}/s   {args.threads} threads {many:>9.0f}/s"
+              f"   ratio {many / one:.2f}   load {row['loadavg'][0]:.2f}", flush=True)
+    out = {"command": command(), "code": code_version(), "time": time.strftime("%Y-%m-%d %H:%M"),
+           "cores": len(os.sched_getaffinity(0)), "threads": args.threads,
+           "seconds": args.seconds, "rounds": args.rounds, "loadavg_before": load_before,
+           "loadavg_after": os.getloadavg(), "games": rows}
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
