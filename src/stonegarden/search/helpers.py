@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -38,12 +38,16 @@ from .result import SearchResult
 KEPT_TREES = 2
 #: how long after the deadline a search waits for a late helper before going on without it
 GRACE_SECONDS = 0.2
+#: helper processes that may die before the pool stops starting new ones (a process that
+#: cannot start, under a memory bound for one, is not started again with every search)
+MAX_DEATHS = 4
 
 _lock = threading.Lock()
 #: held by a parallel search using the pool (one at a time)
 SEARCH_LOCK = threading.Lock()
 _procs: list[_Process] = []
 _keys = itertools.count()
+_deaths = 0
 
 
 class _Halt:
@@ -178,7 +182,10 @@ class _ProcessHelper:
         self.proc = _process(self.index)
         self._send(None, None, None)
 
-    def begin(self, state: State, sims: int | None, deadline: float | None) -> None:
+    def begin(self, state: State, sims: int | None, deadline: float | None,
+              outer: Callable[[], bool] | None = None) -> None:
+        """Send the search (``outer``, the search's own stop, is the calling thread's to poll:
+        it does not cross to the process)."""
         self.proc = _process(self.index)
         self.deadline = deadline
         self._send(state, sims, deadline)
@@ -216,18 +223,24 @@ class _ProcessHelper:
 
 
 def _process(index: int) -> _Process:
-    """The pool's helper process ``index`` (started, or restarted if it died)."""
+    """The pool's helper process ``index`` (started, or restarted if it died and the pool
+    has not seen ``MAX_DEATHS`` deaths: then the dead one, whose searches answer nothing)."""
+    global _deaths
     with _lock:
         while len(_procs) <= index:
             _procs.append(_Process())
-        if not _procs[index].alive():
+        if not _procs[index].alive() and _deaths < MAX_DEATHS:
+            _deaths += 1
             _procs[index] = _Process()
         return _procs[index]
 
 
 def process_helpers(game: Game, config: SearchConfig, seeds: list[int | None],
                     size: tuple[int, int]) -> Iterator[_ProcessHelper]:
-    """One helper per seed, each a tree in the pool's process of its index, being prepared."""
+    """One helper per seed, each a tree in the pool's process of its index, being prepared
+    (none once ``MAX_DEATHS`` helpers died: the search keeps its one tree)."""
+    if _deaths >= MAX_DEATHS:
+        return
     for index, seed in enumerate(seeds):
         helper = _ProcessHelper(index, game, config, seed, size)
         helper.prepare()

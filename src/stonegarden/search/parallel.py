@@ -10,7 +10,8 @@ helper keeps its own. docs/ai.md ("Parallel search") says why this design and ho
 
 A budget of simulations is a total, shared out between the trees (each a fixed share with its
 own seed, so a seeded search stays reproducible); a budget of seconds is the same deadline for
-every tree; ``stop()`` is polled by the calling thread, which tells every tree to stop.
+every tree; ``stop()`` is polled by the calling thread, which tells every tree to stop (the
+trees in threads poll it too: it must be safe to call from any thread, as an ``Event``'s is).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from typing import Protocol
@@ -94,7 +96,8 @@ class Helper(Protocol):
     asks it to end now, ``done`` says whether it has, ``end`` takes its result (``None`` if it
     could not search: too late, or its process died)."""
 
-    def begin(self, state: State, sims: int | None, deadline: float | None) -> None: ...
+    def begin(self, state: State, sims: int | None, deadline: float | None,
+              outer: Callable[[], bool] | None) -> None: ...
 
     def stop(self) -> None: ...
 
@@ -112,15 +115,20 @@ class _ThreadHelper:
         self.halt = halt
         self.future: Future[SearchResult | None] | None = None
 
-    def _search(self, state: State, sims: int | None, deadline: float | None) -> SearchResult | None:
+    def _search(self, state: State, sims: int | None, deadline: float | None,
+                outer: Callable[[], bool] | None) -> SearchResult | None:
         seconds = None if deadline is None else deadline - time.time()
         if seconds is not None and seconds <= 0:
             return None
-        return self.engine.search(state, Budget(sims=sims, seconds=seconds,
-                                                stop=self.halt.is_set))
 
-    def begin(self, state: State, sims: int | None, deadline: float | None) -> None:
-        self.future = self.pool.submit(self._search, state, sims, deadline)
+        def stop() -> bool:
+            return self.halt.is_set() or (outer is not None and outer())
+
+        return self.engine.search(state, Budget(sims=sims, seconds=seconds, stop=stop))
+
+    def begin(self, state: State, sims: int | None, deadline: float | None,
+              outer: Callable[[], bool] | None) -> None:
+        self.future = self.pool.submit(self._search, state, sims, deadline, outer)
 
     def stop(self) -> None:
         self.halt.set()
@@ -171,11 +179,14 @@ class RootParallel:
 
     def _search(self, state: State, budget: Budget) -> SearchResult:
         self.halt.clear()
-        shares = share_sims(budget.sims, self.threads) if budget.sims is not None else None
+        trees = 1 + len(self.helpers)
+        shares = share_sims(budget.sims, trees) if budget.sims is not None else None
         deadline = None if budget.seconds is None else time.time() + budget.seconds
         helpers = self.helpers if shares is None else self.helpers[:len(shares) - 1]
+        if budget.stop is not None and budget.stop():
+            helpers = []  # stopped already: the first tree's one chunk answers
         for k, helper in enumerate(helpers, 1):
-            helper.begin(state, None if shares is None else shares[k], deadline)
+            helper.begin(state, None if shares is None else shares[k], deadline, budget.stop)
         own = Budget(sims=None if shares is None else shares[0], seconds=budget.seconds,
                      stop=budget.stop)
         try:
