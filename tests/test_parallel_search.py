@@ -179,3 +179,13 @@ def test_the_commands_take_threads(tmp_path):
     out = run_cli("analyse", str(record), "--sims", "80", "--threads", "2", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["sims"] == 80
+
+
+def test_a_parallel_level_gives_each_tree_the_level_s_simulations():
+    game = stonegarden.make("blooms", size=5)
+    agent = _agent("level:5")
+    agent.threads = 2
+    one = _agent("level:5")
+    one.threads = 1
+    assert agent.budget_for(game).sims == 2 * one.budget_for(game).sims
+    assert agent.budget_for(game).seconds == one.budget_for(game).seconds

@@ -232,5 +232,9 @@ class LevelAgent(SearchAgent):
         self.level = level
 
     def budget_for(self, game: Game) -> Budget:
+        """The level's budget in ``game``; its simulations are per tree (a level with several
+        trees searches more, within the same time cap, never less than with one)."""
         sims, seconds = level_budget(self.level, game)
+        if sims is not None:
+            sims *= self.threads
         return dataclasses.replace(self.budget, sims=sims, seconds=seconds)
