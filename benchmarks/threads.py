@@ -7,7 +7,10 @@ the figures, the command, the code version and the load average to a JSON file.
 
 Target on a 2-core machine: the ratio at 2 threads is at least 1.7 in every game. The
 machine's other work shows in ``loadavg`` (1, 5, 15 minutes; above the core count, the
-threads compete with it for the cores)."""
+threads compete with it for the cores). Each run also records the CPU seconds it used (this
+process's and its helper processes') per second of wall time, ``cores``: about N when the N
+trees had a core each, less when the machine's other work took them (Linux gives each session
+an equal share of the CPU when ``sched_autogroup`` is on, however many threads it runs)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from provenance import ROOT, code_version, command
 import stonegarden
 from stonegarden.agents import make_agent
 from stonegarden.agents.search_agents import SearchAgent
+from stonegarden.jobs.procs import cpu_seconds, descendants
 from stonegarden.search.config import Budget
 
 #: the games and parameters measured (Blooms at n=5, where the single-core figures are kept)
@@ -40,10 +44,18 @@ def agent(threads: int) -> SearchAgent:
     return a
 
 
-def rate(game: stonegarden.Game, threads: int, seconds: float) -> tuple[int, float]:
-    """(simulations, seconds) of one search of a fresh agent from the initial position."""
-    res = agent(threads).analyse(game, game.initial_state(), Budget(seconds=seconds))
-    return res.sims, res.seconds
+def cpu_now() -> float:
+    """CPU seconds of this process and the processes below it (the helper processes)."""
+    return time.process_time() + sum(cpu_seconds(p) for p in descendants(os.getpid()))
+
+
+def rate(game: stonegarden.Game, threads: int, seconds: float) -> tuple[int, float, float]:
+    """(simulations, seconds, CPU seconds) of one search of a fresh agent from the initial
+    position."""
+    a = agent(threads)
+    c0 = cpu_now()
+    res = a.analyse(game, game.initial_state(), Budget(seconds=seconds))
+    return res.sims, res.seconds, cpu_now() - c0
 
 
 def main() -> None:
@@ -63,26 +75,38 @@ def main() -> None:
         game = stonegarden.make(game_id, **params)
         for t in (1, args.threads):  # kernels, helper processes: outside the timing
             agent(t).analyse(game, game.initial_state(), Budget(sims=2 * t))
-        totals = {1: [0, 0.0], args.threads: [0, 0.0]}
+        totals = {1: [0, 0.0, 0.0], args.threads: [0, 0.0, 0.0]}
         runs: dict[int, list[float]] = {1: [], args.threads: []}
+        cores: dict[int, list[float]] = {1: [], args.threads: []}
         for _ in range(args.rounds):
             for t in (1, args.threads):
-                sims, secs = rate(game, t, args.seconds)
+                sims, secs, cpu = rate(game, t, args.seconds)
                 totals[t][0] += sims
                 totals[t][1] += secs
+                totals[t][2] += cpu
                 runs[t].append(round(sims / secs, 1))
+                cores[t].append(round(cpu / secs, 2))
         one = totals[1][0] / totals[1][1]
         many = totals[args.threads][0] / totals[args.threads][1]
         row = {"game": game_id, "params": game.non_default_params(),
                "sims_per_s_1": round(one, 1), f"sims_per_s_{args.threads}": round(many, 1),
                "ratio": round(many / one, 3), "runs_1": runs[1],
-               f"runs_{args.threads}": runs[args.threads], "loadavg": os.getloadavg()}
+               f"runs_{args.threads}": runs[args.threads], "cores_1": cores[1],
+               f"cores_{args.threads}": cores[args.threads],
+               "sims_per_cpu_s_1": round(totals[1][0] / totals[1][2], 1),
+               f"sims_per_cpu_s_{args.threads}": round(totals[args.threads][0]
+                                                       / totals[args.threads][2], 1),
+               "loadavg": os.getloadavg()}
         rows.append(row)
+        used = totals[args.threads][2] / totals[args.threads][1]
         print(f"{game_id:<18} 1 thread {one:>9.0f}/s   {args.threads} threads {many:>9.0f}/s"
-              f"   ratio {many / one:.2f}   load {row['loadavg'][0]:.2f}", flush=True)
+              f"   ratio {many / one:.2f}   cores used {totals[1][2] / totals[1][1]:.2f} and "
+              f"{used:.2f}   load {row['loadavg'][0]:.2f}", flush=True)
     out = {"command": command(), "code": code_version(), "time": time.strftime("%Y-%m-%d %H:%M"),
            "cores": len(os.sched_getaffinity(0)), "threads": args.threads,
            "seconds": args.seconds, "rounds": args.rounds, "loadavg_before": load_before,
+           "autogroup": Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip()
+           if Path("/proc/sys/kernel/sched_autogroup_enabled").exists() else None,
            "loadavg_after": os.getloadavg(), "games": rows}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {args.out}")
