@@ -4,6 +4,10 @@ change in the machine's load falls on both alike. Prints the ratio N / 1 per gam
 the figures, the command, the code version and the load average to a JSON file.
 
     PYTHONPATH=src python3 benchmarks/threads.py [--threads 2] [--seconds 3] [--rounds 3]
+        [--games blooms,freego] [--protocol-in-threads]
+
+``--protocol-in-threads`` measures the alternative the search does not take: the extra trees
+of games searched through the protocol in threads (sharing the GIL) instead of processes.
 
 Target on a 2-core machine: the ratio at 2 threads is at least 1.7 in every game. The
 machine's other work shows in ``loadavg`` (1, 5, 15 minutes; above the core count, the
@@ -23,10 +27,10 @@ from pathlib import Path
 from provenance import ROOT, code_version, command
 
 import stonegarden
-from stonegarden.agents import make_agent
-from stonegarden.agents.search_agents import SearchAgent
 from stonegarden.jobs.procs import cpu_seconds, descendants
-from stonegarden.search.config import Budget
+from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.engines import make_engine
+from stonegarden.search.parallel import RootParallel, Searcher
 
 #: the games and parameters measured (Blooms at n=5, where the single-core figures are kept)
 GAMES: list[tuple[str, dict[str, object]]] = [
@@ -38,10 +42,11 @@ GAMES: list[tuple[str, dict[str, object]]] = [
 ]
 
 
-def agent(threads: int) -> SearchAgent:
-    a = make_agent(f"mcts:threads={threads}")
-    assert isinstance(a, SearchAgent)
-    return a
+def searcher(game: stonegarden.Game, threads: int, processes: bool | None) -> Searcher:
+    """The search ``mcts:threads=N`` runs (``processes``: as ``RootParallel`` takes it)."""
+    if threads == 1:
+        return make_engine(game, SearchConfig(), None)
+    return RootParallel(game, SearchConfig(), None, threads, processes)
 
 
 def cpu_now() -> float:
@@ -49,12 +54,13 @@ def cpu_now() -> float:
     return time.process_time() + sum(cpu_seconds(p) for p in descendants(os.getpid()))
 
 
-def rate(game: stonegarden.Game, threads: int, seconds: float) -> tuple[int, float, float]:
-    """(simulations, seconds, CPU seconds) of one search of a fresh agent from the initial
+def rate(game: stonegarden.Game, threads: int, seconds: float,
+         processes: bool | None) -> tuple[int, float, float]:
+    """(simulations, seconds, CPU seconds) of one search of fresh trees from the initial
     position."""
-    a = agent(threads)
+    search = searcher(game, threads, processes)
     c0 = cpu_now()
-    res = a.analyse(game, game.initial_state(), Budget(seconds=seconds))
+    res = search.search(game.initial_state(), Budget(seconds=seconds))
     return res.sims, res.seconds, cpu_now() - c0
 
 
@@ -64,8 +70,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--games", default=",".join(g for g, _ in GAMES))
+    ap.add_argument("--protocol-in-threads", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/threads.json"))
     args = ap.parse_args()
+    processes = False if args.protocol_in_threads else None
     wanted = args.games.split(",")
     load_before = os.getloadavg()
     rows = []
@@ -74,13 +82,13 @@ def main() -> None:
             continue
         game = stonegarden.make(game_id, **params)
         for t in (1, args.threads):  # kernels, helper processes: outside the timing
-            agent(t).analyse(game, game.initial_state(), Budget(sims=2 * t))
+            searcher(game, t, processes).search(game.initial_state(), Budget(sims=2 * t))
         totals = {1: [0, 0.0, 0.0], args.threads: [0, 0.0, 0.0]}
         runs: dict[int, list[float]] = {1: [], args.threads: []}
         cores: dict[int, list[float]] = {1: [], args.threads: []}
         for _ in range(args.rounds):
             for t in (1, args.threads):
-                sims, secs, cpu = rate(game, t, args.seconds)
+                sims, secs, cpu = rate(game, t, args.seconds, processes)
                 totals[t][0] += sims
                 totals[t][1] += secs
                 totals[t][2] += cpu
@@ -104,6 +112,7 @@ def main() -> None:
               f"{used:.2f}   load {row['loadavg'][0]:.2f}", flush=True)
     out = {"command": command(), "code": code_version(), "time": time.strftime("%Y-%m-%d %H:%M"),
            "cores": len(os.sched_getaffinity(0)), "threads": args.threads,
+           "protocol_trees_in": "threads" if args.protocol_in_threads else "processes",
            "seconds": args.seconds, "rounds": args.rounds, "loadavg_before": load_before,
            "autogroup": Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip()
            if Path("/proc/sys/kernel/sched_autogroup_enabled").exists() else None,

@@ -30,7 +30,7 @@ from .engines import make_engine
 from .pools import EDGE_POOL, NODE_POOL, Pools, proof_rank
 from .protocol_tree import ProtocolTree
 from .result import MoveStat, SearchResult
-from .tree import CompiledTree, TreeSearch
+from .tree import TreeSearch
 
 #: how often the calling thread looks at ``stop()`` while the trees search
 POLL_SECONDS = 0.01
@@ -146,7 +146,11 @@ class RootParallel:
     """``threads`` trees searching one position (root parallelism); see the module's doc.
     ``last_parts``: every tree's own result of the last search, tree 0 first."""
 
-    def __init__(self, game: Game, config: SearchConfig, seed: int | None, threads: int) -> None:
+    def __init__(self, game: Game, config: SearchConfig, seed: int | None, threads: int,
+                 processes: bool | None = None) -> None:
+        """``processes``: run the extra trees in helper processes (default: exactly when the
+        game is searched through the protocol; ``False`` there measures the alternative, trees
+        in threads that share the GIL)."""
         if threads < 2:
             raise ValueError("root parallelism needs at least two trees")
         self.game = game
@@ -159,13 +163,14 @@ class RootParallel:
         self._pool: ThreadPoolExecutor | None = None
         self._exclusive: AbstractContextManager[object] = contextlib.nullcontext()
         seeds = [tree_seed(seed, k) for k in range(1, threads)]
-        if isinstance(self.first, CompiledTree):
+        if processes is None:
+            processes = isinstance(self.first, ProtocolTree)
+        if not processes:
             self._pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="search")
             for s in seeds:
-                engine = CompiledTree(game, config, s, self.first.spec, Pools(*size))
+                engine = make_engine(game, config, s, Pools(*size))
                 self.helpers.append(_ThreadHelper(engine, self._pool, self.halt))
         else:
-            assert isinstance(self.first, ProtocolTree)
             from .helpers import SEARCH_LOCK, process_helpers
 
             self.helpers = list(process_helpers(game, config, seeds, size))
