@@ -17,7 +17,7 @@ from stonegarden.core.record import make_record, save_record
 from stonegarden.errors import ParameterError
 from stonegarden.jobs.procs import descendants
 from stonegarden.search import helpers
-from stonegarden.search.config import Budget, default_threads
+from stonegarden.search.config import Budget, SearchConfig, default_threads
 from stonegarden.search.parallel import RootParallel, merge_results, share_sims
 from stonegarden.search.result import MoveStat, SearchResult
 from stonegarden.search.tree import TreeSearch
@@ -189,3 +189,14 @@ def test_a_parallel_level_gives_each_tree_the_level_s_simulations():
     one.threads = 1
     assert agent.budget_for(game).sims == 2 * one.budget_for(game).sims
     assert agent.budget_for(game).seconds == one.budget_for(game).seconds
+
+
+def test_protocol_trees_can_also_run_in_threads_for_comparison():
+    # the alternative the benchmark measures: trees sharing the GIL instead of processes
+    game = stonegarden.make("bridgego", size=5)
+    state = game.initial_state()
+    search = RootParallel(game, SearchConfig(), 4, 2, processes=False)
+    res = search.search(state, Budget(sims=300))
+    assert game.is_legal(state, res.best) and res.sims == 300
+    assert [p.sims for p in search.last_parts] == [150, 150]
+    search.close()
