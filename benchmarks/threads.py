@@ -4,7 +4,11 @@ change in the machine's load falls on both alike. Prints the ratio N / 1 per gam
 the figures, the command, the code version and the load average to a JSON file.
 
     PYTHONPATH=src python3 benchmarks/threads.py [--threads 2] [--seconds 3] [--rounds 3]
-        [--games blooms,freego] [--protocol-in-threads]
+        [--games blooms,freego] [--protocol-in-threads] [--sims N]
+
+``--sims N`` gives each search N simulations (shared out between the trees) instead of
+seconds: no tree's work is cut at a deadline, so "simulations per CPU second" compares the
+work the trees do without what a late helper loses.
 
 ``--protocol-in-threads`` measures the alternative the search does not take: the extra trees
 of games searched through the protocol in threads (sharing the GIL) instead of processes.
@@ -54,13 +58,13 @@ def cpu_now() -> float:
     return time.process_time() + sum(cpu_seconds(p) for p in descendants(os.getpid()))
 
 
-def rate(game: stonegarden.Game, threads: int, seconds: float,
+def rate(game: stonegarden.Game, threads: int, budget: Budget,
          processes: bool | None) -> tuple[int, float, float]:
     """(simulations, seconds, CPU seconds) of one search of fresh trees from the initial
     position."""
     search = searcher(game, threads, processes)
     c0 = cpu_now()
-    res = search.search(game.initial_state(), Budget(seconds=seconds))
+    res = search.search(game.initial_state(), budget)
     return res.sims, res.seconds, cpu_now() - c0
 
 
@@ -71,6 +75,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--games", default=",".join(g for g, _ in GAMES))
     ap.add_argument("--protocol-in-threads", action="store_true")
+    ap.add_argument("--sims", type=int, default=None)
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/threads.json"))
     args = ap.parse_args()
     processes = False if args.protocol_in_threads else None
@@ -88,7 +93,9 @@ def main() -> None:
         cores: dict[int, list[float]] = {1: [], args.threads: []}
         for _ in range(args.rounds):
             for t in (1, args.threads):
-                sims, secs, cpu = rate(game, t, args.seconds, processes)
+                budget = (Budget(seconds=args.seconds) if args.sims is None
+                          else Budget(sims=args.sims))
+                sims, secs, cpu = rate(game, t, budget, processes)
                 totals[t][0] += sims
                 totals[t][1] += secs
                 totals[t][2] += cpu
@@ -113,7 +120,8 @@ def main() -> None:
     out = {"command": command(), "code": code_version(), "time": time.strftime("%Y-%m-%d %H:%M"),
            "cores": len(os.sched_getaffinity(0)), "threads": args.threads,
            "protocol_trees_in": "threads" if args.protocol_in_threads else "processes",
-           "seconds": args.seconds, "rounds": args.rounds, "loadavg_before": load_before,
+           "seconds": args.seconds if args.sims is None else None, "sims": args.sims,
+           "rounds": args.rounds, "loadavg_before": load_before,
            "autogroup": Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip()
            if Path("/proc/sys/kernel/sched_autogroup_enabled").exists() else None,
            "loadavg_after": os.getloadavg(), "games": rows}
