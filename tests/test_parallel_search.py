@@ -200,3 +200,24 @@ def test_protocol_trees_can_also_run_in_threads_for_comparison():
     assert game.is_legal(state, res.best) and res.sims == 300
     assert [p.sims for p in search.last_parts] == [150, 150]
     search.close()
+
+
+def test_an_error_in_the_first_tree_stops_the_others():
+    # Ctrl-C in the calling thread must not wait for the other trees' shares
+    game = stonegarden.make("blooms", size=5)
+    search = RootParallel(game, SearchConfig(), 1, 2)
+    search.search(game.initial_state(), Budget(sims=4))
+    calls = []
+
+    def interrupt() -> bool:
+        calls.append(1)
+        if len(calls) > 2:
+            raise KeyboardInterrupt
+        return False
+
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        search.search(game.initial_state(), Budget(sims=10_000_000, stop=interrupt))
+    assert time.perf_counter() - t0 < 5.0
+    assert all(h.done() for h in search.helpers)
+    search.close()

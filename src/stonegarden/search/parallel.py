@@ -194,19 +194,42 @@ class RootParallel:
             helper.begin(state, None if shares is None else shares[k], deadline, budget.stop)
         own = Budget(sims=None if shares is None else shares[0], seconds=budget.seconds,
                      stop=budget.stop)
+        finished = False
         try:
             first = self.first.search(state, own)
+            finished = True
         finally:
-            # a deadline, a stop or a proof ends every tree; a share of simulations does not
-            if shares is None or first_ended_early(budget, self.first):
+            # a deadline, a stop, a proof or an error (Ctrl-C) ends every tree; a share of
+            # simulations does not
+            if not finished or shares is None or first_ended_early(budget, self.first):
                 self._stop(helpers)
-            while not all(h.done() for h in helpers):
+            others = self._collect(helpers, budget)
+        self.last_parts = [first] + [r for r in others if r is not None]
+        return merge_results(self.last_parts, state.player)
+
+    def _collect(self, helpers: list[Helper], budget: Budget) -> list[SearchResult | None]:
+        """Wait for every helper and take its result. A tree must never be searched by two
+        threads, so this always waits: a stop, or an error while waiting (Ctrl-C, a raising
+        ``stop()``), halts them all, and the first error is raised once they have ended."""
+        error: BaseException | None = None
+        while not all(h.done() for h in helpers):
+            try:
                 if budget.stop is not None and budget.stop():
                     self._stop(helpers)
                 time.sleep(POLL_SECONDS)
-            others = [h.end() for h in helpers]
-        self.last_parts = [first] + [r for r in others if r is not None]
-        return merge_results(self.last_parts, state.player)
+            except BaseException as exc:
+                self._stop(helpers)
+                error = error or exc
+        results: list[SearchResult | None] = []
+        for h in helpers:
+            try:
+                results.append(h.end())
+            except BaseException as exc:  # a tree's own error, raised once all have ended
+                error = error or exc
+                results.append(None)
+        if error is not None:
+            raise error
+        return results
 
     def _stop(self, helpers: list[Helper]) -> None:
         for h in helpers:
