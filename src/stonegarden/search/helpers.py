@@ -19,10 +19,12 @@ import functools
 import itertools
 import os
 import select
+import signal
 import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
@@ -84,17 +86,21 @@ def serve(requests: Connection, answers: Connection, halt: _Halt) -> None:
         if msg is None:
             return
         seq, key, game, config, seed, size, state, sims, deadline = msg
-        tree = trees.pop(key, None)
-        if tree is None:
-            tree = make_engine(game, config, seed, Pools(*size))
-        trees[key] = tree
-        while len(trees) > KEPT_TREES:
-            trees.popitem(last=False)
-        seconds = None if deadline is None else deadline - time.time()
         result = None
-        if state is not None and (seconds is None or seconds > 0) and not halt(seq):
-            result = tree.search(state, Budget(sims=sims, seconds=seconds,
-                                               stop=functools.partial(halt, seq)))
+        try:
+            tree = trees.pop(key, None)
+            if tree is None:
+                tree = make_engine(game, config, seed, Pools(*size))
+            trees[key] = tree
+            while len(trees) > KEPT_TREES:
+                trees.popitem(last=False)
+            seconds = None if deadline is None else deadline - time.time()
+            if state is not None and (seconds is None or seconds > 0) and not halt(seq):
+                result = tree.search(state, Budget(sims=sims, seconds=seconds,
+                                                   stop=functools.partial(halt, seq)))
+        except Exception:  # a bug: said on standard error; the search goes on without this tree
+            traceback.print_exc()
+            trees.pop(key, None)
         try:
             answers.send((seq, result))
         except OSError:
@@ -106,6 +112,7 @@ def main(argv: list[str]) -> None:
 
     parent, requests, answers, halt = (int(a) for a in argv)
     die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     serve(Connection(requests, writable=False), Connection(answers, readable=False),
           _Halt(halt))
 

@@ -5,8 +5,9 @@ A game with compiled tree kernels runs each extra tree in a thread: the simulati
 ``nogil`` kernel, so the threads run on separate cores and only meet between ~20 ms chunks. A
 game searched through the protocol holds the GIL in every simulation, so its extra trees run
 in helper processes (``helpers.py``). Either way the first tree is the calling thread's own
-engine, with the seed and pools it would have alone, and keeps its tree between moves; each
-helper keeps its own. docs/ai.md ("Parallel search") says why this design and how it scales.
+engine, with the seed it would have alone, and keeps its tree between moves; each helper
+keeps its own. Each tree's pools are 1/N of one tree's, so N trees keep one tree's memory
+bound. docs/ai.md ("Parallel search") says why this design and how it scales.
 
 A budget of simulations is a total, shared out between the trees (each a fixed share with its
 own seed, so a seeded search stays reproducible); a budget of seconds is the same deadline for
@@ -25,6 +26,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from ..core.protocol import Game, State
+from ..errors import ParameterError
 from .config import Budget, SearchConfig
 from .engines import make_engine
 from .pools import EDGE_POOL, NODE_POOL, Pools, proof_rank
@@ -150,9 +152,13 @@ class RootParallel:
                  processes: bool | None = None) -> None:
         """``processes``: run the extra trees in helper processes (default: exactly when the
         game is searched through the protocol; ``False`` there measures the alternative, trees
-        in threads that share the GIL)."""
+        in threads that share the GIL).
+
+        Raises:
+            ParameterError: fewer than two trees.
+        """
         if threads < 2:
-            raise ValueError("root parallelism needs at least two trees")
+            raise ParameterError(f"root parallelism needs at least two trees, not {threads!r}")
         self.game = game
         self.threads = threads
         # the trees together keep the one tree's memory bound
