@@ -39,13 +39,14 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
     return value
 
 
-def answer(query: Any) -> dict[str, Any]:
+def answer(query: Any, threads: int = 1) -> dict[str, Any]:
     """The answer to one decoded query. Never raises: bad input gets an error answer naming
     the input and the reason; an unexpected failure (a bug) gets ``kind: InternalError``, and
-    the engine goes on either way."""
+    the engine goes on either way. ``threads``: the trees of the default agent (``mcts``); a
+    query naming its agent says its own."""
     qid = query.get("id") if isinstance(query, dict) else None
     try:
-        return {"id": qid, **_answer(query)}
+        return {"id": qid, **_answer(query, threads)}
     except StonegardenError as exc:
         return {"id": qid, "error": str(exc), "kind": type(exc).__name__}
     except Exception as exc:  # a bug must not end the engine: say so and go on
@@ -53,7 +54,7 @@ def answer(query: Any) -> dict[str, Any]:
                 "kind": "InternalError"}
 
 
-def _answer(query: Any) -> dict[str, Any]:
+def _answer(query: Any, threads: int) -> dict[str, Any]:
     if not isinstance(query, dict):
         raise ParameterError(f"a query is a JSON object, not {type(query).__name__}")
     unknown = set(query) - QUERY_KEYS
@@ -97,7 +98,7 @@ def _answer(query: Any) -> dict[str, Any]:
         sims = DEFAULT_SIMS
     top = _number(query, "candidates", int, 1, 1000) or 5
     seed = _number(query, "seed", int, 0, 2**63 - 1)
-    spec = query.get("agent", "mcts")
+    spec = query.get("agent", "mcts" if threads == 1 else f"mcts:threads={threads}")
     if not isinstance(spec, str):
         raise ParameterError(f"'agent' must be an agent spec, not {quote(spec)}")
     base = {"game": game_id, "ply": state.ply}
@@ -126,12 +127,12 @@ def _answer(query: Any) -> dict[str, Any]:
     }
 
 
-def serve(lines: Iterable[str | bytes | None], out: TextIO) -> int:
+def serve(lines: Iterable[str | bytes | None], out: TextIO, threads: int = 1) -> int:
     """Answer every line until ``quit`` or end of input; returns the number of answers. A
-    reader that goes away ends it quietly."""
+    reader that goes away ends it quietly. ``threads``: as ``answer`` takes it."""
     count = 0
     try:
-        for reply in replies(lines):
+        for reply in replies(lines, threads):
             try:
                 text = json.dumps(reply, ensure_ascii=True, allow_nan=False)
             except ValueError:  # a NaN in an answer would be a bug: say so, keep going
@@ -164,8 +165,9 @@ def bounded_lines(stream: BinaryIO, limit: int = MAX_LINE) -> Iterator[bytes | N
         yield line
 
 
-def replies(lines: Iterable[str | bytes | None]) -> Iterator[dict[str, Any]]:
-    """One answer per non-blank line: text, UTF-8 bytes, or ``None`` for a line too long."""
+def replies(lines: Iterable[str | bytes | None], threads: int = 1) -> Iterator[dict[str, Any]]:
+    """One answer per non-blank line: text, UTF-8 bytes, or ``None`` for a line too long
+    (``threads``: as ``answer`` takes it)."""
     for raw in lines:
         if raw is None:
             yield {"id": None, "error": f"query line of more than {MAX_LINE} bytes is too long",
@@ -191,4 +193,4 @@ def replies(lines: Iterable[str | bytes | None]) -> Iterator[dict[str, Any]]:
             yield {"id": None, "error": f"not valid JSON: {quote(str(exc), 200)}",
                    "kind": "ParameterError"}
             continue
-        yield answer(query)
+        yield answer(query, threads)

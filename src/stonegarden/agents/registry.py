@@ -30,6 +30,7 @@ OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
     "captures": (0, 64, True),
     "safe": (0, 64, True),
     "contempt": (0.0, 0.5, False),
+    "threads": (1, 64, True),
 }
 #: options whose lower bound no agent checks itself
 _LOW_CHECKED_HERE = frozenset({"seed"})

@@ -1,5 +1,9 @@
 """Search agents: ``uct-flat`` (the baseline), ``mcts`` (our best) and ``level:1`` .. ``level:6``.
 
+``mcts:threads=N`` searches with N trees at once (``search/parallel.py``); ``mcts`` alone takes
+one. Levels 5 and 6 take every core the process may use; levels 1-4 one, so that they are the
+same strength on any machine.
+
 Every agent option is parsed here: the search's own (``SearchConfig``), the budget, and the
 options a game's search profile declares (checked against their declared ranges).
 
@@ -14,11 +18,10 @@ from typing import Any
 
 from ..core.protocol import Game, State
 from ..errors import ParameterError
-from ..search.config import FLAT, Budget, SearchConfig
-from ..search.engines import make_engine
+from ..search.config import FLAT, MAX_THREADS, Budget, SearchConfig, default_threads
+from ..search.parallel import RootParallel, Searcher, new_searcher
 from ..search.profile import LEVELS, declared_options, profile_for
 from ..search.result import SearchResult
-from ..search.tree import TreeSearch
 from .registry import int_option, no_more_options, register_agent
 
 
@@ -35,19 +38,24 @@ _FALSE = {"0", "off", "false", "no"}
 class SearchAgent:
     """Chooses the move a search ranks first. ``last`` holds the last search's result."""
 
-    def __init__(self, config: SearchConfig, budget: Budget, seed: int | None, spec: str) -> None:
+    def __init__(self, config: SearchConfig, budget: Budget, seed: int | None, spec: str,
+                 threads: int = 1) -> None:
         self.config = config
         self.budget = budget
         self.seed = seed
         self.spec = spec
+        self.threads = threads
         self.last: SearchResult | None = None
-        self._engine: TreeSearch | None = None
+        self._engine: Searcher | None = None
         self._game: Game | None = None
 
-    def engine(self, game: Game) -> TreeSearch:
-        """The engine for ``game`` (kept while the same game object is played)."""
+    def engine(self, game: Game) -> Searcher:
+        """The engine for ``game`` (kept while the same game object is played): one tree, or
+        ``threads`` trees searching at once."""
         if self._engine is None or self._game is not game:
-            self._engine = make_engine(game, self.config, self.seed)
+            if isinstance(self._engine, RootParallel):
+                self._engine.close()
+            self._engine = new_searcher(game, self.config, self.seed, self.threads)
             self._game = game
         return self._engine
 
@@ -95,6 +103,20 @@ def _bool_option(options: dict[str, str], key: str, spec: str) -> bool | None:
     if raw in _FALSE:
         return False
     raise ParameterError(f"agent {spec!r}: option {key!r} must be on/off (1/0), not {raw!r}")
+
+
+def threads_option(options: dict[str, str], spec: str) -> int:
+    """The ``threads`` option (1 if absent), removed from ``options``.
+
+    Raises:
+        ParameterError: not a whole number in 1..MAX_THREADS.
+    """
+    threads = int_option(options, "threads", 1, spec)
+    assert threads is not None
+    if not 1 <= threads <= MAX_THREADS:
+        raise ParameterError(f"agent {spec!r}: option 'threads' must be 1..{MAX_THREADS}, "
+                             f"not {threads!r}")
+    return threads
 
 
 def _budget(options: dict[str, str], spec: str, default_seconds: float) -> Budget:
@@ -159,15 +181,17 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
     return values
 
 
-@register_agent("mcts", "our best search (options: time=S, sims=N, seed, c, rave_k, grave=N, "
-                        "prior=N, contempt=C, rave/solver/chance/reuse/tt/fast/lgr=on|off, and "
-                        "the game's own: split=on|off, captures=K, safe=K, bridges=on|off)")
+@register_agent("mcts", "our best search (options: time=S, sims=N, seed, threads=N, c, rave_k, "
+                        "grave=N, prior=N, contempt=C, rave/solver/chance/reuse/tt/fast/lgr="
+                        "on|off, and the game's own: split=on|off, captures=K, safe=K, "
+                        "bridges=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)
+    threads = threads_option(options, spec)
     budget = _budget(options, spec, 1.0)
     config = _config(options, spec, SearchConfig())
     no_more_options(options, spec)
-    return SearchAgent(config, budget, seed, spec)
+    return SearchAgent(config, budget, seed, spec, threads)
 
 
 @register_agent("uct-flat", "plain UCT over whole turns with uniform playouts, the baseline "
@@ -191,16 +215,26 @@ def _level(options: dict[str, str], spec: str) -> SearchAgent:
     return LevelAgent(int(raw), seed, spec)
 
 
+#: the lowest level that searches with every core
+PARALLEL_LEVEL = 5
+
+
 class LevelAgent(SearchAgent):
     """``mcts`` with the default search and the budget of a level, which depends on the game
     (its search profile's ``levels``); ``budget`` holds the common levels' budget until a game
-    is known."""
+    is known. Levels from ``PARALLEL_LEVEL`` search with every core, the others with one."""
 
     def __init__(self, level: int, seed: int | None, spec: str) -> None:
         sims, seconds = LEVELS[level]
-        super().__init__(SearchConfig(), Budget(sims=sims, seconds=seconds), seed, spec)
+        threads = default_threads() if level >= PARALLEL_LEVEL else 1
+        super().__init__(SearchConfig(), Budget(sims=sims, seconds=seconds), seed, spec,
+                         threads)
         self.level = level
 
     def budget_for(self, game: Game) -> Budget:
+        """The level's budget in ``game``; its simulations are per tree (a level with several
+        trees searches more, within the same time cap, never less than with one)."""
         sims, seconds = level_budget(self.level, game)
+        if sims is not None:
+            sims *= self.threads
         return dataclasses.replace(self.budget, sims=sims, seconds=seconds)

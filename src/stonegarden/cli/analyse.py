@@ -12,7 +12,7 @@ from ..agents.search_agents import SearchAgent
 from ..core.record import load_record, replay_record
 from ..errors import ParameterError
 from ..search.analysis import analyse_position, review_moves
-from ..search.config import Budget, SearchConfig
+from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from .common import friendly_errors
 
 
@@ -25,19 +25,22 @@ from .common import friendly_errors
 @click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
               help="simulations per position (reproducible with --seed)")
 @click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
+              show_default="all cores", help="trees searching at once")
 @click.option("--review", "review", is_flag=True,
               help="every move with the value lost against the best")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @friendly_errors
 def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int | None,
-            seed: int, review: bool, as_json: bool) -> None:
+            seed: int, threads: int, review: bool, as_json: bool) -> None:
     """Analyse a recorded game's position, or review all its moves."""
     if seconds is not None and sims is not None:
         raise ParameterError("give --time or --sims, not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
     record = load_record(record_path)
     game, states = replay_record(record)
-    agent = SearchAgent(SearchConfig(), budget, seed, f"mcts:seed={seed}")
+    agent = SearchAgent(SearchConfig(), budget, seed, f"mcts:seed={seed},threads={threads}",
+                        threads)
     moves = list(record.moves)
     if review:
         rows = review_moves(agent, game, states, moves, budget)

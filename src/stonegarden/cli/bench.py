@@ -8,6 +8,7 @@ import time
 
 import click
 
+from ..search.config import MAX_THREADS
 from .common import friendly_errors, game_from_options, param_option
 
 
@@ -66,10 +67,12 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
 @click.option("--agent", "spec", default="mcts", show_default=True,
               help="a search agent spec (its time/sims are replaced by --seconds)")
 @click.option("--seconds", type=click.FloatRange(min=0.01), default=5.0, show_default=True)
+@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
+              help="trees searching at once [default: the agent's own]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors
 def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
-           as_json: bool) -> None:
+           threads: int | None, as_json: bool) -> None:
     """MCTS simulations per second from the initial position (one search of --seconds)."""
     from ..agents import make_agent
     from ..agents.search_agents import SearchAgent
@@ -77,18 +80,27 @@ def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
     from ..search.config import Budget
 
     game = game_from_options(game_id, params)
-    agent = make_agent(spec)
-    if not isinstance(agent, SearchAgent):
-        raise ParameterError(f"{spec!r} is not a search agent (use mcts, uct-flat or level:N)")
+
+    def new_agent() -> SearchAgent:
+        agent = make_agent(spec)
+        if not isinstance(agent, SearchAgent):
+            raise ParameterError(f"{spec!r} is not a search agent (use mcts, uct-flat or "
+                                 f"level:N)")
+        if threads is not None:
+            agent.threads = threads
+        return agent
+
     state = game.initial_state()
-    agent.analyse(game, state, Budget(sims=1))  # compile or load the kernels outside the timing
-    agent = make_agent(spec)
-    assert isinstance(agent, SearchAgent)
+    # compile or load the kernels (and start any helper process) outside the timing
+    warm = new_agent()
+    warm.analyse(game, state, Budget(sims=2 * warm.threads))
+    agent = new_agent()
     res = agent.analyse(game, state, Budget(seconds=seconds))
     out = {
         "game": game_id,
         "params": game.non_default_params(),
         "agent": spec,
+        "threads": agent.threads,
         "sims": res.sims,
         "seconds": round(res.seconds, 3),
         "sims_per_s": res.sims / res.seconds,
@@ -97,5 +109,5 @@ def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
     if as_json:
         click.echo(json.dumps(out))
     else:
-        click.echo(f"{game_id} {out['params']} {spec}: {out['sims_per_s']:.0f} simulations/s "
-                   f"({res.sims} in {out['seconds']} s)")
+        click.echo(f"{game_id} {out['params']} {spec} threads={agent.threads}: "
+                   f"{out['sims_per_s']:.0f} simulations/s ({res.sims} in {out['seconds']} s)")

@@ -4,10 +4,24 @@ declares, and the budget of one search."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import ParameterError
+
+#: the most trees a search runs at once (``mcts:threads=N``, ``search/parallel.py``)
+MAX_THREADS = 64
+
+
+def default_threads() -> int:
+    """The cores this process may run on (at most ``MAX_THREADS``): the trees of a search
+    that takes every core."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores))
 
 
 @dataclass(frozen=True)

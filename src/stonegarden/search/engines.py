@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..core.protocol import Game
 from .config import Budget, SearchConfig
+from .pools import Pools
 from .profile import profile_for
 from .protocol_tree import ProtocolTree
 from .tree import CompiledTree, TreeSearch
@@ -13,12 +14,14 @@ from .tree import CompiledTree, TreeSearch
 _WARM: set[tuple[type, SearchConfig]] = set()
 
 
-def new_engine(game: Game, config: SearchConfig, seed: int | None) -> TreeSearch:
-    """A fresh engine for ``game`` under ``config`` (its kernels may still need loading)."""
+def new_engine(game: Game, config: SearchConfig, seed: int | None,
+               pools: Pools | None = None) -> TreeSearch:
+    """A fresh engine for ``game`` under ``config`` (its kernels may still need loading), in
+    ``pools`` (default: fresh ones of the default size)."""
     spec = profile_for(game).tree(config) if config.fast else None
     if spec is not None:
-        return CompiledTree(game, config, seed, spec)
-    return ProtocolTree(game, config, seed)
+        return CompiledTree(game, config, seed, spec, pools)
+    return ProtocolTree(game, config, seed, pools)
 
 
 def warm_up(game: Game, config: SearchConfig) -> None:
@@ -33,8 +36,9 @@ def warm_up(game: Game, config: SearchConfig) -> None:
     _WARM.add(key)
 
 
-def make_engine(game: Game, config: SearchConfig, seed: int | None) -> TreeSearch:
+def make_engine(game: Game, config: SearchConfig, seed: int | None,
+                pools: Pools | None = None) -> TreeSearch:
     """The engine for ``game`` under ``config``, with its kernels loaded (``warm_up``) so that
     no search's budget pays for that."""
     warm_up(game, config)
-    return new_engine(game, config, seed)
+    return new_engine(game, config, seed, pools)

@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 #: level -> (simulations per move, or None; seconds per move), whichever ends first.
 #: Calibrated on Blooms n=5 (docs/ai.md): one doubling of simulations scores about 65-75%
 #: there, so about 2.5x per level aims at 75%; the simulations end levels 1-5 long before the
-#: time there (the same strength on any machine). The time caps also grow 2.5x a level, so in
-#: a game whose search is slower every level still searches longer than the one below and
-#: level 5 never takes more than 1.6 s; level 6 is the strongest interactive setting, 4 s.
+#: time there (the same strength on any machine for levels 1-4, which search with one tree;
+#: levels 5-6 search with one tree per core, level 5's simulations per tree). The time caps
+#: also grow 2.5x a level, so in a game whose search is slower every level still searches
+#: longer than the one below and level 5 never takes more than 1.6 s; level 6 is the
+#: strongest interactive setting, 4 s.
 LEVELS: Mapping[int, tuple[int | None, float]] = {
     1: (600, 0.04),
     2: (1500, 0.1),

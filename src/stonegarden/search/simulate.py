@@ -144,4 +144,5 @@ def specialise(name: str, scratch: Callable[..., Any], begin: Callable[..., Any]
                  tree_leaf=leaf)
     fn = types.FunctionType(code, names, name)
     fn.__qualname__ = name
-    return njit(cache=True)(fn)
+    # nogil: the trees of a parallel search run this loop in threads at once (parallel.py)
+    return njit(cache=True, nogil=True)(fn)
