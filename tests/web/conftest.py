@@ -60,3 +60,22 @@ def nginx_factory(tmp_path: Path) -> Iterator[object]:
     yield start
     for n in started:
         n.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium for a module's browser tests (``browsers.chromium``)."""
+    from browsers import chromium
+
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[object]:
+    """A real ``serve`` process on a free port over a fresh SQLite file."""
+    from webhelpers import Server
+
+    s = Server(tmp_path / "games.db").start()
+    yield s
+    s.stop()

@@ -5,41 +5,11 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from webhelpers import ROOT, Server
+from browsers import SHOTS, WAIT
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = ROOT / "docs" / "screenshots"
-WAIT = 60_000  # ms; bounded waits for the page, never a timing assertion
-# bypass_csp: Playwright's wait_for_function evaluates strings, which the server's policy
-# forbids (the policy itself is tested in test_privacy.py)
-
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh", allow_module_level=True)
-sync_api = pytest.importorskip(
-    "playwright.sync_api",
-    reason="the playwright package is missing: run scripts/install-browser.sh")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    s = Server(tmp_path / "games.db").start()
-    yield s
-    s.stop()
+# Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
+# server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
 
 
 def person(browser, errors: list[str]):

@@ -113,27 +113,17 @@ def test_games_are_unlisted_unless_created_public_and_spectator_links_still_work
         assert hidden["secrets"]["1"] not in text and shown["secrets"]["1"] not in text
 
 
-CHROMIUM = "/usr/bin/chromium"
-
-
 def test_the_pages_run_under_the_policy_in_chromium(tmp_path: Path):
     """In a real browser: no CSP violation on any page, and the game page still works (its
     JSON data block is read, the board is drawn, a move is played)."""
-    import os
-
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="the playwright package is missing")
+    from browsers import chromium
     from webhelpers import Server
 
     server = Server(tmp_path / "games.db").start()
     try:
         _, made = server.request("POST", "/api/games", {"game": "blooms", "params": SMALL,
                                                         "seats": ["human", "random"]})
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                         args=["--headless", "--no-sandbox", "--disable-gpu"])
+        with chromium() as browser:
             page = browser.new_page()
             problems: list[str] = []
             page.on("console", lambda m: problems.append(m.text)
@@ -152,7 +142,6 @@ def test_the_pages_run_under_the_policy_in_chromium(tmp_path: Path):
             page.wait_for_selector("#moves li", timeout=60_000)
             page.goto(server.url + "/")
             assert page.locator("#params label").count() > 0  # home.js read the data block
-            browser.close()
         assert problems == []
     finally:
         server.stop()

@@ -1,0 +1,37 @@
+"""Debian's Chromium driven by Playwright for the end-to-end tests, launched through its
+explicit path (never ``playwright install``); scripts/install-browser.sh installs both. A test
+module imports ``chromium`` and ``SHOTS``/``WAIT``; the ``browser`` and ``server`` fixtures are
+in ``conftest.py``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from webhelpers import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = ROOT / "docs" / "screenshots"
+WAIT = 60_000  # ms; bounded waits for the page, never a timing assertion
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium; the test skips, saying why, when the browser or Playwright is
+    missing (CI installs both, so there it never does)."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing: run scripts/install-browser.sh")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api",
+        reason="the playwright package is missing: run scripts/install-browser.sh")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
