@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ def check(reply: dict) -> None:
     json.dumps(reply)  # always writable
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.one_of(query, aimed))
 def test_every_fuzzed_query_gets_an_answer_or_a_typed_error(q):
@@ -75,6 +77,7 @@ def test_every_fuzzed_query_gets_an_answer_or_a_typed_error(q):
                               lambda b: st.integers(0, max(0, len(b) - 1)).map(
                                   lambda i: b[:i] + b"\xff" + b[i + 1:]))),
                 min_size=1, max_size=5))
+@pytest.mark.slow
 def test_every_fuzzed_line_gets_exactly_one_answer(lines):
     stream = io.BytesIO(b"\n".join(line.replace(b"\n", b" ") for line in lines) + b"\n")
     answers = list(replies(bounded_lines(stream)))

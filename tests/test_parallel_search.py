@@ -41,6 +41,7 @@ def _no_helpers_left():
     helpers.close_all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_id", sorted(SMALL))
 def test_two_trees_find_a_legal_move_in_every_game(game_id):
     game = stonegarden.make(game_id, **SMALL[game_id])

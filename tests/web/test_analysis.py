@@ -77,6 +77,7 @@ def test_losses_are_the_movers_winning_chances_given_away():
     assert review.judged(r2, ["z"], [2])[1]["judgement"] == "blunder"
 
 
+@pytest.mark.slow
 def test_players_wait_for_the_end_spectators_do_not(db: Path):
     with TestClient(create_app(db, workers=1)) as client:
         made = client.post("/api/games", json={"game": "blooms", "params": TINY,
@@ -100,6 +101,7 @@ def test_players_wait_for_the_end_spectators_do_not(db: Path):
         assert client.get(f"/api/games/{gid}").json()["review"]["best_move"]
 
 
+@pytest.mark.slow
 def test_a_finished_game_is_analysed_stored_shown_and_exported(db: Path):
     with TestClient(create_app(db, workers=2)) as client:
         made = finished_game(client)
@@ -160,6 +162,7 @@ def test_no_undo_after_the_end(db: Path):
         assert after["length"] == snap["length"] and after["terminal"]
 
 
+@pytest.mark.slow
 def test_an_abstract_play_record_is_uploaded_and_reviewed(db: Path):
     text = (DATA / "ap-blooms-size4-s1.json").read_text()
     with TestClient(create_app(db, workers=2)) as client:

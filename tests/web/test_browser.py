@@ -450,6 +450,7 @@ def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, server):
     assert icon.endswith("/static/favicon.svg")
 
 
+@pytest.mark.slow
 def test_pages_work_under_a_strict_content_security_policy(browser, server):
     """The server's own headers aside, the pages need nothing a strict policy forbids."""
     policy = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -569,6 +570,7 @@ def test_what_decided_a_game_is_drawn_screenshots(browser, server):
     shot(page, "freego-9x9.png")
 
 
+@pytest.mark.slow
 def test_an_abstract_play_record_uploaded_on_the_home_page_is_reviewed(browser, server):
     """Review like lichess: the upload, the computer's analysis as a spectator would see it
     (graph, judgements in the move list, the engine's best move on the board)."""
@@ -607,6 +609,7 @@ def test_an_abstract_play_record_uploaded_on_the_home_page_is_reviewed(browser, 
         page.close()
 
 
+@pytest.mark.slow
 def test_the_home_page_shows_the_engine_being_prepared(browser, tmp_path, monkeypatch):
     """From an empty kernel cache (a first start without the install step) the home page
     shows the warm-up's progress, and a game against the computer says why it waits."""

@@ -142,6 +142,7 @@ def _header(value: Any) -> bytes:
     return _text(value).encode("utf-8", "surrogatepass").replace(b"\r", b"").replace(b"\n", b"")
 
 
+@pytest.mark.slow
 def test_fuzzed_requests_never_get_a_5xx_and_errors_are_json(env):
     client: TestClient = env["client"]
     seen: dict[int, int] = {}

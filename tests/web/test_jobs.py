@@ -209,6 +209,7 @@ def test_workers_die_with_their_server_when_it_is_killed(tmp_path: Path, busy: b
         proc.kill()
 
 
+@pytest.mark.slow
 def test_waiting_jobs_fail_when_no_worker_can_start():
     """A worker that cannot start (here: a module that does not exist) must not leave jobs
     waiting for ever: after a few tries they fail, saying why."""

@@ -113,6 +113,7 @@ def test_games_are_unlisted_unless_created_public_and_spectator_links_still_work
         assert hidden["secrets"]["1"] not in text and shown["secrets"]["1"] not in text
 
 
+@pytest.mark.slow
 def test_the_pages_run_under_the_policy_in_chromium(tmp_path: Path):
     """In a real browser: no CSP violation on any page, and the game page still works (its
     JSON data block is read, the board is drawn, a move is played)."""

@@ -130,6 +130,7 @@ def test_kill_9_mid_move_and_mid_search_loses_no_acknowledged_move_and_leaves_no
         assert gone_within(below, 5) == []
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_replaced_its_game_pauses_with_a_notice_and_others_go_on(
         tmp_path: Path):
     server = Server(tmp_path / "games.db", None, "--workers", "2", "--max-think", "60").start()
@@ -231,6 +232,7 @@ def test_parameters_out_of_range_are_refused_and_the_largest_analysis_is_bounded
         server.stop()
 
 
+@pytest.mark.slow
 def test_a_flood_from_one_client_delays_another_clients_game_by_seconds_at_most(
         tmp_path: Path):
     server = Server(tmp_path / "games.db", None, "--workers", "2", "--max-think", "60",
@@ -283,6 +285,7 @@ def test_a_flood_from_one_client_delays_another_clients_game_by_seconds_at_most(
         server.stop()
 
 
+@pytest.mark.slow
 def test_uploads_are_bounded_in_size_and_moves_and_the_server_stays_responsive(
         tmp_path: Path):
     server = Server(tmp_path / "games.db").start()
