@@ -79,3 +79,21 @@ def server(tmp_path: Path) -> Iterator[object]:
     s = Server(tmp_path / "games.db").start()
     yield s
     s.stop()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A fresh SQLite file for an in-process app."""
+    return tmp_path / "games.db"
+
+
+@pytest.fixture
+def client(db: Path) -> Iterator[object]:
+    """The web app in this process with one worker, over ``db`` (Starlette's TestClient)."""
+    pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+    from starlette.testclient import TestClient
+
+    from stonegarden.web.app import create_app
+
+    with TestClient(create_app(db, workers=1)) as c:
+        yield c

@@ -22,17 +22,6 @@ from stonegarden.web.service import Budgets
 SMALL = {"size": 2, "target": 2}
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "games.db"
-
-
-@pytest.fixture
-def client(db: Path):
-    with TestClient(create_app(db, workers=1)) as c:
-        yield c
-
-
 def new_game(client: TestClient, seats: list[str], game: str = "blooms",
              params: dict[str, Any] | None = None) -> dict[str, Any]:
     r = client.post("/api/games", json={"game": game, "params": params or SMALL, "seats": seats})

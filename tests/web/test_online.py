@@ -5,7 +5,6 @@ rematches, the public URL and path prefix, and which proxies' X-Forwarded-* head
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,17 +17,6 @@ from stonegarden.web.app import create_app
 from stonegarden.web.site import Site
 
 SMALL = {"size": 2, "target": 2}
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "games.db"
-
-
-@pytest.fixture
-def client(db: Path):
-    with TestClient(create_app(db, workers=1)) as c:
-        yield c
 
 
 def create(client: TestClient, seats: list[str], status: int = 201, **extra: Any) -> Any:
