@@ -28,8 +28,10 @@ def choose_name(page, name: str) -> None:
 
 
 def play_one(page) -> None:
-    length = int(page.evaluate("document.body.dataset.length"))
+    # a page just opened (or gone back to) has no state until its first answer: wait for it
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.wait_for_function("document.body.dataset.length !== undefined", timeout=WAIT)
+    length = int(page.evaluate("document.body.dataset.length"))
     page.locator("#board .cell.legal").first.click()
     page.click("#confirm")
     page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
