@@ -196,6 +196,10 @@ class JobPool:
             if worker.job is not None:
                 self._settle(worker.job, "failed", error=JobError("the server is stopping",
                                                                   "closing"))
+            if not worker.ready:  # still starting or warming up: nothing of it to keep
+                with contextlib.suppress(OSError):
+                    worker.proc.kill()
+                continue
             worker.send({"op": "quit"})
             if worker.proc.stdin is not None:
                 with contextlib.suppress(OSError):

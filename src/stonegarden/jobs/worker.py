@@ -177,10 +177,12 @@ def main(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     channel = os.fdopen(os.dup(1), "w", encoding="ascii")
     os.dup2(2, 1)  # stray output of the program goes to standard error
+    worker = Worker(channel)
+    # reading starts before the slow imports, so that a server which stops at once (its
+    # standard input closed) ends the worker at once too
+    threading.Thread(target=worker.read, daemon=True, name="inbox").start()
     for name in modules:
         importlib.import_module(name)
-    worker = Worker(channel)
-    threading.Thread(target=worker.read, daemon=True, name="inbox").start()
     if warm is not None:
         worker.warm_up(warm)
     worker.serve()
