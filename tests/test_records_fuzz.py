@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -128,6 +129,7 @@ def test_convert_of_fuzzed_sgf_works_or_says_why(tmp_path: Path, text, game):
                       *(["--game", game] if game else [])))
 
 
+@pytest.mark.slow
 def test_replay_and_convert_refuse_a_result_that_disagrees_with_the_moves(tmp_path: Path, cli):
     record = RECORDS["freego"]
     assert record.get("result") is None or record["result"]["winner"] is not None

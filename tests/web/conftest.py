@@ -1,5 +1,6 @@
 """Makes ``webhelpers`` (and the shared ``fuzz_values``) importable from the web tests (pytest
-runs with importlib mode); a PostgreSQL cluster for the tests that need one."""
+runs with importlib mode); a PostgreSQL cluster for the tests that need one. Every test that
+starts a real Chromium, PostgreSQL or nginx is ``slow``: the quick run leaves them to CI."""
 
 import itertools
 import os
@@ -13,6 +14,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 _databases = itertools.count()
+
+#: fixtures that start a real outside program (seconds each): their tests are ``slow``
+_SERVICES = {"browser", "postgres", "nginx_factory"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _SERVICES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 def require(what: str) -> None:

@@ -263,6 +263,7 @@ def test_cancel_discards_the_agent_and_pauses_it_until_resumed_or_undone(db):
         assert stored(db, gid)[0] == ()
 
 
+@pytest.mark.slow
 def test_cancel_and_undo_stop_the_search_in_its_worker(db):
     """With one worker, a hint asked (in another game) after cancelling or undoing a search of
     ten million simulations (a minute of thinking, allowed by --max-think 60) is answered at

@@ -16,7 +16,7 @@ from stonegarden.errors import StoreError
 from stonegarden.store import SCHEMA_VERSION, NewGame, StaleError, open_store
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def target(request, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "games.db")
