@@ -54,7 +54,7 @@ def save_model(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) 
     """Write ``path`` (.npz, compressed) and its metadata beside it (.json)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
-        np.savez_compressed(f, **arrays)
+        np.savez_compressed(f, allow_pickle=False, **arrays)
     meta_path(path).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 

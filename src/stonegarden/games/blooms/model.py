@@ -28,7 +28,7 @@ from .features import PATTERNS, TACTICS, canonical_patterns, edge_distance, labe
 if TYPE_CHECKING:
     from ...core.protocol import Game
     from ...learn.model import MoveModel
-    from .rules import _Blooms
+    from .rules import BloomsState, _Blooms
 
 @njit(cache=True)
 def feature_scratch(n):
@@ -142,7 +142,7 @@ class RaceLearner(Learner):
                 k = decision_rows(board, nb, edge, p, 1, True, a >= 0, self.index, feat, pat,
                                   tac, mv)
                 out.add(self._columns(1, pat[:k], tac[:k]), int(np.flatnonzero(mv[:k] == b)[0]))
-            state = g.play(state, action)
+            state = cast("BloomsState", g.play(state, action))
         return out.build()
 
     def arrays(self, weights: np.ndarray) -> dict[str, np.ndarray]:
