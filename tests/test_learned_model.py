@@ -150,13 +150,13 @@ def test_the_shipped_model_loads_by_default_with_its_training_metadata():
     assert profile.prior_for(SearchConfig(model="none")) == 0
 
 
-def test_the_shipped_model_ranks_a_capture_first():
+def test_the_shipped_model_rates_a_capture_high_and_fencing_oneself_low():
     game = stonegarden.make("blooms", size=5)
-    state = game.parse_position(game.position_text(game.initial_state()))
-    board = state.cells().copy()
-    # a K bloom of three on the edge with one liberty left, b3, and R round it
+    board = game.initial_state().cells().copy()
+    # a K bloom of three on the edge whose last liberty is b3, R round it; K round the corner
+    # i5, where R would fence itself without capturing
     for name, colour in {"a1": 3, "a2": 3, "a3": 3, "a4": 1, "b1": 1, "b2": 1, "b4": 1,
-                         "c3": 2, "e5": 4, "d2": 4}.items():
+                         "c3": 2, "i4": 3, "h5": 4, "h6": 3, "e5": 4}.items():
         board[game.board.cell(name)] = colour
     spec = profile_for(game).tree(SearchConfig())
     moves = np.empty(spec.max_moves, np.int32)
@@ -164,8 +164,16 @@ def test_the_shipped_model_ranks_a_capture_first():
     info = np.array([0, 0, 0, -1], np.int64)
     k = race_moves(board, info, 1, 0, spec.consts, race_scratch(spec.consts), moves, priors, True)
     assert k == int((board == 0).sum()) + 1
-    assert moves[int(np.argmax(priors[:k]))] == game.board.cell("b3")
     assert ((priors[:k] > 0) & (priors[:k] < 1)).all()
+    rank = {int(moves[j]): r for r, j in enumerate(np.argsort(-priors[:k]))}
+    assert rank[game.board.cell("b3")] < 3
+    assert rank[game.board.cell("i5")] >= 3 * k // 4
+    # in the tables: fencing oneself without a capture is worse than a quiet stone with three
+    # liberties, at either stage and any distance from the edge
+    tactic = spec.consts[6]
+    for stage in (0, 1):
+        for dist in range(4):
+            assert tactic[stage, dist] < tactic[stage, 3 * 16 + dist]
 
 
 @pytest.mark.parametrize("stage", [0, 1])
