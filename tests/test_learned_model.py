@@ -20,12 +20,12 @@ from stonegarden.games.blooms.features import (
     SAME,
     TACTICS,
     canonical_patterns,
-    edge_distance,
-    label_blooms,
     stone_codes,
 )
 from stonegarden.games.blooms.model import RaceLearner, feature_scratch
 from stonegarden.games.blooms.tree import race_moves, race_scratch
+from stonegarden.geometry.edges import edge_distance
+from stonegarden.geometry.flood import label_groups
 from stonegarden.learn.fit import evaluate, fit_choices
 from stonegarden.learn.learner import Choices
 from stonegarden.learn.model import load_model, save_model
@@ -51,7 +51,7 @@ def _codes(game, board, player, stage, cell):
     n = game.num_cells
     nb = game.board.neighbours
     feat = feature_scratch(n)
-    label_blooms(board, nb, feat[0], feat[1], feat[2], feat[3], feat[4])
+    label_groups(board, nb, feat[0], feat[1], feat[2], feat[3], feat[4])
     return stone_codes(board, nb, edge_distance(nb), player, stage, game.board.cell(cell),
                        feat[0], feat[1], feat[2], feat[5])
 

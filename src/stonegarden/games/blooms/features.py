@@ -16,7 +16,7 @@ stone placed, so one table serves both players and every board size:
   twice), whether it leaves an opponent bloom one liberty, whether it extends an own bloom
   that had one, and the cell's distance to the edge (0, 1, 2, 3+): ``TACTICS`` codes.
 
-Blooms are labelled once per position (``label_blooms``); each stone then costs six
+Blooms are labelled once per position (``geometry/flood.label_groups``); each stone then costs six
 neighbour reads.
 """
 
@@ -36,50 +36,9 @@ TACTICS = 4 * 4 * 2 * 2 * 4
 
 
 @njit(cache=True)
-def label_blooms(board, nb, bloom, libs_of, size_of, stack, mark):
-    """Label every bloom: ``bloom[c]`` its number (-1 on an empty cell), ``libs_of[b]`` its
-    liberties (distinct empty neighbours), ``size_of[b]`` its stones. Returns how many."""
-    n = board.shape[0]
-    for c in range(n):
-        bloom[c] = -1
-        mark[c] = -1
-    count = 0
-    for c in range(n):
-        if board[c] == EMPTY or bloom[c] >= 0:
-            continue
-        colour = board[c]
-        b = count
-        count += 1
-        bloom[c] = b
-        stack[0] = c
-        top = 1
-        i = 0
-        libs = 0
-        while i < top:
-            v = stack[i]
-            i += 1
-            for k in range(nb.shape[1]):
-                w = nb[v, k]
-                if w < 0:
-                    continue
-                x = board[w]
-                if x == EMPTY:
-                    if mark[w] != b:
-                        mark[w] = b
-                        libs += 1
-                elif x == colour and bloom[w] < 0:
-                    bloom[w] = b
-                    stack[top] = w
-                    top += 1
-        libs_of[b] = libs
-        size_of[b] = top
-    return count
-
-
-@njit(cache=True)
 def stone_codes(board, nb, edge, player, stage, cell, bloom, libs_of, size_of, ids):
     """(pattern, tactics) of ``player``'s stone of colour ``stage`` (0 first, 1 second) on
-    the empty ``cell``, blooms labelled by ``label_blooms``; ``ids``: scratch of 6 slots."""
+    the empty ``cell``, blooms labelled by ``label_groups``; ``ids``: scratch of 6 slots."""
     colour = 2 * player - 1 + stage
     other = 2 * player - stage
     opp_first = 5 - 2 * player
@@ -145,23 +104,3 @@ def canonical_patterns() -> np.ndarray:
                 best = np.minimum(best, d[:, order] @ weights)
     _, dense = np.unique(best, return_inverse=True)
     return dense.astype(np.int64)
-
-
-def edge_distance(nb: np.ndarray) -> np.ndarray:
-    """Each cell's distance in steps to a cell with a missing neighbour (the edge or a hole:
-    0 there)."""
-    n = nb.shape[0]
-    dist = np.full(n, -1, np.int64)
-    frontier = [c for c in range(n) if (nb[c] < 0).any()]
-    for c in frontier:
-        dist[c] = 0
-    while frontier:
-        nxt = []
-        for c in frontier:
-            for w in nb[c]:
-                if w >= 0 and dist[w] < 0:
-                    dist[w] = dist[c] + 1
-                    nxt.append(int(w))
-        frontier = nxt
-    dist[dist < 0] = 3  # a board without edge cannot be built, but stay total
-    return dist

@@ -15,15 +15,17 @@ as the average candidate, towards 1 for the likely ones; the search counts each 
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numba import njit
 
+from ...geometry.edges import edge_distance
+from ...geometry.flood import label_groups
 from ...learn.learner import Choices, Learner
+from ...learn.priors import logit_priors
 from ...search.tree_kernels import NO_MOVE
-from .features import PATTERNS, TACTICS, canonical_patterns, edge_distance, label_blooms, stone_codes
+from .features import PATTERNS, TACTICS, canonical_patterns, stone_codes
 
 if TYPE_CHECKING:
     from ...core.protocol import Game
@@ -43,7 +45,7 @@ def stone_logits(board, nb, edge, player, stage, moves, count, pattern_w, tactic
                  feat, out):
     """The model's logit of each of ``moves[:count]`` (cells, or ``NO_MOVE``) into ``out``."""
     bloom, libs_of, size_of, stack, mark, ids = feat[0], feat[1], feat[2], feat[3], feat[4], feat[5]
-    label_blooms(board, nb, bloom, libs_of, size_of, stack, mark)
+    label_groups(board, nb, bloom, libs_of, size_of, stack, mark)
     for k in range(count):
         m = moves[k]
         if m < 0:
@@ -60,15 +62,7 @@ def stone_priors(board, nb, edge, player, stage, moves, count, pattern_w, tactic
     logits = feat[6]
     stone_logits(board, nb, edge, player, stage, moves, count, pattern_w, tactic_w, none_w,
                  feat, logits)
-    top = -1e300
-    for k in range(count):
-        top = max(top, logits[k])
-    total = 0.0
-    for k in range(count):
-        total += math.exp(logits[k] - top)
-    mean = top + math.log(total / count)
-    for k in range(count):
-        priors[k] = 1.0 / (1.0 + math.exp(-scale * (logits[k] - mean)))
+    logit_priors(logits, count, scale, priors)
 
 
 @njit(cache=True)
@@ -78,7 +72,7 @@ def decision_rows(board, nb, edge, player, stage, cells, none, index, feat, pat_
     ``NO_MOVE``), pattern class and tactics code (-1 for no stone). ``cells``: whether the
     empty cells are candidates; ``none``: whether no stone is. Returns how many."""
     bloom, libs_of, size_of, stack, mark, ids = feat[0], feat[1], feat[2], feat[3], feat[4], feat[5]
-    label_blooms(board, nb, bloom, libs_of, size_of, stack, mark)
+    label_groups(board, nb, bloom, libs_of, size_of, stack, mark)
     k = 0
     if cells:
         for c in range(board.shape[0]):

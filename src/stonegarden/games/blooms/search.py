@@ -29,7 +29,7 @@ class RaceTree(TreeSpec):
 
     def __init__(self, game: _Blooms, split: bool, captures: int,
                  model: MoveModel | None = None) -> None:
-        from .features import edge_distance
+        from ...geometry.edges import edge_distance
         from .model import model_tables
         from .tree import RUN_RACE
 
