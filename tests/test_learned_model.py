@@ -242,9 +242,15 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
     lines = sorted(tmp_path.glob("games-*.jsonl"))[0].read_text().splitlines()
     assert len(first) == 2 and len(lines) == 2
+    chunk = sorted(tmp_path.glob("games-*.jsonl"))[0]
+    with chunk.open("a") as f:
+        f.write('{"index": 2, "mo')  # a write cut short: that game is played again
     more = self_play(game, tmp_path, games=3, sims=20, seed=4, workers=1, progress=False)
     assert [more[i]["moves"] for i in (0, 1)] == [first[i]["moves"] for i in (0, 1)]
-    assert len(sorted(tmp_path.glob("games-*.jsonl"))[0].read_text().splitlines()) == 3
+    lines = chunk.read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[3])["index"] == 2
+    again = self_play(game, tmp_path, games=3, sims=20, seed=4, workers=1, progress=False)
+    assert again == more
     with pytest.raises(ParameterError, match="another --out"):
         self_play(game, tmp_path, games=3, sims=21, seed=4, workers=1, progress=False)
 

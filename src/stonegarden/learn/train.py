@@ -60,6 +60,16 @@ def learner_for(game: Game) -> Learner:
     return learner
 
 
+def _append_line(path: Path, line: str) -> None:
+    """Append ``line`` to ``path``, on a line of its own even after a write cut short."""
+    with path.open("a+b") as f:
+        if f.seek(0, 2) > 0:
+            f.seek(-1, 2)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write(line.encode() + b"\n")
+
+
 def _read_games(data: Path) -> dict[int, dict[str, Any]]:
     games: dict[int, dict[str, Any]] = {}
     for path in sorted(data.glob("games-*.jsonl")):
@@ -101,8 +111,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     def keep(task: dict[str, Any], result: dict[str, Any]) -> None:
         record = {"index": task["index"], "seed": task["seed"], "moves": result["moves"],
                   "winner": result["winner"]}
-        with (data / f"games-{task['index'] // CHUNK:04d}.jsonl").open("a") as f:
-            f.write(json.dumps(record) + "\n")
+        _append_line(data / f"games-{task['index'] // CHUNK:04d}.jsonl", json.dumps(record))
         done[task["index"]] = record
 
     run_tasks(tasks, keep, workers=workers, description="self-play",
