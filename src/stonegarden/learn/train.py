@@ -110,7 +110,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
 
     def keep(task: dict[str, Any], result: dict[str, Any]) -> None:
         record = {"index": task["index"], "seed": task["seed"], "moves": result["moves"],
-                  "winner": result["winner"]}
+                  "winner": result["winner"], "seconds": result["seconds"]}
         _append_line(data / f"games-{task['index'] // CHUNK:04d}.jsonl", json.dumps(record))
         done[task["index"]] = record
 
@@ -172,7 +172,11 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "fit": {"steps": steps, "weights": learner.num_features,
                 "train": figures(evaluate(weights, train_set)),
                 "held_out": figures(evaluate(weights, valid_set)) if held else None},
-        "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1)},
+        # data: this run's self-play (a resumed run plays only the missing games); games: the
+        # wall time of every game, summed over the workers, where the records have it
+        "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1),
+                    "games": round(sum(float(r.get("seconds", 0.0)) for r in records.values()),
+                                   1)},
         "code": code_version(),
         "versions": {"python": platform.python_version(), "numpy": np.__version__,
                      "numba": numba.__version__},
