@@ -117,3 +117,13 @@ def test_choices_are_one_per_move_among_the_legal_points():
     assert data.decisions == 4
     assert list(np.diff(data.starts)) == [25, 24, 23, 22]
     assert data.rows.max() < learner.num_features
+
+
+def test_the_shipped_free_go_model_loads_by_default_with_its_metadata():
+    game = stonegarden.make("freego")
+    model = profile_for(game).model_for(SearchConfig())
+    assert model is not None and model.kind == FreeGoLearner.kind
+    assert model.meta["game"] == "freego" and model.meta["games"] >= 100
+    held = model.meta["fit"]["held_out"]
+    assert held["log_loss"] < held["uniform_log_loss"]
+    assert profile_for(game).prior_for(SearchConfig()) == model.prior
