@@ -101,6 +101,7 @@ def test_a_model_replaces_the_hand_made_priors_and_none_keeps_them(tmp_path: Pat
     assert profile.prior_for(SearchConfig(model=str(path))) == 25
     # the protocol tree (superko, or tt) keeps the hand-made priors and their count
     assert profile.prior_for(SearchConfig(model=str(path), tt=True)) == 20
+    assert profile.prior_for(SearchConfig(model=str(path), fast=False)) == 20
     assert profile.prior_for(SearchConfig(model="none")) == 20
 
 

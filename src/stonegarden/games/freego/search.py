@@ -120,7 +120,7 @@ class FreeGoProfile(SearchProfile):
 
     def prior_for(self, config: SearchConfig) -> int:
         """The model's count in the compiled tree; the hand-made priors' 20 elsewhere."""
-        if config.prior is None and not self._compiled(config):
+        if config.prior is None and not (config.fast and self._compiled(config)):
             return int(self.prior)
         return super().prior_for(config)
 
