@@ -179,17 +179,26 @@ def test_the_reply_table_learns_only_with_last_good_replies_on(lgr):
 def test_priors_start_a_new_node_s_moves_with_virtual_rave_samples():
     g = stonegarden.make("freego", size=5, target=10)
     s = g.parse_position("/".join([".....", "..X..", ".XOX.", "O....", ".O..."]) + " 1 0,0 10")
-    engine = _engine(g, SearchConfig(prior=7))
-    engine.search(s, Budget(sims=1))  # the root is expanded on the first simulation
-    P = engine.pools
-    first, count = int(P.nd_first[engine.root]), int(P.nd_count[engine.root])
-    by_point = {g.board.names[int(P.ed_move[e])]: (int(P.ed_rn[e]), float(P.ed_rw[e]))
+
+    def root_samples(config):
+        engine = _engine(g, config)
+        engine.search(s, Budget(sims=1))  # the root is expanded on the first simulation
+        P = engine.pools
+        first, count = int(P.nd_first[engine.root]), int(P.nd_count[engine.root])
+        return {g.board.names[int(P.ed_move[e])]: (int(P.ed_rn[e]), float(P.ed_rw[e]))
                 for e in range(first, first + count)}
+
+    # the hand-made priors (no learned model)
+    by_point = root_samples(SearchConfig(prior=7, model="none"))
     assert all(rn >= 7 for rn, _ in by_point.values())
     # the one simulation adds at most one real sample: the capture C2 stays near 1, the
     # suicide A1 near 0
     assert by_point["C2"][1] / by_point["C2"][0] >= 7 / 8
     assert by_point["A1"][1] / by_point["A1"][0] <= 1 / 8
+    # the shipped learned model rates the capture above the average move and the suicide
+    # below it
+    learned = root_samples(SearchConfig(prior=7))
+    assert learned["C2"][1] / learned["C2"][0] > 0.5 > learned["A1"][1] / learned["A1"][0]
 
 
 def _exact(game, state, memo):

@@ -11,7 +11,8 @@ import pytest
 import stonegarden
 
 PACKAGE = Path(stonegarden.__file__).resolve().parent
-GENERIC = ["search", "agents", "web", "cli", "lab", "core", "terminal", "interop", "geometry"]
+GENERIC = ["search", "agents", "web", "cli", "lab", "core", "terminal", "interop", "geometry",
+           "learn"]
 #: where naming a game is what the code means: the ``play`` command's default game
 ALLOWED = {("cli/play.py", "blooms")}
 

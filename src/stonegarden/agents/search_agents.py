@@ -156,8 +156,34 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
         if not 0 <= prior <= 10_000:
             raise ParameterError(f"agent {spec!r}: option 'prior' must be 0 (off)..10000")
         changes["prior"] = prior
+    model = _model_option(options, spec)
+    if model is not None:
+        changes["model"] = model
     game = _game_options(options, spec)
     return dataclasses.replace(base, **changes).with_game_options(game)
+
+
+def _model_option(options: dict[str, str], spec: str) -> str | None:
+    """The ``model`` option, removed from ``options``: ``none`` (no learned model), or the
+    path of a model file, read here so that a bad one is refused before any search;
+    ``None`` if absent (the game's shipped model).
+
+    Raises:
+        ParameterError: neither ``none`` nor a readable model file.
+    """
+    raw = options.pop("model", None)
+    if raw is None:
+        return None
+    if raw.lower() == "none":
+        return "none"
+    from ..learn.model import load_model
+
+    try:
+        load_model(raw)
+    except ParameterError as exc:
+        raise ParameterError(f"agent {spec!r}: option 'model' must be none or a model file: "
+                             f"{exc}") from None
+    return raw
 
 
 def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
@@ -182,7 +208,8 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
 
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, threads=N, c, rave_k, "
-                        "grave=N, prior=N, contempt=C, rave/solver/chance/reuse/tt/fast/lgr="
+                        "grave=N, prior=N, contempt=C, model=none|PATH, "
+                        "rave/solver/chance/reuse/tt/fast/lgr="
                         "on|off, and the game's own: split=on|off, captures=K, safe=K, "
                         "bridges=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:

@@ -15,6 +15,7 @@ from .match import match
 from .play import play
 from .replay import replay
 from .serve import serve
+from .train import train
 from .warmup import warm_up
 
 
@@ -37,6 +38,7 @@ cli.add_command(sweep)
 cli.add_command(ladder)
 cli.add_command(serve)
 cli.add_command(warm_up)
+cli.add_command(train)
 
 
 def main() -> None:

@@ -91,3 +91,46 @@ def judge_group(board, nb, libs, start, stack, seen, clock, base):
                 stack[top] = w
                 top += 1
     return top, False
+
+
+@njit(cache=True)
+def label_groups(board, nb, bloom, libs_of, size_of, stack, mark):
+    """Label every group: ``bloom[c]`` its number (-1 on an empty cell), ``libs_of[b]`` its
+    liberties (distinct empty neighbours), ``size_of[b]`` its stones; ``stack`` and ``mark``
+    are scratch (one slot per cell). Returns how many groups. One pass over the board, for
+    the learned models' features (``games/*/features.py``)."""
+    n = board.shape[0]
+    for c in range(n):
+        bloom[c] = -1
+        mark[c] = -1
+    count = 0
+    for c in range(n):
+        if board[c] == EMPTY or bloom[c] >= 0:
+            continue
+        colour = board[c]
+        b = count
+        count += 1
+        bloom[c] = b
+        stack[0] = c
+        top = 1
+        i = 0
+        libs = 0
+        while i < top:
+            v = stack[i]
+            i += 1
+            for k in range(nb.shape[1]):
+                w = nb[v, k]
+                if w < 0:
+                    continue
+                x = board[w]
+                if x == EMPTY:
+                    if mark[w] != b:
+                        mark[w] = b
+                        libs += 1
+                elif x == colour and bloom[w] < 0:
+                    bloom[w] = b
+                    stack[top] = w
+                    top += 1
+        libs_of[b] = libs
+        size_of[b] = top
+    return count

@@ -40,7 +40,9 @@ class SearchConfig:
     the profile's move priors given to each move of a node as it is expanded. ``contempt``: a
     draw is worth 0.5 - contempt to the player searching. ``reuse``: keep the tree between
     moves. ``tt``: one node per position however it was reached (a transposition table).
-    ``fast``: use the game's compiled tree kernels when it has them.
+    ``fast``: use the game's compiled tree kernels when it has them. ``model``: the learned
+    move model giving the priors (``learn/``): ``None`` the game's shipped one (if it has
+    one), ``"none"`` none, else the path of a model file.
 
     ``game``: values of the options a game's profile declares (``split``, ``captures``,
     ``safe``, ``bridges``: see each game's profile), as sorted (name, value) pairs; a game
@@ -59,6 +61,7 @@ class SearchConfig:
     reuse: bool = True
     tt: bool | None = None
     fast: bool = True
+    model: str | None = None
     game: tuple[tuple[str, int], ...] = ()
     game_defaults: bool = True
 
@@ -83,7 +86,7 @@ class SearchConfig:
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else
 FLAT = SearchConfig(c=0.7, rave=False, grave=0, solver=False, chance=False, lgr=False, prior=0,
-                    reuse=False, tt=False, fast=False, game_defaults=False)
+                    reuse=False, tt=False, fast=False, model="none", game_defaults=False)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ through here; none of them holds a table keyed by game id.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -19,6 +20,8 @@ from ..core.protocol import Game, State
 from .config import Budget, GameOption, SearchConfig
 
 if TYPE_CHECKING:
+    from ..learn.learner import Learner
+    from ..learn.model import MoveModel
     from .tree import TreeSpec
 
 #: level -> (simulations per move, or None; seconds per move), whichever ends first.
@@ -52,8 +55,12 @@ class SearchProfile:
     tt: ClassVar[bool] = False
     #: last good replies in the playouts (``mcts:lgr=on|off``), where ``replies`` is true
     lgr: ClassVar[bool] = False
-    #: virtual RAVE samples of ``prior_values`` per move of a new node (``mcts:prior=N``)
+    #: virtual RAVE samples of ``prior_values`` per move of a new node (``mcts:prior=N``);
+    #: with a learned model, the model's own count
     prior: ClassVar[int] = 0
+    #: the learned move model the search loads by default (``mcts:model=none`` turns it
+    #: off): a file name in the ``model`` folder of the profile's package, or ``None``
+    shipped_model: ClassVar[str | None] = None
     #: strength levels (``level:N``): simulations (or None) and seconds per move
     levels: ClassVar[Mapping[int, tuple[int | None, float]]] = LEVELS
     #: options of the search only this game has (``mcts:NAME=VALUE``)
@@ -83,7 +90,38 @@ class SearchProfile:
         return bool(self.lgr if config.lgr is None else config.lgr) and self.replies
 
     def prior_for(self, config: SearchConfig) -> int:
-        return int(self.prior if config.prior is None else config.prior)
+        if config.prior is not None:
+            return int(config.prior)
+        model = self.model_for(config)
+        return model.prior if model is not None else int(self.prior)
+
+    # -- learned knowledge ------------------------------------------------------------------
+    def learner(self) -> Learner | None:
+        """How ``stonegarden train`` featurises this game's decisions and what its search
+        reads of the fitted weights (``learn/learner.py``); ``None``: no model."""
+        return None
+
+    def shipped_model_path(self) -> str | None:
+        """The file of the shipped model, ``None`` if the game ships none."""
+        if self.shipped_model is None:
+            return None
+        package = type(self).__module__.rpartition(".")[0]
+        path = resources.files(package) / "model" / self.shipped_model
+        return str(path) if path.is_file() else None
+
+    def model_for(self, config: SearchConfig) -> MoveModel | None:
+        """The learned model ``config`` asks for (``SearchConfig.model``), ``None`` if off or
+        if the game ships none.
+
+        Raises:
+            ParameterError: a model file that cannot be read.
+        """
+        from ..learn.model import load_model
+
+        if config.model == "none":
+            return None
+        path = config.model if config.model is not None else self.shipped_model_path()
+        return None if path is None else load_model(path)
 
     def option(self, config: SearchConfig, name: str) -> int:
         """The value of this game's option ``name`` under ``config``.

@@ -14,6 +14,8 @@ from ...search.profile import SearchProfile
 from ...search.tree import TreeSpec
 
 if TYPE_CHECKING:
+    from ...learn.learner import Learner
+    from ...learn.model import MoveModel
     from .rules import BloomsState, _Blooms
 
 SPLIT = GameOption("split", "bool", 1, "a turn's two stones are two decisions in the tree",
@@ -25,7 +27,10 @@ CAPTURES = GameOption("captures", "int", 0, "playouts first try K cells for a ca
 class RaceTree(TreeSpec):
     """The capture race's compiled tree (``tree.py``) for one game and config."""
 
-    def __init__(self, game: _Blooms, split: bool, captures: int) -> None:
+    def __init__(self, game: _Blooms, split: bool, captures: int,
+                 model: MoveModel | None = None) -> None:
+        from ...geometry.edges import edge_distance
+        from .model import model_tables
         from .tree import RUN_RACE
 
         n = game.num_cells
@@ -33,8 +38,10 @@ class RaceTree(TreeSpec):
         self.n = n
         self.split = split
         self.run = RUN_RACE
+        pattern, tactic, none, scale = model_tables(model)
         self.consts = (game.board.neighbours, int(game.params["target"]),
-                       int(game.max_game_length), int(captures))
+                       int(game.max_game_length), int(captures),
+                       edge_distance(game.board.neighbours), pattern, tactic, none, scale)
         self.max_moves = n * n + n + 1
         self.max_depth = 2 * game.max_game_length + 4
         self.stride = n
@@ -83,17 +90,24 @@ class RaceTree(TreeSpec):
 
 
 class RaceProfile(SearchProfile):
-    """The capture race: its own compiled tree with split moves (``split``) and
-    capture-preferring playouts (``captures``); the common levels."""
+    """The capture race: its own compiled tree with split moves (``split``),
+    capture-preferring playouts (``captures``) and the learned move model's priors on the
+    stones of split turns (``model.py``); the common levels."""
 
     options: ClassVar[tuple[GameOption, ...]] = (SPLIT, CAPTURES)
+    shipped_model: ClassVar[str | None] = "blooms.npz"
 
     def tree(self, config: SearchConfig) -> TreeSpec | None:
         from .rules import _Blooms
 
         assert isinstance(self.game, _Blooms)
         return RaceTree(self.game, bool(self.option(config, "split")),
-                        self.option(config, "captures"))
+                        self.option(config, "captures"), self.model_for(config))
+
+    def learner(self) -> Learner | None:
+        from .model import RaceLearner
+
+        return RaceLearner()
 
     def playout(self, state: State, seed: int, options: Mapping[str, int],
                 replies: np.ndarray | None = None,

@@ -7,8 +7,9 @@ resolved after stage 1. Without them a node (stage 2) has one edge per whole tur
 ``(a + 1) * (N + 1) + b + 1``. Edges are listed cells first, in increasing order, then none.
 
 ``info``: the two scores, whether this is the game's first turn, and the first stone of a turn
-in progress (-1 none). ``consts``: (neighbours, target, turn limit, ``captures``). AMAF keys are
-``colour * N + cell``.
+in progress (-1 none). ``consts``: (neighbours, target, turn limit, ``captures``, each cell's
+distance to the edge, the learned model's pattern, tactics and no-stone tables and its scale:
+``model.py``; empty tables without a model). AMAF keys are ``colour * N + cell``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ...geometry.flood import count_liberties, set_stone
 from ...search.simulate import specialise
 from ...search.tree_kernels import NO_MOVE
 from .kernels import EMPTY, capture, empty_cells, place, turn_at, turn_count
+from .model import feature_scratch, stone_priors
 from .playouts import new_buffers, race_playout
 
 
@@ -41,7 +43,8 @@ def over_code(board, info, target, mover):
 @njit(cache=True)
 def race_scratch(consts):
     nb = consts[0]
-    return new_buffers(nb.shape[0]), np.empty(0, np.int32), np.empty(4, np.int32)
+    n = nb.shape[0]
+    return new_buffers(n), np.empty(0, np.int32), np.empty(4, np.int32), feature_scratch(n)
 
 
 @njit(cache=True)
@@ -51,7 +54,9 @@ def race_begin(board, info, consts, scratch):
 
 @njit(cache=True)
 def race_moves(board, info, player, stage, consts, scratch, moves, priors, want_priors):
-    """The tree moves of a node at ``stage`` (see the module docstring)."""
+    """The tree moves of a node at ``stage`` (see the module docstring), with the learned
+    model's prior values at stages 0 and 1 if ``want_priors`` and there is a model (else -1:
+    none)."""
     n = board.shape[0]
     first_turn = info[2] != 0
     pend_a = info[3]
@@ -62,6 +67,7 @@ def race_moves(board, info, player, stage, consts, scratch, moves, priors, want_
         for m in range(count):
             a, b = turn_at(empties, ne, m)
             moves[m] = (a + 1) * (n + 1) + b + 1
+            priors[m] = -1.0
         return count
     k = 0
     if not (stage == 1 and pend_a >= 0 and first_turn):
@@ -72,6 +78,12 @@ def race_moves(board, info, player, stage, consts, scratch, moves, priors, want_
     if stage == 0 or pend_a >= 0:
         moves[k] = NO_MOVE
         k += 1
+    if want_priors and consts[5].shape[1] > 0:
+        stone_priors(board, consts[0], consts[4], player, stage, moves, k, consts[5],
+                     consts[6], consts[7], consts[8], scratch[3], priors)
+    else:
+        for j in range(k):
+            priors[j] = -1.0
     return k
 
 

@@ -16,6 +16,8 @@ from ...search.replies import NO_REPLIES
 from ...search.tree import TreeSpec
 
 if TYPE_CHECKING:
+    from ...learn.learner import Learner
+    from ...learn.model import MoveModel
     from .rules import FreeGo, FreeGoState
 
 CAPTURES = GameOption("captures", "int", 0, "playouts first try K points for a capture",
@@ -27,14 +29,21 @@ SAFE = GameOption("safe", "int", 64, "playouts pass over up to K points that han
 class FreeGoTree(TreeSpec):
     """Free Go's compiled tree for one game and config: one tree level per move."""
 
-    def __init__(self, game: FreeGo, captures: int, safe: int) -> None:
+    def __init__(self, game: FreeGo, captures: int, safe: int,
+                 model: MoveModel | None = None) -> None:
+        from ...geometry.edges import edge_distance
+        from .features import ring_table
+        from .model import model_tables
         from .tree import RUN_FREEGO
 
         self.game = game
         self.run = RUN_FREEGO
-        self.consts = (game.board.neighbours, game.board.zobrist, np.int64(SIDE_TO_MOVE_KEY),
+        nb = game.board.neighbours
+        pattern, tactic, scale = model_tables(model)
+        self.consts = (nb, game.board.zobrist, np.int64(SIDE_TO_MOVE_KEY),
                        int(game.params["target"]), int(game.ko_mode),
-                       int(game.max_game_length), int(captures), int(safe))
+                       int(game.max_game_length), int(captures), int(safe), ring_table(nb),
+                       edge_distance(nb), pattern, tactic, scale)
         self.max_moves = game.board.num_points
         self.max_depth = game.max_game_length + 2
         self.stride = self.keys = game.board.num_points
@@ -86,17 +95,34 @@ class FreeGoProfile(SearchProfile):
     options: ClassVar[tuple[GameOption, ...]] = (CAPTURES, SAFE)
     amaf: ClassVar[bool] = True
     replies: ClassVar[bool] = True
+    #: the learned move model (``model.py``), in the compiled tree; without it (or in the
+    #: protocol tree) the hand-made priors of ``prior_values``
+    shipped_model: ClassVar[str | None] = "freego.npz"
+
+    def learner(self) -> Learner | None:
+        from .model import FreeGoLearner
+
+        return FreeGoLearner()
 
     def _game(self) -> FreeGo:
         return cast("FreeGo", self.game)  # the game class names this profile
 
-    def tree(self, config: SearchConfig) -> TreeSpec | None:
+    def _compiled(self, config: SearchConfig) -> bool:
         from .playouts import KO_SUPER
 
-        game = self._game()
-        if game.ko_mode == KO_SUPER or self.tt_for(config):
+        return not (self._game().ko_mode == KO_SUPER or self.tt_for(config))
+
+    def tree(self, config: SearchConfig) -> TreeSpec | None:
+        if not self._compiled(config):
             return None
-        return FreeGoTree(game, self.option(config, "captures"), self.option(config, "safe"))
+        return FreeGoTree(self._game(), self.option(config, "captures"),
+                          self.option(config, "safe"), self.model_for(config))
+
+    def prior_for(self, config: SearchConfig) -> int:
+        """The model's count in the compiled tree; the hand-made priors' 20 elsewhere."""
+        if config.prior is None and not (config.fast and self._compiled(config)):
+            return int(self.prior)
+        return super().prior_for(config)
 
     def playout(self, state: State, seed: int, options: Mapping[str, int],
                 replies: np.ndarray | None = None,

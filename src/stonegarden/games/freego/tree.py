@@ -4,8 +4,11 @@ point, replayed with the rules' ``play_point``; a node's moves are the rules' ``
 ``priors.py``; leaves are played out by ``playouts.freego_playout``.
 
 ``info``: the two scores, the position's hash and the one before it. ``consts``: (neighbours,
-Zobrist keys, side-to-move key, target, ko rule, turn limit, ``captures``, ``safe``). Positions
-under superko are left to the protocol tree (its history does not fit ``info``).
+Zobrist keys, side-to-move key, target, ko rule, turn limit, ``captures``, ``safe``, the
+3x3 ring of each point, each point's distance to the edge, the learned model's pattern and
+tactics tables and its scale: ``model.py``; empty tables without a model, and then the
+hand-made priors of ``priors.py``). Positions under superko are left to the protocol tree
+(its history does not fit ``info``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from numba import njit
 from ...geometry.hashset import build_table, new_stamped_set
 from ...search.simulate import specialise
 from .kernels import legal_points, play_point
+from .model import feature_scratch, point_priors
 from .playouts import KO_SIMPLE, freego_playout
 from .priors import PRIOR_OF_KIND, move_kinds
 
@@ -26,7 +30,7 @@ def freego_scratch(consts):
     n = nb.shape[0]
     keys, stamps = new_stamped_set(consts[5] + 2)
     return (np.empty(n, np.int64), np.empty(n, np.int8), np.empty(n, np.int32), keys, stamps,
-            np.empty(0, np.int64))
+            np.empty(0, np.int64), feature_scratch(n))
 
 
 @njit(cache=True)
@@ -44,11 +48,16 @@ def freego_moves(board, info, player, stage, consts, scratch, moves, priors, wan
     else:
         banned = np.zeros(2, np.int64)
     count = legal_points(board, nb, zob, side_key, player, info[2], banned, points)
-    if want_priors:
+    model = want_priors and consts[10].shape[0] > 0
+    if model:
+        point_priors(board, nb, consts[8], consts[9], player, points, count, consts[10],
+                     consts[11], consts[12], scratch[6], priors)
+    elif want_priors:
         move_kinds(board, nb, zob, player, points[:count], kinds)
     for k in range(count):
         moves[k] = points[k]
-        priors[k] = PRIOR_OF_KIND[kinds[k]] if want_priors else -1.0
+        if not model:
+            priors[k] = PRIOR_OF_KIND[kinds[k]] if want_priors else -1.0
     return count
 
 

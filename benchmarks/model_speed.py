@@ -1,0 +1,89 @@
+"""Simulations per second of ``mcts`` with its learned move model and without
+(``mcts:model=none``), measured in one run from the same positions: the initial one and those
+after 10 and 20 turns of a seeded random game. Rounds alternate the two so that a change in
+the machine's load falls on both alike. Prints the ratio with / without per game and writes
+the figures, the command and the code version to a JSON file.
+
+    PYTHONPATH=src python3 benchmarks/model_speed.py [--games blooms] [--seconds 2] [--rounds 3]
+
+Target: the ratio is at least 0.5 (the model may cost at most half the simulations)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from provenance import ROOT, code_version, command
+
+import stonegarden
+from stonegarden.core.protocol import State
+from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.engines import make_engine
+from stonegarden.search.profile import profile_for
+
+GAMES: dict[str, dict[str, object]] = {"blooms": {"size": 5}, "freego": {}}
+
+
+def positions(game: stonegarden.Game, seed: int = 7) -> list[State]:
+    rng = np.random.default_rng(seed)
+    state, out = game.initial_state(), []
+    for turn in range(21):
+        if turn in (0, 10, 20):
+            out.append(state)
+        if game.is_terminal(state):
+            break
+        acts = game.legal_actions(state)
+        state = game.play(state, int(acts[rng.integers(len(acts))]))
+    return out
+
+
+def rate(game: stonegarden.Game, model: str | None, state: State, seconds: float) -> tuple[int, float]:
+    engine = make_engine(game, SearchConfig(model=model), 1)
+    engine.search(state, Budget(sims=50))  # load the kernels outside the measure
+    engine = make_engine(game, SearchConfig(model=model), 1)
+    res = engine.search(state, Budget(seconds=seconds))
+    return res.sims, res.seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", default="blooms")
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/model-speed.json"))
+    args = ap.parse_args()
+    rows = []
+    for game_id in args.games.split(","):
+        game = stonegarden.make(game_id, **GAMES.get(game_id, {}))
+        shipped = profile_for(game).model_for(SearchConfig())
+        if shipped is None:
+            print(f"{game_id}: no shipped model, skipped")
+            continue
+        totals = {"model": [0, 0.0], "none": [0, 0.0]}
+        for _ in range(args.rounds):
+            for state in positions(game):
+                for key, model in (("model", None), ("none", "none")):
+                    sims, secs = rate(game, model, state, args.seconds)
+                    totals[key][0] += sims
+                    totals[key][1] += secs
+        with_model = totals["model"][0] / totals["model"][1]
+        without = totals["none"][0] / totals["none"][1]
+        ratio = with_model / without
+        print(f"{game_id}: {with_model:,.0f} sims/s with the model, {without:,.0f} without: "
+              f"ratio {ratio:.2f}")
+        rows.append({"game": game_id, "params": GAMES.get(game_id, {}),
+                     "sims_per_s_model": round(with_model), "sims_per_s_none": round(without),
+                     "ratio": round(ratio, 3), "model": Path(shipped.path).name})
+    result = {"command": command(), "code": code_version(),
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+              "loadavg": [round(x, 2) for x in os.getloadavg()],
+              "seconds": args.seconds, "rounds": args.rounds, "games": rows}
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

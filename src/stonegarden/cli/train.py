@@ -1,0 +1,42 @@
+"""``stonegarden train GAME``: self-play data, a fitted move model and its metadata."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..core.params import parse_param_options
+from .common import friendly_errors, param_option
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@param_option
+@click.option("--games", type=click.IntRange(min=2), default=1000, show_default=True,
+              help="self-play games (one in ten held out to measure the model)")
+@click.option("--sims", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="simulations a move in the self-play")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="folder of the data and the model  [default: train-GAME]")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="self-play worker processes")
+@click.option("--steps", type=click.IntRange(min=1), default=400, show_default=True,
+              help="steps of the fit")
+@click.option("--prior", type=click.IntRange(0, 10_000), default=30, show_default=True,
+              help="virtual RAVE samples the model's prior values count as in the search")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+@friendly_errors
+def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str | None,
+          seed: int, workers: int, steps: int, prior: int, quiet: bool) -> None:
+    """Train GAME's move model on self-play: play the games (a rerun with the same --out goes
+    on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata."""
+    from ..learn.train import train as run
+
+    folder = Path(out if out is not None else f"train-{game_id}")
+    meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
+               seed=seed, workers=workers, steps=steps, prior=prior, progress=not quiet,
+               report=lambda line: click.echo(line, err=True))
+    click.echo(json.dumps(meta, indent=1))

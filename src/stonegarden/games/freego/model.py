@@ -1,0 +1,117 @@
+"""Free Go's learned move model: a choice model over the legal points, as the Blooms race's
+(``games/blooms/model.py``): a point's logit is one weight for its pattern plus one for its
+tactics (``features.py``); the tree turns a node's logits into prior values
+(``learn/priors.py``) in place of the hand-made capture and suicide priors (``priors.py``),
+which stay the priors without a model. Fitted by ``stonegarden train freego``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+from numba import njit
+
+from ...geometry.edges import edge_distance
+from ...geometry.flood import label_groups
+from ...learn.learner import Choices, Learner
+from ...learn.priors import logit_priors
+from .features import PATTERNS, TACTICS, canonical_patterns, point_codes, ring_table
+
+if TYPE_CHECKING:
+    from ...core.protocol import Game
+    from ...learn.model import MoveModel
+    from .rules import FreeGo, FreeGoState
+
+
+@njit(cache=True)
+def feature_scratch(n):
+    """The buffers ``point_priors`` works in, for a board of ``n`` points."""
+    return (np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32),
+            np.empty(n, np.int32), np.empty(n, np.int32), np.empty(4, np.int32),
+            np.empty(n, np.float64))
+
+
+@njit(cache=True)
+def point_logits(board, nb, ring, edge, player, points, count, pattern_w, tactic_w, feat, out):
+    """The model's logit of each of ``points[:count]`` (empty points) into ``out``."""
+    group, libs_of, size_of, stack, mark, ids = feat[0], feat[1], feat[2], feat[3], feat[4], feat[5]
+    label_groups(board, nb, group, libs_of, size_of, stack, mark)
+    for k in range(count):
+        p, t = point_codes(board, nb, ring, edge, player, points[k], group, libs_of, size_of,
+                           ids)
+        out[k] = pattern_w[p] + tactic_w[t]
+
+
+@njit(cache=True)
+def point_priors(board, nb, ring, edge, player, points, count, pattern_w, tactic_w, scale,
+                 feat, priors):
+    """Prior values in [0, 1] of ``points[:count]`` into ``priors``."""
+    logits = feat[6]
+    point_logits(board, nb, ring, edge, player, points, count, pattern_w, tactic_w, feat, logits)
+    logit_priors(logits, count, scale, priors)
+
+
+class FreeGoLearner(Learner):
+    """Free Go's pattern model: weights ``[patterns, tactics]``."""
+
+    kind = "freego-patterns"
+
+    def __init__(self) -> None:
+        self.index = canonical_patterns()
+        self.classes = int(self.index.max()) + 1
+        self.num_features = self.classes + TACTICS
+
+    def choices(self, game: Game, actions: list[int]) -> Choices:
+        """One decision per move: the legal points, and the one played."""
+        g = cast("FreeGo", game)
+        nb = g.board.neighbours
+        ring = ring_table(nb)
+        edge = edge_distance(nb)
+        n = nb.shape[0]
+        feat = feature_scratch(n)
+        out = Choices.builder()
+        state = cast("FreeGoState", g.initial_state())
+        for action in actions:
+            points = np.asarray(g.legal_actions(state), np.int64)
+            board = state.cells().copy()
+            codes = _codes(board, nb, ring, edge, state.player, points, feat)
+            rows = np.stack([self.index[codes[:, 0]], self.classes + codes[:, 1]], axis=1)
+            out.add(rows, int(np.flatnonzero(points == action)[0]))
+            state = cast("FreeGoState", g.play(state, action))
+        return out.build()
+
+    def arrays(self, weights: np.ndarray) -> dict[str, np.ndarray]:
+        """The tables the search reads: pattern weights by raw code, tactics."""
+        return {"pattern": weights[:self.classes][self.index].astype(np.float32),
+                "tactic": weights[self.classes:self.classes + TACTICS].astype(np.float32)}
+
+
+def _codes(board: np.ndarray, nb: np.ndarray, ring: np.ndarray, edge: np.ndarray, player: int,
+           points: np.ndarray, feat: tuple[np.ndarray, ...]) -> np.ndarray:
+    out = np.empty((len(points), 2), np.int64)
+    _fill_codes(board, nb, ring, edge, player, points, feat, out)
+    return out
+
+
+@njit(cache=True)
+def _fill_codes(board, nb, ring, edge, player, points, feat, out):
+    group, libs_of, size_of, stack, mark, ids = feat[0], feat[1], feat[2], feat[3], feat[4], feat[5]
+    label_groups(board, nb, group, libs_of, size_of, stack, mark)
+    for k in range(points.shape[0]):
+        p, t = point_codes(board, nb, ring, edge, player, points[k], group, libs_of, size_of,
+                           ids)
+        out[k, 0] = p
+        out[k, 1] = t
+
+
+def model_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """The search's tables of ``model`` (float64), or empty ones without a model.
+
+    Raises:
+        ParameterError: a model of another kind or with tables of the wrong shape.
+    """
+    if model is None:
+        return np.zeros(0), np.zeros(0), 1.0
+    model.require(FreeGoLearner.kind, {"pattern": (PATTERNS,), "tactic": (TACTICS,)})
+    a = model.arrays
+    return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64), float(model.scale))

@@ -1,0 +1,89 @@
+"""A move model on disk: ``NAME.npz`` (the tables the search reads) beside ``NAME.json``
+(what it is and how it was trained). Loaded once per file and process."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+
+#: virtual RAVE samples a model's prior values count as, unless its file says otherwise
+DEFAULT_PRIOR = 30
+
+
+@dataclass(frozen=True, eq=False)
+class MoveModel:
+    """A loaded model: ``kind`` (which game's learner made it), its tables, ``prior`` (the
+    virtual RAVE samples its values count as, unless ``mcts:prior=N`` says otherwise),
+    ``scale`` (its logits' scale in the prior values) and the training metadata."""
+
+    path: str
+    kind: str
+    arrays: dict[str, np.ndarray]
+    prior: int
+    scale: float
+    meta: dict[str, Any]
+
+    def require(self, kind: str, shapes: dict[str, tuple[int, ...]]) -> None:
+        """Check that this is a model of ``kind`` with tables of ``shapes``.
+
+        Raises:
+            ParameterError: another kind, or a table missing or of another shape.
+        """
+        if self.kind != kind:
+            raise ParameterError(f"model {self.path!r} is a {self.kind!r} model, not {kind!r}")
+        for name, shape in shapes.items():
+            table = self.arrays.get(name)
+            if table is None or table.shape != shape or not np.isfinite(table).all():
+                raise ParameterError(f"model {self.path!r}: table {name!r} is missing, not "
+                                     f"finite or not of shape {shape}")
+
+
+def meta_path(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def save_model(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    """Write ``path`` (.npz, compressed) and its metadata beside it (.json)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        np.savez_compressed(f, allow_pickle=False, **arrays)
+    meta_path(path).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def load_model(path: str | Path) -> MoveModel:
+    """The model in ``path`` (its .npz; the .json beside it), cached per file.
+
+    Raises:
+        ParameterError: no such file, or not a readable model.
+    """
+    p = Path(path).expanduser().resolve()
+    try:
+        stamp = p.stat().st_mtime_ns
+    except OSError:
+        raise ParameterError(f"no model file {str(path)!r}") from None
+    return _load(str(p), stamp)
+
+
+@lru_cache(maxsize=16)
+def _load(path: str, stamp: int) -> MoveModel:
+    p = Path(path)
+    try:
+        meta = json.loads(meta_path(p).read_text())
+        with np.load(p, allow_pickle=False) as data:
+            arrays = {k: np.array(data[k]) for k in data.files}
+        kind = str(meta["kind"])
+        prior = int(meta.get("prior", DEFAULT_PRIOR))
+        scale = float(meta.get("scale", 1.0))
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        raise ParameterError(f"model {path!r} is not readable: {exc}") from None
+    if not 0 <= prior <= 10_000 or not 0 < scale <= 100:
+        raise ParameterError(f"model {path!r}: prior {prior!r} or scale {scale!r} out of range")
+    return MoveModel(path, kind, arrays, prior, scale, meta)

@@ -1,0 +1,188 @@
+"""``stonegarden train``: self-play data from the lab, a fitted move model, its metadata.
+
+The data are games of the search without a learned model (``mcts:sims=S,model=none`` in both
+seats, seeded by the game's index), appended to ``OUT/data/games-NNNN.jsonl`` in chunks of
+``CHUNK`` as they finish, so an interrupted run continues where it stopped. The fit then
+reads every game (one in ten held out to measure the model), fits the game's learner
+(``learn/learner.py``) and writes ``OUT/GAME.npz`` and ``OUT/GAME.json``."""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+from .. import __version__
+from ..core.protocol import Game
+from ..core.registry import make
+from ..errors import ParameterError
+from ..lab.runner import run_tasks
+from ..search.profile import profile_for
+from .fit import FitReport, evaluate, fit_choices
+from .learner import Choices, Learner
+from .model import DEFAULT_PRIOR, save_model
+
+#: games per data file
+CHUNK = 50
+#: one game in this many is held out of the fit to measure the model
+HOLD_OUT = 10
+
+
+def code_version() -> str:
+    """The package's version and, in a git checkout, its commit (``+dirty`` with changes)."""
+    src = Path(__file__).resolve().parents[1]
+    try:
+        rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, check=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return f"{__version__} {rev}{'+dirty' if dirty else ''}"
+    except (OSError, subprocess.SubprocessError):
+        return __version__
+
+
+def learner_for(game: Game) -> Learner:
+    """The game's learner.
+
+    Raises:
+        ParameterError: the game has no learned model.
+    """
+    learner = profile_for(game).learner()
+    if learner is None:
+        raise ParameterError(f"game {game.id!r} has no learned model to train")
+    return learner
+
+
+def _append_line(path: Path, line: str) -> None:
+    """Append ``line`` to ``path``, on a line of its own even after a write cut short."""
+    with path.open("a+b") as f:
+        if f.seek(0, 2) > 0:
+            f.seek(-1, 2)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write(line.encode() + b"\n")
+
+
+def _read_games(data: Path) -> dict[int, dict[str, Any]]:
+    games: dict[int, dict[str, Any]] = {}
+    for path in sorted(data.glob("games-*.jsonl")):
+        for line in path.read_text().splitlines():
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut short by an interruption: that game is played again
+                games[int(record["index"])] = record
+    return games
+
+
+def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
+              progress: bool = True) -> dict[int, dict[str, Any]]:
+    """Play the games of ``data`` not played yet (all ``games`` of them in the end); returns
+    every game by index.
+
+    Raises:
+        ParameterError: ``data`` holds games made with other settings.
+    """
+    data.mkdir(parents=True, exist_ok=True)
+    settings = {"game": game.id, "params": game.non_default_params(), "sims": sims,
+                "seed": seed}
+    stamp = data / "settings.json"
+    if stamp.exists():
+        known = json.loads(stamp.read_text())
+        if known != settings:
+            raise ParameterError(f"{str(data)!r} holds games made with {known}, not {settings}; "
+                                 "use another --out")
+    else:
+        stamp.write_text(json.dumps(settings, sort_keys=True) + "\n")
+    done = _read_games(data)
+    spec = f"mcts:sims={sims},model=none"
+    tasks = [{"game": game.id, "params": game.non_default_params(),
+              "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i}
+             for i in range(games) if i not in done]
+
+    def keep(task: dict[str, Any], result: dict[str, Any]) -> None:
+        record = {"index": task["index"], "seed": task["seed"], "moves": result["moves"],
+                  "winner": result["winner"], "seconds": result["seconds"]}
+        _append_line(data / f"games-{task['index'] // CHUNK:04d}.jsonl", json.dumps(record))
+        done[task["index"]] = record
+
+    run_tasks(tasks, keep, workers=workers, description="self-play",
+              done_before=min(len(done), games), progress=progress)
+    return {i: done[i] for i in range(games)}
+
+
+def _choices(game: Game, learner: Learner, records: list[dict[str, Any]]) -> Choices:
+    parts = []
+    for record in records:
+        state = game.initial_state()
+        actions = []
+        for text in record["moves"]:
+            action = game.parse_action(state, text)
+            actions.append(action)
+            state = game.play(state, action)
+        parts.append(learner.choices(game, actions))
+    return Choices.concat(parts, 2 if not parts else parts[0].rows.shape[1])
+
+
+def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: Path,
+          seed: int = 0, workers: int = 1, steps: int = 400, prior: int = DEFAULT_PRIOR,
+          progress: bool = True,
+          report: Callable[[str], None] = print) -> dict[str, Any]:
+    """Make the data (resuming), fit, write ``out/GAME.npz`` and ``out/GAME.json``; returns
+    the metadata.
+
+    Raises:
+        ParameterError: a bad game, parameter or setting.
+    """
+    if games < 2 or sims < 1 or steps < 1 or not 0 <= prior <= 10_000:
+        raise ParameterError("train needs games >= 2, sims >= 1, steps >= 1, prior 0..10000")
+    game = make(game_id, **params)
+    learner = learner_for(game)
+    t0 = time.perf_counter()
+    records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
+                        progress=progress)
+    t1 = time.perf_counter()
+    held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
+    fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
+    train_set = _choices(game, learner, fitted)
+    valid_set = _choices(game, learner, held)
+    report(f"fitting {learner.kind}: {learner.num_features} weights, "
+           f"{train_set.decisions} decisions ({len(train_set.rows)} candidates)")
+    weights = fit_choices(train_set, learner.num_features, steps=steps)
+    t2 = time.perf_counter()
+
+    def figures(r: FitReport) -> dict[str, float]:
+        return {"log_loss": round(r.log_loss, 4), "accuracy": round(r.accuracy, 4),
+                "uniform_log_loss": round(r.uniform_log_loss, 4)}
+
+    meta = {
+        "kind": learner.kind, "game": game.id, "params": game.non_default_params(),
+        "games": games, "held_out_games": len(held),
+        "positions": sum(len(r["moves"]) for r in records.values()),
+        "decisions": train_set.decisions + valid_set.decisions, "sims": sims, "seed": seed,
+        "self_play": f"mcts:sims={sims},model=none", "prior": prior, "scale": 1.0,
+        "fit": {"steps": steps, "weights": learner.num_features,
+                "train": figures(evaluate(weights, train_set)),
+                "held_out": figures(evaluate(weights, valid_set)) if held else None},
+        # data: this run's self-play (a resumed run plays only the missing games); games: the
+        # wall time of every game, summed over the workers, where the records have it
+        "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1),
+                    "games": round(sum(float(r.get("seconds", 0.0)) for r in records.values()),
+                                   1)},
+        "code": code_version(),
+        "versions": {"python": platform.python_version(), "numpy": np.__version__,
+                     "numba": numba.__version__},
+        "command": f"stonegarden train {game.id}"
+                   + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
+                   + f" --games {games} --sims {sims} --seed {seed}",
+    }
+    save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
+    return meta

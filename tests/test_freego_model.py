@@ -1,0 +1,130 @@
+"""Free Go's learned move model: its features, its priors in the compiled tree in place of
+the hand-made ones, and where it does not apply (the protocol tree)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import stonegarden
+from stonegarden.games.freego.features import (
+    OPP,
+    OWN,
+    PATTERNS,
+    TACTICS,
+    canonical_patterns,
+    point_codes,
+    ring_table,
+)
+from stonegarden.games.freego.model import FreeGoLearner, feature_scratch
+from stonegarden.games.freego.priors import PRIOR_OF_KIND
+from stonegarden.games.freego.tree import freego_moves, freego_scratch
+from stonegarden.geometry.edges import edge_distance
+from stonegarden.geometry.flood import label_groups
+from stonegarden.learn.model import save_model
+from stonegarden.search.config import SearchConfig
+from stonegarden.search.profile import profile_for
+
+
+def _board(game, stones: dict[str, int]) -> np.ndarray:
+    board = np.zeros(game.board.num_points, np.int8)
+    for name, colour in stones.items():
+        board[game.board.point(name)] = colour
+    return board
+
+
+def _codes(game, board, player, point):
+    nb = game.board.neighbours
+    feat = feature_scratch(len(board))
+    label_groups(board, nb, feat[0], feat[1], feat[2], feat[3], feat[4])
+    return point_codes(board, nb, ring_table(nb), edge_distance(nb), player,
+                       game.board.point(point), feat[0], feat[1], feat[2], feat[5])
+
+
+def test_the_ring_goes_round_the_point_and_a_capture_counts_its_stones():
+    game = stonegarden.make("freego", size=5)
+    ring = ring_table(game.board.neighbours)
+    names = [game.board.names[p] if p >= 0 else None for p in ring[game.board.point("B2")]]
+    assert names == ["B3", "C3", "C2", "C1", "B1", "A1", "A2", "A3"]
+    # White A1, B1 with one liberty left, C1 (A2, B2 Black)
+    board = _board(game, {"A1": 2, "B1": 2, "A2": 1, "B2": 1})
+    pattern, tactics = _codes(game, board, 1, "C1")
+    assert tactics // 64 == 2  # two stones
+    # N, NE, E, SE, S, SW, W, NW of C1: C2, D2, D1, off, off, off, B1 (White), B2 (Black)
+    digits = [(pattern >> (2 * (7 - j))) & 3 for j in range(8)]
+    assert digits == [0, 0, 0, 3, 3, 3, OPP, OWN]
+    _, tactics = _codes(game, board, 2, "C1")  # White extends its chain in atari
+    assert (tactics // 4) % 2 == 1
+
+
+def test_patterns_share_a_class_under_the_square_symmetries_only():
+    index = canonical_patterns()
+    weights = 4 ** np.arange(7, -1, -1)
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        d = rng.integers(0, 4, 8)
+        mirrored = d[[0, 7, 6, 5, 4, 3, 2, 1]]  # east and west swapped
+        assert index[d @ weights] == index[np.roll(d, 2) @ weights] == index[mirrored @ weights]
+    own = np.array([OWN, 0, 0, 0, 0, 0, 0, 0]) @ weights
+    opp = np.array([OPP, 0, 0, 0, 0, 0, 0, 0]) @ weights
+    corner = np.array([0, OWN, 0, 0, 0, 0, 0, 0]) @ weights
+    assert len({index[own], index[opp], index[corner]}) == 3
+    assert PATTERNS / 8 <= index.max() + 1 < PATTERNS / 6
+
+
+def _moves(game, config, board, player=1):
+    spec = profile_for(game).tree(config)
+    moves = np.empty(spec.max_moves, np.int32)
+    priors = np.empty(spec.max_moves)
+    info = np.array([0, 0, 0, 0], np.int64)
+    k = freego_moves(board, info, player, 0, spec.consts, freego_scratch(spec.consts), moves,
+                     priors, True)
+    return moves[:k], priors[:k]
+
+
+def test_a_model_replaces_the_hand_made_priors_and_none_keeps_them(tmp_path: Path):
+    game = stonegarden.make("freego", size=5)
+    tactic = np.zeros(TACTICS, np.float32)
+    tactic[64:] = 3.0  # every capture
+    path = tmp_path / "fg.npz"
+    save_model(path, {"pattern": np.zeros(PATTERNS, np.float32), "tactic": tactic},
+               {"kind": FreeGoLearner.kind, "prior": 25})
+    board = _board(game, {"A1": 2, "B1": 2, "A2": 1, "B2": 1})
+    moves, priors = _moves(game, SearchConfig(model="none"), board)
+    assert set(np.round(priors, 6)) <= set(PRIOR_OF_KIND)
+    moves, priors = _moves(game, SearchConfig(model=str(path)), board)
+    best = int(moves[np.argmax(priors)])
+    assert game.board.names[best] == "C1"
+    assert ((priors > 0) & (priors < 1)).all() and len(set(np.round(priors, 6))) == 2
+    profile = profile_for(game)
+    assert profile.prior_for(SearchConfig(model=str(path))) == 25
+    # the protocol tree (superko, or tt) keeps the hand-made priors and their count
+    assert profile.prior_for(SearchConfig(model=str(path), tt=True)) == 20
+    assert profile.prior_for(SearchConfig(model=str(path), fast=False)) == 20
+    assert profile.prior_for(SearchConfig(model="none")) == 20
+
+
+def test_choices_are_one_per_move_among_the_legal_points():
+    game = stonegarden.make("freego", size=5)
+    learner = FreeGoLearner()
+    state = game.initial_state()
+    actions = []
+    for name in ("C3", "C4", "D3", "B3"):
+        action = game.parse_action(state, name)
+        actions.append(action)
+        state = game.play(state, action)
+    data = learner.choices(game, actions)
+    assert data.decisions == 4
+    assert list(np.diff(data.starts)) == [25, 24, 23, 22]
+    assert data.rows.max() < learner.num_features
+
+
+def test_the_shipped_free_go_model_loads_by_default_with_its_metadata():
+    game = stonegarden.make("freego")
+    model = profile_for(game).model_for(SearchConfig())
+    assert model is not None and model.kind == FreeGoLearner.kind
+    assert model.meta["game"] == "freego" and model.meta["games"] >= 100
+    held = model.meta["fit"]["held_out"]
+    assert held["log_loss"] < held["uniform_log_loss"]
+    assert profile_for(game).prior_for(SearchConfig()) == model.prior

@@ -1,0 +1,298 @@
+"""The learned move model: its features, the fit, the model files, the ``model`` option, the
+priors it gives the capture race's tree, and ``stonegarden train`` end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import stonegarden
+from stonegarden.agents import make_agent
+from stonegarden.errors import ParameterError
+from stonegarden.games.blooms.features import (
+    OPP_FIRST,
+    OPP_SECOND,
+    OWN_OTHER,
+    PATTERNS,
+    SAME,
+    TACTICS,
+    canonical_patterns,
+    stone_codes,
+)
+from stonegarden.games.blooms.model import RaceLearner, feature_scratch
+from stonegarden.games.blooms.tree import race_moves, race_scratch
+from stonegarden.geometry.edges import edge_distance
+from stonegarden.geometry.flood import label_groups
+from stonegarden.learn.fit import evaluate, fit_choices
+from stonegarden.learn.learner import Choices
+from stonegarden.learn.model import load_model, save_model
+from stonegarden.learn.train import self_play
+from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.engines import make_engine
+from stonegarden.search.profile import profile_for
+from stonegarden.search.tree_kernels import NO_MOVE
+
+from .conftest import run_cli
+
+KIND = RaceLearner.kind
+
+
+def _board(game, stones: dict[str, int]) -> np.ndarray:
+    board = np.zeros(game.num_cells, np.int8)
+    for name, colour in stones.items():
+        board[game.board.cell(name)] = colour
+    return board
+
+
+def _codes(game, board, player, stage, cell):
+    n = game.num_cells
+    nb = game.board.neighbours
+    feat = feature_scratch(n)
+    label_groups(board, nb, feat[0], feat[1], feat[2], feat[3], feat[4])
+    return stone_codes(board, nb, edge_distance(nb), player, stage, game.board.cell(cell),
+                       feat[0], feat[1], feat[2], feat[5])
+
+
+def _tactics(t):
+    """(captured bucket, liberties bucket, atari, save, edge distance) of a tactics code."""
+    return (t // 64, (t // 16) % 4, (t // 8) % 2, (t // 4) % 2, t % 4)
+
+
+# -- features ---------------------------------------------------------------------------------
+def test_filling_the_last_liberty_of_an_enemy_bloom_counts_its_stones():
+    game = stonegarden.make("blooms", size=3)
+    # K on a1 and a2 (one bloom); R round them but for b3, their last liberty
+    board = _board(game, {"a1": 3, "a2": 3, "a3": 1, "b1": 1, "b2": 1})
+    _, t = _codes(game, board, 1, 0, "b3")
+    assert _tactics(t)[0] == 2  # 2-3 stones
+    _, t = _codes(game, board, 1, 0, "c1")  # not a liberty of that bloom
+    assert _tactics(t)[0] == 0
+
+
+def test_a_stone_that_fences_itself_has_no_liberty_and_one_that_extends_a_bloom_in_atari_saves():
+    game = stonegarden.make("blooms", size=3)
+    # a1 is surrounded by K on a2, b1, b2: R there fences itself
+    board = _board(game, {"a2": 3, "b1": 4, "b2": 3})
+    _, t = _codes(game, board, 1, 0, "a1")
+    assert _tactics(t)[1] == 0 and _tactics(t)[4] == 0
+    # R on a1 with one liberty (a2, b1 filled by K, b2 empty): R on b2 extends it
+    board = _board(game, {"a1": 1, "a2": 3, "b1": 3})
+    _, t = _codes(game, board, 1, 0, "b2")
+    assert _tactics(t)[3] == 1
+    # the other colour (Y) does not join R's bloom, so does not save it
+    _, t = _codes(game, board, 1, 1, "b2")
+    assert _tactics(t)[3] == 0
+
+
+def test_patterns_share_a_class_under_rotation_reflection_and_enemy_colour_swap_only():
+    index = canonical_patterns()
+    assert index.shape == (PATTERNS,)
+    weights = 6 ** np.arange(5, -1, -1)
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        d = rng.integers(0, 6, 6)
+        code = d @ weights
+        rotated = np.roll(d, 2) @ weights
+        reflected = d[::-1] @ weights
+        swapped = np.where(d == OPP_FIRST, OPP_SECOND, np.where(d == OPP_SECOND, OPP_FIRST, d))
+        assert index[code] == index[rotated] == index[reflected] == index[swapped @ weights]
+    same = np.array([SAME, 0, 0, 0, 0, 0]) @ weights
+    other = np.array([OWN_OTHER, 0, 0, 0, 0, 0]) @ weights
+    assert index[same] != index[other]
+    # orbits of 12 x 2 symmetries: at least PATTERNS / 24 classes, well under PATTERNS
+    assert PATTERNS / 24 <= index.max() + 1 < PATTERNS / 10
+
+
+# -- the fit ----------------------------------------------------------------------------------
+def test_the_fit_learns_which_feature_is_chosen_and_beats_the_uniform_choice():
+    rng = np.random.default_rng(0)
+    b = Choices.builder()
+    for _ in range(300):  # 5 candidates, features 0..4 in random order; 3 is chosen 80%
+        feats = rng.permutation(5)
+        rows = np.stack([feats, np.full(5, 5)], axis=1)  # 5 pads
+        pick = int(np.flatnonzero(feats == 3)[0]) if rng.random() < 0.8 else int(rng.integers(5))
+        b.add(rows, pick)
+    data = b.build()
+    w = fit_choices(data, 5, steps=300)
+    assert int(np.argmax(w[:5])) == 3 and w[5] == 0.0
+    report = evaluate(w, data)
+    assert report.log_loss < report.uniform_log_loss - 0.5
+    assert report.accuracy > 0.75
+
+
+# -- model files and the option ---------------------------------------------------------------
+def _model(tmp_path: Path, tactic: np.ndarray | None = None, kind: str = KIND,
+           name: str = "m.npz") -> Path:
+    path = tmp_path / name
+    save_model(path, {"pattern": np.zeros((2, PATTERNS), np.float32),
+                      "tactic": np.zeros((2, TACTICS), np.float32) if tactic is None else tactic,
+                      "none": np.zeros(2, np.float32)}, {"kind": kind, "prior": 40})
+    return path
+
+
+def test_the_shipped_model_loads_by_default_with_its_training_metadata():
+    game = stonegarden.make("blooms", size=5)
+    profile = profile_for(game)
+    model = profile.model_for(SearchConfig())
+    assert model is not None and model.kind == KIND
+    assert Path(model.path).stat().st_size < 10_000_000
+    meta = model.meta
+    for key in ("game", "params", "games", "positions", "sims", "seed", "seconds", "code",
+                "versions", "command", "fit"):
+        assert key in meta, key
+    assert meta["game"] == "blooms" and meta["games"] >= 100
+    assert meta["fit"]["held_out"]["log_loss"] < meta["fit"]["held_out"]["uniform_log_loss"]
+    assert profile.prior_for(SearchConfig()) == model.prior > 0
+    assert profile.model_for(SearchConfig(model="none")) is None
+    assert profile.prior_for(SearchConfig(model="none")) == 0
+
+
+def test_the_shipped_model_rates_a_capture_high_and_fencing_oneself_low():
+    game = stonegarden.make("blooms", size=5)
+    board = game.initial_state().cells().copy()
+    # a K bloom of three on the edge whose last liberty is b3, R round it; K round the corner
+    # i5, where R would fence itself without capturing
+    for name, colour in {"a1": 3, "a2": 3, "a3": 3, "a4": 1, "b1": 1, "b2": 1, "b4": 1,
+                         "c3": 2, "i4": 3, "h5": 4, "h6": 3, "e5": 4}.items():
+        board[game.board.cell(name)] = colour
+    spec = profile_for(game).tree(SearchConfig())
+    moves = np.empty(spec.max_moves, np.int32)
+    priors = np.empty(spec.max_moves)
+    info = np.array([0, 0, 0, -1], np.int64)
+    k = race_moves(board, info, 1, 0, spec.consts, race_scratch(spec.consts), moves, priors, True)
+    assert k == int((board == 0).sum()) + 1
+    assert ((priors[:k] > 0) & (priors[:k] < 1)).all()
+    rank = {int(moves[j]): r for r, j in enumerate(np.argsort(-priors[:k]))}
+    assert rank[game.board.cell("b3")] < 3
+    assert rank[game.board.cell("i5")] >= 3 * k // 4
+    # in the tables: fencing oneself without a capture is worse than a quiet stone with three
+    # liberties, at either stage and any distance from the edge
+    tactic = spec.consts[6]
+    for stage in (0, 1):
+        for dist in range(4):
+            assert tactic[stage, dist] < tactic[stage, 3 * 16 + dist]
+
+
+@pytest.mark.parametrize("stage", [0, 1])
+def test_without_a_model_the_tree_gives_no_priors(stage):
+    game = stonegarden.make("blooms", size=4)
+    spec = profile_for(game).tree(SearchConfig(model="none"))
+    board = game.initial_state().cells().copy()
+    board[0] = 1
+    moves = np.empty(spec.max_moves, np.int32)
+    priors = np.full(spec.max_moves, 7.0)
+    info = np.array([0, 0, 0, 0 if stage else -1], np.int64)
+    k = race_moves(board, info, 1, stage, spec.consts, race_scratch(spec.consts), moves, priors,
+                   True)
+    assert k > 1 and moves[k - 1] == NO_MOVE
+    assert (priors[:k] == -1.0).all()
+
+
+def test_the_priors_steer_the_search(tmp_path):
+    """A model that likes only the centre (distance 3+ from the edge: 7 cells of n=5) makes
+    the search spend its first simulations there; without it they spread over the board."""
+    tactic = np.zeros((2, TACTICS), np.float32)
+    tactic[:, 3::4] = 6.0  # every tactics code whose edge distance is 3+
+    path = _model(tmp_path, tactic)
+    game = stonegarden.make("blooms", size=5)
+    state = game.play_text(game.initial_state(), "Ra1")
+    centre = {c for c, d in enumerate(edge_distance(game.board.neighbours)) if d >= 3}
+    assert len(centre) == 7
+
+    def top_first_stones(model: str) -> list[int]:
+        engine = make_engine(game, SearchConfig(model=model), 5)
+        engine.search(state, Budget(sims=300))
+        P = engine.pools
+        edges = [e for e in P.edge_range(engine.root) if P.ed_move[e] >= 0]
+        edges.sort(key=lambda e: -int(P.ed_n[e]))
+        return [int(P.ed_move[e]) for e in edges[:5]]
+
+    assert set(top_first_stones(str(path))) <= centre
+    assert not set(top_first_stones("none")) <= centre
+
+
+def test_the_model_option_takes_none_or_a_model_file(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    make_agent("mcts:model=none,sims=10").choose(game, game.initial_state())
+    path = _model(tmp_path)
+    make_agent(f"mcts:model={path},sims=10").choose(game, game.initial_state())
+    with pytest.raises(ParameterError, match="model"):
+        make_agent(f"mcts:model={tmp_path / 'missing.npz'}")
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not a model")
+    (tmp_path / "junk.json").write_text("{}")
+    with pytest.raises(ParameterError, match="not readable"):
+        make_agent(f"mcts:model={junk}")
+    other = _model(tmp_path, kind="freego-patterns", name="other.npz")
+    agent = make_agent(f"mcts:model={other},sims=10")
+    with pytest.raises(ParameterError, match="freego-patterns"):
+        agent.choose(game, game.initial_state())
+    bad_shape = _model(tmp_path, tactic=np.zeros((2, 3), np.float32), name="shape.npz")
+    with pytest.raises(ParameterError, match="tactic"):
+        profile_for(game).tree(SearchConfig(model=str(bad_shape)))
+    assert load_model(path).prior == 40
+
+
+# -- training ---------------------------------------------------------------------------------
+def test_self_play_resumes_and_refuses_other_settings(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
+    lines = sorted(tmp_path.glob("games-*.jsonl"))[0].read_text().splitlines()
+    assert len(first) == 2 and len(lines) == 2
+    chunk = sorted(tmp_path.glob("games-*.jsonl"))[0]
+    with chunk.open("a") as f:
+        f.write('{"index": 2, "mo')  # a write cut short: that game is played again
+    more = self_play(game, tmp_path, games=3, sims=20, seed=4, workers=1, progress=False)
+    assert [more[i]["moves"] for i in (0, 1)] == [first[i]["moves"] for i in (0, 1)]
+    lines = chunk.read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[3])["index"] == 2
+    again = self_play(game, tmp_path, games=3, sims=20, seed=4, workers=1, progress=False)
+    assert again == more
+    with pytest.raises(ParameterError, match="another --out"):
+        self_play(game, tmp_path, games=3, sims=21, seed=4, workers=1, progress=False)
+
+
+def test_choices_follow_the_split_turns_of_a_game():
+    game = stonegarden.make("blooms", size=3)
+    learner = RaceLearner()
+    state = game.initial_state()
+    actions = []
+    for text in ("Ra1", "Kb1,Gc1", "Yc2", "Kc3,Ga3"):
+        action = game.parse_action(state, text)
+        actions.append(action)
+        state = game.play(state, action)
+    data = learner.choices(game, actions)
+    # the first turn has one decision (a stone placed, so the second is none), then two each
+    # (Yc2: no first stone, then a second among the cells)
+    assert data.decisions == 1 + 2 + 2 + 2
+    assert data.rows.max() <= learner.num_features
+    assert len(data.starts) == data.decisions + 1
+
+
+@pytest.mark.slow
+def test_train_runs_end_to_end_and_its_model_plays(tmp_path):
+    out = tmp_path / "run"
+    args = ("train", "blooms", "--param", "size=3", "--games", "4", "--sims", "30",
+            "--steps", "20", "--out", str(out), "--quiet")
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta == json.loads((out / "blooms.json").read_text())
+    assert meta["games"] == 4 and meta["sims"] == 30 and meta["params"] == {"size": 3}
+    assert meta["positions"] > 4 and meta["fit"]["held_out"] is None
+    assert set(meta["versions"]) == {"python", "numpy", "numba"}
+    data = sorted((out / "data").glob("*.jsonl"))
+    before = [p.read_text() for p in data]
+    again = run_cli(*args)  # every game is there: nothing is played again
+    assert again.returncode == 0, again.stderr
+    assert [p.read_text() for p in data] == before
+    played = run_cli("match", "blooms", f"mcts:model={out / 'blooms.npz'},sims=30",
+                     "mcts:model=none,sims=30", "--param", "size=3", "--games", "2", "--json",
+                     "--quiet")
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout)["games"] == 2
+    bad = run_cli("match", "blooms", "mcts:model=nowhere.npz", "random", "--games", "1")
+    assert bad.returncode == 2 and "model" in bad.stderr and "Traceback" not in bad.stderr
