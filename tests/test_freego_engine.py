@@ -197,7 +197,7 @@ def test_priors_start_a_new_node_s_moves_with_virtual_rave_samples():
     assert by_point["A1"][1] / by_point["A1"][0] <= 1 / 8
     # the shipped learned model rates the capture above the average move and the suicide
     # below it
-    learned = root_samples(SearchConfig(prior=7))
+    learned = root_samples(SearchConfig(prior=7, model="shipped"))
     assert learned["C2"][1] / learned["C2"][0] > 0.5 > learned["A1"][1] / learned["A1"][0]
 
 

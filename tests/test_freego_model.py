@@ -120,11 +120,12 @@ def test_choices_are_one_per_move_among_the_legal_points():
     assert data.rows.max() < learner.num_features
 
 
-def test_the_shipped_free_go_model_loads_by_default_with_its_metadata():
+def test_the_shipped_free_go_model_loads_when_asked_for_with_its_metadata():
     game = stonegarden.make("freego")
-    model = profile_for(game).model_for(SearchConfig())
+    assert profile_for(game).model_for(SearchConfig()) is None  # not by default: unmeasured
+    model = profile_for(game).model_for(SearchConfig(model="shipped"))
     assert model is not None and model.kind == FreeGoLearner.kind
     assert model.meta["game"] == "freego" and model.meta["games"] >= 100
     held = model.meta["fit"]["held_out"]
     assert held["log_loss"] < held["uniform_log_loss"]
-    assert profile_for(game).prior_for(SearchConfig()) == model.prior
+    assert profile_for(game).prior_for(SearchConfig(model="shipped")) == model.prior

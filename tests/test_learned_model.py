@@ -236,6 +236,18 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     assert load_model(path).prior == 40
 
 
+def test_shipped_names_the_games_model_and_the_levels_search_without_one():
+    blooms, freego = stonegarden.make("blooms", size=5), stonegarden.make("freego")
+    assert make_agent("mcts:model=shipped").config.model == "shipped"
+    assert profile_for(blooms).model_for(SearchConfig(model="shipped")) is not None
+    assert profile_for(freego).model_for(SearchConfig(model="shipped")) is not None
+    assert profile_for(freego).model_for(SearchConfig()) is None  # not measured: not default
+    assert profile_for(blooms).model_for(make_agent("mcts").config) is not None
+    for level in range(1, 7):  # calibrated without a model
+        config = make_agent(f"level:{level}").config
+        assert profile_for(blooms).model_for(config) is None
+
+
 # -- training ---------------------------------------------------------------------------------
 def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     game = stonegarden.make("blooms", size=3)

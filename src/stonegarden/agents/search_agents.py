@@ -164,8 +164,9 @@ def _config(options: dict[str, str], spec: str, base: SearchConfig) -> SearchCon
 
 
 def _model_option(options: dict[str, str], spec: str) -> str | None:
-    """The ``model`` option, removed from ``options``: ``none`` (no learned model), or the
-    path of a model file, read here so that a bad one is refused before any search;
+    """The ``model`` option, removed from ``options``: ``none`` (no learned model),
+    ``shipped`` (the game's shipped model, even one not loaded by default), or the path of a
+    model file, read here so that a bad one is refused before any search;
     ``None`` if absent (the game's shipped model).
 
     Raises:
@@ -174,8 +175,8 @@ def _model_option(options: dict[str, str], spec: str) -> str | None:
     raw = options.pop("model", None)
     if raw is None:
         return None
-    if raw.lower() == "none":
-        return "none"
+    if raw.lower() in ("none", "shipped"):
+        return raw.lower()
     from ..learn.model import load_model
 
     try:
@@ -208,7 +209,7 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
 
 
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, threads=N, c, rave_k, "
-                        "grave=N, prior=N, contempt=C, model=none|PATH, "
+                        "grave=N, prior=N, contempt=C, model=none|shipped|PATH, "
                         "rave/solver/chance/reuse/tt/fast/lgr="
                         "on|off, and the game's own: split=on|off, captures=K, safe=K, "
                         "bridges=on|off)")
@@ -254,8 +255,10 @@ class LevelAgent(SearchAgent):
     def __init__(self, level: int, seed: int | None, spec: str) -> None:
         sims, seconds = LEVELS[level]
         threads = default_threads() if level >= PARALLEL_LEVEL else 1
-        super().__init__(SearchConfig(), Budget(sims=sims, seconds=seconds), seed, spec,
-                         threads)
+        # the levels search as they were calibrated, without a learned model, until they are
+        # calibrated again with one
+        super().__init__(SearchConfig(model="none"), Budget(sims=sims, seconds=seconds), seed,
+                         spec, threads)
         self.level = level
 
     def budget_for(self, game: Game) -> Budget:

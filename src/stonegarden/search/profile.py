@@ -61,6 +61,9 @@ class SearchProfile:
     #: the learned move model the search loads by default (``mcts:model=none`` turns it
     #: off): a file name in the ``model`` folder of the profile's package, or ``None``
     shipped_model: ClassVar[str | None] = None
+    #: whether plain ``mcts`` loads the shipped model; a model whose strength is not measured
+    #: yet waits for ``mcts:model=shipped``
+    model_by_default: ClassVar[bool] = True
     #: strength levels (``level:N``): simulations (or None) and seconds per move
     levels: ClassVar[Mapping[int, tuple[int | None, float]]] = LEVELS
     #: options of the search only this game has (``mcts:NAME=VALUE``)
@@ -118,9 +121,10 @@ class SearchProfile:
         """
         from ..learn.model import load_model
 
-        if config.model == "none":
+        if config.model == "none" or (config.model is None and not self.model_by_default):
             return None
-        path = config.model if config.model is not None else self.shipped_model_path()
+        path = (self.shipped_model_path() if config.model in (None, "shipped")
+                else config.model)
         return None if path is None else load_model(path)
 
     def option(self, config: SearchConfig, name: str) -> int:

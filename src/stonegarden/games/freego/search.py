@@ -98,6 +98,8 @@ class FreeGoProfile(SearchProfile):
     #: the learned move model (``model.py``), in the compiled tree; without it (or in the
     #: protocol tree) the hand-made priors of ``prior_values``
     shipped_model: ClassVar[str | None] = "freego.npz"
+    #: its strength against the hand-made priors is not measured yet: ``mcts:model=shipped``
+    model_by_default: ClassVar[bool] = False
 
     def learner(self) -> Learner | None:
         from .model import FreeGoLearner
