@@ -37,6 +37,7 @@ async def ready(p: JobPool) -> None:
     raise AssertionError("the workers did not start")
 
 
+@pytest.mark.slow
 def test_answers_progress_deadlines_and_stops():
     async def main():
         p = pool()
@@ -66,6 +67,7 @@ def test_answers_progress_deadlines_and_stops():
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_memory_bound_and_dead_workers_fail_the_job_cleanly_and_the_pool_heals():
     async def main():
         p = pool(workers=1)
@@ -131,6 +133,7 @@ def test_a_flooding_client_gets_refusals_and_another_client_a_worker_at_once():
     asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_every_running_job_can_be_stopped_at_once():
     async def main():
         p = pool(workers=3, running_per_client=3, per_client=20)
@@ -172,6 +175,7 @@ def test_close_ends_every_worker():
     assert not any(alive(pid) for pid in pids)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("busy", [False, True])
 def test_workers_die_with_their_server_when_it_is_killed(tmp_path: Path, busy: bool):
     """A process that owns a pool is SIGKILLed (idle, or with a job that ignores stops): its

@@ -344,6 +344,7 @@ def test_uploads_are_bounded_in_size_and_moves_and_the_server_stays_responsive(
         server.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT],
                          ids=["SIGKILL", "SIGTERM", "SIGINT"])
 def test_no_process_outlives_the_server_however_it_ends(tmp_path: Path, how: signal.Signals):

@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
 
@@ -25,6 +26,7 @@ def env(**extra: str) -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{HERE}", **extra)
 
 
+@pytest.mark.slow
 def test_a_worker_takes_no_job_before_its_warm_up_and_reports_its_progress():
     async def main():
         p = JobPool(2, ["job_kinds"], Limits(kill_grace=1.0), env=env(WARM_SECONDS="3"),
@@ -96,6 +98,7 @@ def test_random_game_plays_legal_moves_to_its_end_or_the_limit():
         assert game.replay(moves)[-1].ply == states[-1].ply
 
 
+@pytest.mark.slow
 def test_the_server_says_when_its_engine_is_ready(tmp_path: Path):
     with TestClient(create_app(tmp_path / "g.db", workers=1)) as client:
         first = client.get("/api/engine").json()
