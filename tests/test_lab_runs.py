@@ -135,3 +135,27 @@ def test_ladder_over_a_doubling_option(tmp_path):
     assert '{"size": 3}' in report and "resigns after 2 own moves" in report
     assert "moving first" in report and ", second " in report
     assert "without the first move's edge" in report
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_no_lab_worker_outlives_the_command(tmp_path, sig):
+    from stonegarden.jobs.procs import alive, descendants
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "study", "blooms", "--param", "size=4",
+         "--agent", "mcts:sims=2000", "--games", "40", "--workers", "2",
+         "--out", str(tmp_path / "s")],
+        env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: list[int] = []
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and len(workers) < 2:
+        workers = descendants(proc.pid)
+        time.sleep(0.05)
+    assert proc.poll() is None and len(workers) >= 2, "the study ended before its workers ran"
+    os.kill(proc.pid, sig)
+    proc.wait(timeout=30)
+    deadline = time.time() + 10
+    while time.time() < deadline and any(alive(p) for p in workers):
+        time.sleep(0.05)
+    assert not any(alive(p) for p in workers)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from rich.progress import (
 )
 
 from ..errors import ParameterError
+from ..jobs.worker import die_with_parent
 from .selfplay import play_game
 
 Task = dict[str, Any]
@@ -69,7 +71,9 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
             done(t, play_game(t))
         return
     ctx = multiprocessing.get_context("spawn")  # no inherited locks or threads in workers
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    # a worker dies with this process, however it ends (SIGTERM and SIGKILL included)
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(play_game, t): t for t in tasks}
         handled: set[cf.Future[dict[str, Any]]] = set()
         try:
