@@ -59,14 +59,14 @@ def main() -> None:
     rows = []
     for game_id in args.games.split(","):
         game = stonegarden.make(game_id, **GAMES.get(game_id, {}))
-        shipped = profile_for(game).model_for(SearchConfig())
+        shipped = profile_for(game).model_for(SearchConfig(model="shipped"))
         if shipped is None:
             print(f"{game_id}: no shipped model, skipped")
             continue
         totals = {"model": [0, 0.0], "none": [0, 0.0]}
         for _ in range(args.rounds):
             for state in positions(game):
-                for key, model in (("model", None), ("none", "none")):
+                for key, model in (("model", "shipped"), ("none", "none")):
                     sims, secs = rate(game, model, state, args.seconds)
                     totals[key][0] += sims
                     totals[key][1] += secs

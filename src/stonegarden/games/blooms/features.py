@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...learn.tactics import TACTICS, tactic_code, touch_group
 from .kernels import EMPTY
 
 #: the neighbour table's slots (``geometry/hexhex.DIRECTIONS``) in order round the cell
@@ -32,7 +33,7 @@ RING = np.array([0, 4, 3, 1, 5, 2], np.int64)
 #: neighbour states, relative to the stone placed
 EMPTY_NB, SAME, OWN_OTHER, OPP_FIRST, OPP_SECOND, OFF = range(6)
 PATTERNS = 6**6
-TACTICS = 4 * 4 * 2 * 2 * 4
+__all__ = ["PATTERNS", "TACTICS", "canonical_patterns", "stone_codes"]
 
 
 @njit(cache=True)
@@ -65,27 +66,11 @@ def stone_codes(board, nb, edge, player, stage, cell, bloom, libs_of, size_of, i
             else:
                 s = OPP_SECOND
             if s != EMPTY_NB and s != OWN_OTHER:
-                b = bloom[w]
-                seen = False
-                for t in range(nids):
-                    if ids[t] == b:
-                        seen = True
-                if not seen:
-                    ids[nids] = b
-                    nids += 1
-                    lb = libs_of[b]
-                    if s == SAME:
-                        libs += lb - 1
-                        if lb == 1:
-                            save = 1
-                    elif lb == 1:
-                        captured += size_of[b]
-                    elif lb == 2:
-                        atari = 1
+                nids, libs, captured, atari, save = touch_group(
+                    ids, nids, bloom[w], s == SAME, libs_of, size_of, libs, captured, atari,
+                    save)
         pattern = pattern * 6 + s
-    cap = 0 if captured == 0 else 1 if captured == 1 else 2 if captured <= 3 else 3
-    tactics = (((cap * 4 + min(libs, 3)) * 2 + atari) * 2 + save) * 4 + min(edge[cell], 3)
-    return pattern, tactics
+    return pattern, tactic_code(captured, libs, atari, save, edge[cell])
 
 
 def canonical_patterns() -> np.ndarray:

@@ -21,11 +21,12 @@ import numpy as np
 from numba import njit
 
 from ...geometry.square import EAST, NORTH, SOUTH, WEST
+from ...learn.tactics import TACTICS, tactic_code, touch_group
 
 #: point states, relative to the mover
 EMPTY_PT, OWN, OPP, OFF = range(4)
 PATTERNS = 4**8
-TACTICS = 4 * 4 * 2 * 2 * 4
+__all__ = ["PATTERNS", "TACTICS", "canonical_patterns", "point_codes", "ring_table"]
 
 
 def ring_table(nb: np.ndarray) -> np.ndarray:
@@ -65,26 +66,9 @@ def point_codes(board, nb, ring, edge, player, p, group, libs_of, size_of, ids):
         if x == 0:
             libs += 1
             continue
-        b = group[w]
-        seen = False
-        for t in range(nids):
-            if ids[t] == b:
-                seen = True
-        if seen:
-            continue
-        ids[nids] = b
-        nids += 1
-        lb = libs_of[b]
-        if x == player:
-            libs += lb - 1
-            if lb == 1:
-                save = 1
-        elif lb == 1:
-            captured += size_of[b]
-        elif lb == 2:
-            atari = 1
-    cap = 0 if captured == 0 else 1 if captured == 1 else 2 if captured <= 3 else 3
-    tactics = (((cap * 4 + min(libs, 3)) * 2 + atari) * 2 + save) * 4 + min(edge[p], 3)
+        nids, libs, captured, atari, save = touch_group(
+            ids, nids, group[w], x == player, libs_of, size_of, libs, captured, atari, save)
+    tactics = tactic_code(captured, libs, atari, save, edge[p])
     return pattern, tactics
 
 
