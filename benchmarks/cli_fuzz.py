@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import code_version, command
+from provenance import code_version, command, emit
 
 QUERIES = [
     {"id": 1, "game": "blooms", "params": {"size": 3}, "moves": ["Rc3"], "sims": 30, "seed": 1},
@@ -156,11 +156,7 @@ def main() -> None:
                   "code_version": version, "seed": args.seed,
                   "engine": engine_fuzz(src, lines),
                   "replay": replay_fuzz(src, records, Path(tmp))}
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command
+from provenance import ROOT, code_version, command, emit
 
 PARAMS = {"size": 5}
 AI_SPEC = "mcts:time=2"
@@ -250,13 +250,9 @@ def main() -> None:
         "pool_at_end": busy,
         "target_p99_ms": 250,
     }
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-        if args.plot:
-            plot(by_kind, args.out.with_suffix(".png"), result)
+    emit(result, args.out)
+    if args.out and args.plot:
+        plot(by_kind, args.out.with_suffix(".png"), result)
 
 
 def plot(by_kind: dict[str, list[float]], path: Path, result: dict[str, Any]) -> None:

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command
+from provenance import ROOT, code_version, command, emit
 
 sys.path.insert(0, str(ROOT / "tests" / "web"))  # the tests' PostgreSQL starter
 
@@ -342,11 +342,7 @@ def main() -> None:
         "illegal_choices": stats.illegal,
         "games_finished": stats.games_finished,
     }
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

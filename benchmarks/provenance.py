@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,3 +25,12 @@ def code_version(src: Path = ROOT / "src") -> str:
         return rev + ("+dirty" if dirty else "")
     except (subprocess.CalledProcessError, FileNotFoundError):
         return "unknown"
+
+
+def emit(result: dict[str, Any], out: Path | None) -> None:
+    """Print ``result`` as JSON, and write it to ``out`` too when one is given."""
+    text = json.dumps(result, indent=1)
+    print(text)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n")
