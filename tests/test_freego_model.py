@@ -122,7 +122,7 @@ def test_choices_are_one_per_move_among_the_legal_points():
 
 def test_the_shipped_free_go_model_loads_when_asked_for_with_its_metadata():
     game = stonegarden.make("freego")
-    assert profile_for(game).model_for(SearchConfig()) is None  # not by default: unmeasured
+    assert profile_for(game).model_for(SearchConfig()) is None  # not by default: it did not win
     model = profile_for(game).model_for(SearchConfig(model="shipped"))
     assert model is not None and model.kind == FreeGoLearner.kind
     assert model.meta["game"] == "freego" and model.meta["games"] >= 100

@@ -241,7 +241,7 @@ def test_shipped_names_the_games_model_and_the_levels_search_without_one():
     assert make_agent("mcts:model=shipped").config.model == "shipped"
     assert profile_for(blooms).model_for(SearchConfig(model="shipped")) is not None
     assert profile_for(freego).model_for(SearchConfig(model="shipped")) is not None
-    assert profile_for(freego).model_for(SearchConfig()) is None  # not measured: not default
+    assert profile_for(freego).model_for(SearchConfig()) is None  # not shown to win: not default
     assert profile_for(blooms).model_for(make_agent("mcts").config) is not None
     for level in range(1, 7):  # calibrated without a model
         config = make_agent(f"level:{level}").config

@@ -61,8 +61,8 @@ class SearchProfile:
     #: the learned move model the search loads by default (``mcts:model=none`` turns it
     #: off): a file name in the ``model`` folder of the profile's package, or ``None``
     shipped_model: ClassVar[str | None] = None
-    #: whether plain ``mcts`` loads the shipped model; a model whose strength is not measured
-    #: yet waits for ``mcts:model=shipped``
+    #: whether plain ``mcts`` loads the shipped model; a model not shown to beat the search
+    #: without it waits for ``mcts:model=shipped``
     model_by_default: ClassVar[bool] = True
     #: strength levels (``level:N``): simulations (or None) and seconds per move
     levels: ClassVar[Mapping[int, tuple[int | None, float]]] = LEVELS
