@@ -4,11 +4,14 @@ change in the machine's load falls on both alike. Prints the ratio N / 1 per gam
 the figures, the command, the code version and the load average to a JSON file.
 
     PYTHONPATH=src python3 benchmarks/threads.py [--threads 2] [--seconds 3] [--rounds 3]
-        [--games blooms,freego] [--protocol-in-threads] [--sims N]
+        [--games blooms,freego] [--protocol-in-threads] [--sims N] [--parallel root|tree]
 
 ``--sims N`` gives each search N simulations (shared out between the trees) instead of
 seconds: no tree's work is cut at a deadline, so "simulations per CPU second" compares the
 work the trees do without what a late helper loses.
+
+``--parallel tree`` measures one tree shared by the threads (``mcts:threads=N,parallel=tree``)
+instead of a tree each; games searched through the protocol have only the latter.
 
 ``--protocol-in-threads`` measures the alternative the search does not take: the extra trees
 of games searched through the protocol in threads (sharing the GIL) instead of processes.
@@ -34,7 +37,8 @@ import stonegarden
 from stonegarden.jobs.procs import cpu_seconds, descendants
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine
-from stonegarden.search.parallel import RootParallel, Searcher
+from stonegarden.search.parallel import PARALLEL_MODES, RootParallel, Searcher, new_searcher
+from stonegarden.search.shared_tree import SharedTree
 
 #: the games and parameters measured (Blooms at n=5, where the single-core figures are kept)
 GAMES: list[tuple[str, dict[str, object]]] = [
@@ -46,10 +50,14 @@ GAMES: list[tuple[str, dict[str, object]]] = [
 ]
 
 
-def searcher(game: stonegarden.Game, threads: int, processes: bool | None) -> Searcher:
-    """The search ``mcts:threads=N`` runs (``processes``: as ``RootParallel`` takes it)."""
+def searcher(game: stonegarden.Game, threads: int, processes: bool | None,
+             parallel: str) -> Searcher:
+    """The search ``mcts:threads=N,parallel=P`` runs (``processes``: as ``RootParallel``
+    takes it)."""
     if threads == 1:
         return make_engine(game, SearchConfig(), None)
+    if parallel == "tree":
+        return new_searcher(game, SearchConfig(), None, threads, parallel)
     return RootParallel(game, SearchConfig(), None, threads, processes)
 
 
@@ -58,14 +66,17 @@ def cpu_now() -> float:
     return time.process_time() + sum(cpu_seconds(p) for p in descendants(os.getpid()))
 
 
-def rate(game: stonegarden.Game, threads: int, budget: Budget,
-         processes: bool | None) -> tuple[int, float, float]:
+def rate(game: stonegarden.Game, threads: int, budget: Budget, processes: bool | None,
+         parallel: str) -> tuple[int, float, float]:
     """(simulations, seconds, CPU seconds) of one search of fresh trees from the initial
     position."""
-    search = searcher(game, threads, processes)
+    search = searcher(game, threads, processes, parallel)
     c0 = cpu_now()
     res = search.search(game.initial_state(), budget)
-    return res.sims, res.seconds, cpu_now() - c0
+    used = cpu_now() - c0
+    if isinstance(search, SharedTree):
+        search.close()
+    return res.sims, res.seconds, used
 
 
 def main() -> None:
@@ -76,6 +87,7 @@ def main() -> None:
     ap.add_argument("--games", default=",".join(g for g, _ in GAMES))
     ap.add_argument("--protocol-in-threads", action="store_true")
     ap.add_argument("--sims", type=int, default=None)
+    ap.add_argument("--parallel", choices=PARALLEL_MODES, default="root")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/threads.json"))
     args = ap.parse_args()
     processes = False if args.protocol_in_threads else None
@@ -87,7 +99,7 @@ def main() -> None:
             continue
         game = stonegarden.make(game_id, **params)
         for t in (1, args.threads):  # kernels, helper processes: outside the timing
-            searcher(game, t, processes).search(game.initial_state(), Budget(sims=2 * t))
+            searcher(game, t, processes, args.parallel).search(game.initial_state(), Budget(sims=2 * t))
         totals = {1: [0, 0.0, 0.0], args.threads: [0, 0.0, 0.0]}
         runs: dict[int, list[float]] = {1: [], args.threads: []}
         cores: dict[int, list[float]] = {1: [], args.threads: []}
@@ -95,7 +107,7 @@ def main() -> None:
             for t in (1, args.threads):
                 budget = (Budget(seconds=args.seconds) if args.sims is None
                           else Budget(sims=args.sims))
-                sims, secs, cpu = rate(game, t, budget, processes)
+                sims, secs, cpu = rate(game, t, budget, processes, args.parallel)
                 totals[t][0] += sims
                 totals[t][1] += secs
                 totals[t][2] += cpu
@@ -120,6 +132,7 @@ def main() -> None:
     out = {"command": command(), "code": code_version(), "time": time.strftime("%Y-%m-%d %H:%M"),
            "cores": len(os.sched_getaffinity(0)), "threads": args.threads,
            "protocol_trees_in": "threads" if args.protocol_in_threads else "processes",
+           "parallel": args.parallel,
            "seconds": args.seconds if args.sims is None else None, "sims": args.sims,
            "rounds": args.rounds, "loadavg_before": load_before,
            "autogroup": Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip()

@@ -1,8 +1,9 @@
 """Search agents: ``uct-flat`` (the baseline), ``mcts`` (our best) and ``level:1`` .. ``level:6``.
 
-``mcts:threads=N`` searches with N trees at once (``search/parallel.py``); ``mcts`` alone takes
-one. Levels 5 and 6 take every core the process may use; levels 1-4 one, so that they are the
-same strength on any machine.
+``mcts:threads=N`` searches with N threads (``search/parallel.py``): ``parallel=root`` a
+tree each, merged at the root; ``parallel=tree`` one tree shared by them
+(``search/shared_tree.py``). ``mcts`` alone takes one. Levels 5 and 6 take every core the
+process may use; levels 1-4 one, so that they are the same strength on any machine.
 
 Every agent option is parsed here: the search's own (``SearchConfig``), the budget, and the
 options a game's search profile declares (checked against their declared ranges).
@@ -19,9 +20,10 @@ from typing import Any
 from ..core.protocol import Game, State
 from ..errors import ParameterError
 from ..search.config import FLAT, MAX_THREADS, Budget, SearchConfig, default_threads
-from ..search.parallel import RootParallel, Searcher, new_searcher
+from ..search.parallel import DEFAULT_PARALLEL, PARALLEL_MODES, RootParallel, Searcher, new_searcher
 from ..search.profile import LEVELS, declared_options, profile_for
 from ..search.result import SearchResult
+from ..search.shared_tree import SharedTree
 from .registry import int_option, no_more_options, register_agent
 
 
@@ -39,12 +41,13 @@ class SearchAgent:
     """Chooses the move a search ranks first. ``last`` holds the last search's result."""
 
     def __init__(self, config: SearchConfig, budget: Budget, seed: int | None, spec: str,
-                 threads: int = 1) -> None:
+                 threads: int = 1, parallel: str = DEFAULT_PARALLEL) -> None:
         self.config = config
         self.budget = budget
         self.seed = seed
         self.spec = spec
         self.threads = threads
+        self.parallel = parallel
         self.last: SearchResult | None = None
         self._engine: Searcher | None = None
         self._game: Game | None = None
@@ -53,9 +56,10 @@ class SearchAgent:
         """The engine for ``game`` (kept while the same game object is played): one tree, or
         ``threads`` trees searching at once."""
         if self._engine is None or self._game is not game:
-            if isinstance(self._engine, RootParallel):
+            if isinstance(self._engine, RootParallel | SharedTree):
                 self._engine.close()
-            self._engine = new_searcher(game, self.config, self.seed, self.threads)
+            self._engine = new_searcher(game, self.config, self.seed, self.threads,
+                                        self.parallel)
             self._game = game
         return self._engine
 
@@ -117,6 +121,19 @@ def threads_option(options: dict[str, str], spec: str) -> int:
         raise ParameterError(f"agent {spec!r}: option 'threads' must be 1..{MAX_THREADS}, "
                              f"not {threads!r}")
     return threads
+
+
+def parallel_option(options: dict[str, str], spec: str) -> str:
+    """The ``parallel`` option (``DEFAULT_PARALLEL`` if absent), removed from ``options``.
+
+    Raises:
+        ParameterError: not one of ``PARALLEL_MODES``.
+    """
+    raw = options.pop("parallel", DEFAULT_PARALLEL)
+    if raw not in PARALLEL_MODES:
+        raise ParameterError(f"agent {spec!r}: option 'parallel' must be "
+                             f"{' or '.join(PARALLEL_MODES)}, not {raw!r}")
+    return raw
 
 
 def _budget(options: dict[str, str], spec: str, default_seconds: float) -> Budget:
@@ -208,7 +225,8 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
     return values
 
 
-@register_agent("mcts", "our best search (options: time=S, sims=N, seed, threads=N, c, rave_k, "
+@register_agent("mcts", "our best search (options: time=S, sims=N, seed, threads=N, "
+                        "parallel=tree|root, c, rave_k, "
                         "grave=N, prior=N, contempt=C, model=none|shipped|PATH, "
                         "rave/solver/chance/reuse/tt/fast/lgr="
                         "on|off, and the game's own: split=on|off, captures=K, safe=K, "
@@ -216,10 +234,11 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)
     threads = threads_option(options, spec)
+    parallel = parallel_option(options, spec)
     budget = _budget(options, spec, 1.0)
     config = _config(options, spec, SearchConfig())
     no_more_options(options, spec)
-    return SearchAgent(config, budget, seed, spec, threads)
+    return SearchAgent(config, budget, seed, spec, threads, parallel)
 
 
 @register_agent("uct-flat", "plain UCT over whole turns with uniform playouts, the baseline "

@@ -28,10 +28,12 @@ from typing import Protocol
 from ..core.protocol import Game, State
 from ..errors import ParameterError
 from .config import Budget, SearchConfig
-from .engines import make_engine
+from .engines import make_engine, warm_up
 from .pools import EDGE_POOL, NODE_POOL, Pools, proof_rank
+from .profile import profile_for
 from .protocol_tree import ProtocolTree
 from .result import MoveStat, SearchResult
+from .shared_tree import SharedTree
 from .tree import TreeSearch
 
 #: how often the calling thread looks at ``stop()`` while the trees search
@@ -254,9 +256,28 @@ def first_ended_early(budget: Budget, first: TreeSearch) -> bool:
     return stopped or int(P.nd_proven[first.root]) == int(P.nd_player[first.root])
 
 
-def new_searcher(game: Game, config: SearchConfig, seed: int | None,
-                 threads: int) -> TreeSearch | RootParallel:
-    """One tree (``threads`` 1, exactly the single-threaded search) or ``threads`` trees."""
+#: how several threads search: one shared tree, or a tree each merged at the root
+PARALLEL_MODES = ("tree", "root")
+#: the mode ``mcts:threads=N`` and the levels use unless told
+DEFAULT_PARALLEL = "root"
+
+
+def new_searcher(game: Game, config: SearchConfig, seed: int | None, threads: int,
+                 parallel: str = DEFAULT_PARALLEL) -> TreeSearch | RootParallel:
+    """One tree (``threads`` 1, exactly the single-threaded search), or ``threads`` threads:
+    ``parallel="tree"`` searches one tree with them (``shared_tree.py``) in games with
+    compiled tree kernels, and like ``"root"`` (a tree each) in the others.
+
+    Raises:
+        ParameterError: ``parallel`` is not one of ``PARALLEL_MODES``.
+    """
+    if parallel not in PARALLEL_MODES:
+        raise ParameterError(f"parallel must be one of {', '.join(PARALLEL_MODES)}, "
+                             f"not {parallel!r}")
     if threads <= 1:
         return make_engine(game, config, seed)
+    spec = profile_for(game).tree(config) if config.fast and parallel == "tree" else None
+    if spec is not None:
+        warm_up(game, config)
+        return SharedTree(game, config, seed, spec, threads)
     return RootParallel(game, config, seed, threads)

@@ -5,7 +5,9 @@ expanded). ``nd_player`` is the player to move (0 at a chance node), ``nd_stage`
 stage of a decision (0 but in games whose turns take several tree levels), ``nd_proven`` the
 proof code (``PROOF_*``). An edge's ``ed_w`` sums the rewards of the node's player (a win 1, a
 draw 1/2; player 1's at a chance node), ``ed_rn``/``ed_rw`` its RAVE samples and their
-rewards. ``counters``: nodes used, edges used, the last AMAF stamp."""
+rewards. ``counters``: the next free node and edge, the last AMAF stamp, and the ends of
+the node and edge ranges this tree allocates from (the whole arrays; a shared tree gives each
+of its threads a range of its own: ``shared_tree.py``)."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ class Pools:
         self.ed_w = np.zeros(edges, np.float32)
         self.ed_rn = np.zeros(edges, np.int32)
         self.ed_rw = np.zeros(edges, np.float32)
-        self.counters = np.zeros(3, np.int64)
+        self.counters = np.array([0, 0, 0, nodes, edges], np.int64)
         #: the node arrays then the edge arrays, as the kernels take them
         self.arrays = (*self.nodes(), *self.edges())
 

@@ -46,11 +46,18 @@ tree_leaf: Any = None
 def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
              nd_player, nd_stage, nd_first, nd_count, nd_n, nd_proven,
              ed_move, ed_child, ed_n, ed_w, ed_rn, ed_rw, counters,
-             c, rave, rave_k, rave_stages, stride, grave, solver, prior, draw, seen, replies):
+             c, rave, rave_k, rave_stages, stride, grave, solver, prior, draw, seen, replies,
+             vloss):
     """Run up to ``nsims`` simulations from ``root`` (whose position is ``root_board`` and
     ``root_info``); returns how many ran (fewer once the solver proves the root a win for its
     player; a proven loss or draw is searched on). ``seen``: the AMAF stamps, (3, keys);
     ``replies``: the last-good-reply table (empty: off); ``draw``: player 1's reward of a draw.
+
+    ``vloss``: the virtual loss of a tree that several threads search at once
+    (``shared_tree.py``; 0 for a tree of one thread): each edge on the way down counts
+    ``vloss`` more visits without reward until the simulation's result is backed up, so that
+    the other threads turn to other moves. A node another thread is expanding this instant
+    may show no edges yet: it is then evaluated as a leaf.
     """
     scratch = tree_scratch(consts)
     board = np.empty_like(root_board)
@@ -95,6 +102,8 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
                 if not expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move,
                               ed_child, ed_n, ed_w, ed_rn, ed_rw, counters):
                     break
+            if nd_count[node] <= 0:  # published but not yet whole (another thread's)
+                break
             ref = grave_node(node, depth, path_nodes, nd_player, nd_stage, nd_n, grave)
             e = select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_child,
                        ed_n, ed_w, ed_rn, ed_rw, c, rave, rave_k, solver, ref)
@@ -102,6 +111,9 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
             path_edges[depth] = e
             tree_moves_played[depth] = ed_move[e]
             depth += 1
+            if vloss > 0:
+                ed_n[e] += vloss
+                nd_n[node] += vloss
             code, player, stage = tree_play(board, info, player, stage, ed_move[e], consts,
                                             scratch)
             child = ed_child[e]
@@ -126,6 +138,10 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
             if lgr:
                 lgr_update(replies, tree_moves_played[:depth], playout_moves[:m],
                            nd_player[root], w)
+        if vloss > 0:
+            for d in range(depth):
+                ed_n[path_edges[d]] -= vloss
+                nd_n[path_nodes[d]] -= vloss
         backup(path_nodes, path_edges, depth, node, r1, nd_player, nd_stage, nd_first, nd_count,
                nd_n, nd_proven, ed_move, ed_child, ed_n, ed_w, ed_rn, ed_rw, rave, rave_stages,
                stride, seen, stamp, solver)
@@ -144,5 +160,6 @@ def specialise(name: str, scratch: Callable[..., Any], begin: Callable[..., Any]
                  tree_leaf=leaf)
     fn = types.FunctionType(code, names, name)
     fn.__qualname__ = name
-    # nogil: the trees of a parallel search run this loop in threads at once (parallel.py)
+    # nogil: the trees of a parallel search, or the threads of a shared tree, run this loop in
+    # threads at once (parallel.py, shared_tree.py)
     return njit(cache=True, nogil=True)(fn)

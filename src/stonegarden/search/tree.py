@@ -69,6 +69,9 @@ class TreeSearch:
     position is known (``_new_root``, ``_find_root``)."""
 
     levels_per_turn = 1
+    #: compact a kept tree even when its root is the old root (a shared tree leaves gaps
+    #: between its threads' ranges, which only compacting gives back)
+    compacts_kept_root = False
 
     def __init__(self, game: Game, config: SearchConfig, seed: int | None,
                  pools: Pools | None = None) -> None:
@@ -124,8 +127,9 @@ class TreeSearch:
             self.root = self._new_root(state)
             return 0
         reused = int(P.nd_n[found])
-        if found != 0 and (P.counters[0] > P.nd_player.shape[0] // 3
-                           or P.counters[1] > P.ed_move.shape[0] // 3):
+        crowded = (P.counters[0] > P.nd_player.shape[0] // 3
+                   or P.counters[1] > P.ed_move.shape[0] // 3)
+        if crowded and (found != 0 or self.compacts_kept_root):
             fresh = Pools(*self.pool_size)
             new_id = np.empty(int(P.counters[0]), np.int64)
             fresh.counters[:] = P.counters
@@ -294,6 +298,8 @@ class CompiledTree(TreeSearch):
         self.rave = bool(config.rave) and spec.rave_stages > 0
         self.prior = self.profile.prior_for(config) if self.rave else 0
         self._root_arrays: tuple[np.ndarray, np.ndarray] | None = None
+        #: virtual loss (``simulate.run_sims``); only a shared tree's threads need it
+        self.vloss = 0
 
     def _turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
         return self.spec.turn_action(state, moves)
@@ -353,4 +359,4 @@ class CompiledTree(TreeSearch):
             want, self.root, board, info, spec.consts, spec.max_moves, spec.max_depth,
             *P.nodes(), *P.edges(), P.counters, self.c, self.rave, self.rave_k,
             spec.rave_stages, spec.stride, int(cfg.grave), solver, self.prior, self.draw,
-            self.seen, self.replies))
+            self.seen, self.replies, self.vloss))

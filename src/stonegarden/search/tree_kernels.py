@@ -33,9 +33,9 @@ def code_value(code, draw):
 def new_node(nd_player, nd_stage, nd_first, nd_count, nd_n, nd_proven, counters, player, stage,
              proven):
     """Allocate a leaf for ``player`` at ``stage`` with proof code ``proven``; -1 if the pool
-    is full."""
+    (the range ``counters`` allocates from) is full."""
     i = counters[0]
-    if i >= nd_player.shape[0]:
+    if i >= counters[3]:
         return -1
     counters[0] += 1
     nd_player[i] = player
@@ -52,9 +52,12 @@ def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_ch
            ed_rn, ed_rw, counters):
     """Give ``node`` one edge per move of ``moves[:count]``, in that order; with ``prior`` > 0
     a move whose ``priors`` value (for the node's player, in [0, 1]) is not negative starts
-    with ``prior`` virtual RAVE samples of it. False if the edge pool is full."""
+    with ``prior`` virtual RAVE samples of it. False if the edge pool (the range ``counters``
+    allocates from) is full. The edges are written before the node points at them, and its
+    count before its first edge, so that another thread searching the same tree sees the node
+    either unexpanded or whole."""
     start = counters[1]
-    if start + count > ed_move.shape[0]:
+    if start + count > counters[4]:
         return False
     for k in range(count):
         e = start + k
@@ -68,8 +71,8 @@ def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_ch
             ed_rn[e] = prior
             ed_rw[e] = prior * priors[k]
     counters[1] = start + count
-    nd_first[node] = start
     nd_count[node] = count
+    nd_first[node] = start
     return True
 
 

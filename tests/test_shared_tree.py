@@ -1,0 +1,172 @@
+"""One tree searched by several threads (``mcts:threads=N,parallel=tree``): virtual loss leaves
+no trace, each thread allocates in its own range, every simulation is backed up once, proofs
+and tactics are found, full and kept pools, the option, and no thread left behind."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import stonegarden
+from stonegarden.agents import make_agent
+from stonegarden.agents.search_agents import SearchAgent
+from stonegarden.errors import ParameterError
+from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.engines import make_engine
+from stonegarden.search.parallel import RootParallel, new_searcher
+from stonegarden.search.pools import Pools
+from stonegarden.search.profile import profile_for
+from stonegarden.search.shared_tree import SharedTree
+
+from .tree_helpers import reachable
+
+TREE_GAMES = [("blooms", {"size": 4}), ("freego", {"size": 7})]
+
+
+def _shared(game, seed=1, threads=2, pools=None) -> SharedTree:
+    spec = profile_for(game).tree(SearchConfig())
+    make_engine(game, SearchConfig(), 0)  # loads the kernels
+    return SharedTree(game, SearchConfig(), seed, spec, threads, pools)
+
+
+def _tree_arrays(engine):
+    P = engine.pools
+    n, e = int(P.counters[0]), int(P.counters[1])
+    return (P.nd_n[:n].tolist(), P.nd_first[:n].tolist(), P.ed_n[:e].tolist(),
+            P.ed_w[:e].tolist(), P.ed_rn[:e].tolist(), P.ed_child[:e].tolist())
+
+
+@pytest.mark.parametrize("game_id,params", TREE_GAMES)
+def test_virtual_loss_on_one_thread_leaves_the_tree_as_it_was(game_id, params):
+    # one thread's virtual loss is taken back before the backup and is never read by its own
+    # walk (it lies above the node being chosen): the tree must be the plain search's exactly
+    game = stonegarden.make(game_id, **params)
+    state = game.initial_state()
+    plain = make_engine(game, SearchConfig(), 5)
+    marked = make_engine(game, SearchConfig(), 5)
+    marked.vloss = 3  # type: ignore[attr-defined]
+    a = plain.search(state, Budget(sims=1500))
+    b = marked.search(state, Budget(sims=1500))
+    assert a.moves == b.moves and a.pv == b.pv
+    assert _tree_arrays(plain) == _tree_arrays(marked)
+
+
+@pytest.mark.parametrize("game_id,params", TREE_GAMES)
+def test_every_simulation_is_backed_up_once_and_no_virtual_loss_is_left(game_id, params):
+    game = stonegarden.make(game_id, **params)
+    engine = _shared(game)
+    res = engine.search(game.initial_state(), Budget(sims=20_000))
+    P = engine.pools
+    root_visits = int(P.nd_n[engine.root])
+    edge_visits = sum(int(P.ed_n[e]) for e in P.edge_range(engine.root))
+    assert res.sims == 20_000
+    # statistics are updated without locks, so a race may lose an increment, but a virtual
+    # loss left behind would add thousands
+    assert 0.99 * res.sims <= root_visits <= res.sims
+    assert 0.99 * res.sims <= edge_visits <= res.sims
+    used = int(P.counters[1])
+    assert (P.ed_n[:used] >= 0).all() and (P.nd_n[:int(P.counters[0])] >= 0).all()
+    engine.close()
+
+
+@pytest.mark.parametrize("game_id,params", TREE_GAMES)
+def test_each_thread_allocates_in_its_own_range(game_id, params):
+    game = stonegarden.make(game_id, **params)
+    engine = _shared(game, pools=Pools(400_000, 4_000_000))
+    engine.search(game.initial_state(), Budget(sims=20_000))
+    ranges = [(s, (int(r[0]), int(r[3]))) for s, r in zip(engine._starts, engine.ranges)]
+    # both threads made nodes, each from its own range, and the ranges do not overlap
+    (s0, (n0, end0)), (s1, (n1, end1)) = ranges
+    assert s0[0] < n0 <= end0 <= s1[0] < n1 <= end1
+    nodes, parents = reachable(engine)
+    assert any(s1[0] <= n < n1 for n in nodes) and any(s0[0] <= n < n0 for n in nodes)
+    # no slot handed out twice: without a transposition table every node has one parent
+    assert all(count == 1 for node, count in parents.items() if node != engine.root)
+    assert all(n < s0[0] or s0[0] <= n < n0 or s1[0] <= n < n1 for n in nodes)
+    engine.close()
+
+
+def test_a_shared_tree_proves_the_forced_win_and_plays_it():
+    game = stonegarden.make("blooms", size=3, target=1)
+    state = game.replay(["Ra2", "Ka1"])[-1]
+    engine = _shared(game)
+    res = engine.search(state, Budget(sims=100_000))
+    assert res.proven == 1 and res.value == 1.0 and res.sims < 100_000
+    assert game.action_to_text(state, res.best) in ("Rb1,Yb2", "Rb2,Yb1")
+    engine.close()
+
+
+@pytest.mark.parametrize("game_id,params", TREE_GAMES)
+def test_full_pools_still_give_a_legal_move(game_id, params):
+    game = stonegarden.make(game_id, **params)
+    engine = _shared(game, pools=Pools(300, 3_000))
+    state = game.initial_state()
+    res = engine.search(state, Budget(sims=5_000))
+    assert res.sims == 5_000 and game.is_legal(state, res.best)
+    assert all(int(r[0]) <= int(r[3]) and int(r[1]) <= int(r[4]) for r in engine.ranges)
+    engine.close()
+
+
+def test_a_kept_tree_is_compacted_even_at_the_same_root():
+    # the threads' ranges leave gaps; searching one position again and again must not
+    # run the pools out
+    game = stonegarden.make("blooms", size=4)
+    engine = _shared(game, pools=Pools(30_000, 400_000))
+    state = game.initial_state()
+    for _ in range(6):
+        res = engine.search(state, Budget(sims=4_000))
+        assert int(engine.pools.counters[0]) < 30_000 and res.sims == 4_000
+    again = engine.search(state, Budget(sims=10))
+    assert again.reused > 4_000 and engine.root == 0
+    nodes, _ = reachable(engine)
+    assert again.extra["nodes"] >= len(nodes)
+    state = game.play(state, again.best)
+    assert engine.search(state, Budget(sims=500)).reused > 0
+    engine.close()
+
+
+def test_the_option_chooses_the_shared_tree_where_the_game_has_compiled_kernels():
+    blooms = stonegarden.make("blooms", size=4)
+    agent = make_agent("mcts:threads=2,parallel=tree,sims=300,seed=1")
+    assert isinstance(agent, SearchAgent)
+    assert isinstance(agent.engine(blooms), SharedTree)
+    res = agent.choose(blooms, blooms.initial_state())
+    assert blooms.is_legal(blooms.initial_state(), res)
+    # through the protocol there is no compiled tree to share: a tree each
+    bridge = stonegarden.make("bridgego", size=5)
+    assert isinstance(new_searcher(bridge, SearchConfig(), 1, 2, "tree"), RootParallel)
+    assert isinstance(new_searcher(blooms, SearchConfig(), 1, 2, "root"), RootParallel)
+    # one thread is the plain search whatever the mode
+    assert not isinstance(new_searcher(blooms, SearchConfig(), 1, 1, "tree"), SharedTree)
+    for spec in ("mcts:parallel=leaf", "mcts:threads=2,parallel="):
+        with pytest.raises(ParameterError, match="parallel"):
+            make_agent(spec)
+    with pytest.raises(ParameterError):
+        new_searcher(blooms, SearchConfig(), 1, 2, "both")
+    with pytest.raises(ParameterError):
+        SharedTree(blooms, SearchConfig(), 1, profile_for(blooms).tree(SearchConfig()), 1)
+
+
+def test_an_error_mid_search_leaves_no_thread_in_the_tree():
+    game = stonegarden.make("blooms", size=5)
+    engine = _shared(game)
+    calls = []
+
+    def interrupt() -> bool:
+        calls.append(1)
+        if len(calls) > 3:
+            raise KeyboardInterrupt
+        return False
+
+    with pytest.raises(KeyboardInterrupt):
+        engine.search(game.initial_state(), Budget(sims=10_000_000, stop=interrupt))
+    # the other thread has ended its share: the tree no longer changes
+    before = np.array(engine.pools.ed_n[:int(engine.pools.counters[1])])
+    threading.Event().wait(0.1)
+    assert (engine.pools.ed_n[:before.shape[0]] == before).all()
+    res = engine.search(game.initial_state(), Budget(sims=500))
+    assert game.is_legal(game.initial_state(), res.best)
+    engine.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("shared-tree")]
