@@ -1,4 +1,4 @@
-"""Parallel search (``mcts:threads=N``, root parallelism): a legal move in every game, the
+"""Parallel search (``mcts:threads=N,parallel=root``, root parallelism): a legal move in every game, the
 merged root is the sum of the trees', a stop ends every tree, the option's range, the levels'
 thread counts, reproducible seeded searches, and no helper process left behind."""
 
@@ -46,7 +46,7 @@ def _no_helpers_left():
 def test_two_trees_find_a_legal_move_in_every_game(game_id):
     game = stonegarden.make(game_id, **SMALL[game_id])
     state = game.initial_state()
-    agent = _agent("mcts:threads=2,sims=200,seed=3")
+    agent = _agent("mcts:threads=2,parallel=root,sims=200,seed=3")
     res = agent.analyse(game, state, Budget(sims=200))
     assert isinstance(agent.engine(game), RootParallel)
     assert game.is_legal(state, res.best)
@@ -60,7 +60,7 @@ def test_two_trees_find_a_legal_move_in_every_game(game_id):
 def test_the_merged_root_is_the_sum_of_the_trees(game_id):
     game = stonegarden.make(game_id, **SMALL[game_id])
     state = game.initial_state()
-    agent = _agent("mcts:threads=2,sims=600,seed=5")
+    agent = _agent("mcts:threads=2,parallel=root,sims=600,seed=5")
     res = agent.analyse(game, state)
     parts = agent.engine(game).last_parts  # type: ignore[union-attr]
     assert len(parts) == 2
@@ -94,7 +94,7 @@ def test_merging_sums_visits_weights_values_and_keeps_proofs():
 def test_a_stop_ends_every_tree_promptly(game_id):
     game = stonegarden.make(game_id, **SMALL[game_id])
     state = game.initial_state()
-    agent = _agent("mcts:threads=2,seed=1")
+    agent = _agent("mcts:threads=2,parallel=root,seed=1")
     agent.analyse(game, state, Budget(sims=4))  # helpers started, kernels loaded
     t0 = time.perf_counter()
     res = agent.analyse(game, state, Budget(seconds=60, stop=lambda: time.perf_counter() - t0 > 0.3))
@@ -136,7 +136,7 @@ def test_levels_one_to_four_take_one_thread_and_five_six_every_core():
 def test_a_seeded_parallel_search_is_reproducible_and_one_thread_is_the_plain_search():
     game = stonegarden.make("blooms", size=4)
     state = game.initial_state()
-    two = [_agent("mcts:threads=2,seed=9,sims=800").analyse(game, state) for _ in range(2)]
+    two = [_agent("mcts:threads=2,parallel=root,seed=9,sims=800").analyse(game, state) for _ in range(2)]
     assert two[0].moves == two[1].moves and two[0].pv == two[1].pv
     one = _agent("mcts:threads=1,seed=9,sims=800").analyse(game, state)
     plain = _agent("mcts:seed=9,sims=800").analyse(game, state)
@@ -147,7 +147,7 @@ def test_fewer_simulations_than_trees_use_fewer_trees():
     assert share_sims(3, 4) == [1, 1, 1]
     assert share_sims(10, 3) == [4, 3, 3]
     game = stonegarden.make("blooms", size=3)
-    res = _agent("mcts:threads=4,seed=1").analyse(game, game.initial_state(), Budget(sims=2))
+    res = _agent("mcts:threads=4,parallel=root,seed=1").analyse(game, game.initial_state(), Budget(sims=2))
     assert res.sims == 2 and res.extra["threads"] == 2
 
 

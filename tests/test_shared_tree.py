@@ -1,6 +1,6 @@
 """One tree searched by several threads (``mcts:threads=N,parallel=tree``): virtual loss leaves
 no trace, each thread allocates in its own range, every simulation is backed up once, proofs
-and tactics are found, full and kept pools, the option, and no thread left behind."""
+and tactics are found, full and kept pools, the option, no thread left behind, and the default."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ import pytest
 import stonegarden
 from stonegarden.agents import make_agent
 from stonegarden.agents.search_agents import SearchAgent
+from stonegarden.engine import answer
 from stonegarden.errors import ParameterError
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine
-from stonegarden.search.parallel import RootParallel, new_searcher
+from stonegarden.search.parallel import RootParallel, new_searcher, reproducible_parallel
 from stonegarden.search.pools import Pools
 from stonegarden.search.profile import profile_for
 from stonegarden.search.shared_tree import SharedTree
@@ -170,3 +171,15 @@ def test_an_error_mid_search_leaves_no_thread_in_the_tree():
     assert game.is_legal(game.initial_state(), res.best)
     engine.close()
     assert not [t for t in threading.enumerate() if t.name.startswith("shared-tree")]
+
+
+def test_the_default_is_the_shared_tree_but_a_seeded_count_of_simulations_is_reproducible():
+    blooms = stonegarden.make("blooms", size=4)
+    agent = make_agent("mcts:threads=2")
+    assert isinstance(agent, SearchAgent) and isinstance(agent.engine(blooms), SharedTree)
+    assert reproducible_parallel(3, None) == "root"
+    assert reproducible_parallel(3, 1.0) == reproducible_parallel(None, None) == "tree"
+    # the engine promises that a seed and a count of simulations give the same answer
+    query = {"game": "blooms", "params": {"size": 4}, "sims": 400, "seed": 3}
+    a, b = answer(query, threads=2), answer(query, threads=2)
+    assert a["candidates"] == b["candidates"] and a["pv"] == b["pv"]

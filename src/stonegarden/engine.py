@@ -18,6 +18,7 @@ from .core.registry import available_games, make
 from .errors import ParameterError, RecordError, StonegardenError, quote
 from .search.analysis import analyse_position
 from .search.config import Budget
+from .search.parallel import reproducible_parallel
 
 MAX_LINE = 1_000_000
 MAX_SIMS = 10_000_000
@@ -42,7 +43,7 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
 def answer(query: Any, threads: int = 1) -> dict[str, Any]:
     """The answer to one decoded query. Never raises: bad input gets an error answer naming
     the input and the reason; an unexpected failure (a bug) gets ``kind: InternalError``, and
-    the engine goes on either way. ``threads``: the trees of the default agent (``mcts``); a
+    the engine goes on either way. ``threads``: the threads of the default agent (``mcts``); a
     query naming its agent says its own."""
     qid = query.get("id") if isinstance(query, dict) else None
     try:
@@ -98,7 +99,8 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
         sims = DEFAULT_SIMS
     top = _number(query, "candidates", int, 1, 1000) or 5
     seed = _number(query, "seed", int, 0, 2**63 - 1)
-    spec = query.get("agent", "mcts" if threads == 1 else f"mcts:threads={threads}")
+    spec = query.get("agent", "mcts" if threads == 1 else
+                     f"mcts:threads={threads},parallel={reproducible_parallel(seed, seconds)}")
     if not isinstance(spec, str):
         raise ParameterError(f"'agent' must be an agent spec, not {quote(spec)}")
     base = {"game": game_id, "ply": state.ply}

@@ -13,6 +13,7 @@ from ..core.record import load_record, replay_record
 from ..errors import ParameterError
 from ..search.analysis import analyse_position, review_moves
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
+from ..search.parallel import reproducible_parallel
 from .common import friendly_errors
 
 
@@ -26,7 +27,7 @@ from .common import friendly_errors
               help="simulations per position (reproducible with --seed)")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
-              show_default="all cores", help="trees searching at once")
+              show_default="all cores", help="threads searching at once")
 @click.option("--review", "review", is_flag=True,
               help="every move with the value lost against the best")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
@@ -39,8 +40,10 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
     record = load_record(record_path)
     game, states = replay_record(record)
-    agent = SearchAgent(SearchConfig(), budget, seed, f"mcts:seed={seed},threads={threads}",
-                        threads)
+    parallel = reproducible_parallel(seed, budget.seconds)
+    agent = SearchAgent(SearchConfig(), budget, seed,
+                        f"mcts:seed={seed},threads={threads},parallel={parallel}", threads,
+                        parallel)
     moves = list(record.moves)
     if review:
         rows = review_moves(agent, game, states, moves, budget)

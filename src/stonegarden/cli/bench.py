@@ -68,7 +68,7 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
               help="a search agent spec (its time/sims are replaced by --seconds)")
 @click.option("--seconds", type=click.FloatRange(min=0.01), default=5.0, show_default=True)
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
-              help="trees searching at once [default: the agent's own]")
+              help="threads searching at once [default: the agent's own]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors
 def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,

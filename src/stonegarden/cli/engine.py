@@ -12,7 +12,7 @@ from ..search.config import MAX_THREADS, default_threads
 @click.command()
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
               show_default="all cores",
-              help="trees searching at once for queries that name no agent")
+              help="threads searching at once for queries that name no agent")
 def engine(threads: int) -> None:
     """Answer JSON analysis queries, one per line on stdin, one answer per line on stdout."""
     from ..engine import bounded_lines, serve

@@ -7,7 +7,9 @@ game searched through the protocol holds the GIL in every simulation, so its ext
 in helper processes (``helpers.py``). Either way the first tree is the calling thread's own
 engine, with the seed it would have alone, and keeps its tree between moves; each helper
 keeps its own. Each tree's pools are 1/N of one tree's, so N trees keep one tree's memory
-bound. docs/ai.md ("Parallel search") says why this design and how it scales.
+bound. ``new_searcher`` chooses between this and one tree shared by the threads
+(``shared_tree.py``); docs/ai.md ("Parallel search") compares the two and says how each
+scales.
 
 A budget of simulations is a total, shared out between the trees (each a fixed share with its
 own seed, so a seeded search stays reproducible); a budget of seconds is the same deadline for
@@ -258,8 +260,17 @@ def first_ended_early(budget: Budget, first: TreeSearch) -> bool:
 
 #: how several threads search: one shared tree, or a tree each merged at the root
 PARALLEL_MODES = ("tree", "root")
-#: the mode ``mcts:threads=N`` and the levels use unless told
-DEFAULT_PARALLEL = "root"
+#: the mode ``mcts:threads=N`` and the levels use unless told: of the two, the one that won
+#: more of the 200 games against one thread at 0.5 s a move (Blooms and Free Go, 122 to 117;
+#: docs/ai.md, "Parallel search")
+DEFAULT_PARALLEL = "tree"
+
+
+def reproducible_parallel(seed: int | None, seconds: float | None) -> str:
+    """The mode for a search whose caller promises that a seed and a budget of simulations
+    reproduce it (the engine, ``analyse``): a tree each, since a shared tree's threads race;
+    else ``DEFAULT_PARALLEL``."""
+    return "root" if seed is not None and seconds is None else DEFAULT_PARALLEL
 
 
 def new_searcher(game: Game, config: SearchConfig, seed: int | None, threads: int,
