@@ -23,6 +23,7 @@ from stonegarden.search.result import MoveStat, SearchResult
 from stonegarden.search.tree import TreeSearch
 
 from .conftest import run_cli
+from .tree_helpers import interrupt_after
 
 #: small boards keep the helper processes' searches short
 SMALL = {"blooms": {"size": 3}, "blooms-territory": {"size": 3}, "freego": {"size": 5},
@@ -208,17 +209,9 @@ def test_an_error_in_the_first_tree_stops_the_others():
     game = stonegarden.make("blooms", size=5)
     search = RootParallel(game, SearchConfig(), 1, 2)
     search.search(game.initial_state(), Budget(sims=4))
-    calls = []
-
-    def interrupt() -> bool:
-        calls.append(1)
-        if len(calls) > 2:
-            raise KeyboardInterrupt
-        return False
-
     t0 = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        search.search(game.initial_state(), Budget(sims=10_000_000, stop=interrupt))
+        search.search(game.initial_state(), Budget(sims=10_000_000, stop=interrupt_after(2)))
     assert time.perf_counter() - t0 < 5.0
     assert all(h.done() for h in search.helpers)
     search.close()

@@ -21,7 +21,7 @@ from stonegarden.search.pools import Pools
 from stonegarden.search.profile import profile_for
 from stonegarden.search.shared_tree import SharedTree
 
-from .tree_helpers import reachable
+from .tree_helpers import interrupt_after, reachable
 
 TREE_GAMES = [("blooms", {"size": 4}), ("freego", {"size": 7})]
 
@@ -153,16 +153,8 @@ def test_the_option_chooses_the_shared_tree_where_the_game_has_compiled_kernels(
 def test_an_error_mid_search_leaves_no_thread_in_the_tree():
     game = stonegarden.make("blooms", size=5)
     engine = _shared(game)
-    calls = []
-
-    def interrupt() -> bool:
-        calls.append(1)
-        if len(calls) > 3:
-            raise KeyboardInterrupt
-        return False
-
     with pytest.raises(KeyboardInterrupt):
-        engine.search(game.initial_state(), Budget(sims=10_000_000, stop=interrupt))
+        engine.search(game.initial_state(), Budget(sims=10_000_000, stop=interrupt_after(3)))
     # the other thread has ended its share: the tree no longer changes
     before = np.array(engine.pools.ed_n[:int(engine.pools.counters[1])])
     threading.Event().wait(0.1)

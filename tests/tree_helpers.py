@@ -1,7 +1,9 @@
-"""Reading the search's tree (``search/pools.py``) in tests: nodes, edges, children."""
+"""Reading the search's tree (``search/pools.py``) in tests: nodes, edges, children; and a
+stop that interrupts a search."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -25,3 +27,16 @@ def reachable(engine: Any) -> tuple[list[int], dict[int, int]]:
                 seen.add(child)
                 todo.append(child)
     return sorted(seen), parents
+
+
+def interrupt_after(calls: int) -> Callable[[], bool]:
+    """A search's ``stop()`` that raises ``KeyboardInterrupt`` (Ctrl-C) at call ``calls + 1``."""
+    made = [0]
+
+    def stop() -> bool:
+        made[0] += 1
+        if made[0] > calls:
+            raise KeyboardInterrupt
+        return False
+
+    return stop
