@@ -63,10 +63,10 @@ def test_every_simulation_is_backed_up_once_and_no_virtual_loss_is_left(game_id,
     root_visits = int(P.nd_n[engine.root])
     edge_visits = sum(int(P.ed_n[e]) for e in P.edge_range(engine.root))
     assert res.sims == 20_000
-    # statistics are updated without locks, so a race may lose an increment, but a virtual
-    # loss left behind would add thousands
-    assert 0.99 * res.sims <= root_visits <= res.sims
-    assert 0.99 * res.sims <= edge_visits <= res.sims
+    # statistics are updated without locks, so a race may lose an increment (or a virtual
+    # loss's removal: one visit too many), but virtual losses left behind would add thousands
+    assert 0.99 * res.sims <= root_visits <= 1.01 * res.sims
+    assert 0.99 * res.sims <= edge_visits <= 1.01 * res.sims
     used = int(P.counters[1])
     assert (P.ed_n[:used] >= 0).all() and (P.nd_n[:int(P.counters[0])] >= 0).all()
     engine.close()
@@ -161,8 +161,10 @@ def test_an_error_mid_search_leaves_no_thread_in_the_tree():
     assert (engine.pools.ed_n[:before.shape[0]] == before).all()
     res = engine.search(game.initial_state(), Budget(sims=500))
     assert game.is_legal(game.initial_state(), res.best)
+    threads = list(engine._pool._threads)
+    assert threads
     engine.close()
-    assert not [t for t in threading.enumerate() if t.name.startswith("shared-tree")]
+    assert not any(t.is_alive() for t in threads)
 
 
 def test_the_default_is_the_shared_tree_but_a_seeded_count_of_simulations_is_reproducible():
