@@ -20,7 +20,7 @@ from typing import Any
 from ..core.protocol import Game, State
 from ..errors import ParameterError
 from ..search.config import FLAT, MAX_THREADS, Budget, SearchConfig, default_threads
-from ..search.parallel import DEFAULT_PARALLEL, PARALLEL_MODES, RootParallel, Searcher, new_searcher
+from ..search.parallel import DEFAULT_PARALLEL, RootParallel, Searcher, new_searcher, parallel_mode
 from ..search.profile import LEVELS, declared_options, profile_for
 from ..search.result import SearchResult
 from ..search.shared_tree import SharedTree
@@ -127,13 +127,12 @@ def parallel_option(options: dict[str, str], spec: str) -> str:
     """The ``parallel`` option (``DEFAULT_PARALLEL`` if absent), removed from ``options``.
 
     Raises:
-        ParameterError: not one of ``PARALLEL_MODES``.
+        ParameterError: not one of ``parallel.PARALLEL_MODES``.
     """
-    raw = options.pop("parallel", DEFAULT_PARALLEL)
-    if raw not in PARALLEL_MODES:
-        raise ParameterError(f"agent {spec!r}: option 'parallel' must be "
-                             f"{' or '.join(PARALLEL_MODES)}, not {raw!r}")
-    return raw
+    try:
+        return parallel_mode(options.pop("parallel", DEFAULT_PARALLEL))
+    except ParameterError as exc:
+        raise ParameterError(f"agent {spec!r}: option {exc}") from None
 
 
 def _budget(options: dict[str, str], spec: str, default_seconds: float) -> Budget:

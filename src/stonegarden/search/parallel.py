@@ -266,6 +266,17 @@ PARALLEL_MODES = ("tree", "root")
 DEFAULT_PARALLEL = "tree"
 
 
+def parallel_mode(raw: str) -> str:
+    """``raw`` if it is one of ``PARALLEL_MODES``.
+
+    Raises:
+        ParameterError: it is not.
+    """
+    if raw not in PARALLEL_MODES:
+        raise ParameterError(f"parallel must be {' or '.join(PARALLEL_MODES)}, not {raw!r}")
+    return raw
+
+
 def reproducible_parallel(seed: int | None, seconds: float | None) -> str:
     """The mode for a search whose caller promises that a seed and a budget of simulations
     reproduce it (the engine, ``analyse``): a tree each, since a shared tree's threads race;
@@ -282,9 +293,7 @@ def new_searcher(game: Game, config: SearchConfig, seed: int | None, threads: in
     Raises:
         ParameterError: ``parallel`` is not one of ``PARALLEL_MODES``.
     """
-    if parallel not in PARALLEL_MODES:
-        raise ParameterError(f"parallel must be one of {', '.join(PARALLEL_MODES)}, "
-                             f"not {parallel!r}")
+    parallel_mode(parallel)
     if threads <= 1:
         return make_engine(game, config, seed)
     spec = profile_for(game).tree(config) if config.fast and parallel == "tree" else None

@@ -107,16 +107,9 @@ class SharedTree(CompiledTree):
     def _run_thread(self, k: int, want: int, solver: bool) -> int:
         """Thread ``k``'s ``want`` simulations (threads other than the caller's seed their own
         random stream for each chunk: a pool thread may take any thread's share)."""
-        spec, cfg, P = self.spec, self.config, self.pools
-        assert self._root_arrays is not None
-        board, info = self._root_arrays
         if k > 0:
             seed_numba((self.salt * 31 + self._chunks * 1_000_003 + k) % 2**31)
-        return int(spec.run(
-            want, self.root, board, info, spec.consts, spec.max_moves, spec.max_depth,
-            *P.nodes(), *P.edges(), self.ranges[k], self.c, self.rave, self.rave_k,
-            spec.rave_stages, spec.stride, int(cfg.grave), solver, self.prior, self.draw,
-            self.seens[k], self.tables[k], self.vloss))
+        return self._simulate(want, solver, self.ranges[k], self.seens[k], self.tables[k])
 
     def _result(self, state: State, sims: int, seconds: float, reused: int) -> SearchResult:
         result = super()._result(state, sims, seconds, reused)

@@ -352,11 +352,18 @@ class CompiledTree(TreeSearch):
         self._root_arrays = self.spec.root_position(state)
 
     def _run(self, want: int, state: State, solver: bool) -> int:
+        return self._simulate(want, solver, self.pools.counters, self.seen, self.replies)
+
+    def _simulate(self, want: int, solver: bool, counters: np.ndarray, seen: np.ndarray,
+                  replies: np.ndarray) -> int:
+        """``want`` simulations of the compiled loop, allocating through ``counters`` with
+        the AMAF stamps ``seen`` and the reply table ``replies`` (a shared tree's threads
+        each pass their own)."""
         spec, cfg, P = self.spec, self.config, self.pools
         assert self._root_arrays is not None
         board, info = self._root_arrays
         return int(spec.run(
             want, self.root, board, info, spec.consts, spec.max_moves, spec.max_depth,
-            *P.nodes(), *P.edges(), P.counters, self.c, self.rave, self.rave_k,
+            *P.nodes(), *P.edges(), counters, self.c, self.rave, self.rave_k,
             spec.rave_stages, spec.stride, int(cfg.grave), solver, self.prior, self.draw,
-            self.seen, self.replies, self.vloss))
+            seen, replies, self.vloss))
