@@ -9,8 +9,6 @@ import numpy as np
 
 import stonegarden
 from stonegarden.games.freego.features import (
-    OPP,
-    OWN,
     PATTERNS,
     TACTICS,
     canonical_patterns,
@@ -22,6 +20,7 @@ from stonegarden.games.freego.priors import PRIOR_OF_KIND
 from stonegarden.games.freego.tree import freego_moves, freego_scratch
 from stonegarden.geometry.edges import edge_distance
 from stonegarden.geometry.flood import label_groups
+from stonegarden.geometry.square_patterns import OPP, OWN
 from stonegarden.learn.model import save_model
 from stonegarden.search.config import SearchConfig
 from stonegarden.search.profile import profile_for

@@ -10,7 +10,7 @@ through here; none of them holds a table keyed by game id.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from ..learn.learner import Learner
     from ..learn.model import MoveModel
     from .tree import TreeSpec
+
+#: a node's priors in the protocol tree: (state, legal actions, the move into it; -1 unknown)
+#: -> a value in [0, 1] per action, or ``None`` (``SearchProfile.prior_values``)
+PriorValues = Callable[[State, np.ndarray, int], "np.ndarray | None"]
 
 #: level -> (simulations per move, or None; seconds per move), whichever ends first.
 #: Calibrated on Blooms n=5 (docs/ai.md): one doubling of simulations scores about 65-75%
@@ -164,6 +168,15 @@ class SearchProfile:
         ``last``; -1: unknown) before any search: per action a value in [0, 1] for the player
         to move, counted as ``prior`` RAVE samples; ``None``: nothing known."""
         return None
+
+    def prior_values_for(self, config: SearchConfig) -> PriorValues:
+        """What the protocol tree under ``config`` calls for a new node's priors: a learned
+        model's values where the game reads one there, else ``prior_values``.
+
+        Raises:
+            ParameterError: a model file that cannot be read.
+        """
+        return self.prior_values
 
     def transposition_key(self, state: State) -> Hashable:
         """A key equal for two states exactly when they have the same future, so the search

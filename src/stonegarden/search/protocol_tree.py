@@ -50,6 +50,7 @@ class ProtocolTree(TreeSearch):
         self.tt = self.profile.tt_for(config)
         self.rave = bool(config.rave) and self.profile.amaf
         self.prior = self.profile.prior_for(config) if self.rave else 0
+        self.prior_values = self.profile.prior_values_for(config) if self.prior else None
         self.options = self.profile.option_values(config)
         self.states: list[State] = []
         self.probs: dict[int, np.ndarray] = {}
@@ -126,8 +127,8 @@ class ProtocolTree(TreeSearch):
             self.probs[node] = probs / probs.sum()
         else:
             actions = g.legal_actions(state)
-            if self.prior:
-                values = self.profile.prior_values(state, actions, last)
+            if self.prior_values is not None:
+                values = self.prior_values(state, actions, last)
                 if values is not None:
                     priors = np.asarray(values, np.float64)
         return bool(expand(node, actions, priors, len(actions), self.prior if len(priors) else 0,

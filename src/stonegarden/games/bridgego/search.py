@@ -11,11 +11,13 @@ import numpy as np
 
 from ...core.protocol import State
 from ...geometry.square import EMPTY_BOARD_KEY
-from ...search.config import GameOption
+from ...search.config import GameOption, SearchConfig
 from ...search.profile import SearchProfile
 from ...search.replies import NO_REPLIES
 
 if TYPE_CHECKING:
+    from ...learn.learner import Learner
+    from ...search.profile import PriorValues
     from .rules import BridgeGo, BridgeGoState
 
 BRIDGES = GameOption("bridges", "bool", 1, "playouts answer a move into a bridge by saving it",
@@ -45,6 +47,9 @@ class BridgeGoProfile(SearchProfile):
     options: ClassVar[tuple[GameOption, ...]] = (BRIDGES,)
     amaf: ClassVar[bool] = True
     replies: ClassVar[bool] = True
+    #: the learned move model (``model.py``), read by the protocol tree as priors
+    shipped_model: ClassVar[str | None] = "bridgego.npz"
+    model_by_default: ClassVar[bool] = False
 
     def _game(self) -> BridgeGo:
         return cast("BridgeGo", self.game)  # the game class names this profile
@@ -65,6 +70,18 @@ class BridgeGoProfile(SearchProfile):
             np.array(s.history, np.int64), cap, seed, moves, bool(options.get("bridges", 0)),
             NO_REPLIES if replies is None else replies, int(last))
         return int(winner), moves[:turns]
+
+    def learner(self) -> Learner | None:
+        from .model import BridgeGoLearner
+
+        return BridgeGoLearner()
+
+    def prior_values_for(self, config: SearchConfig) -> PriorValues:
+        """The learned model's priors when ``config`` loads one, else the bridge reply's."""
+        from .model import ModelPriors
+
+        model = self.model_for(config)
+        return self.prior_values if model is None else ModelPriors(self._game(), model)
 
     def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
         """The move that saves the bridge ``last`` intruded into (the playouts' ``bridges``
