@@ -49,7 +49,10 @@ class ProtocolTree(TreeSearch):
         self.rng = np.random.default_rng(seed)
         self.tt = self.profile.tt_for(config)
         self.rave = bool(config.rave) and self.profile.amaf
-        self.prior = self.profile.prior_for(config) if self.rave else 0
+        # priors are RAVE samples where the playouts report their moves, and visits of the
+        # move itself in a game whose playouts cannot (``select``); ``rave=off`` in a game
+        # with RAVE is the plain search, without priors
+        self.prior = self.profile.prior_for(config) if self.rave or not self.profile.amaf else 0
         self.prior_values = self.profile.prior_values_for(config) if self.prior else None
         self.options = self.profile.option_values(config)
         self.states: list[State] = []

@@ -52,7 +52,8 @@ def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_ch
            ed_rn, ed_rw, counters):
     """Give ``node`` one edge per move of ``moves[:count]``, in that order; with ``prior`` > 0
     a move whose ``priors`` value (for the node's player, in [0, 1]) is not negative starts
-    with ``prior`` virtual RAVE samples of it. False if the edge pool (the range ``counters``
+    with ``prior`` virtual samples of it: RAVE samples, or visits where the search runs
+    without RAVE (``select``). False if the edge pool (the range ``counters``
     allocates from) is full. The edges are written before the node points at them, and its
     count before its first edge, so that another thread searching the same tree sees the node
     either unexpanded or whole."""
@@ -149,10 +150,14 @@ def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_chi
                 q = ed_w[e] / n if n > 0 else 0.0
                 rq = ed_rw[re] / rn if rn > 0 else 0.0
                 v = rave_score(q, rq, n, rn, c, log_n, rave_k)
-            elif n == 0:
-                v = 1e9
             else:
-                v = ed_w[e] / n + c * math.sqrt(log_n / n)
+                # without RAVE a prior's virtual samples count as visits of the move itself
+                # (only a game without RAVE gives priors here: ``ProtocolTree``)
+                nv = n + ed_rn[e]
+                if nv == 0:
+                    v = 1e9
+                else:
+                    v = (ed_w[e] + ed_rw[e]) / nv + c * math.sqrt(log_n / nv)
             if v > best_v:
                 best_v = v
                 best = e

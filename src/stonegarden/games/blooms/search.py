@@ -1,5 +1,5 @@
 """What the search knows about Blooms: the capture race's compiled tree (split moves,
-capture-preferring playouts) and the territory rules' levels."""
+capture-preferring playouts) and the territory rules' levels and learned priors."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from ...search.tree import TreeSpec
 if TYPE_CHECKING:
     from ...learn.learner import Learner
     from ...learn.model import MoveModel
-    from .rules import BloomsState, _Blooms
+    from ...search.profile import PriorValues
+    from .rules import BloomsState, BloomsTerritory, _Blooms
 
 SPLIT = GameOption("split", "bool", 1, "a turn's two stones are two decisions in the tree",
                    off=0)
@@ -140,3 +141,22 @@ class TerritoryProfile(SearchProfile):
         5: (4000, 3.6),
         6: (None, 4.0),
     }
+    #: a learned model (``territory_model.py``, ``stonegarden train blooms-territory``) gives
+    #: the protocol tree its priors; none is shipped, so it loads only from a file
+    #: (``mcts:model=PATH``)
+    shipped_model: ClassVar[str | None] = "blooms-territory.npz"
+    model_by_default: ClassVar[bool] = False
+
+    def learner(self) -> Learner | None:
+        from .territory_model import TerritoryLearner
+
+        return TerritoryLearner()
+
+    def prior_values_for(self, config: SearchConfig) -> PriorValues:
+        """The learned model's priors when ``config`` loads one; else none."""
+        from .territory_model import TurnPriors
+
+        model = self.model_for(config)
+        if model is None:
+            return self.prior_values
+        return TurnPriors(cast("BloomsTerritory", self.game), model)
