@@ -105,3 +105,17 @@ def test_a_model_gives_the_protocol_tree_its_priors_and_none_keeps_the_bridge_re
     assert plain.prior_values == profile_for(game).prior_values
     assert set(plain.prior_values(state, actions, -1)) == {0.5}  # no bridge to save
     assert ProtocolTree(game, SearchConfig(model="none"), seed=1).prior_values is None
+
+
+def test_the_shipped_model_loads_by_default_with_its_metadata_and_none_turns_it_off():
+    game = stonegarden.make("bridgego")
+    profile = profile_for(game)
+    model = profile.model_for(SearchConfig())  # by default: it beat the search without it
+    assert model is not None and model.kind == BridgeGoLearner.kind
+    assert Path(model.path).stat().st_size < 10_000_000
+    meta = model.meta
+    assert meta["game"] == "bridgego" and meta["games"] >= 100
+    assert meta["fit"]["held_out"]["log_loss"] < meta["fit"]["held_out"]["uniform_log_loss"]
+    assert profile.prior_for(SearchConfig()) == model.prior > 0
+    assert profile.model_for(SearchConfig(model="none")) is None
+    assert profile.prior_for(SearchConfig(model="none")) == 0
