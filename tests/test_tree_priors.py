@@ -109,7 +109,8 @@ def test_the_tree_tells_the_game_the_move_into_the_node_it_expands(monkeypatch):
 
     monkeypatch.setattr(profile, "prior_values", spy)
     s = g.replay(["B2", "A1"])[-1]
-    engine = ProtocolTree(g, dataclasses.replace(RAVE, prior=5), 3)
+    # the bridge reply's priors (the profile's), not the learned model's
+    engine = ProtocolTree(g, dataclasses.replace(RAVE, prior=5, model="none"), 3)
     engine.search(s, Budget(sims=60))
     assert seen[0] == (s.ply, -1), "the root: the move into it is not known"
     for ply, last in seen[1:]:
