@@ -1,4 +1,5 @@
-"""Shared test helpers: running the real CLI, and the registered games."""
+"""Shared test helpers: running the real CLI, playing a game from move texts, and the
+registered games."""
 
 from __future__ import annotations
 
@@ -12,6 +13,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 DATA = Path(__file__).resolve().parent / "data"
+
+
+def played(game, texts) -> tuple[object, list[int]]:
+    """The state after ``texts`` (move texts) from the initial state, and their actions."""
+    state, actions = game.initial_state(), []
+    for text in texts:
+        action = game.parse_action(state, text)
+        actions.append(action)
+        state = game.play(state, action)
+    return state, actions
 
 
 def cli_env(**extra: str) -> dict[str, str]:

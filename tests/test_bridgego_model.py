@@ -15,6 +15,8 @@ from stonegarden.search.config import SearchConfig
 from stonegarden.search.profile import profile_for
 from stonegarden.search.protocol_tree import ProtocolTree
 
+from .conftest import played
+
 
 def _state(game, stones: dict[str, int], player: int = 1):
     board = np.zeros(game.board.num_points, np.int8)
@@ -63,12 +65,7 @@ def test_choices_are_one_per_move_among_the_legal_points():
     game = stonegarden.make("bridgego", size=5)
     learner = BridgeGoLearner()
     assert learner.num_features == learner.classes + TACTICS
-    state = game.initial_state()
-    actions = []
-    for name in ("C3", "C4", "D3", "B3"):
-        action = game.parse_action(state, name)
-        actions.append(action)
-        state = game.play(state, action)
+    _, actions = played(game, ["C3", "C4", "D3", "B3"])
     data = learner.choices(game, actions)
     assert data.decisions == 4
     assert list(np.diff(data.starts)) == [25, 24, 23, 22]

@@ -25,6 +25,8 @@ from stonegarden.learn.model import save_model
 from stonegarden.search.config import SearchConfig
 from stonegarden.search.profile import profile_for
 
+from .conftest import played
+
 
 def _board(game, stones: dict[str, int]) -> np.ndarray:
     board = np.zeros(game.board.num_points, np.int8)
@@ -107,12 +109,7 @@ def test_a_model_replaces_the_hand_made_priors_and_none_keeps_them(tmp_path: Pat
 def test_choices_are_one_per_move_among_the_legal_points():
     game = stonegarden.make("freego", size=5)
     learner = FreeGoLearner()
-    state = game.initial_state()
-    actions = []
-    for name in ("C3", "C4", "D3", "B3"):
-        action = game.parse_action(state, name)
-        actions.append(action)
-        state = game.play(state, action)
+    _, actions = played(game, ["C3", "C4", "D3", "B3"])
     data = learner.choices(game, actions)
     assert data.decisions == 4
     assert list(np.diff(data.starts)) == [25, 24, 23, 22]

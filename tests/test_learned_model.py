@@ -35,7 +35,7 @@ from stonegarden.search.engines import make_engine
 from stonegarden.search.profile import profile_for
 from stonegarden.search.tree_kernels import NO_MOVE
 
-from .conftest import run_cli
+from .conftest import played, run_cli
 
 KIND = RaceLearner.kind
 
@@ -270,12 +270,7 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
 def test_choices_follow_the_split_turns_of_a_game():
     game = stonegarden.make("blooms", size=3)
     learner = RaceLearner()
-    state = game.initial_state()
-    actions = []
-    for text in ("Ra1", "Kb1,Gc1", "Yc2", "Kc3,Ga3"):
-        action = game.parse_action(state, text)
-        actions.append(action)
-        state = game.play(state, action)
+    _, actions = played(game, ["Ra1", "Kb1,Gc1", "Yc2", "Kc3,Ga3"])
     data = learner.choices(game, actions)
     # the first turn has one decision (a stone placed, so the second is none), then two each
     # (Yc2: no first stone, then a second among the cells)

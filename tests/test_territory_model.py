@@ -15,21 +15,14 @@ from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.profile import profile_for
 from stonegarden.search.protocol_tree import ProtocolTree
 
-
-def _play(game, texts: list[str]):
-    state, actions = game.initial_state(), []
-    for text in texts:
-        action = game.parse_action(state, text)
-        actions.append(action)
-        state = game.play(state, action)
-    return state, actions
+from .conftest import played
 
 
 def test_choices_follow_the_legal_turns_and_the_pass_has_its_own_weight():
     game = stonegarden.make("blooms-territory", size=3)
     learner = TerritoryLearner()
     assert learner.num_features == 2 * learner.classes + 2 * TACTICS + 3
-    _, actions = _play(game, ["Ra1", "Ka2,Ga3", "Yb2", "pass"])
+    _, actions = played(game, ["Ra1", "Ka2,Ga3", "Yb2", "pass"])
     data = learner.choices(game, actions)
     sizes = list(np.diff(data.starts))
     # the first turn is one stone of either colour: 19 cells for the first colour and "none";
@@ -57,7 +50,7 @@ def _model(tmp_path: Path, none: tuple[float, float, float], tactic: np.ndarray 
 
 def test_a_turn_is_rated_by_the_sum_of_its_stones_and_the_pass_by_its_weights(tmp_path):
     game = stonegarden.make("blooms-territory", size=3)
-    state, _ = _play(game, ["Ra1"])
+    state, _ = played(game, ["Ra1"])
     actions = np.asarray(game.legal_actions(state))
     priors = TurnPriors(game, load_model(_model(tmp_path, (0.0, 0.0, 5.0))))(state, actions)
     assert ((priors > 0) & (priors < 1)).all()
@@ -76,7 +69,7 @@ def test_a_turn_is_rated_by_the_sum_of_its_stones_and_the_pass_by_its_weights(tm
 
 def test_without_rave_the_priors_count_as_visits_and_lead_the_search(tmp_path):
     game = stonegarden.make("blooms-territory", size=3)
-    state, _ = _play(game, ["Ra1"])
+    state, _ = played(game, ["Ra1"])
     path = _model(tmp_path, (0.0, 5.0, 0.0))  # a first stone alone: 18 of the 343 turns
     profile = profile_for(game)
     assert not profile.amaf  # the territory rules search without RAVE
