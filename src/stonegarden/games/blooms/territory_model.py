@@ -92,14 +92,13 @@ class TerritoryLearner(RaceLearner):
         super().__init__()
         self.num_features += 1
 
-    def _stage_rows(self, g: BloomsTerritory, board: np.ndarray, player: int, stage: int,
-                    cells: np.ndarray, none: int | None) -> np.ndarray:
+    def _stage_rows(self, nb: np.ndarray, edge: np.ndarray, feat: tuple[np.ndarray, ...],
+                    board: np.ndarray, player: int, stage: int, cells: np.ndarray,
+                    none: int | None) -> np.ndarray:
         """The rows of one decision: ``cells``, then "none" (its weight's index) if given."""
-        nb = g.board.neighbours
         pat = np.empty(len(cells), np.int64)
         tac = np.empty(len(cells), np.int64)
-        stage_codes(board, nb, edge_distance(nb), player, stage, cells,
-                    feature_scratch(len(board)), pat, tac)
+        stage_codes(board, nb, edge, player, stage, cells, feat, pat, tac)
         rows = self._columns(stage, self.index[pat], tac)
         if none is not None:
             base = 2 * self.classes + 2 * TACTICS
@@ -110,6 +109,8 @@ class TerritoryLearner(RaceLearner):
         """Every decision along one game: the turn's first stone among those the legal turns
         allow (or none), then its second (or none, or the pass)."""
         g = cast("BloomsTerritory", game)
+        nb = g.board.neighbours
+        fixed = (nb, edge_distance(nb), feature_scratch(g.num_cells))
         out = Choices.builder()
         state = cast("BloomsState", g.initial_state())
         for action in actions:
@@ -118,14 +119,14 @@ class TerritoryLearner(RaceLearner):
             board = state.cells().copy()
             p = state.player
             cells = np.unique(firsts[firsts >= 0])
-            rows = self._stage_rows(g, board, p, 0, cells,
+            rows = self._stage_rows(*fixed, board, p, 0, cells,
                                     NONE_FIRST if (firsts < 0).any() else None)
             out.add(rows, int(np.flatnonzero(cells == a)[0]) if a >= 0 else len(cells))
             after = seconds[firsts == a]
             cells = np.unique(after[after >= 0])
             if a >= 0:
                 board[a] = 2 * p - 1
-            rows = self._stage_rows(g, board, p, 1, cells,
+            rows = self._stage_rows(*fixed, board, p, 1, cells,
                                     (NONE_SECOND if a >= 0 else PASS) if (after < 0).any()
                                     else None)
             out.add(rows, int(np.flatnonzero(cells == b)[0]) if b >= 0 else len(cells))
