@@ -59,10 +59,11 @@ def main() -> None:
     rows = []
     for game_id in args.games.split(","):
         game = stonegarden.make(game_id, **GAMES.get(game_id, {}))
-        shipped = profile_for(game).model_for(SearchConfig(model="shipped"))
-        if shipped is None:
+        if profile_for(game).shipped_model_path() is None:
             print(f"{game_id}: no shipped model, skipped")
             continue
+        shipped = profile_for(game).model_for(SearchConfig(model="shipped"))
+        assert shipped is not None
         totals = {"model": [0, 0.0], "none": [0, 0.0]}
         for _ in range(args.rounds):
             for state in positions(game):

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import stonegarden
+from stonegarden.errors import ParameterError
 from stonegarden.games.blooms.features import PATTERNS, TACTICS
 from stonegarden.games.blooms.territory_model import PASS, TerritoryLearner, TurnPriors
 from stonegarden.learn.model import load_model, save_model
@@ -86,3 +88,13 @@ def test_without_rave_the_priors_count_as_visits_and_lead_the_search(tmp_path):
     assert lone_first(tree.search(state, Budget(sims=60)))
     plain = ProtocolTree(game, SearchConfig(model="none"), seed=3)
     assert not lone_first(plain.search(state, Budget(sims=60)))
+
+
+@pytest.mark.parametrize("game_id", ["blooms-territory", "blobs"])
+def test_shipped_is_refused_where_no_model_is_shipped_and_the_default_is_none(game_id):
+    profile = profile_for(stonegarden.make(game_id))
+    assert profile.model_for(SearchConfig()) is None
+    with pytest.raises(ParameterError, match="ships no learned model"):
+        profile.model_for(SearchConfig(model="shipped"))
+    with pytest.raises(ParameterError, match="ships no learned model"):
+        ProtocolTree(stonegarden.make(game_id), SearchConfig(model="shipped"), seed=1)

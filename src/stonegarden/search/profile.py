@@ -117,18 +117,23 @@ class SearchProfile:
         return str(path) if path.is_file() else None
 
     def model_for(self, config: SearchConfig) -> MoveModel | None:
-        """The learned model ``config`` asks for (``SearchConfig.model``), ``None`` if off or
-        if the game ships none.
+        """The learned model ``config`` asks for (``SearchConfig.model``), ``None`` if off or,
+        by default, if the game ships none.
 
         Raises:
-            ParameterError: a model file that cannot be read.
+            ParameterError: ``shipped`` in a game that ships no model, or a model file that
+                cannot be read.
         """
+        from ..errors import ParameterError
         from ..learn.model import load_model
 
         if config.model == "none" or (config.model is None and not self.model_by_default):
             return None
         path = (self.shipped_model_path() if config.model in (None, "shipped")
                 else config.model)
+        if path is None and config.model == "shipped":
+            raise ParameterError(f"{self.game.id!r} ships no learned model: model=none, or "
+                                 "model=PATH for one made by stonegarden train")
         return None if path is None else load_model(path)
 
     def option(self, config: SearchConfig, name: str) -> int:
