@@ -14,9 +14,10 @@ from numba import njit
 from ...geometry.edges import edge_distance
 from ...geometry.flood import label_groups
 from ...geometry.square_patterns import ring_pattern
-from ...learn.learner import Choices, Learner
+from ...learn.learner import Choices
 from ...learn.priors import logit_priors
-from .features import PATTERNS, TACTICS, canonical_patterns, chain_sides, move_tactics, ring_table
+from ...learn.square_learner import SquarePatternLearner
+from .features import PATTERNS, TACTICS, chain_sides, move_tactics, ring_table
 from .playouts import bridge_reply
 
 if TYPE_CHECKING:
@@ -61,15 +62,11 @@ def move_priors(board, nb, ring, edge, sides, player, last, points, pattern_w, t
     logit_priors(logits, count, scale, priors)
 
 
-class BridgeGoLearner(Learner):
+class BridgeGoLearner(SquarePatternLearner):
     """Bridge Go's pattern model: weights ``[patterns, tactics]``."""
 
     kind = "bridgego-patterns"
-
-    def __init__(self) -> None:
-        self.index = canonical_patterns()
-        self.classes = int(self.index.max()) + 1
-        self.num_features = self.classes + TACTICS
+    tactics = TACTICS
 
     def choices(self, game: Game, actions: list[int]) -> Choices:
         """One decision per move: the legal points, and the one played."""
@@ -86,11 +83,6 @@ class BridgeGoLearner(Learner):
             state = cast("BridgeGoState", g.play(state, action))
             last = action
         return out.build()
-
-    def arrays(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """The tables the search reads: pattern weights by raw code, tactics."""
-        return {"pattern": weights[:self.classes][self.index].astype(np.float32),
-                "tactic": weights[self.classes:self.classes + TACTICS].astype(np.float32)}
 
 
 class ModelPriors:

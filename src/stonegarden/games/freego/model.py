@@ -13,9 +13,10 @@ from numba import njit
 
 from ...geometry.edges import edge_distance
 from ...geometry.flood import label_groups
-from ...learn.learner import Choices, Learner
+from ...learn.learner import Choices
 from ...learn.priors import logit_priors
-from .features import PATTERNS, TACTICS, canonical_patterns, point_codes, ring_table
+from ...learn.square_learner import SquarePatternLearner
+from .features import PATTERNS, TACTICS, point_codes, ring_table
 
 if TYPE_CHECKING:
     from ...core.protocol import Game
@@ -51,15 +52,11 @@ def point_priors(board, nb, ring, edge, player, points, count, pattern_w, tactic
     logit_priors(logits, count, scale, priors)
 
 
-class FreeGoLearner(Learner):
+class FreeGoLearner(SquarePatternLearner):
     """Free Go's pattern model: weights ``[patterns, tactics]``."""
 
     kind = "freego-patterns"
-
-    def __init__(self) -> None:
-        self.index = canonical_patterns()
-        self.classes = int(self.index.max()) + 1
-        self.num_features = self.classes + TACTICS
+    tactics = TACTICS
 
     def choices(self, game: Game, actions: list[int]) -> Choices:
         """One decision per move: the legal points, and the one played."""
@@ -79,11 +76,6 @@ class FreeGoLearner(Learner):
             out.add(rows, int(np.flatnonzero(points == action)[0]))
             state = cast("FreeGoState", g.play(state, action))
         return out.build()
-
-    def arrays(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """The tables the search reads: pattern weights by raw code, tactics."""
-        return {"pattern": weights[:self.classes][self.index].astype(np.float32),
-                "tactic": weights[self.classes:self.classes + TACTICS].astype(np.float32)}
 
 
 def _codes(board: np.ndarray, nb: np.ndarray, ring: np.ndarray, edge: np.ndarray, player: int,
