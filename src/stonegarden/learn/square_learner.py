@@ -4,17 +4,24 @@ of the game's own."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ..geometry.square_patterns import canonical_patterns
-from .learner import Learner
+from .learner import Choices, Learner
+
+if TYPE_CHECKING:
+    from ..core.protocol import Game, State
+
+#: (state, its legal points, the move into it; -1 none) -> each point's pattern and tactics
+Coder = Callable[["State", np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
 
 class SquarePatternLearner(Learner):
-    """Weights ``[patterns, tactics]``; a subclass sets ``tactics`` (its codes) and
-    ``choices``."""
+    """Weights ``[patterns, tactics]``; a subclass sets ``tactics`` (its codes) and gives
+    ``coder``."""
 
     tactics: ClassVar[int] = 0
 
@@ -27,3 +34,22 @@ class SquarePatternLearner(Learner):
         """The tables the search reads: pattern weights by raw code, tactics."""
         return {"pattern": weights[:self.classes][self.index].astype(np.float32),
                 "tactic": weights[self.classes:self.classes + self.tactics].astype(np.float32)}
+
+    def coder(self, game: Game) -> Coder:
+        """How the game codes its points, for one game's decisions."""
+        raise NotImplementedError
+
+    def choices(self, game: Game, actions: list[int]) -> Choices:
+        """One decision per move: the legal points, and the one played."""
+        coder = self.coder(game)
+        out = Choices.builder()
+        state = game.initial_state()
+        last = -1
+        for action in actions:
+            points = np.asarray(game.legal_actions(state), np.int64)
+            pat, tac = coder(state, points, last)
+            rows = np.stack([self.index[pat], self.classes + tac], axis=1)
+            out.add(rows, int(np.flatnonzero(points == action)[0]))
+            state = game.play(state, action)
+            last = action
+        return out.build()

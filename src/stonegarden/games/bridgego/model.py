@@ -14,9 +14,8 @@ from numba import njit
 from ...geometry.edges import edge_distance
 from ...geometry.flood import label_groups
 from ...geometry.square_patterns import ring_pattern
-from ...learn.learner import Choices
 from ...learn.priors import logit_priors
-from ...learn.square_learner import SquarePatternLearner
+from ...learn.square_learner import Coder, SquarePatternLearner
 from .features import PATTERNS, TACTICS, chain_sides, move_tactics, ring_table
 from .playouts import bridge_reply
 
@@ -68,21 +67,8 @@ class BridgeGoLearner(SquarePatternLearner):
     kind = "bridgego-patterns"
     tactics = TACTICS
 
-    def choices(self, game: Game, actions: list[int]) -> Choices:
-        """One decision per move: the legal points, and the one played."""
-        g = cast("BridgeGo", game)
-        priors = ModelPriors(g, None)
-        out = Choices.builder()
-        state = cast("BridgeGoState", g.initial_state())
-        last = -1
-        for action in actions:
-            points = np.asarray(g.legal_actions(state), np.int64)
-            pat, tac = priors.codes(state, points, last)
-            rows = np.stack([self.index[pat], self.classes + tac], axis=1)
-            out.add(rows, int(np.flatnonzero(points == action)[0]))
-            state = cast("BridgeGoState", g.play(state, action))
-            last = action
-        return out.build()
+    def coder(self, game: Game) -> Coder:
+        return ModelPriors(cast("BridgeGo", game), None).codes
 
 
 class ModelPriors:

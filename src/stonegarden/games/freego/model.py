@@ -13,13 +13,12 @@ from numba import njit
 
 from ...geometry.edges import edge_distance
 from ...geometry.flood import label_groups
-from ...learn.learner import Choices
 from ...learn.priors import logit_priors
-from ...learn.square_learner import SquarePatternLearner
+from ...learn.square_learner import Coder, SquarePatternLearner
 from .features import PATTERNS, TACTICS, point_codes, ring_table
 
 if TYPE_CHECKING:
-    from ...core.protocol import Game
+    from ...core.protocol import Game, State
     from ...learn.model import MoveModel
     from .rules import FreeGo, FreeGoState
 
@@ -58,24 +57,16 @@ class FreeGoLearner(SquarePatternLearner):
     kind = "freego-patterns"
     tactics = TACTICS
 
-    def choices(self, game: Game, actions: list[int]) -> Choices:
-        """One decision per move: the legal points, and the one played."""
-        g = cast("FreeGo", game)
-        nb = g.board.neighbours
-        ring = ring_table(nb)
-        edge = edge_distance(nb)
-        n = nb.shape[0]
-        feat = feature_scratch(n)
-        out = Choices.builder()
-        state = cast("FreeGoState", g.initial_state())
-        for action in actions:
-            points = np.asarray(g.legal_actions(state), np.int64)
-            board = state.cells().copy()
-            codes = _codes(board, nb, ring, edge, state.player, points, feat)
-            rows = np.stack([self.index[codes[:, 0]], self.classes + codes[:, 1]], axis=1)
-            out.add(rows, int(np.flatnonzero(points == action)[0]))
-            state = cast("FreeGoState", g.play(state, action))
-        return out.build()
+    def coder(self, game: Game) -> Coder:
+        nb = cast("FreeGo", game).board.neighbours
+        ring, edge, feat = ring_table(nb), edge_distance(nb), feature_scratch(nb.shape[0])
+
+        def codes(state: State, points: np.ndarray, last: int) -> tuple[np.ndarray, np.ndarray]:
+            s = cast("FreeGoState", state)
+            out = _codes(s.cells().copy(), nb, ring, edge, s.player, points, feat)
+            return out[:, 0], out[:, 1]
+
+        return codes
 
 
 def _codes(board: np.ndarray, nb: np.ndarray, ring: np.ndarray, edge: np.ndarray, player: int,
