@@ -245,7 +245,7 @@ def flood_blob(cells, pcol, g, start, seen, stack, members):
 
 
 @njit(cache=True)
-def _record(out, colour, closed, border):
+def record_condition(out, colour, closed, border):
     """Note in ``out`` the win condition a blob meets, if any."""
     if not closed:
         return
@@ -271,7 +271,7 @@ def conditions(cells, pcol, box, g, out):
             if seen[point] or not touched(cells, g, point):
                 continue
             _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack, members)
-            _record(out, colour, closed, border)
+            record_condition(out, colour, closed, border)
 
 
 @njit(cache=True)
@@ -294,7 +294,13 @@ def conditions_after_move(cells, pcol, box, g, new_cells, n_new, out, seen, stac
             if not seen[point]:
                 _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack,
                                                        members)
-                _record(out, colour, closed, border)
+                record_condition(out, colour, closed, border)
+    unsee(seen, box)
+
+
+@njit(cache=True)
+def unsee(seen, box):
+    """Clear ``seen`` at every lattice point of the dice within ``box``."""
     for r in range(box[0], box[1] + 2):
         for c in range(box[2], box[3] + 2):
             seen[(r + HALF) * POINT_SIDE + (c + HALF)] = False

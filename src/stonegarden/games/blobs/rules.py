@@ -139,6 +139,11 @@ class BlobsGame(Game):
         return ROLL_BASE + len(FACES)
 
     @property
+    def win_mode(self) -> int:
+        """The kernels' code of the ``win`` parameter (0 either, 1 white, 2 own, 3 enemy)."""
+        return self._mode
+
+    @property
     def max_game_length(self) -> int:
         # every placement entry uses a die; each may follow a roll; a resignation ends it
         return (self.params["dice"] - 1) * (2 if self.has_chance else 1) + 1

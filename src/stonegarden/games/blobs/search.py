@@ -1,6 +1,6 @@
 """What the search knows about Blobs: its ``safe`` playouts, when two positions are one, and
-its levels. It searches through the protocol (a move is a die with its auto moves, not a
-point, so there are no RAVE statistics)."""
+its levels, and its learned move model. It searches through the protocol (a move is a die with
+its auto moves, not a point, so there are no RAVE statistics)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import numpy as np
 
 from ...core.protocol import State
 from ...search.config import GameOption
-from ...search.profile import SearchProfile
+from ...search.profile import PriorValues, SearchProfile
 
 if TYPE_CHECKING:
+    from ...learn.learner import Learner
+    from ...search.config import SearchConfig
     from .rules import BlobsGame, BlobsState
 
 SAFE = GameOption("safe", "int", 0, "playouts try up to K placements for one that does not "
@@ -37,6 +39,11 @@ class BlobsProfile(SearchProfile):
         6: (None, 4.0),
     }
     options: ClassVar[tuple[GameOption, ...]] = (SAFE,)
+    #: a learned model (``model.py``, ``stonegarden train blobs``) gives the protocol tree its
+    #: priors, counted as visits; none is shipped, so it loads only from a file
+    #: (``mcts:model=PATH``)
+    shipped_model: ClassVar[str | None] = "blobs.npz"
+    model_by_default: ClassVar[bool] = False
 
     def _game(self) -> BlobsGame:
         return cast("BlobsGame", self.game)  # the game class names this profile
@@ -46,6 +53,18 @@ class BlobsProfile(SearchProfile):
                 last: int = -1) -> tuple[int, np.ndarray | None]:
         totals = self._game().safe_playouts(state, 1, seed, int(options.get("safe", 0)))
         return (1 if totals[0] else 2 if totals[1] else 0), None
+
+    def learner(self) -> Learner | None:
+        from .model import BlobsLearner
+
+        return BlobsLearner()
+
+    def prior_values_for(self, config: SearchConfig) -> PriorValues:
+        """The learned model's priors when ``config`` loads one; else none."""
+        from .model import ModelPriors
+
+        model = self.model_for(config)
+        return self.prior_values if model is None else ModelPriors(self._game(), model)
 
     def transposition_key(self, state: State) -> Hashable:
         # ``auto`` only describes the move that led here (the same dice placed in another

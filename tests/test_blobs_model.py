@@ -1,0 +1,136 @@
+"""Blobs' learned move model: its four feature codes checked against the rules' own blobs,
+its decisions (rolls are not decisions), and its priors leading the protocol tree."""
+
+from __future__ import annotations
+
+from itertools import combinations_with_replacement
+from pathlib import Path
+
+import numpy as np
+
+import stonegarden
+from stonegarden.games.blobs.features import FEATURE_BASES, NUM_FEATURES
+from stonegarden.games.blobs.lattice import FACE_MIXED, cell_rc, face_of, on_board
+from stonegarden.games.blobs.model import BlobsLearner, ModelPriors
+from stonegarden.learn.model import load_model, save_model
+from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.protocol_tree import ProtocolTree
+
+WHITE_PAIRS = list(combinations_with_replacement(range(9), 2))
+
+
+def _expected_codes(game, state, action) -> tuple[int, int, int, int]:
+    """The four codes of ``action`` worked out from the position after it and the rules' own
+    list of blobs (``BlobsGame.blobs``), not from the feature kernel."""
+    after = game.play(state, action)
+    mover = state.to_place
+    verdict = 0
+    if game.is_terminal(after) and after.reason != "no-placement":
+        winner = game.winner(after)
+        verdict = 1 if winner == mover else 2 if winner else 3
+    blob_of = {p: b for b in game.blobs(after) for p in b.points}
+    filled = set(after.placements())
+
+    def openings(blob) -> int:
+        empty = {(r + dr, c + dc) for r, c in blob.points for dr in (-1, 0) for dc in (-1, 0)
+                 if on_board(r + dr, c + dc)} - filled
+        return min(len(empty), 3)
+
+    def white_state(point) -> int:
+        blob = blob_of[point]
+        if blob.borders == {mover}:
+            return openings(blob)
+        if blob.borders == {3 - mover}:
+            return 4 + openings(blob)
+        return 8
+
+    cell, placement = divmod(action, 4)
+    r, c = cell_rc(cell)
+    corners = {"nw": (r, c), "ne": (r, c + 1), "sw": (r + 1, c), "se": (r + 1, c + 1)}
+    backslash = (r + c) % 2 == 0  # coloured at NW and SE
+    north, south = (corners["nw"], corners["se"]) if backslash else (corners["ne"], corners["sw"])
+    whites = (corners["ne"], corners["sw"]) if backslash else (corners["nw"], corners["se"])
+    face = face_of(placement)
+    if face == FACE_MIXED:
+        own, enemy = ((north, south) if blob_of[north].colour == mover else (south, north))
+        coloured = 8 + 4 * openings(blob_of[own]) + openings(blob_of[enemy])
+        white = 90 + white_state(whites[0])
+    else:
+        enemy_face = int(face != mover - 1)
+        coloured = 4 * enemy_face + openings(blob_of[north])
+        pair = tuple(sorted(white_state(p) for p in whites))
+        white = 45 * enemy_face + WHITE_PAIRS.index(pair)
+    return verdict, min(len(after.auto), 3), coloured, white
+
+
+def test_the_codes_agree_with_the_rules_blobs_on_every_placement_of_random_games():
+    game = stonegarden.make("blobs")
+    coder = ModelPriors(game, None)
+    rng = np.random.default_rng(5)
+    verdicts = np.zeros(4, int)
+    for _ in range(4):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            codes = coder.codes(state, legal)
+            for action, row in zip(legal, codes, strict=True):
+                assert tuple(row) == _expected_codes(game, state, int(action))
+                verdicts[row[0]] += 1
+            state = game.play(state, int(rng.choice(legal)))
+    # the games reached placements that win and that hand the opponent a win
+    assert verdicts[1] > 0 and verdicts[2] > 0
+
+
+def test_choices_are_the_placements_and_rolls_are_not_decisions():
+    game = stonegarden.make("blobs", tumbling=True)
+    rng = np.random.default_rng(2)
+    state, actions, placements = game.initial_state(), [], []
+    for _ in range(12):
+        legal = game.legal_actions(state)
+        if state.player != 0:
+            placements.append((state, legal))
+        action = int(rng.choice(legal))
+        actions.append(action)
+        state = game.play(state, action)
+    data = BlobsLearner().choices(game, actions)
+    decisions = [(s, legal) for s, legal in placements if len(legal) > 1]
+    assert data.decisions == len(decisions) > 0
+    assert list(np.diff(data.starts)) == [len(legal) for _, legal in decisions]
+    first_state, first_legal = decisions[0]
+    codes = ModelPriors(game, None).codes(first_state, first_legal)
+    np.testing.assert_array_equal(data.rows[:len(first_legal)], codes + FEATURE_BASES)
+    assert data.rows.max() < NUM_FEATURES
+
+
+def test_a_model_gives_the_protocol_tree_its_priors_as_visits(tmp_path: Path):
+    game = stonegarden.make("blobs")
+    state = game.initial_state()
+    legal = game.legal_actions(state)
+    codes = ModelPriors(game, None).codes(state, legal)[:, 2]
+    favoured = 3  # an own face (Blue's), whose blob has 3+ openings: 2 of the 8 placements
+    assert (codes == favoured).sum() == 2
+    weights = np.zeros(NUM_FEATURES, np.float32)
+    weights[FEATURE_BASES[2] + favoured] = 5.0
+    path = tmp_path / "blobs.npz"
+    save_model(path, {"weights": weights}, {"kind": BlobsLearner.kind, "prior": 30})
+    priors = ModelPriors(game, load_model(path))(state, legal)
+    # sigmoid(logit - log mean exp logits): a quarter of the moves at +5, the rest at 0
+    mean = np.log(0.25 * np.exp(5.0) + 0.75)
+    np.testing.assert_allclose(priors, 1 / (1 + np.exp(mean - 5.0 * (codes == favoured))),
+                               rtol=1e-6)
+
+    tree = ProtocolTree(game, SearchConfig(model=str(path)), seed=3)
+    assert tree.prior == 30 and isinstance(tree.prior_values, ModelPriors)
+
+    def favoured_share(result) -> float:
+        picked = {int(a) for a in legal[codes == favoured]}
+        return sum(m.visits for m in result.moves if m.action in picked) / result.sims
+
+    # 30 virtual visits near a win for the two favoured moves lead 40 playouts; without the
+    # model the search has no priors and spreads its visits
+    with_model = tree.search(state, Budget(sims=40))
+    assert int(with_model.best) in legal[codes == favoured]
+    assert favoured_share(with_model) > 0.5
+    plain = ProtocolTree(game, SearchConfig(model="none"), seed=3)
+    assert plain.prior_values is None or plain.prior_values(state, legal, -1) is None
+    assert favoured_share(plain.search(state, Budget(sims=40))) < 0.5
