@@ -7,6 +7,7 @@ from itertools import combinations_with_replacement
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import stonegarden
 from stonegarden.games.blobs.features import FEATURE_BASES, NUM_FEATURES
@@ -63,15 +64,19 @@ def _expected_codes(game, state, action) -> tuple[int, int, int, int]:
     return verdict, min(len(after.auto), 3), coloured, white
 
 
-def test_the_codes_agree_with_the_rules_blobs_on_every_placement_of_random_games():
-    game = stonegarden.make("blobs")
+@pytest.mark.parametrize("params", [{}, {"win": "enemy"}, {"win": "white", "tumbling": True}])
+def test_the_codes_agree_with_the_rules_blobs_on_every_placement_of_random_games(params):
+    game = stonegarden.make("blobs", **params)
     coder = ModelPriors(game, None)
     rng = np.random.default_rng(5)
     verdicts = np.zeros(4, int)
-    for _ in range(4):
+    for _ in range(6):
         state = game.initial_state()
         while not game.is_terminal(state):
             legal = game.legal_actions(state)
+            if state.player == 0:  # a roll
+                state = game.play(state, int(rng.choice(legal)))
+                continue
             codes = coder.codes(state, legal)
             for action, row in zip(legal, codes, strict=True):
                 assert tuple(row) == _expected_codes(game, state, int(action))

@@ -35,9 +35,20 @@ from .kernels import (
     place,
     point_colours,
     record_condition,
+    touched,
     unsee,
 )
-from .lattice import FACE_MIXED, FACE_OF, NUM_CELLS, NUM_POINTS
+from .lattice import (
+    FACE_MIXED,
+    FACE_OF,
+    HALF,
+    NORTH,
+    NUM_CELLS,
+    NUM_POINTS,
+    POINT_SIDE,
+    SOUTH,
+    WHITE,
+)
 
 VERDICTS = 4
 AUTOS = 4
@@ -59,27 +70,138 @@ def feature_scratch() -> tuple[np.ndarray, ...]:
             np.empty(NUM_POINTS, np.int8), np.empty(4, np.int32), np.empty(4, np.int32),
             np.zeros(NUM_POINTS, np.bool_), np.empty(NUM_POINTS, np.int32),
             np.empty(NUM_POINTS, np.int32), np.zeros(NUM_CELLS, np.int64),
-            np.empty(NUM_CELLS, np.int64), np.empty(NUM_CELLS + 1, np.int64),
-            np.zeros(4, np.int64))
+            np.empty(NUM_CELLS, np.int64), np.empty(8, np.int64), np.zeros(4, np.int64),
+            np.full(NUM_POINTS, -1, np.int32), np.empty(NUM_POINTS, np.int64),
+            np.empty((NUM_POINTS, OPEN_KEPT), np.int64), np.empty(NUM_POINTS, np.int64),
+            np.empty(2 * OPEN_KEPT, np.int64))
+
+
+#: the openings kept per blob of a node's position: enough to count them up to 3 after a die
+#: fills one of them, and to tell when a blob closes
+OPEN_KEPT = 4
 
 
 @njit(cache=True)
-def _flood(cells, pcol, g, point, seen, stack, members, stamp, token, cond):
-    """Flood the blob through unseen ``point`` (marking ``seen``), note the win condition it
-    meets in ``cond``, and return (its openings capped at 3, its border): the openings are the
-    distinct empty cells touching it. ``stamp`` marks cells with ``token``, which must be new."""
-    size, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack, members)
-    record_condition(cond, colour, closed, border)
+def label_blobs(cells, pcol, box, g, seen, stack, members, stamp, token, blob_of, border_of,
+                opens, n_open):
+    """Label every blob of the position once: ``blob_of`` per lattice point (-1 untouched; set
+    over the points a die on the box's rim can reach), each blob's ``border_of`` and up to
+    ``OPEN_KEPT`` of the empty cells touching it (``opens``, ``n_open``). Returns the next new
+    token."""
     point_cells = g[G_POINT_CELLS]
-    open_cells = 0
-    for i in range(size):
-        q = members[i]
-        for k in range(4):
-            cell = point_cells[q, k]
-            if cell >= 0 and cells[cell] == 0 and stamp[cell] != token:
-                stamp[cell] = token
-                open_cells += 1
-    return min(open_cells, 3), border
+    for r in range(max(box[0] - 1, -HALF), min(box[1] + 2, HALF + 1) + 1):
+        for c in range(max(box[2] - 1, -HALF), min(box[3] + 2, HALF + 1) + 1):
+            blob_of[(r + HALF) * POINT_SIDE + (c + HALF)] = -1
+    blobs = 0
+    for r in range(box[0], box[1] + 2):
+        for c in range(box[2], box[3] + 2):
+            point = (r + HALF) * POINT_SIDE + (c + HALF)
+            if seen[point] or not touched(cells, g, point):
+                continue
+            size, _, _, border, _ = flood_blob(cells, pcol, g, point, seen, stack, members)
+            border_of[blobs] = border
+            count = 0
+            for i in range(size):
+                q = members[i]
+                blob_of[q] = blobs
+                for k in range(4):
+                    cell = point_cells[q, k]
+                    if (count < OPEN_KEPT and cell >= 0 and cells[cell] == 0
+                            and stamp[cell] != token):
+                        stamp[cell] = token
+                        opens[blobs, count] = cell
+                        count += 1
+            n_open[blobs] = count
+            blobs += 1
+            token += 1
+    unsee(seen, box)
+    return token
+
+
+@njit(cache=True)
+def _gather(g, point, die, blob_of, opens, n_open, buf, m):
+    """Add to ``buf[:m]`` the empty cells (``die``'s cell left out) touching the blob through
+    ``point`` before the die, as far as they are kept; an untouched point is a blob of its own,
+    touching its four cells. Returns the new count."""
+    b = blob_of[point]
+    count = n_open[b] if b >= 0 else 4
+    for i in range(count):
+        cell = opens[b, i] if b >= 0 else g[G_POINT_CELLS][point, i]
+        if cell < 0 or cell == die:
+            continue
+        new = True
+        for j in range(m):
+            if buf[j] == cell:
+                new = False
+        if new:
+            buf[m] = cell
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def _border(point, blob_of, border_of):
+    b = blob_of[point]
+    return border_of[b] if b >= 0 else 0
+
+
+@njit(cache=True)
+def _quiet_corners(g, cell, placement, blob_of, border_of, opens, n_open, buf, cond, opened,
+                   border):
+    """``_corners`` for a die that makes no auto move, from the node's labels: the blobs at
+    its corners are those before it, joined by its face (an own or enemy face joins its
+    coloured corners, a Mixed face its white ones), less the cell it fills. Notes in ``cond``
+    the win conditions of the blobs it closes."""
+    north, south, white = g[G_NORTH][cell], g[G_SOUTH][cell], g[G_WHITE][cell]
+    die_bits = (1 << NORTH[placement]) | (1 << SOUTH[placement])
+    cond[:] = 0
+    mixed = FACE_OF[placement] == FACE_MIXED
+    m = _gather(g, north, cell, blob_of, opens, n_open, buf, 0)
+    if mixed:
+        opened[0] = min(m, 3)
+        m = _gather(g, south, cell, blob_of, opens, n_open, buf, 0)
+        opened[1] = min(m, 3)
+        if opened[0] == 0:
+            cond[NORTH[placement] - 1] = 1
+        if opened[1] == 0:
+            cond[SOUTH[placement] - 1] = 1
+        m = _gather(g, white[0], cell, blob_of, opens, n_open, buf, 0)
+        m = _gather(g, white[1], cell, blob_of, opens, n_open, buf, m)
+        opened[2] = opened[3] = min(m, 3)
+        border[2] = border[3] = (_border(white[0], blob_of, border_of)
+                                 | _border(white[1], blob_of, border_of) | die_bits)
+    else:
+        m = _gather(g, south, cell, blob_of, opens, n_open, buf, m)
+        opened[0] = opened[1] = min(m, 3)
+        if m == 0:
+            cond[NORTH[placement] - 1] = 1
+        for k in range(2):
+            opened[2 + k] = min(_gather(g, white[k], cell, blob_of, opens, n_open, buf, 0), 3)
+            border[2 + k] = _border(white[k], blob_of, border_of) | die_bits
+    for k in range(2, 4):
+        if opened[k] == 0:
+            record_condition(cond, WHITE, True, border[k])
+
+
+@njit(cache=True)
+def _flood(cells, pcol, g, point, seen, stack, members, stamp, token, cond, enough):
+    """Flood the blob through unseen ``point`` (marking ``seen``) as far as ``enough`` openings
+    (``flood_blob``), note the win condition it meets in ``cond``, and return (its openings
+    capped at 3, its border)."""
+    _, colour, closed, border, openings = flood_blob(cells, pcol, g, point, seen, stack,
+                                                     members, stamp, token, enough)
+    record_condition(cond, colour, closed, border)
+    return min(openings, 3), border
+
+
+@njit(cache=True)
+def _complete(cells, g, point):
+    """Whether dice lie on all four cells round ``point``."""
+    for k in range(4):
+        cell = g[G_POINT_CELLS][point, k]
+        if cell < 0 or cells[cell] == 0:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -109,7 +231,7 @@ def _corners(cells, pcol, g, cell, seen, stack, members, stamp, token, cond, ope
             opened[k], border[k] = opened[k - 1], border[k - 1]
         else:
             opened[k], border[k] = _flood(cells, pcol, g, point, seen, stack, members, stamp,
-                                          token, cond)
+                                          token, cond, 3)
             token += 1
     return token
 
@@ -118,14 +240,18 @@ def _corners(cells, pcol, g, cell, seen, stack, members, stamp, token, cond, ope
 def move_codes(cells0, g, mover, dice_left, mode, actions, scratch, out):
     """The four feature codes (module docstring) of each placement of ``actions`` by ``mover``
     (1 Red, 2 Blue) with ``dice_left`` dice in the pool, under win mode ``mode``, into the rows
-    of ``out`` (int64, one row per action, ``FEATURE_COLUMNS`` wide)."""
-    cells, pcol0, pcol, box0, box, seen, stack, members, stamp, autos, corner, cond = scratch
+    of ``out`` (int64, one row per action, ``FEATURE_COLUMNS`` wide). The position's blobs are
+    labelled once; a placement is then played out on a scratch board only as far as its auto
+    moves, and its blobs flooded again only if it makes some."""
+    (cells, pcol0, pcol, box0, box, seen, stack, members, stamp, autos, corner, cond, blob_of,
+     border_of, opens, n_open, buf) = scratch
     opened, border = corner[:4], corner[4:]
     cells[:] = cells0
     point_colours(cells, g, pcol0)
     bounding_box(cells, g, box0)
-    north, south, white = g[G_NORTH], g[G_SOUTH], g[G_WHITE]
-    token = stamp.max() + 1
+    north = g[G_NORTH]
+    token = label_blobs(cells, pcol0, box0, g, seen, stack, members, stamp, stamp.max() + 1,
+                        blob_of, border_of, opens, n_open)
     for k in range(actions.shape[0]):
         cells[:] = cells0
         pcol[:] = pcol0
@@ -133,19 +259,25 @@ def move_codes(cells0, g, mover, dice_left, mode, actions, scratch, out):
         cell, placement = actions[k] >> 2, actions[k] & 3
         place(cells, pcol, box, g, cell, placement)
         n = auto_fill(cells, pcol, box, g, dice_left - 1, autos)
-        # the blobs through the die's corners, then the rest of those the move touched
-        # (``conditions_after_move``'s judgement, each blob flooded once)
-        cond[:] = 0
-        token = _corners(cells, pcol, g, cell, seen, stack, members, stamp, token, cond,
-                         opened, border)
-        for i in range(n):
-            auto = autos[i] >> 2
-            for j in range(4):
-                point = north[auto] if j == 0 else south[auto] if j == 1 else white[auto, j - 2]
-                if not seen[point]:
-                    _flood(cells, pcol, g, point, seen, stack, members, stamp, token, cond)
-                    token += 1
-        unsee(seen, box)
+        if n == 0:
+            _quiet_corners(g, cell, placement, blob_of, border_of, opens, n_open, buf, cond,
+                           opened, border)
+        else:  # the blobs through every die the move placed, each flooded once
+            cond[:] = 0
+            token = _corners(cells, pcol, g, cell, seen, stack, members, stamp, token, cond,
+                             opened, border)
+            for i in range(n):
+                auto = autos[i] >> 2
+                for j in range(4):
+                    point = (north[auto] if j == 0 else g[G_SOUTH][auto] if j == 1
+                             else g[G_WHITE][auto, j - 2])
+                    # a blob with an incomplete point is open: only complete points can
+                    # start a closed one
+                    if not seen[point] and _complete(cells, g, point):
+                        _flood(cells, pcol, g, point, seen, stack, members, stamp, token, cond,
+                               1)
+                        token += 1
+            unsee(seen, box)
         winner = judge_move(cond, mover, mode)
         verdict = 1 if winner == mover else 2 if winner > 0 else 3 if dice_left - 1 - n <= 0 else 0
         face = FACE_OF[placement]

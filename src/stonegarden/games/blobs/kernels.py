@@ -42,6 +42,9 @@ _NORTH = NORTH
 _SOUTH = SOUTH
 _FACE = FACE_OF
 
+#: ``flood_blob``'s stamps when it counts no openings
+NO_STAMP = np.zeros(0, np.int64)
+
 #: indices into the conditions array filled by :func:`conditions`
 OWN_RED, OWN_BLUE, CIRCLE_RED, CIRCLE_BLUE = 0, 1, 2, 3
 
@@ -205,20 +208,34 @@ def touched(cells, g, point):
 
 
 @njit(cache=True)
-def flood_blob(cells, pcol, g, start, seen, stack, members):
+def flood_blob(cells, pcol, g, start, seen, stack, members, stamp=NO_STAMP, token=0, enough=0):
     """Flood the blob holding touched point ``start``, marking ``seen``; its points go to
-    ``members``. Returns (size, colour, closed, border): colour 1 R, 2 B or 3 W; a blob is closed
-    when every point has dice on all four cells; ``border`` has bit 1 << colour set for every
-    colour that a white blob touches (0 for coloured blobs, which border only white)."""
+    ``members``. Returns (size, colour, closed, border, openings): colour 1 R, 2 B or 3 W; a
+    blob is closed when every point has dice on all four cells; ``border`` has bit 1 << colour
+    set for every colour that a white blob touches (0 for coloured blobs, which border only
+    white). With ``enough`` > 0, ``openings`` counts the distinct empty cells touching the blob
+    (marking them in ``stamp`` with ``token``, which must be new), and the flood stops once it
+    has ``enough`` of them and, for a white blob, has met both colours: all the features need
+    (the blob is open, and what it may still become); a flood stopped short leaves ``seen`` as
+    it found it."""
     north, south, white, point_cells = g[G_NORTH], g[G_SOUTH], g[G_WHITE], g[G_POINT_CELLS]
     colour = pcol[start] if g[G_POINT_COLOURED][start] else WHITE
     closed = True
     border = 0
+    openings = 0
     stack[0] = start
     seen[start] = True
     top = 1
     size = 0
     while top > 0:
+        if enough > 0 and openings >= enough and (colour != WHITE or border == 6):
+            # stopped short: unmark the blob, or a later flood of it would stop at its marks
+            # and find a part of it closed
+            for i in range(size):
+                seen[members[i]] = False
+            for i in range(top):
+                seen[stack[i]] = False
+            break
         top -= 1
         q = stack[top]
         members[size] = q
@@ -227,6 +244,9 @@ def flood_blob(cells, pcol, g, start, seen, stack, members):
             cell = point_cells[q, k]
             if cell < 0 or cells[cell] == 0:
                 closed = False
+                if enough > 0 and cell >= 0 and stamp[cell] != token:
+                    stamp[cell] = token
+                    openings += 1
                 continue
             p = cells[cell] - 1
             other = -1
@@ -241,7 +261,7 @@ def flood_blob(cells, pcol, g, start, seen, stack, members):
                 seen[other] = True
                 stack[top] = other
                 top += 1
-    return size, colour, closed, border
+    return size, colour, closed, border, openings
 
 
 @njit(cache=True)
@@ -270,7 +290,8 @@ def conditions(cells, pcol, box, g, out):
             point = (r + HALF) * POINT_SIDE + (c + HALF)
             if seen[point] or not touched(cells, g, point):
                 continue
-            _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack, members)
+            _, colour, closed, border, _ = flood_blob(cells, pcol, g, point, seen, stack,
+                                                      members)
             record_condition(out, colour, closed, border)
 
 
@@ -292,7 +313,7 @@ def conditions_after_move(cells, pcol, box, g, new_cells, n_new, out, seen, stac
             else:
                 point = white[cell, k - 2]
             if not seen[point]:
-                _, colour, closed, border = flood_blob(cells, pcol, g, point, seen, stack,
+                _, colour, closed, border, _ = flood_blob(cells, pcol, g, point, seen, stack,
                                                        members)
                 record_condition(out, colour, closed, border)
     unsee(seen, box)

@@ -442,7 +442,7 @@ class BlobsGame(Game):
                 point = (r + HALF) * POINT_SIDE + (c + HALF)
                 if seen[point] or not K.touched(cells, _GEOMETRY, point):
                     continue
-                size, colour, closed, border = K.flood_blob(cells, pcol, _GEOMETRY, point,
+                size, colour, closed, border, _ = K.flood_blob(cells, pcol, _GEOMETRY, point,
                                                             seen, stack, members)
                 pts = tuple(sorted(point_rc(int(p)) for p in members[:size]))
                 borders = frozenset(col for col in (1, 2) if border & (1 << col))
