@@ -57,10 +57,10 @@ COLOURED = 24
 #: a white blob's state: own-only (4 openings), enemy-only (4), both colours (1)
 WHITE_STATES = 9
 #: own face, enemy face: unordered pairs of white states (45 each); Mixed: one state
-WHITE = 2 * (WHITE_STATES * (WHITE_STATES + 1) // 2) + WHITE_STATES
+WHITE_CODES = 2 * (WHITE_STATES * (WHITE_STATES + 1) // 2) + WHITE_STATES
 #: the offsets of the four features in the model's weights, and their total
 FEATURE_BASES = np.array([0, VERDICTS, VERDICTS + AUTOS, VERDICTS + AUTOS + COLOURED], np.int64)
-NUM_FEATURES = VERDICTS + AUTOS + COLOURED + WHITE
+NUM_FEATURES = VERDICTS + AUTOS + COLOURED + WHITE_CODES
 FEATURE_COLUMNS = 4
 
 
