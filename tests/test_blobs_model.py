@@ -17,6 +17,8 @@ from stonegarden.learn.model import load_model, save_model
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.protocol_tree import ProtocolTree
 
+from .conftest import played
+
 WHITE_PAIRS = list(combinations_with_replacement(range(9), 2))
 
 
@@ -33,9 +35,10 @@ def _expected_codes(game, state, action) -> tuple[int, int, int, int]:
     filled = set(after.placements())
 
     def openings(blob) -> int:
-        empty = {(r + dr, c + dc) for r, c in blob.points for dr in (-1, 0) for dc in (-1, 0)
-                 if on_board(r + dr, c + dc)} - filled
-        return min(len(empty), 3)
+        around = {(r + dr, c + dc) for r, c in blob.points for dr in (-1, 0) for dc in (-1, 0)}
+        if not all(on_board(*cell) for cell in around):
+            return 3  # a blob at the rim of the virtual board never closes
+        return min(len(around - filled), 3)
 
     def white_state(point) -> int:
         blob = blob_of[point]
@@ -84,6 +87,21 @@ def test_the_codes_agree_with_the_rules_blobs_on_every_placement_of_random_games
             state = game.play(state, int(rng.choice(legal)))
     # the games reached placements that win and that hand the opponent a win
     assert verdicts[1] > 0 and verdicts[2] > 0
+
+
+def test_a_blob_at_the_rim_of_the_virtual_board_never_closes():
+    # the dice reach column o, the board's last: the white disc at the north-east corner of
+    # o7 touches cells off the board, so Red's o7R leaves it open, as the rules judge it
+    game = stonegarden.make("blobs")
+    state, _ = played(game, ["i8M", "j8R", "j9M", "j7M", "k9M", "l8R", "k7M", "m8R", "m9M",
+                             "n8R", "n7M", "o8R", "n9M"])
+    action = game.parse_action(state, "o7R")
+    assert not game.is_terminal(game.play(state, action))
+    row = ModelPriors(game, None).codes(state, np.array([action]))[0]
+    assert tuple(row) == _expected_codes(game, state, action)
+    assert row[0] == 0  # no verdict
+    # an own face: the white discs are the own-bordered rim one (3+) and a both-bordered one
+    assert row[3] == WHITE_PAIRS.index((3, 8))
 
 
 def test_choices_are_the_placements_and_rolls_are_not_decisions():

@@ -73,12 +73,14 @@ def feature_scratch() -> tuple[np.ndarray, ...]:
             np.empty(NUM_CELLS, np.int64), np.empty(8, np.int64), np.zeros(4, np.int64),
             np.full(NUM_POINTS, -1, np.int32), np.empty(NUM_POINTS, np.int64),
             np.empty((NUM_POINTS, OPEN_KEPT), np.int64), np.empty(NUM_POINTS, np.int64),
-            np.empty(2 * OPEN_KEPT, np.int64))
+            np.empty(4 * OPEN_KEPT, np.int64))
 
 
 #: the openings kept per blob of a node's position: enough to count them up to 3 after a die
 #: fills one of them, and to tell when a blob closes
 OPEN_KEPT = 4
+#: the openings a blob at the board's rim is given (``RIM``, ``RIM - 1``, ..): no cell's index
+RIM = -2
 
 
 @njit(cache=True)
@@ -101,16 +103,22 @@ def label_blobs(cells, pcol, box, g, seen, stack, members, stamp, token, blob_of
             size, _, _, border, _ = flood_blob(cells, pcol, g, point, seen, stack, members)
             border_of[blobs] = border
             count = 0
+            rim = False
             for i in range(size):
                 q = members[i]
                 blob_of[q] = blobs
                 for k in range(4):
                     cell = point_cells[q, k]
-                    if (count < OPEN_KEPT and cell >= 0 and cells[cell] == 0
-                            and stamp[cell] != token):
+                    if cell < 0:
+                        rim = True
+                    elif count < OPEN_KEPT and cells[cell] == 0 and stamp[cell] != token:
                         stamp[cell] = token
                         opens[blobs, count] = cell
                         count += 1
+            if rim:  # it never closes: as many openings as are kept, none a real cell
+                for i in range(OPEN_KEPT):
+                    opens[blobs, i] = RIM - i
+                count = OPEN_KEPT
             n_open[blobs] = count
             blobs += 1
             token += 1
@@ -119,23 +127,36 @@ def label_blobs(cells, pcol, box, g, seen, stack, members, stamp, token, blob_of
 
 
 @njit(cache=True)
+def _add(buf, m, cell):
+    for j in range(m):
+        if buf[j] == cell:
+            return m
+    buf[m] = cell
+    return m + 1
+
+
+@njit(cache=True)
 def _gather(g, point, die, blob_of, opens, n_open, buf, m):
     """Add to ``buf[:m]`` the empty cells (``die``'s cell left out) touching the blob through
     ``point`` before the die, as far as they are kept; an untouched point is a blob of its own,
-    touching its four cells. Returns the new count."""
+    touching its four cells. A blob at the board's rim adds ``OPEN_KEPT`` cells of its own
+    (``RIM`` and below): it never closes. Returns the new count."""
     b = blob_of[point]
-    count = n_open[b] if b >= 0 else 4
-    for i in range(count):
-        cell = opens[b, i] if b >= 0 else g[G_POINT_CELLS][point, i]
-        if cell < 0 or cell == die:
-            continue
-        new = True
-        for j in range(m):
-            if buf[j] == cell:
-                new = False
-        if new:
-            buf[m] = cell
-            m += 1
+    if b >= 0:
+        for i in range(n_open[b]):
+            if opens[b, i] != die:
+                m = _add(buf, m, opens[b, i])
+        return m
+    rim = False
+    for i in range(4):
+        cell = g[G_POINT_CELLS][point, i]
+        if cell < 0:
+            rim = True
+        elif cell != die:
+            m = _add(buf, m, cell)
+    if rim:
+        for i in range(OPEN_KEPT):
+            m = _add(buf, m, RIM - i)
     return m
 
 

@@ -214,7 +214,8 @@ def flood_blob(cells, pcol, g, start, seen, stack, members, stamp=NO_STAMP, toke
     blob is closed when every point has dice on all four cells; ``border`` has bit 1 << colour
     set for every colour that a white blob touches (0 for coloured blobs, which border only
     white). With ``enough`` > 0, ``openings`` counts the distinct empty cells touching the blob
-    (marking them in ``stamp`` with ``token``, which must be new), and the flood stops once it
+    (marking them in ``stamp`` with ``token``, which must be new; a cell off the virtual board
+    counts ``enough`` at once, since such a blob never closes), and the flood stops once it
     has ``enough`` of them and, for a white blob, has met both colours: all the features need
     (the blob is open, and what it may still become); a flood stopped short leaves ``seen`` as
     it found it."""
@@ -244,7 +245,9 @@ def flood_blob(cells, pcol, g, start, seen, stack, members, stamp=NO_STAMP, toke
             cell = point_cells[q, k]
             if cell < 0 or cells[cell] == 0:
                 closed = False
-                if enough > 0 and cell >= 0 and stamp[cell] != token:
+                if enough > 0 and cell < 0:  # the board's rim: a blob there never closes
+                    openings += enough
+                elif enough > 0 and stamp[cell] != token:
                     stamp[cell] = token
                     openings += 1
                 continue
