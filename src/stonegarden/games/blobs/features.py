@@ -15,7 +15,13 @@ features, each one weight of the model:
   one, joined by the neck, for a Mixed face.
 
 An open blob touched by one empty cell is one die from being closed, so these counts are the
-threats the model weighs.
+threats the model weighs. A blob at the rim of the virtual board never closes (the rules call
+it open), so it counts as 3+.
+
+The position's blobs are labelled once per call. A placement that makes no auto move is then
+judged from the labels alone (the blobs at its corners, joined by its face, less the cell it
+fills); one that makes auto moves is played out on a scratch board and only the blobs through
+its dice are flooded, each only as far as its third opening.
 """
 
 from __future__ import annotations
@@ -62,6 +68,11 @@ WHITE_CODES = 2 * (WHITE_STATES * (WHITE_STATES + 1) // 2) + WHITE_STATES
 FEATURE_BASES = np.array([0, VERDICTS, VERDICTS + AUTOS, VERDICTS + AUTOS + COLOURED], np.int64)
 NUM_FEATURES = VERDICTS + AUTOS + COLOURED + WHITE_CODES
 FEATURE_COLUMNS = 4
+#: the openings kept per blob of a node's position: enough to count them up to 3 after a die
+#: fills one of them, and to tell when a blob closes
+OPEN_KEPT = 4
+#: the openings a blob at the board's rim is given (``RIM``, ``RIM - 1``, ..): no cell's index
+RIM = -2
 
 
 def feature_scratch() -> tuple[np.ndarray, ...]:
@@ -75,12 +86,6 @@ def feature_scratch() -> tuple[np.ndarray, ...]:
             np.empty((NUM_POINTS, OPEN_KEPT), np.int64), np.empty(NUM_POINTS, np.int64),
             np.empty(4 * OPEN_KEPT, np.int64))
 
-
-#: the openings kept per blob of a node's position: enough to count them up to 3 after a die
-#: fills one of them, and to tell when a blob closes
-OPEN_KEPT = 4
-#: the openings a blob at the board's rim is given (``RIM``, ``RIM - 1``, ..): no cell's index
-RIM = -2
 
 
 @njit(cache=True)
