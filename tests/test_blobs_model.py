@@ -15,6 +15,7 @@ from stonegarden.games.blobs.lattice import FACE_MIXED, cell_rc, face_of, on_boa
 from stonegarden.games.blobs.model import BlobsLearner, ModelPriors
 from stonegarden.learn.model import load_model, save_model
 from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.profile import profile_for
 from stonegarden.search.protocol_tree import ProtocolTree
 
 from .conftest import played
@@ -157,3 +158,19 @@ def test_a_model_gives_the_protocol_tree_its_priors_as_visits(tmp_path: Path):
     plain = ProtocolTree(game, SearchConfig(model="none"), seed=3)
     assert plain.prior_values is None or plain.prior_values(state, legal, -1) is None
     assert favoured_share(plain.search(state, Budget(sims=40))) < 0.5
+
+
+def test_the_shipped_model_loads_with_its_metadata_and_rates_a_losing_placement_low():
+    game = stonegarden.make("blobs")
+    profile = profile_for(game)
+    model = profile.model_for(SearchConfig(model="shipped"))
+    assert model is not None and model.kind == BlobsLearner.kind
+    assert Path(model.path).stat().st_size < 10_000_000
+    meta = model.meta
+    assert meta["game"] == "blobs" and meta["games"] >= 100
+    assert meta["fit"]["held_out"]["log_loss"] < meta["fit"]["held_out"]["uniform_log_loss"]
+    weights = model.arrays["weights"]
+    # handing the opponent a win is the worst verdict, winning the best
+    verdicts = weights[FEATURE_BASES[0]:FEATURE_BASES[1]]
+    assert verdicts[1] == verdicts.max() and verdicts[2] == verdicts.min()
+    assert profile.model_for(SearchConfig(model="none")) is None
