@@ -187,10 +187,8 @@ def _quiet_corners(g, cell, placement, blob_of, border_of, opens, n_open, buf, c
         opened[0] = min(m, 3)
         m = _gather(g, south, cell, blob_of, opens, n_open, buf, 0)
         opened[1] = min(m, 3)
-        if opened[0] == 0:
-            cond[NORTH[placement] - 1] = 1
-        if opened[1] == 0:
-            cond[SOUTH[placement] - 1] = 1
+        record_condition(cond, NORTH[placement], opened[0] == 0, 0)
+        record_condition(cond, SOUTH[placement], opened[1] == 0, 0)
         m = _gather(g, white[0], cell, blob_of, opens, n_open, buf, 0)
         m = _gather(g, white[1], cell, blob_of, opens, n_open, buf, m)
         opened[2] = opened[3] = min(m, 3)
@@ -199,8 +197,7 @@ def _quiet_corners(g, cell, placement, blob_of, border_of, opens, n_open, buf, c
     else:
         m = _gather(g, south, cell, blob_of, opens, n_open, buf, m)
         opened[0] = opened[1] = min(m, 3)
-        if m == 0:
-            cond[NORTH[placement] - 1] = 1
+        record_condition(cond, NORTH[placement], m == 0, 0)
         for k in range(2):
             opened[2 + k] = min(_gather(g, white[k], cell, blob_of, opens, n_open, buf, 0), 3)
             border[2 + k] = _border(white[k], blob_of, border_of) | die_bits
@@ -232,6 +229,8 @@ def _complete(cells, g, point):
 
 @njit(cache=True)
 def _white_state(opened, border, mover):
+    """A white blob as ``mover`` sees it (one of ``WHITE_STATES``): bordered only by the mover's
+    colour (0-3, its openings), only by the opponent's (4-7), or by both (8)."""
     if border == 1 << mover:
         return opened
     if border == 1 << (3 - mover):

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from .lattice import (
+    BLUE,
     CELL_C,
     CELL_NORTH,
     CELL_R,
@@ -42,6 +43,8 @@ _NORTH = NORTH
 _SOUTH = SOUTH
 _FACE = FACE_OF
 
+#: a white blob's border once it has met both colours: it can never be a circle
+BOTH_BORDERS = (1 << RED) | (1 << BLUE)
 #: ``flood_blob``'s stamps when it counts no openings
 NO_STAMP = np.zeros(0, np.int64)
 
@@ -229,7 +232,7 @@ def flood_blob(cells, pcol, g, start, seen, stack, members, stamp=NO_STAMP, toke
     top = 1
     size = 0
     while top > 0:
-        if enough > 0 and openings >= enough and (colour != WHITE or border == 6):
+        if enough > 0 and openings >= enough and (colour != WHITE or border == BOTH_BORDERS):
             # stopped short: unmark the blob, or a later flood of it would stop at its marks
             # and find a part of it closed
             for i in range(size):
