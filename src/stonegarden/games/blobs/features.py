@@ -87,7 +87,6 @@ def feature_scratch() -> tuple[np.ndarray, ...]:
             np.empty(4 * OPEN_KEPT, np.int64))
 
 
-
 @njit(cache=True)
 def label_blobs(cells, pcol, box, g, seen, stack, members, stamp, token, blob_of, border_of,
                 opens, n_open):
