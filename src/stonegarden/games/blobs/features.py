@@ -1,6 +1,6 @@
 """What Blobs' move model reads off a placement, in one kernel over the legal placements.
 
-Each placement is played out as a whole move (the die and its auto moves) and coded by four
+Each placement is judged as the whole move it makes (the die and its auto moves) and coded by four
 features, each one weight of the model:
 
 - **verdict** (4): nothing, the mover wins, the mover hands the opponent a win (and loses), or
