@@ -245,12 +245,21 @@ def _pair(a, b):
 
 
 @njit(cache=True)
+def _corner(g, cell, k):
+    """Corner ``k`` of ``cell``: 0 its northern coloured one, 1 its southern, 2-3 its white ones."""
+    if k == 0:
+        return g[G_NORTH][cell]
+    if k == 1:
+        return g[G_SOUTH][cell]
+    return g[G_WHITE][cell, k - 2]
+
+
+@njit(cache=True)
 def _corners(cells, pcol, g, cell, seen, stack, members, stamp, token, cond, opened, border):
     """Flood the blobs through the four corners of the die on ``cell`` (north, south, then the
     white ones), each blob once, into ``opened`` and ``border``; returns the next new token."""
-    north, south, white = g[G_NORTH], g[G_SOUTH], g[G_WHITE]
     for k in range(4):
-        point = north[cell] if k == 0 else south[cell] if k == 1 else white[cell, k - 2]
+        point = _corner(g, cell, k)
         if seen[point]:  # joined to the corner before it of its colour class
             opened[k], border[k] = opened[k - 1], border[k - 1]
         else:
@@ -293,8 +302,7 @@ def move_codes(cells0, g, mover, dice_left, mode, actions, scratch, out):
             for i in range(n):
                 auto = autos[i] >> 2
                 for j in range(4):
-                    point = (north[auto] if j == 0 else g[G_SOUTH][auto] if j == 1
-                             else g[G_WHITE][auto, j - 2])
+                    point = _corner(g, auto, j)
                     # a blob with an incomplete point is open: only complete points can
                     # start a closed one
                     if not seen[point] and _complete(cells, g, point):
