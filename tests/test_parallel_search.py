@@ -19,6 +19,7 @@ from stonegarden.jobs.procs import descendants
 from stonegarden.search import helpers
 from stonegarden.search.config import Budget, SearchConfig, default_threads
 from stonegarden.search.parallel import RootParallel, merge_results, share_sims
+from stonegarden.search.profile import profile_for
 from stonegarden.search.result import MoveStat, SearchResult
 from stonegarden.search.tree import TreeSearch
 
@@ -132,6 +133,18 @@ def test_levels_one_to_four_take_one_thread_and_five_six_every_core():
     for level in (5, 6):
         assert _agent(f"level:{level}").threads == default_threads()
     assert _agent("mcts").threads == 1
+
+
+def test_a_level_loads_the_game_s_model_only_where_it_was_measured_with_it(monkeypatch):
+    game = stonegarden.make("bridgego", size=5)
+    profile = profile_for(game)
+    monkeypatch.setattr(type(profile), "model_levels", frozenset({6}))
+    six, five = _agent("level:6"), _agent("level:5")
+    assert profile.model_for(six.config_for(game)) is not None
+    assert profile.model_for(five.config_for(game)) is None
+    assert six.engine(game) is six.engine(game)
+    monkeypatch.setattr(type(profile), "model_levels", frozenset())
+    assert profile.model_for(_agent("level:6").config_for(game)) is None
 
 
 def test_a_seeded_parallel_search_is_reproducible_and_one_thread_is_the_plain_search():

@@ -268,16 +268,25 @@ PARALLEL_LEVEL = 5
 class LevelAgent(SearchAgent):
     """``mcts`` with the default search and the budget of a level, which depends on the game
     (its search profile's ``levels``); ``budget`` holds the common levels' budget until a game
-    is known. Levels from ``PARALLEL_LEVEL`` search with every core, the others with one."""
+    is known. Levels from ``PARALLEL_LEVEL`` search with every core, the others with one. A
+    level loads the game's default model only where the profile's ``model_levels`` name it."""
 
     def __init__(self, level: int, seed: int | None, spec: str) -> None:
         sims, seconds = LEVELS[level]
         threads = default_threads() if level >= PARALLEL_LEVEL else 1
-        # the levels search as they were calibrated, without a learned model, until they are
-        # calibrated again with one
         super().__init__(SearchConfig(model="none"), Budget(sims=sims, seconds=seconds), seed,
                          spec, threads)
         self.level = level
+
+    def engine(self, game: Game) -> Searcher:
+        self.config = self.config_for(game)
+        return super().engine(game)
+
+    def config_for(self, game: Game) -> SearchConfig:
+        """The default search, with the game's default model if this level was measured
+        with it (``model=None``), else without one (``model="none"``)."""
+        measured = self.level in profile_for(game).model_levels
+        return dataclasses.replace(self.config, model=None if measured else "none")
 
     def budget_for(self, game: Game) -> Budget:
         """The level's budget in ``game``; its simulations are per tree (a level with several

@@ -70,6 +70,9 @@ class SearchProfile:
     model_by_default: ClassVar[bool] = True
     #: strength levels (``level:N``): simulations (or None) and seconds per move
     levels: ClassVar[Mapping[int, tuple[int | None, float]]] = LEVELS
+    #: the levels that load the model plain ``mcts`` loads: those measured with it; the
+    #: others search without one, as they were calibrated
+    model_levels: ClassVar[frozenset[int]] = frozenset()
     #: options of the search only this game has (``mcts:NAME=VALUE``)
     options: ClassVar[tuple[GameOption, ...]] = ()
     #: whether ``playout`` reports the moves it played (RAVE on the protocol tree): games
