@@ -142,7 +142,7 @@ def test_a_level_loads_the_game_s_model_only_where_it_was_measured_with_it(monke
     six, five = _agent("level:6"), _agent("level:5")
     assert profile.model_for(six.config_for(game)) is not None
     assert profile.model_for(five.config_for(game)) is None
-    assert six.engine(game) is six.engine(game)
+    assert six.engine(game) is six.engine(game) and six.config.model is None
     monkeypatch.setattr(type(profile), "model_levels", frozenset())
     assert profile.model_for(_agent("level:6").config_for(game)) is None
 
