@@ -51,6 +51,9 @@ class BridgeGoProfile(SearchProfile):
     #: the search without it (no priors) it scored 181-19 over 200 games at 0.5 s a move
     #: (docs/models.md), so plain ``mcts`` loads it
     shipped_model: ClassVar[str | None] = "bridgego.npz"
+    #: level 6 with the model on every core scored 92-8 against level 6 with neither (one
+    #: thread, no model) at 4 s a move (docs/ai.md); the lower levels were calibrated without it
+    model_levels: ClassVar[frozenset[int]] = frozenset({6})
 
     def _game(self) -> BridgeGo:
         return cast("BridgeGo", self.game)  # the game class names this profile
