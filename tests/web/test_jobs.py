@@ -158,6 +158,32 @@ def test_every_running_job_can_be_stopped_at_once():
     asyncio.run(main())
 
 
+@pytest.mark.slow
+def test_a_job_cancelled_as_it_is_sent_stops_without_ending_its_worker():
+    """The stop can reach a worker before it has taken the job it names (both lines arrive
+    together): the job must still stop at once, not run on until its worker is ended."""
+    async def main():
+        p = pool(workers=1)
+        await p.start()
+        await ready(p)
+        try:
+            pids = {w.proc.pid for w in p.workers}
+            for _ in range(10):
+                job = p.submit("test-sleep", {"seconds": 60}, client="a", deadline=120)
+                assert job.state == "running"  # sent to the idle worker
+                p.cancel(job)
+                t0 = time.monotonic()
+                while p.describe()["busy"] and time.monotonic() - t0 < 5:
+                    await asyncio.sleep(0.01)
+                assert time.monotonic() - t0 < 0.5, "the stop was lost"
+                await ready(p)
+            assert {w.proc.pid for w in p.workers} == pids  # never ended after the grace
+        finally:
+            await p.close()
+
+    asyncio.run(main())
+
+
 def test_close_ends_every_worker():
     async def main():
         p = pool(workers=2)

@@ -71,8 +71,11 @@ class Worker:
         self.send_lock = threading.Lock()
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self.stop = threading.Event()
-        self.lock = threading.Lock()  # ``current`` and ``stop`` change together
+        self.lock = threading.Lock()  # ``current``, ``early`` and ``stop`` change together
         self.current: int | None = None
+        #: a stop that came before its job was taken from the inbox (the server sends one
+        #: job at a time, so one is enough); the job stops as soon as it starts
+        self.early: int | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, ensure_ascii=True, allow_nan=False)
@@ -91,6 +94,8 @@ class Worker:
                 with self.lock:
                     if self.current == message.get("id"):
                         self.stop.set()
+                    else:
+                        self.early = message.get("id")
             else:
                 self.inbox.put(message)
         os._exit(0)  # the server is gone
@@ -119,6 +124,9 @@ class Worker:
         with self.lock:
             self.current = jid
             self.stop.clear()
+            if self.early == jid:
+                self.stop.set()
+            self.early = None
         self.send({"op": "started", "id": jid})
         context = JobContext(self.stop, lambda v: self.send({"op": "progress", "id": jid,
                                                              "value": v}))
