@@ -243,9 +243,13 @@ def test_shipped_names_the_games_model_and_the_levels_search_without_one():
     assert profile_for(freego).model_for(SearchConfig(model="shipped")) is not None
     assert profile_for(freego).model_for(SearchConfig()) is None  # not shown to win: not default
     assert profile_for(blooms).model_for(make_agent("mcts").config) is not None
-    for level in range(1, 7):  # calibrated without a model
-        config = make_agent(f"level:{level}").config
+    for level in range(1, 6):  # calibrated without a model
+        config = make_agent(f"level:{level}").config_for(blooms)
         assert profile_for(blooms).model_for(config) is None
+    # level 6 was measured with it, on every core
+    assert profile_for(blooms).model_for(make_agent("level:6").config_for(blooms)) is not None
+    territory = stonegarden.make("blooms-territory", size=5)  # ships no model at any level
+    assert profile_for(territory).model_for(make_agent("level:6").config_for(territory)) is None
 
 
 # -- training ---------------------------------------------------------------------------------

@@ -97,6 +97,10 @@ class RaceProfile(SearchProfile):
 
     options: ClassVar[tuple[GameOption, ...]] = (SPLIT, CAPTURES)
     shipped_model: ClassVar[str | None] = "blooms.npz"
+    #: level 6 with the model on every core scored 71-29 against level 6 with neither (one
+    #: thread, no model) at 4 s a move on n=5 (docs/ai.md); the lower levels were calibrated
+    #: without it
+    model_levels: ClassVar[frozenset[int]] = frozenset({6})
 
     def tree(self, config: SearchConfig) -> TreeSpec | None:
         from .rules import _Blooms
