@@ -236,7 +236,7 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     assert load_model(path).prior == 40
 
 
-def test_shipped_names_the_games_model_and_the_levels_search_without_one():
+def test_shipped_names_the_games_model_and_only_the_levels_measured_with_it_load_it():
     blooms, freego = stonegarden.make("blooms", size=5), stonegarden.make("freego")
     assert make_agent("mcts:model=shipped").config.model == "shipped"
     assert profile_for(blooms).model_for(SearchConfig(model="shipped")) is not None
