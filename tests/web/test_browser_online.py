@@ -75,6 +75,9 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
 
     # Ana's page hears the join: her turn, with Bo's name, and the title says so
     ana.wait_for_selector("#status.your-turn", timeout=WAIT)
+    # Bo's page draws its seats once its first fetch answers: wait for that, then read
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",
+                         timeout=WAIT)
     assert "Bo" in ana.inner_text("#seats") and "Ana <b>" in bo.inner_text("#seats")
     assert ana.title().startswith("● Your turn")
     play_one(ana)
