@@ -20,6 +20,7 @@ from stonegarden.search.parallel import RootParallel, new_searcher, reproducible
 from stonegarden.search.pools import Pools
 from stonegarden.search.profile import profile_for
 from stonegarden.search.shared_tree import SharedTree
+from stonegarden.search.tree_kernels import expand, new_node, prove
 
 from .tree_helpers import interrupt_after, reachable
 
@@ -87,6 +88,36 @@ def test_each_thread_allocates_in_its_own_range(game_id, params):
     assert all(count == 1 for node, count in parents.items() if node != engine.root)
     assert all(n < s0[0] or s0[0] <= n < n0 or s1[0] <= n < n1 for n in nodes)
     engine.close()
+
+
+def test_a_node_expanded_meanwhile_by_another_thread_keeps_that_threads_edges():
+    P = Pools(100, 1_000)
+    node = new_node(*P.nodes(), P.counters, 1, 0, 0)
+    moves, priors = np.arange(5, dtype=np.int32), np.zeros(5)
+    theirs = P.counters.copy()
+    theirs[1] = 500  # the other thread's range of edges
+    assert expand(node, moves, priors, 5, 0, P.nd_first, P.nd_count, *P.edges(), theirs)
+    assert (int(P.nd_first[node]), int(P.nd_count[node])) == (500, 5)
+    # this thread read the node unexpanded and wrote its own edges: the node keeps the
+    # first set, and this thread's slots are given back to its range
+    assert expand(node, moves[:3], priors, 3, 0, P.nd_first, P.nd_count, *P.edges(), P.counters)
+    assert (int(P.nd_first[node]), int(P.nd_count[node]), int(P.counters[1])) == (500, 5, 0)
+
+
+def test_an_edge_outside_the_nodes_set_proves_nothing():
+    # a set of edges that lost the race to expand a node is no longer the node's: a win
+    # found through it must not prove the node, whose own edges would not show it
+    P = Pools(100, 1_000)
+    node = new_node(*P.nodes(), P.counters, 1, 0, 0)
+    won = new_node(*P.nodes(), P.counters, 2, 0, 1)  # a child proven won for player 1
+    moves, priors = np.arange(3, dtype=np.int32), np.zeros(3)
+    expand(node, moves, priors, 3, 0, P.nd_first, P.nd_count, *P.edges(), P.counters)
+    P.ed_child[601] = won  # the losing set's edge to the won child
+    assert not prove(node, 601, P.nd_player, P.nd_first, P.nd_count, P.nd_proven, P.ed_child)
+    assert int(P.nd_proven[node]) == 0
+    P.ed_child[1] = won  # through the node's own edge it is a proof
+    assert prove(node, 1, P.nd_player, P.nd_first, P.nd_count, P.nd_proven, P.ed_child)
+    assert int(P.nd_proven[node]) == 1
 
 
 def test_a_shared_tree_proves_the_forced_win_and_plays_it():

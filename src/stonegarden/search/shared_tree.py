@@ -14,9 +14,12 @@ Monte-Carlo Tree Search Algorithm, Advances in Computer Games 2009):
   worse to the others until its result is in, so that they spread over the tree.
 
 The threads run the same ``nogil`` simulation loop as one tree, each with its own AMAF
-stamps, playout buffers, last-good-reply table and random stream; the driver
-(``tree.TreeSearch.search``) hands each thread a share of every chunk and waits for all of
-them, so no thread runs outside a search. The tree is kept between moves as one tree's is;
+stamps, playout buffers, last-good-reply table, random stream and allocation counters (on
+cache lines of their own: a counter is written every simulation). Each thread runs its own
+chunks, taking them from one ``Allowance`` of simulations, until the budget ends; there is no
+barrier between chunks, so no thread waits for a slower one until the search ends. The
+calling thread polls ``budget.stop()``; the search returns only once every thread has ended
+its chunk, so no thread runs outside a search. The tree is kept between moves as one tree's is;
 since each search leaves gaps between the threads' ranges, a kept tree is compacted even
 when its root stays where it is.
 
@@ -27,16 +30,17 @@ simulations). docs/ai.md ("Parallel search") compares the two.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 import numpy as np
 
 from ..core.protocol import Game, State
 from ..errors import ParameterError
-from .config import SearchConfig
+from .config import Budget, SearchConfig
 from .pools import Pools
 from .result import SearchResult
-from .tree import CompiledTree, TreeSpec
+from .tree import Allowance, CompiledTree, TreeSpec
 from .tree_kernels import seed_numba
 
 #: visits without reward an edge counts per thread below it (Fuego's default, not tuned here)
@@ -61,13 +65,13 @@ class SharedTree(CompiledTree):
         self._pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="shared-tree")
         # per thread: its allocation counters (next node, next edge, AMAF stamp, range ends)
         # and its AMAF stamps; thread 0 is the caller's
-        self.ranges = [np.zeros(5, np.int64) for _ in range(threads)]
+        # (a row of 16: 128 bytes apart, so no two threads' counters share a cache line)
+        self.ranges = list(np.zeros((threads, 16), np.int64))
         self.seens = [self.seen] + [np.zeros_like(self.seen) for _ in range(threads - 1)]
         # a last-good-reply table each: one shared table, written by every playout, cost
         # Free Go a third of its simulations at 2 threads (cache lines moving between cores)
         self.tables = [self.replies] + [self.replies.copy() for _ in range(threads - 1)]
         self._starts: list[tuple[int, int]] = []
-        self._chunks = 0
 
     def _begin(self, state: State) -> None:
         """Share the free part of the pools out between the threads."""
@@ -85,31 +89,44 @@ class SharedTree(CompiledTree):
             self._starts.append((int(r[0]), int(r[1])))
         self._base = (used_n, used_e)
 
-    def _run(self, want: int, state: State, solver: bool) -> int:
-        if want <= 0:
-            return super()._run(0, state, solver)  # loads the kernel; runs nothing
-        self._chunks += 1
-        t = self.threads
-        shares = [want // t + (1 if k < want % t else 0) for k in range(t)]
+    def _simulations(self, state: State, budget: Budget, t0: float) -> int:
+        allowance = Allowance(budget.sims)
+        done = 0
+        if self.pools.nd_first[self.root] < 0 and allowance.take(1):
+            # the caller expands a fresh root before the others start: two threads expanding
+            # it at once each build a set of edges, and what goes through the set that loses
+            # is lost (a thread's first chunk in fresh pages of the pools can take 50 ms)
+            done = self._runner(0)(1, self._solving(state))
         futures: list[Future[int]] = [
-            self._pool.submit(self._run_thread, k, n, solver)
-            for k, n in enumerate(shares) if k > 0 and n > 0]
+            self._pool.submit(self._thread, k, state, budget, t0, allowance)
+            for k in range(1, self.threads)]
         try:
-            done = self._run_thread(0, shares[0], solver)
+            done += self._chunks(state, budget, t0, self._runner(0), allowance, poll_stop=True)
         finally:
-            # never leave a thread in the tree: wait for every one, even on an error here
-            done_others = [f.result() for f in futures]
+            # never leave a thread in the tree: end the others' chunks and wait for them,
+            # even on an error here (stop() may raise)
+            allowance.end()
+            wait(futures)
+        done += sum(f.result() for f in futures)
         P = self.pools
         P.counters[0] = max(int(r[0]) for r in self.ranges)
         P.counters[1] = max(int(r[1]) for r in self.ranges)
-        return done + sum(done_others)
+        return done
 
-    def _run_thread(self, k: int, want: int, solver: bool) -> int:
-        """Thread ``k``'s ``want`` simulations (threads other than the caller's seed their own
-        random stream for each chunk: a pool thread may take any thread's share)."""
-        if k > 0:
-            seed_numba((self.salt * 31 + self._chunks * 1_000_003 + k) % 2**31)
-        return self._simulate(want, solver, self.ranges[k], self.seens[k], self.tables[k])
+    def _runner(self, k: int) -> Callable[[int, bool], int]:
+        """Thread ``k``'s chunk: the compiled loop with its own counters, stamps and table."""
+        counters, seen, table = self.ranges[k], self.seens[k], self.tables[k]
+        return lambda want, solver: self._simulate(want, solver, counters, seen, table)
+
+    def _thread(self, k: int, state: State, budget: Budget, t0: float,
+                allowance: Allowance) -> int:
+        """Thread ``k`` (not the caller's) searches until the allowance ends, on a random
+        stream of its own for this search."""
+        try:
+            seed_numba((self.salt * 31 + k) % 2**31)
+            return self._chunks(state, budget, t0, self._runner(k), allowance, poll_stop=False)
+        finally:
+            allowance.end()  # an error here ends the others' search too
 
     def _result(self, state: State, sims: int, seconds: float, reused: int) -> SearchResult:
         result = super()._result(state, sims, seconds, reused)

@@ -10,6 +10,7 @@ stones one at a time); the result speaks of whole turns, as the protocol's actio
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -62,6 +63,31 @@ class TreeSpec:
         """Whether the tree move ``move`` at ``level`` of a turn from ``state`` can be on the
         way to ``target`` (cheap; used to prune the search for a new root)."""
         return True
+
+
+class Allowance:
+    """The simulations a search may still run (``None``: no count, only time), taken chunk by
+    chunk by one thread or by the threads of a shared tree; once ended, every taker gets
+    nothing."""
+
+    def __init__(self, sims: int | None) -> None:
+        self.left = sims
+        self.ended = False
+        self._lock = threading.Lock()
+
+    def take(self, want: int) -> int:
+        """Up to ``want`` simulations of what is left (0: the search has ended)."""
+        with self._lock:
+            if self.ended:
+                return 0
+            if self.left is None:
+                return want
+            n = min(want, self.left)
+            self.left -= n
+            return n
+
+    def end(self) -> None:
+        self.ended = True
 
 
 class TreeSearch:
@@ -159,24 +185,40 @@ class TreeSearch:
         self.salt = (seed * 1_000_003 + self.searches) % 2**31
         seed_numba(self.salt)
         self.searches += 1
+        sims = self._simulations(state, budget, t0)
+        return self._result(state, sims, time.perf_counter() - t0, reused)
+
+    def _simulations(self, state: State, budget: Budget, t0: float) -> int:
+        """Run simulations until the budget ends (one thread; a shared tree runs several
+        threads through ``_chunks``); how many ran."""
+        return self._chunks(state, budget, t0, lambda want, solver: self._run(want, state, solver),
+                            Allowance(budget.sims), poll_stop=True)
+
+    def _solving(self, state: State) -> bool:
+        """Whether the next simulations use the proofs: not once the root is proven lost (or
+        drawn); the search goes on without them, for the most resistant move against an
+        opponent who may not find the win."""
+        code = int(self.pools.nd_proven[self.root])
+        return bool(self.config.solver) and code in (0, state.player)
+
+    def _chunks(self, state: State, budget: Budget, t0: float,
+                run: Callable[[int, bool], int], allowance: Allowance, poll_stop: bool) -> int:
+        """Run simulations in chunks taken from ``allowance`` until it, the time or
+        ``budget.stop()`` (polled when ``poll_stop``) ends the search, or the solver proves the
+        root; ``run(want, solver)`` runs one chunk. Ending ends ``allowance`` for every thread
+        taking from it. Returns how many simulations this caller ran."""
         sims = 0
         chunk = 16
         while True:
-            want = chunk
-            if budget.sims is not None:
-                want = min(want, budget.sims - sims)
-                if want <= 0:
-                    break
+            want = allowance.take(chunk)
+            if want <= 0:
+                break
             t1 = time.perf_counter()
-            code = int(self.pools.nd_proven[self.root])
-            # proven lost (or drawn): search on without the proofs, for the most resistant
-            # move against an opponent who may not find the win
-            solver = bool(self.config.solver) and code in (0, state.player)
-            done = self._run(want, state, solver)
+            done = run(want, self._solving(state))
             sims += done
             if done < want:  # the solver proved the root
                 break
-            if budget.stop is not None and budget.stop():
+            if poll_stop and budget.stop is not None and budget.stop():
                 break
             now = time.perf_counter()
             if budget.seconds is not None:
@@ -188,7 +230,8 @@ class TreeSearch:
                 chunk = int(max(1, min(chunk * 2, 0.02 / per, left / per + 1)))
             else:
                 chunk = min(chunk * 2, 4096)
-        return self._result(state, sims, time.perf_counter() - t0, reused)
+        allowance.end()
+        return sims
 
     # -- reading the tree -------------------------------------------------------------------
     def _rank(self, node: int, e: int) -> tuple[int, int, float, int]:

@@ -56,7 +56,9 @@ def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_ch
     without RAVE (``select``). False if the edge pool (the range ``counters``
     allocates from) is full. The edges are written before the node points at them, and its
     count before its first edge, so that another thread searching the same tree sees the node
-    either unexpanded or whole."""
+    either unexpanded or whole; a node another thread has expanded meanwhile keeps that
+    thread's edges (two threads can still both publish within the same few instructions: one
+    set then wins)."""
     start = counters[1]
     if start + count > counters[4]:
         return False
@@ -71,6 +73,11 @@ def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_ch
         if prior > 0 and priors[k] >= 0.0:
             ed_rn[e] = prior
             ed_rw[e] = prior * priors[k]
+    if nd_first[node] >= 0:
+        # another thread expanded the node while these edges were written (writing into
+        # fresh pages of the pools can take milliseconds): keep its edges, whose statistics
+        # and proofs others may already have read, and give these slots back
+        return True
     counters[1] = start + count
     nd_count[node] = count
     nd_first[node] = start
@@ -207,13 +214,17 @@ def prove(node, e, nd_player, nd_first, nd_count, nd_proven, ed_child):
     """MCTS-solver step after backing up through edge ``e``: a proven win of the mover's is a
     win of the node; the node is proven lost (or drawn) once every edge is proven; a chance
     node is proven once every outcome is proven with one result. Whether ``node`` is proven
-    now (so the update goes on upward)."""
+    now (so the update goes on upward). An edge that is not among the node's edges (a set
+    built by a thread that lost the race to expand the node, in a shared tree) proves nothing:
+    the node's own edges would not show the win."""
     child = ed_child[e]
     pr = nd_proven[child]
     if pr == 0:
         return False
     p = nd_player[node]
     first = nd_first[node]
+    if e < first or e >= first + nd_count[node]:
+        return False
     if p == 0:
         for f in range(first, first + nd_count[node]):
             ch = ed_child[f]
