@@ -198,6 +198,48 @@ def test_an_error_mid_search_leaves_no_thread_in_the_tree():
     assert not any(t.is_alive() for t in threads)
 
 
+def test_an_error_in_another_thread_ends_every_threads_search_and_is_raised():
+    game = stonegarden.make("blooms", size=5)
+    engine = _shared(game)
+    plain = engine._runner
+    calls = [0]
+
+    def runner(k):
+        run = plain(k)
+        if k == 0:
+            def counted(want, solver):
+                calls[0] += 1
+                return run(want, solver)
+            return counted
+
+        def failing(want, solver):
+            raise MemoryError("thread 1")
+        return failing
+
+    engine._runner = runner  # type: ignore[method-assign]
+    with pytest.raises(MemoryError, match="thread 1"):
+        engine.search(game.initial_state(), Budget(seconds=60))
+    # the caller stopped at once (its first chunks at most), not at the 60 s deadline
+    assert calls[0] < 20
+    engine._runner = plain  # type: ignore[method-assign]
+    res = engine.search(game.initial_state(), Budget(sims=500))
+    assert res.sims == 500 and game.is_legal(game.initial_state(), res.best)
+    engine.close()
+
+
+def test_every_thread_searches_until_the_deadline():
+    game = stonegarden.make("freego", size=7)
+    engine = _shared(game)
+    before = [int(r[2]) for r in engine.ranges]
+    res = engine.search(game.initial_state(), Budget(seconds=0.4))
+    # both threads ran simulations (their AMAF stamps count them) and stopped at the
+    # deadline, within a chunk (~20 ms) and the scheduler's slack
+    ran = [int(r[2]) - b for r, b in zip(engine.ranges, before)]
+    assert all(n > 0 for n in ran) and sum(ran) == res.sims
+    assert 0.4 <= res.seconds < 0.6
+    engine.close()
+
+
 def test_the_default_is_the_shared_tree_but_a_seeded_count_of_simulations_is_reproducible():
     blooms = stonegarden.make("blooms", size=4)
     agent = make_agent("mcts:threads=2")
