@@ -7,8 +7,10 @@ Monte-Carlo Tree Search Algorithm, Advances in Computer Games 2009):
 - **allocation**: each thread takes new nodes and edges from a range of the pools of its own
   (``counters[3]``/``counters[4]`` end it), so two threads never get the same slot;
 - **publication**: a node's edges are written before the node points at them
-  (``tree_kernels.expand``), and a new node is whole before its edge points at it; two
-  threads expanding one node at once each build a whole set of edges, and one set wins;
+  (``tree_kernels.expand``), and a new node is whole before its edge points at it; a thread
+  that finds the node expanded by another while it wrote its edges keeps the other's (only
+  two publications within a few instructions of each other can both land: one set wins, and
+  ``tree_kernels.prove`` takes no proof through an edge its node no longer has);
 - **statistics** are updated without locks: an increment lost to a race costs one sample;
 - **virtual loss** (``simulate.run_sims``' ``vloss``) makes each edge a thread is under look
   worse to the others until its result is in, so that they spread over the tree.
