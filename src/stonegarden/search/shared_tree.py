@@ -93,17 +93,18 @@ class SharedTree(CompiledTree):
 
     def _simulations(self, state: State, budget: Budget, t0: float) -> int:
         allowance = Allowance(budget.sims)
+        run = self._runner(0)
         done = 0
         if self.pools.nd_first[self.root] < 0 and allowance.take(1):
             # the caller expands a fresh root before the others start: two threads expanding
             # it at once each build a set of edges, and what goes through the set that loses
             # is lost (a thread's first chunk in fresh pages of the pools can take 50 ms)
-            done = self._runner(0)(1, self._solving(state))
+            done = run(1, self._solving(state))
         futures: list[Future[int]] = [
             self._pool.submit(self._thread, k, state, budget, t0, allowance)
             for k in range(1, self.threads)]
         try:
-            done += self._chunks(state, budget, t0, self._runner(0), allowance, poll_stop=True)
+            done += self._chunks(state, budget, t0, run, allowance, poll_stop=True)
         finally:
             # never leave a thread in the tree: end the others' chunks and wait for them,
             # even on an error here (stop() may raise)
