@@ -6,6 +6,7 @@ benchmarks/dos_cases.py measures them."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -78,8 +79,9 @@ def write_until(server: Server, made: dict[str, Any], acknowledged: list[str],
             status, _ = server.request("POST", f"/api/games/{made['id']}/move",
                                        {"secret": made["secrets"][seat], "move": move,
                                         "ply": len(moves)}, timeout=10)
-        except OSError:
-            return  # the server is gone: this move was not acknowledged
+        except (OSError, http.client.HTTPException):
+            # the server is gone, perhaps halfway through its answer: not acknowledged
+            return
         if status == 200:
             acknowledged.append(move)
 
