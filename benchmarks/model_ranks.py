@@ -41,7 +41,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     quick = make_agent("mcts:sims=200,model=none,seed=3")
     rows: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}
-    for _ in range(args.games):
+    for number in range(1, args.games + 1):
         state = game.initial_state()
         while not game.is_terminal(state):
             if state.player == CHANCE:
@@ -57,7 +57,7 @@ def main() -> None:
                         (float((pr > pr[k]).sum()) / len(acts), float(pr[k]), float(pr.mean())))
             move = quick.choose(game, state) if rng.random() < 0.8 else int(rng.choice(acts))
             state = game.play(state, move)
-        print(f"game {_ + 1}/{args.games}: {sum(map(len, rows.values()))} positions", flush=True)
+        print(f"game {number}/{args.games}: {sum(map(len, rows.values()))} positions", flush=True)
     by_player = {}
     for player, got in rows.items():
         a = np.array(got).reshape(-1, 3)
