@@ -22,7 +22,8 @@ from provenance import code_version, command, emit
 import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.core.protocol import CHANCE
-from stonegarden.search.config import SearchConfig
+from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.engines import make_engine
 from stonegarden.search.profile import profile_for
 
 
@@ -49,7 +50,8 @@ def main() -> None:
                 continue
             acts = np.asarray(game.legal_actions(state), np.int64)
             if len(acts) > 3 and rng.random() < 0.5:
-                deep = make_agent(f"mcts:sims={args.sims},model=none,seed=1").analyse(game, state)
+                deep = make_engine(game, SearchConfig(model="none"), 1).search(
+                    state, Budget(sims=args.sims))
                 if deep.proven is None:
                     pr = np.asarray(priors(state, acts, -1))
                     k = int(np.flatnonzero(acts == deep.moves[0].action)[0])
