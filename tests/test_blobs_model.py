@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import stonegarden
+from stonegarden.agents.registry import make_agent
+from stonegarden.errors import ParameterError
 from stonegarden.games.blobs.features import FEATURE_BASES, NUM_FEATURES
 from stonegarden.games.blobs.lattice import FACE_MIXED, cell_rc, face_of, on_board
 from stonegarden.games.blobs.model import BlobsLearner, ModelPriors
@@ -158,6 +160,44 @@ def test_a_model_gives_the_protocol_tree_its_priors_as_visits(tmp_path: Path):
     plain = ProtocolTree(game, SearchConfig(model="none"), seed=3)
     assert plain.prior_values is None or plain.prior_values(state, legal, -1) is None
     assert favoured_share(plain.search(state, Budget(sims=40))) < 0.5
+
+
+def test_as_a_bias_the_priors_order_the_untried_moves_and_fade_with_visits(tmp_path: Path):
+    game = stonegarden.make("blobs")
+    state = game.initial_state()
+    legal = game.legal_actions(state)
+    codes = ModelPriors(game, None).codes(state, legal)[:, 2]
+    favoured = {int(a) for a in legal[codes == 3]}  # the two placements of the test above
+    weights = np.zeros(NUM_FEATURES, np.float32)
+    weights[FEATURE_BASES[2] + 3] = 5.0
+    path = tmp_path / "blobs.npz"
+    save_model(path, {"weights": weights}, {"kind": BlobsLearner.kind, "prior": 30})
+    config = SearchConfig(model=str(path), bias=True)
+    priors = ModelPriors(game, load_model(path))(state, legal)
+
+    tree = ProtocolTree(game, config, seed=3)
+    first_two = tree.search(state, Budget(sims=2))
+    assert {m.action for m in first_two.moves if m.visits} == favoured, "likeliest first"
+    P = tree.pools
+    root = list(P.edge_range(tree.root))
+    assert all(int(P.ed_rn[e]) == 0 for e in root), "no virtual visits"
+    np.testing.assert_allclose([float(P.ed_rw[e]) for e in root], 30 * priors, rtol=1e-6)
+
+    # every placement is tried before any is tried twice: a bias orders, it prunes nothing
+    once = ProtocolTree(game, config, seed=3).search(state, Budget(sims=len(legal)))
+    assert sorted(m.visits for m in once.moves) == [1] * len(legal)
+    led = ProtocolTree(game, config, seed=3).search(state, Budget(sims=40))
+    assert sum(m.visits for m in led.moves if m.action in favoured) > 20
+
+
+def test_the_bias_switch_is_an_agent_option_and_needs_a_search_without_rave():
+    assert make_agent("mcts:sims=10,bias=on").config.bias is True
+    assert make_agent("mcts:sims=10").config.bias is False
+    with pytest.raises(ParameterError, match="bias"):
+        make_agent("mcts:sims=10,bias=sometimes")
+    go = stonegarden.make("freego", size=5, target=10)
+    with_rave = ProtocolTree(go, SearchConfig(fast=False, prior=20, bias=True), seed=1)
+    assert with_rave.rave and not with_rave.bias, "RAVE games keep priors as RAVE samples"
 
 
 def test_the_shipped_model_loads_with_its_metadata_and_rates_a_losing_placement_low():

@@ -32,7 +32,7 @@ def level_budget(level: int, game: Game) -> tuple[int | None, float]:
     return profile_for(game).levels[level]
 
 
-_SWITCHES = ("rave", "solver", "chance", "reuse", "tt", "fast", "lgr")
+_SWITCHES = ("rave", "solver", "chance", "reuse", "tt", "fast", "lgr", "bias")
 _TRUE = {"1", "on", "true", "yes"}
 _FALSE = {"0", "off", "false", "no"}
 
@@ -227,7 +227,7 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
 @register_agent("mcts", "our best search (options: time=S, sims=N, seed, threads=N, "
                         "parallel=tree|root, c, rave_k, "
                         "grave=N, prior=N, contempt=C, model=none|shipped|PATH, "
-                        "rave/solver/chance/reuse/tt/fast/lgr="
+                        "rave/solver/chance/reuse/tt/fast/lgr/bias="
                         "on|off, and the game's own: split=on|off, captures=K, safe=K, "
                         "bridges=on|off)")
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:

@@ -40,7 +40,10 @@ class SearchConfig:
     the profile's move priors given to each move of a node as it is expanded. ``contempt``: a
     draw is worth 0.5 - contempt to the player searching. ``reuse``: keep the tree between
     moves. ``tt``: one node per position however it was reached (a transposition table).
-    ``fast``: use the game's compiled tree kernels when it has them. ``model``: the learned
+    ``bias``: where the search runs without RAVE, the priors are a progressive bias, ``prior``
+    times the prior value divided by the move's visits plus one, added to its UCT score
+    (untried moves are tried in the order of their priors), instead of ``prior`` virtual
+    visits of that value. ``fast``: use the game's compiled tree kernels when it has them. ``model``: the learned
     move model giving the priors (``learn/``): ``None`` the game's shipped one (if it has
     one), ``"none"`` none, else the path of a model file.
 
@@ -57,6 +60,7 @@ class SearchConfig:
     chance: bool = False  # measured worse than the sample mean in Tumbling Dice (docs/ai.md)
     lgr: bool | None = None
     prior: int | None = None
+    bias: bool = False
     contempt: float = 0.0
     reuse: bool = True
     tt: bool | None = None

@@ -54,6 +54,8 @@ class ProtocolTree(TreeSearch):
         # with RAVE is the plain search, without priors
         self.prior = self.profile.prior_for(config) if self.rave or not self.profile.amaf else 0
         self.prior_values = self.profile.prior_values_for(config) if self.prior else None
+        #: priors as a progressive bias rather than as visits (``config.bias``; without RAVE)
+        self.bias = bool(config.bias) and not self.rave
         self.options = self.profile.option_values(config)
         self.states: list[State] = []
         self.probs: dict[int, np.ndarray] = {}
@@ -136,7 +138,7 @@ class ProtocolTree(TreeSearch):
                     priors = np.asarray(values, np.float64)
         return bool(expand(node, actions, priors, len(actions), self.prior if len(priors) else 0,
                            P.nd_first, P.nd_count, P.ed_move, P.ed_child, P.ed_n, P.ed_w,
-                           P.ed_rn, P.ed_rw, P.counters))
+                           P.ed_rn, P.ed_rw, P.counters, self.bias))
 
     # -- simulations ------------------------------------------------------------------------
     def search(self, state: State, budget: Budget) -> SearchResult:

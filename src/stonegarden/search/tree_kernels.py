@@ -49,11 +49,12 @@ def new_node(nd_player, nd_stage, nd_first, nd_count, nd_n, nd_proven, counters,
 
 @njit(cache=True)
 def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_child, ed_n, ed_w,
-           ed_rn, ed_rw, counters):
+           ed_rn, ed_rw, counters, bias=False):
     """Give ``node`` one edge per move of ``moves[:count]``, in that order; with ``prior`` > 0
     a move whose ``priors`` value (for the node's player, in [0, 1]) is not negative starts
     with ``prior`` virtual samples of it: RAVE samples, or visits where the search runs
-    without RAVE (``select``). False if the edge pool (the range ``counters``
+    without RAVE (``select``); with ``bias`` (only without RAVE) it keeps no samples and
+    ``prior`` times the value as a progressive bias instead. False if the edge pool (the range ``counters``
     allocates from) is full. The edges are written before the node points at them, and its
     count before its first edge, so that another thread searching the same tree sees the node
     either unexpanded or whole; a node another thread has expanded meanwhile keeps that
@@ -71,7 +72,7 @@ def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_ch
         ed_rn[e] = 0
         ed_rw[e] = 0.0
         if prior > 0 and priors[k] >= 0.0:
-            ed_rn[e] = prior
+            ed_rn[e] = 0 if bias else prior
             ed_rw[e] = prior * priors[k]
     if nd_first[node] >= 0:
         # another thread expanded the node while these edges were written (writing into
@@ -158,13 +159,18 @@ def select(node, nd_player, nd_first, nd_count, nd_n, nd_proven, ed_move, ed_chi
                 rq = ed_rw[re] / rn if rn > 0 else 0.0
                 v = rave_score(q, rq, n, rn, c, log_n, rave_k)
             else:
-                # without RAVE a prior's virtual samples count as visits of the move itself
-                # (only a game without RAVE gives priors here: ``ProtocolTree``)
-                nv = n + ed_rn[e]
-                if nv == 0:
-                    v = 1e9
-                else:
+                # without RAVE (only a game without RAVE gives priors here: ``ProtocolTree``)
+                # a prior's virtual samples count as visits of the move itself; as a bias
+                # (``expand``: samples 0, ``ed_rw`` the bias) it adds to the score and fades
+                # as the move's own visits grow, and orders the untried moves
+                rn = ed_rn[e]
+                if rn > 0:
+                    nv = n + rn
                     v = (ed_w[e] + ed_rw[e]) / nv + c * math.sqrt(log_n / nv)
+                elif n == 0:
+                    v = 1e9 + ed_rw[e]
+                else:
+                    v = ed_w[e] / n + c * math.sqrt(log_n / n) + ed_rw[e] / (n + 1.0)
             if v > best_v:
                 best_v = v
                 best = e
