@@ -43,9 +43,9 @@ class SearchConfig:
     ``bias``: where the search runs without RAVE, the priors are a progressive bias, ``prior``
     times the prior value divided by the move's visits plus one, added to its UCT score
     (untried moves are tried in the order of their priors), instead of ``prior`` virtual
-    visits of that value. ``fast``: use the game's compiled tree kernels when it has them. ``model``: the learned
-    move model giving the priors (``learn/``): ``None`` the game's shipped one (if it has
-    one), ``"none"`` none, else the path of a model file.
+    visits of that value. ``fast``: use the game's compiled tree kernels when it has them.
+    ``model``: the learned move model giving the priors (``learn/``): ``None`` the game's
+    shipped one (if it has one), ``"none"`` none, else the path of a model file.
 
     ``game``: values of the options a game's profile declares (``split``, ``captures``,
     ``safe``, ``bridges``: see each game's profile), as sorted (name, value) pairs; a game
