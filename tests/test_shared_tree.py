@@ -250,3 +250,17 @@ def test_the_default_is_the_shared_tree_but_a_seeded_count_of_simulations_is_rep
     query = {"game": "blooms", "params": {"size": 4}, "sims": 400, "seed": 3}
     a, b = answer(query, threads=2), answer(query, threads=2)
     assert a["candidates"] == b["candidates"] and a["pv"] == b["pv"]
+
+
+def test_a_search_stopped_before_it_starts_runs_no_other_thread():
+    game = stonegarden.make("blooms", size=5)
+    engine = _shared(game)
+
+    def slow_yes() -> bool:
+        # a caller held up in its poll (a loaded machine) while the others would search
+        threading.Event().wait(0.05)
+        return True
+
+    res = engine.search(game.initial_state(), Budget(sims=10_000_000, stop=slow_yes))
+    assert res.sims <= 1 + 16, "the root's expansion and the caller's first chunk, no more"
+    engine.close()

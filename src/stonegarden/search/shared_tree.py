@@ -100,7 +100,10 @@ class SharedTree(CompiledTree):
             # it at once each build a set of edges, and what goes through the set that loses
             # is lost (a thread's first chunk in fresh pages of the pools can take 50 ms)
             done = run(1, self._solving(state))
-        futures: list[Future[int]] = [
+        # a search stopped before it starts runs the caller's one chunk alone: the others,
+        # started, could run chunks of their own before the caller's first poll
+        stopped = budget.stop is not None and budget.stop()
+        futures: list[Future[int]] = [] if stopped else [
             self._pool.submit(self._thread, k, state, budget, t0, allowance)
             for k in range(1, self.threads)]
         try:
