@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 import stonegarden
+from stonegarden.agents.registry import make_agent
 from stonegarden.games.freego.features import (
     PATTERNS,
     TACTICS,
@@ -116,10 +117,14 @@ def test_choices_are_one_per_move_among_the_legal_points():
     assert data.rows.max() < learner.num_features
 
 
-def test_the_shipped_free_go_model_loads_when_asked_for_with_its_metadata():
+def test_the_shipped_free_go_model_loads_by_default_but_not_in_the_levels():
     game = stonegarden.make("freego")
-    assert profile_for(game).model_for(SearchConfig()) is None  # not by default: it did not win
-    model = profile_for(game).model_for(SearchConfig(model="shipped"))
+    model = profile_for(game).model_for(SearchConfig())  # by default: it beat the hand-made
+    assert model is not None and model.path == profile_for(game).model_for(
+        SearchConfig(model="shipped")).path
+    assert profile_for(game).model_for(SearchConfig(model="none")) is None
+    for level in range(1, 7):  # calibrated, and level 6 measured, without a model
+        assert profile_for(game).model_for(make_agent(f"level:{level}").config_for(game)) is None
     assert model is not None and model.kind == FreeGoLearner.kind
     assert model.meta["game"] == "freego" and model.meta["games"] >= 100
     held = model.meta["fit"]["held_out"]

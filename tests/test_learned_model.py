@@ -241,7 +241,7 @@ def test_shipped_names_the_games_model_and_only_the_levels_measured_with_it_load
     assert make_agent("mcts:model=shipped").config.model == "shipped"
     assert profile_for(blooms).model_for(SearchConfig(model="shipped")) is not None
     assert profile_for(freego).model_for(SearchConfig(model="shipped")) is not None
-    assert profile_for(freego).model_for(SearchConfig()) is None  # not shown to win: not default
+    assert profile_for(freego).model_for(SearchConfig()) is not None  # shown to win: default
     assert profile_for(blooms).model_for(make_agent("mcts").config) is not None
     for level in range(1, 6):  # calibrated without a model
         config = make_agent(f"level:{level}").config_for(blooms)
