@@ -162,7 +162,7 @@ def test_a_model_gives_the_protocol_tree_its_priors_as_visits(tmp_path: Path):
     assert favoured_share(plain.search(state, Budget(sims=40))) < 0.5
 
 
-def test_as_a_bias_the_priors_order_the_untried_moves_and_fade_with_visits(tmp_path: Path):
+def test_as_a_bias_the_priors_order_the_untried_moves_and_lead_the_search(tmp_path: Path):
     game = stonegarden.make("blobs")
     state = game.initial_state()
     legal = game.legal_actions(state)

@@ -54,8 +54,8 @@ def expand(node, moves, priors, count, prior, nd_first, nd_count, ed_move, ed_ch
     a move whose ``priors`` value (for the node's player, in [0, 1]) is not negative starts
     with ``prior`` virtual samples of it: RAVE samples, or visits where the search runs
     without RAVE (``select``); with ``bias`` (only without RAVE) it keeps no samples and
-    ``prior`` times the value as a progressive bias instead. False if the edge pool (the range ``counters``
-    allocates from) is full. The edges are written before the node points at them, and its
+    ``prior`` times the value as a progressive bias instead. False if the edge pool (the
+    range ``counters`` allocates from) is full. The edges are written before the node points at them, and its
     count before its first edge, so that another thread searching the same tree sees the node
     either unexpanded or whole; a node another thread has expanded meanwhile keeps that
     thread's edges (two threads can still both publish within the same few instructions: one
