@@ -5,6 +5,9 @@ the machine's load falls on both alike. Prints the ratio with / without per game
 the figures, the command and the code version to a JSON file.
 
     PYTHONPATH=src python3 benchmarks/model_speed.py [--games blooms] [--seconds 2] [--rounds 3]
+        [--model PATH]
+
+``--model PATH`` measures that model file (one game) instead of the game's shipped model.
 
 Target: the ratio is at least 0.5 (the model may cost at most half the simulations)."""
 
@@ -54,20 +57,23 @@ def main() -> None:
     ap.add_argument("--games", default="blooms")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--model", default="shipped", help="a model file (one game), or shipped")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/model-speed.json"))
     args = ap.parse_args()
+    if args.model != "shipped" and "," in args.games:
+        ap.error("--model PATH measures one game")
     rows = []
     for game_id in args.games.split(","):
         game = stonegarden.make(game_id, **GAMES.get(game_id, {}))
-        if profile_for(game).shipped_model_path() is None:
+        if args.model == "shipped" and profile_for(game).shipped_model_path() is None:
             print(f"{game_id}: no shipped model, skipped")
             continue
-        shipped = profile_for(game).model_for(SearchConfig(model="shipped"))
+        shipped = profile_for(game).model_for(SearchConfig(model=args.model))
         assert shipped is not None
         totals = {"model": [0, 0.0], "none": [0, 0.0]}
         for _ in range(args.rounds):
             for state in positions(game):
-                for key, model in (("model", "shipped"), ("none", "none")):
+                for key, model in (("model", args.model), ("none", "none")):
                     sims, secs = rate(game, model, state, args.seconds)
                     totals[key][0] += sims
                     totals[key][1] += secs
@@ -78,7 +84,8 @@ def main() -> None:
               f"ratio {ratio:.2f}")
         rows.append({"game": game_id, "params": GAMES.get(game_id, {}),
                      "sims_per_s_model": round(with_model), "sims_per_s_none": round(without),
-                     "ratio": round(ratio, 3), "model": Path(shipped.path).name})
+                     "ratio": round(ratio, 3), "model": Path(shipped.path).name,
+                     "weights": shipped.meta.get("fit", {}).get("weights")})
     result = {"command": command(), "code": code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               "loadavg": [round(x, 2) for x in os.getloadavg()],
