@@ -10,19 +10,15 @@ import numpy as np
 import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.games.freego.features import (
-    DISTANCES,
-    NEAR,
     PATTERNS,
     TACTICS,
     canonical_patterns,
-    near_code,
-    near_table,
     point_codes,
     ring_table,
 )
-from stonegarden.games.freego.model import FreeGoLearner, feature_scratch, model_tables
+from stonegarden.games.freego.model import FreeGoLearner, feature_scratch
 from stonegarden.games.freego.priors import PRIOR_OF_KIND
-from stonegarden.games.freego.tree import freego_moves, freego_play, freego_scratch
+from stonegarden.games.freego.tree import freego_moves, freego_scratch
 from stonegarden.geometry.edges import edge_distance
 from stonegarden.geometry.flood import label_groups
 from stonegarden.geometry.square_patterns import OPP, OWN
@@ -79,88 +75,14 @@ def test_patterns_share_a_class_under_the_square_symmetries_only():
     assert PATTERNS / 8 <= index.max() + 1 < PATTERNS / 6
 
 
-def test_nearness_classes_follow_the_distance_to_each_of_the_last_two_moves():
-    game = stonegarden.make("freego", size=9)
-    near = near_table(9)
-    n = game.board.num_points
-    assert near.shape == (n + 1, n)
-    pt = game.board.point
-    e5 = pt("E5")
-    # |dx| + |dy| + max: the point itself and a neighbour 2 or less, a diagonal 3, two away
-    # in a line 4, a knight's move 5, ... 9 and more in one class
-    for other, cls in (("E5", 0), ("E6", 0), ("F6", 1), ("E7", 2), ("F7", 3), ("G7", 4),
-                       ("E8", 4), ("H8", 7), ("A1", 7)):
-        assert near[pt(other), e5] == cls, other
-    assert (near[n] == DISTANCES - 1).all()  # "no such move"
-    assert (near[:n, :n] == near[:n, :n].T).all()
-    assert near_code(near, pt("E6"), -1, e5) == 0 * DISTANCES + DISTANCES - 1
-    assert near_code(near, -1, pt("F6"), e5) == (DISTANCES - 1) * DISTANCES + 1
-    assert near_code(near, -1, -1, e5) == NEAR - 1
-
-
-def _moves(game, config, board, player=1, last=-1, before=-1):
+def _moves(game, config, board, player=1):
     spec = profile_for(game).tree(config)
     moves = np.empty(spec.max_moves, np.int32)
     priors = np.empty(spec.max_moves)
-    info = np.array([0, 0, 0, 0, last, before], np.int64)
+    info = np.array([0, 0, 0, 0], np.int64)
     k = freego_moves(board, info, player, 0, spec.consts, freego_scratch(spec.consts), moves,
                      priors, True)
     return moves[:k], priors[:k]
-
-
-def _near_model(tmp_path: Path, near: np.ndarray) -> Path:
-    path = tmp_path / "near.npz"
-    save_model(path, {"pattern": np.zeros(PATTERNS, np.float32),
-                      "tactic": np.zeros(TACTICS, np.float32), "near": near},
-               {"kind": FreeGoLearner.kind})
-    return path
-
-
-def test_the_tree_reads_the_last_two_moves_into_the_nearness_priors(tmp_path: Path):
-    game = stonegarden.make("freego", size=9)
-    near = np.zeros(NEAR, np.float32)
-    near[0 * DISTANCES + DISTANCES - 1] = 4.0  # next to the opponent's last move, no move before
-    near[0 * DISTANCES + 3] = 6.0  # next to the last move, a knight's move from the one before
-    config = SearchConfig(model=str(_near_model(tmp_path, near)))
-    spec = profile_for(game).tree(config)
-    board = np.zeros(game.board.num_points, np.int8)
-    pt, names = game.board.point, game.board.names
-    moves, priors = _moves(game, config, board)  # a root: no moves known, all alike
-    assert np.allclose(priors, priors[0])
-    # the tree's own moves fill the last two: Black E5, then White to move
-    info = np.array([0, 0, 0, 0, -1, -1], np.int64)
-    scratch = freego_scratch(spec.consts)
-    freego_play(board, info, 1, 0, pt("E5"), spec.consts, scratch)
-    assert list(info[4:]) == [pt("E5"), -1]
-    moves, priors = _moves(game, config, board, 2, *info[4:])
-    top = {names[m] for m in moves[priors == priors.max()]}
-    assert top == {"E4", "E6", "D5", "F5"}
-    freego_play(board, info, 2, 0, pt("E7"), spec.consts, scratch)
-    assert list(info[4:]) == [pt("E7"), pt("E5")]
-    moves, priors = _moves(game, config, board, 1, *info[4:])
-    top = {names[m] for m in moves[priors == priors.max()]}
-    # next to E7: D7 and F7 a knight's move from E5 (class 3), E6 next to it (0), E8 three
-    # away in a line (4); "no move before" no longer applies
-    assert top == {"D7", "F7"}
-    assert priors[list(moves).index(pt("E6"))] == priors[list(moves).index(pt("A1"))]
-
-
-def test_a_model_without_nearness_reads_as_zeros_and_a_bad_table_is_refused(tmp_path: Path):
-    from stonegarden.errors import ParameterError
-    from stonegarden.learn.model import load_model
-
-    path = tmp_path / "old.npz"
-    save_model(path, {"pattern": np.ones(PATTERNS, np.float32),
-                      "tactic": np.zeros(TACTICS, np.float32)}, {"kind": FreeGoLearner.kind})
-    pattern, tactic, near, scale = model_tables(load_model(path))
-    assert pattern.shape == (PATTERNS,) and (near == 0).all() and near.shape == (NEAR,)
-    bad = _near_model(tmp_path, np.zeros(NEAR - 1, np.float32))
-    try:
-        model_tables(load_model(bad))
-    except ParameterError as exc:
-        assert "near" in str(exc)
-    else:
-        raise AssertionError("a nearness table of the wrong shape was taken")
 
 
 def test_a_model_replaces_the_hand_made_priors_and_none_keeps_them(tmp_path: Path):
@@ -193,26 +115,6 @@ def test_choices_are_one_per_move_among_the_legal_points():
     assert data.decisions == 4
     assert list(np.diff(data.starts)) == [25, 24, 23, 22]
     assert data.rows.max() < learner.num_features
-    # the third column is the nearness to the last two moves: none before the first move,
-    # C3 alone before the second, C4 (last) and C3 (before) at the fourth
-    base = learner.classes + learner.tactics
-    near = near_table(5)
-    points = [np.asarray(game.legal_actions(s), np.int64) for s in _states(game, actions)]
-    assert (data.rows[:25, 2] == base + NEAR - 1).all()
-    second = data.rows[data.starts[1]:data.starts[2], 2] - base
-    assert list(second) == [near[actions[0], p] * DISTANCES + DISTANCES - 1 for p in points[1]]
-    fourth = data.rows[data.starts[3]:data.starts[4], 2] - base
-    assert list(fourth) == [near[actions[2], p] * DISTANCES + near[actions[1], p]
-                            for p in points[3]]
-
-
-def _states(game, actions):
-    state = game.initial_state()
-    out = []
-    for action in actions:
-        out.append(state)
-        state = game.play(state, action)
-    return out
 
 
 def test_the_shipped_free_go_model_loads_by_default_but_not_in_the_levels():

@@ -87,10 +87,8 @@ class ModelPriors:
         self.tac = np.empty(n, np.int64)
         self.pattern_w, self.tactic_w, self.scale = model_tables(model)
 
-    def codes(self, state: State, points: np.ndarray, last: int,
-              before: int = -1) -> tuple[np.ndarray, np.ndarray]:
-        """The pattern and tactics codes of ``points`` in ``state`` (copies); the move
-        ``before`` the last plays no part."""
+    def codes(self, state: State, points: np.ndarray, last: int) -> tuple[np.ndarray, np.ndarray]:
+        """The pattern and tactics codes of ``points`` in ``state`` (copies)."""
         s = cast("BridgeGoState", state)
         b = self.game.board
         move_codes(s.cells(), b.neighbours, self.ring, self.edge, b.sides, s.player, int(last),

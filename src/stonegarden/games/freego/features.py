@@ -8,12 +8,7 @@ pattern round its point and a few tactical facts, as two small integer codes.
   liberty of opponent chains (0, 1, 2-3, 4+), the new chain's liberties (empty neighbours
   plus the other liberties of the own chains it joins, shared ones counted twice: 0, 1, 2,
   3+), whether it leaves an opponent chain one liberty, whether it extends an own chain that
-  had one, and the distance to the edge (0, 1, 2, 3+): ``TACTICS`` codes;
-- the **nearness** to the last two moves (the opponent's, then the mover's own): each
-  distance ``|dx| + |dy| + max(|dx|, |dy|)`` (Coulom's, Computing Elo Ratings of Move Patterns
-  in the Game of Go, 2007) as 2 or less (a neighbour, or the point itself), 3 .. 8, 9 or more,
-  or "no such move" (the first two moves of a game, and a search's root, whose state does not
-  say how it was reached): ``NEAR`` codes, one weight for each pair.
+  had one, and the distance to the edge (0, 1, 2, 3+): ``TACTICS`` codes.
 
 Chains are labelled once per position (``geometry/flood.label_groups``); a move then costs
 eight pattern reads and four neighbour checks.
@@ -21,42 +16,12 @@ eight pattern reads and four neighbour checks.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from ...geometry.square_patterns import PATTERNS, canonical_patterns, ring_pattern, ring_table
 from ...learn.tactics import TACTICS, tactic_code, touch_group
 
-__all__ = ["NEAR", "PATTERNS", "TACTICS", "canonical_patterns", "near_code", "near_table",
-           "point_codes", "ring_table"]
-
-#: distance classes of a point to one earlier move: 2 or less, 3 .. 8, 9+, and "no such move"
-DISTANCES = 9
-#: codes of the nearness to the last two moves
-NEAR = DISTANCES * DISTANCES
-
-
-def near_table(size: int) -> np.ndarray:
-    """(points + 1, points) int8: the distance class of each point to each point, and a last
-    row for "no such move" (index ``points``, what a move of -1 reads)."""
-    n = size * size
-    col, row = np.arange(n) % size, np.arange(n) // size
-    dx = np.abs(col[:, None] - col[None, :])
-    dy = np.abs(row[:, None] - row[None, :])
-    d = dx + dy + np.maximum(dx, dy)
-    out = np.full((n + 1, n), DISTANCES - 1, np.int8)
-    out[:n] = np.clip(d, 2, 9) - 2
-    return out
-
-
-@njit(cache=True)
-def near_code(near, last, before, p):
-    """The nearness code (0 .. ``NEAR``) of point ``p`` to the moves ``last`` (the
-    opponent's) and ``before`` (the mover's previous one); -1: no such move."""
-    n = near.shape[1]
-    a = near[last if last >= 0 else n, p]
-    b = near[before if before >= 0 else n, p]
-    return a * DISTANCES + b
+__all__ = ["PATTERNS", "TACTICS", "canonical_patterns", "point_codes", "ring_table"]
 
 
 @njit(cache=True)

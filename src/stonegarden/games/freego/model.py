@@ -1,10 +1,8 @@
 """Free Go's learned move model: a choice model over the legal points, as the Blooms race's
-(``games/blooms/model.py``): a point's logit is one weight for its pattern, one for its
-tactics and one for its nearness to the last two moves (``features.py``); the tree turns a
-node's logits into prior values (``learn/priors.py``) in place of the hand-made capture and
-suicide priors (``priors.py``), which stay the priors without a model. Fitted by
-``stonegarden train freego``. A model made before the nearness codes has no ``near`` table:
-it reads as zeros, the model it was."""
+(``games/blooms/model.py``): a point's logit is one weight for its pattern plus one for its
+tactics (``features.py``); the tree turns a node's logits into prior values
+(``learn/priors.py``) in place of the hand-made capture and suicide priors (``priors.py``),
+which stay the priors without a model. Fitted by ``stonegarden train freego``."""
 
 from __future__ import annotations
 
@@ -17,15 +15,7 @@ from ...geometry.edges import edge_distance
 from ...geometry.flood import label_groups
 from ...learn.priors import logit_priors
 from ...learn.square_learner import Coder, SquarePatternLearner
-from .features import (
-    NEAR,
-    PATTERNS,
-    TACTICS,
-    near_code,
-    near_table,
-    point_codes,
-    ring_table,
-)
+from .features import PATTERNS, TACTICS, point_codes, ring_table
 
 if TYPE_CHECKING:
     from ...core.protocol import Game, State
@@ -42,79 +32,69 @@ def feature_scratch(n):
 
 
 @njit(cache=True)
-def point_logits(board, nb, ring, edge, near, player, last, before, points, count, pattern_w,
-                 tactic_w, near_w, feat, out):
-    """The model's logit of each of ``points[:count]`` (empty points) into ``out``, the last
-    two moves ``last`` and ``before`` (-1: none)."""
+def point_logits(board, nb, ring, edge, player, points, count, pattern_w, tactic_w, feat, out):
+    """The model's logit of each of ``points[:count]`` (empty points) into ``out``."""
     group, libs_of, size_of, stack, mark, ids = feat[0], feat[1], feat[2], feat[3], feat[4], feat[5]
     label_groups(board, nb, group, libs_of, size_of, stack, mark)
     for k in range(count):
-        q = points[k]
-        p, t = point_codes(board, nb, ring, edge, player, q, group, libs_of, size_of, ids)
-        out[k] = pattern_w[p] + tactic_w[t] + near_w[near_code(near, last, before, q)]
+        p, t = point_codes(board, nb, ring, edge, player, points[k], group, libs_of, size_of,
+                           ids)
+        out[k] = pattern_w[p] + tactic_w[t]
 
 
 @njit(cache=True)
-def point_priors(board, nb, ring, edge, near, player, last, before, points, count, pattern_w,
-                 tactic_w, near_w, scale, feat, priors):
+def point_priors(board, nb, ring, edge, player, points, count, pattern_w, tactic_w, scale,
+                 feat, priors):
     """Prior values in [0, 1] of ``points[:count]`` into ``priors``."""
     logits = feat[6]
-    point_logits(board, nb, ring, edge, near, player, last, before, points, count, pattern_w,
-                 tactic_w, near_w, feat, logits)
+    point_logits(board, nb, ring, edge, player, points, count, pattern_w, tactic_w, feat, logits)
     logit_priors(logits, count, scale, priors)
 
 
 class FreeGoLearner(SquarePatternLearner):
-    """Free Go's pattern model: weights ``[patterns, tactics, nearness]``."""
+    """Free Go's pattern model: weights ``[patterns, tactics]``."""
 
     kind = "freego-patterns"
     tactics = TACTICS
-    extra = NEAR
-    extra_table = "near"
 
     def coder(self, game: Game) -> Coder:
-        board = cast("FreeGo", game).board
-        nb = board.neighbours
+        nb = cast("FreeGo", game).board.neighbours
         ring, edge, feat = ring_table(nb), edge_distance(nb), feature_scratch(nb.shape[0])
-        near = near_table(board.size)
 
-        def codes(state: State, points: np.ndarray, last: int,
-                  before: int) -> tuple[np.ndarray, ...]:
+        def codes(state: State, points: np.ndarray, last: int) -> tuple[np.ndarray, np.ndarray]:
             s = cast("FreeGoState", state)
-            out = np.empty((len(points), 3), np.int64)
-            _fill_codes(s.cells().copy(), nb, ring, edge, near, s.player, last, before, points,
-                        feat, out)
-            return out[:, 0], out[:, 1], out[:, 2]
+            out = _codes(s.cells().copy(), nb, ring, edge, s.player, points, feat)
+            return out[:, 0], out[:, 1]
 
         return codes
 
 
+def _codes(board: np.ndarray, nb: np.ndarray, ring: np.ndarray, edge: np.ndarray, player: int,
+           points: np.ndarray, feat: tuple[np.ndarray, ...]) -> np.ndarray:
+    out = np.empty((len(points), 2), np.int64)
+    _fill_codes(board, nb, ring, edge, player, points, feat, out)
+    return out
+
+
 @njit(cache=True)
-def _fill_codes(board, nb, ring, edge, near, player, last, before, points, feat, out):
+def _fill_codes(board, nb, ring, edge, player, points, feat, out):
     group, libs_of, size_of, stack, mark, ids = feat[0], feat[1], feat[2], feat[3], feat[4], feat[5]
     label_groups(board, nb, group, libs_of, size_of, stack, mark)
     for k in range(points.shape[0]):
-        q = points[k]
-        p, t = point_codes(board, nb, ring, edge, player, q, group, libs_of, size_of, ids)
+        p, t = point_codes(board, nb, ring, edge, player, points[k], group, libs_of, size_of,
+                           ids)
         out[k, 0] = p
         out[k, 1] = t
-        out[k, 2] = near_code(near, last, before, q)
 
 
-def model_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The search's tables of ``model`` (float64): patterns, tactics and nearness (zeros for
-    a model made before the nearness codes), or empty ones without a model.
+def model_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """The search's tables of ``model`` (float64), or empty ones without a model.
 
     Raises:
         ParameterError: a model of another kind or with tables of the wrong shape.
     """
     if model is None:
-        return np.zeros(0), np.zeros(0), np.zeros(NEAR), 1.0
-    shapes: dict[str, tuple[int, ...]] = {"pattern": (PATTERNS,), "tactic": (TACTICS,)}
-    if "near" in model.arrays:
-        shapes["near"] = (NEAR,)
-    model.require(FreeGoLearner.kind, shapes)
+        return np.zeros(0), np.zeros(0), 1.0
+    model.require(FreeGoLearner.kind, {"pattern": (PATTERNS,), "tactic": (TACTICS,)})
     a = model.arrays
-    near = a["near"].astype(np.float64) if "near" in a else np.zeros(NEAR)
-    return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64), near,
-            float(model.scale))
+    return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64), float(model.scale))

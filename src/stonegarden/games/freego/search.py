@@ -32,19 +32,18 @@ class FreeGoTree(TreeSpec):
     def __init__(self, game: FreeGo, captures: int, safe: int,
                  model: MoveModel | None = None) -> None:
         from ...geometry.edges import edge_distance
-        from .features import near_table, ring_table
+        from .features import ring_table
         from .model import model_tables
         from .tree import RUN_FREEGO
 
         self.game = game
         self.run = RUN_FREEGO
         nb = game.board.neighbours
-        pattern, tactic, near, scale = model_tables(model)
+        pattern, tactic, scale = model_tables(model)
         self.consts = (nb, game.board.zobrist, np.int64(SIDE_TO_MOVE_KEY),
                        int(game.params["target"]), int(game.ko_mode),
                        int(game.max_game_length), int(captures), int(safe), ring_table(nb),
-                       edge_distance(nb), pattern, tactic, scale, near_table(game.board.size),
-                       near)
+                       edge_distance(nb), pattern, tactic, scale)
         self.max_moves = game.board.num_points
         self.max_depth = game.max_game_length + 2
         self.stride = self.keys = game.board.num_points
@@ -52,9 +51,7 @@ class FreeGoTree(TreeSpec):
     def root_position(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         s = _own(state)
         prev = s.history[-2] if len(s.history) >= 2 else 0
-        # the last two moves are not known from a state: the model's nearness reads "none"
-        info = np.array([s.scores[0], s.scores[1], self.game.position_hash(s), prev, -1, -1],
-                        np.int64)
+        info = np.array([s.scores[0], s.scores[1], self.game.position_hash(s), prev], np.int64)
         return s.cells().copy(), info
 
     def turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:

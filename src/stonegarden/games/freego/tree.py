@@ -3,14 +3,12 @@ point, replayed with the rules' ``play_point``; a node's moves are the rules' ``
 (simple ko bans the position before the opponent's last move), with the move priors of
 ``priors.py``; leaves are played out by ``playouts.freego_playout``.
 
-``info``: the two scores, the position's hash and the one before it, the last move and the
-one before it (-1: not known, as at a search's root: the model's nearness codes read them).
-``consts``: (neighbours, Zobrist keys, side-to-move key, target, ko rule, turn limit,
-``captures``, ``safe``, the 3x3 ring of each point, each point's distance to the edge, the
-learned model's pattern and tactics tables and its scale, the distance classes between
-points and the model's nearness table: ``model.py``; empty pattern and tactics tables without
-a model, and then the hand-made priors of ``priors.py``). Positions under superko are left to
-the protocol tree (its history does not fit ``info``).
+``info``: the two scores, the position's hash and the one before it. ``consts``: (neighbours,
+Zobrist keys, side-to-move key, target, ko rule, turn limit, ``captures``, ``safe``, the
+3x3 ring of each point, each point's distance to the edge, the learned model's pattern and
+tactics tables and its scale: ``model.py``; empty tables without a model, and then the
+hand-made priors of ``priors.py``). Positions under superko are left to the protocol tree
+(its history does not fit ``info``).
 """
 
 from __future__ import annotations
@@ -52,9 +50,8 @@ def freego_moves(board, info, player, stage, consts, scratch, moves, priors, wan
     count = legal_points(board, nb, zob, side_key, player, info[2], banned, points)
     model = want_priors and consts[10].shape[0] > 0
     if model:
-        point_priors(board, nb, consts[8], consts[9], consts[13], player, info[4], info[5],
-                     points, count, consts[10], consts[11], consts[14], consts[12], scratch[6],
-                     priors)
+        point_priors(board, nb, consts[8], consts[9], player, points, count, consts[10],
+                     consts[11], consts[12], scratch[6], priors)
     elif want_priors:
         move_kinds(board, nb, zob, player, points[:count], kinds)
     for k in range(count):
@@ -77,8 +74,6 @@ def freego_play(board, info, player, stage, move, consts, scratch):
     info[player - 1] += count
     info[3] = info[2]
     info[2] = h2
-    info[5] = info[4]
-    info[4] = move
     return (player if info[player - 1] >= consts[3] else 0), 3 - player, 0
 
 
