@@ -68,8 +68,8 @@ def main() -> None:
         if args.model == "shipped" and profile_for(game).shipped_model_path() is None:
             print(f"{game_id}: no shipped model, skipped")
             continue
-        shipped = profile_for(game).model_for(SearchConfig(model=args.model))
-        assert shipped is not None
+        measured = profile_for(game).model_for(SearchConfig(model=args.model))
+        assert measured is not None
         totals = {"model": [0, 0.0], "none": [0, 0.0]}
         for _ in range(args.rounds):
             for state in positions(game):
@@ -84,8 +84,8 @@ def main() -> None:
               f"ratio {ratio:.2f}")
         rows.append({"game": game_id, "params": GAMES.get(game_id, {}),
                      "sims_per_s_model": round(with_model), "sims_per_s_none": round(without),
-                     "ratio": round(ratio, 3), "model": Path(shipped.path).name,
-                     "weights": shipped.meta.get("fit", {}).get("weights")})
+                     "ratio": round(ratio, 3), "model": Path(measured.path).name,
+                     "weights": measured.meta.get("fit", {}).get("weights")})
     result = {"command": command(), "code": code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               "loadavg": [round(x, 2) for x in os.getloadavg()],
