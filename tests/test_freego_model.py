@@ -107,31 +107,6 @@ def test_a_model_replaces_the_hand_made_priors_and_none_keeps_them(tmp_path: Pat
     assert profile.prior_for(SearchConfig(model="none")) == 20
 
 
-def test_hand_keeps_the_hand_made_priors_of_captures_and_suicides_under_a_model(
-        tmp_path: Path):
-    game = stonegarden.make("freego", size=5)
-    pattern = np.linspace(-2.0, 2.0, PATTERNS).astype(np.float32)  # a different prior a ring
-    tactic = np.zeros(TACTICS, np.float32)
-    tactic[64:] = -3.0  # a model that thinks little of captures
-    path = tmp_path / "fg.npz"
-    save_model(path, {"pattern": pattern, "tactic": tactic},
-               {"kind": FreeGoLearner.kind, "prior": 25})
-    # C1 captures White's A1-B1
-    board = _board(game, {"A1": 2, "B1": 2, "A2": 1, "B2": 1, "A3": 2, "B3": 2, "C2": 2})
-    names = game.board.names
-    hand_moves, hand = _moves(game, SearchConfig(model=str(path), game=(("hand", 1),)), board)
-    model_moves, plain = _moves(game, SearchConfig(model=str(path)), board)
-    none_moves, kinds = _moves(game, SearchConfig(model="none"), board)
-    assert list(hand_moves) == list(model_moves) == list(none_moves)
-    by_name = {names[m]: k for k, m in enumerate(hand_moves)}
-    assert kinds[by_name["C1"]] == 1.0 and hand[by_name["C1"]] == 1.0
-    assert plain[by_name["C1"]] < 0.5  # the model alone disagrees
-    quiet = kinds == 0.5
-    assert quiet.sum() >= 10 and np.array_equal(hand[quiet], plain[quiet])
-    assert len(set(np.round(hand[quiet], 6))) > 1  # the model's own values, not 1/2
-    assert np.array_equal(hand[~quiet], kinds[~quiet])
-
-
 def test_choices_are_one_per_move_among_the_legal_points():
     game = stonegarden.make("freego", size=5)
     learner = FreeGoLearner()

@@ -7,8 +7,7 @@ point, replayed with the rules' ``play_point``; a node's moves are the rules' ``
 Zobrist keys, side-to-move key, target, ko rule, turn limit, ``captures``, ``safe``, the
 3x3 ring of each point, each point's distance to the edge, the learned model's pattern and
 tactics tables and its scale: ``model.py``; empty tables without a model, and then the
-hand-made priors of ``priors.py``; ``hand``: with a model, captures and suicides keep the
-hand-made priors). Positions under superko are left to the protocol tree
+hand-made priors of ``priors.py``). Positions under superko are left to the protocol tree
 (its history does not fit ``info``).
 """
 
@@ -22,7 +21,7 @@ from ...search.simulate import specialise
 from .kernels import legal_points, play_point
 from .model import feature_scratch, point_priors
 from .playouts import KO_SIMPLE, freego_playout
-from .priors import PRIOR_OF_KIND, QUIET, move_kinds
+from .priors import PRIOR_OF_KIND, move_kinds
 
 
 @njit(cache=True)
@@ -50,18 +49,15 @@ def freego_moves(board, info, player, stage, consts, scratch, moves, priors, wan
         banned = np.zeros(2, np.int64)
     count = legal_points(board, nb, zob, side_key, player, info[2], banned, points)
     model = want_priors and consts[10].shape[0] > 0
-    hand = want_priors and (not model or consts[13] != 0)
     if model:
         point_priors(board, nb, consts[8], consts[9], player, points, count, consts[10],
                      consts[11], consts[12], scratch[6], priors)
-    if hand:
+    elif want_priors:
         move_kinds(board, nb, zob, player, points[:count], kinds)
     for k in range(count):
         moves[k] = points[k]
-        if not want_priors:
-            priors[k] = -1.0
-        elif not model or (hand and kinds[k] != QUIET):
-            priors[k] = PRIOR_OF_KIND[kinds[k]]
+        if not model:
+            priors[k] = PRIOR_OF_KIND[kinds[k]] if want_priors else -1.0
     return count
 
 
