@@ -1,7 +1,7 @@
 """The search's simulation loop for games with compiled tree kernels, written once.
 
 ``run_sims`` below is plain Python calling six kernels by name, which a game provides (see
-``TreeKernels`` in ``tree.py`` for what each does):
+a game's ``tree.py``, ``games/blooms/tree.py`` or ``games/freego/tree.py``):
 
     tree_scratch(consts) -> scratch
     tree_begin(board, info, consts, scratch)   (a simulation starts from the root's position)
@@ -9,7 +9,10 @@
     tree_stuck(board, info, player, consts) -> proof code
     tree_play(board, info, player, stage, move, consts, scratch) -> (code, player, stage)
     tree_leaf(board, info, player, stage, consts, scratch, seen, stamp, replies, last,
-              moves_out) -> (winner, moves played)
+              moves_out) -> (winner, moves played, weight, value)
+
+A leaf's result is its playout's winner, or, with a learned value of the position (player 1's
+chance of winning), ``(1 - weight)`` of the playout's result and ``weight`` of the value.
 
 ``specialise`` makes a game's compiled copy of it that calls that game's kernels. Numba cannot
 cache a kernel that takes kernels as arguments or closes over them (each compiled function is
@@ -132,9 +135,11 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
             r1 = code_value(code, draw)
         else:
             last = tree_moves_played[depth - 1] if depth > 0 else -1
-            w, m = tree_leaf(board, info, player, stage, consts, scratch, seen, stamp, replies,
-                             last, playout_moves)
+            w, m, weight, value = tree_leaf(board, info, player, stage, consts, scratch, seen,
+                                            stamp, replies, last, playout_moves)
             r1 = 1.0 if w == 1 else 0.0 if w == 2 else draw
+            # a learned value of the leaf (player 1's chance), mixed in with its weight
+            r1 = (1.0 - weight) * r1 + weight * value
             if lgr:
                 lgr_update(replies, tree_moves_played[:depth], playout_moves[:m],
                            nd_player[root], w)
