@@ -1,5 +1,6 @@
 """Test helpers shared by the square-board Go games (Free Go, Bridge Go): moves in notation,
-seeding the playout kernels, perft against the engine, and running tests without the JIT."""
+boards from named stones, seeding the playout kernels, perft against the engine, and running
+tests without the JIT."""
 
 from __future__ import annotations
 
@@ -16,6 +17,14 @@ from .conftest import ROOT, cli_env
 def split_moves(text):
     """Move texts separated by spaces."""
     return text.split()
+
+
+def board_of(game, stones: dict[str, int]) -> np.ndarray:
+    """A board holding ``stones`` (point name: colour), empty elsewhere."""
+    board = np.zeros(game.board.num_points, np.int8)
+    for name, colour in stones.items():
+        board[game.board.point(name)] = colour
+    return board
 
 
 def play(game, state, *moves):

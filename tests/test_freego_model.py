@@ -27,13 +27,7 @@ from stonegarden.search.config import SearchConfig
 from stonegarden.search.profile import profile_for
 
 from .conftest import played
-
-
-def _board(game, stones: dict[str, int]) -> np.ndarray:
-    board = np.zeros(game.board.num_points, np.int8)
-    for name, colour in stones.items():
-        board[game.board.point(name)] = colour
-    return board
+from .square_go_helpers import board_of
 
 
 def _codes(game, board, player, point):
@@ -50,7 +44,7 @@ def test_the_ring_goes_round_the_point_and_a_capture_counts_its_stones():
     names = [game.board.names[p] if p >= 0 else None for p in ring[game.board.point("B2")]]
     assert names == ["B3", "C3", "C2", "C1", "B1", "A1", "A2", "A3"]
     # White A1, B1 with one liberty left, C1 (A2, B2 Black)
-    board = _board(game, {"A1": 2, "B1": 2, "A2": 1, "B2": 1})
+    board = board_of(game, {"A1": 2, "B1": 2, "A2": 1, "B2": 1})
     pattern, tactics = _codes(game, board, 1, "C1")
     assert tactics // 64 == 2  # two stones
     # N, NE, E, SE, S, SW, W, NW of C1: C2, D2, D1, off, off, off, B1 (White), B2 (Black)
@@ -92,7 +86,7 @@ def test_a_model_replaces_the_hand_made_priors_and_none_keeps_them(tmp_path: Pat
     path = tmp_path / "fg.npz"
     save_model(path, {"pattern": np.zeros(PATTERNS, np.float32), "tactic": tactic},
                {"kind": FreeGoLearner.kind, "prior": 25})
-    board = _board(game, {"A1": 2, "B1": 2, "A2": 1, "B2": 1})
+    board = board_of(game, {"A1": 2, "B1": 2, "A2": 1, "B2": 1})
     moves, priors = _moves(game, SearchConfig(model="none"), board)
     assert set(np.round(priors, 6)) <= set(PRIOR_OF_KIND)
     moves, priors = _moves(game, SearchConfig(model=str(path)), board)

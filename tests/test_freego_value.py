@@ -3,6 +3,7 @@ compiled tree's leaf results (``mcts:value``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -25,18 +26,12 @@ from stonegarden.learn.model import load_model, save_model
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine
 
-from .conftest import played
+from .conftest import played, run_cli
+from .square_go_helpers import board_of
 
 #: where each family's codes start
 BASE = np.concatenate([[0], np.cumsum(FAMILIES)])
 GAPS, OWN_ATARI, OPP_ATARI, OWN_TWO, OPP_TWO, WIN_NOW, THREAT, EMPTIES, SIDE = range(CODES)
-
-
-def _board(game, stones: dict[str, int]) -> np.ndarray:
-    board = np.zeros(game.board.num_points, np.int8)
-    for name, colour in stones.items():
-        board[game.board.point(name)] = colour
-    return board
 
 
 def _codes(game, board, player, own, opp) -> list[int]:
@@ -50,7 +45,7 @@ def _codes(game, board, player, own, opp) -> list[int]:
 def test_a_chain_in_atari_that_reaches_the_target_is_a_win_now_for_the_mover():
     game = stonegarden.make("freego")  # 9x9, target 10
     # White A2, A3 in atari (A4 their liberty), Black A1, B2, B3 round them
-    board = _board(game, {"A2": 2, "A3": 2, "A1": 1, "B2": 1, "B3": 1})
+    board = board_of(game, {"A2": 2, "A3": 2, "A1": 1, "B2": 1, "B3": 1})
     codes = _codes(game, board, 1, 8, 3)  # Black needs 2, White 7
     assert codes[GAPS] == (2 - 1) * 10 + (7 - 1)
     assert codes[OPP_ATARI] == 2 and codes[OWN_ATARI] == 1  # Black A1: B1 its liberty
@@ -68,7 +63,7 @@ def test_a_chain_in_atari_that_reaches_the_target_is_a_win_now_for_the_mover():
 def test_the_opponents_suicide_awaiting_removal_counts_for_the_mover():
     game = stonegarden.make("freego", size=5)  # target 3
     # White A1 without a liberty (its own suicide), Black A2 and B1 round it
-    board = _board(game, {"A1": 2, "A2": 1, "B1": 1})
+    board = board_of(game, {"A1": 2, "A2": 1, "B1": 1})
     assert _codes(game, board, 1, 0, 0)[GAPS] == (2 - 1) * 10 + (3 - 1)
     assert _codes(game, board, 2, 0, 0)[GAPS] == (3 - 1) * 10 + (3 - 1)  # not White's own
     # two-liberty chains count in pairs of stones: Black A2 (A3, B2) and B1 (B2, C1)
@@ -77,7 +72,7 @@ def test_the_opponents_suicide_awaiting_removal_counts_for_the_mover():
 
 def test_the_value_is_the_logistic_of_its_codes_weights():
     game = stonegarden.make("freego")
-    board = _board(game, {"E5": 1, "D5": 2, "E4": 2})
+    board = board_of(game, {"E5": 1, "D5": 2, "E4": 2})
     weights = np.random.default_rng(3).normal(size=VALUE_FEATURES)
     buf = value_scratch(len(board))
     scores = np.array([2, 5], np.int64)
@@ -154,3 +149,24 @@ def test_a_model_without_a_value_table_still_loads_and_a_bad_one_is_refused(tmp_
                {"kind": FreeGoLearner.kind})
     with pytest.raises(ParameterError, match="value"):
         model_tables(load_model(bad))
+
+
+def test_train_fits_the_value_beside_the_move_model_and_the_search_reads_it(tmp_path: Path):
+    out = tmp_path / "run"
+    done = run_cli("train", "freego", "--param", "size=5", "--games", "4", "--sims", "30",
+                   "--steps", "20", "--out", str(out), "--quiet")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta["value"]["weights"] == VALUE_FEATURES
+    assert meta["value"]["positions"] == meta["positions"]
+    assert meta["value"]["train"]["log_loss"] < meta["value"]["train"]["uniform_log_loss"]
+    model = load_model(out / "freego.npz")
+    assert model.arrays["value"].shape == (VALUE_FEATURES,)
+    assert np.abs(model.arrays["value"]).max() > 0
+    played = run_cli("match", "freego", f"mcts:model={out / 'freego.npz'},value=50,sims=30",
+                     "mcts:model=none,sims=30", "--param", "size=5", "--games", "2", "--json",
+                     "--quiet")
+    assert played.returncode == 0, played.stderr
+    bad = run_cli("match", "freego", "mcts:value=101,sims=30", "random", "--param", "size=5",
+                  "--games", "1")
+    assert bad.returncode == 2 and "value" in bad.stderr and "Traceback" not in bad.stderr
