@@ -1,6 +1,5 @@
 """What a game's package provides to learn a move model (``SearchProfile.learner``): the
-decisions of a played game as rows of feature indices, and the tables its search reads; and,
-for a game whose model has a value (``value_features`` > 0), each position's value codes."""
+decisions of a played game as rows of feature indices, and the tables its search reads."""
 
 from __future__ import annotations
 
@@ -77,8 +76,6 @@ class Learner:
 
     kind: ClassVar[str] = ""
     num_features: int = 0
-    #: the weights of the position value fitted beside the move model (0: none)
-    value_features: ClassVar[int] = 0
 
     def choices(self, game: Game, actions: list[int]) -> Choices:
         """The decisions along one game played with ``actions`` from the initial state."""
@@ -87,22 +84,3 @@ class Learner:
     def arrays(self, weights: np.ndarray) -> dict[str, np.ndarray]:
         """The tables the search reads, from fitted ``weights`` (``num_features`` of them)."""
         raise NotImplementedError
-
-    def value_rows(self, game: Game, actions: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """For each position the game reaches before its last action, from the initial
-        state: its value codes (one row of indices below ``value_features``) and the player
-        to move."""
-        raise NotImplementedError
-
-
-def value_choices(rows: np.ndarray, movers: np.ndarray, winner: int,
-                  num_features: int) -> Choices:
-    """The positions of one game as choices between "the mover wins" (the position's codes)
-    and "the mover does not" (the padding alone): a conditional logit over two candidates is
-    the logistic regression of the outcome. A draw counts as not winning."""
-    count = len(movers)
-    width = rows.shape[1] if rows.ndim == 2 else 1
-    both = np.full((2 * count, width), num_features, np.int64)
-    both[0::2] = rows
-    chosen = np.arange(count, dtype=np.int64) * 2 + (np.asarray(movers) != winner)
-    return Choices(both, np.arange(0, 2 * count + 1, 2, dtype=np.int64), chosen)

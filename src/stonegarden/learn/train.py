@@ -4,9 +4,7 @@ The data are games of the search without a learned model (``mcts:sims=S,model=no
 seats, seeded by the game's index), appended to ``OUT/data/games-NNNN.jsonl`` in chunks of
 ``CHUNK`` as they finish, so an interrupted run continues where it stopped. The fit then
 reads every game (one in ten held out to measure the model), fits the game's learner
-(``learn/learner.py``), and its position value where it has one (the logistic regression of
-each game's outcome on the positions along it, the same fit over two candidates), and
-writes ``OUT/GAME.npz`` and ``OUT/GAME.json``."""
+(``learn/learner.py``) and writes ``OUT/GAME.npz`` and ``OUT/GAME.json``."""
 
 from __future__ import annotations
 
@@ -28,7 +26,7 @@ from ..errors import ParameterError
 from ..lab.runner import run_tasks
 from ..search.profile import profile_for
 from .fit import FitReport, evaluate, fit_choices
-from .learner import Choices, Learner, value_choices
+from .learner import Choices, Learner
 from .model import DEFAULT_PRIOR, save_model
 
 #: games per data file
@@ -121,27 +119,17 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     return {i: done[i] for i in range(games)}
 
 
-def _actions(game: Game, record: dict[str, Any]) -> list[int]:
-    state = game.initial_state()
-    actions = []
-    for text in record["moves"]:
-        action = game.parse_action(state, text)
-        actions.append(action)
-        state = game.play(state, action)
-    return actions
-
-
 def _choices(game: Game, learner: Learner, records: list[dict[str, Any]]) -> Choices:
-    parts = [learner.choices(game, _actions(game, record)) for record in records]
-    return Choices.concat(parts, 2 if not parts else parts[0].rows.shape[1])
-
-
-def _value_choices(game: Game, learner: Learner, records: list[dict[str, Any]]) -> Choices:
     parts = []
     for record in records:
-        rows, movers = learner.value_rows(game, _actions(game, record))
-        parts.append(value_choices(rows, movers, int(record["winner"]), learner.value_features))
-    return Choices.concat(parts, parts[0].rows.shape[1] if parts else 1)
+        state = game.initial_state()
+        actions = []
+        for text in record["moves"]:
+            action = game.parse_action(state, text)
+            actions.append(action)
+            state = game.play(state, action)
+        parts.append(learner.choices(game, actions))
+    return Choices.concat(parts, 2 if not parts else parts[0].rows.shape[1])
 
 
 def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: Path,
@@ -169,24 +157,11 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     report(f"fitting {learner.kind}: {learner.num_features} weights, "
            f"{train_set.decisions} decisions ({len(train_set.rows)} candidates)")
     weights = fit_choices(train_set, learner.num_features, steps=steps)
-    arrays = learner.arrays(weights[:-1])
+    t2 = time.perf_counter()
 
     def figures(r: FitReport) -> dict[str, float]:
         return {"log_loss": round(r.log_loss, 4), "accuracy": round(r.accuracy, 4),
                 "uniform_log_loss": round(r.uniform_log_loss, 4)}
-
-    value_fit = None
-    if learner.value_features:
-        value_train = _value_choices(game, learner, fitted)
-        value_held = _value_choices(game, learner, held)
-        report(f"fitting the value: {learner.value_features} weights, "
-               f"{value_train.decisions} positions")
-        value = fit_choices(value_train, learner.value_features, steps=steps)
-        arrays["value"] = value[:-1].astype(np.float32)
-        value_fit = {"weights": learner.value_features, "positions": value_train.decisions
-                     + value_held.decisions, "train": figures(evaluate(value, value_train)),
-                     "held_out": figures(evaluate(value, value_held)) if held else None}
-    t2 = time.perf_counter()
 
     meta = {
         "kind": learner.kind, "game": game.id, "params": game.non_default_params(),
@@ -197,7 +172,6 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "fit": {"steps": steps, "weights": learner.num_features,
                 "train": figures(evaluate(weights, train_set)),
                 "held_out": figures(evaluate(weights, valid_set)) if held else None},
-        "value": value_fit,
         # data: this run's self-play (a resumed run plays only the missing games); games: the
         # wall time of every game, summed over the workers, where the records have it
         "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1),
@@ -210,5 +184,5 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
                    + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
                    + f" --games {games} --sims {sims} --seed {seed}",
     }
-    save_model(out / f"{game.id}.npz", arrays, meta)
+    save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
     return meta

@@ -9,10 +9,7 @@ a game's ``tree.py``, ``games/blooms/tree.py`` or ``games/freego/tree.py``):
     tree_stuck(board, info, player, consts) -> proof code
     tree_play(board, info, player, stage, move, consts, scratch) -> (code, player, stage)
     tree_leaf(board, info, player, stage, consts, scratch, seen, stamp, replies, last,
-              moves_out) -> (winner, moves played, weight, value)
-
-A leaf's result is its playout's winner, or, with a learned value of the position (player 1's
-chance of winning), ``(1 - weight)`` of the playout's result and ``weight`` of the value.
+              moves_out) -> (winner, moves played)
 
 ``specialise`` makes a game's compiled copy of it that calls that game's kernels. Numba cannot
 cache a kernel that takes kernels as arguments or closes over them (each compiled function is
@@ -135,11 +132,9 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
             r1 = code_value(code, draw)
         else:
             last = tree_moves_played[depth - 1] if depth > 0 else -1
-            w, m, weight, value = tree_leaf(board, info, player, stage, consts, scratch, seen,
-                                            stamp, replies, last, playout_moves)
+            w, m = tree_leaf(board, info, player, stage, consts, scratch, seen, stamp, replies,
+                             last, playout_moves)
             r1 = 1.0 if w == 1 else 0.0 if w == 2 else draw
-            # a learned value of the leaf (player 1's chance), mixed in with its weight
-            r1 = (1.0 - weight) * r1 + weight * value
             if lgr:
                 lgr_update(replies, tree_moves_played[:depth], playout_moves[:m],
                            nd_player[root], w)

@@ -145,11 +145,11 @@ def race_leaf(board, info, player, stage, consts, scratch, seen, stamp, replies,
             seen[player, n + b] = stamp
         code = _end_turn(board, info, player, -1, b, consts, scratch)
         if code != 0:
-            return (code if code != 3 else 0), 0, 0.0, 0.0
+            return (code if code != 3 else 0), 0
         player = 3 - player
     w, _ = race_playout(board, consts[0], player, info[2] != 0, info[:2], consts[1], consts[2],
                         consts[3], seen, stamp, scratch[1], buffers)
-    return w, 0, 0.0, 0.0  # no learned value
+    return w, 0
 
 
 RUN_RACE = specialise("run_race_sims", race_scratch, race_begin, race_moves, race_stuck,

@@ -2,8 +2,7 @@
 (``games/blooms/model.py``): a point's logit is one weight for its pattern plus one for its
 tactics (``features.py``); the tree turns a node's logits into prior values
 (``learn/priors.py``) in place of the hand-made capture and suicide priors (``priors.py``),
-which stay the priors without a model. A model may hold a position value too (``value.py``),
-which the tree mixes into its leaf results. Fitted by ``stonegarden train freego``."""
+which stay the priors without a model. Fitted by ``stonegarden train freego``."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ from ...geometry.flood import label_groups
 from ...learn.priors import logit_priors
 from ...learn.square_learner import Coder, SquarePatternLearner
 from .features import PATTERNS, TACTICS, point_codes, ring_table
-from .value import CODES, VALUE_FEATURES, value_codes, value_scratch
 
 if TYPE_CHECKING:
     from ...core.protocol import Game, State
@@ -58,7 +56,6 @@ class FreeGoLearner(SquarePatternLearner):
 
     kind = "freego-patterns"
     tactics = TACTICS
-    value_features = VALUE_FEATURES
 
     def coder(self, game: Game) -> Coder:
         nb = cast("FreeGo", game).board.neighbours
@@ -70,20 +67,6 @@ class FreeGoLearner(SquarePatternLearner):
             return out[:, 0], out[:, 1]
 
         return codes
-
-    def value_rows(self, game: Game, actions: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        g = cast("FreeGo", game)
-        nb, target = g.board.neighbours, int(g.params["target"])
-        buf = value_scratch(nb.shape[0])
-        rows = np.empty((len(actions), CODES), np.int64)
-        movers = np.empty(len(actions), np.int64)
-        state = cast("FreeGoState", g.initial_state())
-        for i, action in enumerate(actions):
-            me, opp = state.scores[state.player - 1], state.scores[2 - state.player]
-            value_codes(state.cells().copy(), nb, state.player, me, opp, target, buf, rows[i])
-            movers[i] = state.player
-            state = cast("FreeGoState", g.play(state, action))
-        return rows, movers
 
 
 def _codes(board: np.ndarray, nb: np.ndarray, ring: np.ndarray, edge: np.ndarray, player: int,
@@ -104,20 +87,14 @@ def _fill_codes(board, nb, ring, edge, player, points, feat, out):
         out[k, 1] = t
 
 
-def model_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
-    """The search's tables of ``model`` (float64): patterns, tactics, the scale, and the
-    value's weights (empty for a model fitted without one); empty tables without a model.
+def model_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """The search's tables of ``model`` (float64), or empty ones without a model.
 
     Raises:
         ParameterError: a model of another kind or with tables of the wrong shape.
     """
     if model is None:
-        return np.zeros(0), np.zeros(0), 1.0, np.zeros(0)
-    shapes: dict[str, tuple[int, ...]] = {"pattern": (PATTERNS,), "tactic": (TACTICS,)}
-    if "value" in model.arrays:
-        shapes["value"] = (VALUE_FEATURES,)
-    model.require(FreeGoLearner.kind, shapes)
+        return np.zeros(0), np.zeros(0), 1.0
+    model.require(FreeGoLearner.kind, {"pattern": (PATTERNS,), "tactic": (TACTICS,)})
     a = model.arrays
-    value = a["value"].astype(np.float64) if "value" in a else np.zeros(0)
-    return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64), float(model.scale),
-            value)
+    return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64), float(model.scale))

@@ -24,15 +24,13 @@ CAPTURES = GameOption("captures", "int", 0, "playouts first try K points for a c
                       high=64)
 SAFE = GameOption("safe", "int", 64, "playouts pass over up to K points that hand the "
                   "opponent stones (0 or 1: uniform)", high=64)
-VALUE = GameOption("value", "int", 50, "percent of a leaf's result taken from the learned "
-                   "model's value, where the model has one (0: the playout alone)", high=100)
 
 
 class FreeGoTree(TreeSpec):
     """Free Go's compiled tree for one game and config: one tree level per move."""
 
     def __init__(self, game: FreeGo, captures: int, safe: int,
-                 model: MoveModel | None = None, value: int = 0) -> None:
+                 model: MoveModel | None = None) -> None:
         from ...geometry.edges import edge_distance
         from .features import ring_table
         from .model import model_tables
@@ -41,11 +39,11 @@ class FreeGoTree(TreeSpec):
         self.game = game
         self.run = RUN_FREEGO
         nb = game.board.neighbours
-        pattern, tactic, scale, weights = model_tables(model)
+        pattern, tactic, scale = model_tables(model)
         self.consts = (nb, game.board.zobrist, np.int64(SIDE_TO_MOVE_KEY),
                        int(game.params["target"]), int(game.ko_mode),
                        int(game.max_game_length), int(captures), int(safe), ring_table(nb),
-                       edge_distance(nb), pattern, tactic, scale, weights, value / 100.0)
+                       edge_distance(nb), pattern, tactic, scale)
         self.max_moves = game.board.num_points
         self.max_depth = game.max_game_length + 2
         self.stride = self.keys = game.board.num_points
@@ -94,7 +92,7 @@ class FreeGoProfile(SearchProfile):
     }
     #: ``safe``: up to 64 points that hand the opponent stones passed over; it beat uniform
     #: playouts 24-16 at 1 s and 14-6 at 2 s a move (docs/ai.md)
-    options: ClassVar[tuple[GameOption, ...]] = (CAPTURES, SAFE, VALUE)
+    options: ClassVar[tuple[GameOption, ...]] = (CAPTURES, SAFE)
     amaf: ClassVar[bool] = True
     replies: ClassVar[bool] = True
     #: the learned move model (``model.py``), in the compiled tree, by default: learned from
@@ -121,8 +119,7 @@ class FreeGoProfile(SearchProfile):
         if not self._compiled(config):
             return None
         return FreeGoTree(self._game(), self.option(config, "captures"),
-                          self.option(config, "safe"), self.model_for(config),
-                          self.option(config, "value"))
+                          self.option(config, "safe"), self.model_for(config))
 
     def prior_for(self, config: SearchConfig) -> int:
         """The model's count in the compiled tree; the hand-made priors' 20 elsewhere."""

@@ -7,9 +7,8 @@ point, replayed with the rules' ``play_point``; a node's moves are the rules' ``
 Zobrist keys, side-to-move key, target, ko rule, turn limit, ``captures``, ``safe``, the
 3x3 ring of each point, each point's distance to the edge, the learned model's pattern and
 tactics tables and its scale: ``model.py``; empty tables without a model, and then the
-hand-made priors of ``priors.py``; the model's value weights, ``value.py``, empty for none,
-and the share of a leaf's result they get). Positions under superko are left to the
-protocol tree (its history does not fit ``info``).
+hand-made priors of ``priors.py``). Positions under superko are left to the protocol tree
+(its history does not fit ``info``).
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from .kernels import legal_points, play_point
 from .model import feature_scratch, point_priors
 from .playouts import KO_SIMPLE, freego_playout
 from .priors import PRIOR_OF_KIND, move_kinds
-from .value import mover_value, value_scratch
 
 
 @njit(cache=True)
@@ -32,7 +30,7 @@ def freego_scratch(consts):
     n = nb.shape[0]
     keys, stamps = new_stamped_set(consts[5] + 2)
     return (np.empty(n, np.int64), np.empty(n, np.int8), np.empty(n, np.int32), keys, stamps,
-            np.empty(0, np.int64), feature_scratch(n), value_scratch(n))
+            np.empty(0, np.int64), feature_scratch(n))
 
 
 @njit(cache=True)
@@ -82,15 +80,6 @@ def freego_play(board, info, player, stage, move, consts, scratch):
 @njit(cache=True)
 def freego_leaf(board, info, player, stage, consts, scratch, seen, stamp, replies, last,
                 moves_out):
-    """Play out; with a learned value, the leaf position's value too (before the playout
-    changes the board), for player 1."""
-    weight = consts[14] if consts[13].shape[0] > 0 else 0.0
-    value = 0.0
-    if weight > 0.0:
-        value = mover_value(board, consts[0], player, info[:2], consts[3], consts[13],
-                            scratch[7])
-        if player == 2:
-            value = 1.0 - value
     w, turns = freego_playout(board, consts[0], consts[1], consts[2], player, info[:2],
                               consts[3], consts[4], info[2], info[3], scratch[5], scratch[3],
                               scratch[4], 1, consts[5], consts[6], consts[7], moves_out, replies,
@@ -100,7 +89,7 @@ def freego_leaf(board, info, player, stage, consts, scratch, seen, stamp, replie
     for t in range(m):
         seen[p, moves_out[t]] = stamp
         p = 3 - p
-    return w, m, weight, value
+    return w, m
 
 
 RUN_FREEGO = specialise("run_freego_sims", freego_scratch, freego_begin, freego_moves,
