@@ -27,16 +27,21 @@ from .common import friendly_errors, param_option
               help="steps of the fit")
 @click.option("--prior", type=click.IntRange(0, 10_000), default=30, show_default=True,
               help="virtual RAVE samples the model's prior values count as in the search")
+@click.option("--targets", type=click.Choice(["move", "visits"]), default="move",
+              show_default=True,
+              help="fit the moves played, or the self-play search's root visits (one-decision "
+                   "games: Free Go, Bridge Go)")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @friendly_errors
 def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str | None,
-          seed: int, workers: int, steps: int, prior: int, quiet: bool) -> None:
+          seed: int, workers: int, steps: int, prior: int, targets: str, quiet: bool) -> None:
     """Train GAME's move model on self-play: play the games (a rerun with the same --out goes
     on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata."""
     from ..learn.train import train as run
 
     folder = Path(out if out is not None else f"train-{game_id}")
     meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
-               seed=seed, workers=workers, steps=steps, prior=prior, progress=not quiet,
+               seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,
+               progress=not quiet,
                report=lambda line: click.echo(line, err=True))
     click.echo(json.dumps(meta, indent=1))

@@ -27,12 +27,15 @@ def with_seed(spec: str, seed: int) -> str:
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
     """Play one game. ``task``: game, params, seats ({"1": spec, "2": spec}), seed, index, and
-    optionally ``resign`` (``[below, moves]``, see ``adjudication``).
+    optionally ``resign`` (``[below, moves]``, see ``adjudication``) and ``visits`` (true:
+    also return each entry's root visits).
 
     Returns the task's fields plus moves, winner, reason, final scores, the legal-move count,
     the scores after every entry, each entry's mover, its search value (``None`` for chance
     events and agents that do not search) and whether that search proved the mover lost,
-    whether a resignation was adjudicated, and the wall time. Games stop (undecided) at the
+    whether a resignation was adjudicated, the wall time, and with ``visits`` each entry's
+    root visits (``{move text: simulations}``, visited moves only; ``None`` for chance events
+    and agents that do not search). Games stop (undecided) at the
     game's ``max_game_length``."""
     t0 = time.perf_counter()
     game = make(task["game"], **task["params"])
@@ -48,6 +51,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     proved: list[bool] = []
     own: dict[int, list[float | None]] = {1: [], 2: []}
     scores: list[list[int]] = []
+    visits: list[dict[str, int] | None] = []
     adjudicated = False
     while not game.is_terminal(state) and len(moves) < game.max_game_length:
         p = game.current_player(state)
@@ -67,6 +71,8 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
                 movers.append(p)
                 values.append(None if value is None else round(value, 4))
                 proved.append(lost)
+                if task.get("visits"):
+                    visits.append(None)
                 moves.append("resign")
                 state = game.resign(state)
                 scores.append(list(game.scores(state)))
@@ -75,11 +81,15 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         movers.append(p)
         values.append(None if value is None else round(value, 4))
         proved.append(lost)
+        if task.get("visits"):
+            visits.append(_root_visits(game, state, agents[p] if p != CHANCE else None))
         moves.append(game.action_to_text(state, action))
         state = game.play(state, action)
         scores.append(list(game.scores(state)))
+    extra = {"visits": visits} if task.get("visits") else {}
     return {
         **task,
+        **extra,
         "moves": moves,
         "movers": movers,
         "values": values,
@@ -92,3 +102,13 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         "score_track": scores,
         "seconds": round(time.perf_counter() - t0, 4),
     }
+
+
+def _root_visits(game: Any, state: Any, agent: Any) -> dict[str, int] | None:
+    """The root visits of ``agent``'s last search, by move text (the teacher's policy that
+    ``stonegarden train --targets visits`` fits)."""
+    last = getattr(agent, "last", None)
+    if last is None:
+        return None
+    return {game.action_to_text(state, m.action): int(m.visits) for m in last.moves
+            if m.visits > 0}

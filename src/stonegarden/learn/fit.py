@@ -1,6 +1,7 @@
 """Fitting a conditional logit (each decision picks one of its candidates with probability
 ``softmax(sum of the candidates' feature weights)``) with numpy: full-batch Adam on the mean
-log-loss plus an L2 penalty. Convex, so the result does not depend on the start."""
+log-loss (or, for soft targets, the mean cross-entropy to them) plus an L2 penalty. Convex,
+so the result does not depend on the start."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = 1e-4, steps: in
                 rate: float = 0.05,
                 progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """Weights (``num_features`` + 1, the last the padding's 0) minimising the mean log-loss
-    of ``data`` plus ``l2 / 2 * |w|^2``. ``progress(step, loss)`` after each step."""
+    of ``data``'s choices, or the mean cross-entropy to its ``target`` where it has one, plus
+    ``l2 / 2 * |w|^2``. ``progress(step, loss)`` after each step."""
     w = np.zeros(num_features + 1)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
@@ -55,8 +57,12 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = 1e-4, steps: in
     count = max(data.decisions, 1)
     for step in range(1, steps + 1):
         z, p, lse = _probabilities(w, data)
-        loss = float(np.mean(lse - z[data.chosen])) + l2 / 2 * float(w @ w)
-        p[data.chosen] -= 1.0
+        if data.target is None:
+            loss = float(np.mean(lse - z[data.chosen])) + l2 / 2 * float(w @ w)
+            p[data.chosen] -= 1.0
+        else:  # the gradient of the cross-entropy is the model's shares less the target's
+            loss = float((lse.sum() - data.target @ z) / count) + l2 / 2 * float(w @ w)
+            p -= data.target
         grad = l2 * w
         for col in range(data.rows.shape[1]):
             grad += np.bincount(data.rows[:, col], p, minlength=len(w)) / count

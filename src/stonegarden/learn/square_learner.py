@@ -39,17 +39,23 @@ class SquarePatternLearner(Learner):
         """How the game codes its points, for one game's decisions."""
         raise NotImplementedError
 
-    def choices(self, game: Game, actions: list[int]) -> Choices:
-        """One decision per move: the legal points, and the one played."""
+    takes_visits = True
+
+    def choices(self, game: Game, actions: list[int],
+                visits: list[dict[int, int]] | None = None) -> Choices:
+        """One decision per move: the legal points, the one played and, with ``visits``,
+        the share of the root visits each point had."""
         coder = self.coder(game)
         out = Choices.builder()
         state = game.initial_state()
         last = -1
-        for action in actions:
+        for i, action in enumerate(actions):
             points = np.asarray(game.legal_actions(state), np.int64)
             pat, tac = coder(state, points, last)
             rows = np.stack([self.index[pat], self.classes + tac], axis=1)
-            out.add(rows, int(np.flatnonzero(points == action)[0]))
+            target = None if visits is None else np.array(
+                [visits[i].get(int(q), 0) for q in points], np.float64)
+            out.add(rows, int(np.flatnonzero(points == action)[0]), target)
             state = game.play(state, action)
             last = action
         return out.build()

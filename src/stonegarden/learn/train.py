@@ -4,7 +4,9 @@ The data are games of the search without a learned model (``mcts:sims=S,model=no
 seats, seeded by the game's index), appended to ``OUT/data/games-NNNN.jsonl`` in chunks of
 ``CHUNK`` as they finish, so an interrupted run continues where it stopped. The fit then
 reads every game (one in ten held out to measure the model), fits the game's learner
-(``learn/learner.py``) and writes ``OUT/GAME.npz`` and ``OUT/GAME.json``."""
+(``learn/learner.py``) to the moves played or (``targets="visits"``) to the shares of the
+root visits the self-play's searches gave each move, and writes ``OUT/GAME.npz`` and
+``OUT/GAME.json``."""
 
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ from .model import DEFAULT_PRIOR, save_model
 CHUNK = 50
 #: one game in this many is held out of the fit to measure the model
 HOLD_OUT = 10
+#: what the fit matches: the move played, or the self-play search's root visits
+TARGETS = ("move", "visits")
 
 
 def code_version() -> str:
@@ -84,16 +88,18 @@ def _read_games(data: Path) -> dict[int, dict[str, Any]]:
 
 
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
-              progress: bool = True) -> dict[int, dict[str, Any]]:
+              progress: bool = True, visits: bool = False) -> dict[int, dict[str, Any]]:
     """Play the games of ``data`` not played yet (all ``games`` of them in the end); returns
-    every game by index.
+    every game by index. With ``visits`` each record keeps its moves' root visits too.
 
     Raises:
         ParameterError: ``data`` holds games made with other settings.
     """
     data.mkdir(parents=True, exist_ok=True)
-    settings = {"game": game.id, "params": game.non_default_params(), "sims": sims,
-                "seed": seed}
+    settings: dict[str, Any] = {"game": game.id, "params": game.non_default_params(),
+                                "sims": sims, "seed": seed}
+    if visits:  # only then, so that data made before visits were kept stays valid
+        settings["visits"] = True
     stamp = data / "settings.json"
     if stamp.exists():
         known = json.loads(stamp.read_text())
@@ -105,12 +111,14 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     done = _read_games(data)
     spec = f"mcts:sims={sims},model=none"
     tasks = [{"game": game.id, "params": game.non_default_params(),
-              "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i}
+              "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
+              **({"visits": True} if visits else {})}
              for i in range(games) if i not in done]
 
     def keep(task: dict[str, Any], result: dict[str, Any]) -> None:
         record = {"index": task["index"], "seed": task["seed"], "moves": result["moves"],
-                  "winner": result["winner"], "seconds": result["seconds"]}
+                  "winner": result["winner"], "seconds": result["seconds"],
+                  **({"visits": result["visits"]} if visits else {})}
         _append_line(data / f"games-{task['index'] // CHUNK:04d}.jsonl", json.dumps(record))
         done[task["index"]] = record
 
@@ -119,22 +127,27 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     return {i: done[i] for i in range(games)}
 
 
-def _choices(game: Game, learner: Learner, records: list[dict[str, Any]]) -> Choices:
+def _choices(game: Game, learner: Learner, records: list[dict[str, Any]],
+             targets: str = "move") -> Choices:
     parts = []
     for record in records:
         state = game.initial_state()
         actions = []
-        for text in record["moves"]:
+        visits: list[dict[int, int]] = []
+        for i, text in enumerate(record["moves"]):
             action = game.parse_action(state, text)
             actions.append(action)
+            if targets == "visits":
+                visits.append({game.parse_action(state, t): n
+                               for t, n in (record["visits"][i] or {}).items()})
             state = game.play(state, action)
-        parts.append(learner.choices(game, actions))
+        parts.append(learner.choices(game, actions, visits if targets == "visits" else None))
     return Choices.concat(parts, 2 if not parts else parts[0].rows.shape[1])
 
 
 def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: Path,
           seed: int = 0, workers: int = 1, steps: int = 400, prior: int = DEFAULT_PRIOR,
-          progress: bool = True,
+          targets: str = "move", progress: bool = True,
           report: Callable[[str], None] = print) -> dict[str, Any]:
     """Make the data (resuming), fit, write ``out/GAME.npz`` and ``out/GAME.json``; returns
     the metadata.
@@ -144,16 +157,21 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     """
     if games < 2 or sims < 1 or steps < 1 or not 0 <= prior <= 10_000:
         raise ParameterError("train needs games >= 2, sims >= 1, steps >= 1, prior 0..10000")
+    if targets not in TARGETS:
+        raise ParameterError(f"targets must be one of {', '.join(TARGETS)}, not {targets!r}")
     game = make(game_id, **params)
     learner = learner_for(game)
+    if targets == "visits" and not learner.takes_visits:
+        raise ParameterError(f"the {game.id} model's decisions are not whole moves, so it "
+                             "cannot be fitted to the search's visits; use --targets move")
     t0 = time.perf_counter()
     records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
-                        progress=progress)
+                        progress=progress, visits=targets == "visits")
     t1 = time.perf_counter()
     held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
-    train_set = _choices(game, learner, fitted)
-    valid_set = _choices(game, learner, held)
+    train_set = _choices(game, learner, fitted, targets)
+    valid_set = _choices(game, learner, held)  # measured on the moves played, either way
     report(f"fitting {learner.kind}: {learner.num_features} weights, "
            f"{train_set.decisions} decisions ({len(train_set.rows)} candidates)")
     weights = fit_choices(train_set, learner.num_features, steps=steps)
@@ -168,7 +186,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "games": games, "held_out_games": len(held),
         "positions": sum(len(r["moves"]) for r in records.values()),
         "decisions": train_set.decisions + valid_set.decisions, "sims": sims, "seed": seed,
-        "self_play": f"mcts:sims={sims},model=none", "prior": prior, "scale": 1.0,
+        "self_play": f"mcts:sims={sims},model=none", "targets": targets, "prior": prior,
+        "scale": 1.0,
         "fit": {"steps": steps, "weights": learner.num_features,
                 "train": figures(evaluate(weights, train_set)),
                 "held_out": figures(evaluate(weights, valid_set)) if held else None},
@@ -182,7 +201,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
                      "numba": numba.__version__},
         "command": f"stonegarden train {game.id}"
                    + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
-                   + f" --games {games} --sims {sims} --seed {seed}",
+                   + f" --games {games} --sims {sims} --seed {seed}"
+                   + (f" --targets {targets}" if targets != "move" else ""),
     }
     save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
     return meta

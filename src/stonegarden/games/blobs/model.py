@@ -43,7 +43,8 @@ class BlobsLearner(Learner):
     kind = "blobs-features"
     num_features = NUM_FEATURES
 
-    def choices(self, game: Game, actions: list[int]) -> Choices:
+    def choices(self, game: Game, actions: list[int],
+                visits: list[dict[int, int]] | None = None) -> Choices:
         """One decision per placement (rolls are chance, not decisions): the legal
         placements, and the one played."""
         coder = ModelPriors(cast("BlobsGame", game), None)

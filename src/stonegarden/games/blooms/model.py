@@ -108,7 +108,8 @@ class RaceLearner(Learner):
         second = np.where(none, self.num_features, 2 * self.classes + stage * TACTICS + tac)
         return np.stack([first, second], axis=1)
 
-    def choices(self, game: Game, actions: list[int]) -> Choices:
+    def choices(self, game: Game, actions: list[int],
+                visits: list[dict[int, int]] | None = None) -> Choices:
         """Every decision of the split tree along one game: the turn's first stone (or none),
         then its second (or none), with the moves that were played."""
         g = cast("_Blooms", game)

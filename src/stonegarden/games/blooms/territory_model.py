@@ -105,7 +105,8 @@ class TerritoryLearner(RaceLearner):
             rows = np.vstack([rows, [[base + none, self.num_features]]])
         return rows
 
-    def choices(self, game: Game, actions: list[int]) -> Choices:
+    def choices(self, game: Game, actions: list[int],
+                visits: list[dict[int, int]] | None = None) -> Choices:
         """Every decision along one game: the turn's first stone among those the legal turns
         allow (or none), then its second (or none, or the pass)."""
         g = cast("BloomsTerritory", game)
