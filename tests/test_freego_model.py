@@ -3,6 +3,7 @@ the hand-made ones, and where it does not apply (the protocol tree)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,9 @@ from stonegarden.games.freego.tree import freego_moves, freego_scratch
 from stonegarden.geometry.edges import edge_distance
 from stonegarden.geometry.flood import label_groups
 from stonegarden.geometry.square_patterns import OPP, OWN
-from stonegarden.learn.model import save_model
+from stonegarden.lab.selfplay import play_game
+from stonegarden.learn.model import load_model, save_model
+from stonegarden.learn.train import train
 from stonegarden.search.config import SearchConfig
 from stonegarden.search.profile import profile_for
 
@@ -109,6 +112,45 @@ def test_choices_are_one_per_move_among_the_legal_points():
     assert data.decisions == 4
     assert list(np.diff(data.starts)) == [25, 24, 23, 22]
     assert data.rows.max() < learner.num_features
+
+
+def test_self_play_keeps_each_moves_root_visits_when_asked():
+    task = {"game": "freego", "params": {"size": 5}, "seats": {"1": "mcts:sims=40",
+                                                                "2": "mcts:sims=40"},
+            "seed": 3, "index": 0}
+    plain, kept = play_game(task), play_game({**task, "visits": True})
+    assert "visits" not in plain and kept["moves"] == plain["moves"]  # keeping changes no move
+    assert len(kept["visits"]) == len(kept["moves"])
+    for move, visits in zip(kept["moves"], kept["visits"], strict=True):
+        # the move played was searched and each move kept was visited (a search that proves
+        # a win stops early; one that keeps the last move's tree starts with its visits)
+        assert move in visits and min(visits.values()) > 0
+    assert sum(kept["visits"][0].values()) == 40  # a fresh tree: this search's simulations
+
+
+def test_visits_become_each_legal_points_share_as_the_target():
+    game = stonegarden.make("freego", size=5)
+    learner = FreeGoLearner()
+    _, actions = played(game, ["C3", "C4"])
+    start = game.initial_state()
+    c3, d4 = game.parse_action(start, "C3"), game.parse_action(start, "D4")
+    data = learner.choices(game, actions, [{c3: 3, d4: 1}, {actions[1]: 5}])
+    assert data.target is not None and data.decisions == 2
+    first = dict(zip(game.legal_actions(start), data.target[:25], strict=True))
+    assert first[c3] == 0.75 and first[d4] == 0.25 and sum(first.values()) == 1.0
+    second = data.target[25:]
+    assert second[data.chosen[1] - 25] == 1.0 and second.sum() == 1.0
+    assert learner.choices(game, actions).target is None
+
+
+def test_training_on_visits_keeps_them_with_the_games_and_says_so(tmp_path: Path):
+    meta = train("freego", {"size": 5}, games=2, sims=20, steps=5, out=tmp_path,
+                 targets="visits", progress=False, report=lambda line: None)
+    assert meta["targets"] == "visits" and meta["command"].endswith("--targets visits")
+    records = [json.loads(line) for line in
+               (tmp_path / "data" / "games-0000.jsonl").read_text().splitlines()]
+    assert [len(r["visits"]) for r in records] == [len(r["moves"]) for r in records]
+    assert load_model(tmp_path / "freego.npz").meta["targets"] == "visits"
 
 
 def test_the_shipped_free_go_model_loads_by_default_but_not_in_the_levels():

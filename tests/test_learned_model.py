@@ -29,7 +29,7 @@ from stonegarden.geometry.flood import label_groups
 from stonegarden.learn.fit import evaluate, fit_choices
 from stonegarden.learn.learner import Choices
 from stonegarden.learn.model import load_model, save_model
-from stonegarden.learn.train import self_play
+from stonegarden.learn.train import self_play, train
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine
 from stonegarden.search.profile import profile_for
@@ -121,6 +121,47 @@ def test_the_fit_learns_which_feature_is_chosen_and_beats_the_uniform_choice():
     report = evaluate(w, data)
     assert report.log_loss < report.uniform_log_loss - 0.5
     assert report.accuracy > 0.75
+
+
+def test_the_fit_matches_soft_targets_where_one_hot_choices_would_sharpen_them():
+    rng = np.random.default_rng(1)
+    share = {0: 0.7, 1: 0.3, 2: 0.0}  # a teacher that splits its visits between two moves
+    soft, hard = Choices.builder(), Choices.builder()
+    for _ in range(200):
+        feats = rng.permutation(3)
+        rows = np.stack([feats, np.full(3, 3)], axis=1)
+        target = np.array([share[int(f)] for f in feats])
+        soft.add(rows, int(np.argmax(target)), target * 10)  # normalised by the builder
+        hard.add(rows, int(np.argmax(target)))
+    data = soft.build()
+    assert data.target is not None and np.allclose(np.add.reduceat(data.target,
+                                                                   data.starts[:-1]), 1.0)
+
+    def shares(w):
+        e = np.exp(w[:3] - w[:3].max())
+        return e / e.sum()
+
+    fitted = shares(fit_choices(data, 3, steps=400, l2=1e-6))
+    assert abs(fitted[0] - 0.7) < 0.02 and abs(fitted[1] - 0.3) < 0.02 and fitted[2] < 0.02
+    assert shares(fit_choices(hard.build(), 3, steps=400, l2=1e-6))[0] > 0.9
+
+
+def test_a_soft_target_is_given_to_every_decision_or_none_and_is_never_all_zero():
+    rows = np.array([[0, 2], [1, 2]])
+    with pytest.raises(ValueError, match="not all 0"):
+        Choices.builder().add(rows, 0, np.zeros(2))
+    with pytest.raises(ValueError, match="per candidate"):
+        Choices.builder().add(rows, 0, np.ones(3))
+    mixed = Choices.builder()
+    mixed.add(rows, 0, np.ones(2))
+    mixed.add(rows, 1)
+    with pytest.raises(ValueError, match="some decisions"):
+        mixed.build()
+    parts = [Choices.builder(), Choices.builder()]
+    parts[0].add(rows, 0, np.array([3.0, 1.0]))
+    parts[1].add(rows, 1)
+    assert Choices.concat([parts[0].build()], 2).target is not None
+    assert Choices.concat([p.build() for p in parts], 2).target is None
 
 
 # -- model files and the option ---------------------------------------------------------------
@@ -269,6 +310,17 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     assert again == more
     with pytest.raises(ParameterError, match="another --out"):
         self_play(game, tmp_path, games=3, sims=21, seed=4, workers=1, progress=False)
+    with pytest.raises(ParameterError, match="another --out"):  # games kept without visits
+        self_play(game, tmp_path, games=3, sims=20, seed=4, workers=1, progress=False,
+                  visits=True)
+
+
+def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
+    with pytest.raises(ParameterError, match="not whole moves"):
+        train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, targets="visits")
+    with pytest.raises(ParameterError, match="targets must be"):
+        train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, targets="policy")
+    assert not any(tmp_path.iterdir())  # refused before any game was played
 
 
 def test_choices_follow_the_split_turns_of_a_game():

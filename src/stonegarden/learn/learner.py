@@ -37,14 +37,14 @@ class Choices:
     def concat(parts: list[Choices], width: int) -> Choices:
         """One set of the decisions of ``parts`` (rows ``width`` indices wide)."""
         rows, starts, chosen = [np.empty((0, width), np.int64)], [np.zeros(1, np.int64)], []
-        targets = [part.target for part in parts]
+        targets = [part.target for part in parts if part.target is not None]
         base = 0
         for part in parts:
             rows.append(part.rows)
             starts.append(part.starts[1:] + base)
             chosen.append(part.chosen + base)
             base += len(part.rows)
-        soft = bool(parts) and all(t is not None for t in targets)
+        soft = bool(parts) and len(targets) == len(parts)
         return Choices(np.concatenate(rows), np.concatenate(starts),
                        np.concatenate(chosen) if chosen else np.empty(0, np.int64),
                        np.concatenate(targets) if soft else None)
