@@ -141,6 +141,8 @@ def test_visits_become_each_legal_points_share_as_the_target():
     second = data.target[25:]
     assert second[data.chosen[1] - 25] == 1.0 and second.sum() == 1.0
     assert learner.choices(game, actions).target is None
+    unvisited = learner.choices(game, actions, [{}, {actions[1]: 5}])  # kept no visits
+    assert unvisited.target is not None and unvisited.target[unvisited.chosen[0]] == 1.0
 
 
 def test_training_on_visits_keeps_them_with_the_games_and_says_so(tmp_path: Path):

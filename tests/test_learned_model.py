@@ -157,11 +157,14 @@ def test_a_soft_target_is_given_to_every_decision_or_none_and_is_never_all_zero(
     mixed.add(rows, 1)
     with pytest.raises(ValueError, match="some decisions"):
         mixed.build()
-    parts = [Choices.builder(), Choices.builder()]
+    parts = [Choices.builder(), Choices.builder(), Choices.builder()]
     parts[0].add(rows, 0, np.array([3.0, 1.0]))
     parts[1].add(rows, 1)
-    assert Choices.concat([parts[0].build()], 2).target is not None
-    assert Choices.concat([p.build() for p in parts], 2).target is None
+    parts[2].add(rows[:1], 0, np.ones(1))  # one candidate: no decision, and no target
+    soft = Choices.concat([parts[0].build(), parts[2].build()], 2)
+    assert soft.decisions == 1 and list(soft.target) == [0.75, 0.25]
+    with pytest.raises(ValueError, match="some decisions"):
+        Choices.concat([p.build() for p in parts], 2)
 
 
 # -- model files and the option ---------------------------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..agents import make_agent
 from ..agents.registry import parse_agent_spec
-from ..core.protocol import CHANCE
+from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from .adjudication import ResignRule, search_verdict, should_resign
 
@@ -104,7 +104,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _root_visits(game: Any, state: Any, agent: Any) -> dict[str, int] | None:
+def _root_visits(game: Game, state: State, agent: object) -> dict[str, int] | None:
     """The root visits of ``agent``'s last search, by move text (the teacher's policy that
     ``stonegarden train --targets visits`` fits)."""
     last = getattr(agent, "last", None)

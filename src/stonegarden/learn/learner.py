@@ -35,19 +35,26 @@ class Choices:
 
     @staticmethod
     def concat(parts: list[Choices], width: int) -> Choices:
-        """One set of the decisions of ``parts`` (rows ``width`` indices wide)."""
+        """One set of the decisions of ``parts`` (rows ``width`` indices wide), with their
+        targets where every part that has decisions has them.
+
+        Raises:
+            ValueError: some parts have targets and others do not.
+        """
         rows, starts, chosen = [np.empty((0, width), np.int64)], [np.zeros(1, np.int64)], []
+        parts = [part for part in parts if part.decisions]  # nor rows, nor a target
         targets = [part.target for part in parts if part.target is not None]
+        if targets and len(targets) != len(parts):
+            raise ValueError("a target for some decisions and not for others")
         base = 0
         for part in parts:
             rows.append(part.rows)
             starts.append(part.starts[1:] + base)
             chosen.append(part.chosen + base)
             base += len(part.rows)
-        soft = bool(parts) and len(targets) == len(parts)
         return Choices(np.concatenate(rows), np.concatenate(starts),
                        np.concatenate(chosen) if chosen else np.empty(0, np.int64),
-                       np.concatenate(targets) if soft else None)
+                       np.concatenate(targets) if targets else None)
 
 
 @dataclass

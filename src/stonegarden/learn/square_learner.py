@@ -53,9 +53,13 @@ class SquarePatternLearner(Learner):
             points = np.asarray(game.legal_actions(state), np.int64)
             pat, tac = coder(state, points, last)
             rows = np.stack([self.index[pat], self.classes + tac], axis=1)
-            target = None if visits is None else np.array(
-                [visits[i].get(int(q), 0) for q in points], np.float64)
-            out.add(rows, int(np.flatnonzero(points == action)[0]), target)
+            played = int(np.flatnonzero(points == action)[0])
+            target = None
+            if visits is not None:
+                target = np.array([visits[i].get(int(q), 0) for q in points], np.float64)
+                if not target.sum() > 0:  # a search that kept no visits: the move it played
+                    target[played] = 1.0
+            out.add(rows, played, target)
             state = game.play(state, action)
             last = action
         return out.build()
