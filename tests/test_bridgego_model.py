@@ -16,12 +16,11 @@ from stonegarden.search.profile import profile_for
 from stonegarden.search.protocol_tree import ProtocolTree
 
 from .conftest import played
+from .square_go_helpers import board_of
 
 
 def _state(game, stones: dict[str, int], player: int = 1):
-    board = np.zeros(game.board.num_points, np.int8)
-    for name, colour in stones.items():
-        board[game.board.point(name)] = colour
+    board = board_of(game, stones)
     text = game.position_text(game.initial_state())
     state = game.parse_position(text)
     return type(state)(board=board.tobytes(), player=player, ply=len(stones))
