@@ -161,7 +161,7 @@ def test_a_soft_target_is_given_to_every_decision_or_none_and_is_never_all_zero(
     parts[0].add(rows, 0, np.array([3.0, 1.0]))
     parts[1].add(rows, 1)
     parts[2].add(rows[:1], 0, np.ones(1))  # one candidate: no decision, and no target
-    soft = Choices.concat([parts[0].build(), parts[2].build()], 2)
+    soft = Choices.concat([parts[2].build(), parts[0].build()], 2)  # width from the first used
     assert soft.decisions == 1 and list(soft.target) == [0.75, 0.25]
     with pytest.raises(ValueError, match="some decisions"):
         Choices.concat([p.build() for p in parts], 2)
@@ -316,6 +316,10 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     with pytest.raises(ParameterError, match="another --out"):  # games kept without visits
         self_play(game, tmp_path, games=3, sims=20, seed=4, workers=1, progress=False,
                   visits=True)
+    kept = tmp_path / "with-visits"
+    self_play(game, kept, games=1, sims=20, seed=4, workers=1, progress=False, visits=True)
+    both = self_play(game, kept, games=2, sims=20, seed=4, workers=1, progress=False)
+    assert [len(both[i]["visits"]) for i in (0, 1)] == [len(both[i]["moves"]) for i in (0, 1)]
 
 
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):

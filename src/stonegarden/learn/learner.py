@@ -41,8 +41,9 @@ class Choices:
         Raises:
             ValueError: some parts have targets and others do not.
         """
-        rows, starts, chosen = [np.empty((0, width), np.int64)], [np.zeros(1, np.int64)], []
         parts = [part for part in parts if part.decisions]  # nor rows, nor a target
+        width = parts[0].rows.shape[1] if parts else width
+        rows, starts, chosen = [np.empty((0, width), np.int64)], [np.zeros(1, np.int64)], []
         targets = [part.target for part in parts if part.target is not None]
         if targets and len(targets) != len(parts):
             raise ValueError("a target for some decisions and not for others")

@@ -90,7 +90,8 @@ def _read_games(data: Path) -> dict[int, dict[str, Any]]:
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
               progress: bool = True, visits: bool = False) -> dict[int, dict[str, Any]]:
     """Play the games of ``data`` not played yet (all ``games`` of them in the end); returns
-    every game by index. With ``visits`` each record keeps its moves' root visits too.
+    every game by index. With ``visits``, or in a folder made with them, each record keeps
+    its moves' root visits too.
 
     Raises:
         ParameterError: ``data`` holds games made with other settings.
@@ -103,6 +104,8 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     stamp = data / "settings.json"
     if stamp.exists():
         known = json.loads(stamp.read_text())
+        if known.get("visits") and not visits:  # its games serve either fit: keep them alike
+            visits = settings["visits"] = True
         if known != settings:
             raise ParameterError(f"{str(data)!r} holds games made with {known}, not {settings}; "
                                  "use another --out")
