@@ -51,6 +51,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
     proved: list[bool] = []
     own: dict[int, list[float | None]] = {1: [], 2: []}
     scores: list[list[int]] = []
+    keep_visits = bool(task.get("visits"))
     visits: list[dict[str, int] | None] = []
     adjudicated = False
     while not game.is_terminal(state) and len(moves) < game.max_game_length:
@@ -71,7 +72,7 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
                 movers.append(p)
                 values.append(None if value is None else round(value, 4))
                 proved.append(lost)
-                if task.get("visits"):
+                if keep_visits:
                     visits.append(None)
                 moves.append("resign")
                 state = game.resign(state)
@@ -81,12 +82,12 @@ def play_game(task: dict[str, Any]) -> dict[str, Any]:
         movers.append(p)
         values.append(None if value is None else round(value, 4))
         proved.append(lost)
-        if task.get("visits"):
+        if keep_visits:
             visits.append(_root_visits(game, state, agents[p] if p != CHANCE else None))
         moves.append(game.action_to_text(state, action))
         state = game.play(state, action)
         scores.append(list(game.scores(state)))
-    extra = {"visits": visits} if task.get("visits") else {}
+    extra = {"visits": visits} if keep_visits else {}
     return {
         **task,
         **extra,

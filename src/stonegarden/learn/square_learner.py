@@ -24,6 +24,7 @@ class SquarePatternLearner(Learner):
     ``coder``."""
 
     tactics: ClassVar[int] = 0
+    takes_visits = True  # one decision per move: a root's visits are its candidates' targets
 
     def __init__(self) -> None:
         self.index = canonical_patterns()
@@ -38,8 +39,6 @@ class SquarePatternLearner(Learner):
     def coder(self, game: Game) -> Coder:
         """How the game codes its points, for one game's decisions."""
         raise NotImplementedError
-
-    takes_visits = True
 
     def choices(self, game: Game, actions: list[int],
                 visits: list[dict[int, int]] | None = None) -> Choices:
