@@ -1,7 +1,8 @@
 """``stonegarden train``: self-play data from the lab, a fitted move model, its metadata.
 
 The data are games of the search without a learned model (``mcts:sims=S,model=none`` in both
-seats, seeded by the game's index), appended to ``OUT/data/games-NNNN.jsonl`` in chunks of
+seats, seeded by the game's index) or, with a ``teacher``, of the search guided by a model
+(the game's shipped one or a file: one round of expert iteration), appended to ``OUT/data/games-NNNN.jsonl`` in chunks of
 ``CHUNK`` as they finish, so an interrupted run continues where it stopped. The fit then
 reads every game (one in ten held out to measure the model), fits the game's learner
 (``learn/learner.py``) to the moves played or (``targets="visits"``) to the shares of the
@@ -10,6 +11,7 @@ root visits the self-play's searches gave each move, and writes ``OUT/GAME.npz``
 
 from __future__ import annotations
 
+import hashlib
 import json
 import platform
 import subprocess
@@ -64,6 +66,35 @@ def learner_for(game: Game) -> Learner:
     return learner
 
 
+def teacher_model(game: Game, learner: Learner, teacher: str) -> tuple[str, dict[str, Any]]:
+    """The self-play's ``model`` option for ``teacher`` (``none``, ``shipped`` or a model
+    file) and, for a model, what identifies it (``{"model": ..., "sha256": ...}``, so that
+    data made by another model's search are refused); ``{}`` for none.
+
+    Raises:
+        ParameterError: the game ships no model, or the file is no model of this game.
+    """
+    from .model import load_model
+
+    if teacher.lower() == "none":
+        return "none", {}
+    if teacher.lower() == "shipped":
+        path, option = profile_for(game).shipped_model_path(), "shipped"
+        if path is None:
+            raise ParameterError(f"{game.id!r} ships no learned model to teach with")
+    else:
+        path = option = str(Path(teacher).expanduser().resolve())
+        if any(c in option for c in ",:="):  # they would cut the agent spec it goes into
+            raise ParameterError(f"teacher {teacher!r}: a model file's path may not hold "
+                                 "',', ':' or '='")
+    model = load_model(path)
+    if model.kind != learner.kind:
+        raise ParameterError(f"teacher {teacher!r} is a {model.kind!r} model, not the "
+                             f"{learner.kind!r} model of {game.id}")
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return option, {"model": option, "sha256": digest}
+
+
 def _append_line(path: Path, line: str) -> None:
     """Append ``line`` to ``path``, on a line of its own even after a write cut short."""
     with path.open("a+b") as f:
@@ -88,10 +119,12 @@ def _read_games(data: Path) -> dict[int, dict[str, Any]]:
 
 
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
-              progress: bool = True, visits: bool = False) -> dict[int, dict[str, Any]]:
+              progress: bool = True, visits: bool = False, model: str = "none",
+              teacher: dict[str, Any] | None = None) -> dict[int, dict[str, Any]]:
     """Play the games of ``data`` not played yet (all ``games`` of them in the end); returns
     every game by index. With ``visits``, or in a folder made with them, each record keeps
-    its moves' root visits too.
+    its moves' root visits too. ``model`` is the search's ``model`` option, ``teacher`` what
+    identifies it (``teacher_model``).
 
     Raises:
         ParameterError: ``data`` holds games made with other settings.
@@ -101,6 +134,8 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
                                 "sims": sims, "seed": seed}
     if visits:  # only then, so that data made before visits were kept stays valid
         settings["visits"] = True
+    if teacher:  # likewise
+        settings["teacher"] = teacher
     stamp = data / "settings.json"
     if stamp.exists():
         known = json.loads(stamp.read_text())
@@ -112,7 +147,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     else:
         stamp.write_text(json.dumps(settings, sort_keys=True) + "\n")
     done = _read_games(data)
-    spec = f"mcts:sims={sims},model=none"
+    spec = f"mcts:sims={sims},model={model}"
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
               **({"visits": True} if visits else {})}
@@ -150,10 +185,11 @@ def _choices(game: Game, learner: Learner, records: list[dict[str, Any]],
 
 def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: Path,
           seed: int = 0, workers: int = 1, steps: int = 400, prior: int = DEFAULT_PRIOR,
-          targets: str = "move", progress: bool = True,
+          targets: str = "move", teacher: str = "none", progress: bool = True,
           report: Callable[[str], None] = print) -> dict[str, Any]:
     """Make the data (resuming), fit, write ``out/GAME.npz`` and ``out/GAME.json``; returns
-    the metadata.
+    the metadata. ``teacher``: the model the self-play's search reads (``none``,
+    ``shipped`` or a model file).
 
     Raises:
         ParameterError: a bad game, parameter or setting.
@@ -167,9 +203,11 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     if targets == "visits" and not learner.takes_visits:
         raise ParameterError(f"the {game.id} model's decisions are not whole moves, so it "
                              "cannot be fitted to the search's visits; use --targets move")
+    model, taught_by = teacher_model(game, learner, teacher)
     t0 = time.perf_counter()
     records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
-                        progress=progress, visits=targets == "visits")
+                        progress=progress, visits=targets == "visits", model=model,
+                        teacher=taught_by)
     t1 = time.perf_counter()
     held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
@@ -189,7 +227,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "games": games, "held_out_games": len(held),
         "positions": sum(len(r["moves"]) for r in records.values()),
         "decisions": train_set.decisions + valid_set.decisions, "sims": sims, "seed": seed,
-        "self_play": f"mcts:sims={sims},model=none", "targets": targets, "prior": prior,
+        "self_play": f"mcts:sims={sims},model={model}", "teacher": taught_by or None,
+        "targets": targets, "prior": prior,
         "scale": 1.0,
         "fit": {"steps": steps, "weights": learner.num_features,
                 "train": figures(evaluate(weights, train_set)),
@@ -205,7 +244,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "command": f"stonegarden train {game.id}"
                    + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
                    + f" --games {games} --sims {sims} --seed {seed}"
-                   + (f" --targets {targets}" if targets != "move" else ""),
+                   + (f" --targets {targets}" if targets != "move" else "")
+                   + (f" --teacher {model}" if taught_by else ""),
     }
     save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
     return meta
