@@ -74,3 +74,11 @@ def test_library_plays_the_data_record_to_the_same_board():
     record = load_record(DATA / "freego-suicide-then-capture.json")
     final = game.replay(list(record.moves))[-1]
     assert game.position_text(final) == "....O/...X./..X../OX.../.O... 2 0,1 7"
+
+
+def test_train_refuses_a_teacher_that_is_no_model_before_playing(cli, tmp_path):
+    out = tmp_path / "run"
+    r = cli("train", "freego", "--param", "size=5", "--games", "2", "--teacher",
+            str(tmp_path / "nowhere.npz"), "--out", str(out), "--quiet")
+    assert r.returncode == 2 and "no model file" in r.stderr and "Traceback" not in r.stderr
+    assert not out.exists()

@@ -3,13 +3,16 @@ the hand-made ones, and where it does not apply (the protocol tree)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import stonegarden
 from stonegarden.agents.registry import make_agent
+from stonegarden.errors import ParameterError
 from stonegarden.games.freego.features import (
     PATTERNS,
     TACTICS,
@@ -153,6 +156,45 @@ def test_training_on_visits_keeps_them_with_the_games_and_says_so(tmp_path: Path
                (tmp_path / "data" / "games-0000.jsonl").read_text().splitlines()]
     assert [len(r["visits"]) for r in records] == [len(r["moves"]) for r in records]
     assert load_model(tmp_path / "freego.npz").meta["targets"] == "visits"
+
+
+def test_a_teacher_model_guides_the_self_play_and_its_data_are_kept_apart(tmp_path: Path):
+    quiet = {"progress": False, "report": lambda line: None}
+    plain = train("freego", {"size": 5}, games=2, sims=20, steps=5, out=tmp_path / "plain",
+                  **quiet)
+    taught = train("freego", {"size": 5}, games=2, sims=20, steps=5, out=tmp_path / "taught",
+                   teacher="shipped", **quiet)
+    shipped = profile_for(stonegarden.make("freego")).shipped_model_path()
+    digest = hashlib.sha256(Path(shipped).read_bytes()).hexdigest()
+    assert plain["teacher"] is None and plain["self_play"] == "mcts:sims=20,model=none"
+    assert taught["teacher"] == {"model": "shipped", "sha256": digest}
+    assert taught["self_play"] == "mcts:sims=20,model=shipped"
+    assert taught["command"].endswith("--teacher shipped")
+
+    def moves(folder: str) -> list[list[str]]:
+        lines = (tmp_path / folder / "data" / "games-0000.jsonl").read_text().splitlines()
+        return [json.loads(line)["moves"] for line in lines]
+
+    assert moves("plain") != moves("taught")  # the same seeds, searched with other priors
+    with pytest.raises(ParameterError, match="another --out"):  # games of another teacher
+        train("freego", {"size": 5}, games=2, sims=20, out=tmp_path / "taught", **quiet)
+    with pytest.raises(ParameterError, match="another --out"):  # games without a teacher
+        train("freego", {"size": 5}, games=2, sims=20, out=tmp_path / "plain",
+              teacher=str(tmp_path / "taught" / "freego.npz"), **quiet)
+
+
+def test_a_teacher_must_be_a_model_of_the_game(tmp_path: Path):
+    quiet = {"progress": False, "report": lambda line: None}
+    blooms = profile_for(stonegarden.make("blooms")).shipped_model_path()
+    with pytest.raises(ParameterError, match="not the 'freego-patterns' model"):
+        train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, teacher=blooms, **quiet)
+    with pytest.raises(ParameterError, match="ships no learned model"):
+        train("blooms-territory", {"size": 3}, games=2, sims=5, out=tmp_path,
+              teacher="shipped", **quiet)
+    with pytest.raises(ParameterError, match="no model file"):
+        train("freego", {"size": 5}, games=2, sims=5, out=tmp_path,
+              teacher=str(tmp_path / "nowhere.npz"), **quiet)
+    assert not any(tmp_path.iterdir())  # refused before any game was played
 
 
 def test_the_shipped_free_go_model_loads_by_default_but_not_in_the_levels():
