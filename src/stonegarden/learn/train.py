@@ -2,12 +2,12 @@
 
 The data are games of the search without a learned model (``mcts:sims=S,model=none`` in both
 seats, seeded by the game's index) or, with a ``teacher``, of the search guided by a model
-(the game's shipped one or a file: one round of expert iteration), appended to ``OUT/data/games-NNNN.jsonl`` in chunks of
-``CHUNK`` as they finish, so an interrupted run continues where it stopped. The fit then
-reads every game (one in ten held out to measure the model), fits the game's learner
-(``learn/learner.py``) to the moves played or (``targets="visits"``) to the shares of the
-root visits the self-play's searches gave each move, and writes ``OUT/GAME.npz`` and
-``OUT/GAME.json``."""
+(the game's shipped one or a file: one round of expert iteration), appended to
+``OUT/data/games-NNNN.jsonl`` in chunks of ``CHUNK`` as they finish, so an interrupted run
+continues where it stopped. The fit then reads every game (one in ten held out to measure
+the model), fits the game's learner (``learn/learner.py``) to the moves played or
+(``targets="visits"``) to the shares of the root visits the self-play's searches gave each
+move, and writes ``OUT/GAME.npz`` and ``OUT/GAME.json``."""
 
 from __future__ import annotations
 
