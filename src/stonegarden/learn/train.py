@@ -119,12 +119,12 @@ def _read_games(data: Path) -> dict[int, dict[str, Any]]:
 
 
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
-              progress: bool = True, visits: bool = False, model: str = "none",
+              progress: bool = True, visits: bool = False,
               teacher: dict[str, Any] | None = None) -> dict[int, dict[str, Any]]:
     """Play the games of ``data`` not played yet (all ``games`` of them in the end); returns
     every game by index. With ``visits``, or in a folder made with them, each record keeps
-    its moves' root visits too. ``model`` is the search's ``model`` option, ``teacher`` what
-    identifies it (``teacher_model``).
+    its moves' root visits too. ``teacher``: the model both seats' searches read, as
+    ``teacher_model`` identifies it (none if empty).
 
     Raises:
         ParameterError: ``data`` holds games made with other settings.
@@ -147,7 +147,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     else:
         stamp.write_text(json.dumps(settings, sort_keys=True) + "\n")
     done = _read_games(data)
-    spec = f"mcts:sims={sims},model={model}"
+    spec = f"mcts:sims={sims},model={teacher['model'] if teacher else 'none'}"
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
               **({"visits": True} if visits else {})}
@@ -206,8 +206,7 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     model, taught_by = teacher_model(game, learner, teacher)
     t0 = time.perf_counter()
     records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
-                        progress=progress, visits=targets == "visits", model=model,
-                        teacher=taught_by)
+                        progress=progress, visits=targets == "visits", teacher=taught_by)
     t1 = time.perf_counter()
     held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
