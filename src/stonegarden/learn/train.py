@@ -31,7 +31,7 @@ from ..lab.runner import run_tasks
 from ..search.profile import profile_for
 from .fit import FitReport, evaluate, fit_choices
 from .learner import Choices, Learner
-from .model import DEFAULT_PRIOR, save_model
+from .model import DEFAULT_PRIOR, load_model, save_model
 
 #: games per data file
 CHUNK = 50
@@ -66,18 +66,16 @@ def learner_for(game: Game) -> Learner:
     return learner
 
 
-def teacher_model(game: Game, learner: Learner, teacher: str) -> tuple[str, dict[str, Any]]:
-    """The self-play's ``model`` option for ``teacher`` (``none``, ``shipped`` or a model
-    file) and, for a model, what identifies it (``{"model": ..., "sha256": ...}``, so that
-    data made by another model's search are refused); ``{}`` for none.
+def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
+    """What identifies ``teacher`` (``none``, ``shipped`` or a model file): the search's
+    ``model`` option and the file's hash (``{"model": ..., "sha256": ...}``, so that data
+    made by another model's search are refused); ``{}`` for none.
 
     Raises:
         ParameterError: the game ships no model, or the file is no model of this game.
     """
-    from .model import load_model
-
     if teacher.lower() == "none":
-        return "none", {}
+        return {}
     if teacher.lower() == "shipped":
         path, option = profile_for(game).shipped_model_path(), "shipped"
         if path is None:
@@ -91,8 +89,12 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> tuple[str, dict
     if model.kind != learner.kind:
         raise ParameterError(f"teacher {teacher!r} is a {model.kind!r} model, not the "
                              f"{learner.kind!r} model of {game.id}")
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return option, {"model": option, "sha256": digest}
+    return {"model": option, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+
+
+def self_play_spec(sims: int, teacher: dict[str, Any] | None) -> str:
+    """The agent both seats of the self-play use: the search, with the teacher's model."""
+    return f"mcts:sims={sims},model={teacher['model'] if teacher else 'none'}"
 
 
 def _append_line(path: Path, line: str) -> None:
@@ -147,7 +149,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     else:
         stamp.write_text(json.dumps(settings, sort_keys=True) + "\n")
     done = _read_games(data)
-    spec = f"mcts:sims={sims},model={teacher['model'] if teacher else 'none'}"
+    spec = self_play_spec(sims, teacher)
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
               **({"visits": True} if visits else {})}
@@ -203,7 +205,7 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     if targets == "visits" and not learner.takes_visits:
         raise ParameterError(f"the {game.id} model's decisions are not whole moves, so it "
                              "cannot be fitted to the search's visits; use --targets move")
-    model, taught_by = teacher_model(game, learner, teacher)
+    taught_by = teacher_model(game, learner, teacher)
     t0 = time.perf_counter()
     records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
                         progress=progress, visits=targets == "visits", teacher=taught_by)
@@ -226,7 +228,7 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "games": games, "held_out_games": len(held),
         "positions": sum(len(r["moves"]) for r in records.values()),
         "decisions": train_set.decisions + valid_set.decisions, "sims": sims, "seed": seed,
-        "self_play": f"mcts:sims={sims},model={model}", "teacher": taught_by or None,
+        "self_play": self_play_spec(sims, taught_by), "teacher": taught_by or None,
         "targets": targets, "prior": prior,
         "scale": 1.0,
         "fit": {"steps": steps, "weights": learner.num_features,
@@ -244,7 +246,7 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
                    + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
                    + f" --games {games} --sims {sims} --seed {seed}"
                    + (f" --targets {targets}" if targets != "move" else "")
-                   + (f" --teacher {model}" if taught_by else ""),
+                   + (f" --teacher {taught_by['model']}" if taught_by else ""),
     }
     save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
     return meta
