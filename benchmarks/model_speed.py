@@ -7,7 +7,9 @@ the figures, the command and the code version to a JSON file.
     PYTHONPATH=src python3 benchmarks/model_speed.py [--games blooms] [--seconds 2] [--rounds 3]
         [--model PATH]
 
-``--model PATH`` measures that model file (one game) instead of the game's shipped model.
+``--model PATH`` measures that model file (one game) instead of the game's shipped model;
+``--options K=V,..`` gives the search with the model the game's options too (for example
+``patterns=4`` in Free Go, whose playouts then read the model).
 
 Target: the ratio is at least 0.5 (the model may cost at most half the simulations)."""
 
@@ -44,10 +46,11 @@ def positions(game: stonegarden.Game, seed: int = 7) -> list[State]:
     return out
 
 
-def rate(game: stonegarden.Game, model: str | None, state: State, seconds: float) -> tuple[int, float]:
-    engine = make_engine(game, SearchConfig(model=model), 1)
+def rate(game: stonegarden.Game, config: SearchConfig, state: State,
+         seconds: float) -> tuple[int, float]:
+    engine = make_engine(game, config, 1)
     engine.search(state, Budget(sims=50))  # load the kernels outside the measure
-    engine = make_engine(game, SearchConfig(model=model), 1)
+    engine = make_engine(game, config, 1)
     res = engine.search(state, Budget(seconds=seconds))
     return res.sims, res.seconds
 
@@ -58,10 +61,14 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--model", default="shipped", help="a model file (one game), or shipped")
+    ap.add_argument("--options", default="", help="game options of the search with the model")
     ap.add_argument("--out", default=str(ROOT / "benchmarks/results/model-speed.json"))
     args = ap.parse_args()
     if args.model != "shipped" and "," in args.games:
         ap.error("--model PATH measures one game")
+    options = {k: int(v) for k, v in (kv.split("=") for kv in args.options.split(",") if kv)}
+    configs = {"model": SearchConfig(model=args.model).with_game_options(options),
+               "none": SearchConfig(model="none")}
     rows = []
     for game_id in args.games.split(","):
         game = stonegarden.make(game_id, **GAMES.get(game_id, {}))
@@ -73,8 +80,8 @@ def main() -> None:
         totals = {"model": [0, 0.0], "none": [0, 0.0]}
         for _ in range(args.rounds):
             for state in positions(game):
-                for key, model in (("model", args.model), ("none", "none")):
-                    sims, secs = rate(game, model, state, args.seconds)
+                for key, config in configs.items():
+                    sims, secs = rate(game, config, state, args.seconds)
                     totals[key][0] += sims
                     totals[key][1] += secs
         with_model = totals["model"][0] / totals["model"][1]
@@ -85,6 +92,7 @@ def main() -> None:
         rows.append({"game": game_id, "params": GAMES.get(game_id, {}),
                      "sims_per_s_model": round(with_model), "sims_per_s_none": round(without),
                      "ratio": round(ratio, 3), "model": Path(measured.path).name,
+                     "options": options,
                      "weights": measured.meta.get("fit", {}).get("weights")})
     result = {"command": command(), "code": code_version(),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

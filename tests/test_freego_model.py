@@ -210,3 +210,30 @@ def test_the_shipped_free_go_model_loads_by_default_but_not_in_the_levels():
     held = model.meta["fit"]["held_out"]
     assert held["log_loss"] < held["uniform_log_loss"]
     assert profile_for(game).prior_for(SearchConfig(model="shipped")) == model.prior
+
+
+def test_the_models_patterns_reach_the_playouts_only_when_asked():
+    """``patterns=K`` changes the search with a model (its playouts read the pattern
+    weights), ``patterns=0`` is the default search seed for seed, and where no playout could
+    read the weights the option is refused with a typed error, never ignored."""
+    from stonegarden.search.config import Budget
+
+    game = stonegarden.make("freego", size=5, target=6)
+    state = game.replay(["c3", "b2"])[-1]
+
+    def visits(spec):
+        res = make_agent(spec).analyse(game, state, Budget(sims=300))
+        return [(m.action, m.visits) for m in res.moves]
+
+    assert visits("mcts:seed=4,model=shipped") == visits("mcts:seed=4,model=shipped,patterns=0")
+    assert visits("mcts:seed=4,model=shipped") != visits("mcts:seed=4,model=shipped,patterns=8")
+    for spec in ("mcts:seed=4,model=none,patterns=8", "mcts:seed=4,patterns=8,tt=on",
+                 "mcts:seed=4,patterns=8,fast=off"):
+        with pytest.raises(ParameterError, match="patterns"):
+            visits(spec)
+    superko = stonegarden.make("freego", size=5, target=6, ko="superko")
+    with pytest.raises(ParameterError, match="patterns"):
+        make_agent("mcts:seed=4,patterns=8").analyse(superko, superko.initial_state(),
+                                                     Budget(sims=50))
+    with pytest.raises(ParameterError):
+        make_agent("mcts:patterns=65")

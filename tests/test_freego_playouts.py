@@ -9,6 +9,7 @@ import pytest
 import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.games.freego.playouts import freego_playout
+from stonegarden.geometry.square_patterns import PATTERNS, ring_pattern, ring_table
 from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
 from stonegarden.search.config import Budget
 from stonegarden.search.profile import profile_for
@@ -16,8 +17,10 @@ from stonegarden.search.profile import profile_for
 from .square_go_helpers import run_without_jit, seed_kernel_generator
 
 
-def kernel_game(game, state, seed, captures=0, safe=0):
-    """(moves, winner, turns) of one kernel playout from ``state``."""
+def kernel_game(game, state, seed, captures=0, safe=0, best_of=0, weights=None):
+    """(moves, winner, turns) of one kernel playout from ``state`` (``weights``: of the
+    pattern codes, for ``best_of``)."""
+    weights = np.zeros(PATTERNS) if weights is None else weights
     seed_kernel_generator(seed)
     moves = np.full(game.max_game_length, -1, np.int32)
     size = 1 << 12
@@ -28,15 +31,17 @@ def kernel_game(game, state, seed, captures=0, safe=0):
         np.int64(game.position_hash(state)), np.int64(hist[-2] if len(hist) >= 2 else 0),
         np.array(hist[:-1], np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64), 1,
         game.max_game_length, captures, safe, moves, np.empty((0, 0), np.int32), -1,
+        ring_table(game.board.neighbours), weights, best_of,
     )
     return [int(m) for m in moves[:t]], int(w), int(t)
 
 
-@pytest.mark.parametrize(("captures", "safe"), [(0, 0), (6, 0), (0, 64), (3, 2)])
+@pytest.mark.parametrize(("captures", "safe", "best_of"),
+                         [(0, 0, 0), (6, 0, 0), (0, 64, 0), (3, 2, 0), (0, 64, 4), (2, 0, 8)])
 @pytest.mark.parametrize("ko", ["simple", "superko", "none"])
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.slow
-def test_kernel_playouts_replay_through_the_rules(ko, seed, captures, safe):
+def test_kernel_playouts_replay_through_the_rules(ko, seed, captures, safe, best_of):
     game = stonegarden.make("freego", size=5, target=8, ko=ko)
     state = game.initial_state()
     rng = np.random.default_rng(seed)
@@ -45,7 +50,8 @@ def test_kernel_playouts_replay_through_the_rules(ko, seed, captures, safe):
         state = game.play(state, int(acts[int(rng.integers(len(acts)))]))
         if game.is_terminal(state):
             return
-    moves, winner, turns = kernel_game(game, state, seed, captures, safe)
+    weights = np.random.default_rng(seed).normal(size=PATTERNS)  # any taste for shapes
+    moves, winner, turns = kernel_game(game, state, seed, captures, safe, best_of, weights)
     for m in moves:
         state = game.play(state, m)  # raises if the kernel played an illegal move
     assert game.is_terminal(state) and game.winner(state) == winner
@@ -74,6 +80,33 @@ def test_capture_policy_first_move_is_the_capture():
     firsts = [kernel_game(game, state, seed, 64)[0][0] for seed in range(40)]
     assert firsts.count(a2) >= 34
     assert [kernel_game(game, state, seed, 0)[0][0] for seed in range(40)].count(a2) <= 10
+
+
+def _pattern_of(game, state, point):
+    return int(ring_pattern(state.cells(), ring_table(game.board.neighbours), state.player,
+                            point))
+
+
+def test_pattern_policy_plays_the_shape_the_weights_prefer():
+    """One pattern code weighs 1, every other 0: with 64 points drawn the first move has that
+    pattern (a point drawn uniformly seldom has); with the weights reversed, it never does
+    while another point is drawn."""
+    game = stonegarden.make("freego", size=5, target=20)
+    state = game.replay(["c3", "b2"])[-1]
+    empty = [int(p) for p in game.legal_actions(state)]
+    liked = _pattern_of(game, state, game.parse_action(state, "d3"))
+    sharing = sum(_pattern_of(game, state, p) == liked for p in empty)
+    assert sharing <= 2  # the shape is rare on this board
+    weights = np.zeros(PATTERNS)
+    weights[liked] = 1.0
+
+    def firsts(best_of, w):
+        return [_pattern_of(game, state, kernel_game(game, state, seed, 0, 64, best_of, w)[0][0])
+                for seed in range(40)]
+
+    assert firsts(64, weights).count(liked) >= 36
+    assert firsts(0, weights).count(liked) <= 10
+    assert firsts(64, -weights).count(liked) <= 2
 
 
 # Black to move; White's one chain has the eyes a5 c5 e5 a3 c3 a1: a Black stone on any of

@@ -1,8 +1,10 @@
 """Random Free Go playouts, the hot path of search and of ``bench playouts``.
 
 Uniform over the legal moves, or, with ``captures`` = K > 0, first K random empty points are
-tried for one that captures (the first legal one is played; see ``freego_playout``), and with
-``safe`` = S > 1 points that hand the opponent stones are passed over. Uniform:
+tried for one that captures (the first legal one is played; see ``freego_playout``), with
+``best_of`` = B > 0 the one of B random empty points whose 3x3 pattern the learned model
+rates highest is tried next, and with ``safe`` = S > 1 points that hand the opponent stones
+are passed over. Uniform:
 a random empty point is tried and, if ko forbids it, dropped from this turn's candidates and
 another drawn (so every legal point stays equally likely). The empty
 points live in an array updated in O(1) per stone; chains are kept incrementally (``chains.py``:
@@ -18,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from ...geometry.hashset import new_stamped_set, stamped_add, stamped_has
+from ...geometry.square_patterns import ring_pattern
 from ..playout_totals import add_result
 from .chains import EMPTY, captures_at, dead_roots, new_chains, place_stone, remove_chain, stones_given
 
@@ -43,7 +46,7 @@ def _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps, n
 @njit(cache=True)
 def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
                    keys, stamps, stamp, max_turns, captures, safe, moves_out, replies,
-                   prev_move):
+                   prev_move, ring, pattern_w, best_of):
     """Play random moves on ``board`` (in place) until the game ends; the points played go to
     ``moves_out`` while it has room (for tests). With a reply table ``replies`` (int32[3,
     points], the search's ``lgr`` policy; empty: none) each turn first tries the stored reply
@@ -51,7 +54,13 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
     its point is empty and ko allows it. With ``captures`` = K > 0 each turn first
     draws K empty points (with replacement) and plays the first that captures and is legal
     under ko; captures are Free Go's goal and cost a few neighbour checks to find, so playouts
-    end closer to how play ends. Otherwise (and always with K = 0) the move is uniform; with
+    end closer to how play ends. With ``best_of`` = B > 0 (and ``ring``, ``pattern_w``: the
+    3x3 ring of each point and the learned model's weight of each pattern code,
+    ``features.py``) a turn left without a move then draws B empty points (with replacement)
+    and tries the one whose pattern, as the mover sees it, weighs most: played if ko allows
+    it and, with S > 1, it hands over no stones. The model's taste for shapes thus reaches the
+    playouts at the price of B pattern reads, not a softmax over the board. Otherwise (and
+    always with K = B = 0) the move is uniform; with
     ``safe`` = S > 1 uniform over the points that hand the opponent no stones (a stone that
     captures nothing and leaves its chain with no liberty, a suicide, or one, which the
     opponent takes next turn; ``chains.stones_given``): after S points that do, the one that
@@ -114,6 +123,21 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
                 if ok:
                     point = p
                     break
+        if best_of > 0 and point < 0 and ne > 0:
+            best = empties[np.random.randint(ne)]
+            top = pattern_w[ring_pattern(board, ring, player, best)]
+            for _ in range(best_of - 1):
+                p = empties[np.random.randint(ne)]
+                weight = pattern_w[ring_pattern(board, ring, player, p)]
+                if weight > top:
+                    top = weight
+                    best = p
+            ncap = captures_at(board, nb, best, opp, cid, libs, dead, ndead, caps)
+            ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, best, player, dead_key, chash,
+                                caps, ncap, keys, stamps, stamp)
+            if ok and not (safe > 1 and ncap == 0 and ndead == 0
+                           and stones_given(board, nb, best, player, cid, nxt, libs, size)):
+                point = best
         passed = 0  # costly points passed over this turn (``safe``)
         cheapest = -1
         least = n + 1
@@ -201,13 +225,15 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     no_moves = np.empty(0, np.int32)
     no_replies = np.empty((0, 0), np.int32)
+    no_ring = np.empty((0, 8), np.int32)
+    no_weights = np.empty(0, np.float64)
     for k in range(count):
         board[:] = board0
         scores[0] = scores0[0]
         scores[1] = scores0[1]
         w, t = freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
                               history, keys, stamps, k + 1, max_turns, captures, safe,
-                              no_moves, no_replies, -1)
+                              no_moves, no_replies, -1, no_ring, no_weights, 0)
         add_result(totals, w, t)
     return totals
 
@@ -215,10 +241,11 @@ def freego_playouts(board0, nb, zob, side_key, player, scores0, target, ko, h, p
 @njit(cache=True)
 def freego_amaf_playout(board0, nb, zob, side_key, player, scores0, target, ko, h, prev_h,
                         history, max_turns, seed, captures, safe, moves_out, replies,
-                        prev_move):
+                        prev_move, ring, pattern_w, best_of):
     """One playout for the search's RAVE statistics: as ``freego_playouts`` with a count of 1,
     the points played going to ``moves_out`` (the first by ``player``, then alternating), with
-    the reply table ``replies`` (empty: none) answering ``prev_move`` and what follows.
+    the reply table ``replies`` (empty: none) answering ``prev_move`` and what follows, and
+    the pattern policy ``best_of`` (0: none) over ``ring`` and ``pattern_w``.
     Returns (winner 1, 2, 0 for a draw or -1 if unfinished, moves played)."""
     np.random.seed(seed)
     board = board0.copy()
@@ -226,4 +253,4 @@ def freego_amaf_playout(board0, nb, zob, side_key, player, scores0, target, ko, 
     keys, stamps = new_stamped_set(max_turns + history.shape[0] + 2)
     return freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h,
                           history, keys, stamps, 1, max_turns, captures, safe, moves_out,
-                          replies, prev_move)
+                          replies, prev_move, ring, pattern_w, best_of)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 CAPTURES = GameOption("captures", "int", 0, "playouts first try K points for a capture",
                       high=64)
+PATTERNS = GameOption("patterns", "int", 0, "playouts try the point of K random ones whose "
+                      "3x3 pattern the learned model rates highest (needs a model)", high=64)
 SAFE = GameOption("safe", "int", 64, "playouts pass over up to K points that hand the "
                   "opponent stones (0 or 1: uniform)", high=64)
 
@@ -30,7 +32,7 @@ class FreeGoTree(TreeSpec):
     """Free Go's compiled tree for one game and config: one tree level per move."""
 
     def __init__(self, game: FreeGo, captures: int, safe: int,
-                 model: MoveModel | None = None) -> None:
+                 model: MoveModel | None = None, patterns: int = 0) -> None:
         from ...geometry.edges import edge_distance
         from .features import ring_table
         from .model import model_tables
@@ -43,7 +45,8 @@ class FreeGoTree(TreeSpec):
         self.consts = (nb, game.board.zobrist, np.int64(SIDE_TO_MOVE_KEY),
                        int(game.params["target"]), int(game.ko_mode),
                        int(game.max_game_length), int(captures), int(safe), ring_table(nb),
-                       edge_distance(nb), pattern, tactic, scale)
+                       edge_distance(nb), pattern, tactic, scale,
+                       int(patterns) if model is not None else 0)
         self.max_moves = game.board.num_points
         self.max_depth = game.max_game_length + 2
         self.stride = self.keys = game.board.num_points
@@ -92,7 +95,8 @@ class FreeGoProfile(SearchProfile):
     }
     #: ``safe``: up to 64 points that hand the opponent stones passed over; it beat uniform
     #: playouts 24-16 at 1 s and 14-6 at 2 s a move (docs/ai.md)
-    options: ClassVar[tuple[GameOption, ...]] = (CAPTURES, SAFE)
+    #: ``patterns``: the model's pattern weights in the playouts, off by default (docs/models.md)
+    options: ClassVar[tuple[GameOption, ...]] = (CAPTURES, SAFE, PATTERNS)
     amaf: ClassVar[bool] = True
     replies: ClassVar[bool] = True
     #: the learned move model (``model.py``), in the compiled tree, by default: learned from
@@ -116,10 +120,36 @@ class FreeGoProfile(SearchProfile):
         return not (self._game().ko_mode == KO_SUPER or self.tt_for(config))
 
     def tree(self, config: SearchConfig) -> TreeSpec | None:
+        """The compiled tree, or ``None`` under superko or with ``tt``.
+
+        Raises:
+            ParameterError: ``patterns`` without a model.
+        """
+        from ...errors import ParameterError
+
         if not self._compiled(config):
             return None
+        patterns = self.option(config, "patterns")
+        model = self.model_for(config)
+        if patterns and model is None:
+            raise ParameterError("patterns=K reads the learned model's pattern weights: not "
+                                 "with model=none")
         return FreeGoTree(self._game(), self.option(config, "captures"),
-                          self.option(config, "safe"), self.model_for(config))
+                          self.option(config, "safe"), model, patterns)
+
+    def option_values(self, config: SearchConfig) -> dict[str, int]:
+        """The protocol tree's options.
+
+        Raises:
+            ParameterError: ``patterns``, which only the compiled tree's playouts read.
+        """
+        from ...errors import ParameterError
+
+        values = super().option_values(config)
+        if values["patterns"]:
+            raise ParameterError("patterns=K needs the compiled tree (simple or no ko, "
+                                 "tt=off, fast=on)")
+        return values
 
     def prior_for(self, config: SearchConfig) -> int:
         """The model's count in the compiled tree; the hand-made priors' 20 elsewhere."""
@@ -143,7 +173,7 @@ class FreeGoProfile(SearchProfile):
             np.int64(game.position_hash(s)), np.int64(prev), np.array(s.history[:-1], np.int64),
             game.max_game_length, seed, int(options.get("captures", 0)),
             int(options.get("safe", 0)), moves, NO_REPLIES if replies is None else replies,
-            int(last))
+            int(last), NO_RING, NO_WEIGHTS, 0)
         return max(int(winner), 0), moves[:turns]
 
     def prior_values(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
@@ -155,6 +185,10 @@ class FreeGoProfile(SearchProfile):
         move_kinds(s.cells(), game.board.neighbours, game.board.zobrist, s.player,
                    np.asarray(actions, np.int64), kinds)
         return PRIOR_OF_KIND[kinds]
+
+
+NO_RING = np.empty((0, 8), np.int32)  # the protocol tree's playouts read no model
+NO_WEIGHTS = np.empty(0, np.float64)
 
 
 def _own(state: State) -> FreeGoState:

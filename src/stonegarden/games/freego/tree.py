@@ -7,7 +7,7 @@ point, replayed with the rules' ``play_point``; a node's moves are the rules' ``
 Zobrist keys, side-to-move key, target, ko rule, turn limit, ``captures``, ``safe``, the
 3x3 ring of each point, each point's distance to the edge, the learned model's pattern and
 tactics tables and its scale: ``model.py``; empty tables without a model, and then the
-hand-made priors of ``priors.py``). Positions under superko are left to the protocol tree
+hand-made priors of ``priors.py``; the playouts' ``patterns``, 0 without a model). Positions under superko are left to the protocol tree
 (its history does not fit ``info``).
 """
 
@@ -83,7 +83,7 @@ def freego_leaf(board, info, player, stage, consts, scratch, seen, stamp, replie
     w, turns = freego_playout(board, consts[0], consts[1], consts[2], player, info[:2],
                               consts[3], consts[4], info[2], info[3], scratch[5], scratch[3],
                               scratch[4], 1, consts[5], consts[6], consts[7], moves_out, replies,
-                              last)
+                              last, consts[8], consts[10], consts[13])
     m = min(turns, moves_out.shape[0])
     p = player
     for t in range(m):
