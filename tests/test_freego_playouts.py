@@ -9,8 +9,8 @@ import pytest
 import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.games.freego.playouts import freego_playout
-from stonegarden.geometry.square_patterns import PATTERNS, ring_pattern, ring_table
 from stonegarden.geometry.square import SIDE_TO_MOVE_KEY
+from stonegarden.geometry.square_patterns import PATTERNS, ring_pattern, ring_table
 from stonegarden.search.config import Budget
 from stonegarden.search.profile import profile_for
 

@@ -7,8 +7,8 @@ point, replayed with the rules' ``play_point``; a node's moves are the rules' ``
 Zobrist keys, side-to-move key, target, ko rule, turn limit, ``captures``, ``safe``, the
 3x3 ring of each point, each point's distance to the edge, the learned model's pattern and
 tactics tables and its scale: ``model.py``; empty tables without a model, and then the
-hand-made priors of ``priors.py``; the playouts' ``patterns``, 0 without a model). Positions under superko are left to the protocol tree
-(its history does not fit ``info``).
+hand-made priors of ``priors.py``; the playouts' ``patterns``, 0 without a model). Positions
+under superko are left to the protocol tree (its history does not fit ``info``).
 """
 
 from __future__ import annotations
