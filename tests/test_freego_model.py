@@ -231,6 +231,9 @@ def test_the_models_patterns_reach_the_playouts_only_when_asked():
                  "mcts:seed=4,patterns=8,fast=off"):
         with pytest.raises(ParameterError, match="patterns"):
             visits(spec)
+    # where the default cannot apply it is dropped: the levels search without a model
+    assert visits("mcts:seed=4,model=none") == visits("mcts:seed=4,model=none,patterns=0")
+    assert visits("mcts:seed=4,tt=on") and visits("level:2,seed=4")
     superko = stonegarden.make("freego", size=5, target=6, ko="superko")
     with pytest.raises(ParameterError, match="patterns"):
         make_agent("mcts:seed=4,patterns=8").analyse(superko, superko.initial_state(),

@@ -367,7 +367,8 @@ def test_the_compiled_tree_is_chosen_only_when_asked_and_the_game_has_one():
 
 @pytest.mark.parametrize("rave", [True, False], ids=["rave", "no-rave"])
 @pytest.mark.parametrize("game_id, options", [
-    ("freego", {"captures": 0, "safe": 0}), ("freego", {"captures": 5, "safe": 0}),
+    ("freego", {"captures": 0, "safe": 0, "patterns": 0}),
+    ("freego", {"captures": 5, "safe": 0, "patterns": 0}),
     ("blobs", {"safe": 0}), ("blobs", {"safe": 6}), ("bridgego", {"bridges": 0}),
     ("bridgego", {"bridges": 1})])
 def test_the_protocol_tree_plays_out_with_the_configured_policy(monkeypatch, game_id, options,

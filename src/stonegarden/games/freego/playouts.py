@@ -43,6 +43,21 @@ def _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps, n
     return not stamped_has(keys, stamps, stamp, h2), h2
 
 
+@njit(cache=True, inline="always")
+def _free_point(board, nb, zob, side_key, ko, h, prev_h, p, player, cid, nxt, libs, size, chash,
+                dead, ndead, dead_key, caps, keys, stamps, stamp, safe):
+    """Whether a point picked ahead of the uniform draw (a stored reply, the pattern policy's
+    choice) may be played: ko allows it and, with ``safe`` > 1, it hands over no stones.
+    Returns (ok, the number of chains it captures, their roots in ``caps``; the position
+    hash after it)."""
+    ncap = captures_at(board, nb, p, 3 - player, cid, libs, dead, ndead, caps)
+    ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash, caps, ncap,
+                        keys, stamps, stamp)
+    if ok and safe > 1 and ncap == 0 and ndead == 0:
+        ok = not stones_given(board, nb, p, player, cid, nxt, libs, size)
+    return ok, ncap, h2
+
+
 @njit(cache=True)
 def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev_h, history,
                    keys, stamps, stamp, max_turns, captures, safe, moves_out, replies,
@@ -108,11 +123,10 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
         if lgr and prev_move >= 0:
             p = replies[player, prev_move]
             if p >= 0 and board[p] == EMPTY:
-                ncap = captures_at(board, nb, p, opp, cid, libs, dead, ndead, caps)
-                ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, p, player, dead_key, chash,
-                                    caps, ncap, keys, stamps, stamp)
-                if ok and not (safe > 1 and ncap == 0 and ndead == 0
-                               and stones_given(board, nb, p, player, cid, nxt, libs, size)):
+                ok, ncap, h2 = _free_point(board, nb, zob, side_key, ko, h, prev_h, p, player,
+                                           cid, nxt, libs, size, chash, dead, ndead, dead_key,
+                                           caps, keys, stamps, stamp, safe)
+                if ok:
                     point = p
         for _ in range(captures if ne > 0 and point < 0 else 0):
             p = empties[np.random.randint(ne)]
@@ -132,11 +146,10 @@ def freego_playout(board, nb, zob, side_key, player, scores, target, ko, h, prev
                 if weight > top:
                     top = weight
                     best = p
-            ncap = captures_at(board, nb, best, opp, cid, libs, dead, ndead, caps)
-            ok, h2 = _ko_allows(ko, h, prev_h, side_key, zob, best, player, dead_key, chash,
-                                caps, ncap, keys, stamps, stamp)
-            if ok and not (safe > 1 and ncap == 0 and ndead == 0
-                           and stones_given(board, nb, best, player, cid, nxt, libs, size)):
+            ok, ncap, h2 = _free_point(board, nb, zob, side_key, ko, h, prev_h, best, player,
+                                       cid, nxt, libs, size, chash, dead, ndead, dead_key,
+                                       caps, keys, stamps, stamp, safe)
+            if ok:
                 point = best
         passed = 0  # costly points passed over this turn (``safe``)
         cheapest = -1

@@ -123,33 +123,38 @@ class FreeGoProfile(SearchProfile):
         """The compiled tree, or ``None`` under superko or with ``tt``.
 
         Raises:
-            ParameterError: ``patterns`` without a model.
+            ParameterError: ``patterns`` asked for without a model.
         """
-        from ...errors import ParameterError
-
         if not self._compiled(config):
             return None
-        patterns = self.option(config, "patterns")
         model = self.model_for(config)
-        if patterns and model is None:
-            raise ParameterError("patterns=K reads the learned model's pattern weights: not "
-                                 "with model=none")
         return FreeGoTree(self._game(), self.option(config, "captures"),
-                          self.option(config, "safe"), model, patterns)
+                          self.option(config, "safe"), model, self._patterns(config, model))
 
     def option_values(self, config: SearchConfig) -> dict[str, int]:
-        """The protocol tree's options.
+        """The protocol tree's options (its playouts read no model: ``patterns`` 0).
 
         Raises:
-            ParameterError: ``patterns``, which only the compiled tree's playouts read.
+            ParameterError: ``patterns`` asked for, which only the compiled tree reads.
         """
         from ...errors import ParameterError
 
-        values = super().option_values(config)
-        if values["patterns"]:
+        if config.game_option("patterns"):
             raise ParameterError("patterns=K needs the compiled tree (simple or no ko, "
                                  "tt=off, fast=on)")
-        return values
+        return {**super().option_values(config), "patterns": 0}
+
+    def _patterns(self, config: SearchConfig, model: MoveModel | None) -> int:
+        """``patterns`` where the playouts can read the model; 0 by default without one (the
+        levels, ``model=none``), and refused when asked for there."""
+        from ...errors import ParameterError
+
+        if model is not None:
+            return self.option(config, "patterns")
+        if config.game_option("patterns"):
+            raise ParameterError("patterns=K reads the learned model's pattern weights: not "
+                                 "with model=none")
+        return 0
 
     def prior_for(self, config: SearchConfig) -> int:
         """The model's count in the compiled tree; the hand-made priors' 20 elsewhere."""
