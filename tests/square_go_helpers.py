@@ -33,6 +33,15 @@ def play(game, state, *moves):
     return state
 
 
+def root_visits(spec, game, state, sims=300):
+    """(move, visits) of each root move of agent ``spec``'s search of ``state``."""
+    from stonegarden.agents.registry import make_agent
+    from stonegarden.search.config import Budget
+
+    res = make_agent(spec).analyse(game, state, Budget(sims=sims))
+    return [(m.action, m.visits) for m in res.moves]
+
+
 @njit
 def seed_kernel_generator(seed):
     np.random.seed(seed)  # numba's own generator (numpy's without the JIT)

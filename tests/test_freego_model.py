@@ -33,7 +33,7 @@ from stonegarden.search.config import SearchConfig
 from stonegarden.search.profile import profile_for
 
 from .conftest import played
-from .square_go_helpers import board_of
+from .square_go_helpers import board_of, root_visits
 
 
 def _codes(game, board, player, point):
@@ -222,8 +222,7 @@ def test_the_models_patterns_reach_the_playouts_only_when_asked():
     state = game.replay(["c3", "b2"])[-1]
 
     def visits(spec):
-        res = make_agent(spec).analyse(game, state, Budget(sims=300))
-        return [(m.action, m.visits) for m in res.moves]
+        return root_visits(spec, game, state)
 
     assert visits("mcts:seed=4,model=shipped") == visits("mcts:seed=4,model=shipped,patterns=0")
     assert visits("mcts:seed=4,model=shipped") != visits("mcts:seed=4,model=shipped,patterns=8")

@@ -14,7 +14,7 @@ from stonegarden.geometry.square_patterns import PATTERNS, ring_pattern, ring_ta
 from stonegarden.search.config import Budget
 from stonegarden.search.profile import profile_for
 
-from .square_go_helpers import run_without_jit, seed_kernel_generator
+from .square_go_helpers import root_visits, run_without_jit, seed_kernel_generator
 
 
 def kernel_game(game, state, seed, captures=0, safe=0, best_of=0, weights=None):
@@ -175,8 +175,7 @@ def test_free_go_searches_with_safe_playouts_unless_the_agent_says():
     state = game.replay(["c3", "b2"])[-1]
 
     def visits(spec):
-        res = make_agent(spec).analyse(game, state, Budget(sims=300))
-        return [(m.action, m.visits) for m in res.moves]
+        return root_visits(spec, game, state)
 
     assert visits("mcts:seed=4") == visits("mcts:seed=4,safe=64")
     assert visits("mcts:seed=4") != visits("mcts:seed=4,safe=0")
