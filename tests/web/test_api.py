@@ -157,6 +157,21 @@ def test_bad_input_gets_a_4xx_json_error_and_changes_nothing(client, db):
     assert r.status_code == 200
 
 
+def test_a_seat_may_name_the_shipped_model_but_no_model_file(client):
+    """A path would make the server read a file the client names (and tell it whether the
+    file exists): refused even for a readable model file, the shipped one's own path."""
+    import stonegarden
+
+    path = Path(stonegarden.__file__).parent / "games/freego/model/freego.npz"
+    assert path.exists()
+    for spec in (f"mcts:model={path}", "mcts:model=/etc/hosts", "mcts:sims=5,model=x.npz"):
+        r = client.post("/api/games", json={"game": "freego", "seats": ["human", spec]})
+        assert r.status_code == 400 and "shipped" in r.json()["error"], (spec, r.text)
+    for spec in ("mcts:model=shipped,sims=5", "mcts:model=NONE,sims=5", "mcts:sims=5"):
+        r = client.post("/api/games", json={"game": "freego", "seats": ["human", spec]})
+        assert r.status_code == 201, (spec, r.text)
+
+
 def test_requests_not_declared_as_json_are_refused(client, db):
     """A cross-site HTML form can post text/plain or form data, never application/json."""
     made = new_game(client, ["human", "human"])

@@ -224,6 +224,11 @@ class GameService:
         if s.lower() in (HUMAN, OPEN):
             return s.lower()
         try:
+            _, options = parse_agent_spec(s)
+            if options.get("model", "none").lower() not in ("none", "shipped"):
+                # a path would have the server read a file of the client's choosing
+                raise ApiError(400, f"seat {quote(spec)}: this server plays only the games' "
+                                    "shipped models: option 'model' must be none or shipped")
             agent = make_agent(s)
         except StonegardenError as exc:
             raise ApiError(400, f"seat {quote(spec)}: {exc}") from None
