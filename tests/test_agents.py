@@ -197,3 +197,21 @@ def test_the_first_timed_search_of_a_process_is_not_spent_loading_kernels():
                          timeout=300, env=cli_env())
     assert out.returncode == 0, out.stderr
     assert int(out.stdout.strip()) >= 16  # the clock is read between chunks, 16 at first
+
+
+def test_an_agent_is_checked_against_a_game_before_any_search():
+    """``SearchAgent.check`` refuses what the game's search cannot do, and passes every
+    level and the default search in every game."""
+    territory = stonegarden.make("blooms-territory", size=3)
+    freego = stonegarden.make("freego", size=5)
+    with pytest.raises(ParameterError, match="ships no"):
+        make_agent("mcts:model=shipped").check(territory)
+    for spec in ("mcts:model=none,patterns=3", "mcts:patterns=3,tt=on",
+                 "mcts:patterns=3,fast=off"):
+        with pytest.raises(ParameterError, match="patterns"):
+            make_agent(spec).check(freego)
+    make_agent("mcts:patterns=3").check(freego)
+    for game_id in stonegarden.available_games():
+        game = stonegarden.make(game_id)
+        for spec in ("mcts", "mcts:model=none", *(f"level:{n}" for n in range(1, 7))):
+            make_agent(spec).check(game)

@@ -172,6 +172,21 @@ def test_a_seat_may_name_the_shipped_model_but_no_model_file(client):
         assert r.status_code == 201, (spec, r.text)
 
 
+@pytest.mark.parametrize(("game", "spec", "why"), [
+    ("blooms-territory", "mcts:model=shipped,sims=5", "ships no"),
+    ("freego", "mcts:model=none,patterns=3,sims=5", "patterns"),
+    ("freego", "mcts:tt=on,patterns=3,sims=5", "patterns"),
+])
+def test_a_seat_the_games_search_cannot_play_is_refused_when_the_game_is_made(
+        client, game, spec, why):
+    """Not accepted and then paused at its first move: refused with the game's reason."""
+    r = client.post("/api/games", json={"game": game, "seats": ["human", spec]})
+    assert r.status_code == 400 and why in r.json()["error"], r.text
+    for ok in ("mcts:model=none,sims=5", "level:6"):
+        assert client.post("/api/games", json={"game": game, "seats": ["human", ok]}
+                           ).status_code == 201
+
+
 def test_requests_not_declared_as_json_are_refused(client, db):
     """A cross-site HTML form can post text/plain or form data, never application/json."""
     made = new_game(client, ["human", "human"])

@@ -67,6 +67,19 @@ class SearchAgent:
         """The budget of a search in ``game`` (the same in every game but for levels)."""
         return self.budget
 
+    def config_for(self, game: Game) -> SearchConfig:
+        """The search's settings in ``game`` (the same in every game but for levels)."""
+        return self.config
+
+    def check(self, game: Game) -> None:
+        """Refuse, before any search, what ``game``'s search cannot do of this agent's
+        settings (``SearchProfile.check``).
+
+        Raises:
+            ParameterError: the game's reason.
+        """
+        profile_for(game).check(self.config_for(game))
+
     def analyse(self, game: Game, state: State, budget: Budget | None = None) -> SearchResult:
         self.last = self.engine(game).search(state, budget or self.budget_for(game))
         return self.last

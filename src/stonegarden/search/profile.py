@@ -198,6 +198,16 @@ class SearchProfile:
         then the search runs its simulations through the protocol."""
         return None
 
+    def check(self, config: SearchConfig) -> None:
+        """Refuse ``config`` if this game's search cannot do what it asks, before any search
+        (the web server refuses such a seat when the game is made, not at its first move).
+
+        Raises:
+            ParameterError: for example ``model=shipped`` in a game that ships none, or a
+                model file of another game.
+        """
+        self.model_for(config)
+
     def warm_up(self) -> None:
         """Load (or compile) the kernels the default search of this game uses, so that no
         timed search pays for it: a two-simulation search of a throwaway engine."""

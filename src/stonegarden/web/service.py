@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agents.registry import make_agent, parse_agent_spec
+from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game
 from ..core.record import Record, make_record, result_of
 from ..core.registry import make
@@ -212,14 +213,20 @@ class GameService:
             game = make(game_id, **{k: v for k, v in params.items() if v not in ("", None)})
         except StonegardenError as exc:
             raise ApiError(400, str(exc)) from None
-        clean = (self._seat(seats[0]), self._seat(seats[1]))
+        clean = (self._seat(seats[0], game), self._seat(seats[1], game))
         names, spec = _seating(clean, name, clock, seat)
         if any(s not in (HUMAN, OPEN) for s in clean):
             self._admit(client)
         return await self._insert(game, clean, History(game), client, listed, hints, names,
                                   spec)
 
-    def _seat(self, spec: str) -> str:
+    def _seat(self, spec: str, game: Game) -> str:
+        """The canonical spec of a seat: ``human``, ``open`` or an agent that can play
+        ``game`` (its search settings checked against the game's: ``SearchAgent.check``).
+
+        Raises:
+            ApiError: 400 for a bad spec, a model file, or more time than the server allows.
+        """
         s = spec.strip()
         if s.lower() in (HUMAN, OPEN):
             return s.lower()
@@ -230,6 +237,8 @@ class GameService:
                 raise ApiError(400, f"seat {quote(spec)}: this server plays only the games' "
                                     "shipped models: option 'model' must be none or shipped")
             agent = make_agent(s)
+            if isinstance(agent, SearchAgent):
+                agent.check(game)
         except StonegardenError as exc:
             raise ApiError(400, f"seat {quote(spec)}: {exc}") from None
         seconds = _budget_options(agent.spec).get("time")

@@ -144,6 +144,15 @@ class FreeGoProfile(SearchProfile):
                                  "tt=off, fast=on)")
         return {**super().option_values(config), "patterns": 0}
 
+    def check(self, config: SearchConfig) -> None:
+        """Raises: ParameterError for a model that cannot be read or ``patterns`` where no
+        playout reads it."""
+        model = self.model_for(config)
+        if config.fast and self._compiled(config):
+            self._patterns(config, model)
+        else:
+            self.option_values(config)
+
     def _patterns(self, config: SearchConfig, model: MoveModel | None) -> int:
         """``patterns`` where the playouts can read the model; 0 by default without one (the
         levels, ``model=none``), and refused when asked for there."""
