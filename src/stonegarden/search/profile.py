@@ -204,7 +204,7 @@ class SearchProfile:
 
         Raises:
             ParameterError: for example ``model=shipped`` in a game that ships none, or a
-                model file of another game.
+                model file that cannot be read.
         """
         self.model_for(config)
 
