@@ -3,6 +3,7 @@ the hand-made ones, and where it does not apply (the protocol tree)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -219,10 +220,7 @@ def test_the_models_patterns_reach_the_playouts_only_when_asked():
     from stonegarden.search.config import Budget
 
     game = stonegarden.make("freego", size=5, target=6)
-    state = game.replay(["c3", "b2"])[-1]
-
-    def visits(spec):
-        return root_visits(spec, game, state)
+    visits = functools.partial(root_visits, game=game, state=game.replay(["c3", "b2"])[-1])
 
     assert visits("mcts:seed=4,model=shipped") == visits("mcts:seed=4,model=shipped,patterns=0")
     assert visits("mcts:seed=4,model=shipped") != visits("mcts:seed=4,model=shipped,patterns=8")
