@@ -172,6 +172,24 @@ def test_a_seat_may_name_the_shipped_model_but_no_model_file(client):
         assert r.status_code == 201, (spec, r.text)
 
 
+def test_an_agent_move_job_refuses_a_stored_seat_that_names_a_model_file():
+    """A seat stored before the server refused model files: the worker's job refuses it too
+    (the server then pauses that agent with the reason) and plays the shipped model."""
+    import threading
+
+    import stonegarden
+    from stonegarden.errors import ParameterError
+    from stonegarden.jobs.kinds import JobContext
+    from stonegarden.web import ai
+
+    path = Path(stonegarden.__file__).parent / "games/freego/model/freego.npz"
+    ctx = JobContext(threading.Event(), lambda value: None)
+    args = {"game": "freego", "params": {"size": 5}, "moves": ["c3"]}
+    with pytest.raises(ParameterError, match="shipped"):
+        ai.agent_move({**args, "spec": f"mcts:model={path},sims=20"}, ctx)
+    assert ai.agent_move({**args, "spec": "mcts:model=shipped,sims=20,seed=1"}, ctx)
+
+
 @pytest.mark.parametrize(("game", "spec", "why"), [
     ("blooms-territory", "mcts:model=shipped,sims=5", "ships no"),
     ("freego", "mcts:model=none,patterns=3,sims=5", "patterns"),

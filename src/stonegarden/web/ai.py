@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..agents.registry import agent_names, make_agent
+from ..agents.registry import agent_names, make_agent, parse_agent_spec
 from ..agents.search_agents import SearchAgent
 from ..ap_record import ap_to_record, looks_like_ap_record
 from ..core import strict_json
 from ..core.record import Record, check_result, game_of, parse_record, replay_rows, result_of
 from ..core.registry import make
-from ..errors import RecordError
+from ..errors import ParameterError, RecordError
 from ..jobs import JobContext, job_kind
 from ..sgf import sgf_to_record
 
@@ -34,6 +34,21 @@ def hint_agent_spec() -> str:
     return next(iter(names))
 
 
+def server_agent(spec: str) -> Any:
+    """The agent of ``spec`` as the server allows it: a learned model is ``none`` or the
+    game's ``shipped`` one, never a file, which would have the server read (or probe for) a
+    file a client names.
+
+    Raises:
+        ParameterError: a bad spec, or a model file.
+    """
+    _, options = parse_agent_spec(spec)
+    if options.get("model", "none").lower() not in ("none", "shipped"):
+        raise ParameterError("this server plays only the games' shipped models: option "
+                             "'model' must be none or shipped")
+    return make_agent(spec)
+
+
 @job_kind("agent-move")
 def agent_move(args: dict[str, Any], ctx: JobContext) -> str:
     """The canonical text of the move agent ``spec`` chooses after ``moves``; a search ends
@@ -44,7 +59,7 @@ def agent_move(args: dict[str, Any], ctx: JobContext) -> str:
     """
     game = make(args["game"], **args["params"])
     state = game.replay(args["moves"])[-1]
-    agent = make_agent(args["spec"])
+    agent = server_agent(args["spec"])  # a seat stored before the server refused model files
     if isinstance(agent, SearchAgent):
         agent.stop_when(ctx.stopped)
     action = agent.choose(game, state)

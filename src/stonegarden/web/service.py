@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..agents.registry import make_agent, parse_agent_spec
+from ..agents.registry import parse_agent_spec
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game
 from ..core.record import Record, make_record, result_of
@@ -231,12 +231,7 @@ class GameService:
         if s.lower() in (HUMAN, OPEN):
             return s.lower()
         try:
-            _, options = parse_agent_spec(s)
-            if options.get("model", "none").lower() not in ("none", "shipped"):
-                # a path would have the server read a file of the client's choosing
-                raise ApiError(400, f"seat {quote(spec)}: this server plays only the games' "
-                                    "shipped models: option 'model' must be none or shipped")
-            agent = make_agent(s)
+            agent = ai.server_agent(s)
             if isinstance(agent, SearchAgent):
                 agent.check(game)
         except StonegardenError as exc:
