@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..agents.registry import agent_names, make_agent, parse_agent_spec
+from ..agents.registry import Agent, agent_names, make_agent, parse_agent_spec
 from ..agents.search_agents import SearchAgent
 from ..ap_record import ap_to_record, looks_like_ap_record
 from ..core import strict_json
@@ -34,7 +34,7 @@ def hint_agent_spec() -> str:
     return next(iter(names))
 
 
-def server_agent(spec: str) -> Any:
+def server_agent(spec: str) -> Agent:
     """The agent of ``spec`` as the server allows it: a learned model is ``none`` or the
     game's ``shipped`` one, never a file, which would have the server read (or probe for) a
     file a client names.

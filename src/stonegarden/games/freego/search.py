@@ -46,7 +46,7 @@ class FreeGoTree(TreeSpec):
                        int(game.params["target"]), int(game.ko_mode),
                        int(game.max_game_length), int(captures), int(safe), ring_table(nb),
                        edge_distance(nb), pattern, tactic, scale,
-                       int(patterns) if model is not None else 0)
+                       int(patterns) if model is not None else 0)  # no table to read
         self.max_moves = game.board.num_points
         self.max_depth = game.max_game_length + 2
         self.stride = self.keys = game.board.num_points
