@@ -182,15 +182,71 @@ def race_playouts(board0, nb, player, first_turn, scores0, target, max_turns, co
     return totals
 
 
+@njit(cache=True, inline="always")
+def own_eye(board, nb, cell, player):
+    """Whether ``cell`` (-1: no stone) is empty with only ``player``'s stones round it: a
+    point of the mover's territory, whose filling never captures and never scores (stones
+    and territory count alike) but takes a liberty from the mover's own blooms."""
+    if cell < 0 or board[cell] != EMPTY:
+        return False
+    for k in range(6):
+        v = nb[cell, k]
+        if v >= 0 and (board[v] + 1) // 2 != player:
+            return False
+    return True
+
+
+@njit(cache=True)
+def drop_eyes(board, nb, player, cells, count):
+    """Keep in ``cells[:count]`` those that are not ``player``'s own eyes, in order; how many."""
+    kept = 0
+    for i in range(count):
+        if not own_eye(board, nb, cells[i], player):
+            cells[kept] = cells[i]
+            kept += 1
+    return kept
+
+
+@njit(cache=True)
+def listed_turn(board, nb, libs, player, empties, ne, first, starts, stack, seen, clock, out,
+                colours, zob, side_key, h, keys, stamps, superko):
+    """A turn drawn uniformly from the legal ones over ``empties[:ne]`` and the pass (not on
+    the first turn), by listing them: (cell of the first colour, of the second; -1 none),
+    (-1, -1) for the pass, (-2, -1) if there is none."""
+    a = -2
+    b = -1
+    seen_legal = 0
+    if not first:
+        a = -1
+        seen_legal = 1
+    for m in range(turn_count(ne, first)):
+        ca, cb = turn_at(empties, ne, m)
+        ok, h2, ns, nrem = play_territory_turn(board, nb, libs, player, ca, cb, starts, stack,
+                                               seen, clock, out, colours, zob, side_key, h)
+        if not ok:
+            continue
+        undo_turn(board, nb, libs, starts, ns, out, colours, nrem)
+        if superko and stamped_has(keys, stamps, 1, h2):
+            continue
+        seen_legal += 1
+        if np.random.randint(seen_legal) == 0:  # reservoir sampling: uniform, no list
+            a = ca
+            b = cb
+    return a, b
+
+
 @njit(cache=True)
 def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, zob, side_key,
-                      history, superko, out_scores):
+                      history, superko, out_scores, eyes=False):
     """One uniformly random game under the territory rules from the given position, on
     ``board`` (modified). Candidate turns (pass, 2E singles, E(E-1) pairs) are drawn uniformly
     and illegal ones redrawn; after 64 misses in a row the legal turns are listed instead.
-    ``max_turns`` is the game's limit or a playout cap; reaching it scores the board as it
-    stands. ``history``: the earlier positions' hashes (superko). Returns (winner, turns
-    played)."""
+    With ``eyes`` the turns are drawn, and listed, among the cells that are not the mover's
+    own eyes (``own_eye``): a player left with only such turns passes,
+    so the playout ends once the board is settled instead of filling it and starting over
+    through captures (Go programs' oldest playout rule). ``max_turns`` is the game's limit or
+    a playout cap; reaching it scores the board as it stands. ``history``: the earlier
+    positions' hashes (superko). Returns (winner, turns played)."""
     n = board.shape[0]
     libs = np.empty(n, np.int32)
     count_liberties(board, nb, libs)
@@ -209,12 +265,19 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
     while passes < 2 and ply < max_turns:
         ne = empty_cells(board, empties)
         first = ply == 0
+        if eyes:
+            ne = drop_eyes(board, nb, player, empties, ne)
         h = position_hash(board, zob, player, side_key)
         options = turn_count(ne, first) + (0 if first else 1)
         a = -2  # -2: nothing chosen yet; (-1, -1): pass
         b = -1
         played = False  # a drawn turn is played as it is judged
-        for _ in range(64):
+        # with ``eyes``, few candidates (the settled end of a game, where most draws would
+        # miss) are listed at once, and many drawn for longer before they are listed
+        draws = 64
+        if eyes:
+            draws = 64 if options <= 64 else 256
+        for _ in range(draws):
             m = np.random.randint(options)
             if not first:
                 if m == 0:
@@ -233,6 +296,9 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
                 b = cb
                 played = True
                 break
+        if a == -2 and eyes:
+            a, b = listed_turn(board, nb, libs, player, empties, ne, first, starts, stack, seen,
+                               clock, out, colours, zob, side_key, h, keys, stamps, superko)
         if a == -2:
             table = keys.copy()
             for i in range(table.shape[0]):
@@ -272,7 +338,7 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
 
 @njit(cache=True)
 def territory_playouts(board0, nb, player, ply, passes, first_passer, max_turns, zob, side_key,
-                       history, superko, count, seed):
+                       history, superko, count, seed, eyes=False):
     """``count`` territory playouts; same int64[4] totals as ``race_playouts``."""
     np.random.seed(seed)
     totals = np.zeros(4, np.int64)
@@ -281,7 +347,7 @@ def territory_playouts(board0, nb, player, ply, passes, first_passer, max_turns,
     for _ in range(count):
         board[:] = board0
         w, t = territory_playout(board, nb, player, ply, passes, first_passer, max_turns, zob,
-                                 side_key, history, superko, scores)
+                                 side_key, history, superko, scores, eyes)
         totals[w - 1] += 1
         totals[3] += t
     return totals

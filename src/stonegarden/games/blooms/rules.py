@@ -420,6 +420,11 @@ class BloomsTerritory(_Blooms):
     PLAYOUT_CAP_PER_CELL = 8
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        return self.eye_playouts(state, count, seed, False)
+
+    def eye_playouts(self, state: State, count: int, seed: int, eyes: bool) -> np.ndarray:
+        """Random playouts that, with ``eyes``, never fill the mover's own eye and pass when
+        nothing else is left (``playouts.territory_playout``); totals as ``random_playouts``."""
         assert isinstance(state, BloomsState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
@@ -429,6 +434,7 @@ class BloomsTerritory(_Blooms):
             state.cells().copy(), self.board.neighbours, state.player, state.ply, state.passes,
             state.first_passer, cap if mt is None else min(mt, cap), self._zobrist,
             self._SIDE_KEY, np.array(state.history, np.int64), self._superko, count, seed,
+            eyes,
         )
 
     def _is_over(self, state: State) -> bool:

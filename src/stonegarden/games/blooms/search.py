@@ -23,6 +23,8 @@ SPLIT = GameOption("split", "bool", 1, "a turn's two stones are two decisions in
                    off=0)
 CAPTURES = GameOption("captures", "int", 0, "playouts first try K cells for a capture",
                       high=64)
+EYES = GameOption("eyes", "bool", 0, "territory playouts never fill the mover's own eye and "
+                  "pass when nothing else is left")
 
 
 class RaceTree(TreeSpec):
@@ -150,6 +152,14 @@ class TerritoryProfile(SearchProfile):
     #: (``mcts:model=PATH``)
     shipped_model: ClassVar[str | None] = "blooms-territory.npz"
     model_by_default: ClassVar[bool] = False
+    options: ClassVar[tuple[GameOption, ...]] = (EYES,)
+
+    def playout(self, state: State, seed: int, options: Mapping[str, int],
+                replies: np.ndarray | None = None,
+                last: int = -1) -> tuple[int, np.ndarray | None]:
+        game = cast("BloomsTerritory", self.game)
+        totals = game.eye_playouts(state, 1, seed, bool(options.get("eyes", 0)))
+        return (1 if totals[0] else 2 if totals[1] else 0), None
 
     def learner(self) -> Learner | None:
         from .territory_model import TerritoryLearner

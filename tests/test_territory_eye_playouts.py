@@ -1,0 +1,129 @@
+"""The territory rules' ``eyes`` playouts (``mcts:eyes=on``): they never fill the mover's own
+eye, they pass on a settled board, and the turns they list are the checked rules' legal turns
+less those that fill an own eye."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+import stonegarden
+from stonegarden.agents import make_agent
+from stonegarden.games.blooms.kernels import count_liberties, empty_cells, encode_turn
+from stonegarden.games.blooms.playouts import drop_eyes, listed_turn, own_eye
+from stonegarden.geometry.hashset import new_stamped_set, stamped_add
+
+#: size 3 (19 cells): one red bloom round three single-cell eyes (cells 0, 11 and 16). A turn
+#: of two stones fills only two of them, so the bloom cannot be captured: the board is settled
+SETTLED = ".RR/RRRR/RRRR./RRRR/.RR"
+
+
+def settled(player: int):
+    game = stonegarden.make("blooms-territory", size=3)
+    return game, game.parse_position(f"{SETTLED} {player} 0,0 {19 + player} 0 0")
+
+
+def test_own_eye_is_an_empty_cell_with_only_the_movers_stones_round_it():
+    game, state = settled(1)
+    board = state.cells().copy()
+    nb = game.board.neighbours
+    assert [c for c in range(game.num_cells) if own_eye(board, nb, c, 1)] == [0, 11, 16]
+    assert not any(own_eye(board, nb, c, 2) for c in range(game.num_cells))
+    assert not own_eye(board, nb, -1, 1)  # no stone of that colour this turn
+    board[1] = 0  # cell 0 now has an empty neighbour, and cell 1 is next to a real eye
+    assert not own_eye(board, nb, 0, 1) and not own_eye(board, nb, 1, 1)
+    board[1] = 3  # an opponent's stone next to it
+    assert not own_eye(board, nb, 0, 1)
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_eye_playouts_pass_out_a_settled_board_as_the_rules_score_it(player):
+    game, state = settled(player)
+    ended = game.play_text(game.play_text(state, "pass"), "pass")
+    assert game.winner(ended) == 1
+    totals = game.eye_playouts(state, 100, 3, True)
+    assert list(totals) == [100, 0, 0, 200]  # two passes, red wins, every time
+    # uniform playouts fill red's eyes until blue captures the bloom, and blue wins some
+    uniform = game.random_playouts(state, 100, 3)
+    assert uniform[1] > 10 and uniform[3] > 100 * 10
+
+
+def test_eye_playouts_end_sooner_on_the_empty_board():
+    game = stonegarden.make("blooms-territory", size=4)
+    s = game.initial_state()
+    eyes = game.eye_playouts(s, 300, 1, True)
+    uniform = game.random_playouts(s, 300, 1)
+    assert eyes[:3].sum() == uniform[:3].sum() == 300
+    assert eyes[3] < 0.6 * uniform[3]  # about 69 turns against 155
+
+
+@njit(cache=True)
+def _listed(board, nb, player, first, zob, side_key, h, keys, stamps, superko, draws, seed):
+    """``draws`` turns drawn by ``listed_turn`` over the cells that are not own eyes, as
+    actions (the pass as 2N + N*N)."""
+    np.random.seed(seed)
+    n = board.shape[0]
+    libs = np.empty(n, np.int32)
+    count_liberties(board, nb, libs)
+    empties = np.empty(n, np.int32)
+    ne = drop_eyes(board, nb, player, empties, empty_cells(board, empties))
+    starts = np.empty(2, np.int32)
+    stack = np.empty(n, np.int32)
+    seen = np.zeros(n, np.int64)
+    clock = np.zeros(1, np.int64)
+    out = np.empty(n, np.int32)
+    colours = np.empty(n, np.int8)
+    picked = np.empty(draws, np.int64)
+    for i in range(draws):
+        a, b = listed_turn(board, nb, libs, player, empties, ne, first, starts, stack, seen,
+                           clock, out, colours, zob, side_key, h, keys, stamps, superko)
+        picked[i] = 2 * n + n * n if a == -1 and b == -1 else encode_turn(n, a, b)
+    return picked
+
+
+def _random_position(game, plies: int, seed: int):
+    rng = np.random.default_rng(seed)
+    s = game.initial_state()
+    for _ in range(plies):
+        legal = game.legal_actions(s)
+        if game.is_terminal(s) or len(legal) == 0:
+            break
+        s = game.play(s, int(rng.choice(legal)))
+    return s
+
+
+@pytest.mark.parametrize("superko", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_listed_turns_are_the_legal_ones_that_fill_no_own_eye(seed, superko):
+    game = stonegarden.make("blooms-territory", size=3, superko=superko)
+    s = _random_position(game, 8 + 2 * seed, seed)
+    assert not game.is_terminal(s)
+    n = game.num_cells
+    board = s.cells().copy()
+    nb = game.board.neighbours
+
+    def fills_eye(action: int) -> bool:
+        if action == 2 * n + n * n:
+            return False
+        cells = [action // 2] if action < 2 * n else [(action - 2 * n) // n,
+                                                      (action - 2 * n) % n]
+        return any(own_eye(board, nb, c, s.player) for c in cells)
+
+    expected = {int(a) for a in game.legal_actions(s) if not fills_eye(int(a))}
+    keys, stamps = new_stamped_set(len(s.history) + 1)
+    for h in s.history:
+        stamped_add(keys, stamps, 1, np.int64(h))
+    picked = _listed(board, nb, s.player, s.ply == 0, game._zobrist, game._SIDE_KEY,
+                     np.int64(game._hash(s.board, s.player)), keys, stamps, superko,
+                     30 * len(expected), seed)
+    assert set(picked.tolist()) == expected
+    assert (board == s.cells()).all()  # every judged turn was undone
+
+
+def test_the_search_takes_the_option_and_refuses_a_bad_value():
+    game = stonegarden.make("blooms-territory", size=3)
+    agent = make_agent("mcts:eyes=on,sims=200,seed=1")
+    assert agent.choose(game, game.initial_state()) in game.legal_actions(game.initial_state())
+    with pytest.raises(stonegarden.errors.ParameterError):
+        make_agent("mcts:eyes=2")
