@@ -13,6 +13,8 @@ from stonegarden.agents import make_agent
 from stonegarden.games.blooms.kernels import count_liberties, empty_cells, encode_turn
 from stonegarden.games.blooms.playouts import drop_eyes, listed_turn, own_eye
 from stonegarden.geometry.hashset import new_stamped_set, stamped_add
+from stonegarden.search.config import FLAT, SearchConfig
+from stonegarden.search.profile import profile_for
 
 #: size 3 (19 cells): one red bloom round three single-cell eyes (cells 0, 11 and 16). A turn
 #: of two stones fills only two of them, so the bloom cannot be captured: the board is settled
@@ -127,3 +129,16 @@ def test_the_search_takes_the_option_and_refuses_a_bad_value():
     assert agent.choose(game, game.initial_state()) in game.legal_actions(game.initial_state())
     with pytest.raises(stonegarden.errors.ParameterError):
         make_agent("mcts:eyes=2")
+
+
+def test_plain_mcts_keeps_eyes_and_the_levels_search_as_they_were_calibrated():
+    game = stonegarden.make("blooms-territory", size=3)
+    profile = profile_for(game)
+    assert profile.option(SearchConfig(), "eyes") == 1
+    assert profile.option(FLAT, "eyes") == 0  # the uct-flat baseline: uniform playouts
+    for level in range(1, 7):
+        agent = make_agent(f"level:{level}")
+        assert profile.option(agent.config_for(game), "eyes") == 0
+    # a game without the option is untouched
+    freego = stonegarden.make("freego")
+    assert make_agent("level:3").config_for(freego).game == ()

@@ -73,6 +73,9 @@ class SearchProfile:
     #: the levels that load the model plain ``mcts`` loads: those measured with it; the
     #: others search without one, as they were calibrated
     model_levels: ClassVar[frozenset[int]] = frozenset()
+    #: game options the levels search with in place of the defaults: a default measured
+    #: after the levels were calibrated reaches them only with a match of its own
+    level_options: ClassVar[Mapping[str, int]] = {}
     #: options of the search only this game has (``mcts:NAME=VALUE``)
     options: ClassVar[tuple[GameOption, ...]] = ()
     #: whether ``playout`` reports the moves it played (RAVE on the protocol tree): games
