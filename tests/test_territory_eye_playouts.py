@@ -61,15 +61,18 @@ def test_eye_playouts_end_sooner_on_the_empty_board():
 
 
 @njit(cache=True)
-def _listed(board, nb, player, first, zob, side_key, h, keys, stamps, superko, draws, seed):
-    """``draws`` turns drawn by ``listed_turn`` over the cells that are not own eyes, as
-    actions (the pass as 2N + N*N)."""
+def _listed(board, nb, player, first, zob, side_key, h, keys, stamps, superko, eyes, draws,
+            seed):
+    """``draws`` turns drawn by ``listed_turn`` over the empty cells (with ``eyes``: those
+    that are not own eyes), as actions (the pass as 2N + N*N)."""
     np.random.seed(seed)
     n = board.shape[0]
     libs = np.empty(n, np.int32)
     count_liberties(board, nb, libs)
     empties = np.empty(n, np.int32)
-    ne = drop_eyes(board, nb, player, empties, empty_cells(board, empties))
+    ne = empty_cells(board, empties)
+    if eyes:
+        ne = drop_eyes(board, nb, player, empties, ne)
     starts = np.empty(2, np.int32)
     stack = np.empty(n, np.int32)
     seen = np.zeros(n, np.int64)
@@ -95,9 +98,12 @@ def _random_position(game, plies: int, seed: int):
     return s
 
 
+@pytest.mark.parametrize("eyes", [False, True])
 @pytest.mark.parametrize("superko", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_listed_turns_are_the_legal_ones_that_fill_no_own_eye(seed, superko):
+def test_listed_turns_are_the_legal_ones_that_fill_no_own_eye(seed, superko, eyes):
+    """The fallback of both playouts: with ``eyes`` the legal turns less the eye fills, and
+    without it every legal turn."""
     game = stonegarden.make("blooms-territory", size=3, superko=superko)
     s = _random_position(game, 8 + 2 * seed, seed)
     assert not game.is_terminal(s)
@@ -112,12 +118,12 @@ def test_listed_turns_are_the_legal_ones_that_fill_no_own_eye(seed, superko):
                                                       (action - 2 * n) % n]
         return any(own_eye(board, nb, c, s.player) for c in cells)
 
-    expected = {int(a) for a in game.legal_actions(s) if not fills_eye(int(a))}
+    expected = {int(a) for a in game.legal_actions(s) if not (eyes and fills_eye(int(a)))}
     keys, stamps = new_stamped_set(len(s.history) + 1)
     for h in s.history:
         stamped_add(keys, stamps, 1, np.int64(h))
     picked = _listed(board, nb, s.player, s.ply == 0, game._zobrist, game._SIDE_KEY,
-                     np.int64(game._hash(s.board, s.player)), keys, stamps, superko,
+                     np.int64(game._hash(s.board, s.player)), keys, stamps, superko, eyes,
                      30 * len(expected), seed)
     assert set(picked.tolist()) == expected
     assert (board == s.cells()).all()  # every judged turn was undone
@@ -142,3 +148,14 @@ def test_plain_mcts_keeps_eyes_and_the_levels_search_as_they_were_calibrated():
     # a game without the option is untouched
     freego = stonegarden.make("freego")
     assert make_agent("level:3").config_for(freego).game == ()
+
+
+def test_on_a_settled_board_only_the_pass_is_listed_with_eyes():
+    game, s = settled(1)
+    n = game.num_cells
+    keys, stamps = new_stamped_set(1)
+    args = (s.cells().copy(), game.board.neighbours, 1, False, game._zobrist, game._SIDE_KEY,
+            np.int64(game._hash(s.board, 1)), keys, stamps, False)
+    assert set(_listed(*args, True, 50, 1).tolist()) == {2 * n + n * n}
+    filled = set(_listed(*args, False, 200, 1).tolist())
+    assert filled == {int(a) for a in game.legal_actions(s)} and len(filled) > 1
