@@ -237,7 +237,7 @@ def listed_turn(board, nb, libs, player, empties, ne, first, starts, stack, seen
 @njit(cache=True)
 def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, zob, side_key,
                       history, superko, out_scores, eyes=False):
-    """One uniformly random game under the territory rules from the given position, on
+    """One random game under the territory rules from the given position, on
     ``board`` (modified). Candidate turns (pass, 2E singles, E(E-1) pairs) are drawn uniformly
     and illegal ones redrawn; after 64 misses in a row one is drawn from the legal ones,
     listed (``listed_turn``). With ``eyes`` the turns are drawn, and listed, among the cells
