@@ -47,16 +47,17 @@ def search_rate(game: stonegarden.Game, state: stonegarden.State, eyes: bool,
     return res.sims, res.seconds
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
+def measure(game_name: str, doc: str | None, default_out: Path) -> None:
+    """The command line of this benchmark for ``game_name`` (whose game has ``eye_playouts``
+    and whose search the ``eyes`` option)."""
+    ap = argparse.ArgumentParser(description=doc,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--out", type=Path,
-                    default=ROOT / "benchmarks/results/territory-eyes-speed.json")
+    ap.add_argument("--out", type=Path, default=default_out)
     args = ap.parse_args()
-    game = stonegarden.make("blooms-territory", size=args.size)
+    game = stonegarden.make(game_name, size=args.size)
     states = positions(game)
     play = {k: [0, 0, 0.0] for k in KINDS}
     search = {k: [0, 0.0] for k in KINDS}
@@ -76,16 +77,17 @@ def main() -> None:
     ratios = {"playouts_per_s": round(e["playouts_per_s"] / u["playouts_per_s"], 3),
               "mean_turns": round(e["mean_turns"] / u["mean_turns"], 3),
               "sims_per_s": round(e["sims_per_s"] / u["sims_per_s"], 3)}
-    print(f"n={args.size}: playouts {e['playouts_per_s']:,}/s with eyes, "
+    print(f"{game_name} n={args.size}: playouts {e['playouts_per_s']:,}/s with eyes, "
           f"{u['playouts_per_s']:,}/s uniform ({ratios['playouts_per_s']:.2f}x); "
           f"{e['mean_turns']} against {u['mean_turns']} turns; mcts {e['sims_per_s']:,} "
           f"against {u['sims_per_s']:,} sims/s ({ratios['sims_per_s']:.2f}x)")
     emit({"command": command(), "code": code_version(),
           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-          "loadavg": [round(x, 2) for x in os.getloadavg()], "size": args.size,
+          "loadavg": [round(x, 2) for x in os.getloadavg()], "game": game_name,
+          "size": args.size,
           "seconds": args.seconds, "rounds": args.rounds, "positions": len(states),
           "eyes": e, "uniform": u, "ratio": ratios}, args.out)
 
 
 if __name__ == "__main__":
-    main()
+    measure("blooms-territory", __doc__, ROOT / "benchmarks/results/territory-eyes-speed.json")

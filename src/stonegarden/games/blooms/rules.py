@@ -339,13 +339,18 @@ class BloomsRace(_Blooms):
         return state.scores
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
+        return self.eye_playouts(state, count, seed, False)
+
+    def eye_playouts(self, state: State, count: int, seed: int, eyes: bool) -> np.ndarray:
+        """Random playouts that, with ``eyes``, put no stone on the mover's own eye while
+        another cell is empty (``playouts.race_playout``); totals as ``random_playouts``."""
         assert isinstance(state, BloomsState)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return race_playouts(
             state.cells().copy(), self.board.neighbours, state.player, state.ply == 0,
             np.array(state.scores, np.int64), self.params["target"], self.max_game_length,
-            count, seed,
+            count, seed, 0, eyes,
         )
 
 

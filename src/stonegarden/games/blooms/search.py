@@ -25,13 +25,15 @@ CAPTURES = GameOption("captures", "int", 0, "playouts first try K cells for a ca
                       high=64)
 EYES = GameOption("eyes", "bool", 1, "territory playouts never fill the mover's own eye and "
                   "pass when nothing else is left")
+RACE_EYES = GameOption("eyes", "bool", 0, "race playouts put no stone on the mover's own eye "
+                       "while another cell is empty")
 
 
 class RaceTree(TreeSpec):
     """The capture race's compiled tree (``tree.py``) for one game and config."""
 
     def __init__(self, game: _Blooms, split: bool, captures: int,
-                 model: MoveModel | None = None) -> None:
+                 model: MoveModel | None = None, eyes: bool = False) -> None:
         from ...geometry.edges import edge_distance
         from .model import model_tables
         from .tree import RUN_RACE
@@ -44,7 +46,8 @@ class RaceTree(TreeSpec):
         pattern, tactic, none, scale = model_tables(model)
         self.consts = (game.board.neighbours, int(game.params["target"]),
                        int(game.max_game_length), int(captures),
-                       edge_distance(game.board.neighbours), pattern, tactic, none, scale)
+                       edge_distance(game.board.neighbours), pattern, tactic, none, scale,
+                       int(eyes))
         self.max_moves = n * n + n + 1
         self.max_depth = 2 * game.max_game_length + 4
         self.stride = n
@@ -94,10 +97,11 @@ class RaceTree(TreeSpec):
 
 class RaceProfile(SearchProfile):
     """The capture race: its own compiled tree with split moves (``split``),
-    capture-preferring playouts (``captures``) and the learned move model's priors on the
-    stones of split turns (``model.py``); the common levels."""
+    capture-preferring playouts (``captures``), playouts that keep off their own eyes
+    (``eyes``) and the learned move model's priors on the stones of split turns
+    (``model.py``); the common levels."""
 
-    options: ClassVar[tuple[GameOption, ...]] = (SPLIT, CAPTURES)
+    options: ClassVar[tuple[GameOption, ...]] = (SPLIT, CAPTURES, RACE_EYES)
     shipped_model: ClassVar[str | None] = "blooms.npz"
     #: level 6 with the model on every core scored 71-29 against level 6 with neither (one
     #: thread, no model) at 4 s a move on n=5 (docs/ai.md); the lower levels were calibrated
@@ -109,7 +113,8 @@ class RaceProfile(SearchProfile):
 
         assert isinstance(self.game, _Blooms)
         return RaceTree(self.game, bool(self.option(config, "split")),
-                        self.option(config, "captures"), self.model_for(config))
+                        self.option(config, "captures"), self.model_for(config),
+                        bool(self.option(config, "eyes")))
 
     def learner(self) -> Learner | None:
         from .model import RaceLearner
@@ -124,7 +129,8 @@ class RaceProfile(SearchProfile):
         game = cast("_Blooms", self.game)
         totals = race_playouts(s.cells().copy(), game.board.neighbours, s.player,
                                s.ply == 0, np.array(s.scores, np.int64), game.params["target"],
-                               game.max_game_length, 1, seed, int(options.get("captures", 0)))
+                               game.max_game_length, 1, seed, int(options.get("captures", 0)),
+                               bool(options.get("eyes", 0)))
         return (1 if totals[0] else 2 if totals[1] else 0), None
 
     def _state(self, state: State) -> BloomsState:

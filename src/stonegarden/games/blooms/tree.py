@@ -9,7 +9,8 @@ resolved after stage 1. Without them a node (stage 2) has one edge per whole tur
 ``info``: the two scores, whether this is the game's first turn, and the first stone of a turn
 in progress (-1 none). ``consts``: (neighbours, target, turn limit, ``captures``, each cell's
 distance to the edge, the learned model's pattern, tactics and no-stone tables and its scale:
-``model.py``; empty tables without a model). AMAF keys are ``colour * N + cell``.
+``model.py``; empty tables without a model; ``eyes``, 1 or 0: ``playouts.race_playout``). AMAF
+keys are ``colour * N + cell``.
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ def race_leaf(board, info, player, stage, consts, scratch, seen, stamp, replies,
             return (code if code != 3 else 0), 0
         player = 3 - player
     w, _ = race_playout(board, consts[0], player, info[2] != 0, info[:2], consts[1], consts[2],
-                        consts[3], seen, stamp, scratch[1], buffers)
+                        consts[3], seen, stamp, scratch[1], buffers, consts[9] != 0)
     return w, 0
 
 
