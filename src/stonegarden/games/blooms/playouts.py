@@ -262,7 +262,7 @@ def listed_turn(board, nb, libs, player, empties, ne, first, starts, stack, seen
 
 @njit(cache=True)
 def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, zob, side_key,
-                      history, superko, out_scores, eyes=False):
+                      history, superko, out_scores, eyes, seen_amaf, stamp):
     """One random game under the territory rules from the given position, on
     ``board`` (modified). Candidate turns (pass, 2E singles, E(E-1) pairs) are drawn uniformly
     and illegal ones redrawn; after 64 misses in a row one is drawn from the legal ones,
@@ -271,7 +271,9 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
     passes, so the playout ends once the board is settled instead of filling it and starting
     over through captures (Go programs' oldest playout rule). ``max_turns`` is the game's limit or
     a playout cap; reaching it scores the board as it stands. ``history``: the earlier
-    positions' hashes (superko). Returns (winner, turns played)."""
+    positions' hashes (superko). Stones played are stamped in ``seen_amaf[player, colour *
+    (N + 1) + cell]`` (the compiled tree's RAVE keys, ``territory_tree.py``); passes are not.
+    Returns (winner, turns played)."""
     n = board.shape[0]
     libs = np.empty(n, np.int32)
     count_liberties(board, nb, libs)
@@ -281,7 +283,8 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
     colours = np.empty(n, np.int8)
     clock = np.zeros(1, np.int64)
     empties = np.empty(n, np.int32)
-    keys, stamps = new_stamped_set(history.shape[0] + max_turns + 1)
+    # the positions so far, kept for superko only (``max_turns`` may be a large ply)
+    keys, stamps = new_stamped_set(history.shape[0] + max_turns + 1 if superko else 1)
     for t in range(history.shape[0]):
         stamped_add(keys, stamps, 1, history[t])
     starts = np.empty(2, np.int32)
@@ -331,6 +334,10 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
             if not played:
                 ns = place(board, nb, libs, player, a, b, starts)
                 capture(board, nb, libs, player, starts, ns, stack, seen, clock, out, colours)
+            if a >= 0:
+                seen_amaf[player, a] = stamp
+            if b >= 0:
+                seen_amaf[player, n + 1 + b] = stamp
         player = 3 - player
         ply += 1
         turns += 1
@@ -350,10 +357,11 @@ def territory_playouts(board0, nb, player, ply, passes, first_passer, max_turns,
     totals = np.zeros(4, np.int64)
     board = np.empty_like(board0)
     scores = np.zeros(2, np.int64)
+    seen_amaf = np.zeros((3, 2 * board0.shape[0] + 2), np.int64)
     for _ in range(count):
         board[:] = board0
         w, t = territory_playout(board, nb, player, ply, passes, first_passer, max_turns, zob,
-                                 side_key, history, superko, scores, eyes)
+                                 side_key, history, superko, scores, eyes, seen_amaf, 0)
         totals[w - 1] += 1
         totals[3] += t
     return totals

@@ -25,6 +25,9 @@ CAPTURES = GameOption("captures", "int", 0, "playouts first try K cells for a ca
                       high=64)
 EYES = GameOption("eyes", "bool", 1, "territory playouts never fill the mover's own eye and "
                   "pass when nothing else is left")
+TERRITORY_SPLIT = GameOption("split", "bool", 1, "the compiled tree, a turn's two stones "
+                             "two decisions in it (off: whole turns through the protocol)",
+                             off=0)
 #: off by default: it scored 41-59 against uniform playouts at 0.5 s a move on n=5 (docs/ai.md)
 RACE_EYES = GameOption("eyes", "bool", 0, "race playouts put no stone on the mover's own eye "
                        "while another cell is empty")
@@ -96,6 +99,53 @@ class RaceTree(TreeSpec):
         return move < 0 or cells[move] == 2 * p - 1 + level
 
 
+class TerritoryTree(TreeSpec):
+    """The territory rules' compiled tree (``territory_tree.py``) for one game: a turn's two
+    stones are two tree levels, as in the capture race's split tree."""
+
+    def __init__(self, game: BloomsTerritory, eyes: bool) -> None:
+        from .territory_tree import RUN_TERRITORY
+
+        n = game.num_cells
+        self.game = game
+        self.run = RUN_TERRITORY
+        #: a line of the tree or of a playout ends this many turns past the root, scored as
+        #: it stands (the rules have no cycle limit by default), as the protocol's playouts do
+        self.cap = game.PLAYOUT_CAP_PER_CELL * n
+        # no position hashes: they matter only under superko, left to the protocol tree
+        self.consts = (game.board.neighbours, np.zeros((n, 5), np.int64), np.int64(0),
+                       int(eyes))
+        self.max_moves = n + 2
+        self.max_depth = 2 * self.cap + 4
+        self.stride = n + 1  # a stage's cells and the pass (move N)
+        self.keys = 2 * n + 2
+        self.rave_stages = 2
+        self.levels_per_turn = 2
+        self.root_stage = 0
+
+    def root_position(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        s = cast("BloomsState", state)  # the search passes only this game's states
+        limit = s.ply + self.cap
+        if self.game.params["max_turns"] is not None:
+            limit = min(limit, int(self.game.params["max_turns"]))
+        info = np.array([s.ply, s.passes, s.first_passer, -1, limit], np.int64)
+        return s.cells().copy(), info
+
+    def turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
+        a, b = moves[0], moves[1] if len(moves) > 1 else -1
+        if a == self.game.num_cells:
+            return self.game.pass_action
+        if a < 0 and b < 0:  # none of the first colour, the second not chosen yet
+            return None
+        return self.game.encode(a, b)
+
+    def move_fits(self, state: State, level: int, move: int, target: State) -> bool:
+        """A stone of the turn must be on the target board in its colour."""
+        if move < 0 or move == self.game.num_cells:
+            return True
+        return bool(cast("BloomsState", target).cells()[move] == 2 * state.player - 1 + level)
+
+
 class RaceProfile(SearchProfile):
     """The capture race: its own compiled tree with split moves (``split``),
     capture-preferring playouts (``captures``), playouts that keep off their own eyes
@@ -162,8 +212,18 @@ class TerritoryProfile(SearchProfile):
     model_by_default: ClassVar[bool] = False
     #: playouts that keep their eyes won 100 of 100 games against uniform ones at 0.5 s a
     #: move (docs/ai.md); the levels were calibrated, and level 6 measured, with uniform ones
-    options: ClassVar[tuple[GameOption, ...]] = (EYES,)
-    level_options: ClassVar[Mapping[str, int]] = {"eyes": 0}
+    options: ClassVar[tuple[GameOption, ...]] = (TERRITORY_SPLIT, EYES)
+    level_options: ClassVar[Mapping[str, int]] = {"eyes": 0, "split": 0}
+
+    def tree(self, config: SearchConfig) -> TreeSpec | None:
+        """The compiled split tree, but under superko (its history does not fit the
+        kernels' position), with ``split=off``, or with a learned model (read by the
+        protocol tree as whole-turn priors)."""
+        game = cast("BloomsTerritory", self.game)
+        if (game.params["superko"] or not self.option(config, "split")
+                or self.model_for(config) is not None):
+            return None
+        return TerritoryTree(game, bool(self.option(config, "eyes")))
 
     def playout(self, state: State, seed: int, options: Mapping[str, int],
                 replies: np.ndarray | None = None,
