@@ -294,7 +294,7 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
         first = ply == 0
         if eyes:
             ne = drop_eyes(board, nb, player, empties, ne)
-        h = position_hash(board, zob, player, side_key)
+        h = position_hash(board, zob, player, side_key) if superko else np.int64(0)
         options = turn_count(ne, first) + (0 if first else 1)
         a = -2  # -2: nothing chosen yet; (-1, -1): pass
         b = -1
