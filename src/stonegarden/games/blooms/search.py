@@ -189,13 +189,16 @@ class RaceProfile(SearchProfile):
 
 
 class TerritoryProfile(SearchProfile):
-    """The territory rules search through the protocol (uniformly random play rarely
-    passes, so its playouts are long: about 1,100-2,500 simulations/s on n=5, 1.6x that with
-    ``eyes``, whose playouts end once the board is settled). A doubling of simulations
-    scored 0.78-0.90 there and 1.5x 0.63-0.65, so its levels are about 1.85x apart; the time
-    caps only guard a slow machine (1.3-2x what the simulations take from the empty n=5
-    board) and stay below level 6's 4 s. Each step scored 0.633-0.850 against the level below
-    (docs/ai.md)."""
+    """The territory rules search in their compiled split tree (``territory_tree.py``),
+    which won 99 of 100 games against the protocol tree over whole turns at 0.5 s a move, or
+    through the protocol under superko, with ``split=off`` or with a learned model. The
+    levels were calibrated through the protocol with uniform playouts, and keep both:
+    uniformly random play rarely passes, so those playouts are long (about 1,100-2,500
+    simulations/s on n=5; 1.6x that with ``eyes``, whose playouts end once the board is
+    settled). A doubling of simulations scored 0.78-0.90 there and 1.5x 0.63-0.65, so its
+    levels are about 1.85x apart; the time caps only guard a slow machine (1.3-2x what the
+    simulations take from the empty n=5 board) and stay below level 6's 4 s. Each step scored
+    0.633-0.850 against the level below (docs/ai.md)."""
 
     levels: ClassVar[Mapping[int, tuple[int | None, float]]] = {
         1: (350, 0.5),
@@ -211,7 +214,8 @@ class TerritoryProfile(SearchProfile):
     shipped_model: ClassVar[str | None] = "blooms-territory.npz"
     model_by_default: ClassVar[bool] = False
     #: playouts that keep their eyes won 100 of 100 games against uniform ones at 0.5 s a
-    #: move (docs/ai.md); the levels were calibrated, and level 6 measured, with uniform ones
+    #: move, the compiled tree 99 of 100 against the protocol tree (docs/ai.md); the levels
+    #: were calibrated, and level 6 measured, with uniform playouts through the protocol
     options: ClassVar[tuple[GameOption, ...]] = (TERRITORY_SPLIT, EYES)
     level_options: ClassVar[Mapping[str, int]] = {"eyes": 0, "split": 0}
 
