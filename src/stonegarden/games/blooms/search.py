@@ -103,7 +103,9 @@ class TerritoryTree(TreeSpec):
     """The territory rules' compiled tree (``territory_tree.py``) for one game: a turn's two
     stones are two tree levels, as in the capture race's split tree."""
 
-    def __init__(self, game: BloomsTerritory, eyes: bool) -> None:
+    def __init__(self, game: BloomsTerritory, eyes: bool, model: MoveModel | None = None) -> None:
+        from ...geometry.edges import edge_distance
+        from .territory_model import territory_tables
         from .territory_tree import RUN_TERRITORY
 
         n = game.num_cells
@@ -114,7 +116,7 @@ class TerritoryTree(TreeSpec):
         self.cap = game.PLAYOUT_CAP_PER_CELL * n
         # no position hashes: they matter only under superko, left to the protocol tree
         self.consts = (game.board.neighbours, np.zeros((n, 5), np.int64), np.int64(0),
-                       int(eyes))
+                       int(eyes), edge_distance(game.board.neighbours), *territory_tables(model))
         self.max_moves = n + 2
         self.max_depth = 2 * self.cap + 4
         self.stride = n + 1  # a stage's cells and the pass (move N)
@@ -220,14 +222,13 @@ class TerritoryProfile(SearchProfile):
     level_options: ClassVar[Mapping[str, int]] = {"eyes": 0, "split": 0}
 
     def tree(self, config: SearchConfig) -> TreeSpec | None:
-        """The compiled split tree, but under superko (its history does not fit the
-        kernels' position), with ``split=off``, or with a learned model (read by the
-        protocol tree as whole-turn priors)."""
+        """The compiled split tree, with the learned model's priors at each stage if
+        ``config`` loads one; none under superko (its history does not fit the kernels'
+        position) or with ``split=off``."""
         game = cast("BloomsTerritory", self.game)
-        if (game.params["superko"] or not self.option(config, "split")
-                or self.model_for(config) is not None):
+        if game.params["superko"] or not self.option(config, "split"):
             return None
-        return TerritoryTree(game, bool(self.option(config, "eyes")))
+        return TerritoryTree(game, bool(self.option(config, "eyes")), self.model_for(config))
 
     def playout(self, state: State, seed: int, options: Mapping[str, int],
                 replies: np.ndarray | None = None,

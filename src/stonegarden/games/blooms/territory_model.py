@@ -1,15 +1,17 @@
 """The territory rules' learned move model: the capture race's stone model (``model.py``) over
 the territory rules' turns, with one more weight, for the pass.
 
-A turn is read as the race's split decisions: the first colour's stone (a cell, or none),
-then the second colour's (a cell, or none; none after none is the pass). The candidates are
-those the legal turns allow (self-fencing is illegal here), each with its pattern and tactics
-weights at its stage (``features.py``); "none" has a weight per stage and the pass its own.
+A turn is read as the compiled tree's decisions (``territory_tree.py``): first the first
+colour's stone, the pass, or none of the first colour; then (but after the pass) the second
+colour's stone, or none after a first stone. The candidates are those the legal turns allow
+(self-fencing is illegal here), each with its pattern and tactics weights at its stage
+(``features.py``); "none" has a weight per stage and the pass its own.
 
-The search goes through the protocol, whose actions are whole turns, so ``TurnPriors`` gives
-a turn the sum of its two stones' logits, both judged on the board as it stands (the second
-stone's as though the first were not yet placed: one labelling of the board a node, not one
-per first stone), and turns the sums into prior values (``learn/priors.py``).
+The compiled tree reads the model at each stage (``tree_priors``). The protocol tree's actions
+are whole turns, so ``TurnPriors`` gives a turn the sum of its choices' logits, both stones
+judged on the board as it stands (the second as though the first were not yet placed: one
+labelling of the board a node, not one per first stone), and turns the sums into prior values
+(``learn/priors.py``).
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def turn_priors(board, nb, edge, player, actions, pattern_w, tactic_w, none_w, s
             else:
                 logits[k] = none_w[NONE_FIRST] + second[c]
         elif x == 2 * n + n * n:
-            logits[k] = none_w[NONE_FIRST] + none_w[PASS]
+            logits[k] = none_w[PASS]
         else:
             a = (x - 2 * n) // n
             logits[k] = first[a] + second[x - 2 * n - a * n]
@@ -78,8 +80,9 @@ def turn_priors(board, nb, edge, player, actions, pattern_w, tactic_w, none_w, s
 
 
 def _stones(game: BloomsTerritory, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each turn's first and second stone, -1 for none (both -1: the pass)."""
-    pairs = [game.decode(int(x)) or (-1, -1) for x in actions]
+    """Each turn's first and second choice as the compiled tree takes them: a cell or -1
+    for none, the pass as (N, -1)."""
+    pairs = [game.decode(int(x)) or (game.num_cells, -1) for x in actions]
     return (np.array([a for a, _ in pairs], np.int64), np.array([b for _, b in pairs], np.int64))
 
 
@@ -94,43 +97,48 @@ class TerritoryLearner(RaceLearner):
 
     def _stage_rows(self, nb: np.ndarray, edge: np.ndarray, feat: tuple[np.ndarray, ...],
                     board: np.ndarray, player: int, stage: int, cells: np.ndarray,
-                    none: int | None) -> np.ndarray:
-        """The rows of one decision: ``cells``, then "none" (its weight's index) if given."""
+                    nones: list[int]) -> np.ndarray:
+        """The rows of one decision: ``cells``, then each of ``nones`` (the "none" weights'
+        indices: ``NONE_FIRST``, ``NONE_SECOND``, ``PASS``)."""
         pat = np.empty(len(cells), np.int64)
         tac = np.empty(len(cells), np.int64)
         stage_codes(board, nb, edge, player, stage, cells, feat, pat, tac)
         rows = self._columns(stage, self.index[pat], tac)
-        if none is not None:
-            base = 2 * self.classes + 2 * TACTICS
+        base = 2 * self.classes + 2 * TACTICS
+        for none in nones:
             rows = np.vstack([rows, [[base + none, self.num_features]]])
         return rows
 
     def choices(self, game: Game, actions: list[int],
                 visits: list[dict[int, int]] | None = None) -> Choices:
-        """Every decision along one game: the turn's first stone among those the legal turns
-        allow (or none), then its second (or none, or the pass)."""
+        """Every decision along one game, as the compiled tree takes them: the turn's first
+        stone among those the legal turns allow, the pass or none; then (but after the pass)
+        its second stone, or none after a first stone where that is legal."""
         g = cast("BloomsTerritory", game)
+        n = g.num_cells
         nb = g.board.neighbours
-        fixed = (nb, edge_distance(nb), feature_scratch(g.num_cells))
+        fixed = (nb, edge_distance(nb), feature_scratch(n))
         out = Choices.builder()
         state = cast("BloomsState", g.initial_state())
         for action in actions:
             firsts, seconds = _stones(g, g.legal_actions(state))
-            a, b = g.decode(action) or (-1, -1)
+            a, b = g.decode(action) or (n, -1)
             board = state.cells().copy()
             p = state.player
-            cells = np.unique(firsts[firsts >= 0])
-            rows = self._stage_rows(*fixed, board, p, 0, cells,
-                                    NONE_FIRST if (firsts < 0).any() else None)
-            out.add(rows, int(np.flatnonzero(cells == a)[0]) if a >= 0 else len(cells))
-            after = seconds[firsts == a]
-            cells = np.unique(after[after >= 0])
-            if a >= 0:
-                board[a] = 2 * p - 1
-            rows = self._stage_rows(*fixed, board, p, 1, cells,
-                                    (NONE_SECOND if a >= 0 else PASS) if (after < 0).any()
-                                    else None)
-            out.add(rows, int(np.flatnonzero(cells == b)[0]) if b >= 0 else len(cells))
+            cells = np.unique(firsts[(firsts >= 0) & (firsts < n)])
+            nones = [k for k, there in ((PASS, (firsts == n).any()),
+                                        (NONE_FIRST, (firsts < 0).any())) if there]
+            rows = self._stage_rows(*fixed, board, p, 0, cells, nones)
+            out.add(rows, int(np.flatnonzero(cells == a)[0]) if 0 <= a < n
+                    else len(cells) + nones.index(PASS if a == n else NONE_FIRST))
+            if a != n:
+                after = seconds[firsts == a]
+                cells = np.unique(after[after >= 0])
+                if a >= 0:
+                    board[a] = 2 * p - 1
+                rows = self._stage_rows(*fixed, board, p, 1, cells,
+                                        [NONE_SECOND] if (after < 0).any() else [])
+                out.add(rows, int(np.flatnonzero(cells == b)[0]) if b >= 0 else len(cells))
             state = cast("BloomsState", g.play(state, action))
         return out.build()
 
@@ -167,3 +175,19 @@ class TurnPriors:
                     np.asarray(actions, np.int64), pattern_w, tactic_w, none_w, scale, self.feat,
                     self.first, self.second, priors)
         return priors
+
+
+def territory_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                        float]:
+    """The compiled tree's tables of ``model`` (float64), or empty ones without a model.
+
+    Raises:
+        ParameterError: a model of another kind or with tables of the wrong shape.
+    """
+    if model is None:
+        return (np.zeros((2, 0)), np.zeros((2, 0)), np.zeros(3), 1.0)
+    model.require(TerritoryLearner.kind, {"pattern": (2, PATTERNS), "tactic": (2, TACTICS),
+                                          "none": (3,)})
+    a = model.arrays
+    return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64),
+            a["none"].astype(np.float64), float(model.scale))

@@ -21,7 +21,9 @@ of a turn in progress (a cell, N for the pass, -1 none), the turn at which a lin
 scored as it stands: the game's ``max_turns``, or the playouts' cap past the root, which also
 bounds a line of the tree in a game that can cycle). ``consts``: (neighbours, Zobrist keys and
 side-to-move key (zeros: hashes matter only under superko), ``eyes``: 1 or 0,
-``playouts.territory_playout``). Positions under superko are left to the protocol tree (its
+``playouts.territory_playout``; each cell's distance to the edge and the learned model's
+pattern, tactics and none tables and its scale, ``territory_model.py``: empty tables without a
+model). Positions under superko are left to the protocol tree (its
 history does not fit ``info``). AMAF keys are ``stage * (N + 1) + cell``.
 """
 
@@ -30,22 +32,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...learn.priors import logit_priors
 from ...search.simulate import specialise
 from ...search.tree_kernels import NO_MOVE
 from .kernels import EMPTY, count_liberties, play_territory_turn, territory_scores, undo_turn
+from .model import feature_scratch, stone_logits
 from .playouts import own_eye, territory_playout
+from .territory_model import PASS
 
 PLY, PASSES, FIRST_PASSER, PENDING, LIMIT = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
 def territory_scratch(consts):
-    """(libs, stack, seen, clock, out, colours, starts, scores, no history, the playouts'
-    AMAF stamps when the tree keeps none)."""
+    """(libs, stack, seen, clock, out, colours, starts, scores, no history, the model's
+    feature buffers)."""
     n = consts[0].shape[0]
     return (np.zeros(n, np.int32), np.empty(n, np.int32), np.zeros(n, np.int64),
             np.zeros(1, np.int64), np.empty(n, np.int32), np.empty(n, np.int8),
-            np.empty(2, np.int32), np.zeros(2, np.int64), np.empty(0, np.int64))
+            np.empty(2, np.int32), np.zeros(2, np.int64), np.empty(0, np.int64),
+            feature_scratch(n))
 
 
 @njit(cache=True)
@@ -88,7 +94,8 @@ def any_single_second(board, player, consts, scratch):
 
 @njit(cache=True)
 def territory_moves(board, info, player, stage, consts, scratch, moves, priors, want_priors):
-    """The tree moves of a node at ``stage`` (see the module docstring); no priors."""
+    """The tree moves of a node at ``stage`` (see the module docstring), with the learned
+    model's prior values if ``want_priors`` and there is a model (else -1: none)."""
     n = board.shape[0]
     first_turn = info[PLY] == 0
     k = 0
@@ -121,9 +128,39 @@ def territory_moves(board, info, player, stage, consts, scratch, moves, priors, 
             if a >= 0 and legal_turn(board, player, a, -1, consts, scratch):
                 moves[k] = NO_MOVE
                 k += 1
-    for j in range(k):
-        priors[j] = -1.0
+    if want_priors and consts[5].shape[1] > 0:
+        stage_priors(board, info, player, stage, consts, scratch, moves, k, priors)
+    else:
+        for j in range(k):
+            priors[j] = -1.0
     return k
+
+
+@njit(cache=True)
+def stage_priors(board, info, player, stage, consts, scratch, moves, count, priors):
+    """The model's prior values of ``moves[:count]`` (``territory_model.py``): a stone's
+    pattern and tactics at its stage, the second judged with the first on the board; "none"
+    and the pass their own weights."""
+    n = board.shape[0]
+    feat = scratch[9]
+    logits = feat[6]
+    at = -1  # the pass, read as none by ``stone_logits`` and given its weight after
+    for j in range(count):
+        if moves[j] == n:
+            at = j
+            moves[j] = NO_MOVE
+    a = info[PENDING]
+    placed = stage == 1 and 0 <= a < n
+    if placed:
+        board[a] = 2 * player - 1
+    stone_logits(board, consts[0], consts[4], player, stage, moves, count, consts[5],
+                 consts[6], consts[7], feat, logits)
+    if placed:
+        board[a] = EMPTY
+    if at >= 0:
+        moves[at] = n
+        logits[at] = consts[7][PASS]
+    logit_priors(logits, count, consts[8], priors)
 
 
 @njit(cache=True)
