@@ -89,7 +89,9 @@ def _stones(game: BloomsTerritory, actions: np.ndarray) -> tuple[np.ndarray, np.
 class TerritoryLearner(RaceLearner):
     """The race's weights (``RaceLearner``) and one for the pass, last."""
 
-    kind = "blooms-territory-patterns"
+    #: the pass a first-stage choice of its own (the kind before it read the pass as none
+    #: then none: its files are refused rather than read another way)
+    kind = "blooms-territory-stages"
 
     def __init__(self) -> None:
         super().__init__()
