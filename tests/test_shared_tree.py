@@ -24,7 +24,7 @@ from stonegarden.search.tree_kernels import expand, new_node, prove
 
 from .tree_helpers import interrupt_after, reachable
 
-TREE_GAMES = [("blooms", {"size": 4}), ("freego", {"size": 7})]
+TREE_GAMES = [("blooms", {"size": 4}), ("blooms-territory", {"size": 3}), ("freego", {"size": 7})]
 
 
 def _shared(game, seed=1, threads=2, pools=None) -> SharedTree:
