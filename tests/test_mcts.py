@@ -361,7 +361,7 @@ def test_the_compiled_tree_is_chosen_only_when_asked_and_the_game_has_one():
     game = stonegarden.make("blooms", size=3)
     assert isinstance(make_engine(game, FAST, 1), CompiledTree)
     assert isinstance(make_engine(game, GENERIC, 1), ProtocolTree)
-    other = stonegarden.make("blooms-territory", size=3)
+    other = stonegarden.make("bridgego", size=5)
     assert isinstance(make_engine(other, FAST, 1), ProtocolTree)
 
 
