@@ -24,7 +24,7 @@ from stonegarden.search.protocol_tree import ProtocolTree
 from stonegarden.search.tree import CompiledTree
 from stonegarden.search.tree_kernels import NO_MOVE
 
-from .tree_helpers import edges
+from .tree_helpers import edges, walk_on
 
 #: player 1 to move; R on e3 alone would fence itself, and only Y on b2 or b3, which fences
 #: the K and G blooms round e3, frees it (found by random play on n=3)
@@ -62,15 +62,10 @@ def _order(move):
 def _walk(engine, game, state, node, depth, counts):
     """Check ``node`` (at a turn's first decision) and the turns below it, ``depth`` turns
     deep."""
+    if not walk_on(engine, game, state, node, counts, _code):
+        return
     P = engine.pools
-    if game.is_terminal(state):
-        assert int(P.nd_proven[node]) == _code(game, state)
-        counts["terminal"] += 1
-        return
-    assert int(P.nd_player[node]) == state.player and int(P.nd_stage[node]) == 0
-    if P.nd_first[node] < 0:
-        return
-    counts["expanded"] += 1
+    assert int(P.nd_stage[node]) == 0
     choices = _choices(game, state)
     assert [m for _, m, _ in edges(engine, node)] == list(choices)
     for _, a, mid in edges(engine, node):
