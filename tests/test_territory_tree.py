@@ -195,3 +195,15 @@ def test_which_tree_searches_the_territory_rules():
     config = level.config_for(game)
     assert isinstance(new_engine(game, config, 1), ProtocolTree)
     assert config.game_option("eyes") == 0
+
+
+def test_the_warm_up_loads_the_default_search_and_the_levels():
+    from stonegarden.search import engines
+
+    game = stonegarden.make("blooms-territory", size=3)
+    profile = profile_for(game)
+    profile.warm_up()
+    warmed = {config for kind, config in engines._WARM if kind is type(game)}
+    assert SearchConfig() in warmed
+    assert {profile.level_config(level) for level in profile.levels} <= warmed
+    assert isinstance(new_engine(game, profile.level_config(1), 1), ProtocolTree)
