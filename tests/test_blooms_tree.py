@@ -17,7 +17,7 @@ from stonegarden.search.profile import profile_for
 from stonegarden.search.tree import CompiledTree
 from stonegarden.search.tree_kernels import NO_MOVE
 
-from .tree_helpers import edges
+from .tree_helpers import edges, walk_on
 
 SPLIT = SearchConfig()
 WHOLE = SearchConfig().with_game_options({"split": 0})
@@ -37,15 +37,9 @@ def _code(game, state):
 def _walk(engine, game, state, node, depth, counts):
     """Check ``node`` (at a turn's first decision) and the turns below it, ``depth`` turns
     deep."""
+    if not walk_on(engine, game, state, node, counts, _code):
+        return
     P = engine.pools
-    if game.is_terminal(state):
-        assert int(P.nd_proven[node]) == _code(game, state)
-        counts["terminal"] += 1
-        return
-    assert int(P.nd_player[node]) == state.player
-    if P.nd_first[node] < 0:
-        return
-    counts["expanded"] += 1
     empties = [int(c) for c in np.flatnonzero(state.cells() == 0)]
     turns = []
     if engine.spec.levels_per_turn == 1:

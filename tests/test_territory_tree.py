@@ -24,7 +24,7 @@ from stonegarden.search.protocol_tree import ProtocolTree
 from stonegarden.search.tree import CompiledTree
 from stonegarden.search.tree_kernels import NO_MOVE
 
-from .tree_helpers import edges
+from .tree_helpers import edges, walk_on
 
 #: player 1 to move; R on e3 alone would fence itself, and only Y on b2 or b3, which fences
 #: the K and G blooms round e3, frees it (found by random play on n=3)
@@ -62,15 +62,10 @@ def _order(move):
 def _walk(engine, game, state, node, depth, counts):
     """Check ``node`` (at a turn's first decision) and the turns below it, ``depth`` turns
     deep."""
+    if not walk_on(engine, game, state, node, counts, _code):
+        return
     P = engine.pools
-    if game.is_terminal(state):
-        assert int(P.nd_proven[node]) == _code(game, state)
-        counts["terminal"] += 1
-        return
-    assert int(P.nd_player[node]) == state.player and int(P.nd_stage[node]) == 0
-    if P.nd_first[node] < 0:
-        return
-    counts["expanded"] += 1
+    assert int(P.nd_stage[node]) == 0
     choices = _choices(game, state)
     assert [m for _, m, _ in edges(engine, node)] == list(choices)
     for _, a, mid in edges(engine, node):
@@ -200,3 +195,15 @@ def test_which_tree_searches_the_territory_rules():
     config = level.config_for(game)
     assert isinstance(new_engine(game, config, 1), ProtocolTree)
     assert config.game_option("eyes") == 0
+
+
+def test_the_warm_up_loads_the_default_search_and_the_levels():
+    from stonegarden.search import engines
+
+    game = stonegarden.make("blooms-territory", size=3)
+    profile = profile_for(game)
+    profile.warm_up()
+    warmed = {config for kind, config in engines._WARM if kind is type(game)}
+    assert SearchConfig() in warmed
+    assert {profile.level_config(level) for level in profile.levels} <= warmed
+    assert isinstance(new_engine(game, profile.level_config(1), 1), ProtocolTree)

@@ -13,6 +13,24 @@ def edges(engine: Any, node: int) -> list[tuple[int, int, int]]:
     return [(e, int(P.ed_move[e]), int(P.ed_child[e])) for e in P.edge_range(node)]
 
 
+def walk_on(engine: Any, game: Any, state: Any, node: int, counts: dict[str, int],
+            code: Callable[[Any, Any], int]) -> bool:
+    """A tree walk's check of ``node`` (``state``'s, at a turn's first decision): a terminal
+    position's node is proven as ``code(game, state)`` says, a live one's belongs to its
+    mover. Whether the walk goes on below it (a live, expanded node); ``counts`` tallies the
+    terminal and expanded nodes met."""
+    P = engine.pools
+    if game.is_terminal(state):
+        assert int(P.nd_proven[node]) == code(game, state)
+        counts["terminal"] += 1
+        return False
+    assert int(P.nd_player[node]) == state.player
+    if P.nd_first[node] < 0:
+        return False
+    counts["expanded"] += 1
+    return True
+
+
 def reachable(engine: Any) -> tuple[list[int], dict[int, int]]:
     """Every node reachable from the root once (the tree may be a graph), and how many edges
     lead into each."""

@@ -296,13 +296,8 @@ class LevelAgent(SearchAgent):
         return super().engine(game)
 
     def config_for(self, game: Game) -> SearchConfig:
-        """The default search, with the game's default model if this level was measured
-        with it (``model=None``), else without one (``model="none"``), and the game options
-        the levels keep (the profile's ``level_options``)."""
-        profile = profile_for(game)
-        measured = self.level in profile.model_levels
-        config = dataclasses.replace(self.config, model=None if measured else "none")
-        return config.with_game_options(profile.level_options)
+        """The level's search in ``game`` (its profile's ``level_config``)."""
+        return profile_for(game).level_config(self.level)
 
     def budget_for(self, game: Game) -> Budget:
         """The level's budget in ``game``; its simulations are per tree (a level with several

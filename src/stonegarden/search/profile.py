@@ -76,6 +76,8 @@ class SearchProfile:
     #: game options the levels search with in place of the defaults: a default measured
     #: after the levels were calibrated reaches them only with a match of its own
     level_options: ClassVar[Mapping[str, int]] = {}
+    #: for a level measured with other game options than ``level_options``, those options
+    level_options_measured: ClassVar[Mapping[int, Mapping[str, int]]] = {}
     #: options of the search only this game has (``mcts:NAME=VALUE``)
     options: ClassVar[tuple[GameOption, ...]] = ()
     #: whether ``playout`` reports the moves it played (RAVE on the protocol tree): games
@@ -158,6 +160,11 @@ class SearchProfile:
         """Every option this profile declares, with its value under ``config``."""
         return {o.name: self.option(config, o.name) for o in self.options}
 
+    def level_options_for(self, level: int) -> dict[str, int]:
+        """The game options ``level`` searches with: ``level_options``, and those it was
+        measured with where ``level_options_measured`` names it."""
+        return {**self.level_options, **self.level_options_measured.get(level, {})}
+
     def level_budget(self, level: int) -> Budget:
         sims, seconds = self.levels[level]
         return Budget(sims=sims, seconds=seconds)
@@ -211,12 +218,21 @@ class SearchProfile:
         """
         self.model_for(config)
 
+    def level_config(self, level: int) -> SearchConfig:
+        """The search of ``level``: the default one, with the game's default model only if
+        the level was measured with it (``model_levels``), and the game options it keeps
+        (``level_options_for``)."""
+        model = None if level in self.model_levels else "none"
+        return SearchConfig(model=model).with_game_options(self.level_options_for(level))
+
     def warm_up(self) -> None:
-        """Load (or compile) the kernels the default search of this game uses, so that no
-        timed search pays for it: a two-simulation search of a throwaway engine."""
+        """Load (or compile) the kernels of this game's default search and of its levels'
+        (which may search another tree), so that no timed search pays for it: a
+        two-simulation search of a throwaway engine each."""
         from .engines import warm_up
 
-        warm_up(self.game, SearchConfig())
+        for config in dict.fromkeys([SearchConfig(), *map(self.level_config, self.levels)]):
+            warm_up(self.game, config)
 
 
 def profile_for(game: Game) -> SearchProfile:

@@ -150,16 +150,18 @@ class RaceLearner(Learner):
                 "none": none.astype(np.float32)}
 
 
-def model_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The search's tables of ``model`` (float64), or empty ones without a model.
+def model_tables(model: MoveModel | None, kind: str = RaceLearner.kind,
+                 nones: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The search's tables of ``model`` (float64), or empty ones without a model: a stone
+    model of ``kind`` with ``nones`` weights for choices without a stone (the race's two
+    stages; the territory rules add the pass).
 
     Raises:
         ParameterError: a model of another kind or with tables of the wrong shape.
     """
     if model is None:
-        return (np.zeros((2, 0)), np.zeros((2, 0)), np.zeros(2), 1.0)
-    model.require(RaceLearner.kind, {"pattern": (2, PATTERNS), "tactic": (2, TACTICS),
-                                     "none": (2,)})
+        return (np.zeros((2, 0)), np.zeros((2, 0)), np.zeros(nones), 1.0)
+    model.require(kind, {"pattern": (2, PATTERNS), "tactic": (2, TACTICS), "none": (nones,)})
     a = model.arrays
     return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64),
             a["none"].astype(np.float64), float(model.scale))

@@ -105,7 +105,8 @@ class TerritoryTree(TreeSpec):
 
     def __init__(self, game: BloomsTerritory, eyes: bool, model: MoveModel | None = None) -> None:
         from ...geometry.edges import edge_distance
-        from .territory_model import territory_tables
+        from .model import model_tables
+        from .territory_model import TerritoryLearner
         from .territory_tree import RUN_TERRITORY
 
         n = game.num_cells
@@ -116,7 +117,8 @@ class TerritoryTree(TreeSpec):
         self.cap = game.PLAYOUT_CAP_PER_CELL * n
         # no position hashes: they matter only under superko, left to the protocol tree
         self.consts = (game.board.neighbours, np.zeros((n, 5), np.int64), np.int64(0),
-                       int(eyes), edge_distance(game.board.neighbours), *territory_tables(model))
+                       int(eyes), edge_distance(game.board.neighbours),
+                       *model_tables(model, TerritoryLearner.kind, 3))
         self.max_moves = n + 2
         self.max_depth = 2 * self.cap + 4
         self.stride = n + 1  # a stage's cells and the pass (move N)

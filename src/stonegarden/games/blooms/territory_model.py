@@ -25,8 +25,8 @@ from ...geometry.edges import edge_distance
 from ...geometry.flood import label_groups
 from ...learn.learner import Choices
 from ...learn.priors import logit_priors
-from .features import PATTERNS, TACTICS, stone_codes
-from .model import RaceLearner, feature_scratch
+from .features import TACTICS, stone_codes
+from .model import RaceLearner, feature_scratch, model_tables
 
 if TYPE_CHECKING:
     from ...core.protocol import Game, State
@@ -157,17 +157,13 @@ class TurnPriors:
     each tree holds its own, so its scratch buffers are never shared between threads."""
 
     def __init__(self, game: BloomsTerritory, model: MoveModel) -> None:
-        model.require(TerritoryLearner.kind, {"pattern": (2, PATTERNS), "tactic": (2, TACTICS),
-                                              "none": (3,)})
         n = game.num_cells
         self.game = game
         self.edge = edge_distance(game.board.neighbours)
         self.feat = feature_scratch(n)
         self.first = np.empty(n)
         self.second = np.empty(n)
-        a = model.arrays
-        self.tables = (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64),
-                       a["none"].astype(np.float64), float(model.scale))
+        self.tables = model_tables(model, TerritoryLearner.kind, 3)
 
     def __call__(self, state: State, actions: np.ndarray, last: int = -1) -> np.ndarray:
         s = cast("BloomsState", state)
@@ -178,18 +174,3 @@ class TurnPriors:
                     self.first, self.second, priors)
         return priors
 
-
-def territory_tables(model: MoveModel | None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                        float]:
-    """The compiled tree's tables of ``model`` (float64), or empty ones without a model.
-
-    Raises:
-        ParameterError: a model of another kind or with tables of the wrong shape.
-    """
-    if model is None:
-        return (np.zeros((2, 0)), np.zeros((2, 0)), np.zeros(3), 1.0)
-    model.require(TerritoryLearner.kind, {"pattern": (2, PATTERNS), "tactic": (2, TACTICS),
-                                          "none": (3,)})
-    a = model.arrays
-    return (a["pattern"].astype(np.float64), a["tactic"].astype(np.float64),
-            a["none"].astype(np.float64), float(model.scale))
