@@ -204,8 +204,8 @@ def test_an_agent_is_checked_against_a_game_before_any_search():
     level and the default search in every game."""
     territory = stonegarden.make("blooms-territory", size=3)
     freego = stonegarden.make("freego", size=5)
-    with pytest.raises(ParameterError, match="ships no"):
-        make_agent("mcts:model=shipped").check(territory)
+    with pytest.raises(ParameterError, match="no model file"):
+        make_agent("mcts:model=/nonexistent/model.npz").check(territory)
     for spec in ("mcts:model=none,patterns=3", "mcts:patterns=3,tt=on",
                  "mcts:patterns=3,fast=off"):
         with pytest.raises(ParameterError, match="patterns"):

@@ -14,6 +14,7 @@ import pytest
 import stonegarden
 from stonegarden.agents.registry import make_agent
 from stonegarden.errors import ParameterError
+from stonegarden.games.blooms.search import TerritoryProfile
 from stonegarden.games.freego.features import (
     PATTERNS,
     TACTICS,
@@ -184,11 +185,13 @@ def test_a_teacher_model_guides_the_self_play_and_its_data_are_kept_apart(tmp_pa
               teacher=str(tmp_path / "taught" / "freego.npz"), **quiet)
 
 
-def test_a_teacher_must_be_a_model_of_the_game(tmp_path: Path):
+def test_a_teacher_must_be_a_model_of_the_game(tmp_path: Path, monkeypatch):
     quiet = {"progress": False, "report": lambda line: None}
     blooms = profile_for(stonegarden.make("blooms")).shipped_model_path()
     with pytest.raises(ParameterError, match="not the 'freego-patterns' model"):
         train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, teacher=blooms, **quiet)
+    # every game ships a model: a game without one is one whose profile names no file
+    monkeypatch.setattr(TerritoryProfile, "shipped_model", None)
     with pytest.raises(ParameterError, match="ships no learned model"):
         train("blooms-territory", {"size": 3}, games=2, sims=5, out=tmp_path,
               teacher="shipped", **quiet)

@@ -292,8 +292,11 @@ def test_shipped_names_the_games_model_and_only_the_levels_measured_with_it_load
         assert profile_for(blooms).model_for(config) is None
     # level 6 was measured with it, on every core
     assert profile_for(blooms).model_for(make_agent("level:6").config_for(blooms)) is not None
-    territory = stonegarden.make("blooms-territory", size=5)  # ships no model at any level
-    assert profile_for(territory).model_for(make_agent("level:6").config_for(territory)) is None
+    territory = stonegarden.make("blooms-territory", size=5)  # by default, at no level
+    assert profile_for(territory).model_for(SearchConfig()) is not None
+    for level in range(1, 7):
+        config = make_agent(f"level:{level}").config_for(territory)
+        assert profile_for(territory).model_for(config) is None
 
 
 # -- training ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 import stonegarden
 from stonegarden.errors import ParameterError
 from stonegarden.games.blooms.features import PATTERNS, TACTICS
+from stonegarden.games.blooms.search import TerritoryProfile
 from stonegarden.games.blooms.territory_model import NONE_FIRST, PASS, TerritoryLearner, TurnPriors
 from stonegarden.games.blooms.territory_tree import (
     territory_begin,
@@ -102,7 +103,26 @@ def test_without_rave_the_priors_count_as_visits_and_lead_the_search(tmp_path):
     assert lone_first_share(plain.search(state, Budget(sims=60))) < 0.2
 
 
-def test_shipped_is_refused_where_no_model_is_shipped_and_the_default_is_none():
+def test_the_shipped_model_is_the_compiled_trees_default_and_the_protocol_trees_if_asked():
+    """Measured only in the compiled tree, the model is its default; the protocol tree
+    (superko, ``split=off``) reads it only when a model is named."""
+    game = stonegarden.make("blooms-territory", size=3)
+    profile = profile_for(game)
+    shipped = load_model(profile.shipped_model_path())
+    assert shipped.kind == TerritoryLearner.kind
+    spec = profile.tree(SearchConfig())
+    assert spec is not None and np.array_equal(spec.consts[5], shipped.arrays["pattern"])
+    assert profile.tree(SearchConfig(model="none")).consts[5].shape == (2, 0)
+    state = game.initial_state()
+    actions = np.asarray(game.legal_actions(state))
+    for config in (SearchConfig(), SearchConfig(model="none")):  # the game knows nothing
+        assert profile.prior_values_for(config)(state, actions) is None
+    named = profile.prior_values_for(SearchConfig(model="shipped"))
+    assert isinstance(named, TurnPriors) and named(state, actions).shape == actions.shape
+
+
+def test_shipped_is_refused_in_a_game_that_ships_no_model(monkeypatch):
+    monkeypatch.setattr(TerritoryProfile, "shipped_model", None)
     game = stonegarden.make("blooms-territory")
     profile = profile_for(game)
     assert profile.model_for(SearchConfig()) is None

@@ -191,7 +191,7 @@ def test_an_agent_move_job_refuses_a_stored_seat_that_names_a_model_file():
 
 
 @pytest.mark.parametrize(("game", "spec", "why"), [
-    ("blooms-territory", "mcts:model=shipped,sims=5", "ships no"),
+    ("blooms-territory", "mcts:model=/tmp/other.npz,sims=5", "shipped models"),
     ("freego", "mcts:model=none,patterns=3,sims=5", "patterns"),
     ("freego", "mcts:tt=on,patterns=3,sims=5", "patterns"),
 ])

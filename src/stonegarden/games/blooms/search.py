@@ -212,11 +212,11 @@ class TerritoryProfile(SearchProfile):
         5: (4000, 3.6),
         6: (None, 4.0),
     }
-    #: a learned model (``territory_model.py``, ``stonegarden train blooms-territory``) gives
-    #: the protocol tree its priors; none is shipped, so it loads only from a file
-    #: (``mcts:model=PATH``)
+    #: the learned model (``territory_model.py``) gives the compiled tree its priors at each
+    #: stage by default: it scored 177 of 200 against the search without it at 0.5 s a move
+    #: (docs/models.md); the protocol tree (superko, ``split=off``), where it was not
+    #: measured, reads it only when asked (``model=shipped|PATH``)
     shipped_model: ClassVar[str | None] = "blooms-territory.npz"
-    model_by_default: ClassVar[bool] = False
     #: playouts that keep their eyes won 100 of 100 games against uniform ones at 0.5 s a
     #: move, the compiled tree 99 of 100 against the protocol tree (docs/ai.md); the levels
     #: were calibrated, and level 6 measured, with uniform playouts through the protocol
@@ -245,10 +245,12 @@ class TerritoryProfile(SearchProfile):
         return TerritoryLearner()
 
     def prior_values_for(self, config: SearchConfig) -> PriorValues:
-        """The learned model's priors when ``config`` loads one; else none."""
+        """The protocol tree's priors: the learned model's whole-turn priors when ``config``
+        names a model (``shipped`` or a file); none by default, which was measured only in
+        the compiled tree."""
         from .territory_model import TurnPriors
 
-        model = self.model_for(config)
+        model = None if config.model is None else self.model_for(config)
         if model is None:
             return self.prior_values
         return TurnPriors(cast("BloomsTerritory", self.game), model)
