@@ -29,6 +29,7 @@ RESULTS = ROOT / "benchmarks/results"
 MATCHES = (
     ("Blooms n=5, shipped", "model-strength-blooms.json"),
     ("Bridge Go 9x9, shipped", "model-strength-bridgego.json"),
+    ("Blooms territory n=5, shipped", "model-strength-blooms-territory.json"),
     ("Free Go, 3,000-sim self-play (shipped)", "model-strength-freego-deep.json"),
     ("Free Go, 200 games of 1,000 sims", "model-strength-freego.json"),
     ("Free Go, 1,500 games of 1,000 sims", "model-strength-freego-1500.json"),

@@ -11,6 +11,7 @@ import pytest
 import stonegarden
 from stonegarden.agents import make_agent
 from stonegarden.games.blooms.playouts import territory_playout
+from stonegarden.games.blooms.search import TerritoryProfile
 from stonegarden.games.blooms.territory_tree import (
     territory_begin,
     territory_moves,
@@ -207,3 +208,18 @@ def test_the_warm_up_loads_the_default_search_and_the_levels():
     assert SearchConfig() in warmed
     assert {profile.level_config(level) for level in profile.levels} <= warmed
     assert isinstance(new_engine(game, profile.level_config(1), 1), ProtocolTree)
+
+
+def test_a_level_measured_with_other_options_searches_with_them(monkeypatch):
+    """``level_options_measured`` overrides ``level_options`` for the levels it names only,
+    and a level agent searches with what its profile says."""
+    game = stonegarden.make("blooms-territory", size=3)
+    profile = profile_for(game)
+    monkeypatch.setattr(TerritoryProfile, "level_options_measured", {6: {"eyes": 1}})
+    assert profile.level_options_for(5) == {"eyes": 0, "split": 0}
+    assert profile.level_options_for(6) == {"eyes": 1, "split": 0}
+    six = make_agent("level:6").config_for(game)
+    assert six == profile.level_config(6)
+    assert profile.option(six, "eyes") == 1 and profile.option(six, "split") == 0
+    assert profile.option(make_agent("level:5").config_for(game), "eyes") == 0
+    assert six.model == "none"  # the territory levels load no model
