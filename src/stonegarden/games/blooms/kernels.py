@@ -238,6 +238,18 @@ def try_territory_turn(board, nb, libs, player, cell_a, cell_b, stack, seen, clo
 
 
 @njit(cache=True)
+def turn_buffers(board, nb):
+    """The working arrays of ``try_territory_turn`` and ``play_territory_turn`` for ``board``:
+    (liberty counts, counted now, flood stack, seen stamps, stamp clock, removed cells, their
+    colours)."""
+    n = board.shape[0]
+    libs = np.empty(n, np.int32)
+    count_liberties(board, nb, libs)
+    return (libs, np.empty(n, np.int32), np.zeros(n, np.int64), np.zeros(1, np.int64),
+            np.empty(n, np.int32), np.empty(n, np.int8))
+
+
+@njit(cache=True)
 def territory_actions(board, nb, player, first_turn, zob, side_key, history, superko,
                       out_actions):
     """Fill ``out_actions`` with the legal actions of a territory-rules turn, in increasing
@@ -245,13 +257,7 @@ def territory_actions(board, nb, player, first_turn, zob, side_key, history, sup
     the first turn). ``history``: a hash set (``geometry/hashset.py``) of the earlier
     positions, consulted with ``superko``."""
     n = board.shape[0]
-    libs = np.empty(n, np.int32)
-    count_liberties(board, nb, libs)
-    stack = np.empty(n, np.int32)
-    seen = np.zeros(n, np.int64)
-    out = np.empty(n, np.int32)
-    colours = np.empty(n, np.int8)
-    clock = np.zeros(1, np.int64)
+    libs, stack, seen, clock, out, colours = turn_buffers(board, nb)
     empties = np.empty(n, np.int32)
     ne = empty_cells(board, empties)
     h = position_hash(board, zob, player, side_key)

@@ -32,6 +32,7 @@ from .kernels import (
     position_hash,
     territory_scores,
     turn_at,
+    turn_buffers,
     turn_count,
     undo_turn,
     uniform_turn,
@@ -275,13 +276,7 @@ def territory_playout(board, nb, player, ply, passes, first_passer, max_turns, z
     (N + 1) + cell]`` (the compiled tree's RAVE keys, ``territory_tree.py``); passes are not.
     Returns (winner, turns played)."""
     n = board.shape[0]
-    libs = np.empty(n, np.int32)
-    count_liberties(board, nb, libs)
-    stack = np.empty(n, np.int32)
-    seen = np.zeros(n, np.int64)
-    out = np.empty(n, np.int32)
-    colours = np.empty(n, np.int8)
-    clock = np.zeros(1, np.int64)
+    libs, stack, seen, clock, out, colours = turn_buffers(board, nb)
     empties = np.empty(n, np.int32)
     # the positions so far, kept for superko only (``max_turns`` may be a large ply)
     keys, stamps = new_stamped_set(history.shape[0] + max_turns + 1 if superko else 1)
