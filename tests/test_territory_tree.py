@@ -210,12 +210,13 @@ def test_the_warm_up_loads_the_default_search_and_the_levels():
     assert isinstance(new_engine(game, profile.level_config(1), 1), ProtocolTree)
 
 
-def test_a_level_measured_with_other_options_searches_with_them(monkeypatch):
-    """``level_options_measured`` overrides ``level_options`` for the levels it names only,
-    and a level agent searches with what its profile says."""
+def test_territory_level_6_searches_with_the_eye_playouts_it_was_measured_with():
+    """``level_options_measured`` overrides ``level_options`` for the levels it names only
+    (level 6 of the territory rules, measured with the eye playouts), and a level agent
+    searches with what its profile says."""
     game = stonegarden.make("blooms-territory", size=3)
     profile = profile_for(game)
-    monkeypatch.setattr(TerritoryProfile, "level_options_measured", {6: {"eyes": 1}})
+    assert TerritoryProfile.level_options_measured == {6: {"eyes": 1}}
     assert profile.level_options_for(5) == {"eyes": 0, "split": 0}
     assert profile.level_options_for(6) == {"eyes": 1, "split": 0}
     six = make_agent("level:6").config_for(game)

@@ -196,7 +196,8 @@ class TerritoryProfile(SearchProfile):
     """The territory rules search in their compiled split tree (``territory_tree.py``),
     which won 99 of 100 games against the protocol tree over whole turns at 0.5 s a move, or
     through the protocol under superko, with ``split=off`` or with a learned model. The
-    levels were calibrated through the protocol with uniform playouts, and keep both:
+    levels were calibrated through the protocol with uniform playouts, and keep both (level 6
+    takes the eye playouts it was measured with):
     uniformly random play rarely passes, so those playouts are long (about 1,100-2,500
     simulations/s on n=5; 1.6x that with ``eyes``, whose playouts end once the board is
     settled). A doubling of simulations scored 0.78-0.90 there and 1.5x 0.63-0.65, so its
@@ -219,9 +220,12 @@ class TerritoryProfile(SearchProfile):
     shipped_model: ClassVar[str | None] = "blooms-territory.npz"
     #: playouts that keep their eyes won 100 of 100 games against uniform ones at 0.5 s a
     #: move, the compiled tree 99 of 100 against the protocol tree (docs/ai.md); the levels
-    #: were calibrated, and level 6 measured, with uniform playouts through the protocol
+    #: were calibrated with uniform playouts through the protocol, and keep them
     options: ClassVar[tuple[GameOption, ...]] = (TERRITORY_SPLIT, EYES)
     level_options: ClassVar[Mapping[str, int]] = {"eyes": 0, "split": 0}
+    #: level 6 with both cores and the eye playouts (still the protocol tree, no model) won
+    #: 100 of 100 games against the old level 6 at 4 s a move (docs/ai.md)
+    level_options_measured: ClassVar[Mapping[int, Mapping[str, int]]] = {6: {"eyes": 1}}
 
     def tree(self, config: SearchConfig) -> TreeSpec | None:
         """The compiled split tree, with the learned model's priors at each stage if
