@@ -137,14 +137,15 @@ def test_the_search_takes_the_option_and_refuses_a_bad_value():
         make_agent("mcts:eyes=2")
 
 
-def test_plain_mcts_keeps_eyes_and_the_levels_search_as_they_were_calibrated():
+def test_plain_mcts_keeps_eyes_and_the_levels_search_as_they_were_measured():
+    """Levels 1-5 were calibrated with uniform playouts; level 6 was measured with eyes."""
     game = stonegarden.make("blooms-territory", size=3)
     profile = profile_for(game)
     assert profile.option(SearchConfig(), "eyes") == 1
     assert profile.option(FLAT, "eyes") == 0  # the uct-flat baseline: uniform playouts
     for level in range(1, 7):
         agent = make_agent(f"level:{level}")
-        assert profile.option(agent.config_for(game), "eyes") == 0
+        assert profile.option(agent.config_for(game), "eyes") == (level == 6)
     # a game without the option is untouched
     freego = stonegarden.make("freego")
     assert make_agent("level:3").config_for(freego).game == ()
