@@ -300,8 +300,8 @@ class LevelAgent(SearchAgent):
         return profile_for(game).level_config(self.level)
 
     def budget_for(self, game: Game) -> Budget:
-        """The level's budget in ``game``; its simulations are per tree (a level with several
-        trees searches more, within the same time cap, never less than with one)."""
+        """The level's budget in ``game``; its simulations are per thread (a level with
+        several threads searches more, within the same time cap, never less than with one)."""
         sims, seconds = level_budget(self.level, game)
         if sims is not None:
             sims *= self.threads
