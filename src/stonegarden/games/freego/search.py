@@ -83,8 +83,8 @@ class FreeGoProfile(SearchProfile):
     #: 28-12 at 0.5 s a move
     prior: ClassVar[int] = 20
     #: levels 2-2.5x apart up to level 5's 8,000 simulations (level 6, 4 s, made ~185,000 on
-    #: 9x9 yet scored only 0.65-0.70 against 8,000-12,000); each step scored 0.705-0.800
-    #: against the level below (docs/ai.md)
+    #: 9x9 yet scored only 0.65-0.70 against 8,000-12,000); each step to level 5 scored
+    #: 0.705-0.785 against the level below, level 6 on every core 0.933 (docs/ai.md)
     levels: ClassVar[Mapping[int, tuple[int | None, float]]] = {
         1: (400, 0.04),
         2: (700, 0.1),
