@@ -82,8 +82,8 @@ class FreeGoProfile(SearchProfile):
     #: 20 virtual RAVE samples of ``prior_values`` per move: beat the search without them
     #: 28-12 at 0.5 s a move
     prior: ClassVar[int] = 20
-    #: levels 2-2.5x apart up to level 5's 8,000 simulations (level 6, 4 s, made ~185,000 on
-    #: 9x9 yet scored only 0.65-0.70 against 8,000-12,000); each step to level 5 scored
+    #: levels 2-2.5x apart up to level 5's 8,000 simulations (level 6 on one core, 4 s, made
+    #: ~185,000 on 9x9 yet scored only 0.65-0.70 against 8,000-12,000); each step to level 5 scored
     #: 0.705-0.785 against the level below, level 6 on every core 0.933 (docs/ai.md)
     levels: ClassVar[Mapping[int, tuple[int | None, float]]] = {
         1: (400, 0.04),
