@@ -34,11 +34,15 @@ from .common import friendly_errors, param_option
 @click.option("--teacher", default="none", show_default=True, metavar="MODEL",
               help="the model the self-play's search reads: none, shipped (the game's "
                    "shipped model: a round of expert iteration) or a model file")
+@click.option("--device", default="numpy", show_default=True, metavar="DEVICE",
+              help="where the fit runs: numpy (the CPU), or PyTorch's torch (its best "
+                   "device), torch:cpu, torch:cuda[:N] or torch:mps (pip install "
+                   "'stonegarden[torch]')")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @friendly_errors
 def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str | None,
           seed: int, workers: int, steps: int, prior: int, targets: str, teacher: str,
-          quiet: bool) -> None:
+          device: str, quiet: bool) -> None:
     """Train GAME's move model on self-play: play the games (a rerun with the same --out goes
     on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata."""
     from ..learn.train import train as run
@@ -46,6 +50,6 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
     folder = Path(out if out is not None else f"train-{game_id}")
     meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
                seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,
-               teacher=teacher, progress=not quiet,
+               teacher=teacher, device=device, progress=not quiet,
                report=lambda line: click.echo(line, err=True))
     click.echo(json.dumps(meta, indent=1))

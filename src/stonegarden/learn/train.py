@@ -29,7 +29,8 @@ from ..core.registry import make
 from ..errors import ParameterError
 from ..lab.runner import run_tasks
 from ..search.profile import profile_for
-from .fit import FitReport, evaluate, fit_choices
+from .devices import parse_device
+from .fit import FitReport, evaluate
 from .learner import Choices, Learner
 from .model import DEFAULT_PRIOR, load_model, save_model
 
@@ -107,7 +108,8 @@ def _append_line(path: Path, line: str) -> None:
         f.write(line.encode() + b"\n")
 
 
-def _read_games(data: Path) -> dict[int, dict[str, Any]]:
+def read_games(data: Path) -> dict[int, dict[str, Any]]:
+    """The self-play games kept in the folder ``data``, by index."""
     games: dict[int, dict[str, Any]] = {}
     for path in sorted(data.glob("games-*.jsonl")):
         for line in path.read_text().splitlines():
@@ -148,7 +150,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
                                  "use another --out")
     else:
         stamp.write_text(json.dumps(settings, sort_keys=True) + "\n")
-    done = _read_games(data)
+    done = read_games(data)
     spec = self_play_spec(sims, teacher)
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
@@ -167,8 +169,10 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     return {i: done[i] for i in range(games)}
 
 
-def _choices(game: Game, learner: Learner, records: list[dict[str, Any]],
-             targets: str = "move") -> Choices:
+def choices_of(game: Game, learner: Learner, records: list[dict[str, Any]],
+               targets: str = "move") -> Choices:
+    """The decisions of the games ``records`` as ``learner`` sees them, with the search's
+    visit shares as targets if ``targets`` is ``visits``."""
     parts = []
     for record in records:
         state = game.initial_state()
@@ -187,11 +191,12 @@ def _choices(game: Game, learner: Learner, records: list[dict[str, Any]],
 
 def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: Path,
           seed: int = 0, workers: int = 1, steps: int = 400, prior: int = DEFAULT_PRIOR,
-          targets: str = "move", teacher: str = "none", progress: bool = True,
+          targets: str = "move", teacher: str = "none", device: str = "numpy",
+          progress: bool = True,
           report: Callable[[str], None] = print) -> dict[str, Any]:
     """Make the data (resuming), fit, write ``out/GAME.npz`` and ``out/GAME.json``; returns
     the metadata. ``teacher``: the model the self-play's search reads (``none``,
-    ``shipped`` or a model file).
+    ``shipped`` or a model file). ``device``: where the fit runs (``devices.parse_device``).
 
     Raises:
         ParameterError: a bad game, parameter or setting.
@@ -206,17 +211,18 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         raise ParameterError(f"the {game.id} model's decisions are not whole moves, so it "
                              "cannot be fitted to the search's visits; use --targets move")
     taught_by = teacher_model(game, learner, teacher)
+    fit_on = parse_device(device)  # refused now rather than after hours of self-play
     t0 = time.perf_counter()
     records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
                         progress=progress, visits=targets == "visits", teacher=taught_by)
     t1 = time.perf_counter()
     held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
-    train_set = _choices(game, learner, fitted, targets)
-    valid_set = _choices(game, learner, held)  # measured on the moves played, either way
+    train_set = choices_of(game, learner, fitted, targets)
+    valid_set = choices_of(game, learner, held)  # measured on the moves played, either way
     report(f"fitting {learner.kind}: {learner.num_features} weights, "
-           f"{train_set.decisions} decisions ({len(train_set.rows)} candidates)")
-    weights = fit_choices(train_set, learner.num_features, steps=steps)
+           f"{train_set.decisions} decisions ({len(train_set.rows)} candidates) on {fit_on.name}")
+    weights = fit_on.fit(train_set, learner.num_features, steps=steps)
     t2 = time.perf_counter()
 
     def figures(r: FitReport) -> dict[str, float]:
@@ -231,7 +237,7 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "self_play": self_play_spec(sims, taught_by), "teacher": taught_by or None,
         "targets": targets, "prior": prior,
         "scale": 1.0,
-        "fit": {"steps": steps, "weights": learner.num_features,
+        "fit": {"steps": steps, "weights": learner.num_features, "device": fit_on.name,
                 "train": figures(evaluate(weights, train_set)),
                 "held_out": figures(evaluate(weights, valid_set)) if held else None},
         # data: this run's self-play (a resumed run plays only the missing games); games: the
@@ -241,12 +247,14 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
                                    1)},
         "code": code_version(),
         "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                     "numba": numba.__version__},
+                     "numba": numba.__version__,
+                     **({"torch": fit_on.version} if fit_on.torch_device else {})},
         "command": f"stonegarden train {game.id}"
                    + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
                    + f" --games {games} --sims {sims} --seed {seed}"
                    + (f" --targets {targets}" if targets != "move" else "")
-                   + (f" --teacher {taught_by['model']}" if taught_by else ""),
+                   + (f" --teacher {taught_by['model']}" if taught_by else "")
+                   + (f" --device {fit_on.name}" if fit_on.torch_device else ""),
     }
     save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
     return meta

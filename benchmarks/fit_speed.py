@@ -1,0 +1,79 @@
+"""Seconds of a model's fit with numpy (the default, the baseline) and on a PyTorch device
+(``stonegarden train --device``), on the decisions of a ``stonegarden train`` folder's
+self-play games, measured in one run: rounds alternate the two so that a change in the
+machine's load falls on both alike. Prints the ratio of the device's speed to numpy's and the
+largest difference between their weights, and writes the figures, the command and the code
+version to a JSON file.
+
+    PYTHONPATH=src python3 benchmarks/fit_speed.py --data TRAIN_FOLDER/data
+        [--device torch:cpu] [--steps 400] [--rounds 2] [--out FILE]
+
+Each library runs as it comes: numpy's bincounts on one core, PyTorch's kernels on as many
+threads as it takes (``threads`` in the file). No target: the option exists so that a bigger
+model can be fitted on an accelerator; this says what it costs or gains on the CPU."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from provenance import ROOT, code_version, command, emit
+
+import stonegarden
+from stonegarden.learn.devices import parse_device
+from stonegarden.learn.train import choices_of, learner_for, read_games
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", required=True, help="the data folder of a train run")
+    ap.add_argument("--device", default="torch:cpu")
+    ap.add_argument("--steps", type=int, default=400)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/fit-speed.json"))
+    args = ap.parse_args()
+    data = Path(args.data)
+    settings = json.loads((data / "settings.json").read_text())
+    game = stonegarden.make(settings["game"], **settings["params"])
+    learner = learner_for(game)
+    records = read_games(data)
+    t0 = time.perf_counter()
+    choices = choices_of(game, learner, [records[i] for i in sorted(records)])
+    built = time.perf_counter() - t0
+    devices = [parse_device("numpy"), parse_device(args.device)]
+    print(f"{game.id}: {len(records)} games, {choices.decisions} decisions, "
+          f"{len(choices.rows)} candidates, {learner.num_features} weights "
+          f"(read in {built:.0f} s)")
+    seconds: dict[str, list[float]] = {d.name: [] for d in devices}
+    weights: dict[str, np.ndarray] = {}
+    for _ in range(args.rounds):
+        for device in devices:
+            t0 = time.perf_counter()
+            weights[device.name] = device.fit(choices, learner.num_features, steps=args.steps)
+            seconds[device.name].append(round(time.perf_counter() - t0, 2))
+            print(f"  {device.name}: {seconds[device.name][-1]:.1f} s")
+    base, other = (min(seconds[d.name]) for d in devices)
+    gap = float(np.abs(weights[devices[0].name] - weights[devices[1].name]).max())
+    print(f"{devices[1].name} fits {base / other:.2f}x as fast as numpy "
+          f"(best of {args.rounds}); largest weight difference {gap:.1e}")
+    threads = None
+    if devices[1].torch_device:
+        import torch
+
+        threads = torch.get_num_threads()
+    emit({"game": game.id, "params": game.non_default_params(), "data": settings,
+          "games": len(records), "decisions": choices.decisions,
+          "candidates": len(choices.rows), "weights": learner.num_features,
+          "steps": args.steps, "seconds": seconds, "speed_ratio": round(base / other, 3),
+          "max_weight_difference": gap,
+          "devices": {d.name: d.version for d in devices}, "threads": threads,
+          "cpus": os.cpu_count(), "loadavg": os.getloadavg(), "command": command(),
+          "code": code_version()}, Path(args.out))
+
+
+if __name__ == "__main__":
+    main()
