@@ -76,7 +76,8 @@ def test_a_machine_without_pytorch_is_told_how_to_get_it(monkeypatch):
 
 
 def test_a_model_fitted_by_torch_is_numpys_model_and_says_where_it_was_fitted(tmp_path,
-                                                                             monkeypatch):
+                                                                             monkeypatch,
+                                                                             capsys):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ParameterError, match="no cuda device"):
         train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, device="torch:cuda",
@@ -85,11 +86,14 @@ def test_a_model_fitted_by_torch_is_numpys_model_and_says_where_it_was_fitted(tm
     metas, weights = {}, {}
     for device in ("numpy", "torch:cpu"):  # the second run reuses the first one's games
         metas[device] = train("blooms", {"size": 3}, games=3, sims=10, steps=50, out=tmp_path,
-                              device=device, progress=False, report=lambda _: None)
+                              device=device, progress=device != "numpy",
+                              report=lambda _: None)
         with np.load(tmp_path / "blooms.npz") as f:
             weights[device] = {k: f[k] for k in f.files}
         assert json.loads((tmp_path / "blooms.json").read_text()) == metas[device]
     numpy_meta, torch_meta = metas["numpy"], metas["torch:cpu"]
+    shown = capsys.readouterr().err  # the torch run's: its games were played, only the fit
+    assert shown.startswith("fit ") and "50/50" in shown and "log-loss" in shown
     assert numpy_meta["fit"]["device"] == "numpy" and "torch" not in numpy_meta["versions"]
     assert "--device" not in numpy_meta["command"]
     assert torch_meta["fit"]["device"] == "torch:cpu"

@@ -27,7 +27,7 @@ from .. import __version__
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError
-from ..lab.runner import run_tasks
+from ..lab.runner import progress_bar, run_tasks
 from ..search.profile import profile_for
 from .devices import parse_device
 from .fit import FitReport, evaluate
@@ -222,7 +222,11 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     valid_set = choices_of(game, learner, held)  # measured on the moves played, either way
     report(f"fitting {learner.kind}: {learner.num_features} weights, "
            f"{train_set.decisions} decisions ({len(train_set.rows)} candidates) on {fit_on.name}")
-    weights = fit_on.fit(train_set, learner.num_features, steps=steps)
+    with progress_bar(disable=not progress) as bar:
+        task = bar.add_task("fit", total=steps, tally="")
+        weights = fit_on.fit(train_set, learner.num_features, steps=steps,
+                             progress=lambda step, loss: bar.update(
+                                 task, completed=step, tally=f"log-loss {loss:.4f}"))
     t2 = time.perf_counter()
 
     def figures(r: FitReport) -> dict[str, float]:
