@@ -10,10 +10,15 @@ bash scripts/install-browser.sh
 bash scripts/install-services.sh
 # the tests that need them fail rather than skip when they are missing
 export STONEGARDEN_REQUIRE_SERVICES=1
-# PyTorch's CPU build first (a wheel on disk on CI's machines): the `torch` extra's range would
-# otherwise take a CUDA build of several GB, which the CPU-only tests have no use for
-python3 -c "import torch" 2>/dev/null ||
-  python3 -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
+# PyTorch's CPU build first: the `torch` extra's range would otherwise take a CUDA build of
+# several GB, which the CPU-only tests have no use for. From PyTorch's CPU index where it is
+# reachable (or a wheel pip's configuration finds on disk, as on CI's machines); else the
+# release pinned here
+if ! python3 -c "import torch" 2>/dev/null; then
+  python3 -m pip install --quiet --disable-pip-version-check --retries 0 --timeout 30 torch \
+      --index-url https://download.pytorch.org/whl/cpu ||
+    python3 -m pip install --quiet --disable-pip-version-check "torch==2.13.0"
+fi
 python3 -m pip install --quiet --disable-pip-version-check -e ".[test]"
 # lint and type-check first: a failure here stops the run (configured in pyproject.toml)
 python3 -m ruff check
