@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from .fit import fit_choices
+from .fit import STEPS, fit_choices
 from .learner import Choices
 
 _FORM = re.compile(r"numpy|torch(:(cpu|mps|cuda(:\d{1,2})?))?")
@@ -31,7 +31,7 @@ class Device:
     def torch_device(self) -> str | None:
         return self.name.partition(":")[2] or None
 
-    def fit(self, data: Choices, num_features: int, *, steps: int = 400,
+    def fit(self, data: Choices, num_features: int, *, steps: int = STEPS,
             progress: Callable[[int, float], None] | None = None) -> np.ndarray:
         if self.torch_device is None:
             return fit_choices(data, num_features, steps=steps, progress=progress)

@@ -12,6 +12,10 @@ import numpy as np
 
 from .learner import Choices
 
+# the fit's settings, shared with the PyTorch fit (``fit_torch.py``) so that both take the
+# same steps: the L2 penalty, Adam's step size, its moment decays and its epsilon
+L2, STEPS, RATE = 1e-4, 400, 0.05
+BETAS, EPSILON = (0.9, 0.999), 1e-8
 
 @dataclass(frozen=True)
 class FitReport:
@@ -44,8 +48,8 @@ def evaluate(weights: np.ndarray, data: Choices) -> FitReport:
                      float(np.mean(np.log(np.diff(data.starts)))))
 
 
-def fit_choices(data: Choices, num_features: int, *, l2: float = 1e-4, steps: int = 400,
-                rate: float = 0.05,
+def fit_choices(data: Choices, num_features: int, *, l2: float = L2, steps: int = STEPS,
+                rate: float = RATE,
                 progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """Weights (``num_features`` + 1, the last the padding's 0) minimising the mean log-loss
     of ``data``'s choices, or the mean cross-entropy to its ``target`` where it has one, plus
@@ -53,7 +57,7 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = 1e-4, steps: in
     w = np.zeros(num_features + 1)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
-    b1, b2 = 0.9, 0.999
+    b1, b2 = BETAS
     count = max(data.decisions, 1)
     for step in range(1, steps + 1):
         z, p, lse = _probabilities(w, data)
@@ -69,7 +73,7 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = 1e-4, steps: in
         grad[-1] = 0.0
         m = b1 * m + (1 - b1) * grad
         v = b2 * v + (1 - b2) * grad * grad
-        w -= rate * (m / (1 - b1**step)) / (np.sqrt(v / (1 - b2**step)) + 1e-8)
+        w -= rate * (m / (1 - b1**step)) / (np.sqrt(v / (1 - b2**step)) + EPSILON)
         w[-1] = 0.0
         if progress is not None:
             progress(step, loss)

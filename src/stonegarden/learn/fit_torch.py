@@ -10,11 +10,12 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from .fit import BETAS, EPSILON, L2, RATE, STEPS
 from .learner import Choices
 
 
 def fit_choices_torch(data: Choices, num_features: int, *, device: str = "cpu",
-                      l2: float = 1e-4, steps: int = 400, rate: float = 0.05,
+                      l2: float = L2, steps: int = STEPS, rate: float = RATE,
                       progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """As ``fit.fit_choices``, on ``device``; the weights come back as numpy float64."""
     dev = torch.device(device)
@@ -29,7 +30,7 @@ def fit_choices_torch(data: Choices, num_features: int, *, device: str = "cpu",
               else torch.as_tensor(data.target, dtype=dtype, device=dev))
     w = torch.zeros(num_features, dtype=dtype, device=dev, requires_grad=True)
     pad = torch.zeros(1, dtype=dtype, device=dev)  # the padding's weight stays 0
-    opt = torch.optim.Adam([w], lr=rate, betas=(0.9, 0.999), eps=1e-8)
+    opt = torch.optim.Adam([w], lr=rate, betas=BETAS, eps=EPSILON)
     count = max(decisions, 1)
     for step in range(1, steps + 1):
         opt.zero_grad()
