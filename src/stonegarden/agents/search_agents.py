@@ -91,6 +91,17 @@ class SearchAgent:
         """End each search early once ``stop()`` is true (the best move so far is played)."""
         self.budget = dataclasses.replace(self.budget, stop=stop)
 
+    def cap_threads(self, most: int, where: str) -> None:
+        """Search with at most ``most`` threads, before the first search: an agent that asks
+        for more (``threads=N``) is refused, since it named its count.
+
+        Raises:
+            ParameterError: ``threads`` above ``most``; ``where`` says whose bound it is.
+        """
+        if self.threads > most:
+            raise ParameterError(f"agent {self.spec!r}: option 'threads' must be 1..{most} "
+                                 f"{where}")
+
 
 def _float_option(options: dict[str, str], key: str, spec: str,
                   zero: bool = False) -> float | None:
@@ -294,6 +305,10 @@ class LevelAgent(SearchAgent):
     def engine(self, game: Game) -> Searcher:
         self.config = self.config_for(game)
         return super().engine(game)
+
+    def cap_threads(self, most: int, where: str) -> None:
+        """A level's threads are every core it is given: at most ``most``."""
+        self.threads = min(self.threads, most)
 
     def config_for(self, game: Game) -> SearchConfig:
         """The level's search in ``game`` (its profile's ``level_config``)."""

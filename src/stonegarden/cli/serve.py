@@ -43,11 +43,15 @@ import click
               help="jobs that may wait, all clients together")
 @click.option("--client-jobs", default=4, show_default=True, type=click.IntRange(1, 1000),
               help="jobs one client (address) may have waiting or running")
+@click.option("--job-threads", default=None, type=click.IntRange(1, 64),
+              help="threads one job's search may take (levels 5 and 6 take that many) "
+                   "[default: the cores shared out among the workers, at least 1]")
 @click.option("--hint-agent", default=None, help="agent spec for hints [default: strongest]")
 def serve(host: str, port: int, db_path: str | None, public_url: str | None,
           forwarded_allow_ips: str | None, open_browser: bool, workers: int,
           max_think: float, hint_seconds: float, analysis_seconds: float, job_memory: int,
-          queue: int, client_jobs: int, hint_agent: str | None) -> None:
+          queue: int, client_jobs: int, job_threads: int | None,
+          hint_agent: str | None) -> None:
     """Start the web app: play, study and review games in the browser."""
     from ..errors import StonegardenError
     from ..jobs import Limits
@@ -59,7 +63,8 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
 
     path = db_path or str(default_db_path())
     budgets = Budgets(max_think=max_think, hint_seconds=hint_seconds,
-                      analysis_seconds=analysis_seconds, job_memory=job_memory * MiB)
+                      analysis_seconds=analysis_seconds, job_memory=job_memory * MiB,
+                      job_threads=job_threads or cores_per_worker(workers))
     try:
         site = Site.parse(public_url)
         trusted = check_forwarded_ips(forwarded_allow_ips)
@@ -70,9 +75,9 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
         if hosts is not None and site.host:
             hosts.append(site.host)
         if hint_agent is not None:
-            from ..agents.registry import make_agent
+            from ..web.ai import server_agent
 
-            make_agent(hint_agent)
+            server_agent(hint_agent, budgets.job_threads)
         app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
                          allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs),
                          site=site, forwarded_allow_ips=trusted)
@@ -86,6 +91,14 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     run_server(app, host, port)
+
+
+def cores_per_worker(workers: int) -> int:
+    """The default ``--job-threads``: this process's cores shared out among the workers (at
+    least one each), so that searches in every worker at once never ask for more cores."""
+    from ..search.config import default_threads
+
+    return max(1, default_threads() // workers)
 
 
 def run_server(app: Any, host: str, port: int) -> None:

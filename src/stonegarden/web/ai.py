@@ -34,19 +34,24 @@ def hint_agent_spec() -> str:
     return next(iter(names))
 
 
-def server_agent(spec: str) -> Agent:
+def server_agent(spec: str, threads: int) -> Agent:
     """The agent of ``spec`` as the server allows it: a learned model is ``none`` or the
     game's ``shipped`` one, never a file, which would have the server read (or probe for) a
-    file a client names.
+    file a client names; a search takes at most ``threads`` threads (``--job-threads``), so
+    that the workers' searches together never ask for more cores, or helper processes, than
+    the server was given (levels 5 and 6 take that many; ``threads=N`` above it is refused).
 
     Raises:
-        ParameterError: a bad spec, or a model file.
+        ParameterError: a bad spec, a model file, or more threads than ``threads``.
     """
     _, options = parse_agent_spec(spec)
     if options.get("model", "none").lower() not in ("none", "shipped"):
         raise ParameterError("this server plays only the games' shipped models: option "
                              "'model' must be none or shipped")
-    return make_agent(spec)
+    agent = make_agent(spec)
+    if isinstance(agent, SearchAgent):
+        agent.cap_threads(threads, "on this server (--job-threads)")
+    return agent
 
 
 @job_kind("agent-move")
@@ -59,7 +64,8 @@ def agent_move(args: dict[str, Any], ctx: JobContext) -> str:
     """
     game = make(args["game"], **args["params"])
     state = game.replay(args["moves"])[-1]
-    agent = server_agent(args["spec"])  # a seat stored before the server refused model files
+    # a seat stored before the server refused model files, or under a larger --job-threads
+    agent = server_agent(args["spec"], args["threads"])
     if isinstance(agent, SearchAgent):
         agent.stop_when(ctx.stopped)
     action = agent.choose(game, state)

@@ -359,6 +359,7 @@ def _limits(budgets: Budgets, jobs: JobPool) -> dict[str, Any]:
     """The server's bounds, for clients to show or respect."""
     return {"max_think": budgets.max_think, "hint_seconds": budgets.hint_seconds,
             "analysis_seconds": budgets.analysis_seconds, "max_moves": budgets.max_moves,
+            "job_threads": budgets.job_threads,
             "max_record_bytes": MAX_RECORD_BODY, "queue": jobs.limits.queue,
             "jobs_per_client": jobs.limits.per_client, **jobs.describe()}
 

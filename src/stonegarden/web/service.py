@@ -67,7 +67,8 @@ class Budgets:
     ``replay_seconds``: of replaying an upload; ``job_memory``: bytes a job may allocate above
     what its worker used before; ``max_moves``: moves a game may hold (uploads included);
     ``live_games``: idle games kept in memory; ``streams_per_client``: open live-update
-    streams one client may hold."""
+    streams one client may hold; ``job_threads``: threads one job's search may take (levels 5
+    and 6 take that many; a seat asking for more is refused)."""
 
     max_think: float = 10.0
     hint_seconds: float = 2.0
@@ -77,6 +78,7 @@ class Budgets:
     max_moves: int = 10_000
     live_games: int = 128
     streams_per_client: int = 32
+    job_threads: int = 1
 
 
 class GameService:
@@ -231,7 +233,7 @@ class GameService:
         if s.lower() in (HUMAN, OPEN):
             return s.lower()
         try:
-            agent = ai.server_agent(s)
+            agent = ai.server_agent(s, self.budgets.job_threads)
             if isinstance(agent, SearchAgent):
                 agent.check(game)
         except StonegardenError as exc:
@@ -431,10 +433,9 @@ class GameService:
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         self.hub.publish(live.id)
 
-    @staticmethod
-    def _game_args(live: Live, spec: str) -> dict[str, Any]:
+    def _game_args(self, live: Live, spec: str) -> dict[str, Any]:
         return {"game": live.game.id, "params": dict(live.game.non_default_params()),
-                "moves": list(live.moves), "spec": spec}
+                "moves": list(live.moves), "spec": spec, "threads": self.budgets.job_threads}
 
     async def _think(self, live: Live, thinking: Thinking) -> None:
         assert thinking.job is not None
