@@ -159,3 +159,26 @@ def test_no_lab_worker_outlives_the_command(tmp_path, sig):
     while time.time() < deadline and any(alive(p) for p in workers):
         time.sleep(0.05)
     assert not any(alive(p) for p in workers)
+
+
+def _level_threads(spec: str) -> int:
+    from stonegarden.agents.registry import make_agent
+
+    return make_agent(spec).threads
+
+
+def test_a_game_worker_of_a_pool_searches_with_its_share_of_the_cores():
+    """Levels 5 and 6 take every core; in a pool of W workers playing games at once, each
+    takes the cores divided by W (at least one), so that W games do not ask for W times the
+    machine and a level's time buys what it does alone."""
+    from stonegarden.lab.runner import game_pool
+    from stonegarden.search.config import default_threads
+
+    cores = default_threads()
+    if cores < 2:
+        pytest.skip("on one core every share is the one thread a level takes anyway")
+    for workers in (2, cores + 1):
+        with game_pool(workers) as pool:
+            assert pool.submit(_level_threads, "level:6").result() == max(1, cores // workers)
+            assert pool.submit(_level_threads, "mcts:threads=3").result() == 3  # as named
+    assert _level_threads("level:6") == cores  # this process is not a pool's worker

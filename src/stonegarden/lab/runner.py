@@ -21,6 +21,7 @@ from rich.progress import (
 
 from ..errors import ParameterError
 from ..jobs.worker import die_with_parent
+from ..search.config import default_threads, share_cores
 from .selfplay import play_game
 
 Task = dict[str, Any]
@@ -70,10 +71,7 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
         for t in tasks:
             done(t, play_game(t))
         return
-    ctx = multiprocessing.get_context("spawn")  # no inherited locks or threads in workers
-    # a worker dies with this process, however it ends (SIGTERM and SIGKILL included)
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+    with game_pool(workers) as pool:
         futures = {pool.submit(play_game, t): t for t in tasks}
         handled: set[cf.Future[dict[str, Any]]] = set()
         try:
@@ -86,6 +84,28 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
             if isinstance(exc, KeyboardInterrupt):
                 _keep_running_games(futures, handled, done)
             raise
+
+
+def game_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """``workers`` processes playing games at once, each searching with its share of the
+    cores where a search takes every core (levels 5 and 6)."""
+    ctx = multiprocessing.get_context("spawn")  # no inherited locks or threads in workers
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                  initializer=_game_worker,
+                                  initargs=(os.getpid(), max(1, default_threads() // workers)))
+
+
+def _game_worker(parent: int, cores: int) -> None:
+    """A pool worker dies with this process, however it ends (SIGTERM and SIGKILL included),
+    and takes ``cores`` threads for "every core"."""
+    die_with_parent(parent)
+    share_cores(cores)
+
+
+def _play_on_one_core(task: Task) -> dict[str, Any]:
+    """``play_game`` as a Ray task, which holds one of Ray's CPUs: "every core" is one."""
+    share_cores(1)
+    return play_game(task)
 
 
 def _keep_running_games(futures: dict[cf.Future[dict[str, Any]], Task],
@@ -111,7 +131,7 @@ def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str |
             ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
         started = True
     try:
-        remote = ray.remote(play_game)
+        remote = ray.remote(_play_on_one_core)
         pending = {remote.remote(t): t for t in tasks}
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)

@@ -14,14 +14,25 @@ from ..errors import ParameterError
 MAX_THREADS = 64
 
 
+#: the most threads "every core" means in this process (``share_cores``)
+_share = MAX_THREADS
+
+
+def share_cores(most: int) -> None:
+    """Make "every core" at most ``most`` threads in this process: a worker of a pool that
+    plays several games at once takes its share of the machine, not all of it."""
+    global _share
+    _share = max(1, min(MAX_THREADS, most))
+
+
 def default_threads() -> int:
-    """The cores this process may run on (at most ``MAX_THREADS``): the trees of a search
-    that takes every core."""
+    """The cores this process may run on (at most ``MAX_THREADS``, and its share where it is
+    one of several: ``share_cores``): the trees of a search that takes every core."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
+    return max(1, min(_share, cores))
 
 
 @dataclass(frozen=True)
