@@ -24,6 +24,7 @@ from stonegarden.web.app import create_app
 from stonegarden.web.service import Budgets
 
 HELPER = b"stonegarden.search.helpers"
+WORKER = b"stonegarden.jobs.worker"
 
 
 def seat_status(client: TestClient, spec: str) -> tuple[int, str]:
@@ -80,8 +81,9 @@ def test_serve_refuses_a_hint_agent_with_more_threads_than_a_job_may_take(tmp_pa
     assert result.exit_code == 2 and "--job-threads" in result.output, result.output
 
 
-def helper_processes_below(root: int) -> list[int]:
-    """Search helper processes among ``root``'s descendants (``/proc``)."""
+def helpers_of_workers_of(root: int) -> list[int]:
+    """Search helper processes whose parent is a job worker that ``root`` started (``/proc``;
+    the helpers ``root`` may have started for its own searches are not counted)."""
     parents: dict[int, int] = {}
     commands: dict[int, bytes] = {}
     for entry in Path("/proc").iterdir():
@@ -93,15 +95,9 @@ def helper_processes_below(root: int) -> list[int]:
         except OSError:  # ended meanwhile
             continue
         parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-
-    def below(pid: int) -> bool:
-        while pid > 1:
-            pid = parents.get(pid, 0)
-            if pid == root:
-                return True
-        return False
-
-    return [pid for pid, cmd in commands.items() if HELPER in cmd and below(pid)]
+    workers = {pid for pid, cmd in commands.items()
+               if WORKER in cmd and parents.get(pid) == root}
+    return [pid for pid, cmd in commands.items() if HELPER in cmd and parents.get(pid) in workers]
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
@@ -125,4 +121,4 @@ def test_a_level_6_search_through_the_protocol_starts_helpers_only_as_the_jobs_t
             assert not snap.get("paused"), snap.get("notice")
             time.sleep(0.05)
         assert snap["length"] == 1, "level 6 never moved"
-        assert len(helper_processes_below(os.getpid())) == helpers
+        assert len(helpers_of_workers_of(os.getpid())) == helpers
