@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from ..search.config import MAX_THREADS, default_threads
+
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -43,7 +45,7 @@ import click
               help="jobs that may wait, all clients together")
 @click.option("--client-jobs", default=4, show_default=True, type=click.IntRange(1, 1000),
               help="jobs one client (address) may have waiting or running")
-@click.option("--job-threads", default=None, type=click.IntRange(1, 64),
+@click.option("--job-threads", default=None, type=click.IntRange(1, MAX_THREADS),
               help="threads one job's search may take (levels 5 and 6 take that many) "
                    "[default: the cores shared out among the workers, at least 1]")
 @click.option("--hint-agent", default=None, help="agent spec for hints [default: strongest]")
@@ -96,8 +98,6 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
 def cores_per_worker(workers: int) -> int:
     """The default ``--job-threads``: this process's cores shared out among the workers (at
     least one each), so that searches in every worker at once never ask for more cores."""
-    from ..search.config import default_threads
-
     return max(1, default_threads() // workers)
 
 
