@@ -65,3 +65,25 @@ def warm(args: dict[str, Any], ctx: JobContext) -> Any:
             raise RuntimeError("a bug in the warm-up")
         time.sleep(seconds / 3)
     return 3
+
+
+_children: list = []  # kept so that the child runs on after the job, as a search helper does
+
+
+@job_kind("test-child")
+def child(args: dict[str, Any], ctx: JobContext) -> Any:
+    """Starts a process below the worker that holds ``mib`` MiB and lives until the worker
+    ends (like a search helper); answers its pid once the memory is held."""
+    import subprocess
+    import sys
+    code = ("import sys, time\n"
+            "from stonegarden.jobs.worker import die_with_parent\n"
+            f"die_with_parent({os.getpid()})\n"
+            f"block = b'\\x01' * ({int(args['mib'])} * 1024 * 1024)\n"
+            "print('ready', flush=True)\n"
+            "while True:\n"
+            "    time.sleep(1)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    _children.append(proc)
+    return proc.pid

@@ -18,6 +18,7 @@ import pytest
 from stonegarden.errors import JobError, QueueFullError
 from stonegarden.jobs import JobPool, Limits
 from stonegarden.jobs.procs import alive
+from stonegarden.jobs.worker import RECYCLE_BYTES
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
@@ -98,6 +99,37 @@ def test_memory_bound_and_dead_workers_fail_the_job_cleanly_and_the_pool_heals()
             later = (await p.submit("test-echo", {}, client="a", deadline=30).result())["pid"]
             assert later != pid and not alive(pid)
             assert p.deaths == 2
+        finally:
+            await p.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.slow
+def test_a_worker_is_replaced_when_it_and_the_processes_it_started_hold_too_much():
+    async def main():
+        p = pool(workers=1)
+        await p.start()
+        await ready(p)
+        try:
+            first = (await p.submit("test-echo", {}, client="a", deadline=5).result())["pid"]
+            held = p.describe()["worker_mib"]
+            # a helper holding little: the worker is kept, and the helper's memory is counted
+            small = await p.submit("test-child", {"mib": 200}, client="a", deadline=30).result()
+            assert p.describe()["worker_mib"] >= held + 190
+            assert (await p.submit("test-echo", {}, client="a", deadline=5).result())["pid"] \
+                == first
+            # a helper holding more than the recycling bound: the worker alone holds far less,
+            # so only counting the helper retires it; the helpers end with their worker
+            big = await p.submit("test-child", {"mib": RECYCLE_BYTES // 2**20 + 100},
+                                 client="a", deadline=60).result()
+            later = (await p.submit("test-echo", {}, client="a", deadline=30).result())["pid"]
+            assert later != first and p.deaths == 0
+            for _ in range(100):
+                if not (alive(first) or alive(small) or alive(big)):
+                    break
+                await asyncio.sleep(0.05)
+            assert not alive(first) and not alive(small) and not alive(big)
         finally:
             await p.close()
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import JobError, QueueFullError
-from .procs import resident
+from .procs import descendants, resident
 
 #: a worker that dies this soon after it started counts as a failed start (backing off)
 HEALTHY_AFTER = 5.0
@@ -296,12 +296,18 @@ class JobPool:
         return [None if w.ready else dict(w.warming) for w in self.workers]
 
     def describe(self) -> dict[str, Any]:
-        """Workers ready and busy, jobs queued, worker deaths, the workers' resident MiB."""
+        """Workers ready and busy, jobs queued, worker deaths, the resident MiB of the workers
+        and of the search helpers they started."""
         return {"workers": sum(1 for w in self.workers if w.ready),
                 "busy": sum(1 for w in self.workers if w.job is not None),
                 "queued": sum(len(q) for q in self._queues.values()),
                 "deaths": self.deaths,
-                "worker_mib": round(resident([w.proc.pid for w in self.workers]) / 2**20)}
+                "worker_mib": round(resident(self._processes()) / 2**20)}
+
+    def _processes(self) -> list[int]:
+        """The workers and every process below them."""
+        pids = [w.proc.pid for w in self.workers]
+        return pids + [d for pid in pids for d in descendants(pid)]
 
     # -- scheduling ------------------------------------------------------------------------------
     def _dispatch(self) -> None:

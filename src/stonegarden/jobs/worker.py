@@ -34,10 +34,12 @@ from typing import Any, TextIO
 
 from ..errors import StonegardenError
 from .kinds import JobContext, kind
+from .procs import descendants, resident
 
 PR_SET_PDEATHSIG = 1
-#: a worker whose resident memory is above this after a job exits (and is replaced), so a
-#: large job's memory goes back to the system
+#: a worker whose resident memory, with that of the search helpers it started, is above this
+#: after a job exits (and is replaced; its helpers die with it), so a large job's memory goes
+#: back to the system
 RECYCLE_BYTES = 1024 * 1024 * 1024
 
 
@@ -158,7 +160,7 @@ class Worker:
                       "message": f"{type(exc).__name__}: {exc}"}
         with self.lock:
             self.current = None
-        keep = keep and _status("VmRSS") <= RECYCLE_BYTES
+        keep = keep and _status("VmRSS") + resident(descendants(os.getpid())) <= RECYCLE_BYTES
         answer["peak_bytes"] = _status("VmHWM")
         answer["retire"] = not keep  # this worker exits now: send it nothing more
         try:
