@@ -76,7 +76,7 @@ def child(args: dict[str, Any], ctx: JobContext) -> Any:
     ends (like a search helper); answers its pid once the memory is held."""
     import subprocess
     import sys
-    code = ("import sys, time\n"
+    code = ("import time\n"
             "from stonegarden.jobs.worker import die_with_parent\n"
             f"die_with_parent({os.getpid()})\n"
             f"block = b'\\x01' * ({int(args['mib'])} * 1024 * 1024)\n"

@@ -307,7 +307,7 @@ class JobPool:
     def _processes(self) -> list[int]:
         """The workers and every process below them."""
         pids = [w.proc.pid for w in self.workers]
-        return pids + [d for pid in pids for d in descendants(pid)]
+        return pids + descendants(*pids) if pids else []
 
     # -- scheduling ------------------------------------------------------------------------------
     def _dispatch(self) -> None:

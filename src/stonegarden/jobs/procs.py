@@ -18,8 +18,8 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid``."""
+def descendants(pid: int, *more: int) -> list[int]:
+    """Every process below ``pid`` (and below each of ``more``), from one read of ``/proc``."""
     children: dict[int, list[int]] = {}
     try:
         names = os.listdir("/proc")
@@ -30,7 +30,7 @@ def descendants(pid: int) -> list[int]:
             fields = _stat(int(name))
             if fields is not None:
                 children.setdefault(int(fields[1]), []).append(int(name))
-    out, todo = [], [pid]
+    out, todo = [], [pid, *more]
     while todo:
         for child in children.get(todo.pop(), ()):
             out.append(child)
