@@ -102,9 +102,12 @@ class FreeGoProfile(SearchProfile):
     #: the learned move model (``model.py``), in the compiled tree, by default: learned from
     #: a 3,000-simulation search, it scored 0.585 (0.516-0.651) against the hand-made priors
     #: over 200 games (docs/models.md); without it (``model=none``, or in the protocol tree)
-    #: the hand-made priors of ``prior_values``. The levels search without it, as they were
+    #: the hand-made priors of ``prior_values``. Levels 1-5 search without it, as they were
     #: calibrated
     shipped_model: ClassVar[str | None] = "freego.npz"
+    #: level 6 with the model on every core scored 60-40 against level 6 with neither (one
+    #: thread, no model) at 4 s a move on 9x9 (docs/ai.md)
+    model_levels: ClassVar[frozenset[int]] = frozenset({6})
 
     def learner(self) -> Learner | None:
         from .model import FreeGoLearner
