@@ -147,14 +147,6 @@ def test_a_level_loads_the_game_s_model_only_where_it_was_measured_with_it(monke
     assert profile.model_for(_agent("level:6").config_for(game)) is None
 
 
-@pytest.mark.parametrize("name", ["blooms", "freego"])
-def test_level_six_of_the_games_measured_with_their_model_loads_it(name):
-    game = stonegarden.make(name)
-    profile = profile_for(game)
-    assert profile.model_for(_agent("level:6").config_for(game)) is not None
-    assert profile.model_for(_agent("level:5").config_for(game)) is None
-
-
 def test_a_seeded_parallel_search_is_reproducible_and_one_thread_is_the_plain_search():
     game = stonegarden.make("blooms", size=4)
     state = game.initial_state()
