@@ -5,12 +5,14 @@ outliving its server, SIGKILL included."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -38,13 +40,22 @@ async def ready(p: JobPool) -> None:
     raise AssertionError("the workers did not start")
 
 
+@contextlib.asynccontextmanager
+async def running(workers: int = 2, **limits) -> AsyncIterator[JobPool]:
+    """A started pool whose workers are all up, closed however the test ends."""
+    p = pool(workers, **limits)
+    await p.start()
+    try:
+        await ready(p)
+        yield p
+    finally:
+        await p.close()
+
+
 @pytest.mark.slow
 def test_answers_progress_deadlines_and_stops():
     async def main():
-        p = pool()
-        await p.start()
-        await ready(p)
-        try:
+        async with running() as p:
             echo = p.submit("test-echo", {"x": 1}, client="a", deadline=5)
             assert (await echo.result())["x"] == 1 and echo.state == "done"
             # a job that looks at its stop flag is stopped at its deadline and still answers
@@ -62,8 +73,6 @@ def test_answers_progress_deadlines_and_stops():
             await ready(p)
             assert (await p.submit("test-echo", {}, client="a", deadline=5).result())
             assert p.deaths == 0  # ended by the pool, not a death
-        finally:
-            await p.close()
 
     asyncio.run(main())
 
@@ -71,10 +80,7 @@ def test_answers_progress_deadlines_and_stops():
 @pytest.mark.slow
 def test_memory_bound_and_dead_workers_fail_the_job_cleanly_and_the_pool_heals():
     async def main():
-        p = pool(workers=1)
-        await p.start()
-        await ready(p)
-        try:
+        async with running(workers=1) as p:
             big = p.submit("test-allocate", {"mib": 3000}, client="a", deadline=30,
                            memory=300 * 1024 * 1024)
             with pytest.raises(JobError) as err:
@@ -99,8 +105,6 @@ def test_memory_bound_and_dead_workers_fail_the_job_cleanly_and_the_pool_heals()
             later = (await p.submit("test-echo", {}, client="a", deadline=30).result())["pid"]
             assert later != pid and not alive(pid)
             assert p.deaths == 2
-        finally:
-            await p.close()
 
     asyncio.run(main())
 
@@ -108,10 +112,7 @@ def test_memory_bound_and_dead_workers_fail_the_job_cleanly_and_the_pool_heals()
 @pytest.mark.slow
 def test_a_worker_is_replaced_when_it_and_the_processes_it_started_hold_too_much():
     async def main():
-        p = pool(workers=1)
-        await p.start()
-        await ready(p)
-        try:
+        async with running(workers=1) as p:
             first = (await p.submit("test-echo", {}, client="a", deadline=5).result())["pid"]
             held = p.describe()["worker_mib"]
             # a helper holding little: the worker is kept, and the helper's memory is counted
@@ -130,18 +131,13 @@ def test_a_worker_is_replaced_when_it_and_the_processes_it_started_hold_too_much
                     break
                 await asyncio.sleep(0.05)
             assert not alive(first) and not alive(small) and not alive(big)
-        finally:
-            await p.close()
 
     asyncio.run(main())
 
 
 def test_a_flooding_client_gets_refusals_and_another_client_a_worker_at_once():
     async def main():
-        p = pool(workers=2, per_client=3, queue=10)
-        await p.start()
-        await ready(p)
-        try:
+        async with running(workers=2, per_client=3, queue=10) as p:
             flood = [p.submit("test-sleep", {"seconds": 20}, client="a", deadline=30)
                      for _ in range(3)]
             with pytest.raises(QueueFullError) as err:
@@ -159,8 +155,6 @@ def test_a_flooding_client_gets_refusals_and_another_client_a_worker_at_once():
             assert p.describe()["queued"] == 10
             with pytest.raises(QueueFullError):
                 p.submit("test-echo", {}, client="k", deadline=30)
-        finally:
-            await p.close()
 
     asyncio.run(main())
 
@@ -168,10 +162,7 @@ def test_a_flooding_client_gets_refusals_and_another_client_a_worker_at_once():
 @pytest.mark.slow
 def test_every_running_job_can_be_stopped_at_once():
     async def main():
-        p = pool(workers=3, running_per_client=3, per_client=20)
-        await p.start()
-        await ready(p)
-        try:
+        async with running(workers=3, running_per_client=3, per_client=20) as p:
             jobs = [p.submit("test-sleep", {"seconds": 60}, client="a", deadline=120)
                     for _ in range(12)]
             await asyncio.sleep(0.5)
@@ -184,8 +175,6 @@ def test_every_running_job_can_be_stopped_at_once():
             assert p.describe() == {**p.describe(), "busy": 0, "queued": 0}
             assert time.monotonic() - t0 < 1.0
             assert all(j.state == "cancelled" for j in jobs)
-        finally:
-            await p.close()
 
     asyncio.run(main())
 
@@ -195,10 +184,7 @@ def test_a_job_cancelled_as_it_is_sent_stops_without_ending_its_worker():
     """The stop can reach a worker before it has taken the job it names (both lines arrive
     together): the job must still stop at once, not run on until its worker is ended."""
     async def main():
-        p = pool(workers=1)
-        await p.start()
-        await ready(p)
-        try:
+        async with running(workers=1) as p:
             pids = {w.proc.pid for w in p.workers}
             for _ in range(10):
                 job = p.submit("test-sleep", {"seconds": 60}, client="a", deadline=120)
@@ -210,8 +196,6 @@ def test_a_job_cancelled_as_it_is_sent_stops_without_ending_its_worker():
                 assert time.monotonic() - t0 < 0.5, "the stop was lost"
                 await ready(p)
             assert {w.proc.pid for w in p.workers} == pids  # never ended after the grace
-        finally:
-            await p.close()
 
     asyncio.run(main())
 
