@@ -35,6 +35,7 @@ from .http import (
     JSON,
     MAX_RECORD_BODY,
     SGF,
+    ApiError,
     Json,
     SecurityHeaders,
     client_of,
@@ -50,7 +51,8 @@ from .pages import (
     rules_index_context,
     stored_context,
 )
-from .service import OPEN, ApiError, Budgets, GameService
+from .seats import OPEN
+from .service import Budgets, GameService
 from .site import Site, StripPrefix, trust_forwarded
 from .views import view_for
 from .warmup import WARM_UP_KIND, EngineWarmUp

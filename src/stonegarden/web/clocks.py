@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.protocol import CHANCE, State
 from .clock import Clock
 from .live import Live
+from .seats import HUMAN
 
 if TYPE_CHECKING:
     from .service import GameService
@@ -38,7 +39,6 @@ TICK = 0.5
 HEARTBEAT_EVERY = 2.0
 #: an outage longer than this is not charged to the players
 HEARTBEAT_GRACE = 6.0
-HUMAN = "human"
 
 
 def seat_to_move(live: Live, state: State) -> int | None:

@@ -12,13 +12,22 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..core import strict_json
 from ..errors import quote
-from .service import ApiError
 
 #: the largest request body accepted (a move is a few bytes; a record upload can be larger)
 MAX_BODY = 64 * 1024
 MAX_RECORD_BODY = 1024 * 1024
 JSON = "application/json"
 SGF = "application/x-go-sgf"
+
+
+class ApiError(Exception):
+    """A refused request: HTTP ``status``, a message for the JSON body, extra headers."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
 
 #: no script but the server's own files (the templates hold none inline; a
 #: ``<script type="application/json">`` block is data, which a CSP does not govern), no

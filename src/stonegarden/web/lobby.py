@@ -19,11 +19,12 @@ from starlette.routing import Route
 from ..core.registry import game_class
 from ..errors import StonegardenError, quote
 from .clock import parse_clock
-from .http import Json, client_of, read_json
+from .http import ApiError, Json, client_of, read_json
 from .live import History, Live
 from .names import clean_name
 from .pages import params_words
-from .service import HUMAN, LOBBY, OPEN, ApiError, GameService
+from .seats import HUMAN, OPEN
+from .service import LOBBY, GameService
 from .site import Site
 
 SSE_KEEPALIVE = 15.0

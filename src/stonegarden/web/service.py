@@ -30,30 +30,18 @@ from ..core.registry import make
 from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..store import GameRow, NewGame, StaleError, Store
-from . import ai, clocks, review
-from .clock import Clock, ClockSpec, parse_clock
+from . import ai, clocks, review, snapshot
+from .clock import Clock, ClockSpec
+from .http import ApiError
 from .live import History, Hub, Live, Thinking
-from .names import clean_name
-from .views import Marks, view_for
+from .seats import HUMAN, OPEN, hints_allowed, opponent_is_agent, seating
+from .views import view_for
 from .views.base import safe_move_cells
 
-HUMAN = "human"
-#: a seat waiting for someone to join (the lobby)
-OPEN = "open"
 #: the hub's key for changes of the lobby
 LOBBY = "lobby"
 MAX_MOVE_TEXT = 200
 MiB = 1024 * 1024
-
-
-class ApiError(Exception):
-    """A refused request: HTTP ``status``, a message for the JSON body, extra headers."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
 
 
 @dataclass(frozen=True)
@@ -216,7 +204,7 @@ class GameService:
         except StonegardenError as exc:
             raise ApiError(400, str(exc)) from None
         clean = (self._seat(seats[0], game), self._seat(seats[1], game))
-        names, spec = _seating(clean, name, clock, seat)
+        names, spec = seating(clean, name, clock, seat)
         if any(s not in (HUMAN, OPEN) for s in clean):
             self._admit(client)
         return await self._insert(game, clean, History(game), client, listed, hints, names,
@@ -507,9 +495,6 @@ class GameService:
         await self._advance(live, client)
         self.hub.publish(live.id)
 
-    def _opponent_is_agent(self, live: Live, seat: int) -> bool:
-        return live.seats[2 - seat] != HUMAN
-
     async def undo(self, live: Live, secret: Any) -> None:
         """Take back moves to this seat's previous turn (only against an agent).
 
@@ -517,7 +502,7 @@ class GameService:
             ApiError: 403 without a seat secret, 409 between two humans or with nothing to undo.
         """
         seat = self.require_seat(live, secret)
-        if not self._opponent_is_agent(live, seat):
+        if not opponent_is_agent(live, seat):
             raise ApiError(409, "undo is for games against an agent; between two people it "
                                 "would need the other player's consent")
         if live.game.is_terminal(live.state):
@@ -614,7 +599,7 @@ class GameService:
         game, state = live.game, live.state
         if game.is_terminal(state) or live.over is not None:
             raise ApiError(409, "there is no move to hint: the game is over")
-        if not _hints_allowed(live):
+        if not hints_allowed(live):
             raise ApiError(403, "hints between two people need both seats' agreement, given "
                                 "when the game is created (\"hints\": true)")
         to_move = game.current_player(state)
@@ -633,13 +618,9 @@ class GameService:
         return hint
 
     # -- the computer's analysis (``review.py``) ----------------------------------------------
-    def _may_see_analysis(self, live: Live, seat: int | None) -> bool:
-        """Spectators any time, players once the game is over (it would help them play)."""
-        return seat is None or live.game.is_terminal(live.state) or live.over is not None
-
     def _analysis_access(self, live: Live, seat: int | None) -> None:
         """Raises: ApiError 403 for a player of a game in progress."""
-        if not self._may_see_analysis(live, seat):
+        if not snapshot.may_see_analysis(live, seat):
             raise ApiError(403, "the computer's analysis is for spectators, and for the "
                                 "players once the game is over")
 
@@ -717,16 +698,6 @@ class GameService:
             r.running = False
             self.hub.publish(live.id)
 
-    def review_at(self, live: Live, ply: int, seat: int | None) -> dict[str, Any] | None:
-        """The analysis point of ``ply`` as the API gives it, if the viewer may see it."""
-        r = live.review
-        if r is None or ply not in r.points or not self._may_see_analysis(live, seat):
-            return None
-        point = review.judged(review.Review(r.engine, {p: r.points[p] for p in (ply - 1, ply)
-                                                       if p in r.points}),
-                              live.moves, live.history.movers)[-1]
-        return point
-
     async def _shared(self, live: Live, key: Any,
                       start: Callable[[], Awaitable[Any]]) -> Any:
         """One job for identical requests made while it runs."""
@@ -761,90 +732,13 @@ class GameService:
 
     # -- what pages see ---------------------------------------------------------------------
     def snapshot(self, live: Live, ply: Any = None, seat: int | None = None) -> dict[str, Any]:
-        """The game as JSON for pages, at ``ply`` (default: now). Never contains secrets.
+        """The game as JSON for pages, at ``ply`` (default: now): :func:`snapshot.page_state`.
 
         Raises:
             ApiError: 400 for a ply outside the game.
         """
-        n = len(live.moves)
-        if ply is None or ply == "":
-            at = n
-        else:
-            if not isinstance(ply, str) or not (ply.isascii() and ply.isdigit()) or len(ply) > 9:
-                raise ApiError(400, f"ply {quote(ply)} is not an integer in 0..{n}")
-            at = int(ply)
-            if not 0 <= at <= n:
-                raise ApiError(400, f"ply {at} is outside the game (0..{n})")
-        game, state = live.game, live.history.at(at)
-        view = view_for(game)
-        last: list[str] = []
-        captured: list[str] = []
-        if at > 0:
-            before = live.history.at(at - 1)
-            last = safe_move_cells(view, game, before, live.moves[at - 1])
-            captured = view.captured_cells(game, before, state)
-        live_now = at == n
-        over = live.over if live_now else None  # a time loss ends the game at its last move
-        terminal = game.is_terminal(state) or over is not None
-        to_move = None if terminal else game.current_player(state)
-        hint = live.hints.get((n, seat)) if live_now and seat is not None else None
-        can_play = (live_now and seat is not None and not terminal and to_move == seat
-                    and live.seats[seat - 1] == HUMAN and live.thinking is None
-                    and OPEN not in live.seats)
-        targets: list[str] = []
-        if can_play:
-            if live.targets is None or live.targets[0] != n:
-                live.targets = (n, view.legal_targets(game, state))
-            targets = live.targets[1]
-        point = self.review_at(live, at, seat)
-        shown = tuple(hint["cells"]) if hint else ()
-        if point is not None and point["best_move"] and not shown:  # the engine's best move
-            point["cells"] = safe_move_cells(view, game, state, point["best_move"])
-            shown = tuple(point["cells"])
-        marks = Marks(tuple(last), tuple(captured), tuple(targets), shown)
-        moves = [{"ply": i, "player": mover, "text": text}
-                 for i, (mover, text) in enumerate(zip(live.history.movers, live.moves))]
-        return {
-            "id": live.id,
-            "game": game.id,
-            "title": game.title,
-            "params": {p.name: p.to_json(game.params[p.name]) for p in game.param_specs},
-            "seats": list(live.seats),
-            "public": live.listed,
-            "hints_allowed": _hints_allowed(live),
-            "you": seat,
-            "ply": at,
-            "length": n,
-            "moves": moves,
-            "to_move": to_move,
-            "terminal": terminal,
-            "over": game.is_terminal(live.state) or live.over is not None,
-            "winner": over["winner"] if over else game.winner(state),
-            "reason": "time" if over else game.result_reason(state),
-            "score": view.score_track(game, state),
-            "outcome": (clocks.outcome_words(live, list(view.player_names(game))) if over
-                        else view.outcome(game, state)),
-            "players": list(view.player_names(game)),
-            "captured": captured,
-            "last": last,
-            "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),
-                                lambda: view.svg(game, state, marks)),
-            "builder": view.builder(game, state) if can_play else {"kind": "none"},
-            "can_play": can_play,
-            "position": game.position_text(state),
-            "thinking": self._thinking(live),
-            "engine_ready": self.engine_ready(),
-            "paused": live.paused,
-            "notice": live.notice,
-            "can_undo": (seat is not None and self._opponent_is_agent(live, seat) and n > 0
-                         and not game.is_terminal(live.state)),
-            "can_redo": seat is not None and bool(live.redo),
-            "hint": hint,
-            "review": point,
-            "analysis": None if live.review is None or not self._may_see_analysis(live, seat)
-            else {"running": live.review.running, "points": len(live.review.points)},
-            **_online(live),
-        }
+        at = snapshot.parse_ply(ply, len(live.moves))
+        return snapshot.page_state(live, at, seat, self._thinking(live), self.engine_ready())
 
     def _thinking(self, live: Live) -> dict[str, Any] | None:
         t = live.thinking
@@ -861,8 +755,8 @@ class GameService:
         """The game's record; with its analysis (``meta.analysis``) where the viewer may see
         it."""
         meta: dict[str, Any] = {"source": "stonegarden web", "id": live.id}
-        if live.review is not None and live.review.points and self._may_see_analysis(live,
-                                                                                     seat):
+        if (live.review is not None and live.review.points
+                and snapshot.may_see_analysis(live, seat)):
             meta["analysis"] = {"engine": live.review.engine,
                                 "points": review.judged(live.review, live.moves,
                                                         live.history.movers)}
@@ -940,57 +834,6 @@ class GameService:
             if task is not None:
                 task.cancel()
         await self.jobs.close()
-
-
-def _seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
-             ) -> tuple[tuple[str | None, str | None], ClockSpec | None]:
-    """The names and time control of a new game, checked against its seats.
-
-    Raises:
-        ApiError: 400 for a bad name, seat or clock; two open seats; an open seat or a clock
-        in a game that is not between two people.
-    """
-    if seats.count(OPEN) > 1:
-        raise ApiError(400, "at most one seat may be 'open' (the other is yours)")
-    if OPEN in seats and HUMAN not in seats:
-        raise ApiError(400, "an 'open' seat waits for a person to play you: the other seat "
-                            "must be 'human'")
-    try:
-        spec = parse_clock(clock)
-    except StonegardenError as exc:
-        raise ApiError(400, str(exc)) from None
-    if spec is not None and not all(s in (HUMAN, OPEN) for s in seats):
-        raise ApiError(400, "a clock is for games between two people ('human' or 'open' "
-                            "seats)")
-    if seat is not None and (seat not in (1, 2) or isinstance(seat, bool)
-                             or seats[seat - 1] != HUMAN):
-        raise ApiError(400, f"'seat' must be the number of a 'human' seat, not {quote(seat)}")
-    names: list[str | None] = [None, None]
-    if name is not None:
-        mine = seat if seat is not None else next((i + 1 for i, s in enumerate(seats)
-                                                   if s == HUMAN), None)
-        if mine is None:
-            raise ApiError(400, "'name' is a person's: this game has no 'human' seat")
-        try:
-            names[mine - 1] = clean_name(name)
-        except StonegardenError as exc:
-            raise ApiError(400, str(exc)) from None
-    return (names[0], names[1]), spec
-
-
-def _online(live: Live) -> dict[str, Any]:
-    """What a snapshot says of online play: names, the open seat, the clock, the rematch."""
-    return {
-        "names": {"1": live.names[0], "2": live.names[1]},
-        "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
-        "clock": live.clock.to_json(time.time()) if live.clock else None,
-        "rematch": live.rematch,
-    }
-
-
-def _hints_allowed(live: Live) -> bool:
-    """Against an agent always; between two people if both agreed when the game was made."""
-    return live.hints_agreed or not live.seats[0] == live.seats[1] == HUMAN
 
 
 def _job_refusal(exc: JobError) -> ApiError:

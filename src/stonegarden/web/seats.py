@@ -1,0 +1,62 @@
+"""Who sits in a game's seats: a person (``human``), nobody yet (``open``, waiting in the
+lobby) or an agent's spec; a new game's names and clock checked against them; and what the
+seats allow (hints between two people, undo against an agent)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import StonegardenError, quote
+from .clock import ClockSpec, parse_clock
+from .http import ApiError
+from .live import Live
+from .names import clean_name
+
+HUMAN = "human"
+#: a seat waiting for someone to join (the lobby)
+OPEN = "open"
+
+
+def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
+            ) -> tuple[tuple[str | None, str | None], ClockSpec | None]:
+    """The names and time control of a new game, checked against its seats.
+
+    Raises:
+        ApiError: 400 for a bad name, seat or clock; two open seats; an open seat or a clock
+        in a game that is not between two people.
+    """
+    if seats.count(OPEN) > 1:
+        raise ApiError(400, "at most one seat may be 'open' (the other is yours)")
+    if OPEN in seats and HUMAN not in seats:
+        raise ApiError(400, "an 'open' seat waits for a person to play you: the other seat "
+                            "must be 'human'")
+    try:
+        spec = parse_clock(clock)
+    except StonegardenError as exc:
+        raise ApiError(400, str(exc)) from None
+    if spec is not None and not all(s in (HUMAN, OPEN) for s in seats):
+        raise ApiError(400, "a clock is for games between two people ('human' or 'open' "
+                            "seats)")
+    if seat is not None and (seat not in (1, 2) or isinstance(seat, bool)
+                             or seats[seat - 1] != HUMAN):
+        raise ApiError(400, f"'seat' must be the number of a 'human' seat, not {quote(seat)}")
+    names: list[str | None] = [None, None]
+    if name is not None:
+        mine = seat if seat is not None else next((i + 1 for i, s in enumerate(seats)
+                                                   if s == HUMAN), None)
+        if mine is None:
+            raise ApiError(400, "'name' is a person's: this game has no 'human' seat")
+        try:
+            names[mine - 1] = clean_name(name)
+        except StonegardenError as exc:
+            raise ApiError(400, str(exc)) from None
+    return (names[0], names[1]), spec
+
+
+def hints_allowed(live: Live) -> bool:
+    """Against an agent always; between two people if both agreed when the game was made."""
+    return live.hints_agreed or not live.seats[0] == live.seats[1] == HUMAN
+
+
+def opponent_is_agent(live: Live, seat: int) -> bool:
+    return live.seats[2 - seat] != HUMAN

@@ -1,0 +1,133 @@
+"""What pages see of a game: the JSON of a position (now or at a past ply) for the viewer's
+seat, with its board picture and marks, the moves, the clock, the hint and the computer's
+analysis where the viewer may see them. Never a secret."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..errors import quote
+from . import clocks, review
+from .http import ApiError
+from .live import Live
+from .seats import HUMAN, OPEN, hints_allowed, opponent_is_agent
+from .views import Marks, view_for
+from .views.base import safe_move_cells
+
+
+def parse_ply(ply: Any, n: int) -> int:
+    """The ply a page asks for: ``None`` or empty for now, else a decimal in ``0..n``.
+
+    Raises:
+        ApiError: 400 for anything else.
+    """
+    if ply is None or ply == "":
+        return n
+    if not isinstance(ply, str) or not (ply.isascii() and ply.isdigit()) or len(ply) > 9:
+        raise ApiError(400, f"ply {quote(ply)} is not an integer in 0..{n}")
+    at = int(ply)
+    if not 0 <= at <= n:
+        raise ApiError(400, f"ply {at} is outside the game (0..{n})")
+    return at
+
+
+def may_see_analysis(live: Live, seat: int | None) -> bool:
+    """Spectators any time, players once the game is over (it would help them play)."""
+    return seat is None or live.game.is_terminal(live.state) or live.over is not None
+
+
+def review_at(live: Live, ply: int, seat: int | None) -> dict[str, Any] | None:
+    """The analysis point of ``ply`` as the API gives it, if the viewer may see it."""
+    r = live.review
+    if r is None or ply not in r.points or not may_see_analysis(live, seat):
+        return None
+    around = review.Review(r.engine, {p: r.points[p] for p in (ply - 1, ply) if p in r.points})
+    return review.judged(around, live.moves, live.history.movers)[-1]
+
+
+def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] | None,
+               engine_ready: bool) -> dict[str, Any]:
+    """The game at ply ``at`` (checked by :func:`parse_ply`) as ``seat`` (``None``: a
+    spectator) sees it; ``thinking``: what its agent is doing, as the service describes it."""
+    n = len(live.moves)
+    game, state = live.game, live.history.at(at)
+    view = view_for(game)
+    last: list[str] = []
+    captured: list[str] = []
+    if at > 0:
+        before = live.history.at(at - 1)
+        last = safe_move_cells(view, game, before, live.moves[at - 1])
+        captured = view.captured_cells(game, before, state)
+    live_now = at == n
+    over = live.over if live_now else None  # a time loss ends the game at its last move
+    terminal = game.is_terminal(state) or over is not None
+    to_move = None if terminal else game.current_player(state)
+    hint = live.hints.get((n, seat)) if live_now and seat is not None else None
+    can_play = (live_now and seat is not None and not terminal and to_move == seat
+                and live.seats[seat - 1] == HUMAN and live.thinking is None
+                and OPEN not in live.seats)
+    targets: list[str] = []
+    if can_play:
+        if live.targets is None or live.targets[0] != n:
+            live.targets = (n, view.legal_targets(game, state))
+        targets = live.targets[1]
+    point = review_at(live, at, seat)
+    shown = tuple(hint["cells"]) if hint else ()
+    if point is not None and point["best_move"] and not shown:  # the engine's best move
+        point["cells"] = safe_move_cells(view, game, state, point["best_move"])
+        shown = tuple(point["cells"])
+    marks = Marks(tuple(last), tuple(captured), tuple(targets), shown)
+    moves = [{"ply": i, "player": mover, "text": text}
+             for i, (mover, text) in enumerate(zip(live.history.movers, live.moves))]
+    return {
+        "id": live.id,
+        "game": game.id,
+        "title": game.title,
+        "params": {p.name: p.to_json(game.params[p.name]) for p in game.param_specs},
+        "seats": list(live.seats),
+        "public": live.listed,
+        "hints_allowed": hints_allowed(live),
+        "you": seat,
+        "ply": at,
+        "length": n,
+        "moves": moves,
+        "to_move": to_move,
+        "terminal": terminal,
+        "over": game.is_terminal(live.state) or live.over is not None,
+        "winner": over["winner"] if over else game.winner(state),
+        "reason": "time" if over else game.result_reason(state),
+        "score": view.score_track(game, state),
+        "outcome": (clocks.outcome_words(live, list(view.player_names(game))) if over
+                    else view.outcome(game, state)),
+        "players": list(view.player_names(game)),
+        "captured": captured,
+        "last": last,
+        "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),
+                            lambda: view.svg(game, state, marks)),
+        "builder": view.builder(game, state) if can_play else {"kind": "none"},
+        "can_play": can_play,
+        "position": game.position_text(state),
+        "thinking": thinking,
+        "engine_ready": engine_ready,
+        "paused": live.paused,
+        "notice": live.notice,
+        "can_undo": (seat is not None and opponent_is_agent(live, seat) and n > 0
+                     and not game.is_terminal(live.state)),
+        "can_redo": seat is not None and bool(live.redo),
+        "hint": hint,
+        "review": point,
+        "analysis": None if live.review is None or not may_see_analysis(live, seat)
+        else {"running": live.review.running, "points": len(live.review.points)},
+        **_online(live),
+    }
+
+
+def _online(live: Live) -> dict[str, Any]:
+    """What a snapshot says of online play: names, the open seat, the clock, the rematch."""
+    return {
+        "names": {"1": live.names[0], "2": live.names[1]},
+        "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
+        "clock": live.clock.to_json(time.time()) if live.clock else None,
+        "rematch": live.rematch,
+    }
