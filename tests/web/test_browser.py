@@ -245,13 +245,18 @@ def test_square_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp
         page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
     assert page.evaluate("document.body.dataset.terminal") == "true"
     shot(page, f"{game_id}-game-over.png")
+    _download_replays(page, tmp_path, cli)
+    assert page.locator("#download-sgf").count() == 1
+
+
+def _download_replays(page, tmp_path, cli) -> None:
+    """The page's record download replays through the CLI."""
     with page.expect_download(timeout=WAIT) as dl:
         page.click("#download")
     path = tmp_path / "download.json"
     dl.value.save_as(str(path))
     replay = cli("replay", str(path), "--json")
     assert replay.returncode == 0, replay.stderr
-    assert page.locator("#download-sgf").count() == 1
 
 
 @pytest.mark.parametrize("game_id", _games_with_builder("blobs", "dice (Blobs)"))
@@ -276,12 +281,7 @@ def test_dice_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_p
         page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
     assert page.evaluate("document.body.dataset.terminal") == "true"
     shot(page, f"{game_id}-game-over.png")
-    with page.expect_download(timeout=WAIT) as dl:
-        page.click("#download")
-    path = tmp_path / "download.json"
-    dl.value.save_as(str(path))
-    replay = cli("replay", str(path), "--json")
-    assert replay.returncode == 0, replay.stderr
+    _download_replays(page, tmp_path, cli)
 
 
 # -- the first five minutes, the end of a game, the keyboard, every page --------------------
