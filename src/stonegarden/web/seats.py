@@ -1,6 +1,6 @@
 """Who sits in a game's seats: a person (``human``), nobody yet (``open``, waiting in the
 lobby) or an agent's spec; a new game's names and clock checked against them; and what the
-seats allow (hints between two people, undo against an agent)."""
+seats allow (hints between two people, undo against an agent, the computer's analysis)."""
 
 from __future__ import annotations
 
@@ -60,3 +60,8 @@ def hints_allowed(live: Live) -> bool:
 
 def opponent_is_agent(live: Live, seat: int) -> bool:
     return live.seats[2 - seat] != HUMAN
+
+
+def may_see_analysis(live: Live, seat: int | None) -> bool:
+    """Spectators any time, players once the game is over (it would help them play)."""
+    return seat is None or live.game.is_terminal(live.state) or live.over is not None

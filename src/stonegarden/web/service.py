@@ -34,7 +34,7 @@ from . import ai, clocks, review, snapshot
 from .clock import Clock, ClockSpec
 from .http import ApiError
 from .live import History, Hub, Live, Thinking
-from .seats import HUMAN, OPEN, hints_allowed, opponent_is_agent, seating
+from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent, seating
 from .views import view_for
 from .views.base import safe_move_cells
 
@@ -620,7 +620,7 @@ class GameService:
     # -- the computer's analysis (``review.py``) ----------------------------------------------
     def _analysis_access(self, live: Live, seat: int | None) -> None:
         """Raises: ApiError 403 for a player of a game in progress."""
-        if not snapshot.may_see_analysis(live, seat):
+        if not may_see_analysis(live, seat):
             raise ApiError(403, "the computer's analysis is for spectators, and for the "
                                 "players once the game is over")
 
@@ -756,7 +756,7 @@ class GameService:
         it."""
         meta: dict[str, Any] = {"source": "stonegarden web", "id": live.id}
         if (live.review is not None and live.review.points
-                and snapshot.may_see_analysis(live, seat)):
+                and may_see_analysis(live, seat)):
             meta["analysis"] = {"engine": live.review.engine,
                                 "points": review.judged(live.review, live.moves,
                                                         live.history.movers)}

@@ -11,7 +11,7 @@ from ..errors import quote
 from . import clocks, review
 from .http import ApiError
 from .live import Live
-from .seats import HUMAN, OPEN, hints_allowed, opponent_is_agent
+from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -30,11 +30,6 @@ def parse_ply(ply: Any, n: int) -> int:
     if not 0 <= at <= n:
         raise ApiError(400, f"ply {at} is outside the game (0..{n})")
     return at
-
-
-def may_see_analysis(live: Live, seat: int | None) -> bool:
-    """Spectators any time, players once the game is over (it would help them play)."""
-    return seat is None or live.game.is_terminal(live.state) or live.over is not None
 
 
 def review_at(live: Live, ply: int, seat: int | None) -> dict[str, Any] | None:
