@@ -224,14 +224,14 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     async def analysis(request: Request) -> Json:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
-        return Json(svc.analysis(live, svc.seat_of(live, request.headers.get("x-seat-secret"))))
+        return Json(svc.reviewer.analysis(live, svc.seat_of(live, request.headers.get("x-seat-secret"))))
 
     async def request_analysis(request: Request) -> Json:
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
         body = await read_json(request)
-        return Json(svc.request_analysis(live, body.get("secret"), client), status_code=202)
+        return Json(svc.reviewer.request(live, body.get("secret"), client), status_code=202)
 
     async def record(request: Request) -> Response:
         svc = service()

@@ -120,7 +120,7 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
     if live.rematch is None:
         seats = (live.seats[1], live.seats[0])
         if any(s != HUMAN for s in seats):
-            svc._admit(client)
+            svc.admit(client)
         spec = parse_clock(live.clock.spec.to_json()) if live.clock else None
         new, row = svc.new_game(live.game, seats, History(live.game), client, live.listed,
                                 live.hints_agreed, (live.names[1], live.names[0]), spec)

@@ -34,6 +34,7 @@ from . import ai, clocks, review, snapshot
 from .clock import Clock, ClockSpec
 from .http import ApiError
 from .live import History, Hub, Live, Thinking
+from .reviewer import Reviewer
 from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent, seating
 from .views import view_for
 from .views.base import safe_move_cells
@@ -70,7 +71,8 @@ class Budgets:
 
 
 class GameService:
-    """Games, seats, moves, undo/redo, the AI, hints and analysis over a :class:`Store`."""
+    """Games, seats, moves, undo/redo, the AI and hints over a :class:`Store`; the analysis is
+    its ``reviewer`` (``reviewer.py``), the clocks its ``keeper`` (``clocks.py``)."""
 
     def __init__(self, store: Store, jobs: JobPool, budgets: Budgets | None = None,
                  hint_spec: str | None = None,
@@ -92,6 +94,7 @@ class GameService:
         #: catching up with other processes' changes (held so they are not collected)
         self._catching_up: set[asyncio.Task[None]] = set()
         self.keeper = clocks.ClockKeeper(self)
+        self.reviewer = Reviewer(self)
 
     # -- loading ----------------------------------------------------------------------------
     async def load(self, game_id: Any, client: str = "") -> Live:
@@ -206,7 +209,7 @@ class GameService:
         clean = (self._seat(seats[0], game), self._seat(seats[1], game))
         names, spec = seating(clean, name, clock, seat)
         if any(s not in (HUMAN, OPEN) for s in clean):
-            self._admit(client)
+            self.admit(client)
         return await self._insert(game, clean, History(game), client, listed, hints, names,
                                   spec)
 
@@ -342,7 +345,7 @@ class GameService:
         except StonegardenError as exc:
             raise ApiError(400, str(exc)) from None
         if live.seats[2 - seat] != HUMAN and not game.is_terminal(after):
-            self._admit(client)  # the agent's reply will need a job
+            self.admit(client)  # the agent's reply will need a job
         live.paused = False
         live.notice = ""
         live.client = client
@@ -378,7 +381,7 @@ class GameService:
             live.redo = list(redo)
         self.hub.publish(live.id)
 
-    def _admit(self, client: str) -> None:
+    def admit(self, client: str) -> None:
         """Raises: ApiError 429 (with Retry-After) when ``client`` has no room for a job."""
         try:
             self.jobs.check_room(client)
@@ -488,7 +491,7 @@ class GameService:
         """
         self.require_seat(live, secret)
         if live.thinking is None and not live.game.is_terminal(live.state):
-            self._admit(client)
+            self.admit(client)
         live.paused = False
         live.notice = ""
         live.client = client
@@ -552,7 +555,7 @@ class GameService:
         if not live.redo:
             raise ApiError(409, "nothing to redo")
         if any(s != HUMAN for s in live.seats):
-            self._admit(client)
+            self.admit(client)
         self._cancel_silently(live)
         game = live.game
         played_own = False
@@ -616,87 +619,6 @@ class GameService:
         if len(live.moves) == ply:
             live.hints[(ply, seat)] = hint
         return hint
-
-    # -- the computer's analysis (``review.py``) ----------------------------------------------
-    def _analysis_access(self, live: Live, seat: int | None) -> None:
-        """Raises: ApiError 403 for a player of a game in progress."""
-        if not may_see_analysis(live, seat):
-            raise ApiError(403, "the computer's analysis is for spectators, and for the "
-                                "players once the game is over")
-
-    def analysis(self, live: Live, seat: int | None) -> dict[str, Any]:
-        """The analysis so far: ``{"engine", "done", "running", "error", "of", "points"}``.
-
-        Raises:
-            ApiError: 403 for a player of a game in progress.
-        """
-        self._analysis_access(live, seat)
-        r = live.review
-        wanted = review.wanted(len(live.moves))
-        if r is None:
-            return {"engine": None, "done": False, "running": False, "error": "",
-                    "of": len(wanted), "points": []}
-        points = review.judged(r, live.moves, live.history.movers)
-        return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
-                "running": r.running, "error": r.error, "of": len(wanted), "points": points}
-
-    def request_analysis(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
-        """Start (or continue) the analysis of every position not analysed yet, in jobs.
-
-        Raises:
-            ApiError: 403 for a player of a game in progress, 429 no room in the job queue.
-        """
-        seat = self.seat_of(live, secret)
-        self._analysis_access(live, seat)
-        r = live.review
-        if r is None:
-            r = live.review = review.Review(review.ENGINE)
-        wanted = review.wanted(len(live.moves))
-        if not r.running and any(p not in r.points for p in wanted):
-            self._admit(client)
-            r.running, r.error = True, ""
-            task = asyncio.get_running_loop().create_task(self._review(live, r, client))
-            live.pending["review"] = task
-            task.add_done_callback(lambda _t: live.pending.pop("review", None))
-            self.hub.publish(live.id)
-        return self.analysis(live, seat)
-
-    async def _review(self, live: Live, r: review.Review, client: str) -> None:
-        """Analyse the missing positions a chunk a job (each job after the first continues
-        what was admitted), storing the points after each."""
-        try:
-            while not self.closing:
-                missing = [p for p in review.wanted(len(live.moves)) if p not in r.points]
-                if not missing:
-                    break
-                chunk = missing[:review.CHUNK]
-                prefix = list(live.moves[:chunk[-1]])
-                args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
-                        "moves": prefix, "plies": chunk, "spec": r.engine}
-                job = self.jobs.submit("engine-review", args, client=client, force=True,
-                                       deadline=self.budgets.analysis_seconds,
-                                       memory=self.budgets.job_memory)
-                try:
-                    found = await job.result()
-                except asyncio.CancelledError:
-                    self.jobs.cancel(job)
-                    raise
-                if live.moves[:len(prefix)] != prefix or live.review is not r:
-                    continue  # an undo meanwhile: those positions may be others now
-                if not found:
-                    r.error = "the analysis made no progress within its deadline"
-                    break
-                r.points.update({int(p["ply"]): p for p in found})
-                await asyncio.to_thread(self.store.put_analysis, live.id, r.engine,
-                                        r.stored())
-                self.hub.publish(live.id)
-        except JobError as exc:
-            r.error = f"the analysis stopped: {exc}"
-        except StoreError as exc:
-            r.error = f"the analysis could not be stored: {exc}"
-        finally:
-            r.running = False
-            self.hub.publish(live.id)
 
     async def _shared(self, live: Live, key: Any,
                       start: Callable[[], Awaitable[Any]]) -> Any:
@@ -830,9 +752,7 @@ class GameService:
         await self.keeper.stop()
         for live in self.live.values():
             self.stop_agent(live)
-            task = live.pending.get("review")
-            if task is not None:
-                task.cancel()
+            self.reviewer.stop(live)
         await self.jobs.close()
 
 

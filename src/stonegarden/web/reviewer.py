@@ -1,0 +1,120 @@
+"""The computer's analysis on the server: who may see it, starting it, and the task that runs
+its jobs (``review.py``'s ``engine-review``) a chunk of positions at a time and stores the
+points after each, so a restart loses at most one chunk.
+
+One task a game at most: asking again while it runs only reports progress. A chunk whose
+positions an undo changed meanwhile is thrown away and analysed again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ..errors import JobError, StoreError
+from . import review
+from .http import ApiError
+from .live import Live
+from .seats import may_see_analysis
+
+if TYPE_CHECKING:
+    from .service import GameService
+
+#: the key of a game's analysis task in ``Live.pending``
+TASK = "review"
+
+
+class Reviewer:
+    """The analysis of the service's games (``GameService.reviewer``)."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    def analysis(self, live: Live, seat: int | None) -> dict[str, Any]:
+        """The analysis so far: ``{"engine", "done", "running", "error", "of", "points"}``.
+
+        Raises:
+            ApiError: 403 for a player of a game in progress.
+        """
+        _check_access(live, seat)
+        r = live.review
+        wanted = review.wanted(len(live.moves))
+        if r is None:
+            return {"engine": None, "done": False, "running": False, "error": "",
+                    "of": len(wanted), "points": []}
+        points = review.judged(r, live.moves, live.history.movers)
+        return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
+                "running": r.running, "error": r.error, "of": len(wanted), "points": points}
+
+    def request(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
+        """Start (or continue) the analysis of every position not analysed yet, in jobs.
+
+        Raises:
+            ApiError: 403 for a player of a game in progress, 429 no room in the job queue.
+        """
+        svc = self.service
+        seat = svc.seat_of(live, secret)
+        _check_access(live, seat)
+        r = live.review
+        if r is None:
+            r = live.review = review.Review(review.ENGINE)
+        wanted = review.wanted(len(live.moves))
+        if not r.running and any(p not in r.points for p in wanted):
+            svc.admit(client)
+            r.running, r.error = True, ""
+            task = asyncio.get_running_loop().create_task(self._run(live, r, client))
+            live.pending[TASK] = task
+            task.add_done_callback(lambda _t: live.pending.pop(TASK, None))
+            svc.hub.publish(live.id)
+        return self.analysis(live, seat)
+
+    @staticmethod
+    def stop(live: Live) -> None:
+        """Cancel the game's analysis task, if one runs (its job is cancelled with it)."""
+        task = live.pending.get(TASK)
+        if task is not None:
+            task.cancel()
+
+    async def _run(self, live: Live, r: review.Review, client: str) -> None:
+        """Analyse the missing positions a chunk a job (each job after the first continues
+        what was admitted), storing the points after each."""
+        svc = self.service
+        try:
+            while not svc.closing:
+                missing = [p for p in review.wanted(len(live.moves)) if p not in r.points]
+                if not missing:
+                    break
+                chunk = missing[:review.CHUNK]
+                prefix = list(live.moves[:chunk[-1]])
+                args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
+                        "moves": prefix, "plies": chunk, "spec": r.engine}
+                job = svc.jobs.submit("engine-review", args, client=client, force=True,
+                                      deadline=svc.budgets.analysis_seconds,
+                                      memory=svc.budgets.job_memory)
+                try:
+                    found = await job.result()
+                except asyncio.CancelledError:
+                    svc.jobs.cancel(job)
+                    raise
+                if live.moves[:len(prefix)] != prefix or live.review is not r:
+                    continue  # an undo meanwhile: those positions may be others now
+                if not found:
+                    r.error = "the analysis made no progress within its deadline"
+                    break
+                r.points.update({int(p["ply"]): p for p in found})
+                await asyncio.to_thread(svc.store.put_analysis, live.id, r.engine, r.stored())
+                svc.hub.publish(live.id)
+        except JobError as exc:
+            r.error = f"the analysis stopped: {exc}"
+        except StoreError as exc:
+            r.error = f"the analysis could not be stored: {exc}"
+        finally:
+            r.running = False
+            svc.hub.publish(live.id)
+
+
+def _check_access(live: Live, seat: int | None) -> None:
+    """Raises: ApiError 403 for a player of a game in progress."""
+    if not may_see_analysis(live, seat):
+        raise ApiError(403, "the computer's analysis is for spectators, and for the "
+                            "players once the game is over")
