@@ -10,4 +10,4 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium
 fi
-python3 -m pip install --quiet --disable-pip-version-check "playwright>=1.40" "httpx>=0.27"
+python3 -m pip install --quiet --disable-pip-version-check "playwright>=1.40"

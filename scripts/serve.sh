@@ -6,25 +6,9 @@
 # reinstall only when pyproject.toml changed. Arguments go to `stonegarden serve` (none: --open).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON="${PYTHON:-python3}"
-VENV="${STONEGARDEN_VENV:-.venv}"
-if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-  echo "stonegarden needs Python 3.11 or newer; $PYTHON is $("$PYTHON" -V 2>&1)." >&2
-  echo "Run it with another one, e.g. PYTHON=python3.12 bash scripts/serve.sh" >&2
-  exit 1
-fi
-if [ ! -x "$VENV/bin/python" ]; then
-  if ! "$PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
-    # Debian and Ubuntu ship the venv module (its ensurepip) as a package of its own
-    rm -rf "$VENV"
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-    echo "installing python3-venv (Debian/Ubuntu) to make $VENV" >&2
-    $SUDO apt-get update
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y python3-venv
-    "$PYTHON" -m venv "$VENV"
-  fi
-fi
+source scripts/venv.sh
+check_python
+make_venv
 stamp="$VENV/.stonegarden-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "installing stonegarden and its dependencies into $VENV (first run: a few minutes)" >&2

@@ -4,6 +4,15 @@
 # subset while working: bash scripts/test.sh -m "not slow"
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# a system Python that refuses `pip install` (PEP 668: Debian's and Ubuntu's) installs into a
+# virtual environment instead, made as command 1 makes it; every `python3` below is then its own
+source scripts/venv.sh
+check_python
+if externally_managed; then
+  make_venv
+  VIRTUAL_ENV="$(cd "$VENV" && pwd)"
+  export VIRTUAL_ENV PATH="$VIRTUAL_ENV/bin:$PATH"
+fi
 # Debian's Chromium for the browser tests (only installed when missing)
 bash scripts/install-browser.sh
 # Debian's PostgreSQL and nginx: the tests start and stop private instances of both

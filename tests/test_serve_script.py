@@ -68,3 +68,27 @@ def test_serve_script_installs_into_a_fresh_venv_and_serves(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
         log.close()
+
+
+def _externally_managed(python: str) -> bool:
+    """scripts/venv.sh's verdict on ``python``: whether command 2 must install into a venv."""
+    done = subprocess.run(["bash", "-c", "source scripts/venv.sh && externally_managed"],
+                          cwd=ROOT, env={**os.environ, "PYTHON": python})
+    assert done.returncode in (0, 1)
+    return done.returncode == 0
+
+
+def test_the_test_command_installs_into_a_venv_only_under_a_pep668_python(tmp_path):
+    """README command 2 (scripts/test.sh) installs with the Python it is given, unless that
+    Python refuses `pip install` (PEP 668, as Debian's system Python does): then into a
+    virtual environment of its own."""
+    # the Python running these tests could install them, so it needs no other environment
+    assert not _externally_managed(sys.executable)
+    marker = Path("/usr/lib/python3.11/EXTERNALLY-MANAGED")
+    if not (os.path.exists(SYSTEM_PYTHON) and marker.exists()):
+        pytest.skip("no Debian system Python 3.11 with its PEP 668 marker here")
+    assert _externally_managed(SYSTEM_PYTHON)
+    # inside a virtual environment made from it, pip may install: no second environment
+    subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(tmp_path / "v")],
+                   check=True)
+    assert not _externally_managed(str(tmp_path / "v" / "bin" / "python"))

@@ -1,0 +1,35 @@
+# Sourced by serve.sh and test.sh: make_venv makes the virtual environment $VENV (default .venv,
+# or $STONEGARDEN_VENV) with $PYTHON (default python3) if it is not there yet, installing
+# Debian's python3-venv when the system lacks the venv module's ensurepip.
+PYTHON="${PYTHON:-python3}"
+VENV="${STONEGARDEN_VENV:-.venv}"
+
+check_python() {
+  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "stonegarden needs Python 3.11 or newer; $PYTHON is $("$PYTHON" -V 2>&1)." >&2
+    echo "Run it with another one, e.g. PYTHON=python3.12 bash $0" >&2
+    exit 1
+  fi
+}
+
+# whether $PYTHON refuses `pip install` outside a virtual environment (PEP 668, as Debian's
+# and Ubuntu's system Python do), and is not already running in one
+externally_managed() {
+  "$PYTHON" -c 'import os, sys, sysconfig
+marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")
+sys.exit(0 if os.path.exists(marker) and sys.prefix == sys.base_prefix else 1)'
+}
+
+make_venv() {
+  if [ -x "$VENV/bin/python" ]; then return; fi
+  if ! "$PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
+    # Debian and Ubuntu ship the venv module (its ensurepip) as a package of its own
+    rm -rf "$VENV"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "installing python3-venv (Debian/Ubuntu) to make $VENV" >&2
+    $sudo apt-get update
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y python3-venv
+    "$PYTHON" -m venv "$VENV"
+  fi
+}
