@@ -42,6 +42,7 @@ def test_every_kind_of_answer_carries_the_security_headers(client):
         csp = r.headers["content-security-policy"]
         directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
         assert directives["script-src"] == "'self'", path  # no inline script, no eval
+        assert directives["style-src"] == "'self'", path  # no inline style either
         assert directives["frame-ancestors"] == "'none'" and directives["object-src"] == "'none'"
         assert r.headers["x-frame-options"] == "DENY"
         assert r.headers["x-content-type-options"] == "nosniff"
