@@ -6,7 +6,7 @@ numba baseline given with ``--baseline``) take turns round after round, so load 
 falls on all of them alike. Reported: the median of the rounds per checkout and the ratio of
 each to the first checkout (and to the baseline).
 
-    python benchmarks/compare_versions.py --version old=../old/src --version new=src \\
+    python benchmarks/compare_versions.py --version old=OLD_CHECKOUT/src --version new=src \\
         --baseline PATH/baseline_blooms.py --rounds 3 --seconds 3 --out benchmarks/results/x.json
 
 Every checkout compiles its kernels once, outside the timing, into its own numba cache (the

@@ -19,8 +19,8 @@ The baseline tree (``--baseline-src``) is measured the same way, each game on a 
 own (it has no install step: its first reply compiles that game's kernels, as a first game
 after an install does).
 
-    git archive main src | tar -x -C /tmp/baseline
-    python3 benchmarks/first_reply.py --src src --baseline-src /tmp/baseline/src \\
+    mkdir -p BASELINE_DIR && git archive main src | tar -x -C BASELINE_DIR
+    python3 benchmarks/first_reply.py --src src --baseline-src BASELINE_DIR/src \\
         --baseline-version "$(git rev-parse main)" --out benchmarks/results/first-reply.json
 """
 

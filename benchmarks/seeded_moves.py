@@ -6,7 +6,7 @@ root moves' visits and the principal variation, and, for a few cases, the moves 
 self-play game in which one agent keeps its tree between moves. Run it under each checkout's
 ``PYTHONPATH`` and compare the two files:
 
-    PYTHONPATH=../old/src python benchmarks/seeded_moves.py > old.json
+    PYTHONPATH=OLD_CHECKOUT/src python benchmarks/seeded_moves.py > old.json
     PYTHONPATH=src python benchmarks/seeded_moves.py > new.json
     python benchmarks/seeded_moves.py --compare old.json new.json
 """

@@ -6,7 +6,7 @@ the player moving first in game ``i`` searches with seed ``2i + 1``, the other w
 whichever checkout it is. Prints A's score with its Wilson 95% interval, and writes the JSON
 (with the command and both checkouts' commits) to ``--out``.
 
-    python benchmarks/versus.py --a src --b ../old/src freego "mcts:sims=1000" --games 200 \\
+    python benchmarks/versus.py --a src --b OLD_CHECKOUT/src freego "mcts:sims=1000" --games 200 \\
         --workers 2 --out benchmarks/results/versus-freego.json
 """
 
