@@ -233,6 +233,32 @@ def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):
     assert stored(db, gid) == before
 
 
+
+def test_one_clients_requests_at_once_get_no_more_jobs_than_its_share(db, monkeypatch):
+    """A new game's room in the job queue is checked before its row is written (off the
+    event loop) and its agent's job is queued after: requests sent at once must not all pass
+    the check before any of their jobs exists."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.store.sql import SQLStore
+
+    written = SQLStore.create_game
+
+    def slow_create_game(self, new):  # a database that takes a moment to write
+        time.sleep(0.2)
+        return written(self, new)
+
+    monkeypatch.setattr(SQLStore, "create_game", slow_create_game)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        def create(_: int) -> int:
+            return client.post("/api/games", json={"game": "blooms", "params": SMALL,
+                                                   "seats": ["mcts:time=5", "human"]}).status_code
+
+        with ThreadPoolExecutor(12) as pool:
+            codes = list(pool.map(create, range(12)))
+        # the client's share is 4 jobs (--client-jobs): each agent thinks for 5 s meanwhile
+        assert sorted(codes) == [201] * 4 + [429] * 8, codes
+
 def test_undo_takes_back_the_agent_reply_and_redo_replays_it(client, db):
     made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
     gid, key = made["id"], made["secrets"]["1"]

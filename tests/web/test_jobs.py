@@ -159,6 +159,26 @@ def test_a_flooding_client_gets_refusals_and_another_client_a_worker_at_once():
     asyncio.run(main())
 
 
+
+def test_a_held_place_counts_until_released_against_both_bounds():
+    """A request that checks the room and submits later holds its place in between."""
+    p = pool(workers=1, per_client=2, queue=3)  # never started: only the bookkeeping
+    release = [p.reserve("a"), p.reserve("a")]
+    with pytest.raises(QueueFullError, match="2 jobs"):
+        p.reserve("a")
+    release[0]()
+    release[0]()  # a second call gives back nothing more
+    later = p.reserve("a")
+    with pytest.raises(QueueFullError, match="2 jobs"):
+        p.check_room("a")
+    held_b = p.reserve("b")
+    with pytest.raises(QueueFullError, match="queue is full"):  # 3 held places, all clients
+        p.reserve("c")
+    for r in (release[1], later, held_b):
+        r()
+    p.check_room("a")
+    p.check_room("c")
+
 @pytest.mark.slow
 def test_every_running_job_can_be_stopped_at_once():
     async def main():

@@ -139,6 +139,8 @@ class JobPool:
         self._turns: collections.deque[str] = collections.deque()
         self._jobs: dict[str, int] = collections.Counter()  # queued + running, per client
         self._running: dict[str, int] = collections.Counter()
+        #: places held for jobs that requests admitted and will submit (``reserve``)
+        self._held: collections.Counter[str] = collections.Counter()
         self._failed_starts = 0
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -221,14 +223,38 @@ class JobPool:
         after which to try again), JobError while the pool is closing."""
         if self.closing:
             raise JobError("the server is stopping", "closing")
-        if self._jobs[client] >= self.limits.per_client:
+        mine = self._jobs[client] + self._held[client]
+        if mine >= self.limits.per_client:
             raise QueueFullError(
-                f"you have {self._jobs[client]} jobs waiting or running, the most one client "
+                f"you have {mine} jobs waiting or running, the most one client "
                 f"may have is {self.limits.per_client}", self._retry_after(client))
-        queued = sum(len(q) for q in self._queues.values())
+        queued = sum(len(q) for q in self._queues.values()) + self._held.total()
         if queued >= self.limits.queue:
             raise QueueFullError(f"the job queue is full ({queued} jobs waiting)",
                                  self._retry_after(None))
+
+    def reserve(self, client: str) -> Callable[[], None]:
+        """Check ``client``'s room and hold a place for its job until the returned function
+        is called (once is enough; later calls do nothing). A request that checks the room and
+        submits its job after an ``await`` holds the place in between, so that many requests
+        of one client at once cannot all pass the check before any of their jobs exists.
+
+        Raises:
+            QueueFullError, JobError: as ``check_room``.
+        """
+        self.check_room(client)
+        self._held[client] += 1
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                self._held[client] -= 1
+                if not self._held[client]:
+                    del self._held[client]
+
+        return release
 
     def _retry_after(self, client: str | None) -> int:
         """Whole seconds until one of the jobs in the way (``client``'s, or any running one)

@@ -9,6 +9,7 @@ positions an undo changed meanwhile is thrown away and analysed again.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import JobError, StoreError
@@ -60,9 +61,9 @@ class Reviewer:
             r = live.review = review.Review(review.ENGINE)
         wanted = review.wanted(len(live.moves))
         if not r.running and any(p not in r.points for p in wanted):
-            svc.admit(client)
+            release = svc.admit(client)
             r.running, r.error = True, ""
-            task = asyncio.get_running_loop().create_task(self._run(live, r, client))
+            task = asyncio.get_running_loop().create_task(self._run(live, r, client, release))
             live.pending[TASK] = task
             task.add_done_callback(lambda _t: live.pending.pop(TASK, None))
             svc.hub.publish(live.id)
@@ -75,9 +76,11 @@ class Reviewer:
         if task is not None:
             task.cancel()
 
-    async def _run(self, live: Live, r: review.Review, client: str) -> None:
+    async def _run(self, live: Live, r: review.Review, client: str,
+                   release: Callable[[], None]) -> None:
         """Analyse the missing positions a chunk a job (each job after the first continues
-        what was admitted), storing the points after each."""
+        what was admitted; the place ``release`` holds is let go once the first is queued),
+        storing the points after each."""
         svc = self.service
         try:
             while not svc.closing:
@@ -91,6 +94,7 @@ class Reviewer:
                 job = svc.jobs.submit("engine-review", args, client=client, force=True,
                                       deadline=svc.budgets.analysis_seconds,
                                       memory=svc.budgets.job_memory)
+                release()
                 try:
                     found = await job.result()
                 except asyncio.CancelledError:
@@ -109,6 +113,7 @@ class Reviewer:
         except StoreError as exc:
             r.error = f"the analysis could not be stored: {exc}"
         finally:
+            release()
             r.running = False
             svc.hub.publish(live.id)
 

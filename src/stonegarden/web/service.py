@@ -381,12 +381,25 @@ class GameService:
             live.redo = list(redo)
         self.hub.publish(live.id)
 
-    def admit(self, client: str) -> None:
-        """Raises: ApiError 429 (with Retry-After) when ``client`` has no room for a job."""
+    def admit(self, client: str) -> Callable[[], None]:
+        """Hold a place in the job queue for the job this request will submit (its agent's
+        reply, say) after it has stored what it must: the place is held until the request
+        ends, or until the returned function is called, so that concurrent requests of one
+        client cannot all pass the check before their jobs exist.
+
+        Raises:
+            ApiError: 429 (with Retry-After) when ``client`` has no room for a job.
+        """
         try:
-            self.jobs.check_room(client)
+            release = self.jobs.reserve(client)
         except JobError as exc:
             raise _job_refusal(exc) from None
+        task = asyncio.current_task()
+        if task is None:
+            release()
+        else:
+            task.add_done_callback(lambda _t: release())
+        return release
 
     async def _advance(self, live: Live, client: str, admitted: bool = True) -> None:
         """Roll dice at chance nodes, then start the agent if it is an agent's turn.
