@@ -240,3 +240,71 @@ def test_an_undo_drops_the_points_after_the_kept_position(db: Path):
         assert [p["ply"] for p in a["points"]] == [0] and a["done"]  # ply 0 is all there is
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         assert [p["ply"] for p in client.get(f"/api/games/{gid}/analysis").json()["points"]] == [0]
+
+
+def test_a_move_made_while_an_undo_stores_the_analysis_clears_the_redo_line(db: Path,
+                                                                             monkeypatch):
+    """An undo writes the trimmed analysis after the moves; a move made meanwhile must find
+    the undo's redo line in place and clear it, or a redo (here while the agent thinks about
+    its reply) would play the undone moves, the agent's among them, into another position."""
+    import threading
+
+    from stonegarden.store.sql import SQLStore
+
+    game_id, params = "freego", {"size": 5}
+    game = make(game_id, **params)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": game_id, "params": params,
+                                               "seats": ["human", "mcts:time=2"]}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+
+        seat = {"X-Seat-Secret": key}
+
+        def snap() -> dict[str, Any]:
+            s = client.get(f"/api/games/{gid}", headers=seat).json()
+            return {**s, "moves": [m["text"] for m in s["moves"]]}
+
+        def settled() -> dict[str, Any]:
+            return wait(lambda: (lambda s: s if s["thinking"] is None else None)(snap()))
+
+        for _ in range(2):
+            moves = settled()["moves"]
+            state = game.replay(moves)[-1]
+            move = game.action_to_text(state, int(game.legal_actions(state)[0]))
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": key, "move": move}).status_code == 200
+        line = settled()["moves"]
+        assert len(line) == 4
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        assert analysed(client, gid)["done"]
+
+        written, go_on = SQLStore.put_analysis, threading.Event()
+
+        def held_put_analysis(self, *args):  # the undo's write of the analysis waits here
+            assert go_on.wait(30)
+            return written(self, *args)
+
+        monkeypatch.setattr(SQLStore, "put_analysis", held_put_analysis)
+        undone: dict[str, int] = {}
+        t = threading.Thread(target=lambda: undone.update(status=client.post(
+            f"/api/games/{gid}/undo", json={"secret": key}).status_code))
+        t.start()
+        try:
+            wait(lambda: (lambda s: s if s["length"] == 2 else None)(snap()))
+            state = game.replay(line[:2])[-1]
+            other = next(m for m in (game.action_to_text(state, int(a))
+                                     for a in reversed(game.legal_actions(state)))
+                         if m not in (line[2], "pass", "resign"))
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": key, "move": other}).status_code == 200
+        finally:
+            go_on.set()
+            t.join(30)
+        assert undone["status"] == 200
+        # the agent is still thinking about its reply to that move
+        after = snap()
+        assert after["moves"] == [*line[:2], other] and after["thinking"] is not None
+        assert not after["can_redo"]
+        r = client.post(f"/api/games/{gid}/redo", json={"secret": key})
+        assert r.status_code == 409 and "nothing to redo" in r.json()["error"]
+        assert snap()["moves"][:3] == [*line[:2], other]

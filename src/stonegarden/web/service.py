@@ -543,19 +543,23 @@ class GameService:
                 raise ApiError(409, str(exc)) from None
             except StoreError as exc:
                 raise ApiError(503, str(exc)) from None
+            # everything the undo changes here changes before the lock is let go: a move
+            # that waited for it finds the undone position with its redo line, and clears it
             live.history.truncate(keep)
             live.pictures.clear()
-        if live.review is not None:
-            live.review.truncate(keep)
+            live.hints = {k: h for k, h in live.hints.items() if k[0] <= keep}
+            live.redo = list(redo)
+            live.paused = False
+            live.notice = ""
+            review_left = live.review
+            if review_left is not None:
+                review_left.truncate(keep)
+        self.hub.publish(live.id)
+        if review_left is not None:
             # the moves are undone either way; points past the game's end are not read back
             with contextlib.suppress(StoreError):
-                await asyncio.to_thread(self.store.put_analysis, live.id, live.review.engine,
-                                        live.review.stored())
-        live.hints = {k: h for k, h in live.hints.items() if k[0] <= keep}
-        live.redo = list(redo)
-        live.paused = False
-        live.notice = ""
-        self.hub.publish(live.id)
+                await asyncio.to_thread(self.store.put_analysis, live.id, review_left.engine,
+                                        review_left.stored())
 
     async def redo(self, live: Live, secret: Any, client: str = "") -> None:
         """Replay undone moves up to this seat's next turn.
