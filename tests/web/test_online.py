@@ -211,6 +211,38 @@ def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(clien
     assert len(open_store(db).get(gid).moves) == 2
 
 
+
+@pytest.mark.slow
+def test_a_damaged_game_out_of_time_does_not_keep_the_keeper_from_the_others(db):
+    """A game whose row no longer replays is that game's trouble alone: the keeper still ends
+    the other games whose time runs out (the damaged one is due first, and stays due)."""
+    import sqlite3
+
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        ids = []
+        for _ in range(2):
+            made = create(client, ["human", "human"], clock={"initial": 10, "increment": 0})
+            gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": k1, "move": "Rb2"}).is_success
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": k2, "move": "Ka1"}).is_success
+            ids.append(gid)
+    damaged, healthy = ids
+    with sqlite3.connect(db) as con:  # its first move no longer parses; it was due long ago
+        con.execute("UPDATE moves SET text = 'Rz9' WHERE game_id = ? AND ply = 0", (damaged,))
+        con.execute("UPDATE games SET deadline = 1.0 WHERE id = ?", (damaged,))
+    con.close()
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        deadline = time.time() + 30
+        row = open_store(db).get(healthy)
+        while row is not None and row.result is None and time.time() < deadline:
+            time.sleep(0.25)
+            row = open_store(db).get(healthy)
+        assert row is not None and row.result == {"winner": 2, "reason": "time", "scores": None}
+        assert open_store(db).get(damaged).result is None
+        assert client.get(f"/api/games/{damaged}").status_code == 503
+
 # -- rematch ----------------------------------------------------------------------------------
 def test_a_rematch_swaps_the_seats_and_is_offered_to_the_opponent(client):
     made = create(client, ["human", "human"], name="Ana", clock={"days_per_move": 2})

@@ -39,6 +39,9 @@ TICK = 0.5
 HEARTBEAT_EVERY = 2.0
 #: an outage longer than this is not charged to the players
 HEARTBEAT_GRACE = 6.0
+#: seconds the keeper leaves alone a game out of time that it could not read or end (a
+#: damaged row, say) before it tries that game again
+RETRY_FAILED = 60.0
 
 
 def seat_to_move(live: Live, state: State) -> int | None:
@@ -115,6 +118,8 @@ class ClockKeeper:
         self.svc = svc
         self.tasks: list[asyncio.Task[Any]] = []
         self.flagged = 0
+        #: games whose flagging failed -> when (time.monotonic) to try them again
+        self.failed: dict[str, float] = {}
 
     async def start(self) -> float:
         """Record this server as up, moving running clocks on by the time no server ran;
@@ -138,14 +143,29 @@ class ClockKeeper:
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(TICK)
+            await self.check()
+
+    async def check(self) -> None:
+        """Flag every game whose time ran out. A game that cannot be read or ended (a damaged
+        row) is left alone for ``RETRY_FAILED`` seconds; it does not hold up the others."""
+        now = time.monotonic()
+        self.failed = {gid: t for gid, t in self.failed.items() if t > now}
+        try:
+            due = await asyncio.to_thread(self.svc.store.due, time.time(),
+                                          100 + len(self.failed))
+        except Exception as exc:  # a database hiccup: next tick
+            log.warning("stonegarden: clock check failed: %s", exc)
+            return
+        for gid in due:
+            if gid in self.failed:
+                continue
             try:
-                due = await asyncio.to_thread(self.svc.store.due, time.time())
-                for gid in due:
-                    live = await self.svc.load(gid)
-                    if await flag(self.svc, live):
-                        self.flagged += 1
-            except Exception as exc:  # a damaged game or a database hiccup: next tick
-                log.warning("stonegarden: clock check failed: %s", exc)
+                if await flag(self.svc, await self.svc.load(gid)):
+                    self.flagged += 1
+            except Exception as exc:
+                self.failed[gid] = time.monotonic() + RETRY_FAILED
+                log.warning("stonegarden: clock check of game %s failed (again in %.0f s): "
+                            "%s", gid, RETRY_FAILED, exc)
 
     async def stop(self) -> None:
         for t in self.tasks:
