@@ -122,6 +122,10 @@ def test_square_games_download_and_upload_sgf(tmp_path: Path):
         sgf = client.get(f"/api/games/{gid}/record.sgf")
         assert sgf.status_code == 200 and sgf.text.startswith("(;GM[1]FF[4]")
         assert ";B[cc];W[db]" in sgf.text and "SZ[5]" in sgf.text
+        assert client.get(f"/api/games/{gid}/record.sgf").text == sgf.text
+        client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "E5"})
+        longer = client.get(f"/api/games/{gid}/record.sgf").text  # made anew for the new move
+        assert ";B[cc];W[db];B[ea]" in longer
         up = client.post("/api/records", content=sgf.text.encode(),
                          headers={"Content-Type": "application/x-go-sgf"})
         assert up.status_code == 201, up.text

@@ -28,7 +28,6 @@ from ..agents.registry import agent_names
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError, StoreError, quote
 from ..jobs import JobPool, Limits
-from ..sgf import record_to_sgf
 from ..store import open_store
 from . import lobby
 from .http import (
@@ -244,10 +243,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     async def record_sgf(request: Request) -> Response:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
-        try:
-            body = record_to_sgf(svc.record(live), source=f"game {live.id}")
-        except StonegardenError as exc:
-            raise ApiError(404, str(exc)) from None
+        body = await svc.sgf(live)
         name = f"{live.game.id}-{live.id}.sgf"
         return Response(body, media_type="application/x-go-sgf",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -132,6 +132,8 @@ class Live:
     #: board pictures drawn lately, by (ply, marks): both players' pages and the answer to a
     #: move ask for the same ones (cleared when moves are taken back)
     pictures: dict[Any, str] = field(default_factory=dict)
+    #: the game's SGF text and the moves and seats it was made from (``GameService.sgf``)
+    sgf: tuple[Any, str] | None = None
 
     def picture(self, key: Any, draw: Any) -> str:
         """The picture ``key`` names, drawn by ``draw()`` if it is not among the last few."""

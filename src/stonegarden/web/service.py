@@ -29,6 +29,7 @@ from ..core.record import Record, make_record, result_of
 from ..core.registry import make
 from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
+from ..sgf import record_to_sgf
 from ..store import GameRow, NewGame, StaleError, Store
 from . import ai, clocks, review, snapshot
 from .clock import Clock, ClockSpec
@@ -702,6 +703,26 @@ class GameService:
         return make_record(live.game, list(live.moves), live.state,
                            players={"1": live.seats[0], "2": live.seats[1]}, meta=meta)
 
+    async def sgf(self, live: Live) -> str:
+        """The game as SGF. Replaying a long game takes a second or more, so it is made in a
+        thread, once per position and seats: later requests get the same text, and requests
+        made meanwhile share the work.
+
+        Raises:
+            ApiError: 404 when the game has no SGF form.
+        """
+        key = ("sgf", tuple(live.moves), live.seats)
+        if live.sgf is not None and live.sgf[0] == key:
+            return live.sgf[1]
+        record = self.record(live)
+        try:
+            text: str = await self._shared(live, key, lambda: asyncio.to_thread(
+                record_to_sgf, record, f"game {live.id}"))
+        except StonegardenError as exc:
+            raise ApiError(404, str(exc)) from None
+        live.sgf = (key, text)
+        return text
+
     def begin_shutdown(self) -> None:
         """The server is about to stop: live-update streams end now (their pages reconnect to
         the next server), so the shutdown does not wait for them."""
@@ -715,6 +736,8 @@ class GameService:
         live = self.live.pop(game_id, None)
         if live is not None:
             self.stop_agent(live)
+            # its analysis would go on storing points of positions the change may have undone
+            self.reviewer.stop(live)
         if game_id in self._loading:
             self._stale.add(game_id)
 
