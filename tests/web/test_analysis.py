@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from stonegarden.core.record import make_record
 from stonegarden.core.registry import make
 from stonegarden.web import review
 from stonegarden.web.app import create_app
@@ -81,7 +82,7 @@ def test_losses_are_the_movers_winning_chances_given_away():
 def test_players_wait_for_the_end_spectators_do_not(db: Path):
     with TestClient(create_app(db, workers=1)) as client:
         made = client.post("/api/games", json={"game": "blooms", "params": TINY,
-                                               "seats": ["human", "human"]}).json()
+                                               "seats": ["human", "random"]}).json()
         gid, k1 = made["id"], made["secrets"]["1"]
         # a player of a game in progress: refused, and shown nothing
         r = client.post(f"/api/games/{gid}/analysis", json={"secret": k1})
@@ -98,7 +99,49 @@ def test_players_wait_for_the_end_spectators_do_not(db: Path):
         # the player still sees none of it in the game's snapshot
         snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": k1}).json()
         assert snap["review"] is None and snap["analysis"] is None
-        assert client.get(f"/api/games/{gid}").json()["review"]["best_move"]
+        assert not snap["analysis_open"]
+        spectator = client.get(f"/api/games/{gid}").json()
+        assert spectator["analysis_open"] and spectator["review"]["best_move"]
+
+
+def test_a_game_between_two_people_is_analysed_for_no_one_until_it_ends(db: Path):
+    """A player could watch as a spectator (its seat link less the secret): unless both
+    seats agreed to the computer's help, the analysis of a game between two people waits for
+    the end, for the spectators too."""
+    with TestClient(create_app(db, workers=1)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "human"]}).json()
+        gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+        r = client.post(f"/api/games/{gid}/analysis", json={})
+        assert r.status_code == 403 and "over" in r.json()["error"]
+        assert client.get(f"/api/games/{gid}/analysis").status_code == 403
+        snap = client.get(f"/api/games/{gid}").json()
+        assert not snap["analysis_open"] and snap["review"] is None
+        assert "analysis" not in client.get(f"/api/games/{gid}/record").json()["meta"]
+        assert client.post(f"/api/games/{gid}/move",
+                           json={"secret": k2, "move": "resign"}).status_code == 409
+        assert client.post(f"/api/games/{gid}/move",
+                           json={"secret": k1, "move": "resign"}).status_code == 200
+        # over: open to everyone, spectators and players alike
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        assert analysed(client, gid)["done"]
+        for headers in ({}, {"X-Seat-Secret": k1}, {"X-Seat-Secret": k2}):
+            snap = client.get(f"/api/games/{gid}", headers=headers).json()
+            assert snap["analysis_open"] and snap["analysis"] is not None
+        # both seats' agreement to hints, given at creation, opens it to spectators at once
+        agreed = client.post("/api/games", json={"game": "blooms", "params": TINY, "hints": True,
+                                                 "seats": ["human", "human"]}).json()
+        assert client.post(f"/api/games/{agreed['id']}/analysis", json={}).status_code == 202
+        # so does an upload, whose seats are both the uploader's: an unfinished game to study
+        game = make("blooms", **TINY)
+        state = game.initial_state()
+        first = game.action_to_text(state, int(game.legal_actions(state)[0]))
+        record = make_record(game, [first], game.play_text(state, first))
+        up = client.post("/api/records", content=record.to_json(),
+                         headers={"Content-Type": "application/json"})
+        assert up.status_code == 201, up.text
+        assert not client.get(f"/api/games/{up.json()['id']}").json()["terminal"]
+        assert client.post(f"/api/games/{up.json()['id']}/analysis", json={}).status_code == 202
 
 
 @pytest.mark.slow
@@ -194,7 +237,7 @@ def test_an_abstract_play_record_is_uploaded_and_reviewed(db: Path):
 def test_hostile_requests_are_refused_with_4xx(db: Path, body: str, ctype: str, status: int):
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         made = client.post("/api/games", json={"game": "blooms", "params": TINY,
-                                               "seats": ["human", "human"]}).json()
+                                               "seats": ["human", "random"]}).json()
         r = client.post(f"/api/games/{made['id']}/analysis", content=body.encode(),
                         headers={"Content-Type": ctype})
         assert r.status_code == status, r.text
@@ -215,7 +258,8 @@ def test_a_client_without_room_in_the_queue_gets_429(db: Path):
                                                   "seats": ["mcts:time=5", "human"]})
         assert thinker.status_code == 201  # its agent's job holds this client's one place
         made = client.post("/api/games", json={"game": "blooms", "params": TINY,
-                                               "seats": ["human", "human"]}).json()
+                                               "seats": ["human", "human"],
+                                               "hints": True}).json()
         r = client.post(f"/api/games/{made['id']}/analysis", json={})
         assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
         assert client.get(f"/api/games/{made['id']}/analysis").json()["running"] is False

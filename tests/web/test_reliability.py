@@ -205,7 +205,7 @@ def test_parameters_out_of_range_are_refused_and_the_largest_analysis_is_bounded
         assert status == 400 and "'max_turns': 100000000 is above 10000 (its range is 1..10000)" in answer["error"]
         status, made = server.request("POST", "/api/games", {
             "game": "bridgego", "params": {"superko": False, "max_turns": 10_000},
-            "seats": ["human", "human"]})
+            "seats": ["human", "human"], "hints": True})
         assert status == 201
         assert server.proc is not None
         peak = [0]
@@ -353,9 +353,11 @@ def test_no_process_outlives_the_server_however_it_ends(tmp_path: Path, how: sig
     server = Server(tmp_path / "games.db", None, "--workers", "2", "--max-think", "60").start()
     try:
         create(server, [LONG, "human"], BIG)
-        made = create(server, ["human", "human"], PEOPLE, source="127.0.0.2")
+        made = create(server, ["human", "human"], PEOPLE, source="127.0.0.2", hints=True)
         # an analysis runs too
-        server.request("POST", f"/api/games/{made['id']}/analysis", {}, source="127.0.0.2")
+        status, _ = server.request("POST", f"/api/games/{made['id']}/analysis", {},
+                                   source="127.0.0.2")
+        assert status == 202
         wait(lambda: any(busy(p) for p in server.below()), 60, step=0.1)
         below = server.below()
         assert server.proc is not None

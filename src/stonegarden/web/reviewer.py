@@ -121,5 +121,6 @@ class Reviewer:
 def _check_access(live: Live, seat: int | None) -> None:
     """Raises: ApiError 403 for a player of a game in progress."""
     if not may_see_analysis(live, seat):
-        raise ApiError(403, "the computer's analysis is for spectators, and for the "
-                            "players once the game is over")
+        raise ApiError(403, "the computer's analysis opens once the game is over (while "
+                            "it goes on, only to the spectators of a game against the "
+                            "computer)")

@@ -63,5 +63,9 @@ def opponent_is_agent(live: Live, seat: int) -> bool:
 
 
 def may_see_analysis(live: Live, seat: int | None) -> bool:
-    """Spectators any time, players once the game is over (it would help them play)."""
-    return seat is None or live.game.is_terminal(live.state) or live.over is not None
+    """Everyone once the game is over. While it goes on, never its players (it would help
+    them play), and its spectators only where the players may have the computer's help
+    anyway (``hints_allowed``): a player can watch as a spectator by leaving out its secret."""
+    if live.game.is_terminal(live.state) or live.over is not None:
+        return True
+    return seat is None and hints_allowed(live)

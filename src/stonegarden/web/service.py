@@ -209,6 +209,9 @@ class GameService:
             raise ApiError(400, str(exc)) from None
         clean = (self._seat(seats[0], game), self._seat(seats[1], game))
         names, spec = seating(clean, name, clock, seat)
+        if hints and OPEN in clean:
+            raise ApiError(400, "'hints' is both seats' agreement to the computer's help: a "
+                                "game with an 'open' seat cannot give it for whoever joins")
         if any(s not in (HUMAN, OPEN) for s in clean):
             self.admit(client)
         return await self._insert(game, clean, History(game), client, listed, hints, names,
@@ -272,7 +275,9 @@ class GameService:
 
     async def upload(self, text: str, sgf: bool, client: str) -> tuple[Live, dict[str, str]]:
         """A new game from a record (JSON or SGF text), replayed and checked in a worker
-        first; both seats human. Nothing is stored for a bad record.
+        first; both seats human and held by the uploader, who agrees to the computer's help
+        for both (hints, and the analysis of an unfinished game: it is for study). Nothing is
+        stored for a bad record.
 
         Raises:
             ApiError: 400 a bad record, 413 more moves than ``max_moves``, 429 no room in the
@@ -284,7 +289,7 @@ class GameService:
             raise ApiError(413, f"bad record: {out['refused']}")
         game = make(out["game"], **out["params"])
         history = await asyncio.to_thread(History.replay, game, out["moves"])
-        return await self._insert(game, (HUMAN, HUMAN), history, client)
+        return await self._insert(game, (HUMAN, HUMAN), history, client, hints=True)
 
     # -- seats ------------------------------------------------------------------------------
     def seat_of(self, live: Live, secret: Any) -> int | None:

@@ -112,6 +112,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "can_redo": seat is not None and bool(live.redo),
         "hint": hint,
         "review": point,
+        "analysis_open": may_see_analysis(live, seat),
         "analysis": None if live.review is None or not may_see_analysis(live, seat)
         else {"running": live.review.running, "points": len(live.review.points)},
         **_online(live),

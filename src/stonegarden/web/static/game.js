@@ -511,7 +511,7 @@
   }
 
   function renderAnalysis(s) {
-    const allowed = !s.you || s.over;  // players once the game is over, spectators any time
+    const allowed = s.analysis_open;  // the server's rule: who may see it, and when
     $("analyse").hidden = !allowed || (analysis && (analysis.running || analysis.done));
     $("analysis-closed").hidden = allowed;
     if (s.analysis && (!analysis || (s.analysis.points !== analysis.points.length && !analysisTimer))) loadAnalysis();
