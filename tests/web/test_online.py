@@ -190,19 +190,31 @@ def test_the_snapshot_carries_the_clock_and_it_runs_after_each_players_first_mov
     assert c["running"] == 1 and c["2"] == 605 and 599 <= c["1"] <= 605
 
 
-@pytest.mark.slow
-def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(client, db):
+def started_clock_game(client: TestClient) -> tuple[str, str]:
+    """A game on a 10 s clock in which both players have moved (player 1's clock runs):
+    its id and player 1's secret."""
     made = create(client, ["human", "human"], clock={"initial": 10, "increment": 0})
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
     assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"}).is_success
     assert client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"}).is_success
-    # no request and no page from here: the server's keeper must end the game by itself
+    return gid, k1
+
+
+def ended_on_time(db: Any, gid: str) -> bool:
+    """Whether the stored game ends on time within 30 s, player 1 losing, with no request
+    made meanwhile: only a server's keeper can end it."""
     deadline = time.time() + 30
     row = open_store(db).get(gid)
     while row is not None and row.result is None and time.time() < deadline:
         time.sleep(0.25)
         row = open_store(db).get(gid)
-    assert row is not None and row.result == {"winner": 2, "reason": "time", "scores": None}
+    return row is not None and row.result == {"winner": 2, "reason": "time", "scores": None}
+
+
+@pytest.mark.slow
+def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(client, db):
+    gid, k1 = started_clock_game(client)
+    assert ended_on_time(db, gid)
     snap = snapshot(client, gid, k1)
     assert snap["terminal"] and snap["winner"] == 2 and snap["reason"] == "time"
     assert snap["clock"]["1"] == 0 and snap["clock"]["running"] is None
@@ -212,7 +224,6 @@ def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(clien
     assert len(open_store(db).get(gid).moves) == 2
 
 
-
 @pytest.mark.slow
 def test_a_damaged_game_out_of_time_does_not_keep_the_keeper_from_the_others(db):
     """A game whose row no longer replays is that game's trouble alone: the keeper still ends
@@ -220,29 +231,17 @@ def test_a_damaged_game_out_of_time_does_not_keep_the_keeper_from_the_others(db)
     import sqlite3
 
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
-        ids = []
-        for _ in range(2):
-            made = create(client, ["human", "human"], clock={"initial": 10, "increment": 0})
-            gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
-            assert client.post(f"/api/games/{gid}/move",
-                               json={"secret": k1, "move": "Rb2"}).is_success
-            assert client.post(f"/api/games/{gid}/move",
-                               json={"secret": k2, "move": "Ka1"}).is_success
-            ids.append(gid)
-    damaged, healthy = ids
+        damaged, _ = started_clock_game(client)
+        healthy, _ = started_clock_game(client)
     with sqlite3.connect(db) as con:  # its first move no longer parses; it was due long ago
         con.execute("UPDATE moves SET text = 'Rz9' WHERE game_id = ? AND ply = 0", (damaged,))
         con.execute("UPDATE games SET deadline = 1.0 WHERE id = ?", (damaged,))
     con.close()
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
-        deadline = time.time() + 30
-        row = open_store(db).get(healthy)
-        while row is not None and row.result is None and time.time() < deadline:
-            time.sleep(0.25)
-            row = open_store(db).get(healthy)
-        assert row is not None and row.result == {"winner": 2, "reason": "time", "scores": None}
+        assert ended_on_time(db, healthy)
         assert open_store(db).get(damaged).result is None
         assert client.get(f"/api/games/{damaged}").status_code == 503
+
 
 # -- rematch ----------------------------------------------------------------------------------
 def test_a_rematch_swaps_the_seats_and_is_offered_to_the_opponent(client):
