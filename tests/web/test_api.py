@@ -289,6 +289,20 @@ def test_hint_names_a_legal_move_and_marks_its_cells(client):
     assert ok.status_code == 200
 
 
+def test_a_hint_searches_with_the_threads_a_job_may_take(db):
+    """Hints take every core the server gives a job (--job-threads), as levels 5 and 6 do."""
+    with TestClient(create_app(db, workers=1, warm_up=False,
+                               budgets=Budgets(job_threads=2))) as client:
+        made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
+        r = client.post(f"/api/games/{made['id']}/hint", json={"secret": made["secrets"]["1"]})
+        assert r.status_code == 200, r.text
+        assert r.json()["hint"]["agent"] == "mcts:threads=2"
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:  # one thread a job
+        made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
+        r = client.post(f"/api/games/{made['id']}/hint", json={"secret": made["secrets"]["1"]})
+        assert r.status_code == 200 and r.json()["hint"]["agent"] == "mcts"
+
+
 def test_record_upload_replays_then_stores_and_a_bad_one_stores_nothing(client, db):
     made = new_game(client, ["human", "human"], params={"size": 3, "target": 6})
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]

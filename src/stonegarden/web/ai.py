@@ -25,11 +25,14 @@ HINT_PREFERENCE = ("mcts", "level", "random")
 
 
 
-def hint_agent_spec() -> str:
-    """The strongest registered agent (``random`` until a searching agent exists)."""
+def hint_agent_spec(threads: int = 1) -> str:
+    """The strongest registered agent (``random`` until a searching agent exists); ``mcts``
+    searches with ``threads`` threads (the server's ``--job-threads``)."""
     names = agent_names()
     for name in HINT_PREFERENCE:
         if name in names:
+            if name == "mcts" and threads > 1:
+                return f"mcts:threads={threads}"
             return "level:2" if name == "level" else name
     return next(iter(names))
 

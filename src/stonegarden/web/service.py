@@ -634,7 +634,7 @@ class GameService:
         ply = len(live.moves)
         if (ply, seat) in live.hints:
             return live.hints[(ply, seat)]
-        spec = self.hint_spec or ai.hint_agent_spec()
+        spec = self.hint_spec or ai.hint_agent_spec(self.budgets.job_threads)
         text = await self._shared(live, ("hint", ply), lambda: self._job(
             "agent-move", self._game_args(live, spec), client, self.budgets.hint_seconds))
         cells = safe_move_cells(view_for(game), game, state, text)
