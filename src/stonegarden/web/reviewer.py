@@ -35,7 +35,7 @@ class Reviewer:
         """The analysis so far: ``{"engine", "done", "running", "error", "of", "points"}``.
 
         Raises:
-            ApiError: 403 for a player of a game in progress.
+            ApiError: 403 where ``seats.may_see_analysis`` says no.
         """
         _check_access(live, seat)
         r = live.review
@@ -51,7 +51,8 @@ class Reviewer:
         """Start (or continue) the analysis of every position not analysed yet, in jobs.
 
         Raises:
-            ApiError: 403 for a player of a game in progress, 429 no room in the job queue.
+            ApiError: 403 where ``seats.may_see_analysis`` says no, 429 no room in the job
+            queue.
         """
         svc = self.service
         seat = svc.seat_of(live, secret)
@@ -119,8 +120,8 @@ class Reviewer:
 
 
 def _check_access(live: Live, seat: int | None) -> None:
-    """Raises: ApiError 403 for a player of a game in progress."""
+    """Raises: ApiError 403 where ``may_see_analysis`` says no."""
     if not may_see_analysis(live, seat):
         raise ApiError(403, "the computer's analysis opens once the game is over (while "
-                            "it goes on, only to the spectators of a game against the "
-                            "computer)")
+                            "it goes on, only to spectators, and only where the players may "
+                            "have hints)")
