@@ -63,6 +63,8 @@ def test_a_position_text_can_replace_the_moves():
     ({"game": "blooms", "time": "fast"}, "ParameterError", "'time'"),
     ({"game": "blooms", "agent": "random"}, "ParameterError", "does not search"),
     ({"game": "blooms", "agent": "nobody"}, "ParameterError", "unknown agent"),
+    ({"game": "blooms", "agent": "mcts:sims=10"}, "ParameterError", "the query's 'sims'"),
+    ({"game": "blooms", "agent": "uct-flat:time=0.05", "sims": 9}, "ParameterError", "budget"),
     ({"game": "blooms", "colour": "red"}, "ParameterError", "unknown query keys"),
     ({"game": "blooms", "moves": [], "position": "x"}, "ParameterError", "not both"),
     ({"game": "blobs", "params": {"tumbling": True}}, "ParameterError", "chance event"),
@@ -71,6 +73,16 @@ def test_a_position_text_can_replace_the_moves():
 def test_bad_queries_get_typed_errors(query, kind, needle):
     out = answer({"id": 5, **query})
     assert out["id"] == 5 and out["kind"] == kind and needle in out["error"]
+
+
+def test_a_query_of_simulations_alone_still_stops_at_the_longest_time(monkeypatch):
+    """The engine answers one query at a time: a huge 'sims' must not hold the next ones
+    for hours, so MAX_SECONDS bounds every search."""
+    import stonegarden.engine as engine
+
+    monkeypatch.setattr(engine, "MAX_SECONDS", 0.3)
+    out = ask(game="freego", params={"size": 9}, sims=10_000_000, agent="mcts")
+    assert out["seconds"] < 3 and 0 < out["sims"] < 10_000_000
 
 
 @settings(max_examples=150, deadline=None)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO, TextIO
 
 from . import __version__
-from .agents.registry import make_agent
+from .agents.registry import make_agent, parse_agent_spec
 from .agents.search_agents import SearchAgent
 from .core import strict_json
 from .core.protocol import CHANCE
@@ -23,6 +23,8 @@ from .search.parallel import reproducible_parallel
 MAX_LINE = 1_000_000
 MAX_SIMS = 10_000_000
 MAX_SECONDS = 600.0
+#: agent options that set a budget: a query gives its budget with 'sims' and 'time'
+BUDGET_OPTIONS = frozenset({"sims", "time"})
 DEFAULT_SIMS = 1000
 QUERY_KEYS = {"id", "game", "params", "moves", "position", "sims", "time", "candidates",
               "agent", "seed", "action"}
@@ -103,6 +105,10 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
                      f"mcts:threads={threads},parallel={reproducible_parallel(seed, seconds)}")
     if not isinstance(spec, str):
         raise ParameterError(f"'agent' must be an agent spec, not {quote(spec)}")
+    budget_options = BUDGET_OPTIONS.intersection(parse_agent_spec(spec)[1])
+    if budget_options:  # the query's budget would silently replace them
+        raise ParameterError(f"agent {quote(spec)}: the budget is the query's 'sims' and "
+                             f"'time', not the agent's {quote(sorted(budget_options))}")
     base = {"game": game_id, "ply": state.ply}
     if game.is_terminal(state):
         return {**base, "terminal": True, "winner": game.winner(state),
@@ -113,7 +119,10 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     if not isinstance(agent, SearchAgent):
         raise ParameterError(f"agent {quote(spec)} does not search; use mcts, uct-flat or level:N")
     t0 = time.perf_counter()
-    view = analyse_position(agent, game, state, Budget(sims=sims, seconds=seconds), top=top)
+    # a query of simulations alone stops at MAX_SECONDS too: the engine answers one query
+    # at a time, so one search must not hold the queries after it for hours
+    budget = Budget(sims=sims, seconds=MAX_SECONDS if seconds is None else seconds)
+    view = analyse_position(agent, game, state, budget, top=top)
     best = view["best_moves"]
     return {
         **base,
