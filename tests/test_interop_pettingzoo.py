@@ -60,3 +60,25 @@ def test_tumbling_dice_rolls_inside_the_environment_are_seeded():
 
     assert first_masks(5) == first_masks(5)
     api_test(env("blobs", dice=16, max_grid=5, tumbling=True), num_cycles=200)
+
+
+def test_a_game_over_at_reset_ends_every_agent_at_once():
+    """Blobs with one die is a draw before any move: no agent may be left waiting."""
+    for tumbling in (False, True):
+        e = env("blobs", dice=1, tumbling=tumbling)
+        e.reset(seed=1)
+        seen = []
+        for agent in e.agent_iter(max_iter=10):
+            _, reward, terminated, truncated, _ = e.last()
+            assert terminated and not truncated and reward == 0.0
+            seen.append(agent)
+            e.step(None)
+        assert sorted(seen) == ["player_1", "player_2"] and e.agents == []
+
+
+def test_the_global_state_method_is_the_apis_not_a_position():
+    """``state()`` is AECEnv's (no global state here), not shadowed by the game's position."""
+    e = env("freego", size=5)
+    e.reset(seed=0)
+    with pytest.raises(NotImplementedError):
+        e.state()

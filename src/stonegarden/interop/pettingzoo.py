@@ -44,7 +44,8 @@ class StonegardenEnv(AECEnv):
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n) for a in AGENTS}
-        self.state: State = game.initial_state()
+        #: the game's position (not ``state``: that is AECEnv's global-state method)
+        self.game_state: State = game.initial_state()
         self._rng = np.random.default_rng()
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -54,30 +55,41 @@ class StonegardenEnv(AECEnv):
         return self.action_spaces[agent]
 
     def _resolve_chance(self) -> None:
-        while not self.game.is_terminal(self.state) and self.game.current_player(self.state) == CHANCE:
-            outcomes = self.game.chance_outcomes(self.state)
+        while not self.game.is_terminal(self.game_state) and self.game.current_player(self.game_state) == CHANCE:
+            outcomes = self.game.chance_outcomes(self.game_state)
             probs = np.array([p for _, p in outcomes])
             pick = outcomes[int(self._rng.choice(len(outcomes), p=probs / probs.sum()))][0]
-            self.state = self.game.play_unchecked(self.state, pick)
+            self.game_state = self.game.play_unchecked(self.game_state, pick)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._rng = np.random.default_rng(seed)
-        self.state = self.game.initial_state()
+        self.game_state = self.game.initial_state()
         self._resolve_chance()
         self.agents = list(AGENTS)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = AGENTS[self.game.current_player(self.state) - 1]
+        if self.game.is_terminal(self.game_state):  # e.g. Blobs with one die: a draw at once
+            self._end(AGENTS[0])
+            self._accumulate_rewards()
+        else:
+            self.agent_selection = AGENTS[self.game.current_player(self.game_state) - 1]
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+
+    def _end(self, next_agent: str) -> None:
+        """The game is over: every agent is terminated with its return, ``next_agent`` first."""
+        r = self.game.returns(self.game_state)
+        self.rewards = {a: float(r[i]) for i, a in enumerate(AGENTS)}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = next_agent
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = AGENTS.index(agent) + 1
         mask = np.zeros(self.game.num_distinct_actions, np.int8)
-        if (not self.game.is_terminal(self.state) and agent == self.agent_selection):
-            mask[self.game.legal_actions(self.state)] = 1
-        obs = self.game.observation_tensor(self.state, player).astype(np.float32)
+        if (not self.game.is_terminal(self.game_state) and agent == self.agent_selection):
+            mask[self.game.legal_actions(self.game_state)] = 1
+        obs = self.game.observation_tensor(self.game_state, player).astype(np.float32)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int) -> None:
@@ -86,23 +98,20 @@ class StonegardenEnv(AECEnv):
             self._was_dead_step(action)
             return
         # an illegal action raises the game's IllegalMoveError (a ValueError)
-        self.state = self.game.play(self.state, int(action))
+        self.game_state = self.game.play(self.game_state, int(action))
         self._resolve_chance()
         self._cumulative_rewards[agent] = 0.0
-        if self.game.is_terminal(self.state):
-            r = self.game.returns(self.state)
-            self.rewards = {a: float(r[i]) for i, a in enumerate(AGENTS)}
-            self.terminations = dict.fromkeys(self.agents, True)
+        if self.game.is_terminal(self.game_state):
             # the agent to act next: the other player, so both observe the end
-            self.agent_selection = AGENTS[AGENTS.index(agent) ^ 1]
+            self._end(AGENTS[AGENTS.index(agent) ^ 1])
         else:
             self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.agent_selection = AGENTS[self.game.current_player(self.state) - 1]
+            self.agent_selection = AGENTS[self.game.current_player(self.game_state) - 1]
         self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
-            return self.game.diagram(self.state)
+            return self.game.diagram(self.game_state)
         return None
 
     def close(self) -> None:
