@@ -55,7 +55,8 @@ class StonegardenEnv(AECEnv):
         return self.action_spaces[agent]
 
     def _resolve_chance(self) -> None:
-        while not self.game.is_terminal(self.game_state) and self.game.current_player(self.game_state) == CHANCE:
+        game = self.game
+        while not game.is_terminal(self.game_state) and game.current_player(self.game_state) == CHANCE:
             outcomes = self.game.chance_outcomes(self.game_state)
             probs = np.array([p for _, p in outcomes])
             pick = outcomes[int(self._rng.choice(len(outcomes), p=probs / probs.sum()))][0]
