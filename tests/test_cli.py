@@ -59,16 +59,22 @@ def test_replay_malformed_move_names_ply_and_text(tmp_path):
         ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"size": 99}, "moves": []}', "size"),
         ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"colour": 1}, "moves": []}', "no parameter 'colour'"),
         ('{"format": "stonegarden-record", "version": 2, "game": "blooms", "moves": []}', "version"),
+        ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "moves": [], '
+         '"meta": {"x": NaN}}', "NaN is not a JSON number"),
+        ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "moves": [], '
+         '"meta": {"x": ' + "9" * 5001 + "}}", "not valid JSON"),
     ],
 )
 @pytest.mark.slow
 def test_replay_bad_records_fail_cleanly(tmp_path, content, needle):
     p = tmp_path / "bad.json"
     p.write_text(content)
-    out = run_cli("replay", str(p), "--json")
-    assert out.returncode == 2
-    assert needle in out.stderr
-    assert "Traceback" not in out.stderr
+    for args in (["replay", str(p), "--json"], ["convert", str(p), str(tmp_path / "out.json")]):
+        out = run_cli(*args)
+        assert out.returncode == 2, args
+        assert needle in out.stderr, args
+        assert "Traceback" not in out.stderr
+    assert not (tmp_path / "out.json").exists()  # convert writes no record replay refuses
 
 
 @pytest.mark.slow
@@ -145,6 +151,17 @@ def test_play_end_of_input_leaves_cleanly():
     (["play", "blooms", "--param", "size=x"], "not an integer"),
     (["play", "blooms", "--param", "size"], "name=value"),
     (["bench", "playouts", "blooms", "--param", "target=0"], "below 1"),
+    (["bench", "playouts", "blooms", "--seconds", "nan"], "not a number"),
+    (["bench", "search", "blooms", "--seconds", "inf"], "not in the range"),
+    (["bench", "playouts", "blooms", "--seed", "9" * 23], "not in the range"),
+    (["play", "blooms", "--p1", "random", "--seed=-1"], "not in the range"),
+    (["play", "freego", "--p1", "random", "--save", "/nonexistent/x.json"], "cannot save"),
+    (["analyse", "/nonexistent.json", "--time", "nan"], "not a number"),
+    (["ladder", "freego", "--key", "sims", "--base", "100", "--steps", "3000", "--games", "1",
+      "--out", "/nonexistent/l"], "not in the range"),
+    (["sweep", "freego", "--grid", "target=1:100000000000", "--agent", "random", "--games", "1",
+      "--out", "/nonexistent/s"], "more than 10000 values"),
+    (["replay", "/dev/zero", "--json"], "larger than any record"),
 ])
 @pytest.mark.slow
 def test_bad_command_line_input_exits_2_with_one_line(args, needle):

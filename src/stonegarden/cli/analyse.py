@@ -14,14 +14,14 @@ from ..errors import ParameterError
 from ..search.analysis import analyse_position, review_moves
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
-from .common import friendly_errors
+from .common import FiniteRange, friendly_errors
 
 
 @click.command()
 @click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
 @click.option("--ply", type=int, default=None,
               help="analyse the position after this many moves (default: the last position)")
-@click.option("--time", "seconds", type=click.FloatRange(0.001, 600), default=None,
+@click.option("--time", "seconds", type=FiniteRange(0.001, 600), default=None,
               help="seconds of search per position (default 2)")
 @click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
               help="simulations per position (reproducible with --seed)")

@@ -9,7 +9,7 @@ import time
 import click
 
 from ..search.config import MAX_THREADS
-from .common import friendly_errors, game_from_options, param_option
+from .common import FiniteRange, friendly_errors, game_from_options, param_option
 
 
 @click.group()
@@ -20,8 +20,8 @@ def bench() -> None:
 @bench.command()
 @click.argument("game_id", metavar="GAME")
 @param_option
-@click.option("--seconds", type=click.FloatRange(min=0.01), default=5.0, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors
 def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
@@ -66,7 +66,7 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
 @param_option
 @click.option("--agent", "spec", default="mcts", show_default=True,
               help="a search agent spec (its time/sims are replaced by --seconds)")
-@click.option("--seconds", type=click.FloatRange(min=0.01), default=5.0, show_default=True)
+@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True)
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="threads searching at once [default: the agent's own]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")

@@ -23,6 +23,20 @@ param_option = click.option(
 )
 
 
+class FiniteRange(click.FloatRange):
+    """``click.FloatRange`` that also refuses ``nan``, which compares false with both bounds
+    and so passes any range."""
+
+    name = "finite float range"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
 def game_from_options(game_id: str, params: Sequence[str]) -> Game:
     return make(game_id, **parse_param_options(params))
 
@@ -46,7 +60,7 @@ def resign_options(fn: F) -> F:
     fn = click.option("--resign-moves", type=click.IntRange(min=1), default=2, show_default=True,
                       help="consecutive own moves below --resign before resigning")(fn)
     return click.option(  # type: ignore[return-value]
-        "--resign", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
+        "--resign", type=FiniteRange(0, 0.5, min_open=True, max_open=True), default=None,
         metavar="V", help="a player resigns when its own search rates its position below V "
                           "(win probability) for --resign-moves moves, or proves it lost")(fn)
 

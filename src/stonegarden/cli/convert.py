@@ -3,13 +3,13 @@ Play game record (AP Game Record JSON, Blooms) is read as a ``.json`` input too.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from ..ap_record import ap_to_record, looks_like_ap_record
-from ..core.record import Record, load_record, parse_record, replay_record, save_record
+from ..core import strict_json
+from ..core.record import Record, load_record, parse_record, read_bounded, replay_record, save_record
 from ..errors import RecordError
 from ..sgf import MAX_SGF_CHARS, record_to_sgf, sgf_to_record
 from .common import friendly_errors
@@ -25,11 +25,8 @@ def _format_of(path: str) -> str:
 
 
 def _read_text(path: str) -> str:
-    p = Path(path)
     try:
-        if p.stat().st_size > MAX_SGF_CHARS * 4:
-            raise RecordError(f"{path!r} is too large to be a game")
-        return p.read_text(encoding="utf-8")
+        return read_bounded(path, MAX_SGF_CHARS * 4).decode("utf-8")
     except OSError as exc:
         raise RecordError(f"cannot read {path!r}: {exc.strerror}") from None
     except UnicodeDecodeError:
@@ -40,8 +37,8 @@ def _read_json_record(path: str) -> Record:
     """A stonegarden record, or an AP Game Record converted to one."""
     text = _read_text(path)
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        data = strict_json.loads(text)  # what `replay` refuses, `convert` refuses too
+    except (ValueError, RecursionError):
         return load_record(path)  # says what is wrong with it
     if looks_like_ap_record(data):
         return ap_to_record(data, path)

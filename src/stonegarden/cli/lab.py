@@ -11,7 +11,7 @@ import click
 
 from ..core.params import parse_param_options
 from ..errors import ParameterError
-from .common import F, friendly_errors, param_option, resign_options, resign_rule
+from .common import F, FiniteRange, friendly_errors, param_option, resign_options, resign_rule
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                               help="local worker processes (or Ray task slots)")
@@ -83,7 +83,7 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
               help="a swept parameter (repeatable; the first is the one recommendations are per)")
 @click.option("--agent", default=None, help="agent spec playing both seats")
 @click.option("--agents", nargs=2, default=None, help="two agent specs A B")
-@click.option("--max-draws", type=click.FloatRange(0, 1), default=0.1, show_default=True,
+@click.option("--max-draws", type=FiniteRange(0, 1), default=0.1, show_default=True,
               help="a cell is decisive when its draw rate is at most this")
 @run_options
 @friendly_errors
@@ -107,9 +107,10 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
 @param_option
 @click.option("--agent", default="mcts", show_default=True, help="agent spec to ladder")
 @click.option("--key", default="time", show_default=True, help="the agent option that doubles")
-@click.option("--base", type=click.FloatRange(min=0, min_open=True), default=0.25,
+@click.option("--base", type=FiniteRange(min=0, min_open=True), default=0.25,
               show_default=True, help="value of the option at the lowest rung")
-@click.option("--steps", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--steps", type=click.IntRange(1, 30), default=4, show_default=True,
+              help="rungs above the lowest (each doubles the option)")
 @run_options
 @friendly_errors
 def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: float, steps: int,

@@ -19,7 +19,8 @@ from .common import friendly_errors, game_from_options, param_option
 @click.option("--p2", default="random", show_default=True, help="'human' or an agent spec")
 @click.option("--save", type=click.Path(dir_okay=False), default=None,
               help="keep the record in this file, saved after every move")
-@click.option("--seed", type=int, default=None, help="seed for chance events")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="seed for chance events")
 @friendly_errors
 def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | None,
          seed: int | None) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ..search.config import MAX_THREADS, default_threads
+from .common import FiniteRange
 
 
 @click.command()
@@ -31,13 +32,13 @@ from ..search.config import MAX_THREADS, default_threads
 @click.option("--open", "open_browser", is_flag=True, help="open the home page in a browser")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
               help="worker processes for the AI, hints, analysis and uploads")
-@click.option("--max-think", default=10.0, show_default=True, type=click.FloatRange(0.1, 600),
+@click.option("--max-think", default=10.0, show_default=True, type=FiniteRange(0.1, 600),
               help="seconds an agent may think for one move (a longer 'time' is refused; a "
                    "search is stopped there and plays its best move)")
-@click.option("--hint-seconds", default=2.0, show_default=True, type=click.FloatRange(0.1, 60),
+@click.option("--hint-seconds", default=2.0, show_default=True, type=FiniteRange(0.1, 60),
               help="seconds a hint's search may take")
 @click.option("--analysis-seconds", default=30.0, show_default=True,
-              type=click.FloatRange(1, 600),
+              type=FiniteRange(1, 600),
               help="seconds each job of the computer's analysis (a few positions) may take")
 @click.option("--job-memory", default=2048, show_default=True, type=click.IntRange(64, 65536),
               help="MiB one job may allocate in its worker")

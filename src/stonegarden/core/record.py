@@ -132,15 +132,26 @@ def load_record(path: str | Path) -> Record:
     Raises:
         RecordError: unreadable file or malformed record.
     """
-    p = Path(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_RECORD_BYTES:
-            raise RecordError(f"{str(p)!r} is {size} bytes, larger than any record")
-        raw = p.read_bytes()
+        raw = read_bounded(path, MAX_RECORD_BYTES)
     except OSError as exc:
-        raise RecordError(f"cannot read record {str(p)!r}: {exc.strerror}") from None
+        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
     return parse_record(raw)
+
+
+def read_bounded(path: str | Path, limit: int) -> bytes:
+    """The bytes of ``path``, read no further than ``limit`` + 1 bytes: a device or a pipe
+    (``/dev/zero``, ``/dev/stdin``) has no size to check beforehand.
+
+    Raises:
+        RecordError: the file holds more than ``limit`` bytes.
+        OSError: it cannot be read.
+    """
+    with open(path, "rb") as f:
+        raw = f.read(limit + 1)
+    if len(raw) > limit:
+        raise RecordError(f"{str(path)!r} is larger than any record ({limit} bytes at most)")
+    return raw
 
 
 def game_of(record: Record) -> Game:

@@ -18,12 +18,17 @@ from .statistics import summarise
 from .store import Store
 from .study import StudySpec, check_spec, run_studies, write_report
 
+#: cells a sweep may have: checked before a range's values are made, so that a typo such as
+#: ``target=1:100000000000`` is refused at once instead of filling the memory
+MAX_CELLS = 10_000
+
 
 def parse_grid(options: list[str]) -> dict[str, list[Any]]:
     """``size=4,5,6`` and ``target=10:40:5`` (inclusive range) into value lists.
 
     Raises:
-        ParameterError: malformed option, empty or non-integer range.
+        ParameterError: malformed option, empty or non-integer range, more than ``MAX_CELLS``
+        cells.
     """
     grid: dict[str, list[Any]] = {}
     for opt in options:
@@ -41,6 +46,8 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
                 raise ParameterError(f"--grid {opt!r}: a range is integers a:b[:step]") from None
             if step <= 0 or hi < lo:
                 raise ParameterError(f"--grid {opt!r}: empty range")
+            if (hi - lo) // step + 1 > MAX_CELLS:
+                raise ParameterError(f"--grid {opt!r}: more than {MAX_CELLS} values")
             grid[key] = list(range(lo, hi + 1, step))
         else:
             grid[key] = [_value(v.strip()) for v in text.split(",") if v.strip()]
@@ -48,6 +55,11 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
             raise ParameterError(f"--grid {opt!r} has no values")
     if not grid:
         raise ParameterError("a sweep needs at least one --grid")
+    count = 1
+    for values in grid.values():
+        count *= len(values)
+        if count > MAX_CELLS:
+            raise ParameterError(f"the grid has more than {MAX_CELLS} cells")
     return grid
 
 

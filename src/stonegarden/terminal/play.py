@@ -11,7 +11,7 @@ from rich.text import Text
 from ..agents import Agent, make_agent
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import make_record, save_record
-from ..errors import IllegalMoveError, StonegardenError
+from ..errors import IllegalMoveError, RecordError, StonegardenError
 from .render import rich_diagram
 
 HELP = """Type a move in notation (e.g. {example}), or a command:
@@ -75,8 +75,13 @@ class Session:
         return make_record(self.game, self.moves, self.state, players=players)
 
     def autosave(self) -> None:
+        """Raises: RecordError when the record cannot be written (a missing folder, say)."""
         if self.save_path is not None:
-            save_record(self.record(), self.save_path)
+            try:
+                save_record(self.record(), self.save_path)
+            except OSError as exc:
+                raise RecordError(f"cannot save the record to {str(self.save_path)!r}: "
+                                  f"{exc.strerror}") from None
 
 
 def status_line(game: Game, state: State) -> str:
@@ -101,6 +106,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         2: None if p2 == "human" else make_agent(p2),
     }
     s = Session(game, seats, save_path=save)
+    s.autosave()  # a path that cannot be written is refused now, not after the first move
     import numpy as np
 
     rng = np.random.default_rng(seed)
