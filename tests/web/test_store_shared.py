@@ -48,6 +48,25 @@ def test_moves_are_appended_in_order_and_a_stale_write_is_refused(store):
     assert store.get("g1").moves == ("C3",) and store.get("g1").redo == ("D4",)
 
 
+def test_a_copy_with_the_right_count_but_another_line_is_refused(store):
+    """After an undo and new moves elsewhere the count can match again: a copy's write is
+    checked against the moves it holds, not only their number."""
+    store.create_game(new("g7", ("human", "human")))
+    store.append_move("g7", 0, "C3", None, line=())
+    store.append_move("g7", 1, "D4", None, line=("C3",))
+    stale = ("C3", "D4")  # another process's copy, before the undo below
+    store.truncate("g7", 0, 2, None, [], line=stale)
+    store.append_move("g7", 0, "B2", None, line=())
+    store.append_move("g7", 1, "D4", None, line=("B2",))
+    with pytest.raises(StaleError, match="other moves"):
+        store.append_move("g7", 2, "E5", None, line=stale)
+    with pytest.raises(StaleError, match="other moves"):
+        store.truncate("g7", 1, 2, None, [], line=stale)
+    assert store.get("g7").moves == ("B2", "D4")
+    store.append_move("g7", 2, "E5", None, line=("B2", "D4"))
+    assert store.get("g7").moves == ("B2", "D4", "E5")
+
+
 def test_an_open_seat_is_joined_once_and_only_an_unjoined_game_is_withdrawn(store):
     store.create_game(new("g2"))
     assert [g.id for g in store.lobby()] == ["g2"]

@@ -111,21 +111,27 @@ class Store(Protocol):
     def append_move(self, game_id: str, ply: int, text: str, result: dict[str, Any] | None,
                     redo: Sequence[str] = (), *, to_move: int | None = None,
                     clock: dict[str, Any] | None = None,
-                    deadline: float | None = None) -> None:
+                    deadline: float | None = None,
+                    line: Sequence[str] | None = None) -> None:
         """Append move number ``ply`` (0-based), with the seat to move after it and the clock
-        (and its deadline) after it.
+        (and its deadline) after it. ``line``: the moves the writer's copy holds; when given,
+        the stored moves must be exactly these (a count alone can match another line, after
+        an undo and new moves made elsewhere).
 
         Raises:
-            StaleError: the stored game does not have exactly ``ply`` moves, or is over.
+            StaleError: the stored game does not have exactly ``ply`` moves (or not ``line``),
+            or is over.
         """
         ...
 
     def truncate(self, game_id: str, keep: int, count: int, result: dict[str, Any] | None,
-                 redo: Sequence[str], *, to_move: int | None = None) -> None:
-        """Keep the first ``keep`` moves of a game that has ``count`` (undo).
+                 redo: Sequence[str], *, to_move: int | None = None,
+                 line: Sequence[str] | None = None) -> None:
+        """Keep the first ``keep`` moves of a game that has ``count`` (undo); ``line`` as for
+        ``append_move``.
 
         Raises:
-            StaleError: the stored game does not have exactly ``count`` moves.
+            StaleError: the stored game does not have exactly ``count`` moves (or not ``line``).
         """
         ...
 

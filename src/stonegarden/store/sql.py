@@ -88,32 +88,43 @@ class SQLStore:
     def append_move(self, game_id: str, ply: int, text: str, result: dict[str, Any] | None,
                     redo: Sequence[str] = (), *, to_move: int | None = None,
                     clock: dict[str, Any] | None = None,
-                    deadline: float | None = None) -> None:
+                    deadline: float | None = None,
+                    line: Sequence[str] | None = None) -> None:
         now = time.time()
         with self._transaction() as con:
             self._lock_game(con, game_id)
-            self._check_count(con, game_id, ply, unfinished=True)
+            self._check_count(con, game_id, ply, unfinished=True, line=line)
             con.execute("INSERT INTO moves (game_id, ply, text, created) VALUES (?, ?, ?, ?)",
                         (game_id, ply, text, now))
             self._finish(con, game_id, result, redo, now, to_move, clock, deadline)
             self._notify(con, "move", game_id)
 
     def truncate(self, game_id: str, keep: int, count: int, result: dict[str, Any] | None,
-                 redo: Sequence[str], *, to_move: int | None = None) -> None:
+                 redo: Sequence[str], *, to_move: int | None = None,
+                 line: Sequence[str] | None = None) -> None:
         now = time.time()
         with self._transaction() as con:
             self._lock_game(con, game_id)
-            self._check_count(con, game_id, count)
+            self._check_count(con, game_id, count, line=line)
             con.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, keep))
             self._finish(con, game_id, result, redo, now, to_move, None, None)
             self._notify(con, "move", game_id)
 
     @staticmethod
-    def _check_count(con: Any, game_id: str, expected: int, unfinished: bool = False) -> None:
+    def _check_count(con: Any, game_id: str, expected: int, unfinished: bool = False,
+                     line: Sequence[str] | None = None) -> None:
+        """Raises: StaleError unless the game has ``expected`` moves (and they are ``line``,
+        when given), and with ``unfinished`` is not over."""
         (count,) = con.execute("SELECT count(*) FROM moves WHERE game_id = ?",
                                (game_id,)).fetchone()
         if count != expected:
             raise StaleError(f"game {game_id!r} has {count} moves, not {expected}")
+        if line is not None:
+            stored = [r[0] for r in con.execute(
+                "SELECT text FROM moves WHERE game_id = ? ORDER BY ply", (game_id,)).fetchall()]
+            if stored != list(line):
+                raise StaleError(f"game {game_id!r} has other moves than this copy: it "
+                                 "changed elsewhere")
         if unfinished:
             row = con.execute("SELECT result FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None or row[0] is not None:

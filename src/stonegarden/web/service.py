@@ -358,6 +358,13 @@ class GameService:
         await self._append(live, text, after, redo=())
         await self._advance(live, client)
 
+    def _still_served(self, live: Live) -> None:
+        """Raises: ApiError 409 when ``live`` is no longer the copy served here (another
+        process changed the game, or it was let go from memory, while this request waited)."""
+        if self.live.get(live.id) is not live:
+            raise ApiError(409, "the game was read again meanwhile (changed by another server "
+                                "process, or let go from memory): read it and try again")
+
     def _room_for_move(self, live: Live) -> None:
         if len(live.moves) >= self.budgets.max_moves:
             raise ApiError(409, f"this game has {len(live.moves)} moves, the most this server "
@@ -370,13 +377,14 @@ class GameService:
         async with live.lock:
             if len(live.moves) != ply or live.over is not None:
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, not {ply}")
+            self._still_served(live)
             clock = clocks.after_move(live, before, after, time.time())
             value, deadline = clocks.stored(clock)
             try:
                 await asyncio.to_thread(
                     self.store.append_move, live.id, ply, text, result_of(live.game, after),
                     redo, to_move=clocks.seat_to_move(live, after), clock=value,
-                    deadline=deadline)
+                    deadline=deadline, line=tuple(live.moves))
             except StaleError as exc:
                 self.invalidate(live.id)  # another process wrote: reload next time
                 raise ApiError(409, str(exc)) from None
@@ -539,11 +547,13 @@ class GameService:
         async with live.lock:
             if len(live.moves) != count:
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
+            self._still_served(live)
             kept = live.history.at(keep)
             try:
                 await asyncio.to_thread(self.store.truncate, live.id, keep, count,
                                         result_of(live.game, kept), redo,
-                                        to_move=clocks.seat_to_move(live, kept))
+                                        to_move=clocks.seat_to_move(live, kept),
+                                        line=tuple(live.moves))
             except StaleError as exc:
                 self.invalidate(live.id)
                 raise ApiError(409, str(exc)) from None
