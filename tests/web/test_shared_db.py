@@ -224,3 +224,22 @@ def test_a_clock_survives_a_restart_and_a_long_outage_is_charged_to_no_one(tmp_p
         assert after["2"] == before["2"]
     finally:
         server.stop()
+
+
+def test_an_id_with_a_nul_byte_names_no_game_on_postgresql(pair):
+    """PostgreSQL refuses text holding a NUL with an error of its own: such an id is refused
+    as naming no game before it reaches the store, as on SQLite."""
+    a, _ = pair
+    made = create(a, ["human", "open"], public=True)
+    for method, path, body in (("GET", "/api/games/ab%00cd", None),
+                               ("POST", "/api/games/ab%00cd/join", {"name": "Bo"}),
+                               ("GET", "/api/games/ab%00cd/record", None)):
+        assert a.request(method, path, body)[0] == 404, path
+    status, listed = a.request("GET", f"/api/games?ids=ab%00cd,{made['id']}")
+    assert status == 200 and [g["id"] for g in listed["games"]] == [made["id"]]
+    import urllib.error
+    import urllib.request
+
+    with pytest.raises(urllib.error.HTTPError) as page:  # the game page: HTML, not JSON
+        urllib.request.urlopen(a.url + "/game/ab%00cd", timeout=30)
+    assert page.value.code == 404

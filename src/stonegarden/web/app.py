@@ -42,6 +42,7 @@ from .http import (
     read_body,
     read_json,
 )
+from .live import is_game_id
 from .pages import (
     DOCS,
     game_context,
@@ -173,7 +174,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         if ids is None:
             rows = await asyncio.to_thread(store.list_games)
         else:
-            wanted = [i for i in ids.split(",") if i][:100]
+            wanted = [i for i in ids.split(",") if is_game_id(i)][:100]
             rows = await asyncio.to_thread(store.list_games, 100, False, wanted)
         return Json({"games": [r.to_json() for r in rows]})
 

@@ -93,6 +93,17 @@ class Thinking:
     task: asyncio.Task[Any] | None = None
 
 
+#: the longest game id a request may name (the server makes ids of 12 characters)
+MAX_ID = 40
+
+
+def is_game_id(text: object) -> bool:
+    """Whether ``text`` has a game id's shape: 1-40 characters of the URL-safe alphabet.
+    Anything else names no game, and is refused before it reaches a store (PostgreSQL, for
+    one, refuses text with a NUL byte with an error of its own)."""
+    return (isinstance(text, str) and 0 < len(text) <= MAX_ID
+            and all(c.isascii() and (c.isalnum() or c in "-_") for c in text))
+
 @dataclass
 class Live:
     """A game being served: its stored facts, its history, and what is going on in it."""

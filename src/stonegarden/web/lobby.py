@@ -20,7 +20,7 @@ from ..core.registry import game_class
 from ..errors import StonegardenError, quote
 from .clock import parse_clock
 from .http import ApiError, Json, client_of, read_json
-from .live import History, Live
+from .live import MAX_ID, History, Live, is_game_id
 from .names import clean_name
 from .pages import params_words
 from .seats import HUMAN, OPEN
@@ -201,8 +201,8 @@ def watched_ids(text: str | None) -> list[str]:
     if not 1 <= len(ids) <= MAX_WATCHED:
         raise ApiError(400, f"'ids' must name 1-{MAX_WATCHED} games, not {len(ids)}")
     for i in ids:
-        if len(i) > 40 or not all(c.isascii() and (c.isalnum() or c in "-_") for c in i):
-            raise ApiError(400, f"{quote(i, 40)} is not a game id")
+        if not is_game_id(i):
+            raise ApiError(400, f"{quote(i, MAX_ID)} is not a game id")
     return list(dict.fromkeys(ids))
 
 

@@ -34,7 +34,7 @@ from ..store import GameRow, NewGame, StaleError, Store
 from . import ai, clocks, review, snapshot
 from .clock import Clock, ClockSpec
 from .http import ApiError
-from .live import History, Hub, Live, Thinking
+from .live import MAX_ID, History, Hub, Live, Thinking, is_game_id
 from .reviewer import Reviewer
 from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent, seating
 from .views import view_for
@@ -105,8 +105,8 @@ class GameService:
         Raises:
             ApiError: 404 when no game has that id, 503 when its stored data is damaged.
         """
-        if not isinstance(game_id, str) or not 0 < len(game_id) <= 64:
-            raise ApiError(404, f"no game {quote(game_id)}")
+        if not is_game_id(game_id):
+            raise ApiError(404, f"no game {quote(game_id, MAX_ID)}")
         live = self.live.get(game_id)
         if live is not None:
             self.live.move_to_end(game_id)
