@@ -243,3 +243,21 @@ def test_an_id_with_a_nul_byte_names_no_game_on_postgresql(pair):
     with pytest.raises(urllib.error.HTTPError) as page:  # the game page: HTML, not JSON
         urllib.request.urlopen(a.url + "/game/ab%00cd", timeout=30)
     assert page.value.code == 404
+
+
+def test_a_new_name_given_through_one_server_does_not_stop_the_others_agent(pair):
+    """A rename changes no move: the server whose agent thinks goes on thinking (it dropped
+    the game, stopping its agent, and no server started it again)."""
+    a, b = pair
+    made = create(a, ["human", "mcts:time=3"], LONG)
+    gid, k1 = made["id"], made["secrets"]["1"]
+    assert b.request("GET", f"/api/games/{gid}")[0] == 200  # B holds the game too
+    status, snap = a.request("POST", f"/api/games/{gid}/move",
+                             {"secret": k1, "move": first_legal("blooms", LONG, [])})
+    assert status == 200 and snap["thinking"] is not None
+    assert b.request("POST", f"/api/games/{gid}/name", {"secret": k1, "name": "Ana"})[0] == 200
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(moves_of(b, gid)) < 2:
+        time.sleep(0.5)
+    assert len(moves_of(b, gid)) == 2  # the agent replied
+    assert b.request("GET", f"/api/games/{gid}")[1]["names"]["1"] == "Ana"

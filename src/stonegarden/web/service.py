@@ -93,7 +93,7 @@ class GameService:
         #: games changed by another process while this one was reading them
         self._stale: set[str] = set()
         #: catching up with other processes' changes (held so they are not collected)
-        self._catching_up: set[asyncio.Task[None]] = set()
+        self._catching_up: set[asyncio.Future[None]] = set()
         self.keeper = clocks.ClockKeeper(self)
         self.reviewer = Reviewer(self)
 
@@ -760,23 +760,40 @@ class GameService:
         """A change another server process made (the store's notification): pages watching
         it here are told, and the lobby's when it changed."""
         if what == "lost":  # changes may have been missed: forget every game
+            thinking = [gid for gid, live in self.live.items() if live.thinking is not None]
             for gid in list(self.live):
                 self.invalidate(gid)
                 self.hub.publish(gid)
             self.hub.publish(LOBBY)
+            for gid in thinking:  # read again: an agent still to move thinks again
+                self._in_background(self._reload(gid))
             return
         if what in ("create", "join", "withdraw"):
             self.hub.publish(LOBBY)
         live = self.live.get(game_id)
-        if what == "withdraw" or live is None or live.thinking is not None or live.pending:
+        # a new name or a rematch offered leaves the moves alone: an agent thinking here goes
+        # on (dropping the game would stop it, and no process would start it again)
+        busy = live is not None and (live.thinking is not None or bool(live.pending))
+        if (what == "withdraw" or live is None
+                or (busy and what not in ("name", "rematch"))):
             self.invalidate(game_id)
             self.hub.publish(game_id)
             return
         # a game held here: bring it up to date from its row (the new moves only, instead of
         # replaying the whole game), then tell its pages
-        task = asyncio.get_running_loop().create_task(self._catch_up(live))
+        self._in_background(self._catch_up(live))
+
+    def _in_background(self, work: Awaitable[None]) -> None:
+        """Run ``work`` on the loop, held so that it is not collected before it ends."""
+        task = asyncio.ensure_future(work)
         self._catching_up.add(task)
         task.add_done_callback(self._catching_up.discard)
+
+    async def _reload(self, game_id: str) -> None:
+        """Read a game again (its agent thinks if it is to move); a game gone or damaged is
+        left to its next request."""
+        with contextlib.suppress(ApiError):
+            await self.load(game_id)
 
     async def _catch_up(self, live: Live) -> None:
         """Apply another process's change to ``live``: its new moves, seats, names, clock and
