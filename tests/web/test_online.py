@@ -322,3 +322,25 @@ def test_the_lobby_and_my_games_pages_are_served(client):
     for path in ("/lobby", "/my-games"):
         r = client.get(path)
         assert r.status_code == 200 and 'id="name-form"' in r.text
+
+
+def test_the_hub_keeps_versions_only_of_watched_games():
+    """Every change another process makes reaches the hub, for games held here or not: an
+    unwatched game's changes must leave nothing behind."""
+    import asyncio
+
+    from stonegarden.web.live import Hub
+
+    async def main() -> None:
+        hub = Hub()
+        for i in range(1000):
+            hub.publish(f"g{i}")
+        assert hub.versions == {}
+        q = hub.subscribe("g1")
+        hub.publish("g1")
+        hub.publish("g1")
+        assert q.get_nowait() == 2  # the latest version only
+        hub.unsubscribe("g1", q)
+        assert hub.versions == {} and hub.listeners == {}
+
+    asyncio.run(main())

@@ -166,7 +166,9 @@ class Live:
 
 
 class Hub:
-    """Who is listening to which game: each listener has a queue that receives versions."""
+    """Who is listening to which game: each listener has a queue that receives versions. A
+    version is kept only while its game is watched: pages read the game anew whenever their
+    stream (re)connects, and another process's changes to any game reach ``publish``."""
 
     def __init__(self) -> None:
         self.listeners: dict[str, set[asyncio.Queue[int]]] = {}
@@ -183,18 +185,17 @@ class Hub:
             listeners.discard(q)
             if not listeners:
                 del self.listeners[game_id]
+                self.versions.pop(game_id, None)
 
     def watched(self, game_id: str) -> bool:
         return bool(self.listeners.get(game_id))
 
     def publish(self, game_id: str) -> None:
+        listeners = self.listeners.get(game_id)
+        if not listeners:
+            return
         v = self.versions[game_id] = self.versions.get(game_id, 0) + 1
-        for q in list(self.listeners.get(game_id, ())):
+        for q in list(listeners):
             if q.full():
                 q.get_nowait()  # listeners only need the latest version
             q.put_nowait(v)
-
-    def forget(self, game_id: str) -> None:
-        """A game no longer in memory: drop its version (pages only compare versions)."""
-        if not self.watched(game_id):
-            self.versions.pop(game_id, None)

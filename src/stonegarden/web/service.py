@@ -180,7 +180,6 @@ class GameService:
             if old is live or old.thinking is not None or old.pending or self.hub.watched(gid):
                 continue
             del self.live[gid]
-            self.hub.forget(gid)
             excess -= 1
 
     # -- creating ---------------------------------------------------------------------------
