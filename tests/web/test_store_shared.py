@@ -179,9 +179,12 @@ def test_postgresql_tells_the_other_processes_of_a_change(pg_database):
     got.clear()
     a.join("n1", 2, "Bo")
     assert got.wait(10)
+    got.clear()
+    a.create_game(new("n3", listed=False))  # a private game: no lobby shows it
+    assert got.wait(10)
     b.create_game(new("n2"))  # its own change is not reported back to it
     time.sleep(0.5)
-    assert heard == [("create", "n1"), ("join", "n1")]
+    assert heard == [("lobby", "n1"), ("join", "n1"), ("create", "n3")]
     a.close()
     b.close()
 

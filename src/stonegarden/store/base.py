@@ -190,8 +190,9 @@ class Store(Protocol):
     def listen(self, on_change: ChangeListener) -> None:
         """Call ``on_change(what, game_id)`` (from any thread) when another server process
         changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``rematch``,
-        ``name``, ``create``); ``("lost", "")`` when changes may have been missed. A store that
-        only one process uses never calls it."""
+        ``name``, ``create``, or ``lobby`` for a new game listed with an open seat);
+        ``("lost", "")`` when changes may have been missed. A store that only one process uses
+        never calls it."""
         ...
 
     def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:

@@ -83,7 +83,9 @@ class SQLStore:
                 "INSERT INTO moves (game_id, ply, text, created) VALUES (?, ?, ?, ?)",
                 [(new.id, i, m, now) for i, m in enumerate(new.moves)],
             )
-            self._notify(con, "create", new.id)
+            # "lobby": a game that waits in the lobby, which every process's lobby pages show
+            self._notify(con, "lobby" if new.listed and OPEN in new.seats else "create",
+                         new.id)
 
     def append_move(self, game_id: str, ply: int, text: str, result: dict[str, Any] | None,
                     redo: Sequence[str] = (), *, to_move: int | None = None,

@@ -767,7 +767,7 @@ class GameService:
             for gid in thinking:  # read again: an agent still to move thinks again
                 self._in_background(self._reload(gid))
             return
-        if what in ("create", "join", "withdraw"):
+        if what in ("lobby", "join", "withdraw"):  # a private game changes no lobby
             self.hub.publish(LOBBY)
         live = self.live.get(game_id)
         # a new name or a rematch offered leaves the moves alone: an agent thinking here goes
