@@ -13,7 +13,7 @@ from stonegarden.web.names import MAX_NAME, clean_name
 @pytest.mark.parametrize("raw, shown", [
     ("Ada", "Ada"), ("  Ada  Lovelace ", "Ada Lovelace"), ("é", "\u00e9"), ("e\u0301", "\u00e9"),
     ("<b>x</b>", "<b>x</b>"),  # kept as text; pages escape it
-    ("x" * MAX_NAME, "x" * MAX_NAME),
+    ("x" * MAX_NAME, "x" * MAX_NAME), ("Zoë\u0301", "Zoë\u0301"), ("李 明", "李 明"),
 ])
 def test_good_names(raw, shown):
     assert clean_name(raw) == shown
@@ -22,6 +22,8 @@ def test_good_names(raw, shown):
 @pytest.mark.parametrize("raw", [
     "", "   ", "x" * (MAX_NAME + 1), 7, None, ["Ada"], "a\u0000b", "a\nb", "\u202eevil",
     "a\ud800", "a\u2028b",
+    "\u3164", "\uffa0", "\u115f", "\u2800", "Ada\u3164\u3164",  # letters that draw nothing
+    "\u0301\u0301", "\u20ddAda",  # combining marks first: they join the text before
 ])
 def test_bad_names_are_refused(raw):
     with pytest.raises(ParameterError, match="name"):

@@ -344,3 +344,28 @@ def test_the_hub_keeps_versions_only_of_watched_games():
         assert hub.versions == {} and hub.listeners == {}
 
     asyncio.run(main())
+
+
+def test_a_flood_of_changes_from_elsewhere_reads_a_held_game_once_or_twice(tmp_path):
+    """Each change another process makes used to queue a read of the whole game: a burst of
+    renames left thousands queued, and this process's own moves waited behind them."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web.service import GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        svc = GameService(store, JobPool(1))  # never started: a game of two people needs none
+        live, _ = await svc.create("blooms", SMALL, ["human", "human"], "c")
+        reads = []
+        get = store.get
+        store.get = lambda gid: reads.append(gid) or get(gid)  # type: ignore[method-assign]
+        for _ in range(500):
+            svc.changed_elsewhere("name", live.id)
+        while svc._catching_up:
+            await asyncio.sleep(0.01)
+        assert 1 <= len(reads) <= 2 and svc.live[live.id] is live
+        store.close()
+
+    asyncio.run(main())

@@ -96,6 +96,8 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
     """
     seat = svc.require_seat(live, secret)
     clean = _name(name)
+    if live.names[seat - 1] == clean:
+        return  # nothing to write, and nothing to tell other server processes
     await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)
     names = list(live.names)
     names[seat - 1] = clean

@@ -10,6 +10,9 @@ from typing import Any
 from ..errors import ParameterError
 
 MAX_NAME = 24
+#: letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern): a name
+#: of them would look empty, or pad another name with invisible text
+INVISIBLE = frozenset({0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800})
 
 
 def clean_name(value: Any, field: str = "name") -> str:
@@ -28,6 +31,10 @@ def clean_name(value: Any, field: str = "name") -> str:
         raise ParameterError(f"{field!r} must be 1-{MAX_NAME} characters, not {len(name)}")
     for ch in name:
         cat = unicodedata.category(ch)
-        if cat[0] == "C" or cat in ("Zl", "Zp"):  # control, format, surrogate, unassigned
+        # control, format, surrogate, unassigned; line breaks; characters that draw nothing
+        if cat[0] == "C" or cat in ("Zl", "Zp") or ord(ch) in INVISIBLE:
             raise ParameterError(f"{field!r} may not contain the character U+{ord(ch):04X}")
+    if unicodedata.category(name[0])[0] == "M":  # a mark would join the text before the name
+        raise ParameterError(f"{field!r} may not start with a combining mark "
+                             f"(U+{ord(name[0]):04X})")
     return " ".join(name.split())  # runs of spaces shown as one

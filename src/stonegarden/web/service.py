@@ -94,6 +94,8 @@ class GameService:
         self._stale: set[str] = set()
         #: catching up with other processes' changes (held so they are not collected)
         self._catching_up: set[asyncio.Future[None]] = set()
+        #: games being caught up -> whether another change came in since that read began
+        self._behind: dict[str, bool] = {}
         self.keeper = clocks.ClockKeeper(self)
         self.reviewer = Reviewer(self)
 
@@ -779,8 +781,23 @@ class GameService:
             self.hub.publish(game_id)
             return
         # a game held here: bring it up to date from its row (the new moves only, instead of
-        # replaying the whole game), then tell its pages
-        self._in_background(self._catch_up(live))
+        # replaying the whole game), then tell its pages; one read at a time a game, however
+        # many changes arrive meanwhile (a read after the last of them sees them all)
+        if game_id in self._behind:
+            self._behind[game_id] = True
+            return
+        self._behind[game_id] = False
+        self._in_background(self._catch_up_all(live))
+
+    async def _catch_up_all(self, live: Live) -> None:
+        try:
+            while True:
+                await self._catch_up(live)
+                if not self._behind.get(live.id):
+                    return
+                self._behind[live.id] = False
+        finally:
+            self._behind.pop(live.id, None)
 
     def _in_background(self, work: Awaitable[None]) -> None:
         """Run ``work`` on the loop, held so that it is not collected before it ends."""
