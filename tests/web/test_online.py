@@ -369,3 +369,26 @@ def test_a_flood_of_changes_from_elsewhere_reads_a_held_game_once_or_twice(tmp_p
         store.close()
 
     asyncio.run(main())
+
+
+def test_watched_games_do_not_pin_memory_beyond_the_bound(tmp_path):
+    """Streams over many game ids (32 a client, 100 ids each) must not hold every game they
+    watch in memory: the bound on games held counts watched ones too."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web.service import Budgets, GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        svc = GameService(store, JobPool(1), Budgets(live_games=4))
+        ids = [(await svc.create("blooms", SMALL, ["human", "human"], "c"))[0].id
+               for _ in range(12)]
+        for gid in ids:
+            svc.hub.subscribe(gid)
+            await svc.load(gid)
+        assert len(svc.live) == 4
+        assert (await svc.load(ids[0])).id == ids[0]  # read again when asked for
+        store.close()
+
+    asyncio.run(main())
