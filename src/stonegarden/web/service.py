@@ -173,7 +173,8 @@ class GameService:
         """Hold ``live`` in memory, letting go of the idle games used least recently beyond
         ``live_games`` (they are read again when asked for). A game watched by a page is let
         go like any other (its page reads it again at its next change), so that streams
-        cannot pin games in memory; one whose agent thinks or waits paused is kept."""
+        cannot pin games in memory; one whose agent thinks, or with a job pending, is kept
+        (a pause is not: it lives in memory only, and a game read again starts its agent)."""
         self.live[live.id] = live
         self.live.move_to_end(live.id)
         excess = len(self.live) - self.budgets.live_games
@@ -181,7 +182,7 @@ class GameService:
             if excess <= 0:
                 break
             old = self.live[gid]
-            if old is live or old.thinking is not None or old.pending or old.paused:
+            if old is live or old.thinking is not None or old.pending:
                 continue
             del self.live[gid]
             excess -= 1
