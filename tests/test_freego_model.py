@@ -154,6 +154,8 @@ def test_training_on_visits_keeps_them_with_the_games_and_says_so(tmp_path: Path
     meta = train("freego", {"size": 5}, games=2, sims=20, steps=5, out=tmp_path,
                  targets="visits", progress=False, report=lambda line: None)
     assert meta["targets"] == "visits" and meta["command"].endswith("--targets visits")
+    # the command makes this model again: the fit's steps and prior are in it when not default
+    assert " --steps 5 " in meta["command"] and "--prior" not in meta["command"]
     records = [json.loads(line) for line in
                (tmp_path / "data" / "games-0000.jsonl").read_text().splitlines()]
     assert [len(r["visits"]) for r in records] == [len(r["moves"]) for r in records]

@@ -65,6 +65,20 @@ def test_asking_for_more_games_extends_the_same_study(tmp_path):
 
 
 @pytest.mark.slow
+def test_another_study_in_the_same_folder_leaves_only_its_own_records(tmp_path):
+    """Records of an earlier study in the folder (another experiment, or more games) would
+    read as this study's games."""
+    run_cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "6",
+            "--out", str(tmp_path))
+    out = run_cli("study", "blooms", "--param", "size=3", "--agents", "random", "greedy",
+                  "--games", "3", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    records = sorted((tmp_path / "records").glob("game-*.json"))
+    assert [r.name for r in records] == [f"game-{i:05d}.json" for i in range(3)]
+    assert all("greedy" in json.loads(r.read_text())["players"].values() for r in records)
+
+
+@pytest.mark.slow
 def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     full = tmp_path / "full"
     assert run_cli(*SWEEP, "--out", str(full)).returncode == 0
@@ -104,10 +118,28 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
      "above 12"),
     (["ladder", "blooms", "--agent", "random", "--key", "seed", "--steps", "0", "--games", "2",
       "--out", "x"], "0"),
+    (["study", "blooms", "--agent", "random", "--games", "2", "--seed", "-1", "--out", "x"],
+     "not in the range"),
+    (["match", "blooms", "random", "random", "--games", "2", "--seed", "-1"], "not in the range"),
+    (["study", "blooms", "--agent", "random", "--games", "2", "--out", "FILE/o"], "--out"),
+    (["study", "blooms", "--agent", "random", "--games", "2", "--out", "JUNK"],
+     "not a usable lab database"),
+    (["sweep", "blooms", "--grid", "size=3,4", "--grid", "size=5", "--agent", "random",
+      "--games", "2", "--out", "x"], "twice"),
+    (["sweep", "blooms", "--grid", "size=3,3", "--agent", "random", "--games", "2",
+      "--out", "x"], "a value twice"),
+    (["sweep", "blooms", "--param", "size=3", "--grid", "size=4", "--agent", "random",
+      "--games", "2", "--out", "x"], "both fixed"),
+    (["train", "blooms", "--games", "2", "--out", "FILE/t"], "--out"),
 ])
 @pytest.mark.slow
 def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
-    args = [a if a != "x" else str(tmp_path / "o") for a in args]
+    (tmp_path / "file").write_text("a file, not a folder")
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "lab.sqlite").write_bytes(b"not a database" * 100)
+    places = {"x": tmp_path / "o", "FILE/o": tmp_path / "file" / "o",
+              "FILE/t": tmp_path / "file" / "t", "JUNK": tmp_path / "junk"}
+    args = [str(places[a]) if a in places else a for a in args]
     out = run_cli(*args)
     assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
 

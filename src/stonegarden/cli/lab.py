@@ -20,7 +20,8 @@ backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), 
 address_option = click.option("--address", default=None, help="Ray cluster address (default: local)")
 games_option = click.option("--games", type=click.IntRange(min=1), required=True,
                             help="games per study (or per cell / ladder step)")
-seed_option = click.option("--seed", type=int, default=0, show_default=True, help="base seed")
+seed_option = click.option("--seed", type=click.IntRange(0, 2**62), default=0, show_default=True,
+                           help="base seed")
 out_option = click.option("--out", type=click.Path(file_okay=False), required=True,
                           help="directory for the database, records, plots and report")
 

@@ -128,7 +128,7 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 @click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="worker processes")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
 @click.option("--save-dir", type=click.Path(file_okay=False), default=None,
               help="save every game's record here (a folder without records, or use --resume)")

@@ -48,7 +48,6 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         canonical = check_spec(game_id, params, (strong, weak))
         specs.append(StudySpec(game_id, canonical, (strong, weak), seed,
                                resign=None if resign is None else resign.as_list()))
-    out.mkdir(parents=True, exist_ok=True)
     store = Store(out / "lab.sqlite")
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"ladder {game_id} ({steps} steps)")

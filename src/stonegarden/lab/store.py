@@ -9,6 +9,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ..errors import ParameterError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS studies (
     key TEXT PRIMARY KEY,
@@ -32,11 +34,18 @@ class Store:
     """One SQLite file; every finished game is committed at once."""
 
     def __init__(self, path: str | Path) -> None:
+        """Raises: ParameterError naming the file when its folder cannot be made or the file
+        is not a lab database (damaged, or something else)."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.executescript(SCHEMA)
+        except OSError as exc:
+            raise ParameterError(f"--out {str(self.path.parent)!r}: {exc.strerror}") from None
+        except sqlite3.Error as exc:
+            raise ParameterError(f"{str(self.path)!r} is not a usable lab database: {exc}") from None
 
     def open_study(self, spec: dict[str, Any]) -> str:
         key = study_key(spec)

@@ -90,14 +90,23 @@ def run_study(spec: StudySpec, games: int, store: Store, *, description: str | N
 
 
 def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> None:
+    """The study's games as records in ``out/records``; records left there by another study
+    (another experiment run into the same folder, or more games) are removed, so that the
+    folder holds this study's games and no others."""
     game = make(spec.game, **spec.params)
     folder = out / "records"
     folder.mkdir(parents=True, exist_ok=True)
+    written = set()
     for r in results:
         states = game.replay(r["moves"])
         rec = make_record(game, r["moves"], states[-1], players=r["seats"],
                           meta={"seed": str(r["seed"]), "study_index": str(r["index"])})
-        save_record(rec, folder / f"game-{r['index']:05d}.json")
+        name = f"game-{r['index']:05d}.json"
+        save_record(rec, folder / name)
+        written.add(name)
+    for old in folder.glob("game-*.json"):
+        if old.name not in written:
+            old.unlink()
 
 
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:

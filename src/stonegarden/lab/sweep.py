@@ -36,6 +36,8 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
         key = key.strip()
         if not sep or not key or not text.strip():
             raise ParameterError(f"--grid {opt!r} is not of the form name=v1,v2 or name=a:b:step")
+        if key in grid:
+            raise ParameterError(f"--grid names {key!r} twice: give its values in one --grid")
         if ":" in text:
             parts = text.split(":")
             if len(parts) == 2:
@@ -53,6 +55,8 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
             grid[key] = [_value(v.strip()) for v in text.split(",") if v.strip()]
         if key in grid and not grid[key]:
             raise ParameterError(f"--grid {opt!r} has no values")
+        if len(set(map(repr, grid[key]))) != len(grid[key]):
+            raise ParameterError(f"--grid {opt!r} gives a value twice")
     if not grid:
         raise ParameterError("a sweep needs at least one --grid")
     count = 1
@@ -106,8 +110,15 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
               max_draws: float = 0.1, command: str = "",
               console: Console | None = None,
               resign: ResignRule | None = None) -> dict[str, Any]:
-    """Run (or resume) every cell and write the table, plot and recommendation."""
-    out.mkdir(parents=True, exist_ok=True)
+    """Run (or resume) every cell and write the table, plot and recommendation.
+
+    Raises:
+        ParameterError: a parameter both fixed (``base``) and swept (``grid``), or an
+        unusable ``out``.
+    """
+    both = sorted(set(base) & set(grid))
+    if both:
+        raise ParameterError(f"{both} both fixed (--param) and swept (--grid): give one")
     store = Store(out / "lab.sqlite")
     specs = []
     for params in cells(base, grid):

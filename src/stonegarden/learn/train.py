@@ -131,9 +131,12 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     ``teacher_model`` identifies it (none if empty).
 
     Raises:
-        ParameterError: ``data`` holds games made with other settings.
+        ParameterError: ``data`` holds games made with other settings, or cannot be made.
     """
-    data.mkdir(parents=True, exist_ok=True)
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError(f"--out: cannot make {str(data)!r}: {exc.strerror}") from None
     settings: dict[str, Any] = {"game": game.id, "params": game.non_default_params(),
                                 "sims": sims, "seed": seed}
     if visits:  # only then, so that data made before visits were kept stays valid
@@ -256,6 +259,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "command": f"stonegarden train {game.id}"
                    + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
                    + f" --games {games} --sims {sims} --seed {seed}"
+                   + (f" --steps {steps}" if steps != 400 else "")
+                   + (f" --prior {prior}" if prior != DEFAULT_PRIOR else "")
                    + (f" --targets {targets}" if targets != "move" else "")
                    + (f" --teacher {taught_by['model']}" if taught_by else "")
                    + (f" --device {fit_on.name}" if fit_on.torch_device else ""),
