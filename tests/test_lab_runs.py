@@ -214,3 +214,16 @@ def test_a_game_worker_of_a_pool_searches_with_its_share_of_the_cores():
             assert pool.submit(_level_threads, "level:6").result() == max(1, cores // workers)
             assert pool.submit(_level_threads, "mcts:threads=3").result() == 3  # as named
     assert _level_threads("level:6") == cores  # this process is not a pool's worker
+
+
+@pytest.mark.slow
+def test_a_sweep_of_three_parameters_draws_a_heatmap_per_value_of_the_third(tmp_path):
+    """One heatmap of the first two parameters cannot show a third: each of its values has
+    its own picture (one picture drew only the last value's cells over the others)."""
+    out = run_cli("sweep", "freego", "--grid", "target=3,4", "--grid", "size=5", "--grid",
+                  "ko=simple,none", "--agent", "random", "--games", "4", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    report = (tmp_path / "report.md").read_text()
+    assert "(plots/sweep-0.png)" in report and "(plots/sweep-1.png)" in report
+    assert "ko=simple" in report and "ko=none" in report
+    assert (tmp_path / "plots" / "sweep-1.png").stat().st_size > 0

@@ -66,7 +66,8 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
     return _save(fig, out, "reasons")
 
 
-def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path) -> str:
+def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
+                  name: str = "sweep", title: str = "") -> str:
     xs = sorted({r["params"][xkey] for r in rows})
     ys = sorted({r["params"][ykey] for r in rows})
     grid = [[math.nan] * len(xs) for _ in ys]
@@ -84,7 +85,9 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path) -
             if not math.isnan(grid[i][j]):
                 ax.text(j, i, f"{grid[i][j]:.2f}", ha="center", va="center", fontsize=8)
     fig.colorbar(im, ax=ax, label="first player's score")
-    return _save(fig, out, "sweep")
+    if title:
+        ax.set_title(title, fontsize="small")
+    return _save(fig, out, name)
 
 
 def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:

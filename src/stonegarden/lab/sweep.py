@@ -141,10 +141,23 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         {"game": game_id, "base": base, "grid": grid, "agents": list(agents), "games": games,
          "cells": rows, "recommendation": rec}, indent=1, default=str))
     table = table_rows(rows, keys_)
-    if len(keys_) >= 2:
-        image = plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots")
+    if len(keys_) == 2:
+        images = [("first player's score per cell",
+                   plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots"))]
+    elif len(keys_) > 2:  # a heatmap of the first two parameters per value of the others
+        groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+        places = itertools.product(*(range(len(grid[key])) for key in keys_))  # rows' order
+        for place, row in zip(places, rows):
+            groups.setdefault(place[2:], []).append(row)
+        images = []
+        for k, subset in enumerate(groups.values()):
+            title = ", ".join(f"{key}={subset[0]['params'][key]}" for key in keys_[2:])
+            images.append((f"first player's score per cell, {title}",
+                           plots.sweep_heatmap(subset, keys_[1], keys_[0], out / "plots",
+                                               name=f"sweep-{k}", title=title)))
     else:
-        image = plots.sweep_lines(rows, keys_[0], out / "plots")
+        images = [("first player's score per cell",
+                   plots.sweep_lines(rows, keys_[0], out / "plots"))]
     typed = make(game_id, **next(iter(cells(base, grid)))).params
     shown_base = {k: json_value(typed[k]) for k in base}
     intro = [f"Game `{game_id}`, base parameters `{json.dumps(shown_base)}`, agents "
@@ -160,7 +173,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
             rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
                           f"[{s['low']:.3f}, {s['high']:.3f}]"
                           + (" (fair within the interval)" if r["fair_within_interval"] else ""))
-    write_report(f"Sweep: {game_id}", intro, table, [("first player's score per cell", image)],
+    write_report(f"Sweep: {game_id}", intro, table, images,
                  out, extra_md="\n".join(rec_md))
     return {"cells": rows, "recommendation": rec}
 
