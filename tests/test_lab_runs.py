@@ -193,6 +193,34 @@ def test_no_lab_worker_outlives_the_command(tmp_path, sig):
     assert not any(alive(p) for p in workers)
 
 
+@pytest.mark.slow
+def test_ctrl_c_finishes_only_the_games_already_being_played(tmp_path):
+    """The pool is handed no more games than it has workers: on Ctrl-C the games it was
+    given but had not started are not played (the docs promise only the running ones)."""
+    out = tmp_path / "s"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "study", "freego", "--param", "size=7",
+         "--agent", "mcts:sims=6000", "--games", "12", "--workers", "2", "--out", str(out)],
+        env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(out / "lab.sqlite") as db:
+                return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+    deadline = time.time() + 180
+    while time.time() < deadline and proc.poll() is None and stored() < 1:
+        time.sleep(0.1)
+    before = stored()
+    assert proc.poll() is None and before >= 1, "the study ended before it could be interrupted"
+    os.kill(proc.pid, signal.SIGINT)  # the main process only, as a signal from outside
+    proc.wait(timeout=120)
+    # the two games running at the signal (and one that ended as it came) at the most
+    assert stored() <= before + 3 < 12
+
+
 def _level_threads(spec: str) -> int:
     from stonegarden.agents.registry import make_agent
 

@@ -72,12 +72,28 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
             done(t, play_game(t))
         return
     with game_pool(workers) as pool:
-        futures = {pool.submit(play_game, t): t for t in tasks}
+        # no more games handed to the pool than it has workers: the pool moves what it is
+        # given into its workers' queue, where a cancel no longer reaches, so on Ctrl-C every
+        # game given to it would still be played
+        waiting = iter(tasks)
+        futures: dict[cf.Future[dict[str, Any]], Task] = {}
         handled: set[cf.Future[dict[str, Any]]] = set()
+
+        def hand_over() -> None:
+            t = next(waiting, None)
+            if t is not None:
+                futures[pool.submit(play_game, t)] = t
+
         try:
-            for f in cf.as_completed(futures):
-                handled.add(f)
-                done(futures[f], f.result())
+            for _ in range(workers):
+                hand_over()
+            while len(handled) < len(futures):
+                finished, _ = cf.wait([f for f in futures if f not in handled],
+                                      return_when=cf.FIRST_COMPLETED)
+                for f in finished:
+                    handled.add(f)
+                    done(futures[f], f.result())
+                    hand_over()
         except BaseException as exc:
             for f in futures:
                 f.cancel()
