@@ -78,19 +78,22 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
         waiting = iter(tasks)
         futures: dict[cf.Future[dict[str, Any]], Task] = {}
         handled: set[cf.Future[dict[str, Any]]] = set()
+        running: set[cf.Future[dict[str, Any]]] = set()
 
         def hand_over() -> None:
             t = next(waiting, None)
             if t is not None:
-                futures[pool.submit(play_game, t)] = t
+                f = pool.submit(play_game, t)
+                futures[f] = t
+                running.add(f)
 
         try:
             for _ in range(workers):
                 hand_over()
-            while len(handled) < len(futures):
-                finished, _ = cf.wait([f for f in futures if f not in handled],
-                                      return_when=cf.FIRST_COMPLETED)
+            while running:
+                finished, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
                 for f in finished:
+                    running.discard(f)
                     handled.add(f)
                     done(futures[f], f.result())
                     hand_over()

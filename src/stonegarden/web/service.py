@@ -92,8 +92,9 @@ class GameService:
         self.closing = False
         #: games changed by another process while this one was reading them
         self._stale: set[str] = set()
-        #: catching up with other processes' changes (held so they are not collected)
-        self._catching_up: set[asyncio.Future[None]] = set()
+        #: work on the loop that no request awaits: catching up with other processes' changes,
+        #: reading games again (held so they are not collected)
+        self._background: set[asyncio.Future[None]] = set()
         #: games being caught up -> whether another change came in since that read began
         self._behind: dict[str, bool] = {}
         self.keeper = clocks.ClockKeeper(self)
@@ -805,8 +806,8 @@ class GameService:
     def _in_background(self, work: Awaitable[None]) -> None:
         """Run ``work`` on the loop, held so that it is not collected before it ends."""
         task = asyncio.ensure_future(work)
-        self._catching_up.add(task)
-        task.add_done_callback(self._catching_up.discard)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _reload(self, game_id: str) -> None:
         """Read a game again (its agent thinks if it is to move); a game gone or damaged is
