@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -255,3 +256,20 @@ def test_a_sweep_of_three_parameters_draws_a_heatmap_per_value_of_the_third(tmp_
     assert "(plots/sweep-0.png)" in report and "(plots/sweep-1.png)" in report
     assert "ko=simple" in report and "ko=none" in report
     assert (tmp_path / "plots" / "sweep-1.png").stat().st_size > 0
+
+
+def test_a_resumed_study_counts_its_stored_games_on_the_bar(tmp_path):
+    """The bar of a resumed run starts at the games already stored, so its count and ETA are
+    those of the whole study."""
+    from rich.console import Console
+
+    from stonegarden.lab.store import Store
+    from stonegarden.lab.study import StudySpec, run_study
+
+    spec = StudySpec("blooms", {"size": 3}, ("random", "random"))
+    store = Store(tmp_path / "lab.sqlite")
+    quiet = Console(file=open(os.devnull, "w"))
+    run_study(spec, 3, store, console=quiet)
+    seen = io.StringIO()
+    run_study(spec, 5, store, console=Console(file=seen, width=120))
+    assert "5/5" in seen.getvalue() and "2/5" not in seen.getvalue()

@@ -77,8 +77,11 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
         keys.append(key)
         have = store.done(key)
         todo += [spec.task(i, key) for i in range(games) if i not in have]
+    # a resumed run's bar starts at the games already stored, so its count and ETA are true
+    played = games * len(specs) - len(todo)
     run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
-              backend=backend, address=address, console=console, description=description)
+              backend=backend, address=address, console=console, description=description,
+              done_before=played)
     return [store.games(key, limit=games) for key in keys]
 
 
