@@ -25,3 +25,21 @@ def test_study_on_local_ray_equals_local_processes(tmp_path):
     a = json.loads((tmp_path / "local" / "summary.json").read_text())["summary"]
     b = json.loads((tmp_path / "ray" / "summary.json").read_text())["summary"]
     assert a == b
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_an_agent_that_does_not_fit_the_game_ends_in_one_line(tmp_path, backend):
+    """A model of another game is found only when a worker builds its search: the error is
+    ours on either backend, not Ray's remote traceback."""
+    from stonegarden.core.registry import make
+    from stonegarden.search.profile import profile_for
+
+    other = profile_for(make("freego")).shipped_model_path()
+    out = run_cli("study", "blooms", "--param", "size=3", "--agent",
+                  f"mcts:sims=20,model={other}", "--games", "2", "--workers", "2",
+                  "--backend", backend, "--out", str(tmp_path), timeout=250)
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr and "ray::" not in out.stderr, out.stderr[-2000:]
+    assert "error: model" in out.stderr and "'freego-patterns' model" in out.stderr

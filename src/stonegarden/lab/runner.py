@@ -19,7 +19,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..errors import ParameterError
+from ..errors import ParameterError, StonegardenError
 from ..jobs.worker import die_with_parent
 from ..search.config import default_threads, share_cores
 from .selfplay import play_game
@@ -137,6 +137,17 @@ def _keep_running_games(futures: dict[cf.Future[dict[str, Any]], Task],
             done(futures[f], f.result())
 
 
+def _ray_result(ray: Any, ref: Any) -> dict[str, Any]:
+    """The task's result; our own error in a task (an agent that does not fit the game, say)
+    is raised as itself, as a local worker's is, not inside Ray's remote traceback."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayTaskError as exc:
+        if isinstance(exc.cause, StonegardenError):
+            raise exc.cause from None
+        raise
+
+
 def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str | None) -> None:
     try:
         import ray
@@ -155,7 +166,7 @@ def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str |
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                done(pending.pop(ref), ray.get(ref))
+                done(pending.pop(ref), _ray_result(ray, ref))
     finally:
         if started:
             ray.shutdown()
