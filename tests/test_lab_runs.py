@@ -268,7 +268,7 @@ def test_a_resumed_study_counts_its_stored_games_on_the_bar(tmp_path):
 
     spec = StudySpec("blooms", {"size": 3}, ("random", "random"))
     store = Store(tmp_path / "lab.sqlite")
-    quiet = Console(file=open(os.devnull, "w"))
+    quiet = Console(file=io.StringIO())
     run_study(spec, 3, store, console=quiet)
     seen = io.StringIO()
     run_study(spec, 5, store, console=Console(file=seen, width=120))

@@ -261,3 +261,56 @@ def test_a_new_name_given_through_one_server_does_not_stop_the_others_agent(pair
         time.sleep(0.5)
     assert len(moves_of(b, gid)) == 2  # the agent replied
     assert b.request("GET", f"/api/games/{gid}")[1]["names"]["1"] == "Ana"
+
+
+def thinking_of(server: Server, gid: str) -> dict | None:
+    status, snap = server.request("GET", f"/api/games/{gid}")
+    assert status == 200, snap
+    return snap["thinking"]
+
+
+@pytest.mark.slow
+def test_one_server_thinks_for_an_agent_and_another_takes_over_when_it_stops(pg_database,
+                                                                              tmp_path):
+    """Two servers holding a game whose agent is to move: one thinks, the other shows it
+    thinking elsewhere (it used to think too, for a move only one could store). When the
+    thinking one stops, the other thinks at once, not when the claim would run out."""
+    a = Server(pg_database, None, log=tmp_path / "a.log").start()
+    b = Server(pg_database, None, log=tmp_path / "b.log").start()
+    try:
+        made = create(a, ["mcts:time=8", "human"], LONG)
+        gid = made["id"]
+        assert thinking_of(a, gid)["elsewhere"] is False
+        on_b = thinking_of(b, gid)  # b reads the game while a's agent thinks
+        assert on_b is not None and on_b["elsewhere"] is True
+        a.stop()  # a gives up its claim as it stops
+        deadline = time.monotonic() + 20  # well inside the claim's 8 + 30 s
+        while time.monotonic() < deadline:
+            on_b = thinking_of(b, gid)
+            if on_b is None or not on_b["elsewhere"]:
+                break
+            time.sleep(0.3)
+        assert on_b is not None and on_b["elsewhere"] is False, on_b  # b thinks now
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not moves_of(b, gid):
+            time.sleep(0.5)
+        assert len(moves_of(b, gid)) == 1
+    finally:
+        a.stop()
+        b.stop()
+
+
+@pytest.mark.slow
+def test_an_agents_move_is_thought_once_across_servers(pair):
+    a, b = pair
+    made = create(a, ["human", "mcts:time=2"], LONG)
+    gid, k1 = made["id"], made["secrets"]["1"]
+    status, snap = a.request("POST", f"/api/games/{gid}/move",
+                             {"secret": k1, "move": first_legal("blooms", LONG, [])})
+    assert status == 200 and snap["thinking"]["elsewhere"] is False
+    assert thinking_of(b, gid)["elsewhere"] is True
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and len(moves_of(b, gid)) < 2:
+        time.sleep(0.3)
+    assert len(moves_of(b, gid)) == 2 and thinking_of(b, gid) is None
+    assert thinking_of(a, gid) is None

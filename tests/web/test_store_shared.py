@@ -138,6 +138,34 @@ def test_summaries_carry_names_turn_and_clock(store):
     assert shown["clock"] == {"days_per_move": 2} and shown["seats"] == ["human", "open"]
 
 
+def test_one_process_at_a_time_thinks_for_a_position(store):
+    """A claim holds its position until it runs out; the holder may renew it, a new position
+    (a move, an undo) voids it, and a game that moved on or is over is claimed by no one."""
+    store.create_game(new("t1", ("human", "mcts")))
+    store.append_move("t1", 0, "C3", None, to_move=2)
+    assert store.claim_thinking("t1", 1, "A", 100.0, 140.0) == (True, 140.0)
+    assert store.claim_thinking("t1", 1, "B", 120.0, 160.0) == (False, 140.0)
+    assert store.claim_thinking("t1", 1, "A", 120.0, 160.0) == (True, 160.0)
+    assert store.claim_thinking("t1", 1, "B", 161.0, 201.0) == (True, 201.0)  # ran out
+    assert store.claim_thinking("t1", 0, "A", 170.0, 210.0)[0] is False  # moved on
+    store.append_move("t1", 1, "D4", None, to_move=1)
+    store.append_move("t1", 2, "E5", None, to_move=2)
+    assert store.claim_thinking("t1", 3, "A", 170.0, 210.0) == (True, 210.0)
+    store.append_move("t1", 3, "B2", {"winner": 2}, to_move=None)
+    assert store.claim_thinking("t1", 4, "A", 170.0, 210.0)[0] is False  # over
+
+
+def test_a_released_claim_lets_another_process_think_at_once(store):
+    store.create_game(new("t2", ("human", "mcts")))
+    store.create_game(new("t3", ("human", "mcts")))
+    store.append_move("t2", 0, "C3", None, to_move=2)
+    assert store.claim_thinking("t2", 1, "A", 100.0, 140.0)[0]
+    assert store.claim_thinking("t3", 0, "B", 100.0, 140.0)[0]
+    store.release_thinking("A")
+    assert store.claim_thinking("t2", 1, "B", 101.0, 141.0) == (True, 141.0)
+    assert store.claim_thinking("t3", 0, "A", 101.0, 141.0) == (False, 140.0)  # B's stays
+
+
 def test_postgresql_migrates_once_when_servers_start_together(pg_database):
     errors: list[BaseException] = []
     stores = []
@@ -222,3 +250,16 @@ def test_a_damaged_row_is_left_out_of_postgresql_listings(pg_database):
     with pytest.raises(StoreError, match="'bad' is unavailable"):
         store.get("bad")
     store.close()
+
+
+def test_a_sqlite_file_opened_again_forgets_a_killed_servers_claims(tmp_path):
+    """One server a file: its claims outlive it only when it was killed, and would hold its
+    agents back for the claim's length after the restart."""
+    path = tmp_path / "games.db"
+    store = open_store(str(path))
+    store.create_game(new("t4", ("mcts", "human")))
+    assert store.claim_thinking("t4", 0, "killed", 100.0, 1e12)[0]
+    store.close()
+    again = open_store(str(path))
+    assert again.claim_thinking("t4", 0, "restarted", 101.0, 141.0) == (True, 141.0)
+    again.close()

@@ -190,9 +190,23 @@ class Store(Protocol):
     def listen(self, on_change: ChangeListener) -> None:
         """Call ``on_change(what, game_id)`` (from any thread) when another server process
         changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``rematch``,
-        ``name``, ``create``, or ``lobby`` for a new game listed with an open seat);
+        ``name``, ``create``, ``lobby`` for a new game listed with an open seat, or ``think``
+        when a claim to think for its agent was given up);
         ``("lost", "")`` when changes may have been missed. A store that only one process uses
         never calls it."""
+        ...
+
+    def claim_thinking(self, game_id: str, ply: int, owner: str, now: float,
+                       until: float) -> tuple[bool, float]:
+        """Let server process ``owner`` think for the agent to move at move ``ply`` until
+        ``until``, unless another holds that position's claim past ``now``: ``(True, until)``
+        for the one that may think, else ``(False, when the holder's claim runs out)``. A
+        game that no longer has ``ply`` moves, or is over, is claimed by no one."""
+        ...
+
+    def release_thinking(self, owner: str) -> None:
+        """Give up every claim of ``owner`` (a server stopping), telling the other processes
+        (``think``), so that one of them thinks at once instead of when the claim runs out."""
         ...
 
     def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:

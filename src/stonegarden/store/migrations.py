@@ -84,6 +84,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             updated DOUBLE PRECISION NOT NULL
         )""",
     ), creates=("analyses",)),
+    Migration(5, "which server process thinks for a game's agent", (
+        """CREATE TABLE thinking (
+            game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+            ply BIGINT NOT NULL,
+            owner TEXT NOT NULL,
+            expires DOUBLE PRECISION NOT NULL
+        )""",
+    ), creates=("thinking",)),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -163,6 +163,7 @@ class SQLStore:
                 return False
             con.execute("DELETE FROM moves WHERE game_id = ?", (game_id,))
             con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            con.execute("DELETE FROM thinking WHERE game_id = ?", (game_id,))
             con.execute("DELETE FROM games WHERE id = ?", (game_id,))
             self._notify(con, "withdraw", game_id)
         return True
@@ -231,6 +232,33 @@ class SQLStore:
                 con.execute("UPDATE games SET clock = ?, deadline = ? WHERE id = ?",
                             (json.dumps(clock), float(deadline) + down, gid))
             return down
+
+    def claim_thinking(self, game_id: str, ply: int, owner: str, now: float,
+                       until: float) -> tuple[bool, float]:
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            try:
+                self._check_count(con, game_id, ply, unfinished=True)
+            except StaleError:
+                return False, until  # moved on: the change's notice reaches the caller
+            held = con.execute("SELECT ply, owner, expires FROM thinking WHERE game_id = ?",
+                               (game_id,)).fetchone()
+            if (held is not None and int(held[0]) == ply and held[1] != owner
+                    and float(held[2]) > now):
+                return False, float(held[2])
+            con.execute("INSERT INTO thinking (game_id, ply, owner, expires) VALUES (?, ?, ?, ?)"
+                        " ON CONFLICT (game_id) DO UPDATE SET ply = excluded.ply,"
+                        " owner = excluded.owner, expires = excluded.expires",
+                        (game_id, ply, owner, until))
+            return True, until
+
+    def release_thinking(self, owner: str) -> None:
+        with self._transaction() as con:
+            games = [r[0] for r in con.execute("SELECT game_id FROM thinking WHERE owner = ?",
+                                               (owner,)).fetchall()]
+            con.execute("DELETE FROM thinking WHERE owner = ?", (owner,))
+            for gid in games:
+                self._notify(con, "think", gid)
 
     def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
         with self._transaction() as con:

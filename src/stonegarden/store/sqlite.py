@@ -35,6 +35,10 @@ class SQLiteStore(SQLStore):
             raise StoreError(f"{path}: cannot create its folder ({exc.strerror})") from None
         with self._connect(check=True) as con:
             self._migrate(con)
+            # one server process a file: a claim to think found now is a stopped process's
+            # (killed before it gave it up), and would only hold its agent back
+            if con.execute("SELECT 1 FROM thinking LIMIT 1").fetchone():
+                con.execute("DELETE FROM thinking")
 
     # -- connections ----------------------------------------------------------------------------
     @contextmanager

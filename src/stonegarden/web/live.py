@@ -91,6 +91,9 @@ class Thinking:
     started: float
     job: Job | None = None
     task: asyncio.Task[Any] | None = None
+    #: another server process holds the claim to think here (``Store.claim_thinking``);
+    #: ``task`` then waits to take over if that claim runs out without a move
+    elsewhere: bool = False
 
 
 #: the longest game id a request may name (the server makes ids of 12 characters)

@@ -71,6 +71,10 @@ class Budgets:
     job_threads: int = 1
 
 
+#: seconds a claim to think outlasts the search's own limit (the job's wait in the queue)
+THINK_GRACE = 10.0
+
+
 class GameService:
     """Games, seats, moves, undo/redo, the AI and hints over a :class:`Store`; the analysis is
     its ``reviewer`` (``reviewer.py``), the clocks its ``keeper`` (``clocks.py``)."""
@@ -99,6 +103,8 @@ class GameService:
         self._behind: dict[str, bool] = {}
         self.keeper = clocks.ClockKeeper(self)
         self.reviewer = Reviewer(self)
+        #: this process, in the store's claims to think for a game's agent
+        self.owner = secrets.token_hex(8)
 
     # -- loading ----------------------------------------------------------------------------
     async def load(self, game_id: Any, client: str = "") -> Live:
@@ -442,19 +448,50 @@ class GameService:
             self._pause(live, f"this game has {len(live.moves)} moves, the most this server "
                               "keeps in one game")
             return
+        thinking = Thinking(seat, spec, len(live.moves), time.time())
+        live.thinking = thinking
+        if not await self._claim(live, thinking):
+            return
         try:
-            job = self.jobs.submit("agent-move", self._game_args(live, spec),
-                                   client=client or live.client, force=admitted,
-                                   deadline=self.budgets.max_think,
-                                   memory=self.budgets.job_memory)
+            thinking.job = self.jobs.submit("agent-move", self._game_args(live, spec),
+                                            client=client or live.client, force=admitted,
+                                            deadline=self.budgets.max_think,
+                                            memory=self.budgets.job_memory)
         except JobError as exc:
             self._pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
                               "try again")
             return
-        thinking = Thinking(seat, spec, len(live.moves), time.time(), job)
-        live.thinking = thinking
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         self.hub.publish(live.id)
+
+    async def _claim(self, live: Live, thinking: Thinking) -> bool:
+        """Whether this process thinks for the agent: of the server processes holding the game,
+        the one with the store's claim does (``Store.claim_thinking``). Another's game shows
+        its agent thinking, and this process takes over if that claim runs out unused."""
+        now = time.time()
+        try:
+            mine, until = await asyncio.to_thread(
+                self.store.claim_thinking, live.id, thinking.ply, self.owner, now,
+                now + self.budgets.max_think + THINK_GRACE)
+        except StoreError:
+            mine, until = True, now  # the store cannot say: think here (at worst twice)
+        if live.thinking is not thinking or self.closing:
+            return False  # cancelled, undone or forgotten meanwhile
+        if mine:
+            return True
+        thinking.elsewhere = True
+        thinking.task = asyncio.get_running_loop().create_task(
+            self._take_over(live, thinking, until))
+        self.hub.publish(live.id)
+        return False
+
+    async def _take_over(self, live: Live, thinking: Thinking, until: float) -> None:
+        """Think when another process's claim runs out without its move (that process died);
+        its move, or its claim given up, reaches this one as a change first."""
+        await asyncio.sleep(max(0.0, until - time.time()) + 0.5)
+        if live.thinking is thinking and self.live.get(live.id) is live:
+            live.thinking = None
+            await self._advance(live, live.client, admitted=False)
 
     def _game_args(self, live: Live, spec: str) -> dict[str, Any]:
         return {"game": live.game.id, "params": dict(live.game.non_default_params()),
@@ -708,6 +745,7 @@ class GameService:
         return {"seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
                 "budget": self.budgets.max_think, "options": _budget_options(t.spec),
                 "queued": job is not None and job.state == "queued",
+                "elsewhere": t.elsewhere,  # another server process thinks for it
 
                 "waiting": self.jobs.waiting_before(job) if job is not None else 0}
 
@@ -764,6 +802,12 @@ class GameService:
     def changed_elsewhere(self, what: str, game_id: str) -> None:
         """A change another server process made (the store's notification): pages watching
         it here are told, and the lobby's when it changed."""
+        if what == "think":  # a process stopping gave up its claim: think here at once
+            live = self.live.get(game_id)
+            if live is not None and live.thinking is not None and live.thinking.elsewhere:
+                self._cancel_silently(live)
+                self._in_background(self._advance(live, live.client, admitted=False))
+            return
         if what == "lost":  # changes may have been missed: forget every game
             thinking = [gid for gid, live in self.live.items() if live.thinking is not None]
             for gid in list(self.live):
@@ -845,6 +889,9 @@ class GameService:
         for live in self.live.values():
             self.stop_agent(live)
             self.reviewer.stop(live)
+        # another process holding one of these games thinks for its agent at once
+        with contextlib.suppress(StoreError):
+            await asyncio.to_thread(self.store.release_thinking, self.owner)
         await self.jobs.close()
 
 
