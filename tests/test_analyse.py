@@ -80,14 +80,16 @@ def test_bad_options_exit_2(cli, record_file, args, message):
 
 
 @pytest.mark.slow
-def test_a_finished_game_has_no_position_to_analyse(cli, tmp_path):
+def test_a_finished_games_end_is_no_position_to_analyse(cli, tmp_path):
     game = stonegarden.make("blooms", size=3, target=1)
     moves = ["Ra2", "Ka1", "Rb1,Yb2"]
     path = tmp_path / "won.json"
     save_record(make_record(game, moves, game.replay(moves)[-1]), path)
-    r = cli("analyse", str(path), "--sims", "10")
+    r = cli("analyse", str(path), "--sims", "10", "--ply", "3")
     assert r.returncode == 2
-    assert "the game is over" in r.stderr
+    assert "the game is over after 3 moves" in r.stderr
+    r = cli("analyse", str(path), "--sims", "10", "--threads", "1")  # the last move's position
+    assert r.returncode == 0 and r.stdout.startswith("ply 2, player 1 to move")
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ import json
 import click
 
 from ..agents.search_agents import SearchAgent
+from ..core.protocol import CHANCE, Game, State
 from ..core.record import load_record, replay_record
 from ..errors import ParameterError
 from ..search.analysis import analyse_position, review_moves
@@ -20,7 +21,8 @@ from .common import FiniteRange, friendly_errors
 @click.command()
 @click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
 @click.option("--ply", type=int, default=None,
-              help="analyse the position after this many moves (default: the last position)")
+              help="analyse the position after this many moves (default: the last position "
+                   "with a player to move, the one before the end in a finished game)")
 @click.option("--time", "seconds", type=FiniteRange(0.001, 600), default=None,
               help="seconds of search per position (default 2)")
 @click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
@@ -59,9 +61,15 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
             else:
                 click.echo(f"{r['ply']:>4}  {r['move']}")
         return
-    n = len(moves) if ply is None else ply
-    if not 0 <= n <= len(moves):
+    if ply is None:
+        n = _last_to_move(game, states)
+    elif not 0 <= ply <= len(moves):
         raise ParameterError(f"--ply {ply!r} is outside 0..{len(moves)} for this record")
+    else:
+        n = ply
+        if game.is_terminal(states[n]):
+            raise ParameterError(f"the game is over after {n} moves: --ply 0..{n - 1}, or "
+                                 "--review for every move")
     out = analyse_position(agent, game, states[n], budget)
     if as_json:
         click.echo(json.dumps(out))
@@ -71,3 +79,15 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     for m in out["best_moves"]:
         click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}")
     click.echo("pv: " + " ".join(out["pv"]))
+
+
+def _last_to_move(game: Game, states: list[State]) -> int:
+    """The last position in which a player (not chance) is to move.
+
+    Raises:
+        ParameterError: no position of the record has one.
+    """
+    for n in range(len(states) - 1, -1, -1):
+        if not game.is_terminal(states[n]) and game.current_player(states[n]) != CHANCE:
+            return n
+    raise ParameterError("no position of this record has a player to move")

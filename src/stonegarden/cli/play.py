@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from ..agents import make_agent
-from ..terminal.play import play_terminal
+from ..terminal.play import play_terminal, seat_agent
 from .common import friendly_errors, game_from_options, param_option
 
 
 @click.command()
 @click.argument("game_id", metavar="GAME", default="blooms")
 @param_option
-@click.option("--p1", default="human", show_default=True, help="'human' or an agent spec")
-@click.option("--p2", default="random", show_default=True, help="'human' or an agent spec")
+@click.option("--p1", default="human", show_default=True,
+              help="'human' (a person at this terminal) or an agent spec")
+@click.option("--p2", default="random", show_default=True,
+              help="'human' (a person at this terminal) or an agent spec")
 @click.option("--save", type=click.Path(dir_okay=False), default=None,
               help="keep the record in this file, saved after every move")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
@@ -27,6 +29,11 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
     """Play GAME (default blooms) in the terminal against a person or an agent."""
     game = game_from_options(game_id, params)
     for spec in (p1, p2):
-        if spec != "human":
-            make_agent(spec)  # fail early on a bad spec, before the board is drawn
-    play_terminal(game, p1, p2, Path(save) if save else None, Console(highlight=False), seed)
+        seat_agent(game, spec)  # fail early on a bad spec, before the board is drawn
+    console = Console(highlight=False)
+    try:
+        play_terminal(game, p1, p2, Path(save) if save else None, console, seed)
+    except KeyboardInterrupt:
+        kept = f"; the record so far is in {save}" if save else ""
+        console.print(f"\ninterrupted: the game is left unfinished{kept}", markup=False)
+        sys.exit(130)

@@ -53,8 +53,26 @@ def replay(record_path: str, as_json: bool) -> None:
     except RecordError as exc:
         where = f"ply {exc.entry} ({exc.text!r}): " if exc.entry is not None else ""
         msg = str(exc) if not where else str(exc).split(": ", 1)[-1]
-        click.echo(f"error: {where}{msg}", err=True)
+        click.echo(f"error: {where}{msg}{_convert_hint(record_path, exc)}", err=True)
         sys.exit(2)
     except StonegardenError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+
+
+def _convert_hint(path: str, exc: RecordError) -> str:
+    """Where the file is an SGF or an Abstract Play record (which ``convert`` reads), say so."""
+    if exc.entry is not None:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).lstrip()
+    except OSError:
+        return ""
+    if head.startswith(b"(;") or path.lower().endswith(".sgf"):
+        kind = "an SGF file"
+    elif b'"header"' in head and b'"format"' not in head:
+        kind = "an Abstract Play record"
+    else:
+        return ""
+    return f" (this looks like {kind}: `stonegarden convert` it to a record first)"

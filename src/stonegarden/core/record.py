@@ -8,6 +8,7 @@ record raises before anything is handed back: nothing is partially applied.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,11 +214,17 @@ def replay_record(record: Record) -> tuple[Game, list[State]]:
     return game, states
 
 
+def _winner_words(winner: int | None) -> str:
+    return {None: "no winner yet: the game is not over", 0: "a draw"}.get(
+        winner, f"player {winner} wins")
+
+
 def check_result(game: Game, final: State, result: Mapping[str, Any]) -> None:
     """Raises: RecordError if ``result`` disagrees with the replayed final state."""
     if "winner" in result and result["winner"] != game.winner(final):
         raise RecordError(
-            f"result winner {quote(result['winner'])} disagrees with the replay ({game.winner(final)!r})"
+            f"result winner {quote(result['winner'])} disagrees with the replay "
+            f"({_winner_words(game.winner(final))})"
         )
     if result.get("scores") is not None and list(result["scores"]) != list(game.scores(final)):
         raise RecordError(
@@ -251,8 +258,21 @@ def make_record(game: Game, moves: list[str], final: State | None = None,
 
 
 def save_record(record: Record, path: str | Path) -> None:
-    """Write atomically (temp file then rename) so a crash never leaves half a record."""
+    """Write atomically (temp file then rename) so a crash never leaves half a record; a
+    failed write leaves nothing behind.
+
+    Raises:
+        RecordError: ``path`` names no file (a folder, ``.``) or cannot be written.
+    """
     p = Path(path)
+    if p.name in ("", ".", "..") or p.is_dir() or str(path).endswith(("/", os.sep)):
+        raise RecordError(f"cannot save the record to {str(path)!r}: it is a folder, not a "
+                          "file name")
     tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(record.to_json() + "\n", encoding="utf-8")
-    tmp.replace(p)
+    try:
+        tmp.write_text(record.to_json() + "\n", encoding="utf-8")
+        tmp.replace(p)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise RecordError(f"cannot save the record to {str(path)!r}: "
+                          f"{exc.strerror or exc}") from None

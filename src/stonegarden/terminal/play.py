@@ -11,13 +11,14 @@ from rich.text import Text
 from ..agents import Agent, make_agent
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import make_record, save_record
-from ..errors import IllegalMoveError, RecordError, StonegardenError
+from ..errors import IllegalMoveError, ParameterError, RecordError, StonegardenError
 from .render import rich_diagram
 
 HELP = """Type a move in notation (e.g. {example}), or a command:
   moves    list some legal moves     undo     take back your last move
   resign   resign the game           save F   save the record to file F
   help     this text                 quit     leave (--save keeps the record)"""
+PASS_HELP = "\n  pass     pass the turn (in this game two passes in a row end it)"
 
 
 def help_text(game: Game, state: State) -> str:
@@ -30,7 +31,14 @@ def help_text(game: Game, state: State) -> str:
         if two:
             examples.append(two[len(two) // 2])
     example = " or ".join(examples) if examples else "a move"
-    return HELP.format(example=example)
+    return HELP.format(example=example) + (PASS_HELP if "pass" in texts else "")
+
+
+def moves_text(texts: list[str], shown: int = 40) -> str:
+    """Some of the legal moves; ``pass``, where legal, first (a long list would hide it)."""
+    ordered = (["pass"] if "pass" in texts else []) + [t for t in texts if t != "pass"]
+    more = " ..." if len(ordered) > shown else ""
+    return f"{len(texts)} legal moves: {', '.join(ordered[:shown])}{more}"
 
 
 @dataclass
@@ -57,16 +65,17 @@ class Session:
         self.autosave()
 
     def undo(self) -> int:
-        """Take back moves until a human is to move again with one human move undone.
-        Returns how many entries were removed (0 when there is nothing to undo)."""
-        removed = 0
-        while len(self.states) > 1:
-            self.states.pop()
-            self.moves.pop()
-            removed += 1
-            p = self.game.current_player(self.state)
-            if p != CHANCE and self.seats.get(p) is None:
-                break
+        """Take back the last human move and everything after it, back to that human's turn
+        (a roll before it stays). Returns how many players' moves were taken back (0: no
+        human move to take back, and nothing changes)."""
+        movers = [self.game.current_player(st) for st in self.states[:-1]]
+        human = [i for i, p in enumerate(movers) if p != CHANCE and self.seats.get(p) is None]
+        if not human:
+            return 0
+        last = human[-1]
+        removed = sum(1 for p in movers[last:] if p != CHANCE)
+        del self.states[last + 1:]
+        del self.moves[last:]
         self.autosave()
         return removed
 
@@ -77,39 +86,80 @@ class Session:
     def autosave(self) -> None:
         """Raises: RecordError when the record cannot be written (a missing folder, say)."""
         if self.save_path is not None:
-            try:
-                save_record(self.record(), self.save_path)
-            except OSError as exc:
-                raise RecordError(f"cannot save the record to {str(self.save_path)!r}: "
-                                  f"{exc.strerror}") from None
+            save_record(self.record(), self.save_path)
+
+
+def keeps_scores(game: Game, state: State) -> bool:
+    """Whether scores mean anything in ``game`` (a target, territory, or any point scored)."""
+    return (game.params.get("target") is not None or any(game.scores(state))
+            or bool(getattr(game, "territory", False)))
+
+
+def diagram_fields(game: Game, state: State) -> dict[str, str]:
+    """The position's fields as the diagram's last line writes them (``roll=M``, ...)."""
+    lines = game.diagram(state).splitlines()
+    last = lines[-1] if lines else ""
+    return dict(f.split("=", 1) for f in last.split() if "=" in f)
 
 
 def status_line(game: Game, state: State) -> str:
     """Whose turn and the scores, in words (with the target when the game has one; no scores in
-    a game that keeps none)."""
+    a game that keeps none), the dice left and the face rolled where the game has them."""
     p = game.current_player(state)
     scores = game.scores(state)
     target = game.params.get("target")
     goal = f" (target {target})" if target is not None else ""
-    left = getattr(state, "dice_left", None)
-    extra = f"; dice left {left}" if left is not None else ""
-    if target is None and not any(scores) and not getattr(game, "territory", False):
+    fields = diagram_fields(game, state)
+    extra = f"; dice left {fields['dice_left']}" if "dice_left" in fields else ""
+    if fields.get("roll", "-") != "-":
+        extra += f"; rolled {fields['roll']}"
+    if not keeps_scores(game, state):
         return f"player {p} to move{extra}"
     return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
+
+
+def played_line(game: Game, before: State, after: State, who: str, text: str) -> Text:
+    """``who plays TEXT``, with the automatic moves the move set off (Blobs)."""
+    line = Text(f"{who} plays ")
+    line.append(text, style="bold")
+    autos = game.replay_extras(before, after).get("auto_moves")
+    if autos:
+        line.append(f"  (auto {' '.join(autos)})")
+    return line
+
+
+def is_human(spec: str) -> bool:
+    return spec.strip().lower() == "human"
+
+
+def seat_agent(game: Game, spec: str) -> Agent | None:
+    """The agent of ``spec`` (``None``: a person), checked against ``game``.
+
+    Raises:
+        ParameterError: a bad spec, or settings the game's search cannot use.
+    """
+    if is_human(spec):
+        return None
+    agent = make_agent(spec)
+    check = getattr(agent, "check", None)
+    if check is not None:
+        try:
+            check(game)
+        except ParameterError as exc:
+            raise ParameterError(f"agent {spec!r}: {exc}") from None
+    return agent
 
 
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
                   seed: int | None = None) -> int:
     """Run a game in the terminal; returns the winner (0 draw, -1 unfinished)."""
-    seats: dict[int, Agent | None] = {
-        1: None if p1 == "human" else make_agent(p1),
-        2: None if p2 == "human" else make_agent(p2),
-    }
+    seats: dict[int, Agent | None] = {1: seat_agent(game, p1), 2: seat_agent(game, p2)}
     s = Session(game, seats, save_path=save)
     s.autosave()  # a path that cannot be written is refused now, not after the first move
     import numpy as np
 
-    rng = np.random.default_rng(seed)
+    # each roll is drawn from the seed and its ply, so that an undo cannot roll again
+    base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
     while True:
         state = s.state
@@ -117,14 +167,17 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(rich_diagram(game, state, fields=False))
             w = game.winner(state)
             reason = game.result_reason(state)
-            console.print(f"[bold]Game over:[/] {'draw' if w == 0 else f'player {w} wins'} ({reason}); "
-                          f"scores {list(game.scores(state))}")
+            scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
+                      if keeps_scores(game, state) else "")
+            console.print(f"[bold]Game over:[/] {'draw' if w == 0 else f'player {w} wins'} "
+                          f"({reason}){scores}")
             s.autosave()
             return int(w or 0)
         p = game.current_player(state)
         if p == CHANCE:
             outcomes = game.chance_outcomes(state)
             probs = np.array([q for _, q in outcomes])
+            rng = np.random.default_rng([base, len(s.moves)])
             a = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
             text = game.action_to_text(state, a)
             console.print(f"chance: {text}")
@@ -135,8 +188,9 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             with console.status(f"player {p} ({agent.spec}) is thinking..."):
                 a = agent.choose(game, state)
             text = game.action_to_text(state, a)
-            console.print(f"player {p} ({agent.spec}) plays [bold]{text}[/]")
-            s.push(text, game.play_unchecked(state, a))
+            after = game.play_unchecked(state, a)
+            console.print(played_line(game, state, after, f"player {p} ({agent.spec})", text))
+            s.push(text, after)
             continue
         console.print(rich_diagram(game, state, fields=False))
         console.print(status_line(game, state), style="bold")
@@ -160,10 +214,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print("nothing to undo" if n == 0 else f"took back {n} move(s)")
             continue
         if low == "moves":
-            texts = game.legal_moves_text(state)
-            shown = ", ".join(texts[:40])
-            console.print(f"{len(texts)} legal moves: {shown}{' ...' if len(texts) > 40 else ''}",
-                          markup=False)
+            console.print(moves_text(game.legal_moves_text(state)), markup=False)
             continue
         if low.startswith("save"):
             target = cmd[4:].strip()
@@ -171,9 +222,9 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print("usage: save FILE")
                 continue
             try:
-                save_record(s.record(), Path(target))
-            except OSError as exc:
-                console.print(f"could not save to {target!r}: {exc.strerror}", markup=False)
+                save_record(s.record(), target)
+            except RecordError as exc:
+                console.print(f"could not save: {exc}", markup=False)
                 continue
             console.print(f"saved to {target}", markup=False)
             continue
@@ -186,4 +237,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(Text(str(exc), style="red"))
             continue
         text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
+        autos = game.replay_extras(state, new).get("auto_moves")
+        if autos:
+            console.print(f"auto {' '.join(autos)}", markup=False)
         s.push(text, new)

@@ -20,12 +20,23 @@ def rich_diagram(game: Game, state: State, fields: bool = True) -> Text:
         lines = with_hex_numbers(lines, board.size)
     text = Text()
     for line in lines:
-        for ch in line:
-            text.append(ch, style=styles.get(ch, ""))
+        if is_label_line(line):  # column letters: an "O" there is no stone
+            text.append(line)
+        else:
+            for ch in line:
+                text.append(ch, style=styles.get(ch, ""))
         text.append("\n")
     if status is not None and fields:
         text.append(status + "\n", style="dim")
     return text
+
+
+def is_label_line(line: str) -> bool:
+    """Whether a diagram line is a row of coordinate letters (``A B C ... O P``): single
+    letters, each once, in alphabetical order, which no row of stones is."""
+    tokens = line.split()
+    return (bool(tokens) and all(len(t) == 1 and t.isalpha() for t in tokens)
+            and tokens == sorted(set(tokens)))
 
 
 def with_hex_numbers(lines: list[str], size: int) -> list[str]:

@@ -1,0 +1,204 @@
+"""The terminal game as its player meets it: saving, undo under dice, automatic moves, the
+help and the move list, the diagram's labels, interrupts, and errors met before the board."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import stonegarden
+from stonegarden.agents import make_agent
+from stonegarden.core.record import make_record, save_record
+from stonegarden.errors import RecordError
+from stonegarden.terminal.play import Session, help_text, moves_text, status_line
+from stonegarden.terminal.render import rich_diagram
+
+from .conftest import cli_env, run_cli
+
+
+def test_saving_to_a_folder_is_refused_in_one_line_and_leaves_no_temp_file(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    record = make_record(game, [], game.initial_state())
+    (tmp_path / "adir").mkdir()
+    for bad in (tmp_path / "adir", tmp_path / ".", tmp_path / ".."):
+        with pytest.raises(RecordError, match="folder"):
+            save_record(record, bad)
+    with pytest.raises(RecordError, match="cannot save"):
+        save_record(record, tmp_path / "missing" / "game.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]
+
+
+def test_save_to_a_folder_at_the_prompt_keeps_the_game_going(tmp_path):
+    out = run_cli("play", "blooms", "--param", "size=3", input="save .\nsave ..\nquit\n")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert out.stdout.count("could not save") == 2 and "leaving the game" in out.stdout
+
+
+def tumbling_session() -> Session:
+    """Tumbling Dice, a person as Blue (who rolls and places first) against an agent."""
+    game = stonegarden.make("blobs", tumbling=True)
+    return Session(game, {1: make_agent("random:seed=1"), 2: None})
+
+
+def test_undo_takes_back_to_the_persons_turn_and_keeps_the_roll_before_it():
+    s = tumbling_session()
+    g = s.game
+    s.push("roll:M", g.play_text(s.state, "roll:M"))
+    mine = g.legal_moves_text(s.state)[0]
+    s.push(mine, g.play_text(s.state, mine))
+    for _ in range(2):  # the agent's roll and move
+        state = s.state
+        action = g.chance_outcomes(state)[0][0] if g.current_player(state) < 0 else \
+            g.legal_actions(state)[0]
+        s.push(g.action_to_text(state, action), g.play(state, action))
+    assert s.undo() == 2  # two players' moves; the rolls are not counted
+    assert s.moves == ["roll:M"] and g.current_player(s.state) == 2
+    assert s.undo() == 0 and s.moves == ["roll:M"]  # no move of the person's left
+
+
+def test_undo_before_the_persons_first_move_changes_nothing():
+    game = stonegarden.make("blooms", size=3)
+    s = Session(game, {1: make_agent("random:seed=1"), 2: None})
+    s.push("Rb2", game.play_text(s.state, "Rb2"))
+    assert s.undo() == 0 and s.moves == ["Rb2"]
+
+
+def test_an_undone_move_played_again_meets_the_same_roll():
+    """The dice are drawn from the seed and the ply: undo is no button to roll again."""
+    script = "\n".join(["h9M", "undo", "h9M", "undo", "h9M", "quit"]) + "\n"
+    out = run_cli("play", "blobs", "--param", "tumbling=true", "--p1", "random:seed=2",
+                  "--p2", "human", "--seed", "5", input=script, COLUMNS="100")
+    assert out.returncode == 0, out.stderr
+    rolls = re.findall(r"chance: (roll:\w)", out.stdout)
+    # the person's first roll, then after each of the three h9M the agent's roll (and the
+    # person's next one)
+    assert len(rolls) == 7 and rolls[1] == rolls[3] == rolls[5], rolls
+    assert out.stdout.count("took back 2 move(s)") == 2
+
+
+def test_the_automatic_moves_a_move_sets_off_are_shown(tmp_path):
+    save = tmp_path / "g.json"
+    out = run_cli("play", "blobs", "--p1", "random:seed=1", "--p2", "random:seed=2",
+                  "--save", str(save), input="")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in
+            run_cli("replay", str(save), "--json").stdout.splitlines()]
+    autos = [" ".join(r["auto_moves"]) for r in rows if r.get("auto_moves")]
+    assert autos, "this seed's game has automatic moves"
+    shown = re.findall(r"\(auto ([^)]*)\)", out.stdout)
+    assert shown == autos
+
+
+def test_the_status_line_shows_the_face_rolled():
+    s = tumbling_session()
+    s.push("roll:B", s.game.play_text(s.state, "roll:B"))
+    assert status_line(s.game, s.state).endswith("; dice left 47; rolled B")
+
+
+def test_pass_is_in_the_help_and_first_in_the_move_list_where_it_is_legal():
+    territory = stonegarden.make("blooms-territory", size=4)
+    state = territory.play_text(territory.initial_state(), "Rd4")
+    texts = territory.legal_moves_text(state)
+    assert "pass" in help_text(territory, state)
+    assert moves_text(texts).startswith(f"{len(texts)} legal moves: pass, ")
+    race = stonegarden.make("blooms", size=4)
+    assert "pass" not in help_text(race, race.initial_state())
+
+
+def test_column_letters_are_not_coloured_as_stones():
+    game = stonegarden.make("freego", size=15)
+    state = game.play_text(game.initial_state(), "O15")  # a stone under the letter O
+    text = rich_diagram(game, game.play_text(state, "A1"), fields=False)
+    lines = text.plain.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["A", "B"])
+    start = sum(len(line) + 1 for line in lines[:header])
+    end = start + len(lines[header])
+    styled = [text.plain[s.start:s.end] for s in text.spans
+              if s.start < end and s.end > start and s.style]
+    assert styled == [], styled
+    stones = [text.plain[s.start:s.end] for s in text.spans if s.style]
+    assert "O" in stones and "X" in stones  # the stones themselves keep their colours
+
+
+def test_an_agent_the_game_cannot_use_is_refused_before_the_board():
+    out = run_cli("play", "freego", "--param", "size=5", "--p2",
+                  "mcts:patterns=3,model=none,sims=10", input="C3\n")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "agent 'mcts:patterns=3,model=none,sims=10'" in out.stderr
+
+
+def test_a_person_may_be_named_in_capitals_and_a_game_without_scores_ends_without_them():
+    out = run_cli("play", "bridgego", "--param", "size=3", "--p1", "HUMAN", "--p2",
+                  "random:seed=1", input="resign\n")
+    assert out.returncode == 0, out.stderr
+    assert "player 2 wins (resign)" in out.stdout and "scores" not in out.stdout
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_an_agent_thinks_says_where_the_record_is(tmp_path):
+    save = tmp_path / "g.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=4",
+         "--p1", "mcts:time=30", "--save", str(save)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli_env())
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()  # the title: the agent thinks now
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert f"the record so far is in {save}" in out.replace("\n", "")
+    assert "Aborted" not in err + out
+    assert json.loads(save.read_text())["moves"] == []
+
+
+def test_analyse_by_default_takes_the_last_position_with_a_player_to_move(tmp_path):
+    save = tmp_path / "g.json"
+    assert run_cli("play", "blooms", "--param", "size=3", "--param", "target=3",
+                   "--p1", "random:seed=1", "--p2", "random:seed=2", "--save", str(save),
+                   input="").returncode == 0
+    n = len(json.loads(save.read_text())["moves"])
+    out = run_cli("analyse", str(save), "--sims", "50", "--threads", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["ply"] == n - 1
+    over = run_cli("analyse", str(save), "--ply", str(n), "--sims", "50")
+    assert over.returncode == 2 and f"--ply 0..{n - 1}" in over.stderr
+
+
+def test_replay_of_an_sgf_file_says_to_convert_it(tmp_path):
+    sgf = tmp_path / "g.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[5];B[cc])")
+    out = run_cli("replay", str(sgf))
+    assert out.returncode == 2 and "stonegarden convert" in out.stderr
+
+
+def test_a_result_that_disagrees_says_what_the_replay_found(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    record = make_record(game, ["Rb2"], None).to_json()
+    data = json.loads(record)
+    data["result"] = {"winner": 1}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    out = run_cli("replay", str(path))
+    assert out.returncode == 2 and "no winner yet" in out.stderr and "None" not in out.stderr
+
+
+def test_no_stray_files_in_the_working_folder(tmp_path):
+    """``save ..`` once left a file named ``...tmp`` where the game was started."""
+    before = set(os.listdir(tmp_path))
+    subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3"],
+                   input="save ..\nsave x/\nquit\n", capture_output=True, text=True,
+                   cwd=tmp_path, env=cli_env(), timeout=120)
+    assert set(os.listdir(tmp_path)) == before
