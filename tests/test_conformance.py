@@ -155,3 +155,14 @@ def test_transposition_keys_join_only_positions_with_one_future(game_id):
             assert keys.setdefault(profile_for(game).transposition_key(s), s.ply) == s.ply
     if game_id == "blobs":
         assert met > 5
+
+
+@pytest.mark.parametrize("game_id", stonegarden.available_games())
+@pytest.mark.parametrize("player", [0, 3, -1, True])
+def test_an_observation_for_no_player_is_refused_in_every_game(game_id, player):
+    """An OpenSpiel index (0) passed by mistake raised IndexError or KeyError in some games
+    and gave planes for nobody in others."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    with pytest.raises(stonegarden.ParameterError, match="player 1 or 2"):
+        game.observation_tensor(game.initial_state(), player)
+    assert game.observation_tensor(game.initial_state(), 2).shape == game.observation_shape

@@ -91,3 +91,26 @@ def test_tumbling_dice_chance_nodes_pass_random_sim_test():
     assert s.is_chance_node()
     assert abs(sum(p for _, p in s.chance_outcomes()) - 1) < 1e-9
     pyspiel.random_sim_test(g, num_sims=3, serialize=False, verbose=False)
+
+
+def test_blobs_without_tumbling_dice_is_deterministic_for_openspiels_tools():
+    g = pyspiel.load_game("stonegarden_blobs(dice=4,max_grid=3)")
+    assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    from open_spiel.python.algorithms import minimax
+
+    value, action = minimax.alpha_beta_search(g, maximizing_player_id=0)
+    assert value in (-1.0, 0.0, 1.0) and action is not None
+
+
+def test_a_clone_shares_the_game_and_a_game_pickles_by_its_string():
+    import pickle
+
+    g = pyspiel.load_game("stonegarden_blooms(size=3)")
+    s = g.new_initial_state()
+    s.apply_action(s.legal_actions()[0])
+    c = s.clone()
+    assert c.sg is s.sg and str(c) == str(s)
+    c.apply_action(c.legal_actions()[0])
+    assert str(c) != str(s)  # the clone's position is its own
+    again = pickle.loads(pickle.dumps(g))
+    assert str(again) == str(g) and again.num_distinct_actions() == g.num_distinct_actions()

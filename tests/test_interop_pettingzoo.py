@@ -82,3 +82,44 @@ def test_the_global_state_method_is_the_apis_not_a_position():
     e.reset(seed=0)
     with pytest.raises(NotImplementedError):
         e.state()
+
+
+def test_resets_without_a_seed_go_on_with_the_seeded_dice():
+    """The Gymnasium way: ``reset(seed=S)`` once, then plain resets; every episode follows
+    from S."""
+    def episodes(seed):
+        e = env("blobs", dice=12, max_grid=4, tumbling=True)
+        out = []
+        for i in range(3):
+            e.reset(seed=seed if i == 0 else None)
+            played = []
+            for _ in e.agent_iter(max_iter=100):
+                obs, _, terminated, truncated, _ = e.last()
+                if terminated or truncated:
+                    e.step(None)
+                    continue
+                played.append(obs["observation"].tobytes())
+                e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            out.append(played)
+        return out
+
+    first, again = episodes(7), episodes(7)
+    assert first == again and first[1] != first[2]
+
+
+@pytest.mark.parametrize("action", [3.7, "3", None, True])
+def test_an_action_that_is_not_an_integer_is_refused_not_rounded(action):
+    e = env("blooms", size=3)
+    e.reset(seed=0)
+    with pytest.raises(stonegarden.NotationError):
+        e.step(action)
+
+
+def test_a_step_before_reset_and_an_unknown_render_mode_are_refused():
+    with pytest.raises(stonegarden.ParameterError, match="reset"):
+        env("blooms", size=3).step(0)
+    with pytest.raises(stonegarden.ParameterError, match="render_mode"):
+        env("blooms", size=3, render_mode="human")
+    e = env("blooms", size=3, render_mode="ansi")
+    e.reset(seed=0)
+    assert "to_move=1" in e.render()

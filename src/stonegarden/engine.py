@@ -105,10 +105,14 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
                      f"mcts:threads={threads},parallel={reproducible_parallel(seed, seconds)}")
     if not isinstance(spec, str):
         raise ParameterError(f"'agent' must be an agent spec, not {quote(spec)}")
-    budget_options = BUDGET_OPTIONS.intersection(parse_agent_spec(spec)[1])
+    options = parse_agent_spec(spec)[1]
+    budget_options = BUDGET_OPTIONS.intersection(options)
     if budget_options:  # the query's budget would silently replace them
         raise ParameterError(f"agent {quote(spec)}: the budget is the query's 'sims' and "
                              f"'time', not the agent's {quote(sorted(budget_options))}")
+    if seed is not None and "seed" in options:  # one of them would silently win
+        raise ParameterError(f"agent {quote(spec)} has a seed and so has the query: give "
+                             "one of them")
     base = {"game": game_id, "ply": state.ply}
     if game.is_terminal(state):
         return {**base, "terminal": True, "winner": game.winner(state),

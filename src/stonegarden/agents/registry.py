@@ -96,6 +96,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
             if not key:
                 raise ParameterError(f"agent spec {quote(spec)}: empty option name in "
                                      f"{quote(part)}")
+            if key in options:  # the last would silently win
+                raise ParameterError(f"agent spec {quote(spec)}: option {key!r} is given "
+                                     "twice")
             options[key] = value.strip()
             check_option_range(spec, key, options[key])
     return name, options

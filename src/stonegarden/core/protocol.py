@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..errors import IllegalMoveError, NotationError
+from ..errors import IllegalMoveError, NotationError, ParameterError
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -66,6 +66,20 @@ class Game(ABC):
     def __init__(self, /, **params: Any) -> None:  # positional-only: a parameter may be named "self"
         resolved = resolve_params(self.id, self.param_specs, params)
         self.params: dict[str, Any] = self._finish_params(resolved)
+
+    @property
+    def has_chance(self) -> bool:
+        """Whether these parameters give chance nodes (``may_have_chance`` says whether any
+        do); a game that may have them decides."""
+        return self.may_have_chance
+
+    # a game never changes once made (its parameters are fixed, its tables derived from them),
+    # so a copy of a state that holds its game (OpenSpiel clones by deep copy) shares it
+    def __copy__(self) -> Game:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self
 
     # -- parameters -------------------------------------------------------------------------
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -285,7 +299,17 @@ class Game(ABC):
 
     def observation_tensor(self, state: State, player: int) -> np.ndarray:
         """float32 planes describing ``state`` from ``player``'s point of view (own stones
-        first), everything a network needs to choose a move."""
+        first), everything a network needs to choose a move.
+
+        Raises:
+            ParameterError: ``player`` is not 1 or 2 (an OpenSpiel player index is 0 or 1).
+        """
+        if isinstance(player, (bool, np.bool_)) or player not in (1, 2):
+            raise ParameterError(f"an observation is for player 1 or 2, not {player!r}")
+        return self.observation_planes(state, int(player))
+
+    def observation_planes(self, state: State, player: int) -> np.ndarray:
+        """:meth:`observation_tensor` for a checked ``player`` (1 or 2): what a game defines."""
         raise NotImplementedError(f"{self.id} has no observation tensor")
 
     @property

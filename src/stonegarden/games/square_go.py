@@ -143,7 +143,7 @@ class SquareGoGame(Game, Generic[S]):
     def _won_by_last_move(self, state: S) -> bool:
         """Whether the last move won the game (no point is then shown as forbidden)."""
 
-    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+    def observation_planes(self, state: State, player: int) -> np.ndarray:
         """float32 planes (see ``PLANES``) from ``player``'s point of view; rows from the
         bottom (plane[r, c] is the point of row r+1, column c)."""
         state = self._own(state)

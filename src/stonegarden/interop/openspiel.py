@@ -62,13 +62,17 @@ def to_stonegarden_params(cls: type[Game], params: dict[str, Any]) -> dict[str, 
     return out
 
 
-def _game_type(game_id: str) -> pyspiel.GameType:
+def _game_type(game_id: str, chance: bool | None = None) -> pyspiel.GameType:
+    """The game's type: registered as stochastic when some parameters give chance nodes;
+    a loaded game (``chance``: its parameters give them) says whether it has them, so that
+    tools for deterministic games take Blobs without Tumbling Dice."""
     cls = game_class(game_id)
+    stochastic = cls.may_have_chance if chance is None else chance
     return pyspiel.GameType(
         short_name=openspiel_name(game_id),
         long_name=f"stonegarden {cls.title}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if cls.may_have_chance
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if stochastic
                      else pyspiel.GameType.ChanceMode.DETERMINISTIC),
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM,
@@ -100,7 +104,12 @@ class OpenSpielGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=self.sg.max_game_length,
         )
-        super().__init__(_game_type(self.game_id), info, params)
+        super().__init__(_game_type(self.game_id, self.sg.has_chance), info, params)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled as its OpenSpiel game string, loaded again (workers of multiprocessing or
+        Ray receive the game itself)."""
+        return pyspiel.load_game, (str(self),)
 
     def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self, self.sg.initial_state())
@@ -190,6 +199,7 @@ def register_all() -> list[str]:
         if name in registered:
             continue
         cls = type(f"OpenSpiel_{gid.replace('-', '_')}", (OpenSpielGame,), {"game_id": gid})
+        globals()[cls.__name__] = cls  # found by name, as pickle looks classes up
         pyspiel.register_game(_game_type(gid), cls)
     return names
 

@@ -9,7 +9,8 @@
 
 Agents are ``player_1`` and ``player_2``; actions are the game's dense actions; observations
 are ``{"observation": float32 planes, "action_mask": int8}``. Chance events (Blobs' Tumbling
-Dice) are resolved inside the environment from the generator seeded by ``reset(seed=...)``.
+Dice) are resolved inside the environment from the generator seeded by ``reset(seed=...)``
+(later resets without a seed go on with it).
 Needs ``pip install stonegarden[pettingzoo]``.
 """
 
@@ -23,6 +24,7 @@ from pettingzoo import AECEnv
 
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
+from ..errors import ParameterError
 
 AGENTS = ["player_1", "player_2"]
 
@@ -31,11 +33,16 @@ class StonegardenEnv(AECEnv):
     """AEC environment over one stonegarden game (fixed parameters)."""
 
     def __init__(self, game: Game, render_mode: str | None = None) -> None:
+        """Raises: ParameterError for a render mode other than ``None`` or ``"ansi"``."""
         super().__init__()
         self.game = game
-        self.render_mode = render_mode
-        self.metadata = {"render_modes": ["ansi"], "name": f"stonegarden_{game.id}",
+        modes = ["ansi"]
+        self.metadata = {"render_modes": modes, "name": f"stonegarden_{game.id}",
                          "is_parallelizable": False}
+        if render_mode is not None and render_mode not in modes:
+            raise ParameterError(f"render_mode {render_mode!r}: this environment renders "
+                                 "'ansi' (text) or nothing (None)")
+        self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         n = game.num_distinct_actions
         obs_space = gymnasium.spaces.Dict({
@@ -63,7 +70,10 @@ class StonegardenEnv(AECEnv):
             self.game_state = self.game.play_unchecked(self.game_state, pick)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._rng = np.random.default_rng(seed)
+        """A new game; ``seed`` seeds the dice of this and the following episodes (a reset
+        without one goes on with the same generator, so a seeded run is reproducible)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
         self.game_state = self.game.initial_state()
         self._resolve_chance()
         self.agents = list(AGENTS)
@@ -94,12 +104,20 @@ class StonegardenEnv(AECEnv):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int) -> None:
+        """Play ``action`` for the selected agent (``None`` once it is terminated).
+
+        Raises:
+            ParameterError: ``step`` before ``reset``.
+            NotationError: an action that is not an integer; IllegalMoveError: one that is
+            not legal here (both are the game's own errors, ValueErrors).
+        """
+        if not hasattr(self, "agent_selection"):
+            raise ParameterError("reset() the environment before the first step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        # an illegal action raises the game's IllegalMoveError (a ValueError)
-        self.game_state = self.game.play(self.game_state, int(action))
+        self.game_state = self.game.play(self.game_state, action)
         self._resolve_chance()
         self._cumulative_rewards[agent] = 0.0
         if self.game.is_terminal(self.game_state):

@@ -130,9 +130,12 @@ class BlobsGame(Game):
     )
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        self.has_chance = bool(params["tumbling"])
         self._mode = WIN_MODES.index(params["win"])
         return params
+
+    @property
+    def has_chance(self) -> bool:
+        return bool(self.params["tumbling"])
 
     @property
     def num_distinct_actions(self) -> int:
@@ -453,7 +456,7 @@ class BlobsGame(Game):
     def observation_shape(self) -> tuple[int, ...]:
         return (len(PLANES), 15, 15)
 
-    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+    def observation_planes(self, state: State, player: int) -> np.ndarray:
         """Planes listed in ``observation.PLANES``, from ``player``'s point of view."""
         assert isinstance(state, BlobsState)
         legal = self.legal_actions(state) if state.player == player else np.empty(0, np.int64)

@@ -249,7 +249,7 @@ class _Blooms(Game):
         side = 2 * self.board.size - 1
         return (len(PLANES), side, side)
 
-    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+    def observation_planes(self, state: State, player: int) -> np.ndarray:
         """Planes listed in ``observation.PLANES``, from ``player``'s point of view."""
         assert isinstance(state, BloomsState)
         return observation(self.board, state.cells(), player, state.player, state.ply,

@@ -210,10 +210,10 @@ class FreeGo(SquareGoGame[FreeGoState]):
     def _won_by_last_move(self, state: FreeGoState) -> bool:
         return self._target_reached(state)
 
-    def observation_tensor(self, state: State, player: int) -> np.ndarray:
+    def observation_planes(self, state: State, player: int) -> np.ndarray:
         """float32 planes (see ``PLANES``) from ``player``'s point of view: the board planes of
         ``SquareGoGame``, then both scores as fractions of the target."""
-        out = super().observation_tensor(state, player)
+        out = super().observation_planes(state, player)
         assert isinstance(state, FreeGoState)
         target = self.params["target"]
         out[5] = min(state.scores[player - 1] / target, 1.0)
