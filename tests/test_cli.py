@@ -187,6 +187,9 @@ def test_games_lists_every_game_with_parameters():
     out = run_cli("games")
     assert out.returncode == 0
     assert "blooms-territory" in out.stdout and "superko" in out.stdout
+    territory = out.stdout.split("blooms-territory:")[1].split("freego:")[0]
+    assert "max_turns (default none)" in territory  # no turn limit, nothing derived
+    assert "max_turns (default derived)" in out.stdout.split("bridgego:")[1]
 
 
 @pytest.mark.slow
@@ -210,3 +213,34 @@ def test_play_shows_no_position_fields_numbers_both_axes_and_a_legal_help_exampl
     game.play_text(game.initial_state(), example)  # legal as the first move
     help_lines = out.stdout[out.stdout.index("Type a move"):].splitlines()[:4]
     assert help_lines[-1].rstrip().endswith("record)")  # not wrapped
+
+
+@pytest.mark.parametrize("result,needle", [
+    ({"winner": 1, "reason": "target", "scores": [0, 0]}, "result reason 'target'"),
+    ({"winner": 1, "reason": "no-such-reason"}, "result reason 'no-such-reason'"),
+])
+def test_a_result_whose_reason_disagrees_with_the_replay_is_refused(tmp_path, result, needle):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "moves": ["E5", "resign"], "result": result}))
+    out = run_cli("replay", str(path), "--json")
+    assert out.returncode == 2 and needle in out.stderr and "('resign')" in out.stderr
+
+
+def test_a_reason_given_for_a_game_that_goes_on_is_refused(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "moves": ["E5"], "result": {"reason": "resign"}}))
+    out = run_cli("replay", str(path))
+    assert out.returncode == 2 and "the game is not over" in out.stderr
+
+
+def test_an_entry_that_is_not_text_comes_after_the_lines_before_it(tmp_path):
+    """The replay contract: the lines before a malformed entry, then the error naming it."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "moves": ["E5", 5]}))
+    out = run_cli("replay", str(path), "--json")
+    assert out.returncode == 2
+    assert [json.loads(line)["move"] for line in out.stdout.splitlines()] == ["E5"]
+    assert out.stderr.startswith("error: ply 1: move 1 (5) is not a string")

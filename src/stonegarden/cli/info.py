@@ -13,6 +13,9 @@ def games() -> None:
     for gid in available_games():
         cls = game_class(gid)
         click.echo(f"{gid}: {cls.title}")
+        resolved = cls().params  # what a default game makes of each parameter
         for p in cls.param_specs:
-            default = "derived" if p.default is None else p.default
+            # no declared default: derived from the others, or none at all (no turn limit)
+            default = p.default if p.default is not None else (
+                "none" if resolved[p.name] is None else "derived")
             click.echo(f"    {p.name} (default {default}): {p.doc}")

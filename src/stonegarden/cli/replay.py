@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from ..core.record import check_result, game_of, load_record, replay_rows
+from ..core.protocol import Game, State
+from ..core.record import Record, check_result, game_of, load_record, record_before, replay_rows
 from ..errors import RecordError, StonegardenError
 
 
@@ -19,45 +20,61 @@ def replay(record_path: str, as_json: bool) -> None:
     """Replay a game record move by move (diagrams, or JSON lines with --json), then check its
     stated result: a record that does not replay, or whose result disagrees, exits with 2."""
     try:
-        record = load_record(record_path)
-        game = game_of(record)
-        console: Any = None
-        if not as_json:
-            from rich.console import Console
-
-            from ..terminal.render import rich_diagram
-
-            console = Console(highlight=False)
-            console.print(f"{game.title}  {game!r}", markup=False)
-            console.print(rich_diagram(game, game.initial_state()))
-        final = game.initial_state()
-        for row, state in replay_rows(record):
-            final = state
-            if as_json:
-                click.echo(json.dumps(row))
-            else:
-                who = f"player {row['player']}" if "player" in row else "chance"
-                notes = [f"captures {row['captured']}"] if row["captured"] else []
-                if row["self_captured"]:
-                    notes.append(f"self-captures {row['self_captured']}")
-                if row.get("auto_moves"):
-                    notes.append("auto " + " ".join(row["auto_moves"]))
-                console.print(f"{row['ply'] + 1}. {who}: {row['move']}"
-                              + (f"  ({'; '.join(notes)})" if notes else ""), markup=False)
-                console.print(rich_diagram(game, state))
+        try:
+            record = load_record(record_path)
+        except RecordError as exc:
+            if exc.entry is None:
+                raise
+            _show(record_before(record_path, exc.entry), as_json)  # the lines before it
+            raise
+        game, final = _show(record, as_json)
         if not as_json and game.is_terminal(final):
-            console.print(f"result: winner {game.winner(final)} ({game.result_reason(final)})",
-                          markup=False)
+            click.echo(f"result: winner {game.winner(final)} ({game.result_reason(final)})")
         if record.result is not None:
             check_result(game, final, record.result)
     except RecordError as exc:
-        where = f"ply {exc.entry} ({exc.text!r}): " if exc.entry is not None else ""
+        where = ("" if exc.entry is None else f"ply {exc.entry}: " if exc.text is None
+                 else f"ply {exc.entry} ({exc.text!r}): ")
         msg = str(exc) if not where else str(exc).split(": ", 1)[-1]
         click.echo(f"error: {where}{msg}{_convert_hint(record_path, exc)}", err=True)
         sys.exit(2)
     except StonegardenError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+
+
+def _show(record: Record, as_json: bool) -> tuple[Game, State]:
+    """Print the record's replay, move by move; the game and its last position.
+
+    Raises:
+        RecordError: at the first bad entry, after the lines before it.
+    """
+    game = game_of(record)
+    console: Any = None
+    if not as_json:
+        from rich.console import Console
+
+        from ..terminal.render import rich_diagram
+
+        console = Console(highlight=False)
+        console.print(f"{game.title}  {game!r}", markup=False)
+        console.print(rich_diagram(game, game.initial_state()))
+    final = game.initial_state()
+    for row, state in replay_rows(record):
+        final = state
+        if as_json:
+            click.echo(json.dumps(row))
+            continue
+        who = f"player {row['player']}" if "player" in row else "chance"
+        notes = [f"captures {row['captured']}"] if row["captured"] else []
+        if row["self_captured"]:
+            notes.append(f"self-captures {row['self_captured']}")
+        if row.get("auto_moves"):
+            notes.append("auto " + " ".join(row["auto_moves"]))
+        console.print(f"{row['ply'] + 1}. {who}: {row['move']}"
+                      + (f"  ({'; '.join(notes)})" if notes else ""), markup=False)
+        console.print(rich_diagram(game, state))
+    return game, final
 
 
 def _convert_hint(path: str, exc: RecordError) -> str:

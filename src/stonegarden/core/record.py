@@ -140,6 +140,20 @@ def load_record(path: str | Path) -> Record:
     return parse_record(raw)
 
 
+def record_before(path: str | Path, entry: int) -> Record:
+    """The record at ``path`` cut before its entry ``entry`` and without its result: what
+    ``replay`` shows before an entry that is malformed (not text), which ``load_record``
+    refuses before any move is played.
+
+    Raises:
+        RecordError: as ``load_record``, for what comes before the entry.
+    """
+    data = strict_json.loads(read_bounded(path, MAX_RECORD_BYTES).decode("utf-8"))
+    data = {k: v for k, v in data.items() if k != "result"}
+    data["moves"] = data["moves"][:entry]
+    return parse_record(data)
+
+
 def read_bounded(path: str | Path, limit: int) -> bytes:
     """The bytes of ``path``, read no further than ``limit`` + 1 bytes: a device or a pipe
     (``/dev/zero``, ``/dev/stdin``) has no size to check beforehand.
@@ -225,6 +239,12 @@ def check_result(game: Game, final: State, result: Mapping[str, Any]) -> None:
         raise RecordError(
             f"result winner {quote(result['winner'])} disagrees with the replay "
             f"({_winner_words(game.winner(final))})"
+        )
+    if "reason" in result and result["reason"] != game.result_reason(final):
+        found = game.result_reason(final)
+        raise RecordError(
+            f"result reason {quote(result['reason'])} disagrees with the replay "
+            f"({'the game is not over' if found is None else repr(found)})"
         )
     if result.get("scores") is not None and list(result["scores"]) != list(game.scores(final)):
         raise RecordError(
