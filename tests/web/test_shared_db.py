@@ -314,3 +314,27 @@ def test_an_agents_move_is_thought_once_across_servers(pair):
         time.sleep(0.3)
     assert len(moves_of(b, gid)) == 2 and thinking_of(b, gid) is None
     assert thinking_of(a, gid) is None
+
+
+@pytest.mark.parametrize("db", ["postgresql://u:hunter@2secret@127.0.0.1:1/none",
+                                "postgresql://u:pass/word9@127.0.0.1:1/none"])
+def test_a_password_left_unencoded_is_still_never_printed(db):
+    """An ``@`` or ``/`` in a password, not percent-encoded, once left the password's end in
+    the host the message quoted."""
+    done = _serve("--db", db)
+    assert done.returncode == 2
+    for piece in ("hunter", "2secret", "pass", "word9"):
+        assert piece not in done.stderr, done.stderr
+
+
+def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path):
+    server = Server(tmp_path / "games.db").start()
+    try:
+        done = _serve("--db", str(tmp_path / "games.db"))
+        assert done.returncode == 2 and "another stonegarden server serves this file" in \
+            done.stderr
+        assert server.request("GET", "/api/meta")[0] == 200  # the first one serves on
+    finally:
+        server.stop()
+    again = Server(tmp_path / "games.db").start()  # its lock went with it
+    again.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import webbrowser
+from pathlib import Path
 from typing import Any
 
 import click
@@ -18,9 +19,12 @@ from .common import FiniteRange
               help="address to listen on (127.0.0.1 keeps it to this machine)")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--db", "db_path", default=None, metavar="PATH|postgresql://...",
+              envvar="STONEGARDEN_DB", show_envvar=True,
               help="where games are kept: a SQLite file [default: "
-                   "~/.local/share/stonegarden/games.db], or a PostgreSQL database that several "
-                   "serve processes share (postgresql://user:password@host:port/database)")
+                   "~/.local/share/stonegarden/games.db], served by this process alone, or a "
+                   "PostgreSQL database that several serve processes share "
+                   "(postgresql://user:password@host:port/database; from the environment, "
+                   "its password stays out of the process list)")
 @click.option("--public-url", default=None, metavar="URL",
               help="the address people reach this server at (e.g. https://host/stonegarden): "
                    "links in answers and pages start with it, and its path is the prefix the "
@@ -60,6 +64,7 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     from ..jobs import Limits
     from ..store import default_db_path
     from ..store.postgres import redacted
+    from ..store.sqlite import serve_alone
     from ..web.app import create_app
     from ..web.service import Budgets, MiB
     from ..web.site import Site, check_forwarded_ips
@@ -84,6 +89,9 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
         app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
                          allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs),
                          site=site, forwarded_allow_ips=trusted)
+        sqlite_file = sqlite_path(path)
+        if sqlite_file is not None:
+            serve_alone(sqlite_file)
     except StonegardenError as exc:
         click.echo(f"stonegarden serve: {exc}", err=True)
         sys.exit(2)
@@ -94,6 +102,14 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     run_server(app, host, port)
+
+
+def sqlite_path(db: str) -> Path | None:
+    """The SQLite file ``--db`` names (a path or ``sqlite://PATH``), ``None`` for PostgreSQL."""
+    scheme, sep, rest = db.partition("://")
+    if sep and scheme.lower() != "sqlite":
+        return None
+    return Path(rest if sep else db)
 
 
 def cores_per_worker(workers: int) -> int:

@@ -35,9 +35,33 @@ MIGRATION_LOCK = 0x73746F6E65676172
 CONNECT_TIMEOUT = 5
 
 
+def _userinfo(dsn: str) -> tuple[str, str, str]:
+    """(``scheme://``, the user info, the rest from its ``@``): the user info ends at the last
+    ``@`` before any query, so a password holding an unencoded ``@`` or ``/`` is all of it."""
+    scheme, sep, rest = dsn.partition("://")
+    at = rest.split("?", 1)[0].rfind("@")
+    if not sep or at < 0:
+        return "", "", dsn
+    return scheme + sep, rest[:at], rest[at:]
+
+
 def redacted(dsn: str) -> str:
-    """The DSN without its password (for messages and logs)."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", dsn)
+    """The DSN without its password (for messages and logs), however the password is
+    written."""
+    head, userinfo, tail = _userinfo(dsn)
+    if ":" not in userinfo:
+        return dsn
+    return f"{head}{userinfo.split(':', 1)[0]}:***{tail}"
+
+
+def scrubbed(text: str, dsn: str) -> str:
+    """``text`` (a driver's message) without any piece of the DSN's password: the driver may
+    quote a host it read from a password that holds an unencoded ``@`` or ``/``."""
+    password = _userinfo(dsn)[1].partition(":")[2]
+    pieces = {password, *re.split(r"[@:/]", password)}
+    for piece in sorted((p for p in pieces if len(p) >= 3), key=len, reverse=True):
+        text = text.replace(piece, "***")
+    return text
 
 
 class _Row(tuple):  # type: ignore[type-arg]
@@ -95,7 +119,7 @@ class PostgresStore(SQLStore):
             with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
                 self._migrate(con)
         except psycopg.Error as exc:
-            raise StoreError(f"{self.location}: {_first_line(exc)}") from None
+            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), dsn)}") from None
         self.pool = ConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True, "row_factory": _row_factory,
                                            "connect_timeout": CONNECT_TIMEOUT},
@@ -112,7 +136,7 @@ class PostgresStore(SQLStore):
         except self._psycopg.errors.UniqueViolation as exc:
             raise StaleError(f"a concurrent write came first ({_first_line(exc)})") from None
         except (self._psycopg.Error, PoolTimeout) as exc:
-            raise StoreError(f"{self.location}: {_first_line(exc)}") from None
+            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), self.dsn)}") from None
 
     @contextmanager
     def _connect(self) -> Iterator[_Connection]:

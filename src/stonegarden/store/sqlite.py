@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from ..errors import StoreError
 from .migrations import MIGRATIONS, V1_COLUMNS, VERSION_TABLE, check_schema
@@ -120,3 +121,27 @@ class SQLiteStore(SQLStore):
     def schema_version(self) -> int:
         with self._connect() as con:
             return int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+
+
+#: the files this process serves, held open (with their locks) until it exits
+_served: list[Any] = []
+
+
+def serve_alone(path: Path) -> None:
+    """Hold ``path`` for this server process: a second server on the same file (which would
+    not hear of the first one's moves) is refused. The lock (``flock``, apart from SQLite's
+    own locks) goes with the process, however it ends.
+
+    Raises:
+        StoreError: another process holds the file.
+    """
+    import fcntl
+
+    f = open(path, "rb")  # noqa: SIM115 - held open until the process exits
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise StoreError(f"{path}: another stonegarden server serves this file; one server "
+                         "process a SQLite file (several share a PostgreSQL database)") from None
+    _served.append(f)

@@ -143,7 +143,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         return page("rules.html", **rules_context(gid))
 
     async def rules_image(request: Request) -> Response:
-        """Pictures the game docs refer to as img/... (present in a source checkout only)."""
+        """Pictures the game docs refer to as img/... (shipped with them)."""
         name = request.path_params["name"]
         path = DOCS / "img" / name
         if not _FILE_NAME.fullmatch(name) or not path.is_file():

@@ -1,5 +1,5 @@
-"""What the rules page shows: the game's doc (docs/games/<game>.md when the source tree has
-it), its parameters, and pictures drawn by its board view."""
+"""What the rules page shows: the game's doc (docs/games/<game>.md, shipped in the package),
+its parameters, and pictures drawn by its board view."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from ..errors import StonegardenError
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "games"
+#: docs/games: in the source tree a link to it, in an installed copy the files themselves
+DOCS = Path(__file__).resolve().parent / "rules_docs"
 
 
 #: sections of a game's doc written for developers, left out of the rules page

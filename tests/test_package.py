@@ -1,0 +1,27 @@
+"""What an installed copy holds that a source checkout has beside the package: the wheel
+carries the games' rules pages (docs/games) and their pictures, so that the web app of a
+`pip install` shows the complete rules."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_rules_pages_and_their_pictures(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps",
+                    "--no-build-isolation", "-q", "-w", str(tmp_path)],
+                   check=True, capture_output=True, timeout=600)
+    (wheel,) = tmp_path.glob("stonegarden-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for page in sorted((ROOT / "docs" / "games").glob("*.md")):
+        assert f"stonegarden/web/rules_docs/{page.name}" in names
+    for picture in sorted((ROOT / "docs" / "games" / "img").iterdir()):
+        assert f"stonegarden/web/rules_docs/img/{picture.name}" in names

@@ -1,0 +1,141 @@
+"""docs/deploy.md as written: its systemd unit's command (the database from the environment,
+as its environment file gives it) run twice on one PostgreSQL, behind its nginx site over TLS
+(Debian's nginx, with the test's ports and a certificate made here). What a host copies must
+run as it is on the nginx Debian and Ubuntu ship."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import shlex
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from webhelpers import ROOT, free_port
+
+DOC = (ROOT / "docs" / "deploy.md").read_text()
+PASSWORD = "Sekr3t-in-the-env"
+
+
+def block(lang: str) -> str:
+    match = re.search(rf"```{lang}\n(.*?)```", DOC, re.S)
+    assert match, f"docs/deploy.md has no {lang} block"
+    return match.group(1)
+
+
+def unit_command(port: int) -> list[str]:
+    """The unit's ExecStart, for instance ``port``, run with this checkout's Python."""
+    text = block("ini").replace("\\\n", " ")
+    line = next(x for x in text.splitlines() if x.startswith("ExecStart="))
+    args = shlex.split(line.partition("=")[2].replace("%i", str(port)))
+    assert args[0].endswith("/stonegarden") and "--db" not in args  # the DSN is in the env
+    return [sys.executable, "-m", "stonegarden", *args[1:]]
+
+
+def env_file_variable() -> str:
+    """The variable the documented environment file sets (``NAME=postgresql://...``)."""
+    match = re.search(r"one line: (\w+)=postgresql://", DOC)
+    assert match, "docs/deploy.md does not say what the environment file holds"
+    return match.group(1)
+
+
+def site(ports: tuple[int, int], http_port: int, cert: Path, key: Path) -> str:
+    """The documented nginx site with the test's ports (``{port}``: TLS) and certificate;
+    IPv6 listeners are left out (the test machine may have no IPv6)."""
+    text = block("nginx")
+    text = text.replace("server 127.0.0.1:8001;", f"server 127.0.0.1:{ports[0]};")
+    text = text.replace("server 127.0.0.1:8002;", f"server 127.0.0.1:{ports[1]};")
+    text = re.sub(r"\n\s*listen \[::\][^\n]*", "", text)
+    text = text.replace("listen 80;", f"listen 127.0.0.1:{http_port};")
+    text = text.replace("listen 443 ssl", "listen 127.0.0.1:{port} ssl")
+    text = re.sub(r"ssl_certificate\s+\S+;", f"ssl_certificate {cert};", text)
+    text = re.sub(r"ssl_certificate_key\s+\S+;", f"ssl_certificate_key {key};", text)
+    return text
+
+
+def https(port: int, method: str, path: str, body: bytes | None = None,
+          ) -> tuple[int, dict[str, str], bytes]:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # the test's own certificate
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=30, context=context)
+    try:
+        conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        return r.status, dict(r.getheaders()), r.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_the_documented_unit_and_site_serve_two_processes_over_tls(tmp_path, pg_database,
+                                                                     nginx_factory):
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=games.example.org", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    ports = (free_port(), free_port())
+    dsn = pg_database.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env[env_file_variable()] = dsn
+    procs = []
+    try:
+        for port in ports:
+            procs.append(subprocess.Popen(unit_command(port), env=env, cwd=tmp_path,
+                                          stdout=subprocess.DEVNULL,
+                                          stderr=open(tmp_path / f"{port}.log", "wb")))
+        for port in ports:
+            wait_for(f"http://127.0.0.1:{port}/api/meta")
+        for proc in procs:  # the password is in no process's arguments
+            assert PASSWORD not in Path(f"/proc/{proc.pid}/cmdline").read_text()
+        plain = free_port()
+        proxy = nginx_factory(site(ports, plain, cert, key))
+        conn = http.client.HTTPConnection("127.0.0.1", plain, timeout=30)
+        conn.request("GET", "/stonegarden/", headers={"Host": "games.example.org"})
+        answer = conn.getresponse()
+        assert answer.status == 301  # plain HTTP is sent to HTTPS
+        assert answer.getheader("Location") == "https://games.example.org/stonegarden/"
+        conn.close()
+        status, _, home = https(proxy.port, "GET", "/stonegarden/")
+        assert status == 200 and b'data-base="/stonegarden"' in home
+        status, _, text = https(proxy.port, "POST", "/stonegarden/api/games", json.dumps(
+            {"game": "blooms", "params": {"size": 3}, "seats": ["human", "open"]}).encode())
+        assert status == 201, text
+        made = json.loads(text)
+        assert made["links"]["1"].startswith("https://games.example.org/stonegarden/game/")
+        # each request may go to either process: the game is read from the shared database
+        for _ in range(4):
+            status, _, text = https(proxy.port, "GET", f"/stonegarden/api/games/{made['id']}")
+            assert status == 200 and json.loads(text)["open"] == 2
+        status, headers, text = https(proxy.port, "POST", "/stonegarden/api/records",
+                                      b"x" * (3 << 20))
+        assert status == 413 and "error" in json.loads(text)  # nginx's answer, in JSON too
+        assert headers.get("Strict-Transport-Security", "").startswith("max-age=")
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def wait_for(url: str, seconds: float = 120) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return
+        except (urllib.error.URLError, ConnectionError, TimeoutError, http.client.HTTPException):
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer")
