@@ -90,9 +90,9 @@ def test_the_documented_unit_and_site_serve_two_processes_over_tls(tmp_path, pg_
     procs = []
     try:
         for port in ports:
-            procs.append(subprocess.Popen(unit_command(port), env=env, cwd=tmp_path,
-                                          stdout=subprocess.DEVNULL,
-                                          stderr=open(tmp_path / f"{port}.log", "wb")))
+            with (tmp_path / f"{port}.log").open("wb") as log:
+                procs.append(subprocess.Popen(unit_command(port), env=env, cwd=tmp_path,
+                                              stdout=subprocess.DEVNULL, stderr=log))
         for port in ports:
             wait_for(f"http://127.0.0.1:{port}/api/meta")
         for proc in procs:  # the password is in no process's arguments
