@@ -80,8 +80,11 @@
     try {
       const data = await SG.post("/api/games/" + gid + "/" + name, Object.assign({ secret: key }, extra || {}));
       if (name === "move" || name === "undo" || name === "redo") clearChoice();
-      viewPly = null; asked++;  // the answer is the live position, newer than a refresh on its way
+      viewPly = null;  // the answer is the live position
       render(data);
+      // a refresh asked before this answer came may have shown a newer position (an agent's
+      // quick reply) that this answer has just covered: ask again, after it
+      refresh();
       return data;
     } catch (e) {
       // refused as out of date (another tab, a missed update): show the game as it is now
