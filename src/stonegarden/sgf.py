@@ -285,8 +285,9 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
     if "RU" in root and (game_id is None or root["RU"][0].split()[:1] == ["stonegarden"]):
         game_id, params = parse_rules_text(root["RU"][0], source)
     if game_id is None:
-        raise RecordError(f"{source!r}: no RU[stonegarden GAME ...] property; say which game "
-                          "it is (e.g. --game freego)")
+        raise RecordError(f"{source!r}: no RU[stonegarden GAME ...] property, so say which game "
+                          "it is: choose the game when uploading it, or --game (e.g. --game "
+                          "freego) on the command line")
     if "SZ" in root:
         sz = root["SZ"][0].strip()
         if "size" in params and params["size"].strip() != sz:

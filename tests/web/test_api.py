@@ -322,6 +322,26 @@ def test_record_upload_replays_then_stores_and_a_bad_one_stores_nothing(client, 
     assert len(open_store(db).list_games(listed_only=False)) == count
 
 
+def test_an_sgf_upload_without_its_game_names_it_in_the_request(client, db):
+    """Go's own SGF (no RU[stonegarden ...]) says nothing of our games: ?game= says which."""
+    go = b"(;GM[1]FF[4]SZ[9]KM[6.5];B[ee];W[dc])"
+    sgf, record = {"Content-Type": "application/x-go-sgf"}, {"Content-Type": "application/json"}
+    r = client.post("/api/records", content=go, headers=sgf)
+    assert r.status_code == 400 and "choose the game when uploading it" in r.json()["error"]
+    count = len(open_store(db).list_games(listed_only=False))
+    for query, headers, why in (("?game=chess", sgf, "unknown game 'chess'"),
+                                ("?game=", sgf, "unknown game ''"),
+                                ("?game=freego", record, "'game' is for an SGF file")):
+        r = client.post("/api/records" + query, content=go, headers=headers)
+        assert r.status_code == 400 and why in r.json()["error"], (query, r.text)
+    assert len(open_store(db).list_games(listed_only=False)) == count
+    r = client.post("/api/records?game=freego", content=go, headers=sgf)
+    assert r.status_code == 201, r.text
+    snap = client.get(f"/api/games/{r.json()['id']}").json()
+    assert snap["game"] == "freego" and snap["params"]["size"] == 9
+    assert [m["text"] for m in snap["moves"]] == ["E5", "D7"]
+
+
 def test_territory_rules_offer_pass_and_two_passes_end_the_game(client, db):
     made = new_game(client, ["human", "human"], game="blooms-territory", params={"size": 2})
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]

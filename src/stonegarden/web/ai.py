@@ -100,7 +100,7 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         RecordError: a bad record.
     """
     if "sgf" in args:
-        record = sgf_to_record(args["sgf"], source="upload")
+        record = sgf_to_record(args["sgf"], source="upload", game_id=args.get("game"))
     else:
         record = json_record(args["json"])
     limit = args["max_moves"]

@@ -256,7 +256,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise ApiError(400, "bad record: it is not UTF-8 text") from None
-        live, keys = await service().upload(text, sgf, client_of(request))
+        game = request.query_params.get("game")
+        live, keys = await service().upload(text, sgf, client_of(request), game)
         return Json(_links(site, live.id, live.seats, keys), status_code=201)
 
     async def events(request: Request) -> StreamingResponse:

@@ -150,9 +150,13 @@ def home_context() -> dict[str, Any]:
         view = view_for(game)
         seating[gid] = {"first": first_mover(gid), "names": list(view.player_names(game)),
                         "colours": list(view.player_colours(game))}
+    # games played on a Go board have an SGF form: an SGF file without a stonegarden RU[]
+    # is uploaded as one of them
+    sgf_games = [{"id": gid, "title": game_class(gid).title} for gid in available_games()
+                 if view_for(make(gid)).kind == "point"]
     return {"levels": [{"level": n, "text": t, "default": n == DEFAULT_LEVEL}
                        for n, t in LEVELS],
-            "seating": seating}
+            "seating": seating, "sgf_games": sgf_games}
 
 
 def game_context(game: Any) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from ..agents.registry import parse_agent_spec
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game
 from ..core.record import Record, make_record, result_of
-from ..core.registry import make
+from ..core.registry import game_class, make
 from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
@@ -284,17 +284,29 @@ class GameService:
         await self._advance(live, live.client)
         return live, {"1": live.secrets[0], "2": live.secrets[1]}
 
-    async def upload(self, text: str, sgf: bool, client: str) -> tuple[Live, dict[str, str]]:
+    async def upload(self, text: str, sgf: bool, client: str, game_id: Any = None
+                     ) -> tuple[Live, dict[str, str]]:
         """A new game from a record (JSON or SGF text), replayed and checked in a worker
         first; both seats human and held by the uploader, who agrees to the computer's help
         for both (hints, and the analysis of an unfinished game: it is for study). Nothing is
-        stored for a bad record.
+        stored for a bad record. ``game_id`` is the game of an SGF file without a stonegarden
+        ``RU[]`` (as ``convert --game``).
 
         Raises:
-            ApiError: 400 a bad record, 413 more moves than ``max_moves``, 429 no room in the
-            job queue, 503 the replay could not finish.
+            ApiError: 400 a bad record, an unknown game, a game given for a JSON record; 413
+            more moves than ``max_moves``, 429 no room in the job queue, 503 the replay could
+            not finish.
         """
-        args = {"sgf" if sgf else "json": text, "max_moves": self.budgets.max_moves}
+        args: dict[str, Any] = {"sgf" if sgf else "json": text,
+                                "max_moves": self.budgets.max_moves}
+        if game_id is not None:
+            if not sgf:
+                raise ApiError(400, "'game' is for an SGF file; a JSON record names its game")
+            try:
+                game_class(game_id)
+            except StonegardenError as exc:
+                raise ApiError(400, str(exc)) from None
+            args["game"] = game_id
         out = await self._job("replay-record", args, client, self.budgets.replay_seconds)
         if out.get("refused"):
             raise ApiError(413, f"bad record: {out['refused']}")

@@ -1,6 +1,13 @@
 // Shared helpers: the site's path prefix, seat keys and the display name kept in this browser,
 // JSON requests, and the name form every page shows on a first visit.
 "use strict";
+// Python's whitespace (str.strip, str.split), which differs from JavaScript's \s (U+FEFF; U+001C-1F, U+0085)
+const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const TRIM = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "gu");
+const SPACES = new RegExp(`[${PY_SPACE}]+`, "u");
+// control, format, surrogate, private, unassigned; line breaks; characters that draw nothing
+const REFUSED = /[\p{C}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
+const codePoint = (ch) => "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 const SG = {
   // the path prefix the server is served under (serve --public-url), "" at the root
   base: document.body.dataset.base || "",
@@ -13,13 +20,18 @@ const SG = {
     try { localStorage.setItem("sg-keys", JSON.stringify(k)); } catch (e) { /* private mode */ }
   },
   dropGame(gid) { const k = SG.keys(); delete k[gid]; try { localStorage.setItem("sg-keys", JSON.stringify(k)); } catch (e) { /* private mode */ } },
-  // the display name: 1-24 characters, no control or formatting characters (the server checks too)
-  name() { try { return localStorage.getItem("sg-name") || ""; } catch (e) { return ""; } },
+  // the display name, by the server's rules (web/names.py): NFC, surrounding space trimmed,
+  // 1-24 characters counted as Python does (code points, not UTF-16 units), no control,
+  // formatting or invisible character, not starting with a combining mark; runs of space as one
+  name() { try { const n = localStorage.getItem("sg-name") || ""; return n && SG.cleanName(n); } catch (e) { return ""; } },
   cleanName(text) {
-    const n = text.normalize("NFC").trim().split(/\s+/).join(" ");
-    if (n.length < 1 || n.length > 24) throw new Error("a name is 1-24 characters");
-    if (/[\p{C}\u2028\u2029]/u.test(n)) throw new Error("a name may not hold control or formatting characters");
-    return n;
+    const n = text.normalize("NFC").replace(TRIM, "");
+    const length = [...n].length;
+    if (length < 1 || length > 24) throw new Error(`a name is 1-24 characters, not ${length}`);
+    const bad = n.match(REFUSED);
+    if (bad) throw new Error(`a name may not hold the character ${codePoint(bad[0])} (a control, formatting or invisible one)`);
+    if (/^\p{M}/u.test(n)) throw new Error(`a name may not start with a combining mark (${codePoint(n)})`);
+    return n.split(SPACES).filter(Boolean).join(" ");
   },
   setName(text) { const n = SG.cleanName(text); try { localStorage.setItem("sg-name", n); } catch (e) { /* private mode */ } SG.showName(); return n; },
   showName() {
@@ -36,35 +48,90 @@ const SG = {
     const form = document.getElementById("name-form");
     if (form) { form.hidden = false; document.getElementById("name-input").focus(); }
   },
-  async post(url, body, type) {
-    const r = await fetch(SG.url(url), { method: "POST", headers: { "Content-Type": type || "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
-    let data = {};
-    try { data = await r.json(); } catch (e) { data = { error: "bad response " + r.status }; }
-    if (!r.ok) { const err = new Error(data.error || ("error " + r.status)); err.status = r.status; throw err; }
-    return data;
+  // what a page says when the server can't be reached (no network, or a proxy's error page
+  // while the server restarts): the pages that load by themselves add " — retrying…"
+  OFFLINE: "Can't reach the server",
+  // an answer's JSON; else an Error with .status (0: no answer) and .offline, whose message is
+  // the server's own, or words for an answer that is not the server's JSON
+  async request(url, init) {
+    let r;
+    try { r = await fetch(SG.url(url), init); } catch (e) { throw SG.failure(0); }
+    let data = null;
+    try { data = await r.json(); } catch (e) { /* not JSON: a proxy's HTML page */ }
+    if (r.ok && data) return data;
+    throw SG.failure(r.status, data && data.error);
   },
-  async get(url, headers) {
-    const r = await fetch(SG.url(url), { headers: headers || {} });
-    const data = await r.json();
-    if (!r.ok) throw new Error(data.error || ("error " + r.status));
-    return data;
+  failure(status, message) {
+    const offline = !message && (status === 0 || status >= 500);
+    const err = new Error(message || (offline ? SG.OFFLINE : `the server refused it (${status})`));
+    err.status = status; err.offline = offline;
+    return err;
+  },
+  post(url, body, type) {
+    return SG.request(url, { method: "POST", headers: { "Content-Type": type || "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  },
+  get(url, headers) { return SG.request(url, { headers: headers || {} }); },
+  // calls fn after a pause that grows each time (1 s doubling to 30 s, jittered so that pages
+  // don't all come back at once), one call pending at a time; reset() after a success
+  backoff(fn) {
+    let delay = 1000, timer = null;
+    return {
+      later() {
+        if (timer) return;
+        timer = setTimeout(() => { timer = null; fn(); }, delay * (0.5 + Math.random() / 2));
+        delay = Math.min(30000, delay * 2);
+      },
+      reset() { clearTimeout(timer); timer = null; delay = 1000; },
+    };
   },
   rememberLinks(made) {
     for (const seat of ["1", "2"]) if (made.secrets[seat]) SG.saveKey(made.id, seat, made.secrets[seat]);
   },
-  // live updates of a page (a game, or the lobby): calls back on each change, reconnecting
+  // live updates of a page (a game, the lobby, my games): calls back on each change; the server
+  // sends one as a stream opens, so a reopened stream catches up by itself. The browser retries
+  // a dropped connection, but a stream answered with an error (a proxy's 502 while the server
+  // restarts, 429 for too many streams) stays closed: then a new one is opened after a backoff.
+  // Focus and a network coming back check at once. body[data-live] shows "Reconnecting…".
   live(path, onUpdate) {
-    const es = new EventSource(SG.url(path));
-    es.addEventListener("update", onUpdate);
-    es.onerror = () => { document.body.dataset.live = "reconnecting"; };
-    es.onopen = () => { document.body.dataset.live = "on"; };
-    return es;
+    let es = null, stopped = false;
+    const retry = SG.backoff(open);
+    function open() {
+      if (stopped) return;
+      es = new EventSource(SG.url(path));
+      es.addEventListener("update", onUpdate);
+      es.onopen = () => { retry.reset(); SG.liveState("on"); };
+      es.onerror = () => {
+        SG.liveState("reconnecting");
+        if (es.readyState === EventSource.CLOSED) retry.later();
+      };
+    }
+    function check() {
+      if (stopped) return;
+      if (es.readyState === EventSource.CLOSED) { es.close(); retry.reset(); open(); }
+      else onUpdate();
+    }
+    addEventListener("focus", check);
+    addEventListener("online", check);
+    open();
+    return {
+      close() {
+        stopped = true; retry.reset(); es.close();
+        removeEventListener("focus", check); removeEventListener("online", check);
+      },
+    };
   },
-  async upload(file, errorEl) {
+  liveState(state) {
+    document.body.dataset.live = state;
+    const note = document.getElementById("live-notice");
+    if (note) note.textContent = state === "reconnecting" ? "Reconnecting…" : "";
+  },
+  // a record file made a game; game: the game of an SGF file that does not say (else "")
+  async upload(file, errorEl, game) {
     errorEl.textContent = "";
     try {
       const sgf = /\.sgf$/i.test(file.name);
-      const made = await SG.post("/api/records", await file.text(), sgf ? "application/x-go-sgf" : "application/json");
+      const url = "/api/records" + (sgf && game ? "?game=" + encodeURIComponent(game) : "");
+      const made = await SG.post(url, await file.text(), sgf ? "application/x-go-sgf" : "application/json");
       SG.rememberLinks(made);
       location.href = made.links["1"];
     } catch (e) { errorEl.textContent = e.message; }

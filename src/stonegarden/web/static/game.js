@@ -1,13 +1,16 @@
 "use strict";
 (function () {
   const gid = document.body.dataset.gid;
-  let key = new URLSearchParams(location.hash.slice(1)).get("key");
+  const keyInLink = () => new URLSearchParams(location.hash.slice(1)).get("key");
+  let key = keyInLink();
   if (key) SG.saveKey(gid, "?", key);
   const $ = (id) => document.getElementById(id);
   const info = JSON.parse($("page-info").textContent);
   const baseTitle = document.title;
-  let snap = null;        // last snapshot from the server
+  let snap = null;        // the snapshot shown (of the viewed ply)
+  let now = null;         // the live position's snapshot: clocks, status and turn alert follow it
   let viewPly = null;     // null: follow the live game
+  let moving = false;     // a move is on its way to the server: more clicks wait for its answer
   let pending = [];       // hex builder: [{letter, cell}]
   let colour = null;      // hex builder: selected colour letter
   let typed = false;      // the text field was edited by hand
@@ -48,25 +51,54 @@
   }
 
   // -- talking to the server ---------------------------------------------------------------
+  // the live snapshot, and the viewed ply's when browsing back; a fresh one clears an old error.
+  // While the server can't be reached (a restart, the network) it is asked again, backing off.
+  const reload = SG.backoff(() => refresh());
+  let asked = 0;
   async function refresh() {
-    const q = viewPly === null ? "" : "?ply=" + viewPly;
-    const r = await fetch(SG.url("/api/games/" + gid + q), { headers: key ? { "X-Seat-Secret": key } : {} });
-    const data = await r.json();
-    if (!r.ok) { $("status").textContent = data.error; return; }
-    render(data);
+    const mine = ++asked, headers = key ? { "X-Seat-Secret": key } : {};
+    try {
+      const current = await SG.get("/api/games/" + gid, headers);
+      if (viewPly !== null && viewPly >= current.length) viewPly = null;
+      const shown = viewPly === null ? current : await SG.get(`/api/games/${gid}?ply=${viewPly}`, headers);
+      if (mine !== asked) return;  // a later refresh answers instead
+      reload.reset();
+      now = current;
+      $("move-error").textContent = "";
+      render(shown);
+    } catch (e) {
+      if (mine !== asked) return;
+      $(snap ? "move-error" : "status").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
+      if (e.offline) reload.later();
+    }
   }
+
+  function clearChoice() { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; }
 
   async function act(name, extra) {
     $("move-error").textContent = "";
     try {
       const data = await SG.post("/api/games/" + gid + "/" + name, Object.assign({ secret: key }, extra || {}));
-      if (name === "move" || name === "undo" || name === "redo") { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; viewPly = null; }
+      if (name === "move" || name === "undo" || name === "redo") clearChoice();
+      viewPly = null;  // the answer is the live position
       render(data);
+      // a refresh asked before this answer came may have shown a newer position (an agent's
+      // quick reply) that this answer has just covered: ask again, after it
+      refresh();
       return data;
-    } catch (e) { $("move-error").textContent = e.message; return null; }
+    } catch (e) {
+      // refused as out of date (another tab, a missed update): show the game as it is now
+      if (e.status === 409) { clearChoice(); await refresh(); }
+      $("move-error").textContent = e.offline ? SG.OFFLINE + ": try again in a moment" : e.message;
+      return null;
+    }
   }
 
-  const play = (text) => act("move", { move: text, ply: snap.length });
+  async function play(text) {
+    if (moving) return;  // a double click or tap: the first one is being played
+    moving = true;
+    try { await act("move", { move: text, ply: snap.length }); } finally { moving = false; }
+  }
 
   // -- words --------------------------------------------------------------------------------
   const names = () => (snap && snap.players) || info.players;
@@ -99,8 +131,10 @@
   function render(s) {
     if (s !== snap) watchEngine(s);
     snap = s;
+    if (viewPly === null) now = s;
+    const n = now || s;  // the live position, also while an old one is shown
     document.body.dataset.ply = s.ply;
-    document.body.dataset.length = s.length;
+    document.body.dataset.length = n.length;
     document.body.dataset.terminal = s.terminal;
     const hadFocus = $("board").contains(document.activeElement);
     $("board").innerHTML = s.svg;
@@ -109,33 +143,29 @@
     const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
     const you = s.you ? ` — you play ${names()[s.you - 1]}` : key ? " — (this link's key is not valid)" : " — watching";
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
-    let status;
-    if (s.terminal) status = "Game over: " + resultText(s);
-    else if (s.thinking && !engineReady) status = PREPARING;
-    else if (s.thinking) status = `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
-    else if (s.open) status = "Waiting for someone to join";
-    else if (s.can_play) status = `Your turn (${names()[s.to_move - 1]})`;
-    else status = s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
-    if (s.ply !== s.length) status = `Viewing the position after move ${s.ply} of ${s.length} — ` + status;
+    let status = statusText(n);
+    if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
     $("status").textContent = status;
-    $("status").className = "status" + (s.can_play ? " your-turn" : "") + (s.terminal ? " over" : "");
-    $("result").hidden = !s.terminal;
-    renderClock(s);
-    renderOnline(s);
+    $("status").className = "status" + (n.can_play ? " your-turn" : "") + (n.terminal ? " over" : "");
+    $("result").hidden = !n.terminal;
+    renderClock(n);
+    renderOnline(n);
     renderScore(s.score);
     renderMoves(s);
-    renderThinking(s);
+    renderThinking(n);
     renderAnalysis(s);
     $("notice").textContent = s.notice || "";
     $("study-row").hidden = s.over;  // no undo, redo or hint once the game is over
     $("study-card").hidden = s.over && !s.notice;
     $("undo").disabled = !s.can_undo;
     $("redo").disabled = !s.can_redo;
-    $("hint").disabled = !(s.you && !s.terminal && s.ply === s.length);
+    // a hint is only ever given to a player on their turn, where the game allows hints
+    $("hint").hidden = !(s.you && s.hints_allowed);
+    $("hint").disabled = !(s === n && s.can_play);
     $("hint-text").textContent = s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "";
     renderBuilder(s);
     prepareBoardKeys(hadFocus);
-    alertTurn(s);
+    alertTurn(n);
     const other = s.you ? String(3 - s.you) : null;
     const keys = SG.keys()[gid] || {};
     if (other && keys[other] && s.seats[other - 1] === "human") {
@@ -144,8 +174,18 @@
     }
   }
 
+  /** The live position in words: whose turn, who thinks, or how it ended. */
+  function statusText(s) {
+    if (s.terminal) return "Game over: " + resultText(s);
+    if (s.thinking && !engineReady) return PREPARING;
+    if (s.thinking) return `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
+    if (s.open) return "Waiting for someone to join";
+    if (s.can_play) return `Your turn (${names()[s.to_move - 1]})`;
+    return s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
+  }
+
   function alertTurn(s) {
-    const mine = s.can_play && s.ply === s.length;
+    const mine = s.can_play;
     document.title = (mine ? "● Your turn · " : s.terminal ? "Game over · " : "") + baseTitle;
     if (mine && !wasMyTurn && sound) beep();
     if (mine && !wasMyTurn && notify && document.hidden) {
@@ -175,7 +215,7 @@
     const show = () => {
       let flagged = false;
       for (const p of [1, 2]) {
-        const left = c[p] - (c.running === p && s.ply === s.length ? (performance.now() - at) / 1000 : 0);
+        const left = c[p] - (c.running === p ? (performance.now() - at) / 1000 : 0);
         const el = $("clock-" + p);
         el.textContent = `${short(p)} ${clockText(left, c)}`;
         el.classList.toggle("running", c.running === p);
@@ -199,13 +239,12 @@
       named = true;
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
-    const live = s.ply === s.length;
-    $("rematch").hidden = !(s.you && s.terminal && live);
+    $("rematch").hidden = !(s.you && s.terminal);
     $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
-    $("rematch-offer").hidden = !(s.you && s.rematch && live);
+    $("rematch-offer").hidden = !(s.you && s.rematch);
   }
   let named = false;
-  document.addEventListener("sg-name", () => { named = false; if (snap) renderOnline(snap); });
+  document.addEventListener("sg-name", () => { named = false; if (now) renderOnline(now); });
   $("join").addEventListener("click", async () => {
     $("move-error").textContent = "";
     if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; SG.askName(); return; }
@@ -260,8 +299,15 @@
       li.addEventListener("click", () => goTo(m.ply + 1));
       ol.append(li);
     });
-    const cur = ol.querySelector(".current"); if (cur) cur.scrollIntoView({ block: "nearest" });
+    const cur = ol.querySelector(".current"); if (cur) scrollWithin(ol, cur);
     markMoves();
+  }
+
+  /** Scroll a list to show its item, never the page (scrollIntoView would move the board away). */
+  function scrollWithin(list, item) {
+    const box = list.getBoundingClientRect(), r = item.getBoundingClientRect();
+    if (r.top < box.top) list.scrollTop -= box.top - r.top;
+    else if (r.bottom > box.bottom) list.scrollTop += r.bottom - box.bottom;
   }
 
   let timer = null;
@@ -291,7 +337,8 @@
     ["confirm", "clear", "resign"].forEach((id) => { $(id).disabled = !live; });
     $("move-text").disabled = !live;
     $("pass").hidden = !(live && b.can_pass);
-    const box = $("colours"); box.textContent = "";
+    const box = $("colours"), held = builderButton(box);
+    box.textContent = "";
     if (b.kind === "hex-two-colour" && live) {
       if (!colour || !b.colours.some((c) => c.letter === colour)) colour = b.colours[0].letter;
       for (const c of b.colours) {
@@ -331,6 +378,16 @@
     }
     drawPending();
     if (!typed) $("move-text").value = chosen ? chosen.text : pendingText(s);
+    if (held) box.querySelector(`button[${held}]`)?.focus();
+  }
+
+  /** The builder button holding the focus, as a selector attribute: its buttons are made anew
+   * on each change, and the focus goes back to the same one (else it would fall to the page). */
+  function builderButton(box) {
+    const b = document.activeElement;
+    if (!box.contains(b)) return null;
+    if (b.dataset.colour) return `data-colour="${b.dataset.colour}"`;
+    return b.dataset.move ? `data-move="${CSS.escape(b.dataset.move)}"` : null;
   }
 
   /** Play a chosen move at once, or keep it for Confirm when "confirm moves" is on. */
@@ -375,7 +432,7 @@
   }
 
   function cellChosen(cell) {
-    if (!snap || !snap.can_play) return;
+    if (!snap || !snap.can_play || moving) return;
     const name = cell.dataset.cell, b = snap.builder;
     if (b.kind === "point") { if (cell.classList.contains("legal")) choose(name, name); return; }
     if (b.kind === "blobs") {
@@ -442,14 +499,19 @@
   });
 
   // -- buttons ------------------------------------------------------------------------------
-  let onYes = null;
+  let onYes = null, asker = null;
   function ask(question, yes) {
     $("ask-text").textContent = question;
     onYes = yes;
+    asker = document.activeElement;  // the focus goes back there once answered
     $("ask").hidden = false;
     $("ask-no").focus();
   }
-  function closeAsk() { $("ask").hidden = true; onYes = null; }
+  function closeAsk() {
+    const back = $("ask").contains(document.activeElement) ? asker : null;
+    $("ask").hidden = true; onYes = null; asker = null;
+    if (back && !back.disabled && back.getClientRects().length) back.focus();
+  }
   $("ask-yes").addEventListener("click", () => { const f = onYes; closeAsk(); if (f) f(); });
   $("ask-no").addEventListener("click", closeAsk);
   $("ask").addEventListener("keydown", (ev) => { if (ev.key === "Escape") closeAsk(); });
@@ -457,6 +519,7 @@
   $("move-text").addEventListener("input", () => { typed = true; });
   $("move-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
+    if (moving) return;  // Confirm tapped twice
     const text = $("move-text").value.trim();
     if (!text) { $("move-error").textContent = "choose a move first (click cells, or type it)"; return; }
     if (/^(pass|resign)$/i.test(text)) { ask(`Really ${text.toLowerCase()}?`, () => play(text)); return; }
@@ -467,7 +530,10 @@
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("undo").addEventListener("click", () => act("undo"));
   $("redo").addEventListener("click", () => act("redo"));
-  $("hint").addEventListener("click", () => { $("hint-text").textContent = engineReady ? "thinking…" : PREPARING; act("hint"); });
+  $("hint").addEventListener("click", async () => {
+    $("hint-text").textContent = engineReady ? "thinking…" : PREPARING;
+    if (!(await act("hint"))) $("hint-text").textContent = "";  // refused: the error says why
+  });
   $("cancel").addEventListener("click", () => act("cancel"));
   $("resume").addEventListener("click", () => act("resume"));
   $("copy-invite").addEventListener("click", async () => {
@@ -500,10 +566,9 @@
 
   async function loadAnalysis() {
     analysisTimer = null;
-    const headers = key ? { "X-Seat-Secret": key } : {};
-    const r = await fetch(SG.url("/api/games/" + gid + "/analysis"), { headers });
-    const a = await r.json();
-    if (!r.ok) { $("analysis-status").textContent = a.error; return; }
+    let a;
+    try { a = await SG.get("/api/games/" + gid + "/analysis", key ? { "X-Seat-Secret": key } : {}); }
+    catch (e) { $("analysis-status").textContent = e.message; return; }
     analysis = a;
     drawAnalysis();
     clearTimeout(analysisTimer);
@@ -575,8 +640,18 @@
     } catch (e) { $("analysis-status").textContent = e.message; }
   });
 
-  function connect() {
-    SG.live("/api/games/" + gid + "/events", () => { if (viewPly === null) refresh(); });
-  }
-  refresh().then(connect);
+  // a seat link opened in a tab that shows this game (as a spectator, or another seat): only the
+  // fragment changes, so the page takes the new key itself
+  addEventListener("hashchange", () => {
+    const k = keyInLink();
+    if (!k || k === key) return;
+    key = k; SG.saveKey(gid, "?", key);
+    clearChoice(); viewPly = null; wasMyTurn = false; named = false;
+    refresh();
+  });
+
+  // loaded at once (and again while the server can't be reached), whatever the stream does;
+  // each stream opened sends an update, which loads it again
+  refresh();
+  SG.live("/api/games/" + gid + "/events", () => refresh());
 })();

@@ -167,7 +167,11 @@
   }
   watchEngine();
 
-  $("upload-file").addEventListener("change", (ev) => {
-    if (ev.target.files.length) SG.upload(ev.target.files[0], $("upload-error"));
-  });
+  // a file is sent when chosen, and again when its game is chosen after (an SGF file that does not say)
+  function upload() {
+    const files = $("upload-file").files;
+    if (files.length) SG.upload(files[0], $("upload-error"), $("upload-game").value);
+  }
+  $("upload-file").addEventListener("change", upload);
+  $("upload-game").addEventListener("change", upload);
 })();

@@ -21,11 +21,24 @@
     refresh();
   }
 
-  function cell(tr, text) { const td = document.createElement("td"); td.textContent = text; tr.append(td); return td; }
+  // label: the column's heading, shown beside the value when a phone stacks the row
+  function cell(tr, text, label) {
+    const td = document.createElement("td"); td.textContent = text;
+    if (label) td.dataset.label = label;
+    tr.append(td); return td;
+  }
 
+  const reload = SG.backoff(() => refresh());
   async function refresh() {
     let data;
-    try { data = await SG.get("/api/lobby"); } catch (e) { $("lobby-error").textContent = e.message; return; }
+    try { data = await SG.get("/api/lobby"); }
+    catch (e) {
+      $("lobby-error").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
+      if (e.offline) reload.later();
+      return;
+    }
+    reload.reset();
+    $("lobby-error").textContent = "";
     const keys = SG.keys();
     body.textContent = "";
     for (const g of data.games) {
@@ -33,9 +46,9 @@
       tr.dataset.gid = g.id;
       cell(tr, g.title);
       cell(tr, g.params_text);
-      cell(tr, g.clock_text);
-      cell(tr, g.creator);
-      cell(tr, ago(g.age));
+      cell(tr, g.clock_text, "Clock");
+      cell(tr, g.creator, "Created by");
+      cell(tr, ago(g.age), "Waiting");
       const act = cell(tr, "");
       const mine = keys[g.id] && keys[g.id][String(3 - g.open_seat)];
       const btn = document.createElement("button");

@@ -7,7 +7,14 @@
   const baseTitle = document.title;
   let stream = null, watching = "";
 
-  function cell(tr, text) { const td = document.createElement("td"); td.textContent = text; tr.append(td); return td; }
+  // label: the column's heading, shown beside the value when a phone stacks the row
+  function cell(tr, text, label) {
+    const td = document.createElement("td"); td.textContent = text;
+    if (label) td.dataset.label = label;
+    tr.append(td); return td;
+  }
+
+  const reload = SG.backoff(() => refresh());
 
   async function refresh() {
     const keys = SG.keys();
@@ -16,7 +23,13 @@
     if (!ids.length) { body.textContent = ""; return; }
     let data;
     try { data = await SG.get("/api/games?ids=" + ids.map(encodeURIComponent).join(",")); }
-    catch (e) { $("mine-error").textContent = e.message; return; }
+    catch (e) {
+      $("mine-error").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
+      if (e.offline) reload.later();
+      return;
+    }
+    reload.reset();
+    $("mine-error").textContent = "";
     const rows = data.games.map((g) => {
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
@@ -35,11 +48,11 @@
       if (turn) { tr.className = "your-turn"; turns++; }
       cell(tr, turn ? "Your turn" : g.result ? "Over" : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
       cell(tr, g.game);
-      cell(tr, g.names[seat] || "player " + seat);
+      cell(tr, g.names[seat] || "player " + seat, "You");
       const opp = g.seats[other - 1];
-      cell(tr, opp === "human" ? (g.names[other] || "a person") : opp === "open" ? "(open seat)" : opp);
-      cell(tr, String(g.moves));
-      cell(tr, g.clock ? (g.clock.days_per_move ? g.clock.days_per_move + " d a move" : Math.round(g.clock.initial / 60) + " min + " + g.clock.increment + " s") : "");
+      cell(tr, opp === "human" ? (g.names[other] || "a person") : opp === "open" ? "(open seat)" : opp, "Against");
+      cell(tr, String(g.moves), "Moves");
+      cell(tr, g.clock ? (g.clock.days_per_move ? g.clock.days_per_move + " d a move" : Math.round(g.clock.initial / 60) + " min + " + g.clock.increment + " s") : "", "Clock");
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
       const a = document.createElement("a");
       a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : "Open";

@@ -1,0 +1,380 @@
+"""The game pages in a real headless Chromium (Debian's /usr/bin/chromium through Playwright)
+when things go wrong or get in the way: a server that restarts or answers through a proxy's
+error page, a stream closed for good, a move refused as out of date, a double click, a phone's
+small screen, browsing back while the game goes on; names checked as the server checks them,
+hints offered only where they can be given, text contrast, where the keyboard focus goes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from browsers import WAIT
+from webhelpers import Server
+
+from stonegarden.errors import ParameterError
+from stonegarden.web.names import clean_name
+
+# Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
+# server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
+
+PROXY_PAGE = ("<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad "
+              "Gateway</h1></center><hr><center>nginx</center></body></html>")
+OFFLINE = "Can't reach the server"
+
+
+def new_game(server: Server, game: str = "freego", seats: tuple[str, str] = ("human", "human"),
+             **extra: Any) -> dict[str, Any]:
+    status, made = server.request("POST", "/api/games", {"game": game, "seats": list(seats),
+                                                         **extra})
+    assert status == 201, made
+    return made
+
+
+def move(server: Server, made: dict[str, Any], seat: str, text: str, ply: int) -> None:
+    status, answer = server.request("POST", f"/api/games/{made['id']}/move",
+                                    {"secret": made["secrets"][seat], "move": text, "ply": ply})
+    assert status == 200, answer
+
+
+def open_page(browser, errors: list[str] | None = None, phone: bool = False, **context: Any):
+    """A page in a context of its own, its name chosen (the name form stays out of the way)."""
+    size = {"width": 375, "height": 667} if phone else {"width": 1280, "height": 900}
+    ctx = browser.new_context(bypass_csp=True, viewport=size, is_mobile=phone, has_touch=phone,
+                              **context)
+    ctx.add_init_script("localStorage.setItem('sg-name', 'Kay')")
+    page = ctx.new_page()
+    if errors is not None:
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    return page
+
+
+def wait_text(page, selector: str, part: str) -> None:
+    page.wait_for_function("([s, t]) => document.querySelector(s).textContent.includes(t)",
+                           arg=[selector, part], timeout=WAIT)
+
+
+def wait_length(page, n: int) -> None:
+    page.wait_for_function(f"document.body.dataset.length === '{n}'", timeout=WAIT)
+
+
+def wait_ready(page) -> None:
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+
+
+def proxy_error(status: int = 502):
+    """A route handler answering as nginx does while the server restarts."""
+    return lambda route: route.fulfill(status=status, content_type="text/html", body=PROXY_PAGE)
+
+
+def test_on_a_phone_moves_scroll_the_move_list_never_the_page(browser, server):
+    made = new_game(server, params={"size": 9})
+    played = ["E5", "D4", "C3", "F6", "G7", "B2", "H8", "A1", "J9", "B8", "C7", "D6", "E3", "F2"]
+    for i, text in enumerate(played):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+    page = open_page(browser, phone=True)
+    page.goto(server.url + made["links"]["2"])
+    wait_length(page, len(played))
+    page.wait_for_selector("#moves li.current", timeout=WAIT)
+    assert page.evaluate("scrollY") == 0  # the board and the status stay where they are
+    shown = """() => { const list = document.getElementById('moves'), cur = list.querySelector('.current');
+      const a = list.getBoundingClientRect(), b = cur.getBoundingClientRect();
+      return list.scrollTop > 0 && b.top >= a.top - 1 && b.bottom <= a.bottom + 1; }"""
+    assert page.evaluate(shown)  # the list itself scrolled to its last move
+    move(server, made, "1", "H2", len(played))
+    wait_length(page, len(played) + 1)
+    page.wait_for_function(shown, timeout=WAIT)
+    assert page.evaluate("scrollY") == 0
+
+
+def test_a_stream_closed_by_an_error_reopens_and_says_reconnecting_meanwhile(browser, server):
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser)
+    refused = {"now": True}
+
+    def events(route) -> None:  # a proxy's 502 while the server restarts closes an EventSource
+        if refused["now"]:
+            proxy_error()(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/games/*/events", events)
+    page.goto(server.url + made["links"]["2"])
+    page.wait_for_selector("#board [data-cell]", timeout=WAIT)
+    page.wait_for_function("document.body.dataset.live === 'reconnecting'", timeout=WAIT)
+    assert page.is_visible("#live-notice") and page.inner_text("#live-notice") == "Reconnecting…"
+    refused["now"] = False
+    page.wait_for_function("document.body.dataset.live === 'on'", timeout=WAIT)
+    assert page.inner_text("#live-notice") == ""
+    move(server, made, "1", "C3", 0)  # heard through the reopened stream
+    wait_length(page, 1)
+    wait_ready(page)
+
+
+def test_server_errors_are_said_in_words_and_the_pages_load_again(browser, server):
+    made = new_game(server, params={"size": 5})
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    page.route("**/api/games/*/events", lambda route: None)  # the stream never answers
+    failing = {"snapshot": 2, "lobby": 2}
+
+    def sometimes(what: str):
+        def handle(route) -> None:
+            if failing[what]:
+                failing[what] -= 1
+                proxy_error()(route)
+            else:
+                route.continue_()
+        return handle
+
+    # the first loads of the game page fail: it says so, and loads once it can
+    page.route(f"**/api/games/{made['id']}", sometimes("snapshot"))
+    page.goto(server.url + made["links"]["1"])
+    wait_text(page, "#status", OFFLINE + " — retrying…")
+    wait_ready(page)
+    assert page.locator("#board [data-cell]").count() == 25
+    # a move answered by the proxy's 504 page: said in words; a fresh snapshot clears it
+    page.route("**/move", proxy_error(504))
+    page.click("#board [data-cell='C3']")
+    wait_text(page, "#move-error", OFFLINE)
+    page.unroute("**/move")
+    page.evaluate("dispatchEvent(new Event('focus'))")  # coming back to the tab checks
+    page.wait_for_function("document.getElementById('move-error').textContent === ''",
+                           timeout=WAIT)
+    # the lobby answered by the proxy: in words, then the list once the server is back
+    page.unroute("**/api/games/*/events")
+    page.route("**/api/lobby", sometimes("lobby"))
+    page.goto(server.url + "/lobby")
+    wait_text(page, "#lobby-error", OFFLINE + " — retrying…")
+    page.wait_for_function("document.body.dataset.lobbyCount === '0'", timeout=WAIT)
+    assert page.inner_text("#lobby-error") == ""
+    assert errors == []
+
+
+def test_the_hint_button_is_offered_only_where_a_hint_can_be_given(browser, server):
+    page = open_page(browser)
+    friends = new_game(server, params={"size": 5})  # two people who did not agree to hints
+    page.goto(server.url + friends["links"]["1"])
+    wait_ready(page)
+    assert page.is_hidden("#hint")
+    agent = new_game(server, seats=("human", "level:1"), params={"size": 5})
+    page.goto(server.url + agent["links"]["1"])
+    wait_ready(page)
+    assert page.is_enabled("#hint")
+    # a hint refused on the way: the error says why, and "thinking…" goes
+    page.route("**/hint", proxy_error(503))
+    page.click("#hint")
+    wait_text(page, "#move-error", OFFLINE)
+    assert page.inner_text("#hint-text") == ""
+    page.unroute("**/hint")
+    page.click("#board [data-cell='C3']")
+    wait_length(page, 2)
+    wait_ready(page)
+    assert page.is_enabled("#hint")
+    page.click("#nav-prev")  # an old position: no hint for it
+    page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
+    assert page.is_disabled("#hint")
+
+
+def test_a_move_refused_as_out_of_date_brings_the_page_up_to_date(browser, server):
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser)
+    page.route("**/api/games/*/events", lambda route: None)  # an update missed
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.check("#confirm-moves")
+    page.click("#board [data-cell='D4']")
+    assert page.input_value("#move-text") == "D4"
+    move(server, made, "1", "C3", 0)  # the same seat, from another tab
+    page.click("#confirm")
+    wait_length(page, 1)
+    assert "White to move" in page.inner_text("#status")
+    assert "moved on" in page.inner_text("#move-error")
+    assert page.input_value("#move-text") == "" and page.locator("#board .ghost").count() == 0
+    assert page.get_attribute("#board [data-cell='C3']", "aria-label") == "C3, black stone"
+
+
+def test_browsing_back_keeps_the_clock_the_moves_and_the_turn_alert_live(browser, server):
+    made = new_game(server, params={"size": 5}, clock={"initial": 60, "increment": 0})
+    for i, text in enumerate(["C3", "D4", "B2"]):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["2"])  # White's turn, White's clock running
+    wait_ready(page)
+    page.click("#nav-prev")
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+    assert page.title().startswith("● Your turn")
+    left = float(page.get_attribute("#clock-2", "data-left"))
+    page.wait_for_function(f"+document.querySelector('#clock-2').dataset.left < {left - 1}",
+                           timeout=WAIT)
+    move(server, made, "2", "A1", 3)  # White on another device
+    wait_length(page, 4)
+    page.wait_for_function("!document.title.startsWith('● Your turn')", timeout=WAIT)
+    move(server, made, "1", "E5", 4)
+    wait_length(page, 5)
+    page.wait_for_function("document.title.startsWith('● Your turn')", timeout=WAIT)
+    assert page.evaluate("document.body.dataset.ply") == "2"  # still the old position
+    assert page.locator("#moves li").count() == 5
+    assert "move 2 of 5" in page.inner_text("#status")
+
+
+def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, server):
+    long = "Wolfeschlegelsteinhausen"  # 24 letters, no space
+    new_game(server, seats=("human", "open"), public=True, name=long,
+             clock={"initial": 600, "increment": 5})
+    mine = new_game(server, params={"size": 5}, name=long, seat=1)
+    page = open_page(browser, phone=True)
+    page.goto(server.url + "/lobby")
+    page.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    fits = """sel => [...document.querySelectorAll(sel)].every((e) => {
+      const r = e.getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= innerWidth; })"""
+    unscrolled = "[...document.querySelectorAll('.table-wrap')].every(w => w.scrollWidth <= w.clientWidth)"
+    assert page.evaluate(fits, "#lobby button.join") and page.evaluate(unscrolled)
+    assert long in page.inner_text("#lobby")
+    page.evaluate("k => localStorage.setItem('sg-keys', JSON.stringify(k))",
+                  {mine["id"]: {"1": mine["secrets"]["1"]}})
+    page.goto(server.url + "/my-games")
+    page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert page.evaluate(fits, "#mine tbody td:last-child a") and page.evaluate(unscrolled)
+
+
+NAMES = ["Ann", "  Ann   Bo  ", "\u3164", "\u115f\u1160", "\u2800", "\u0301Ann", "e\u0301",
+         "x" * 24, "x" * 25, "\U0001d538" * 24, "\U0001d538" * 25, "a\tb", "a\u00a0\u3000b",
+         "\ufeffAnn", "\x1cAnn\x85", "A\u200bB", "A\u2028B", "\u202eAnn", "\U000e0041",
+         "\ue000", "\u00a0", "", "   ", "Ann\u0301"]
+
+
+def test_the_browser_checks_a_name_as_the_server_does(browser, server):
+    page = open_page(browser)
+    page.goto(server.url + "/")
+    check = "n => { try { return SG.cleanName(n); } catch (e) { return null; } }"
+    for name in NAMES:
+        try:
+            want: str | None = clean_name(name)
+        except ParameterError:
+            want = None
+        assert page.evaluate(check, name) == want, ascii(name)
+    # letters outside the BMP count one each (not two UTF-16 units): typed in full and kept
+    fancy = "𝔸𝕝𝕚𝕔𝕖𝔹𝕠𝕓𝕔𝕒𝕣𝕠𝕝"
+    page.click("#rename")
+    page.fill("#name-input", fancy)
+    page.click("#name-form button[type=submit]")
+    page.wait_for_function("document.getElementById('my-name').textContent !== 'Kay'",
+                           timeout=WAIT)
+    assert page.inner_text("#my-name") == fancy and page.inner_text("#name-error") == ""
+
+
+def test_a_double_click_or_a_double_tap_on_confirm_plays_one_move(browser, server):
+    page = open_page(browser)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    for confirm in (False, True):
+        made = new_game(server, params={"size": 5})
+        page.goto(server.url + made["links"]["1"])
+        wait_ready(page)
+        posts.clear()
+        if confirm:
+            page.check("#confirm-moves")
+            page.click("#board [data-cell='C3']")
+            page.dblclick("#confirm")
+        else:
+            page.uncheck("#confirm-moves")
+            page.dblclick("#board [data-cell='C3']")
+        wait_length(page, 1)
+        page.wait_for_timeout(300)  # time for a second request's events to arrive, if any
+        assert len(posts) == 1, posts
+        assert page.inner_text("#move-error") == ""
+
+
+CONTRAST = r"""() => {
+  const parse = (c) => { const v = c.match(/rgba?\(([^)]+)\)/)[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = (x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const blend = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+  function background(el) {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } }
+    let out = [255, 255, 255, 1];
+    for (const c of layers.reverse()) out = blend(c, out);
+    return out;
+  }
+  const low = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('svg, :disabled, [hidden]')) continue;
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+    if (!r.width || !r.height || cs.visibility === 'hidden') continue;
+    let opacity = 1; for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+    const under = background(el), fg = parse(cs.color);
+    const L1 = lum(blend([fg[0], fg[1], fg[2], fg[3] * opacity], under)), L2 = lum(under);
+    const ratio = (Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05);
+    const size = parseFloat(cs.fontSize), large = size >= 24 || (Number(cs.fontWeight) >= 700 && size >= 18.66);
+    if (ratio < (large ? 3 : 4.5)) low.push(`${ratio.toFixed(2)} ${el.tagName}${el.id ? '#' + el.id : ''}.${el.className} "${el.textContent.trim().slice(0, 30)}"`);
+  }
+  return low;
+}"""
+
+
+def test_text_has_enough_contrast_in_both_themes(browser, server):
+    """WCAG AA: 4.5:1 (3:1 for large text), from the computed styles of every visible text."""
+    made = new_game(server, params={"size": 5})
+    for scheme in ("light", "dark"):
+        page = open_page(browser, color_scheme=scheme)
+        for path in ("/", made["links"]["1"]):
+            page.goto(server.url + path)
+            page.wait_for_selector("#start, #status.your-turn", timeout=WAIT)
+            assert page.evaluate("document.documentElement.dataset.theme") == scheme
+            assert page.evaluate(CONTRAST) == [], (scheme, path)
+
+
+def test_the_focus_returns_after_a_question_and_a_colour_choice(browser, server):
+    made = new_game(server, "blooms")
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    active = "document.activeElement.id"
+    for answer in ("Enter", "Escape"):  # No (focused first), or Escape
+        page.focus("#resign")
+        page.keyboard.press("Enter")
+        assert page.evaluate(active) == "ask-no"
+        page.keyboard.press(answer)
+        assert page.is_hidden("#ask") and page.evaluate(active) == "resign"
+    second = page.locator("button.colour").nth(1)
+    letter = second.get_attribute("data-colour")
+    second.focus()
+    page.keyboard.press("Enter")  # the buttons are made anew: the focus stays on the chosen one
+    assert page.evaluate("document.activeElement.dataset.colour") == letter
+    assert "selected" in page.evaluate("document.activeElement.className")
+    page.goto(server.url + "/")
+    page.check('input[name="mode"][value="friend"]')
+    assert page.get_by_role("combobox", name="Clock").count() == 1
+
+
+def test_a_seat_link_opened_over_the_spectators_page_takes_the_seat(browser, server):
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#seats", "watching")
+    page.evaluate("k => { location.hash = '#key=' + k; }", made["secrets"]["1"])
+    wait_text(page, "#seats", "you play Black")
+    wait_ready(page)
+
+
+def test_an_ordinary_go_sgf_is_uploaded_once_its_game_is_chosen(browser, server, tmp_path):
+    sgf = tmp_path / "go.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[9]KM[6.5];B[ee];W[dc])")  # no RU[stonegarden ...]
+    page = open_page(browser)
+    page.goto(server.url + "/")
+    page.set_input_files("#upload-file", str(sgf))
+    wait_text(page, "#upload-error", "choose the game when uploading it")
+    page.select_option("#upload-game", "freego")  # sent again with its game
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    wait_length(page, 2)
+    assert page.evaluate("document.body.dataset.game") == "freego"
+
+
+def test_the_live_notice_takes_no_room_while_the_page_is_live(browser, server):
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_function("document.body.dataset.live === 'on'", timeout=WAIT)
+    box = page.locator("#live-notice").bounding_box()
+    assert box is None or box["width"] * box["height"] == 0
