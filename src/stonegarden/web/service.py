@@ -22,19 +22,19 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..agents.registry import parse_agent_spec
 from ..agents.search_agents import SearchAgent
-from ..core.protocol import CHANCE, Game
+from ..core.protocol import Game
 from ..core.record import Record, make_record, result_of
 from ..core.registry import game_class, make
-from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
+from ..errors import IllegalMoveError, JobError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
 from ..store import GameRow, NewGame, StaleError, Store
 from . import ai, clocks, review, snapshot
+from .agent_turns import AgentTurns, budget_options
 from .clock import Clock, ClockSpec
 from .http import ApiError
-from .live import MAX_ID, History, Hub, Live, Thinking, is_game_id
+from .live import MAX_ID, History, Hub, Live, is_game_id
 from .reviewer import Reviewer
 from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent, seating
 from .views import view_for
@@ -71,13 +71,10 @@ class Budgets:
     job_threads: int = 1
 
 
-#: seconds a claim to think outlasts the search's own limit (the job's wait in the queue)
-THINK_GRACE = 10.0
-
-
 class GameService:
-    """Games, seats, moves, undo/redo, the AI and hints over a :class:`Store`; the analysis is
-    its ``reviewer`` (``reviewer.py``), the clocks its ``keeper`` (``clocks.py``)."""
+    """Games, seats, moves, undo/redo and hints over a :class:`Store`; the agents' turns are
+    its ``turns`` (``agent_turns.py``), the analysis its ``reviewer`` (``reviewer.py``), the
+    clocks its ``keeper`` (``clocks.py``)."""
 
     def __init__(self, store: Store, jobs: JobPool, budgets: Budgets | None = None,
                  hint_spec: str | None = None,
@@ -103,8 +100,7 @@ class GameService:
         self._behind: dict[str, bool] = {}
         self.keeper = clocks.ClockKeeper(self)
         self.reviewer = Reviewer(self)
-        #: this process, in the store's claims to think for a game's agent
-        self.owner = secrets.token_hex(8)
+        self.turns = AgentTurns(self)
 
     # -- loading ----------------------------------------------------------------------------
     async def load(self, game_id: Any, client: str = "") -> Live:
@@ -135,7 +131,7 @@ class GameService:
         if game_id not in self.live:
             live.client = client
             self._keep(live)
-            await self._advance(live, client, admitted=False)
+            await self.turns.advance(live, client, admitted=False)
         return self.live[game_id]
 
     def _read(self, game_id: str) -> Live:
@@ -244,7 +240,7 @@ class GameService:
                 agent.check(game)
         except StonegardenError as exc:
             raise ApiError(400, f"seat {quote(spec)}: {exc}") from None
-        seconds = _budget_options(agent.spec).get("time")
+        seconds = budget_options(agent.spec).get("time")
         if seconds is not None and float(seconds) > self.budgets.max_think:
             raise ApiError(400, f"seat {quote(spec)}: option 'time' must be at most "
                                 f"{self.budgets.max_think:g} s on this server (--max-think)")
@@ -281,7 +277,7 @@ class GameService:
         self._keep(live)
         if OPEN in live.seats and live.listed:
             self.hub.publish(LOBBY)
-        await self._advance(live, live.client)
+        await self.turns.advance(live, live.client)
         return live, {"1": live.secrets[0], "2": live.secrets[1]}
 
     async def upload(self, text: str, sgf: bool, client: str, game_id: Any = None
@@ -378,8 +374,8 @@ class GameService:
         live.paused = False
         live.notice = ""
         live.client = client
-        await self._append(live, text, after, redo=())
-        await self._advance(live, client)
+        await self.append_move(live, text, after, redo=())
+        await self.turns.advance(live, client)
 
     def _still_served(self, live: Live) -> None:
         """Raises: ApiError 409 when ``live`` is no longer the copy served here (another
@@ -393,7 +389,7 @@ class GameService:
             raise ApiError(409, f"this game has {len(live.moves)} moves, the most this server "
                                 "keeps in one game")
 
-    async def _append(self, live: Live, text: str, after: Any, redo: tuple[str, ...]) -> None:
+    async def append_move(self, live: Live, text: str, after: Any, redo: tuple[str, ...]) -> None:
         """Store the move from the position now to ``after`` (off the event loop), then
         serve it. Refused (409) if another change came first."""
         ply, before = len(live.moves), live.state
@@ -438,118 +434,6 @@ class GameService:
             task.add_done_callback(lambda _t: release())
         return release
 
-    async def _advance(self, live: Live, client: str, admitted: bool = True) -> None:
-        """Roll dice at chance nodes, then start the agent if it is an agent's turn.
-        ``admitted``: the client's room was checked (else a full queue pauses the agent)."""
-        game = live.game
-        while not game.is_terminal(live.state) and game.current_player(live.state) == CHANCE:
-            if len(live.moves) >= self.budgets.max_moves:
-                return
-            outcomes = game.chance_outcomes(live.state)
-            action = self.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
-            text = game.action_to_text(live.state, action)
-            await self._append(live, text, game.play(live.state, action), tuple(live.redo))
-        if (game.is_terminal(live.state) or live.paused or live.thinking is not None
-                or self.closing):
-            return
-        seat = game.current_player(live.state)
-        spec = live.seats[seat - 1]
-        if spec == HUMAN:
-            return
-        if len(live.moves) >= self.budgets.max_moves:
-            self._pause(live, f"this game has {len(live.moves)} moves, the most this server "
-                              "keeps in one game")
-            return
-        thinking = Thinking(seat, spec, len(live.moves), time.time())
-        live.thinking = thinking
-        if not await self._claim(live, thinking):
-            return
-        try:
-            thinking.job = self.jobs.submit("agent-move", self._game_args(live, spec),
-                                            client=client or live.client, force=admitted,
-                                            deadline=self.budgets.max_think,
-                                            memory=self.budgets.job_memory)
-        except JobError as exc:
-            self._pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
-                              "try again")
-            return
-        thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
-        self.hub.publish(live.id)
-
-    async def _claim(self, live: Live, thinking: Thinking) -> bool:
-        """Whether this process thinks for the agent: of the server processes holding the game,
-        the one with the store's claim does (``Store.claim_thinking``). Another's game shows
-        its agent thinking, and this process takes over if that claim runs out unused."""
-        now = time.time()
-        try:
-            mine, until = await asyncio.to_thread(
-                self.store.claim_thinking, live.id, thinking.ply, self.owner, now,
-                now + self.budgets.max_think + THINK_GRACE)
-        except StoreError:
-            mine, until = True, now  # the store cannot say: think here (at worst twice)
-        if live.thinking is not thinking or self.closing:
-            return False  # cancelled, undone or forgotten meanwhile
-        if mine:
-            return True
-        thinking.elsewhere = True
-        thinking.task = asyncio.get_running_loop().create_task(
-            self._take_over(live, thinking, until))
-        self.hub.publish(live.id)
-        return False
-
-    async def _take_over(self, live: Live, thinking: Thinking, until: float) -> None:
-        """Think when another process's claim runs out without its move (that process died);
-        its move, or its claim given up, reaches this one as a change first."""
-        await asyncio.sleep(max(0.0, until - time.time()) + 0.5)
-        if live.thinking is thinking and self.live.get(live.id) is live:
-            live.thinking = None
-            await self._advance(live, live.client, admitted=False)
-
-    def _game_args(self, live: Live, spec: str) -> dict[str, Any]:
-        return {"game": live.game.id, "params": dict(live.game.non_default_params()),
-                "moves": list(live.moves), "spec": spec, "threads": self.budgets.job_threads}
-
-    async def _think(self, live: Live, thinking: Thinking) -> None:
-        assert thinking.job is not None
-        try:
-            text = await thinking.job.result()
-        except asyncio.CancelledError:
-            self.jobs.cancel(thinking.job)
-            return
-        except JobError as exc:
-            if live.thinking is thinking:
-                self._pause(live, f"the agent {thinking.spec!r} did not move: {exc}; it is "
-                                  "paused: undo, or let it move")
-            return
-        if live.thinking is not thinking or len(live.moves) != thinking.ply:
-            return  # cancelled or overtaken (undo): discard
-        try:
-            after = live.game.play_text(live.state, text)
-        except StonegardenError as exc:
-            self._pause(live, f"the agent {thinking.spec!r} chose {quote(text)}: {exc}")
-            return
-        # the agent still shows as thinking while its move is written (off the event loop);
-        # the write is not cancelled half-way: once chosen, the move is stored and served
-        thinking.task = None
-        try:
-            await self._append(live, text, after, redo=())
-        except ApiError as exc:
-            if live.thinking is thinking:
-                live.thinking = None
-                if exc.status != 409:  # 409: another process moved on; read again
-                    self._pause(live, f"the agent's move could not be stored: {exc.message}")
-            return
-        if live.thinking is not thinking:
-            return  # undone or cancelled while the move was written
-        live.thinking = None
-        await self._advance(live, live.client)
-
-    def _pause(self, live: Live, notice: str) -> None:
-        live.thinking = None
-        live.paused = True
-        live.notice = notice
-        self.hub.publish(live.id)
-
     # -- study tools ------------------------------------------------------------------------
     def cancel(self, live: Live, secret: Any) -> None:
         """Discard what the agent is thinking and pause it (undo or resume afterwards).
@@ -561,8 +445,8 @@ class GameService:
         t = live.thinking
         if t is None:
             raise ApiError(409, "no agent is thinking")
-        self.stop_agent(live)
-        self._pause(live, f"cancelled: {t.spec!r} stopped thinking; undo, or let it move")
+        self.turns.stop(live)
+        self.turns.pause(live, f"cancelled: {t.spec!r} stopped thinking; undo, or let it move")
 
     async def resume(self, live: Live, secret: Any, client: str = "") -> None:
         """Let a paused agent think again.
@@ -576,7 +460,7 @@ class GameService:
         live.paused = False
         live.notice = ""
         live.client = client
-        await self._advance(live, client)
+        await self.turns.advance(live, client)
         self.hub.publish(live.id)
 
     async def undo(self, live: Live, secret: Any) -> None:
@@ -595,7 +479,7 @@ class GameService:
         keep = next((k for k in range(len(movers) - 1, -1, -1) if movers[k] == seat), None)
         if keep is None:
             raise ApiError(409, f"player {seat} has no move to undo")
-        self._cancel_silently(live)
+        self.turns.forget(live)
         redo = tuple(live.moves[keep:]) + tuple(live.redo)
         count = len(live.moves)
         async with live.lock:
@@ -643,7 +527,7 @@ class GameService:
             raise ApiError(409, "nothing to redo")
         if any(s != HUMAN for s in live.seats):
             self.admit(client)
-        self._cancel_silently(live)
+        self.turns.forget(live)
         game = live.game
         played_own = False
         while live.redo and not game.is_terminal(live.state):
@@ -657,24 +541,10 @@ class GameService:
                 live.redo = []
                 break
             played_own = played_own or mover == seat
-            await self._append(live, text, after, tuple(live.redo[1:]))
+            await self.append_move(live, text, after, tuple(live.redo[1:]))
         live.paused = False
         live.client = client
-        await self._advance(live, client)
-
-    def stop_agent(self, live: Live) -> None:
-        """Cancel the agent's job (its search stops in its worker) and its task. At shutdown
-        the game stays as stored: an agent to move thinks again when the game is next opened."""
-        t = live.thinking
-        if t is not None:
-            if t.job is not None:
-                self.jobs.cancel(t.job)
-            if t.task is not None:
-                t.task.cancel()
-
-    def _cancel_silently(self, live: Live) -> None:
-        self.stop_agent(live)
-        live.thinking = None
+        await self.turns.advance(live, client)
 
     async def hint(self, live: Live, secret: Any, client: str = "") -> dict[str, Any]:
         """A short search's best move for the asking seat, on its own turn; shown to that seat
@@ -700,7 +570,7 @@ class GameService:
             return live.hints[(ply, seat)]
         spec = self.hint_spec or ai.hint_agent_spec(self.budgets.job_threads)
         text = await self._shared(live, ("hint", ply), lambda: self._job(
-            "agent-move", self._game_args(live, spec), client, self.budgets.hint_seconds))
+            "agent-move", self.turns.job_args(live, spec), client, self.budgets.hint_seconds))
         cells = safe_move_cells(view_for(game), game, state, text)
         hint = {"ply": ply, "move": text, "agent": spec, "cells": cells}
         if len(live.moves) == ply:
@@ -747,19 +617,7 @@ class GameService:
             ApiError: 400 for a ply outside the game.
         """
         at = snapshot.parse_ply(ply, len(live.moves))
-        return snapshot.page_state(live, at, seat, self._thinking(live), self.engine_ready())
-
-    def _thinking(self, live: Live) -> dict[str, Any] | None:
-        t = live.thinking
-        if t is None:
-            return None
-        job = t.job
-        return {"seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
-                "budget": self.budgets.max_think, "options": _budget_options(t.spec),
-                "queued": job is not None and job.state == "queued",
-                "elsewhere": t.elsewhere,  # another server process thinks for it
-
-                "waiting": self.jobs.waiting_before(job) if job is not None else 0}
+        return snapshot.page_state(live, at, seat, self.turns.describe(live), self.engine_ready())
 
     def record(self, live: Live, seat: int | None = None) -> Record:
         """The game's record; with its analysis (``meta.analysis``) where the viewer may see
@@ -805,7 +663,7 @@ class GameService:
         a read under way is done again)."""
         live = self.live.pop(game_id, None)
         if live is not None:
-            self.stop_agent(live)
+            self.turns.stop(live)
             # its analysis would go on storing points of positions the change may have undone
             self.reviewer.stop(live)
         if game_id in self._loading:
@@ -816,9 +674,8 @@ class GameService:
         it here are told, and the lobby's when it changed."""
         if what == "think":  # a process stopping gave up its claim: think here at once
             live = self.live.get(game_id)
-            if live is not None and live.thinking is not None and live.thinking.elsewhere:
-                self._cancel_silently(live)
-                self._in_background(self._advance(live, live.client, admitted=False))
+            if live is not None:
+                self.turns.claim_given_up(live)
             return
         if what == "lost":  # changes may have been missed: forget every game
             thinking = [gid for gid, live in self.live.items() if live.thinking is not None]
@@ -827,7 +684,7 @@ class GameService:
                 self.hub.publish(gid)
             self.hub.publish(LOBBY)
             for gid in thinking:  # read again: an agent still to move thinks again
-                self._in_background(self._reload(gid))
+                self.in_background(self._reload(gid))
             return
         if what in ("lobby", "join", "withdraw"):  # a private game changes no lobby
             self.hub.publish(LOBBY)
@@ -847,7 +704,7 @@ class GameService:
             self._behind[game_id] = True
             return
         self._behind[game_id] = False
-        self._in_background(self._catch_up_all(live))
+        self.in_background(self._catch_up_all(live))
 
     async def _catch_up_all(self, live: Live) -> None:
         try:
@@ -859,7 +716,7 @@ class GameService:
         finally:
             self._behind.pop(live.id, None)
 
-    def _in_background(self, work: Awaitable[None]) -> None:
+    def in_background(self, work: Awaitable[None]) -> None:
         """Run ``work`` on the loop, held so that it is not collected before it ends."""
         task = asyncio.ensure_future(work)
         self._background.add(task)
@@ -899,11 +756,10 @@ class GameService:
         self.closing = True
         await self.keeper.stop()
         for live in self.live.values():
-            self.stop_agent(live)
+            self.turns.stop(live)
             self.reviewer.stop(live)
         # another process holding one of these games thinks for its agent at once
-        with contextlib.suppress(StoreError):
-            await asyncio.to_thread(self.store.release_thinking, self.owner)
+        await self.turns.give_up_claims()
         await self.jobs.close()
 
 
@@ -913,12 +769,3 @@ def _job_refusal(exc: JobError) -> ApiError:
         return ApiError(429, f"busy: {exc}; try again in {retry} s",
                         {"Retry-After": str(retry)})
     return ApiError(503, str(exc))
-
-
-def _budget_options(spec: str) -> dict[str, str]:
-    """The options of an agent spec (its time or playout budget, as the agent defines it)."""
-    try:
-        _, options = parse_agent_spec(spec)
-    except ParameterError:
-        return {}
-    return options

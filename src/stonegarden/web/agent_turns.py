@@ -1,0 +1,205 @@
+"""The agents' turns in the service's games: dice rolled at chance nodes, an agent's job
+started when it is to move, its move stored when the job answers, and a pause with a notice
+when it cannot move.
+
+Of the server processes holding a game, one thinks for its agent: the one holding the store's
+claim on the position (``Store.claim_thinking``). The others show the agent thinking, and
+take over when that process gives its claims up as it stops, or when its claim runs out
+unused (a killed process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..agents.registry import parse_agent_spec
+from ..core.protocol import CHANCE
+from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
+from .http import ApiError
+from .live import Live, Thinking
+from .seats import HUMAN
+
+if TYPE_CHECKING:
+    from .service import GameService
+
+#: seconds a claim to think outlasts the search's own limit (the job's wait in the queue)
+THINK_GRACE = 10.0
+
+
+class AgentTurns:
+    """The agents of the service's games (``GameService.turns``)."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        #: this process, in the store's claims to think for a game's agent
+        self.owner = secrets.token_hex(8)
+
+    async def advance(self, live: Live, client: str, admitted: bool = True) -> None:
+        """Roll dice at chance nodes, then start the agent if it is an agent's turn.
+        ``admitted``: the client's room was checked (else a full queue pauses the agent)."""
+        svc = self.service
+        game = live.game
+        while not game.is_terminal(live.state) and game.current_player(live.state) == CHANCE:
+            if len(live.moves) >= svc.budgets.max_moves:
+                return
+            outcomes = game.chance_outcomes(live.state)
+            action = svc.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
+            text = game.action_to_text(live.state, action)
+            await svc.append_move(live, text, game.play(live.state, action), tuple(live.redo))
+        if (game.is_terminal(live.state) or live.paused or live.thinking is not None
+                or svc.closing):
+            return
+        seat = game.current_player(live.state)
+        spec = live.seats[seat - 1]
+        if spec == HUMAN:
+            return
+        if len(live.moves) >= svc.budgets.max_moves:
+            self.pause(live, f"this game has {len(live.moves)} moves, the most this server "
+                             "keeps in one game")
+            return
+        thinking = Thinking(seat, spec, len(live.moves), time.time())
+        live.thinking = thinking
+        if not await self._claim(live, thinking):
+            return
+        try:
+            thinking.job = svc.jobs.submit("agent-move", self.job_args(live, spec),
+                                           client=client or live.client, force=admitted,
+                                           deadline=svc.budgets.max_think,
+                                           memory=svc.budgets.job_memory)
+        except JobError as exc:
+            self.pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
+                             "try again")
+            return
+        thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
+        svc.hub.publish(live.id)
+
+    async def _claim(self, live: Live, thinking: Thinking) -> bool:
+        """Whether this process thinks for the agent (it holds the store's claim); another's
+        game shows its agent thinking, and this process takes over if that claim runs out
+        unused."""
+        svc = self.service
+        now = time.time()
+        try:
+            mine, until = await asyncio.to_thread(
+                svc.store.claim_thinking, live.id, thinking.ply, self.owner, now,
+                now + svc.budgets.max_think + THINK_GRACE)
+        except StoreError:
+            mine, until = True, now  # the store cannot say: think here (at worst twice)
+        if live.thinking is not thinking or svc.closing:
+            return False  # cancelled, undone or forgotten meanwhile
+        if mine:
+            return True
+        thinking.elsewhere = True
+        thinking.task = asyncio.get_running_loop().create_task(
+            self._take_over(live, thinking, until))
+        svc.hub.publish(live.id)
+        return False
+
+    async def _take_over(self, live: Live, thinking: Thinking, until: float) -> None:
+        """Think when another process's claim runs out without its move (that process died);
+        its move, or its claim given up, reaches this one as a change first."""
+        await asyncio.sleep(max(0.0, until - time.time()) + 0.5)
+        if live.thinking is thinking and self.service.live.get(live.id) is live:
+            live.thinking = None
+            await self.advance(live, live.client, admitted=False)
+
+    def claim_given_up(self, live: Live) -> None:
+        """Another process gave up its claim on ``live`` (it is stopping): think here now."""
+        if live.thinking is not None and live.thinking.elsewhere:
+            self.forget(live)
+            self.service.in_background(self.advance(live, live.client, admitted=False))
+
+    async def give_up_claims(self) -> None:
+        """At shutdown: another process holding one of these games thinks for it at once."""
+        with contextlib.suppress(StoreError):
+            await asyncio.to_thread(self.service.store.release_thinking, self.owner)
+
+    def job_args(self, live: Live, spec: str) -> dict[str, Any]:
+        """What an ``agent-move`` job of agent ``spec`` receives for ``live``'s position."""
+        return {"game": live.game.id, "params": dict(live.game.non_default_params()),
+                "moves": list(live.moves), "spec": spec,
+                "threads": self.service.budgets.job_threads}
+
+    async def _think(self, live: Live, thinking: Thinking) -> None:
+        svc = self.service
+        assert thinking.job is not None
+        try:
+            text = await thinking.job.result()
+        except asyncio.CancelledError:
+            svc.jobs.cancel(thinking.job)
+            return
+        except JobError as exc:
+            if live.thinking is thinking:
+                self.pause(live, f"the agent {thinking.spec!r} did not move: {exc}; it is "
+                                 "paused: undo, or let it move")
+            return
+        if live.thinking is not thinking or len(live.moves) != thinking.ply:
+            return  # cancelled or overtaken (undo): discard
+        try:
+            after = live.game.play_text(live.state, text)
+        except StonegardenError as exc:
+            self.pause(live, f"the agent {thinking.spec!r} chose {quote(text)}: {exc}")
+            return
+        # the agent still shows as thinking while its move is written (off the event loop);
+        # the write is not cancelled half-way: once chosen, the move is stored and served
+        thinking.task = None
+        try:
+            await svc.append_move(live, text, after, redo=())
+        except ApiError as exc:
+            if live.thinking is thinking:
+                live.thinking = None
+                if exc.status != 409:  # 409: another process moved on; read again
+                    self.pause(live, f"the agent's move could not be stored: {exc.message}")
+            return
+        if live.thinking is not thinking:
+            return  # undone or cancelled while the move was written
+        live.thinking = None
+        await self.advance(live, live.client)
+
+    def pause(self, live: Live, notice: str) -> None:
+        """Stop asking the agent to move, with ``notice`` saying why (undo, or let it move)."""
+        live.thinking = None
+        live.paused = True
+        live.notice = notice
+        self.service.hub.publish(live.id)
+
+    def stop(self, live: Live) -> None:
+        """Cancel the agent's job (its search stops in its worker) and its task. At shutdown
+        the game stays as stored: an agent to move thinks again when the game is next opened."""
+        t = live.thinking
+        if t is not None:
+            if t.job is not None:
+                self.service.jobs.cancel(t.job)
+            if t.task is not None:
+                t.task.cancel()
+
+    def forget(self, live: Live) -> None:
+        """Stop the agent, and show it thinking no more."""
+        self.stop(live)
+        live.thinking = None
+
+    def describe(self, live: Live) -> dict[str, Any] | None:
+        """What a page shows of the agent thinking, ``None`` when none is."""
+        t = live.thinking
+        if t is None:
+            return None
+        job = t.job
+        svc = self.service
+        return {"seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
+                "budget": svc.budgets.max_think, "options": budget_options(t.spec),
+                "queued": job is not None and job.state == "queued",
+                "elsewhere": t.elsewhere,  # another server process thinks for it
+                "waiting": svc.jobs.waiting_before(job) if job is not None else 0}
+
+
+def budget_options(spec: str) -> dict[str, str]:
+    """The options of an agent spec (its time or playout budget, as the agent defines it)."""
+    try:
+        _, options = parse_agent_spec(spec)
+    except ParameterError:
+        return {}
+    return options
