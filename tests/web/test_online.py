@@ -362,7 +362,7 @@ def test_a_flood_of_changes_from_elsewhere_reads_a_held_game_once_or_twice(tmp_p
         get = store.get
         store.get = lambda gid: reads.append(gid) or get(gid)  # type: ignore[method-assign]
         for _ in range(500):
-            svc.changed_elsewhere("name", live.id)
+            svc.elsewhere.changed("name", live.id)
         while svc._background:
             await asyncio.sleep(0.01)
         assert 1 <= len(reads) <= 2 and svc.live[live.id] is live

@@ -108,7 +108,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         loop = asyncio.get_running_loop()
 
         def heard(what: str, gid: str) -> None:  # in the store's listening thread
-            loop.call_soon_threadsafe(svc.changed_elsewhere, what, gid)
+            loop.call_soon_threadsafe(svc.elsewhere.changed, what, gid)
 
         store.listen(heard)
         await svc.keeper.start()

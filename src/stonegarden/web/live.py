@@ -168,6 +168,10 @@ class Live:
         return self.history.last
 
 
+#: the hub's key for changes of the lobby
+LOBBY = "lobby"
+
+
 class Hub:
     """Who is listening to which game: each listener has a queue that receives versions. A
     version is kept only while its game is watched: pages read the game anew whenever their

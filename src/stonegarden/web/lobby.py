@@ -20,11 +20,11 @@ from ..core.registry import game_class
 from ..errors import StonegardenError, quote
 from .clock import parse_clock
 from .http import ApiError, Json, client_of, read_json
-from .live import MAX_ID, History, Live, is_game_id
+from .live import LOBBY, MAX_ID, History, Live, is_game_id
 from .names import clean_name
 from .pages import params_words
 from .seats import HUMAN, OPEN
-from .service import LOBBY, GameService
+from .service import GameService
 from .site import Site
 
 SSE_KEEPALIVE = 15.0

@@ -33,15 +33,14 @@ from ..store import GameRow, NewGame, StaleError, Store
 from . import ai, clocks, review, snapshot
 from .agent_turns import AgentTurns, budget_options
 from .clock import Clock, ClockSpec
+from .elsewhere import Elsewhere
 from .http import ApiError
-from .live import MAX_ID, History, Hub, Live, is_game_id
+from .live import LOBBY, MAX_ID, History, Hub, Live, is_game_id
 from .reviewer import Reviewer
 from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent, seating
 from .views import view_for
 from .views.base import safe_move_cells
 
-#: the hub's key for changes of the lobby
-LOBBY = "lobby"
 MAX_MOVE_TEXT = 200
 MiB = 1024 * 1024
 
@@ -74,7 +73,8 @@ class Budgets:
 class GameService:
     """Games, seats, moves, undo/redo and hints over a :class:`Store`; the agents' turns are
     its ``turns`` (``agent_turns.py``), the analysis its ``reviewer`` (``reviewer.py``), the
-    clocks its ``keeper`` (``clocks.py``)."""
+    clocks its ``keeper`` (``clocks.py``), other server processes' changes its ``elsewhere``
+    (``elsewhere.py``)."""
 
     def __init__(self, store: Store, jobs: JobPool, budgets: Budgets | None = None,
                  hint_spec: str | None = None,
@@ -96,11 +96,10 @@ class GameService:
         #: work on the loop that no request awaits: catching up with other processes' changes,
         #: reading games again (held so they are not collected)
         self._background: set[asyncio.Future[None]] = set()
-        #: games being caught up -> whether another change came in since that read began
-        self._behind: dict[str, bool] = {}
         self.keeper = clocks.ClockKeeper(self)
         self.reviewer = Reviewer(self)
         self.turns = AgentTurns(self)
+        self.elsewhere = Elsewhere(self)
 
     # -- loading ----------------------------------------------------------------------------
     async def load(self, game_id: Any, client: str = "") -> Live:
@@ -669,87 +668,11 @@ class GameService:
         if game_id in self._loading:
             self._stale.add(game_id)
 
-    def changed_elsewhere(self, what: str, game_id: str) -> None:
-        """A change another server process made (the store's notification): pages watching
-        it here are told, and the lobby's when it changed."""
-        if what == "think":  # a process stopping gave up its claim: think here at once
-            live = self.live.get(game_id)
-            if live is not None:
-                self.turns.claim_given_up(live)
-            return
-        if what == "lost":  # changes may have been missed: forget every game
-            thinking = [gid for gid, live in self.live.items() if live.thinking is not None]
-            for gid in list(self.live):
-                self.invalidate(gid)
-                self.hub.publish(gid)
-            self.hub.publish(LOBBY)
-            for gid in thinking:  # read again: an agent still to move thinks again
-                self.in_background(self._reload(gid))
-            return
-        if what in ("lobby", "join", "withdraw"):  # a private game changes no lobby
-            self.hub.publish(LOBBY)
-        live = self.live.get(game_id)
-        # a new name or a rematch offered leaves the moves alone: an agent thinking here goes
-        # on (dropping the game would stop it, and no process would start it again)
-        busy = live is not None and (live.thinking is not None or bool(live.pending))
-        if (what == "withdraw" or live is None
-                or (busy and what not in ("name", "rematch"))):
-            self.invalidate(game_id)
-            self.hub.publish(game_id)
-            return
-        # a game held here: bring it up to date from its row (the new moves only, instead of
-        # replaying the whole game), then tell its pages; one read at a time a game, however
-        # many changes arrive meanwhile (a read after the last of them sees them all)
-        if game_id in self._behind:
-            self._behind[game_id] = True
-            return
-        self._behind[game_id] = False
-        self.in_background(self._catch_up_all(live))
-
-    async def _catch_up_all(self, live: Live) -> None:
-        try:
-            while True:
-                await self._catch_up(live)
-                if not self._behind.get(live.id):
-                    return
-                self._behind[live.id] = False
-        finally:
-            self._behind.pop(live.id, None)
-
     def in_background(self, work: Awaitable[None]) -> None:
         """Run ``work`` on the loop, held so that it is not collected before it ends."""
         task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-
-    async def _reload(self, game_id: str) -> None:
-        """Read a game again (its agent thinks if it is to move); a game gone or damaged is
-        left to its next request."""
-        with contextlib.suppress(ApiError):
-            await self.load(game_id)
-
-    async def _catch_up(self, live: Live) -> None:
-        """Apply another process's change to ``live``: its new moves, seats, names, clock and
-        end; anything else (undo, a row that does not extend ours) reads the game again."""
-        gid = live.id
-        try:
-            async with live.lock:
-                row = await asyncio.to_thread(self.store.get, gid)
-                n = len(live.moves)
-                if (row is None or self.live.get(gid) is not live or row.game != live.game.id
-                        or tuple(row.moves[:n]) != tuple(live.moves)):
-                    self.invalidate(gid)
-                else:
-                    for text in row.moves[n:]:
-                        live.history.push(text, live.game.play_text(live.state, text))
-                    live.seats, live.names, live.redo = row.seats, row.names, list(row.redo)
-                    live.clock = Clock.from_store(row.clock) if row.clock else None
-                    live.over = (row.result if row.result
-                                 and not live.game.is_terminal(live.state) else None)
-                    live.rematch = row.rematch
-        except (StoreError, StonegardenError):
-            self.invalidate(gid)
-        self.hub.publish(gid)
 
     async def close(self) -> None:
         """Stop every agent and end the workers."""

@@ -1,0 +1,105 @@
+"""Changes other server processes make to the games this one holds (the store's
+notifications, ``Store.listen``): pages watching a game here are told, a game held here is
+brought up to date from its row, and anything that cannot be followed is read again when next
+asked for."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from ..errors import StonegardenError, StoreError
+from .clock import Clock
+from .http import ApiError
+from .live import LOBBY, Live
+
+if TYPE_CHECKING:
+    from .service import GameService
+
+
+class Elsewhere:
+    """Other processes' changes to the service's games (``GameService.elsewhere``)."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        #: games being caught up -> whether another change came in since that read began
+        self._behind: dict[str, bool] = {}
+
+    def changed(self, what: str, game_id: str) -> None:
+        """A change another server process made (the store's notification): pages watching
+        it here are told, and the lobby's when it changed."""
+        svc = self.service
+        if what == "think":  # a process stopping gave up its claim: think here at once
+            live = svc.live.get(game_id)
+            if live is not None:
+                svc.turns.claim_given_up(live)
+            return
+        if what == "lost":  # changes may have been missed: forget every game
+            thinking = [gid for gid, live in svc.live.items() if live.thinking is not None]
+            for gid in list(svc.live):
+                svc.invalidate(gid)
+                svc.hub.publish(gid)
+            svc.hub.publish(LOBBY)
+            for gid in thinking:  # read again: an agent still to move thinks again
+                svc.in_background(self._reload(gid))
+            return
+        if what in ("lobby", "join", "withdraw"):  # a private game changes no lobby
+            svc.hub.publish(LOBBY)
+        live = svc.live.get(game_id)
+        # a new name or a rematch offered leaves the moves alone: an agent thinking here goes
+        # on (dropping the game would stop it, and no process would start it again)
+        busy = live is not None and (live.thinking is not None or bool(live.pending))
+        if (what == "withdraw" or live is None
+                or (busy and what not in ("name", "rematch"))):
+            svc.invalidate(game_id)
+            svc.hub.publish(game_id)
+            return
+        # a game held here: bring it up to date from its row (the new moves only, instead of
+        # replaying the whole game), then tell its pages; one read at a time a game, however
+        # many changes arrive meanwhile (a read after the last of them sees them all)
+        if game_id in self._behind:
+            self._behind[game_id] = True
+            return
+        self._behind[game_id] = False
+        svc.in_background(self._catch_up_all(live))
+
+    async def _catch_up_all(self, live: Live) -> None:
+        try:
+            while True:
+                await self._catch_up(live)
+                if not self._behind.get(live.id):
+                    return
+                self._behind[live.id] = False
+        finally:
+            self._behind.pop(live.id, None)
+
+    async def _reload(self, game_id: str) -> None:
+        """Read a game again (its agent thinks if it is to move); a game gone or damaged is
+        left to its next request."""
+        with contextlib.suppress(ApiError):
+            await self.service.load(game_id)
+
+    async def _catch_up(self, live: Live) -> None:
+        """Apply another process's change to ``live``: its new moves, seats, names, clock and
+        end; anything else (undo, a row that does not extend ours) reads the game again."""
+        svc = self.service
+        gid = live.id
+        try:
+            async with live.lock:
+                row = await asyncio.to_thread(svc.store.get, gid)
+                n = len(live.moves)
+                if (row is None or svc.live.get(gid) is not live or row.game != live.game.id
+                        or tuple(row.moves[:n]) != tuple(live.moves)):
+                    svc.invalidate(gid)
+                else:
+                    for text in row.moves[n:]:
+                        live.history.push(text, live.game.play_text(live.state, text))
+                    live.seats, live.names, live.redo = row.seats, row.names, list(row.redo)
+                    live.clock = Clock.from_store(row.clock) if row.clock else None
+                    live.over = (row.result if row.result
+                                 and not live.game.is_terminal(live.state) else None)
+                    live.rematch = row.rematch
+        except (StoreError, StonegardenError):
+            svc.invalidate(gid)
+        svc.hub.publish(gid)
