@@ -71,6 +71,19 @@ const SG = {
     return SG.request(url, { method: "POST", headers: { "Content-Type": type || "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
   },
   get(url, headers) { return SG.request(url, { headers: headers || {} }); },
+  // a page's list (the lobby, my games): its JSON, or null after saying why in errorEl and,
+  // when the server can't be reached, asking reload (an SG.backoff) to try again later
+  async getShown(url, errorEl, reload) {
+    try {
+      const data = await SG.get(url);
+      reload.reset(); errorEl.textContent = "";
+      return data;
+    } catch (e) {
+      errorEl.textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
+      if (e.offline) reload.later();
+      return null;
+    }
+  },
   // calls fn after a pause that grows each time (1 s doubling to 30 s, jittered so that pages
   // don't all come back at once), one call pending at a time; reset() after a success
   backoff(fn) {
@@ -83,6 +96,13 @@ const SG = {
       },
       reset() { clearTimeout(timer); timer = null; delay = 1000; },
     };
+  },
+  // a table cell of text appended to row tr; label: the column's heading, shown beside the
+  // value when a phone stacks the row
+  cell(tr, text, label) {
+    const td = document.createElement("td"); td.textContent = text;
+    if (label) td.dataset.label = label;
+    tr.append(td); return td;
   },
   rememberLinks(made) {
     for (const seat of ["1", "2"]) if (made.secrets[seat]) SG.saveKey(made.id, seat, made.secrets[seat]);

@@ -21,24 +21,12 @@
     refresh();
   }
 
-  // label: the column's heading, shown beside the value when a phone stacks the row
-  function cell(tr, text, label) {
-    const td = document.createElement("td"); td.textContent = text;
-    if (label) td.dataset.label = label;
-    tr.append(td); return td;
-  }
+  const cell = SG.cell;
 
   const reload = SG.backoff(() => refresh());
   async function refresh() {
-    let data;
-    try { data = await SG.get("/api/lobby"); }
-    catch (e) {
-      $("lobby-error").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
-      if (e.offline) reload.later();
-      return;
-    }
-    reload.reset();
-    $("lobby-error").textContent = "";
+    const data = await SG.getShown("/api/lobby", $("lobby-error"), reload);
+    if (!data) return;
     const keys = SG.keys();
     body.textContent = "";
     for (const g of data.games) {

@@ -7,12 +7,7 @@
   const baseTitle = document.title;
   let stream = null, watching = "";
 
-  // label: the column's heading, shown beside the value when a phone stacks the row
-  function cell(tr, text, label) {
-    const td = document.createElement("td"); td.textContent = text;
-    if (label) td.dataset.label = label;
-    tr.append(td); return td;
-  }
+  const cell = SG.cell;
 
   const reload = SG.backoff(() => refresh());
 
@@ -21,15 +16,9 @@
     const ids = Object.keys(keys).filter((g) => keys[g]["1"] || keys[g]["2"]).slice(-100);
     $("mine-empty").hidden = ids.length > 0;
     if (!ids.length) { body.textContent = ""; return; }
-    let data;
-    try { data = await SG.get("/api/games?ids=" + ids.map(encodeURIComponent).join(",")); }
-    catch (e) {
-      $("mine-error").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
-      if (e.offline) reload.later();
-      return;
-    }
-    reload.reset();
-    $("mine-error").textContent = "";
+    const data = await SG.getShown("/api/games?ids=" + ids.map(encodeURIComponent).join(","),
+                                   $("mine-error"), reload);
+    if (!data) return;
     const rows = data.games.map((g) => {
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
