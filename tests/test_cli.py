@@ -244,3 +244,21 @@ def test_an_entry_that_is_not_text_comes_after_the_lines_before_it(tmp_path):
     assert out.returncode == 2
     assert [json.loads(line)["move"] for line in out.stdout.splitlines()] == ["E5"]
     assert out.stderr.startswith("error: ply 1: move 1 (5) is not a string")
+
+
+def test_a_record_read_from_a_pipe_is_read_once(tmp_path):
+    """The lines before a malformed entry came from reading the file again: a pipe is
+    read once."""
+    text = json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                       "moves": ["E5", 5]})
+    out = run_cli("replay", "/dev/stdin", "--json", input=text)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert [json.loads(line)["move"] for line in out.stdout.splitlines()] == ["E5"]
+
+
+def test_a_malformed_entry_is_the_error_even_when_more_is_malformed(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "moves": ["E5", 5], "players": 7}))
+    out = run_cli("replay", str(path))
+    assert out.returncode == 2 and "move 1 (5) is not a string" in out.stderr

@@ -71,6 +71,7 @@ def test_a_position_text_can_replace_the_moves():
     ({"action": "dance"}, "ParameterError", "unknown action"),
     ({"game": "blooms", "agent": "mcts:seed=3", "seed": 4}, "ParameterError", "a seed and so"),
     ({"game": "blooms", "agent": "mcts:rave=on,rave=off"}, "ParameterError", "given twice"),
+    ({"game": "blooms", "agent": "level:1,6"}, "ParameterError", "two bare values"),
 ])
 def test_bad_queries_get_typed_errors(query, kind, needle):
     out = answer({"id": 5, **query})

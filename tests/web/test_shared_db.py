@@ -338,3 +338,67 @@ def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path):
         server.stop()
     again = Server(tmp_path / "games.db").start()  # its lock went with it
     again.stop()
+
+
+def test_a_refused_second_server_writes_nothing_to_the_file(tmp_path):
+    """The lock is taken before the store is opened: the refused server would otherwise
+    have cleared the first one's claims (or migrated its file) on the way."""
+    import sqlite3
+
+    db = tmp_path / "games.db"
+    server = Server(db).start()
+    try:
+        made = create(server, ["human", "human"])
+        with sqlite3.connect(db) as con:
+            con.execute("INSERT INTO thinking VALUES (?, 0, 'first', 1e12)", (made["id"],))
+        assert _serve("--db", str(db)).returncode == 2
+        with sqlite3.connect(db) as con:
+            assert con.execute("SELECT owner FROM thinking").fetchall() == [("first",)]
+    finally:
+        server.stop()
+
+
+def wait_until(check, seconds: float):  # noqa: ANN001, ANN201
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    return check()
+
+
+@pytest.mark.slow
+def test_after_an_undo_through_the_other_server_it_thinks_at_once(pair):
+    """The claim of the undone line once held the agent back until it ran out."""
+    a, b = pair
+    made = create(a, ["human", "mcts:time=1"], LONG)
+    gid, k1 = made["id"], made["secrets"]["1"]
+    move = first_legal("blooms", LONG, [])
+    assert a.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": move})[0] == 200
+    assert wait_until(lambda: len(moves_of(b, gid)) == 2, 30)
+    status, snap = b.request("POST", f"/api/games/{gid}/undo", {"secret": k1})
+    assert status == 200 and len(snap["moves"]) == 0
+    status, snap = b.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": move})
+    assert status == 200 and snap["thinking"]["elsewhere"] is False  # b holds the claim
+    assert wait_until(lambda: len(moves_of(b, gid)) == 2, 10)
+
+
+@pytest.mark.slow
+def test_cancel_through_the_server_that_is_not_thinking_stops_the_agent(pair):
+    a, b = pair
+    made = create(a, ["human", "mcts:time=6"], LONG)
+    gid, k1 = made["id"], made["secrets"]["1"]
+    assert a.request("POST", f"/api/games/{gid}/move",
+                     {"secret": k1, "move": first_legal("blooms", LONG, [])})[0] == 200
+    assert thinking_of(b, gid)["elsewhere"] is True
+    status, snap = b.request("POST", f"/api/games/{gid}/cancel", {"secret": k1})
+    assert status == 200 and snap["paused"] and snap["thinking"] is None
+    # the thinking server hears of it, pauses and stores no move
+    assert wait_until(lambda: a.request("GET", f"/api/games/{gid}")[1]["paused"], 10)
+    time.sleep(8)  # past the agent's 6 s
+    assert len(moves_of(a, gid)) == 1 and len(moves_of(b, gid)) == 1
+    # and letting it move through either server lets it move
+    status, snap = b.request("POST", f"/api/games/{gid}/resume", {"secret": k1})
+    assert status == 200 and snap["thinking"]["elsewhere"] is False
+    assert wait_until(lambda: len(moves_of(a, gid)) == 2, 20)

@@ -155,6 +155,25 @@ def test_one_process_at_a_time_thinks_for_a_position(store):
     assert store.claim_thinking("t1", 4, "A", 170.0, 210.0)[0] is False  # over
 
 
+def test_an_undo_voids_the_claim_so_the_same_count_is_claimed_afresh(store):
+    """After an undo and a new move the count matches the old claim's again, on another
+    line of moves: the process that claimed the old line must not hold the new one back."""
+    store.create_game(new("t5", ("human", "mcts")))
+    store.append_move("t5", 0, "C3", None, to_move=2)
+    assert store.claim_thinking("t5", 1, "A", 100.0, 140.0)[0]
+    store.truncate("t5", 0, 1, None, ["C3"], to_move=1)
+    store.append_move("t5", 0, "D4", None, to_move=2)
+    assert store.claim_thinking("t5", 1, "B", 101.0, 141.0) == (True, 141.0)
+
+
+def test_a_cancelled_claim_is_void(store):
+    store.create_game(new("t6", ("human", "mcts")))
+    store.append_move("t6", 0, "C3", None, to_move=2)
+    assert store.claim_thinking("t6", 1, "A", 100.0, 140.0)[0]
+    store.cancel_thinking("t6")
+    assert store.claim_thinking("t6", 1, "B", 101.0, 141.0) == (True, 141.0)
+
+
 def test_a_released_claim_lets_another_process_think_at_once(store):
     store.create_game(new("t2", ("human", "mcts")))
     store.create_game(new("t3", ("human", "mcts")))

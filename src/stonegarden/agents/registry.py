@@ -91,6 +91,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
             key = key.strip().lower()
             if not sep:
                 # a bare value, as in level:3
+                if "_" in options:
+                    raise ParameterError(f"agent spec {quote(spec)}: two bare values, "
+                                         f"{quote(options['_'])} and {quote(key)}")
                 options["_"] = key
                 continue
             if not key:

@@ -9,7 +9,15 @@ from typing import Any
 import click
 
 from ..core.protocol import Game, State
-from ..core.record import Record, check_result, game_of, load_record, record_before, replay_rows
+from ..core.record import (
+    Record,
+    check_result,
+    game_of,
+    parse_record,
+    read_record_bytes,
+    record_before,
+    replay_rows,
+)
 from ..errors import RecordError, StonegardenError
 
 
@@ -20,12 +28,13 @@ def replay(record_path: str, as_json: bool) -> None:
     """Replay a game record move by move (diagrams, or JSON lines with --json), then check its
     stated result: a record that does not replay, or whose result disagrees, exits with 2."""
     try:
+        raw = read_record_bytes(record_path)
         try:
-            record = load_record(record_path)
+            record = parse_record(raw)
         except RecordError as exc:
-            if exc.entry is None:
-                raise
-            _show(record_before(record_path, exc.entry), as_json)  # the lines before it
+            before = record_before(raw, exc.entry) if exc.entry is not None else None
+            if before is not None:
+                _show(before, as_json)  # the lines before the malformed entry
             raise
         game, final = _show(record, as_json)
         if not as_json and game.is_terminal(final):

@@ -86,12 +86,12 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
             from ..web.ai import server_agent
 
             server_agent(hint_agent, budgets.job_threads)
-        app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
-                         allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs),
-                         site=site, forwarded_allow_ips=trusted)
         sqlite_file = sqlite_path(path)
         if sqlite_file is not None:
             serve_alone(sqlite_file)
+        app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
+                         allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs),
+                         site=site, forwarded_allow_ips=trusted)
     except StonegardenError as exc:
         click.echo(f"stonegarden serve: {exc}", err=True)
         sys.exit(2)

@@ -133,25 +133,33 @@ def load_record(path: str | Path) -> Record:
     Raises:
         RecordError: unreadable file or malformed record.
     """
-    try:
-        raw = read_bounded(path, MAX_RECORD_BYTES)
-    except OSError as exc:
-        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
-    return parse_record(raw)
+    return parse_record(read_record_bytes(path))
 
 
-def record_before(path: str | Path, entry: int) -> Record:
-    """The record at ``path`` cut before its entry ``entry`` and without its result: what
-    ``replay`` shows before an entry that is malformed (not text), which ``load_record``
-    refuses before any move is played.
+def read_record_bytes(path: str | Path) -> bytes:
+    """The bytes of a record file, read once (it may be a pipe).
 
     Raises:
-        RecordError: as ``load_record``, for what comes before the entry.
+        RecordError: unreadable, or larger than a record may be.
     """
-    data = strict_json.loads(read_bounded(path, MAX_RECORD_BYTES).decode("utf-8"))
-    data = {k: v for k, v in data.items() if k != "result"}
-    data["moves"] = data["moves"][:entry]
-    return parse_record(data)
+    try:
+        return read_bounded(path, MAX_RECORD_BYTES)
+    except OSError as exc:
+        raise RecordError(f"cannot read record {str(path)!r}: {exc.strerror}") from None
+
+
+def record_before(raw: bytes, entry: int) -> Record | None:
+    """The record ``raw`` cut before its entry ``entry``, without its result: what ``replay``
+    shows before an entry that is malformed (not text), which ``parse_record`` refuses before
+    any move is played. ``None`` when the rest of the record is malformed too (that is then
+    not what the error is about)."""
+    try:
+        data = dict(strict_json.loads(raw.decode("utf-8")))
+        data.pop("result", None)
+        data["moves"] = data["moves"][:entry]
+        return parse_record(data)
+    except (ValueError, TypeError, KeyError, RecursionError):  # RecordError is a ValueError
+        return None
 
 
 def read_bounded(path: str | Path, limit: int) -> bytes:

@@ -190,8 +190,9 @@ class Store(Protocol):
     def listen(self, on_change: ChangeListener) -> None:
         """Call ``on_change(what, game_id)`` (from any thread) when another server process
         changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``rematch``,
-        ``name``, ``create``, ``lobby`` for a new game listed with an open seat, or ``think``
-        when a claim to think for its agent was given up);
+        ``name``, ``create``, ``lobby`` for a new game listed with an open seat, ``think``
+        when a claim to think for its agent was given up, ``cancel`` when its agent's thinking
+        was cancelled);
         ``("lost", "")`` when changes may have been missed. A store that only one process uses
         never calls it."""
         ...
@@ -201,7 +202,13 @@ class Store(Protocol):
         """Let server process ``owner`` think for the agent to move at move ``ply`` until
         ``until``, unless another holds that position's claim past ``now``: ``(True, until)``
         for the one that may think, else ``(False, when the holder's claim runs out)``. A
-        game that no longer has ``ply`` moves, or is over, is claimed by no one."""
+        game that no longer has ``ply`` moves, or is over, is claimed by no one; an undo
+        (``truncate``) voids the game's claim."""
+        ...
+
+    def cancel_thinking(self, game_id: str) -> None:
+        """A person cancelled the agent's thinking: every process pauses the agent (``cancel``)
+        and the claim is void, so that whichever process is asked to let it move claims it."""
         ...
 
     def release_thinking(self, owner: str) -> None:

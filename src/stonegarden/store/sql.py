@@ -109,6 +109,8 @@ class SQLStore:
             self._lock_game(con, game_id)
             self._check_count(con, game_id, count, line=line)
             con.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, keep))
+            # a claim to think is for a line of moves: after an undo the count can match again
+            con.execute("DELETE FROM thinking WHERE game_id = ?", (game_id,))
             self._finish(con, game_id, result, redo, now, to_move, None, None)
             self._notify(con, "move", game_id)
 
@@ -251,6 +253,11 @@ class SQLStore:
                         " owner = excluded.owner, expires = excluded.expires",
                         (game_id, ply, owner, until))
             return True, until
+
+    def cancel_thinking(self, game_id: str) -> None:
+        with self._transaction() as con:
+            con.execute("UPDATE thinking SET expires = 0 WHERE game_id = ?", (game_id,))
+            self._notify(con, "cancel", game_id)
 
     def release_thinking(self, owner: str) -> None:
         with self._transaction() as con:

@@ -137,7 +137,11 @@ def serve_alone(path: Path) -> None:
     """
     import fcntl
 
-    f = open(path, "rb")  # noqa: SIM115 - held open until the process exits
+    try:  # taken before the store is opened: a refused server writes nothing to the file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(path, "ab") if not path.exists() else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open it ({exc.strerror})") from None
     try:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

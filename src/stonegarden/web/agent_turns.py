@@ -89,11 +89,15 @@ class AgentTurns:
                 now + svc.budgets.max_think + THINK_GRACE)
         except StoreError:
             mine, until = True, now  # the store cannot say: think here (at worst twice)
-        if live.thinking is not thinking or svc.closing:
-            return False  # cancelled, undone or forgotten meanwhile
+        if svc.closing and mine:
+            await self.give_up_claims()  # the shutdown's own give-up may have come first
+        if live.thinking is not thinking or svc.closing or svc.live.get(live.id) is not live:
+            return False  # cancelled, undone, or forgotten (no longer served) meanwhile
         if mine:
             return True
         thinking.elsewhere = True
+        # the holder's claim began when it started thinking (same limits on every process)
+        thinking.started = until - svc.budgets.max_think - THINK_GRACE
         thinking.task = asyncio.get_running_loop().create_task(
             self._take_over(live, thinking, until))
         svc.hub.publish(live.id)
@@ -112,6 +116,14 @@ class AgentTurns:
         if live.thinking is not None and live.thinking.elsewhere:
             self.forget(live)
             self.service.in_background(self.advance(live, live.client, admitted=False))
+
+    def cancelled_elsewhere(self, live: Live) -> None:
+        """A person cancelled the agent's thinking through another process: pause it here
+        too (stopping its job, or the wait to take over)."""
+        t = live.thinking
+        if t is not None:
+            self.stop(live)
+            self.pause(live, cancelled(t.spec))
 
     async def give_up_claims(self) -> None:
         """At shutdown: another process holding one of these games thinks for it at once."""
@@ -189,11 +201,19 @@ class AgentTurns:
             return None
         job = t.job
         svc = self.service
-        return {"seat": t.seat, "spec": t.spec, "elapsed": round(time.time() - t.started, 1),
+        elapsed = time.time() - t.started
+        if t.elsewhere:  # another process's search, stopped at the limit (or the process died)
+            elapsed = min(elapsed, svc.budgets.max_think)
+        return {"seat": t.seat, "spec": t.spec, "elapsed": round(elapsed, 1),
                 "budget": svc.budgets.max_think, "options": budget_options(t.spec),
                 "queued": job is not None and job.state == "queued",
                 "elsewhere": t.elsewhere,  # another server process thinks for it
                 "waiting": svc.jobs.waiting_before(job) if job is not None else 0}
+
+
+def cancelled(spec: str) -> str:
+    """The notice of an agent whose thinking a person cancelled."""
+    return f"cancelled: {spec!r} stopped thinking; undo, or let it move"
 
 
 def budget_options(spec: str) -> dict[str, str]:

@@ -208,7 +208,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             elif name == "redo":
                 await svc.redo(live, secret, client)
             elif name == "cancel":
-                svc.cancel(live, secret)
+                await svc.cancel(live, secret)
             elif name == "resume":
                 await svc.resume(live, secret, client)
             elif name == "hint":

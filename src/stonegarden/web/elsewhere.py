@@ -30,10 +30,13 @@ class Elsewhere:
         """A change another server process made (the store's notification): pages watching
         it here are told, and the lobby's when it changed."""
         svc = self.service
-        if what == "think":  # a process stopping gave up its claim: think here at once
+        if what in ("think", "cancel"):
             live = svc.live.get(game_id)
-            if live is not None:
+            if live is not None and what == "think":  # its thinker stopped: think here now
                 svc.turns.claim_given_up(live)
+            elif live is not None:  # a person cancelled the agent's thinking elsewhere
+                svc.turns.cancelled_elsewhere(live)
+                svc.hub.publish(game_id)
             return
         if what == "lost":  # changes may have been missed: forget every game
             thinking = [gid for gid, live in svc.live.items() if live.thinking is not None]
@@ -93,6 +96,8 @@ class Elsewhere:
                         or tuple(row.moves[:n]) != tuple(live.moves)):
                     svc.invalidate(gid)
                 else:
+                    if len(row.moves) > n:  # moved on elsewhere: a pause here is over
+                        live.paused, live.notice = False, ""
                     for text in row.moves[n:]:
                         live.history.push(text, live.game.play_text(live.state, text))
                     live.seats, live.names, live.redo = row.seats, row.names, list(row.redo)

@@ -31,7 +31,7 @@ from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
 from ..store import GameRow, NewGame, StaleError, Store
 from . import ai, clocks, review, snapshot
-from .agent_turns import AgentTurns, budget_options
+from .agent_turns import AgentTurns, budget_options, cancelled
 from .clock import Clock, ClockSpec
 from .elsewhere import Elsewhere
 from .http import ApiError
@@ -434,8 +434,9 @@ class GameService:
         return release
 
     # -- study tools ------------------------------------------------------------------------
-    def cancel(self, live: Live, secret: Any) -> None:
-        """Discard what the agent is thinking and pause it (undo or resume afterwards).
+    async def cancel(self, live: Live, secret: Any) -> None:
+        """Discard what the agent is thinking and pause it (undo or resume afterwards), on
+        every server process holding the game.
 
         Raises:
             ApiError: 403 without a seat secret, 409 when no agent is thinking.
@@ -445,7 +446,9 @@ class GameService:
         if t is None:
             raise ApiError(409, "no agent is thinking")
         self.turns.stop(live)
-        self.turns.pause(live, f"cancelled: {t.spec!r} stopped thinking; undo, or let it move")
+        self.turns.pause(live, cancelled(t.spec))
+        with contextlib.suppress(StoreError):  # the others hear of it (the thinker stops)
+            await asyncio.to_thread(self.store.cancel_thinking, live.id)
 
     async def resume(self, live: Live, secret: Any, client: str = "") -> None:
         """Let a paused agent think again.

@@ -1,0 +1,120 @@
+"""The claim to think, against the await it puts between an agent's turn and its job: a game
+dropped from memory, or a shutdown, while the claim is written. In process, with a job pool
+that only records what it is given."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from webhelpers import first_legal
+
+from stonegarden.store import open_store
+from stonegarden.web.service import GameService
+
+LONG = {"size": 3, "target": 60}
+
+
+class RecordedJob:
+    def __init__(self) -> None:
+        self.state = "running"
+        self.cancelled = False
+        self.answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def result(self) -> str:
+        return await self.answer
+
+
+class RecordingPool:
+    """What the service submits, and whether it cancelled it; no job ever answers."""
+
+    def __init__(self) -> None:
+        self.submitted: list[RecordedJob] = []
+
+    def submit(self, kind, args, **options):  # noqa: ANN001, ANN003, ANN201
+        job = RecordedJob()
+        self.submitted.append(job)
+        return job
+
+    def cancel(self, job: RecordedJob) -> None:
+        job.cancelled = True
+
+    def reserve(self, client: str):  # noqa: ANN201
+        return lambda: None
+
+    def waiting_before(self, job: RecordedJob) -> int:
+        return 0
+
+    async def close(self) -> None:
+        pass
+
+
+def slow_claims(store, seconds: float) -> None:  # noqa: ANN001
+    claim = store.claim_thinking
+
+    def slow(*args):  # noqa: ANN002, ANN202
+        time.sleep(seconds)
+        return claim(*args)
+
+    store.claim_thinking = slow
+
+
+def test_a_game_dropped_while_its_claim_is_written_starts_no_job(tmp_path):
+    """Its job would run for a copy no one serves, beside the copy read again."""
+    async def main() -> None:
+        store = open_store(str(tmp_path / "g.db"))
+        jobs = RecordingPool()
+        svc = GameService(store, jobs)
+        live, keys = await svc.create("blooms", LONG, ["human", "mcts"], "c")
+        slow_claims(store, 0.3)
+        play = asyncio.ensure_future(svc.play(live, keys["1"], first_legal("blooms", LONG, []),
+                                              None, "c"))
+        await asyncio.sleep(0.1)
+        svc.invalidate(live.id)  # another process's change, while the claim is written
+        await play
+        again = await svc.load(live.id)  # the page reads the game again: its agent thinks
+        assert again is not live and again.thinking is not None
+        assert len([j for j in jobs.submitted if not j.cancelled]) == 1
+        await svc.close()
+
+    asyncio.run(main())
+
+
+def test_a_claim_won_during_the_shutdown_is_given_up(tmp_path):
+    """Left in the store, it would hold the other processes back for the claim's length."""
+    async def main() -> None:
+        store = open_store(str(tmp_path / "g.db"))
+        svc = GameService(store, RecordingPool())
+        live, keys = await svc.create("blooms", LONG, ["human", "mcts"], "c")
+        slow_claims(store, 0.5)
+        play = asyncio.ensure_future(svc.play(live, keys["1"], first_legal("blooms", LONG, []),
+                                              None, "c"))
+        await asyncio.sleep(0.1)
+        await svc.close()  # gives up this process's claims: before this claim is written
+        await play
+        assert store.claim_thinking(live.id, 1, "another", time.time(), time.time() + 9)[0]
+
+    asyncio.run(main())
+
+
+def test_a_game_another_process_thinks_for_shows_that_search_within_its_limit(tmp_path):
+    """Two services on one store stand for two processes: the one without the claim shows
+    the agent thinking elsewhere, timed from the holder's claim and never past the limit
+    (the holder stops its search there, or died)."""
+    from stonegarden.web.service import Budgets
+
+    async def main() -> None:
+        store = open_store(str(tmp_path / "g.db"))
+        budgets = Budgets(max_think=2.0)
+        holder = GameService(store, RecordingPool(), budgets)
+        other = GameService(store, RecordingPool(), budgets)
+        live, keys = await holder.create("blooms", LONG, ["human", "mcts"], "c")
+        await holder.play(live, keys["1"], first_legal("blooms", LONG, []), None, "c")
+        assert holder.turns.describe(live)["elsewhere"] is False
+        await asyncio.sleep(0.5)
+        shown = other.turns.describe(await other.load(live.id))
+        assert shown["elsewhere"] is True and 0.4 <= shown["elapsed"] <= 2.0
+        for svc in (holder, other):
+            await svc.close()
+
+    asyncio.run(main())
