@@ -31,7 +31,7 @@ class RecordingPool:
     def __init__(self) -> None:
         self.submitted: list[RecordedJob] = []
 
-    def submit(self, kind, args, **options):  # noqa: ANN001, ANN003, ANN201
+    def submit(self, kind, args, **options):
         job = RecordedJob()
         self.submitted.append(job)
         return job
@@ -39,7 +39,7 @@ class RecordingPool:
     def cancel(self, job: RecordedJob) -> None:
         job.cancelled = True
 
-    def reserve(self, client: str):  # noqa: ANN201
+    def reserve(self, client: str):
         return lambda: None
 
     def waiting_before(self, job: RecordedJob) -> int:
@@ -49,10 +49,10 @@ class RecordingPool:
         pass
 
 
-def slow_claims(store, seconds: float) -> None:  # noqa: ANN001
+def slow_claims(store, seconds: float) -> None:
     claim = store.claim_thinking
 
-    def slow(*args):  # noqa: ANN002, ANN202
+    def slow(*args):
         time.sleep(seconds)
         return claim(*args)
 

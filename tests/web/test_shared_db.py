@@ -358,7 +358,7 @@ def test_a_refused_second_server_writes_nothing_to_the_file(tmp_path):
         server.stop()
 
 
-def wait_until(check, seconds: float):  # noqa: ANN001, ANN201
+def wait_until(check, seconds: float):
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         value = check()
