@@ -60,7 +60,10 @@ def test_answers_progress_deadlines_and_stops():
             assert (await echo.result())["x"] == 1 and echo.state == "done"
             # a job that looks at its stop flag is stopped at its deadline and still answers
             job = p.submit("test-sleep", {"seconds": 30}, client="a", deadline=0.5)
-            await asyncio.sleep(0.3)
+            # its progress, once it runs (a loaded machine may start it late)
+            end = time.monotonic() + 10
+            while not (job.progress and job.progress["elapsed"] > 0) and time.monotonic() < end:
+                await asyncio.sleep(0.05)
             assert job.progress and job.progress["elapsed"] > 0
             t0 = time.monotonic()
             assert (await job.result())["stopped"] is True and job.stopped
