@@ -262,3 +262,19 @@ def test_a_malformed_entry_is_the_error_even_when_more_is_malformed(tmp_path):
                                 "moves": ["E5", 5], "players": 7}))
     out = run_cli("replay", str(path))
     assert out.returncode == 2 and "move 1 (5) is not a string" in out.stderr
+
+
+@pytest.mark.parametrize("params,needle", [
+    ({"size": "9"}, "parameter 'size': '9' is text"),
+    ({"superko": "yes"}, "parameter 'superko': 'yes' is text"),
+    ({"holes": "d4"}, "parameter 'holes': 'd4' is text"),
+])
+def test_a_record_parameter_in_text_is_refused(tmp_path, params, needle):
+    """A record holds parameters in their JSON form, as it writes them; the command line's
+    text form is not a record's."""
+    game = "blooms" if "holes" in params else "bridgego" if "superko" in params else "freego"
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": game,
+                                "params": params, "moves": []}))
+    out = run_cli("replay", str(path))
+    assert out.returncode == 2 and needle in out.stderr

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import RecordError, StonegardenError, quote
+from ..errors import ParameterError, RecordError, StonegardenError, quote
 from . import strict_json
 from .protocol import CHANCE, Game, State
-from .registry import make
+from .registry import game_class, make
 
 FORMAT = "stonegarden-record"
 VERSION = 1
@@ -178,8 +178,20 @@ def read_bounded(path: str | Path, limit: int) -> bytes:
 
 
 def game_of(record: Record) -> Game:
-    """Raises: RecordError naming the unknown game or bad parameter."""
+    """The record's game. Its parameters are in their JSON form, as ``make_record`` writes
+    them: text where a number, a boolean or a list belongs is refused (the command line's
+    ``--param size=9`` is text; a record's ``"size": "9"`` is not a size).
+
+    Raises:
+        RecordError: naming the unknown game or the bad parameter.
+    """
     try:
+        specs = {p.name: p for p in game_class(record.game).param_specs}
+        for name, value in record.params.items():
+            spec = specs.get(name)
+            if spec is not None and spec.kind != "choice" and isinstance(value, str):
+                raise ParameterError(f"parameter {name!r}: {quote(value)} is text, not the "
+                                     f"{spec.kind.replace('_', ' ')} a record holds")
         return make(record.game, **dict(record.params))
     except StonegardenError as exc:
         raise RecordError(f"record game/params: {exc}") from None
