@@ -58,6 +58,10 @@ def test_review_gives_every_move_with_the_value_lost(cli, record_file):
     for row in rows:
         assert row["lost"] >= 0
         assert row["value_best"] - row["value_played"] == pytest.approx(row["lost"], abs=1e-3)
+    # a search a move takes minutes over a game: a bar on stderr counts the moves, unless quiet
+    assert f"review {'━' * 10}" in r.stderr and f"{len(MOVES)}/{len(MOVES)}" in r.stderr
+    quiet = cli("analyse", str(record_file), "--review", "--sims", "50", "--json", "--quiet")
+    assert quiet.returncode == 0 and quiet.stderr == ""
 
 
 @pytest.mark.slow

@@ -33,9 +33,10 @@ from .common import FiniteRange, friendly_errors
 @click.option("--review", "review", is_flag=True,
               help="every move with the value lost against the best")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--quiet", is_flag=True, help="no progress bar (--review)")
 @friendly_errors
 def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int | None,
-            seed: int, threads: int, review: bool, as_json: bool) -> None:
+            seed: int, threads: int, review: bool, as_json: bool, quiet: bool) -> None:
     """Analyse a recorded game's position, or review all its moves."""
     if seconds is not None and sims is not None:
         raise ParameterError("give --time or --sims, not both")
@@ -48,7 +49,12 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
                         parallel)
     moves = list(record.moves)
     if review:
-        rows = review_moves(agent, game, states, moves, budget)
+        from ..lab.runner import progress_bar  # every move is a search: minutes for a game
+
+        with progress_bar(disable=quiet) as bar:
+            task = bar.add_task("review", total=len(moves), tally="")
+            rows = review_moves(agent, game, states, moves, budget,
+                                done=lambda _ply: bar.advance(task))
         if as_json:
             click.echo(json.dumps({"game": game.id, "params": game.non_default_params(),
                                    "moves": rows}))

@@ -4,6 +4,7 @@ move). Shared by ``stonegarden analyse``, the analysis engine and the web app.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..agents.search_agents import SearchAgent
@@ -50,32 +51,39 @@ def _pv_texts(game: Game, state: State, res: SearchResult) -> list[str]:
 
 
 def review_moves(agent: SearchAgent, game: Game, states: list[State], moves: list[str],
-           budget: Budget) -> list[dict[str, Any]]:
+                 budget: Budget, done: Callable[[int], None] | None = None,
+                 ) -> list[dict[str, Any]]:
     """Every move with the value it lost against the best move the search found (both as win
-    probabilities of the mover; a move the search never tried is valued by searching after it)."""
+    probabilities of the mover; a move the search never tried is valued by searching after it).
+    ``done(ply)`` is called as each move is reviewed (a progress bar)."""
     rows = []
     for i, text in enumerate(moves):
-        before, after = states[i], states[i + 1]
-        mover = game.current_player(before)
-        if mover == CHANCE or after.resigned:
-            rows.append({"ply": i, "move": text, "player": None if mover == CHANCE else mover})
-            continue
-        res = agent.analyse(game, before, budget)
-        played = game.parse_action(before, text)
-        stat = next((m for m in res.moves if m.action == played and m.visits > 0), None)
-        if stat is not None:
-            value_played = stat.value
-        elif game.is_terminal(after):
-            value_played = 0.5 + 0.5 * game.returns(after)[mover - 1]
-        else:
-            reply = agent.analyse(game, after, budget).value
-            value_played = reply if game.current_player(after) == mover else 1.0 - reply
-        best = res.moves[0]
-        value_best = max(best.value, value_played)
-        rows.append({
-            "ply": i, "player": mover, "move": text,
-            "best": game.action_to_text(before, best.action),
-            "value_best": round(value_best, 4), "value_played": round(value_played, 4),
-            "lost": round(value_best - value_played, 4),
-        })
+        rows.append(_review_move(agent, game, states[i], states[i + 1], i, text, budget))
+        if done is not None:
+            done(i)
     return rows
+
+
+def _review_move(agent: SearchAgent, game: Game, before: State, after: State, ply: int,
+                 text: str, budget: Budget) -> dict[str, Any]:
+    mover = game.current_player(before)
+    if mover == CHANCE or after.resigned:
+        return {"ply": ply, "move": text, "player": None if mover == CHANCE else mover}
+    res = agent.analyse(game, before, budget)
+    played = game.parse_action(before, text)
+    stat = next((m for m in res.moves if m.action == played and m.visits > 0), None)
+    if stat is not None:
+        value_played = stat.value
+    elif game.is_terminal(after):
+        value_played = 0.5 + 0.5 * game.returns(after)[mover - 1]
+    else:
+        reply = agent.analyse(game, after, budget).value
+        value_played = reply if game.current_player(after) == mover else 1.0 - reply
+    best = res.moves[0]
+    value_best = max(best.value, value_played)
+    return {
+        "ply": ply, "player": mover, "move": text,
+        "best": game.action_to_text(before, best.action),
+        "value_best": round(value_best, 4), "value_played": round(value_played, 4),
+        "lost": round(value_best - value_played, 4),
+    }
