@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import threading
 import webbrowser
-from pathlib import Path
 from typing import Any
 
 import click
@@ -62,7 +61,7 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     """Start the web app: play, study and review games in the browser."""
     from ..errors import StonegardenError
     from ..jobs import Limits
-    from ..store import default_db_path
+    from ..store import default_db_path, sqlite_file
     from ..store.postgres import redacted
     from ..store.sqlite import serve_alone
     from ..web.app import create_app
@@ -86,9 +85,9 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
             from ..web.ai import server_agent
 
             server_agent(hint_agent, budgets.job_threads)
-        sqlite_file = sqlite_path(path)
-        if sqlite_file is not None:
-            serve_alone(sqlite_file)
+        sqlite_path = sqlite_file(path)
+        if sqlite_path is not None:
+            serve_alone(sqlite_path)
         app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
                          allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs),
                          site=site, forwarded_allow_ips=trusted)
@@ -102,14 +101,6 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     run_server(app, host, port)
-
-
-def sqlite_path(db: str) -> Path | None:
-    """The SQLite file ``--db`` names (a path or ``sqlite://PATH``), ``None`` for PostgreSQL."""
-    scheme, sep, rest = db.partition("://")
-    if sep and scheme.lower() != "sqlite":
-        return None
-    return Path(rest if sep else db)
 
 
 def cores_per_worker(workers: int) -> int:

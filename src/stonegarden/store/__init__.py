@@ -26,6 +26,7 @@ __all__ = [
     "Store",
     "default_db_path",
     "open_store",
+    "sqlite_file",
 ]
 
 
@@ -43,16 +44,30 @@ def open_store(target: str | Path) -> Store:
         missing table, or a schema newer than this version knows.
     """
     text = str(target)
+    path = sqlite_file(text)
+    if path is not None:
+        from .sqlite import SQLiteStore
+
+        return SQLiteStore(path)
+    from .postgres import PostgresStore
+
+    return PostgresStore(text)
+
+
+def sqlite_file(target: str | Path) -> Path | None:
+    """The SQLite file ``target`` names (a path or ``sqlite://PATH``), ``None`` for a
+    PostgreSQL database.
+
+    Raises:
+        StoreError: an unknown scheme.
+    """
+    text = str(target)
     scheme, sep, rest = text.partition("://")
-    if sep and scheme.lower() not in SCHEMES:
+    if not sep:
+        return Path(text)
+    if scheme.lower() not in SCHEMES:
         from .postgres import redacted
 
         raise StoreError(f"--db {quote(redacted(text), 80)}: unknown scheme {scheme!r}; use a SQLite file "
                          "path or postgresql://user@host:port/database")
-    if sep and scheme.lower() in ("postgresql", "postgres"):
-        from .postgres import PostgresStore
-
-        return PostgresStore(text)
-    from .sqlite import SQLiteStore
-
-    return SQLiteStore(Path(rest if sep else text))
+    return Path(rest) if scheme.lower() == "sqlite" else None

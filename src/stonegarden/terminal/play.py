@@ -118,13 +118,19 @@ def status_line(game: Game, state: State) -> str:
     return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
 
 
+def autos_text(game: Game, before: State, after: State) -> str:
+    """``auto i8B ...``: the automatic moves a move set off (Blobs), ``""`` when none."""
+    autos = game.replay_extras(before, after).get("auto_moves")
+    return f"auto {' '.join(autos)}" if autos else ""
+
+
 def played_line(game: Game, before: State, after: State, who: str, text: str) -> Text:
-    """``who plays TEXT``, with the automatic moves the move set off (Blobs)."""
+    """``who plays TEXT``, with the automatic moves the move set off."""
     line = Text(f"{who} plays ")
     line.append(text, style="bold")
-    autos = game.replay_extras(before, after).get("auto_moves")
+    autos = autos_text(game, before, after)
     if autos:
-        line.append(f"  (auto {' '.join(autos)})")
+        line.append(f"  ({autos})")
     return line
 
 
@@ -237,7 +243,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(Text(str(exc), style="red"))
             continue
         text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
-        autos = game.replay_extras(state, new).get("auto_moves")
+        autos = autos_text(game, state, new)
         if autos:
-            console.print(f"auto {' '.join(autos)}", markup=False)
+            console.print(autos, markup=False)
         s.push(text, new)
