@@ -118,3 +118,35 @@ def test_a_game_another_process_thinks_for_shows_that_search_within_its_limit(tm
             await svc.close()
 
     asyncio.run(main())
+
+
+def test_a_claim_outlasts_its_jobs_wait_in_the_queue(tmp_path, monkeypatch):
+    """A busy server's job may wait for a worker longer than the claim's grace: its process
+    renews the claim meanwhile, so another process does not search the same move too."""
+    from stonegarden.web import agent_turns
+    from stonegarden.web.service import Budgets
+
+    monkeypatch.setattr(agent_turns, "THINK_GRACE", 0.4)
+
+    async def main() -> None:
+        store = open_store(str(tmp_path / "g.db"))
+        budgets = Budgets(max_think=0.2)
+        holder_jobs, other_jobs = RecordingPool(), RecordingPool()
+        holder = GameService(store, holder_jobs, budgets)
+        other = GameService(store, other_jobs, budgets)
+        live, keys = await holder.create("blooms", LONG, ["human", "mcts"], "c")
+        await holder.play(live, keys["1"], first_legal("blooms", LONG, []), None, "c")
+        [job] = holder_jobs.submitted
+        job.state = "queued"  # no worker free: the search has not begun
+        await asyncio.sleep(1.5)  # well past the claim's first length, 0.6 s
+        shown = await other.load(live.id)
+        await asyncio.sleep(0.1)
+        assert other_jobs.submitted == []
+        assert shown.thinking is not None and shown.thinking.elsewhere
+        job.state = "running"
+        await asyncio.sleep(1.5)  # the search's limit and grace pass without its move
+        assert len(other_jobs.submitted) == 1  # the holder died, in effect: take over
+        for svc in (holder, other):
+            await svc.close()
+
+    asyncio.run(main())

@@ -26,7 +26,8 @@ from .seats import HUMAN
 if TYPE_CHECKING:
     from .service import GameService
 
-#: seconds a claim to think outlasts the search's own limit (the job's wait in the queue)
+#: seconds a claim to think outlasts the search's own limit (the move's write, a slow store);
+#: while the job waits in the queue its process renews the claim every half of this
 THINK_GRACE = 10.0
 
 
@@ -139,6 +140,7 @@ class AgentTurns:
     async def _think(self, live: Live, thinking: Thinking) -> None:
         svc = self.service
         assert thinking.job is not None
+        holding = asyncio.get_running_loop().create_task(self._hold_claim(live, thinking))
         try:
             text = await thinking.job.result()
         except asyncio.CancelledError:
@@ -149,6 +151,8 @@ class AgentTurns:
                 self.pause(live, f"the agent {thinking.spec!r} did not move: {exc}; it is "
                                  "paused: undo, or let it move")
             return
+        finally:
+            holding.cancel()
         if live.thinking is not thinking or len(live.moves) != thinking.ply:
             return  # cancelled or overtaken (undo): discard
         try:
@@ -171,6 +175,22 @@ class AgentTurns:
             return  # undone or cancelled while the move was written
         live.thinking = None
         await self.advance(live, live.client)
+
+    async def _hold_claim(self, live: Live, thinking: Thinking) -> None:
+        """Renew this process's claim while its job waits in the queue: the search's limit
+        counts from when a worker takes the job, and another process must not take over a
+        search that has not had its time yet."""
+        svc = self.service
+        job = thinking.job
+        assert job is not None
+        while job.state in ("queued", "running") and live.thinking is thinking:
+            await asyncio.sleep(THINK_GRACE / 2)
+            if job.state == "queued" and live.thinking is thinking:
+                now = time.time()
+                with contextlib.suppress(StoreError):
+                    await asyncio.to_thread(
+                        svc.store.claim_thinking, live.id, thinking.ply, self.owner, now,
+                        now + svc.budgets.max_think + THINK_GRACE)
 
     def pause(self, live: Live, notice: str) -> None:
         """Stop asking the agent to move, with ``notice`` saying why (undo, or let it move)."""
