@@ -150,3 +150,36 @@ def test_a_claim_outlasts_its_jobs_wait_in_the_queue(tmp_path, monkeypatch):
             await svc.close()
 
     asyncio.run(main())
+
+
+def test_a_persons_pause_holds_on_every_process_and_after_a_restart(tmp_path):
+    """Cancel the agent's thinking, then open the game through another process, or after
+    the server restarted: the agent stays paused until someone lets it move."""
+    async def main() -> None:
+        store = open_store(str(tmp_path / "g.db"))
+        first_jobs = RecordingPool()
+        first = GameService(store, first_jobs)
+        live, keys = await first.create("blooms", LONG, ["human", "mcts"], "c")
+        await first.play(live, keys["1"], first_legal("blooms", LONG, []), None, "c")
+        await first.cancel(live, keys["1"])
+        assert first_jobs.submitted[0].cancelled and live.paused
+        other_jobs = RecordingPool()
+        other = GameService(store, other_jobs)
+        seen = await other.load(live.id)
+        assert seen.paused and seen.thinking is None and "cancelled" in seen.notice
+        await first.close()
+        store.close()
+
+        store = open_store(str(tmp_path / "g.db"))  # the server restarted
+        again_jobs = RecordingPool()
+        again = GameService(store, again_jobs)
+        reread = await again.load(live.id)
+        assert reread.paused and reread.thinking is None
+        await asyncio.sleep(0.1)
+        assert other_jobs.submitted == [] and again_jobs.submitted == []
+        await again.resume(reread, keys["1"], "c")  # "let it move"
+        assert len(again_jobs.submitted) == 1 and not reread.paused
+        await again.close()
+        await other.close()
+
+    asyncio.run(main())

@@ -6,6 +6,7 @@ migrations under an advisory lock, change notification, refusals at the start)."
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from pathlib import Path
@@ -166,12 +167,30 @@ def test_an_undo_voids_the_claim_so_the_same_count_is_claimed_afresh(store):
     assert store.claim_thinking("t5", 1, "B", 101.0, 141.0) == (True, 141.0)
 
 
-def test_a_cancelled_claim_is_void(store):
+def test_a_cancelled_claim_pauses_the_position_until_a_person_resumes(store):
+    """No process thinks there, however long after, until one is asked to let the agent
+    move; an undo ends the pause with the position."""
     store.create_game(new("t6", ("human", "mcts")))
     store.append_move("t6", 0, "C3", None, to_move=2)
     assert store.claim_thinking("t6", 1, "A", 100.0, 140.0)[0]
-    store.cancel_thinking("t6")
-    assert store.claim_thinking("t6", 1, "B", 101.0, 141.0) == (True, 141.0)
+    store.cancel_thinking("t6", 1)
+    assert store.claim_thinking("t6", 1, "A", 101.0, 141.0) == (False, math.inf)
+    assert store.claim_thinking("t6", 1, "B", 1e9, 1e9 + 40) == (False, math.inf)
+    assert store.claim_thinking("t6", 1, "B", 101.0, 141.0, resume=True) == (True, 141.0)
+    assert store.claim_thinking("t6", 1, "A", 102.0, 142.0) == (False, 141.0)
+    store.cancel_thinking("t6", 1)
+    store.truncate("t6", 0, 1, None, ["C3"], to_move=1)
+    store.append_move("t6", 0, "C3", None, to_move=2)
+    assert store.claim_thinking("t6", 1, "A", 103.0, 143.0) == (True, 143.0)
+
+
+def test_a_cancel_after_the_agent_moved_pauses_nothing(store):
+    store.create_game(new("t7", ("human", "mcts")))
+    store.append_move("t7", 0, "C3", None, to_move=2)
+    store.append_move("t7", 1, "D4", None, to_move=1)
+    store.cancel_thinking("t7", 1)  # the move was written first
+    store.append_move("t7", 2, "E5", None, to_move=2)
+    assert store.claim_thinking("t7", 3, "A", 100.0, 140.0) == (True, 140.0)
 
 
 def test_a_released_claim_lets_another_process_think_at_once(store):
@@ -281,4 +300,15 @@ def test_a_sqlite_file_opened_again_forgets_a_killed_servers_claims(tmp_path):
     store.close()
     again = open_store(str(path))
     assert again.claim_thinking("t4", 0, "restarted", 101.0, 141.0) == (True, 141.0)
+    again.close()
+
+
+def test_a_sqlite_file_opened_again_keeps_a_persons_pause(tmp_path):
+    path = tmp_path / "games.db"
+    store = open_store(str(path))
+    store.create_game(new("t8", ("mcts", "human")))
+    store.cancel_thinking("t8", 0)
+    store.close()
+    again = open_store(str(path))
+    assert again.claim_thinking("t8", 0, "restarted", 101.0, 141.0) == (False, math.inf)
     again.close()

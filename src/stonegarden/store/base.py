@@ -198,17 +198,20 @@ class Store(Protocol):
         ...
 
     def claim_thinking(self, game_id: str, ply: int, owner: str, now: float,
-                       until: float) -> tuple[bool, float]:
+                       until: float, resume: bool = False) -> tuple[bool, float]:
         """Let server process ``owner`` think for the agent to move at move ``ply`` until
         ``until``, unless another holds that position's claim past ``now``: ``(True, until)``
-        for the one that may think, else ``(False, when the holder's claim runs out)``. A
-        game that no longer has ``ply`` moves, or is over, is claimed by no one; an undo
-        (``truncate``) voids the game's claim."""
+        for the one that may think, else ``(False, when the holder's claim runs out)``, which
+        is ``math.inf`` where a person paused the agent (``cancel_thinking``) and ``resume``
+        (they asked it to move again) is false. A game that no longer has ``ply`` moves, or
+        is over, is claimed by no one; an undo (``truncate``) voids the game's claim and
+        pause."""
         ...
 
-    def cancel_thinking(self, game_id: str) -> None:
-        """A person cancelled the agent's thinking: every process pauses the agent (``cancel``)
-        and the claim is void, so that whichever process is asked to let it move claims it."""
+    def cancel_thinking(self, game_id: str, ply: int) -> None:
+        """A person cancelled the agent's thinking at move ``ply``: every process holding the
+        game pauses the agent (``cancel``), and the position stays paused, for every process
+        and after a restart, until one claims it with ``resume``."""
         ...
 
     def release_thinking(self, owner: str) -> None:

@@ -10,6 +10,7 @@ writers of one game) and ``_notify`` (tell other server processes, sent at commi
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -31,6 +32,8 @@ from .base import (
 MAX_IDS = 100
 #: the stored text of a seat waiting for someone to join
 OPEN = "open"
+#: the owner of a claim to think that a person paused (``cancel_thinking``): no process's
+PAUSED = ""
 
 
 def _dumps(value: Any) -> str | None:
@@ -236,7 +239,7 @@ class SQLStore:
             return down
 
     def claim_thinking(self, game_id: str, ply: int, owner: str, now: float,
-                       until: float) -> tuple[bool, float]:
+                       until: float, resume: bool = False) -> tuple[bool, float]:
         with self._transaction() as con:
             self._lock_game(con, game_id)
             try:
@@ -245,18 +248,28 @@ class SQLStore:
                 return False, until  # moved on: the change's notice reaches the caller
             held = con.execute("SELECT ply, owner, expires FROM thinking WHERE game_id = ?",
                                (game_id,)).fetchone()
-            if (held is not None and int(held[0]) == ply and held[1] != owner
-                    and float(held[2]) > now):
-                return False, float(held[2])
+            if held is not None and int(held[0]) == ply:
+                if held[1] == PAUSED and not resume:
+                    return False, math.inf
+                if held[1] not in (owner, PAUSED) and float(held[2]) > now:
+                    return False, float(held[2])
             con.execute("INSERT INTO thinking (game_id, ply, owner, expires) VALUES (?, ?, ?, ?)"
                         " ON CONFLICT (game_id) DO UPDATE SET ply = excluded.ply,"
                         " owner = excluded.owner, expires = excluded.expires",
                         (game_id, ply, owner, until))
             return True, until
 
-    def cancel_thinking(self, game_id: str) -> None:
+    def cancel_thinking(self, game_id: str, ply: int) -> None:
         with self._transaction() as con:
-            con.execute("UPDATE thinking SET expires = 0 WHERE game_id = ?", (game_id,))
+            self._lock_game(con, game_id)
+            try:
+                self._check_count(con, game_id, ply, unfinished=True)
+            except StaleError:
+                return  # moved on meanwhile: nothing to pause
+            con.execute("INSERT INTO thinking (game_id, ply, owner, expires) VALUES (?, ?, ?, 0)"
+                        " ON CONFLICT (game_id) DO UPDATE SET ply = excluded.ply,"
+                        " owner = excluded.owner, expires = excluded.expires",
+                        (game_id, ply, PAUSED))
             self._notify(con, "cancel", game_id)
 
     def release_thinking(self, owner: str) -> None:

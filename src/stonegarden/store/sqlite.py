@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import StoreError
 from .migrations import MIGRATIONS, V1_COLUMNS, VERSION_TABLE, check_schema
-from .sql import SQLStore
+from .sql import PAUSED, SQLStore
 
 
 class SQLiteStore(SQLStore):
@@ -37,9 +37,11 @@ class SQLiteStore(SQLStore):
         with self._connect(check=True) as con:
             self._migrate(con)
             # one server process a file: a claim to think found now is a stopped process's
-            # (killed before it gave it up), and would only hold its agent back
-            if con.execute("SELECT 1 FROM thinking LIMIT 1").fetchone():
-                con.execute("DELETE FROM thinking")
+            # (killed before it gave it up), and would only hold its agent back; a person's
+            # pause stays
+            if con.execute("SELECT 1 FROM thinking WHERE owner <> ? LIMIT 1",
+                           (PAUSED,)).fetchone():
+                con.execute("DELETE FROM thinking WHERE owner <> ?", (PAUSED,))
 
     # -- connections ----------------------------------------------------------------------------
     @contextmanager

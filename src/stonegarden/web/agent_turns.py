@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import secrets
 import time
 from typing import TYPE_CHECKING, Any
@@ -39,9 +40,11 @@ class AgentTurns:
         #: this process, in the store's claims to think for a game's agent
         self.owner = secrets.token_hex(8)
 
-    async def advance(self, live: Live, client: str, admitted: bool = True) -> None:
+    async def advance(self, live: Live, client: str, admitted: bool = True,
+                      resume: bool = False) -> None:
         """Roll dice at chance nodes, then start the agent if it is an agent's turn.
-        ``admitted``: the client's room was checked (else a full queue pauses the agent)."""
+        ``admitted``: the client's room was checked (else a full queue pauses the agent);
+        ``resume``: a person asked it to move, ending a pause they or another person set."""
         svc = self.service
         game = live.game
         while not game.is_terminal(live.state) and game.current_player(live.state) == CHANCE:
@@ -64,7 +67,7 @@ class AgentTurns:
             return
         thinking = Thinking(seat, spec, len(live.moves), time.time())
         live.thinking = thinking
-        if not await self._claim(live, thinking):
+        if not await self._claim(live, thinking, resume):
             return
         try:
             thinking.job = svc.jobs.submit("agent-move", self.job_args(live, spec),
@@ -78,16 +81,16 @@ class AgentTurns:
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         svc.hub.publish(live.id)
 
-    async def _claim(self, live: Live, thinking: Thinking) -> bool:
+    async def _claim(self, live: Live, thinking: Thinking, resume: bool) -> bool:
         """Whether this process thinks for the agent (it holds the store's claim); another's
         game shows its agent thinking, and this process takes over if that claim runs out
-        unused."""
+        unused. A position a person paused stays paused here too."""
         svc = self.service
         now = time.time()
         try:
             mine, until = await asyncio.to_thread(
                 svc.store.claim_thinking, live.id, thinking.ply, self.owner, now,
-                now + svc.budgets.max_think + THINK_GRACE)
+                now + svc.budgets.max_think + THINK_GRACE, resume)
         except StoreError:
             mine, until = True, now  # the store cannot say: think here (at worst twice)
         if svc.closing and mine:
@@ -96,6 +99,9 @@ class AgentTurns:
             return False  # cancelled, undone, or forgotten (no longer served) meanwhile
         if mine:
             return True
+        if math.isinf(until):
+            self.pause(live, cancelled(thinking.spec))
+            return False
         thinking.elsewhere = True
         # the holder's claim began when it started thinking (same limits on every process)
         thinking.started = until - svc.budgets.max_think - THINK_GRACE

@@ -447,8 +447,9 @@ class GameService:
             raise ApiError(409, "no agent is thinking")
         self.turns.stop(live)
         self.turns.pause(live, cancelled(t.spec))
-        with contextlib.suppress(StoreError):  # the others hear of it (the thinker stops)
-            await asyncio.to_thread(self.store.cancel_thinking, live.id)
+        # the others hear of it (the thinker stops); the pause outlasts this process
+        with contextlib.suppress(StoreError):
+            await asyncio.to_thread(self.store.cancel_thinking, live.id, t.ply)
 
     async def resume(self, live: Live, secret: Any, client: str = "") -> None:
         """Let a paused agent think again.
@@ -462,7 +463,7 @@ class GameService:
         live.paused = False
         live.notice = ""
         live.client = client
-        await self.turns.advance(live, client)
+        await self.turns.advance(live, client, resume=True)
         self.hub.publish(live.id)
 
     async def undo(self, live: Live, secret: Any) -> None:
