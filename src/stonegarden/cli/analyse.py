@@ -12,10 +12,13 @@ from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import load_record, replay_record
 from ..errors import ParameterError
-from ..search.analysis import analyse_position, review_moves
+from ..search.analysis import THRESHOLDS, analyse_position, review_moves
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
 from .common import FiniteRange, friendly_errors
+
+#: a judgement's mark, as in the web app's move list
+MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
 @click.command()
@@ -59,10 +62,15 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
             click.echo(json.dumps({"game": game.id, "params": game.non_default_params(),
                                    "moves": rows}))
             return
+        least = {name: value for name, value in THRESHOLDS}
+        click.echo("values: the mover's win probability; a loss from "
+                   + ", ".join(f"{least[name]:g} is {mark} ({name})"
+                               for name, mark in MARKS.items()))
         for r in rows:
             if "lost" in r:
+                mark = MARKS.get(r["judgement"], "")
                 click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {r['lost']:.3f}"
-                           f"  (best {r['best']} {r['value_best']:.3f},"
+                           f" {mark:<2}  (best {r['best']} {r['value_best']:.3f},"
                            f" played {r['value_played']:.3f})")
             else:
                 click.echo(f"{r['ply']:>4}  {r['move']}")

@@ -6,7 +6,8 @@ A point is the position after ``ply`` moves: ``p1_win``, the engine's probabilit
 wins from there (``None`` where a chance event is due); ``best_move``, its best move there
 (``None`` at the end); ``played_loss``, what the move that led there cost its mover in winning
 probability against the position before (0 when it was the engine's best move; ``None`` for
-ply 0 and chance events); ``judgement`` of that loss by ``THRESHOLDS``.
+ply 0 and chance events); ``judgement`` of that loss by ``THRESHOLDS``
+(``search/analysis.py``, shared with ``stonegarden analyse --review``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from ..errors import ParameterError
 from ..jobs import JobContext, job_kind
+from ..search.analysis import THRESHOLDS as THRESHOLDS  # the command line's review's too
+from ..search.analysis import judgement
 
 #: seconds of search per position
 POSITION_SECONDS = 0.5
@@ -29,10 +32,6 @@ ENGINE = f"mcts:time={POSITION_SECONDS:g},seed=1"
 CHUNK = 12
 #: positions analysed at most (a longer game's later moves are not analysed)
 MAX_PLIES = 400
-#: the loss of winning probability from which a move is an inaccuracy, a mistake, a blunder
-#: (docs/web.md); two seeds' searches of one position differ by 0.006 in the median and 0.017
-#: at the 90th percentile (benchmarks/review_noise.py), so the smallest is well above that
-THRESHOLDS = (("blunder", 0.25), ("mistake", 0.12), ("inaccuracy", 0.06))
 
 
 @dataclass
@@ -56,12 +55,6 @@ class Review:
 def wanted(length: int) -> list[int]:
     """The plies an analysis of a game of ``length`` moves covers."""
     return list(range(min(length, MAX_PLIES) + 1))
-
-
-def judgement(loss: float | None) -> str | None:
-    if loss is None:
-        return None
-    return next((name for name, least in THRESHOLDS if loss >= least), None)
 
 
 def judged(review: Review, moves: list[str], movers: list[int]) -> list[dict[str, Any]]:
