@@ -79,6 +79,26 @@ def test_losses_are_the_movers_winning_chances_given_away():
 
 
 @pytest.mark.slow
+def test_a_resignation_is_not_judged(db: Path):
+    """Resigning is no move on the board: the graph ends at the result, and the move list
+    marks no loss, though player 1 gave up a game won by A1 (first capture wins)."""
+    with TestClient(create_app(db, workers=1)) as client:
+        made = client.post("/api/games", json={"game": "freego",
+                                               "params": {"size": 5, "target": 1},
+                                               "seats": ["human", "human"]}).json()
+        gid, keys = made["id"], made["secrets"]
+        for seat, move in [("1", "B2"), ("2", "B1"), ("1", "C1"), ("2", "E5"), ("1", "resign")]:
+            r = client.post(f"/api/games/{gid}/move", json={"secret": keys[seat], "move": move})
+            assert r.status_code == 200, r.text
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        points = analysed(client, gid)["points"]
+        assert points[4]["best_move"] == "A1" and points[4]["p1_win"] == 1.0
+        assert points[5] == {"ply": 5, "p1_win": 0.0, "best_move": None,
+                             "played_loss": None, "judgement": None}
+        assert points[2]["judgement"] == "blunder"  # White's B1 let A1 capture
+
+
+@pytest.mark.slow
 def test_players_wait_for_the_end_spectators_do_not(db: Path):
     with TestClient(create_app(db, workers=1)) as client:
         made = client.post("/api/games", json={"game": "blooms", "params": TINY,

@@ -6,7 +6,7 @@ A point is the position after ``ply`` moves: ``p1_win``, the engine's probabilit
 wins from there (``None`` where a chance event is due); ``best_move``, its best move there
 (``None`` at the end); ``played_loss``, what the move that led there cost its mover in winning
 probability against the position before (0 when it was the engine's best move; ``None`` for
-ply 0 and chance events); ``judgement`` of that loss by ``THRESHOLDS``
+ply 0, chance events and a resignation); ``judgement`` of that loss by ``THRESHOLDS``
 (``search/analysis.py``, shared with ``stonegarden analyse --review``).
 """
 
@@ -59,7 +59,8 @@ def wanted(length: int) -> list[int]:
 
 def judged(review: Review, moves: list[str], movers: list[int]) -> list[dict[str, Any]]:
     """The API's points: the stored ones, in order, with each played move's loss and its
-    judgement (only where the position before it was analysed too)."""
+    judgement (only where the position before it was analysed too, and not for a
+    resignation: giving up is no move on the board to judge)."""
     out = []
     for ply in sorted(review.points):
         raw = review.points[ply]
@@ -67,7 +68,7 @@ def judged(review: Review, moves: list[str], movers: list[int]) -> list[dict[str
                  "played_loss": None, "judgement": None}
         before = review.points.get(ply - 1)
         mover = movers[ply - 1] if 0 < ply <= len(movers) else 0
-        if before is not None and mover in (1, 2):
+        if before is not None and mover in (1, 2) and moves[ply - 1] != "resign":
             loss = _loss(before, raw, mover, moves[ply - 1])
             point["played_loss"] = loss
             point["judgement"] = judgement(loss)
