@@ -60,6 +60,8 @@ def test_a_position_text_can_replace_the_moves():
     ({"game": "blooms", "moves": ["Rd4", "Rd4"]}, "RecordError", "move 1"),
     ({"game": "blooms", "moves": "Rd4"}, "ParameterError", "list of move texts"),
     ({"game": "blooms", "sims": 0}, "ParameterError", "'sims'"),
+    ({"game": "blooms", "sims": 10**8}, "ParameterError", "between 1 and 10000000, not"),
+    ({"game": "blooms", "seed": -1}, "ParameterError", "between 0 and 9223372036854775807"),
     ({"game": "blooms", "time": "fast"}, "ParameterError", "'time'"),
     ({"game": "blooms", "agent": "random"}, "ParameterError", "does not search"),
     ({"game": "blooms", "agent": "nobody"}, "ParameterError", "unknown agent"),

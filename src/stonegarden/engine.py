@@ -38,7 +38,8 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
             kind is int and not isinstance(value, int)):
         raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, not {quote(value)}")
     if not low <= value <= high:
-        raise ParameterError(f"{key!r} must be between {low:g} and {high:g}, not {quote(value)}")
+        span = f"{low} and {high}" if kind is int else f"{low:g} and {high:g}"
+        raise ParameterError(f"{key!r} must be between {span}, not {quote(value)}")
     return value
 
 
