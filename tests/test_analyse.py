@@ -181,3 +181,27 @@ def test_a_move_into_a_roll_is_valued_by_the_rolls_expectation():
     assert rows[1]["value_played"] == pytest.approx(expected, abs=1e-4)
     assert rows[1]["value_best"] == 0.7
     assert rows[1]["lost"] == pytest.approx(0.7 - expected, abs=1e-4)
+
+
+@pytest.mark.slow
+def test_a_position_where_a_roll_is_due_points_to_the_one_after_the_roll(cli, tmp_path):
+    game = stonegarden.make("blobs", tumbling=True)
+    moves = ["roll:M", "h9M", "roll:B"]
+    path = tmp_path / "dice.json"
+    save_record(make_record(game, moves), path)
+    r = cli("analyse", str(path), "--ply", "2", "--sims", "10")
+    assert r.returncode == 2
+    assert r.stderr == ("error: a roll is due after 2 moves, not a player's move: --ply 3 is "
+                        "the position after its roll 'roll:B'\n")
+    save_record(make_record(game, moves[:2]), path)
+    r = cli("analyse", str(path), "--ply", "2", "--sims", "10")
+    assert r.returncode == 2 and "the record ends before the roll" in r.stderr
+
+
+@pytest.mark.slow
+def test_an_sgf_file_is_pointed_to_convert(cli, tmp_path):
+    path = tmp_path / "game.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[cc])")
+    r = cli("analyse", str(path))
+    assert r.returncode == 2
+    assert "this looks like an SGF file: `stonegarden convert` it to a record first" in r.stderr

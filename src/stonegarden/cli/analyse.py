@@ -11,11 +11,11 @@ import click
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import load_record, replay_record
-from ..errors import ParameterError
+from ..errors import ParameterError, RecordError
 from ..search.analysis import THRESHOLDS, analyse_position, review_moves
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
-from .common import FiniteRange, friendly_errors
+from .common import FiniteRange, convert_hint, friendly_errors
 
 #: a judgement's mark, as in the web app's move list
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -44,7 +44,10 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if seconds is not None and sims is not None:
         raise ParameterError("give --time or --sims, not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
-    record = load_record(record_path)
+    try:
+        record = load_record(record_path)
+    except RecordError as exc:
+        raise RecordError(f"{exc}{convert_hint(record_path, exc)}") from None
     game, states = replay_record(record)
     parallel = reproducible_parallel(seed, budget.seconds)
     agent = SearchAgent(SearchConfig(), budget, seed,
@@ -84,6 +87,10 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
         if game.is_terminal(states[n]):
             raise ParameterError(f"the game is over after {n} moves: --ply 0..{n - 1}, or "
                                  "--review for every move")
+        if game.current_player(states[n]) == CHANCE:
+            then = (f"--ply {n + 1} is the position after its roll {moves[n]!r}"
+                    if n < len(moves) else "the record ends before the roll")
+            raise ParameterError(f"a roll is due after {n} moves, not a player's move: {then}")
     out = analyse_position(agent, game, states[n], budget)
     if as_json:
         click.echo(json.dumps(out))
