@@ -78,6 +78,7 @@ def test_text_output_lists_moves_and_pv(cli, record_file):
     (["--ply", "9"], "outside 0..4"),
     (["--ply", "-1"], "outside 0..4"),
     (["--time", "1", "--sims", "5"], "not both"),
+    (["--review", "--ply", "2"], "give --ply (one position) or --review (every move), not both"),
 ])
 @pytest.mark.slow
 def test_bad_options_exit_2(cli, record_file, args, message):

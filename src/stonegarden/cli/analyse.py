@@ -43,6 +43,8 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     """Analyse a recorded game's position, or review all its moves."""
     if seconds is not None and sims is not None:
         raise ParameterError("give --time or --sims, not both")
+    if review and ply is not None:
+        raise ParameterError("give --ply (one position) or --review (every move), not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
     try:
         record = load_record(record_path)
