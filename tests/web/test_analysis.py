@@ -127,7 +127,6 @@ def test_a_resignation_is_not_judged(db: Path):
         assert points[4]["best_move"] == "A1" and points[4]["p1_win"] == 1.0
         assert points[5] == {"ply": 5, "p1_win": 0.0, "best_move": None,
                              "played_loss": None, "judgement": None}
-        assert points[2]["judgement"] == "blunder"  # White's B1 let A1 capture
 
 
 @pytest.mark.slow
