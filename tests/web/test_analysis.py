@@ -110,6 +110,32 @@ def test_tumbling_dice_moves_are_judged_against_the_rolls_expectation(db: Path):
             assert p["judgement"] == review.judgement(p["played_loss"])
 
 
+def test_a_rolls_point_stored_without_a_value_is_analysed_again(db: Path):
+    """Before rolls were valued, a roll's point was stored with ``p1_win`` null: it counts as
+    not analysed, so asking again values it and judges the move before it."""
+    from stonegarden.store import open_store
+
+    game = make("blobs", tumbling=True)
+    moves = ["roll:B", "i8B", "roll:M"]
+    record = make_record(game, moves)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        up = client.post("/api/records", content=record.to_json(),
+                         headers={"Content-Type": "application/json"})
+        assert up.status_code == 201, up.text
+        gid = up.json()["id"]
+    old = [{"ply": 0, "p1_win": None, "best_move": None},
+           {"ply": 1, "p1_win": 0.5, "best_move": "h7B"},
+           {"ply": 2, "p1_win": None, "best_move": None}]
+    open_store(db).put_analysis(gid, review.ENGINE, old)
+    with TestClient(create_app(db, workers=1)) as client:
+        a = client.get(f"/api/games/{gid}/analysis").json()
+        assert [p["ply"] for p in a["points"]] == [1] and not a["done"]
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        points = analysed(client, gid)["points"]
+    assert [p["ply"] for p in points][:3] == [0, 1, 2]
+    assert points[2]["p1_win"] is not None and points[2]["played_loss"] is not None
+
+
 @pytest.mark.slow
 def test_a_resignation_is_not_judged(db: Path):
     """Resigning is no move on the board: the graph ends at the result, and the move list
