@@ -8,6 +8,9 @@ import pytest
 
 import stonegarden
 from stonegarden.core.record import make_record, save_record
+from stonegarden.search.analysis import judgement, review_moves
+from stonegarden.search.config import Budget
+from stonegarden.search.result import MoveStat, SearchResult
 
 MOVES = ["Rb3", "Kc3,Ga2", "Rc2,Yb2", "Kd2"]
 
@@ -75,6 +78,7 @@ def test_text_output_lists_moves_and_pv(cli, record_file):
     (["--ply", "9"], "outside 0..4"),
     (["--ply", "-1"], "outside 0..4"),
     (["--time", "1", "--sims", "5"], "not both"),
+    (["--review", "--ply", "2"], "give --ply (one position) or --review (every move), not both"),
 ])
 @pytest.mark.slow
 def test_bad_options_exit_2(cli, record_file, args, message):
@@ -101,3 +105,104 @@ def test_missing_record_exits_2(cli, tmp_path):
     r = cli("analyse", str(tmp_path / "nope.json"))
     assert r.returncode == 2
     assert "cannot read record" in r.stderr
+
+
+# the first moves of a random Blooms game on the default board (1,332 legal turns a move)
+OPENING = ["Rd2", "Kd5,Gg2", "Rf5,Yf2", "Gg1", "Rf1,Yd6", "Kc6,Gg3"]
+
+
+@pytest.mark.slow
+def test_review_values_a_rarely_tried_move_by_searching_after_it(cli, tmp_path):
+    """Among 1,332 turns a search of 3,000 simulations tries most played moves a few times:
+    a move tried once is worth 0 or 1 there, which made a blunder of a quiet opening move,
+    or the best move's value 1.000. Such a move is valued by searching the position after it."""
+    game = stonegarden.make("blooms")
+    path = tmp_path / "opening.json"
+    save_record(make_record(game, OPENING), path)
+    r = cli("analyse", str(path), "--review", "--sims", "3000", "--threads", "1", "--json",
+            "--quiet")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["moves"]
+    assert [row["move"] for row in rows] == OPENING
+    for row in rows:  # nothing is decided in an opening
+        assert 0.2 < row["value_played"] <= row["value_best"] < 0.8, row
+        assert row["lost"] < 0.25 and row["judgement"] != "blunder", row
+
+
+@pytest.mark.slow
+def test_review_flags_each_loss_by_the_stated_thresholds(cli, record_file):
+    r = cli("analyse", str(record_file), "--review", "--sims", "150", "--threads", "1",
+            "--quiet")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == ("values: the mover's win probability; a loss from 0.06 is ?! "
+                        "(inaccuracy), 0.12 is ? (mistake), 0.25 is ?? (blunder)")
+    rows = json.loads(cli("analyse", str(record_file), "--review", "--sims", "150",
+                          "--threads", "1", "--quiet", "--json").stdout)["moves"]
+    for row, line in zip(rows, lines[1:]):
+        assert row["judgement"] == judgement(row["lost"])
+        mark = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", None: ""}[row["judgement"]]
+        assert line.split()[4:6] == [f"{row['lost']:.3f}", mark or "(best"]
+
+
+class Rolls:
+    """A stand-in for the search: at the position before the move the played move is untried;
+    after each roll the player to move wins with the chance given for that position."""
+
+    def __init__(self, game, before, tried, values):
+        self.game, self.before, self.tried, self.values = game, before, tried, values
+
+    def analyse(self, game, state, budget):
+        if game.position_text(state) == game.position_text(self.before):
+            return SearchResult(0.5, [MoveStat(self.tried, 1000, 0.7)], [self.tried], 1000, 0.1)
+        return SearchResult(self.values[game.position_text(state)], [], [], 1000, 0.1)
+
+
+def test_a_move_into_a_roll_is_valued_by_the_rolls_expectation():
+    """Under Tumbling Dice a roll follows every placement: a placement the search did not try
+    is worth the mover's chances after each roll, weighted by the roll's probability (a search
+    of the roll itself answers nothing: 0.5)."""
+    game = stonegarden.make("blobs", tumbling=True)
+    moves = ["roll:M", "h9M"]
+    states = game.replay(moves)
+    before, after = states[1], states[2]
+    tried = next(int(a) for a in game.legal_actions(before)
+                 if game.action_to_text(before, a) != "h9M")
+    outcomes = game.chance_outcomes(after)
+    assert len(outcomes) > 1
+    values, expected = {}, 0.0
+    for k, (roll, p) in enumerate(outcomes):
+        child = game.play_text(after, game.action_to_text(after, roll))
+        values[game.position_text(child)] = 0.1 + 0.3 * k  # player 1 to move's chances
+        expected += p * (1.0 - values[game.position_text(child)])  # player 2's
+    rows = review_moves(Rolls(game, before, tried, values), game, states, moves,
+                        Budget(sims=1000))
+    assert rows[0] == {"ply": 0, "move": "roll:M", "player": None}
+    assert rows[1]["player"] == 2 and rows[1]["best"] == game.action_to_text(before, tried)
+    assert rows[1]["value_played"] == pytest.approx(expected, abs=1e-4)
+    assert rows[1]["value_best"] == 0.7
+    assert rows[1]["lost"] == pytest.approx(0.7 - expected, abs=1e-4)
+
+
+@pytest.mark.slow
+def test_a_position_where_a_roll_is_due_points_to_the_one_after_the_roll(cli, tmp_path):
+    game = stonegarden.make("blobs", tumbling=True)
+    moves = ["roll:M", "h9M", "roll:B"]
+    path = tmp_path / "dice.json"
+    save_record(make_record(game, moves), path)
+    r = cli("analyse", str(path), "--ply", "2", "--sims", "10")
+    assert r.returncode == 2
+    assert r.stderr == ("error: a roll is due after 2 moves, not a player's move: --ply 3 is "
+                        "the position after its roll 'roll:B'\n")
+    save_record(make_record(game, moves[:2]), path)
+    r = cli("analyse", str(path), "--ply", "2", "--sims", "10")
+    assert r.returncode == 2 and "the record ends before the roll" in r.stderr
+
+
+@pytest.mark.slow
+def test_an_sgf_file_is_pointed_to_convert(cli, tmp_path):
+    path = tmp_path / "game.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[cc])")
+    r = cli("analyse", str(path))
+    assert r.returncode == 2
+    assert "this looks like an SGF file: `stonegarden convert` it to a record first" in r.stderr

@@ -38,7 +38,8 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
             kind is int and not isinstance(value, int)):
         raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, not {quote(value)}")
     if not low <= value <= high:
-        raise ParameterError(f"{key!r} must be between {low:g} and {high:g}, not {quote(value)}")
+        span = f"{low} and {high}" if kind is int else f"{low:g} and {high:g}"
+        raise ParameterError(f"{key!r} must be between {span}, not {quote(value)}")
     return value
 
 
@@ -118,7 +119,10 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
         return {**base, "terminal": True, "winner": game.winner(state),
                 "reason": game.result_reason(state), "scores": list(game.scores(state))}
     if game.current_player(state) == CHANCE:
-        raise ParameterError("a chance event is due: give the roll as the next move")
+        raise ParameterError(
+            f"a chance event is due in position {game.position_text(state)!r}: give "
+            + ("the position after it" if "position" in query
+               else "its outcome (the roll) as the next entry of 'moves'"))
     agent = make_agent(spec if seed is None else f"{spec}{',' if ':' in spec else ':'}seed={seed}")
     if not isinstance(agent, SearchAgent):
         raise ParameterError(f"agent {quote(spec)} does not search; use mcts, uct-flat or level:N")

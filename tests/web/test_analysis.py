@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from stonegarden.core.protocol import CHANCE
 from stonegarden.core.record import make_record
 from stonegarden.core.registry import make
 from stonegarden.web import review
@@ -76,6 +77,82 @@ def test_losses_are_the_movers_winning_chances_given_away():
     r2 = review.Review("x", {0: {"ply": 0, "p1_win": 0.4, "best_move": "a"},
                              1: {"ply": 1, "p1_win": 0.9, "best_move": "b"}})
     assert review.judged(r2, ["z"], [2])[1]["judgement"] == "blunder"
+
+
+@pytest.mark.slow
+def test_tumbling_dice_moves_are_judged_against_the_rolls_expectation(db: Path):
+    """A roll follows every Tumbling Dice move: a point where it is due is worth the
+    expectation over the rolls, so each move has a loss (none was judged when such a point
+    had no value), and the rolls themselves have none."""
+    game = make("blobs", tumbling=True)
+    moves = ["roll:B", "i8B", "roll:M", "h7M", "roll:M", "g7M"]
+    record = make_record(game, moves, game.replay(moves)[-1])
+    with TestClient(create_app(db, workers=1)) as client:
+        up = client.post("/api/records", content=record.to_json(),
+                         headers={"Content-Type": "application/json"})
+        assert up.status_code == 201, up.text
+        gid = up.json()["id"]
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        points = analysed(client, gid)["points"]
+        played = [m["text"] for m in client.get(f"/api/games/{gid}").json()["moves"]]
+    assert played[:len(moves)] == moves  # and the server may have rolled the next roll
+    states = game.replay(played)
+    assert [p["ply"] for p in points] == list(range(len(played) + 1))
+    for p in points:
+        assert 0.0 <= p["p1_win"] <= 1.0
+        state = states[p["ply"]]
+        if game.current_player(state) == CHANCE:  # a roll is due: no best move
+            assert p["best_move"] is None
+        else:
+            assert p["best_move"] and p["played_loss"] is None  # after a roll
+        if p["ply"] > 0 and game.current_player(states[p["ply"] - 1]) != CHANCE:  # a move
+            assert p["played_loss"] is not None and p["played_loss"] >= 0
+            assert p["judgement"] == review.judgement(p["played_loss"])
+
+
+def test_a_rolls_point_stored_without_a_value_is_analysed_again(db: Path):
+    """Before rolls were valued, a roll's point was stored with ``p1_win`` null: it counts as
+    not analysed, so asking again values it and judges the move before it."""
+    from stonegarden.store import open_store
+
+    game = make("blobs", tumbling=True)
+    moves = ["roll:B", "i8B", "roll:M"]
+    record = make_record(game, moves)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        up = client.post("/api/records", content=record.to_json(),
+                         headers={"Content-Type": "application/json"})
+        assert up.status_code == 201, up.text
+        gid = up.json()["id"]
+    old = [{"ply": 0, "p1_win": None, "best_move": None},
+           {"ply": 1, "p1_win": 0.5, "best_move": "h7B"},
+           {"ply": 2, "p1_win": None, "best_move": None}]
+    open_store(db).put_analysis(gid, review.ENGINE, old)
+    with TestClient(create_app(db, workers=1)) as client:
+        a = client.get(f"/api/games/{gid}/analysis").json()
+        assert [p["ply"] for p in a["points"]] == [1] and not a["done"]
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        points = analysed(client, gid)["points"]
+    assert [p["ply"] for p in points][:3] == [0, 1, 2]
+    assert points[2]["p1_win"] is not None and points[2]["played_loss"] is not None
+
+
+@pytest.mark.slow
+def test_a_resignation_is_not_judged(db: Path):
+    """Resigning is no move on the board: the graph ends at the result, and the move list
+    marks no loss, though player 1 gave up a game won by A1 (first capture wins)."""
+    with TestClient(create_app(db, workers=1)) as client:
+        made = client.post("/api/games", json={"game": "freego",
+                                               "params": {"size": 5, "target": 1},
+                                               "seats": ["human", "human"]}).json()
+        gid, keys = made["id"], made["secrets"]
+        for seat, move in [("1", "B2"), ("2", "B1"), ("1", "C1"), ("2", "E5"), ("1", "resign")]:
+            r = client.post(f"/api/games/{gid}/move", json={"secret": keys[seat], "move": move})
+            assert r.status_code == 200, r.text
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        points = analysed(client, gid)["points"]
+        assert points[4]["best_move"] == "A1" and points[4]["p1_win"] == 1.0
+        assert points[5] == {"ply": 5, "p1_win": 0.0, "best_move": None,
+                             "played_loss": None, "judgement": None}
 
 
 @pytest.mark.slow

@@ -11,11 +11,14 @@ import click
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import load_record, replay_record
-from ..errors import ParameterError
-from ..search.analysis import analyse_position, review_moves
+from ..errors import ParameterError, RecordError
+from ..search.analysis import THRESHOLDS, analyse_position, review_moves
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
-from .common import FiniteRange, friendly_errors
+from .common import FiniteRange, convert_hint, friendly_errors
+
+#: a judgement's mark, as in the web app's move list
+MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
 @click.command()
@@ -40,8 +43,13 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     """Analyse a recorded game's position, or review all its moves."""
     if seconds is not None and sims is not None:
         raise ParameterError("give --time or --sims, not both")
+    if review and ply is not None:
+        raise ParameterError("give --ply (one position) or --review (every move), not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
-    record = load_record(record_path)
+    try:
+        record = load_record(record_path)
+    except RecordError as exc:
+        raise RecordError(f"{exc}{convert_hint(record_path, exc)}") from None
     game, states = replay_record(record)
     parallel = reproducible_parallel(seed, budget.seconds)
     agent = SearchAgent(SearchConfig(), budget, seed,
@@ -59,10 +67,15 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
             click.echo(json.dumps({"game": game.id, "params": game.non_default_params(),
                                    "moves": rows}))
             return
+        least = {name: value for name, value in THRESHOLDS}
+        click.echo("values: the mover's win probability; a loss from "
+                   + ", ".join(f"{least[name]:g} is {mark} ({name})"
+                               for name, mark in MARKS.items()))
         for r in rows:
             if "lost" in r:
+                mark = MARKS.get(r["judgement"], "")
                 click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {r['lost']:.3f}"
-                           f"  (best {r['best']} {r['value_best']:.3f},"
+                           f" {mark:<2}  (best {r['best']} {r['value_best']:.3f},"
                            f" played {r['value_played']:.3f})")
             else:
                 click.echo(f"{r['ply']:>4}  {r['move']}")
@@ -76,6 +89,10 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
         if game.is_terminal(states[n]):
             raise ParameterError(f"the game is over after {n} moves: --ply 0..{n - 1}, or "
                                  "--review for every move")
+        if game.current_player(states[n]) == CHANCE:
+            then = (f"--ply {n + 1} is the position after its roll {moves[n]!r}"
+                    if n < len(moves) else "the record ends before the roll")
+            raise ParameterError(f"a roll is due after {n} moves, not a player's move: {then}")
     out = analyse_position(agent, game, states[n], budget)
     if as_json:
         click.echo(json.dumps(out))

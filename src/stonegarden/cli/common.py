@@ -13,7 +13,7 @@ import click
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
-from ..errors import StonegardenError
+from ..errors import RecordError, StonegardenError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -70,3 +70,21 @@ def resign_rule(resign: float | None, moves: int) -> Any:
     from ..lab.adjudication import ResignRule
 
     return None if resign is None else ResignRule(resign, moves)
+
+
+def convert_hint(path: str, exc: RecordError) -> str:
+    """Where the file is an SGF or an Abstract Play record (which ``convert`` reads), say so."""
+    if exc.entry is not None:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).lstrip()
+    except OSError:
+        return ""
+    if head.startswith(b"(;") or path.lower().endswith(".sgf"):
+        kind = "an SGF file"
+    elif b'"header"' in head and b'"format"' not in head:
+        kind = "an Abstract Play record"
+    else:
+        return ""
+    return f" (this looks like {kind}: `stonegarden convert` it to a record first)"

@@ -19,6 +19,7 @@ from ..core.record import (
     replay_rows,
 )
 from ..errors import RecordError, StonegardenError
+from .common import convert_hint
 
 
 @click.command()
@@ -45,7 +46,7 @@ def replay(record_path: str, as_json: bool) -> None:
         where = ("" if exc.entry is None else f"ply {exc.entry}: " if exc.text is None
                  else f"ply {exc.entry} ({exc.text!r}): ")
         msg = str(exc) if not where else str(exc).split(": ", 1)[-1]
-        click.echo(f"error: {where}{msg}{_convert_hint(record_path, exc)}", err=True)
+        click.echo(f"error: {where}{msg}{convert_hint(record_path, exc)}", err=True)
         sys.exit(2)
     except StonegardenError as exc:
         click.echo(f"error: {exc}", err=True)
@@ -84,21 +85,3 @@ def _show(record: Record, as_json: bool) -> tuple[Game, State]:
                       + (f"  ({'; '.join(notes)})" if notes else ""), markup=False)
         console.print(rich_diagram(game, state))
     return game, final
-
-
-def _convert_hint(path: str, exc: RecordError) -> str:
-    """Where the file is an SGF or an Abstract Play record (which ``convert`` reads), say so."""
-    if exc.entry is not None:
-        return ""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096).lstrip()
-    except OSError:
-        return ""
-    if head.startswith(b"(;") or path.lower().endswith(".sgf"):
-        kind = "an SGF file"
-    elif b'"header"' in head and b'"format"' not in head:
-        kind = "an Abstract Play record"
-    else:
-        return ""
-    return f" (this looks like {kind}: `stonegarden convert` it to a record first)"

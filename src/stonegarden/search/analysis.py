@@ -11,7 +11,23 @@ from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..errors import PositionError
 from .config import Budget
-from .result import SearchResult
+from .result import MoveStat, SearchResult
+
+#: the loss of winning probability from which a move is an inaccuracy, a mistake, a blunder
+#: (docs/web.md); two seeds' searches of one position differ by 0.006 in the median and 0.017
+#: at the 90th percentile (benchmarks/review_noise.py), so the smallest is well above that
+THRESHOLDS = (("blunder", 0.25), ("mistake", 0.12), ("inaccuracy", 0.06))
+#: simulations a played move needs in the search of the position before it for its value there
+#: to be taken; a move with fewer is valued by searching the position after it (a handful of
+#: playouts is noise: a move tried once is worth 0 or 1)
+MIN_VISITS = 100
+
+
+def judgement(loss: float | None) -> str | None:
+    """The judgement of a loss of winning probability by ``THRESHOLDS``, or ``None``."""
+    if loss is None:
+        return None
+    return next((name for name, least in THRESHOLDS if loss >= least), None)
 
 
 def analyse_position(agent: SearchAgent, game: Game, state: State, budget: Budget,
@@ -53,9 +69,12 @@ def _pv_texts(game: Game, state: State, res: SearchResult) -> list[str]:
 def review_moves(agent: SearchAgent, game: Game, states: list[State], moves: list[str],
                  budget: Budget, done: Callable[[int], None] | None = None,
                  ) -> list[dict[str, Any]]:
-    """Every move with the value it lost against the best move the search found (both as win
-    probabilities of the mover; a move the search never tried is valued by searching after it).
-    ``done(ply)`` is called as each move is reviewed (a progress bar)."""
+    """Every move with the value it lost against the best move the search found, both as win
+    probabilities of the mover, and its ``judgement`` by ``THRESHOLDS``. A played move that the
+    search of the position before it tried fewer than ``MIN_VISITS`` times is valued by
+    searching the position after it (the rolls' expectation where a chance event follows).
+    Chance events and resignations get no loss. ``done(ply)`` is called as each move is
+    reviewed (a progress bar)."""
     rows = []
     for i, text in enumerate(moves):
         rows.append(_review_move(agent, game, states[i], states[i + 1], i, text, budget))
@@ -71,19 +90,39 @@ def _review_move(agent: SearchAgent, game: Game, before: State, after: State, pl
         return {"ply": ply, "move": text, "player": None if mover == CHANCE else mover}
     res = agent.analyse(game, before, budget)
     played = game.parse_action(before, text)
-    stat = next((m for m in res.moves if m.action == played and m.visits > 0), None)
-    if stat is not None:
-        value_played = stat.value
-    elif game.is_terminal(after):
-        value_played = 0.5 + 0.5 * game.returns(after)[mover - 1]
+    stat = next((m for m in res.moves if m.action == played), None)
+    if stat is not None and (stat.visits >= MIN_VISITS or stat.proven is not None):
+        value_played = _move_value(stat, mover)
     else:
-        reply = agent.analyse(game, after, budget).value
-        value_played = reply if game.current_player(after) == mover else 1.0 - reply
+        value_played = _value_for(agent, game, after, mover, budget)
     best = res.moves[0]
-    value_best = max(best.value, value_played)
+    value_best = value_played if best.action == played else max(_move_value(best, mover),
+                                                                 value_played)
+    lost = round(value_best - value_played, 4)
     return {
         "ply": ply, "player": mover, "move": text,
         "best": game.action_to_text(before, best.action),
         "value_best": round(value_best, 4), "value_played": round(value_played, 4),
-        "lost": round(value_best - value_played, 4),
+        "lost": lost, "judgement": judgement(lost),
     }
+
+
+def _move_value(stat: MoveStat, mover: int) -> float:
+    """A root move's value for ``mover``: its proof's where the search proved it."""
+    if stat.proven is None:
+        return stat.value
+    return 1.0 if stat.proven == mover else 0.5 if stat.proven == 0 else 0.0
+
+
+def _value_for(agent: SearchAgent, game: Game, state: State, player: int,
+               budget: Budget) -> float:
+    """``player``'s win probability at ``state`` (draws half): the result at the end, the
+    expectation over the outcomes at a chance event, else a search's value."""
+    if game.is_terminal(state):
+        return 0.5 + 0.5 * game.returns(state)[player - 1]
+    to_move = game.current_player(state)
+    if to_move == CHANCE:
+        return sum(p * _value_for(agent, game, game.play_unchecked(state, a), player, budget)
+                   for a, p in game.chance_outcomes(state))
+    value = agent.analyse(game, state, budget).value
+    return value if to_move == player else 1.0 - value

@@ -3,14 +3,17 @@ the workers, a few positions a job, so other clients' jobs take turns with it), 
 move is judged by the winning chances it gave away.
 
 A point is the position after ``ply`` moves: ``p1_win``, the engine's probability that player 1
-wins from there (``None`` where a chance event is due); ``best_move``, its best move there
-(``None`` at the end); ``played_loss``, what the move that led there cost its mover in winning
-probability against the position before (0 when it was the engine's best move; ``None`` for
-ply 0 and chance events); ``judgement`` of that loss by ``THRESHOLDS``.
+wins from there (where a chance event is due, the expectation over its outcomes); ``best_move``,
+its best move there (``None`` at the end and at a chance event); ``played_loss``, what the move
+that led there cost its mover in winning probability against the position before (0 when it
+was the engine's best move; ``None`` for ply 0, a chance event's outcome and a resignation);
+``judgement`` of that loss by ``THRESHOLDS`` (``search/analysis.py``, shared with
+``stonegarden analyse --review``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +23,9 @@ from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from ..errors import ParameterError
 from ..jobs import JobContext, job_kind
+from ..search.analysis import THRESHOLDS as THRESHOLDS  # the command line's review's too
+from ..search.analysis import judgement
+from ..search.config import Budget
 
 #: seconds of search per position
 POSITION_SECONDS = 0.5
@@ -29,10 +35,6 @@ ENGINE = f"mcts:time={POSITION_SECONDS:g},seed=1"
 CHUNK = 12
 #: positions analysed at most (a longer game's later moves are not analysed)
 MAX_PLIES = 400
-#: the loss of winning probability from which a move is an inaccuracy, a mistake, a blunder
-#: (docs/web.md); two seeds' searches of one position differ by 0.006 in the median and 0.017
-#: at the 90th percentile (benchmarks/review_noise.py), so the smallest is well above that
-THRESHOLDS = (("blunder", 0.25), ("mistake", 0.12), ("inaccuracy", 0.06))
 
 
 @dataclass
@@ -58,15 +60,10 @@ def wanted(length: int) -> list[int]:
     return list(range(min(length, MAX_PLIES) + 1))
 
 
-def judgement(loss: float | None) -> str | None:
-    if loss is None:
-        return None
-    return next((name for name, least in THRESHOLDS if loss >= least), None)
-
-
 def judged(review: Review, moves: list[str], movers: list[int]) -> list[dict[str, Any]]:
     """The API's points: the stored ones, in order, with each played move's loss and its
-    judgement (only where the position before it was analysed too)."""
+    judgement (only where the position before it was analysed too, and not for a
+    resignation: giving up is no move on the board to judge)."""
     out = []
     for ply in sorted(review.points):
         raw = review.points[ply]
@@ -74,7 +71,7 @@ def judged(review: Review, moves: list[str], movers: list[int]) -> list[dict[str
                  "played_loss": None, "judgement": None}
         before = review.points.get(ply - 1)
         mover = movers[ply - 1] if 0 < ply <= len(movers) else 0
-        if before is not None and mover in (1, 2):
+        if before is not None and mover in (1, 2) and moves[ply - 1] != "resign":
             loss = _loss(before, raw, mover, moves[ply - 1])
             point["played_loss"] = loss
             point["judgement"] = judgement(loss)
@@ -122,17 +119,30 @@ def engine_review(args: dict[str, Any], ctx: JobContext) -> list[dict[str, Any]]
 
 
 def position_point(game: Game, state: State, agent: SearchAgent, ply: int) -> dict[str, Any]:
+    """``{"ply", "p1_win", "best_move"}`` of ``state``: the result at the end; at a chance event
+    the expectation over its outcomes, each searched for its share of the agent's budget (so
+    the point takes no longer than another), and no best move; else a search's."""
+    p1, best = _p1_win(game, state, agent, agent.budget_for(game))
+    return {"ply": ply, "p1_win": round(min(1.0, max(0.0, p1)), 4),
+            "best_move": None if best is None else game.action_to_text(state, best)}
+
+
+def _p1_win(game: Game, state: State, agent: SearchAgent, budget: Budget
+            ) -> tuple[float, int | None]:
+    """(player 1's winning chances at ``state``, the best move there or ``None``)."""
     if game.is_terminal(state):
         winner = game.winner(state)
-        return {"ply": ply, "p1_win": 1.0 if winner == 1 else 0.0 if winner == 2 else 0.5,
-                "best_move": None}
+        return (1.0 if winner == 1 else 0.0 if winner == 2 else 0.5), None
     to_move = game.current_player(state)
     if to_move == CHANCE:
-        return {"ply": ply, "p1_win": None, "best_move": None}
-    res = agent.analyse(game, state)
+        outcomes = game.chance_outcomes(state)
+        share = dataclasses.replace(
+            budget, sims=None if budget.sims is None else max(1, budget.sims // len(outcomes)),
+            seconds=None if budget.seconds is None else budget.seconds / len(outcomes))
+        return sum(p * _p1_win(game, game.play_unchecked(state, a), agent, share)[0]
+                   for a, p in outcomes), None
+    res = agent.analyse(game, state, budget)
     value = res.value
     if res.proven is not None:
         value = 1.0 if res.proven == to_move else 0.5 if res.proven == 0 else 0.0
-    p1 = value if to_move == 1 else 1.0 - value
-    return {"ply": ply, "p1_win": round(min(1.0, max(0.0, p1)), 4),
-            "best_move": game.action_to_text(state, res.best)}
+    return (value if to_move == 1 else 1.0 - value), res.best

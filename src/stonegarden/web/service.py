@@ -156,9 +156,12 @@ class GameService:
             stored = None  # a damaged analysis is left out: it can be asked for again
         if stored is not None:
             engine, points = stored
+            # a point without a value is a roll's, stored before rolls were valued: it is
+            # analysed again when the analysis is asked for again
             live.review = review.Review(engine, {
                 int(p["ply"]): p for p in points
-                if isinstance(p.get("ply"), int) and 0 <= p["ply"] <= len(live.moves)})
+                if isinstance(p.get("ply"), int) and 0 <= p["ply"] <= len(live.moves)
+                and p.get("p1_win") is not None})
         return live
 
     @staticmethod
