@@ -132,6 +132,17 @@ def test_resignation_travels_as_the_result():
     assert sgf_to_record(text).moves == ("C3", "resign")
 
 
+def test_a_loss_on_time_travels_as_the_result():
+    """The web app's record of a game a clock ended says so in ``meta.ended``; SGF has
+    ``X+T`` for it, which reads back as the unfinished game it is by the rules."""
+    game = stonegarden.make("freego", size=5)
+    record = make_record(game, ["C3"], meta={"ended": {"winner": 1, "reason": "time"}})
+    text = record_to_sgf(record)
+    assert "RE[B+T]" in text
+    assert sgf_to_record(text).moves == ("C3",)
+    assert "RE[" not in record_to_sgf(make_record(game, ["C3"]))
+
+
 def test_the_main_line_is_the_first_variation():
     text = "(;GM[1]SZ[5]RU[stonegarden bridgego size=5];B[cc](;W[dd];B[ee])(;W[aa]))"
     assert sgf_to_record(text).moves == ("C3", "D2", "E1")

@@ -239,6 +239,16 @@ def _result_text(game: Game, final: Any) -> str | None:
     return COLOURS[w - 1] + "+" + ("R" if result["reason"] == "resign" else "")
 
 
+def _time_text(record: Record) -> str | None:
+    """``X+T`` for a game its rules had not ended but a clock did: the web app's records say
+    so in ``meta.ended`` (``{"winner": 1 or 2, "reason": "time"}``)."""
+    ended = (record.meta or {}).get("ended")
+    if (isinstance(ended, dict) and ended.get("reason") == "time"
+            and ended.get("winner") in (1, 2)):
+        return COLOURS[ended["winner"] - 1] + "+T"
+    return None
+
+
 def record_to_sgf(record: Record, source: str = "<record>") -> str:
     """The SGF text of a record (replayed first, so only valid games are written).
 
@@ -252,7 +262,7 @@ def record_to_sgf(record: Record, source: str = "<record>") -> str:
     for key, prop in (("1", "PB"), ("2", "PW")):
         if record.players and key in record.players:
             root.append(f"{prop}[{_escape(record.players[key])}]")
-    result = _result_text(game, states[-1])
+    result = _result_text(game, states[-1]) or _time_text(record)
     if result is not None:
         root.append(f"RE[{result}]")
     moves = []

@@ -219,6 +219,8 @@ def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(clien
     assert snap["terminal"] and snap["winner"] == 2 and snap["reason"] == "time"
     assert snap["clock"]["1"] == 0 and snap["clock"]["running"] is None
     assert snap["outcome"]["reason"] == "time"
+    record = client.get(f"/api/games/{gid}/record").json()  # the rules did not end it
+    assert "result" not in record and record["meta"]["ended"] == {"winner": 2, "reason": "time"}
     r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Ra1"})
     assert r.status_code == 409
     assert len(open_store(db).get(gid).moves) == 2

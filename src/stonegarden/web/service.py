@@ -629,6 +629,8 @@ class GameService:
         """The game's record; with its analysis (``meta.analysis``) where the viewer may see
         it."""
         meta: dict[str, Any] = {"source": "stonegarden web", "id": live.id}
+        if live.over is not None:  # a clock ended it, not the rules: no replay can say so
+            meta["ended"] = {"winner": live.over["winner"], "reason": live.over["reason"]}
         if (live.review is not None and live.review.points
                 and may_see_analysis(live, seat)):
             meta["analysis"] = {"engine": live.review.engine,
