@@ -280,6 +280,40 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     assert load_model(path).prior == 40
 
 
+@pytest.mark.parametrize("damage, reason", [
+    ("empty", "not a .npz archive"),  # np.load raised EOFError: click's "Aborted!"
+    ("text", "not a .npz archive"),  # np.load read it as a pickle and advised loading it so
+    ("cut", "not a .npz archive"),
+    ("no-json", "no readable metadata"),
+    ("json-list", "not a model's"),
+])
+def test_a_damaged_model_file_is_refused_in_one_line_through_match_and_the_engine(
+        tmp_path, damage, reason):
+    path = _model(tmp_path)
+    whole = path.read_bytes()
+    if damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "text":
+        path.write_text("not a model")
+    elif damage == "cut":
+        path.write_bytes(whole[: len(whole) // 2])
+    elif damage == "no-json":
+        path.with_suffix(".json").unlink()
+    else:
+        path.with_suffix(".json").write_text("[]")
+    spec = f"mcts:model={path},sims=10"
+    with pytest.raises(ParameterError, match=reason):
+        make_agent(spec)
+    done = run_cli("match", "blooms", spec, "random", "--param", "size=3", "--games", "1",
+                   "--quiet")
+    assert done.returncode == 2 and reason in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "pickle" not in done.stderr
+    query = {"id": 1, "game": "blooms", "params": {"size": 3}, "sims": 10,
+             "agent": f"mcts:model={path}"}
+    answer = json.loads(run_cli("engine", "--threads", "1", input=json.dumps(query)).stdout)
+    assert answer["kind"] == "ParameterError" and reason in answer["error"]
+
+
 def test_shipped_names_the_games_model_and_only_the_levels_measured_with_it_load_it():
     blooms, freego = stonegarden.make("blooms", size=5), stonegarden.make("freego")
     assert make_agent("mcts:model=shipped").config.model == "shipped"

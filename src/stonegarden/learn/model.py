@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -77,13 +78,28 @@ def _load(path: str, stamp: int) -> MoveModel:
     p = Path(path)
     try:
         meta = json.loads(meta_path(p).read_text())
+    except OSError as exc:
+        raise ParameterError(f"model {path!r} has no readable metadata "
+                             f"{str(meta_path(p))!r} beside it: {exc.strerror}") from None
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise ParameterError(f"model {path!r}: its metadata {str(meta_path(p))!r} is not "
+                             f"JSON: {exc}") from None
+    try:
+        # np.load would read a file that is no .npz as a pickle (refused, with advice to load
+        # it unsafely) or an empty one as an EOFError: either is a file cut short or no model
+        if not zipfile.is_zipfile(p):
+            raise ValueError("not a .npz archive (empty, cut short or another kind of file)")
         with np.load(p, allow_pickle=False) as data:
             arrays = {k: np.array(data[k]) for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ParameterError(f"model {path!r} is not readable: {exc}") from None
+    try:
         kind = str(meta["kind"])
         prior = int(meta.get("prior", DEFAULT_PRIOR))
         scale = float(meta.get("scale", 1.0))
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
-        raise ParameterError(f"model {path!r} is not readable: {exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ParameterError(f"model {path!r}: its metadata {str(meta_path(p))!r} is not a "
+                             "model's (an object naming its 'kind')") from None
     if not 0 <= prior <= 10_000 or not 0 < scale <= 100:
         raise ParameterError(f"model {path!r}: prior {prior!r} or scale {scale!r} out of range")
     return MoveModel(path, kind, arrays, prior, scale, meta)
