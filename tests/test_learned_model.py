@@ -359,6 +359,28 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     assert [len(both[i]["visits"]) for i in (0, 1)] == [len(both[i]["moves"]) for i in (0, 1)]
 
 
+@pytest.mark.parametrize("settings", ["", "[1]", '{"game": "blo'])
+def test_a_data_folder_with_damaged_settings_is_refused_in_one_line(tmp_path, settings):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "settings.json").write_text(settings)
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: {str(tmp_path / 'data' / 'settings.json')!r} is not the settings of "
+        "stonegarden train's self-play; use another --out"]
+
+
+def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
+    chunk = sorted(tmp_path.glob("games-*.jsonl"))[0]
+    lines = chunk.read_text().splitlines()
+    chunk.write_text("\n".join([lines[0], "[]", '{"moves": []}']) + "\n")
+    again = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
+    assert [again[i]["moves"] for i in (0, 1)] == [first[i]["moves"] for i in (0, 1)]
+
+
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
     with pytest.raises(ParameterError, match="not whole moves"):
         train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, targets="visits")

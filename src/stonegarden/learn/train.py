@@ -116,9 +116,9 @@ def read_games(data: Path) -> dict[int, dict[str, Any]]:
             if line.strip():
                 try:
                     record = json.loads(line)
-                except json.JSONDecodeError:
+                    games[int(record["index"])] = record
+                except (ValueError, KeyError, TypeError):
                     continue  # a line cut short by an interruption: that game is played again
-                games[int(record["index"])] = record
     return games
 
 
@@ -145,14 +145,22 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
         settings["teacher"] = teacher
     stamp = data / "settings.json"
     if stamp.exists():
-        known = json.loads(stamp.read_text())
+        try:
+            known = json.loads(stamp.read_text())
+        except (OSError, ValueError):
+            known = None
+        if not isinstance(known, dict):
+            raise ParameterError(f"{str(stamp)!r} is not the settings of stonegarden train's "
+                                 "self-play; use another --out")
         if known.get("visits") and not visits:  # its games serve either fit: keep them alike
             visits = settings["visits"] = True
         if known != settings:
             raise ParameterError(f"{str(data)!r} holds games made with {known}, not {settings}; "
                                  "use another --out")
     else:
-        stamp.write_text(json.dumps(settings, sort_keys=True) + "\n")
+        part = stamp.with_suffix(".part")  # written whole or not at all
+        part.write_text(json.dumps(settings, sort_keys=True) + "\n")
+        part.replace(stamp)
     done = read_games(data)
     spec = self_play_spec(sims, teacher)
     tasks = [{"game": game.id, "params": game.non_default_params(),
