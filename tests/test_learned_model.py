@@ -4,6 +4,7 @@ priors it gives the capture race's tree, and ``stonegarden train`` end to end.""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -379,6 +380,20 @@ def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
     chunk.write_text("\n".join([lines[0], "[]", '{"moves": []}']) + "\n")
     again = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
     assert [again[i]["moves"] for i in (0, 1)] == [first[i]["moves"] for i in (0, 1)]
+
+
+def test_the_recorded_command_runs_as_written_with_list_and_pair_parameters(tmp_path):
+    out = tmp_path / "run"
+    done = run_cli("train", "blooms", "--param", "size=3", "--param", "holes=b2,c3",
+                   "--param", "start_scores=1,0", "--games", "2", "--sims", "5", "--steps", "5",
+                   "--out", str(out), "--quiet")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta["params"] == {"size": 3, "holes": ["b2", "c3"], "start_scores": [1, 0]}
+    assert "--param holes=b2,c3 --param start_scores=1,0 " in meta["command"]
+    again = run_cli(*shlex.split(meta["command"])[1:], "--out", str(out), "--quiet")
+    assert again.returncode == 0, again.stderr  # the same settings: its games are reused
+    assert json.loads(again.stdout)["command"] == meta["command"]
 
 
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import shlex
 import subprocess
 import time
 from collections.abc import Callable
@@ -53,6 +54,13 @@ def code_version() -> str:
         return f"{__version__} {rev}{'+dirty' if dirty else ''}"
     except (OSError, subprocess.SubprocessError):
         return __version__
+
+
+def _param_text(value: Any) -> str:
+    """A parameter's JSON value as ``--param`` reads it back (a list as ``a,b``)."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value).lower() if isinstance(value, bool) or value is None else str(value)
 
 
 def learner_for(game: Game) -> Learner:
@@ -265,12 +273,13 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
                      "numba": numba.__version__,
                      **({"torch": fit_on.version} if fit_on.torch_device else {})},
         "command": f"stonegarden train {game.id}"
-                   + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
+                   + "".join(f" --param {shlex.quote(f'{k}={_param_text(v)}')}"
+                             for k, v in game.non_default_params().items())
                    + f" --games {games} --sims {sims} --seed {seed}"
                    + (f" --steps {steps}" if steps != 400 else "")
                    + (f" --prior {prior}" if prior != DEFAULT_PRIOR else "")
                    + (f" --targets {targets}" if targets != "move" else "")
-                   + (f" --teacher {taught_by['model']}" if taught_by else "")
+                   + (f" --teacher {shlex.quote(taught_by['model'])}" if taught_by else "")
                    + (f" --device {fit_on.name}" if fit_on.torch_device else ""),
     }
     save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
