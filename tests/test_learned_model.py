@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +40,7 @@ from stonegarden.search.engines import make_engine
 from stonegarden.search.profile import profile_for
 from stonegarden.search.tree_kernels import NO_MOVE
 
-from .conftest import played, run_cli
+from .conftest import cli_env, played, run_cli
 
 KIND = RaceLearner.kind
 
@@ -394,6 +398,34 @@ def test_the_recorded_command_runs_as_written_with_list_and_pair_parameters(tmp_
     again = run_cli(*shlex.split(meta["command"])[1:], "--out", str(out), "--quiet")
     assert again.returncode == 0, again.stderr  # the same settings: its games are reused
     assert json.loads(again.stdout)["command"] == meta["command"]
+
+
+@pytest.mark.slow
+def test_a_stopped_run_says_what_it_kept_and_goes_on_to_the_uninterrupted_model(tmp_path):
+    def command(out: Path) -> list[str]:
+        return [sys.executable, "-m", "stonegarden", "train", "blooms", "--param", "size=3",
+                "--games", "12", "--sims", "1500", "--steps", "50", "--out", str(out),
+                "--quiet"]
+
+    stopped = tmp_path / "stopped"
+    proc = subprocess.Popen(command(stopped), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=cli_env())
+    chunk = stopped / "data" / "games-0000.jsonl"
+    deadline = time.monotonic() + 120
+    while not (chunk.exists() and chunk.read_text().count("\n") >= 2):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    kept = len(chunk.read_text().splitlines())
+    assert proc.returncode == 130 and 2 <= kept < 12, err
+    assert err.splitlines() == [
+        f"stopped with {kept} of 12 self-play games kept in {str(stopped / 'data')!r}; the same "
+        "command goes on from there"]
+    for out in (stopped, tmp_path / "whole"):
+        done = subprocess.run(command(out), capture_output=True, text=True, env=cli_env())
+        assert done.returncode == 0, done.stderr
+    assert (stopped / "blooms.npz").read_bytes() == (tmp_path / "whole" / "blooms.npz").read_bytes()
 
 
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):

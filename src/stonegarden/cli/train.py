@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -44,12 +47,25 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
           seed: int, workers: int, steps: int, prior: int, targets: str, teacher: str,
           device: str, quiet: bool) -> None:
     """Train GAME's move model on self-play: play the games (a rerun with the same --out goes
-    on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata."""
+    on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata.
+    Ctrl-C (or SIGTERM) stops it once the games being played are kept."""
+    from ..learn.train import read_games
     from ..learn.train import train as run
 
     folder = Path(out if out is not None else f"train-{game_id}")
-    meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
-               seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,
-               teacher=teacher, device=device, progress=not quiet,
-               report=lambda line: click.echo(line, err=True))
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
+                   seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,
+                   teacher=teacher, device=device, progress=not quiet,
+                   report=lambda line: click.echo(line, err=True))
+    except KeyboardInterrupt:
+        kept = len(read_games(folder / "data"))
+        click.echo(f"stopped with {min(kept, games)} of {games} self-play games kept in "
+                   f"{str(folder / 'data')!r}; the same command goes on from there", err=True)
+        sys.exit(130)
     click.echo(json.dumps(meta, indent=1))
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
