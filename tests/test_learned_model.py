@@ -364,6 +364,16 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     assert [len(both[i]["visits"]) for i in (0, 1)] == [len(both[i]["moves"]) for i in (0, 1)]
 
 
+def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "6",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"error: {str(tmp_path / 'data')!r} holds games made with "
+                                   "sims=5, not sims=6; use another --out")
+
+
 @pytest.mark.parametrize("settings", ["", "[1]", '{"game": "blo'])
 def test_a_data_folder_with_damaged_settings_is_refused_in_one_line(tmp_path, settings):
     (tmp_path / "data").mkdir()

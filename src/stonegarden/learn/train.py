@@ -163,8 +163,13 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
         if known.get("visits") and not visits:  # its games serve either fit: keep them alike
             visits = settings["visits"] = True
         if known != settings:
-            raise ParameterError(f"{str(data)!r} holds games made with {known}, not {settings}; "
-                                 "use another --out")
+            differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
+
+            def text(values: dict[str, Any]) -> str:
+                return ", ".join(f"{k}={json.dumps(values.get(k))}" for k in differ)
+
+            raise ParameterError(f"{str(data)!r} holds games made with {text(known)}, not "
+                                 f"{text(settings)}; use another --out")
     else:
         part = stamp.with_suffix(".part")  # written whole or not at all
         part.write_text(json.dumps(settings, sort_keys=True) + "\n")
