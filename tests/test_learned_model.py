@@ -4,7 +4,9 @@ priors it gives the capture race's tree, and ``stonegarden train`` end to end.""
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -436,6 +438,22 @@ def test_a_stopped_run_says_what_it_kept_and_goes_on_to_the_uninterrupted_model(
         done = subprocess.run(command(out), capture_output=True, text=True, env=cli_env())
         assert done.returncode == 0, done.stderr
     assert (stopped / "blooms.npz").read_bytes() == (tmp_path / "whole" / "blooms.npz").read_bytes()
+
+
+def test_the_code_version_names_no_commit_of_another_projects_repository(tmp_path):
+    project = tmp_path / "project"
+    site = project / ".venv" / "site"
+    shutil.copytree(Path(stonegarden.__file__).parent, site / "stonegarden",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    git = ["git", "-C", str(project), "-c", "user.name=u", "-c", "user.email=u@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (project / "README").write_text("a project that installs stonegarden in its .venv\n")
+    subprocess.run([*git, "add", "README"], check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], check=True)
+    shown = subprocess.run([sys.executable, "-c", "from stonegarden.learn.train import "
+                            "code_version; print(code_version())"], capture_output=True,
+                           text=True, env={**os.environ, "PYTHONPATH": str(site)}, check=True)
+    assert shown.stdout.strip() == stonegarden.__version__
 
 
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):

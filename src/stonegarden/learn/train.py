@@ -44,9 +44,16 @@ TARGETS = ("move", "visits")
 
 
 def code_version() -> str:
-    """The package's version and, in a git checkout, its commit (``+dirty`` with changes)."""
-    src = Path(__file__).resolve().parents[1]
+    """The package's version and, in a git checkout of it, its commit (``+dirty`` with changes).
+    Only where git tracks this very file: a package installed inside another project's
+    repository (a virtualenv there) is no checkout of stonegarden, and that commit not its."""
+    here = Path(__file__).resolve()
+    src = here.parents[1]
     try:
+        tracked = subprocess.run(["git", "-C", str(src), "ls-files", "--error-unmatch", "--",
+                                  str(here)], capture_output=True, timeout=10)
+        if tracked.returncode != 0:
+            return __version__
         rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
                              text=True, check=True, timeout=10).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
