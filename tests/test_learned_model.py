@@ -457,8 +457,11 @@ def test_the_code_version_names_no_commit_of_another_projects_repository(tmp_pat
 
 
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
-    with pytest.raises(ParameterError, match="not whole moves"):
+    with pytest.raises(ParameterError, match="blooms model is fitted only to the moves played"):
         train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, targets="visits")
+    # a placement is a whole move in Blobs: the refusal does not say it is not
+    with pytest.raises(ParameterError, match="blobs model is fitted only to the moves played"):
+        train("blobs", {}, games=2, sims=5, out=tmp_path, targets="visits")
     with pytest.raises(ParameterError, match="targets must be"):
         train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, targets="policy")
     assert not any(tmp_path.iterdir())  # refused before any game was played

@@ -32,8 +32,8 @@ from .common import friendly_errors, param_option
               help="virtual RAVE samples the model's prior values count as in the search")
 @click.option("--targets", type=click.Choice(["move", "visits"]), default="move",
               show_default=True,
-              help="fit the moves played, or the self-play search's root visits (one-decision "
-                   "games: Free Go, Bridge Go)")
+              help="fit the moves played, or the self-play search's root visits (the models "
+                   "of Free Go and Bridge Go)")
 @click.option("--teacher", default="none", show_default=True, metavar="MODEL",
               help="the model the self-play's search reads: none, shipped (the game's "
                    "shipped model: a round of expert iteration) or a model file")

@@ -239,8 +239,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     game = make(game_id, **params)
     learner = learner_for(game)
     if targets == "visits" and not learner.takes_visits:
-        raise ParameterError(f"the {game.id} model's decisions are not whole moves, so it "
-                             "cannot be fitted to the search's visits; use --targets move")
+        raise ParameterError(f"the {game.id} model is fitted only to the moves played, not to "
+                             "the search's visits; use --targets move")
     taught_by = teacher_model(game, learner, teacher)
     fit_on = parse_device(device)  # refused now rather than after hours of self-play
     t0 = time.perf_counter()
