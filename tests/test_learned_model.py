@@ -456,6 +456,16 @@ def test_the_code_version_names_no_commit_of_another_projects_repository(tmp_pat
     assert shown.stdout.strip() == stonegarden.__version__
 
 
+def test_a_seed_too_large_for_the_games_seeds_is_refused_as_the_option(tmp_path):
+    done = run_cli("train", "blobs", "--games", "2", "--sims", "5", "--seed", str(2**62),
+                   "--out", str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 2 and "Invalid value for '--seed'" in done.stderr, done.stderr
+    assert "agent" not in done.stderr and not (tmp_path / "run").exists()
+    done = run_cli("train", "blobs", "--games", "2", "--sims", "5", "--seed", str(2**40),
+                   "--steps", "5", "--out", str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 0, done.stderr
+
+
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
     with pytest.raises(ParameterError, match="blooms model is fitted only to the moves played"):
         train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, targets="visits")
@@ -464,6 +474,8 @@ def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
         train("blobs", {}, games=2, sims=5, out=tmp_path, targets="visits")
     with pytest.raises(ParameterError, match="targets must be"):
         train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, targets="policy")
+    with pytest.raises(ParameterError, match=r"seed must be 0\.\.1099511627776"):
+        train("blobs", {}, games=2, sims=5, out=tmp_path, seed=2**40 + 1)
     assert not any(tmp_path.iterdir())  # refused before any game was played
 
 

@@ -23,7 +23,8 @@ from .common import friendly_errors, param_option
               help="simulations a move in the self-play")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="folder of the data and the model  [default: train-GAME]")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**40), default=0, show_default=True,
+              help="game i of the self-play is seeded from --seed and i")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="self-play worker processes")
 @click.option("--steps", type=click.IntRange(min=1), default=400, show_default=True,

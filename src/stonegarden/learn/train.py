@@ -41,6 +41,9 @@ CHUNK = 50
 HOLD_OUT = 10
 #: what the fit matches: the move played, or the self-play search's root visits
 TARGETS = ("move", "visits")
+#: the largest ``seed``: game ``i`` is seeded ``seed * 1_000_003 + i`` and its seats twice that
+#: and one more, which an agent's seed (at most 2**63 - 1) must hold
+MAX_SEED = 2**40
 
 
 def code_version() -> str:
@@ -234,6 +237,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     """
     if games < 2 or sims < 1 or steps < 1 or not 0 <= prior <= 10_000:
         raise ParameterError("train needs games >= 2, sims >= 1, steps >= 1, prior 0..10000")
+    if not 0 <= seed <= MAX_SEED:
+        raise ParameterError(f"seed must be 0..{MAX_SEED}, not {seed!r}")
     if targets not in TARGETS:
         raise ParameterError(f"targets must be one of {', '.join(TARGETS)}, not {targets!r}")
     game = make(game_id, **params)
