@@ -466,6 +466,17 @@ def test_a_seed_too_large_for_the_games_seeds_is_refused_as_the_option(tmp_path)
     assert done.returncode == 0, done.stderr
 
 
+def test_games_without_a_choice_to_fit_are_refused_not_fitted_to_nan(tmp_path):
+    # one die: the opening one, placed by the rules; no placement is ever chosen
+    done = run_cli("train", "blobs", "--param", "dice=1", "--games", "2", "--sims", "5",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: the 2 fitted games hold no choice between two or more candidates, so there is "
+        "nothing to fit: more games, or other parameters")
+    assert not (tmp_path / "blobs.npz").exists() and not (tmp_path / "blobs.json").exists()
+
+
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
     with pytest.raises(ParameterError, match="blooms model is fitted only to the moves played"):
         train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, targets="visits")

@@ -256,6 +256,10 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
     train_set = choices_of(game, learner, fitted, targets)
     valid_set = choices_of(game, learner, held)  # measured on the moves played, either way
+    if not train_set.decisions:
+        raise ParameterError(f"the {len(fitted)} fitted games hold no choice between two or more "
+                             "candidates, so there is nothing to fit: more games, or other "
+                             "parameters")
     report(f"fitting {learner.kind}: {learner.num_features} weights, "
            f"{train_set.decisions} decisions ({len(train_set.rows)} candidates) on {fit_on.name}")
     with progress_bar(disable=not progress) as bar:
@@ -279,7 +283,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "scale": 1.0,
         "fit": {"steps": steps, "weights": learner.num_features, "device": fit_on.name,
                 "train": figures(evaluate(weights, train_set)),
-                "held_out": figures(evaluate(weights, valid_set)) if held else None},
+                "held_out": (figures(evaluate(weights, valid_set)) if valid_set.decisions
+                             else None)},
         # data: this run's self-play (a resumed run plays only the missing games); games: the
         # wall time of every game, summed over the workers, where the records have it
         "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1),
