@@ -70,6 +70,11 @@ def load_model(path: str | Path) -> MoveModel:
         stamp = p.stat().st_mtime_ns
     except OSError:
         raise ParameterError(f"no model file {str(path)!r}") from None
+    if p.is_dir():
+        raise ParameterError(f"{str(path)!r} is a folder: name the model's .npz file in it")
+    if p.suffix == ".json" and p.with_suffix(".npz").is_file():
+        raise ParameterError(f"{str(path)!r} is a model's metadata: name its .npz file, "
+                             f"{str(p.with_suffix('.npz'))!r}")
     return _load(str(p), stamp)
 
 
