@@ -30,7 +30,8 @@ from .common import friendly_errors, param_option
 @click.option("--steps", type=click.IntRange(min=1), default=400, show_default=True,
               help="steps of the fit")
 @click.option("--prior", type=click.IntRange(0, 10_000), default=30, show_default=True,
-              help="virtual RAVE samples the model's prior values count as in the search")
+              help="virtual RAVE samples the model's prior values count as in the search "
+                   "(visits where it has no RAVE)")
 @click.option("--targets", type=click.Choice(["move", "visits"]), default="move",
               show_default=True,
               help="fit the moves played, or the self-play search's root visits (the models "
