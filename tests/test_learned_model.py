@@ -380,16 +380,34 @@ def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_pat
                                    "sims=5, not sims=6; use another --out")
 
 
-@pytest.mark.parametrize("settings", ["", "[1]", '{"game": "blo'])
-def test_a_data_folder_with_damaged_settings_is_refused_in_one_line(tmp_path, settings):
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "settings.json").write_text(settings)
+@pytest.mark.parametrize("settings", ["", "[1]", '{"game": "blo', None])
+def test_a_data_folder_with_games_and_damaged_settings_is_refused_in_one_line(tmp_path,
+                                                                              settings):
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path / "data", games=1, sims=5, seed=0, workers=1, progress=False)
+    stamp = tmp_path / "data" / "settings.json"
+    if settings is None:
+        stamp.unlink()
+    else:
+        stamp.write_text(settings)
     done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5",
                    "--out", str(tmp_path), "--quiet")
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"error: {str(tmp_path / 'data' / 'settings.json')!r} is not the settings of "
-        "stonegarden train's self-play; use another --out"]
+        f"error: {str(tmp_path / 'data')!r} holds games but {str(stamp)!r} is missing or not "
+        "the settings of stonegarden train's self-play; use another --out"]
+
+
+def test_a_data_folder_without_games_takes_the_settings_of_the_run(tmp_path):
+    # a run stopped before its first game, or refused after the folder was made, binds nothing
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path, games=2, sims=5, seed=0, workers=1, progress=False)
+    for chunk in tmp_path.glob("games-*.jsonl"):
+        chunk.unlink()
+    (tmp_path / "settings.json").write_text("")
+    games = self_play(game, tmp_path, games=2, sims=6, seed=0, workers=1, progress=False)
+    assert len(games) == 2
+    assert json.loads((tmp_path / "settings.json").read_text())["sims"] == 6
 
 
 def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):

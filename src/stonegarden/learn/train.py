@@ -162,14 +162,16 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     if teacher:  # likewise
         settings["teacher"] = teacher
     stamp = data / "settings.json"
-    if stamp.exists():
+    done = read_games(data)
+    if done:  # the games kept hold the folder to the settings they were made with
         try:
             known = json.loads(stamp.read_text())
         except (OSError, ValueError):
             known = None
         if not isinstance(known, dict):
-            raise ParameterError(f"{str(stamp)!r} is not the settings of stonegarden train's "
-                                 "self-play; use another --out")
+            raise ParameterError(f"{str(data)!r} holds games but {str(stamp)!r} is missing or "
+                                 "not the settings of stonegarden train's self-play; use "
+                                 "another --out")
         if known.get("visits") and not visits:  # its games serve either fit: keep them alike
             visits = settings["visits"] = True
         if known != settings:
@@ -180,11 +182,10 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
 
             raise ParameterError(f"{str(data)!r} holds games made with {text(known)}, not "
                                  f"{text(settings)}; use another --out")
-    else:
+    else:  # no game yet: the settings are this run's, whatever a run that played none said
         part = stamp.with_suffix(".part")  # written whole or not at all
         part.write_text(json.dumps(settings, sort_keys=True) + "\n")
         part.replace(stamp)
-    done = read_games(data)
     spec = self_play_spec(sims, teacher)
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
