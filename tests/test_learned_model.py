@@ -297,6 +297,7 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     ("cut", "not a .npz archive"),
     ("no-json", "no readable metadata"),
     ("json-list", "not a model's"),
+    ("json-infinite-prior", "not a model's"),
 ])
 def test_a_damaged_model_file_is_refused_in_one_line_through_match_and_the_engine(
         tmp_path, damage, reason):
@@ -310,8 +311,10 @@ def test_a_damaged_model_file_is_refused_in_one_line_through_match_and_the_engin
         path.write_bytes(whole[: len(whole) // 2])
     elif damage == "no-json":
         path.with_suffix(".json").unlink()
-    else:
+    elif damage == "json-list":
         path.with_suffix(".json").write_text("[]")
+    else:
+        path.with_suffix(".json").write_text(f'{{"kind": "{KIND}", "prior": 1e999}}')
     spec = f"mcts:model={path},sims=10"
     with pytest.raises(ParameterError, match=reason):
         make_agent(spec)

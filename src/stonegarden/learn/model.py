@@ -102,7 +102,7 @@ def _load(path: str, stamp: int) -> MoveModel:
         kind = str(meta["kind"])
         prior = int(meta.get("prior", DEFAULT_PRIOR))
         scale = float(meta.get("scale", 1.0))
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
         raise ParameterError(f"model {path!r}: its metadata {str(meta_path(p))!r} is not a "
                              "model's (an object naming its 'kind')") from None
     if not 0 <= prior <= 10_000 or not 0 < scale <= 100:
