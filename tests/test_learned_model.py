@@ -288,6 +288,9 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     bad_shape = _model(tmp_path, tactic=np.zeros((2, 3), np.float32), name="shape.npz")
     with pytest.raises(ParameterError, match="tactic"):
         profile_for(game).tree(SearchConfig(model=str(bad_shape)))
+    text = _model(tmp_path, tactic=np.full((2, TACTICS), "x"), name="text.npz")
+    with pytest.raises(ParameterError, match="table 'tactic' is missing, not finite numbers"):
+        profile_for(game).tree(SearchConfig(model=str(text)))
     assert load_model(path).prior == 40
 
 

@@ -42,9 +42,10 @@ class MoveModel:
             raise ParameterError(f"model {self.path!r} is a {self.kind!r} model, not {kind!r}")
         for name, shape in shapes.items():
             table = self.arrays.get(name)
-            if table is None or table.shape != shape or not np.isfinite(table).all():
+            if (table is None or table.shape != shape or table.dtype.kind not in "fiu"
+                    or not np.isfinite(table).all()):
                 raise ParameterError(f"model {self.path!r}: table {name!r} is missing, not "
-                                     f"finite or not of shape {shape}")
+                                     f"finite numbers or not of shape {shape}")
 
 
 def meta_path(path: Path) -> Path:
