@@ -292,6 +292,10 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     with pytest.raises(ParameterError, match="table 'tactic' is missing, not finite numbers"):
         profile_for(game).tree(SearchConfig(model=str(text)))
     assert load_model(path).prior == 40
+    meta = path.with_suffix(".json")  # a process that loaded it sees its metadata change too
+    meta.write_text(json.dumps({"kind": KIND, "prior": 7}))
+    os.utime(meta, ns=(2, 2))  # the tables untouched
+    assert load_model(path).prior == 7
 
 
 @pytest.mark.parametrize("damage, reason", [

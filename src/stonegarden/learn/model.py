@@ -61,16 +61,22 @@ def save_model(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) 
 
 
 def load_model(path: str | Path) -> MoveModel:
-    """The model in ``path`` (its .npz; the .json beside it), cached per file.
+    """The model in ``path`` (its .npz; the .json beside it), cached per file until
+    either file changes.
 
     Raises:
         ParameterError: no such file, or not a readable model.
     """
     p = Path(path).expanduser().resolve()
     try:
-        stamp = p.stat().st_mtime_ns
+        tables = p.stat()
     except OSError:
         raise ParameterError(f"no model file {str(path)!r}") from None
+    try:
+        meta = meta_path(p).stat()
+        stamp = (tables.st_mtime_ns, tables.st_size, meta.st_mtime_ns, meta.st_size)
+    except OSError:  # _load says so
+        stamp = (tables.st_mtime_ns, tables.st_size, 0, -1)
     if p.is_dir():
         raise ParameterError(f"{str(path)!r} is a folder: name the model's .npz file in it")
     if p.suffix == ".json" and p.with_suffix(".npz").is_file():
@@ -80,7 +86,7 @@ def load_model(path: str | Path) -> MoveModel:
 
 
 @lru_cache(maxsize=16)
-def _load(path: str, stamp: int) -> MoveModel:
+def _load(path: str, stamp: tuple[int, ...]) -> MoveModel:
     p = Path(path)
     try:
         meta = json.loads(meta_path(p).read_text())
