@@ -201,6 +201,25 @@ def test_the_shipped_model_loads_by_default_with_its_training_metadata():
     assert profile.prior_for(SearchConfig(model="none")) == 0
 
 
+@pytest.mark.parametrize("game_id", stonegarden.available_games())
+def test_every_shipped_model_is_its_games_small_and_says_how_it_was_made(game_id):
+    game = stonegarden.make(game_id)
+    profile = profile_for(game)
+    learner = profile.learner()
+    model = load_model(profile.shipped_model_path())
+    meta = model.meta
+    assert Path(model.path).stat().st_size < 10_000_000
+    assert model.kind == learner.kind and meta["game"] == game_id
+    assert meta["fit"]["weights"] == learner.num_features and meta["fit"]["steps"] == 400
+    assert meta["command"].startswith(f"stonegarden train {game_id} --")
+    assert f"--games {meta['games']} --sims {meta['sims']} " in meta["command"]
+    assert meta["self_play"] == f"mcts:sims={meta['sims']},model=none"
+    held = meta["fit"]["held_out"]
+    assert meta["held_out_games"] == meta["games"] // 10 and held["log_loss"] < held[
+        "uniform_log_loss"]
+    assert {"python", "numpy", "numba"} <= set(meta["versions"]) and meta["code"]
+
+
 def test_the_shipped_model_rates_a_capture_high_and_fencing_oneself_low():
     game = stonegarden.make("blooms", size=5)
     board = game.initial_state().cells().copy()
