@@ -439,6 +439,21 @@ def test_a_data_folder_without_games_takes_the_settings_of_the_run(tmp_path):
     assert json.loads((tmp_path / "settings.json").read_text())["sims"] == 6
 
 
+def test_data_whose_moves_do_not_replay_are_refused_naming_the_game(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)
+    chunk = tmp_path / "data" / "games-0000.jsonl"
+    records = [json.loads(line) for line in chunk.read_text().splitlines()]
+    records[1]["moves"][2] = "Zz9"  # as rules of another version might have written it
+    chunk.write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().startswith(
+        "error: self-play game 1, move 3 does not replay ('Zz9': ")
+    assert done.stderr.strip().endswith("data made by another version? use another --out")
+
+
 def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
     game = stonegarden.make("blooms", size=3)
     first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)

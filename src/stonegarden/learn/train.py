@@ -27,7 +27,7 @@ import numpy as np
 from .. import __version__
 from ..core.protocol import Game
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import ParameterError, RecordError, StonegardenError
 from ..lab.runner import progress_bar, run_tasks
 from ..search.profile import profile_for
 from .devices import parse_device
@@ -207,18 +207,27 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
 def choices_of(game: Game, learner: Learner, records: list[dict[str, Any]],
                targets: str = "move") -> Choices:
     """The decisions of the games ``records`` as ``learner`` sees them, with the search's
-    visit shares as targets if ``targets`` is ``visits``."""
+    visit shares as targets if ``targets`` is ``visits``.
+
+    Raises:
+        RecordError: a game whose moves do not replay (made by other rules or code).
+    """
     parts = []
     for record in records:
         state = game.initial_state()
         actions = []
         visits: list[dict[int, int]] = []
         for i, text in enumerate(record["moves"]):
-            action = game.parse_action(state, text)
+            try:
+                action = game.parse_action(state, text)
+                if targets == "visits":
+                    visits.append({game.parse_action(state, t): n
+                                   for t, n in (record["visits"][i] or {}).items()})
+            except StonegardenError as exc:
+                raise RecordError(f"self-play game {record['index']}, move {i + 1} does not "
+                                  f"replay ({exc}): data made by another version? use another "
+                                  "--out", i, text) from None
             actions.append(action)
-            if targets == "visits":
-                visits.append({game.parse_action(state, t): n
-                               for t, n in (record["visits"][i] or {}).items()})
             state = game.play(state, action)
         parts.append(learner.choices(game, actions, visits if targets == "visits" else None))
     return Choices.concat(parts, 2 if not parts else parts[0].rows.shape[1])
