@@ -205,9 +205,9 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
 
 
 def choices_of(game: Game, learner: Learner, records: list[dict[str, Any]],
-               targets: str = "move") -> Choices:
+               targets: str = "move", advance: Callable[[], None] | None = None) -> Choices:
     """The decisions of the games ``records`` as ``learner`` sees them, with the search's
-    visit shares as targets if ``targets`` is ``visits``.
+    visit shares as targets if ``targets`` is ``visits``; ``advance()`` after each game.
 
     Raises:
         RecordError: a game whose moves do not replay (made by other rules or code).
@@ -230,6 +230,8 @@ def choices_of(game: Game, learner: Learner, records: list[dict[str, Any]],
             actions.append(action)
             state = game.play(state, action)
         parts.append(learner.choices(game, actions, visits if targets == "visits" else None))
+        if advance is not None:
+            advance()
     return Choices.concat(parts, 2 if not parts else parts[0].rows.shape[1])
 
 
@@ -264,8 +266,14 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     t1 = time.perf_counter()
     held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
-    train_set = choices_of(game, learner, fitted, targets)
-    valid_set = choices_of(game, learner, held)  # measured on the moves played, either way
+    with progress_bar(disable=not progress) as bar:
+        reading = bar.add_task("reading games", total=len(records), tally="")
+
+        def read() -> None:
+            bar.update(reading, advance=1)
+
+        train_set = choices_of(game, learner, fitted, targets, read)
+        valid_set = choices_of(game, learner, held, advance=read)  # the moves played, either way
     if not train_set.decisions:
         raise ParameterError(f"the {len(fitted)} fitted games hold no choice between two or more "
                              "candidates, so there is nothing to fit: more games, or other "
