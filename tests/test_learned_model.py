@@ -292,6 +292,8 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     make_agent(f"mcts:model={path},sims=10").choose(game, game.initial_state())
     with pytest.raises(ParameterError, match="model"):
         make_agent(f"mcts:model={tmp_path / 'missing.npz'}")
+    with pytest.raises(ParameterError, match="must be none, shipped or a model file: it is emp"):
+        make_agent("mcts:model=,sims=10")
     with pytest.raises(ParameterError, match=r"is a folder: name the model's \.npz file in it"):
         make_agent(f"mcts:model={tmp_path}")  # the folder stonegarden train wrote it in
     with pytest.raises(ParameterError, match=r"is a model's metadata: name its \.npz file"):
