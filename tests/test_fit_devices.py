@@ -93,7 +93,8 @@ def test_a_model_fitted_by_torch_is_numpys_model_and_says_where_it_was_fitted(tm
         assert json.loads((tmp_path / "blooms.json").read_text()) == metas[device]
     numpy_meta, torch_meta = metas["numpy"], metas["torch:cpu"]
     shown = capsys.readouterr().err  # the torch run's: its games were played, only the fit
-    assert shown.startswith("fit ") and "50/50" in shown and "log-loss" in shown
+    assert shown.startswith("reading games") and "3/3" in shown  # the games' decisions read
+    assert "\nfit " in shown and "50/50" in shown and "log-loss" in shown
     assert numpy_meta["fit"]["device"] == "numpy" and "torch" not in numpy_meta["versions"]
     assert "--device" not in numpy_meta["command"]
     assert torch_meta["fit"]["device"] == "torch:cpu"

@@ -4,6 +4,14 @@ priors it gives the capture race's tree, and ``stonegarden train`` end to end.""
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +43,7 @@ from stonegarden.search.engines import make_engine
 from stonegarden.search.profile import profile_for
 from stonegarden.search.tree_kernels import NO_MOVE
 
-from .conftest import played, run_cli
+from .conftest import cli_env, played, run_cli
 
 KIND = RaceLearner.kind
 
@@ -194,6 +202,25 @@ def test_the_shipped_model_loads_by_default_with_its_training_metadata():
     assert profile.prior_for(SearchConfig(model="none")) == 0
 
 
+@pytest.mark.parametrize("game_id", stonegarden.available_games())
+def test_every_shipped_model_is_its_games_small_and_says_how_it_was_made(game_id):
+    game = stonegarden.make(game_id)
+    profile = profile_for(game)
+    learner = profile.learner()
+    model = load_model(profile.shipped_model_path())
+    meta = model.meta
+    assert Path(model.path).stat().st_size < 10_000_000
+    assert model.kind == learner.kind and meta["game"] == game_id
+    assert meta["fit"]["weights"] == learner.num_features and meta["fit"]["steps"] == 400
+    assert meta["command"].startswith(f"stonegarden train {game_id} --")
+    assert f"--games {meta['games']} --sims {meta['sims']} " in meta["command"]
+    assert meta["self_play"] == f"mcts:sims={meta['sims']},model=none"
+    held = meta["fit"]["held_out"]
+    assert meta["held_out_games"] == meta["games"] // 10 and held["log_loss"] < held[
+        "uniform_log_loss"]
+    assert {"python", "numpy", "numba"} <= set(meta["versions"]) and meta["code"]
+
+
 def test_the_shipped_model_rates_a_capture_high_and_fencing_oneself_low():
     game = stonegarden.make("blooms", size=5)
     board = game.initial_state().cells().copy()
@@ -265,6 +292,12 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     make_agent(f"mcts:model={path},sims=10").choose(game, game.initial_state())
     with pytest.raises(ParameterError, match="model"):
         make_agent(f"mcts:model={tmp_path / 'missing.npz'}")
+    with pytest.raises(ParameterError, match="must be none, shipped or a model file: it is emp"):
+        make_agent("mcts:model=,sims=10")
+    with pytest.raises(ParameterError, match=r"is a folder: name the model's \.npz file in it"):
+        make_agent(f"mcts:model={tmp_path}")  # the folder stonegarden train wrote it in
+    with pytest.raises(ParameterError, match=r"is a model's metadata: name its \.npz file"):
+        make_agent(f"mcts:model={path.with_suffix('.json')}")
     junk = tmp_path / "junk.npz"
     junk.write_text("not a model")
     (tmp_path / "junk.json").write_text("{}")
@@ -277,7 +310,51 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     bad_shape = _model(tmp_path, tactic=np.zeros((2, 3), np.float32), name="shape.npz")
     with pytest.raises(ParameterError, match="tactic"):
         profile_for(game).tree(SearchConfig(model=str(bad_shape)))
+    text = _model(tmp_path, tactic=np.full((2, TACTICS), "x"), name="text.npz")
+    with pytest.raises(ParameterError, match="table 'tactic' is missing, not finite numbers"):
+        profile_for(game).tree(SearchConfig(model=str(text)))
     assert load_model(path).prior == 40
+    meta = path.with_suffix(".json")  # a process that loaded it sees its metadata change too
+    meta.write_text(json.dumps({"kind": KIND, "prior": 7}))
+    os.utime(meta, ns=(2, 2))  # the tables untouched
+    assert load_model(path).prior == 7
+
+
+@pytest.mark.parametrize("damage, reason", [
+    ("empty", "not a .npz archive"),  # np.load raised EOFError: click's "Aborted!"
+    ("text", "not a .npz archive"),  # np.load read it as a pickle and advised loading it so
+    ("cut", "not a .npz archive"),
+    ("no-json", "no readable metadata"),
+    ("json-list", "not a model's"),
+    ("json-infinite-prior", "not a model's"),
+])
+def test_a_damaged_model_file_is_refused_in_one_line_through_match_and_the_engine(
+        tmp_path, damage, reason):
+    path = _model(tmp_path)
+    whole = path.read_bytes()
+    if damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "text":
+        path.write_text("not a model")
+    elif damage == "cut":
+        path.write_bytes(whole[: len(whole) // 2])
+    elif damage == "no-json":
+        path.with_suffix(".json").unlink()
+    elif damage == "json-list":
+        path.with_suffix(".json").write_text("[]")
+    else:
+        path.with_suffix(".json").write_text(f'{{"kind": "{KIND}", "prior": 1e999}}')
+    spec = f"mcts:model={path},sims=10"
+    with pytest.raises(ParameterError, match=re.escape(reason)):
+        make_agent(spec)
+    done = run_cli("match", "blooms", spec, "random", "--param", "size=3", "--games", "1",
+                   "--quiet")
+    assert done.returncode == 2 and reason in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "pickle" not in done.stderr
+    query = {"id": 1, "game": "blooms", "params": {"size": 3}, "sims": 10,
+             "agent": f"mcts:model={path}"}
+    answer = json.loads(run_cli("engine", "--threads", "1", input=json.dumps(query)).stdout)
+    assert answer["kind"] == "ParameterError" and reason in answer["error"]
 
 
 def test_shipped_names_the_games_model_and_only_the_levels_measured_with_it_load_it():
@@ -325,11 +402,160 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     assert [len(both[i]["visits"]) for i in (0, 1)] == [len(both[i]["moves"]) for i in (0, 1)]
 
 
+def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "6",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"error: {str(tmp_path / 'data')!r} holds games made with "
+                                   "sims=5, not sims=6; use another --out")
+
+
+@pytest.mark.parametrize("settings", ["", "[1]", '{"game": "blo', None])
+def test_a_data_folder_with_games_and_damaged_settings_is_refused_in_one_line(tmp_path,
+                                                                              settings):
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path / "data", games=1, sims=5, seed=0, workers=1, progress=False)
+    stamp = tmp_path / "data" / "settings.json"
+    if settings is None:
+        stamp.unlink()
+    else:
+        stamp.write_text(settings)
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: {str(tmp_path / 'data')!r} holds games but {str(stamp)!r} is missing or not "
+        "the settings of stonegarden train's self-play; use another --out"]
+
+
+def test_a_data_folder_without_games_takes_the_settings_of_the_run(tmp_path):
+    # a run stopped before its first game, or refused after the folder was made, binds nothing
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path, games=2, sims=5, seed=0, workers=1, progress=False)
+    for chunk in tmp_path.glob("games-*.jsonl"):
+        chunk.unlink()
+    (tmp_path / "settings.json").write_text("")
+    games = self_play(game, tmp_path, games=2, sims=6, seed=0, workers=1, progress=False)
+    assert len(games) == 2
+    assert json.loads((tmp_path / "settings.json").read_text())["sims"] == 6
+
+
+def test_data_whose_moves_do_not_replay_are_refused_naming_the_game(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)
+    chunk = tmp_path / "data" / "games-0000.jsonl"
+    records = [json.loads(line) for line in chunk.read_text().splitlines()]
+    records[1]["moves"][2] = "Zz9"  # as rules of another version might have written it
+    chunk.write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().startswith(
+        "error: self-play game 1, move 3 does not replay ('Zz9': ")
+    assert done.stderr.strip().endswith("data made by another version? use another --out")
+
+
+def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
+    chunk = sorted(tmp_path.glob("games-*.jsonl"))[0]
+    lines = chunk.read_text().splitlines()
+    chunk.write_text("\n".join([lines[0], "[]", '{"moves": []}']) + "\n")
+    again = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
+    assert [again[i]["moves"] for i in (0, 1)] == [first[i]["moves"] for i in (0, 1)]
+
+
+def test_the_recorded_command_runs_as_written_with_list_and_pair_parameters(tmp_path):
+    out = tmp_path / "run"
+    done = run_cli("train", "blooms", "--param", "size=3", "--param", "holes=b2,c3",
+                   "--param", "start_scores=1,0", "--games", "2", "--sims", "5", "--steps", "5",
+                   "--out", str(out), "--quiet")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta["params"] == {"size": 3, "holes": ["b2", "c3"], "start_scores": [1, 0]}
+    assert "--param holes=b2,c3 --param start_scores=1,0 " in meta["command"]
+    again = run_cli(*shlex.split(meta["command"])[1:], "--out", str(out), "--quiet")
+    assert again.returncode == 0, again.stderr  # the same settings: its games are reused
+    assert json.loads(again.stdout)["command"] == meta["command"]
+
+
+@pytest.mark.slow
+def test_a_stopped_run_says_what_it_kept_and_goes_on_to_the_uninterrupted_model(tmp_path):
+    def command(out: Path) -> list[str]:
+        return [sys.executable, "-m", "stonegarden", "train", "blooms", "--param", "size=3",
+                "--games", "12", "--sims", "1500", "--steps", "50", "--out", str(out),
+                "--quiet"]
+
+    stopped = tmp_path / "stopped"
+    proc = subprocess.Popen(command(stopped), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=cli_env())
+    chunk = stopped / "data" / "games-0000.jsonl"
+    deadline = time.monotonic() + 120
+    while not (chunk.exists() and chunk.read_text().count("\n") >= 2):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    kept = len(chunk.read_text().splitlines())
+    assert proc.returncode == 130 and 2 <= kept < 12, err
+    assert err.splitlines() == [
+        f"stopped with {kept} of 12 self-play games kept in {str(stopped / 'data')!r}; the same "
+        "command goes on from there"]
+    for out in (stopped, tmp_path / "whole"):
+        done = subprocess.run(command(out), capture_output=True, text=True, env=cli_env())
+        assert done.returncode == 0, done.stderr
+    assert (stopped / "blooms.npz").read_bytes() == (tmp_path / "whole" / "blooms.npz").read_bytes()
+
+
+def test_the_code_version_names_no_commit_of_another_projects_repository(tmp_path):
+    project = tmp_path / "project"
+    site = project / ".venv" / "site"
+    shutil.copytree(Path(stonegarden.__file__).parent, site / "stonegarden",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    git = ["git", "-C", str(project), "-c", "user.name=u", "-c", "user.email=u@example.org"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (project / "README").write_text("a project that installs stonegarden in its .venv\n")
+    subprocess.run([*git, "add", "README"], check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], check=True)
+    shown = subprocess.run([sys.executable, "-c", "from stonegarden.learn.train import "
+                            "code_version; print(code_version())"], capture_output=True,
+                           text=True, env={**os.environ, "PYTHONPATH": str(site)}, check=True)
+    assert shown.stdout.strip() == stonegarden.__version__
+
+
+def test_a_seed_too_large_for_the_games_seeds_is_refused_as_the_option(tmp_path):
+    done = run_cli("train", "blobs", "--games", "2", "--sims", "5", "--seed", str(2**62),
+                   "--out", str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 2 and "Invalid value for '--seed'" in done.stderr, done.stderr
+    assert "agent" not in done.stderr and not (tmp_path / "run").exists()
+    done = run_cli("train", "blobs", "--games", "2", "--sims", "5", "--seed", str(2**40),
+                   "--steps", "5", "--out", str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 0, done.stderr
+
+
+def test_games_without_a_choice_to_fit_are_refused_not_fitted_to_nan(tmp_path):
+    # one die: the opening one, placed by the rules; no placement is ever chosen
+    done = run_cli("train", "blobs", "--param", "dice=1", "--games", "2", "--sims", "5",
+                   "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: the 2 fitted games hold no choice between two or more candidates, so there is "
+        "nothing to fit: more games, or other parameters")
+    assert not (tmp_path / "blobs.npz").exists() and not (tmp_path / "blobs.json").exists()
+
+
 def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
-    with pytest.raises(ParameterError, match="not whole moves"):
+    with pytest.raises(ParameterError, match="blooms model is fitted only to the moves played"):
         train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, targets="visits")
+    # a placement is a whole move in Blobs: the refusal does not say it is not
+    with pytest.raises(ParameterError, match="blobs model is fitted only to the moves played"):
+        train("blobs", {}, games=2, sims=5, out=tmp_path, targets="visits")
     with pytest.raises(ParameterError, match="targets must be"):
         train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, targets="policy")
+    with pytest.raises(ParameterError, match=r"seed must be 0\.\.1099511627776"):
+        train("blobs", {}, games=2, sims=5, out=tmp_path, seed=2**40 + 1)
     assert not any(tmp_path.iterdir())  # refused before any game was played
 
 

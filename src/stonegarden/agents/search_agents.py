@@ -210,7 +210,7 @@ def _model_option(options: dict[str, str], spec: str) -> str | None:
     ``None`` if absent (the game's shipped model).
 
     Raises:
-        ParameterError: neither ``none`` nor a readable model file.
+        ParameterError: neither ``none``, ``shipped`` nor a readable model file.
     """
     raw = options.pop("model", None)
     if raw is None:
@@ -220,10 +220,12 @@ def _model_option(options: dict[str, str], spec: str) -> str | None:
     from ..learn.model import load_model
 
     try:
+        if not raw.strip():
+            raise ParameterError("it is empty")
         load_model(raw)
     except ParameterError as exc:
-        raise ParameterError(f"agent {spec!r}: option 'model' must be none or a model file: "
-                             f"{exc}") from None
+        raise ParameterError(f"agent {spec!r}: option 'model' must be none, shipped or a model "
+                             f"file: {exc}") from None
     return raw
 
 

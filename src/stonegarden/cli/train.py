@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -20,17 +23,19 @@ from .common import friendly_errors, param_option
               help="simulations a move in the self-play")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="folder of the data and the model  [default: train-GAME]")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**40), default=0, show_default=True,
+              help="game i of the self-play is seeded from --seed and i")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="self-play worker processes")
 @click.option("--steps", type=click.IntRange(min=1), default=400, show_default=True,
               help="steps of the fit")
 @click.option("--prior", type=click.IntRange(0, 10_000), default=30, show_default=True,
-              help="virtual RAVE samples the model's prior values count as in the search")
+              help="virtual RAVE samples the model's prior values count as in the search "
+                   "(visits where it has no RAVE)")
 @click.option("--targets", type=click.Choice(["move", "visits"]), default="move",
               show_default=True,
-              help="fit the moves played, or the self-play search's root visits (one-decision "
-                   "games: Free Go, Bridge Go)")
+              help="fit the moves played, or the self-play search's root visits (the models "
+                   "of Free Go and Bridge Go)")
 @click.option("--teacher", default="none", show_default=True, metavar="MODEL",
               help="the model the self-play's search reads: none, shipped (the game's "
                    "shipped model: a round of expert iteration) or a model file")
@@ -44,12 +49,25 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
           seed: int, workers: int, steps: int, prior: int, targets: str, teacher: str,
           device: str, quiet: bool) -> None:
     """Train GAME's move model on self-play: play the games (a rerun with the same --out goes
-    on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata."""
+    on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata.
+    Ctrl-C (or SIGTERM) stops it once the games being played are kept."""
+    from ..learn.train import read_games
     from ..learn.train import train as run
 
     folder = Path(out if out is not None else f"train-{game_id}")
-    meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
-               seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,
-               teacher=teacher, device=device, progress=not quiet,
-               report=lambda line: click.echo(line, err=True))
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
+                   seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,
+                   teacher=teacher, device=device, progress=not quiet,
+                   report=lambda line: click.echo(line, err=True))
+    except KeyboardInterrupt:
+        kept = len(read_games(folder / "data"))
+        click.echo(f"stopped with {min(kept, games)} of {games} self-play games kept in "
+                   f"{str(folder / 'data')!r}; the same command goes on from there", err=True)
+        sys.exit(130)
     click.echo(json.dumps(meta, indent=1))
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt

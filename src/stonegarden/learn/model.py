@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -41,9 +42,10 @@ class MoveModel:
             raise ParameterError(f"model {self.path!r} is a {self.kind!r} model, not {kind!r}")
         for name, shape in shapes.items():
             table = self.arrays.get(name)
-            if table is None or table.shape != shape or not np.isfinite(table).all():
+            if (table is None or table.shape != shape or table.dtype.kind not in "fiu"
+                    or not np.isfinite(table).all()):
                 raise ParameterError(f"model {self.path!r}: table {name!r} is missing, not "
-                                     f"finite or not of shape {shape}")
+                                     f"finite numbers or not of shape {shape}")
 
 
 def meta_path(path: Path) -> Path:
@@ -59,31 +61,57 @@ def save_model(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) 
 
 
 def load_model(path: str | Path) -> MoveModel:
-    """The model in ``path`` (its .npz; the .json beside it), cached per file.
+    """The model in ``path`` (its .npz; the .json beside it), cached per file until
+    either file changes.
 
     Raises:
         ParameterError: no such file, or not a readable model.
     """
     p = Path(path).expanduser().resolve()
     try:
-        stamp = p.stat().st_mtime_ns
+        tables = p.stat()
     except OSError:
         raise ParameterError(f"no model file {str(path)!r}") from None
+    try:
+        meta = meta_path(p).stat()
+        stamp = (tables.st_mtime_ns, tables.st_size, meta.st_mtime_ns, meta.st_size)
+    except OSError:  # _load says so
+        stamp = (tables.st_mtime_ns, tables.st_size, 0, -1)
+    if p.is_dir():
+        raise ParameterError(f"{str(path)!r} is a folder: name the model's .npz file in it")
+    if p.suffix == ".json" and p.with_suffix(".npz").is_file():
+        raise ParameterError(f"{str(path)!r} is a model's metadata: name its .npz file, "
+                             f"{str(p.with_suffix('.npz'))!r}")
     return _load(str(p), stamp)
 
 
 @lru_cache(maxsize=16)
-def _load(path: str, stamp: int) -> MoveModel:
+def _load(path: str, stamp: tuple[int, ...]) -> MoveModel:
     p = Path(path)
     try:
         meta = json.loads(meta_path(p).read_text())
+    except OSError as exc:
+        raise ParameterError(f"model {path!r} has no readable metadata "
+                             f"{str(meta_path(p))!r} beside it: {exc.strerror}") from None
+    except ValueError as exc:  # not JSON, or not UTF-8
+        raise ParameterError(f"model {path!r}: its metadata {str(meta_path(p))!r} is not "
+                             f"JSON: {exc}") from None
+    try:
+        # np.load would read a file that is no .npz as a pickle (refused, with advice to load
+        # it unsafely) or an empty one as an EOFError: either is a file cut short or no model
+        if not zipfile.is_zipfile(p):
+            raise ValueError("not a .npz archive (empty, cut short or another kind of file)")
         with np.load(p, allow_pickle=False) as data:
             arrays = {k: np.array(data[k]) for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ParameterError(f"model {path!r} is not readable: {exc}") from None
+    try:
         kind = str(meta["kind"])
         prior = int(meta.get("prior", DEFAULT_PRIOR))
         scale = float(meta.get("scale", 1.0))
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
-        raise ParameterError(f"model {path!r} is not readable: {exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
+        raise ParameterError(f"model {path!r}: its metadata {str(meta_path(p))!r} is not a "
+                             "model's (an object naming its 'kind')") from None
     if not 0 <= prior <= 10_000 or not 0 < scale <= 100:
         raise ParameterError(f"model {path!r}: prior {prior!r} or scale {scale!r} out of range")
     return MoveModel(path, kind, arrays, prior, scale, meta)

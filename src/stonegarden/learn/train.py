@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import shlex
 import subprocess
 import time
 from collections.abc import Callable
@@ -26,7 +27,7 @@ import numpy as np
 from .. import __version__
 from ..core.protocol import Game
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import ParameterError, RecordError, StonegardenError
 from ..lab.runner import progress_bar, run_tasks
 from ..search.profile import profile_for
 from .devices import parse_device
@@ -40,12 +41,22 @@ CHUNK = 50
 HOLD_OUT = 10
 #: what the fit matches: the move played, or the self-play search's root visits
 TARGETS = ("move", "visits")
+#: the largest ``seed``: game ``i`` is seeded ``seed * 1_000_003 + i`` and its seats twice that
+#: and one more, which an agent's seed (at most 2**63 - 1) must hold
+MAX_SEED = 2**40
 
 
 def code_version() -> str:
-    """The package's version and, in a git checkout, its commit (``+dirty`` with changes)."""
-    src = Path(__file__).resolve().parents[1]
+    """The package's version and, in a git checkout of it, its commit (``+dirty`` with changes).
+    Only where git tracks this very file: a package installed inside another project's
+    repository (a virtualenv there) is no checkout of stonegarden, and that commit not its."""
+    here = Path(__file__).resolve()
+    src = here.parents[1]
     try:
+        tracked = subprocess.run(["git", "-C", str(src), "ls-files", "--error-unmatch", "--",
+                                  str(here)], capture_output=True, timeout=10)
+        if tracked.returncode != 0:
+            return __version__
         rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
                              text=True, check=True, timeout=10).stdout.strip()
         dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
@@ -53,6 +64,13 @@ def code_version() -> str:
         return f"{__version__} {rev}{'+dirty' if dirty else ''}"
     except (OSError, subprocess.SubprocessError):
         return __version__
+
+
+def _param_text(value: Any) -> str:
+    """A parameter's JSON value as ``--param`` reads it back (a list as ``a,b``)."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value).lower() if isinstance(value, bool) or value is None else str(value)
 
 
 def learner_for(game: Game) -> Learner:
@@ -116,9 +134,9 @@ def read_games(data: Path) -> dict[int, dict[str, Any]]:
             if line.strip():
                 try:
                     record = json.loads(line)
-                except json.JSONDecodeError:
+                    games[int(record["index"])] = record
+                except (ValueError, KeyError, TypeError):
                     continue  # a line cut short by an interruption: that game is played again
-                games[int(record["index"])] = record
     return games
 
 
@@ -144,16 +162,30 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     if teacher:  # likewise
         settings["teacher"] = teacher
     stamp = data / "settings.json"
-    if stamp.exists():
-        known = json.loads(stamp.read_text())
+    done = read_games(data)
+    if done:  # the games kept hold the folder to the settings they were made with
+        try:
+            known = json.loads(stamp.read_text())
+        except (OSError, ValueError):
+            known = None
+        if not isinstance(known, dict):
+            raise ParameterError(f"{str(data)!r} holds games but {str(stamp)!r} is missing or "
+                                 "not the settings of stonegarden train's self-play; use "
+                                 "another --out")
         if known.get("visits") and not visits:  # its games serve either fit: keep them alike
             visits = settings["visits"] = True
         if known != settings:
-            raise ParameterError(f"{str(data)!r} holds games made with {known}, not {settings}; "
-                                 "use another --out")
-    else:
-        stamp.write_text(json.dumps(settings, sort_keys=True) + "\n")
-    done = read_games(data)
+            differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
+
+            def text(values: dict[str, Any]) -> str:
+                return ", ".join(f"{k}={json.dumps(values.get(k))}" for k in differ)
+
+            raise ParameterError(f"{str(data)!r} holds games made with {text(known)}, not "
+                                 f"{text(settings)}; use another --out")
+    else:  # no game yet: the settings are this run's, whatever a run that played none said
+        part = stamp.with_suffix(".part")  # written whole or not at all
+        part.write_text(json.dumps(settings, sort_keys=True) + "\n")
+        part.replace(stamp)
     spec = self_play_spec(sims, teacher)
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
@@ -173,22 +205,33 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
 
 
 def choices_of(game: Game, learner: Learner, records: list[dict[str, Any]],
-               targets: str = "move") -> Choices:
+               targets: str = "move", advance: Callable[[], None] | None = None) -> Choices:
     """The decisions of the games ``records`` as ``learner`` sees them, with the search's
-    visit shares as targets if ``targets`` is ``visits``."""
+    visit shares as targets if ``targets`` is ``visits``; ``advance()`` after each game.
+
+    Raises:
+        RecordError: a game whose moves do not replay (made by other rules or code).
+    """
     parts = []
     for record in records:
         state = game.initial_state()
         actions = []
         visits: list[dict[int, int]] = []
         for i, text in enumerate(record["moves"]):
-            action = game.parse_action(state, text)
+            try:
+                action = game.parse_action(state, text)
+                if targets == "visits":
+                    visits.append({game.parse_action(state, t): n
+                                   for t, n in (record["visits"][i] or {}).items()})
+            except StonegardenError as exc:
+                raise RecordError(f"self-play game {record['index']}, move {i + 1} does not "
+                                  f"replay ({exc}): data made by another version? use another "
+                                  "--out", i, text) from None
             actions.append(action)
-            if targets == "visits":
-                visits.append({game.parse_action(state, t): n
-                               for t, n in (record["visits"][i] or {}).items()})
             state = game.play(state, action)
         parts.append(learner.choices(game, actions, visits if targets == "visits" else None))
+        if advance is not None:
+            advance()
     return Choices.concat(parts, 2 if not parts else parts[0].rows.shape[1])
 
 
@@ -206,13 +249,15 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     """
     if games < 2 or sims < 1 or steps < 1 or not 0 <= prior <= 10_000:
         raise ParameterError("train needs games >= 2, sims >= 1, steps >= 1, prior 0..10000")
+    if not 0 <= seed <= MAX_SEED:
+        raise ParameterError(f"seed must be 0..{MAX_SEED}, not {seed!r}")
     if targets not in TARGETS:
         raise ParameterError(f"targets must be one of {', '.join(TARGETS)}, not {targets!r}")
     game = make(game_id, **params)
     learner = learner_for(game)
     if targets == "visits" and not learner.takes_visits:
-        raise ParameterError(f"the {game.id} model's decisions are not whole moves, so it "
-                             "cannot be fitted to the search's visits; use --targets move")
+        raise ParameterError(f"the {game.id} model is fitted only to the moves played, not to "
+                             "the search's visits; use --targets move")
     taught_by = teacher_model(game, learner, teacher)
     fit_on = parse_device(device)  # refused now rather than after hours of self-play
     t0 = time.perf_counter()
@@ -221,8 +266,18 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     t1 = time.perf_counter()
     held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
-    train_set = choices_of(game, learner, fitted, targets)
-    valid_set = choices_of(game, learner, held)  # measured on the moves played, either way
+    with progress_bar(disable=not progress) as bar:
+        reading = bar.add_task("reading games", total=len(records), tally="")
+
+        def read() -> None:
+            bar.update(reading, advance=1)
+
+        train_set = choices_of(game, learner, fitted, targets, read)
+        valid_set = choices_of(game, learner, held, advance=read)  # the moves played, either way
+    if not train_set.decisions:
+        raise ParameterError(f"the {len(fitted)} fitted games hold no choice between two or more "
+                             "candidates, so there is nothing to fit: more games, or other "
+                             "parameters")
     report(f"fitting {learner.kind}: {learner.num_features} weights, "
            f"{train_set.decisions} decisions ({len(train_set.rows)} candidates) on {fit_on.name}")
     with progress_bar(disable=not progress) as bar:
@@ -246,7 +301,8 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         "scale": 1.0,
         "fit": {"steps": steps, "weights": learner.num_features, "device": fit_on.name,
                 "train": figures(evaluate(weights, train_set)),
-                "held_out": figures(evaluate(weights, valid_set)) if held else None},
+                "held_out": (figures(evaluate(weights, valid_set)) if valid_set.decisions
+                             else None)},
         # data: this run's self-play (a resumed run plays only the missing games); games: the
         # wall time of every game, summed over the workers, where the records have it
         "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1),
@@ -257,12 +313,13 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
                      "numba": numba.__version__,
                      **({"torch": fit_on.version} if fit_on.torch_device else {})},
         "command": f"stonegarden train {game.id}"
-                   + "".join(f" --param {k}={v}" for k, v in game.non_default_params().items())
+                   + "".join(f" --param {shlex.quote(f'{k}={_param_text(v)}')}"
+                             for k, v in game.non_default_params().items())
                    + f" --games {games} --sims {sims} --seed {seed}"
                    + (f" --steps {steps}" if steps != 400 else "")
                    + (f" --prior {prior}" if prior != DEFAULT_PRIOR else "")
                    + (f" --targets {targets}" if targets != "move" else "")
-                   + (f" --teacher {taught_by['model']}" if taught_by else "")
+                   + (f" --teacher {shlex.quote(taught_by['model'])}" if taught_by else "")
                    + (f" --device {fit_on.name}" if fit_on.torch_device else ""),
     }
     save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
