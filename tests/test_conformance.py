@@ -166,3 +166,26 @@ def test_an_observation_for_no_player_is_refused_in_every_game(game_id, player):
     with pytest.raises(stonegarden.ParameterError, match="player 1 or 2"):
         game.observation_tensor(game.initial_state(), player)
     assert game.observation_tensor(game.initial_state(), 2).shape == game.observation_shape
+
+
+# a game of each other board for every game with a board size (Blobs' board is fixed)
+OTHER_BOARD = {"blooms": {"size": 5}, "blooms-territory": {"size": 6}, "freego": {"size": 7},
+               "bridgego": {"size": 7}}
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_a_state_of_another_game_or_board_is_refused(game_id):
+    """States hold no reference to their game: a Blooms size-5 state given to a size-4 game
+    made its kernels write past their tables (the process aborted), and smaller boards gave
+    garbage; now every entry point refuses it."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    strangers = [stonegarden.make("freego" if game_id != "freego" else "blooms").initial_state()]
+    if game_id in OTHER_BOARD:
+        other = stonegarden.make(game_id, **OTHER_BOARD[game_id])
+        strangers.append(other.initial_state())
+    for state in strangers:
+        for use in (game.legal_actions, game.count_legal_actions, game.position_text,
+                    game.diagram, game.scores, game.winner, lambda s: game.play(s, 0),
+                    lambda s: game.observation_tensor(s, 1), lambda s: game.random_playouts(s, 2, 1)):
+            with pytest.raises(stonegarden.PositionError, match="is not a state of"):
+                use(state)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..errors import IllegalMoveError, NotationError, ParameterError
+from ..errors import IllegalMoveError, NotationError, ParameterError, PositionError, quote
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -356,6 +356,17 @@ class Game(ABC):
         for text in moves:
             states.append(self.play_text(states[-1], text))
         return states
+
+
+def foreign_state(game: Game, state: object, size: tuple[int, int] | None = None) -> PositionError:
+    """The error for a state that is not one of ``game``'s: of another game, or, with ``size``
+    (the state's cells, the game's cells), of another board, whose tables the game's kernels
+    would read past."""
+    if size is None:
+        what = f"a {type(state).__name__}" if isinstance(state, State) else quote(state)
+        return PositionError(f"{what} is not a state of {game!r}")
+    return PositionError(f"a {type(state).__name__} of {size[0]} cells is not a state of "
+                         f"{game!r} ({size[1]} cells): a state belongs to the game that made it")
 
 
 def _as_action(action: Any) -> int:

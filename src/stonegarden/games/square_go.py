@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from ..core.protocol import Game, State
+from ..core.protocol import Game, State, foreign_state
 from ..geometry.square import SquareBoard
 
 if TYPE_CHECKING:
@@ -56,7 +56,15 @@ class SquareGoGame(Game, Generic[S]):
         return self.board.num_points
 
     def _own(self, state: State) -> S:
-        assert isinstance(state, self.state_type)
+        """``state``, checked to be a position of this game's board.
+
+        Raises:
+            PositionError: a state of another game or another board.
+        """
+        if not isinstance(state, self.state_type):
+            raise foreign_state(self, state)
+        if len(state.board) != self.board.num_points:
+            raise foreign_state(self, state, (len(state.board), self.board.num_points))
         return state
 
     # -- legality ---------------------------------------------------------------------------
