@@ -184,7 +184,12 @@ class Game(ABC):
         return len(self.legal_actions(state))
 
     def is_legal(self, state: State, action: int) -> bool:
-        return self.illegal_reason(state, action) is None
+        """Whether ``action`` is legal in ``state``.
+
+        Raises:
+            NotationError: ``action`` is not an integer.
+        """
+        return self.illegal_reason(state, _as_action(action)) is None
 
     @abstractmethod
     def illegal_reason(self, state: State, action: int) -> str | None:
