@@ -44,7 +44,10 @@ class State:
 
 class Game(ABC):
     """A game with fixed parameters. Subclasses set ``id``, ``title``, ``param_specs`` and
-    implement the abstract methods; everything else has a generic default."""
+    implement the abstract methods; everything else has a generic default.
+
+    A state belongs to the game that made it: a method given a state of another game, or of
+    another board of this one, raises ``PositionError``."""
 
     id: ClassVar[str]
     title: ClassVar[str]
