@@ -330,7 +330,13 @@ class Game(ABC):
         """Play ``count`` uniformly random games from ``state``; int64[4]: wins of player 1,
         wins of player 2, draws (and unfinished), total record entries played.
 
-        This generic version goes through the protocol; games override it with a kernel."""
+        This generic version goes through the protocol; games override it with a kernel.
+
+        Raises:
+            ParameterError: ``count`` or ``seed`` is not an integer of its range
+            (``check_playouts``).
+        """
+        check_playouts(count, seed)
         rng = np.random.default_rng(seed)
         totals = np.zeros(4, np.int64)
         for _ in range(count):
@@ -375,6 +381,17 @@ def foreign_state(game: Game, state: object, size: tuple[int, int] | None = None
         return PositionError(f"{what} is not a state of {game!r}")
     return PositionError(f"a {type(state).__name__} of {size[0]} cells is not a state of "
                          f"{game!r} ({size[1]} cells): a state belongs to the game that made it")
+
+
+def check_playouts(count: object, seed: object) -> None:
+    """Raises: ParameterError unless ``count`` is an integer of 0 or more and ``seed`` one of
+    0 .. 2**63 - 1 (what every game's ``random_playouts`` takes)."""
+    for name, value, high in (("count", count, None), ("seed", seed, 2**63 - 1)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or (
+                value < 0 or (high is not None and value > high)):
+            bound = "0 or more" if high is None else "0 .. 2**63 - 1"
+            raise ParameterError(f"playouts: {name} must be an integer, {bound}, not "
+                                 f"{quote(value)}")
 
 
 def _as_action(action: Any) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import CHANCE, Game, State, foreign_state
+from ...core.protocol import CHANCE, Game, State, check_playouts, foreign_state
 from ...core.registry import register
 from ...errors import NotationError, PositionError
 from . import kernels as K
@@ -498,6 +498,7 @@ class BlobsGame(Game):
         """Playouts that try up to ``safe`` placements a move for one that does not hand the
         opponent a win (``safe`` <= 1: uniform); totals as ``random_playouts``."""
         state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return playouts(

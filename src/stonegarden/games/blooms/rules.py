@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import Game, State, foreign_state
+from ...core.protocol import Game, State, check_playouts, foreign_state
 from ...core.registry import register
 from ...errors import NotationError, ParameterError
 from ...geometry.hashset import build_table
@@ -359,6 +359,7 @@ class BloomsRace(_Blooms):
         """Random playouts that, with ``eyes``, put no stone on the mover's own eye while
         another cell is empty (``playouts.race_playout``); totals as ``random_playouts``."""
         state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return race_playouts(
@@ -445,6 +446,7 @@ class BloomsTerritory(_Blooms):
         """Random playouts that, with ``eyes``, never fill the mover's own eye and pass when
         nothing else is left (``playouts.territory_playout``); totals as ``random_playouts``."""
         state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         mt = self.params["max_turns"]

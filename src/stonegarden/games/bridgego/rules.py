@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import State
+from ...core.protocol import State, check_playouts
 from ...core.registry import register
 from ...errors import PositionError
 from ...geometry.hashset import build_table
@@ -181,6 +181,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         """Random playouts; with superko on, a playout still going after 16 moves per point
         counts as a draw (random games end long before)."""
         state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return bridge_playouts(

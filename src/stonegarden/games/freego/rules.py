@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import State
+from ...core.protocol import State, check_playouts
 from ...core.registry import register
 from ...geometry.hashset import build_table
 from ...geometry.square import SIDE_TO_MOVE_KEY, board_hash, square_board
@@ -168,6 +168,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         prev = state.history[-2] if len(state.history) >= 2 else 0
