@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -201,3 +202,18 @@ def test_playouts_refuse_a_count_or_seed_out_of_range(game_id, count, seed, bad)
     with pytest.raises(stonegarden.ParameterError, match=f"playouts: {bad} must be an integer"):
         game.random_playouts(game.initial_state(), count, seed)
     assert game.random_playouts(game.initial_state(), 2, 2**63 - 1)[:3].sum() == 2
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_a_game_s_parameters_are_read_only_and_pickle(game_id):
+    """``game.params["size"] = 9`` was taken: the repr and the records then said size 9 while
+    the board kept its old size."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    name = game.param_specs[0].name
+    with pytest.raises(TypeError):
+        game.params[name] = game.params[name]  # type: ignore[index]
+    again = pickle.loads(pickle.dumps(game))
+    assert repr(again) == repr(game) and dict(again.params) == dict(game.params)
+    with pytest.raises(TypeError):
+        again.params[name] = None  # type: ignore[index]
+    assert again.position_text(again.initial_state()) == game.position_text(game.initial_state())

@@ -12,6 +12,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -68,7 +69,16 @@ class Game(ABC):
 
     def __init__(self, /, **params: Any) -> None:  # positional-only: a parameter may be named "self"
         resolved = resolve_params(self.id, self.param_specs, params)
-        self.params: dict[str, Any] = self._finish_params(resolved)
+        #: the validated parameters, read-only: the game's tables were built from them
+        self.params: Mapping[str, Any] = MappingProxyType(self._finish_params(resolved))
+
+    # a mapping proxy does not pickle: a game pickles its parameters as a dict
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "params": dict(self.params)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.params = MappingProxyType(dict(state["params"]))
 
     @property
     def has_chance(self) -> bool:
