@@ -217,3 +217,12 @@ def test_a_game_s_parameters_are_read_only_and_pickle(game_id):
     with pytest.raises(TypeError):
         again.params[name] = None  # type: ignore[index]
     assert again.position_text(again.initial_state()) == game.position_text(game.initial_state())
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_replay_refuses_one_string_of_moves(game_id):
+    """``game.replay("D4 E5")`` read each character as a move and refused the first letter."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    with pytest.raises(stonegarden.NotationError, match="a list of move texts, not one string"):
+        game.replay("a1 b2")
+    assert game.replay([]) == [game.initial_state()]

@@ -267,7 +267,12 @@ class Game(ABC):
         """
         if not isinstance(text, str):
             raise NotationError(f"move text must be a string, not {text!r}")
-        action = self.parse_action(state, text)
+        try:
+            action = self.parse_action(state, text)
+        except IllegalMoveError as exc:  # a reason the text alone gives (a colour not the mover's)
+            if exc.position is not None:
+                raise
+            raise IllegalMoveError(exc.move, exc.reason, self.position_text(state)) from None
         reason = self.illegal_reason(state, action)
         if reason is not None:
             raise IllegalMoveError(text, reason, self.position_text(state))
@@ -374,8 +379,11 @@ class Game(ABC):
         """All states of a game given as move texts, the initial one first.
 
         Raises:
-            NotationError, IllegalMoveError: at the first bad move.
+            NotationError, IllegalMoveError: at the first bad move, or ``moves`` is one string
+            rather than a sequence of them.
         """
+        if isinstance(moves, str):
+            raise NotationError(f"moves are a list of move texts, not one string {quote(moves)}")
         states = [self.initial_state()]
         for text in moves:
             states.append(self.play_text(states[-1], text))
