@@ -226,3 +226,14 @@ def test_replay_refuses_one_string_of_moves(game_id):
     with pytest.raises(stonegarden.NotationError, match="a list of move texts, not one string"):
         game.replay("a1 b2")
     assert game.replay([]) == [game.initial_state()]
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_none_for_a_derived_parameter_gives_its_default(game_id):
+    """``make("blooms", size=5, target=None)``, the natural way to ask for the default in a
+    function of its own, was refused: "None is not an integer"."""
+    for spec in stonegarden.make(game_id).param_specs:
+        if spec.default is None:
+            game = stonegarden.make(game_id, **{spec.name: None})
+            assert game.params == stonegarden.make(game_id).params
+            assert repr(game) == f"make({game_id!r})"
