@@ -27,6 +27,11 @@ def games():
     return [pytest.param(g, id=g) for g in stonegarden.available_games()]
 
 
+#: variants whose rules differ in kind from the game's defaults: chance nodes (Tumbling Dice)
+VARIANTS = [pytest.param("blobs", {"tumbling": True, "dice": 16, "max_grid": 5},
+                         id="blobs-tumbling")]
+
+
 def random_game(game, seed, limit=400):
     rng = np.random.default_rng(seed)
     state = game.initial_state()
@@ -53,11 +58,12 @@ def random_game(game, seed, limit=400):
     return states, moves
 
 
-@pytest.mark.parametrize("game_id", games())
+@pytest.mark.parametrize("game_id,params", [pytest.param(g, SMALL.get(g, {}), id=g)
+                                            for g in stonegarden.available_games()] + VARIANTS)
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.slow
-def test_random_games_keep_invariants(game_id, seed):
-    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+def test_random_games_keep_invariants(game_id, params, seed):
+    game = stonegarden.make(game_id, **params)
     states, moves = random_game(game, seed)
     final = states[-1]
     assert game.is_terminal(final), "small games end"
