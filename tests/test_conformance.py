@@ -243,3 +243,15 @@ def test_none_for_a_derived_parameter_gives_its_default(game_id):
             game = stonegarden.make(game_id, **{spec.name: None})
             assert game.params == stonegarden.make(game_id).params
             assert repr(game) == f"make({game_id!r})"
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_a_whole_list_given_for_one_move_is_quoted_short(game_id):
+    """``play_text(state, moves)`` with the game's whole move list (or ``play`` with it) quoted
+    every move in its message."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    moves = ["resign"] * 1000
+    for use in (game.play_text, game.play, game.is_legal):
+        with pytest.raises(stonegarden.NotationError) as info:
+            use(game.initial_state(), moves)
+        assert len(str(info.value)) < 200 and "['resign', 'resign'" in str(info.value)

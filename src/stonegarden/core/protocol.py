@@ -266,7 +266,7 @@ class Game(ABC):
             IllegalMoveError: the move is well formed but illegal here.
         """
         if not isinstance(text, str):
-            raise NotationError(f"move text must be a string, not {text!r}")
+            raise NotationError(f"move text must be a string, not {quote(text)}")
         try:
             action = self.parse_action(state, text)
         except IllegalMoveError as exc:  # a reason the text alone gives (a colour not the mover's)
@@ -328,7 +328,7 @@ class Game(ABC):
             ParameterError: ``player`` is not 1 or 2 (an OpenSpiel player index is 0 or 1).
         """
         if isinstance(player, (bool, np.bool_)) or player not in (1, 2):
-            raise ParameterError(f"an observation is for player 1 or 2, not {player!r}")
+            raise ParameterError(f"an observation is for player 1 or 2, not {quote(player)}")
         return self.observation_planes(state, int(player))
 
     def observation_planes(self, state: State, player: int) -> np.ndarray:
@@ -414,5 +414,5 @@ def check_playouts(count: object, seed: object) -> None:
 
 def _as_action(action: Any) -> int:
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise NotationError(f"an action is an integer, not {action!r}")
+        raise NotationError(f"an action is an integer, not {quote(action)}")
     return int(action)
