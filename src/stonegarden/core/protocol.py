@@ -412,7 +412,12 @@ def check_playouts(count: object, seed: object) -> None:
                                  f"{quote(value)}")
 
 
+def is_action_value(value: object) -> bool:
+    """Whether ``value`` is an integer (numpy's included, booleans not): what an action is."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _as_action(action: Any) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    if not is_action_value(action):
         raise NotationError(f"an action is an integer, not {quote(action)}")
     return int(action)

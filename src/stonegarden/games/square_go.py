@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from ..core.protocol import Game, State, foreign_state
+from ..core.protocol import Game, State, foreign_state, is_action_value
+from ..errors import quote
 from ..geometry.square import SquareBoard
 
 if TYPE_CHECKING:
@@ -106,8 +107,8 @@ class SquareGoGame(Game, Generic[S]):
         state = self._own(state)
         if self.is_terminal(state):
             return "the game is over"
-        if not 0 <= action < self.board.num_points:
-            return f"{action!r} is not a point of this board"
+        if not is_action_value(action) or not 0 <= action < self.board.num_points:
+            return f"{quote(action)} is not a point of this board"
         if state.cells()[action] != 0:
             return f"point {self.board.names[action]} is occupied"
         if action in self._legal(state):

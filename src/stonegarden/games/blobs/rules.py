@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import CHANCE, Game, State, check_playouts, foreign_state
+from ...core.protocol import CHANCE, Game, State, check_playouts, foreign_state, is_action_value
 from ...core.registry import register
-from ...errors import NotationError, PositionError
+from ...errors import NotationError, PositionError, quote
 from . import kernels as K
 from .lattice import (
     BLUE,
@@ -276,8 +276,8 @@ class BlobsGame(Game):
         state = self._own(state)
         if self.is_terminal(state):
             return "the game is over"
-        if not 0 <= action < self.num_distinct_actions:
-            return f"{action!r} is not an action of this game"
+        if not is_action_value(action) or not 0 <= action < self.num_distinct_actions:
+            return f"{quote(action)} is not an action of this game"
         if action >= ROLL_BASE:
             face = action - ROLL_BASE
             if state.player != CHANCE:
@@ -345,8 +345,8 @@ class BlobsGame(Game):
             NotationError: the integer is not an action of this game.
         """
         state = self._own(state)
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_distinct_actions:
-            raise NotationError(f"{action!r} is not an action of {self!r}")
+        if not is_action_value(action) or not 0 <= action < self.num_distinct_actions:
+            raise NotationError(f"{quote(action)} is not an action of {self!r}")
         if action >= ROLL_BASE:
             return roll_text(int(action) - ROLL_BASE)
         cell, placement = divmod(int(action), 4)
