@@ -149,6 +149,7 @@ class Game(ABC):
         return state.player
 
     def is_terminal(self, state: State) -> bool:
+        """Whether the game is over (by its rules or a resignation)."""
         return bool(state.resigned) or self._is_over(state)
 
     def winner(self, state: State) -> int | None:
@@ -373,6 +374,8 @@ class Game(ABC):
 
     # -- convenience ------------------------------------------------------------------------
     def legal_moves_text(self, state: State) -> list[str]:
+        """The canonical texts of the legal actions, in the actions' order (the rolls at a
+        chance node)."""
         return [self.action_to_text(state, int(a)) for a in self.legal_actions(state)]
 
     def replay(self, moves: Sequence[str]) -> list[State]:
