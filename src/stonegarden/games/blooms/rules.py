@@ -451,11 +451,13 @@ class BloomsTerritory(_Blooms):
             return super().random_playouts(state, count, seed)
         mt = self.params["max_turns"]
         cap = state.ply + self.PLAYOUT_CAP_PER_CELL * self.num_cells
+        # the kernel sizes its set of positions for a history only under superko (a state
+        # of a superko game, given to this game without it, holds one)
+        history = np.array(state.history if self._superko else (), np.int64)
         return territory_playouts(
             state.cells().copy(), self.board.neighbours, state.player, state.ply, state.passes,
             state.first_passer, cap if mt is None else min(mt, cap), self._zobrist,
-            self._SIDE_KEY, np.array(state.history, np.int64), self._superko, count, seed,
-            eyes,
+            self._SIDE_KEY, history, self._superko, count, seed, eyes,
         )
 
     def _is_over(self, state: State) -> bool:
