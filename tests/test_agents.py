@@ -57,6 +57,30 @@ def test_agents_play_legal_moves_to_the_end(game_id, params, spec):
         state = game.play(state, agent.choose(game, state))
 
 
+@pytest.mark.parametrize("spec", ["random:seed=1", "greedy:seed=1", "uct-flat:sims=20,seed=1",
+                                  "mcts:sims=20,seed=1", "level:1,seed=1"])
+def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
+    """On a finished game the searches played a move (mcts, level) or crashed with
+    ZeroDivisionError (uct-flat) and random and greedy with numpy's ValueError; at a chance
+    node random and greedy picked a roll uniformly, against its probabilities."""
+    agent = make_agent(spec)
+    assert repr(agent) == f"make_agent({spec!r})"
+    game = stonegarden.make("bridgego", size=5)
+    over = game.play_text(game.initial_state(), "resign")
+    with pytest.raises(stonegarden.PositionError, match="the game is over"):
+        agent.choose(game, over)
+    if isinstance(agent, SearchAgent):
+        with pytest.raises(stonegarden.PositionError, match="the game is over"):
+            agent.analyse(game, over)
+    blobs = stonegarden.make("blobs", tumbling=True, dice=16, max_grid=5)
+    roll = blobs.initial_state()
+    assert blobs.current_player(roll) == stonegarden.CHANCE
+    with pytest.raises(stonegarden.PositionError, match="a chance event is due"):
+        agent.choose(blobs, roll)
+    after = blobs.play_text(roll, "roll:M")
+    assert blobs.is_legal(after, agent.choose(blobs, after))
+
+
 @pytest.mark.parametrize("spec,message", [
     ("", "empty"),
     ("nosuch", "unknown agent 'nosuch'"),

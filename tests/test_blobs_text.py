@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +71,16 @@ def test_position_text_and_diagram_read_back(name, seed):
         # trailing spaces stripped by an editor do not matter
         stripped = "\n".join(line.rstrip() for line in game.diagram(s).splitlines())
         assert game.position_text(game.parse_diagram(stripped)) == text
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t"])
+def test_a_diagram_indented_as_a_whole_reads_back(indent):
+    """A diagram pasted into an indented string was refused, "block row 1 has no rank
+    number", where the other games' diagrams read back."""
+    game = GAMES["small"]
+    for s in random_states(game, 5)[::3]:
+        moved = textwrap.indent(game.diagram(s), indent)
+        assert game.position_text(game.parse_diagram(f"\n{moved}\n  ")) == game.position_text(s)
 
 
 @SETTINGS

@@ -88,8 +88,14 @@ def test_two_stone_turn_parses_in_either_order_and_prints_first_colour_first():
 
 def test_colours_of_the_other_player_are_illegal():
     g = race(size=4)
-    with pytest.raises(IllegalMoveError, match="belongs to player 2"):
+    with pytest.raises(IllegalMoveError, match="belongs to player 2") as info:
         g.play_text(g.initial_state(), "Kd4")
+    # the reasons the text alone gives name the position too, as every illegal move does
+    assert info.value.position == g.position_text(g.initial_state())
+    s = play(g, g.initial_state(), "Rd4")
+    with pytest.raises(IllegalMoveError, match="different cells") as info:
+        g.parse_move(s, "Kb2,Gb2")
+    assert str(info.value).endswith(f"in position {g.position_text(s)!r}")
 
 
 def test_occupied_cell_is_illegal():

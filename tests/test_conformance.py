@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -24,6 +25,11 @@ SMALL = {
 
 def games():
     return [pytest.param(g, id=g) for g in stonegarden.available_games()]
+
+
+#: variants whose rules differ in kind from the game's defaults: chance nodes (Tumbling Dice)
+VARIANTS = [pytest.param("blobs", {"tumbling": True, "dice": 16, "max_grid": 5},
+                         id="blobs-tumbling")]
 
 
 def random_game(game, seed, limit=400):
@@ -52,11 +58,12 @@ def random_game(game, seed, limit=400):
     return states, moves
 
 
-@pytest.mark.parametrize("game_id", games())
+@pytest.mark.parametrize("game_id,params", [pytest.param(g, SMALL.get(g, {}), id=g)
+                                            for g in stonegarden.available_games()] + VARIANTS)
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.slow
-def test_random_games_keep_invariants(game_id, seed):
-    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+def test_random_games_keep_invariants(game_id, params, seed):
+    game = stonegarden.make(game_id, **params)
     states, moves = random_game(game, seed)
     final = states[-1]
     assert game.is_terminal(final), "small games end"
@@ -166,3 +173,85 @@ def test_an_observation_for_no_player_is_refused_in_every_game(game_id, player):
     with pytest.raises(stonegarden.ParameterError, match="player 1 or 2"):
         game.observation_tensor(game.initial_state(), player)
     assert game.observation_tensor(game.initial_state(), 2).shape == game.observation_shape
+
+
+# a game of each other board for every game with a board size (Blobs' board is fixed)
+OTHER_BOARD = {"blooms": {"size": 5}, "blooms-territory": {"size": 6}, "freego": {"size": 7},
+               "bridgego": {"size": 7}}
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_a_state_of_another_game_or_board_is_refused(game_id):
+    """States hold no reference to their game: a Blooms size-5 state given to a size-4 game
+    made its kernels write past their tables (the process aborted), and smaller boards gave
+    garbage; now every entry point refuses it."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    strangers = [stonegarden.make("freego" if game_id != "freego" else "blooms").initial_state()]
+    if game_id in OTHER_BOARD:
+        other = stonegarden.make(game_id, **OTHER_BOARD[game_id])
+        strangers.append(other.initial_state())
+    for state in strangers:
+        for use in (game.legal_actions, game.count_legal_actions, game.position_text,
+                    game.diagram, game.scores, game.winner, lambda s: game.play(s, 0),
+                    lambda s: game.observation_tensor(s, 1), lambda s: game.random_playouts(s, 2, 1)):
+            with pytest.raises(stonegarden.PositionError, match="is not a state of"):
+                use(state)
+
+
+@pytest.mark.parametrize("game_id", games())
+@pytest.mark.parametrize("count,seed,bad", [(3, None, "seed"), (3, -1, "seed"), (3, 2**64, "seed"),
+                                            (3, "7", "seed"), (-1, 1, "count"), (2.5, 1, "count")])
+def test_playouts_refuse_a_count_or_seed_out_of_range(game_id, count, seed, bad):
+    """A seed of None failed deep in numba's type inference with a page of its diagnostics, one
+    of 2**64 with OverflowError, and a negative seed was taken, but not at a finished game."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    with pytest.raises(stonegarden.ParameterError, match=f"playouts: {bad} must be an integer"):
+        game.random_playouts(game.initial_state(), count, seed)
+    assert game.random_playouts(game.initial_state(), 2, 2**63 - 1)[:3].sum() == 2
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_a_game_s_parameters_are_read_only_and_pickle(game_id):
+    """``game.params["size"] = 9`` was taken: the repr and the records then said size 9 while
+    the board kept its old size."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    name = game.param_specs[0].name
+    with pytest.raises(TypeError):
+        game.params[name] = game.params[name]  # type: ignore[index]
+    again = pickle.loads(pickle.dumps(game))
+    assert repr(again) == repr(game) and dict(again.params) == dict(game.params)
+    with pytest.raises(TypeError):
+        again.params[name] = None  # type: ignore[index]
+    assert again.position_text(again.initial_state()) == game.position_text(game.initial_state())
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_replay_refuses_one_string_of_moves(game_id):
+    """``game.replay("D4 E5")`` read each character as a move and refused the first letter."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    with pytest.raises(stonegarden.NotationError, match="a list of move texts, not one string"):
+        game.replay("a1 b2")
+    assert game.replay([]) == [game.initial_state()]
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_none_for_a_derived_parameter_gives_its_default(game_id):
+    """``make("blooms", size=5, target=None)``, the natural way to ask for the default in a
+    function of its own, was refused: "None is not an integer"."""
+    for spec in stonegarden.make(game_id).param_specs:
+        if spec.default is None:
+            game = stonegarden.make(game_id, **{spec.name: None})
+            assert game.params == stonegarden.make(game_id).params
+            assert repr(game) == f"make({game_id!r})"
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_a_whole_list_given_for_one_move_is_quoted_short(game_id):
+    """``play_text(state, moves)`` with the game's whole move list (or ``play`` with it) quoted
+    every move in its message."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    moves = ["resign"] * 1000
+    for use in (game.play_text, game.play, game.is_legal):
+        with pytest.raises(stonegarden.NotationError) as info:
+            use(game.initial_state(), moves)
+        assert len(str(info.value)) < 200 and "['resign', 'resign'" in str(info.value)

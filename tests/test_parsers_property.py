@@ -116,6 +116,30 @@ def test_play_with_any_action_value_gives_a_typed_error_or_a_state(game_id, acti
     check_play(game, game.initial_state(), action)
 
 
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@settings(max_examples=40, deadline=None)
+@given(action=st.one_of(st.integers(-10**6, 10**7), st.booleans(), st.floats(), st.text(max_size=5)))
+def test_is_legal_and_action_to_text_with_any_value_give_a_typed_error_or_an_answer(game_id, action):
+    """Blooms' ``action_to_text(state, 1.5)`` raised TypeError, ``is_legal(state, "D4")``
+    TypeError in every game and ``illegal_reason`` TypeError or IndexError in all but Blooms."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    state = game.initial_state()
+    reason = game.illegal_reason(state, action)
+    assert reason is None or isinstance(reason, str)
+    assert reason is None or not isinstance(action, (int, np.integer)) or isinstance(action, bool) \
+        or not game.is_legal(state, action)
+    try:
+        legal = game.is_legal(state, action)
+    except StonegardenError:
+        legal = None
+    assert legal in (True, False, None)
+    try:
+        text = game.action_to_text(state, action)
+    except StonegardenError:
+        return
+    assert isinstance(text, str) and game.parse_action(state, text) == action
+
+
 # -- the square-board Go games on 5x5, with garbage from Go notation's alphabet ----------------
 
 SQUARE_GO = {game_id: stonegarden.make(game_id, size=5) for game_id in ("freego", "bridgego")}

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import stonegarden
 from stonegarden.cli.main import cli
-from stonegarden.core.record import make_record
+from stonegarden.core.record import load_record, make_record, save_record
 
 from .fuzz_values import json_value, weird_text
 
@@ -145,3 +145,17 @@ def test_replay_and_convert_refuse_a_result_that_disagrees_with_the_moves(tmp_pa
     honest = tmp_path / "honest.json"
     honest.write_text(json.dumps(record))
     assert cli("replay", str(honest)).returncode == 0
+
+
+@pytest.mark.parametrize("meta", [{"seed": np.int64(3)}, {"value": float("nan")}, {"tags": {"a"}}])
+def test_a_record_holding_a_value_json_cannot_is_refused_before_anything_is_written(
+        tmp_path: Path, meta):
+    """A numpy integer in ``meta`` (a seed from a generator) raised TypeError, and NaN was
+    written as ``NaN``, which then made the saved record unreadable."""
+    game = stonegarden.make("freego", size=5)
+    record = make_record(game, ["C3"], meta=meta)
+    with pytest.raises(stonegarden.RecordError, match="cannot be written as JSON"):
+        save_record(record, tmp_path / "game.json")
+    assert list(tmp_path.iterdir()) == []
+    save_record(make_record(game, ["C3"], meta={"seed": 3}), tmp_path / "game.json")
+    assert load_record(tmp_path / "game.json").meta == {"seed": 3}

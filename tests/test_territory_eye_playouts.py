@@ -4,6 +4,9 @@ less those that fill an own eye."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from numba import njit
@@ -15,6 +18,8 @@ from stonegarden.games.blooms.playouts import drop_eyes, listed_turn, own_eye
 from stonegarden.geometry.hashset import new_stamped_set, stamped_add
 from stonegarden.search.config import FLAT, SearchConfig
 from stonegarden.search.profile import profile_for
+
+from .conftest import cli_env
 
 #: size 3 (19 cells): one red bloom round three single-cell eyes (cells 0, 11 and 16). A turn
 #: of two stones fills only two of them, so the bloom cannot be captured: the board is settled
@@ -160,3 +165,29 @@ def test_on_a_settled_board_only_the_pass_is_listed_with_eyes():
     assert set(_listed(*args, True, 50, 1).tolist()) == {2 * n + n * n}
     filled = set(_listed(*args, False, 200, 1).tolist())
     assert filled == {int(a) for a in game.legal_actions(s)} and len(filled) > 1
+
+
+def test_a_superko_game_s_state_gets_its_playouts_in_a_game_without_superko():
+    """The playouts sized their set of positions for the history only under superko, and
+    filled it with the state's history anyway: a state of a superko game given to the game
+    without superko (the same position under the other rule) never came back. Run apart, so
+    that a kernel that does not return fails the test instead of hanging the suite."""
+    code = """if True:
+        import numpy as np
+        import stonegarden
+        ko = stonegarden.make("blooms-territory", size=3, superko=True)
+        plain = stonegarden.make("blooms-territory", size=3, superko=False)
+        rng = np.random.default_rng(0)
+        state = ko.initial_state()
+        while state.ply < 40:  # more positions than the smallest set holds
+            stones = [a for a in ko.legal_actions(state) if a != ko.pass_action]
+            state = ko.play(state, int(stones[rng.integers(len(stones))]))
+        assert len(state.history) == 41 and not ko.is_terminal(state)
+        for eyes in (False, True):
+            totals = plain.eye_playouts(state, 5, 1, eyes)
+            assert totals[:3].sum() == 5, totals
+        print("ok")
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=cli_env())
+    assert done.stdout.strip() == "ok", done.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.protocol import Game, State
-from .registry import int_option, no_more_options, register_agent
+from .registry import check_to_move, int_option, no_more_options, register_agent
 
 
 class RandomAgent:
@@ -15,7 +15,12 @@ class RandomAgent:
         self.rng = np.random.default_rng(seed)
         self.spec = spec
 
+    def __repr__(self) -> str:
+        return f"make_agent({self.spec!r})"
+
     def choose(self, game: Game, state: State) -> int:
+        """Raises: PositionError: the game is over or a chance event is due."""
+        check_to_move(game, state)
         actions = game.legal_actions(state)
         return int(actions[int(self.rng.integers(len(actions)))])
 
@@ -35,7 +40,12 @@ class GreedyAgent:
         self.rng = np.random.default_rng(seed)
         self.spec = spec
 
+    def __repr__(self) -> str:
+        return f"make_agent({self.spec!r})"
+
     def choose(self, game: Game, state: State) -> int:
+        """Raises: PositionError: the game is over or a chance event is due."""
+        check_to_move(game, state)
         actions = game.legal_actions(state)
         me = game.current_player(state)
         best, best_captured = [], 0

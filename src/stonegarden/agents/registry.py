@@ -8,8 +8,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..core.protocol import Game, State
-from ..errors import ParameterError, quote
+from ..core.protocol import CHANCE, Game, State
+from ..errors import ParameterError, PositionError, quote
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 MAX_SPEC = 200
@@ -42,8 +42,23 @@ class Agent(Protocol):
     spec: str
 
     def choose(self, game: Game, state: State) -> int:
-        """A legal action for the player to move in a non-terminal, non-chance ``state``."""
+        """A legal action for the player to move in a non-terminal, non-chance ``state``.
+
+        Raises:
+            PositionError: the game is over or a chance event is due (``check_to_move``).
+        """
         ...
+
+
+def check_to_move(game: Game, state: State, chance: bool = True) -> None:
+    """Raises: PositionError when no player is to choose a move in ``state``: the game is
+    over, or (with ``chance``) a chance event is due, whose outcome is drawn from
+    ``game.chance_outcomes`` with their probabilities, not chosen by an agent."""
+    if game.is_terminal(state):
+        raise PositionError(f"position {game.position_text(state)!r}: the game is over")
+    if chance and game.current_player(state) == CHANCE:
+        raise PositionError(f"position {game.position_text(state)!r}: a chance event is due "
+                            "(draw it from game.chance_outcomes)")
 
 
 AgentFactory = Callable[[dict[str, str], str], Agent]

@@ -24,7 +24,7 @@ from ..search.parallel import DEFAULT_PARALLEL, RootParallel, Searcher, new_sear
 from ..search.profile import LEVELS, declared_options, profile_for
 from ..search.result import SearchResult
 from ..search.shared_tree import SharedTree
-from .registry import int_option, no_more_options, register_agent
+from .registry import check_to_move, int_option, no_more_options, register_agent
 
 
 def level_budget(level: int, game: Game) -> tuple[int | None, float]:
@@ -80,11 +80,26 @@ class SearchAgent:
         """
         profile_for(game).check(self.config_for(game))
 
+    def __repr__(self) -> str:
+        return f"make_agent({self.spec!r})"
+
     def analyse(self, game: Game, state: State, budget: Budget | None = None) -> SearchResult:
+        """The search's result from ``state`` (a chance node included), kept in ``last``.
+
+        Raises:
+            PositionError: the game is over.
+        """
+        check_to_move(game, state, chance=False)
         self.last = self.engine(game).search(state, budget or self.budget_for(game))
         return self.last
 
     def choose(self, game: Game, state: State) -> int:
+        """The move the search ranks first.
+
+        Raises:
+            PositionError: the game is over or a chance event is due.
+        """
+        check_to_move(game, state)
         return self.analyse(game, state).best
 
     def stop_when(self, stop: Callable[[], bool]) -> None:

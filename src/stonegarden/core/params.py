@@ -151,7 +151,8 @@ def resolve_params(
     game_id: str, specs: Sequence[Param], given: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Check ``given`` against ``specs``: unknown names and bad values raise, missing names take
-    their defaults (``None`` where the game derives the value itself).
+    their defaults (``None`` where the game derives the value itself, which ``None`` given for
+    such a parameter asks for too).
 
     Raises:
         ParameterError: an unknown parameter name or a bad value.
@@ -164,7 +165,7 @@ def resolve_params(
                 f"game {game_id!r} has no parameter {quote(key)} (known: {', '.join(known)})"
             )
     for p in specs:
-        if p.name in given:
+        if p.name in given and not (given[p.name] is None and p.default is None):
             out[p.name] = p.convert(given[p.name])
         else:
             out[p.name] = p.convert(p.default) if p.default is not None else None

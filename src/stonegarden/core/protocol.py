@@ -12,11 +12,12 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..errors import IllegalMoveError, NotationError, ParameterError
+from ..errors import IllegalMoveError, NotationError, ParameterError, PositionError, quote
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -44,7 +45,10 @@ class State:
 
 class Game(ABC):
     """A game with fixed parameters. Subclasses set ``id``, ``title``, ``param_specs`` and
-    implement the abstract methods; everything else has a generic default."""
+    implement the abstract methods; everything else has a generic default.
+
+    A state belongs to the game that made it: a method given a state of another game, or of
+    another board of this one, raises ``PositionError``."""
 
     id: ClassVar[str]
     title: ClassVar[str]
@@ -65,7 +69,16 @@ class Game(ABC):
 
     def __init__(self, /, **params: Any) -> None:  # positional-only: a parameter may be named "self"
         resolved = resolve_params(self.id, self.param_specs, params)
-        self.params: dict[str, Any] = self._finish_params(resolved)
+        #: the validated parameters, read-only: the game's tables were built from them
+        self.params: Mapping[str, Any] = MappingProxyType(self._finish_params(resolved))
+
+    # a mapping proxy does not pickle: a game pickles its parameters as a dict
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "params": dict(self.params)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.params = MappingProxyType(dict(state["params"]))
 
     @property
     def has_chance(self) -> bool:
@@ -136,6 +149,7 @@ class Game(ABC):
         return state.player
 
     def is_terminal(self, state: State) -> bool:
+        """Whether the game is over (by its rules or a resignation)."""
         return bool(state.resigned) or self._is_over(state)
 
     def winner(self, state: State) -> int | None:
@@ -184,7 +198,12 @@ class Game(ABC):
         return len(self.legal_actions(state))
 
     def is_legal(self, state: State, action: int) -> bool:
-        return self.illegal_reason(state, action) is None
+        """Whether ``action`` is legal in ``state``.
+
+        Raises:
+            NotationError: ``action`` is not an integer.
+        """
+        return self.illegal_reason(state, _as_action(action)) is None
 
     @abstractmethod
     def illegal_reason(self, state: State, action: int) -> str | None:
@@ -248,8 +267,13 @@ class Game(ABC):
             IllegalMoveError: the move is well formed but illegal here.
         """
         if not isinstance(text, str):
-            raise NotationError(f"move text must be a string, not {text!r}")
-        action = self.parse_action(state, text)
+            raise NotationError(f"move text must be a string, not {quote(text)}")
+        try:
+            action = self.parse_action(state, text)
+        except IllegalMoveError as exc:  # a reason the text alone gives (a colour not the mover's)
+            if exc.position is not None:
+                raise
+            raise IllegalMoveError(exc.move, exc.reason, self.position_text(state)) from None
         reason = self.illegal_reason(state, action)
         if reason is not None:
             raise IllegalMoveError(text, reason, self.position_text(state))
@@ -305,7 +329,7 @@ class Game(ABC):
             ParameterError: ``player`` is not 1 or 2 (an OpenSpiel player index is 0 or 1).
         """
         if isinstance(player, (bool, np.bool_)) or player not in (1, 2):
-            raise ParameterError(f"an observation is for player 1 or 2, not {player!r}")
+            raise ParameterError(f"an observation is for player 1 or 2, not {quote(player)}")
         return self.observation_planes(state, int(player))
 
     def observation_planes(self, state: State, player: int) -> np.ndarray:
@@ -322,7 +346,13 @@ class Game(ABC):
         """Play ``count`` uniformly random games from ``state``; int64[4]: wins of player 1,
         wins of player 2, draws (and unfinished), total record entries played.
 
-        This generic version goes through the protocol; games override it with a kernel."""
+        This generic version goes through the protocol; games override it with a kernel.
+
+        Raises:
+            ParameterError: ``count`` or ``seed`` is not an integer of its range
+            (``check_playouts``).
+        """
+        check_playouts(count, seed)
         rng = np.random.default_rng(seed)
         totals = np.zeros(4, np.int64)
         for _ in range(count):
@@ -344,21 +374,53 @@ class Game(ABC):
 
     # -- convenience ------------------------------------------------------------------------
     def legal_moves_text(self, state: State) -> list[str]:
+        """The canonical texts of the legal actions, in the actions' order (the rolls at a
+        chance node)."""
         return [self.action_to_text(state, int(a)) for a in self.legal_actions(state)]
 
     def replay(self, moves: Sequence[str]) -> list[State]:
         """All states of a game given as move texts, the initial one first.
 
         Raises:
-            NotationError, IllegalMoveError: at the first bad move.
+            NotationError, IllegalMoveError: at the first bad move, or ``moves`` is one string
+            rather than a sequence of them.
         """
+        if isinstance(moves, str):
+            raise NotationError(f"moves are a list of move texts, not one string {quote(moves)}")
         states = [self.initial_state()]
         for text in moves:
             states.append(self.play_text(states[-1], text))
         return states
 
 
+def foreign_state(game: Game, state: object, size: tuple[int, int] | None = None) -> PositionError:
+    """The error for a state that is not one of ``game``'s: of another game, or, with ``size``
+    (the state's cells, the game's cells), of another board, whose tables the game's kernels
+    would read past."""
+    if size is None:
+        what = f"a {type(state).__name__}" if isinstance(state, State) else quote(state)
+        return PositionError(f"{what} is not a state of {game!r}")
+    return PositionError(f"a {type(state).__name__} of {size[0]} cells is not a state of "
+                         f"{game!r} ({size[1]} cells): a state belongs to the game that made it")
+
+
+def check_playouts(count: object, seed: object) -> None:
+    """Raises: ParameterError unless ``count`` is an integer of 0 or more and ``seed`` one of
+    0 .. 2**63 - 1 (what every game's ``random_playouts`` takes)."""
+    for name, value, high in (("count", count, None), ("seed", seed, 2**63 - 1)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or (
+                value < 0 or (high is not None and value > high)):
+            bound = "0 or more" if high is None else "0 .. 2**63 - 1"
+            raise ParameterError(f"playouts: {name} must be an integer, {bound}, not "
+                                 f"{quote(value)}")
+
+
+def is_action_value(value: object) -> bool:
+    """Whether ``value`` is an integer (numpy's included, booleans not): what an action is."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _as_action(action: Any) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise NotationError(f"an action is an integer, not {action!r}")
+    if not is_action_value(action):
+        raise NotationError(f"an action is an integer, not {quote(action)}")
     return int(action)

@@ -52,7 +52,16 @@ class Record:
         return out
 
     def to_json(self, indent: int | None = 1) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        """The record as JSON text, which ``parse_record`` reads back.
+
+        Raises:
+            RecordError: a value JSON cannot hold, or holds only as an extension that
+            records refuse (``NaN``, infinity), in ``players`` or ``meta``.
+        """
+        try:
+            return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        except (TypeError, ValueError) as exc:  # a numpy number, a set, NaN, ...
+            raise RecordError(f"the record cannot be written as JSON: {exc}") from None
 
 
 def parse_record(data: Any) -> Record:
@@ -302,15 +311,17 @@ def save_record(record: Record, path: str | Path) -> None:
     failed write leaves nothing behind.
 
     Raises:
-        RecordError: ``path`` names no file (a folder, ``.``) or cannot be written.
+        RecordError: ``path`` names no file (a folder, ``.``) or cannot be written, or the
+        record holds a value JSON cannot (``to_json``).
     """
     p = Path(path)
     if p.name in ("", ".", "..") or p.is_dir() or str(path).endswith(("/", os.sep)):
         raise RecordError(f"cannot save the record to {str(path)!r}: it is a folder, not a "
                           "file name")
+    text = record.to_json()
     tmp = p.with_name(p.name + ".tmp")
     try:
-        tmp.write_text(record.to_json() + "\n", encoding="utf-8")
+        tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(p)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -15,7 +15,12 @@ G = TypeVar("G", bound=type[Game])
 
 
 def register(cls: G) -> G:
-    """Class decorator that adds a game class under its ``id``."""
+    """Class decorator that adds a game class under its ``id``.
+
+    Raises:
+        ValueError: another class is registered under that id (a programming error, so not
+        one of the input errors of ``stonegarden.errors``).
+    """
     if cls.id in _GAMES and _GAMES[cls.id] is not cls:
         raise ValueError(f"game id {cls.id!r} registered twice")
     _GAMES[cls.id] = cls

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from ..core.protocol import Game, State
+from ..core.protocol import Game, State, foreign_state, is_action_value
+from ..errors import quote
 from ..geometry.square import SquareBoard
 
 if TYPE_CHECKING:
@@ -56,7 +57,15 @@ class SquareGoGame(Game, Generic[S]):
         return self.board.num_points
 
     def _own(self, state: State) -> S:
-        assert isinstance(state, self.state_type)
+        """``state``, checked to be a position of this game's board.
+
+        Raises:
+            PositionError: a state of another game or another board.
+        """
+        if not isinstance(state, self.state_type):
+            raise foreign_state(self, state)
+        if len(state.board) != self.board.num_points:
+            raise foreign_state(self, state, (len(state.board), self.board.num_points))
         return state
 
     # -- legality ---------------------------------------------------------------------------
@@ -98,8 +107,8 @@ class SquareGoGame(Game, Generic[S]):
         state = self._own(state)
         if self.is_terminal(state):
             return "the game is over"
-        if not 0 <= action < self.board.num_points:
-            return f"{action!r} is not a point of this board"
+        if not is_action_value(action) or not 0 <= action < self.board.num_points:
+            return f"{quote(action)} is not a point of this board"
         if state.cells()[action] != 0:
             return f"point {self.board.names[action]} is occupied"
         if action in self._legal(state):

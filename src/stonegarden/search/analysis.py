@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..agents.registry import check_to_move
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
-from ..errors import PositionError
 from .config import Budget
 from .result import MoveStat, SearchResult
 
@@ -37,10 +37,7 @@ def analyse_position(agent: SearchAgent, game: Game, state: State, budget: Budge
     Raises:
         PositionError: the game is over or a chance event is due.
     """
-    if game.is_terminal(state):
-        raise PositionError(f"position {game.position_text(state)!r}: the game is over")
-    if game.current_player(state) == CHANCE:
-        raise PositionError(f"position {game.position_text(state)!r}: a chance event is due")
+    check_to_move(game, state)
     res = agent.analyse(game, state, budget)
     return {
         "ply": state.ply,

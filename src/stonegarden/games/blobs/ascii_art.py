@@ -106,6 +106,18 @@ def ascii_board(placements: Placements, margin: int = 1, labels: bool = True) ->
 _HEADER = re.compile(r"[a-o](?: +[a-o])*")
 
 
+def _shifted_back(lines: list[str]) -> list[str]:
+    """``lines`` moved back to the columns :func:`ascii_board` draws them in when all were
+    indented alike (a diagram pasted into an indented string): the header's first file letter
+    says by how much."""
+    header = lines[0]
+    shift = len(header) - len(header.lstrip()) - (_LABEL + WIDTH // 2)
+    prefix = header[:shift] if shift > 0 else ""
+    if prefix and all(line.startswith(prefix) or not line.strip() for line in lines):
+        return [line[shift:] for line in lines]
+    return lines
+
+
 def parse_blocks(lines: list[str], source: str) -> dict[tuple[int, int], int]:
     """Read the labelled blocks of :func:`ascii_board` back into placements.
 
@@ -115,6 +127,7 @@ def parse_blocks(lines: list[str], source: str) -> dict[tuple[int, int], int]:
     """
     if not lines or not _HEADER.fullmatch(lines[0].strip()):
         raise NotationError(f"{source!r}: the first line must list the files (e.g. 'g  h  i')")
+    lines = _shifted_back(lines)
     files = lines[0].split()
     c0 = FILES.index(files[0]) - HALF
     if "".join(files) != FILES[c0 + HALF: c0 + HALF + len(files)]:

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import CHANCE, Game, State
+from ...core.protocol import CHANCE, Game, State, check_playouts, foreign_state, is_action_value
 from ...core.registry import register
-from ...errors import NotationError, PositionError
+from ...errors import NotationError, PositionError, quote
 from . import kernels as K
 from .lattice import (
     BLUE,
@@ -199,6 +199,18 @@ class BlobsGame(Game):
         return "white-circle"
 
     # -- states -----------------------------------------------------------------------------
+    def _own(self, state: State) -> BlobsState:
+        """``state``, checked to be a Blobs position.
+
+        Raises:
+            PositionError: a state of another game.
+        """
+        if not isinstance(state, BlobsState):
+            raise foreign_state(self, state)
+        if len(state.cells) != NUM_CELLS:
+            raise foreign_state(self, state, (len(state.cells), NUM_CELLS))
+        return state
+
     def initial_state(self) -> BlobsState:
         cells = np.zeros(NUM_CELLS, np.int8)
         cells[OPENING_CELL] = OPENING_PLACEMENT + 1
@@ -214,25 +226,26 @@ class BlobsGame(Game):
                           roll=roll, auto=auto, outcome=outcome, reason=reason)
 
     def _is_over(self, state: State) -> bool:
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         return state.outcome >= 0
 
     def _winner_when_over(self, state: State) -> int:
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         return state.outcome
 
     def _reason_when_over(self, state: State) -> str:
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         return state.reason
 
     def scores(self, state: State) -> tuple[int, int]:
+        self._own(state)
         return (0, 0)
 
     # -- moves ------------------------------------------------------------------------------
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """The rolls at a chance node, with the probabilities 1/6, 1/6, 4/6 renormalised over
         the faces that fit somewhere (a face that fits nowhere is rolled again)."""
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         if state.player != CHANCE or self.is_terminal(state):
             return []
         fits = self._fitting_faces(state)
@@ -252,7 +265,7 @@ class BlobsGame(Game):
         return [f for f in range(len(FACES)) if mask & (1 << f)]
 
     def legal_actions(self, state: State) -> np.ndarray:
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         if self.is_terminal(state):
             return np.empty(0, np.int64)
         if state.player == CHANCE:
@@ -260,11 +273,11 @@ class BlobsGame(Game):
         return self._board_placements(state.cells, state.roll if state.roll >= 0 else -1)
 
     def illegal_reason(self, state: State, action: int) -> str | None:
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         if self.is_terminal(state):
             return "the game is over"
-        if not 0 <= action < self.num_distinct_actions:
-            return f"{action!r} is not an action of this game"
+        if not is_action_value(action) or not 0 <= action < self.num_distinct_actions:
+            return f"{quote(action)} is not an action of this game"
         if action >= ROLL_BASE:
             face = action - ROLL_BASE
             if state.player != CHANCE:
@@ -294,7 +307,7 @@ class BlobsGame(Game):
 
     def play_unchecked(self, state: State, action: int) -> BlobsState:
         """The next state; does NOT check that ``action`` is legal."""
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         if action >= ROLL_BASE:
             return dataclasses.replace(state, player=state.to_place, roll=action - ROLL_BASE,
                                        ply=state.ply + 1, auto=())
@@ -331,9 +344,9 @@ class BlobsGame(Game):
         Raises:
             NotationError: the integer is not an action of this game.
         """
-        assert isinstance(state, BlobsState)
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_distinct_actions:
-            raise NotationError(f"{action!r} is not an action of {self!r}")
+        state = self._own(state)
+        if not is_action_value(action) or not 0 <= action < self.num_distinct_actions:
+            raise NotationError(f"{quote(action)} is not an action of {self!r}")
         if action >= ROLL_BASE:
             return roll_text(int(action) - ROLL_BASE)
         cell, placement = divmod(int(action), 4)
@@ -364,7 +377,7 @@ class BlobsGame(Game):
         Raises:
             NotationError: the text is malformed.
         """
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         move = parse_move_text(text)
         if move.roll is not None:
             return ROLL_BASE + move.roll
@@ -387,7 +400,7 @@ class BlobsGame(Game):
                               roll)
 
     def position_text(self, state: State) -> str:
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         return position_text(self._fields(state))
 
     def parse_position(self, text: str) -> BlobsState:
@@ -395,7 +408,7 @@ class BlobsGame(Game):
         return self._from_fields(parse_position_fields(text), text)
 
     def diagram(self, state: State) -> str:
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         return diagram(self._fields(state))
 
     def parse_diagram(self, text: str) -> BlobsState:
@@ -434,7 +447,7 @@ class BlobsGame(Game):
     # -- analysis ---------------------------------------------------------------------------
     def blobs(self, state: State) -> list[Blob]:
         """Every blob of the position (coloured and white), in row-major order of first point."""
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         cells, pcol, box = self._arrays(state.cells)
         seen = np.zeros(NUM_POINTS, np.bool_)
         stack = np.empty(NUM_POINTS, np.int32)
@@ -458,7 +471,7 @@ class BlobsGame(Game):
 
     def observation_planes(self, state: State, player: int) -> np.ndarray:
         """Planes listed in ``observation.PLANES``, from ``player``'s point of view."""
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         legal = self.legal_actions(state) if state.player == player else np.empty(0, np.int64)
         legal_cells = np.unique(legal[legal < ROLL_BASE] // 4)
         return observation(state.cell_array().astype(np.int64), legal_cells, player,
@@ -468,7 +481,7 @@ class BlobsGame(Game):
     def frontier_options(self, state: State) -> dict[tuple[int, int], list[int]]:
         """For every empty cell sharing an edge with a die: the placements whose colours match
         the corners already fixed there (the bounding box not considered)."""
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
         cells, pcol, _ = self._arrays(state.cells)
         out = {}
         for cell in range(NUM_CELLS):
@@ -484,7 +497,8 @@ class BlobsGame(Game):
     def safe_playouts(self, state: State, count: int, seed: int, safe: int) -> np.ndarray:
         """Playouts that try up to ``safe`` placements a move for one that does not hand the
         opponent a win (``safe`` <= 1: uniform); totals as ``random_playouts``."""
-        assert isinstance(state, BlobsState)
+        state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return playouts(

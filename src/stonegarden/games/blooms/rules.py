@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import Game, State
+from ...core.protocol import Game, State, check_playouts, foreign_state
 from ...core.registry import register
 from ...errors import NotationError, ParameterError
 from ...geometry.hashset import build_table
@@ -95,8 +95,10 @@ class _Blooms(Game):
             NotationError: not an action of this game.
         """
         n = self.num_cells
-        if not 0 <= action < self.num_distinct_actions:
+        if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
+                or not 0 <= action < self.num_distinct_actions):
             raise NotationError(f"{action!r} is not an action of {self!r}")
+        action = int(action)
         if action < 2 * n:
             c, k = divmod(action, 2)
             return (c, -1) if k == 0 else (-1, c)
@@ -114,6 +116,18 @@ class _Blooms(Game):
         return 2 * a if a >= 0 else 2 * b + 1
 
     # -- states -----------------------------------------------------------------------------
+    def _own(self, state: State) -> BloomsState:
+        """``state``, checked to be a position of this game's board.
+
+        Raises:
+            PositionError: a state of another game or another board.
+        """
+        if not isinstance(state, BloomsState):
+            raise foreign_state(self, state)
+        if len(state.board) != self.num_cells:
+            raise foreign_state(self, state, (len(state.board), self.num_cells))
+        return state
+
     def initial_state(self) -> BloomsState:
         board = bytes(self.num_cells)
         s1, s2 = self.params.get("start_scores") or (0, 0)
@@ -128,7 +142,7 @@ class _Blooms(Game):
         return int(K.position_hash(np.frombuffer(board, np.int8), self._zobrist, to_move, self._SIDE_KEY))
 
     def illegal_reason(self, state: State, action: int) -> str | None:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         if self.is_terminal(state):
             return "the game is over"
         try:
@@ -160,7 +174,7 @@ class _Blooms(Game):
 
     def play_unchecked(self, state: State, action: int) -> BloomsState:
         """The next state; does NOT check that ``action`` is legal."""
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         stones = self.decode(action)
         p = state.player
         if stones is None:
@@ -206,14 +220,14 @@ class _Blooms(Game):
         return self.encode(*stones)
 
     def position_text(self, state: State) -> str:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         return position_text(self.board, state)
 
     def parse_position(self, text: str) -> BloomsState:
         return self._checked(parse_position(self.board, text, self.territory))
 
     def diagram(self, state: State) -> str:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         return diagram(self.board, state)
 
     def parse_diagram(self, text: str) -> BloomsState:
@@ -251,7 +265,7 @@ class _Blooms(Game):
 
     def observation_planes(self, state: State, player: int) -> np.ndarray:
         """Planes listed in ``observation.PLANES``, from ``player``'s point of view."""
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         return observation(self.board, state.cells(), player, state.player, state.ply,
                            state.scores, self.params.get("target"), state.passes,
                            state.first_passer)
@@ -307,7 +321,7 @@ class BloomsRace(_Blooms):
         return self.num_cells + 2 * self.params["target"] + 2
 
     def legal_actions(self, state: State) -> np.ndarray:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         if self.is_terminal(state):
             return np.empty(0, np.int64)
         out = np.empty(self.num_distinct_actions, np.int64)
@@ -315,27 +329,27 @@ class BloomsRace(_Blooms):
         return out[:count].copy()
 
     def count_legal_actions(self, state: State) -> int:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         if self.is_terminal(state):
             return 0
         return int(K.turn_count(state.board.count(0), state.ply == 0))
 
     def _is_over(self, state: State) -> bool:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         target = self.params["target"]
         return max(state.scores) >= target or not (state.cells() == 0).any()
 
     def _winner_when_over(self, state: State) -> int:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         s1, s2 = state.scores
         return 1 if s1 > s2 else 2 if s2 > s1 else 0
 
     def _reason_when_over(self, state: State) -> str:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         return "target" if max(state.scores) >= self.params["target"] else "no-empty-cell"
 
     def scores(self, state: State) -> tuple[int, int]:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         return state.scores
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
@@ -344,7 +358,8 @@ class BloomsRace(_Blooms):
     def eye_playouts(self, state: State, count: int, seed: int, eyes: bool) -> np.ndarray:
         """Random playouts that, with ``eyes``, put no stone on the mover's own eye while
         another cell is empty (``playouts.race_playout``); totals as ``random_playouts``."""
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return race_playouts(
@@ -410,7 +425,7 @@ class BloomsTerritory(_Blooms):
         return None
 
     def legal_actions(self, state: State) -> np.ndarray:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         if self.is_terminal(state):
             return np.empty(0, np.int64)
         out = np.empty(self.num_distinct_actions, np.int64)
@@ -430,25 +445,28 @@ class BloomsTerritory(_Blooms):
     def eye_playouts(self, state: State, count: int, seed: int, eyes: bool) -> np.ndarray:
         """Random playouts that, with ``eyes``, never fill the mover's own eye and pass when
         nothing else is left (``playouts.territory_playout``); totals as ``random_playouts``."""
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         mt = self.params["max_turns"]
         cap = state.ply + self.PLAYOUT_CAP_PER_CELL * self.num_cells
+        # the kernel sizes its set of positions for a history only under superko (a state
+        # of a superko game, given to this game without it, holds one)
+        history = np.array(state.history if self._superko else (), np.int64)
         return territory_playouts(
             state.cells().copy(), self.board.neighbours, state.player, state.ply, state.passes,
             state.first_passer, cap if mt is None else min(mt, cap), self._zobrist,
-            self._SIDE_KEY, np.array(state.history, np.int64), self._superko, count, seed,
-            eyes,
+            self._SIDE_KEY, history, self._superko, count, seed, eyes,
         )
 
     def _is_over(self, state: State) -> bool:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         mt = self.params["max_turns"]
         return state.passes >= 2 or (mt is not None and state.ply >= mt)
 
     def scores(self, state: State) -> tuple[int, int]:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         out = np.zeros(2, np.int64)
         K.territory_scores(state.cells(), self.board.neighbours, out)
         return int(out[0]), int(out[1])
@@ -456,18 +474,18 @@ class BloomsTerritory(_Blooms):
     def territory_owners(self, state: State) -> np.ndarray:
         """int8 per cell: 1 or 2 for an empty cell in that player's territory (the regions
         ``scores`` counts), else 0."""
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         owner = np.empty(self.num_cells, np.int8)
         K.territory_owners(state.cells(), self.board.neighbours, owner)
         return owner
 
     def _winner_when_over(self, state: State) -> int:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         s1, s2 = self.scores(state)
         if s1 != s2:
             return 1 if s1 > s2 else 2
         return state.first_passer or 2
 
     def _reason_when_over(self, state: State) -> str:
-        assert isinstance(state, BloomsState)
+        state = self._own(state)
         return "two-passes" if state.passes >= 2 else "max-turns"

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import State
+from ...core.protocol import State, check_playouts
 from ...core.registry import register
 from ...errors import PositionError
 from ...geometry.hashset import build_table
@@ -122,7 +122,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         return not self.superko and state.ply >= self.params["max_turns"]
 
     def _is_over(self, state: State) -> bool:
-        assert isinstance(state, BridgeGoState)
+        state = self._own(state)
         return bool(state.won) or self._turns_ran_out(state) or not self._any_legal(state)
 
     def _any_legal(self, state: BridgeGoState) -> bool:
@@ -135,22 +135,23 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         return self._legal_points(state, np.empty(1, np.int64)) > 0
 
     def _winner_when_over(self, state: State) -> int:
-        assert isinstance(state, BridgeGoState)
+        state = self._own(state)
         return state.won
 
     def _reason_when_over(self, state: State) -> str:
-        assert isinstance(state, BridgeGoState)
+        state = self._own(state)
         if state.won:
             return "bridge"
         return "max-turns" if self._turns_ran_out(state) else "no-legal-move"
 
     def scores(self, state: State) -> tuple[int, int]:
+        self._own(state)
         return (0, 0)
 
     def winning_chain(self, state: State) -> list[int]:
         """The points of the winner's chains that join two opposite sides (empty unless a
         bridge ended the game): what the board draws as the decisive connection."""
-        assert isinstance(state, BridgeGoState)
+        state = self._own(state)
         if not state.won:
             return []
         board = state.cells()
@@ -167,7 +168,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     # -- moves ------------------------------------------------------------------------------
     def play_unchecked(self, state: State, action: int) -> BridgeGoState:
         """The next state; does NOT check that ``action`` is legal."""
-        assert isinstance(state, BridgeGoState)
+        state = self._own(state)
         board, cap, own, won = self._apply(state, action)
         history: tuple[int, ...] = ()
         if self.superko:
@@ -179,7 +180,8 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         """Random playouts; with superko on, a playout still going after 16 moves per point
         counts as a draw (random games end long before)."""
-        assert isinstance(state, BridgeGoState)
+        state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         return bridge_playouts(

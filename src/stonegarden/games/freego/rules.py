@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import State
+from ...core.protocol import State, check_playouts
 from ...core.registry import register
 from ...geometry.hashset import build_table
 from ...geometry.square import SIDE_TO_MOVE_KEY, board_hash, square_board
@@ -116,7 +116,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return max(state.scores) >= self.params["target"]
 
     def _is_over(self, state: State) -> bool:
-        assert isinstance(state, FreeGoState)
+        state = self._own(state)
         return self._target_reached(state) or (
             not self._surely_has_move(state) and len(self._legal(state)) == 0)
 
@@ -131,22 +131,22 @@ class FreeGo(SquareGoGame[FreeGoState]):
         return state.board.count(0) > banned
 
     def _winner_when_over(self, state: State) -> int:
-        assert isinstance(state, FreeGoState)
+        state = self._own(state)
         s1, s2 = state.scores
         return 1 if s1 > s2 else 2 if s2 > s1 else 0
 
     def _reason_when_over(self, state: State) -> str:
-        assert isinstance(state, FreeGoState)
+        state = self._own(state)
         return "target" if self._target_reached(state) else "no-legal-move"
 
     def scores(self, state: State) -> tuple[int, int]:
-        assert isinstance(state, FreeGoState)
+        state = self._own(state)
         return state.scores
 
     # -- moves ------------------------------------------------------------------------------
     def play_unchecked(self, state: State, action: int) -> FreeGoState:
         """The next state; does NOT check that ``action`` is legal."""
-        assert isinstance(state, FreeGoState)
+        state = self._own(state)
         board = state.cells().copy()
         removed = np.empty(self.board.num_points, np.int32)
         p = state.player
@@ -167,7 +167,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
                            scores=scores, history=history)
 
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
-        assert isinstance(state, FreeGoState)
+        state = self._own(state)
+        check_playouts(count, seed)
         if self.is_terminal(state):
             return super().random_playouts(state, count, seed)
         prev = state.history[-2] if len(state.history) >= 2 else 0
@@ -214,7 +215,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
         """float32 planes (see ``PLANES``) from ``player``'s point of view: the board planes of
         ``SquareGoGame``, then both scores as fractions of the target."""
         out = super().observation_planes(state, player)
-        assert isinstance(state, FreeGoState)
+        state = self._own(state)
         target = self.params["target"]
         out[5] = min(state.scores[player - 1] / target, 1.0)
         out[6] = min(state.scores[2 - player] / target, 1.0)
