@@ -105,6 +105,8 @@ def test_a_private_open_game_is_joined_by_link_but_not_listed(client):
     (["human", "random"], {"clock": {"initial": 60, "increment": 0}}),
     (["human", "open"], {"seat": 2}),
     (["human", "open"], {"seat": True}),
+    (["human", "human"], {"seat": 1.0}),  # equal to 1, but not a seat's number
+    (["human", "human"], {"seat": 2.0, "name": "Ana"}),
     (["human", "open"], {"hints": True}),  # whoever joins has not agreed to hints
 ])
 def test_impossible_seatings_are_refused_with_400(client, seats, extra):

@@ -37,8 +37,8 @@ def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
     if spec is not None and not all(s in (HUMAN, OPEN) for s in seats):
         raise ApiError(400, "a clock is for games between two people ('human' or 'open' "
                             "seats)")
-    if seat is not None and (seat not in (1, 2) or isinstance(seat, bool)
-                             or seats[seat - 1] != HUMAN):
+    if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
+                             or seat not in (1, 2) or seats[seat - 1] != HUMAN):
         raise ApiError(400, f"'seat' must be the number of a 'human' seat, not {quote(seat)}")
     names: list[str | None] = [None, None]
     if name is not None:
