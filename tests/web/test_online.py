@@ -32,6 +32,16 @@ def snapshot(client: TestClient, gid: str, secret: str | None = None) -> dict[st
     return r.json()
 
 
+def test_a_game_waiting_for_its_opponent_gives_its_creator_no_hint(client):
+    made = create(client, ["human", "open"], public=True)
+    gid, key = made["id"], made["secrets"]["1"]
+    assert snapshot(client, gid, key)["hints_allowed"] is False
+    r = client.post(f"/api/games/{gid}/hint", json={"secret": key})
+    assert r.status_code == 403, r.text
+    assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 201
+    assert snapshot(client, gid, key)["hint"] is None
+
+
 # -- names ------------------------------------------------------------------------------------
 def test_the_creators_name_is_kept_and_shown(client):
     made = create(client, ["human", "human"], name="  Ana   María ", seat=2)

@@ -54,8 +54,9 @@ def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
 
 
 def hints_allowed(live: Live) -> bool:
-    """Against an agent always; between two people if both agreed when the game was made."""
-    return live.hints_agreed or not live.seats[0] == live.seats[1] == HUMAN
+    """Against an agent always; between two people if both agreed when the game was made (a
+    game with an open seat waits for a person, who has agreed to nothing)."""
+    return live.hints_agreed or any(s not in (HUMAN, OPEN) for s in live.seats)
 
 
 def opponent_is_agent(live: Live, seat: int) -> bool:
