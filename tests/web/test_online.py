@@ -4,6 +4,7 @@ rematches, the public URL and path prefix, and which proxies' X-Forwarded-* head
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -14,7 +15,7 @@ from starlette.testclient import TestClient
 
 from stonegarden.store import open_store
 from stonegarden.web.app import create_app
-from stonegarden.web.site import Site
+from stonegarden.web.site import Site, check_forwarded_ips, trust_forwarded
 
 SMALL = {"size": 2, "target": 2}
 
@@ -322,6 +323,35 @@ def test_forwarded_headers_count_only_from_trusted_proxies(db):
         assert c.get("/api/meta", headers=headers).json()["client"] == "testclient"
     with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
         assert c.get("/api/meta", headers=headers).json()["client"] == "203.0.113.9"
+
+
+def test_a_client_cannot_choose_its_address_through_a_proxy_trusted_as_any_peer(db):
+    # nginx's $proxy_add_x_forwarded_for adds the address it saw after the one the client sent
+    spoofed = {"X-Forwarded-For": "198.51.100.7, 203.0.113.9"}
+    with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
+        assert c.get("/api/meta", headers=spoofed).json()["client"] == "203.0.113.9"
+
+
+def client_seen(option: str, peer: str, forwarded: str) -> str:
+    """The client address the app sees of a request from ``peer`` with ``X-Forwarded-For``
+    ``forwarded``, under ``--forwarded-allow-ips option``."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen["client"] = scope["client"][0]
+
+    scope = {"type": "http", "client": (peer, 5000),
+             "headers": [(b"x-forwarded-for", forwarded.encode())]}
+    asyncio.run(trust_forwarded(app, check_forwarded_ips(option))(scope, None, None))
+    return str(seen["client"])
+
+
+@pytest.mark.parametrize("option", [
+    "10.1.2.3/8",  # a network written with host bits: the network it names
+    "192.0.2.1, *",  # "*" among others: every peer
+])
+def test_a_proxy_in_the_trusted_networks_is_believed(option):
+    assert client_seen(option, "10.9.9.9", "203.0.113.9") == "203.0.113.9"
 
 
 # -- the "my games" stream --------------------------------------------------------------------

@@ -91,21 +91,46 @@ def check_forwarded_ips(value: str | None) -> list[str] | None:
             continue
         if item != "*":
             try:
-                ipaddress.ip_network(item, strict=False)
+                network = ipaddress.ip_network(item, strict=False)
             except ValueError:
                 raise ParameterError(f"--forwarded-allow-ips: {item!r} is not an address or "
                                      "a network") from None
+            # a network written with host bits (10.0.0.1/8) as the network it names: uvicorn
+            # would take it for a name and trust no one
+            if "/" in item:
+                item = str(network)
         out.append(item)
-    return out
+    return ["*"] if "*" in out else out
 
 
 def trust_forwarded(app: Any, trusted: list[str] | None = None) -> Any:
     """``app`` behind uvicorn's proxy-headers middleware when proxies are trusted: a request
     from one of them counts as from the client its ``X-Forwarded-For`` names (the job queue's
     per-client limits then hold per person, not per proxy), with its ``X-Forwarded-Proto``.
-    From any other peer those headers are ignored."""
+    From any other peer those headers are ignored.
+
+    The client is the last address in ``X-Forwarded-For`` that is not a trusted proxy's. With
+    ``*`` (every peer is a proxy) it is the last address, the one the proxy itself saw: a
+    proxy adds that after whatever the client sent, so the client cannot choose it."""
     if not trusted:
         return app
     from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-    return ProxyHeadersMiddleware(app, trusted_hosts=trusted)
+    inner = ProxyHeadersMiddleware(app, trusted_hosts=trusted)
+    return _LastHop(inner) if trusted == ["*"] else inner
+
+
+class _LastHop:
+    """ASGI middleware: ``X-Forwarded-For`` cut to its last address (``trust_forwarded``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            values = [v for k, v in scope["headers"] if k == b"x-forwarded-for"]
+            if values:
+                last = b",".join(values).split(b",")[-1].strip()
+                headers = [(k, v) for k, v in scope["headers"] if k != b"x-forwarded-for"]
+                scope = {**scope, "headers": [*headers, (b"x-forwarded-for", last)]}
+        await self.app(scope, receive, send)
