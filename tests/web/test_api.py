@@ -220,7 +220,11 @@ def test_a_loopback_server_refuses_other_host_names(db):
     app = create_app(db, workers=1, allowed_hosts=["127.0.0.1", "localhost"])
     with TestClient(app, base_url="http://localhost") as client:
         assert client.get("/api/meta").status_code == 200
-        assert client.get("/api/meta", headers={"Host": "evil.example"}).status_code == 400
+        r = client.get("/api/meta", headers={"Host": "evil.example"})
+        assert r.status_code == 400
+        assert "127.0.0.1, localhost" in r.json()["error"] and "--public-url" in r.json()["error"]
+        r = client.get("/", headers={"Host": "evil.example:8000"})
+        assert r.status_code == 400 and "'evil.example:8000'" in r.text
 
 
 def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):

@@ -18,7 +18,6 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -53,7 +52,7 @@ from .pages import (
 )
 from .seats import OPEN
 from .service import Budgets, GameService
-from .site import Site, StripPrefix, trust_forwarded
+from .site import HostCheck, Site, StripPrefix, trust_forwarded
 from .views import view_for
 from .warmup import WARM_UP_KIND, EngineWarmUp
 
@@ -318,7 +317,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     if site.prefix:
         middleware.append(Middleware(StripPrefix, prefix=site.prefix))
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+        middleware.append(Middleware(HostCheck, allowed_hosts=allowed_hosts))
     return Starlette(
         routes=routes,
         middleware=middleware,
