@@ -346,6 +346,15 @@ def test_an_sgf_upload_without_its_game_names_it_in_the_request(client, db):
     assert [m["text"] for m in snap["moves"]] == ["E5", "D7"]
 
 
+def test_an_sgf_upload_is_read_as_sgf_whatever_the_case_of_its_media_type(client):
+    sgf = b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[aa];W[bb])"
+    r = client.post("/api/records", content=sgf,
+                    headers={"Content-Type": "Application/X-Go-SGF; charset=UTF-8"})
+    assert r.status_code == 201, r.text
+    snap = client.get(f"/api/games/{r.json()['id']}").json()
+    assert snap["game"] == "freego" and len(snap["moves"]) == 2
+
+
 def test_territory_rules_offer_pass_and_two_passes_end_the_game(client, db):
     made = new_game(client, ["human", "human"], game="blooms-territory", params={"size": 2})
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]

@@ -37,6 +37,7 @@ from .http import (
     Json,
     SecurityHeaders,
     client_of,
+    content_type,
     error_response,
     read_body,
     read_json,
@@ -250,7 +251,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def upload(request: Request) -> Json:
         raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
-        sgf = request.headers.get("content-type", "").startswith(SGF)
+        sgf = content_type(request) == SGF
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
