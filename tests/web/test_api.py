@@ -456,6 +456,7 @@ def test_inputs_that_once_gave_a_500_get_a_400(client, label, method, path, body
                        content=body.encode() if body else None, headers=headers)
     assert r.status_code in (400, 403, 413), (label, r.status_code, r.text[:300])
     assert r.json()["error"]
+    assert "sys." not in r.json()["error"]  # no advice to change the server's Python
 
 
 def test_rules_pictures_of_an_install_without_the_docs_folder_are_404(client, monkeypatch,
