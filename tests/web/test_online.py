@@ -33,6 +33,18 @@ def snapshot(client: TestClient, gid: str, secret: str | None = None) -> dict[st
     return r.json()
 
 
+def test_an_open_seat_to_move_first_waits_for_a_person_not_an_agent(client):
+    made = create(client, ["open", "human"], public=True)
+    gid = made["id"]
+    for _ in range(20):  # an agent's job for the seat would fail in its worker meanwhile
+        snap = snapshot(client, gid)
+        assert snap["thinking"] is None and not snap["paused"] and snap["notice"] == ""
+        time.sleep(0.05)
+    joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
+    r = client.post(f"/api/games/{gid}/move", json={"secret": joined["secret"], "move": "Rb2"})
+    assert r.status_code == 200, r.text
+
+
 def test_a_game_waiting_for_its_opponent_gives_its_creator_no_hint(client):
     made = create(client, ["human", "open"], public=True)
     gid, key = made["id"], made["secrets"]["1"]
