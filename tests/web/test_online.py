@@ -159,6 +159,29 @@ def test_the_creator_withdraws_an_unjoined_game_and_no_one_else_can(client, db):
     assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 404
 
 
+def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.store.sql import SQLStore
+
+    withdraw = SQLStore.withdraw
+
+    def slow_withdraw(self, game_id):  # both requests reach the store before either is done
+        time.sleep(0.2)
+        return withdraw(self, game_id)
+
+    monkeypatch.setattr(SQLStore, "withdraw", slow_withdraw)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as c:
+        made = create(c, ["human", "open"], public=True)
+        body = {"secret": made["secrets"]["1"]}
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(
+                lambda _: c.post(f"/api/games/{made['id']}/withdraw", json=body), range(2)))
+    codes = sorted(r.status_code for r in answers)
+    assert codes == [200, 404], [r.text for r in answers]
+    assert "withdrawn" in max(answers, key=lambda r: r.status_code).json()["error"]
+
+
 def test_a_joined_game_cannot_be_withdrawn(client):
     made = create(client, ["human", "open"], public=True)
     gid = made["id"]

@@ -75,13 +75,16 @@ async def withdraw(svc: GameService, live: Live, secret: Any) -> None:
     """The creator takes back a game no one has joined (it is deleted).
 
     Raises:
-        ApiError: 403 without the creator's secret; 409 once someone has joined.
+        ApiError: 403 without the creator's secret; 409 once someone has joined; 404 when
+        the game was withdrawn meanwhile (a second request of the creator's).
     """
     seat = svc.require_seat(live, secret)
     if OPEN not in live.seats or live.seats[seat - 1] == OPEN:
         raise ApiError(409, "someone has joined this game: resign it instead")
     if not await asyncio.to_thread(svc.store.withdraw, live.id):
         svc.invalidate(live.id)
+        if await asyncio.to_thread(svc.store.get, live.id) is None:  # a withdrawal came first
+            raise ApiError(404, f"no game {quote(live.id)}: it was withdrawn")
         raise ApiError(409, "someone joined this game first")
     svc.invalidate(live.id)
     svc.hub.publish(live.id)
