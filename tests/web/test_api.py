@@ -293,6 +293,38 @@ def test_hint_names_a_legal_move_and_marks_its_cells(client):
     assert ok.status_code == 200
 
 
+def test_a_hint_that_comes_back_after_its_position_was_undone_is_not_shown(db):
+    """The hint asked at ply 2 searches for three seconds; meanwhile the player takes
+    the moves back and reaches ply 2 again by another move: the hint was for another
+    position, and is neither answered nor shown as this one's. (Two workers for the client, as a server of four has:
+    the agent replies while the hint searches.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.jobs import Limits
+
+    app = create_app(db, workers=2, hint_spec="mcts:time=3", budgets=Budgets(hint_seconds=6),
+                     limits=Limits(running_per_client=2))
+    with TestClient(app) as client:
+        made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
+        gid, key = made["id"], made["secrets"]["1"]
+        assert client.post(f"/api/games/{gid}/move",
+                           json={"secret": key, "move": "Rc3"}).status_code == 200
+        wait_for_agent(client, gid)
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(client.post, f"/api/games/{gid}/hint", json={"secret": key})
+            time.sleep(0.3)  # the hint's job is searching
+            assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": key, "move": "Ra1"}).status_code == 200
+            again = wait_for_agent(client, gid)
+            assert again["length"] == 2 and not asked.done()
+            old = asked.result()
+        assert old.status_code == 409 and "moved on" in old.json()["error"]
+        snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+        assert snap["moves"][0]["text"] == "Ra1"
+        assert snap["hint"] is None
+
+
 def test_a_hint_searches_with_the_threads_a_job_may_take(db):
     """Hints take every core the server gives a job (--job-threads), as levels 5 and 6 do."""
     with TestClient(create_app(db, workers=1, warm_up=False,

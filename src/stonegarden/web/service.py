@@ -558,8 +558,9 @@ class GameService:
 
         Raises:
             ApiError: 403 without a seat secret, or between two people who did not both agree to
-            hints when the game was created; 409 when the game is over or it is not this seat's
-            turn; 429 no room in the job queue; 503 the search could not finish.
+            hints when the game was created; 409 when the game is over, it is not this seat's
+            turn, or the position changed while the hint was searched (an undo); 429 no room in
+            the job queue; 503 the search could not finish.
         """
         seat = self.require_seat(live, secret)
         game, state = live.game, live.state
@@ -571,16 +572,18 @@ class GameService:
         to_move = game.current_player(state)
         if to_move != seat:
             raise ApiError(409, f"a hint is for your own turn; it is player {to_move}'s")
-        ply = len(live.moves)
+        ply, line = len(live.moves), tuple(live.moves)
         if (ply, seat) in live.hints:
             return live.hints[(ply, seat)]
         spec = self.hint_spec or ai.hint_agent_spec(self.budgets.job_threads)
-        text = await self._shared(live, ("hint", ply), lambda: self._job(
+        # the position is its moves: an undo may reach the same ply by other moves meanwhile
+        text = await self._shared(live, ("hint", line), lambda: self._job(
             "agent-move", self.turns.job_args(live, spec), client, self.budgets.hint_seconds))
+        if tuple(live.moves) != line:
+            raise ApiError(409, "the game moved on while the hint was searched: ask again")
         cells = safe_move_cells(view_for(game), game, state, text)
         hint = {"ply": ply, "move": text, "agent": spec, "cells": cells}
-        if len(live.moves) == ply:
-            live.hints[(ply, seat)] = hint
+        live.hints[(ply, seat)] = hint
         return hint
 
     async def _shared(self, live: Live, key: Any,
