@@ -182,6 +182,30 @@ def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypa
     assert "withdrawn" in max(answers, key=lambda r: r.status_code).json()["error"]
 
 
+def test_a_join_as_the_game_is_withdrawn_is_told_so(db, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.store.sql import SQLStore
+
+    join = SQLStore.join
+
+    def slow_join(self, game_id, seat, name):  # the withdrawal is written meanwhile
+        time.sleep(0.3)
+        return join(self, game_id, seat, name)
+
+    monkeypatch.setattr(SQLStore, "join", slow_join)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as c:
+        made = create(c, ["human", "open"], public=True)
+        gid = made["id"]
+        with ThreadPoolExecutor(1) as pool:
+            joining = pool.submit(c.post, f"/api/games/{gid}/join", json={"name": "Bo"})
+            time.sleep(0.1)
+            r = c.post(f"/api/games/{gid}/withdraw", json={"secret": made["secrets"]["1"]})
+            assert r.status_code == 200, r.text
+            late = joining.result()
+    assert late.status_code == 404 and "withdrawn" in late.json()["error"], late.text
+
+
 def test_a_joined_game_cannot_be_withdrawn(client):
     made = create(client, ["human", "open"], public=True)
     gid = made["id"]
