@@ -227,6 +227,46 @@ def test_a_loopback_server_refuses_other_host_names(db):
         assert r.status_code == 400 and "'evil.example:8000'" in r.text
 
 
+def test_a_server_bound_to_any_loopback_address_refuses_other_host_names(tmp_path):
+    """127.0.0.2 is this machine as much as 127.0.0.1: a web page must not reach it by DNS
+    rebinding either."""
+    import http.client
+    import os
+    import subprocess
+    import sys
+
+    from webhelpers import ROOT, free_port
+
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--host", "127.0.0.2",
+                             "--port", str(port), "--db", str(tmp_path / "games.db"),
+                             "--workers", "1"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+    def status(host: str | None) -> int:
+        conn = http.client.HTTPConnection("127.0.0.2", port, timeout=10)
+        try:
+            conn.request("GET", "/api/meta", headers={"Host": host} if host else {})
+            return conn.getresponse().status
+        finally:
+            conn.close()
+
+    try:
+        for _ in range(300):  # bounded wait for the port to answer
+            try:
+                assert status(None) == 200  # its own address, 127.0.0.2:PORT
+                break
+            except OSError:
+                assert proc.poll() is None, "serve exited"
+                time.sleep(0.1)
+        assert status(f"localhost:{port}") == 200
+        assert status("evil.example") == 400
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):
     made = new_game(client, ["random", "human"])
     gid = made["id"]
