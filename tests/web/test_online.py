@@ -364,6 +364,17 @@ def test_links_start_with_the_public_url_and_the_prefix_is_served(db):
         assert c.get("/sg/static/common.js").status_code == 200
 
 
+def test_a_loopback_server_answers_to_its_ipv6_public_host_as_browsers_send_it(db):
+    from stonegarden.cli.serve import loopback_hosts
+
+    site = Site.parse("https://[2001:db8::5]/sg")
+    hosts = loopback_hosts("127.0.0.1", site)
+    with TestClient(create_app(db, workers=1, warm_up=False, site=site,
+                               allowed_hosts=hosts)) as c:
+        assert c.get("/sg/api/meta", headers={"Host": "[2001:db8::5]"}).status_code == 200
+        assert c.get("/sg/api/meta", headers={"Host": "evil.example"}).status_code == 400
+
+
 @pytest.mark.parametrize("url", ["ftp://x/y", "games.example.org", "https://h/a?b=1",
                                  "https://h/a#b", "https://h/a b", "https://"])
 def test_a_bad_public_url_is_refused(url):
