@@ -485,6 +485,36 @@ def test_a_flood_of_changes_from_elsewhere_reads_a_held_game_once_or_twice(tmp_p
     asyncio.run(main())
 
 
+def test_a_game_changed_elsewhere_as_it_is_read_is_still_answered(tmp_path):
+    """Another process's move reaches this one while it reads a game whose agent is to move
+    (the claim to think is being written): the game is let go here, and the request that read
+    it is answered with what it read, not with an internal error."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web.service import GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        svc = GameService(store, JobPool(1))  # never started: the claim is not this process's
+        live, _ = await svc.create("blooms", SMALL, ["random", "human"], "c")
+        svc.invalidate(live.id)  # not in memory: the next request reads it
+        loop = asyncio.get_running_loop()
+        claim = store.claim_thinking
+
+        def claim_as_a_move_lands(*args: Any) -> Any:
+            loop.call_soon_threadsafe(svc.elsewhere.changed, "move", live.id)
+            time.sleep(0.1)
+            return claim(*args)
+
+        store.claim_thinking = claim_as_a_move_lands  # type: ignore[method-assign]
+        read = await svc.load(live.id, "c")
+        assert read.id == live.id and live.id not in svc.live
+        store.close()
+
+    asyncio.run(main())
+
+
 def test_watched_games_do_not_pin_memory_beyond_the_bound(tmp_path):
     """Streams over many game ids (32 a client, 100 ids each) must not hold every game they
     watch in memory: the bound on games held counts watched ones too."""

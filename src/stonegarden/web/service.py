@@ -131,7 +131,9 @@ class GameService:
             live.client = client
             self._keep(live)
             await self.turns.advance(live, client, admitted=False)
-        return self.live[game_id]
+        # another process's change may have let it go meanwhile: answer with what was read
+        # (a change it asks for is refused as stale, and the next request reads it again)
+        return self.live.get(game_id, live)
 
     def _read(self, game_id: str) -> Live:
         """In a thread: the stored row, replayed.
