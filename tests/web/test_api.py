@@ -333,6 +333,46 @@ def test_hint_names_a_legal_move_and_marks_its_cells(client):
     assert ok.status_code == 200
 
 
+def test_an_undo_that_meets_the_agents_move_being_written_leaves_the_game_going(db,
+                                                                               monkeypatch):
+    """Tumbling Dice: the agent's move is written (slowly) when the player asks for an undo.
+    The move came first, so the undo is refused; the dice are then rolled for the player as
+    always, instead of the game waiting for a roll no one makes."""
+    import threading
+
+    from stonegarden.store.sql import SQLStore
+
+    append = SQLStore.append_move
+    writing = threading.Event()
+
+    def slow_append(self, game_id, ply, *args, **kwargs):
+        if ply == 5:  # the agent's second move
+            writing.set()
+            time.sleep(0.5)
+        return append(self, game_id, ply, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "append_move", slow_append)
+    params = {"dice": 6, "tumbling": True}
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = new_game(client, ["human", "random"], game="blobs", params=params)
+        gid, key = made["id"], made["secrets"]["1"]
+        snap = wait_for_agent(client, gid)
+        assert snap["length"] == 3 and snap["to_move"] == 1  # a roll, the agent's, a roll
+        moves = [m["text"] for m in snap["moves"]]
+        r = client.post(f"/api/games/{gid}/move",
+                        json={"secret": key, "move": first_legal("blobs", params, moves)})
+        assert r.status_code == 200, r.text
+        assert writing.wait(30)
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+        assert r.status_code == 409, r.text
+        for _ in range(100):
+            snap = client.get(f"/api/games/{gid}").json()
+            if snap["to_move"] == 1:
+                break
+            time.sleep(0.05)
+        assert snap["length"] == 7 and snap["to_move"] == 1 and snap["thinking"] is None
+
+
 def test_a_hint_that_comes_back_after_its_position_was_undone_is_not_shown(db):
     """The hint asked at ply 2 searches for three seconds; meanwhile the player takes
     the moves back and reaches ply 2 again by another move: the hint was for another

@@ -487,13 +487,13 @@ class GameService:
         keep = next((k for k in range(len(movers) - 1, -1, -1) if movers[k] == seat), None)
         if keep is None:
             raise ApiError(409, f"player {seat} has no move to undo")
-        self.turns.forget(live)
         redo = tuple(live.moves[keep:]) + tuple(live.redo)
         count = len(live.moves)
         async with live.lock:
-            if len(live.moves) != count:
+            if len(live.moves) != count:  # the agent's move was written first: it goes on
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
             self._still_served(live)
+            self.turns.forget(live)
             kept = live.history.at(keep)
             try:
                 await asyncio.to_thread(self.store.truncate, live.id, keep, count,
