@@ -298,6 +298,30 @@ def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(clien
     assert len(open_store(db).get(gid).moves) == 2
 
 
+def test_an_sgf_made_before_the_clock_ran_out_is_not_served_after_it(tmp_path):
+    """The SGF of a position is made once and kept; a game lost on time at that position
+    ends without a move, and its SGF then says so (RE[W+T])."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web import clocks
+    from stonegarden.web.service import GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        svc = GameService(store, JobPool(1))  # never started: a game of two people needs none
+        live, keys = await svc.create("freego", {"size": 5}, ["human", "human"], "c",
+                                      clock={"initial": 10, "increment": 0})
+        await svc.play(live, keys["1"], "C3", client="c")
+        await svc.play(live, keys["2"], "D4", client="c")
+        assert "RE[" not in await svc.sgf(live)  # a spectator's download mid-game
+        assert await clocks.flag(svc, live, time.time() + 60)  # player 1's time runs out
+        assert "RE[W+T]" in await svc.sgf(live)
+        store.close()
+
+    asyncio.run(main())
+
+
 @pytest.mark.slow
 def test_a_damaged_game_out_of_time_does_not_keep_the_keeper_from_the_others(db):
     """A game whose row no longer replays is that game's trouble alone: the keeper still ends

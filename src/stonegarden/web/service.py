@@ -646,13 +646,14 @@ class GameService:
 
     async def sgf(self, live: Live) -> str:
         """The game as SGF. Replaying a long game takes a second or more, so it is made in a
-        thread, once per position and seats: later requests get the same text, and requests
-        made meanwhile share the work.
+        thread, once per position, seats and end on time: later requests get the same text,
+        and requests made meanwhile share the work.
 
         Raises:
             ApiError: 404 when the game has no SGF form.
         """
-        key = ("sgf", tuple(live.moves), live.seats)
+        over = None if live.over is None else (live.over["winner"], live.over["reason"])
+        key = ("sgf", tuple(live.moves), live.seats, over)  # a time loss adds no move
         if live.sgf is not None and live.sgf[0] == key:
             return live.sgf[1]
         record = self.record(live)
