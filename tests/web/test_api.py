@@ -267,6 +267,17 @@ def test_a_server_bound_to_any_loopback_address_refuses_other_host_names(tmp_pat
         proc.wait(timeout=30)
 
 
+def test_resume_in_a_game_between_people_needs_no_room_in_the_job_queue(db):
+    from stonegarden.jobs import Limits
+
+    with TestClient(create_app(db, workers=1, warm_up=False,
+                               limits=Limits(per_client=1))) as client:
+        new_game(client, ["mcts:time=3", "human"])  # its agent's job is this client's one
+        made = new_game(client, ["human", "human"])
+        r = client.post(f"/api/games/{made['id']}/resume", json={"secret": made["secrets"]["1"]})
+        assert r.status_code == 200, r.text
+
+
 def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):
     made = new_game(client, ["random", "human"])
     gid = made["id"]

@@ -463,8 +463,9 @@ class GameService:
             ApiError: 403 without a seat secret, 429 no room in the job queue.
         """
         self.require_seat(live, secret)
-        if live.thinking is None and not live.game.is_terminal(live.state):
-            self.admit(client)
+        if (live.thinking is None and not live.game.is_terminal(live.state)
+                and any(s not in (HUMAN, OPEN) for s in live.seats)):
+            self.admit(client)  # its agent may think now
         live.paused = False
         live.notice = ""
         live.client = client
