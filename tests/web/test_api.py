@@ -220,7 +220,62 @@ def test_a_loopback_server_refuses_other_host_names(db):
     app = create_app(db, workers=1, allowed_hosts=["127.0.0.1", "localhost"])
     with TestClient(app, base_url="http://localhost") as client:
         assert client.get("/api/meta").status_code == 200
-        assert client.get("/api/meta", headers={"Host": "evil.example"}).status_code == 400
+        r = client.get("/api/meta", headers={"Host": "evil.example"})
+        assert r.status_code == 400
+        assert "127.0.0.1, localhost" in r.json()["error"] and "--public-url" in r.json()["error"]
+        r = client.get("/", headers={"Host": "evil.example:8000"})
+        assert r.status_code == 400 and "'evil.example:8000'" in r.text
+
+
+def test_a_server_bound_to_any_loopback_address_refuses_other_host_names(tmp_path):
+    """127.0.0.2 is this machine as much as 127.0.0.1: a web page must not reach it by DNS
+    rebinding either."""
+    import http.client
+    import os
+    import subprocess
+    import sys
+
+    from webhelpers import ROOT, free_port
+
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--host", "127.0.0.2",
+                             "--port", str(port), "--db", str(tmp_path / "games.db"),
+                             "--workers", "1"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+    def status(host: str | None) -> int:
+        conn = http.client.HTTPConnection("127.0.0.2", port, timeout=10)
+        try:
+            conn.request("GET", "/api/meta", headers={"Host": host} if host else {})
+            return conn.getresponse().status
+        finally:
+            conn.close()
+
+    try:
+        for _ in range(300):  # bounded wait for the port to answer
+            try:
+                assert status(None) == 200  # its own address, 127.0.0.2:PORT
+                break
+            except OSError:
+                assert proc.poll() is None, "serve exited"
+                time.sleep(0.1)
+        assert status(f"localhost:{port}") == 200
+        assert status("evil.example") == 400
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_resume_in_a_game_between_people_needs_no_room_in_the_job_queue(db):
+    from stonegarden.jobs import Limits
+
+    with TestClient(create_app(db, workers=1, warm_up=False,
+                               limits=Limits(per_client=1))) as client:
+        new_game(client, ["mcts:time=3", "human"])  # its agent's job is this client's one
+        made = new_game(client, ["human", "human"])
+        r = client.post(f"/api/games/{made['id']}/resume", json={"secret": made["secrets"]["1"]})
+        assert r.status_code == 200, r.text
 
 
 def test_agent_seats_cannot_be_moved_for_by_a_human(client, db):
@@ -289,6 +344,78 @@ def test_hint_names_a_legal_move_and_marks_its_cells(client):
     assert ok.status_code == 200
 
 
+def test_an_undo_that_meets_the_agents_move_being_written_leaves_the_game_going(db,
+                                                                               monkeypatch):
+    """Tumbling Dice: the agent's move is written (slowly) when the player asks for an undo.
+    The move came first, so the undo is refused; the dice are then rolled for the player as
+    always, instead of the game waiting for a roll no one makes."""
+    import threading
+
+    from stonegarden.store.sql import SQLStore
+
+    append = SQLStore.append_move
+    writing = threading.Event()
+
+    def slow_append(self, game_id, ply, *args, **kwargs):
+        if ply == 5:  # the agent's second move
+            writing.set()
+            time.sleep(0.5)
+        return append(self, game_id, ply, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "append_move", slow_append)
+    params = {"dice": 6, "tumbling": True}
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = new_game(client, ["human", "random"], game="blobs", params=params)
+        gid, key = made["id"], made["secrets"]["1"]
+        snap = wait_for_agent(client, gid)
+        assert snap["length"] == 3 and snap["to_move"] == 1  # a roll, the agent's, a roll
+        moves = [m["text"] for m in snap["moves"]]
+        r = client.post(f"/api/games/{gid}/move",
+                        json={"secret": key, "move": first_legal("blobs", params, moves)})
+        assert r.status_code == 200, r.text
+        assert writing.wait(30)
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+        assert r.status_code == 409, r.text
+        for _ in range(100):
+            snap = client.get(f"/api/games/{gid}").json()
+            if snap["to_move"] == 1:
+                break
+            time.sleep(0.05)
+        assert snap["length"] == 7 and snap["to_move"] == 1 and snap["thinking"] is None
+
+
+def test_a_hint_that_comes_back_after_its_position_was_undone_is_not_shown(db):
+    """The hint asked at ply 2 searches for three seconds; meanwhile the player takes
+    the moves back and reaches ply 2 again by another move: the hint was for another
+    position, and is neither answered nor shown as this one's. (Two workers for the client, as a server of four has:
+    the agent replies while the hint searches.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.jobs import Limits
+
+    app = create_app(db, workers=2, hint_spec="mcts:time=3", budgets=Budgets(hint_seconds=6),
+                     limits=Limits(running_per_client=2))
+    with TestClient(app) as client:
+        made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
+        gid, key = made["id"], made["secrets"]["1"]
+        assert client.post(f"/api/games/{gid}/move",
+                           json={"secret": key, "move": "Rc3"}).status_code == 200
+        wait_for_agent(client, gid)
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(client.post, f"/api/games/{gid}/hint", json={"secret": key})
+            time.sleep(0.3)  # the hint's job is searching
+            assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": key, "move": "Ra1"}).status_code == 200
+            again = wait_for_agent(client, gid)
+            assert again["length"] == 2 and not asked.done()
+            old = asked.result()
+        assert old.status_code == 409 and "moved on" in old.json()["error"]
+        snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+        assert snap["moves"][0]["text"] == "Ra1"
+        assert snap["hint"] is None
+
+
 def test_a_hint_searches_with_the_threads_a_job_may_take(db):
     """Hints take every core the server gives a job (--job-threads), as levels 5 and 6 do."""
     with TestClient(create_app(db, workers=1, warm_up=False,
@@ -340,6 +467,15 @@ def test_an_sgf_upload_without_its_game_names_it_in_the_request(client, db):
     snap = client.get(f"/api/games/{r.json()['id']}").json()
     assert snap["game"] == "freego" and snap["params"]["size"] == 9
     assert [m["text"] for m in snap["moves"]] == ["E5", "D7"]
+
+
+def test_an_sgf_upload_is_read_as_sgf_whatever_the_case_of_its_media_type(client):
+    sgf = b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[aa];W[bb])"
+    r = client.post("/api/records", content=sgf,
+                    headers={"Content-Type": "Application/X-Go-SGF; charset=UTF-8"})
+    assert r.status_code == 201, r.text
+    snap = client.get(f"/api/games/{r.json()['id']}").json()
+    assert snap["game"] == "freego" and len(snap["moves"]) == 2
 
 
 def test_territory_rules_offer_pass_and_two_passes_end_the_game(client, db):
@@ -443,6 +579,7 @@ def test_inputs_that_once_gave_a_500_get_a_400(client, label, method, path, body
                        content=body.encode() if body else None, headers=headers)
     assert r.status_code in (400, 403, 413), (label, r.status_code, r.text[:300])
     assert r.json()["error"]
+    assert "sys." not in r.json()["error"]  # no advice to change the server's Python
 
 
 def test_rules_pictures_of_an_install_without_the_docs_folder_are_404(client, monkeypatch,

@@ -4,6 +4,7 @@ rematches, the public URL and path prefix, and which proxies' X-Forwarded-* head
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -14,7 +15,7 @@ from starlette.testclient import TestClient
 
 from stonegarden.store import open_store
 from stonegarden.web.app import create_app
-from stonegarden.web.site import Site
+from stonegarden.web.site import Site, check_forwarded_ips, trust_forwarded
 
 SMALL = {"size": 2, "target": 2}
 
@@ -30,6 +31,28 @@ def snapshot(client: TestClient, gid: str, secret: str | None = None) -> dict[st
     r = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": secret} if secret else {})
     assert r.status_code == 200, r.text
     return r.json()
+
+
+def test_an_open_seat_to_move_first_waits_for_a_person_not_an_agent(client):
+    made = create(client, ["open", "human"], public=True)
+    gid = made["id"]
+    for _ in range(20):  # an agent's job for the seat would fail in its worker meanwhile
+        snap = snapshot(client, gid)
+        assert snap["thinking"] is None and not snap["paused"] and snap["notice"] == ""
+        time.sleep(0.05)
+    joined = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()
+    r = client.post(f"/api/games/{gid}/move", json={"secret": joined["secret"], "move": "Rb2"})
+    assert r.status_code == 200, r.text
+
+
+def test_a_game_waiting_for_its_opponent_gives_its_creator_no_hint(client):
+    made = create(client, ["human", "open"], public=True)
+    gid, key = made["id"], made["secrets"]["1"]
+    assert snapshot(client, gid, key)["hints_allowed"] is False
+    r = client.post(f"/api/games/{gid}/hint", json={"secret": key})
+    assert r.status_code == 403, r.text
+    assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 201
+    assert snapshot(client, gid, key)["hint"] is None
 
 
 # -- names ------------------------------------------------------------------------------------
@@ -105,6 +128,8 @@ def test_a_private_open_game_is_joined_by_link_but_not_listed(client):
     (["human", "random"], {"clock": {"initial": 60, "increment": 0}}),
     (["human", "open"], {"seat": 2}),
     (["human", "open"], {"seat": True}),
+    (["human", "human"], {"seat": 1.0}),  # equal to 1, but not a seat's number
+    (["human", "human"], {"seat": 2.0, "name": "Ana"}),
     (["human", "open"], {"hints": True}),  # whoever joins has not agreed to hints
 ])
 def test_impossible_seatings_are_refused_with_400(client, seats, extra):
@@ -132,6 +157,53 @@ def test_the_creator_withdraws_an_unjoined_game_and_no_one_else_can(client, db):
     assert open_store(db).get(gid) is None
     assert gid not in [g["id"] for g in client.get("/api/lobby").json()["games"]]
     assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 404
+
+
+def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.store.sql import SQLStore
+
+    withdraw = SQLStore.withdraw
+
+    def slow_withdraw(self, game_id):  # both requests reach the store before either is done
+        time.sleep(0.2)
+        return withdraw(self, game_id)
+
+    monkeypatch.setattr(SQLStore, "withdraw", slow_withdraw)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as c:
+        made = create(c, ["human", "open"], public=True)
+        body = {"secret": made["secrets"]["1"]}
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(
+                lambda _: c.post(f"/api/games/{made['id']}/withdraw", json=body), range(2)))
+    codes = sorted(r.status_code for r in answers)
+    assert codes == [200, 404], [r.text for r in answers]
+    assert "withdrawn" in max(answers, key=lambda r: r.status_code).json()["error"]
+
+
+def test_a_join_as_the_game_is_withdrawn_is_told_so(db, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.store.sql import SQLStore
+
+    join = SQLStore.join
+
+    def slow_join(self, game_id, seat, name):  # the withdrawal is written meanwhile
+        time.sleep(0.3)
+        return join(self, game_id, seat, name)
+
+    monkeypatch.setattr(SQLStore, "join", slow_join)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as c:
+        made = create(c, ["human", "open"], public=True)
+        gid = made["id"]
+        with ThreadPoolExecutor(1) as pool:
+            joining = pool.submit(c.post, f"/api/games/{gid}/join", json={"name": "Bo"})
+            time.sleep(0.1)
+            r = c.post(f"/api/games/{gid}/withdraw", json={"secret": made["secrets"]["1"]})
+            assert r.status_code == 200, r.text
+            late = joining.result()
+    assert late.status_code == 404 and "withdrawn" in late.json()["error"], late.text
 
 
 def test_a_joined_game_cannot_be_withdrawn(client):
@@ -226,6 +298,30 @@ def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(clien
     assert len(open_store(db).get(gid).moves) == 2
 
 
+def test_an_sgf_made_before_the_clock_ran_out_is_not_served_after_it(tmp_path):
+    """The SGF of a position is made once and kept; a game lost on time at that position
+    ends without a move, and its SGF then says so (RE[W+T])."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web import clocks
+    from stonegarden.web.service import GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        svc = GameService(store, JobPool(1))  # never started: a game of two people needs none
+        live, keys = await svc.create("freego", {"size": 5}, ["human", "human"], "c",
+                                      clock={"initial": 10, "increment": 0})
+        await svc.play(live, keys["1"], "C3", client="c")
+        await svc.play(live, keys["2"], "D4", client="c")
+        assert "RE[" not in await svc.sgf(live)  # a spectator's download mid-game
+        assert await clocks.flag(svc, live, time.time() + 60)  # player 1's time runs out
+        assert "RE[W+T]" in await svc.sgf(live)
+        store.close()
+
+    asyncio.run(main())
+
+
 @pytest.mark.slow
 def test_a_damaged_game_out_of_time_does_not_keep_the_keeper_from_the_others(db):
     """A game whose row no longer replays is that game's trouble alone: the keeper still ends
@@ -292,6 +388,17 @@ def test_links_start_with_the_public_url_and_the_prefix_is_served(db):
         assert c.get("/sg/static/common.js").status_code == 200
 
 
+def test_a_loopback_server_answers_to_its_ipv6_public_host_as_browsers_send_it(db):
+    from stonegarden.cli.serve import loopback_hosts
+
+    site = Site.parse("https://[2001:db8::5]/sg")
+    hosts = loopback_hosts("127.0.0.1", site)
+    with TestClient(create_app(db, workers=1, warm_up=False, site=site,
+                               allowed_hosts=hosts)) as c:
+        assert c.get("/sg/api/meta", headers={"Host": "[2001:db8::5]"}).status_code == 200
+        assert c.get("/sg/api/meta", headers={"Host": "evil.example"}).status_code == 400
+
+
 @pytest.mark.parametrize("url", ["ftp://x/y", "games.example.org", "https://h/a?b=1",
                                  "https://h/a#b", "https://h/a b", "https://"])
 def test_a_bad_public_url_is_refused(url):
@@ -310,6 +417,35 @@ def test_forwarded_headers_count_only_from_trusted_proxies(db):
         assert c.get("/api/meta", headers=headers).json()["client"] == "testclient"
     with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
         assert c.get("/api/meta", headers=headers).json()["client"] == "203.0.113.9"
+
+
+def test_a_client_cannot_choose_its_address_through_a_proxy_trusted_as_any_peer(db):
+    # nginx's $proxy_add_x_forwarded_for adds the address it saw after the one the client sent
+    spoofed = {"X-Forwarded-For": "198.51.100.7, 203.0.113.9"}
+    with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
+        assert c.get("/api/meta", headers=spoofed).json()["client"] == "203.0.113.9"
+
+
+def client_seen(option: str, peer: str, forwarded: str) -> str:
+    """The client address the app sees of a request from ``peer`` with ``X-Forwarded-For``
+    ``forwarded``, under ``--forwarded-allow-ips option``."""
+    seen: dict[str, Any] = {}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen["client"] = scope["client"][0]
+
+    scope = {"type": "http", "client": (peer, 5000),
+             "headers": [(b"x-forwarded-for", forwarded.encode())]}
+    asyncio.run(trust_forwarded(app, check_forwarded_ips(option))(scope, None, None))
+    return str(seen["client"])
+
+
+@pytest.mark.parametrize("option", [
+    "10.1.2.3/8",  # a network written with host bits: the network it names
+    "192.0.2.1, *",  # "*" among others: every peer
+])
+def test_a_proxy_in_the_trusted_networks_is_believed(option):
+    assert client_seen(option, "10.9.9.9", "203.0.113.9") == "203.0.113.9"
 
 
 # -- the "my games" stream --------------------------------------------------------------------
@@ -368,6 +504,36 @@ def test_a_flood_of_changes_from_elsewhere_reads_a_held_game_once_or_twice(tmp_p
         while svc._background:
             await asyncio.sleep(0.01)
         assert 1 <= len(reads) <= 2 and svc.live[live.id] is live
+        store.close()
+
+    asyncio.run(main())
+
+
+def test_a_game_changed_elsewhere_as_it_is_read_is_still_answered(tmp_path):
+    """Another process's move reaches this one while it reads a game whose agent is to move
+    (the claim to think is being written): the game is let go here, and the request that read
+    it is answered with what it read, not with an internal error."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web.service import GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        svc = GameService(store, JobPool(1))  # never started: the claim is not this process's
+        live, _ = await svc.create("blooms", SMALL, ["random", "human"], "c")
+        svc.invalidate(live.id)  # not in memory: the next request reads it
+        loop = asyncio.get_running_loop()
+        claim = store.claim_thinking
+
+        def claim_as_a_move_lands(*args: Any) -> Any:
+            loop.call_soon_threadsafe(svc.elsewhere.changed, "move", live.id)
+            time.sleep(0.1)
+            return claim(*args)
+
+        store.claim_thinking = claim_as_a_move_lands  # type: ignore[method-assign]
+        read = await svc.load(live.id, "c")
+        assert read.id == live.id and live.id not in svc.live
         store.close()
 
     asyncio.run(main())

@@ -75,12 +75,7 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     try:
         site = Site.parse(public_url)
         trusted = check_forwarded_ips(forwarded_allow_ips)
-        # bound to loopback, only loopback names (and the public URL's host, reached through a
-        # proxy on this machine) may reach it: no DNS rebinding from web pages
-        loopback = host in ("127.0.0.1", "localhost", "::1")
-        hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if loopback else None
-        if hosts is not None and site.host:
-            hosts.append(site.host)
+        hosts = loopback_hosts(host, site)
         if hint_agent is not None:
             from ..web.ai import server_agent
 
@@ -101,6 +96,26 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     run_server(app, host, port)
+
+
+def loopback_hosts(host: str, site: Any) -> list[str] | None:
+    """The ``Host`` names a server bound to ``host`` answers to: bound to a loopback address
+    (any of 127.0.0.0/8, ::1), only loopback names, its own address and the public URL's host
+    (reached through a proxy on this machine), so that no web page can reach it by DNS
+    rebinding; ``None`` (any) otherwise."""
+    import ipaddress
+
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return None
+    if not loopback:
+        return None
+    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"]
+    for name in (host, site.host):
+        if name and name not in hosts:
+            hosts.append(f"[{name}]" if ":" in name else name)
+    return hosts
 
 
 def cores_per_worker(workers: int) -> int:

@@ -19,6 +19,13 @@ def _finite(text: str) -> float:
     return value
 
 
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts (its message tells how to allow them)
+        raise ValueError(f"{text[:20]}... ({len(text)} digits) is too large a number") from None
+
+
 def loads(text: str | bytes) -> Any:
     """``json.loads`` without the non-standard constants.
 
@@ -27,4 +34,5 @@ def loads(text: str | bytes) -> Any:
         converts.
         RecursionError: nested too deeply.
     """
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
+                      parse_int=_integer)

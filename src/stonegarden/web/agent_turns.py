@@ -22,7 +22,7 @@ from ..core.protocol import CHANCE
 from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
 from .http import ApiError
 from .live import Live, Thinking
-from .seats import HUMAN
+from .seats import HUMAN, OPEN
 
 if TYPE_CHECKING:
     from .service import GameService
@@ -59,7 +59,7 @@ class AgentTurns:
             return
         seat = game.current_player(live.state)
         spec = live.seats[seat - 1]
-        if spec == HUMAN:
+        if spec in (HUMAN, OPEN):  # a person moves (an open seat waits for one to join)
             return
         if len(live.moves) >= svc.budgets.max_moves:
             self.pause(live, f"this game has {len(live.moves)} moves, the most this server "

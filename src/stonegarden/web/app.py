@@ -18,7 +18,6 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -38,6 +37,7 @@ from .http import (
     Json,
     SecurityHeaders,
     client_of,
+    content_type,
     error_response,
     read_body,
     read_json,
@@ -53,7 +53,7 @@ from .pages import (
 )
 from .seats import OPEN
 from .service import Budgets, GameService
-from .site import Site, StripPrefix, trust_forwarded
+from .site import HostCheck, Site, StripPrefix, trust_forwarded
 from .views import view_for
 from .warmup import WARM_UP_KIND, EngineWarmUp
 
@@ -251,7 +251,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def upload(request: Request) -> Json:
         raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
-        sgf = request.headers.get("content-type", "").startswith(SGF)
+        sgf = content_type(request) == SGF
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -318,7 +318,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     if site.prefix:
         middleware.append(Middleware(StripPrefix, prefix=site.prefix))
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+        middleware.append(Middleware(HostCheck, allowed_hosts=allowed_hosts))
     return Starlette(
         routes=routes,
         middleware=middleware,

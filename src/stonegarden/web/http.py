@@ -80,6 +80,11 @@ def client_of(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
+def content_type(request: Request) -> str:
+    """The media type of the request's body, lower case (media types ignore case)."""
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
 async def read_body(request: Request, limit: int = MAX_BODY,
                     types: tuple[str, ...] = (JSON,)) -> bytes:
     """The request body, refusing more than ``limit`` bytes before reading them all.
@@ -89,7 +94,7 @@ async def read_body(request: Request, limit: int = MAX_BODY,
         that without a CORS preflight, which this server never grants), 413 for a larger body
         (by Content-Length or by what arrives).
     """
-    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    ctype = content_type(request)
     if ctype not in types:
         raise ApiError(415, f"send Content-Type {' or '.join(types)}, not {quote(ctype)}")
     declared = request.headers.get("content-length")

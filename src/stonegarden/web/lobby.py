@@ -51,7 +51,7 @@ async def join(svc: GameService, live: Live, name: Any) -> int:
 
     Raises:
         ApiError: 400 a bad name; 409 no open seat (someone joined first, here or through
-        another server); 503 the store failed.
+        another server); 404 the creator withdrew the game meanwhile; 503 the store failed.
     """
     clean = _name(name)
     if OPEN not in live.seats:
@@ -59,6 +59,8 @@ async def join(svc: GameService, live: Live, name: Any) -> int:
     seat = live.seats.index(OPEN) + 1
     if not await asyncio.to_thread(svc.store.join, live.id, seat, clean):
         svc.invalidate(live.id)
+        if await asyncio.to_thread(svc.store.get, live.id) is None:  # its creator withdrew it
+            raise ApiError(404, f"no game {quote(live.id)}: it was withdrawn")
         raise ApiError(409, "someone else joined this game first")
     seats = list(live.seats)
     seats[seat - 1] = HUMAN
@@ -75,13 +77,16 @@ async def withdraw(svc: GameService, live: Live, secret: Any) -> None:
     """The creator takes back a game no one has joined (it is deleted).
 
     Raises:
-        ApiError: 403 without the creator's secret; 409 once someone has joined.
+        ApiError: 403 without the creator's secret; 409 once someone has joined; 404 when
+        the game was withdrawn meanwhile (a second request of the creator's).
     """
     seat = svc.require_seat(live, secret)
     if OPEN not in live.seats or live.seats[seat - 1] == OPEN:
         raise ApiError(409, "someone has joined this game: resign it instead")
     if not await asyncio.to_thread(svc.store.withdraw, live.id):
         svc.invalidate(live.id)
+        if await asyncio.to_thread(svc.store.get, live.id) is None:  # a withdrawal came first
+            raise ApiError(404, f"no game {quote(live.id)}: it was withdrawn")
         raise ApiError(409, "someone joined this game first")
     svc.invalidate(live.id)
     svc.hub.publish(live.id)

@@ -37,8 +37,8 @@ def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
     if spec is not None and not all(s in (HUMAN, OPEN) for s in seats):
         raise ApiError(400, "a clock is for games between two people ('human' or 'open' "
                             "seats)")
-    if seat is not None and (seat not in (1, 2) or isinstance(seat, bool)
-                             or seats[seat - 1] != HUMAN):
+    if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
+                             or seat not in (1, 2) or seats[seat - 1] != HUMAN):
         raise ApiError(400, f"'seat' must be the number of a 'human' seat, not {quote(seat)}")
     names: list[str | None] = [None, None]
     if name is not None:
@@ -54,8 +54,9 @@ def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
 
 
 def hints_allowed(live: Live) -> bool:
-    """Against an agent always; between two people if both agreed when the game was made."""
-    return live.hints_agreed or not live.seats[0] == live.seats[1] == HUMAN
+    """Against an agent always; between two people if both agreed when the game was made (a
+    game with an open seat waits for a person, who has agreed to nothing)."""
+    return live.hints_agreed or any(s not in (HUMAN, OPEN) for s in live.seats)
 
 
 def opponent_is_agent(live: Live, seat: int) -> bool:

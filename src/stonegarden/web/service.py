@@ -131,7 +131,9 @@ class GameService:
             live.client = client
             self._keep(live)
             await self.turns.advance(live, client, admitted=False)
-        return self.live[game_id]
+        # another process's change may have let it go meanwhile: answer with what was read
+        # (a change it asks for is refused as stale, and the next request reads it again)
+        return self.live.get(game_id, live)
 
     def _read(self, game_id: str) -> Live:
         """In a thread: the stored row, replayed.
@@ -461,8 +463,9 @@ class GameService:
             ApiError: 403 without a seat secret, 429 no room in the job queue.
         """
         self.require_seat(live, secret)
-        if live.thinking is None and not live.game.is_terminal(live.state):
-            self.admit(client)
+        if (live.thinking is None and not live.game.is_terminal(live.state)
+                and any(s not in (HUMAN, OPEN) for s in live.seats)):
+            self.admit(client)  # its agent may think now
         live.paused = False
         live.notice = ""
         live.client = client
@@ -485,13 +488,13 @@ class GameService:
         keep = next((k for k in range(len(movers) - 1, -1, -1) if movers[k] == seat), None)
         if keep is None:
             raise ApiError(409, f"player {seat} has no move to undo")
-        self.turns.forget(live)
         redo = tuple(live.moves[keep:]) + tuple(live.redo)
         count = len(live.moves)
         async with live.lock:
-            if len(live.moves) != count:
+            if len(live.moves) != count:  # the agent's move was written first: it goes on
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
             self._still_served(live)
+            self.turns.forget(live)
             kept = live.history.at(keep)
             try:
                 await asyncio.to_thread(self.store.truncate, live.id, keep, count,
@@ -558,8 +561,9 @@ class GameService:
 
         Raises:
             ApiError: 403 without a seat secret, or between two people who did not both agree to
-            hints when the game was created; 409 when the game is over or it is not this seat's
-            turn; 429 no room in the job queue; 503 the search could not finish.
+            hints when the game was created; 409 when the game is over, it is not this seat's
+            turn, or the position changed while the hint was searched (an undo); 429 no room in
+            the job queue; 503 the search could not finish.
         """
         seat = self.require_seat(live, secret)
         game, state = live.game, live.state
@@ -571,16 +575,18 @@ class GameService:
         to_move = game.current_player(state)
         if to_move != seat:
             raise ApiError(409, f"a hint is for your own turn; it is player {to_move}'s")
-        ply = len(live.moves)
+        ply, line = len(live.moves), tuple(live.moves)
         if (ply, seat) in live.hints:
             return live.hints[(ply, seat)]
         spec = self.hint_spec or ai.hint_agent_spec(self.budgets.job_threads)
-        text = await self._shared(live, ("hint", ply), lambda: self._job(
+        # the position is its moves: an undo may reach the same ply by other moves meanwhile
+        text = await self._shared(live, ("hint", line), lambda: self._job(
             "agent-move", self.turns.job_args(live, spec), client, self.budgets.hint_seconds))
+        if tuple(live.moves) != line:
+            raise ApiError(409, "the game moved on while the hint was searched: ask again")
         cells = safe_move_cells(view_for(game), game, state, text)
         hint = {"ply": ply, "move": text, "agent": spec, "cells": cells}
-        if len(live.moves) == ply:
-            live.hints[(ply, seat)] = hint
+        live.hints[(ply, seat)] = hint
         return hint
 
     async def _shared(self, live: Live, key: Any,
@@ -641,13 +647,14 @@ class GameService:
 
     async def sgf(self, live: Live) -> str:
         """The game as SGF. Replaying a long game takes a second or more, so it is made in a
-        thread, once per position and seats: later requests get the same text, and requests
-        made meanwhile share the work.
+        thread, once per position, seats and end on time: later requests get the same text,
+        and requests made meanwhile share the work.
 
         Raises:
             ApiError: 404 when the game has no SGF form.
         """
-        key = ("sgf", tuple(live.moves), live.seats)
+        over = None if live.over is None else (live.over["winner"], live.over["reason"])
+        key = ("sgf", tuple(live.moves), live.seats, over)  # a time loss adds no move
         if live.sgf is not None and live.sgf[0] == key:
             return live.sgf[1]
         record = self.record(live)

@@ -14,9 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.datastructures import Headers
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..errors import ParameterError
+from ..errors import ParameterError, quote
+from .http import Json
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,44 @@ class StripPrefix:
         await self.app(scope, receive, send)
 
 
+class HostCheck:
+    """ASGI middleware: answers only requests whose ``Host`` is one of ``allowed_hosts`` (a
+    server bound to loopback: no DNS rebinding from web pages). The check is starlette's
+    ``TrustedHostMiddleware``; a refusal is a 400 that says which names are answered (JSON
+    for the API, like its other errors)."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: list[str]) -> None:
+        self.app = app
+        self.allowed_hosts = allowed_hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        allowed = False
+
+        async def passed(scope: Scope, receive: Receive, send: Send) -> None:
+            nonlocal allowed
+            allowed = True
+
+        async def refusal(message: Any) -> None:
+            pass  # starlette's own answer is replaced below
+
+        await TrustedHostMiddleware(passed, self.allowed_hosts, www_redirect=False)(
+            scope, receive, refusal)
+        if allowed:
+            await self.app(scope, receive, send)
+            return
+        names = ", ".join(h for h in self.allowed_hosts if h != "::1")
+        message = (f"this server answers only to the host names {names}, not "
+                   f"{quote(Headers(scope=scope).get('host', ''))}: behind a proxy, give serve "
+                   "--public-url with the address people use")
+        response = (Json({"error": message}, status_code=400)
+                    if scope["path"].startswith("/api/") or scope["type"] == "websocket"
+                    else PlainTextResponse(message, status_code=400))
+        await response(scope, receive, send)
+
+
 def check_forwarded_ips(value: str | None) -> list[str] | None:
     """The trusted proxies of ``--forwarded-allow-ips`` (addresses or networks, comma
     separated; ``*`` trusts every peer, for a server only a proxy can reach).
@@ -91,21 +133,46 @@ def check_forwarded_ips(value: str | None) -> list[str] | None:
             continue
         if item != "*":
             try:
-                ipaddress.ip_network(item, strict=False)
+                network = ipaddress.ip_network(item, strict=False)
             except ValueError:
                 raise ParameterError(f"--forwarded-allow-ips: {item!r} is not an address or "
                                      "a network") from None
+            # a network written with host bits (10.0.0.1/8) as the network it names: uvicorn
+            # would take it for a name and trust no one
+            if "/" in item:
+                item = str(network)
         out.append(item)
-    return out
+    return ["*"] if "*" in out else out
 
 
 def trust_forwarded(app: Any, trusted: list[str] | None = None) -> Any:
     """``app`` behind uvicorn's proxy-headers middleware when proxies are trusted: a request
     from one of them counts as from the client its ``X-Forwarded-For`` names (the job queue's
     per-client limits then hold per person, not per proxy), with its ``X-Forwarded-Proto``.
-    From any other peer those headers are ignored."""
+    From any other peer those headers are ignored.
+
+    The client is the last address in ``X-Forwarded-For`` that is not a trusted proxy's. With
+    ``*`` (every peer is a proxy) it is the last address, the one the proxy itself saw: a
+    proxy adds that after whatever the client sent, so the client cannot choose it."""
     if not trusted:
         return app
     from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-    return ProxyHeadersMiddleware(app, trusted_hosts=trusted)
+    inner = ProxyHeadersMiddleware(app, trusted_hosts=trusted)
+    return _LastHop(inner) if trusted == ["*"] else inner
+
+
+class _LastHop:
+    """ASGI middleware: ``X-Forwarded-For`` cut to its last address (``trust_forwarded``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            values = [v for k, v in scope["headers"] if k == b"x-forwarded-for"]
+            if values:
+                last = b",".join(values).split(b",")[-1].strip()
+                headers = [(k, v) for k, v in scope["headers"] if k != b"x-forwarded-for"]
+                scope = {**scope, "headers": [*headers, (b"x-forwarded-for", last)]}
+        await self.app(scope, receive, send)
