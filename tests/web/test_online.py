@@ -20,9 +20,10 @@ from stonegarden.web.site import Site, check_forwarded_ips, trust_forwarded
 SMALL = {"size": 2, "target": 2}
 
 
-def create(client: TestClient, seats: list[str], status: int = 201, **extra: Any) -> Any:
+def create(client: TestClient, seats: list[str], status: int = 201,
+           headers: dict[str, str] | None = None, **extra: Any) -> Any:
     r = client.post("/api/games", json={"game": "blooms", "params": SMALL, "seats": seats,
-                                        **extra})
+                                        **extra}, headers=headers)
     assert r.status_code == status, r.text
     return r.json()
 
@@ -157,6 +158,26 @@ def test_the_creator_withdraws_an_unjoined_game_and_no_one_else_can(client, db):
     assert open_store(db).get(gid) is None
     assert gid not in [g["id"] for g in client.get("/api/lobby").json()["games"]]
     assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 404
+
+
+def test_one_client_may_keep_only_a_few_games_waiting_in_the_lobby(db):
+    """Else one client could bury everyone's open games under its own (the lobby shows the
+    newest 200). A game joined or withdrawn no longer counts; private open games never do."""
+    headers = {"X-Forwarded-For": "203.0.113.9"}
+    with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
+        made = [create(c, ["human", "open"], public=True) for _ in range(8)]
+        r = c.post("/api/games", json={"game": "blooms", "params": SMALL,
+                                       "seats": ["human", "open"], "public": True})
+        assert r.status_code == 429 and r.headers["Retry-After"] == "60"
+        assert "8 games waiting in the lobby" in r.json()["error"]
+        create(c, ["human", "open"])  # not listed: not in the lobby
+        create(c, ["human", "open"], public=True, headers=headers)  # another client
+        gid, secret = made[0]["id"], made[0]["secrets"]["1"]
+        assert c.post(f"/api/games/{gid}/withdraw", json={"secret": secret}).status_code == 200
+        create(c, ["human", "open"], public=True)
+        c.post(f"/api/games/{made[1]['id']}/join", json={"name": "Bo"})
+        create(c, ["human", "open"], public=True)
+        create(c, ["human", "open"], public=True, status=429)
 
 
 def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypatch):

@@ -57,7 +57,8 @@ class Budgets:
     what its worker used before; ``max_moves``: moves a game may hold (uploads included);
     ``live_games``: idle games kept in memory; ``streams_per_client``: open live-update
     streams one client may hold; ``job_threads``: threads one job's search may take (levels 5
-    and 6 take that many; a seat asking for more is refused)."""
+    and 6 take that many; a seat asking for more is refused); ``lobby_per_client``: games one
+    client may have waiting in the lobby for an opponent at once."""
 
     max_think: float = 10.0
     hint_seconds: float = 2.0
@@ -68,6 +69,7 @@ class Budgets:
     live_games: int = 128
     streams_per_client: int = 32
     job_threads: int = 1
+    lobby_per_client: int = 8
 
 
 class GameService:
@@ -89,6 +91,9 @@ class GameService:
         self.live: collections.OrderedDict[str, Live] = collections.OrderedDict()
         self._loading: dict[str, asyncio.Future[Live]] = {}
         self.streams: collections.Counter[str] = collections.Counter()
+        #: the games each client listed in the lobby with an open seat (some since joined,
+        #: withdrawn or ended: counted again from the store at the limit)
+        self.in_lobby: dict[str, list[str]] = {}
         self.rng = random.SystemRandom()
         self.closing = False
         #: games changed by another process while this one was reading them
@@ -225,8 +230,31 @@ class GameService:
                                 "game with an 'open' seat cannot give it for whoever joins")
         if any(s not in (HUMAN, OPEN) for s in clean):
             self.admit(client)
-        return await self._insert(game, clean, History(game), client, listed, hints, names,
+        lobby = listed and OPEN in clean
+        if lobby:
+            await self._room_in_lobby(client)
+        made = await self._insert(game, clean, History(game), client, listed, hints, names,
                                   spec)
+        if lobby:
+            self.in_lobby.setdefault(client, []).append(made[0].id)
+        return made
+
+    async def _room_in_lobby(self, client: str) -> None:
+        """Raises: ApiError 429 when ``client`` has ``lobby_per_client`` games waiting in the
+        lobby for an opponent (so that no one buries the others' games)."""
+        mine = self.in_lobby.get(client, [])
+        if len(mine) < self.budgets.lobby_per_client:
+            return
+        try:
+            rows = await asyncio.to_thread(self.store.list_games, listed_only=False, ids=mine)
+        except StoreError as exc:
+            raise ApiError(503, str(exc)) from None
+        waiting = {r.id for r in rows if OPEN in r.seats and r.result is None}
+        mine = self.in_lobby[client] = [gid for gid in mine if gid in waiting]
+        if len(mine) >= self.budgets.lobby_per_client:
+            raise ApiError(429, f"you have {len(mine)} games waiting in the lobby for an "
+                                "opponent, the most one player may have: withdraw one, or "
+                                "wait until someone joins", {"Retry-After": "60"})
 
     def _seat(self, spec: str, game: Game) -> str:
         """The canonical spec of a seat: ``human``, ``open`` or an agent that can play
