@@ -209,7 +209,9 @@ class GameService:
 
         Raises:
             ApiError: 400 for an unknown game, bad parameters, a bad seat, flag, name or clock;
-            429 when an agent would have to think and the client has no room in the job queue.
+            429 when an agent would have to think and the client has no room in the job queue,
+            or a public game with an open seat would be more than the client may have waiting
+            in the lobby.
         """
         if not isinstance(params, dict):
             raise ApiError(400, f"'params' must be an object, not {quote(params)}")
