@@ -57,6 +57,8 @@ def test_a_position_text_can_replace_the_moves():
 @pytest.mark.parametrize("query,kind,needle", [
     ({"game": "chess"}, "ParameterError", "unknown game"),
     ({"game": "blooms", "params": {"size": 99}}, "ParameterError", "size"),
+    ({"game": "blooms", "params": {"size": "5"}}, "ParameterError", "is text"),
+    ({"game": "nosuchgame"}, "ParameterError", "nosuchgame"),
     ({"game": "blooms", "moves": ["Rd4", "Rd4"]}, "RecordError", "move 1"),
     ({"game": "blooms", "moves": "Rd4"}, "ParameterError", "list of move texts"),
     ({"game": "blooms", "sims": 0}, "ParameterError", "'sims'"),

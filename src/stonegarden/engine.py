@@ -14,7 +14,8 @@ from .agents.registry import make_agent, parse_agent_spec
 from .agents.search_agents import SearchAgent
 from .core import strict_json
 from .core.protocol import CHANCE
-from .core.registry import available_games, make
+from .core.record import make_from_json
+from .core.registry import available_games
 from .errors import ParameterError, RecordError, StonegardenError, quote
 from .search.analysis import analyse_position
 from .search.config import Budget
@@ -79,7 +80,7 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     params = query.get("params", {})
     if not isinstance(params, dict):
         raise ParameterError(f"'params' must be an object, not {quote(params)}")
-    game = make(game_id, **params)
+    game = make_from_json(game_id, params)
     if "position" in query and "moves" in query:
         raise ParameterError("give 'moves' or 'position', not both")
     if "position" in query:

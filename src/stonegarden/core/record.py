@@ -195,15 +195,25 @@ def game_of(record: Record) -> Game:
         RecordError: naming the unknown game or the bad parameter.
     """
     try:
-        specs = {p.name: p for p in game_class(record.game).param_specs}
-        for name, value in record.params.items():
-            spec = specs.get(name)
-            if spec is not None and spec.kind != "choice" and isinstance(value, str):
-                raise ParameterError(f"parameter {name!r}: {quote(value)} is text, not the "
-                                     f"{spec.kind.replace('_', ' ')} a record holds")
-        return make(record.game, **dict(record.params))
+        return make_from_json(record.game, record.params)
     except StonegardenError as exc:
         raise RecordError(f"record game/params: {exc}") from None
+
+
+def make_from_json(game_id: str, params: Mapping[str, Any]) -> Game:
+    """The game ``game_id`` with ``params`` in their JSON form, as records hold them (and the
+    engine's queries): text where a number, a boolean or a list belongs is refused.
+
+    Raises:
+        ParameterError: an unknown game, a bad parameter, or text for a parameter not a choice.
+    """
+    specs = {p.name: p for p in game_class(game_id).param_specs}
+    for name, value in params.items():
+        spec = specs.get(name)
+        if spec is not None and spec.kind != "choice" and isinstance(value, str):
+            raise ParameterError(f"parameter {name!r}: {quote(value)} is text, not the "
+                                 f"{spec.kind.replace('_', ' ')} a record holds")
+    return make(game_id, **dict(params))
 
 
 def replay_rows(record: Record) -> Iterator[tuple[dict[str, Any], State]]:
