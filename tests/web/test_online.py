@@ -440,6 +440,17 @@ def test_forwarded_headers_count_only_from_trusted_proxies(db):
         assert c.get("/api/meta", headers=headers).json()["client"] == "203.0.113.9"
 
 
+def test_an_ipv6_client_counts_as_its_64_network(db):
+    """A host given a /64 has more addresses than any limit: each is not another client."""
+    with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
+        def seen(address: str) -> str:
+            return c.get("/api/meta", headers={"X-Forwarded-For": address}).json()["client"]
+
+        assert seen("2001:db8:1:2::7") == seen("2001:db8:1:2:ffff::1") == "2001:db8:1:2::/64"
+        assert seen("2001:db8:1:3::7") == "2001:db8:1:3::/64"
+        assert seen("::ffff:203.0.113.9") == seen("203.0.113.9") == "203.0.113.9"
+
+
 def test_a_client_cannot_choose_its_address_through_a_proxy_trusted_as_any_peer(db):
     # nginx's $proxy_add_x_forwarded_for adds the address it saw after the one the client sent
     spoofed = {"X-Forwarded-For": "198.51.100.7, 203.0.113.9"}

@@ -3,6 +3,7 @@ input can be written into, the client a request counts for, and the security hea
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from typing import Any
 
@@ -76,8 +77,23 @@ class Json(JSONResponse):
 
 
 def client_of(request: Request) -> str:
-    """The client a request counts for in the job queue's limits: its address."""
-    return request.client.host if request.client is not None else "unknown"
+    """The client a request counts for in the per-client limits: its IPv4 address, or the
+    /64 network of an IPv6 one (a home or a host is given a whole /64, so each of its
+    addresses is not another client)."""
+    return client_key(request.client.host) if request.client is not None else "unknown"
+
+
+def client_key(host: str) -> str:
+    """``host`` as the per-client limits count it (see :func:`client_of`)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # not an address (a test client's name)
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host
 
 
 def content_type(request: Request) -> str:
