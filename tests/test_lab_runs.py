@@ -222,6 +222,39 @@ def test_ctrl_c_finishes_only_the_games_already_being_played(tmp_path):
     assert stored() <= before + 3 < 12
 
 
+@pytest.mark.slow
+def test_ctrl_c_in_a_terminal_keeps_the_running_games_and_says_how_to_go_on(tmp_path):
+    """A terminal sends Ctrl-C to the whole process group, the workers too: they finish the
+    games they are playing, which are stored, and the command says how far it got."""
+    out = tmp_path / "s"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "study", "blooms", "--param", "size=5",
+         "--agent", "mcts:sims=3000", "--games", "12", "--workers", "2", "--out", str(out)],
+        env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(out / "lab.sqlite") as db:
+                return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+    deadline = time.time() + 180
+    while time.time() < deadline and proc.poll() is None and stored() < 1:
+        time.sleep(0.05)
+    before = stored()
+    assert proc.poll() is None and 1 <= before <= 8, "the study ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=180)
+    after = stored()
+    assert proc.returncode == 130, stderr[-2000:]
+    assert after >= before + 2, "the two games being played at the Ctrl-C were lost"
+    assert f"stopped: {after} of 12 games are stored" in stderr
+    assert "the same command goes on from them" in stderr and "Traceback" not in stderr
+
+
 def _level_threads(spec: str) -> int:
     from stonegarden.agents.registry import make_agent
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -27,11 +29,29 @@ out_option = click.option("--out", type=click.Path(file_okay=False), required=Tr
 
 
 def run_options(command: F) -> F:
-    """The options every lab command shares: games, where they run, seed, output, resignation."""
+    """The options every lab command shares: games, where they run, seed, output, resignation;
+    and a Ctrl-C that says how far the run got and how to go on."""
+    command = _stoppable(command)
     for option in (resign_options, out_option, seed_option, address_option, backend_option,
                    workers_option, games_option):
         command = option(command)
     return command
+
+
+def _stoppable(fn: F) -> F:
+    """A Ctrl-C prints how many games are stored and exits with status 130 (not click's bare
+    "Aborted!")."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..lab.study import LabStopped
+
+        try:
+            return fn(*args, **kwargs)
+        except LabStopped as stop:
+            click.echo(str(stop), err=True)
+            sys.exit(130)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _agents(agent: str | None, agents: tuple[str, ...] | None) -> tuple[str, str]:

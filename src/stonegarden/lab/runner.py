@@ -6,6 +6,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -101,7 +103,12 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
             for f in futures:
                 f.cancel()
             if isinstance(exc, KeyboardInterrupt):
-                _keep_running_games(futures, handled, done)
+                print(f"stopping: finishing the {len(running)} game(s) being played "
+                      "(Ctrl-C again stops at once and loses them)", file=sys.stderr)
+                try:
+                    _keep_running_games(futures, handled, done)
+                except KeyboardInterrupt:
+                    _stop_workers(pool)
             raise
 
 
@@ -116,9 +123,17 @@ def game_pool(workers: int) -> cf.ProcessPoolExecutor:
 
 def _game_worker(parent: int, cores: int) -> None:
     """A pool worker dies with this process, however it ends (SIGTERM and SIGKILL included),
-    and takes ``cores`` threads for "every core"."""
+    takes ``cores`` threads for "every core", and lets a Ctrl-C pass: a terminal sends it to
+    the worker too, and the command, which gets it as well, has the worker finish its game."""
     die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     share_cores(cores)
+
+
+def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """End the pool's workers now (a second Ctrl-C): their games are lost."""
+    for proc in list((pool._processes or {}).values()):  # the executor has no public kill
+        proc.kill()
 
 
 def _play_on_one_core(task: Task) -> dict[str, Any]:

@@ -79,10 +79,24 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
         todo += [spec.task(i, key) for i in range(games) if i not in have]
     # a resumed run's bar starts at the games already stored, so its count and ETA are true
     played = games * len(specs) - len(todo)
-    run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
-              backend=backend, address=address, console=console, description=description,
-              done_before=played)
+    try:
+        run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
+                  backend=backend, address=address, console=console, description=description,
+                  done_before=played)
+    except KeyboardInterrupt:
+        stored = sum(len([i for i in store.done(key) if i < games]) for key in keys)
+        raise LabStopped(stored, games * len(specs), store.path) from None
     return [store.games(key, limit=games) for key in keys]
+
+
+class LabStopped(KeyboardInterrupt):
+    """A run was interrupted; ``stored`` of its ``asked`` games are in the database at
+    ``path``, and the same command goes on from them."""
+
+    def __init__(self, stored: int, asked: int, path: Path) -> None:
+        super().__init__(f"stopped: {stored} of {asked} games are stored in {str(path)!r}; "
+                         "the same command goes on from them")
+        self.stored, self.asked, self.path = stored, asked, path
 
 
 def run_study(spec: StudySpec, games: int, store: Store, *, description: str | None = None,
