@@ -132,6 +132,12 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["sweep", "blooms", "--param", "size=3", "--grid", "size=4", "--agent", "random",
       "--games", "2", "--out", "x"], "both fixed"),
     (["train", "blooms", "--games", "2", "--out", "FILE/t"], "--out"),
+    # every game asked for is a task in memory before the first is played
+    (["study", "blooms", "--agent", "random", "--games", "100000000000", "--out", "x"],
+     "1<=x<=1000000"),
+    (["match", "blooms", "random", "random", "--games", "100000000000"], "1<=x<=1000000"),
+    (["sweep", "blooms", "--grid", "target=1:200", "--agent", "random", "--games", "10000",
+      "--out", "x"], "2000000 games, more than one run plays"),
 ])
 @pytest.mark.slow
 def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):

@@ -13,6 +13,7 @@ import click
 
 from ..core.params import parse_param_options
 from ..errors import ParameterError
+from ..lab.runner import MAX_GAMES
 from .common import F, FiniteRange, friendly_errors, param_option, resign_options, resign_rule
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
@@ -20,7 +21,7 @@ workers_option = click.option("--workers", type=click.IntRange(min=1), default=1
 backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
                               show_default=True, help="run games on local processes or on Ray")
 address_option = click.option("--address", default=None, help="Ray cluster address (default: local)")
-games_option = click.option("--games", type=click.IntRange(min=1), required=True,
+games_option = click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
                             help="games per study (or per cell / ladder step)")
 seed_option = click.option("--seed", type=click.IntRange(0, 2**62), default=0, show_default=True,
                            help="base seed")

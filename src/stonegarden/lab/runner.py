@@ -27,6 +27,11 @@ from ..search.config import default_threads, share_cores
 from .selfplay import play_game
 
 Task = dict[str, Any]
+
+#: games one run may ask for (a study's times the cells of a sweep or the steps of a ladder;
+#: a match's): each is a task in memory before the first is played, so a slip such as
+#: ``--games 100000000000`` is refused at once instead of filling the memory
+MAX_GAMES = 1_000_000
 OnResult = Callable[[Task, dict[str, Any]], None]
 
 

@@ -17,7 +17,7 @@ from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
-from .runner import run_tasks
+from .runner import MAX_GAMES, run_tasks
 from .statistics import summarise
 from .store import Store
 
@@ -71,6 +71,11 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
     ``games`` each); return each study's ``games`` games."""
     if games < 1:
         raise ParameterError(f"--games must be at least 1, not {games!r}")
+    if games * len(specs) > MAX_GAMES:
+        raise ParameterError(f"--games {games} for each of {len(specs)} studies is "
+                             f"{games * len(specs)} games, more than one run plays "
+                             f"({MAX_GAMES}); ask for fewer, and for more later: the same "
+                             "command with a larger --games extends the studies")
     keys, todo = [], []
     for spec in specs:
         key = store.open_study(spec.key_spec())
