@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 
@@ -312,3 +313,47 @@ def test_a_resumed_study_counts_its_stored_games_on_the_bar(tmp_path):
     seen = io.StringIO()
     run_study(spec, 5, store, console=Console(file=seen, width=120))
     assert "5/5" in seen.getvalue() and "2/5" not in seen.getvalue()
+
+
+def _cli(*args: str):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_an_address_without_the_ray_backend_is_refused(tmp_path):
+    """Else the games run on this machine without a word, and the cluster waits idle."""
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+               "--address", "127.0.0.1:6379", "--out", str(tmp_path / "s"))
+    assert out.exit_code == 2
+    assert "error: --address '127.0.0.1:6379' is a Ray cluster's: add --backend ray" in out.output
+    assert not (tmp_path / "s" / "report.md").exists()
+
+
+def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):
+    """Ray waits minutes for a cluster that is not there, then raises its ConnectionError: the
+    command says first where it connects, and then what is wrong, in a line."""
+    ray = types.ModuleType("ray")
+    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
+
+    def init(**_: object) -> None:
+        raise ConnectionError("Failed to connect to Ray cluster at 127.0.0.1:6399")
+
+    ray.init = init  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+               "--backend", "ray", "--address", "127.0.0.1:6399", "--out", str(tmp_path))
+    assert out.exit_code == 2
+    assert "connecting to the Ray cluster at 127.0.0.1:6399" in out.output
+    assert "error: --address '127.0.0.1:6399': no Ray cluster answers" in out.output
+    assert "ray start --head" in out.output
+
+
+def test_ray_not_installed_ends_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray: ImportError
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+               "--backend", "ray", "--out", str(tmp_path))
+    assert out.exit_code == 2
+    assert "error: --backend ray needs Ray: pip install 'stonegarden[ray]'" in out.output

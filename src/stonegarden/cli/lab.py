@@ -20,7 +20,9 @@ workers_option = click.option("--workers", type=click.IntRange(min=1), default=1
                               help="local worker processes (or Ray task slots)")
 backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
                               show_default=True, help="run games on local processes or on Ray")
-address_option = click.option("--address", default=None, help="Ray cluster address (default: local)")
+address_option = click.option("--address", default=None, metavar="HOST:PORT",
+                               help="the Ray cluster to run on, with --backend ray "
+                                    "(default: a Ray started on this machine)")
 games_option = click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
                             help="games per study (or per cell / ladder step)")
 seed_option = click.option("--seed", type=click.IntRange(0, 2**62), default=0, show_default=True,

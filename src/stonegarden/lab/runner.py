@@ -53,8 +53,11 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
     after each game.
 
     Raises:
-        ParameterError: an unknown backend, or Ray requested but not installed.
+        ParameterError: an unknown backend, an address without Ray, Ray requested but not
+        installed, or no Ray cluster at the address.
     """
+    if address and backend != "ray":
+        raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
     if not tasks:
         return
     with progress_bar(console, disable=not progress) as bar:
@@ -176,7 +179,14 @@ def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str |
     started = False
     if not ray.is_initialized():
         if address:
-            ray.init(address=address, log_to_driver=False)
+            print(f"connecting to the Ray cluster at {address} ...", file=sys.stderr)
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except ConnectionError as exc:
+                raise ParameterError(
+                    f"--address {address!r}: no Ray cluster answers ({exc}); start one there "
+                    "with `ray start --head`, or leave --address out to run Ray on this "
+                    "machine") from None
         else:
             ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
         started = True
