@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import types
+import unittest.mock
 
 import pytest
 
@@ -357,3 +358,38 @@ def test_ray_not_installed_ends_in_one_line(tmp_path, monkeypatch):
                "--backend", "ray", "--out", str(tmp_path))
     assert out.exit_code == 2
     assert "error: --backend ray needs Ray: pip install 'stonegarden[ray]'" in out.output
+
+
+def test_a_sweep_over_a_list_parameter_reports_and_plots_it(tmp_path):
+    """``holes`` (and ``start_scores``) take lists: each cell's value is one, which the table,
+    the recommendation and the picture must show instead of a traceback."""
+    out = _cli("sweep", "blooms", "--param", "size=3", "--grid", "holes=a1,c1", "--grid",
+               "target=3,4", "--agent", "random", "--games", "2", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    assert [c["params"]["holes"] for c in data["cells"]] == [["a1"], ["a1"], ["c1"], ["c1"]]
+    assert [r["group"] for r in data["recommendation"]] == [["a1"], ["c1"]]
+    assert (tmp_path / "plots" / "sweep.png").exists()
+    assert "holes=a1, target=3: first player's score" in (tmp_path / "report.md").read_text()
+
+
+def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_path):
+    """Black on the deep blue of a score near 0 (or the deep red near 1) cannot be read."""
+    from matplotlib import pyplot as plt
+
+    from stonegarden.lab import plots
+
+    rows = [{"params": {"size": size, "target": target},
+             "summary": {"first_player_score": {"value": value}}}
+            for size, target, value in [(4, 10, 0.5), (4, 20, 0.0), (5, 10, 0.95), (5, 20, 0.6)]]
+    figures = []
+    real_close = plt.close
+
+    def keep(fig):
+        figures.append(fig)
+        real_close(fig)
+
+    with unittest.mock.patch.object(plots.plt, "close", keep):
+        plots.sweep_heatmap(rows, "target", "size", tmp_path)
+    texts = {t.get_text(): t.get_color() for t in figures[0].axes[0].texts}
+    assert texts == {"0.50": "black", "0.00": "white", "0.95": "white", "0.60": "black"}

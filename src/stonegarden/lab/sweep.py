@@ -88,11 +88,12 @@ def cells(base: dict[str, Any], grid: dict[str, list[Any]]) -> list[dict[str, An
 def recommend(rows: list[dict[str, Any]], by: str | None, max_draws: float) -> list[dict[str, Any]]:
     """Per value of ``by`` (or overall): the decisive cell whose first-player score is closest to
     1/2. Decisive: draw rate at most ``max_draws``."""
-    groups: dict[Any, list[dict[str, Any]]] = {}
+    groups: dict[str, list[dict[str, Any]]] = {}  # keyed by JSON: a value may be a list
     for r in rows:
-        groups.setdefault(r["params"].get(by) if by else None, []).append(r)
+        groups.setdefault(json.dumps(r["params"].get(by) if by else None), []).append(r)
     out = []
-    for value, group in groups.items():
+    for key, group in groups.items():
+        value = json.loads(key)
         decisive = [r for r in group if r["summary"]["draw_rate"]["value"] <= max_draws]
         if not decisive:
             out.append({"group": value, "cell": None, "why": "no decisive cell"})
@@ -151,7 +152,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
             groups.setdefault(place[2:], []).append(row)
         images = []
         for k, subset in enumerate(groups.values()):
-            title = ", ".join(f"{key}={subset[0]['params'][key]}" for key in keys_[2:])
+            title = ", ".join(f"{key}={plots.value_label(subset[0]['params'][key])}"
+                              for key in keys_[2:])
             images.append((f"first player's score per cell, {title}",
                            plots.sweep_heatmap(subset, keys_[1], keys_[0], out / "plots",
                                                name=f"sweep-{k}", title=title)))
@@ -182,7 +184,7 @@ def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, s
     out = []
     for r in rows:
         s = r["summary"]
-        label = ", ".join(f"{k}={r['params'][k]}" for k in keys)
+        label = ", ".join(f"{k}={plots.value_label(r['params'][k])}" for k in keys)
         fp = s["first_player_score"]
         out.append((f"{label}: first player's score", f"{fp['value']:.3f}",
                     f"[{fp['low']:.3f}, {fp['high']:.3f}]"))
