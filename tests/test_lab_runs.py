@@ -173,7 +173,8 @@ def test_ladder_over_a_doubling_option(tmp_path):
     assert (tmp_path / "plots" / "ladder.png").exists()
     report = (tmp_path / "report.md").read_text()
     # typed parameters (not the command line's text) and the adjudication rule are reported
-    assert '{"size": 3}' in report and "resigns after 2 own moves" in report
+    assert '{"size": 3, "target": 10, "holes": [], "start_scores": [0, 0]}' in report
+    assert "resigns after 2 own moves" in report
     assert "moving first" in report and ", second " in report
     assert "without the first move's edge" in report
 
@@ -393,3 +394,14 @@ def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_p
         plots.sweep_heatmap(rows, "target", "size", tmp_path)
     texts = {t.get_text(): t.get_color() for t in figures[0].axes[0].texts}
     assert texts == {"0.50": "black", "0.00": "white", "0.95": "white", "0.60": "black"}
+
+
+def test_a_study_report_names_every_parameter_even_the_defaults(tmp_path):
+    """``--param size=4`` is Blooms' default: the report said ``parameters {}``, which does not
+    tell a reader the board, nor the target the size implies."""
+    out = _cli("study", "blooms", "--param", "size=4", "--agent", "random", "--games", "2",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    report = (tmp_path / "report.md").read_text()
+    assert ('Game `blooms` with parameters '
+            '`{"size": 4, "target": 15, "holes": [], "start_scores": [0, 0]}`') in report

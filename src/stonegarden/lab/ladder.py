@@ -16,7 +16,7 @@ from . import plots
 from .adjudication import ResignRule
 from .statistics import seat_text, summarise, wld
 from .store import Store
-from .study import StudySpec, check_spec, run_studies, write_report
+from .study import StudySpec, check_spec, full_params, run_studies, write_report
 
 
 def with_option(spec: str, key: str, value: Any) -> str:
@@ -67,7 +67,8 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
              f"{seat_text(st['seat_adjusted'])}")
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots")
-    intro = [f"Game `{game_id}` with `{json.dumps(specs[0].params)}`; {agent} with {key} doubling from "
+    intro = [f"Game `{game_id}` with parameters `{json.dumps(full_params(game_id, specs[0].params))}`; "
+             f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
              + ("." if resign is None else f"; a player resigns after {resign.moves} own moves "
                 f"its search rates below {resign.below}."), f"Reproduce: `{command}`"]

@@ -131,6 +131,14 @@ def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> N
             old.unlink()
 
 
+def full_params(game_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of the game as played, defaults and derived values included (a
+    report says what was measured: ``--param size=4``, the default, is not lost), as JSON
+    writes it."""
+    game = make(game_id, **params)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in game.params.items()}
+
+
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     if not e:
         return "n/a", ""
@@ -202,7 +210,8 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     ]
     who = (f"{spec.agents[0]} against itself" if agents is None
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
-    intro = [f"Game `{spec.game}` with parameters `{json.dumps(spec.params)}`; {who}.",
+    intro = [f"Game `{spec.game}` with parameters "
+             f"`{json.dumps(full_params(spec.game, spec.params))}`; {who}.",
              f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
     return summary
