@@ -175,6 +175,7 @@ def test_ladder_over_a_doubling_option(tmp_path):
     # typed parameters (not the command line's text) and the adjudication rule are reported
     assert '{"size": 3, "target": 10, "holes": [], "start_scores": [0, 0]}' in report
     assert "resigns after 2 own moves" in report
+    assert "| mcts:sims=16's score against mcts:sims=8 |" in report and "Elo -0" not in report
     assert "moving first" in report and ", second " in report
     assert "without the first move's edge" in report
 

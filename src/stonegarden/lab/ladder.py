@@ -61,8 +61,9 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                           "by_seat": s["a_by_seat"], "seat_adjusted": s["a_seat_adjusted"]})
     store.close()
     (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
-    rows = [(f"{st['strong']} vs {st['weak']}", f"{st['score']['value']:.3f}",
-             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}"
+    rows = [(f"{st['strong']}'s score against {st['weak']}", f"{st['score']['value']:.3f}",
+             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  "
+             f"Elo {st['elo']['value'] + 0.0:+.0f}"  # + 0.0: an even score is +0, not -0
              f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}"
              f"{seat_text(st['seat_adjusted'])}")
             for st in steps_out]
