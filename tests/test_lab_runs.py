@@ -406,3 +406,15 @@ def test_a_study_report_names_every_parameter_even_the_defaults(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert ('Game `blooms` with parameters '
             '`{"size": 4, "target": 15, "holes": [], "start_scores": [0, 0]}`') in report
+
+
+def test_a_sweep_over_the_handicap_takes_lists_parted_by_semicolons(tmp_path):
+    """What compensation makes the game fair is a designer's question: ``start_scores`` is a
+    pair, whose comma the grid's own comma split."""
+    out = _cli("sweep", "blooms", "--param", "size=3", "--grid", "start_scores=0,0;0,2",
+               "--agent", "random", "--games", "2", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    assert [c["params"] for c in data["cells"]] == [{"size": 3, "start_scores": [0, 0]},
+                                                     {"size": 3, "start_scores": [0, 2]}]
+    assert "start_scores=0,2: first player's score" in (tmp_path / "report.md").read_text()

@@ -104,7 +104,8 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
 @click.argument("game_id", metavar="GAME")
 @param_option
 @click.option("--grid", "grid", multiple=True, required=True, metavar="NAME=V1,V2|A:B:STEP",
-              help="a swept parameter (repeatable; the first is the one recommendations are per)")
+              help="a swept parameter (repeatable; the first is the one recommendations are "
+                   "per); values that are lists are parted by ';': start_scores='0,0;0,2'")
 @click.option("--agent", default=None, help="agent spec playing both seats")
 @click.option("--agents", nargs=2, default=None, help="two agent specs A B")
 @click.option("--max-draws", type=FiniteRange(0, 1), default=0.1, show_default=True,

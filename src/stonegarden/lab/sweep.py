@@ -24,7 +24,8 @@ MAX_CELLS = 10_000
 
 
 def parse_grid(options: list[str]) -> dict[str, list[Any]]:
-    """``size=4,5,6`` and ``target=10:40:5`` (inclusive range) into value lists.
+    """``size=4,5,6`` and ``target=10:40:5`` (inclusive range) into value lists; values that
+    are lists themselves are parted by semicolons: ``start_scores=0,0;0,1``.
 
     Raises:
         ParameterError: malformed option, empty or non-integer range, more than ``MAX_CELLS``
@@ -35,10 +36,13 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
         key, sep, text = opt.partition("=")
         key = key.strip()
         if not sep or not key or not text.strip():
-            raise ParameterError(f"--grid {opt!r} is not of the form name=v1,v2 or name=a:b:step")
+            raise ParameterError(f"--grid {opt!r} is not of the form name=v1,v2 or "
+                                 "name=a:b:step (lists: name=a,b;c,d)")
         if key in grid:
             raise ParameterError(f"--grid names {key!r} twice: give its values in one --grid")
-        if ":" in text:
+        if ";" in text:  # values that are lists: "0,0;0,1", each parsed by the game
+            grid[key] = [v.strip() for v in text.split(";") if v.strip()]
+        elif ":" in text:
             parts = text.split(":")
             if len(parts) == 2:
                 parts.append("1")
