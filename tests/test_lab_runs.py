@@ -35,6 +35,9 @@ def test_study_writes_report_plots_and_replayable_records(tmp_path):
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["games"] == 10
+    # the balance figure, draws counting half (Blobs draws a third of its games), is printed too
+    assert summary["first_player_score"] == json.loads(
+        (tmp_path / "summary.json").read_text())["summary"]["first_player_score"]
     for name in ("report.md", "report.html", "summary.json", "plots/length.png",
                  "plots/length.svg", "plots/branching.png", "plots/reasons.svg"):
         assert (tmp_path / name).exists(), name

@@ -97,6 +97,7 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     fp = summary["first_player_win_rate"]
     click.echo(f"report: {folder / 'report.md'}")
     click.echo(json.dumps({"games": summary["games"], "first_player_win_rate": fp,
+                           "first_player_score": summary["first_player_score"],
                            "draw_rate": summary["draw_rate"], "length": summary["length"]}))
 
 
