@@ -421,3 +421,14 @@ def test_a_sweep_over_the_handicap_takes_lists_parted_by_semicolons(tmp_path):
     assert [c["params"] for c in data["cells"]] == [{"size": 3, "start_scores": [0, 0]},
                                                      {"size": 3, "start_scores": [0, 2]}]
     assert "start_scores=0,2: first player's score" in (tmp_path / "report.md").read_text()
+
+
+def test_a_run_writes_its_progress_into_a_log_as_lines(tmp_path):
+    """A bar is drawn on a terminal only: a run whose output goes to a file (nohup, a batch
+    job on a cluster) showed nothing until its end."""
+    out = run_cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "4",
+                  "--out", str(tmp_path))  # stderr is a pipe, not a terminal
+    assert out.returncode == 0, out.stderr
+    for k in range(1, 5):
+        assert f": {k}/4 games, " in out.stderr
+    assert "left" in out.stderr

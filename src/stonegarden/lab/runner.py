@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from rich.console import Console
@@ -16,6 +17,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -61,12 +63,19 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
     if not tasks:
         return
     with progress_bar(console, disable=not progress) as bar:
-        job = bar.add_task(description, total=done_before + len(tasks), completed=done_before,
+        total = done_before + len(tasks)
+        job = bar.add_task(description, total=total, completed=done_before,
                            tally=tally() if tally else "")
+        # a bar is drawn on a terminal only: into a log (nohup, a batch job) it would show
+        # nothing until the end, so there a line is written at every hundredth of the games
+        lines = progress and not bar.console.is_terminal
+        step = max(1, total // 100)
 
         def done(task: Task, result: dict[str, Any]) -> None:
             on_result(task, result)
             bar.update(job, advance=1, tally=tally() if tally else "")
+            if lines:
+                _progress_line(bar, job, step)
 
         if backend == "local":
             _run_local(tasks, done, workers)
@@ -74,6 +83,21 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
             _run_ray(tasks, done, workers, address)
         else:
             raise ParameterError(f"unknown backend {backend!r} (local or ray)")
+
+
+def _progress_line(bar: Progress, job: TaskID, step: int) -> None:
+    """``description: N/M games, elapsed, about T left (tally)`` at every ``step`` games."""
+    task = bar.tasks[job]
+    done = int(task.completed)
+    if done % step and done != task.total:
+        return
+    elapsed = timedelta(seconds=int(task.elapsed or 0))
+    left = task.time_remaining
+    eta = f", about {timedelta(seconds=int(left))} left" if left is not None and done != task.total else ""
+    tally = f" ({task.fields['tally']})" if task.fields.get("tally") else ""
+    bar.console.print(f"{task.description}: {done}/{int(task.total or 0)} games, {elapsed} "
+                      f"elapsed{eta}{tally}", markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
