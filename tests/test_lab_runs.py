@@ -432,3 +432,18 @@ def test_a_run_writes_its_progress_into_a_log_as_lines(tmp_path):
     for k in range(1, 5):
         assert f": {k}/4 games, " in out.stderr
     assert "left" in out.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "--agent", "mcts:sims=30"],
+    ["sweep", "--grid", "target=5,6", "--agent", "mcts:sims=30"],
+])
+def test_a_report_says_when_games_were_adjudicated(tmp_path, command):
+    """Resignation changes what game lengths and ends measure: the report says so, as the
+    ladder's does."""
+    kind, *rest = command
+    out = _cli(kind, "blooms", "--param", "size=3", *rest, "--games", "2", "--resign", "0.3",
+               "--resign-moves", "1", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    intro = (tmp_path / "report.md").read_text().splitlines()[2]
+    assert intro.endswith("; a player resigns after 1 own moves its search rates below 0.3.")

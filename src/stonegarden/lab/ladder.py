@@ -16,7 +16,14 @@ from . import plots
 from .adjudication import ResignRule
 from .statistics import seat_text, summarise, wld
 from .store import Store
-from .study import StudySpec, check_spec, full_params, run_studies, write_report
+from .study import (
+    StudySpec,
+    check_spec,
+    full_params,
+    resign_text,
+    run_studies,
+    write_report,
+)
 
 
 def with_option(spec: str, key: str, value: Any) -> str:
@@ -71,8 +78,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     intro = [f"Game `{game_id}` with parameters `{json.dumps(full_params(game_id, specs[0].params))}`; "
              f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
-             + ("." if resign is None else f"; a player resigns after {resign.moves} own moves "
-                f"its search rates below {resign.below}."), f"Reproduce: `{command}`"]
+             + resign_text(specs[0].resign), f"Reproduce: `{command}`"]
     write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
     return steps_out
 

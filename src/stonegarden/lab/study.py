@@ -139,6 +139,15 @@ def full_params(game_id: str, params: dict[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in game.params.items()}
 
 
+def resign_text(resign: list[float | int] | None) -> str:
+    """How a report ends its first sentence: whether games were adjudicated, which changes
+    what their lengths and ends measure."""
+    if resign is None:
+        return "."
+    below, moves = resign
+    return f"; a player resigns after {moves} own moves its search rates below {below}."
+
+
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     if not e:
         return "n/a", ""
@@ -211,7 +220,8 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     who = (f"{spec.agents[0]} against itself" if agents is None
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
     intro = [f"Game `{spec.game}` with parameters "
-             f"`{json.dumps(full_params(spec.game, spec.params))}`; {who}.",
+             f"`{json.dumps(full_params(spec.game, spec.params))}`; {who}"
+             f"{resign_text(spec.resign)}",
              f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
     return summary

@@ -16,7 +16,7 @@ from . import plots
 from .adjudication import ResignRule
 from .statistics import summarise
 from .store import Store
-from .study import StudySpec, check_spec, run_studies, write_report
+from .study import StudySpec, check_spec, resign_text, run_studies, write_report
 
 #: cells a sweep may have: checked before a range's values are made, so that a typo such as
 #: ``target=1:100000000000`` is refused at once instead of filling the memory
@@ -167,7 +167,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     typed = make(game_id, **next(iter(cells(base, grid)))).params
     shown_base = {k: json_value(typed[k]) for k in base}
     intro = [f"Game `{game_id}`, base parameters `{json.dumps(shown_base)}`, agents "
-             f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell.",
+             f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell"
+             f"{resign_text(specs[0].resign)}",
              f"Reproduce: `{command}`"]
     rec_md = ["Recommendation (decisive cells: draws at most "
               f"{max_draws:.0%}; closest first-player score to 1/2):"]
