@@ -127,6 +127,11 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["study", "blooms", "--agent", "random", "--games", "2", "--seed", "-1", "--out", "x"],
      "not in the range"),
     (["match", "blooms", "random", "random", "--games", "2", "--seed", "-1"], "not in the range"),
+    # a seed whose games' agents would get seeds beyond 2**63: refused before any game
+    (["study", "blooms", "--agent", "mcts:sims=5", "--games", "2", "--seed",
+      "4611686018427387904", "--out", "x"], "0<=x<=4294967295"),
+    (["match", "blooms", "mcts:sims=5", "random", "--games", "2", "--seed",
+      "4611686018427387904"], "0<=x<=4294967295"),
     (["study", "blooms", "--agent", "random", "--games", "2", "--out", "FILE/o"], "--out"),
     (["study", "blooms", "--agent", "random", "--games", "2", "--out", "JUNK"],
      "not a usable lab database"),

@@ -34,6 +34,11 @@ Task = dict[str, Any]
 #: a match's): each is a task in memory before the first is played, so a slip such as
 #: ``--games 100000000000`` is refused at once instead of filling the memory
 MAX_GAMES = 1_000_000
+
+#: the largest base seed (``--seed``): each game's and each agent's seed is made from it
+#: (a study's game i: ``S * 1000003 + i``, its agents twice that plus the seat) and an agent
+#: takes seeds below 2**63
+MAX_SEED = 2**32 - 1
 OnResult = Callable[[Task, dict[str, Any]], None]
 
 
