@@ -47,6 +47,9 @@ def test_study_writes_report_plots_and_replayable_records(tmp_path):
     assert again.returncode == 0 and json.loads(again.stdout.splitlines()[-1])["terminal"]
     text = (tmp_path / "report.md").read_text()
     assert "first player wins" in text and "Reproduce: `stonegarden study blooms" in text
+    # the share of games the mid-game leader won is of the games that had one
+    leader = json.loads((tmp_path / "summary.json").read_text())["summary"]["midgame_leader_wins"]
+    assert f"| player ahead at mid-game wins (of the {leader['n']} games with a player ahead) |" in text
 
 
 @pytest.mark.slow
@@ -452,3 +455,13 @@ def test_a_report_says_when_games_were_adjudicated(tmp_path, command):
     assert out.exit_code == 0, out.output
     intro = (tmp_path / "report.md").read_text().splitlines()[2]
     assert intro.endswith("; a player resigns after 1 own moves its search rates below 0.3.")
+
+
+def test_a_sweep_without_a_decisive_cell_says_so_in_words(tmp_path):
+    """With one swept parameter the recommendation has no group: it read `None=None`."""
+    out = _cli("sweep", "blobs", "--grid", "dice=6,8", "--agent", "random", "--games", "4",
+               "--max-draws", "0", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    report = (tmp_path / "report.md").read_text()
+    assert "- no decisive cell (every cell drew more; see --max-draws)" in report
+    assert "None" not in report

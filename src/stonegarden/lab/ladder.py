@@ -74,7 +74,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
              f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}"
              f"{seat_text(st['seat_adjusted'])}")
             for st in steps_out]
-    image = plots.ladder_plot(steps_out, out / "plots")
+    image = plots.ladder_plot(steps_out, out / "plots", key)
     intro = [f"Game `{game_id}` with parameters `{json.dumps(full_params(game_id, specs[0].params))}`; "
              f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"

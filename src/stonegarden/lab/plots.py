@@ -124,7 +124,7 @@ def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
     return _save(fig, out, "sweep")
 
 
-def ladder_plot(steps: list[dict[str, Any]], out: Path) -> str:
+def ladder_plot(steps: list[dict[str, Any]], out: Path, key: str = "") -> str:
     fig, ax = plt.subplots(figsize=(6, 3.2))
     labels = [s["label"] for s in steps]
     v = [s["score"] for s in steps]
@@ -135,4 +135,6 @@ def ladder_plot(steps: list[dict[str, Any]], out: Path) -> str:
     ax.set_xticks(range(len(steps)), labels, rotation=20)
     ax.set_ylim(0, 1)
     ax.set_ylabel("stronger side's score\n(bars: 95% interval)")
+    if key:
+        ax.set_xlabel(f"{key}: the stronger side's vs the rung below's")
     return _save(fig, out, "ladder")

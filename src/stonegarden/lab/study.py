@@ -154,6 +154,12 @@ def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     return f"{e['value']:.3f}", f"[{e['low']:.3f}, {e['high']:.3f}]"
 
 
+def _leader_label(e: dict[str, Any] | None) -> str:
+    """The mid-game leader's row names the games it is of: only those with a leader."""
+    label = "player ahead at mid-game wins"
+    return label if not e else f"{label} (of the {e['n']} games with a player ahead)"
+
+
 def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     rows = [
         ("games", str(summary["games"]), ""),
@@ -162,7 +168,7 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("draws", *_fmt(summary["draw_rate"])),
         ("mean game length (entries)", *_fmt(summary["length"])),
         ("mean branching factor", *_fmt(summary["branching_factor"])),
-        ("player ahead at mid-game wins", *_fmt(summary["midgame_leader_wins"])),
+        (_leader_label(summary["midgame_leader_wins"]), *_fmt(summary["midgame_leader_wins"])),
         ("lead changes per game", *_fmt(summary["lead_changes"])),
     ]
     for reason, e in summary["end_reasons"].items():

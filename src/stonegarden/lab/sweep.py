@@ -174,7 +174,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
               f"{max_draws:.0%}; closest first-player score to 1/2):"]
     for r in rec:
         if r["cell"] is None:
-            rec_md.append(f"- {by}={r['group']}: {r['why']}")
+            where = f"{by}={plots.value_label(r['group'])}: " if by else ""
+            rec_md.append(f"- {where}{r['why']} (every cell drew more; see --max-draws)")
         else:
             s = r["first_player_score"]
             rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
