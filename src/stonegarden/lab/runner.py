@@ -29,6 +29,7 @@ from ..search.config import default_threads, share_cores
 from .selfplay import play_game
 
 Task = dict[str, Any]
+OnResult = Callable[[Task, dict[str, Any]], None]
 
 #: games one run may ask for (a study's times the cells of a sweep or the steps of a ladder;
 #: a match's): each is a task in memory before the first is played, so a slip such as
@@ -39,7 +40,6 @@ MAX_GAMES = 1_000_000
 #: (a study's game i: ``S * 1000003 + i``, its agents twice that plus the seat) and an agent
 #: takes seeds below 2**63
 MAX_SEED = 2**32 - 1
-OnResult = Callable[[Task, dict[str, Any]], None]
 
 
 def progress_bar(console: Console | None = None, disable: bool = False) -> Progress:
@@ -98,7 +98,8 @@ def _progress_line(bar: Progress, job: TaskID, step: int) -> None:
         return
     elapsed = timedelta(seconds=int(task.elapsed or 0))
     left = task.time_remaining
-    eta = f", about {timedelta(seconds=int(left))} left" if left is not None and done != task.total else ""
+    eta = (f", about {timedelta(seconds=int(left))} left"
+           if left is not None and done != task.total else "")
     tally = f" ({task.fields['tally']})" if task.fields.get("tally") else ""
     bar.console.print(f"{task.description}: {done}/{int(task.total or 0)} games, {elapsed} "
                       f"elapsed{eta}{tally}", markup=False, highlight=False,
