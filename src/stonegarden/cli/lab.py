@@ -81,7 +81,10 @@ def _command() -> str:
 def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tuple[str, ...],
           games: int, workers: int, backend: str, address: str | None, seed: int,
           out: str, resign: float | None, resign_moves: int) -> None:
-    """Self-play statistics with 95% intervals, a report with plots, and the records."""
+    """Self-play statistics with 95% intervals, a report with plots, and the records.
+
+    Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
+    interruption, and a larger --games extends the study."""
     from ..lab.store import Store
     from ..lab.study import StudySpec, check_spec, report_study, run_study
 
@@ -117,7 +120,10 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
           agents: tuple[str, ...], max_draws: float, games: int, workers: int, backend: str,
           address: str | None, seed: int, out: str, resign: float | None,
           resign_moves: int) -> None:
-    """A study per grid cell: the first player's score per cell and a recommended value."""
+    """A study per grid cell: the first player's score per cell and a recommended value.
+
+    Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
+    interruption, and a larger --games extends every cell."""
     from ..lab.sweep import parse_grid, run_sweep
 
     result = run_sweep(game_id, dict(parse_param_options(params)), parse_grid(list(grid)),
@@ -142,7 +148,10 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
 def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: float, steps: int,
            games: int, workers: int, backend: str, address: str | None, seed: int,
            out: str, resign: float | None, resign_moves: int) -> None:
-    """The agent at base, 2*base, 4*base ... each against the rung below."""
+    """The agent at base, 2*base, 4*base ... each against the rung below.
+
+    Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
+    interruption, and a larger --games extends every step."""
     from ..lab.ladder import run_ladder
 
     rows = run_ladder(game_id, dict(parse_param_options(params)), agent, key, base, steps, games,

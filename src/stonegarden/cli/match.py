@@ -125,7 +125,8 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
 @param_option
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=10, show_default=True)
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=10, show_default=True,
+              help="games in the match (seats alternate)")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="worker processes")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
