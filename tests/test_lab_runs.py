@@ -10,6 +10,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+import types
+import unittest.mock
 
 import pytest
 
@@ -33,6 +35,9 @@ def test_study_writes_report_plots_and_replayable_records(tmp_path):
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["games"] == 10
+    # the balance figure, draws counting half (Blobs draws a third of its games), is printed too
+    assert summary["first_player_score"] == json.loads(
+        (tmp_path / "summary.json").read_text())["summary"]["first_player_score"]
     for name in ("report.md", "report.html", "summary.json", "plots/length.png",
                  "plots/length.svg", "plots/branching.png", "plots/reasons.svg"):
         assert (tmp_path / name).exists(), name
@@ -42,6 +47,9 @@ def test_study_writes_report_plots_and_replayable_records(tmp_path):
     assert again.returncode == 0 and json.loads(again.stdout.splitlines()[-1])["terminal"]
     text = (tmp_path / "report.md").read_text()
     assert "first player wins" in text and "Reproduce: `stonegarden study blooms" in text
+    # the share of games the mid-game leader won is of the games that had one
+    leader = json.loads((tmp_path / "summary.json").read_text())["summary"]["midgame_leader_wins"]
+    assert f"| player ahead at mid-game wins (of the {leader['n']} games with a player ahead) |" in text
 
 
 @pytest.mark.slow
@@ -122,6 +130,11 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["study", "blooms", "--agent", "random", "--games", "2", "--seed", "-1", "--out", "x"],
      "not in the range"),
     (["match", "blooms", "random", "random", "--games", "2", "--seed", "-1"], "not in the range"),
+    # a seed whose games' agents would get seeds beyond 2**63: refused before any game
+    (["study", "blooms", "--agent", "mcts:sims=5", "--games", "2", "--seed",
+      "4611686018427387904", "--out", "x"], "0<=x<=4294967295"),
+    (["match", "blooms", "mcts:sims=5", "random", "--games", "2", "--seed",
+      "4611686018427387904"], "0<=x<=4294967295"),
     (["study", "blooms", "--agent", "random", "--games", "2", "--out", "FILE/o"], "--out"),
     (["study", "blooms", "--agent", "random", "--games", "2", "--out", "JUNK"],
      "not a usable lab database"),
@@ -132,6 +145,12 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["sweep", "blooms", "--param", "size=3", "--grid", "size=4", "--agent", "random",
       "--games", "2", "--out", "x"], "both fixed"),
     (["train", "blooms", "--games", "2", "--out", "FILE/t"], "--out"),
+    # every game asked for is a task in memory before the first is played
+    (["study", "blooms", "--agent", "random", "--games", "100000000000", "--out", "x"],
+     "1<=x<=1000000"),
+    (["match", "blooms", "random", "random", "--games", "100000000000"], "1<=x<=1000000"),
+    (["sweep", "blooms", "--grid", "target=1:200", "--agent", "random", "--games", "10000",
+      "--out", "x"], "2000000 games, more than one run plays"),
 ])
 @pytest.mark.slow
 def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
@@ -165,7 +184,9 @@ def test_ladder_over_a_doubling_option(tmp_path):
     assert (tmp_path / "plots" / "ladder.png").exists()
     report = (tmp_path / "report.md").read_text()
     # typed parameters (not the command line's text) and the adjudication rule are reported
-    assert '{"size": 3}' in report and "resigns after 2 own moves" in report
+    assert '{"size": 3, "target": 10, "holes": [], "start_scores": [0, 0]}' in report
+    assert "resigns after 2 own moves" in report
+    assert "| mcts:sims=16's score against mcts:sims=8 |" in report and "Elo -0" not in report
     assert "moving first" in report and ", second " in report
     assert "without the first move's edge" in report
 
@@ -222,6 +243,39 @@ def test_ctrl_c_finishes_only_the_games_already_being_played(tmp_path):
     assert stored() <= before + 3 < 12
 
 
+@pytest.mark.slow
+def test_ctrl_c_in_a_terminal_keeps_the_running_games_and_says_how_to_go_on(tmp_path):
+    """A terminal sends Ctrl-C to the whole process group, the workers too: they finish the
+    games they are playing, which are stored, and the command says how far it got."""
+    out = tmp_path / "s"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "study", "blooms", "--param", "size=5",
+         "--agent", "mcts:sims=3000", "--games", "12", "--workers", "2", "--out", str(out)],
+        env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(out / "lab.sqlite") as db:
+                return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+    deadline = time.time() + 180
+    while time.time() < deadline and proc.poll() is None and stored() < 1:
+        time.sleep(0.05)
+    before = stored()
+    assert proc.poll() is None and 1 <= before <= 8, "the study ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=180)
+    after = stored()
+    assert proc.returncode == 130, stderr[-2000:]
+    assert after >= before + 2, "the two games being played at the Ctrl-C were lost"
+    assert f"stopped: {after} of 12 games are stored" in stderr
+    assert "the same command goes on from them" in stderr and "Traceback" not in stderr
+
+
 def _level_threads(spec: str) -> int:
     from stonegarden.agents.registry import make_agent
 
@@ -273,3 +327,141 @@ def test_a_resumed_study_counts_its_stored_games_on_the_bar(tmp_path):
     seen = io.StringIO()
     run_study(spec, 5, store, console=Console(file=seen, width=120))
     assert "5/5" in seen.getvalue() and "2/5" not in seen.getvalue()
+
+
+def _cli(*args: str):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_an_address_without_the_ray_backend_is_refused(tmp_path):
+    """Else the games run on this machine without a word, and the cluster waits idle."""
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+               "--address", "127.0.0.1:6379", "--out", str(tmp_path / "s"))
+    assert out.exit_code == 2
+    assert "error: --address '127.0.0.1:6379' is a Ray cluster's: add --backend ray" in out.output
+    assert not (tmp_path / "s" / "report.md").exists()
+
+
+def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):
+    """Ray waits minutes for a cluster that is not there, then raises its ConnectionError: the
+    command says first where it connects, and then what is wrong, in a line."""
+    ray = types.ModuleType("ray")
+    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
+
+    def init(**_: object) -> None:
+        raise ConnectionError("Failed to connect to Ray cluster at 127.0.0.1:6399")
+
+    ray.init = init  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+               "--backend", "ray", "--address", "127.0.0.1:6399", "--out", str(tmp_path))
+    assert out.exit_code == 2
+    assert "connecting to the Ray cluster at 127.0.0.1:6399" in out.output
+    assert "error: --address '127.0.0.1:6399': no Ray cluster answers" in out.output
+    assert "ray start --head" in out.output
+
+
+def test_ray_not_installed_ends_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray: ImportError
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+               "--backend", "ray", "--out", str(tmp_path))
+    assert out.exit_code == 2
+    assert "error: --backend ray needs Ray: pip install 'stonegarden[ray]'" in out.output
+
+
+def test_a_sweep_over_a_list_parameter_reports_and_plots_it(tmp_path):
+    """``holes`` (and ``start_scores``) take lists: each cell's value is one, which the table,
+    the recommendation and the picture must show instead of a traceback."""
+    out = _cli("sweep", "blooms", "--param", "size=3", "--grid", "holes=a1,c1", "--grid",
+               "target=3,4", "--agent", "random", "--games", "2", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    assert [c["params"]["holes"] for c in data["cells"]] == [["a1"], ["a1"], ["c1"], ["c1"]]
+    assert [r["group"] for r in data["recommendation"]] == [["a1"], ["c1"]]
+    assert (tmp_path / "plots" / "sweep.png").exists()
+    assert "holes=a1, target=3: first player's score" in (tmp_path / "report.md").read_text()
+
+
+def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_path):
+    """Black on the deep blue of a score near 0 (or the deep red near 1) cannot be read."""
+    from matplotlib import pyplot as plt
+
+    from stonegarden.lab import plots
+
+    rows = [{"params": {"size": size, "target": target},
+             "summary": {"first_player_score": {"value": value}}}
+            for size, target, value in [(4, 10, 0.5), (4, 20, 0.0), (5, 10, 0.95), (5, 20, 0.6)]]
+    figures = []
+    real_close = plt.close
+
+    def keep(fig):
+        figures.append(fig)
+        real_close(fig)
+
+    with unittest.mock.patch.object(plots.plt, "close", keep):
+        plots.sweep_heatmap(rows, "target", "size", tmp_path)
+    texts = {t.get_text(): t.get_color() for t in figures[0].axes[0].texts}
+    assert texts == {"0.50": "black", "0.00": "white", "0.95": "white", "0.60": "black"}
+
+
+def test_a_study_report_names_every_parameter_even_the_defaults(tmp_path):
+    """``--param size=4`` is Blooms' default: the report said ``parameters {}``, which does not
+    tell a reader the board, nor the target the size implies."""
+    out = _cli("study", "blooms", "--param", "size=4", "--agent", "random", "--games", "2",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    report = (tmp_path / "report.md").read_text()
+    assert ('Game `blooms` with parameters '
+            '`{"size": 4, "target": 15, "holes": [], "start_scores": [0, 0]}`') in report
+
+
+def test_a_sweep_over_the_handicap_takes_lists_parted_by_semicolons(tmp_path):
+    """What compensation makes the game fair is a designer's question: ``start_scores`` is a
+    pair, whose comma the grid's own comma split."""
+    out = _cli("sweep", "blooms", "--param", "size=3", "--grid", "start_scores=0,0;0,2",
+               "--agent", "random", "--games", "2", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    assert [c["params"] for c in data["cells"]] == [{"size": 3, "start_scores": [0, 0]},
+                                                     {"size": 3, "start_scores": [0, 2]}]
+    assert "start_scores=0,2: first player's score" in (tmp_path / "report.md").read_text()
+
+
+def test_a_run_writes_its_progress_into_a_log_as_lines(tmp_path):
+    """A bar is drawn on a terminal only: a run whose output goes to a file (nohup, a batch
+    job on a cluster) showed nothing until its end."""
+    out = run_cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "4",
+                  "--out", str(tmp_path))  # stderr is a pipe, not a terminal
+    assert out.returncode == 0, out.stderr
+    for k in range(1, 5):
+        assert f": {k}/4 games, " in out.stderr
+    assert "left" in out.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "--agent", "mcts:sims=30"],
+    ["sweep", "--grid", "target=5,6", "--agent", "mcts:sims=30"],
+])
+def test_a_report_says_when_games_were_adjudicated(tmp_path, command):
+    """Resignation changes what game lengths and ends measure: the report says so, as the
+    ladder's does."""
+    kind, *rest = command
+    out = _cli(kind, "blooms", "--param", "size=3", *rest, "--games", "2", "--resign", "0.3",
+               "--resign-moves", "1", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    intro = (tmp_path / "report.md").read_text().splitlines()[2]
+    assert intro.endswith("; a player resigns after 1 own moves its search rates below 0.3.")
+
+
+def test_a_sweep_without_a_decisive_cell_says_so_in_words(tmp_path):
+    """With one swept parameter the recommendation has no group: it read `None=None`."""
+    out = _cli("sweep", "blobs", "--grid", "dice=6,8", "--agent", "random", "--games", "4",
+               "--max-draws", "0", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    report = (tmp_path / "report.md").read_text()
+    assert "- no decisive cell (every cell drew more; see --max-draws)" in report
+    assert "None" not in report

@@ -39,6 +39,14 @@ def test_mean_interval_uses_the_sample_standard_deviation():
     assert e.value == 3 and e.low == pytest.approx(3 - half) and e.high == pytest.approx(3 + half)
 
 
+def test_the_mean_of_counts_has_no_negative_interval():
+    """Lead changes per game of four games, 0 0 0 3: the normal interval reached -0.74."""
+    e = mean_ci([0, 0, 0, 3])
+    half = 1.959963984540054 * 1.5 / 2
+    assert e.value == 0.75 and e.low == 0.0 and e.high == pytest.approx(0.75 + half)
+    assert mean_ci([-2, 1]).low < -2  # values that can be negative keep the whole interval
+
+
 def test_a_studys_elo_is_the_one_match_reports():
     # a clean sweep used to be worth 2,400 Elo here (clamped 1e-6 from the end) and 511 in
     # ``match`` (half a game from the end); one convention now serves both

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from stonegarden.errors import ParameterError
-from stonegarden.stats import MatchStats, elo_from_score, seat_adjusted
+from stonegarden.stats import Z95, MatchStats, elo_from_score, seat_adjusted
 
 
 def test_an_even_score_is_zero_elo():
@@ -111,3 +111,13 @@ def test_seat_adjusted_elo_needs_both_seats_and_survives_a_clean_sweep():
     sweep = seat_adjusted(MatchStats(5, 0, 0), MatchStats(0, 5, 0))  # the seat decides all
     assert sweep["elo"] == 0.0 and sweep["first_move_elo"] > 300
     assert all(math.isfinite(x) for x in sweep["elo_ci95"])
+
+
+@pytest.mark.parametrize("n", [7, 9, 10, 12, 13, 25, 100])
+def test_no_successes_or_all_of_them_bound_the_interval_at_exactly_0_or_1(n):
+    """Rounding left 2.8e-17 and 0.9999999999999999 in summaries and reports."""
+    from stonegarden.stats import wilson_bounds
+
+    assert wilson_bounds(0, n)[0] == 0.0 and wilson_bounds(n, n)[1] == 1.0
+    high = wilson_bounds(0, n)[1]
+    assert high == pytest.approx(Z95**2 / (n + Z95**2))  # the textbook upper bound at p = 0

@@ -42,7 +42,10 @@ def wilson_bounds(successes: float, n: int, z: float = Z95) -> tuple[float, floa
     p, z2 = successes / n, z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at none or all, the bound is exactly 0 or 1 (the rounding left 3e-17 in the reports)
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= n else min(1.0, centre + half)
+    return low, high
 
 
 @dataclass(frozen=True)

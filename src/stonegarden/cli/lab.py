@@ -2,36 +2,59 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..core.params import parse_param_options
 from ..errors import ParameterError
+from ..lab.runner import MAX_GAMES, MAX_SEED
 from .common import F, FiniteRange, friendly_errors, param_option, resign_options, resign_rule
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                               help="local worker processes (or Ray task slots)")
 backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
                               show_default=True, help="run games on local processes or on Ray")
-address_option = click.option("--address", default=None, help="Ray cluster address (default: local)")
-games_option = click.option("--games", type=click.IntRange(min=1), required=True,
+address_option = click.option("--address", default=None, metavar="HOST:PORT",
+                               help="the Ray cluster to run on, with --backend ray "
+                                    "(default: a Ray started on this machine)")
+games_option = click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
                             help="games per study (or per cell / ladder step)")
-seed_option = click.option("--seed", type=click.IntRange(0, 2**62), default=0, show_default=True,
+seed_option = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
                            help="base seed")
 out_option = click.option("--out", type=click.Path(file_okay=False), required=True,
                           help="directory for the database, records, plots and report")
 
 
 def run_options(command: F) -> F:
-    """The options every lab command shares: games, where they run, seed, output, resignation."""
+    """The options every lab command shares: games, where they run, seed, output, resignation;
+    and a Ctrl-C that says how far the run got and how to go on."""
+    command = _stoppable(command)
     for option in (resign_options, out_option, seed_option, address_option, backend_option,
                    workers_option, games_option):
         command = option(command)
     return command
+
+
+def _stoppable(fn: F) -> F:
+    """A Ctrl-C prints how many games are stored and exits with status 130 (not click's bare
+    "Aborted!")."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..lab.study import LabStopped
+
+        try:
+            return fn(*args, **kwargs)
+        except LabStopped as stop:
+            click.echo(str(stop), err=True)
+            sys.exit(130)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _agents(agent: str | None, agents: tuple[str, ...] | None) -> tuple[str, str]:
@@ -58,7 +81,10 @@ def _command() -> str:
 def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tuple[str, ...],
           games: int, workers: int, backend: str, address: str | None, seed: int,
           out: str, resign: float | None, resign_moves: int) -> None:
-    """Self-play statistics with 95% intervals, a report with plots, and the records."""
+    """Self-play statistics with 95% intervals, a report with plots, and the records.
+
+    Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
+    interruption, and a larger --games extends the study."""
     from ..lab.store import Store
     from ..lab.study import StudySpec, check_spec, report_study, run_study
 
@@ -74,6 +100,7 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     fp = summary["first_player_win_rate"]
     click.echo(f"report: {folder / 'report.md'}")
     click.echo(json.dumps({"games": summary["games"], "first_player_win_rate": fp,
+                           "first_player_score": summary["first_player_score"],
                            "draw_rate": summary["draw_rate"], "length": summary["length"]}))
 
 
@@ -81,7 +108,8 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
 @click.argument("game_id", metavar="GAME")
 @param_option
 @click.option("--grid", "grid", multiple=True, required=True, metavar="NAME=V1,V2|A:B:STEP",
-              help="a swept parameter (repeatable; the first is the one recommendations are per)")
+              help="a swept parameter (repeatable; the first is the one recommendations are "
+                   "per); values that are lists are parted by ';': start_scores='0,0;0,2'")
 @click.option("--agent", default=None, help="agent spec playing both seats")
 @click.option("--agents", nargs=2, default=None, help="two agent specs A B")
 @click.option("--max-draws", type=FiniteRange(0, 1), default=0.1, show_default=True,
@@ -92,7 +120,10 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
           agents: tuple[str, ...], max_draws: float, games: int, workers: int, backend: str,
           address: str | None, seed: int, out: str, resign: float | None,
           resign_moves: int) -> None:
-    """A study per grid cell: the first player's score per cell and a recommended value."""
+    """A study per grid cell: the first player's score per cell and a recommended value.
+
+    Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
+    interruption, and a larger --games extends every cell."""
     from ..lab.sweep import parse_grid, run_sweep
 
     result = run_sweep(game_id, dict(parse_param_options(params)), parse_grid(list(grid)),
@@ -117,7 +148,10 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
 def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: float, steps: int,
            games: int, workers: int, backend: str, address: str | None, seed: int,
            out: str, resign: float | None, resign_moves: int) -> None:
-    """The agent at base, 2*base, 4*base ... each against the rung below."""
+    """The agent at base, 2*base, 4*base ... each against the rung below.
+
+    Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
+    interruption, and a larger --games extends every step."""
     from ..lab.ladder import run_ladder
 
     rows = run_ladder(game_id, dict(parse_param_options(params)), agent, key, base, steps, games,

@@ -18,7 +18,7 @@ from ..core.registry import make
 from ..errors import ParameterError
 from ..lab.adjudication import ResignRule
 from ..lab.match_records import load_results, prepare_folder, save_result
-from ..lab.runner import run_tasks
+from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
 from ..lab.statistics import seat_text, wld
 from ..stats import MatchStats, seat_adjusted
@@ -125,10 +125,11 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
 @param_option
-@click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=10, show_default=True,
+              help="games in the match (seats alternate)")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="worker processes")
-@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True,
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
 @click.option("--save-dir", type=click.Path(file_okay=False), default=None,
               help="save every game's record here (a folder without records, or use --resume)")

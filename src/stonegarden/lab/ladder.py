@@ -16,7 +16,14 @@ from . import plots
 from .adjudication import ResignRule
 from .statistics import seat_text, summarise, wld
 from .store import Store
-from .study import StudySpec, check_spec, run_studies, write_report
+from .study import (
+    StudySpec,
+    check_spec,
+    full_params,
+    resign_text,
+    run_studies,
+    write_report,
+)
 
 
 def with_option(spec: str, key: str, value: Any) -> str:
@@ -61,16 +68,17 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                           "by_seat": s["a_by_seat"], "seat_adjusted": s["a_seat_adjusted"]})
     store.close()
     (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
-    rows = [(f"{st['strong']} vs {st['weak']}", f"{st['score']['value']:.3f}",
-             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  Elo {st['elo']['value']:+.0f}"
+    rows = [(f"{st['strong']}'s score against {st['weak']}", f"{st['score']['value']:.3f}",
+             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  "
+             f"Elo {st['elo']['value'] + 0.0:+.0f}"  # + 0.0: an even score is +0, not -0
              f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}"
              f"{seat_text(st['seat_adjusted'])}")
             for st in steps_out]
-    image = plots.ladder_plot(steps_out, out / "plots")
-    intro = [f"Game `{game_id}` with `{json.dumps(specs[0].params)}`; {agent} with {key} doubling from "
+    image = plots.ladder_plot(steps_out, out / "plots", key)
+    intro = [f"Game `{game_id}` with parameters `{json.dumps(full_params(game_id, specs[0].params))}`; "
+             f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
-             + ("." if resign is None else f"; a player resigns after {resign.moves} own moves "
-                f"its search rates below {resign.below}."), f"Reproduce: `{command}`"]
+             + resign_text(specs[0].resign), f"Reproduce: `{command}`"]
     write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
     return steps_out
 

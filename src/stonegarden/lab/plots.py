@@ -66,24 +66,37 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
     return _save(fig, out, "reasons")
 
 
+def value_label(value: Any) -> str:
+    """A swept value as an axis shows it: a list (``holes``, ``start_scores``) as its items."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value)) or "none"
+    return str(value)
+
+
+def _levels(rows: list[dict[str, Any]], key: str) -> list[str]:
+    """The values of ``key`` in the rows' (the grid's) order, once each, as labels."""
+    return list(dict.fromkeys(value_label(r["params"][key]) for r in rows))
+
+
 def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
                   name: str = "sweep", title: str = "") -> str:
-    xs = sorted({r["params"][xkey] for r in rows})
-    ys = sorted({r["params"][ykey] for r in rows})
+    xs, ys = _levels(rows, xkey), _levels(rows, ykey)
     grid = [[math.nan] * len(xs) for _ in ys]
     for r in rows:
-        grid[ys.index(r["params"][ykey])][xs.index(r["params"][xkey])] = (
+        grid[ys.index(value_label(r["params"][ykey]))][xs.index(value_label(r["params"][xkey]))] = (
             r["summary"]["first_player_score"]["value"])
     fig, ax = plt.subplots(figsize=(1.2 + 0.6 * len(xs), 1.2 + 0.5 * len(ys)))
     im = ax.imshow(grid, cmap="RdBu_r", vmin=0, vmax=1, aspect="auto", origin="lower")
-    ax.set_xticks(range(len(xs)), [str(x) for x in xs])
-    ax.set_yticks(range(len(ys)), [str(y) for y in ys])
+    ax.set_xticks(range(len(xs)), xs)
+    ax.set_yticks(range(len(ys)), ys)
     ax.set_xlabel(xkey)
     ax.set_ylabel(ykey)
     for i in range(len(ys)):
         for j in range(len(xs)):
             if not math.isnan(grid[i][j]):
-                ax.text(j, i, f"{grid[i][j]:.2f}", ha="center", va="center", fontsize=8)
+                dark = abs(grid[i][j] - 0.5) > 0.25  # deep red or blue: white text reads
+                ax.text(j, i, f"{grid[i][j]:.2f}", ha="center", va="center", fontsize=8,
+                        color="white" if dark else "black")
     fig.colorbar(im, ax=ax, label="first player's score")
     if title:
         ax.set_title(title, fontsize="small")
@@ -91,9 +104,15 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
 
 
 def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
-    rows = sorted(rows, key=lambda r: r["params"][xkey])
     fig, ax = plt.subplots(figsize=(6, 3.2))
-    x = [r["params"][xkey] for r in rows]
+    values = [r["params"][xkey] for r in rows]
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    if numbers:
+        rows = sorted(rows, key=lambda r: r["params"][xkey])
+        x: list[Any] = [r["params"][xkey] for r in rows]
+    else:  # names, booleans, lists: one place each, in the grid's order
+        x = list(range(len(rows)))
+        ax.set_xticks(x, [value_label(v) for v in values])
     s = [r["summary"]["first_player_score"] for r in rows]
     ax.errorbar(x, [v["value"] for v in s],
                 yerr=_errors(s),
@@ -101,11 +120,11 @@ def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
     ax.axhline(0.5, color="grey", linestyle=":")
     ax.set_ylim(0, 1)
     ax.set_xlabel(xkey)
-    ax.set_ylabel("first player's score")
+    ax.set_ylabel("first player's score\n(bars: 95% interval)")
     return _save(fig, out, "sweep")
 
 
-def ladder_plot(steps: list[dict[str, Any]], out: Path) -> str:
+def ladder_plot(steps: list[dict[str, Any]], out: Path, key: str = "") -> str:
     fig, ax = plt.subplots(figsize=(6, 3.2))
     labels = [s["label"] for s in steps]
     v = [s["score"] for s in steps]
@@ -115,5 +134,7 @@ def ladder_plot(steps: list[dict[str, Any]], out: Path) -> str:
     ax.axhline(0.5, color="grey", linestyle=":")
     ax.set_xticks(range(len(steps)), labels, rotation=20)
     ax.set_ylim(0, 1)
-    ax.set_ylabel("stronger side's score")
+    ax.set_ylabel("stronger side's score\n(bars: 95% interval)")
+    if key:
+        ax.set_xlabel(f"{key}: the stronger side's vs the rung below's")
     return _save(fig, out, "ladder")

@@ -6,7 +6,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from rich.console import Console
@@ -14,6 +17,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -26,6 +30,16 @@ from .selfplay import play_game
 
 Task = dict[str, Any]
 OnResult = Callable[[Task, dict[str, Any]], None]
+
+#: games one run may ask for (a study's times the cells of a sweep or the steps of a ladder;
+#: a match's): each is a task in memory before the first is played, so a slip such as
+#: ``--games 100000000000`` is refused at once instead of filling the memory
+MAX_GAMES = 1_000_000
+
+#: the largest base seed (``--seed``): each game's and each agent's seed is made from it
+#: (a study's game i: ``S * 1000003 + i``, its agents twice that plus the seat) and an agent
+#: takes seeds below 2**63
+MAX_SEED = 2**32 - 1
 
 
 def progress_bar(console: Console | None = None, disable: bool = False) -> Progress:
@@ -46,17 +60,27 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
     after each game.
 
     Raises:
-        ParameterError: an unknown backend, or Ray requested but not installed.
+        ParameterError: an unknown backend, an address without Ray, Ray requested but not
+        installed, or no Ray cluster at the address.
     """
+    if address and backend != "ray":
+        raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
     if not tasks:
         return
     with progress_bar(console, disable=not progress) as bar:
-        job = bar.add_task(description, total=done_before + len(tasks), completed=done_before,
+        total = done_before + len(tasks)
+        job = bar.add_task(description, total=total, completed=done_before,
                            tally=tally() if tally else "")
+        # a bar is drawn on a terminal only: into a log (nohup, a batch job) it would show
+        # nothing until the end, so there a line is written at every hundredth of the games
+        lines = progress and not bar.console.is_terminal
+        step = max(1, total // 100)
 
         def done(task: Task, result: dict[str, Any]) -> None:
             on_result(task, result)
             bar.update(job, advance=1, tally=tally() if tally else "")
+            if lines:
+                _progress_line(bar, job, step)
 
         if backend == "local":
             _run_local(tasks, done, workers)
@@ -64,6 +88,22 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
             _run_ray(tasks, done, workers, address)
         else:
             raise ParameterError(f"unknown backend {backend!r} (local or ray)")
+
+
+def _progress_line(bar: Progress, job: TaskID, step: int) -> None:
+    """``description: N/M games, elapsed, about T left (tally)`` at every ``step`` games."""
+    task = bar.tasks[job]
+    done = int(task.completed)
+    if done % step and done != task.total:
+        return
+    elapsed = timedelta(seconds=int(task.elapsed or 0))
+    left = task.time_remaining
+    eta = (f", about {timedelta(seconds=int(left))} left"
+           if left is not None and done != task.total else "")
+    tally = f" ({task.fields['tally']})" if task.fields.get("tally") else ""
+    bar.console.print(f"{task.description}: {done}/{int(task.total or 0)} games, {elapsed} "
+                      f"elapsed{eta}{tally}", markup=False, highlight=False,
+                      soft_wrap=True)
 
 
 def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
@@ -101,7 +141,12 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
             for f in futures:
                 f.cancel()
             if isinstance(exc, KeyboardInterrupt):
-                _keep_running_games(futures, handled, done)
+                print(f"stopping: finishing the {len(running)} game(s) being played "
+                      "(Ctrl-C again stops at once and loses them)", file=sys.stderr)
+                try:
+                    _keep_running_games(futures, handled, done)
+                except KeyboardInterrupt:
+                    _stop_workers(pool)
             raise
 
 
@@ -116,9 +161,17 @@ def game_pool(workers: int) -> cf.ProcessPoolExecutor:
 
 def _game_worker(parent: int, cores: int) -> None:
     """A pool worker dies with this process, however it ends (SIGTERM and SIGKILL included),
-    and takes ``cores`` threads for "every core"."""
+    takes ``cores`` threads for "every core", and lets a Ctrl-C pass: a terminal sends it to
+    the worker too, and the command, which gets it as well, has the worker finish its game."""
     die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     share_cores(cores)
+
+
+def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """End the pool's workers now (a second Ctrl-C): their games are lost."""
+    for proc in list((pool._processes or {}).values()):  # the executor has no public kill
+        proc.kill()
 
 
 def _play_on_one_core(task: Task) -> dict[str, Any]:
@@ -156,7 +209,14 @@ def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str |
     started = False
     if not ray.is_initialized():
         if address:
-            ray.init(address=address, log_to_driver=False)
+            print(f"connecting to the Ray cluster at {address} ...", file=sys.stderr)
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except ConnectionError as exc:
+                raise ParameterError(
+                    f"--address {address!r}: no Ray cluster answers ({exc}); start one there "
+                    "with `ray start --head`, or leave --address out to run Ray on this "
+                    "machine") from None
         else:
             ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
         started = True

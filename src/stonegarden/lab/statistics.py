@@ -40,7 +40,8 @@ def wilson(successes: float, n: int, z: float = Z95) -> Estimate:
 
 
 def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
-    """Mean with a normal-approximation interval (zero width for fewer than two values)."""
+    """Mean with a normal-approximation interval (zero width for fewer than two values); the
+    interval of values none of which is negative (lengths, counts) does not go below 0."""
     n = len(values)
     if n == 0:
         return Estimate(math.nan, math.nan, math.nan, 0)
@@ -49,7 +50,8 @@ def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
         return Estimate(m, m, m, n)
     sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
     half = z * sd / math.sqrt(n)
-    return Estimate(m, m - half, m + half, n)
+    low = m - half if min(values) < 0 else max(0.0, m - half)
+    return Estimate(m, low, m + half, n)
 
 
 def elo_estimate(wins: int, losses: int, draws: int) -> Estimate:

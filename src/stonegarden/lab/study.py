@@ -17,7 +17,7 @@ from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
-from .runner import run_tasks
+from .runner import MAX_GAMES, run_tasks
 from .statistics import summarise
 from .store import Store
 
@@ -71,6 +71,11 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
     ``games`` each); return each study's ``games`` games."""
     if games < 1:
         raise ParameterError(f"--games must be at least 1, not {games!r}")
+    if games * len(specs) > MAX_GAMES:
+        raise ParameterError(f"--games {games} for each of {len(specs)} studies is "
+                             f"{games * len(specs)} games, more than one run plays "
+                             f"({MAX_GAMES}); ask for fewer, and for more later: the same "
+                             "command with a larger --games extends the studies")
     keys, todo = [], []
     for spec in specs:
         key = store.open_study(spec.key_spec())
@@ -79,10 +84,24 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
         todo += [spec.task(i, key) for i in range(games) if i not in have]
     # a resumed run's bar starts at the games already stored, so its count and ETA are true
     played = games * len(specs) - len(todo)
-    run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
-              backend=backend, address=address, console=console, description=description,
-              done_before=played)
+    try:
+        run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
+                  backend=backend, address=address, console=console, description=description,
+                  done_before=played)
+    except KeyboardInterrupt:
+        stored = sum(len([i for i in store.done(key) if i < games]) for key in keys)
+        raise LabStopped(stored, games * len(specs), store.path) from None
     return [store.games(key, limit=games) for key in keys]
+
+
+class LabStopped(KeyboardInterrupt):
+    """A run was interrupted; ``stored`` of its ``asked`` games are in the database at
+    ``path``, and the same command goes on from them."""
+
+    def __init__(self, stored: int, asked: int, path: Path) -> None:
+        super().__init__(f"stopped: {stored} of {asked} games are stored in {str(path)!r}; "
+                         "the same command goes on from them")
+        self.stored, self.asked, self.path = stored, asked, path
 
 
 def run_study(spec: StudySpec, games: int, store: Store, *, description: str | None = None,
@@ -112,10 +131,33 @@ def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> N
             old.unlink()
 
 
+def full_params(game_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of the game as played, defaults and derived values included (a
+    report says what was measured: ``--param size=4``, the default, is not lost), as JSON
+    writes it."""
+    game = make(game_id, **params)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in game.params.items()}
+
+
+def resign_text(resign: list[float | int] | None) -> str:
+    """How a report ends its first sentence: whether games were adjudicated, which changes
+    what their lengths and ends measure."""
+    if resign is None:
+        return "."
+    below, moves = resign
+    return f"; a player resigns after {moves} own moves its search rates below {below}."
+
+
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     if not e:
         return "n/a", ""
     return f"{e['value']:.3f}", f"[{e['low']:.3f}, {e['high']:.3f}]"
+
+
+def _leader_label(e: dict[str, Any] | None) -> str:
+    """The mid-game leader's row names the games it is of: only those with a leader."""
+    label = "player ahead at mid-game wins"
+    return label if not e else f"{label} (of the {e['n']} games with a player ahead)"
 
 
 def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -126,7 +168,7 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         ("draws", *_fmt(summary["draw_rate"])),
         ("mean game length (entries)", *_fmt(summary["length"])),
         ("mean branching factor", *_fmt(summary["branching_factor"])),
-        ("player ahead at mid-game wins", *_fmt(summary["midgame_leader_wins"])),
+        (_leader_label(summary["midgame_leader_wins"]), *_fmt(summary["midgame_leader_wins"])),
         ("lead changes per game", *_fmt(summary["lead_changes"])),
     ]
     for reason, e in summary["end_reasons"].items():
@@ -183,7 +225,9 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     ]
     who = (f"{spec.agents[0]} against itself" if agents is None
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
-    intro = [f"Game `{spec.game}` with parameters `{json.dumps(spec.params)}`; {who}.",
+    intro = [f"Game `{spec.game}` with parameters "
+             f"`{json.dumps(full_params(spec.game, spec.params))}`; {who}"
+             f"{resign_text(spec.resign)}",
              f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
     return summary

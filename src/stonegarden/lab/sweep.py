@@ -16,7 +16,7 @@ from . import plots
 from .adjudication import ResignRule
 from .statistics import summarise
 from .store import Store
-from .study import StudySpec, check_spec, run_studies, write_report
+from .study import StudySpec, check_spec, resign_text, run_studies, write_report
 
 #: cells a sweep may have: checked before a range's values are made, so that a typo such as
 #: ``target=1:100000000000`` is refused at once instead of filling the memory
@@ -24,7 +24,8 @@ MAX_CELLS = 10_000
 
 
 def parse_grid(options: list[str]) -> dict[str, list[Any]]:
-    """``size=4,5,6`` and ``target=10:40:5`` (inclusive range) into value lists.
+    """``size=4,5,6`` and ``target=10:40:5`` (inclusive range) into value lists; values that
+    are lists themselves are parted by semicolons: ``start_scores=0,0;0,1``.
 
     Raises:
         ParameterError: malformed option, empty or non-integer range, more than ``MAX_CELLS``
@@ -35,10 +36,13 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
         key, sep, text = opt.partition("=")
         key = key.strip()
         if not sep or not key or not text.strip():
-            raise ParameterError(f"--grid {opt!r} is not of the form name=v1,v2 or name=a:b:step")
+            raise ParameterError(f"--grid {opt!r} is not of the form name=v1,v2 or "
+                                 "name=a:b:step (lists: name=a,b;c,d)")
         if key in grid:
             raise ParameterError(f"--grid names {key!r} twice: give its values in one --grid")
-        if ":" in text:
+        if ";" in text:  # values that are lists: "0,0;0,1", each parsed by the game
+            grid[key] = [v.strip() for v in text.split(";") if v.strip()]
+        elif ":" in text:
             parts = text.split(":")
             if len(parts) == 2:
                 parts.append("1")
@@ -88,11 +92,12 @@ def cells(base: dict[str, Any], grid: dict[str, list[Any]]) -> list[dict[str, An
 def recommend(rows: list[dict[str, Any]], by: str | None, max_draws: float) -> list[dict[str, Any]]:
     """Per value of ``by`` (or overall): the decisive cell whose first-player score is closest to
     1/2. Decisive: draw rate at most ``max_draws``."""
-    groups: dict[Any, list[dict[str, Any]]] = {}
+    groups: dict[str, list[dict[str, Any]]] = {}  # keyed by JSON: a value may be a list
     for r in rows:
-        groups.setdefault(r["params"].get(by) if by else None, []).append(r)
+        groups.setdefault(json.dumps(r["params"].get(by) if by else None), []).append(r)
     out = []
-    for value, group in groups.items():
+    for key, group in groups.items():
+        value = json.loads(key)
         decisive = [r for r in group if r["summary"]["draw_rate"]["value"] <= max_draws]
         if not decisive:
             out.append({"group": value, "cell": None, "why": "no decisive cell"})
@@ -151,7 +156,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
             groups.setdefault(place[2:], []).append(row)
         images = []
         for k, subset in enumerate(groups.values()):
-            title = ", ".join(f"{key}={subset[0]['params'][key]}" for key in keys_[2:])
+            title = ", ".join(f"{key}={plots.value_label(subset[0]['params'][key])}"
+                              for key in keys_[2:])
             images.append((f"first player's score per cell, {title}",
                            plots.sweep_heatmap(subset, keys_[1], keys_[0], out / "plots",
                                                name=f"sweep-{k}", title=title)))
@@ -161,13 +167,15 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     typed = make(game_id, **next(iter(cells(base, grid)))).params
     shown_base = {k: json_value(typed[k]) for k in base}
     intro = [f"Game `{game_id}`, base parameters `{json.dumps(shown_base)}`, agents "
-             f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell.",
+             f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell"
+             f"{resign_text(specs[0].resign)}",
              f"Reproduce: `{command}`"]
     rec_md = ["Recommendation (decisive cells: draws at most "
               f"{max_draws:.0%}; closest first-player score to 1/2):"]
     for r in rec:
         if r["cell"] is None:
-            rec_md.append(f"- {by}={r['group']}: {r['why']}")
+            where = f"{by}={plots.value_label(r['group'])}: " if by else ""
+            rec_md.append(f"- {where}{r['why']} (every cell drew more; see --max-draws)")
         else:
             s = r["first_player_score"]
             rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
@@ -182,7 +190,7 @@ def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, s
     out = []
     for r in rows:
         s = r["summary"]
-        label = ", ".join(f"{k}={r['params'][k]}" for k in keys)
+        label = ", ".join(f"{k}={plots.value_label(r['params'][k])}" for k in keys)
         fp = s["first_player_score"]
         out.append((f"{label}: first player's score", f"{fp['value']:.3f}",
                     f"[{fp['low']:.3f}, {fp['high']:.3f}]"))
