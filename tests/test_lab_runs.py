@@ -164,6 +164,17 @@ def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
     assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize("command", [
+    ["sweep", "blooms", "--grid", "target=1:200", "--agent", "random", "--games", "10000"],
+    ["ladder", "blooms", "--agent", "random", "--key", "seed", "--base", "1", "--steps", "30",
+     "--games", "40000"],
+])
+def test_a_run_refused_for_its_size_writes_nothing(tmp_path, command):
+    out = run_cli(*command, "--out", str(tmp_path / "o"))
+    assert out.returncode == 2 and "more than one run plays" in out.stderr
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.slow
 def test_ladder_over_a_doubling_option(tmp_path):
     out = run_cli("ladder", "blooms", "--param", "size=3", "--agent", "mcts", "--key", "sims",

@@ -18,6 +18,7 @@ from .statistics import seat_text, summarise, wld
 from .store import Store
 from .study import (
     StudySpec,
+    check_games,
     check_spec,
     full_params,
     resign_text,
@@ -55,6 +56,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         canonical = check_spec(game_id, params, (strong, weak))
         specs.append(StudySpec(game_id, canonical, (strong, weak), seed,
                                resign=None if resign is None else resign.as_list()))
+    check_games(games, len(specs))
     store = Store(out / "lab.sqlite")
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"ladder {game_id} ({steps} steps)")
@@ -84,4 +86,6 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
 
 
 def _num(x: float) -> str:
-    return f"{x:g}"
+    """An option's value as text: whole numbers in full (``1048576``, not ``1.04858e+06``),
+    others as short as they read back exactly."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))

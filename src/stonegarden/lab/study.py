@@ -63,19 +63,29 @@ def check_spec(game_id: str, params: dict[str, Any], agents: tuple[str, str]) ->
     return game.non_default_params()
 
 
+def check_games(games: int, studies: int) -> None:
+    """Refuse, before anything is written, ``games`` for each of ``studies`` studies where a
+    run would not play them.
+
+    Raises:
+        ParameterError: fewer than one game, or more than ``MAX_GAMES`` in all.
+    """
+    if games < 1:
+        raise ParameterError(f"--games must be at least 1, not {games!r}")
+    if games * studies > MAX_GAMES:
+        raise ParameterError(f"--games {games} for each of {studies} studies is "
+                             f"{games * studies} games, more than one run plays "
+                             f"({MAX_GAMES}); ask for fewer, and for more later: the same "
+                             "command with a larger --games extends the studies")
+
+
 def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers: int = 1,
                 backend: str = "local", address: str | None = None,
                 console: Console | None = None, description: str = "games",
                 ) -> list[list[dict[str, Any]]]:
     """Play, in one run of the workers, the games the store lacks for each study (up to
     ``games`` each); return each study's ``games`` games."""
-    if games < 1:
-        raise ParameterError(f"--games must be at least 1, not {games!r}")
-    if games * len(specs) > MAX_GAMES:
-        raise ParameterError(f"--games {games} for each of {len(specs)} studies is "
-                             f"{games * len(specs)} games, more than one run plays "
-                             f"({MAX_GAMES}); ask for fewer, and for more later: the same "
-                             "command with a larger --games extends the studies")
+    check_games(games, len(specs))
     keys, todo = [], []
     for spec in specs:
         key = store.open_study(spec.key_spec())

@@ -16,7 +16,14 @@ from . import plots
 from .adjudication import ResignRule
 from .statistics import summarise
 from .store import Store
-from .study import StudySpec, check_spec, resign_text, run_studies, write_report
+from .study import (
+    StudySpec,
+    check_games,
+    check_spec,
+    resign_text,
+    run_studies,
+    write_report,
+)
 
 #: cells a sweep may have: checked before a range's values are made, so that a typo such as
 #: ``target=1:100000000000`` is refused at once instead of filling the memory
@@ -124,12 +131,13 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     both = sorted(set(base) & set(grid))
     if both:
         raise ParameterError(f"{both} both fixed (--param) and swept (--grid): give one")
-    store = Store(out / "lab.sqlite")
     specs = []
     for params in cells(base, grid):
         canonical = check_spec(game_id, params, agents)
         specs.append(StudySpec(game_id, canonical, agents, seed,
                                resign=None if resign is None else resign.as_list()))
+    check_games(games, len(specs))
+    store = Store(out / "lab.sqlite")
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"sweep {game_id} ({len(specs)} cells)")
     rows = []
