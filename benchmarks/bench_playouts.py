@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -24,7 +25,9 @@ from provenance import ROOT, code_version, command, emit
 
 
 def run(cmd: list[str]) -> dict:
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
+    # this checkout's code, the one code_version() names, whatever else is installed
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
