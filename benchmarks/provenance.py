@@ -27,6 +27,11 @@ def code_version(src: Path = ROOT / "src") -> str:
         return "unknown"
 
 
+def png_metadata() -> dict[str, str]:
+    """The command and code version as a plot's PNG text fields (``savefig(metadata=...)``)."""
+    return {"Command": command(), "Code": code_version()}
+
+
 def emit(result: dict[str, Any], out: Path | None) -> None:
     """Print ``result`` as JSON, and write it to ``out`` too when one is given."""
     text = json.dumps(result, indent=1)
