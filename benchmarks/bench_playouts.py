@@ -4,7 +4,8 @@ The baseline is a deliberately plain numba playout kept outside this repository 
 whole board for captures after every turn); its path is ``--baseline``. Both use the same
 uniform policy over all legal turns and print one JSON line. They run alternately (baseline,
 ours, baseline, ours, ...) as separate processes so neither warms the other's caches, and the
-figure reported is the ratio of medians.
+figure reported is the ratio of medians, printed as JSON with the command and the code version
+(and written to ``--out`` too when given).
 
     python benchmarks/bench_playouts.py --baseline PATH/baseline_blooms.py --size 5 \
         --target 20 --seconds 5 --rounds 3
@@ -14,16 +15,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from provenance import ROOT, code_version, command, emit
 
 
 def run(cmd: list[str]) -> dict:
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
+    # this checkout's code, the one code_version() names, whatever else is installed
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -36,6 +40,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--baseline", type=Path, required=True,
                     help="the plain baseline: SIZE TARGET SECONDS in, one JSON line out")
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     if not args.baseline.exists():
         sys.exit(f"baseline not found at {args.baseline} (pass --baseline PATH)")
@@ -58,12 +63,13 @@ def main() -> None:
     o = statistics.median(x["playouts_per_s"] for x in ours)
     bt = sum(x["mean_turns"] * x["playouts"] for x in base) / sum(x["playouts"] for x in base)
     ot = sum(x["mean_turns"] * x["playouts"] for x in ours) / sum(x["playouts"] for x in ours)
-    print(json.dumps({
+    emit({
+        "command": command(), "code": code_version(),
         "size": args.size, "target": args.target, "seconds": args.seconds, "rounds": args.rounds,
         "baseline_playouts_per_s": round(b, 1), "stonegarden_playouts_per_s": round(o, 1),
         "ratio": round(o / b, 2), "baseline_mean_turns": round(bt, 3),
         "stonegarden_mean_turns": round(ot, 3),
-    }))
+    }, args.out)
 
 
 if __name__ == "__main__":

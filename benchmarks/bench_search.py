@@ -35,13 +35,12 @@ def rate(game, spec: str, seconds: float) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--game", default="blooms")
     ap.add_argument("--size", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0)
     args = ap.parse_args()
-    game = stonegarden.make(args.game, size=args.size)
+    game = stonegarden.make("blooms", size=args.size)  # the switches are the Blooms race's
     base = rate(game, "uct-flat", args.seconds)
-    print(f"{args.game} size={args.size}: simulations per second from the empty board")
+    print(f"blooms size={args.size}: simulations per second from the empty board")
     for spec in VARIANTS:
         r = base if spec == "uct-flat" else rate(game, spec, args.seconds)
         print(f"  {spec:<18} {r:>10.0f}/s   x{r / base:.2f} of uct-flat")

@@ -2,8 +2,8 @@
 (``stonegarden train --device``), on the decisions of a ``stonegarden train`` folder's
 self-play games, measured in one run: rounds alternate the two so that a change in the
 machine's load falls on both alike. Prints the ratio of the device's speed to numpy's and the
-largest difference between their weights, and writes the figures, the command and the code
-version to a JSON file.
+largest difference between their weights, and the figures, the command and the code version as
+JSON (written to ``--out`` too when given).
 
     PYTHONPATH=src python3 benchmarks/fit_speed.py --data TRAIN_FOLDER/data
         [--device torch:cpu] [--steps 400] [--rounds 2] [--out FILE]
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import ROOT, code_version, command, emit
+from provenance import code_version, command, emit
 
 import stonegarden
 from stonegarden.learn.devices import parse_device
@@ -34,7 +34,7 @@ def main() -> None:
     ap.add_argument("--device", default="torch:cpu")
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/fit-speed.json"))
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     data = Path(args.data)
     settings = json.loads((data / "settings.json").read_text())
@@ -72,7 +72,7 @@ def main() -> None:
           "max_weight_difference": gap,
           "devices": {d.name: d.version for d in devices}, "threads": threads,
           "cpus": os.cpu_count(), "loadavg": os.getloadavg(), "command": command(),
-          "code": code_version()}, Path(args.out))
+          "code": code_version()}, args.out)
 
 
 if __name__ == "__main__":

@@ -42,12 +42,14 @@ def new_engine(game, kind: str):
     return make(game, SearchConfig(fast=kind == "compiled"), 1)
 
 
-def rate(game, state, sims: int, kind: str) -> tuple[float, int, int]:
+def rate(game, state, sims: int, kind: str) -> tuple[float, int, int, int]:
     new_engine(game, kind).search(state, Budget(sims=20))  # kernels loaded
     engine = new_engine(game, kind)
     t = time.process_time()
     res = engine.search(state, Budget(sims=sims))
-    return sims / (time.process_time() - t), res.moves[0].action, res.moves[0].visits
+    # the simulations made: a search may stop short of its budget (a proven root)
+    return (res.sims / (time.process_time() - t), res.moves[0].action, res.moves[0].visits,
+            res.sims)
 
 
 def playout_rate(game, state, count: int) -> float:
@@ -76,7 +78,8 @@ def main() -> None:
             ours = [rate(game, state, args.sims, kind) for _ in range(args.repeat)]
             mcts = statistics.median(r[0] for r in ours)
             print(json.dumps({"game": args.game, "plies": plies, "engine": kind,
-                              "sims": args.sims, "sims_per_cpu_s": round(mcts),
+                              "sims": args.sims, "sims_made": ours[0][3],
+                              "sims_per_cpu_s": round(mcts),
                               "playouts_per_cpu_s": round(base), "ratio": round(mcts / base, 2),
                               "first_move": ours[0][1], "first_move_visits": ours[0][2]}))
 

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command, emit
+from provenance import ROOT, code_version, command, emit, png_metadata
 
 PARAMS = {"size": 5}
 AI_SPEC = "mcts:time=2"
@@ -276,7 +276,7 @@ def plot(by_kind: dict[str, list[float]], path: Path, result: dict[str, Any]) ->
                  f"p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, metadata=png_metadata())
 
 
 if __name__ == "__main__":

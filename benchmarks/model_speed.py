@@ -1,8 +1,8 @@
 """Simulations per second of ``mcts`` with its learned move model and without
 (``mcts:model=none``), measured in one run from the same positions: the initial one and those
 after 10 and 20 turns of a seeded random game. Rounds alternate the two so that a change in
-the machine's load falls on both alike. Prints the ratio with / without per game and writes
-the figures, the command and the code version to a JSON file.
+the machine's load falls on both alike. Prints the ratio with / without per game, then
+the figures, the command and the code version as JSON (written to ``--out`` too when given).
 
     PYTHONPATH=src python3 benchmarks/model_speed.py [--games blooms] [--seconds 2] [--rounds 3]
         [--model PATH]
@@ -16,13 +16,12 @@ Target: the ratio is at least 0.5 (the model may cost at most half the simulatio
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
 
 import numpy as np
-from provenance import ROOT, code_version, command
+from provenance import code_version, command, emit
 
 import stonegarden
 from stonegarden.core.protocol import State
@@ -62,7 +61,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--model", default="shipped", help="a model file (one game), or shipped")
     ap.add_argument("--options", default="", help="game options of the search with the model")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/model-speed.json"))
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     if args.model != "shipped" and "," in args.games:
         ap.error("--model PATH measures one game")
@@ -98,7 +97,7 @@ def main() -> None:
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
               "loadavg": [round(x, 2) for x in os.getloadavg()],
               "seconds": args.seconds, "rounds": args.rounds, "games": rows}
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

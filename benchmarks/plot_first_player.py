@@ -17,7 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
-from provenance import ROOT
+from provenance import ROOT, png_metadata
 
 from stonegarden.stats import wilson_bounds
 
@@ -74,7 +74,7 @@ def main() -> None:
     ax.set_title("The first player's score in mcts self-play (Blobs: Red, whose die opens)",
                  fontsize="medium")
     fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    fig.savefig(args.out, dpi=110, metadata=png_metadata())
     print(f"wrote {args.out}")
     for label, sims, today, n, pts in sorted(rows):
         low, high = wilson_bounds(pts, n)

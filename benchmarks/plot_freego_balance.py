@@ -17,7 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
-from provenance import ROOT
+from provenance import ROOT, png_metadata
 
 from stonegarden.stats import wilson_bounds
 
@@ -74,7 +74,7 @@ def main() -> None:
     fig.suptitle("Free Go 9x9: the first player's score in mcts self-play, 100 games a point",
                  fontsize="medium")
     fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    fig.savefig(args.out, dpi=110, metadata=png_metadata())
     print(f"wrote {args.out}")
     for target, rows in sorted(lines.items()):
         for sims, score, low, high in rows:

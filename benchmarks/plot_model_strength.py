@@ -19,7 +19,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
-from provenance import ROOT
+from provenance import ROOT, png_metadata
 
 from stonegarden.stats import wilson_bounds
 
@@ -91,7 +91,7 @@ def main() -> None:
     ax.legend(loc="lower right", fontsize="small")
     fig.tight_layout()
     out = Path(args.out)
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=110, metadata=png_metadata())
     print(f"wrote {out}")
     for label, score, low, high in rows:
         print(f"{label:42} {score:.3f} ({low:.3f}-{high:.3f})")

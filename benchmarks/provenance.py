@@ -16,15 +16,22 @@ def command() -> str:
 
 
 def code_version(src: Path = ROOT / "src") -> str:
-    """The commit of the tree ``src`` is in, with ``+dirty`` when ``src`` has changes."""
+    """The commit of the tree ``src`` is in, with ``+dirty`` when ``src`` has changes (or,
+    for this checkout's own ``src``, the benchmarks beside it: they are the code measuring)."""
+    paths = ["."] + ([str(ROOT / "benchmarks" / "*.py")] if src == ROOT / "src" else [])
     try:
         rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
+        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", *paths],
                                capture_output=True, text=True).stdout.strip()
         return rev + ("+dirty" if dirty else "")
     except (subprocess.CalledProcessError, FileNotFoundError):
         return "unknown"
+
+
+def png_metadata() -> dict[str, str]:
+    """The command and code version as a plot's PNG text fields (``savefig(metadata=...)``)."""
+    return {"Command": command(), "Code": code_version()}
 
 
 def emit(result: dict[str, Any], out: Path | None) -> None:

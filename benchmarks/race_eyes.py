@@ -2,7 +2,8 @@
 cell is empty) against the uniform ones, in one run, as ``territory_eyes.py`` measures the
 territory rules': playouts per second and their mean length, and ``mcts`` simulations per
 second with ``eyes=on`` and without, from the same positions, alternating; prints the ratios
-and writes the figures, the command and the code version to a JSON file.
+and the figures, the command and the code version as JSON (written to ``--out`` too when
+given).
 
     PYTHONPATH=src python3 benchmarks/race_eyes.py [--size 5] [--seconds 2] [--rounds 2]
         [--out FILE]
@@ -10,8 +11,7 @@ and writes the figures, the command and the code version to a JSON file.
 
 from __future__ import annotations
 
-from provenance import ROOT
 from territory_eyes import measure
 
 if __name__ == "__main__":
-    measure("blooms", __doc__, ROOT / "benchmarks/results/race-eyes-speed.json")
+    measure("blooms", __doc__)

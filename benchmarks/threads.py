@@ -1,7 +1,8 @@
 """Simulations per second of ``mcts`` with 1 and with N trees (``mcts:threads=N``), for every
 game, from its initial position, measured in one run: the rounds alternate 1 and N so that a
-change in the machine's load falls on both alike. Prints the ratio N / 1 per game and writes
-the figures, the command, the code version and the load average to a JSON file.
+change in the machine's load falls on both alike. Prints the ratio N / 1 per game, then
+the figures, the command, the code version and the load average as JSON (written to
+``--out`` too when given).
 
     PYTHONPATH=src python3 benchmarks/threads.py [--threads 2] [--seconds 3] [--rounds 3]
         [--games blooms,freego] [--protocol-in-threads] [--sims N] [--parallel root|tree]
@@ -26,12 +27,11 @@ an equal share of the CPU when ``sched_autogroup`` is on, however many threads i
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
 
-from provenance import ROOT, code_version, command
+from provenance import code_version, command, emit
 
 import stonegarden
 from stonegarden.jobs.procs import cpu_seconds, descendants
@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--protocol-in-threads", action="store_true")
     ap.add_argument("--sims", type=int, default=None)
     ap.add_argument("--parallel", choices=PARALLEL_MODES, default="root")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks/results/threads.json"))
+    ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     processes = False if args.protocol_in_threads else None
     wanted = args.games.split(",")
@@ -138,8 +138,7 @@ def main() -> None:
            "autogroup": Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip()
            if Path("/proc/sys/kernel/sched_autogroup_enabled").exists() else None,
            "loadavg_after": os.getloadavg(), "games": rows}
-    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
-    print(f"wrote {args.out}")
+    emit(out, args.out)
 
 
 if __name__ == "__main__":
