@@ -575,11 +575,21 @@
     if (a.running) analysisTimer = setTimeout(loadAnalysis, 1500);
   }
 
+  /** Whether the analysis loaded differs from the server's summary of it: points found, the
+   * positions it covers (the game went on, or an undo) or whether it runs (a restart ends it). */
+  const stale = (sum) => !analysis || sum.points !== analysis.points.length || sum.of !== analysis.of
+    || sum.running !== analysis.running;
+
+  /** "Request computer analysis", where this viewer may and positions are left to analyse. */
+  function showAnalyse() {
+    $("analyse").hidden = !(snap && snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+  }
+
   function renderAnalysis(s) {
     const allowed = s.analysis_open;  // the server's rule: who may see it, and when
-    $("analyse").hidden = !allowed || (analysis && (analysis.running || analysis.done));
+    showAnalyse();
     $("analysis-closed").hidden = allowed;
-    if (s.analysis && (!analysis || (s.analysis.points !== analysis.points.length && !analysisTimer))) loadAnalysis();
+    if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
     box.textContent = "";
@@ -595,22 +605,27 @@
   function drawAnalysis() {
     const a = analysis, box = $("analysis");
     const judged = a.points.filter((p) => p.judgement);
+    const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
     $("analysis-status").textContent = a.error ? a.error
       : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
-      : a.done ? `${a.engine}, ${a.points.length} positions; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map((j) => `${judged.filter((p) => p.judgement === j).length} ${j === "inaccuracy" ? "inaccuracies" : j + "s"}`).join(", ") : "no inaccuracies")
+      : a.done ? `${a.engine}, ${a.points.length} positions; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
       : `${a.points.length} of ${a.of} positions analysed`;
+    showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
     const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
     const known = a.points.filter((p) => p.p1_win !== null);
     const line = known.map((p) => `${x(p.ply)},${y(p.p1_win)}`).join(" ");
     const area = known.length ? `${x(known[0].ply)},${H} ${line} ${x(known[known.length - 1].ply)},${H}` : "";
-    const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for player 1${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
+    const first = names()[0].replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);  // whose chances: player 1's
+    const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for ${first}${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
     const cur = snap ? `<line class="graph-now" x1="${x(snap.ply)}" x2="${x(snap.ply)}" y1="0" y2="${H}"/>` : "";
-    box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -8 ${W + 44} ${H + 26}" width="100%" role="img" aria-label="Player 1's winning chances by move">` +
+    box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -20 ${W + 44} ${H + 38}" width="100%" role="img" aria-label="${first}'s winning chances by move">` +
+      `<text class="graph-title" x="0" y="-8" font-size="11">${first}'s winning chances</text>` +
       `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
       `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>${cur}` +
-      `<text x="-4" y="6" font-size="10" text-anchor="end">P1 100%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
-      `<text x="${W / 2}" y="${H + 16}" font-size="10" text-anchor="middle">move</text>` +
+      `<text x="-4" y="6" font-size="10" text-anchor="end">100%</text><text x="-4" y="${H / 2 + 3}" font-size="10" text-anchor="end">50%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
+      `<text x="0" y="${H + 14}" font-size="10" text-anchor="middle">0</text><text x="${W}" y="${H + 14}" font-size="10" text-anchor="middle">${a.of - 1}</text>` +
+      `<text x="${W / 2}" y="${H + 14}" font-size="10" text-anchor="middle">move</text>` +
       `<polyline class="graph-line" points="${line}"/>${dots}</svg>`;
     box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
     markMoves();

@@ -1,0 +1,57 @@
+"""The computer's analysis on the game page in a real headless Chromium (Debian's
+/usr/bin/chromium through Playwright): the graph says whose chances it shows, the counts read
+as words, and a spectator's page follows a game that goes on after its analysis."""
+
+from __future__ import annotations
+
+import json
+
+from browsers import WAIT
+from test_browser_robust import move, new_game, open_page, wait_text
+
+# Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
+# server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
+
+
+def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)  # spectators may see it meanwhile
+    for i, text in enumerate(["C3", "D4"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#seats", "watching")
+    page.click("#analyse")
+    wait_text(page, "#analysis-status", "3 positions;")
+    assert page.is_hidden("#analyse")
+    move(server, made, "1", "B2", 2)  # the game goes on: its new position is not analysed
+    wait_text(page, "#analysis-status", "3 of 4 positions analysed")
+    page.click("#analyse")
+    wait_text(page, "#analysis-status", "4 positions;")
+    assert page.locator("#winprob .apt").count() == 4
+    # the graph names the player whose chances it shows
+    assert page.text_content("#winprob .graph-title") == "Black's winning chances"
+    assert page.get_attribute("#winprob", "aria-label") == "Black's winning chances by move"
+    assert errors == []
+
+
+def test_the_judgements_are_counted_in_words(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)
+    move(server, made, "1", "C3", 0)
+    points = [{"ply": 0, "p1_win": 0.5, "best_move": "C3", "played_loss": None,
+               "judgement": None},
+              {"ply": 1, "p1_win": 0.4, "best_move": "D4", "played_loss": 0.1,
+               "judgement": "inaccuracy"}]
+    answer = {"engine": "mcts:time=0.5,seed=1", "done": True, "running": False, "error": "",
+              "of": 2, "points": points}
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}/analysis",
+               lambda route: route.fulfill(status=200, content_type="application/json",
+                                           body=json.dumps(answer)))
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#seats", "watching")
+    page.click("#analyse")
+    wait_text(page, "#analysis-status", "2 positions;")
+    assert page.inner_text("#analysis-status").endswith(
+        "1 inaccuracy, 0 mistakes, 0 blunders")
+    page.wait_for_selector("#moves .judgement.j-inaccuracy", timeout=WAIT)
