@@ -1,6 +1,6 @@
-"""The computer's analysis on the game page in a real headless Chromium (Debian's
-/usr/bin/chromium through Playwright): the graph says whose chances it shows, the counts read
-as words, and a spectator's page follows a game that goes on after its analysis."""
+"""The study tools of the game page in a real headless Chromium (Debian's /usr/bin/chromium
+through Playwright): the computer's analysis (the graph says whose chances it shows, the counts
+read as words, a spectator's page follows a game that goes on after its analysis) and hints."""
 
 from __future__ import annotations
 
@@ -55,3 +55,19 @@ def test_the_judgements_are_counted_in_words(browser, server):
     assert page.inner_text("#analysis-status").endswith(
         "1 inaccuracy, 0 mistakes, 0 blunders")
     page.wait_for_selector("#moves .judgement.j-inaccuracy", timeout=WAIT)
+
+
+def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):
+    """A hint is always on a cell the player may place on: drawn as a hint (green, dashed),
+    not in the frontier's blue, which with the hint's width is the last move's mark."""
+    made = new_game(server, "blobs", seats=("human", "random"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.click("#hint")
+    wait_text(page, "#hint-text", "Hint (")
+    cell = page.locator("#board rect.cell.legal.hint")
+    assert cell.count() == 1
+    style = cell.evaluate("e => { const s = getComputedStyle(e); "
+                          "return [s.stroke, s.strokeDasharray]; }")
+    assert style == ["rgb(0, 158, 115)", "6px, 4px"]
