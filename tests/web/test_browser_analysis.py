@@ -37,18 +37,23 @@ def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server
 
 def test_the_judgements_are_counted_in_words(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
-    move(server, made, "1", "C3", 0)
     points = [{"ply": 0, "p1_win": 0.5, "best_move": "C3", "played_loss": None,
-               "judgement": None},
-              {"ply": 1, "p1_win": 0.4, "best_move": "D4", "played_loss": 0.1,
-               "judgement": "inaccuracy"}]
+               "judgement": None}]
     answer = {"engine": "mcts:time=0.5,seed=1", "done": True, "running": False, "error": "",
-              "of": 2, "points": points}
+              "of": 1, "points": points}
     page = open_page(browser)
     page.route(f"**/api/games/{made['id']}/analysis",
                lambda route: route.fulfill(status=200, content_type="application/json",
                                            body=json.dumps(answer)))
     page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#seats", "watching")
+    page.click("#analyse")  # a game of no moves yet: one position
+    wait_text(page, "#analysis-status", "1 position; no inaccuracies")
+    move(server, made, "1", "C3", 0)
+    points.append({"ply": 1, "p1_win": 0.4, "best_move": "D4", "played_loss": 0.1,
+                   "judgement": "inaccuracy"})
+    answer["of"] = 2
+    page.reload()
     wait_text(page, "#seats", "watching")
     page.click("#analyse")
     wait_text(page, "#analysis-status", "2 positions;")

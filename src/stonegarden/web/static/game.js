@@ -608,7 +608,7 @@
     const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
     $("analysis-status").textContent = a.error ? a.error
       : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
-      : a.done ? `${a.engine}, ${a.points.length} positions; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
+      : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
       : `${a.points.length} of ${a.of} positions analysed`;
     showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
@@ -624,7 +624,7 @@
       `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
       `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>${cur}` +
       `<text x="-4" y="6" font-size="10" text-anchor="end">100%</text><text x="-4" y="${H / 2 + 3}" font-size="10" text-anchor="end">50%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
-      `<text x="0" y="${H + 14}" font-size="10" text-anchor="middle">0</text><text x="${W}" y="${H + 14}" font-size="10" text-anchor="middle">${a.of - 1}</text>` +
+      `<text x="0" y="${H + 14}" font-size="10" text-anchor="middle">0</text><text x="${W}" y="${H + 14}" font-size="10" text-anchor="middle">${n}</text>` +
       `<text x="${W / 2}" y="${H + 14}" font-size="10" text-anchor="middle">move</text>` +
       `<polyline class="graph-line" points="${line}"/>${dots}</svg>`;
     box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
