@@ -1,13 +1,18 @@
 """The study tools of the game page in a real headless Chromium (Debian's /usr/bin/chromium
 through Playwright): the computer's analysis (the graph says whose chances it shows, the counts
-read as words, a spectator's page follows a game that goes on after its analysis) and hints."""
+read as words, a spectator's page follows a game that goes on after its analysis and a restart
+that stops it) and hints."""
 
 from __future__ import annotations
 
 import json
+import random
 
 from browsers import WAIT
 from test_browser_robust import move, new_game, open_page, wait_text
+from webhelpers import Server
+
+from stonegarden import make
 
 # Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
@@ -76,3 +81,33 @@ def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):
     style = cell.evaluate("e => { const s = getComputedStyle(e); "
                           "return [s.stroke, s.strokeDasharray]; }")
     assert style == ["rgb(0, 158, 115)", "6px, 4px"]
+
+
+def test_an_analysis_cut_short_by_a_restart_is_offered_again(browser, tmp_path):
+    game = make("freego", size=5)
+    rng = random.Random(5)
+    state, moves = game.initial_state(), []
+    while len(moves) < 30 and not game.is_terminal(state):
+        actions = [int(a) for a in game.legal_actions(state)
+                   if game.action_to_text(state, int(a)) not in ("pass", "resign")]
+        moves.append(game.action_to_text(state, rng.choice(actions)))
+        state = game.play_text(state, moves[-1])
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": moves}  # unfinished: spectators may see it
+    server = Server(tmp_path / "games.db").start()
+    try:
+        status, made = server.request("POST", "/api/records", record)
+        assert status == 201, made
+        page = open_page(browser)
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "Analysing:")
+        server.stop()
+        wait_text(page, "#move-error", "retrying")
+        server = Server(tmp_path / "games.db", server.port).start()
+        # the page sees the analysis stopped, and offers to go on with it
+        page.wait_for_selector("#analyse:not([hidden])", timeout=WAIT)
+        wait_text(page, "#analysis-status", f"of {len(moves) + 1} positions analysed")
+    finally:
+        server.stop()
