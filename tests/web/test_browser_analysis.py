@@ -103,11 +103,13 @@ def test_an_analysis_cut_short_by_a_restart_is_offered_again(browser, tmp_path):
         wait_text(page, "#seats", "watching")
         page.click("#analyse")
         wait_text(page, "#analysis-status", "Analysing:")
-        server.stop()
-        wait_text(page, "#move-error", "retrying")
+        server.kill9()  # before its first positions are stored
+        wait_text(page, "#analysis-status", "Can't reach the server")  # it stops asking
         server = Server(tmp_path / "games.db", server.port).start()
-        # the page sees the analysis stopped, and offers to go on with it
+        # the page sees the analysis stopped (none of it stored), and offers it again
         page.wait_for_selector("#analyse:not([hidden])", timeout=WAIT)
-        wait_text(page, "#analysis-status", f"of {len(moves) + 1} positions analysed")
+        assert page.inner_text("#analysis-status") == ""
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", f"Analysing: 0 of {len(moves) + 1} positions")
     finally:
         server.stop()

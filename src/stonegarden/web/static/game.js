@@ -589,7 +589,9 @@
     const allowed = s.analysis_open;  // the server's rule: who may see it, and when
     showAnalyse();
     $("analysis-closed").hidden = allowed;
-    if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
+    if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
+      analysis = null; $("analysis").textContent = ""; $("analysis-status").textContent = ""; showAnalyse();
+    } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
     box.textContent = "";
