@@ -113,3 +113,22 @@ def test_an_analysis_cut_short_by_a_restart_is_offered_again(browser, tmp_path):
         wait_text(page, "#analysis-status", f"Analysing: 0 of {len(moves) + 1} positions")
     finally:
         server.stop()
+
+
+def test_a_best_move_that_is_a_pass_is_not_said_to_be_on_the_board(browser, server):
+    made = new_game(server, "blooms-territory", hints=True)
+    move(server, made, "1", "Ra1", 0)
+    point = {"ply": 1, "p1_win": 0.3, "best_move": "pass", "played_loss": None,
+             "judgement": None, "cells": []}
+
+    def with_point(route):  # the snapshot as the server gives it where pass is best
+        snap = route.fetch().json()
+        snap["review"] = point
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}", with_point)
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#review-here", "best move here")
+    assert page.inner_text("#review-here") == ("Player 1's winning chances: 30%; the engine's "
+                                               "best move here: pass.")

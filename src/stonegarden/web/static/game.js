@@ -600,7 +600,7 @@
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
     if (r.judgement) parts.push(`the move played was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement} (it lost ${pct(r.played_loss)})`);
     else if (r.played_loss !== null) parts.push(`the move played lost ${pct(r.played_loss)}`);
-    if (r.best_move) parts.push(`the engine's best move here: ${r.best_move} (marked on the board)`);
+    if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
     box.textContent = parts.join("; ") + ".";
   }
 
