@@ -132,3 +132,15 @@ def test_a_best_move_that_is_a_pass_is_not_said_to_be_on_the_board(browser, serv
     wait_text(page, "#review-here", "best move here")
     assert page.inner_text("#review-here") == ("Player 1's winning chances: 30%; the engine's "
                                                "best move here: pass.")
+
+
+def test_a_spectator_is_not_shown_the_players_undo_and_redo(browser, server):
+    made = new_game(server, "bridgego", seats=("human", "random"), params={"size": 5})
+    move(server, made, "1", "C3", 0)
+    page = open_page(browser, phone=True)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+    assert page.is_hidden("#study-card") and page.is_hidden("#undo")
+    page.goto(server.url + made["links"]["1"])  # the player has them
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    assert page.is_enabled("#undo") and page.is_visible("#hint")

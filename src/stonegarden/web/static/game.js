@@ -155,8 +155,9 @@
     renderThinking(n);
     renderAnalysis(s);
     $("notice").textContent = s.notice || "";
-    $("study-row").hidden = s.over;  // no undo, redo or hint once the game is over
-    $("study-card").hidden = s.over && !s.notice;
+    // undo, redo and hints are the players' (a spectator has none), and none once it is over
+    $("study-row").hidden = s.over || !s.you;
+    $("study-card").hidden = $("study-row").hidden && !s.notice;
     $("undo").disabled = !s.can_undo;
     $("redo").disabled = !s.can_redo;
     // a hint is only ever given to a player on their turn, where the game allows hints
