@@ -144,3 +144,16 @@ def test_a_spectator_is_not_shown_the_players_undo_and_redo(browser, server):
     page.goto(server.url + made["links"]["1"])  # the player has them
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
     assert page.is_enabled("#undo") and page.is_visible("#hint")
+
+
+def test_the_keys_that_step_through_the_moves_are_told_to_a_reviewer(browser, server):
+    """A finished game's reader (no move builder) is told how to step with the keyboard."""
+    made = new_game(server, params={"size": 5})
+    move(server, made, "1", "resign", 0)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert page.is_hidden("#builder")
+    assert "← → step through the moves" in page.inner_text("#nav-keys")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
