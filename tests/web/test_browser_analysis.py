@@ -160,3 +160,27 @@ def test_the_keys_that_step_through_the_moves_are_told_to_a_reviewer(browser, se
     assert "← → step through the moves" in page.inner_text("#nav-keys")
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+
+
+def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)
+    move(server, made, "1", "C3", 0)
+    move(server, made, "2", "A1", 1)
+    point = {"ply": 2, "p1_win": 0.9, "best_move": "B2", "played_loss": 0.3,
+             "judgement": "blunder", "cells": ["B2"]}
+
+    def with_point(route):  # White's move gave Black the game
+        snap = route.fetch().json()
+        snap["review"] = point
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}", with_point)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#review-here", "best move here")
+        assert page.inner_text("#review-here") == (
+            "Black's winning chances: 90%; White's move A1 was a blunder: it cost White 30% of "
+            "winning chances; the engine's best move here: B2 (marked on the board).")
+    finally:
+        page.context.close()

@@ -599,8 +599,11 @@
     if (!r) return;
     const parts = [];
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
-    if (r.judgement) parts.push(`the move played was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement} (it lost ${pct(r.played_loss)})`);
-    else if (r.played_loss !== null) parts.push(`the move played lost ${pct(r.played_loss)}`);
+    // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
+    const played = s.moves[s.ply - 1], mover = played && played.player ? names()[played.player - 1] : "";
+    const cost = r.played_loss !== null && `it cost ${mover} ${pct(r.played_loss)} of winning chances`;
+    if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
+    else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
     if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
     box.textContent = parts.join("; ") + ".";
   }
