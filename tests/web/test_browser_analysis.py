@@ -137,16 +137,20 @@ def test_a_best_move_that_is_a_pass_is_not_said_to_be_on_the_board(browser, serv
         page.context.close()  # its route asks the server, which the next test does not have
 
 
-def test_a_spectator_is_not_shown_the_players_undo_and_redo(browser, server):
-    made = new_game(server, "bridgego", seats=("human", "random"), params={"size": 5})
-    move(server, made, "1", "C3", 0)
+def test_a_spectator_is_not_shown_the_players_undo_redo_and_cancel(browser, server):
+    made = new_game(server, "bridgego", seats=("human", "mcts:time=8"), params={"size": 5})
     page = open_page(browser, phone=True)
     page.goto(server.url + made["links"]["spectator"])
-    page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
-    assert page.is_hidden("#study-card") and page.is_hidden("#undo")
+    wait_text(page, "#seats", "watching")
+    move(server, made, "1", "C3", 0)
+    wait_text(page, "#thinking", "is thinking")
+    assert page.is_hidden("#cancel")
+    server.request("POST", f"/api/games/{made['id']}/cancel", {"secret": made["secrets"]["1"]})
+    wait_text(page, "#thinking", "paused")
+    assert page.is_hidden("#study-row") and page.is_hidden("#resume")
     page.goto(server.url + made["links"]["1"])  # the player has them
-    page.wait_for_selector("#status.your-turn", timeout=WAIT)
-    assert page.is_enabled("#undo") and page.is_visible("#hint")
+    page.wait_for_selector("#resume:not([hidden])", timeout=WAIT)
+    assert page.is_enabled("#undo") and page.is_visible("#redo")
 
 
 def test_the_keys_that_step_through_the_moves_are_told_to_a_reviewer(browser, server):

@@ -317,9 +317,8 @@
     clearInterval(timer);
     if (s.thinking || s.paused) {
       box.hidden = false;
-      $("cancel").hidden = !s.thinking;
+      $("cancel").hidden = !(s.thinking && s.you);  // the players' (a spectator's is refused)
       $("resume").hidden = !(s.paused && s.you);
-      $("cancel").disabled = !s.you;
       if (s.thinking) {
         const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
         const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
