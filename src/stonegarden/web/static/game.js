@@ -155,8 +155,9 @@
     renderThinking(n);
     renderAnalysis(s);
     $("notice").textContent = s.notice || "";
-    $("study-row").hidden = s.over;  // no undo, redo or hint once the game is over
-    $("study-card").hidden = s.over && !s.notice;
+    // undo, redo and hints are the players' (a spectator has none), and none once it is over
+    $("study-row").hidden = s.over || !s.you;
+    $("study-card").hidden = $("study-row").hidden && !s.notice;
     $("undo").disabled = !s.can_undo;
     $("redo").disabled = !s.can_redo;
     // a hint is only ever given to a player on their turn, where the game allows hints
@@ -316,9 +317,8 @@
     clearInterval(timer);
     if (s.thinking || s.paused) {
       box.hidden = false;
-      $("cancel").hidden = !s.thinking;
+      $("cancel").hidden = !(s.thinking && s.you);  // the players' (a spectator's is refused)
       $("resume").hidden = !(s.paused && s.you);
-      $("cancel").disabled = !s.you;
       if (s.thinking) {
         const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
         const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
@@ -575,42 +575,62 @@
     if (a.running) analysisTimer = setTimeout(loadAnalysis, 1500);
   }
 
+  /** Whether the analysis loaded differs from the server's summary of it: points found, the
+   * positions it covers (the game went on, or an undo) or whether it runs (a restart ends it). */
+  const stale = (sum) => !analysis || sum.points !== analysis.points.length || sum.of !== analysis.of
+    || sum.running !== analysis.running;
+
+  /** "Request computer analysis", where this viewer may and positions are left to analyse. */
+  function showAnalyse() {
+    $("analyse").hidden = !(snap && snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+  }
+
   function renderAnalysis(s) {
     const allowed = s.analysis_open;  // the server's rule: who may see it, and when
-    $("analyse").hidden = !allowed || (analysis && (analysis.running || analysis.done));
+    showAnalyse();
     $("analysis-closed").hidden = allowed;
-    if (s.analysis && (!analysis || (s.analysis.points !== analysis.points.length && !analysisTimer))) loadAnalysis();
+    if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
+      analysis = null; $("analysis").textContent = ""; $("analysis-status").textContent = ""; showAnalyse();
+    } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
     box.textContent = "";
     if (!r) return;
     const parts = [];
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
-    if (r.judgement) parts.push(`the move played was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement} (it lost ${pct(r.played_loss)})`);
-    else if (r.played_loss !== null) parts.push(`the move played lost ${pct(r.played_loss)}`);
-    if (r.best_move) parts.push(`the engine's best move here: ${r.best_move} (marked on the board)`);
+    // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
+    const played = s.moves[s.ply - 1], mover = played && played.player ? names()[played.player - 1] : "";
+    const cost = r.played_loss !== null && `it cost ${mover} ${pct(r.played_loss)} of winning chances`;
+    if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
+    else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
+    if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
     box.textContent = parts.join("; ") + ".";
   }
 
   function drawAnalysis() {
     const a = analysis, box = $("analysis");
     const judged = a.points.filter((p) => p.judgement);
+    const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
     $("analysis-status").textContent = a.error ? a.error
       : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
-      : a.done ? `${a.engine}, ${a.points.length} positions; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map((j) => `${judged.filter((p) => p.judgement === j).length} ${j === "inaccuracy" ? "inaccuracies" : j + "s"}`).join(", ") : "no inaccuracies")
+      : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
       : `${a.points.length} of ${a.of} positions analysed`;
+    showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
     const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
     const known = a.points.filter((p) => p.p1_win !== null);
     const line = known.map((p) => `${x(p.ply)},${y(p.p1_win)}`).join(" ");
     const area = known.length ? `${x(known[0].ply)},${H} ${line} ${x(known[known.length - 1].ply)},${H}` : "";
-    const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for player 1${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
+    const first = names()[0].replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);  // whose chances: player 1's
+    const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for ${first}${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
     const cur = snap ? `<line class="graph-now" x1="${x(snap.ply)}" x2="${x(snap.ply)}" y1="0" y2="${H}"/>` : "";
-    box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -8 ${W + 44} ${H + 26}" width="100%" role="img" aria-label="Player 1's winning chances by move">` +
+    box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -20 ${W + 44} ${H + 38}" width="100%" role="img" aria-label="${first}'s winning chances by move">` +
+      `<text class="graph-title" x="0" y="-8" font-size="11">${first}'s winning chances</text>` +
       `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
       `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>${cur}` +
-      `<text x="-4" y="6" font-size="10" text-anchor="end">P1 100%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
-      `<text x="${W / 2}" y="${H + 16}" font-size="10" text-anchor="middle">move</text>` +
+      `<text x="-4" y="6" font-size="10" text-anchor="end">100%</text><text x="-4" y="${H / 2 + 3}" font-size="10" text-anchor="end">50%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
+      `<text x="0" y="${H + 14}" font-size="10" text-anchor="middle">0</text><text x="${W}" y="${H + 14}" font-size="10" text-anchor="middle">${n}</text>` +
+      `<text x="${W / 2}" y="${H + 14}" font-size="10" text-anchor="middle">move</text>` +
       `<polyline class="graph-line" points="${line}"/>${dots}</svg>`;
     box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
     markMoves();

@@ -1,0 +1,190 @@
+"""The study tools of the game page in a real headless Chromium (Debian's /usr/bin/chromium
+through Playwright): the computer's analysis (the graph says whose chances it shows, the counts
+read as words, a spectator's page follows a game that goes on after its analysis and a restart
+that stops it) and hints."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from browsers import WAIT
+from test_browser_robust import move, new_game, open_page, wait_text
+from webhelpers import Server
+
+from stonegarden import make
+
+# Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
+# server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
+
+
+def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)  # spectators may see it meanwhile
+    for i, text in enumerate(["C3", "D4"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#seats", "watching")
+    page.click("#analyse")
+    wait_text(page, "#analysis-status", "3 positions;")
+    assert page.is_hidden("#analyse")
+    move(server, made, "1", "B2", 2)  # the game goes on: its new position is not analysed
+    wait_text(page, "#analysis-status", "3 of 4 positions analysed")
+    page.click("#analyse")
+    wait_text(page, "#analysis-status", "4 positions;")
+    assert page.locator("#winprob .apt").count() == 4
+    # the graph names the player whose chances it shows
+    assert page.text_content("#winprob .graph-title") == "Black's winning chances"
+    assert page.get_attribute("#winprob", "aria-label") == "Black's winning chances by move"
+    assert errors == []
+
+
+def test_the_judgements_are_counted_in_words(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)
+    points = [{"ply": 0, "p1_win": 0.5, "best_move": "C3", "played_loss": None,
+               "judgement": None}]
+    answer = {"engine": "mcts:time=0.5,seed=1", "done": True, "running": False, "error": "",
+              "of": 1, "points": points}
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}/analysis",
+               lambda route: route.fulfill(status=200, content_type="application/json",
+                                           body=json.dumps(answer)))
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#seats", "watching")
+    page.click("#analyse")  # a game of no moves yet: one position
+    wait_text(page, "#analysis-status", "1 position; no inaccuracies")
+    move(server, made, "1", "C3", 0)
+    points.append({"ply": 1, "p1_win": 0.4, "best_move": "D4", "played_loss": 0.1,
+                   "judgement": "inaccuracy"})
+    answer["of"] = 2
+    page.reload()
+    wait_text(page, "#seats", "watching")
+    page.click("#analyse")
+    wait_text(page, "#analysis-status", "2 positions;")
+    assert page.inner_text("#analysis-status").endswith(
+        "1 inaccuracy, 0 mistakes, 0 blunders")
+    page.wait_for_selector("#moves .judgement.j-inaccuracy", timeout=WAIT)
+
+
+def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):
+    """A hint is always on a cell the player may place on: drawn as a hint (green, dashed),
+    not in the frontier's blue, which with the hint's width is the last move's mark."""
+    made = new_game(server, "blobs", seats=("human", "random"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.click("#hint")
+    wait_text(page, "#hint-text", "Hint (")
+    cell = page.locator("#board rect.cell.legal.hint")
+    assert cell.count() == 1
+    style = cell.evaluate("e => { const s = getComputedStyle(e); "
+                          "return [s.stroke, s.strokeDasharray]; }")
+    assert style == ["rgb(0, 158, 115)", "6px, 4px"]
+
+
+def test_an_analysis_cut_short_by_a_restart_is_offered_again(browser, tmp_path):
+    game = make("freego", size=5)
+    rng = random.Random(5)
+    state, moves = game.initial_state(), []
+    while len(moves) < 30 and not game.is_terminal(state):
+        actions = [int(a) for a in game.legal_actions(state)
+                   if game.action_to_text(state, int(a)) not in ("pass", "resign")]
+        moves.append(game.action_to_text(state, rng.choice(actions)))
+        state = game.play_text(state, moves[-1])
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": moves}  # unfinished: spectators may see it
+    server = Server(tmp_path / "games.db").start()
+    try:
+        status, made = server.request("POST", "/api/records", record)
+        assert status == 201, made
+        page = open_page(browser)
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "Analysing:")
+        server.kill9()  # before its first positions are stored
+        wait_text(page, "#analysis-status", "Can't reach the server")  # it stops asking
+        server = Server(tmp_path / "games.db", server.port).start()
+        # the page sees the analysis stopped (none of it stored), and offers it again
+        page.wait_for_selector("#analyse:not([hidden])", timeout=WAIT)
+        assert page.inner_text("#analysis-status") == ""
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", f"Analysing: 0 of {len(moves) + 1} positions")
+    finally:
+        server.stop()
+
+
+def test_a_best_move_that_is_a_pass_is_not_said_to_be_on_the_board(browser, server):
+    made = new_game(server, "blooms-territory", hints=True)
+    move(server, made, "1", "Ra1", 0)
+    point = {"ply": 1, "p1_win": 0.3, "best_move": "pass", "played_loss": None,
+             "judgement": None, "cells": []}
+
+    def with_point(route):  # the snapshot as the server gives it where pass is best
+        snap = route.fetch().json()
+        snap["review"] = point
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}", with_point)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#review-here", "best move here")
+        assert page.inner_text("#review-here") == ("Player 1's winning chances: 30%; the "
+                                                   "engine's best move here: pass.")
+    finally:
+        page.context.close()  # its route asks the server, which the next test does not have
+
+
+def test_a_spectator_is_not_shown_the_players_undo_redo_and_cancel(browser, server):
+    made = new_game(server, "bridgego", seats=("human", "mcts:time=8"), params={"size": 5})
+    page = open_page(browser, phone=True)
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#seats", "watching")
+    move(server, made, "1", "C3", 0)
+    wait_text(page, "#thinking", "is thinking")
+    assert page.is_hidden("#cancel")
+    server.request("POST", f"/api/games/{made['id']}/cancel", {"secret": made["secrets"]["1"]})
+    wait_text(page, "#thinking", "paused")
+    assert page.is_hidden("#study-row") and page.is_hidden("#resume")
+    page.goto(server.url + made["links"]["1"])  # the player has them
+    page.wait_for_selector("#resume:not([hidden])", timeout=WAIT)
+    assert page.is_enabled("#undo") and page.is_visible("#redo")
+
+
+def test_the_keys_that_step_through_the_moves_are_told_to_a_reviewer(browser, server):
+    """A finished game's reader (no move builder) is told how to step with the keyboard."""
+    made = new_game(server, params={"size": 5})
+    move(server, made, "1", "resign", 0)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert page.is_hidden("#builder")
+    assert "← → step through the moves" in page.inner_text("#nav-keys")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+
+
+def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)
+    move(server, made, "1", "C3", 0)
+    move(server, made, "2", "A1", 1)
+    point = {"ply": 2, "p1_win": 0.9, "best_move": "B2", "played_loss": 0.3,
+             "judgement": "blunder", "cells": ["B2"]}
+
+    def with_point(route):  # White's move gave Black the game
+        snap = route.fetch().json()
+        snap["review"] = point
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}", with_point)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#review-here", "best move here")
+        assert page.inner_text("#review-here") == (
+            "Black's winning chances: 90%; White's move A1 was a blunder: it cost White 30% of "
+            "winning chances; the engine's best move here: B2 (marked on the board).")
+    finally:
+        page.context.close()
