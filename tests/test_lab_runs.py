@@ -12,6 +12,7 @@ import sys
 import time
 import types
 import unittest.mock
+from pathlib import Path
 
 import pytest
 
@@ -226,6 +227,24 @@ def test_no_lab_worker_outlives_the_command(tmp_path, sig):
     assert not any(alive(p) for p in workers)
 
 
+def stored_games(out: Path) -> int:
+    """The games a study in ``out`` has stored so far (0 before its database exists)."""
+    try:
+        with sqlite3.connect(out / "lab.sqlite") as db:
+            return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def first_game_stored(proc: subprocess.Popen, out: Path) -> int:
+    """Wait (at most 3 minutes) until the study ``proc`` running into ``out`` has stored a
+    game, or ended; the games stored then."""
+    deadline = time.time() + 180
+    while time.time() < deadline and proc.poll() is None and stored_games(out) < 1:
+        time.sleep(0.05)
+    return stored_games(out)
+
+
 @pytest.mark.slow
 def test_ctrl_c_finishes_only_the_games_already_being_played(tmp_path):
     """The pool is handed no more games than it has workers: on Ctrl-C the games it was
@@ -236,22 +255,12 @@ def test_ctrl_c_finishes_only_the_games_already_being_played(tmp_path):
          "--agent", "mcts:sims=6000", "--games", "12", "--workers", "2", "--out", str(out)],
         env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def stored() -> int:
-        try:
-            with sqlite3.connect(out / "lab.sqlite") as db:
-                return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-        except sqlite3.Error:
-            return 0
-
-    deadline = time.time() + 180
-    while time.time() < deadline and proc.poll() is None and stored() < 1:
-        time.sleep(0.1)
-    before = stored()
+    before = first_game_stored(proc, out)
     assert proc.poll() is None and before >= 1, "the study ended before it could be interrupted"
     os.kill(proc.pid, signal.SIGINT)  # the main process only, as a signal from outside
     proc.wait(timeout=120)
     # the two games running at the signal (and one that ended as it came) at the most
-    assert stored() <= before + 3 < 12
+    assert stored_games(out) <= before + 3 < 12
 
 
 @pytest.mark.slow
@@ -266,21 +275,11 @@ def test_ctrl_c_in_a_terminal_keeps_the_running_games_and_says_how_to_go_on(tmp_
         start_new_session=True,  # a process group of its own, as a terminal's foreground job
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
-    def stored() -> int:
-        try:
-            with sqlite3.connect(out / "lab.sqlite") as db:
-                return int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-        except sqlite3.Error:
-            return 0
-
-    deadline = time.time() + 180
-    while time.time() < deadline and proc.poll() is None and stored() < 1:
-        time.sleep(0.05)
-    before = stored()
+    before = first_game_stored(proc, out)
     assert proc.poll() is None and 1 <= before <= 8, "the study ended before it could be interrupted"
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=180)
-    after = stored()
+    after = stored_games(out)
     assert proc.returncode == 130, stderr[-2000:]
     assert after >= before + 2, "the two games being played at the Ctrl-C were lost"
     assert f"stopped: {after} of 12 games are stored" in stderr

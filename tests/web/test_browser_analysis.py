@@ -18,6 +18,24 @@ from stonegarden import make
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
 
 
+def review_shown(browser, server, made, point) -> str:
+    """What a spectator's page says of the current position when the server's snapshot holds
+    the analysis ``point`` there."""
+    def with_point(route):
+        snap = route.fetch().json()
+        snap["review"] = point
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}", with_point)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#review-here", "best move here")
+        return page.inner_text("#review-here")
+    finally:
+        page.context.close()  # its route asks the server, which the next test does not have
+
+
 def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)  # spectators may see it meanwhile
     for i, text in enumerate(["C3", "D4"]):
@@ -121,20 +139,9 @@ def test_a_best_move_that_is_a_pass_is_not_said_to_be_on_the_board(browser, serv
     point = {"ply": 1, "p1_win": 0.3, "best_move": "pass", "played_loss": None,
              "judgement": None, "cells": []}
 
-    def with_point(route):  # the snapshot as the server gives it where pass is best
-        snap = route.fetch().json()
-        snap["review"] = point
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
-
-    page = open_page(browser)
-    page.route(f"**/api/games/{made['id']}", with_point)
-    try:
-        page.goto(server.url + made["links"]["spectator"])
-        wait_text(page, "#review-here", "best move here")
-        assert page.inner_text("#review-here") == ("Player 1's winning chances: 30%; the "
-                                                   "engine's best move here: pass.")
-    finally:
-        page.context.close()  # its route asks the server, which the next test does not have
+    # the snapshot as the server gives it where pass is best
+    assert review_shown(browser, server, made, point) == (
+        "Player 1's winning chances: 30%; the engine's best move here: pass.")
 
 
 def test_a_spectator_is_not_shown_the_players_undo_redo_and_cancel(browser, server):
@@ -173,18 +180,7 @@ def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     point = {"ply": 2, "p1_win": 0.9, "best_move": "B2", "played_loss": 0.3,
              "judgement": "blunder", "cells": ["B2"]}
 
-    def with_point(route):  # White's move gave Black the game
-        snap = route.fetch().json()
-        snap["review"] = point
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
-
-    page = open_page(browser)
-    page.route(f"**/api/games/{made['id']}", with_point)
-    try:
-        page.goto(server.url + made["links"]["spectator"])
-        wait_text(page, "#review-here", "best move here")
-        assert page.inner_text("#review-here") == (
-            "Black's winning chances: 90%; White's move A1 was a blunder: it cost White 30% of "
-            "winning chances; the engine's best move here: B2 (marked on the board).")
-    finally:
-        page.context.close()
+    # White's move gave Black the game
+    assert review_shown(browser, server, made, point) == (
+        "Black's winning chances: 90%; White's move A1 was a blunder: it cost White 30% of "
+        "winning chances; the engine's best move here: B2 (marked on the board).")
