@@ -150,6 +150,7 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["study", "blooms", "--agent", "random", "--games", "100000000000", "--out", "x"],
      "1<=x<=1000000"),
     (["match", "blooms", "random", "random", "--games", "100000000000"], "1<=x<=1000000"),
+    (["train", "blooms", "--games", "100000000000", "--out", "x"], "2<=x<=1000000"),
     (["sweep", "blooms", "--grid", "target=1:200", "--agent", "random", "--games", "10000",
       "--out", "x"], "2000000 games, more than one run plays"),
 ])

@@ -11,13 +11,14 @@ from typing import Any
 import click
 
 from ..core.params import parse_param_options
+from ..lab.runner import MAX_GAMES
 from .common import friendly_errors, param_option
 
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @param_option
-@click.option("--games", type=click.IntRange(min=2), default=1000, show_default=True,
+@click.option("--games", type=click.IntRange(2, MAX_GAMES), default=1000, show_default=True,
               help="self-play games (one in ten held out to measure the model)")
 @click.option("--sims", type=click.IntRange(min=1), default=2000, show_default=True,
               help="simulations a move in the self-play")
