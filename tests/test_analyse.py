@@ -79,6 +79,7 @@ def test_text_output_lists_moves_and_pv(cli, record_file):
     (["--ply", "-1"], "outside 0..4"),
     (["--time", "1", "--sims", "5"], "not both"),
     (["--review", "--ply", "2"], "give --ply (one position) or --review (every move), not both"),
+    (["--seed", "-5", "--sims", "50"], "0<=x<=9223372036854775807"),
 ])
 @pytest.mark.slow
 def test_bad_options_exit_2(cli, record_file, args, message):

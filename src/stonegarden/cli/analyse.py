@@ -30,7 +30,8 @@ MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
               help="seconds of search per position (default 2)")
 @click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
               help="simulations per position (reproducible with --seed)")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True,
+              help="seed of the search")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
               show_default="all cores", help="threads searching at once")
 @click.option("--review", "review", is_flag=True,
