@@ -184,3 +184,7 @@ def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     assert review_shown(browser, server, made, point) == (
         "Black's winning chances: 90%; White's move A1 was a blunder: it cost White 30% of "
         "winning chances; the engine's best move here: B2 (marked on the board).")
+    point.update(played_loss=0.0, judgement=None)  # as good as the engine's best
+    assert review_shown(browser, server, made, point) == (
+        "Black's winning chances: 90%; White's move A1: it cost White nothing; the engine's "
+        "best move here: B2 (marked on the board).")

@@ -600,7 +600,8 @@
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
     // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
     const played = s.moves[s.ply - 1], mover = played && played.player ? names()[played.player - 1] : "";
-    const cost = r.played_loss !== null && `it cost ${mover} ${pct(r.played_loss)} of winning chances`;
+    const cost = r.played_loss !== null && (pct(r.played_loss) === "0%" ? `it cost ${mover} nothing`
+      : `it cost ${mover} ${pct(r.played_loss)} of winning chances`);
     if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
     else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
     if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
