@@ -226,6 +226,20 @@ def test_a_game_s_parameters_are_read_only_and_pickle(game_id):
 
 
 @pytest.mark.parametrize("game_id", games())
+def test_games_with_equal_parameters_are_equal(game_id):
+    """Two ``make`` calls with one game's parameters gave unequal games (compared by identity),
+    so a game could not key a dict or be checked against a record's."""
+    small = SMALL.get(game_id, {})
+    game = stonegarden.make(game_id, **small)
+    twin = stonegarden.make(game_id, **small)
+    assert game == twin and hash(game) == hash(twin) and len({game, twin}) == 1
+    assert pickle.loads(pickle.dumps(game)) == game
+    assert game != stonegarden.make(game_id) and game != game_id
+    if game_id == "blooms":  # the derived default equals the same value given
+        assert stonegarden.make("blooms", size=3) == stonegarden.make("blooms", size=3, target=10)
+
+
+@pytest.mark.parametrize("game_id", games())
 def test_replay_refuses_one_string_of_moves(game_id):
     """``game.replay("D4 E5")`` read each character as a move and refused the first letter."""
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))

@@ -80,6 +80,16 @@ class Game(ABC):
         self.__dict__.update(state)
         self.params = MappingProxyType(dict(state["params"]))
 
+    # a game is a value: two games of one kind with equal parameters play alike, so they are
+    # equal (their tables were built from those parameters alone)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return type(self) is type(other) and dict(self.params) == dict(other.params)
+
+    def __hash__(self) -> int:
+        return hash((type(self), _frozen(dict(self.params))))
+
     @property
     def has_chance(self) -> bool:
         """Whether these parameters give chance nodes (``may_have_chance`` says whether any
@@ -424,3 +434,12 @@ def _as_action(action: Any) -> int:
     if not is_action_value(action):
         raise NotationError(f"an action is an integer, not {quote(action)}")
     return int(action)
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for a parameter value (lists and mappings become tuples)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
