@@ -240,6 +240,17 @@ def test_games_with_equal_parameters_are_equal(game_id):
 
 
 @pytest.mark.parametrize("game_id", games())
+def test_a_state_s_repr_is_compact_and_evaluates_to_it(game_id):
+    """A state's repr printed its board as byte escapes, four characters a cell."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    states, _ = random_game(game, seed=1, limit=6)
+    state = states[-1]
+    text = repr(state)
+    assert "\\x" not in text and "bytes.fromhex(" in text
+    assert eval(text, {type(state).__name__: type(state)}) == state
+
+
+@pytest.mark.parametrize("game_id", games())
 def test_replay_refuses_one_string_of_moves(game_id):
     """``game.replay("D4 E5")`` read each character as a move and refused the first letter."""
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))

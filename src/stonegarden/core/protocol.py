@@ -42,6 +42,16 @@ class State:
     self_captured: int = 0
     resigned: int = 0
 
+    # a board of ``bytes`` printed as escapes took four characters a cell: hex takes two, and
+    # the repr still evaluates to an equal state. Games' states set ``repr=False`` to use it.
+    def __repr__(self) -> str:
+        def shown(value: Any) -> str:
+            return f"bytes.fromhex({value.hex()!r})" if isinstance(value, bytes) else repr(value)
+
+        fields = ", ".join(f"{f.name}={shown(getattr(self, f.name))}"
+                           for f in dataclasses.fields(self) if f.repr)
+        return f"{type(self).__name__}({fields})"
+
 
 class Game(ABC):
     """A game with fixed parameters. Subclasses set ``id``, ``title``, ``param_specs`` and

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .square_go_notation import SquareGoNotation
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)  # State.__repr__ shows bytes compactly
 class SquareGoState(State):
     """``board``: one byte per point (0 empty, 1 Black, 2 White)."""
 

@@ -70,7 +70,7 @@ ROLL_ODDS = (1 / 6, 1 / 6, 4 / 6)
 _GEOMETRY = K.geometry()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)  # State.__repr__ shows bytes compactly
 class BlobsState(State):
     """A Blobs position.
 

@@ -28,7 +28,7 @@ from .search import RaceProfile, TerritoryProfile
 from .text import diagram, parse_diagram, parse_position, position_text
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)  # State.__repr__ shows bytes compactly
 class BloomsState(State):
     """A Blooms position. ``board`` holds one byte per cell (0 empty, 1..4 = R, Y, K, G).
 

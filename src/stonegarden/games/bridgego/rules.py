@@ -29,7 +29,7 @@ WIN_CHECKS = ("before-self-capture", "after-self-capture")
 EXTERNAL_RULES = ("standard", "perpendicular")
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)  # State.__repr__ shows bytes compactly
 class BridgeGoState(SquareGoState):
     """A Bridge Go position: ``board`` one byte per point (0 empty, 1 Black, 2 White);
     ``won`` the player whose last move made a bridge (0 if none); ``history`` the positional

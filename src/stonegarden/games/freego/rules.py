@@ -26,7 +26,7 @@ from .text import NOTATION
 KO_MODES = {"none": KO_NONE, "simple": KO_SIMPLE, "superko": KO_SUPER}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)  # State.__repr__ shows bytes compactly
 class FreeGoState(SquareGoState):
     """A Free Go position: ``board`` one byte per point (0 empty, 1 Black, 2 White), capture
     ``scores``, and ``history``: the hashes of the positions so far, this one last (all of
