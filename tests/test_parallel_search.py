@@ -228,3 +228,17 @@ def test_an_error_in_the_first_tree_stops_the_others():
     assert time.perf_counter() - t0 < 5.0
     assert all(h.done() for h in search.helpers)
     search.close()
+
+
+@pytest.mark.parametrize("parallel", ["root", "tree"])
+def test_an_agent_of_threads_pickles_after_a_search(parallel):
+    """After its first search a ``threads=2`` agent held its threads' queues, and pickling it
+    (to hand it to a worker process) raised ``TypeError``."""
+    import pickle
+
+    game = stonegarden.make("blooms", size=3)
+    agent = make_agent(f"mcts:sims=64,threads=2,parallel={parallel},seed=1")
+    agent.choose(game, game.initial_state())
+    copy = pickle.loads(pickle.dumps(agent))
+    assert copy.last is not None and copy.last.best == agent.last.best
+    assert game.is_legal(game.initial_state(), copy.choose(game, game.initial_state()))

@@ -52,6 +52,11 @@ class SearchAgent:
         self._engine: Searcher | None = None
         self._game: Game | None = None
 
+    # an engine of threads holds its threads' queues, which do not pickle: a pickled agent is
+    # its settings and last result, and its copy builds a new engine at its first search
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_engine": None, "_game": None}
+
     def engine(self, game: Game) -> Searcher:
         """The engine for ``game`` (kept while the same game object is played): one tree, or
         ``threads`` trees searching at once."""
