@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import stonegarden
 from stonegarden import CHANCE, StonegardenError
-from stonegarden.errors import NotationError
+from stonegarden.errors import NotationError, quote
 from stonegarden.games.blobs.notation import cell_name, parse_cell
 from stonegarden.games.blobs.svg import blobs_svg, face_svg
 
@@ -129,7 +129,7 @@ def test_garbage_move_text_gives_a_typed_error(text):
         try:
             a = game.parse_move(s, text)
         except StonegardenError as exc:
-            assert repr(text) in str(exc)
+            assert quote(text) in str(exc)
         else:
             assert game.is_legal(s, a)
 
@@ -142,7 +142,7 @@ def test_near_miss_move_text_gives_a_typed_error(text):
     try:
         a = game.parse_action(s, text)
     except NotationError as exc:
-        assert repr(text) in str(exc)
+        assert quote(text) in str(exc)
     else:
         assert game.parse_action(s, game.action_to_text(s, a)) == a
 
@@ -164,7 +164,7 @@ def test_garbage_cell_names_give_a_typed_error(text):
     try:
         rc = parse_cell(text)
     except NotationError as exc:
-        assert repr(text) in str(exc)
+        assert quote(text) in str(exc)
     else:
         assert cell_name(*rc) == text.strip().lower()
 

@@ -251,6 +251,22 @@ def test_a_state_s_repr_is_compact_and_evaluates_to_it(game_id):
 
 
 @pytest.mark.parametrize("game_id", games())
+@pytest.mark.parametrize("garbage", ["Z" * 5000, "a1" * 3000, "x\n" * 2000],
+                         ids=["letters", "cells", "lines"])
+def test_long_garbage_is_quoted_short_in_the_error(game_id, garbage):
+    """A 5,000-character move or position was quoted whole in its ``NotationError``, so a
+    web reply or a terminal line carried all of it back."""
+    game = stonegarden.make(game_id)
+    state = game.initial_state()
+    if game.current_player(state) == CHANCE:
+        state = game.play(state, game.chance_outcomes(state)[0][0])
+    for read in (lambda: game.parse_move(state, garbage), lambda: game.parse_position(garbage)):
+        with pytest.raises(stonegarden.StonegardenError) as caught:
+            read()
+        assert len(str(caught.value)) < 400, str(caught.value)[:400]
+
+
+@pytest.mark.parametrize("game_id", games())
 def test_replay_refuses_one_string_of_moves(game_id):
     """``game.replay("D4 E5")`` read each character as a move and refused the first letter."""
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))

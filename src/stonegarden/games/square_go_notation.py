@@ -13,7 +13,7 @@ import re
 from abc import ABC, abstractmethod
 from typing import ClassVar, Generic
 
-from ..errors import NotationError, PositionError
+from ..errors import NotationError, PositionError, quote
 from ..geometry.square import (
     SquareBoard,
     diagram_lines,
@@ -53,11 +53,11 @@ class SquareGoNotation(ABC, Generic[S]):
     def parse_position(self, board: SquareBoard, text: str) -> S:
         """Raises: NotationError (malformed), PositionError (impossible here)."""
         if not isinstance(text, str):
-            raise NotationError(f"position text must be a string, not {text!r}")
+            raise NotationError(f"position text must be a string, not {quote(text)}")
         rows, _, rest = text.strip().partition(" ")
         m = self.FIELDS.match(" ".join(rest.split()))
         if not m:
-            raise NotationError(f"{text!r}: expected the rows, then '{self.FIELDS_HINT}'")
+            raise NotationError(f"{quote(text)}: expected the rows, then '{self.FIELDS_HINT}'")
         cells = parse_rows(board, rows.split("/"), text)
         return self._state(cells.tobytes(), m.groups(), text)
 
@@ -67,14 +67,14 @@ class SquareGoNotation(ABC, Generic[S]):
     def parse_diagram(self, board: SquareBoard, text: str) -> S:
         """Raises: NotationError (malformed), PositionError (impossible here)."""
         if not isinstance(text, str):
-            raise NotationError(f"diagram must be a string, not {text!r}")
+            raise NotationError(f"diagram must be a string, not {quote(text)}")
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
         if not lines:
-            raise NotationError(f"{text!r}: empty diagram")
+            raise NotationError(f"{quote(text)}: empty diagram")
         m = self.STATUS.match(lines[-1].strip())
         if not m:
             raise NotationError(
-                f"{text!r}: the last line must be the status line '{self.STATUS_HINT}'"
+                f"{quote(text)}: the last line must be the status line '{self.STATUS_HINT}'"
             )
         cells = parse_diagram_lines(board, lines[:-1], text)
         return self._state(cells.tobytes(), m.groups(), text)

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import NotationError, ParameterError
+from ..errors import NotationError, ParameterError, quote
 
 MIN_SIZE, MAX_SIZE = 2, 12
 #: axial directions; order is fixed so neighbour tables are reproducible
@@ -46,11 +46,11 @@ class HexBoard:
         """
         key = name.strip().lower() if isinstance(name, str) else name
         if not isinstance(key, str) or not _NAME.match(key):
-            raise NotationError(f"{name!r} is not a cell name (a row letter then a number, e.g. 'd4')")
+            raise NotationError(f"{quote(name)} is not a cell name (a row letter then a number, e.g. 'd4')")
         if key not in self.index:
             if key in self.holes:
-                raise NotationError(f"cell {name!r} is a hole on this board")
-            raise NotationError(f"cell {name!r} is not on a size-{self.size} board")
+                raise NotationError(f"cell {quote(name)} is a hole on this board")
+            raise NotationError(f"cell {quote(name)} is not on a size-{self.size} board")
         return self.index[key]
 
 

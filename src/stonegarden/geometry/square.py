@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import NotationError, ParameterError
+from ..errors import NotationError, ParameterError, quote
 
 MIN_SIZE, MAX_SIZE = 3, 19
 COLUMNS = "ABCDEFGHJKLMNOPQRST"  # no I, as in GTP
@@ -48,11 +48,11 @@ class SquareBoard:
         key = name.strip().upper() if isinstance(name, str) else name
         if not isinstance(key, str) or not _NAME.fullmatch(key):
             raise NotationError(
-                f"{name!r} is not a point name (a column letter A-T without I, then a row number, "
+                f"{quote(name)} is not a point name (a column letter A-T without I, then a row number, "
                 "e.g. 'D4')"
             )
         if key not in self.index:
-            raise NotationError(f"point {name!r} is not on a {self.size}x{self.size} board")
+            raise NotationError(f"point {quote(name)} is not on a {self.size}x{self.size} board")
         return self.index[key]
 
     def move_text(self, action: object, owner: str) -> str:
@@ -64,7 +64,7 @@ class SquareBoard:
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not (
             0 <= action < self.num_points
         ):
-            raise NotationError(f"{action!r} is not an action of {owner}")
+            raise NotationError(f"{quote(action)} is not an action of {owner}")
         return self.names[int(action)]
 
     def parse_move(self, text: object, game_title: str) -> int:
@@ -74,9 +74,9 @@ class SquareBoard:
             NotationError: not text, ``pass``, or not a point of this board.
         """
         if not isinstance(text, str):
-            raise NotationError(f"move text must be a string, not {text!r}")
+            raise NotationError(f"move text must be a string, not {quote(text)}")
         if text.strip().lower() == "pass":
-            raise NotationError(f"{text!r}: there is no pass in {game_title}")
+            raise NotationError(f"{quote(text)}: there is no pass in {game_title}")
         return self.point(text)
 
     def column_row(self, point: int) -> tuple[int, int]:
@@ -164,17 +164,17 @@ def parse_rows(board: SquareBoard, rows: list[str], source: str) -> np.ndarray:
     """
     s = board.size
     if len(rows) != s:
-        raise NotationError(f"{source!r}: {len(rows)} rows, a {s}x{s} board has {s}")
+        raise NotationError(f"{quote(source)}: {len(rows)} rows, a {s}x{s} board has {s}")
     cells = np.zeros(board.num_points, np.int8)
     for top, row in enumerate(rows):
         r = s - 1 - top
         if len(row) != s:
-            raise NotationError(f"{source!r}: row {r + 1} has {len(row)} points, expected {s}")
+            raise NotationError(f"{quote(source)}: row {r + 1} has {len(row)} points, expected {s}")
         for c, ch in enumerate(row):
             k = _STONE_CODES.get(ch, -1)
             if k < 0:
                 raise NotationError(
-                    f"{source!r}: {ch!r} at {COLUMNS[c]}{r + 1} is not one of . X O"
+                    f"{quote(source)}: {quote(ch)} at {COLUMNS[c]}{r + 1} is not one of . X O"
                 )
             cells[r * s + c] = k
     return cells
@@ -206,8 +206,8 @@ def parse_diagram_lines(board: SquareBoard, lines: list[str], source: str) -> np
     for top, tokens in enumerate(body):
         want = str(s - top)
         if len(tokens) < 1 or tokens[0] != want:
-            raise NotationError(f"{source!r}: line {' '.join(tokens)!r} should start with row "
-                                f"number {want!r}")
+            raise NotationError(f"{quote(source)}: line {' '.join(tokens)!r} should start with row "
+                                f"number {quote(want)}")
         points = tokens[1:]
         if len(points) == s + 1 and points[-1] == want:
             points = points[:-1]

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 
-from ...errors import NotationError
+from ...errors import NotationError, quote
 from .lattice import BLUE, FACE_MIXED, HALF, PLACEMENTS, RED, SIDE, WHITE, corner_colours, face_of
 from .notation import FILES
 
@@ -126,16 +126,16 @@ def parse_blocks(lines: list[str], source: str) -> dict[tuple[int, int], int]:
         lines, or a block that is neither an empty cell nor a die drawn on that cell.
     """
     if not lines or not _HEADER.fullmatch(lines[0].strip()):
-        raise NotationError(f"{source!r}: the first line must list the files (e.g. 'g  h  i')")
+        raise NotationError(f"{quote(source)}: the first line must list the files (e.g. 'g  h  i')")
     lines = _shifted_back(lines)
     files = lines[0].split()
     c0 = FILES.index(files[0]) - HALF
     if "".join(files) != FILES[c0 + HALF: c0 + HALF + len(files)]:
-        raise NotationError(f"{source!r}: the files {' '.join(files)!r} are not consecutive")
+        raise NotationError(f"{quote(source)}: the files {' '.join(files)!r} are not consecutive")
     body = lines[1:]
     if not body or len(body) % HEIGHT:
         raise NotationError(
-            f"{source!r}: {len(body)} lines of blocks, expected a multiple of {HEIGHT}"
+            f"{quote(source)}: {len(body)} lines of blocks, expected a multiple of {HEIGHT}"
         )
     width = _LABEL + WIDTH * len(files)
     placements: dict[tuple[int, int], int] = {}
@@ -143,16 +143,16 @@ def parse_blocks(lines: list[str], source: str) -> dict[tuple[int, int], int]:
     for k in range(len(body) // HEIGHT):
         rows = [line.ljust(width) for line in body[HEIGHT * k: HEIGHT * (k + 1)]]
         if any(len(line) > width for line in rows):
-            raise NotationError(f"{source!r}: a line of block row {k + 1} is too long")
+            raise NotationError(f"{quote(source)}: a line of block row {k + 1} is too long")
         label = rows[HEIGHT // 2][:_LABEL].strip()
         if not re.fullmatch(r"[0-9]{1,2}", label) or not 1 <= int(label) <= SIDE:
-            raise NotationError(f"{source!r}: block row {k + 1} has no rank number 1..15")
+            raise NotationError(f"{quote(source)}: block row {k + 1} has no rank number 1..15")
         rank = int(label)
         if previous_rank is not None and rank != previous_rank - 1:
-            raise NotationError(f"{source!r}: rank {rank} does not follow rank {previous_rank}")
+            raise NotationError(f"{quote(source)}: rank {rank} does not follow rank {previous_rank}")
         previous_rank = rank
         if any(line[:_LABEL].strip() for j, line in enumerate(rows) if j != HEIGHT // 2):
-            raise NotationError(f"{source!r}: stray text left of the blocks of rank {rank}")
+            raise NotationError(f"{quote(source)}: stray text left of the blocks of rank {rank}")
         r = HALF + 1 - rank
         for n in range(len(files)):
             c = c0 + n
@@ -166,7 +166,7 @@ def parse_blocks(lines: list[str], source: str) -> dict[tuple[int, int], int]:
                     break
             else:
                 raise NotationError(
-                    f"{source!r}: the block at {FILES[c + HALF]}{rank} is not a die "
+                    f"{quote(source)}: the block at {FILES[c + HALF]}{rank} is not a die "
                     f"(expected a Red, Blue or Mixed face drawn for that cell)"
                 )
     return placements

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...errors import NotationError
+from ...errors import NotationError, quote
 from .lattice import FACES, HALF, PLACEMENTS, SIDE, face_of
 
 FILES = "abcdefghijklmno"
@@ -32,7 +32,7 @@ def _cell_from_match(text: str, file: str, rank: str) -> tuple[int, int]:
     n = int(rank)
     if f < 0 or not 1 <= n <= SIDE or rank.startswith("0"):
         raise NotationError(
-            f"{text!r}: {file}{rank} is not a cell (files a..o, ranks 1..15)"
+            f"{quote(text)}: {file}{rank} is not a cell (files a..o, ranks 1..15)"
         )
     return HALF + 1 - n, f - HALF
 
@@ -44,10 +44,10 @@ def parse_cell(text: str) -> tuple[int, int]:
         NotationError: not a cell name of the virtual 15 x 15 board.
     """
     if not isinstance(text, str):
-        raise NotationError(f"a cell name is text, not {text!r}")
+        raise NotationError(f"a cell name is text, not {quote(text)}")
     m = _CELL.fullmatch(text.strip().lower())
     if not m:
-        raise NotationError(f"{text!r} is not a cell name (a file a..o then a rank 1..15)")
+        raise NotationError(f"{quote(text)} is not a cell name (a file a..o then a rank 1..15)")
     return _cell_from_match(text, m.group(1), m.group(2))
 
 
@@ -69,30 +69,30 @@ def parse_move_text(text: str) -> MoveText:
         NotationError: malformed text, a cell off the virtual board, an unknown face or colour.
     """
     if not isinstance(text, str):
-        raise NotationError(f"move text must be a string, not {text!r}")
+        raise NotationError(f"move text must be a string, not {quote(text)}")
     t = text.strip().lower()
     m = _ROLL.fullmatch(t)
     if m:
         face = FACES.lower().find(m.group(1))
         if face < 0:
-            raise NotationError(f"{text!r}: a roll gives R, B or M, not {m.group(1).upper()!r}")
+            raise NotationError(f"{quote(text)}: a roll gives R, B or M, not {m.group(1).upper()!r}")
         return MoveText(roll=face)
     m = _MOVE.fullmatch(t)
     if not m:
         raise NotationError(
-            f"{text!r} is not a Blobs move (e.g. 'h9M', 'g8R', 'h9:BR' or 'roll:M')"
+            f"{quote(text)} is not a Blobs move (e.g. 'h9M', 'g8R', 'h9:BR' or 'roll:M')"
         )
     cell = _cell_from_match(text, m.group(1), m.group(2))
     if m.group(3) is not None:
         colours = m.group(3).upper()
         if colours not in PLACEMENTS:
             raise NotationError(
-                f"{text!r}: {colours!r} is not two corner colours (RR, BB, RB or BR)"
+                f"{quote(text)}: {quote(colours)} is not two corner colours (RR, BB, RB or BR)"
             )
         return MoveText(cell=cell, placement=PLACEMENTS.index(colours))
     face = FACES.lower().find(m.group(4))
     if face < 0:
-        raise NotationError(f"{text!r}: the face is R, B or M, not {m.group(4).upper()!r}")
+        raise NotationError(f"{quote(text)}: the face is R, B or M, not {m.group(4).upper()!r}")
     return MoveText(cell=cell, face=face)
 
 

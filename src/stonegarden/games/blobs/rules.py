@@ -346,7 +346,7 @@ class BlobsGame(Game):
         """
         state = self._own(state)
         if not is_action_value(action) or not 0 <= action < self.num_distinct_actions:
-            raise NotationError(f"{quote(action)} is not an action of {self!r}")
+            raise NotationError(f"{quote(action)} is not an action of {quote(self)}")
         if action >= ROLL_BASE:
             return roll_text(int(action) - ROLL_BASE)
         cell, placement = divmod(int(action), 4)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...errors import NotationError
+from ...errors import NotationError, quote
 from .ascii_art import ascii_board, parse_blocks
 from .lattice import FACES, cell_rc
 from .notation import full_text, parse_move_text
@@ -52,26 +52,26 @@ def position_text(fields: PositionFields) -> str:
 def parse_position_fields(text: str) -> PositionFields:
     """Raises: NotationError (malformed text, a die not in the full form, a cell twice)."""
     if not isinstance(text, str):
-        raise NotationError(f"position text must be a string, not {text!r}")
+        raise NotationError(f"position text must be a string, not {quote(text)}")
     parts = text.split()
     if len(parts) != 5:
         raise NotationError(
-            f"{text!r}: expected 5 fields (dice, to-place, dice left, ply, roll)"
+            f"{quote(text)}: expected 5 fields (dice, to-place, dice left, ply, roll)"
         )
     dice, to_place, left, ply, roll = parts
     if not (to_place in ("1", "2") and re.fullmatch(r"[0-9]{1,4}", left)
             and re.fullmatch(r"[0-9]{1,5}", ply) and len(roll) == 1
             and roll.upper() in ROLL_CHARS):
-        raise NotationError(f"{text!r}: malformed fields after the dice")
+        raise NotationError(f"{quote(text)}: malformed fields after the dice")
     placements: dict[tuple[int, int], int] = {}
     for entry in dice.split(","):
         move = parse_move_text(entry)
         if move.cell is None or move.placement is None:
             raise NotationError(
-                f"{text!r}: {entry!r} is not a die in the full form (e.g. 'h8:RB')"
+                f"{quote(text)}: {quote(entry)} is not a die in the full form (e.g. 'h8:RB')"
             )
         if move.cell in placements:
-            raise NotationError(f"{text!r}: two dice on the cell of {entry!r}")
+            raise NotationError(f"{quote(text)}: two dice on the cell of {quote(entry)}")
         placements[move.cell] = move.placement
     return PositionFields(placements, int(to_place), int(left), int(ply), roll.upper())
 
@@ -85,18 +85,18 @@ def diagram(fields: PositionFields) -> str:
 def parse_diagram_fields(text: str) -> PositionFields:
     """Raises: NotationError (no status line, bad labels, a block that is not a die)."""
     if not isinstance(text, str):
-        raise NotationError(f"diagram must be a string, not {text!r}")
+        raise NotationError(f"diagram must be a string, not {quote(text)}")
     lines = text.strip("\n").splitlines()
     while lines and not lines[0].strip():
         lines.pop(0)
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
-        raise NotationError(f"{text!r}: empty diagram")
+        raise NotationError(f"{quote(text)}: empty diagram")
     m = _STATUS.fullmatch(lines[-1].strip())
     if not m:
         raise NotationError(
-            f"{text!r}: the last line must be the status line "
+            f"{quote(text)}: the last line must be the status line "
             "'to_place=.. dice_left=.. ply=.. roll=..'"
         )
     placements = parse_blocks(lines[:-1], text)

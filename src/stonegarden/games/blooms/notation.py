@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ...errors import IllegalMoveError, NotationError
+from ...errors import IllegalMoveError, NotationError, quote
 from ...geometry.hexhex import HexBoard
 
 COLOURS = "RYKG"  # colour code - 1; player p owns COLOURS[2p-2], COLOURS[2p-1]
@@ -24,21 +24,21 @@ def parse_stones(board: HexBoard, player: int, text: str) -> tuple[int, int] | N
         IllegalMoveError: a colour of the other player, two stones of one colour, one cell twice.
     """
     if not isinstance(text, str):
-        raise NotationError(f"move text must be a string, not {text!r}")
+        raise NotationError(f"move text must be a string, not {quote(text)}")
     t = text.strip()
     if t.lower() == "pass":
         return None
     parts = [p.strip() for p in t.split(",")]
     if not 1 <= len(parts) <= 2 or not all(parts):
-        raise NotationError(f"{text!r} is not a Blooms move (e.g. 'Rd4', 'Rd4,Yc3' or 'pass')")
+        raise NotationError(f"{quote(text)} is not a Blooms move (e.g. 'Rd4', 'Rd4,Yc3' or 'pass')")
     cells = [-1, -1]
     for part in parts:
         m = _STONE.match(part)
         if not m:
-            raise NotationError(f"{text!r}: {part!r} is not a stone (colour letter then cell)")
+            raise NotationError(f"{quote(text)}: {quote(part)} is not a stone (colour letter then cell)")
         letter = m.group(1).upper()
         if letter not in COLOURS:
-            raise NotationError(f"{text!r}: {letter!r} is not a colour (R, Y, K or G)")
+            raise NotationError(f"{quote(text)}: {quote(letter)} is not a colour (R, Y, K or G)")
         cell = board.cell(m.group(2))
         mine = player_colours(player)
         if letter not in mine:

@@ -17,7 +17,7 @@ import numpy as np
 from ...core.params import Param
 from ...core.protocol import Game, State, check_playouts, foreign_state
 from ...core.registry import register
-from ...errors import NotationError, ParameterError
+from ...errors import NotationError, ParameterError, quote
 from ...geometry.hashset import build_table
 from ...geometry.hexhex import hex_board
 from . import kernels as K
@@ -97,7 +97,7 @@ class _Blooms(Game):
         n = self.num_cells
         if (isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer))
                 or not 0 <= action < self.num_distinct_actions):
-            raise NotationError(f"{action!r} is not an action of {self!r}")
+            raise NotationError(f"{quote(action)} is not an action of {quote(self)}")
         action = int(action)
         if action < 2 * n:
             c, k = divmod(action, 2)
@@ -106,7 +106,7 @@ class _Blooms(Game):
             return None
         a, b = divmod(action - 2 * n, n)
         if a == b:
-            raise NotationError(f"{action!r} is not an action of {self!r} (same cell twice)")
+            raise NotationError(f"{quote(action)} is not an action of {quote(self)} (same cell twice)")
         return a, b
 
     def encode(self, a: int, b: int) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...errors import NotationError, PositionError
+from ...errors import NotationError, PositionError, quote
 from ...geometry.hexhex import HexBoard, row_length
 
 if TYPE_CHECKING:
@@ -45,14 +45,14 @@ def position_text(board: HexBoard, state: BloomsState) -> str:
 def _board_from_rows(board: HexBoard, rows: list[str], source: str) -> bytes:
     n = board.size
     if len(rows) != 2 * n - 1:
-        raise NotationError(f"{source!r}: {len(rows)} rows, a size-{n} board has {2 * n - 1}")
+        raise NotationError(f"{quote(source)}: {len(rows)} rows, a size-{n} board has {2 * n - 1}")
     cells = np.zeros(board.num_cells, np.int8)
     for top_index, text in enumerate(rows):
         L = 2 * n - 2 - top_index
         letter = chr(ord("a") + L)
         if len(text) != row_length(n, L):
             raise NotationError(
-                f"{source!r}: row {letter} has {len(text)} cells, expected {row_length(n, L)}"
+                f"{quote(source)}: row {letter} has {len(text)} cells, expected {row_length(n, L)}"
             )
         for k, ch in enumerate(text.upper()):
             idx = board.rows[L][k]
@@ -63,7 +63,8 @@ def _board_from_rows(board: HexBoard, rows: list[str], source: str) -> bytes:
             if idx is None:
                 raise PositionError(f"{source!r}: {letter}{k + 1} is a hole, not {ch!r}")
             if ch not in CHARS:
-                raise NotationError(f"{source!r}: {ch!r} at {letter}{k + 1} is not one of . R Y K G -")
+                raise NotationError(
+                    f"{quote(source)}: {quote(ch)} at {letter}{k + 1} is not one of . R Y K G -")
             cells[idx] = CHARS.index(ch)
     return cells.tobytes()
 
@@ -88,17 +89,17 @@ def _make_state(board: HexBoard, raw: bytes, fields: list[str], territory: bool,
 def parse_position(board: HexBoard, text: str, territory: bool) -> BloomsState:
     """Raises: NotationError (malformed), PositionError (impossible here)."""
     if not isinstance(text, str):
-        raise NotationError(f"position text must be a string, not {text!r}")
+        raise NotationError(f"position text must be a string, not {quote(text)}")
     parts = text.split()
     if len(parts) != 6:
         raise NotationError(
-            f"{text!r}: expected 6 fields (rows, to-move, scores, ply, passes, first passer)"
+            f"{quote(text)}: expected 6 fields (rows, to-move, scores, ply, passes, first passer)"
         )
     rows_text, player, scores, ply, passes, first = parts
     m = re.fullmatch(r"(\d+),(\d+)", scores)
     if not (m and player in ("1", "2") and ply.isdigit() and passes.isdigit()
             and first in ("0", "1", "2")):
-        raise NotationError(f"{text!r}: malformed fields after the board")
+        raise NotationError(f"{quote(text)}: malformed fields after the board")
     raw = _board_from_rows(board, rows_text.split("/"), text)
     return _make_state(board, raw, [player, m.group(1), m.group(2), ply, passes, first],
                        territory, text)
@@ -122,13 +123,13 @@ def diagram(board: HexBoard, state: BloomsState) -> str:
 def parse_diagram(board: HexBoard, text: str, territory: bool) -> BloomsState:
     """Raises: NotationError (malformed), PositionError (impossible here)."""
     if not isinstance(text, str):
-        raise NotationError(f"diagram must be a string, not {text!r}")
+        raise NotationError(f"diagram must be a string, not {quote(text)}")
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     if not lines:
-        raise NotationError(f"{text!r}: empty diagram")
+        raise NotationError(f"{quote(text)}: empty diagram")
     m = _STATUS.match(lines[-1])
     if not m:
-        raise NotationError(f"{text!r}: the last line must be the status line "
+        raise NotationError(f"{quote(text)}: the last line must be the status line "
                             "'to_move=.. scores=..,.. ply=.. passes=.. first_passer=..'")
     rows = []
     n = board.size
@@ -136,7 +137,7 @@ def parse_diagram(board: HexBoard, text: str, territory: bool) -> BloomsState:
         L = 2 * n - 2 - top_index
         letter, _, rest = line.partition(" ")
         if L < 0 or letter.lower() != chr(ord("a") + L):
-            raise NotationError(f"{text!r}: line {line!r} should start with row letter "
+            raise NotationError(f"{quote(text)}: line {quote(line)} should start with row letter "
                                 f"{chr(ord('a') + max(L, 0))!r}")
         rows.append("".join(rest.split()))
     raw = _board_from_rows(board, rows, text)
