@@ -356,6 +356,38 @@ def test_position_with_passes_in_the_capture_race_is_impossible():
         g.parse_position(".../..../...../..../R.. 2 0,0 1 1 1")
 
 
+@pytest.mark.parametrize("tail", ["2 0,0 1 1 2", "1 0,0 2 0 1", "1 0,0 2 1 1", "1 0,0 2 2 2"])
+def test_territory_position_whose_passes_need_a_first_turn_pass_is_impossible(tail):
+    # the first turn is a stone: at ply 1 nobody has passed, at ply 2 only player 2 has (once)
+    g = territory(size=3)
+    with pytest.raises(PositionError, match="first turn is never a pass"):
+        g.parse_position(f".../..../...../..../R.. {tail}")
+
+
+def test_territory_position_with_passes_that_fit_its_ply_parses():
+    g = territory(size=3)
+    assert g.parse_position(".../..../...../..../R.. 1 0,0 2 1 2").first_passer == 2
+    done = g.parse_position(".../..../...../..../R.. 2 0,0 3 2 2")  # passes at plies 1 and 2
+    assert g.is_terminal(done) and g.winner(done) == 1
+
+
+def test_position_where_the_player_to_move_reached_the_target_is_impossible():
+    # the turn that reaches the target ends the game: only the player who just moved can be there
+    g = race(size=3, target=2)
+    for scores in ("0,2", "2,2", "9,9"):
+        with pytest.raises(PositionError, match="at or above the target 2"):
+            g.parse_position(f".../..../...../..../R.. 2 {scores} 1 0 0")
+    won = g.parse_position(".../..../...../..../R.. 2 2,0 1 0 0")
+    assert g.winner(won) == 1 and g.result_reason(won) == "target"
+
+
+def test_position_with_a_score_below_its_start_score_is_impossible():
+    g = race(size=3, target=5, start_scores=[0, 1])
+    with pytest.raises(PositionError, match="below the start scores"):
+        g.parse_position(".../..../...../..../R.. 2 0,0 1 0 0")
+    assert g.scores(g.parse_position(".../..../...../..../R.. 2 0,1 1 0 0")) == (0, 1)
+
+
 def test_resign_ends_the_game_for_the_other_player():
     g = race(size=3)
     s = play(g, g.initial_state(), "Rc3", "resign")
