@@ -123,6 +123,15 @@ def test_simultaneous_capture_of_several_enemy_blooms():
     assert g.position_text(after).startswith(".../..../...../KKG./..K ")
 
 
+def test_a_players_two_colours_never_join_one_bloom():
+    # R a1 touches Y a2, which has liberties (a3, b3); were they one bloom, a1 would live
+    g = race(size=3)
+    s = g.parse_position(".../..../...../K.../RY. 2 0,0 3 0 0")
+    after = g.play_text(s, "Gb2")
+    assert after.captured == 1
+    assert g.position_text(after).startswith(".../..../...../KG../.Y. ")
+
+
 def test_two_stone_turn_resolves_captures_after_both_stones():
     # neither stone alone fences R a1 (its liberties are b1 and b2); the pair does
     g = race(size=3)
@@ -222,6 +231,23 @@ def test_territory_self_fencing_is_illegal():
     assert g.parse_move(s, "Ra3") >= 0
 
 
+def test_territory_self_fencing_counts_each_colour_as_its_own_bloom():
+    # R a1 next to Y a2 (which breathes at a3 and b3) is still a fenced bloom of the mover
+    g = territory(size=3)
+    s = g.parse_position(".../..../...../KG../.Y. 1 0,0 4 0 0")
+    with pytest.raises(IllegalMoveError, match="self-fencing"):
+        g.play_text(s, "Ra1")
+
+
+def test_territory_filling_a_cell_ringed_by_the_same_colour_is_legal():
+    # a1's neighbours a2, b1, b2 are all red; the bloom keeps liberties, so Ra1 is legal (one
+    # online implementation forbids it, the written rules do not)
+    g = territory(size=3)
+    s = g.parse_position("..K/..../...../RR../.R. 1 0,0 4 0 0")
+    after = g.play_text(s, "Ra1")
+    assert g.position_text(after).split()[0] == "..K/..../...../RR../RR."
+
+
 def test_territory_captures_are_judged_before_self_fencing():
     # R c2 has no empty neighbour once placed, but it fences K c3 first, which frees c3
     g = territory(size=3, holes=["b2", "d2"])
@@ -247,6 +273,14 @@ def test_territory_touching_both_players_belongs_to_nobody():
     g = territory(size=2)
     s = g.parse_position("../R.K/.. 1 0,0 2 0 0")
     assert g.scores(s) == (1, 1)
+
+
+def test_territory_an_empty_region_touching_no_stone_belongs_to_nobody():
+    # holes a2, b1 and b2 cut a1 off: it touches no stone, so it is nobody's territory
+    g = territory(size=3, holes=["a2", "b1", "b2"])
+    s = g.play_text(g.initial_state(), "Re3")
+    assert g.scores(s) == (1 + 14, 0)  # the stone and the other 14 empty cells, not a1
+    assert g.scores(g.initial_state()) == (0, 0)
 
 
 def test_territory_holes_are_never_territory():
