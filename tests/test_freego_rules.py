@@ -63,6 +63,15 @@ def test_suicide_stays_on_the_board_then_scores_for_the_opponent():
     assert later.captured == 1 and later.scores == (0, 1)
 
 
+def test_a_pending_suicide_and_a_new_capture_go_in_one_capture_step():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, [".....", "..O..", ".OXO.", "O....", ".O..."], to_move=1)
+    s = g.play_text(s, "A1")  # a suicide into White's eye: it stays
+    after = g.play_text(s, "C2")  # White takes C3 and, in the same step, the suicided A1
+    assert stone(g, after, "A1") == "." and stone(g, after, "C3") == "."
+    assert after.captured == 2 and after.scores == (0, 2)
+
+
 def test_a_suicide_of_several_stones_is_removed_whole():
     g = stonegarden.make("freego", size=5, target=10)
     s = position(g, [".....", ".....", "O....", "XO...", ".O..."], to_move=1)
@@ -163,6 +172,17 @@ def test_superko_bans_a_longer_cycle_that_simple_ko_allows():
         else:
             assert g.play_text(s, "A7").board == play(
                 g, position(g, start, to_move=1), "A7").board
+
+
+def test_superko_compares_the_player_to_move_too():
+    # Black E2 takes E3, White E3 takes E2 and E1 back, Black E1 recreates the start board, but
+    # with White to move (Black was to move then): not a repetition under superko
+    g = stonegarden.make("freego", size=5, target=40, ko="superko")
+    start = position(g, [".OOOX", "OOOXX", "XX.XO", "XXOO.", ".XXOX"], to_move=1)
+    s = play(g, start, "E2", "E3")
+    assert (s.scores[0] - start.scores[0], s.scores[1] - start.scores[1]) == (1, 2)
+    after = g.play_text(s, "E1")
+    assert after.board == start.board and after.player == 2
 
 
 # -- notation and positions -------------------------------------------------------------------
