@@ -40,6 +40,17 @@ def test_cell_names_a1_is_bottom_left_and_middle_row_is_d_for_size_4():
     assert g.diagram(s).splitlines()[3].split() == ["d", ".", ".", ".", ".", ".", ".", "R"]
 
 
+@pytest.mark.parametrize(("size", "target"), [(2, 5), (4, 15), (5, 20), (6, 25), (12, 55)])
+def test_default_target_is_5_times_size_minus_1(size, target):
+    assert race(size=size).params["target"] == target
+
+
+def test_defaults_are_size_4_for_the_race_and_size_5_for_the_territory_rules():
+    assert race().params == {"size": 4, "target": 15, "holes": (), "start_scores": (0, 0)}
+    assert territory().params == {"size": 5, "holes": (), "superko": False, "max_turns": None}
+    assert territory().num_cells == 61
+
+
 @pytest.mark.parametrize("size", [1, 13, True, "x", 4.0, None])
 def test_board_size_out_of_range_is_a_parameter_error(size):
     with pytest.raises(ParameterError):

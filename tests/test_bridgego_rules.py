@@ -211,6 +211,17 @@ def test_max_turns_is_ignored_under_superko():
     assert not g.is_terminal(s)
 
 
+def test_defaults_and_the_sizes_3_to_19():
+    assert stonegarden.make("bridgego").params == {
+        "size": 9, "superko": True, "max_turns": 324, "win_check": "before-self-capture",
+        "external": "standard"}
+    for size in (3, 19):
+        assert stonegarden.make("bridgego", size=size).params["size"] == size
+    for size in (2, 20):
+        with pytest.raises(stonegarden.ParameterError, match="3..19"):
+            stonegarden.make("bridgego", size=size)
+
+
 def test_default_max_turns_is_four_times_the_points():
     assert stonegarden.make("bridgego", size=7, superko=False).params["max_turns"] == 196
 

@@ -28,6 +28,14 @@ def test_default_target_is_round_size_squared_over_8(size, target):
     assert stonegarden.make("freego", size=size).params["target"] == target
 
 
+def test_defaults_are_9x9_target_10_and_simple_ko():
+    g = stonegarden.make("freego")
+    assert g.params == {"size": 9, "target": 10, "ko": "simple"}
+    assert g.count_legal_actions(g.initial_state()) == 81
+    for size in (5, 19):
+        assert stonegarden.make("freego", size=size).params["size"] == size
+
+
 def test_sizes_outside_5_to_19_are_rejected():
     for bad in (4, 20):
         with pytest.raises(stonegarden.ParameterError):
