@@ -205,6 +205,12 @@ def test_max_turns_draw_when_superko_is_off():
     assert g.is_terminal(s) and g.winner(s) == 0 and g.result_reason(s) == "max-turns"
 
 
+def test_a_bridge_on_the_last_turn_before_max_turns_still_wins():
+    g = stonegarden.make("bridgego", size=3, superko=False, max_turns=5)
+    s = play(g, g.initial_state(), "B1", "A1", "B2", "A2", "B3")
+    assert g.is_terminal(s) and g.winner(s) == 1 and g.result_reason(s) == "bridge"
+
+
 def test_max_turns_is_ignored_under_superko():
     g = stonegarden.make("bridgego", size=5, max_turns=4)
     s = play(g, g.initial_state(), "A1", "E5", "C3", "B4")
