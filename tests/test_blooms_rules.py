@@ -421,9 +421,18 @@ def test_position_where_the_player_to_move_reached_the_target_is_impossible():
     g = race(size=3, target=2)
     for scores in ("0,2", "2,2", "9,9"):
         with pytest.raises(PositionError, match="at or above the target 2"):
-            g.parse_position(f".../..../...../..../R.. 2 {scores} 1 0 0")
-    won = g.parse_position(".../..../...../..../R.. 2 2,0 1 0 0")
+            g.parse_position(f".../..../...../K.../R.. 2 {scores} 3 0 0")
+    won = g.parse_position(".../..../...../K.../R.. 2 2,0 3 0 0")
     assert g.winner(won) == 1 and g.result_reason(won) == "target"
+
+
+def test_position_with_scores_before_anyone_could_capture_is_impossible():
+    g = race(size=3, target=5)
+    for text in (".../..../...../..../... 1 1,0 0 0 0", ".../..../...../..../R.. 2 0,1 1 0 0"):
+        with pytest.raises(PositionError, match="before anyone could capture"):
+            g.parse_position(text)
+    handicap = race(size=3, target=5, start_scores=[0, 2])
+    assert handicap.parse_position(".../..../...../..../R.. 2 0,2 1 0 0").scores == (0, 2)
 
 
 def test_position_with_a_score_below_its_start_score_is_impossible():

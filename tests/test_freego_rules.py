@@ -223,6 +223,14 @@ def test_position_where_the_player_to_move_has_a_dead_chain_is_impossible():
     assert position(g, [".....", ".....", ".....", "O....", "XO..."], to_move=2)
 
 
+def test_position_with_scores_before_anyone_could_capture_is_impossible():
+    g = stonegarden.make("freego", size=5)
+    for text in ("...../...../...../...../..... 1 1,0 0", "...../...../...../...../X.... 2 0,1 1"):
+        with pytest.raises(PositionError, match="before anyone could capture"):
+            g.parse_position(text)
+    assert g.parse_position("...../...../...../...../X.... 2 0,0 1").ply == 1
+
+
 def test_observation_planes_follow_the_player_and_mark_the_ko_point():
     g = stonegarden.make("freego", size=5, target=10)
     taken = g.play_text(position(g, KO, to_move=1), "D3")

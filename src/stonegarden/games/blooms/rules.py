@@ -262,6 +262,10 @@ class _Blooms(Game):
                 raise PositionError(
                     f"position {position_text(self.board, state)!r}: scores below the start "
                     f"scores {list(start)!r}")
+            if state.ply <= 1 and tuple(state.scores) != tuple(start):
+                raise PositionError(
+                    f"position {position_text(self.board, state)!r}: scores other than the "
+                    f"start scores {list(start)!r} before anyone could capture")
             if state.scores[state.player - 1] >= target:
                 raise PositionError(
                     f"position {position_text(self.board, state)!r}: player {state.player} is "
