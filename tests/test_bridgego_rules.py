@@ -246,7 +246,7 @@ def test_defaults_and_the_sizes_3_to_19():
     for size in (3, 19):
         assert stonegarden.make("bridgego", size=size).params["size"] == size
     for size in (2, 20):
-        with pytest.raises(stonegarden.ParameterError, match="3..19"):
+        with pytest.raises(stonegarden.ParameterError, match=r"3\.\.19"):
             stonegarden.make("bridgego", size=size)
 
 
