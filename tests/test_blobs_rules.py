@@ -71,6 +71,13 @@ def test_opening_die_is_mixed_red_north_west_on_h8_and_blue_moves_first():
     assert game.legal_moves_text(s) == ["h9R", "h9M", "g8R", "g8M", "i8B", "i8M", "h7B", "h7M"]
 
 
+def test_defaults_are_48_dice_an_8_x_8_box_either_win_and_no_rolls():
+    game = stonegarden.make("blobs")
+    assert game.params == {"dice": 48, "max_grid": 8, "win": "either", "tumbling": False}
+    assert game.initial_state().dice_left == 47  # the opening die is one of the 48
+    assert game.current_player(game.initial_state()) != CHANCE
+
+
 def test_diagonal_contact_alone_is_not_enough():
     game = stonegarden.make("blobs")
     with pytest.raises(IllegalMoveError, match="shares no edge"):

@@ -40,6 +40,17 @@ def test_cell_names_a1_is_bottom_left_and_middle_row_is_d_for_size_4():
     assert g.diagram(s).splitlines()[3].split() == ["d", ".", ".", ".", ".", ".", ".", "R"]
 
 
+@pytest.mark.parametrize(("size", "target"), [(2, 5), (4, 15), (5, 20), (6, 25), (12, 55)])
+def test_default_target_is_5_times_size_minus_1(size, target):
+    assert race(size=size).params["target"] == target
+
+
+def test_defaults_are_size_4_for_the_race_and_size_5_for_the_territory_rules():
+    assert race().params == {"size": 4, "target": 15, "holes": (), "start_scores": (0, 0)}
+    assert territory().params == {"size": 5, "holes": (), "superko": False, "max_turns": None}
+    assert territory().num_cells == 61
+
+
 @pytest.mark.parametrize("size", [1, 13, True, "x", 4.0, None])
 def test_board_size_out_of_range_is_a_parameter_error(size):
     with pytest.raises(ParameterError):
@@ -121,6 +132,15 @@ def test_simultaneous_capture_of_several_enemy_blooms():
     assert after.captured == 2
     assert g.scores(after) == (0, 2)
     assert g.position_text(after).startswith(".../..../...../KKG./..K ")
+
+
+def test_a_players_two_colours_never_join_one_bloom():
+    # R a1 touches Y a2, which has liberties (a3, b3); were they one bloom, a1 would live
+    g = race(size=3)
+    s = g.parse_position(".../..../...../K.../RY. 2 0,0 3 0 0")
+    after = g.play_text(s, "Gb2")
+    assert after.captured == 1
+    assert g.position_text(after).startswith(".../..../...../KG../.Y. ")
 
 
 def test_two_stone_turn_resolves_captures_after_both_stones():
@@ -222,6 +242,23 @@ def test_territory_self_fencing_is_illegal():
     assert g.parse_move(s, "Ra3") >= 0
 
 
+def test_territory_self_fencing_counts_each_colour_as_its_own_bloom():
+    # R a1 next to Y a2 (which breathes at a3 and b3) is still a fenced bloom of the mover
+    g = territory(size=3)
+    s = g.parse_position(".../..../...../KG../.Y. 1 0,0 4 0 0")
+    with pytest.raises(IllegalMoveError, match="self-fencing"):
+        g.play_text(s, "Ra1")
+
+
+def test_territory_filling_a_cell_ringed_by_the_same_colour_is_legal():
+    # a1's neighbours a2, b1, b2 are all red; the bloom keeps liberties, so Ra1 is legal (one
+    # online implementation forbids it, the written rules do not)
+    g = territory(size=3)
+    s = g.parse_position("..K/..../...../RR../.R. 1 0,0 4 0 0")
+    after = g.play_text(s, "Ra1")
+    assert g.position_text(after).split()[0] == "..K/..../...../RR../RR."
+
+
 def test_territory_captures_are_judged_before_self_fencing():
     # R c2 has no empty neighbour once placed, but it fences K c3 first, which frees c3
     g = territory(size=3, holes=["b2", "d2"])
@@ -247,6 +284,14 @@ def test_territory_touching_both_players_belongs_to_nobody():
     g = territory(size=2)
     s = g.parse_position("../R.K/.. 1 0,0 2 0 0")
     assert g.scores(s) == (1, 1)
+
+
+def test_territory_an_empty_region_touching_no_stone_belongs_to_nobody():
+    # holes a2, b1 and b2 cut a1 off: it touches no stone, so it is nobody's territory
+    g = territory(size=3, holes=["a2", "b1", "b2"])
+    s = g.play_text(g.initial_state(), "Re3")
+    assert g.scores(s) == (1 + 14, 0)  # the stone and the other 14 empty cells, not a1
+    assert g.scores(g.initial_state()) == (0, 0)
 
 
 def test_territory_holes_are_never_territory():
@@ -354,6 +399,47 @@ def test_position_with_passes_in_the_capture_race_is_impossible():
     g = race(size=3)
     with pytest.raises(PositionError, match="no passes"):
         g.parse_position(".../..../...../..../R.. 2 0,0 1 1 1")
+
+
+@pytest.mark.parametrize("tail", ["2 0,0 1 1 2", "1 0,0 2 0 1", "1 0,0 2 1 1", "1 0,0 2 2 2"])
+def test_territory_position_whose_passes_need_a_first_turn_pass_is_impossible(tail):
+    # the first turn is a stone: at ply 1 nobody has passed, at ply 2 only player 2 has (once)
+    g = territory(size=3)
+    with pytest.raises(PositionError, match="first turn is never a pass"):
+        g.parse_position(f".../..../...../..../R.. {tail}")
+
+
+def test_territory_position_with_passes_that_fit_its_ply_parses():
+    g = territory(size=3)
+    assert g.parse_position(".../..../...../..../R.. 1 0,0 2 1 2").first_passer == 2
+    done = g.parse_position(".../..../...../..../R.. 2 0,0 3 2 2")  # passes at plies 1 and 2
+    assert g.is_terminal(done) and g.winner(done) == 1
+
+
+def test_position_where_the_player_to_move_reached_the_target_is_impossible():
+    # the turn that reaches the target ends the game: only the player who just moved can be there
+    g = race(size=3, target=2)
+    for scores in ("0,2", "2,2", "9,9"):
+        with pytest.raises(PositionError, match="at or above the target 2"):
+            g.parse_position(f".../..../...../K.../R.. 2 {scores} 3 0 0")
+    won = g.parse_position(".../..../...../K.../R.. 2 2,0 3 0 0")
+    assert g.winner(won) == 1 and g.result_reason(won) == "target"
+
+
+def test_position_with_scores_before_anyone_could_capture_is_impossible():
+    g = race(size=3, target=5)
+    for text in (".../..../...../..../... 1 1,0 0 0 0", ".../..../...../..../R.. 2 0,1 1 0 0"):
+        with pytest.raises(PositionError, match="before anyone could capture"):
+            g.parse_position(text)
+    handicap = race(size=3, target=5, start_scores=[0, 2])
+    assert handicap.parse_position(".../..../...../..../R.. 2 0,2 1 0 0").scores == (0, 2)
+
+
+def test_position_with_a_score_below_its_start_score_is_impossible():
+    g = race(size=3, target=5, start_scores=[0, 1])
+    with pytest.raises(PositionError, match="below the start scores"):
+        g.parse_position(".../..../...../..../R.. 2 0,0 1 0 0")
+    assert g.scores(g.parse_position(".../..../...../..../R.. 2 0,1 1 0 0")) == (0, 1)
 
 
 def test_resign_ends_the_game_for_the_other_player():

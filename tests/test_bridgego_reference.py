@@ -198,7 +198,7 @@ PERFT_POSITIONS = [  # (options as name=value;..., position text, depth)
     ("size=5", "..O.X/....X/XX.XX/X..../X.... 1 20", 2),
     ("size=5;win_check=after-self-capture", "..O.X/....X/XX.XX/X..../X.... 1 20", 2),
     ("size=7;external=perpendicular",
-     "X.OXO.X/.X...X./X.....X/.X...X./X.....X/.X...X./X.....X 2 21", 2),
+     "X..XO.X/.X...X./X.....X/.X...X./X.....X/.X...X./X.....X 2 21", 2),
     ("size=4;superko=false;max_turns=3", "..../..../..../.... 1 0", 4),
 ]
 

@@ -111,6 +111,7 @@ def test_superko_includes_the_empty_start_so_wiping_the_board_is_illegal():
 # C3 joins the two black chains into one that touches all four sides, and splits the open
 # region into a north-west and a south-east pocket: the new chain has no external liberty
 BRIDGE_IN_POCKETS = ["..O.X", "....X", "XX.XX", "X....", "X...."]
+BRIDGE_AFTER_C3 = ["..O.X", "....X", "XXXXX", "X....", "X...."]
 
 
 def test_a_bridge_wins_although_it_would_be_self_captured():
@@ -150,9 +151,11 @@ def test_enemy_stones_are_transparent():
 
 def test_enemy_stones_never_give_their_liberties_to_the_other_colour():
     g = stonegarden.make("bridgego", size=5)
-    s = position(g, ["OX...", "X....", ".....", ".....", "....."], to_move=1)
-    # O at A5 has no empty neighbour at all: no liberty, external or not
-    assert g.without_external(s.cells(), 2) == [g.board.point("A5")]
+    s = position(g, ["O....", "X....", ".....", ".....", "....."], to_move=1)
+    # after B5, O at A5 has no empty neighbour at all: no liberty, external or not, although
+    # its open region crosses the black stones to every side
+    after = g.play_text(s, "B5")
+    assert after.captured == 1 and stones(g, after, 2) == []
 
 
 # The west and east walls are broken diagonally (no black chain reaches two opposite sides) and
@@ -182,11 +185,30 @@ def test_perpendicular_variant_turned_sideways():
 
 
 def test_perpendicular_variant_removes_the_stone_in_play():
+    # without White's C7, D7 also breathes at C7 (a westward step, whose region reaches north
+    # and south); White taking C7 leaves it only D6
+    open_c7 = ["X..XO.X", *CORRIDOR[1:]]
     perp = stonegarden.make("bridgego", size=7, external="perpendicular")
     std = stonegarden.make("bridgego", size=7)
     for game, removed in ((std, False), (perp, True)):
-        after = game.play_text(game.parse_position("/".join(CORRIDOR) + " 2 21"), "D4")
+        after = game.play_text(game.parse_position("/".join(open_c7) + " 2 21"), "C7")
         assert ("D7" not in stones(game, after, 1)) == removed
+        assert after.captured == removed
+
+
+def test_a_position_where_the_player_who_just_moved_has_a_dead_chain_is_impossible():
+    # every turn that does not win ends with no chain of either player without an external
+    # liberty (step 2 for the opponent's, step 4 for the mover's)
+    perp = stonegarden.make("bridgego", size=7, external="perpendicular")
+    with pytest.raises(PositionError, match="player 1 has a chain without an external"):
+        perp.parse_position("/".join(CORRIDOR) + " 2 21")  # D7 is dead under this variant
+    g = stonegarden.make("bridgego", size=7)
+    ring = ["..XXX..", ".X...X.", ".X.X.X.", ".X...X.", "..XXX..", ".......", "......."]
+    with pytest.raises(PositionError, match="player 1 has a chain without an external"):
+        position(g, ring, to_move=2)  # D5 inside Black's own ring
+    # a bridge that won may keep a chain without one: the game is over
+    won = position(stonegarden.make("bridgego", size=5), BRIDGE_AFTER_C3, to_move=2)
+    assert won.won == 1
 
 
 def test_perpendicular_liberty_counts_if_any_adjacency_qualifies():
@@ -205,10 +227,27 @@ def test_max_turns_draw_when_superko_is_off():
     assert g.is_terminal(s) and g.winner(s) == 0 and g.result_reason(s) == "max-turns"
 
 
+def test_a_bridge_on_the_last_turn_before_max_turns_still_wins():
+    g = stonegarden.make("bridgego", size=3, superko=False, max_turns=5)
+    s = play(g, g.initial_state(), "B1", "A1", "B2", "A2", "B3")
+    assert g.is_terminal(s) and g.winner(s) == 1 and g.result_reason(s) == "bridge"
+
+
 def test_max_turns_is_ignored_under_superko():
     g = stonegarden.make("bridgego", size=5, max_turns=4)
     s = play(g, g.initial_state(), "A1", "E5", "C3", "B4")
     assert not g.is_terminal(s)
+
+
+def test_defaults_and_the_sizes_3_to_19():
+    assert stonegarden.make("bridgego").params == {
+        "size": 9, "superko": True, "max_turns": 324, "win_check": "before-self-capture",
+        "external": "standard"}
+    for size in (3, 19):
+        assert stonegarden.make("bridgego", size=size).params["size"] == size
+    for size in (2, 20):
+        with pytest.raises(stonegarden.ParameterError, match=r"3\.\.19"):
+            stonegarden.make("bridgego", size=size)
 
 
 def test_default_max_turns_is_four_times_the_points():

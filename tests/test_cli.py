@@ -103,6 +103,31 @@ def test_replay_rejects_a_wrong_result(tmp_path):
 
 
 @pytest.mark.slow
+def test_replay_json_under_the_territory_rules(tmp_path):
+    """Scores are the board score (stones plus territory), a pass counts once among the legal
+    moves, and a tie after two passes goes to the first passer."""
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"format": "stonegarden-record", "version": 1,
+                             "game": "blooms-territory", "params": {"size": 2},
+                             "moves": ["Rb1", "Kb3", "pass", "PASS"]}))
+    out = run_cli("replay", str(p), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+
+    def row(ply, move, legal, scores, terminal=False, winner=None):
+        return {"ply": ply, "player": 1 + ply % 2, "move": move, "legal_moves": legal,
+                "captured": 0, "self_captured": 0, "scores": scores, "terminal": terminal,
+                "winner": winner}
+
+    assert rows == [
+        row(0, "Rb1", 2 * 7, [7, 0]),  # the stone and the six cells it alone touches
+        row(1, "Kb3", 2 * 6 + 6 * 5 + 1, [1, 1]),  # the empty region touches both players
+        row(2, "pass", 2 * 5 + 5 * 4 + 1, [1, 1]),
+        row(3, "pass", 2 * 5 + 5 * 4 + 1, [1, 1], terminal=True, winner=1),
+    ]
+
+
+@pytest.mark.slow
 def test_replay_without_json_prints_diagrams(tmp_path):
     p = write_record(tmp_path, ["Rd4", "Kb5,Ga4", "resign"])
     out = run_cli("replay", str(p))

@@ -28,6 +28,14 @@ def test_default_target_is_round_size_squared_over_8(size, target):
     assert stonegarden.make("freego", size=size).params["target"] == target
 
 
+def test_defaults_are_9x9_target_10_and_simple_ko():
+    g = stonegarden.make("freego")
+    assert g.params == {"size": 9, "target": 10, "ko": "simple"}
+    assert g.count_legal_actions(g.initial_state()) == 81
+    for size in (5, 19):
+        assert stonegarden.make("freego", size=size).params["size"] == size
+
+
 def test_sizes_outside_5_to_19_are_rejected():
     for bad in (4, 20):
         with pytest.raises(stonegarden.ParameterError):
@@ -61,6 +69,15 @@ def test_suicide_stays_on_the_board_then_scores_for_the_opponent():
     later = g.play_text(after, "E5")  # any move of White removes it
     assert stone(g, later, "A1") == "."
     assert later.captured == 1 and later.scores == (0, 1)
+
+
+def test_a_pending_suicide_and_a_new_capture_go_in_one_capture_step():
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, [".....", "..O..", ".OXO.", "O....", ".O..."], to_move=1)
+    s = g.play_text(s, "A1")  # a suicide into White's eye: it stays
+    after = g.play_text(s, "C2")  # White takes C3 and, in the same step, the suicided A1
+    assert stone(g, after, "A1") == "." and stone(g, after, "C3") == "."
+    assert after.captured == 2 and after.scores == (0, 2)
 
 
 def test_a_suicide_of_several_stones_is_removed_whole():
@@ -165,6 +182,17 @@ def test_superko_bans_a_longer_cycle_that_simple_ko_allows():
                 g, position(g, start, to_move=1), "A7").board
 
 
+def test_superko_compares_the_player_to_move_too():
+    # Black E2 takes E3, White E3 takes E2 and E1 back, Black E1 recreates the start board, but
+    # with White to move (Black was to move then): not a repetition under superko
+    g = stonegarden.make("freego", size=5, target=40, ko="superko")
+    start = position(g, [".OOOX", "OOOXX", "XX.XO", "XXOO.", ".XXOX"], to_move=1)
+    s = play(g, start, "E2", "E3")
+    assert (s.scores[0] - start.scores[0], s.scores[1] - start.scores[1]) == (1, 2)
+    after = g.play_text(s, "E1")
+    assert after.board == start.board and after.player == 2
+
+
 # -- notation and positions -------------------------------------------------------------------
 
 def test_moves_are_point_names_without_i_and_there_is_no_pass():
@@ -193,6 +221,14 @@ def test_position_where_the_player_to_move_has_a_dead_chain_is_impossible():
         position(g, [".....", ".....", ".....", "O....", "XO..."], to_move=1)
     # the same chain is fine when its owner just moved: it waits for White's capture step
     assert position(g, [".....", ".....", ".....", "O....", "XO..."], to_move=2)
+
+
+def test_position_with_scores_before_anyone_could_capture_is_impossible():
+    g = stonegarden.make("freego", size=5)
+    for text in ("...../...../...../...../..... 1 1,0 0", "...../...../...../...../X.... 2 0,1 1"):
+        with pytest.raises(PositionError, match="before anyone could capture"):
+            g.parse_position(text)
+    assert g.parse_position("...../...../...../...../X.... 2 0,0 1").ply == 1
 
 
 def test_observation_planes_follow_the_player_and_mark_the_ko_point():

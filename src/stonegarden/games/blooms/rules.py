@@ -254,6 +254,22 @@ class _Blooms(Game):
                 )
         if state.ply == 0 and cells.any():
             raise PositionError(f"position {position_text(self.board, state)!r}: stones at ply 0")
+        if not self.territory:
+            # scores start at start_scores and only grow; the turn that reaches the target
+            # ends the game, so the player to move has not reached it
+            target, start = self.params["target"], self.params["start_scores"]
+            if any(s < s0 for s, s0 in zip(state.scores, start)):
+                raise PositionError(
+                    f"position {position_text(self.board, state)!r}: scores below the start "
+                    f"scores {list(start)!r}")
+            if state.ply <= 1 and tuple(state.scores) != tuple(start):
+                raise PositionError(
+                    f"position {position_text(self.board, state)!r}: scores other than the "
+                    f"start scores {list(start)!r} before anyone could capture")
+            if state.scores[state.player - 1] >= target:
+                raise PositionError(
+                    f"position {position_text(self.board, state)!r}: player {state.player} is "
+                    f"to move with a score at or above the target {target}")
         if self._superko:
             state = dataclasses.replace(state, history=(self._hash(state.board, state.player),))
         return state

@@ -69,6 +69,22 @@ def _board_from_rows(board: HexBoard, rows: list[str], source: str) -> bytes:
     return cells.tobytes()
 
 
+def _passes_fit(ply: int, passes: int, first: int) -> bool:
+    """Whether a game of ``ply`` turns, whose first turn is a stone, can end with ``passes``
+    consecutive passes and have had its first pass by player ``first`` (0: nobody passed)."""
+    if passes > 2 or passes > max(ply - 1, 0):
+        return False
+    if not first:
+        return passes == 0
+    trailing = range(ply - passes, ply)  # passes; the turn before them was not one
+    for turn in range(1, ply):  # the first pass of the game, by player 1 at even turns
+        if 1 + turn % 2 != first or turn == ply - passes - 1:
+            continue
+        if all(p > turn or 1 + p % 2 == first for p in trailing):
+            return True
+    return False
+
+
 def _make_state(board: HexBoard, raw: bytes, fields: list[str], territory: bool,
                 source: str) -> BloomsState:
     from .rules import BloomsState
@@ -80,8 +96,9 @@ def _make_state(board: HexBoard, raw: bytes, fields: list[str], territory: bool,
         raise PositionError(f"{source!r}: the capture race has no passes")
     if territory and (s1 or s2):
         raise PositionError(f"{source!r}: captures do not score under the territory rules")
-    if passes > 2 or passes > ply or (passes and not first) or (first and not territory):
-        raise PositionError(f"{source!r}: passes={passes} first_passer={first} is impossible")
+    if (first and not territory) or not _passes_fit(ply, passes, first):
+        raise PositionError(f"{source!r}: passes={passes} first_passer={first} is impossible "
+                            f"at ply {ply} (the first turn is never a pass)")
     return BloomsState(player=player, ply=ply, board=raw, scores=(s1, s2), passes=passes,
                        first_passer=first)
 

@@ -221,8 +221,8 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         empty board and this position.
 
         Raises:
-            PositionError: the player to move has a bridge, or a chain without an external
-            liberty (the last move would have removed it).
+            PositionError: the player to move has a bridge, or either player a chain without
+            an external liberty while nobody has won (the last move would have removed it).
         """
         cells = state.cells()
         p = state.player
@@ -232,6 +232,9 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
             raise PositionError(f"{source!r}: player {p} is to move with a chain without an "
                                 "external liberty, which the last move would have removed")
         won = 3 - p if self.bridges(cells, 3 - p) else 0
+        if not won and self.without_external(cells, 3 - p):
+            raise PositionError(f"{source!r}: player {3 - p} has a chain without an external "
+                                "liberty, which their last move would have removed")
         history: tuple[int, ...] = ()
         if self.superko:
             here = board_hash(self.board, cells)

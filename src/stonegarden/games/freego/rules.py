@@ -185,7 +185,8 @@ class FreeGo(SquareGoGame[FreeGoState]):
 
         Raises:
             PositionError: the player to move has a chain without a liberty (the last move
-            would have removed it), or the scores cannot both have reached the target.
+            would have removed it), or the scores cannot both have reached the target, or
+            there are scores before the second move.
         """
         from ...errors import PositionError
 
@@ -193,6 +194,9 @@ class FreeGo(SquareGoGame[FreeGoState]):
         if min(state.scores) >= target or state.scores[state.player - 1] >= target:
             raise PositionError(f"{source!r}: player {state.player} is to move with a score at "
                                 f"or above the target {target}")
+        if state.ply <= 1 and any(state.scores):
+            raise PositionError(f"{source!r}: scores before anyone could capture (ply "
+                                f"{state.ply})")
         clock = np.zeros(1, np.int64)
         n = self.board.num_points
         dead, _ = K.pending_dead(state.cells().copy(), self.board.neighbours, state.player,
