@@ -303,3 +303,23 @@ def test_a_record_parameter_in_text_is_refused(tmp_path, params, needle):
                                 "params": params, "moves": []}))
     out = run_cli("replay", str(path))
     assert out.returncode == 2 and needle in out.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("bench", "playouts", "blooms", "--param", "size=3", "--param", "size=5", "--seconds", "0.1"),
+    ("study", "blooms", "--param", "target=5", "--param", "target=9", "--agent", "random",
+     "--games", "2", "--out", "never-made"),
+])
+def test_a_parameter_given_twice_is_refused(args):
+    """``--param size=3 --param size=5`` kept the last value without a word."""
+    out = run_cli(*args)
+    assert out.returncode == 2 and "given twice" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_replay_names_an_unreadable_move_once(tmp_path):
+    """The error read ``ply 1 ('Zq9'): 'Zq9': 'Z' is not a colour``: the text twice."""
+    p = write_record(tmp_path, ["Rd4", "Zq9"])
+    out = run_cli("replay", str(p), "--json")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "error: ply 1 ('Zq9'): 'Z' is not a colour (R, Y, K or G)"

@@ -18,7 +18,7 @@ from ..core.record import (
     record_before,
     replay_rows,
 )
-from ..errors import RecordError, StonegardenError
+from ..errors import RecordError, StonegardenError, quote
 from .common import convert_hint
 
 
@@ -44,8 +44,10 @@ def replay(record_path: str, as_json: bool) -> None:
             check_result(game, final, record.result)
     except RecordError as exc:
         where = ("" if exc.entry is None else f"ply {exc.entry}: " if exc.text is None
-                 else f"ply {exc.entry} ({exc.text!r}): ")
+                 else f"ply {exc.entry} ({quote(exc.text)}): ")
         msg = str(exc) if not where else str(exc).split(": ", 1)[-1]
+        if exc.text is not None:  # the text is named once, after the ply
+            msg = msg.removeprefix(f"{quote(exc.text)}: ")
         click.echo(f"error: {where}{msg}{convert_hint(record_path, exc)}", err=True)
         sys.exit(2)
     except StonegardenError as exc:

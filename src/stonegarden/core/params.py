@@ -176,12 +176,16 @@ def parse_param_options(options: Sequence[str]) -> dict[str, str]:
     """Turn CLI ``--param k=v`` strings into a dict of text values.
 
     Raises:
-        ParameterError: an option without ``=`` or with an empty name.
+        ParameterError: an option without ``=`` or with an empty name, or a name given twice
+            (which value was meant cannot be known: the last one was kept silently).
     """
     out: dict[str, str] = {}
     for opt in options:
         key, sep, value = opt.partition("=")
         if not sep or not key.strip():
             raise ParameterError(f"parameter option {quote(opt)} is not of the form name=value")
+        if key.strip() in out:
+            raise ParameterError(f"parameter {quote(key.strip())} is given twice "
+                                 f"({quote(out[key.strip()])} and {quote(value)})")
         out[key.strip()] = value
     return out
