@@ -121,7 +121,9 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
     ana.goto(server.url + "/my-games")
     ana.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
     bo.go_back()
-    play_one(bo)
+    bo.wait_for_selector("#status.your-turn", timeout=WAIT)
+    bo.fill("#move-text", "C3")
+    bo.press("#move-text", "Enter")
     ana.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert errors == []
 
@@ -145,4 +147,43 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     ana.wait_for_url(f"**/game/{made['id']}#key=*", timeout=WAIT)
     ana.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",
                           timeout=WAIT)
+    assert errors == []
+
+
+def test_the_creator_of_a_game_with_a_friend_keeps_only_her_own_seat(browser, server):
+    # Ana sends Bo his seat link: her board offers it to pass on, but her "my games" is hers
+    # alone (her turn, her name, her seat's link), not "your turn" on Bo's turns
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    ana.goto(server.url + "/?game=freego")
+    choose_name(ana, "Ana")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.check('input[name="invite"][value="link"]')
+    ana.check('input[name="seat"][value="second"]')  # Bo, Black, moves first
+    ana.click("#start")
+    ana.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    invite, own = ana.input_value("#invite-url"), ana.get_attribute("#go-to-seat", "href")
+    ana.click("#go-to-seat")
+    ana.wait_for_selector("#invite-link:not([hidden])", timeout=WAIT)
+    assert ana.input_value("#invite-url") == invite
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.goto(invite)
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('Bo')",
+                         timeout=WAIT)
+
+    ana.goto(server.url + "/my-games")
+    ana.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
+    row = ana.locator("#mine tbody tr")
+    assert row.count() == 1 and row.get_attribute("data-turn") == "false"
+    assert row.locator("td").nth(0).inner_text() == "Their turn"
+    assert row.locator('td[data-label="You"]').inner_text() == "Ana"
+    assert row.locator('td[data-label="Against"]').inner_text() == "Bo"
+    assert row.locator("a").get_attribute("href").endswith(own.split("/game/")[1])
+    assert not ana.title().startswith("(")
+    bo.wait_for_selector("#status.your-turn", timeout=WAIT)
+    bo.fill("#move-text", "C3")
+    bo.press("#move-text", "Enter")
+    ana.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert "Your turn" in row.inner_text()
     assert errors == []

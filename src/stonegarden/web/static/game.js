@@ -168,9 +168,9 @@
     prepareBoardKeys(hadFocus);
     alertTurn(n);
     const other = s.you ? String(3 - s.you) : null;
-    const keys = SG.keys()[gid] || {};
-    if (other && keys[other] && s.seats[other - 1] === "human") {
-      $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + keys[other]), location.href).href;
+    const passOn = (SG.invites()[gid] || {})[other] || (SG.keys()[gid] || {})[other];
+    if (other && passOn && s.seats[other - 1] === "human") {
+      $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + passOn), location.href).href;
       $("invite-link").hidden = false;
     }
   }
