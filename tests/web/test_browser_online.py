@@ -187,3 +187,24 @@ def test_the_creator_of_a_game_with_a_friend_keeps_only_her_own_seat(browser, se
     ana.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert "Your turn" in row.inner_text()
     assert errors == []
+
+
+def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
+    # the creator takes her game back while someone looks at it: the page says so, and no
+    # longer offers the seat (it offered "Take the open seat" under "no game 'ID'")
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "open"], "public": True,
+                                                 "name": "Ana", "clock": {"initial": 60}})[1]
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    status, _ = server.request("POST", f"/api/games/{made['id']}/withdraw",
+                               {"secret": made["secrets"]["1"]})
+    assert status == 200
+    bo.wait_for_selector("body[data-gone=true]", timeout=WAIT)
+    assert "withdrawn" in bo.inner_text("#status")
+    assert bo.is_hidden("#join") and bo.is_hidden("#waiting") and bo.is_hidden("#clocks")
+    assert bo.inner_text("#move-error") == ""
+    assert bo.is_visible("#new-game")
+    assert errors == []

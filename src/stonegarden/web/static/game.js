@@ -68,9 +68,23 @@
       render(shown);
     } catch (e) {
       if (mine !== asked) return;
+      if (e.status === 404 && snap) { gone(); return; }
       $(snap ? "move-error" : "status").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
       if (e.offline) reload.later();
     }
+  }
+
+  /** The game shown is no longer stored: its creator withdrew it before anyone joined (the
+   * only way a game goes). Nothing on the page can act on it any more. */
+  function gone() {
+    clearInterval(clockTimer);
+    document.body.dataset.gone = "true";
+    $("status").textContent = "This game was withdrawn: its creator took it back before anyone joined.";
+    $("status").className = "status over";
+    for (const id of ["waiting", "rematch-offer", "rematch", "clocks", "builder", "study-card", "thinking-box"]) $(id).hidden = true;
+    $("result").hidden = false;
+    $("move-error").textContent = "";
+    document.title = baseTitle;
   }
 
   function clearChoice() { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; }
@@ -255,7 +269,7 @@
       key = made.secret;
       history.replaceState(null, "", "#key=" + made.secret);
       refresh();
-    } catch (e) { $("move-error").textContent = e.message; }
+    } catch (e) { if (e.status === 404) gone(); else $("move-error").textContent = e.message; }
   });
   async function rematch() {
     try {
