@@ -208,3 +208,21 @@ def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     assert bo.inner_text("#move-error") == ""
     assert bo.is_visible("#new-game")
     assert errors == []
+
+
+def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser, server):
+    # a game made before its creator chose a name waits as "someone's"; the name she then
+    # gives her seat reaches every open lobby
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "open"], "public": True})[1]
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    assert "someone" in bo.inner_text("#lobby tbody")
+    status, _ = server.request("POST", f"/api/games/{made['id']}/name",
+                               {"secret": made["secrets"]["1"], "name": "Ana"})
+    assert status == 200
+    bo.wait_for_function("document.querySelector('#lobby tbody').textContent.includes('Ana')",
+                         timeout=WAIT)
+    assert errors == []

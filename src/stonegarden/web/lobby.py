@@ -108,6 +108,8 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
     names[seat - 1] = clean
     live.names = (names[0], names[1])
     svc.hub.publish(live.id)
+    if OPEN in live.seats and live.listed:  # the lobby shows the creator's name
+        svc.hub.publish(LOBBY)
 
 
 async def rematch(svc: GameService, live: Live, secret: Any, client: str,
