@@ -226,3 +226,28 @@ def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser,
     bo.wait_for_function("document.querySelector('#lobby tbody').textContent.includes('Ana')",
                          timeout=WAIT)
     assert errors == []
+
+
+def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
+    # Ana made the game and moves first, then left before moving: Bo's page lets him resign
+    # on her turn (it only said "it is player 1's turn"), and each page says who won and why
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "human"], "name": "Ana",
+                                                 "clock": {"initial": 300}})[1]
+    ana.goto(server.url + made["links"]["1"])
+    bo.goto(server.url + made["links"]["2"])
+    for page in (ana, bo):
+        page.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    assert "Black to move" in bo.inner_text("#status") and bo.is_enabled("#resign")
+    assert bo.is_disabled("#confirm")
+    bo.click("#resign")
+    bo.click("#ask-yes")
+    for page in (ana, bo):
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert bo.inner_text("#status") == "Game over: You lost: White resigned"
+    assert ana.inner_text("#status") == "Game over: You won: White resigned"
+    assert bo.inner_text("#move-error") == "" and bo.is_visible("#rematch")
+    assert "running" not in (ana.get_attribute("#clock-1", "class") or "")
+    assert errors == []

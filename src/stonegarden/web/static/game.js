@@ -348,7 +348,8 @@
     const live = s.can_play;
     $("builder").classList.toggle("inactive", !live);
     $("builder").hidden = !s.you || s.over;  // nothing to play
-    ["confirm", "clear", "resign"].forEach((id) => { $(id).disabled = !live; });
+    ["confirm", "clear"].forEach((id) => { $(id).disabled = !live; });
+    $("resign").disabled = !s.can_resign;  // between two people, on either's turn
     $("move-text").disabled = !live;
     $("pass").hidden = !(live && b.can_pass);
     const box = $("colours"), held = builderButton(box);
