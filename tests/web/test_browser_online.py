@@ -121,9 +121,7 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
     ana.goto(server.url + "/my-games")
     ana.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
     bo.go_back()
-    bo.wait_for_selector("#status.your-turn", timeout=WAIT)
-    bo.fill("#move-text", "C3")
-    bo.press("#move-text", "Enter")
+    play_one(bo)
     ana.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert errors == []
 
