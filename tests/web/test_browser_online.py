@@ -249,3 +249,21 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
     assert bo.inner_text("#move-error") == "" and bo.is_visible("#rematch")
     assert "running" not in (ana.get_attribute("#clock-1", "class") or "")
     assert errors == []
+
+
+def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
+    # a lobby left open said "0 s" for as long as nothing else changed in it
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.clock.install()
+    server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                          "seats": ["human", "open"], "public": True,
+                                          "name": "Ana"})
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    waited = bo.locator('#lobby tbody td[data-label="Waiting"]')
+    assert waited.inner_text().endswith(" s")
+    bo.clock.fast_forward("05:00")
+    bo.wait_for_function("document.querySelector('#lobby tbody td[data-label=Waiting]')"
+                         ".textContent === '5 min'", timeout=WAIT)
+    assert errors == []

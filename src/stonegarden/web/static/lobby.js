@@ -23,10 +23,18 @@
 
   const cell = SG.cell;
 
+  // how long each game has waited goes on counting between the lobby's changes
+  let fetched = performance.now();
+  setInterval(() => {
+    const more = Math.floor((performance.now() - fetched) / 1000);
+    body.querySelectorAll("td[data-age]").forEach((td) => { td.textContent = ago(+td.dataset.age + more); });
+  }, 5000);
+
   const reload = SG.backoff(() => refresh());
   async function refresh() {
     const data = await SG.getShown("/api/lobby", $("lobby-error"), reload);
     if (!data) return;
+    fetched = performance.now();
     const keys = SG.keys();
     body.textContent = "";
     for (const g of data.games) {
@@ -36,7 +44,7 @@
       cell(tr, g.params_text);
       cell(tr, g.clock_text, "Clock");
       cell(tr, g.creator, "Created by");
-      cell(tr, ago(g.age), "Waiting");
+      cell(tr, ago(g.age), "Waiting").dataset.age = g.age;
       const act = cell(tr, "");
       const mine = keys[g.id] && keys[g.id][String(3 - g.open_seat)];
       const btn = document.createElement("button");
