@@ -267,3 +267,24 @@ def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
     bo.wait_for_function("document.querySelector('#lobby tbody td[data-label=Waiting]')"
                          ".textContent === '5 min'", timeout=WAIT)
     assert errors == []
+
+
+def test_a_double_click_on_take_the_open_seat_seats_you_without_an_error(browser, server):
+    # the second click's request was refused, and the page told its new player that
+    # "someone has joined" the game they had just joined
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "open"], "public": True,
+                                                 "name": "Ana"})[1]
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    bo.dblclick("#join")
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.wait_for_timeout(1000)  # the second click's answer, if one was sent
+    assert bo.inner_text("#move-error") == ""
+    assert "you play White" in bo.inner_text("#seats")
+    assert errors == []

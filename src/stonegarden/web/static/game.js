@@ -260,9 +260,12 @@
   }
   let named = false;
   document.addEventListener("sg-name", () => { named = false; if (now) renderOnline(now); });
+  let joining = false;  // a join is on its way: a second click would be refused as "someone else"
   $("join").addEventListener("click", async () => {
+    if (joining) return;
     $("move-error").textContent = "";
     if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; SG.askName(); return; }
+    joining = true;
     try {
       const made = await SG.post("/api/games/" + gid + "/join", { name: SG.name() });
       SG.saveKey(gid, String(made.seat), made.secret);
@@ -270,6 +273,7 @@
       history.replaceState(null, "", "#key=" + made.secret);
       refresh();
     } catch (e) { if (e.status === 404) gone(); else $("move-error").textContent = e.message; }
+    finally { joining = false; }
   });
   async function rematch() {
     try {

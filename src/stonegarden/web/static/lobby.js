@@ -5,14 +5,17 @@
   const body = $("lobby").querySelector("tbody");
   const ago = (s) => (s < 60 ? s + " s" : s < 3600 ? Math.floor(s / 60) + " min" : s < 86400 ? Math.floor(s / 3600) + " h" : Math.floor(s / 86400) + " d");
 
+  let joining = false;  // a join is on its way: a second click would be refused as "someone else"
   async function join(g) {
+    if (joining) return;
     $("lobby-error").textContent = "";
     if (!SG.name()) { $("lobby-error").textContent = "Choose your name first (above)."; SG.askName(); return; }
+    joining = true;
     try {
       const made = await SG.post("/api/games/" + g.id + "/join", { name: SG.name() });
       SG.saveKey(made.id, String(made.seat), made.secret);
       location.href = made.link;
-    } catch (e) { $("lobby-error").textContent = e.message; refresh(); }
+    } catch (e) { joining = false; $("lobby-error").textContent = e.message; refresh(); }
   }
 
   async function withdraw(g, secret) {
