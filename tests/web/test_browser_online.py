@@ -288,3 +288,25 @@ def test_a_double_click_on_take_the_open_seat_seats_you_without_an_error(browser
     assert bo.inner_text("#move-error") == ""
     assert "you play White" in bo.inner_text("#seats")
     assert errors == []
+
+
+def test_a_seat_link_whose_key_was_wrong_is_not_offered_to_resume(browser, server):
+    # a link cut short in a chat message is kept until its seat is known, which it never is:
+    # the stored games offered "Resume" to "#key=undefined"
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "human"], "public": True,
+                                                 "name": "Ana"})[1]
+    bo.goto(server.url + made["links"]["2"][:-6])
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('not valid')",
+                         timeout=WAIT)
+    bo.goto(server.url + "/games")
+    row = bo.locator(f'#stored tr[data-gid="{made["id"]}"]')
+    assert row.count() == 1 and row.locator(".resume").is_hidden()
+    bo.goto(server.url + made["links"]["2"])  # the whole link: its seat is Bo's to resume
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.goto(server.url + "/games")
+    assert row.locator(".resume").get_attribute("href").endswith(made["links"]["2"])
+    assert errors == []
