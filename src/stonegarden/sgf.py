@@ -239,13 +239,15 @@ def _result_text(game: Game, final: Any) -> str | None:
     return COLOURS[w - 1] + "+" + ("R" if result["reason"] == "resign" else "")
 
 
-def _time_text(record: Record) -> str | None:
-    """``X+T`` for a game its rules had not ended but a clock did: the web app's records say
-    so in ``meta.ended`` (``{"winner": 1 or 2, "reason": "time"}``)."""
+def _ended_text(record: Record) -> str | None:
+    """``X+T`` or ``X+R`` for a game its rules had not ended but a clock or a resignation on
+    the opponent's turn did: the web app's records say so in ``meta.ended`` (``{"winner": 1 or
+    2, "reason": "time" or "resign"}``)."""
     ended = (record.meta or {}).get("ended")
-    if (isinstance(ended, dict) and ended.get("reason") == "time"
-            and ended.get("winner") in (1, 2)):
-        return COLOURS[ended["winner"] - 1] + "+T"
+    if isinstance(ended, dict) and ended.get("winner") in (1, 2):
+        mark = {"time": "T", "resign": "R"}.get(str(ended.get("reason")))
+        if mark:
+            return COLOURS[ended["winner"] - 1] + "+" + mark
     return None
 
 
@@ -262,7 +264,7 @@ def record_to_sgf(record: Record, source: str = "<record>") -> str:
     for key, prop in (("1", "PB"), ("2", "PW")):
         if record.players and key in record.players:
             root.append(f"{prop}[{_escape(record.players[key])}]")
-    result = _result_text(game, states[-1]) or _time_text(record)
+    result = _result_text(game, states[-1]) or _ended_text(record)
     if result is not None:
         root.append(f"RE[{result}]")
     moves = []

@@ -146,3 +146,167 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     ana.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",
                           timeout=WAIT)
     assert errors == []
+
+
+def test_the_creator_of_a_game_with_a_friend_keeps_only_her_own_seat(browser, server):
+    # Ana sends Bo his seat link: her board offers it to pass on, but her "my games" is hers
+    # alone (her turn, her name, her seat's link), not "your turn" on Bo's turns
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    ana.goto(server.url + "/?game=freego")
+    choose_name(ana, "Ana")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.check('input[name="invite"][value="link"]')
+    ana.check('input[name="seat"][value="second"]')  # Bo, Black, moves first
+    ana.click("#start")
+    ana.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    invite, own = ana.input_value("#invite-url"), ana.get_attribute("#go-to-seat", "href")
+    ana.click("#go-to-seat")
+    ana.wait_for_selector("#invite-link:not([hidden])", timeout=WAIT)
+    assert ana.input_value("#invite-url") == invite
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.goto(invite)
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('Bo')",
+                         timeout=WAIT)
+
+    ana.goto(server.url + "/my-games")
+    ana.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
+    row = ana.locator("#mine tbody tr")
+    assert row.count() == 1 and row.get_attribute("data-turn") == "false"
+    assert row.locator("td").nth(0).inner_text() == "Their turn"
+    assert row.locator('td[data-label="You"]').inner_text() == "Ana"
+    assert row.locator('td[data-label="Against"]').inner_text() == "Bo"
+    assert row.locator("a").get_attribute("href").endswith(own.split("/game/")[1])
+    assert not ana.title().startswith("(")
+    bo.wait_for_selector("#status.your-turn", timeout=WAIT)
+    bo.fill("#move-text", "C3")
+    bo.press("#move-text", "Enter")
+    ana.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert "Your turn" in row.inner_text()
+    assert errors == []
+
+
+def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
+    # the creator takes her game back while someone looks at it: the page says so, and no
+    # longer offers the seat (it offered "Take the open seat" under "no game 'ID'")
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "open"], "public": True,
+                                                 "name": "Ana", "clock": {"initial": 60}})[1]
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    status, _ = server.request("POST", f"/api/games/{made['id']}/withdraw",
+                               {"secret": made["secrets"]["1"]})
+    assert status == 200
+    bo.wait_for_selector("body[data-gone=true]", timeout=WAIT)
+    assert "withdrawn" in bo.inner_text("#status")
+    assert bo.is_hidden("#join") and bo.is_hidden("#waiting") and bo.is_hidden("#clocks")
+    assert bo.inner_text("#move-error") == ""
+    assert bo.is_visible("#new-game")
+    assert errors == []
+
+
+def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser, server):
+    # a game made before its creator chose a name waits as "someone's"; the name she then
+    # gives her seat reaches every open lobby
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "open"], "public": True})[1]
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    assert "someone" in bo.inner_text("#lobby tbody")
+    status, _ = server.request("POST", f"/api/games/{made['id']}/name",
+                               {"secret": made["secrets"]["1"], "name": "Ana"})
+    assert status == 200
+    bo.wait_for_function("document.querySelector('#lobby tbody').textContent.includes('Ana')",
+                         timeout=WAIT)
+    assert errors == []
+
+
+def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
+    # Ana made the game and moves first, then left before moving: Bo's page lets him resign
+    # on her turn (it only said "it is player 1's turn"), and each page says who won and why
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "human"], "name": "Ana",
+                                                 "clock": {"initial": 300}})[1]
+    ana.goto(server.url + made["links"]["1"])
+    bo.goto(server.url + made["links"]["2"])
+    for page in (ana, bo):
+        page.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    assert "Black to move" in bo.inner_text("#status") and bo.is_enabled("#resign")
+    assert bo.is_disabled("#confirm")
+    bo.click("#resign")
+    bo.click("#ask-yes")
+    for page in (ana, bo):
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert bo.inner_text("#status") == "Game over: You lost: White resigned"
+    assert ana.inner_text("#status") == "Game over: You won: White resigned"
+    assert bo.inner_text("#move-error") == "" and bo.is_visible("#rematch")
+    assert "running" not in (ana.get_attribute("#clock-1", "class") or "")
+    assert errors == []
+
+
+def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
+    # a lobby left open said "0 s" for as long as nothing else changed in it
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.clock.install()
+    server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                          "seats": ["human", "open"], "public": True,
+                                          "name": "Ana"})
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    waited = bo.locator('#lobby tbody td[data-label="Waiting"]')
+    assert waited.inner_text().endswith(" s")
+    bo.clock.fast_forward("05:00")
+    bo.wait_for_function("document.querySelector('#lobby tbody td[data-label=Waiting]')"
+                         ".textContent === '5 min'", timeout=WAIT)
+    assert errors == []
+
+
+def test_a_double_click_on_take_the_open_seat_seats_you_without_an_error(browser, server):
+    # the second click's request was refused, and the page told its new player that
+    # "someone has joined" the game they had just joined
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "open"], "public": True,
+                                                 "name": "Ana"})[1]
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    bo.dblclick("#join")
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.wait_for_timeout(1000)  # the second click's answer, if one was sent
+    assert bo.inner_text("#move-error") == ""
+    assert "you play White" in bo.inner_text("#seats")
+    assert errors == []
+
+
+def test_a_seat_link_whose_key_was_wrong_is_not_offered_to_resume(browser, server):
+    # a link cut short in a chat message is kept until its seat is known, which it never is:
+    # the stored games offered "Resume" to "#key=undefined"
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "human"], "public": True,
+                                                 "name": "Ana"})[1]
+    bo.goto(server.url + made["links"]["2"][:-6])
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('not valid')",
+                         timeout=WAIT)
+    bo.goto(server.url + "/games")
+    row = bo.locator(f'#stored tr[data-gid="{made["id"]}"]')
+    assert row.count() == 1 and row.locator(".resume").is_hidden()
+    bo.goto(server.url + made["links"]["2"])  # the whole link: its seat is Bo's to resume
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.goto(server.url + "/games")
+    assert row.locator(".resume").get_attribute("href").endswith(made["links"]["2"])
+    assert errors == []

@@ -319,6 +319,49 @@ def test_a_clock_flags_with_no_one_connected_and_the_opponent_wins_on_time(clien
     assert len(open_store(db).get(gid).moves) == 2
 
 
+def test_a_person_may_resign_on_the_opponents_turn_so_no_game_waits_for_ever(client, db):
+    # Ana made the game and moves first; Bo joins, but Ana never comes back (her clock runs
+    # only from her first move): Bo, who could not resign on her turn, was held for ever
+    made = client.post("/api/games", json={
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "open"], "public": True,
+        "name": "Ana", "clock": {"initial": 60, "increment": 5}}).json()
+    gid, ana = made["id"], made["secrets"]["1"]
+    bo = client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).json()["secret"]
+    snap = snapshot(client, gid, bo)
+    assert snap["can_resign"] and not snap["can_play"] and snap["to_move"] == 1
+    assert not snapshot(client, gid)["can_resign"]  # a spectator's page offers nothing
+    r = client.post(f"/api/games/{gid}/move", json={"secret": bo, "move": "resign", "ply": 0})
+    assert r.status_code == 200, r.text
+    for secret, seat in ((ana, 1), (bo, 2)):
+        snap = snapshot(client, gid, secret)
+        assert snap["you"] == seat
+        assert snap["terminal"] and snap["winner"] == 1 and snap["reason"] == "resign"
+        assert snap["outcome"] == {"winner": 1, "reason": "resign", "detail": "White resigned"}
+        assert not snap["can_resign"] and snap["clock"]["running"] is None
+    assert snap["clock"]["1"] == snap["clock"]["2"] == 60  # no one's time was charged
+    record = client.get(f"/api/games/{gid}/record").json()
+    assert record["moves"] == [] and record["meta"]["ended"] == {"winner": 1, "reason": "resign"}
+    assert "RE[B+R]" in client.get(f"/api/games/{gid}/record.sgf").text
+    assert open_store(db).get(gid).result == {"winner": 1, "reason": "resign", "scores": None}
+    for secret, move in ((ana, "C3"), (bo, "resign"), (ana, "resign")):
+        r = client.post(f"/api/games/{gid}/move", json={"secret": secret, "move": move})
+        assert r.status_code == 409, r.text
+    assert client.post(f"/api/games/{gid}/rematch", json={"secret": bo}).status_code == 201
+
+
+def test_against_an_agent_a_resignation_waits_for_your_turn(client):
+    made = client.post("/api/games", json={"game": "freego", "params": {"size": 5},
+                                           "seats": ["human", "mcts:time=5"]}).json()
+    gid, key = made["id"], made["secrets"]["1"]
+    assert client.post(f"/api/games/{gid}/move",
+                       json={"secret": key, "move": "C3"}).status_code == 200
+    assert client.post(f"/api/games/{gid}/cancel", json={"secret": key}).status_code == 200
+    snap = snapshot(client, gid, key)  # the agent is to move, paused
+    assert snap["to_move"] == 2 and snap["paused"] and not snap["can_resign"]
+    r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "resign"})
+    assert r.status_code == 409 and "turn" in r.json()["error"]
+
+
 def test_an_sgf_made_before_the_clock_ran_out_is_not_served_after_it(tmp_path):
     """The SGF of a position is made once and kept; a game lost on time at that position
     ends without a move, and its SGF then says so (RE[W+T])."""
@@ -592,3 +635,14 @@ def test_watched_games_do_not_pin_memory_beyond_the_bound(tmp_path):
         store.close()
 
     asyncio.run(main())
+
+
+def test_a_listed_games_time_control_is_given_in_words(client):
+    # "my games" shows it as the lobby does: 90 s is "1.5 min", not a rounded "2 min"
+    fischer = create(client, ["human", "human"], clock={"initial": 90, "increment": 2})
+    days = create(client, ["human", "human"], clock={"days_per_move": 3})
+    none = create(client, ["human", "human"])
+    ids = ",".join(g["id"] for g in (fischer, days, none))
+    listed = {g["id"]: g["clock_text"] for g in client.get(f"/api/games?ids={ids}").json()["games"]}
+    assert listed == {fischer["id"]: "1.5 min + 2 s", days["id"]: "3 days a move",
+                      none["id"]: None}

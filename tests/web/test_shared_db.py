@@ -91,6 +91,22 @@ def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(pair):
         events.close()
 
 
+def test_the_lobby_of_one_server_hears_a_creators_name_given_through_the_other(pair):
+    a, b = pair
+    made = create(a, ["human", "open"], public=True)
+    events = Events(b.port, "/api/lobby/events")
+    try:
+        events.update()
+        assert b.request("GET", "/api/lobby")[1]["games"][0]["creator"] == "someone"
+        status, _ = a.request("POST", f"/api/games/{made['id']}/name",
+                              {"secret": made["secrets"]["1"], "name": "Ana"})
+        assert status == 200
+        events.update(timeout=10)
+        assert b.request("GET", "/api/lobby")[1]["games"][0]["creator"] == "Ana"
+    finally:
+        events.close()
+
+
 def test_an_open_seat_is_taken_once_when_two_servers_race_for_it(pair):
     a, b = pair
     for _ in range(5):

@@ -163,9 +163,11 @@ class Store(Protocol):
         ...
 
     def flag(self, game_id: str, ply: int, result: dict[str, Any],
-             clock: dict[str, Any]) -> bool:
-        """End a game on time: store ``result`` if the game is unfinished and still has ``ply``
-        moves. ``True`` for the one caller (of every server process) that did it."""
+             clock: dict[str, Any] | None) -> bool:
+        """End a game its rules have not ended (on time, or a person resigning on the
+        opponent's turn): store ``result`` and the stopped ``clock`` if the game is unfinished
+        and still has ``ply`` moves. ``True`` for the one caller (of every server process) that
+        did it."""
         ...
 
     def due(self, now: float, limit: int = 100) -> list[str]:

@@ -181,15 +181,15 @@ class SQLStore:
             self._notify(con, "name", game_id)
 
     def flag(self, game_id: str, ply: int, result: dict[str, Any],
-             clock: dict[str, Any]) -> bool:
+             clock: dict[str, Any] | None) -> bool:
         with self._transaction() as con:
             self._lock_game(con, game_id)
             done = con.execute(
                 "UPDATE games SET result = ?, clock = ?, deadline = NULL, to_move = NULL,"
                 " updated = ? WHERE id = ? AND result IS NULL"
                 " AND (SELECT count(*) FROM moves WHERE game_id = ?) = ?",
-                (json.dumps(result), json.dumps(clock), time.time(), game_id, game_id,
-                 ply)).rowcount == 1
+                (json.dumps(result), None if clock is None else json.dumps(clock),
+                 time.time(), game_id, game_id, ply)).rowcount == 1
             if done:
                 self._notify(con, "flag", game_id)
         return done

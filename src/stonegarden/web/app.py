@@ -176,7 +176,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         else:
             wanted = [i for i in ids.split(",") if is_game_id(i)][:100]
             rows = await asyncio.to_thread(store.list_games, 100, False, wanted)
-        return Json({"games": [r.to_json() for r in rows]})
+        return Json({"games": [{**r.to_json(), "clock_text": lobby.clock_words(r.clock)}
+                               for r in rows]})
 
     async def create_game(request: Request) -> Json:
         body = await read_json(request)

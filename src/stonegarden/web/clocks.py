@@ -74,16 +74,35 @@ def stored(clock: Clock | None) -> tuple[dict[str, Any] | None, float | None]:
     return clock.to_store(), clock.deadline()
 
 
-def time_result(loser: int) -> dict[str, Any]:
-    return {"winner": 3 - loser, "reason": "time", "scores": None}
-
-
 def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
-    """The snapshot's ``outcome`` for a game lost on time."""
+    """The snapshot's ``outcome`` for a game its rules did not end: lost on time, or resigned
+    on the opponent's turn."""
     assert live.over is not None
-    winner = int(live.over["winner"])
-    return {"winner": winner, "reason": "time",
-            "detail": f"{names[2 - winner]} ran out of time"}
+    winner, reason = int(live.over["winner"]), str(live.over["reason"])
+    loser = names[2 - winner]
+    return {"winner": winner, "reason": reason,
+            "detail": f"{loser} ran out of time" if reason == "time" else f"{loser} resigned"}
+
+
+async def end(svc: GameService, live: Live, loser: int, reason: str, now: float) -> bool:
+    """End ``live``, which its rules have not ended, with ``loser`` losing for ``reason``
+    (``time``, or ``resign`` on the opponent's turn): its clock stops (a time loss leaves the
+    loser none). Called holding ``live.lock``; ``True`` when this process stored it (another
+    may have changed the game first: it is then read again)."""
+    clock, final = live.clock, None
+    if clock is not None:
+        left = [clock.remaining(1, now), clock.remaining(2, now)]
+        if reason == "time":
+            left[loser - 1] = 0.0
+        final = Clock(clock.spec, (left[0], left[1]), None, now)
+    result = {"winner": 3 - loser, "reason": reason, "scores": None}
+    done = await asyncio.to_thread(svc.store.flag, live.id, len(live.moves), result,
+                                   final.to_store() if final is not None else None)
+    if not done:
+        svc.invalidate(live.id)
+        return False
+    live.clock, live.over = final, result
+    return True
 
 
 async def flag(svc: GameService, live: Live, now: float | None = None) -> bool:
@@ -93,18 +112,8 @@ async def flag(svc: GameService, live: Live, now: float | None = None) -> bool:
         now = time.time() if now is None else now
         clock = live.clock
         loser = clock.flagged(now) if clock is not None and live.over is None else None
-        if clock is None or loser is None:
+        if loser is None or not await end(svc, live, loser, "time", now):
             return False
-        left = [clock.remaining(1, now), clock.remaining(2, now)]
-        left[loser - 1] = 0.0
-        final = Clock(clock.spec, (left[0], left[1]), None, now)
-        result = time_result(loser)
-        done = await asyncio.to_thread(svc.store.flag, live.id, len(live.moves), result,
-                                       final.to_store())
-        if not done:
-            svc.invalidate(live.id)
-            return False
-        live.clock, live.over = final, result
     log.warning("stonegarden: game %s: player %d's time ran out; player %d wins", live.id,
                 loser, 3 - loser)
     svc.hub.publish(live.id)

@@ -47,7 +47,8 @@ class Elsewhere:
             for gid in thinking:  # read again: an agent still to move thinks again
                 svc.in_background(self._reload(gid))
             return
-        if what in ("lobby", "join", "withdraw"):  # a private game changes no lobby
+        # a private game changes no lobby; a name may be a waiting game's creator's
+        if what in ("lobby", "join", "withdraw", "name"):
             svc.hub.publish(LOBBY)
         live = svc.live.get(game_id)
         # a new name or a rematch offered leaves the moves alone: an agent thinking here goes

@@ -108,6 +108,8 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
     names[seat - 1] = clean
     live.names = (names[0], names[1])
     svc.hub.publish(live.id)
+    if OPEN in live.seats and live.listed:  # the lobby shows the creator's name
+        svc.hub.publish(LOBBY)
 
 
 async def rematch(svc: GameService, live: Live, secret: Any, client: str,
@@ -141,6 +143,12 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
     return made, await svc.load(live.rematch, client), 3 - seat
 
 
+def clock_words(stored: dict[str, Any] | None) -> str | None:
+    """A listed game's time control in words ("5 min + 3 s", "2 days a move"), or ``None``."""
+    clock = parse_clock(stored) if stored else None
+    return clock.describe() if clock else None
+
+
 def lobby_entry(row: Any, now: float, site: Site) -> dict[str, Any]:
     """What the lobby shows of a game with an open seat."""
     try:
@@ -148,10 +156,9 @@ def lobby_entry(row: Any, now: float, site: Site) -> dict[str, Any]:
     except StonegardenError:
         title = row.game
     open_seat = row.seats.index(OPEN) + 1
-    clock = parse_clock(row.clock) if row.clock else None
     return {"id": row.id, "game": row.game, "title": title, "params": row.params,
             "params_text": params_words(row.game, row.params),
-            "clock": row.clock, "clock_text": clock.describe() if clock else "no clock",
+            "clock": row.clock, "clock_text": clock_words(row.clock) or "no clock",
             "creator": row.names[2 - open_seat] or "someone", "open_seat": open_seat,
             "age": round(max(0.0, now - row.created)), "link": site.link(f"/game/{row.id}")}
 

@@ -390,6 +390,9 @@ class GameService:
             await clocks.flag(self, live)
             raise ApiError(409, "the game is over: time ran out")
         to_move = game.current_player(state)
+        if to_move != seat and move.strip().lower() == "resign" and live.seats == (HUMAN, HUMAN):
+            await self._resign_out_of_turn(live, seat)
+            return
         if to_move != seat:
             raise ApiError(409, f"it is player {to_move}'s turn, not player {seat}'s")
         if live.seats[seat - 1] != HUMAN:
@@ -410,6 +413,27 @@ class GameService:
         live.client = client
         await self.append_move(live, text, after, redo=())
         await self.turns.advance(live, client)
+
+    async def _resign_out_of_turn(self, live: Live, seat: int) -> None:
+        """A person resigns on the opponent's turn, so that a game between two people never
+        waits for ever on one who has left. Its moves cannot hold the resignation (the rules
+        let only the player to move resign), so it ends as a game lost on time does:
+        ``reason: "resign"``, recorded in ``meta.ended``.
+
+        Raises:
+            ApiError: 409 when the game changed meanwhile; 503 the store failed.
+        """
+        async with live.lock:
+            if live.over is not None or live.game.is_terminal(live.state):
+                raise ApiError(409, "the game is over")
+            self._still_served(live)
+            try:
+                done = await clocks.end(self, live, seat, "resign", time.time())
+            except StoreError as exc:
+                raise ApiError(503, str(exc)) from None
+            if not done:
+                raise ApiError(409, "the game has moved on: read it and try again")
+        self.hub.publish(live.id)
 
     def _still_served(self, live: Live) -> None:
         """Raises: ApiError 409 when ``live`` is no longer the copy served here (another

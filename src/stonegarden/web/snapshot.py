@@ -62,6 +62,9 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
     can_play = (live_now and seat is not None and not terminal and to_move == seat
                 and live.seats[seat - 1] == HUMAN and live.thinking is None
                 and OPEN not in live.seats)
+    # between two people either may resign on the other's turn too
+    can_resign = can_play or (live_now and seat is not None and not terminal
+                              and live.seats == (HUMAN, HUMAN))
     targets: list[str] = []
     if can_play:
         if live.targets is None or live.targets[0] != n:
@@ -91,7 +94,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "terminal": terminal,
         "over": game.is_terminal(live.state) or live.over is not None,
         "winner": over["winner"] if over else game.winner(state),
-        "reason": "time" if over else game.result_reason(state),
+        "reason": over["reason"] if over else game.result_reason(state),
         "score": view.score_track(game, state),
         "outcome": (clocks.outcome_words(live, list(view.player_names(game))) if over
                     else view.outcome(game, state)),
@@ -102,6 +105,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
                             lambda: view.svg(game, state, marks)),
         "builder": view.builder(game, state) if can_play else {"kind": "none"},
         "can_play": can_play,
+        "can_resign": can_resign,
         "position": game.position_text(state),
         "thinking": thinking,
         "engine_ready": engine_ready,

@@ -12,14 +12,24 @@ const SG = {
   // the path prefix the server is served under (serve --public-url), "" at the root
   base: document.body.dataset.base || "",
   url(path) { return SG.base + path; },
-  keys() { try { return JSON.parse(localStorage.getItem("sg-keys") || "{}"); } catch (e) { return {}; } },
+  // the seats this browser plays: {gid: {seat: key}} ("?" while a link's seat is not known yet)
+  keys() { return SG.stored("sg-keys"); },
   saveKey(gid, seat, key) {
     const k = SG.keys(); k[gid] = k[gid] || {};
     if (seat !== "?") for (const s of Object.keys(k[gid])) if (k[gid][s] === key) delete k[gid][s];
     k[gid][seat] = key;
     try { localStorage.setItem("sg-keys", JSON.stringify(k)); } catch (e) { /* private mode */ }
   },
-  dropGame(gid) { const k = SG.keys(); delete k[gid]; try { localStorage.setItem("sg-keys", JSON.stringify(k)); } catch (e) { /* private mode */ } },
+  dropGame(gid) {
+    for (const name of ["sg-keys", "sg-invites"]) {
+      const k = SG.stored(name); delete k[gid];
+      try { localStorage.setItem(name, JSON.stringify(k)); } catch (e) { /* private mode */ }
+    }
+  },
+  stored(name) { try { return JSON.parse(localStorage.getItem(name) || "{}"); } catch (e) { return {}; } },
+  // the seat links a creator passes on to a friend: {gid: {seat: key}}, kept apart from the
+  // seats this browser plays (SG.keys), so that "my games" and "Resume" never offer them
+  invites() { return SG.stored("sg-invites"); },
   // the display name, by the server's rules (web/names.py): NFC, surrounding space trimmed,
   // 1-24 characters counted as Python does (code points, not UTF-16 units), no control,
   // formatting or invisible character, not starting with a combining mark; runs of space as one
@@ -104,8 +114,16 @@ const SG = {
     if (label) td.dataset.label = label;
     tr.append(td); return td;
   },
-  rememberLinks(made) {
-    for (const seat of ["1", "2"]) if (made.secrets[seat]) SG.saveKey(made.id, seat, made.secrets[seat]);
+  // a game just made: the seats in mine (numbers) are this browser's; another person's seat
+  // link is kept as an invitation (shown on the game page to pass on), an agent's not at all
+  rememberLinks(made, mine) {
+    const invites = SG.invites();
+    for (const seat of ["1", "2"]) {
+      if (!made.secrets[seat]) continue;
+      if (mine.map(String).includes(seat)) SG.saveKey(made.id, seat, made.secrets[seat]);
+      else if (made.seats[seat - 1] === "human") (invites[made.id] = invites[made.id] || {})[seat] = made.secrets[seat];
+    }
+    try { localStorage.setItem("sg-invites", JSON.stringify(invites)); } catch (e) { /* private mode */ }
   },
   // live updates of a page (a game, the lobby, my games): calls back on each change; the server
   // sends one as a stream opens, so a reopened stream catches up by itself. The browser retries
@@ -152,7 +170,7 @@ const SG = {
       const sgf = /\.sgf$/i.test(file.name);
       const url = "/api/records" + (sgf && game ? "?game=" + encodeURIComponent(game) : "");
       const made = await SG.post(url, await file.text(), sgf ? "application/x-go-sgf" : "application/json");
-      SG.rememberLinks(made);
+      SG.rememberLinks(made, [1, 2]);  // an uploaded game is the uploader's, both seats
       location.href = made.links["1"];
     } catch (e) { errorEl.textContent = e.message; }
   },

@@ -68,9 +68,23 @@
       render(shown);
     } catch (e) {
       if (mine !== asked) return;
+      if (e.status === 404 && snap) { gone(); return; }
       $(snap ? "move-error" : "status").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
       if (e.offline) reload.later();
     }
+  }
+
+  /** The game shown is no longer stored: its creator withdrew it before anyone joined (the
+   * only way a game goes). Nothing on the page can act on it any more. */
+  function gone() {
+    clearInterval(clockTimer);
+    document.body.dataset.gone = "true";
+    $("status").textContent = "This game was withdrawn: its creator took it back before anyone joined.";
+    $("status").className = "status over";
+    for (const id of ["waiting", "rematch-offer", "rematch", "clocks", "builder", "study-card", "thinking-box"]) $(id).hidden = true;
+    $("result").hidden = false;
+    $("move-error").textContent = "";
+    document.title = baseTitle;
   }
 
   function clearChoice() { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; }
@@ -168,9 +182,9 @@
     prepareBoardKeys(hadFocus);
     alertTurn(n);
     const other = s.you ? String(3 - s.you) : null;
-    const keys = SG.keys()[gid] || {};
-    if (other && keys[other] && s.seats[other - 1] === "human") {
-      $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + keys[other]), location.href).href;
+    const passOn = (SG.invites()[gid] || {})[other] || (SG.keys()[gid] || {})[other];
+    if (other && passOn && s.seats[other - 1] === "human") {
+      $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + passOn), location.href).href;
       $("invite-link").hidden = false;
     }
   }
@@ -246,16 +260,20 @@
   }
   let named = false;
   document.addEventListener("sg-name", () => { named = false; if (now) renderOnline(now); });
+  let joining = false;  // a join is on its way: a second click would be refused as "someone else"
   $("join").addEventListener("click", async () => {
+    if (joining) return;
     $("move-error").textContent = "";
     if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; SG.askName(); return; }
+    joining = true;
     try {
       const made = await SG.post("/api/games/" + gid + "/join", { name: SG.name() });
       SG.saveKey(gid, String(made.seat), made.secret);
       key = made.secret;
       history.replaceState(null, "", "#key=" + made.secret);
       refresh();
-    } catch (e) { $("move-error").textContent = e.message; }
+    } catch (e) { if (e.status === 404) gone(); else $("move-error").textContent = e.message; }
+    finally { joining = false; }
   });
   async function rematch() {
     try {
@@ -334,7 +352,8 @@
     const live = s.can_play;
     $("builder").classList.toggle("inactive", !live);
     $("builder").hidden = !s.you || s.over;  // nothing to play
-    ["confirm", "clear", "resign"].forEach((id) => { $(id).disabled = !live; });
+    ["confirm", "clear"].forEach((id) => { $(id).disabled = !live; });
+    $("resign").disabled = !s.can_resign;  // between two people, on either's turn
     $("move-text").disabled = !live;
     $("pass").hidden = !(live && b.can_pass);
     const box = $("colours"), held = builderButton(box);

@@ -131,7 +131,7 @@
     if (seats[mine - 1] !== "human") delete body.seat;
     try {
       const made = await SG.post("/api/games", body);
-      SG.rememberLinks(made);
+      SG.rememberLinks(made, [mine]);
       if (made.seats.includes("open")) { location.href = made.links[String(mine)]; return; }
       const humans = ["1", "2"].filter((s) => made.seats[s - 1] === "human");
       if (humans.length === 2) {

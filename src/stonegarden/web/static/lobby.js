@@ -5,14 +5,17 @@
   const body = $("lobby").querySelector("tbody");
   const ago = (s) => (s < 60 ? s + " s" : s < 3600 ? Math.floor(s / 60) + " min" : s < 86400 ? Math.floor(s / 3600) + " h" : Math.floor(s / 86400) + " d");
 
+  let joining = false;  // a join is on its way: a second click would be refused as "someone else"
   async function join(g) {
+    if (joining) return;
     $("lobby-error").textContent = "";
     if (!SG.name()) { $("lobby-error").textContent = "Choose your name first (above)."; SG.askName(); return; }
+    joining = true;
     try {
       const made = await SG.post("/api/games/" + g.id + "/join", { name: SG.name() });
       SG.saveKey(made.id, String(made.seat), made.secret);
       location.href = made.link;
-    } catch (e) { $("lobby-error").textContent = e.message; refresh(); }
+    } catch (e) { joining = false; $("lobby-error").textContent = e.message; refresh(); }
   }
 
   async function withdraw(g, secret) {
@@ -23,10 +26,18 @@
 
   const cell = SG.cell;
 
+  // how long each game has waited goes on counting between the lobby's changes
+  let fetched = performance.now();
+  setInterval(() => {
+    const more = Math.floor((performance.now() - fetched) / 1000);
+    body.querySelectorAll("td[data-age]").forEach((td) => { td.textContent = ago(+td.dataset.age + more); });
+  }, 5000);
+
   const reload = SG.backoff(() => refresh());
   async function refresh() {
     const data = await SG.getShown("/api/lobby", $("lobby-error"), reload);
     if (!data) return;
+    fetched = performance.now();
     const keys = SG.keys();
     body.textContent = "";
     for (const g of data.games) {
@@ -36,7 +47,7 @@
       cell(tr, g.params_text);
       cell(tr, g.clock_text, "Clock");
       cell(tr, g.creator, "Created by");
-      cell(tr, ago(g.age), "Waiting");
+      cell(tr, ago(g.age), "Waiting").dataset.age = g.age;
       const act = cell(tr, "");
       const mine = keys[g.id] && keys[g.id][String(3 - g.open_seat)];
       const btn = document.createElement("button");

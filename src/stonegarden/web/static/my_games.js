@@ -41,7 +41,7 @@
       const opp = g.seats[other - 1];
       cell(tr, opp === "human" ? (g.names[other] || "a person") : opp === "open" ? "(open seat)" : opp, "Against");
       cell(tr, String(g.moves), "Moves");
-      cell(tr, g.clock ? (g.clock.days_per_move ? g.clock.days_per_move + " d a move" : Math.round(g.clock.initial / 60) + " min + " + g.clock.increment + " s") : "", "Clock");
+      cell(tr, g.clock_text || "", "Clock");
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
       const a = document.createElement("a");
       a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : "Open";

@@ -5,9 +5,9 @@
   rows.forEach((tr) => {
     const time = tr.querySelector("time");
     if (time) time.textContent = new Date(time.dateTime).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-    const k = keys[tr.dataset.gid];
-    if (!k) return;
-    const seat = k["1"] ? "1" : "2";
+    const k = keys[tr.dataset.gid] || {};
+    const seat = k["1"] ? "1" : k["2"] ? "2" : null;  // not "?": a link whose key proved wrong
+    if (!seat) return;
     const a = tr.querySelector(".resume");
     a.href = SG.url("/game/" + tr.dataset.gid + "#key=" + k[seat]);
     a.hidden = false;
