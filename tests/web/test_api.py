@@ -332,6 +332,41 @@ def test_undo_takes_back_the_agent_reply_and_redo_replays_it(client, db):
     assert stored(db, gid)[0] == tuple(m["text"] for m in played["moves"])
 
 
+def test_the_link_to_an_agents_seat_cannot_undo_and_leave_no_one_to_move(db):
+    """Two agents to watch: the creator's link holds seat 1, an agent's. An undo there would
+    go back to that agent's turn with no one to think for it: it is refused, and the game
+    goes on."""
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_think=60))) as client:
+        made = new_game(client, ["random", "mcts:sims=10000000"],
+                        params={"size": 5, "target": 20})
+        gid, key = made["id"], made["secrets"]["1"]
+        for _ in range(600):
+            snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+            if snap["thinking"] is not None and snap["thinking"]["seat"] == 2:
+                break
+            time.sleep(0.05)
+        assert snap["length"] == 1 and not snap["can_undo"]
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+        assert r.status_code == 409 and "player 1 is the agent 'random'" in r.json()["error"]
+        snap = client.get(f"/api/games/{gid}").json()
+        assert snap["length"] == 1 and snap["thinking"]["seat"] == 2
+        assert stored(db, gid)[0] == (snap["moves"][0]["text"],)
+        client.post(f"/api/games/{gid}/cancel", json={"secret": key})
+
+
+def test_the_agent_thinking_shows_its_search_budget_in_this_game(db):
+    """A level's budget is the game's own (Bridge Go's level 6: 4 s), not its number; an
+    ``mcts`` spec's is its simulations or seconds, not its other options."""
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_think=60))) as client:
+        for spec, budget in (("level:6", {"time": "4"}),
+                             ("mcts:sims=10000000,c=0.3", {"sims": "10000000"})):
+            made = new_game(client, [spec, "human"], game="bridgego", params={"size": 9})
+            gid, key = made["id"], made["secrets"]["2"]
+            snap = client.get(f"/api/games/{gid}").json()
+            assert snap["thinking"]["options"] == budget, spec
+            client.post(f"/api/games/{gid}/cancel", json={"secret": key})
+
+
 def test_hint_names_a_legal_move_and_marks_its_cells(client):
     made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
     gid, key = made["id"], made["secrets"]["1"]

@@ -18,8 +18,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..agents.registry import parse_agent_spec
-from ..core.protocol import CHANCE
+from ..agents.search_agents import SearchAgent
+from ..core.protocol import CHANCE, Game
 from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
+from .ai import server_agent
 from .http import ApiError
 from .live import Live, Thinking
 from .seats import HUMAN, OPEN
@@ -231,7 +233,8 @@ class AgentTurns:
         if t.elsewhere:  # another process's search, stopped at the limit (or the process died)
             elapsed = min(elapsed, svc.budgets.max_think)
         return {"seat": t.seat, "spec": t.spec, "elapsed": round(elapsed, 1),
-                "budget": svc.budgets.max_think, "options": budget_options(t.spec),
+                "budget": svc.budgets.max_think,
+                "options": search_budget(t.spec, live.game, svc.budgets.job_threads),
                 "queued": job is not None and job.state == "queued",
                 "elsewhere": t.elsewhere,  # another server process thinks for it
                 "waiting": svc.jobs.waiting_before(job) if job is not None else 0}
@@ -240,6 +243,21 @@ class AgentTurns:
 def cancelled(spec: str) -> str:
     """The notice of an agent whose thinking a person cancelled."""
     return f"cancelled: {spec!r} stopped thinking; undo, or let it move"
+
+
+def search_budget(spec: str, game: Game, threads: int) -> dict[str, str]:
+    """What the agent of ``spec`` searches for a move in ``game``, as options (``sims``,
+    ``time``): a level's own budget in that game (``level:5`` is not a budget of 5), an
+    ``mcts`` spec's with its defaults; nothing for an agent that does not search."""
+    try:
+        agent = server_agent(spec, threads)
+    except ParameterError:
+        return {}
+    if not isinstance(agent, SearchAgent):
+        return {}
+    budget = agent.budget_for(game)
+    out = {} if budget.sims is None else {"sims": str(budget.sims)}
+    return out if budget.seconds is None else {**out, "time": f"{budget.seconds:g}"}
 
 
 def budget_options(spec: str) -> dict[str, str]:
