@@ -354,6 +354,28 @@ def test_the_link_to_an_agents_seat_cannot_undo_and_leave_no_one_to_move(db):
         client.post(f"/api/games/{gid}/cancel", json={"secret": key})
 
 
+def test_an_agents_seconds_count_its_search_not_its_wait_for_a_worker(db):
+    """The one worker searches another game of this client for 2 s: this game's agent waits
+    (``queued``), then its seconds, which the --max-think limit bounds, start at its search."""
+    with TestClient(create_app(db, workers=1)) as client:
+        for _ in range(1200):  # bounded: the worker loads every game's kernels first
+            if client.get("/api/engine").json()["ready"]:
+                break
+            time.sleep(0.05)
+        for game in ("blooms", "freego"):
+            made = new_game(client, ["mcts:time=2", "human"], game=game, params={"size": 5})
+        waited = None
+        for _ in range(400):
+            thinking = client.get(f"/api/games/{made['id']}").json()["thinking"]
+            if thinking is not None and thinking["queued"]:
+                waited = thinking["elapsed"]
+            elif thinking is not None and waited is not None:
+                break
+            time.sleep(0.02)
+        assert thinking is not None and waited is not None and waited >= 1.5
+        assert thinking["elapsed"] < 1
+
+
 def test_the_agent_thinking_shows_its_search_budget_in_this_game(db):
     """A level's budget is the game's own (Bridge Go's level 6: 4 s), not its number; an
     ``mcts`` spec's is its simulations or seconds, not its other options."""

@@ -5,6 +5,7 @@ browser or Playwright is missing. Screenshots go to docs/screenshots/."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -366,6 +367,29 @@ def test_two_computers_watched_to_the_end_are_not_the_watchers_win_or_loss(brows
     assert page.inner_text("#status") == f"Game over: {winner} won: {outcome['detail']}"
     assert page.inner_text("#seats").endswith("— watching")
     assert page.is_hidden("#study-row") and page.is_hidden("#builder")
+
+
+def test_an_agent_waiting_for_a_free_worker_says_so_then_thinks(browser, server):
+    """The server's one worker searches another game of this client for 3 s: this game's agent
+    waits for it, and the page says so (not that it thinks, past its limit), then that it
+    thinks once the worker takes its job."""
+    for _ in range(600):  # bounded: the worker loads every game's kernels first
+        if server.request("GET", "/api/engine")[1]["ready"]:
+            break
+        time.sleep(0.1)
+    for game in ("blooms", "freego"):
+        status, made = server.request("POST", "/api/games",
+                                      {"game": game, "seats": ["mcts:time=3", "human"]})
+        assert status == 201, made
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page.goto(server.url + made["links"]["2"])
+    page.wait_for_function("document.getElementById('thinking').textContent"
+                           ".startsWith('mcts:time=3 waits for a free worker (')", timeout=2500)
+    assert page.inner_text("#status") == "Black (mcts:time=3) waits for a free worker…"
+    page.wait_for_function("document.getElementById('thinking').textContent"
+                           ".startsWith('mcts:time=3 is thinking: ')", timeout=WAIT)
+    assert page.inner_text("#status") == "Black (mcts:time=3) is thinking…"
+    wait_ready(page)
 
 
 def test_keyboard_confirm_moves_asking_first_arrow_keys_and_the_turn_alert(browser, server):

@@ -80,6 +80,7 @@ class AgentTurns:
             self.pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
                              "try again")
             return
+        thinking.job.on_start.append(lambda: svc.hub.publish(live.id))  # no longer queued
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         svc.hub.publish(live.id)
 
@@ -229,7 +230,9 @@ class AgentTurns:
             return None
         job = t.job
         svc = self.service
-        elapsed = time.time() - t.started
+        elapsed = time.time() - t.started  # waiting for a worker, while queued
+        if job is not None and job.started is not None:  # its search, which the limit bounds
+            elapsed = time.monotonic() - job.started
         if t.elsewhere:  # another process's search, stopped at the limit (or the process died)
             elapsed = min(elapsed, svc.budgets.max_think)
         return {"seat": t.seat, "spec": t.spec, "elapsed": round(elapsed, 1),

@@ -184,6 +184,7 @@
   function statusText(s) {
     if (s.terminal) return "Game over: " + resultText(s);
     if (s.thinking && !engineReady) return PREPARING;
+    if (s.thinking && s.thinking.queued) return `${names()[s.to_move - 1]} (${s.thinking.spec}) waits for a free worker…`;
     if (s.thinking) return `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
     if (s.open) return "Waiting for someone to join";
     if (s.can_play) return `Your turn (${names()[s.to_move - 1]})`;
@@ -327,7 +328,13 @@
       if (s.thinking) {
         const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
         const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
-        const show = () => { $("thinking").textContent = !engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)` : `${t.spec} is thinking: ${((Date.now() - start) / 1000).toFixed(0)} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : ""); };
+        const seconds = () => ((Date.now() - start) / 1000).toFixed(0);
+        const ahead = t.waiting ? `, ${t.waiting} job${t.waiting === 1 ? "" : "s"} ahead` : "";
+        const show = () => {
+          $("thinking").textContent = !engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)`
+            : t.queued ? `${t.spec} waits for a free worker (${seconds()} s so far${ahead}); then it thinks for at most ${t.budget} s`
+            : `${t.spec} is thinking: ${seconds()} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : "");
+        };
         show(); timer = setInterval(show, 1000);
       } else { $("thinking").textContent = "The agent is paused."; }
     } else box.hidden = true;
