@@ -376,6 +376,24 @@ def test_an_agents_seconds_count_its_search_not_its_wait_for_a_worker(db):
         assert thinking["elapsed"] < 1
 
 
+def test_a_cancel_offers_undo_only_where_there_is_a_move_to_take_back(db):
+    """Before the person's first move (the agent plays first), and to the link of a computer's
+    seat (two agents), there is nothing to undo: the notice offers only to let it move."""
+    slow = "mcts:sims=10000000"
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_think=60))) as client:
+        for seats, key in (([slow, "human"], "2"), (["random", slow], "1")):
+            made = new_game(client, seats, params={"size": 5, "target": 20})
+            gid = made["id"]
+            for _ in range(600):
+                thinking = client.get(f"/api/games/{gid}").json()["thinking"]
+                if thinking is not None and thinking["spec"] == slow:
+                    break
+                time.sleep(0.05)
+            r = client.post(f"/api/games/{gid}/cancel", json={"secret": made["secrets"][key]})
+            assert r.json()["notice"] == f"cancelled: {slow!r} stopped thinking; let it move"
+            assert not r.json()["can_undo"]
+
+
 def test_the_agent_thinking_shows_its_search_budget_in_this_game(db):
     """A level's budget is the game's own (Bridge Go's level 6: 4 s), not its number; an
     ``mcts`` spec's is its simulations or seconds, not its other options."""

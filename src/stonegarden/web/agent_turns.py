@@ -24,7 +24,7 @@ from ..errors import JobError, ParameterError, StonegardenError, StoreError, quo
 from .ai import server_agent
 from .http import ApiError
 from .live import Live, Thinking
-from .seats import HUMAN, OPEN
+from .seats import HUMAN, OPEN, may_undo
 
 if TYPE_CHECKING:
     from .service import GameService
@@ -103,7 +103,7 @@ class AgentTurns:
         if mine:
             return True
         if math.isinf(until):
-            self.pause(live, cancelled(thinking.spec))
+            self.pause(live, cancelled(live, thinking.spec))
             return False
         thinking.elsewhere = True
         # the holder's claim began when it started thinking (same limits on every process)
@@ -133,7 +133,7 @@ class AgentTurns:
         t = live.thinking
         if t is not None:
             self.stop(live)
-            self.pause(live, cancelled(t.spec))
+            self.pause(live, cancelled(live, t.spec))
 
     async def give_up_claims(self) -> None:
         """At shutdown: another process holding one of these games thinks for it at once."""
@@ -243,9 +243,12 @@ class AgentTurns:
                 "waiting": svc.jobs.waiting_before(job) if job is not None else 0}
 
 
-def cancelled(spec: str) -> str:
-    """The notice of an agent whose thinking a person cancelled."""
-    return f"cancelled: {spec!r} stopped thinking; undo, or let it move"
+def cancelled(live: Live, spec: str) -> str:
+    """The notice of an agent whose thinking a person cancelled; undo is offered where a
+    person playing an agent has a move to take back (not before their first move, nor to the
+    link of a computer's seat)."""
+    undo = any(may_undo(live, seat) and seat in live.history.movers for seat in (1, 2))
+    return f"cancelled: {spec!r} stopped thinking; {'undo, or ' if undo else ''}let it move"
 
 
 def search_budget(spec: str, game: Game, threads: int) -> dict[str, str]:

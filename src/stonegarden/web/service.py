@@ -481,7 +481,7 @@ class GameService:
         if t is None:
             raise ApiError(409, "no agent is thinking")
         self.turns.stop(live)
-        self.turns.pause(live, cancelled(t.spec))
+        self.turns.pause(live, cancelled(live, t.spec))
         # the others hear of it (the thinker stops); the pause outlasts this process
         with contextlib.suppress(StoreError):
             await asyncio.to_thread(self.store.cancel_thinking, live.id, t.ply)
