@@ -1,7 +1,9 @@
-"""The Python examples in the docs run as written (the README's are doctests)."""
+"""The Python examples in the docs run as written (the README's are doctests), and so do the
+README's terminal game and the replay lines that read its record."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -25,3 +27,25 @@ def test_a_python_example_of_the_docs_runs(code):
         if module in code:
             pytest.importorskip(module)
     exec(compile(code, "<docs example>", "exec"), {})
+
+
+README = DOCS.parent / "README.md"
+
+
+def test_the_readmes_terminal_game_saves_the_record_its_replay_lines_read(tmp_path, cli):
+    """The README's "Using it" lines in order, in an empty folder: the terminal game's line
+    saves game.json, which the two replay lines after it read."""
+    here = {"game.json": str(tmp_path / "game.json")}
+    lines = [[here.get(word, word) for word in line.split("#")[0].split()]
+             for line in README.read_text().splitlines()
+             if line.startswith(("stonegarden play ", "stonegarden replay game.json"))]
+    assert [line[:2] for line in lines] == [["stonegarden", "play"], ["stonegarden", "replay"],
+                                            ["stonegarden", "replay"]]
+    played = cli(*lines[0][1:], input="Rd4\nquit\n")
+    assert played.returncode == 0, played.stderr
+    assert "player 2 (random) plays" in played.stdout
+    shown = cli(*lines[1][1:])
+    assert shown.returncode == 0 and "1. player 1: Rd4" in shown.stdout, shown.stderr
+    rows = cli(*lines[2][1:])
+    assert rows.returncode == 0, rows.stderr
+    assert [json.loads(r)["move"] for r in rows.stdout.splitlines()][:1] == ["Rd4"]

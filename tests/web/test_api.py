@@ -332,6 +332,81 @@ def test_undo_takes_back_the_agent_reply_and_redo_replays_it(client, db):
     assert stored(db, gid)[0] == tuple(m["text"] for m in played["moves"])
 
 
+def test_the_link_to_an_agents_seat_cannot_undo_and_leave_no_one_to_move(db):
+    """Two agents to watch: the creator's link holds seat 1, an agent's. An undo there would
+    go back to that agent's turn with no one to think for it: it is refused, and the game
+    goes on."""
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_think=60))) as client:
+        made = new_game(client, ["random", "mcts:sims=10000000"],
+                        params={"size": 5, "target": 20})
+        gid, key = made["id"], made["secrets"]["1"]
+        for _ in range(600):
+            snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+            if snap["thinking"] is not None and snap["thinking"]["seat"] == 2:
+                break
+            time.sleep(0.05)
+        assert snap["length"] == 1 and not snap["can_undo"]
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+        assert r.status_code == 409 and "player 1 is the agent 'random'" in r.json()["error"]
+        snap = client.get(f"/api/games/{gid}").json()
+        assert snap["length"] == 1 and snap["thinking"]["seat"] == 2
+        assert stored(db, gid)[0] == (snap["moves"][0]["text"],)
+        client.post(f"/api/games/{gid}/cancel", json={"secret": key})
+
+
+def test_an_agents_seconds_count_its_search_not_its_wait_for_a_worker(db):
+    """The one worker searches another game of this client for 2 s: this game's agent waits
+    (``queued``), then its seconds, which the --max-think limit bounds, start at its search."""
+    with TestClient(create_app(db, workers=1)) as client:
+        for _ in range(1200):  # bounded: the worker loads every game's kernels first
+            if client.get("/api/engine").json()["ready"]:
+                break
+            time.sleep(0.05)
+        for game in ("blooms", "freego"):
+            made = new_game(client, ["mcts:time=2", "human"], game=game, params={"size": 5})
+        waited = None
+        for _ in range(400):
+            thinking = client.get(f"/api/games/{made['id']}").json()["thinking"]
+            if thinking is not None and thinking["queued"]:
+                waited = thinking["elapsed"]
+            elif thinking is not None and waited is not None:
+                break
+            time.sleep(0.02)
+        assert thinking is not None and waited is not None and waited >= 1.5
+        assert thinking["elapsed"] < 1
+
+
+def test_a_cancel_offers_undo_only_where_there_is_a_move_to_take_back(db):
+    """Before the person's first move (the agent plays first), and to the link of a computer's
+    seat (two agents), there is nothing to undo: the notice offers only to let it move."""
+    slow = "mcts:sims=10000000"
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_think=60))) as client:
+        for seats, key in (([slow, "human"], "2"), (["random", slow], "1")):
+            made = new_game(client, seats, params={"size": 5, "target": 20})
+            gid = made["id"]
+            for _ in range(600):
+                thinking = client.get(f"/api/games/{gid}").json()["thinking"]
+                if thinking is not None and thinking["spec"] == slow:
+                    break
+                time.sleep(0.05)
+            r = client.post(f"/api/games/{gid}/cancel", json={"secret": made["secrets"][key]})
+            assert r.json()["notice"] == f"cancelled: {slow!r} stopped thinking; let it move"
+            assert not r.json()["can_undo"]
+
+
+def test_the_agent_thinking_shows_its_search_budget_in_this_game(db):
+    """A level's budget is the game's own (Bridge Go's level 6: 4 s), not its number; an
+    ``mcts`` spec's is its simulations or seconds, not its other options."""
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_think=60))) as client:
+        for spec, budget in (("level:6", {"time": "4"}),
+                             ("mcts:sims=10000000,c=0.3", {"sims": "10000000"})):
+            made = new_game(client, [spec, "human"], game="bridgego", params={"size": 9})
+            gid, key = made["id"], made["secrets"]["2"]
+            snap = client.get(f"/api/games/{gid}").json()
+            assert snap["thinking"]["options"] == budget, spec
+            client.post(f"/api/games/{gid}/cancel", json={"secret": key})
+
+
 def test_hint_names_a_legal_move_and_marks_its_cells(client):
     made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
     gid, key = made["id"], made["secrets"]["1"]

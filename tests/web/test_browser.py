@@ -5,6 +5,7 @@ browser or Playwright is missing. Screenshots go to docs/screenshots/."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -297,6 +298,12 @@ def test_the_start_button_alone_starts_a_game_against_the_default_level(browser,
     assert page.is_checked('input[name="level"][value="2"]')
     assert page.locator("#levels li").count() == 6
     assert "Newcomers" in page.inner_text("#levels")
+    # level 5's time a move is the chosen game's (a slower search has longer caps)
+    level5 = page.locator("#levels li").nth(4)
+    assert "up to 1.6 seconds a move" in level5.inner_text()
+    page.select_option("#game-select", "bridgego")
+    assert "up to 3.2 seconds a move" in level5.inner_text()
+    page.select_option("#game-select", "blooms")
     page.click("#start")
     page.wait_for_url("**/game/**", timeout=WAIT)
     assert snapshot(server, page)["seats"] == ["human", "level:2"]
@@ -339,6 +346,50 @@ def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, server)
     page.wait_for_url("**/game/**", timeout=WAIT)
     assert snapshot(server, page)["seats"] == ["level:1", "level:3"]
     ctx.close()
+
+
+def test_two_computers_watched_to_the_end_are_not_the_watchers_win_or_loss(browser, server):
+    """The creator's link holds a computer's seat (to cancel or resume it): the page says who
+    won, not "You won", and offers no undo, hint or move builder."""
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page.goto(server.url + "/?game=freego")
+    page.check('input[name="mode"][value="watch"]')
+    page.select_option("#watch-1", "1")
+    page.select_option("#watch-2", "1")
+    page.click("#params-box summary")
+    page.fill('[data-param="size"]', "5")
+    page.click("#start")
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    assert "key=" in page.url
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    outcome = snapshot(server, page)["outcome"]
+    winner = ("Black", "White")[outcome["winner"] - 1]
+    assert page.inner_text("#status") == f"Game over: {winner} won: {outcome['detail']}"
+    assert page.inner_text("#seats").endswith("— watching")
+    assert page.is_hidden("#study-row") and page.is_hidden("#builder")
+
+
+def test_an_agent_waiting_for_a_free_worker_says_so_then_thinks(browser, server):
+    """The server's one worker searches another game of this client for 3 s: this game's agent
+    waits for it, and the page says so (not that it thinks, past its limit), then that it
+    thinks once the worker takes its job."""
+    for _ in range(600):  # bounded: the worker loads every game's kernels first
+        if server.request("GET", "/api/engine")[1]["ready"]:
+            break
+        time.sleep(0.1)
+    for game in ("blooms", "freego"):
+        status, made = server.request("POST", "/api/games",
+                                      {"game": game, "seats": ["mcts:time=3", "human"]})
+        assert status == 201, made
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page.goto(server.url + made["links"]["2"])
+    page.wait_for_function("document.getElementById('thinking').textContent"
+                           ".startsWith('mcts:time=3 waits for a free worker (')", timeout=2500)
+    assert page.inner_text("#status") == "Black (mcts:time=3) waits for a free worker…"
+    page.wait_for_function("document.getElementById('thinking').textContent"
+                           ".startsWith('mcts:time=3 is thinking: ')", timeout=WAIT)
+    assert page.inner_text("#status") == "Black (mcts:time=3) is thinking…"
+    wait_ready(page)
 
 
 def test_keyboard_confirm_moves_asking_first_arrow_keys_and_the_turn_alert(browser, server):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 from webhelpers import first_legal
 
@@ -18,6 +19,8 @@ LONG = {"size": 3, "target": 60}
 class RecordedJob:
     def __init__(self) -> None:
         self.state = "running"
+        self.started = time.monotonic()
+        self.on_start: list[Callable[[], None]] = []
         self.cancelled = False
         self.answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 

@@ -74,6 +74,8 @@ class Job:
         self.peak_bytes: int | None = None
         #: the worker was asked to stop it (a cancel or the deadline) before it ended
         self.stopped = False
+        #: called when a worker starts the job (a page showing it queued then shows it run)
+        self.on_start: list[Callable[[], None]] = []
         self.future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         # a job nobody waits for any more (its game moved on) may still fail: not an error
         self.future.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -372,6 +374,8 @@ class JobPool:
         worker.send({"op": "run", "id": job.id, "kind": job.kind, "args": job.args,
                      "memory": job.memory})
         job._timers.append(self._loop.call_later(job.deadline, self._stop, job, "deadline"))
+        for started in job.on_start:
+            started()
 
     def _stop(self, job: Job, why: str) -> None:
         """Ask the job's worker to stop it; end the worker if it has not after the grace."""

@@ -18,11 +18,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..agents.registry import parse_agent_spec
-from ..core.protocol import CHANCE
+from ..agents.search_agents import SearchAgent
+from ..core.protocol import CHANCE, Game
 from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
+from .ai import server_agent
 from .http import ApiError
 from .live import Live, Thinking
-from .seats import HUMAN, OPEN
+from .seats import HUMAN, OPEN, may_undo
 
 if TYPE_CHECKING:
     from .service import GameService
@@ -78,6 +80,7 @@ class AgentTurns:
             self.pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
                              "try again")
             return
+        thinking.job.on_start.append(lambda: svc.hub.publish(live.id))  # no longer queued
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         svc.hub.publish(live.id)
 
@@ -100,7 +103,7 @@ class AgentTurns:
         if mine:
             return True
         if math.isinf(until):
-            self.pause(live, cancelled(thinking.spec))
+            self.pause(live, cancelled(live, thinking.spec))
             return False
         thinking.elsewhere = True
         # the holder's claim began when it started thinking (same limits on every process)
@@ -130,7 +133,7 @@ class AgentTurns:
         t = live.thinking
         if t is not None:
             self.stop(live)
-            self.pause(live, cancelled(t.spec))
+            self.pause(live, cancelled(live, t.spec))
 
     async def give_up_claims(self) -> None:
         """At shutdown: another process holding one of these games thinks for it at once."""
@@ -227,19 +230,40 @@ class AgentTurns:
             return None
         job = t.job
         svc = self.service
-        elapsed = time.time() - t.started
+        elapsed = time.time() - t.started  # waiting for a worker, while queued
+        if job is not None and job.started is not None:  # its search, which the limit bounds
+            elapsed = time.monotonic() - job.started
         if t.elsewhere:  # another process's search, stopped at the limit (or the process died)
             elapsed = min(elapsed, svc.budgets.max_think)
         return {"seat": t.seat, "spec": t.spec, "elapsed": round(elapsed, 1),
-                "budget": svc.budgets.max_think, "options": budget_options(t.spec),
+                "budget": svc.budgets.max_think,
+                "options": search_budget(t.spec, live.game, svc.budgets.job_threads),
                 "queued": job is not None and job.state == "queued",
                 "elsewhere": t.elsewhere,  # another server process thinks for it
                 "waiting": svc.jobs.waiting_before(job) if job is not None else 0}
 
 
-def cancelled(spec: str) -> str:
-    """The notice of an agent whose thinking a person cancelled."""
-    return f"cancelled: {spec!r} stopped thinking; undo, or let it move"
+def cancelled(live: Live, spec: str) -> str:
+    """The notice of an agent whose thinking a person cancelled; undo is offered where a
+    person playing an agent has a move to take back (not before their first move, nor to the
+    link of a computer's seat)."""
+    undo = any(may_undo(live, seat) and seat in live.history.movers for seat in (1, 2))
+    return f"cancelled: {spec!r} stopped thinking; {'undo, or ' if undo else ''}let it move"
+
+
+def search_budget(spec: str, game: Game, threads: int) -> dict[str, str]:
+    """What the agent of ``spec`` searches for a move in ``game``, as options (``sims``,
+    ``time``): a level's own budget in that game (``level:5`` is not a budget of 5), an
+    ``mcts`` spec's with its defaults; nothing for an agent that does not search."""
+    try:
+        agent = server_agent(spec, threads)
+    except ParameterError:
+        return {}
+    if not isinstance(agent, SearchAgent):
+        return {}
+    budget = agent.budget_for(game)
+    out = {} if budget.sims is None else {"sims": str(budget.sims)}
+    return out if budget.seconds is None else {**out, "time": f"{budget.seconds:g}"}
 
 
 def budget_options(spec: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from ..agents.registry import make_agent
 from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
+from ..search.profile import profile_for
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -126,10 +127,17 @@ LEVELS = (
     (2, "Newcomers: a fair first game once you know the rules"),
     (3, "Casual players who have won a few games"),
     (4, "Regular players: it punishes loose moves"),
-    (5, "Strong players: it thinks up to about a second and a half a move"),
-    (6, "The strongest setting: 4 seconds of search a move"),
+    (5, "Strong players: it thinks up to {seconds} a move"),
+    (6, "The strongest setting: {seconds} of search a move"),
 )
 DEFAULT_LEVEL = 2
+
+
+def level_texts(game: Any) -> list[str]:
+    """Whom each level suits in ``game``, with the time its search may take where the text
+    says it (the game's own levels: a slower search has longer caps)."""
+    levels = profile_for(game).levels
+    return [text.format(seconds=f"{levels[n][1]:g} seconds") for n, text in LEVELS]
 
 
 def first_mover(game_id: str) -> int:
@@ -143,19 +151,21 @@ def first_mover(game_id: str) -> int:
 
 
 def home_context() -> dict[str, Any]:
-    """The levels, and for each game who moves first and what each player plays with."""
-    seating = {}
+    """The levels (whom each suits, with each game's own time a move), and for each game who
+    moves first and what each player plays with."""
+    seating: dict[str, dict[str, Any]] = {}
     for gid in available_games():
         game = make(gid)
         view = view_for(game)
         seating[gid] = {"first": first_mover(gid), "names": list(view.player_names(game)),
-                        "colours": list(view.player_colours(game))}
+                        "colours": list(view.player_colours(game)), "levels": level_texts(game)}
     # games played on a Go board have an SGF form: an SGF file without a stonegarden RU[]
     # is uploaded as one of them
     sgf_games = [{"id": gid, "title": game_class(gid).title} for gid in available_games()
                  if view_for(make(gid)).kind == "point"]
+    first = seating[available_games()[0]]["levels"]
     return {"levels": [{"level": n, "text": t, "default": n == DEFAULT_LEVEL}
-                       for n, t in LEVELS],
+                       for (n, _), t in zip(LEVELS, first, strict=True)],
             "seating": seating, "sgf_games": sgf_games}
 
 

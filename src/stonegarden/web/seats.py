@@ -63,6 +63,12 @@ def opponent_is_agent(live: Live, seat: int) -> bool:
     return live.seats[2 - seat] != HUMAN
 
 
+def may_undo(live: Live, seat: int) -> bool:
+    """A person playing an agent. Between two people an undo would need the other's consent;
+    the link to an agent's seat (two agents to watch) has no turn of its own to go back to."""
+    return live.seats[seat - 1] == HUMAN and opponent_is_agent(live, seat)
+
+
 def may_see_analysis(live: Live, seat: int | None) -> bool:
     """Everyone once the game is over. While it goes on, never its players (it would help
     them play), and its spectators only where the players may have the computer's help

@@ -37,7 +37,7 @@ from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, MAX_ID, History, Hub, Live, is_game_id
 from .reviewer import Reviewer
-from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent, seating
+from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, may_undo, seating
 from .views import view_for
 from .views.base import safe_move_cells
 
@@ -505,7 +505,7 @@ class GameService:
         if t is None:
             raise ApiError(409, "no agent is thinking")
         self.turns.stop(live)
-        self.turns.pause(live, cancelled(t.spec))
+        self.turns.pause(live, cancelled(live, t.spec))
         # the others hear of it (the thinker stops); the pause outlasts this process
         with contextlib.suppress(StoreError):
             await asyncio.to_thread(self.store.cancel_thinking, live.id, t.ply)
@@ -530,10 +530,14 @@ class GameService:
         """Take back moves to this seat's previous turn (only against an agent).
 
         Raises:
-            ApiError: 403 without a seat secret, 409 between two humans or with nothing to undo.
+            ApiError: 403 without a seat secret, 409 between two humans, for an agent's seat or
+            with nothing to undo.
         """
         seat = self.require_seat(live, secret)
-        if not opponent_is_agent(live, seat):
+        if live.seats[seat - 1] != HUMAN:
+            raise ApiError(409, f"undo is for a person playing an agent; player {seat} is "
+                                f"the agent {quote(live.seats[seat - 1])}")
+        if not may_undo(live, seat):
             raise ApiError(409, "undo is for games against an agent; between two people it "
                                 "would need the other player's consent")
         if live.game.is_terminal(live.state):

@@ -11,7 +11,7 @@ from ..errors import quote
 from . import clocks, review
 from .http import ApiError
 from .live import Live
-from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, opponent_is_agent
+from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, may_undo
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -111,7 +111,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "engine_ready": engine_ready,
         "paused": live.paused,
         "notice": live.notice,
-        "can_undo": (seat is not None and opponent_is_agent(live, seat) and n > 0
+        "can_undo": (seat is not None and may_undo(live, seat) and n > 0
                      and not game.is_terminal(live.state)),
         "can_redo": seat is not None and bool(live.redo),
         "hint": hint,

@@ -118,11 +118,15 @@
   const names = () => (snap && snap.players) || info.players;
   const short = (p) => (/^Player \d$/.test(names()[p - 1]) ? "P" + p : names()[p - 1]);
 
+  // the seat this link holds is played by a person here; a link to a computer's seat (two
+  // computers to watch) may cancel or resume it, but its games are not "yours" to win or lose
+  const playing = (s) => !!s.you && s.seats[s.you - 1] === "human";
+
   function resultText(s) {
     const o = s.outcome;
     if (!o) return "";
     if (o.winner === 0) return `A draw: ${o.detail}`;
-    if (s.you) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+    if (playing(s)) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
     return `${names()[o.winner - 1]} won: ${o.detail}`;
   }
 
@@ -155,7 +159,7 @@
     if (s.you && key) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
     const person = (p) => (s.names && s.names[p]) || "a person";
     const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
-    const you = s.you ? ` — you play ${names()[s.you - 1]}` : key ? " — (this link's key is not valid)" : " — watching";
+    const you = playing(s) ? ` — you play ${names()[s.you - 1]}` : s.you || !key ? " — watching" : " — (this link's key is not valid)";
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status = statusText(n);
     if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
@@ -169,13 +173,14 @@
     renderThinking(n);
     renderAnalysis(s);
     $("notice").textContent = s.notice || "";
-    // undo, redo and hints are the players' (a spectator has none), and none once it is over
-    $("study-row").hidden = s.over || !s.you;
+    // undo, redo and hints are the players' (a spectator, or a link to a computer's seat, has
+    // none), and none once it is over
+    $("study-row").hidden = s.over || !playing(s);
     $("study-card").hidden = $("study-row").hidden && !s.notice;
     $("undo").disabled = !s.can_undo;
     $("redo").disabled = !s.can_redo;
     // a hint is only ever given to a player on their turn, where the game allows hints
-    $("hint").hidden = !(s.you && s.hints_allowed);
+    $("hint").hidden = !(playing(s) && s.hints_allowed);
     $("hint").disabled = !(s === n && s.can_play);
     $("hint-text").textContent = s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "";
     renderBuilder(s);
@@ -193,6 +198,7 @@
   function statusText(s) {
     if (s.terminal) return "Game over: " + resultText(s);
     if (s.thinking && !engineReady) return PREPARING;
+    if (s.thinking && s.thinking.queued) return `${names()[s.to_move - 1]} (${s.thinking.spec}) waits for a free worker…`;
     if (s.thinking) return `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
     if (s.open) return "Waiting for someone to join";
     if (s.can_play) return `Your turn (${names()[s.to_move - 1]})`;
@@ -340,7 +346,13 @@
       if (s.thinking) {
         const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
         const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
-        const show = () => { $("thinking").textContent = !engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)` : `${t.spec} is thinking: ${((Date.now() - start) / 1000).toFixed(0)} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : ""); };
+        const seconds = () => ((Date.now() - start) / 1000).toFixed(0);
+        const ahead = t.waiting ? `, ${t.waiting} job${t.waiting === 1 ? "" : "s"} ahead` : "";
+        const show = () => {
+          $("thinking").textContent = !engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)`
+            : t.queued ? `${t.spec} waits for a free worker (${seconds()} s so far${ahead}); then it thinks for at most ${t.budget} s`
+            : `${t.spec} is thinking: ${seconds()} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : "");
+        };
         show(); timer = setInterval(show, 1000);
       } else { $("thinking").textContent = "The agent is paused."; }
     } else box.hidden = true;
@@ -351,7 +363,7 @@
     const b = s.builder;
     const live = s.can_play;
     $("builder").classList.toggle("inactive", !live);
-    $("builder").hidden = !s.you || s.over;  // nothing to play
+    $("builder").hidden = !playing(s) || s.over;  // nothing to play
     ["confirm", "clear"].forEach((id) => { $(id).disabled = !live; });
     $("resign").disabled = !s.can_resign;  // between two people, on either's turn
     $("move-text").disabled = !live;

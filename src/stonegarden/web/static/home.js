@@ -20,6 +20,8 @@
     $("seat-second").textContent = who(second);
     $("seat1-note").textContent = s.first === 1 ? "moves first" : "its opening is part of the start position; player 2 moves first";
     $("seat2-note").textContent = s.first === 2 ? "moves first" : "";
+    // whom each level suits, with this game's time per move (a slower search has longer caps)
+    $("levels").querySelectorAll("li small").forEach((e, i) => { e.textContent = s.levels[i]; });
   }
 
   function showParams() {
