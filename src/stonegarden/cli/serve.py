@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import webbrowser
@@ -89,13 +90,21 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     except StonegardenError as exc:
         click.echo(f"stonegarden serve: {exc}", err=True)
         sys.exit(2)
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+    try:  # bound before "serving" is said: a port in use is one line, not a false start
+        sock = listening_socket(host, port)
+    except OSError as exc:
+        click.echo(f"stonegarden serve: cannot listen on {host} port {port}: "
+                   f"{exc.strerror or exc}", err=True)
+        sys.exit(2)
+    port = sock.getsockname()[1]  # --port 0 takes a free port: say which
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    url = f"http://{f'[{shown_host}]' if ':' in shown_host else shown_host}:{port}/"
     shown = f" (public URL {site.link('/')})" if site.origin else ""
     click.echo(f"stonegarden: serving {url}{shown} (games stored in {redacted(path)}); "
                "Ctrl-C stops")
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    run_server(app, host, port)
+    run_server(app, sock)
 
 
 def loopback_hosts(host: str, site: Any) -> list[str] | None:
@@ -124,7 +133,25 @@ def cores_per_worker(workers: int) -> int:
     return max(1, default_threads() // workers)
 
 
-def run_server(app: Any, host: str, port: int) -> None:
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host`` and ``port`` (IPv4 or IPv6, as ``host`` is written).
+
+    Raises:
+        OSError: the address is in use, not this machine's, or not allowed.
+    """
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def run_server(app: Any, sock: socket.socket) -> None:
     """uvicorn, telling the app when a shutdown begins (``app.state.begin_shutdown``), so its
     live-update streams end at once instead of holding the shutdown up."""
     import uvicorn
@@ -138,5 +165,6 @@ def run_server(app: Any, host: str, port: int) -> None:
 
     # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from 127.0.0.1 by
     # default; the app trusts those headers only from --forwarded-allow-ips
+    host, port = sock.getsockname()[:2]
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                          timeout_graceful_shutdown=2, proxy_headers=False)).run()
+                          timeout_graceful_shutdown=2, proxy_headers=False)).run(sockets=[sock])
