@@ -442,7 +442,11 @@ def test_an_undo_that_meets_the_agents_move_being_written_leaves_the_game_going(
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         made = new_game(client, ["human", "random"], game="blobs", params=params)
         gid, key = made["id"], made["secrets"]["1"]
-        snap = wait_for_agent(client, gid)
+        for _ in range(600):  # the agent's move, then the roll after it: not the moment between
+            snap = wait_for_agent(client, gid)
+            if snap["to_move"] == 1:
+                break
+            time.sleep(0.05)
         assert snap["length"] == 3 and snap["to_move"] == 1  # a roll, the agent's, a roll
         moves = [m["text"] for m in snap["moves"]]
         r = client.post(f"/api/games/{gid}/move",
