@@ -98,6 +98,10 @@
     if (moving) return;  // a double click or tap: the first one is being played
     moving = true;
     try { await act("move", { move: text, ply: snap.length }); } finally { moving = false; }
+    // the button that played it is now disabled or gone (Confirm, a face, Pass): the focus
+    // goes back to the board, where the next move is chosen, rather than to the page's top
+    const f = document.activeElement;
+    if (!f || f === document.body || f.disabled || !f.getClientRects().length) $("board").querySelector('[data-cell][tabindex="0"]')?.focus();
   }
 
   // -- words --------------------------------------------------------------------------------
@@ -138,6 +142,7 @@
     document.body.dataset.terminal = s.terminal;
     const hadFocus = $("board").contains(document.activeElement);
     $("board").innerHTML = s.svg;
+    boardForScreenReaders();
     if (s.you && key) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
     const person = (p) => (s.names && s.names[p]) || "a person";
     const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
@@ -145,7 +150,8 @@
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status = statusText(n);
     if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
-    $("status").textContent = status;
+    say($("status"), status);
+    say($("last-move"), lastMoveText(s));
     $("status").className = "status" + (n.can_play ? " your-turn" : "") + (n.terminal ? " over" : "");
     $("result").hidden = !n.terminal;
     renderClock(n);
@@ -173,6 +179,37 @@
       $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + keys[other]), location.href).href;
       $("invite-link").hidden = false;
     }
+  }
+
+  /** Set a live region's text only when it changes: a screen reader says each change, and a
+   * refresh that changes nothing must not make it repeat itself. */
+  function say(el, text) { if (el.textContent !== text) el.textContent = text; }
+
+  /** The board as a screen reader meets it: a group of cell buttons (an image's content is
+   * read as one picture, its buttons unreachable), without the coordinates drawn around it
+   * (each cell's name says them). */
+  function boardForScreenReaders() {
+    const svg = $("board").querySelector("svg");
+    if (!svg || !svg.querySelector("[data-cell]")) return;
+    svg.setAttribute("role", "group");
+    if (!svg.getAttribute("aria-label")) svg.setAttribute("aria-label", svg.querySelector("title")?.textContent || "board");
+    svg.querySelectorAll("text").forEach((t) => { if (!t.closest("[data-cell]")) t.setAttribute("aria-hidden", "true"); });
+  }
+
+  /** What the last move did, in words (shown and said): who played what, what it captured,
+   * the moves it made by itself (Blobs' auto moves), and the dice rolled since. */
+  function lastMoveText(s) {
+    let k = s.ply;
+    while (k > 0 && !s.moves[k - 1].player) k--;  // a roll places nothing
+    if (!k) return "";
+    const m = s.moves[k - 1];
+    const who = m.player === s.you ? "You" : names()[m.player - 1];
+    let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
+    if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
+    if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
+    const rolls = s.moves.slice(k, s.ply).map((r) => r.text);
+    if (rolls.length) text += `; then the die: ${rolls.join(", ")}`;
+    return text + ".";
   }
 
   /** The live position in words: whose turn, who thinks, or how it ended. */
@@ -294,7 +331,7 @@
     const ol = $("moves"); ol.textContent = "";
     s.moves.forEach((m) => {
       const li = document.createElement("li");
-      li.textContent = (m.player ? short(m.player) + " " : "") + m.text;
+      li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "");
       li.dataset.ply = m.ply + 1;
       if (m.ply + 1 === s.ply) li.className = "current";
       li.addEventListener("click", () => goTo(m.ply + 1));
@@ -359,13 +396,16 @@
       const note = document.createElement("span"); note.className = "muted"; note.id = "blobs-info";
       const opts = chosenCell ? b.options[chosenCell] || [] : [];
       note.textContent = opts.length ? `faces that fit ${chosenCell}:` : "click a highlighted frontier cell";
+      if (b.roll) note.textContent = `Tumbling Dice: you rolled a ${b.roll} and must place it; ` + note.textContent;
       box.append(note);
       for (const o of opts) {
         const btn = document.createElement("button"); btn.type = "button";
         btn.className = "face-option" + (chosen && chosen.text === o.text ? " selected" : "");
         btn.dataset.move = o.text;
         btn.innerHTML = o.svg;
+        btn.querySelector("svg")?.setAttribute("aria-hidden", "true");
         btn.append(` ${o.label} (${o.text})`);
+        btn.setAttribute("aria-label", `${o.words} (${o.text})`);  // which way round the face lies
         btn.addEventListener("click", () => choose(o.text, chosenCell));
         box.append(btn);
       }
@@ -471,6 +511,24 @@
     current.setAttribute("tabindex", "0");
     if (hadFocus) current.focus();
   }
+  // the focused cell gets a ring drawn over the whole board (a cell's own outline would be
+  // hidden under its neighbours, and in blue it would read as the last-move mark)
+  function drawFocus(cell) {
+    const svg = $("board").querySelector("svg");
+    if (!svg) return;
+    svg.querySelectorAll(".focus-ring").forEach((e) => e.remove());
+    if (!cell || !cell.matches(":focus-visible")) return;
+    const b = cell.getBBox(), pad = 3;
+    for (const cls of ["focus-ring focus-under", "focus-ring focus-over"]) {
+      const r = document.createElementNS(SVG, "rect");
+      r.setAttribute("x", b.x - pad); r.setAttribute("y", b.y - pad);
+      r.setAttribute("width", b.width + 2 * pad); r.setAttribute("height", b.height + 2 * pad);
+      r.setAttribute("rx", 4); r.setAttribute("class", cls);
+      svg.append(r);
+    }
+  }
+  $("board").addEventListener("focusin", (ev) => drawFocus(ev.target.closest("[data-cell]")));
+  $("board").addEventListener("focusout", () => drawFocus(null));
   const centre = (el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
   $("board").addEventListener("keydown", (ev) => {
     const cell = ev.target.closest("[data-cell]");

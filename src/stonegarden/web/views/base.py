@@ -18,6 +18,8 @@ class Marks:
     targets: tuple[str, ...] = ()
     hint: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    #: cells the last move filled by itself (Blobs' auto moves)
+    auto: tuple[str, ...] = ()
 
 
 class BoardView:
