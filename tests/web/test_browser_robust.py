@@ -446,6 +446,17 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     assert page.get_attribute("#board [data-cell='c3']", "aria-label") == \
         "c3, grey stone, Player 2"
     assert page.inner_text("#last-move") == "Player 2 played Gd3."
+    # a stone chosen from the keyboard is said, and named on its cell; chosen again, it goes
+    page.locator("#board [data-cell='c5']").focus()
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#board [data-cell='c5']", "aria-label") == \
+        "c5, empty, chosen: red stone"
+    assert page.inner_text("#choice") == \
+        "Chosen: red on c5 (Rc5). Choose a cell for yellow, or Confirm."
+    assert page.get_attribute("#choice", "aria-live") == "polite"
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#board [data-cell='c5']", "aria-label") == "c5, empty"
+    assert page.inner_text("#choice") == ""
     page.focus("#move-text")
     page.keyboard.type("Yc5")
     page.keyboard.press("Enter")

@@ -417,8 +417,25 @@
       box.append(note);
     }
     drawPending();
+    say($("choice"), choiceText(s));
     if (!typed) $("move-text").value = chosen ? chosen.text : pendingText(s);
     if (held) box.querySelector(`button[${held}]`)?.focus();
+  }
+
+  /** The move being built, for a screen reader (the page shows it as ghost stones). */
+  function choiceText(s) {
+    const b = s.builder;
+    if (!s.can_play) return "";
+    if (b.kind === "hex-two-colour" && pending.length) {
+      const name = (letter) => b.colours.find((c) => c.letter === letter)?.name || letter;
+      const placed = pending.map((p) => `${name(p.letter)} on ${p.cell}`).join(" and ");
+      const more = pending.length < b.max_stones ? `Choose a cell for ${name(colour)}, or Confirm.` : "Confirm to play it.";
+      return `Chosen: ${placed} (${pendingText(s)}). ${more}`;
+    }
+    if (chosen) return `${chosen.text} chosen: Confirm to play it.`;
+    const opts = b.kind === "blobs" && chosenCell ? b.options[chosenCell] || [] : [];
+    if (opts.length > 1) return `${opts.length} faces fit ${chosenCell}: choose one with the buttons after the board.`;
+    return "";
   }
 
   /** The builder button holding the focus, as a selector attribute: its buttons are made anew
@@ -456,19 +473,28 @@
     g.classList.add("pending");
   }
 
+  /** A chosen cell's name says so (its picture shows a ghost stone or a dashed frame). */
+  function nameChosen(g, words) {
+    g.dataset.label = g.getAttribute("aria-label");
+    g.setAttribute("aria-label", `${g.dataset.label}, chosen${words ? ": " + words : ""}`);
+  }
+
   function drawPending() {
     const svg = $("board").querySelector("svg");
     if (!svg) return;
     svg.querySelectorAll(".ghost, .ghost-ring").forEach((e) => e.remove());
     svg.querySelectorAll(".pending").forEach((e) => e.classList.remove("pending"));
+    svg.querySelectorAll("[data-label]").forEach((e) => { e.setAttribute("aria-label", e.dataset.label); delete e.dataset.label; });
+    const colourName = (letter) => (snap.builder.colours || []).find((c) => c.letter === letter)?.name;
     for (const p of pending) {
       const g = svg.querySelector(`[data-cell="${p.cell}"]`);
-      if (g) ghost(g, "#sg-stone-" + p.letter);
+      if (g) { ghost(g, "#sg-stone-" + p.letter); nameChosen(g, `${colourName(p.letter) || p.letter} stone`); }
     }
     const cell = chosen ? chosen.cell : chosenCell;
     const g = cell ? svg.querySelector(`[data-cell="${cell}"]`) : null;
     if (g && snap.builder.kind === "point" && chosen) ghost(g, "#" + snap.builder.ghost);
     else if (g) g.classList.add("pending");
+    if (g) nameChosen(g, chosen && snap.builder.kind === "blobs" ? chosen.text : "");  // the face
   }
 
   function cellChosen(cell) {
