@@ -82,6 +82,7 @@
       if (name === "move" || name === "undo" || name === "redo") clearChoice();
       viewPly = null;  // the answer is the live position
       render(data);
+      keepFocus();
       // a refresh asked before this answer came may have shown a newer position (an agent's
       // quick reply) that this answer has just covered: ask again, after it
       refresh();
@@ -98,8 +99,12 @@
     if (moving) return;  // a double click or tap: the first one is being played
     moving = true;
     try { await act("move", { move: text, ply: snap.length }); } finally { moving = false; }
-    // the button that played it is now disabled or gone (Confirm, a face, Pass): the focus
-    // goes back to the board, where the next move is chosen, rather than to the page's top
+  }
+
+  /** After an action, the button that asked for it may be disabled or gone (Confirm, a face,
+   * Pass, Undo, Cancel): the focus goes back to the board, where the next move is chosen,
+   * rather than to the top of the page. */
+  function keepFocus() {
     const f = document.activeElement;
     if (!f || f === document.body || f.disabled || !f.getClientRects().length) $("board").querySelector('[data-cell][tabindex="0"]')?.focus();
   }
