@@ -176,6 +176,13 @@ def test_the_hint_button_is_offered_only_where_a_hint_can_be_given(browser, serv
     page.click("#nav-prev")  # an old position: no hint for it
     page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
     assert page.is_disabled("#hint")
+    # Undo from the keyboard takes both moves back and disables itself: the focus goes to the
+    # board, not to the top of the page
+    page.focus("#undo")
+    page.keyboard.press("Enter")
+    wait_length(page, 0)
+    assert page.is_disabled("#undo")
+    assert page.evaluate("!!document.activeElement.dataset.cell")
 
 
 def test_a_move_refused_as_out_of_date_brings_the_page_up_to_date(browser, server):
