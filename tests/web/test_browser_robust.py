@@ -418,7 +418,12 @@ def test_tumbling_dice_on_a_phone_from_the_keyboard_says_the_roll_and_the_auto_m
     # a group of buttons a screen reader can walk, not a picture; the coordinates are not read
     assert page.get_attribute("#board svg", "role") == "group"
     assert page.locator("#board svg > text:not([aria-hidden='true'])").count() == 0
-    page.locator('#board [data-cell][tabindex="0"]').focus()
+    # the cells a die fits say so; Enter on another says why nothing happens
+    assert page.get_attribute("#board [data-cell='h7']", "aria-label") == \
+        "h7, empty, a die fits here"
+    page.locator("#board [data-cell='h10']").focus()
+    page.keyboard.press("Enter")
+    assert page.inner_text("#move-error") == "no die fits h10: the highlighted cells take one"
     for step in range(40):  # arrows to a cell where the rolled face fits
         if page.evaluate("document.activeElement.classList.contains('legal')"):
             break
@@ -464,6 +469,9 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     page.keyboard.press("Enter")
     assert page.get_attribute("#board [data-cell='c5']", "aria-label") == "c5, empty"
     assert page.inner_text("#choice") == ""
+    page.keyboard.press("ArrowLeft")  # c4, Player 2's black stone
+    page.keyboard.press("Enter")
+    assert page.inner_text("#move-error") == "c4 is taken"
     page.focus("#move-text")
     page.keyboard.type("Yc5")
     page.keyboard.press("Enter")
@@ -473,3 +481,9 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     move(server, made, "2", "Kc1", 9)
     wait_text(page, "#last-move", "Player 2 played Kc1, capturing c5.")
     wait_ready(page)
+    page.focus("#nav-first")
+    page.keyboard.press("Enter")  # back to the start
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+    page.locator("#board [data-cell='b1']").focus()
+    page.keyboard.press("Enter")
+    assert page.inner_text("#move-error").startswith("this is an earlier position")

@@ -23,7 +23,8 @@ def _cell_of(move: str) -> str | None:
 
 def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
     """Add mark classes to the ``data-cell`` elements, and make each one a focusable button
-    with an accessible name ("h9, empty", "h8, Mixed face: red north-west, blue south-east")."""
+    with an accessible name ("h9, empty", "h9, empty, a die fits here", "h8, Mixed face: red
+    north-west, blue south-east")."""
     from ...games.blobs.lattice import PLACEMENTS
     from ...games.blobs.notation import parse_cell
     from ...games.blobs.svg import die_words
@@ -32,6 +33,8 @@ def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
         cls, cell, placement = m.group(1), m.group(2), m.group(3)
         extra = classes.get(cell, [])
         what = die_words(*parse_cell(cell), PLACEMENTS.index(placement)) if placement else "empty"
+        if "legal" in extra:  # most empty cells take no die: say which do
+            what += ", a die fits here"
         if "auto" in extra:
             what += ", filled automatically"
         return (f'class="{" ".join([cls, *extra])}" data-cell="{cell}" role="button" '

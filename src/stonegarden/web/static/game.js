@@ -502,20 +502,37 @@
     if (g) nameChosen(g, chosen && snap.builder.kind === "blobs" ? chosen.text : "");  // the face
   }
 
-  function cellChosen(cell) {
-    if (!snap || !snap.can_play || moving) return;
+  /** Why a cell chosen does nothing, said (an alert) rather than ignored in silence. */
+  function refuseCell(why) { $("move-error").textContent = why; }
+
+  /** A cell clicked, or chosen with Enter (``fromKey``: a click may be a double click's
+   * second, after the move its first played, which is no mistake to point out). */
+  function cellChosen(cell, fromKey) {
+    if (!snap || moving) return;
     const name = cell.dataset.cell, b = snap.builder;
-    if (b.kind === "point") { if (cell.classList.contains("legal")) choose(name, name); return; }
+    if (!snap.can_play) {
+      if (!fromKey) return;
+      if (viewPly !== null && snap.you) refuseCell("this is an earlier position: End (or ▶▶) comes back to the game");
+      else if (now && now.you && !now.terminal) refuseCell(`not your turn: ${statusText(now)}`);
+      return;
+    }
+    $("move-error").textContent = "";
+    if (b.kind === "point") {
+      if (cell.classList.contains("legal")) choose(name, name);
+      else refuseCell(`nothing can be played on ${name}`);
+      return;
+    }
     if (b.kind === "blobs") {
       const opts = b.options[name];
-      if (!opts) return;
+      if (!opts) { refuseCell(`no die fits ${name}: the highlighted cells take one`); return; }
       chosen = null;
       chosenCell = name;
       if (opts.length === 1) { choose(opts[0].text, name); return; }  // only one face fits
       renderBuilder(snap);
       return;
     }
-    if (b.kind !== "hex-two-colour" || cell.dataset.content) return;
+    if (b.kind !== "hex-two-colour") return;
+    if (cell.dataset.content) { refuseCell(`${name} is taken`); return; }
     typed = false;
     const here = pending.findIndex((p) => p.cell === name);
     if (here >= 0) { pending.splice(here, 1); renderBuilder(snap); return; }
@@ -564,7 +581,7 @@
   $("board").addEventListener("keydown", (ev) => {
     const cell = ev.target.closest("[data-cell]");
     if (!cell) return;
-    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); focusCell = cell.dataset.cell; cellChosen(cell); return; }
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); focusCell = cell.dataset.cell; cellChosen(cell, true); return; }
     const dir = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[ev.key];
     if (!dir) return;
     ev.preventDefault();
