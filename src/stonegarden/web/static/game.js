@@ -670,11 +670,18 @@
   let analysis = null, analysisTimer = null;
   const pct = (v) => (100 * v).toFixed(0) + "%";
 
+  /** The analysis' state, shown; a screen reader is told it starts and how it ended, not
+   * each position counted on the way (every 1.5 s). */
+  function analysisStatus(text, running) {
+    $("analysis-status").textContent = text;
+    say($("analysis-said"), running ? "Analysing…" : text);
+  }
+
   async function loadAnalysis() {
     analysisTimer = null;
     let a;
     try { a = await SG.get("/api/games/" + gid + "/analysis", key ? { "X-Seat-Secret": key } : {}); }
-    catch (e) { $("analysis-status").textContent = e.message; return; }
+    catch (e) { analysisStatus(e.message); return; }
     analysis = a;
     drawAnalysis();
     clearTimeout(analysisTimer);
@@ -696,7 +703,7 @@
     showAnalyse();
     $("analysis-closed").hidden = allowed;
     if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
-      analysis = null; $("analysis").textContent = ""; $("analysis-status").textContent = ""; showAnalyse();
+      analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse();
     } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
@@ -718,10 +725,10 @@
     const a = analysis, box = $("analysis");
     const judged = a.points.filter((p) => p.judgement);
     const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
-    $("analysis-status").textContent = a.error ? a.error
+    analysisStatus(a.error ? a.error
       : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
       : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
-      : `${a.points.length} of ${a.of} positions analysed`;
+      : `${a.points.length} of ${a.of} positions analysed`, a.running && !a.error);
     showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
     const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
@@ -758,13 +765,13 @@
   }
 
   $("analyse").addEventListener("click", async () => {
-    $("analysis-status").textContent = "Starting the analysis…";
+    analysisStatus("Starting the analysis…", true);
     try {
       analysis = await SG.post("/api/games/" + gid + "/analysis", key && snap && snap.you ? { secret: key } : {});
       drawAnalysis();
       $("analyse").hidden = true;
       clearTimeout(analysisTimer); analysisTimer = setTimeout(loadAnalysis, 1000);
-    } catch (e) { $("analysis-status").textContent = e.message; }
+    } catch (e) { analysisStatus(e.message); }
   });
 
   // a seat link opened in a tab that shows this game (as a spectator, or another seat): only the
