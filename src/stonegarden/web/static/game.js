@@ -165,7 +165,7 @@
     renderMoves(s);
     renderThinking(n);
     renderAnalysis(s);
-    $("notice").textContent = s.notice || "";
+    say($("notice"), s.notice || "");
     // undo, redo and hints are the players' (a spectator has none), and none once it is over
     $("study-row").hidden = s.over || !s.you;
     $("study-card").hidden = $("study-row").hidden && !s.notice;
@@ -174,7 +174,7 @@
     // a hint is only ever given to a player on their turn, where the game allows hints
     $("hint").hidden = !(s.you && s.hints_allowed);
     $("hint").disabled = !(s === n && s.can_play);
-    $("hint-text").textContent = s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "";
+    say($("hint-text"), s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "");
     renderBuilder(s);
     prepareBoardKeys(hadFocus);
     alertTurn(n);
