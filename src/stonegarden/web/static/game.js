@@ -410,7 +410,8 @@
         btn.innerHTML = o.svg;
         btn.querySelector("svg")?.setAttribute("aria-hidden", "true");
         btn.append(` ${o.label} (${o.text})`);
-        btn.setAttribute("aria-label", `${o.words} (${o.text})`);  // which way round the face lies
+        // the shown words first (voice control), then which way round the face lies
+        btn.setAttribute("aria-label", `${o.label} (${o.text}), ${o.words.replace(/^[^:]*: /, "")}`);
         btn.addEventListener("click", () => choose(o.text, chosenCell));
         box.append(btn);
       }
