@@ -106,7 +106,8 @@
    * rather than to the top of the page. */
   function keepFocus() {
     const f = document.activeElement;
-    if (!f || f === document.body || f.disabled || !f.getClientRects().length) $("board").querySelector('[data-cell][tabindex="0"]')?.focus();
+    // without scrolling: on a phone the board may be above, and the page must not jump
+    if (!f || f === document.body || f.disabled || !f.getClientRects().length) $("board").querySelector('[data-cell][tabindex="0"]')?.focus({ preventScroll: true });
   }
 
   // -- words --------------------------------------------------------------------------------
@@ -558,7 +559,7 @@
     let current = all.find((c) => c.dataset.cell === focusCell) || $("board").querySelector("[data-cell].legal") || all[0];
     all.forEach((c) => c.setAttribute("tabindex", "-1"));
     current.setAttribute("tabindex", "0");
-    if (hadFocus) current.focus();
+    if (hadFocus) current.focus({ preventScroll: true });  // the same cell, where it was
   }
   // the focused cell gets a ring drawn over the whole board (a cell's own outline would be
   // hidden under its neighbours, and in blue it would read as the last-move mark)
