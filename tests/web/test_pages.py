@@ -180,6 +180,12 @@ def test_a_cells_name_says_what_its_picture_shows():
     svg = view_for(blobs).svg(blobs, blobs.play_text(blobs.initial_state(), "h9R"), Marks())
     assert 'aria-label="h8, Mixed face: red north-west, blue south-east"' in svg
     assert 'aria-label="h9, Red face: red north-east, red south-west"' in svg
+    # T4: Blue's f9R fills f8 by itself and closes a white circle ringed by Red's faces
+    over = blobs.replay(["g8R", "g9R", "f9R"])[-1]
+    svg = view_for(blobs).svg(blobs, over, Marks(auto=("f8",)))
+    assert ('aria-label="f8, Red face: red north-west, red south-east, filled automatically, '
+            'round the closed blob that ended the game"') in svg
+    assert svg.count("round the closed blob that ended the game") == 4
     blooms = make("blooms", size=3)
     state = blooms.play_text(blooms.play_text(blooms.initial_state(), "Ya1"), "Kb2,Gc3")
     svg = view_for(blooms).svg(blooms, state, Marks())

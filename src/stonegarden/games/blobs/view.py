@@ -37,6 +37,8 @@ def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
             what += ", a die fits here"
         if "auto" in extra:
             what += ", filled automatically"
+        if "decisive" in extra:  # drawn in green: said too
+            what += ", round the closed blob that ended the game"
         return (f'class="{" ".join([cls, *extra])}" data-cell="{cell}" role="button" '
                 f'tabindex="-1" aria-label="{cell}, {what}"'
                 + (f' data-placement="{placement}"' if placement else ""))
