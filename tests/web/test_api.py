@@ -611,3 +611,4 @@ def test_a_tumbling_dice_move_stays_marked_past_the_roll_with_its_auto_moves(cli
     assert 'data-cell="i8" role="button" tabindex="-1" aria-label="i8, Blue face: ' in snap["svg"]
     assert "filled automatically" in snap["svg"]
     assert snap["builder"]["roll"] == "Blue face"
+    assert snap["moves"][-1]["words"] == "a Blue face was rolled"

@@ -407,10 +407,10 @@ def test_tumbling_dice_on_a_phone_from_the_keyboard_says_the_roll_and_the_auto_m
     wait_ready(page)
     assert page.is_checked("#confirm-moves")  # a phone: a move is chosen, then confirmed
     assert "you rolled a Blue face and must place it" in page.inner_text("#colours")
-    said = "Blue played i9M, then one die placed automatically: i8B; then the die: roll:B."
+    said = "Blue played i9M, then one die placed automatically: i8B; then a Blue face was rolled."
     assert page.inner_text("#last-move") == said
     assert page.get_attribute("#last-move", "aria-live") == "polite"
-    assert "Blue i9M (auto i8B)" in page.inner_text("#moves")
+    assert "Blue i9M (auto i8B)\nroll:B (a Blue face was rolled)" in page.inner_text("#moves")
     assert page.locator("#board .die.last[data-cell='i9']").count() == 1
     assert "filled automatically" in page.get_attribute("#board [data-cell='i8']", "aria-label")
     assert page.get_attribute("#board [data-cell='h8']", "aria-label") == \

@@ -87,7 +87,8 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         point["cells"] = safe_move_cells(view, game, state, point["best_move"])
         shown = tuple(point["cells"])
     marks = Marks(tuple(last), tuple(captured), tuple(targets), shown, auto=tuple(auto))
-    moves = [{"ply": i, "player": mover, "text": text, "auto": filled}
+    moves = [{"ply": i, "player": mover, "text": text, "auto": filled,
+              "words": "" if mover else view.chance_words(game, text)}
              for i, (mover, text, filled) in enumerate(zip(live.history.movers, live.moves,
                                                             live.history.autos))]
     return {

@@ -115,6 +115,10 @@ class BlobsView(BoardView):
     def legal_targets(self, game: Game, state: State) -> list[str]:
         return sorted(self._options(game, state))
 
+    def chance_words(self, game: Game, event: str) -> str:
+        face = event.strip()[-1:].upper() if event.strip().lower().startswith("roll:") else ""
+        return f"a {FACE_LABELS[face]} was rolled" if face in FACE_LABELS else ""
+
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
         cell = _cell_of(move)
         return [cell] if cell else []

@@ -213,8 +213,8 @@
     let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
     if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
     if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
-    const rolls = s.moves.slice(k, s.ply).map((r) => r.text);
-    if (rolls.length) text += `; then the die: ${rolls.join(", ")}`;
+    const rolls = s.moves.slice(k, s.ply).map((r) => r.words || r.text);
+    if (rolls.length) text += `; then ${rolls.join(", ")}`;
     return text + ".";
   }
 
@@ -337,7 +337,7 @@
     const ol = $("moves"); ol.textContent = "";
     s.moves.forEach((m) => {
       const li = document.createElement("li");
-      li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "");
+      li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "") + (m.words ? ` (${m.words})` : "");
       li.dataset.ply = m.ply + 1;
       if (m.ply + 1 === s.ply) li.className = "current";
       li.addEventListener("click", () => goTo(m.ply + 1));

@@ -50,6 +50,11 @@ class BoardView:
         """Cells a move (canonical text, played in ``before``) places on."""
         return []
 
+    def chance_words(self, game: Game, event: str) -> str:
+        """A chance event (canonical text) in words for the page ("a Blue face was rolled"),
+        or ``""`` to show its text alone."""
+        return ""
+
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
         """Cells emptied by the move from ``before`` to ``after``."""
         return []
