@@ -14,7 +14,8 @@ pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test 
 from starlette.testclient import TestClient
 from webhelpers import first_legal
 
-from stonegarden.core.record import parse_record, replay_record
+from stonegarden.core.record import make_record, parse_record, replay_record
+from stonegarden.core.registry import make
 from stonegarden.store import open_store
 from stonegarden.web.app import create_app
 from stonegarden.web.service import Budgets
@@ -669,3 +670,24 @@ def test_rules_pictures_of_an_install_without_the_docs_folder_are_404(client, mo
     # ".." escaped: a plain one is resolved by the client, to the rules index
     for name in ("blobs-t1.svg", "x", "%2E%2E", "a" * 300):
         assert client.get(f"/rules/img/{name}").status_code == 404
+
+
+def test_a_tumbling_dice_move_stays_marked_past_the_roll_with_its_auto_moves(client):
+    """Under Tumbling Dice a roll follows every move: the move before it is still the one
+    marked, with the dice it placed by itself, and the mover is told the face rolled."""
+    moves = ["roll:R", "h9R", "roll:M", "g8M", "roll:M", "i9M", "roll:B"]
+    record = make_record(make("blobs", tumbling=True), moves)
+    up = client.post("/api/records", content=record.to_json().encode(),
+                     headers={"Content-Type": "application/json"})
+    assert up.status_code == 201, up.text
+    made = up.json()
+    snap = client.get(f"/api/games/{made['id']}",
+                      headers={"X-Seat-Secret": made["secrets"]["1"]}).json()
+    assert snap["moves"][-1]["text"] == "roll:B" and snap["can_play"]
+    assert snap["last"] == ["i9"] and snap["auto"] == ["i8"]
+    assert [m["auto"] for m in snap["moves"]] == [[], [], [], [], [], ["i8B"], []]
+    assert 'class="die last" data-cell="i9"' in snap["svg"]
+    assert 'data-cell="i8" role="button" tabindex="-1" aria-label="i8, Blue face: ' in snap["svg"]
+    assert "filled automatically" in snap["svg"]
+    assert snap["builder"]["roll"] == "Blue face"
+    assert snap["moves"][-1]["words"] == "a Blue face was rolled"

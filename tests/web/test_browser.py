@@ -278,7 +278,10 @@ def test_dice_game_against_the_agent_to_the_end_by_clicks(browser, server, tmp_p
             took_shot = True
         page.locator("#board .legal").first.click()  # a frontier cell ...
         if page.locator("button.face-option").count():  # ... then one of its faces (when
-            page.locator("button.face-option").first.click()  # only one fits, it is played)
+            face = page.locator("button.face-option").first  # only one fits, it is played),
+            name = face.get_attribute("aria-label")  # named as shown, then which way round
+            assert name.startswith(face.inner_text().strip() + ", ") and "north-" in name, name
+            face.click()
         page.wait_for_function(f"+document.body.dataset.length > {length}", timeout=WAIT)
     assert page.evaluate("document.body.dataset.terminal") == "true"
     shot(page, f"{game_id}-game-over.png")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 from browsers import WAIT
 from test_browser_robust import move, new_game, open_page, wait_text
@@ -16,6 +17,15 @@ from stonegarden import make
 
 # Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
+
+
+#: records each text a live region takes (what a screen reader would say) in window.said
+SAID = """(selector) => {
+  window.said = [];
+  const el = document.querySelector(selector);
+  new MutationObserver(() => { if (el.textContent) window.said.push(el.textContent); })
+    .observe(el, {childList: true, characterData: true, subtree: true});
+}"""
 
 
 def review_shown(browser, server, made, point) -> str:
@@ -44,6 +54,7 @@ def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server
     page = open_page(browser, errors)
     page.goto(server.url + made["links"]["spectator"])
     wait_text(page, "#seats", "watching")
+    page.evaluate(SAID, "#analysis-said")
     page.click("#analyse")
     wait_text(page, "#analysis-status", "3 positions;")
     assert page.is_hidden("#analyse")
@@ -55,6 +66,11 @@ def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server
     # the graph names the player whose chances it shows
     assert page.text_content("#winprob .graph-title") == "Black's winning chances"
     assert page.get_attribute("#winprob", "aria-label") == "Black's winning chances by move"
+    # a screen reader hears it start and end, not each position counted on the way
+    said = page.evaluate("window.said")
+    assert said[0] == "Analysing…" and said[-1] == page.inner_text("#analysis-status"), said
+    assert not [s for s in said if re.search(r"\d+ of \d+ positions…", s)], said
+    assert page.get_attribute("#analysis-status", "aria-live") is None
     assert errors == []
 
 
@@ -92,8 +108,13 @@ def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):
     page = open_page(browser)
     page.goto(server.url + made["links"]["1"])
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.evaluate(SAID, "#hint-text")
     page.click("#hint")
     wait_text(page, "#hint-text", "Hint (")
+    page.wait_for_timeout(500)  # the updates that follow the hint change nothing to say
+    hint = page.inner_text("#hint-text")
+    assert page.get_attribute("#hint-text", "aria-live") == "polite"
+    assert page.evaluate("window.said").count(hint) == 1  # said once, as it comes
     cell = page.locator("#board rect.cell.legal.hint")
     assert cell.count() == 1
     style = cell.evaluate("e => { const s = getComputedStyle(e); "

@@ -2,7 +2,8 @@
 when things go wrong or get in the way: a server that restarts or answers through a proxy's
 error page, a stream closed for good, a move refused as out of date, a double click, a phone's
 small screen, browsing back while the game goes on; names checked as the server checks them,
-hints offered only where they can be given, text contrast, where the keyboard focus goes."""
+hints offered only where they can be given, text contrast, where the keyboard focus goes, and
+what a screen reader is told."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 from browsers import WAIT
 from webhelpers import Server
 
+from stonegarden.core.record import make_record
+from stonegarden.core.registry import make
 from stonegarden.errors import ParameterError
 from stonegarden.web.names import clean_name
 
@@ -173,6 +176,13 @@ def test_the_hint_button_is_offered_only_where_a_hint_can_be_given(browser, serv
     page.click("#nav-prev")  # an old position: no hint for it
     page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
     assert page.is_disabled("#hint")
+    # Undo from the keyboard takes both moves back and disables itself: the focus goes to the
+    # board, not to the top of the page
+    page.focus("#undo")
+    page.keyboard.press("Enter")
+    wait_length(page, 0)
+    assert page.is_disabled("#undo")
+    assert page.evaluate("!!document.activeElement.dataset.cell")
 
 
 def test_a_move_refused_as_out_of_date_brings_the_page_up_to_date(browser, server):
@@ -378,3 +388,102 @@ def test_the_live_notice_takes_no_room_while_the_page_is_live(browser, server):
     page.wait_for_function("document.body.dataset.live === 'on'", timeout=WAIT)
     box = page.locator("#live-notice").bounding_box()
     assert box is None or box["width"] * box["height"] == 0
+
+
+FOCUS_ON_BOARD = "!!document.activeElement.dataset.cell"
+
+
+def test_tumbling_dice_on_a_phone_from_the_keyboard_says_the_roll_and_the_auto_moves(browser,
+                                                                                  server):
+    """Red's turn after a roll: the roll, the auto moves and the last move are said in words
+    and marked on the board (the roll since does not hide the mark); the keyboard chooses and
+    confirms a move, and the focus comes back to the board, drawn unlike every mark."""
+    moves = ["roll:R", "h9R", "roll:M", "g8M", "roll:M", "i9M", "roll:B"]
+    record = make_record(make("blobs", tumbling=True), moves).to_json().encode()
+    status, made = server.request("POST", "/api/records", record)
+    assert status == 201, made
+    page = open_page(browser, phone=True)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    assert page.is_checked("#confirm-moves")  # a phone: a move is chosen, then confirmed
+    assert "you rolled a Blue face and must place it" in page.inner_text("#colours")
+    said = "Blue played i9M, then one die placed automatically: i8B; then a Blue face was rolled."
+    assert page.inner_text("#last-move") == said
+    assert page.get_attribute("#last-move", "aria-live") == "polite"
+    assert "Blue i9M (auto i8B)\nroll:B (a Blue face was rolled)" in page.inner_text("#moves")
+    assert page.locator("#board .die.last[data-cell='i9']").count() == 1
+    assert "filled automatically" in page.get_attribute("#board [data-cell='i8']", "aria-label")
+    assert page.get_attribute("#board [data-cell='h8']", "aria-label") == \
+        "h8, Mixed face: red north-west, blue south-east"
+    # a group of buttons a screen reader can walk, not a picture; the coordinates are not read
+    assert page.get_attribute("#board svg", "role") == "group"
+    assert page.locator("#board svg > text:not([aria-hidden='true'])").count() == 0
+    # the cells a die fits say so; Enter on another says why nothing happens
+    assert page.get_attribute("#board [data-cell='h7']", "aria-label") == \
+        "h7, empty, a die fits here"
+    page.locator("#board [data-cell='h10']").focus()
+    page.keyboard.press("Enter")
+    assert page.inner_text("#move-error") == "no die fits h10: the highlighted cells take one"
+    for step in range(40):  # arrows to a cell where the rolled face fits
+        if page.evaluate("document.activeElement.classList.contains('legal')"):
+            break
+        page.keyboard.press(("ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp")[step // 3 % 4])
+    cell = page.evaluate("document.activeElement.dataset.cell")
+    page.keyboard.press("Enter")
+    assert page.input_value("#move-text").startswith(cell)
+    for _ in range(6):
+        if page.evaluate("document.activeElement.id") == "confirm":
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    wait_length(page, len(moves) + 2)  # the move, then Blue's roll
+    assert page.evaluate(FOCUS_ON_BOARD), page.evaluate("document.activeElement.outerHTML")
+    assert page.locator("#board .focus-ring").count() == 2
+    wait_text(page, "#last-move", f"You played {cell}")
+    assert page.locator(f"#board .last[data-cell='{cell}']").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_board(
+        browser, server):
+    made = new_game(server, "blooms", params={"size": 3})
+    for i, text in enumerate(["Ra1", "Kc4,Gd4", "Ra2", "Kc2,Gd1", "Ya3", "Kb2,Gc3", "Rb4", "Gd3"]):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    # two colours a player: a stone's name says whose it is
+    assert page.get_attribute("#board [data-cell='a3']", "aria-label") == \
+        "a3, yellow stone, Player 1"
+    assert page.get_attribute("#board [data-cell='c3']", "aria-label") == \
+        "c3, grey stone, Player 2"
+    assert page.inner_text("#last-move") == "Player 2 played Gd3."
+    # a stone chosen from the keyboard is said, and named on its cell; chosen again, it goes
+    page.locator("#board [data-cell='c5']").focus()
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#board [data-cell='c5']", "aria-label") == \
+        "c5, empty, chosen: red stone"
+    assert page.inner_text("#choice") == \
+        "Chosen: red on c5 (Rc5). Choose a cell for yellow, or Confirm."
+    assert page.get_attribute("#choice", "aria-live") == "polite"
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#board [data-cell='c5']", "aria-label") == "c5, empty"
+    assert page.inner_text("#choice") == ""
+    page.keyboard.press("ArrowLeft")  # c4, Player 2's black stone
+    page.keyboard.press("Enter")
+    assert page.inner_text("#move-error") == "c4 is taken"
+    page.focus("#move-text")
+    page.keyboard.type("Yc5")
+    page.keyboard.press("Enter")
+    wait_length(page, 9)
+    assert page.inner_text("#last-move") == "You played Yc5."
+    assert page.evaluate(FOCUS_ON_BOARD)  # not lost to the page's top with the disabled field
+    move(server, made, "2", "Kc1", 9)
+    wait_text(page, "#last-move", "Player 2 played Kc1, capturing c5.")
+    wait_ready(page)
+    page.focus("#nav-first")
+    page.keyboard.press("Enter")  # back to the start
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+    page.locator("#board [data-cell='b1']").focus()
+    page.keyboard.press("Enter")
+    assert page.inner_text("#move-error").startswith("this is an earlier position")

@@ -171,7 +171,27 @@ def test_every_cell_has_an_accessible_name_and_can_take_the_focus():
         for tag in cells:
             assert 'tabindex="-1"' in tag and 'role="button"' in tag, (game_id, tag)
             name = re.search(r'data-cell="(\w+)"', tag).group(1)
-            assert re.search(rf'aria-label="{name}, (empty|die)', tag), (game_id, tag)
+            assert re.search(rf'aria-label="{name}, (empty|Mixed face)', tag), (game_id, tag)
+
+
+def test_a_cells_name_says_what_its_picture_shows():
+    """A die's face and which way round it lies; whose a Blooms stone is (two colours each)."""
+    blobs = make("blobs")
+    svg = view_for(blobs).svg(blobs, blobs.play_text(blobs.initial_state(), "h9R"), Marks())
+    assert 'aria-label="h8, Mixed face: red north-west, blue south-east"' in svg
+    assert 'aria-label="h9, Red face: red north-east, red south-west"' in svg
+    # T4: Blue's f9R fills f8 by itself and closes a white circle ringed by Red's faces
+    over = blobs.replay(["g8R", "g9R", "f9R"])[-1]
+    svg = view_for(blobs).svg(blobs, over, Marks(auto=("f8",)))
+    assert ('aria-label="f8, Red face: red north-west, red south-east, filled automatically, '
+            'round the closed blob that ended the game"') in svg
+    assert svg.count("round the closed blob that ended the game") == 4
+    blooms = make("blooms", size=3)
+    state = blooms.play_text(blooms.play_text(blooms.initial_state(), "Ya1"), "Kb2,Gc3")
+    svg = view_for(blooms).svg(blooms, state, Marks())
+    for label in ("a1, yellow stone, Player 1", "b2, black stone, Player 2",
+                  "c3, grey stone, Player 2"):
+        assert f'aria-label="{label}"' in svg
 
 
 # -- pages ------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ class History:
         self.moves: list[str] = []
         #: who played each move: 1, 2, or 0 for a chance event
         self.movers: list[int] = []
+        #: the automatic moves each move set off (Blobs' ``auto_moves``), canonical texts
+        self.autos: list[list[str]] = []
         self._checkpoints: list[State] = [game.initial_state()]
         self._last = self._checkpoints[0]
         self._recent: dict[int, State] = {}
@@ -54,6 +56,7 @@ class History:
         mover = self.game.current_player(self._last)
         self.moves.append(text)
         self.movers.append(mover if mover != CHANCE else 0)
+        self.autos.append(list(self.game.replay_extras(self._last, after).get("auto_moves", ())))
         self._last = after
         if len(self.moves) % CHECKPOINT_EVERY == 0:
             self._checkpoints.append(after)
@@ -63,6 +66,7 @@ class History:
         state = self.at(keep)
         del self.moves[keep:]
         del self.movers[keep:]
+        del self.autos[keep:]
         del self._checkpoints[keep // CHECKPOINT_EVERY + 1:]
         self._last = state
         self._recent.clear()

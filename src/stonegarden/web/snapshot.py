@@ -41,6 +41,15 @@ def review_at(live: Live, ply: int, seat: int | None) -> dict[str, Any] | None:
     return review.judged(around, live.moves, live.history.movers)[-1]
 
 
+def last_placement(live: Live, at: int) -> int:
+    """The number of moves up to the last one a player made among the first ``at`` (0: none):
+    a chance event (a die rolled) places nothing, so the move before it is the one marked."""
+    movers = live.history.movers
+    while at > 0 and movers[at - 1] == 0:
+        at -= 1
+    return at
+
+
 def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] | None,
                engine_ready: bool) -> dict[str, Any]:
     """The game at ply ``at`` (checked by :func:`parse_ply`) as ``seat`` (``None``: a
@@ -50,10 +59,15 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
     view = view_for(game)
     last: list[str] = []
     captured: list[str] = []
-    if at > 0:
-        before = live.history.at(at - 1)
-        last = safe_move_cells(view, game, before, live.moves[at - 1])
-        captured = view.captured_cells(game, before, state)
+    auto: list[str] = []
+    placed = last_placement(live, at)
+    if placed > 0:  # the last player's move, past the dice rolled since (Tumbling Dice)
+        before = live.history.at(placed - 1)
+        last = safe_move_cells(view, game, before, live.moves[placed - 1])
+        after = live.history.at(placed)
+        captured = view.captured_cells(game, before, after)
+        auto = [c for text in live.history.autos[placed - 1]
+                for c in safe_move_cells(view, game, after, text)]
     live_now = at == n
     over = live.over if live_now else None  # a time loss ends the game at its last move
     terminal = game.is_terminal(state) or over is not None
@@ -75,9 +89,11 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
     if point is not None and point["best_move"] and not shown:  # the engine's best move
         point["cells"] = safe_move_cells(view, game, state, point["best_move"])
         shown = tuple(point["cells"])
-    marks = Marks(tuple(last), tuple(captured), tuple(targets), shown)
-    moves = [{"ply": i, "player": mover, "text": text}
-             for i, (mover, text) in enumerate(zip(live.history.movers, live.moves))]
+    marks = Marks(tuple(last), tuple(captured), tuple(targets), shown, auto=tuple(auto))
+    moves = [{"ply": i, "player": mover, "text": text, "auto": filled,
+              "words": "" if mover else view.chance_words(game, text)}
+             for i, (mover, text, filled) in enumerate(zip(live.history.movers, live.moves,
+                                                            live.history.autos))]
     return {
         "id": live.id,
         "game": game.id,
@@ -101,6 +117,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "players": list(view.player_names(game)),
         "captured": captured,
         "last": last,
+        "auto": auto,
         "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),
                             lambda: view.svg(game, state, marks)),
         "builder": view.builder(game, state) if can_play else {"kind": "none"},

@@ -44,6 +44,18 @@ def _num(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
+COLOUR_WORDS = {RED: "red", BLUE: "blue"}
+CORNER_WORDS = ("north-west", "north-east", "south-east", "south-west")
+
+
+def die_words(r: int, c: int, placement: int) -> str:
+    """A die in words, for people who cannot see it: its face and the colours at its two
+    coloured corners ("Mixed face: red north-west, blue south-east")."""
+    corners = [f"{COLOUR_WORDS[col]} {CORNER_WORDS[i]}"
+               for i, col in enumerate(corner_colours(r, c, placement)) if col != WHITE]
+    return f"{FACE_NAMES[face_of(placement)]} face: {', '.join(corners)}"
+
+
 def die_elements(r: int, c: int, placement: int, x: float, y: float, size: float) -> str:
     """The SVG group of one die on cell (r, c) drawn in the square at (x, y) of side ``size``.
 

@@ -23,15 +23,27 @@ def _cell_of(move: str) -> str | None:
 
 def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
     """Add mark classes to the ``data-cell`` elements, and make each one a focusable button
-    with an accessible name ("h9, empty", "h8, Mixed die")."""
-    def repl(m: re.Match[str]) -> str:
-        cls, cell = m.group(1), m.group(2)
-        extra = classes.get(cell, [])
-        what = "die" if "die" in cls.split() else "empty"
-        return (f'class="{" ".join([cls, *extra])}" data-cell="{cell}" role="button" '
-                f'tabindex="-1" aria-label="{cell}, {what}"')
+    with an accessible name ("h9, empty", "h9, empty, a die fits here", "h8, Mixed face: red
+    north-west, blue south-east")."""
+    from ...games.blobs.lattice import PLACEMENTS
+    from ...games.blobs.notation import parse_cell
+    from ...games.blobs.svg import die_words
 
-    return re.sub(r'class="([^"]*)" data-cell="([^"]+)"', repl, svg)
+    def repl(m: re.Match[str]) -> str:
+        cls, cell, placement = m.group(1), m.group(2), m.group(3)
+        extra = classes.get(cell, [])
+        what = die_words(*parse_cell(cell), PLACEMENTS.index(placement)) if placement else "empty"
+        if "legal" in extra:  # most empty cells take no die: say which do
+            what += ", a die fits here"
+        if "auto" in extra:
+            what += ", filled automatically"
+        if "decisive" in extra:  # drawn in green: said too
+            what += ", round the closed blob that ended the game"
+        return (f'class="{" ".join([cls, *extra])}" data-cell="{cell}" role="button" '
+                f'tabindex="-1" aria-label="{cell}, {what}"'
+                + (f' data-placement="{placement}"' if placement else ""))
+
+    return re.sub(r'class="([^"]*)" data-cell="([^"]+)"(?: data-placement="([^"]+)")?', repl, svg)
 
 
 class BlobsView(BoardView):
@@ -61,8 +73,8 @@ class BlobsView(BoardView):
             'class="blobs-board"', 'class="board blobs-board" role="img" '
             'aria-label="Blobs: the dice placed so far"', 1)
         classes: dict[str, list[str]] = {}
-        for kind, cells in (("legal", marks.targets), ("last", marks.last), ("hint", marks.hint),
-                            ("decisive", self._decisive(game, state))):
+        for kind, cells in (("legal", marks.targets), ("last", marks.last), ("auto", marks.auto),
+                            ("hint", marks.hint), ("decisive", self._decisive(game, state))):
             for c in cells:
                 classes.setdefault(c, []).append(kind)
         return _add_classes(svg, classes)
@@ -83,7 +95,7 @@ class BlobsView(BoardView):
 
     def _options(self, game: Game, state: State) -> dict[str, list[dict[str, str]]]:
         from ...games.blobs.lattice import cell_rc
-        from ...games.blobs.svg import face_svg
+        from ...games.blobs.svg import die_words, face_svg
 
         out: dict[str, list[dict[str, str]]] = {}
         if game.is_terminal(state) or game.current_player(state) == CHANCE:
@@ -96,19 +108,30 @@ class BlobsView(BoardView):
                 r, c = cell_rc(int(a) // 4)
                 out.setdefault(cell, []).append(
                     {"text": text, "face": face, "label": FACE_LABELS.get(face, text),
+                     "words": die_words(r, c, int(a) % 4),
                      "svg": face_svg(int(a) % 4, size=44, r=r, c=c)})
         return out
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
         return sorted(self._options(game, state))
 
+    def chance_words(self, game: Game, event: str) -> str:
+        face = event.strip()[-1:].upper() if event.strip().lower().startswith("roll:") else ""
+        return f"a {FACE_LABELS[face]} was rolled" if face in FACE_LABELS else ""
+
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
         cell = _cell_of(move)
         return [cell] if cell else []
 
     def builder(self, game: Game, state: State) -> dict[str, Any]:
+        """Also ``roll``: the face rolled under Tumbling Dice ("Mixed face"), which the mover
+        must place, else ``None``."""
+        from ...games.blobs.lattice import FACES
+
+        roll = getattr(state, "roll", -1)
         return {"kind": self.kind, "options": self._options(game, state),
-                "dice_left": getattr(state, "dice_left", None)}
+                "dice_left": getattr(state, "dice_left", None),
+                "roll": FACE_LABELS[FACES[roll]] if roll >= 0 else None}
 
     def legend(self, game: Game) -> list[dict[str, str]]:
         return [{"letter": "R", "name": "red", "mark": "dotted regions", "player": "1",
@@ -118,6 +141,7 @@ class BlobsView(BoardView):
 
     def mark_legend(self, game: Game) -> list[dict[str, str]]:
         return [{"name": "last move", "swatch": _cell_swatch("last")},
+                {"name": "filled automatically by the last move", "swatch": _cell_swatch("auto")},
                 {"name": "you can place here", "swatch": _cell_swatch("legal")},
                 {"name": "hint", "swatch": _cell_swatch("hint")},
                 {"name": "dice round the closed blob that ended the game",

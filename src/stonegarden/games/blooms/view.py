@@ -160,7 +160,8 @@ class HexColoursView(BoardView):
             owner = int(owners[i]) if owners is not None else 0
             if owner:
                 cls.append(f"territory-{owner}")
-            what = f"{COLOUR_STYLE[content][0]} stone" if v else (
+            # two colours a player: the label says whose stone it is, as the legend does
+            what = f"{COLOUR_STYLE[content][0]} stone, {self.player_names(game)[(v - 1) // 2]}" if v else (
                 f"empty, territory of player {owner}" if owner else "")
             out.append(
                 f'<g class="{" ".join(cls)}" data-cell="{name}" data-x="{fmt(cx)}" '

@@ -96,6 +96,7 @@
       if (name === "move" || name === "undo" || name === "redo") clearChoice();
       viewPly = null;  // the answer is the live position
       render(data);
+      keepFocus();
       // a refresh asked before this answer came may have shown a newer position (an agent's
       // quick reply) that this answer has just covered: ask again, after it
       refresh();
@@ -112,6 +113,15 @@
     if (moving) return;  // a double click or tap: the first one is being played
     moving = true;
     try { await act("move", { move: text, ply: snap.length }); } finally { moving = false; }
+  }
+
+  /** After an action, the button that asked for it may be disabled or gone (Confirm, a face,
+   * Pass, Undo, Cancel): the focus goes back to the board, where the next move is chosen,
+   * rather than to the top of the page. */
+  function keepFocus() {
+    const f = document.activeElement;
+    // without scrolling: on a phone the board may be above, and the page must not jump
+    if (!f || f === document.body || f.disabled || !f.getClientRects().length) $("board").querySelector('[data-cell][tabindex="0"]')?.focus({ preventScroll: true });
   }
 
   // -- words --------------------------------------------------------------------------------
@@ -156,6 +166,7 @@
     document.body.dataset.terminal = s.terminal;
     const hadFocus = $("board").contains(document.activeElement);
     $("board").innerHTML = s.svg;
+    boardForScreenReaders();
     if (s.you && key) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
     const person = (p) => (s.names && s.names[p]) || "a person";
     const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
@@ -163,7 +174,8 @@
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status = statusText(n);
     if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
-    $("status").textContent = status;
+    say($("status"), status);
+    say($("last-move"), lastMoveText(s));
     $("status").className = "status" + (n.can_play ? " your-turn" : "") + (n.terminal ? " over" : "");
     $("result").hidden = !n.terminal;
     renderClock(n);
@@ -172,7 +184,7 @@
     renderMoves(s);
     renderThinking(n);
     renderAnalysis(s);
-    $("notice").textContent = s.notice || "";
+    say($("notice"), s.notice || "");
     // undo, redo and hints are the players' (a spectator, or a link to a computer's seat, has
     // none), and none once it is over
     $("study-row").hidden = s.over || !playing(s);
@@ -182,7 +194,7 @@
     // a hint is only ever given to a player on their turn, where the game allows hints
     $("hint").hidden = !(playing(s) && s.hints_allowed);
     $("hint").disabled = !(s === n && s.can_play);
-    $("hint-text").textContent = s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "";
+    say($("hint-text"), s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "");
     renderBuilder(s);
     prepareBoardKeys(hadFocus);
     alertTurn(n);
@@ -192,6 +204,37 @@
       $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + passOn), location.href).href;
       $("invite-link").hidden = false;
     }
+  }
+
+  /** Set a live region's text only when it changes: a screen reader says each change, and a
+   * refresh that changes nothing must not make it repeat itself. */
+  function say(el, text) { if (el.textContent !== text) el.textContent = text; }
+
+  /** The board as a screen reader meets it: a group of cell buttons (an image's content is
+   * read as one picture, its buttons unreachable), without the coordinates drawn around it
+   * (each cell's name says them). */
+  function boardForScreenReaders() {
+    const svg = $("board").querySelector("svg");
+    if (!svg || !svg.querySelector("[data-cell]")) return;
+    svg.setAttribute("role", "group");
+    if (!svg.getAttribute("aria-label")) svg.setAttribute("aria-label", svg.querySelector("title")?.textContent || "board");
+    svg.querySelectorAll("text").forEach((t) => { if (!t.closest("[data-cell]")) t.setAttribute("aria-hidden", "true"); });
+  }
+
+  /** What the last move did, in words (shown and said): who played what, what it captured,
+   * the moves it made by itself (Blobs' auto moves), and the dice rolled since. */
+  function lastMoveText(s) {
+    let k = s.ply;
+    while (k > 0 && !s.moves[k - 1].player) k--;  // a roll places nothing
+    if (!k) return "";
+    const m = s.moves[k - 1];
+    const who = m.player === s.you ? "You" : names()[m.player - 1];
+    let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
+    if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
+    if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
+    const rolls = s.moves.slice(k, s.ply).map((r) => r.words || r.text);
+    if (rolls.length) text += `; then ${rolls.join(", ")}`;
+    return text + ".";
   }
 
   /** The live position in words: whose turn, who thinks, or how it ended. */
@@ -318,7 +361,7 @@
     const ol = $("moves"); ol.textContent = "";
     s.moves.forEach((m) => {
       const li = document.createElement("li");
-      li.textContent = (m.player ? short(m.player) + " " : "") + m.text;
+      li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "") + (m.words ? ` (${m.words})` : "");
       li.dataset.ply = m.ply + 1;
       if (m.ply + 1 === s.ply) li.className = "current";
       li.addEventListener("click", () => goTo(m.ply + 1));
@@ -390,13 +433,17 @@
       const note = document.createElement("span"); note.className = "muted"; note.id = "blobs-info";
       const opts = chosenCell ? b.options[chosenCell] || [] : [];
       note.textContent = opts.length ? `faces that fit ${chosenCell}:` : "click a highlighted frontier cell";
+      if (b.roll) note.textContent = `Tumbling Dice: you rolled a ${b.roll} and must place it; ` + note.textContent;
       box.append(note);
       for (const o of opts) {
         const btn = document.createElement("button"); btn.type = "button";
         btn.className = "face-option" + (chosen && chosen.text === o.text ? " selected" : "");
         btn.dataset.move = o.text;
         btn.innerHTML = o.svg;
+        btn.querySelector("svg")?.setAttribute("aria-hidden", "true");
         btn.append(` ${o.label} (${o.text})`);
+        // the shown words first (voice control), then which way round the face lies
+        btn.setAttribute("aria-label", `${o.label} (${o.text}), ${o.words.replace(/^[^:]*: /, "")}`);
         btn.addEventListener("click", () => choose(o.text, chosenCell));
         box.append(btn);
       }
@@ -408,8 +455,25 @@
       box.append(note);
     }
     drawPending();
+    say($("choice"), choiceText(s));
     if (!typed) $("move-text").value = chosen ? chosen.text : pendingText(s);
     if (held) box.querySelector(`button[${held}]`)?.focus();
+  }
+
+  /** The move being built, for a screen reader (the page shows it as ghost stones). */
+  function choiceText(s) {
+    const b = s.builder;
+    if (!s.can_play) return "";
+    if (b.kind === "hex-two-colour" && pending.length) {
+      const name = (letter) => b.colours.find((c) => c.letter === letter)?.name || letter;
+      const placed = pending.map((p) => `${name(p.letter)} on ${p.cell}`).join(" and ");
+      const more = pending.length < b.max_stones ? `Choose a cell for ${name(colour)}, or Confirm.` : "Confirm to play it.";
+      return `Chosen: ${placed} (${pendingText(s)}). ${more}`;
+    }
+    if (chosen) return `${chosen.text} chosen: Confirm to play it.`;
+    const opts = b.kind === "blobs" && chosenCell ? b.options[chosenCell] || [] : [];
+    if (opts.length > 1) return `${opts.length} faces fit ${chosenCell}: choose one with the buttons after the board.`;
+    return "";
   }
 
   /** The builder button holding the focus, as a selector attribute: its buttons are made anew
@@ -447,35 +511,61 @@
     g.classList.add("pending");
   }
 
+  /** A chosen cell's name says so (its picture shows a ghost stone or a dashed frame). */
+  function nameChosen(g, words) {
+    g.dataset.label = g.getAttribute("aria-label");
+    g.setAttribute("aria-label", `${g.dataset.label}, chosen${words ? ": " + words : ""}`);
+  }
+
   function drawPending() {
     const svg = $("board").querySelector("svg");
     if (!svg) return;
     svg.querySelectorAll(".ghost, .ghost-ring").forEach((e) => e.remove());
     svg.querySelectorAll(".pending").forEach((e) => e.classList.remove("pending"));
+    svg.querySelectorAll("[data-label]").forEach((e) => { e.setAttribute("aria-label", e.dataset.label); delete e.dataset.label; });
+    const colourName = (letter) => (snap.builder.colours || []).find((c) => c.letter === letter)?.name;
     for (const p of pending) {
       const g = svg.querySelector(`[data-cell="${p.cell}"]`);
-      if (g) ghost(g, "#sg-stone-" + p.letter);
+      if (g) { ghost(g, "#sg-stone-" + p.letter); nameChosen(g, `${colourName(p.letter) || p.letter} stone`); }
     }
     const cell = chosen ? chosen.cell : chosenCell;
     const g = cell ? svg.querySelector(`[data-cell="${cell}"]`) : null;
     if (g && snap.builder.kind === "point" && chosen) ghost(g, "#" + snap.builder.ghost);
     else if (g) g.classList.add("pending");
+    if (g) nameChosen(g, chosen && snap.builder.kind === "blobs" ? chosen.text : "");  // the face
   }
 
-  function cellChosen(cell) {
-    if (!snap || !snap.can_play || moving) return;
+  /** Why a cell chosen does nothing, said (an alert) rather than ignored in silence. */
+  function refuseCell(why) { $("move-error").textContent = why; }
+
+  /** A cell clicked, or chosen with Enter (``fromKey``: a click may be a double click's
+   * second, after the move its first played, which is no mistake to point out). */
+  function cellChosen(cell, fromKey) {
+    if (!snap || moving) return;
     const name = cell.dataset.cell, b = snap.builder;
-    if (b.kind === "point") { if (cell.classList.contains("legal")) choose(name, name); return; }
+    if (!snap.can_play) {
+      if (!fromKey) return;
+      if (viewPly !== null && snap.you) refuseCell("this is an earlier position: End (or ▶▶) comes back to the game");
+      else if (now && now.you && !now.terminal) refuseCell(`not your turn: ${statusText(now)}`);
+      return;
+    }
+    $("move-error").textContent = "";
+    if (b.kind === "point") {
+      if (cell.classList.contains("legal")) choose(name, name);
+      else refuseCell(`nothing can be played on ${name}`);
+      return;
+    }
     if (b.kind === "blobs") {
       const opts = b.options[name];
-      if (!opts) return;
+      if (!opts) { refuseCell(`no die fits ${name}: the highlighted cells take one`); return; }
       chosen = null;
       chosenCell = name;
       if (opts.length === 1) { choose(opts[0].text, name); return; }  // only one face fits
       renderBuilder(snap);
       return;
     }
-    if (b.kind !== "hex-two-colour" || cell.dataset.content) return;
+    if (b.kind !== "hex-two-colour") return;
+    if (cell.dataset.content) { refuseCell(`${name} is taken`); return; }
     typed = false;
     const here = pending.findIndex((p) => p.cell === name);
     if (here >= 0) { pending.splice(here, 1); renderBuilder(snap); return; }
@@ -500,13 +590,31 @@
     let current = all.find((c) => c.dataset.cell === focusCell) || $("board").querySelector("[data-cell].legal") || all[0];
     all.forEach((c) => c.setAttribute("tabindex", "-1"));
     current.setAttribute("tabindex", "0");
-    if (hadFocus) current.focus();
+    if (hadFocus) current.focus({ preventScroll: true });  // the same cell, where it was
   }
+  // the focused cell gets a ring drawn over the whole board (a cell's own outline would be
+  // hidden under its neighbours, and in blue it would read as the last-move mark)
+  function drawFocus(cell) {
+    const svg = $("board").querySelector("svg");
+    if (!svg) return;
+    svg.querySelectorAll(".focus-ring").forEach((e) => e.remove());
+    if (!cell || !cell.matches(":focus-visible")) return;
+    const b = cell.getBBox(), pad = 3;
+    for (const cls of ["focus-ring focus-under", "focus-ring focus-over"]) {
+      const r = document.createElementNS(SVG, "rect");
+      r.setAttribute("x", b.x - pad); r.setAttribute("y", b.y - pad);
+      r.setAttribute("width", b.width + 2 * pad); r.setAttribute("height", b.height + 2 * pad);
+      r.setAttribute("rx", 4); r.setAttribute("class", cls);
+      svg.append(r);
+    }
+  }
+  $("board").addEventListener("focusin", (ev) => drawFocus(ev.target.closest("[data-cell]")));
+  $("board").addEventListener("focusout", () => drawFocus(null));
   const centre = (el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
   $("board").addEventListener("keydown", (ev) => {
     const cell = ev.target.closest("[data-cell]");
     if (!cell) return;
-    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); focusCell = cell.dataset.cell; cellChosen(cell); return; }
+    if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); focusCell = cell.dataset.cell; cellChosen(cell, true); return; }
     const dir = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[ev.key];
     if (!dir) return;
     ev.preventDefault();
@@ -595,11 +703,18 @@
   let analysis = null, analysisTimer = null;
   const pct = (v) => (100 * v).toFixed(0) + "%";
 
+  /** The analysis' state, shown; a screen reader is told it starts and how it ended, not
+   * each position counted on the way (every 1.5 s). */
+  function analysisStatus(text, running) {
+    $("analysis-status").textContent = text;
+    say($("analysis-said"), running ? "Analysing…" : text);
+  }
+
   async function loadAnalysis() {
     analysisTimer = null;
     let a;
     try { a = await SG.get("/api/games/" + gid + "/analysis", key ? { "X-Seat-Secret": key } : {}); }
-    catch (e) { $("analysis-status").textContent = e.message; return; }
+    catch (e) { analysisStatus(e.message); return; }
     analysis = a;
     drawAnalysis();
     clearTimeout(analysisTimer);
@@ -621,7 +736,7 @@
     showAnalyse();
     $("analysis-closed").hidden = allowed;
     if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
-      analysis = null; $("analysis").textContent = ""; $("analysis-status").textContent = ""; showAnalyse();
+      analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse();
     } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
@@ -643,10 +758,10 @@
     const a = analysis, box = $("analysis");
     const judged = a.points.filter((p) => p.judgement);
     const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
-    $("analysis-status").textContent = a.error ? a.error
+    analysisStatus(a.error ? a.error
       : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
       : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
-      : `${a.points.length} of ${a.of} positions analysed`;
+      : `${a.points.length} of ${a.of} positions analysed`, a.running && !a.error);
     showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
     const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
@@ -683,13 +798,13 @@
   }
 
   $("analyse").addEventListener("click", async () => {
-    $("analysis-status").textContent = "Starting the analysis…";
+    analysisStatus("Starting the analysis…", true);
     try {
       analysis = await SG.post("/api/games/" + gid + "/analysis", key && snap && snap.you ? { secret: key } : {});
       drawAnalysis();
       $("analyse").hidden = true;
       clearTimeout(analysisTimer); analysisTimer = setTimeout(loadAnalysis, 1000);
-    } catch (e) { $("analysis-status").textContent = e.message; }
+    } catch (e) { analysisStatus(e.message); }
   });
 
   // a seat link opened in a tab that shows this game (as a spectator, or another seat): only the

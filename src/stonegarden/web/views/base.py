@@ -18,6 +18,8 @@ class Marks:
     targets: tuple[str, ...] = ()
     hint: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    #: cells the last move filled by itself (Blobs' auto moves)
+    auto: tuple[str, ...] = ()
 
 
 class BoardView:
@@ -47,6 +49,11 @@ class BoardView:
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
         """Cells a move (canonical text, played in ``before``) places on."""
         return []
+
+    def chance_words(self, game: Game, event: str) -> str:
+        """A chance event (canonical text) in words for the page ("a Blue face was rolled"),
+        or ``""`` to show its text alone."""
+        return ""
 
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
         """Cells emptied by the move from ``before`` to ``after``."""
