@@ -53,7 +53,14 @@ class AgentTurns:
             outcomes = game.chance_outcomes(live.state)
             action = svc.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
             text = game.action_to_text(live.state, action)
-            await svc.append_move(live, text, game.play(live.state, action), tuple(live.redo))
+            try:
+                await svc.append_move(live, text, game.play(live.state, action),
+                                      tuple(live.redo))
+            except ApiError:
+                # the move before the roll is stored and stands; this copy would wait at the
+                # roll for ever: the game is read again (and rolled) when next asked for
+                svc.invalidate(live.id)
+                return
         if (game.is_terminal(live.state) or live.paused or live.thinking is not None
                 or svc.closing):
             return
