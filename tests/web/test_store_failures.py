@@ -3,12 +3,17 @@ the answers say, what is stored, and that a game goes on once the database is ba
 
 from __future__ import annotations
 
+import errno
+import os
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from starlette.testclient import TestClient
+from webhelpers import Server, first_legal
 
 from stonegarden.core.registry import make
 from stonegarden.errors import StoreError
@@ -17,6 +22,7 @@ from stonegarden.store.sql import SQLStore
 from stonegarden.web.app import create_app
 
 TUMBLING = {"tumbling": True}  # Blobs rolls the face type before every move
+PEOPLE = {"size": 8, "target": 300}  # a game that goes on
 
 
 def fail_the_next_roll(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -63,3 +69,73 @@ def test_a_move_stored_before_a_roll_that_failed_is_acknowledged_and_the_roll_co
         assert snap["moves"][-2]["text"] == move
         assert snap["moves"][-1]["text"].startswith("roll:")
         assert snap["to_move"] == 3 - seat
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a file system of its own, 2 MiB (a tmpfs: mounting it needs root)."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace')}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Write a file in ``folder`` until its disk is full; the file."""
+    path = folder / "filler"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 65536)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return path
+
+
+def test_a_full_or_read_only_disk_gets_503_saying_so_and_nothing_unstored_is_acknowledged(
+        small_disk: Path):
+    db = small_disk / "games.db"
+    server = Server(db).start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid = made["id"]
+        acknowledged: list[str] = []
+
+        def play() -> tuple[int, dict]:
+            move = first_legal("blooms", PEOPLE, acknowledged)
+            seat = str(len(acknowledged) % 2 + 1)
+            status, answer = server.request("POST", f"/api/games/{gid}/move",
+                                            {"secret": made["secrets"][seat], "move": move})
+            if status == 200:
+                acknowledged.append(move)
+            return status, answer
+
+        assert play()[0] == 200
+        filler = fill(small_disk)
+        status, answer = play()
+        assert status == 503 and "the disk holding it is full" in answer["error"], answer
+        status, answer = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+        assert status == 503 and "full" in answer["error"], answer
+        filler.unlink()
+        assert play()[0] == 200  # room again: the game goes on
+        subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+        status, answer = play()
+        assert status == 503 and "read-only" in answer["error"], answer
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+        server.kill9()
+        server = Server(db, server.port).start()
+        status, snap = server.request("GET", f"/api/games/{gid}")
+        assert [m["text"] for m in snap["moves"]] == acknowledged
+    finally:
+        server.stop()
