@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,6 +70,54 @@ def test_a_move_stored_before_a_roll_that_failed_is_acknowledged_and_the_roll_co
         assert snap["moves"][-2]["text"] == move
         assert snap["moves"][-1]["text"].startswith("roll:")
         assert snap["to_move"] == 3 - seat
+
+
+def test_a_redo_cut_short_by_the_database_leaves_the_agent_thinking(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The redo stores the person's move, then the database refuses the agent's: the agent,
+    to move after the stored move, thinks again instead of the game waiting for it."""
+    params = {"size": 3, "target": 6}
+    with TestClient(create_app(tmp_path / "games.db", workers=1, warm_up=False)) as client:
+        r = client.post("/api/games", json={"game": "blooms", "params": params,
+                                            "seats": ["human", "random"]})
+        made = r.json()
+        gid, key = made["id"], made["secrets"]["1"]
+        assert client.post(f"/api/games/{gid}/move",
+                           json={"secret": key, "move": "Rc3"}).status_code == 200
+        snap = wait_until(client, gid, lambda s: s["length"] == 2)
+        line = [m["text"] for m in snap["moves"]]
+        assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
+        written = SQLStore.append_move
+        refused: list[str] = []
+
+        def append_move(self, game_id, ply, text, *args, **kwargs):
+            if ply == 1 and not refused:
+                refused.append(text)
+                raise StoreError(f"{self.location}: database or disk is full")
+            return written(self, game_id, ply, text, *args, **kwargs)
+
+        monkeypatch.setattr(SQLStore, "append_move", append_move)
+        r = client.post(f"/api/games/{gid}/redo", json={"secret": key})
+        assert r.status_code == 503 and "full" in r.json()["error"]
+        assert refused == line[1:]
+        snap = wait_until(client, gid, lambda s: s["length"] == 2)
+        assert snap["moves"][0]["text"] == "Rc3" and snap["to_move"] == 1
+
+
+def wait_until(client: TestClient, gid: str, check, seconds: float = 20) -> dict:
+    """The game's snapshot once ``check(snapshot)`` holds.
+
+    Raises:
+        AssertionError: not within ``seconds``.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        snap = client.get(f"/api/games/{gid}").json()
+        if check(snap):
+            return snap
+        time.sleep(0.05)
+    shown = {k: snap[k] for k in ("length", "to_move", "thinking", "paused", "notice")}
+    raise AssertionError(f"not within {seconds} s: {shown}")
 
 
 @pytest.fixture

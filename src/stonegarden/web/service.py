@@ -580,7 +580,13 @@ class GameService:
                 live.redo = []
                 break
             played_own = played_own or mover == seat
-            await self.append_move(live, text, after, tuple(live.redo[1:]))
+            try:
+                await self.append_move(live, text, after, tuple(live.redo[1:]))
+            except ApiError:
+                # the moves redone before are stored: an agent to move after them thinks
+                live.paused = False
+                await self.turns.advance(live, client)
+                raise
         live.paused = False
         live.client = client
         await self.turns.advance(live, client)
