@@ -104,6 +104,28 @@ def test_a_redo_cut_short_by_the_database_leaves_the_agent_thinking(
         assert snap["moves"][0]["text"] == "Rc3" and snap["to_move"] == 1
 
 
+def test_an_undo_the_database_refused_leaves_the_agent_thinking(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Nothing was undone, so the agent's search goes on and its move is played."""
+    params = {"size": 3, "target": 6}
+    with TestClient(create_app(tmp_path / "games.db", workers=1, warm_up=False)) as client:
+        r = client.post("/api/games", json={"game": "blooms", "params": params,
+                                            "seats": ["human", "mcts:time=1"]})
+        made = r.json()
+        gid, key = made["id"], made["secrets"]["1"]
+        r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rc3"})
+        assert r.status_code == 200 and r.json()["thinking"] is not None
+
+        def truncate(self, *args, **kwargs):
+            raise StoreError(f"{self.location}: database or disk is full")
+
+        monkeypatch.setattr(SQLStore, "truncate", truncate)
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+        assert r.status_code == 503 and "full" in r.json()["error"]
+        snap = wait_until(client, gid, lambda s: s["length"] == 2)
+        assert snap["to_move"] == 1 and not snap["paused"]
+
+
 def wait_until(client: TestClient, gid: str, check, seconds: float = 20) -> dict:
     """The game's snapshot once ``check(snapshot)`` holds.
 

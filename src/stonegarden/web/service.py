@@ -524,7 +524,6 @@ class GameService:
             if len(live.moves) != count:  # the agent's move was written first: it goes on
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
             self._still_served(live)
-            self.turns.forget(live)
             kept = live.history.at(keep)
             try:
                 await asyncio.to_thread(self.store.truncate, live.id, keep, count,
@@ -534,8 +533,10 @@ class GameService:
             except StaleError as exc:
                 self.invalidate(live.id)
                 raise ApiError(409, str(exc)) from None
-            except StoreError as exc:
+            except StoreError as exc:  # nothing was undone: an agent thinking goes on
                 raise ApiError(503, str(exc)) from None
+            # its move, written meanwhile, waits for the lock and then finds the game moved on
+            self.turns.forget(live)
             # everything the undo changes here changes before the lock is let go: a move
             # that waited for it finds the undone position with its redo line, and clears it
             live.history.truncate(keep)
