@@ -172,9 +172,10 @@ def fill(folder: Path) -> Path:
 
 
 def test_a_full_or_read_only_disk_gets_503_saying_so_and_nothing_unstored_is_acknowledged(
-        small_disk: Path):
+        small_disk: Path, tmp_path: Path):
     db = small_disk / "games.db"
-    server = Server(db).start()
+    log = tmp_path / "serve.log"
+    server = Server(db, None, log=log).start()
     try:
         status, made = server.request("POST", "/api/games", {
             "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
@@ -198,8 +199,16 @@ def test_a_full_or_read_only_disk_gets_503_saying_so_and_nothing_unstored_is_ack
         status, answer = server.request("POST", "/api/games", {
             "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
         assert status == 503 and "full" in answer["error"], answer
+        time.sleep(3)  # the clocks' keeper looks twice a second, the heartbeat every 2 s
+        said = log.read_text()
+        failed = [duty for duty in ("clock check", "heartbeat") if f"{duty} failed" in said]
+        assert failed, said
+        assert all(said.count(f"{duty} failed") == 1 for duty in failed), said  # not each tick
         filler.unlink()
         assert play()[0] == 200  # room again: the game goes on
+        time.sleep(2.5)
+        said = log.read_text()
+        assert all(f"{duty} works again" in said for duty in failed), said
         subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
         status, answer = play()
         assert status == 503 and "read-only" in answer["error"], answer
