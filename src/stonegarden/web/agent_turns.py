@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 #: seconds a claim to think outlasts the search's own limit (the move's write, a slow store);
 #: while the job waits in the queue its process renews the claim every half of this
 THINK_GRACE = 10.0
+#: seconds after a roll the store refused before the game is read again to roll
+ROLL_AGAIN = 2.0
 
 
 class AgentTurns:
@@ -56,10 +58,13 @@ class AgentTurns:
             try:
                 await svc.append_move(live, text, game.play(live.state, action),
                                       tuple(live.redo))
-            except ApiError:
+            except ApiError as exc:
                 # the move before the roll is stored and stands; this copy would wait at the
-                # roll for ever: the game is read again (and rolled) when next asked for
+                # roll for ever: the game is read again (and rolled) when next asked for, or
+                # in a moment (its pages wait for the roll)
                 svc.invalidate(live.id)
+                if exc.status != 409:  # 409: another process rolled
+                    svc.in_background(self._roll_later(live.id))
                 return
         if (game.is_terminal(live.state) or live.paused or live.thinking is not None
                 or svc.closing):
@@ -87,6 +92,17 @@ class AgentTurns:
             return
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         svc.hub.publish(live.id)
+
+    async def _roll_later(self, game_id: str) -> None:
+        """Read the game again, which rolls, after a roll could not be stored (and again
+        later while the store keeps failing)."""
+        svc = self.service
+        await asyncio.sleep(ROLL_AGAIN)
+        if not svc.closing and game_id not in svc.live:
+            try:
+                await svc.load(game_id)
+            except ApiError:  # the store cannot read it either: the next request tries
+                pass
 
     async def _claim(self, live: Live, thinking: Thinking, resume: bool) -> bool:
         """Whether this process thinks for the agent (it holds the store's claim); another's
