@@ -130,6 +130,21 @@ def test_an_undo_the_database_refused_leaves_the_agent_thinking(
         assert snap["to_move"] == 1 and not snap["paused"]
 
 
+def test_the_stored_games_page_says_the_database_failed_in_a_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    def list_games(self, *args, **kwargs):
+        raise StoreError(f"{self.location}: disk I/O error (the disk holding it is full)")
+
+    monkeypatch.setattr(SQLStore, "list_games", list_games)
+    with TestClient(create_app(tmp_path / "games.db", workers=1, warm_up=False)) as client:
+        r = client.get("/games")
+        assert r.status_code == 503
+        assert r.headers["content-type"].startswith("text/html")
+        assert "the disk holding it is full" in r.text
+        r = client.get("/api/games")
+        assert r.status_code == 503 and "full" in r.json()["error"]
+
+
 def wait_until(client: TestClient, gid: str, check, seconds: float = 20) -> dict:
     """The game's snapshot once ``check(snapshot)`` holds.
 
