@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from starlette.testclient import TestClient
-from webhelpers import Server, first_legal
+from webhelpers import ROOT, Server, first_legal
 
 from stonegarden.core.registry import make
 from stonegarden.errors import StoreError
@@ -143,6 +144,26 @@ def test_the_stored_games_page_says_the_database_failed_in_a_page(
         assert "the disk holding it is full" in r.text
         r = client.get("/api/games")
         assert r.status_code == 503 and "full" in r.json()["error"]
+
+
+def test_a_file_that_can_be_read_but_not_written_stops_the_start_in_one_line(tmp_path: Path):
+    """It passed the checks at the start (all reads) and failed at the first write, the
+    heartbeat, with a traceback after the server had said it was serving."""
+    db = tmp_path / "games.db"
+    open_store(db)  # made and migrated
+    made = subprocess.run(["chattr", "+i", str(db)], capture_output=True, check=False)
+    if made.returncode != 0:  # an immutable file needs root and a file system that has them
+        pytest.skip(f"cannot make a file immutable here: {made.stderr.decode(errors='replace')}")
+    try:
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        done = subprocess.run([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
+                               "--db", str(db), "--workers", "1"],
+                              env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], check=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"stonegarden serve: {db}: attempt to write a readonly database (the file is read-only)"]
 
 
 def wait_until(client: TestClient, gid: str, check, seconds: float = 20) -> dict:

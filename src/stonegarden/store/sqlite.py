@@ -43,10 +43,9 @@ class SQLiteStore(SQLStore):
             self._migrate(con)
             # one server process a file: a claim to think found now is a stopped process's
             # (killed before it gave it up), and would only hold its agent back; a person's
-            # pause stays
-            if con.execute("SELECT 1 FROM thinking WHERE owner <> ? LIMIT 1",
-                           (PAUSED,)).fetchone():
-                con.execute("DELETE FROM thinking WHERE owner <> ?", (PAUSED,))
+            # pause stays. Written even when there is none, so that a file this process can
+            # read but not write stops the start here, not at its first write
+            con.execute("DELETE FROM thinking WHERE owner <> ?", (PAUSED,))
 
     # -- connections ----------------------------------------------------------------------------
     @contextmanager
@@ -88,10 +87,9 @@ class SQLiteStore(SQLStore):
         if free < FULL_BELOW:
             return f"{exc} (the disk holding it is full)"
         if not os.access(folder, os.W_OK):
-            return f"{exc} (its folder is read-only for this user, and SQLite writes its " \
-                   "journal there)"
+            return f"{exc} (its folder is read-only, and SQLite writes its journal there)"
         if self.path.exists() and not os.access(self.path, os.W_OK):
-            return f"{exc} (the file is read-only for this user)"
+            return f"{exc} (the file is read-only)"
         return str(exc)
 
     @contextmanager
