@@ -20,7 +20,6 @@ from ..errors import StoreError
 from .migrations import MIGRATIONS, V1_COLUMNS, VERSION_TABLE, check_schema
 from .sql import PAUSED, SQLStore
 
-
 #: a disk with less free space than this is called full in a failure's message
 FULL_BELOW = 1024 * 1024
 

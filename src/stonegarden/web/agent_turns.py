@@ -99,10 +99,9 @@ class AgentTurns:
         svc = self.service
         await asyncio.sleep(ROLL_AGAIN)
         if not svc.closing and game_id not in svc.live:
-            try:
+            # a store that cannot read it either: the next request tries
+            with contextlib.suppress(ApiError):
                 await svc.load(game_id)
-            except ApiError:  # the store cannot read it either: the next request tries
-                pass
 
     async def _claim(self, live: Live, thinking: Thinking, resume: bool) -> bool:
         """Whether this process thinks for the agent (it holds the store's claim); another's
