@@ -3,12 +3,16 @@ database, the game goes on where it was; live updates arrive as server-sent even
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
-from webhelpers import Server, first_legal
+from webhelpers import ROOT, Server, first_legal
 
 PARAMS = {"size": 3, "target": 4}
 
@@ -107,3 +111,43 @@ def test_serve_command_documents_its_options(cli):
     for option in ("--host", "--port", "--db", "--open", "--max-think", "--hint-seconds",
                    "--analysis-seconds", "--job-memory", "--queue", "--client-jobs", "127.0.0.1"):
         assert option in out.stdout
+
+
+def test_a_port_in_use_stops_the_start_in_one_line_before_it_says_it_serves(tmp_path: Path,
+                                                                            cli):
+    """It said it was serving, started its workers, then failed to bind (exit status 3)."""
+    first = Server(tmp_path / "a.db").start()
+    try:
+        out = cli("serve", "--port", str(first.port), "--db", str(tmp_path / "b.db"),
+                  timeout=60)
+    finally:
+        first.stop()
+    assert out.returncode == 2, out.stderr
+    assert "serving" not in out.stdout
+    assert out.stderr.strip().splitlines() == [
+        f"stonegarden serve: cannot listen on 127.0.0.1:{first.port}: address already in use"]
+
+
+def test_port_0_serves_on_a_free_port_and_says_which(tmp_path: Path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
+                             "--db", str(tmp_path / "games.db"), "--workers", "1"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        said = proc.stdout.readline()
+        found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", said)
+        assert found and int(found.group(1)) > 0, said
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{found.group(1)}/api/meta",
+                                            timeout=2) as r:
+                    assert r.status == 200
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("nothing answers at the port it named")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

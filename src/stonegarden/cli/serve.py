@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import webbrowser
@@ -89,13 +90,20 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     except StonegardenError as exc:
         click.echo(f"stonegarden serve: {exc}", err=True)
         sys.exit(2)
+    try:
+        sockets = listening_sockets(host, port)
+    except OSError as exc:
+        click.echo(f"stonegarden serve: cannot listen on {host}:{port}: "
+                   f"{(exc.strerror or str(exc)).lower()}", err=True)
+        sys.exit(2)
+    port = sockets[0].getsockname()[1]  # the one chosen, for --port 0
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
     shown = f" (public URL {site.link('/')})" if site.origin else ""
     click.echo(f"stonegarden: serving {url}{shown} (games stored in {redacted(path)}); "
                "Ctrl-C stops")
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    run_server(app, host, port)
+    run_server(app, host, port, sockets)
 
 
 def loopback_hosts(host: str, site: Any) -> list[str] | None:
@@ -124,9 +132,36 @@ def cores_per_worker(workers: int) -> int:
     return max(1, default_threads() // workers)
 
 
-def run_server(app: Any, host: str, port: int) -> None:
-    """uvicorn, telling the app when a shutdown begins (``app.state.begin_shutdown``), so its
-    live-update streams end at once instead of holding the shutdown up."""
+def listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to ``host``:``port`` (each address the name has, as asyncio binds them),
+    before the server starts: a port in use stops the start with one line, and the server
+    does not say it serves where it cannot.
+
+    Raises:
+        OSError: an address cannot be bound (in use, not this machine's, a name not found).
+    """
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def run_server(app: Any, host: str, port: int,
+               sockets: list[socket.socket] | None = None) -> None:
+    """uvicorn (on ``sockets`` when given), telling the app when a shutdown begins
+    (``app.state.begin_shutdown``), so its live-update streams end at once instead of holding
+    the shutdown up."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -139,4 +174,4 @@ def run_server(app: Any, host: str, port: int) -> None:
     # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from 127.0.0.1 by
     # default; the app trusts those headers only from --forwarded-allow-ips
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                          timeout_graceful_shutdown=2, proxy_headers=False)).run()
+                          timeout_graceful_shutdown=2, proxy_headers=False)).run(sockets)
