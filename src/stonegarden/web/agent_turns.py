@@ -64,7 +64,7 @@ class AgentTurns:
                 # in a moment (its pages wait for the roll)
                 svc.invalidate(live.id)
                 if exc.status != 409:  # 409: another process rolled
-                    svc.in_background(self._roll_later(live.id))
+                    svc.in_background(self._roll_later(live.id, live.client))
                 return
         if (game.is_terminal(live.state) or live.paused or live.thinking is not None
                 or svc.closing):
@@ -93,15 +93,15 @@ class AgentTurns:
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         svc.hub.publish(live.id)
 
-    async def _roll_later(self, game_id: str) -> None:
-        """Read the game again, which rolls, after a roll could not be stored (and again
-        later while the store keeps failing)."""
+    async def _roll_later(self, game_id: str, client: str) -> None:
+        """Read the game again for ``client`` (whose move led to the roll), which rolls, a
+        moment after a roll could not be stored; a roll refused again is tried again the same
+        way, and a game the store cannot read is left to the next request for it."""
         svc = self.service
         await asyncio.sleep(ROLL_AGAIN)
         if not svc.closing and game_id not in svc.live:
-            # a store that cannot read it either: the next request tries
             with contextlib.suppress(ApiError):
-                await svc.load(game_id)
+                await svc.load(game_id, client)
 
     async def _claim(self, live: Live, thinking: Thinking, resume: bool) -> bool:
         """Whether this process thinks for the agent (it holds the store's claim); another's
