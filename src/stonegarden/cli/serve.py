@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import threading
@@ -142,18 +143,31 @@ def listening_sockets(host: str, port: int) -> list[socket.socket]:
     """
     found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     sockets: list[socket.socket] = []
+    unavailable: OSError | None = None
     try:
         for family, kind, proto, _, address in dict.fromkeys(found):
-            sock = socket.socket(family, kind, proto)
+            try:
+                sock = socket.socket(family, kind, proto)
+            except OSError:  # a family this machine does not have
+                continue
             sockets.append(sock)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             if family == socket.AF_INET6:
                 sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-            sock.bind(address)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno != errno.EADDRNOTAVAIL:
+                    raise
+                # the family is not enabled (IPv6 off): the name's other addresses serve
+                sockets.pop().close()
+                unavailable = exc
     except OSError:
         for sock in sockets:
             sock.close()
         raise
+    if not sockets:
+        raise unavailable or OSError(errno.EADDRNOTAVAIL, "no address to listen on")
     return sockets
 
 
