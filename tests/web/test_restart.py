@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -128,20 +129,25 @@ def test_a_port_in_use_stops_the_start_in_one_line_before_it_says_it_serves(tmp_
         f"stonegarden serve: cannot listen on 127.0.0.1:{first.port}: address already in use"]
 
 
-def test_port_0_serves_on_a_free_port_and_says_which(tmp_path: Path):
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1", "::"])
+def test_port_0_serves_on_a_free_port_and_says_where(tmp_path: Path, host: str):
+    """The first line's link works (it named port 0, wrote an IPv6 address without brackets,
+    and 127.0.0.1 for a server listening on IPv6 only)."""
+    if ":" in host and not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
-                             "--db", str(tmp_path / "games.db"), "--workers", "1"],
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--host", host,
+                             "--port", "0", "--db", str(tmp_path / "games.db"),
+                             "--workers", "1"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None
         said = proc.stdout.readline()
-        found = re.search(r"serving http://127\.0\.0\.1:(\d+)/", said)
-        assert found and int(found.group(1)) > 0, said
+        found = re.search(r"serving (http://\S+:(\d+)/) ", said)
+        assert found and int(found.group(2)) > 0, said
         for _ in range(300):
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{found.group(1)}/api/meta",
-                                            timeout=2) as r:
+                with urllib.request.urlopen(f"{found.group(1)}api/meta", timeout=2) as r:
                     assert r.status == 200
                     break
             except OSError:

@@ -98,13 +98,23 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
                    f"{(exc.strerror or str(exc)).lower()}", err=True)
         sys.exit(2)
     port = sockets[0].getsockname()[1]  # the one chosen, for --port 0
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+    url = f"http://{local_address(host)}:{port}/"
     shown = f" (public URL {site.link('/')})" if site.origin else ""
     click.echo(f"stonegarden: serving {url}{shown} (games stored in {redacted(path)}); "
                "Ctrl-C stops")
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     run_server(app, host, port, sockets)
+
+
+def local_address(host: str) -> str:
+    """Where this machine reaches a server bound to ``host``, as a URL writes it: the
+    loopback address of the family for "any address", an IPv6 address in brackets."""
+    if host == "0.0.0.0":
+        return "127.0.0.1"
+    if host == "::":  # IPv6 only (as asyncio binds it)
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
 def loopback_hosts(host: str, site: Any) -> list[str] | None:
