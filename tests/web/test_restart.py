@@ -3,12 +3,17 @@ database, the game goes on where it was; live updates arrive as server-sent even
 
 from __future__ import annotations
 
+import os
+import re
+import socket
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
-from webhelpers import Server, first_legal
+from webhelpers import ROOT, Server, first_legal
 
 PARAMS = {"size": 3, "target": 4}
 
@@ -107,3 +112,48 @@ def test_serve_command_documents_its_options(cli):
     for option in ("--host", "--port", "--db", "--open", "--max-think", "--hint-seconds",
                    "--analysis-seconds", "--job-memory", "--queue", "--client-jobs", "127.0.0.1"):
         assert option in out.stdout
+
+
+def test_a_port_in_use_stops_the_start_in_one_line_before_it_says_it_serves(tmp_path: Path,
+                                                                            cli):
+    """It said it was serving, started its workers, then failed to bind (exit status 3)."""
+    first = Server(tmp_path / "a.db").start()
+    try:
+        out = cli("serve", "--port", str(first.port), "--db", str(tmp_path / "b.db"),
+                  timeout=60)
+    finally:
+        first.stop()
+    assert out.returncode == 2, out.stderr
+    assert "serving" not in out.stdout
+    assert out.stderr.strip().splitlines() == [
+        f"stonegarden serve: cannot listen on 127.0.0.1:{first.port}: address already in use"]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1", "::"])
+def test_port_0_serves_on_a_free_port_and_says_where(tmp_path: Path, host: str):
+    """The first line's link works (it named port 0, wrote an IPv6 address without brackets,
+    and 127.0.0.1 for a server listening on IPv6 only)."""
+    if ":" in host and not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--host", host,
+                             "--port", "0", "--db", str(tmp_path / "games.db"),
+                             "--workers", "1"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        said = proc.stdout.readline()
+        found = re.search(r"serving (http://\S+:(\d+)/) ", said)
+        assert found and int(found.group(2)) > 0, said
+        for _ in range(300):
+            try:
+                with urllib.request.urlopen(f"{found.group(1)}api/meta", timeout=2) as r:
+                    assert r.status == 200
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("nothing answers at the port it named")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -5,7 +5,6 @@ schema stops the start with one line naming the file and the cause; nothing is r
 from __future__ import annotations
 
 import re
-import time
 import sqlite3
 from pathlib import Path
 
@@ -142,47 +141,3 @@ def test_a_damaged_row_makes_only_that_game_unavailable(tmp_path: Path):
         assert client.post("/api/games/good/move",
                            json={"secret": "b", "move": "Kc3"}).status_code == 200
 
-
-def test_a_port_in_use_is_one_line_and_no_serving_is_said(tmp_path: Path, cli):
-    """``serve`` said "serving http://..." and then failed with uvicorn's error on a port
-    another process held."""
-    import socket
-
-    with socket.socket() as held:
-        held.bind(("127.0.0.1", 0))
-        held.listen()
-        port = held.getsockname()[1]
-        out = cli("serve", "--db", str(tmp_path / "games.db"), "--port", str(port), timeout=120)
-    assert out.returncode == 2 and "serving" not in out.stdout
-    assert out.stderr.strip() == (f"stonegarden serve: cannot listen on 127.0.0.1 port {port}: "
-                                  "Address already in use")
-
-
-def test_port_zero_serves_on_a_free_port_and_says_which(tmp_path: Path):
-    """``--port 0`` said it served on port 0."""
-    import subprocess
-    import sys
-    import urllib.request
-
-    from tests.conftest import cli_env
-
-    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
-                             "--db", str(tmp_path / "games.db")], env=cli_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        said = proc.stdout.readline() if proc.stdout else ""
-        found = re.search(r"serving http://127\.0\.0\.1:(\d+)/ ", said)
-        assert found and int(found.group(1)) > 0, said
-        for _ in range(300):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{found.group(1)}/api/meta",
-                                            timeout=2) as answer:
-                    assert answer.status == 200
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("nothing answered on the port it named")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 import sys
 import threading
@@ -90,21 +91,30 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     except StonegardenError as exc:
         click.echo(f"stonegarden serve: {exc}", err=True)
         sys.exit(2)
-    try:  # bound before "serving" is said: a port in use is one line, not a false start
-        sock = listening_socket(host, port)
+    try:
+        sockets = listening_sockets(host, port)
     except OSError as exc:
-        click.echo(f"stonegarden serve: cannot listen on {host} port {port}: "
-                   f"{exc.strerror or exc}", err=True)
+        click.echo(f"stonegarden serve: cannot listen on {host}:{port}: "
+                   f"{(exc.strerror or str(exc)).lower()}", err=True)
         sys.exit(2)
-    port = sock.getsockname()[1]  # --port 0 takes a free port: say which
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    url = f"http://{f'[{shown_host}]' if ':' in shown_host else shown_host}:{port}/"
+    port = sockets[0].getsockname()[1]  # the one chosen, for --port 0
+    url = f"http://{local_address(host)}:{port}/"
     shown = f" (public URL {site.link('/')})" if site.origin else ""
     click.echo(f"stonegarden: serving {url}{shown} (games stored in {redacted(path)}); "
                "Ctrl-C stops")
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    run_server(app, sock)
+    run_server(app, host, port, sockets)
+
+
+def local_address(host: str) -> str:
+    """Where this machine reaches a server bound to ``host``, as a URL writes it: the
+    loopback address of the family for "any address", an IPv6 address in brackets."""
+    if host == "0.0.0.0":
+        return "127.0.0.1"
+    if host == "::":  # IPv6 only (as asyncio binds it)
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
 def loopback_hosts(host: str, site: Any) -> list[str] | None:
@@ -133,27 +143,49 @@ def cores_per_worker(workers: int) -> int:
     return max(1, default_threads() // workers)
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host`` and ``port`` (IPv4 or IPv6, as ``host`` is written).
+def listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to ``host``:``port`` (each address the name has, as asyncio binds them),
+    before the server starts: a port in use stops the start with one line, and the server
+    does not say it serves where it cannot.
 
     Raises:
-        OSError: the address is in use, not this machine's, or not allowed.
+        OSError: an address cannot be bound (in use, not this machine's, a name not found).
     """
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-    sock = socket.socket(family, kind, proto)
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    sockets: list[socket.socket] = []
+    unavailable: OSError | None = None
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
+        for family, kind, proto, _, address in dict.fromkeys(found):
+            try:
+                sock = socket.socket(family, kind, proto)
+            except OSError:  # a family this machine does not have
+                continue
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno != errno.EADDRNOTAVAIL:
+                    raise
+                # the family is not enabled (IPv6 off): the name's other addresses serve
+                sockets.pop().close()
+                unavailable = exc
     except OSError:
-        sock.close()
+        for sock in sockets:
+            sock.close()
         raise
-    return sock
+    if not sockets:
+        raise unavailable or OSError(errno.EADDRNOTAVAIL, "no address to listen on")
+    return sockets
 
 
-def run_server(app: Any, sock: socket.socket) -> None:
-    """uvicorn, telling the app when a shutdown begins (``app.state.begin_shutdown``), so its
-    live-update streams end at once instead of holding the shutdown up."""
+def run_server(app: Any, host: str, port: int,
+               sockets: list[socket.socket] | None = None) -> None:
+    """uvicorn (on ``sockets`` when given), telling the app when a shutdown begins
+    (``app.state.begin_shutdown``), so its live-update streams end at once instead of holding
+    the shutdown up."""
     import uvicorn
 
     class Server(uvicorn.Server):
@@ -165,6 +197,5 @@ def run_server(app: Any, sock: socket.socket) -> None:
 
     # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from 127.0.0.1 by
     # default; the app trusts those headers only from --forwarded-allow-ips
-    host, port = sock.getsockname()[:2]
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                          timeout_graceful_shutdown=2, proxy_headers=False)).run(sockets=[sock])
+                          timeout_graceful_shutdown=2, proxy_headers=False)).run(sockets)

@@ -8,6 +8,7 @@ cause, and nothing is recreated or dropped.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -18,6 +19,9 @@ from typing import Any
 from ..errors import StoreError
 from .migrations import MIGRATIONS, V1_COLUMNS, VERSION_TABLE, check_schema
 from .sql import PAUSED, SQLStore
+
+#: a disk with less free space than this is called full in a failure's message
+FULL_BELOW = 1024 * 1024
 
 
 class SQLiteStore(SQLStore):
@@ -38,10 +42,9 @@ class SQLiteStore(SQLStore):
             self._migrate(con)
             # one server process a file: a claim to think found now is a stopped process's
             # (killed before it gave it up), and would only hold its agent back; a person's
-            # pause stays
-            if con.execute("SELECT 1 FROM thinking WHERE owner <> ? LIMIT 1",
-                           (PAUSED,)).fetchone():
-                con.execute("DELETE FROM thinking WHERE owner <> ?", (PAUSED,))
+            # pause stays. Written even when there is none, so that a file this process can
+            # read but not write stops the start here, not at its first write
+            con.execute("DELETE FROM thinking WHERE owner <> ?", (PAUSED,))
 
     # -- connections ----------------------------------------------------------------------------
     @contextmanager
@@ -50,7 +53,7 @@ class SQLiteStore(SQLStore):
         try:
             con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot open it ({exc})") from None
+            raise StoreError(f"{self.path}: cannot open it ({self._cause(exc)})") from None
         con.row_factory = sqlite3.Row
         try:
             if check:
@@ -62,9 +65,31 @@ class SQLiteStore(SQLStore):
             con.execute("PRAGMA synchronous=FULL")
             yield con
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: {exc}") from None
+            raise StoreError(f"{self.path}: {self._cause(exc)}") from None
         finally:
             con.close()
+
+    def _cause(self, exc: sqlite3.Error) -> str:
+        """SQLite's words for a failure, with what the file system says where they hide it: a
+        full disk reads as ``disk I/O error``, a read-only one as ``unable to open database
+        file``."""
+        if not isinstance(exc, sqlite3.OperationalError):
+            return str(exc)
+        folder = self.path.parent
+        try:
+            fs = os.statvfs(folder)
+        except OSError:
+            return str(exc)
+        free = (fs.f_bfree if os.geteuid() == 0 else fs.f_bavail) * fs.f_frsize
+        if fs.f_flag & os.ST_RDONLY:
+            return f"{exc} (its file system is read-only)"
+        if free < FULL_BELOW:
+            return f"{exc} (the disk holding it is full)"
+        if not os.access(folder, os.W_OK):
+            return f"{exc} (its folder is read-only, and SQLite writes its journal there)"
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            return f"{exc} (the file is read-only)"
+        return str(exc)
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -141,7 +166,10 @@ def serve_alone(path: Path) -> None:
 
     try:  # taken before the store is opened: a refused server writes nothing to the file
         path.parent.mkdir(parents=True, exist_ok=True)
-        f = open(path, "ab") if not path.exists() else open(path, "rb")  # noqa: SIM115
+        if not path.exists():
+            path.touch()
+        # held for reading: a lock needs no more (and the file system can be made read-only)
+        f = open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise StoreError(f"{path}: cannot open it ({exc.strerror})") from None
     try:

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 #: seconds a claim to think outlasts the search's own limit (the move's write, a slow store);
 #: while the job waits in the queue its process renews the claim every half of this
 THINK_GRACE = 10.0
+#: seconds after a roll the store refused before the game is read again to roll
+ROLL_AGAIN = 2.0
 
 
 class AgentTurns:
@@ -55,7 +57,17 @@ class AgentTurns:
             outcomes = game.chance_outcomes(live.state)
             action = svc.rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0]
             text = game.action_to_text(live.state, action)
-            await svc.append_move(live, text, game.play(live.state, action), tuple(live.redo))
+            try:
+                await svc.append_move(live, text, game.play(live.state, action),
+                                      tuple(live.redo))
+            except ApiError as exc:
+                # the move before the roll is stored and stands; this copy would wait at the
+                # roll for ever: the game is read again (and rolled) when next asked for, or
+                # in a moment (its pages wait for the roll)
+                svc.invalidate(live.id)
+                if exc.status != 409:  # 409: another process rolled
+                    svc.in_background(self._roll_later(live.id, live.client))
+                return
         if (game.is_terminal(live.state) or live.paused or live.thinking is not None
                 or svc.closing):
             return
@@ -83,6 +95,16 @@ class AgentTurns:
         thinking.job.on_start.append(lambda: svc.hub.publish(live.id))  # no longer queued
         thinking.task = asyncio.get_running_loop().create_task(self._think(live, thinking))
         svc.hub.publish(live.id)
+
+    async def _roll_later(self, game_id: str, client: str) -> None:
+        """Read the game again for ``client`` (whose move led to the roll), which rolls, a
+        moment after a roll could not be stored; a roll refused again is tried again the same
+        way, and a game the store cannot read is left to the next request for it."""
+        svc = self.service
+        await asyncio.sleep(ROLL_AGAIN)
+        if not svc.closing and game_id not in svc.live:
+            with contextlib.suppress(ApiError):
+                await svc.load(game_id, client)
 
     async def _claim(self, live: Live, thinking: Thinking, resume: bool) -> bool:
         """Whether this process thinks for the agent (it holds the store's claim); another's

@@ -285,7 +285,9 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         return error_response(400, str(exc))
 
     async def store_error(request: Request, exc: Exception) -> Response:
-        return error_response(503, str(exc))
+        if request.url.path.startswith("/api/"):
+            return error_response(503, str(exc))
+        return page("error.html", status=503, code=503, message=str(exc))
 
     async def server_error(request: Request, exc: Exception) -> Response:
         return error_response(500, f"internal error ({type(exc).__name__}); nothing was changed")

@@ -129,6 +129,20 @@ class ClockKeeper:
         self.flagged = 0
         #: games whose flagging failed -> when (time.monotonic) to try them again
         self.failed: dict[str, float] = {}
+        #: the duties ("heartbeat", "clock check") failing now: a store that stays down (a
+        #: full disk) is logged once, not twice a second, and again when it works
+        self.failing: set[str] = set()
+
+    def _failed(self, duty: str, exc: Exception) -> None:
+        if duty not in self.failing:
+            log.warning("stonegarden: %s failed: %s (said once until it works again)", duty,
+                        exc)
+        self.failing.add(duty)
+
+    def _worked(self, duty: str) -> None:
+        if duty in self.failing:
+            self.failing.discard(duty)
+            log.warning("stonegarden: %s works again", duty)
 
     async def start(self) -> float:
         """Record this server as up, moving running clocks on by the time no server ran;
@@ -147,7 +161,9 @@ class ClockKeeper:
             try:
                 await asyncio.to_thread(self.svc.store.heartbeat, time.time(), math.inf)
             except Exception as exc:  # a database hiccup: try again next beat
-                log.warning("stonegarden: heartbeat failed: %s", exc)
+                self._failed("heartbeat", exc)
+            else:
+                self._worked("heartbeat")
 
     async def _watch(self) -> None:
         while True:
@@ -163,8 +179,9 @@ class ClockKeeper:
             due = await asyncio.to_thread(self.svc.store.due, time.time(),
                                           100 + len(self.failed))
         except Exception as exc:  # a database hiccup: next tick
-            log.warning("stonegarden: clock check failed: %s", exc)
+            self._failed("clock check", exc)
             return
+        self._worked("clock check")
         for gid in due:
             if gid in self.failed:
                 continue

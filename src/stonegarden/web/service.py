@@ -552,7 +552,6 @@ class GameService:
             if len(live.moves) != count:  # the agent's move was written first: it goes on
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
             self._still_served(live)
-            self.turns.forget(live)
             kept = live.history.at(keep)
             try:
                 await asyncio.to_thread(self.store.truncate, live.id, keep, count,
@@ -562,8 +561,10 @@ class GameService:
             except StaleError as exc:
                 self.invalidate(live.id)
                 raise ApiError(409, str(exc)) from None
-            except StoreError as exc:
+            except StoreError as exc:  # nothing was undone: an agent thinking goes on
                 raise ApiError(503, str(exc)) from None
+            # its move, written meanwhile, waits for the lock and then finds the game moved on
+            self.turns.forget(live)
             # everything the undo changes here changes before the lock is let go: a move
             # that waited for it finds the undone position with its redo line, and clears it
             live.history.truncate(keep)
@@ -608,7 +609,13 @@ class GameService:
                 live.redo = []
                 break
             played_own = played_own or mover == seat
-            await self.append_move(live, text, after, tuple(live.redo[1:]))
+            try:
+                await self.append_move(live, text, after, tuple(live.redo[1:]))
+            except ApiError:
+                # the moves redone before are stored: an agent to move after them thinks
+                live.paused = False
+                await self.turns.advance(live, client)
+                raise
         live.paused = False
         live.client = client
         await self.turns.advance(live, client)

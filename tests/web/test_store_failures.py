@@ -1,0 +1,261 @@
+"""The server while its database fails under it (a full disk, a database restarting): what
+the answers say, what is stored, and that a game goes on once the database is back."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+from starlette.testclient import TestClient
+from webhelpers import ROOT, Server, first_legal
+
+from stonegarden.core.registry import make
+from stonegarden.errors import StoreError
+from stonegarden.store import open_store
+from stonegarden.store.sql import SQLStore
+from stonegarden.web.app import create_app
+
+TUMBLING = {"tumbling": True}  # Blobs rolls the face type before every move
+PEOPLE = {"size": 8, "target": 300}  # a game that goes on
+
+
+def fail_the_next_roll(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The store refuses the next roll it is asked to write, once, as a full disk would; the
+    returned list gets the text of every move written."""
+    written = SQLStore.append_move
+    log: list[str] = []
+    armed = [True]
+
+    def append_move(self, game_id, ply, text, *args, **kwargs):
+        if text.startswith("roll:") and armed[0]:
+            armed[0] = False
+            raise StoreError(f"{self.location}: database or disk is full")
+        log.append(text)
+        return written(self, game_id, ply, text, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "append_move", append_move)
+    return log
+
+
+def test_a_move_stored_before_a_roll_that_failed_is_acknowledged_and_the_roll_comes_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    db = tmp_path / "games.db"
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        r = client.post("/api/games", json={"game": "blobs", "params": TUMBLING,
+                                            "seats": ["human", "human"]})
+        assert r.status_code == 201, r.text
+        made = r.json()
+        gid = made["id"]
+        snap = client.get(f"/api/games/{gid}").json()
+        seat = snap["to_move"]
+        game = make("blobs", **TUMBLING)
+        state = game.replay([m["text"] for m in snap["moves"]])[-1]
+        move = game.action_to_text(state, int(game.legal_actions(state)[0]))
+        written = fail_the_next_roll(monkeypatch)
+        r = client.post(f"/api/games/{gid}/move",
+                        json={"secret": made["secrets"][str(seat)], "move": move})
+        # the move is stored: it is answered as made, not as a failure to retry
+        assert r.status_code == 200, r.text
+        assert written[0] == move and open_store(db).get(gid).moves[-1] == move
+        # the game does not wait at the roll for ever: it is rolled in a moment, unasked
+        deadline = time.monotonic() + 10
+        while open_store(db).get(gid).moves[-1] == move and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert open_store(db).get(gid).moves[-1].startswith("roll:")
+        snap = client.get(f"/api/games/{gid}").json()
+        assert snap["moves"][-2]["text"] == move
+        assert snap["moves"][-1]["text"].startswith("roll:")
+        assert snap["to_move"] == 3 - seat
+        assert len(written) == 2  # rolled once: the look that followed did not roll again
+
+
+def test_a_redo_cut_short_by_the_database_leaves_the_agent_thinking(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The redo stores the person's move, then the database refuses the agent's: the agent,
+    to move after the stored move, thinks again instead of the game waiting for it."""
+    params = {"size": 3, "target": 6}
+    with TestClient(create_app(tmp_path / "games.db", workers=1, warm_up=False)) as client:
+        r = client.post("/api/games", json={"game": "blooms", "params": params,
+                                            "seats": ["human", "random"]})
+        made = r.json()
+        gid, key = made["id"], made["secrets"]["1"]
+        assert client.post(f"/api/games/{gid}/move",
+                           json={"secret": key, "move": "Rc3"}).status_code == 200
+        snap = wait_until(client, gid, lambda s: s["length"] == 2)
+        line = [m["text"] for m in snap["moves"]]
+        assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
+        written = SQLStore.append_move
+        refused: list[str] = []
+
+        def append_move(self, game_id, ply, text, *args, **kwargs):
+            if ply == 1 and not refused:
+                refused.append(text)
+                raise StoreError(f"{self.location}: database or disk is full")
+            return written(self, game_id, ply, text, *args, **kwargs)
+
+        monkeypatch.setattr(SQLStore, "append_move", append_move)
+        r = client.post(f"/api/games/{gid}/redo", json={"secret": key})
+        assert r.status_code == 503 and "full" in r.json()["error"]
+        assert refused == line[1:]
+        snap = wait_until(client, gid, lambda s: s["length"] == 2)
+        assert snap["moves"][0]["text"] == "Rc3" and snap["to_move"] == 1
+
+
+def test_an_undo_the_database_refused_leaves_the_agent_thinking(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Nothing was undone, so the agent's search goes on and its move is played."""
+    params = {"size": 3, "target": 6}
+    with TestClient(create_app(tmp_path / "games.db", workers=1, warm_up=False)) as client:
+        r = client.post("/api/games", json={"game": "blooms", "params": params,
+                                            "seats": ["human", "mcts:time=1"]})
+        made = r.json()
+        gid, key = made["id"], made["secrets"]["1"]
+        r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rc3"})
+        assert r.status_code == 200 and r.json()["thinking"] is not None
+
+        def truncate(self, *args, **kwargs):
+            raise StoreError(f"{self.location}: database or disk is full")
+
+        monkeypatch.setattr(SQLStore, "truncate", truncate)
+        r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+        assert r.status_code == 503 and "full" in r.json()["error"]
+        snap = wait_until(client, gid, lambda s: s["length"] == 2)
+        assert snap["to_move"] == 1 and not snap["paused"]
+
+
+def test_the_stored_games_page_says_the_database_failed_in_a_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    def list_games(self, *args, **kwargs):
+        raise StoreError(f"{self.location}: disk I/O error (the disk holding it is full)")
+
+    monkeypatch.setattr(SQLStore, "list_games", list_games)
+    with TestClient(create_app(tmp_path / "games.db", workers=1, warm_up=False)) as client:
+        r = client.get("/games")
+        assert r.status_code == 503
+        assert r.headers["content-type"].startswith("text/html")
+        assert "the disk holding it is full" in r.text
+        r = client.get("/api/games")
+        assert r.status_code == 503 and "full" in r.json()["error"]
+
+
+def test_a_file_that_can_be_read_but_not_written_stops_the_start_in_one_line(tmp_path: Path):
+    """It passed the checks at the start (all reads) and failed at the first write, the
+    heartbeat, with a traceback after the server had said it was serving."""
+    db = tmp_path / "games.db"
+    open_store(db)  # made and migrated
+    made = subprocess.run(["chattr", "+i", str(db)], capture_output=True, check=False)
+    if made.returncode != 0:  # an immutable file needs root and a file system that has them
+        pytest.skip(f"cannot make a file immutable here: {made.stderr.decode(errors='replace')}")
+    try:
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        done = subprocess.run([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
+                               "--db", str(db), "--workers", "1"],
+                              env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], check=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"stonegarden serve: {db}: attempt to write a readonly database (the file is read-only)"]
+
+
+def wait_until(client: TestClient, gid: str, check, seconds: float = 20) -> dict:
+    """The game's snapshot once ``check(snapshot)`` holds.
+
+    Raises:
+        AssertionError: not within ``seconds``.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        snap = client.get(f"/api/games/{gid}").json()
+        if check(snap):
+            return snap
+        time.sleep(0.05)
+    shown = {k: snap[k] for k in ("length", "to_move", "thinking", "paused", "notice")}
+    raise AssertionError(f"not within {seconds} s: {shown}")
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a file system of its own, 2 MiB (a tmpfs: mounting it needs root)."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(folder)],
+                          capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace')}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(folder: Path) -> Path:
+    """Write a file in ``folder`` until its disk is full; the file."""
+    path = folder / "filler"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 65536)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return path
+
+
+def test_a_full_or_read_only_disk_gets_503_saying_so_and_nothing_unstored_is_acknowledged(
+        small_disk: Path, tmp_path: Path):
+    db = small_disk / "games.db"
+    log = tmp_path / "serve.log"
+    server = Server(db, None, log=log).start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid = made["id"]
+        acknowledged: list[str] = []
+
+        def play() -> tuple[int, dict]:
+            move = first_legal("blooms", PEOPLE, acknowledged)
+            seat = str(len(acknowledged) % 2 + 1)
+            status, answer = server.request("POST", f"/api/games/{gid}/move",
+                                            {"secret": made["secrets"][seat], "move": move})
+            if status == 200:
+                acknowledged.append(move)
+            return status, answer
+
+        assert play()[0] == 200
+        filler = fill(small_disk)
+        status, answer = play()
+        assert status == 503 and "the disk holding it is full" in answer["error"], answer
+        status, answer = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+        assert status == 503 and "full" in answer["error"], answer
+        time.sleep(3)  # the clocks' keeper looks twice a second, the heartbeat every 2 s
+        said = log.read_text()
+        failed = [duty for duty in ("clock check", "heartbeat") if f"{duty} failed" in said]
+        assert failed, said
+        assert all(said.count(f"{duty} failed") == 1 for duty in failed), said  # not each tick
+        filler.unlink()
+        assert play()[0] == 200  # room again: the game goes on
+        time.sleep(2.5)
+        said = log.read_text()
+        assert all(f"{duty} works again" in said for duty in failed), said
+        subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+        status, answer = play()
+        assert status == 503 and "read-only" in answer["error"], answer
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+        server.kill9()
+        server = Server(db, server.port).start()
+        status, snap = server.request("GET", f"/api/games/{gid}")
+        assert [m["text"] for m in snap["moves"]] == acknowledged
+    finally:
+        server.stop()
