@@ -69,6 +69,9 @@ def test_describe():
     assert parse_clock({"initial": 300, "increment": 3}).describe() == "5 min + 3 s"
     assert parse_clock({"initial": 45}).describe() == "45 s + 0 s"
     assert parse_clock({"days_per_move": 1}).describe() == "1 day a move"
+    # minutes and the seconds over them: 100 s read "1.667 min"
+    assert parse_clock({"initial": 100, "increment": 2}).describe() == "1 min 40 s + 2 s"
+    assert parse_clock({"initial": 90.5}).describe() == "1 min 30.5 s + 0 s"
 
 
 @given(st.lists(st.floats(min_value=0, max_value=50, allow_nan=False), min_size=1, max_size=30))

@@ -53,9 +53,11 @@ class ClockSpec:
         if self.kind == "correspondence":
             n = self.days_per_move
             return f"{n} day{'s' if n != 1 else ''} a move"
-        minutes = self.initial / 60
-        base = f"{_num(minutes)} min" if self.initial >= 60 else f"{_num(self.initial)} s"
-        return f"{base} + {_num(self.increment)} s"
+        # whole minutes and the seconds left over: 100 s read "1.667 min"
+        minutes, seconds = divmod(self.initial, 60)
+        parts = ([f"{int(minutes)} min"] if minutes else []) + (
+            [f"{_num(seconds)} s"] if seconds or not minutes else [])
+        return f"{' '.join(parts)} + {_num(self.increment)} s"
 
 
 def _num(x: float) -> int | float:
