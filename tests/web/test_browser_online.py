@@ -107,6 +107,12 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
     bo.wait_for_function(f"location.href !== {old_url!r}", timeout=WAIT)
     bo.wait_for_selector("#status.your-turn", timeout=WAIT)  # seats swapped: Bo moves first
     assert bo.url.split("#")[0] == ana.url.split("#")[0]
+    # back on the old game, Ana is not offered the rematch she offered: she goes to it
+    ana.go_back()
+    ana.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    ana.wait_for_function("document.getElementById('rematch').textContent === 'Go to the rematch'",
+                          timeout=WAIT)
+    assert ana.is_hidden("#rematch-offer")
 
     # Bo's games: the rematch (his turn) first, then the finished game
     bo.goto(server.url + "/my-games")

@@ -305,7 +305,9 @@
     }
     $("rematch").hidden = !(s.you && s.terminal);
     $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
-    $("rematch-offer").hidden = !(s.you && s.rematch);
+    // offered to the opponent: whoever holds a seat of the rematch here offered or took it
+    const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
+    $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch;
   }
   let named = false;
   document.addEventListener("sg-name", () => { named = false; if (now) renderOnline(now); });
