@@ -274,3 +274,15 @@ def test_no_inline_script_handler_or_style_anywhere(client):
         assert not re.search(r"<[^>]+\sstyle\s*=", text)
     for js in STATIC.glob("*.js"):
         assert "style=" not in js.read_text(), js.name  # styles go through the CSSOM
+
+
+def test_the_levels_times_are_at_most_the_servers_cap(tmp_path: Path):
+    """With ``--max-think 2`` level 6 still said "4 seconds of search a move", though the
+    server stops every search at 2 s."""
+    from stonegarden.web.service import Budgets
+
+    with TestClient(create_app(tmp_path / "g.db", workers=1, warm_up=False,
+                               budgets=Budgets(max_think=2))) as capped:
+        page = capped.get("/").text
+    assert "2 seconds of search a move" in page and "4 seconds of search" not in page
+    assert "up to 1.6 seconds a move" in page  # below the cap: the level's own time

@@ -125,7 +125,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     # -- pages ------------------------------------------------------------------------------
     async def home(request: Request) -> HTMLResponse:
-        return page("home.html", games=_games_meta(), agents=agent_names(), **home_context())
+        return page("home.html", games=_games_meta(), agents=agent_names(),
+                    **home_context(budgets.max_think))
 
     async def game_page(request: Request) -> HTMLResponse:
         live = await service().load(request.path_params["gid"], client_of(request))

@@ -3,6 +3,7 @@ its parameters, and pictures drawn by its board view."""
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from pathlib import Path
@@ -133,11 +134,13 @@ LEVELS = (
 DEFAULT_LEVEL = 2
 
 
-def level_texts(game: Any) -> list[str]:
+def level_texts(game: Any, max_think: float = math.inf) -> list[str]:
     """Whom each level suits in ``game``, with the time its search may take where the text
-    says it (the game's own levels: a slower search has longer caps)."""
+    says it (the game's own levels: a slower search has longer caps), at most the server's
+    ``--max-think``, which stops a longer search."""
     levels = profile_for(game).levels
-    return [text.format(seconds=f"{levels[n][1]:g} seconds") for n, text in LEVELS]
+    return [text.format(seconds=f"{min(levels[n][1], max_think):g} seconds")
+            for n, text in LEVELS]
 
 
 def first_mover(game_id: str) -> int:
@@ -150,15 +153,15 @@ def first_mover(game_id: str) -> int:
     return int(game.current_player(s))
 
 
-def home_context() -> dict[str, Any]:
-    """The levels (whom each suits, with each game's own time a move), and for each game who
-    moves first and what each player plays with."""
+def home_context(max_think: float = math.inf) -> dict[str, Any]:
+    """The levels (whom each suits, with each game's own time a move, at most
+    ``max_think``), and for each game who moves first and what each player plays with."""
     seating: dict[str, dict[str, Any]] = {}
     for gid in available_games():
         game = make(gid)
         view = view_for(game)
         seating[gid] = {"first": first_mover(gid), "names": list(view.player_names(game)),
-                        "colours": list(view.player_colours(game)), "levels": level_texts(game)}
+                        "colours": list(view.player_colours(game)), "levels": level_texts(game, max_think)}
     # games played on a Go board have an SGF form: an SGF file without a stonegarden RU[]
     # is uploaded as one of them
     sgf_games = [{"id": gid, "title": game_class(gid).title} for gid in available_games()
