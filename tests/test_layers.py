@@ -12,7 +12,7 @@ import stonegarden
 
 PACKAGE = Path(stonegarden.__file__).resolve().parent
 GENERIC = ["search", "agents", "web", "cli", "lab", "core", "terminal", "interop", "geometry",
-           "learn"]
+           "learn", "store", "jobs"]
 #: where naming a game is what the code means: the ``play`` command's default game
 ALLOWED = {("cli/play.py", "blooms")}
 
