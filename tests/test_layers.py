@@ -56,3 +56,30 @@ def test_no_generic_layer_names_a_game(folder):
     found = [(str(p.relative_to(PACKAGE)), s) for p in _modules(folder) for s in _strings(p)
              if s in games]
     assert [f for f in found if f not in ALLOWED] == []
+
+
+
+ARCHITECTURE = PACKAGE.parents[1] / "docs" / "architecture.md"
+
+
+def test_architecture_md_names_only_files_that_exist_and_every_part_of_the_package():
+    """docs/architecture.md is where the next engineer starts: each file it names is in the
+    package or the tests (``<game>`` standing for any folder), and each subpackage and
+    top-level module of the package is named in it."""
+    import re
+
+    text = ARCHITECTURE.read_text("utf-8")
+    root = PACKAGE.parents[1]
+    files = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")]
+    files += [str(p.relative_to(root)) for p in (root / "tests").rglob("*.py")]
+    missing = []
+    for name in set(re.findall(r"[\w/<>]*\w\.py\b", text)):
+        name = name.removeprefix("src/stonegarden/")
+        pattern = re.compile(r"(.*/)?" + re.sub(r"<\w+>", "[^/]+", re.escape(name).replace(
+            r"\<", "<").replace(r"\>", ">")))
+        if not any(pattern.fullmatch(f) for f in files):
+            missing.append(name)
+    assert sorted(missing) == []
+    parts = {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    parts |= {p.name for p in PACKAGE.glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert sorted(p for p in parts if f"`{p}" not in text) == []
