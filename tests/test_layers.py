@@ -83,3 +83,13 @@ def test_architecture_md_names_only_files_that_exist_and_every_part_of_the_packa
     parts = {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
     parts |= {p.name for p in PACKAGE.glob("*.py")} - {"__init__.py", "__main__.py"}
     assert sorted(p for p in parts if f"`{p}" not in text) == []
+
+
+def test_architecture_md_names_every_error_class():
+    """The one error hierarchy is described where the next engineer starts."""
+    from stonegarden import errors
+
+    text = ARCHITECTURE.read_text("utf-8")
+    classes = [n for n, v in vars(errors).items() if isinstance(v, type)
+               and issubclass(v, errors.StonegardenError) and v is not errors.StonegardenError]
+    assert [n for n in classes if f"`{n}`" not in text] == []
