@@ -12,12 +12,16 @@ import stonegarden
 
 PACKAGE = Path(stonegarden.__file__).resolve().parent
 GENERIC = ["search", "agents", "web", "cli", "lab", "core", "terminal", "interop", "geometry",
-           "learn", "store", "jobs"]
-#: where naming a game is what the code means: the ``play`` command's default game
-ALLOWED = {("cli/play.py", "blooms")}
+           "learn", "store", "jobs", "."]
+#: where naming a game is what the code means: the ``play`` command's default game, and the
+#: reader of Abstract Play's records, which exist for Blooms only
+ALLOWED = {("cli/play.py", "blooms"), ("ap_record.py", "blooms")}
 
 
 def _modules(folder: str) -> list[Path]:
+    """The modules of a subpackage, or with ``"."`` the package's top-level modules."""
+    if folder == ".":
+        return sorted(PACKAGE.glob("*.py"))
     return sorted((PACKAGE / folder).rglob("*.py"))
 
 
@@ -93,3 +97,20 @@ def test_architecture_md_names_every_error_class():
     classes = [n for n, v in vars(errors).items() if isinstance(v, type)
                and issubclass(v, errors.StonegardenError) and v is not errors.StonegardenError]
     assert [n for n in classes if f"`{n}`" not in text] == []
+
+
+#: the web pages' one game-specific move builder (Blobs': a cell, then a face) and the styles
+#: of Blobs' board, both still in the shared script and stylesheet rather than in its view
+ALLOWED_IN_PAGES = {("static/game.js", "blobs"), ("static/style.css", "blobs")}
+
+
+def test_no_script_stylesheet_or_template_of_the_web_app_names_another_game():
+    import re
+
+    web = PACKAGE / "web"
+    ids = sorted(stonegarden.available_games(), key=len, reverse=True)
+    word = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, ids)) + r")(?![\w])")
+    found = {(str(p.relative_to(web)), m) for folder in ("static", "templates")
+             for p in (web / folder).rglob("*") if p.suffix in (".js", ".css", ".html")
+             for m in word.findall(p.read_text("utf-8"))}
+    assert sorted(found - ALLOWED_IN_PAGES) == []
