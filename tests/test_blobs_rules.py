@@ -13,10 +13,11 @@ from stonegarden import CHANCE, IllegalMoveError, PositionError
 from stonegarden.games.blobs.ascii_art import ascii_board, block
 from stonegarden.games.blobs.lattice import (
     BLUE,
+    PLACEMENTS,
     RED,
     WHITE,
     coloured_corners,
-    placement_from_corners,
+    corner_colours,
 )
 from stonegarden.games.blobs.notation import cell_name, full_text
 
@@ -31,6 +32,15 @@ T1_CORNERS = {
     (1, 4): "W B W B",
 }
 
+
+
+def placement_from_corners(r: int, c: int, nw: int, ne: int, se: int, sw: int) -> int | None:
+    """The placement showing these corner colours on cell (r, c), or ``None`` if no face does
+    (wrong parity, white where a colour belongs, or a colour where white belongs)."""
+    for p in range(len(PLACEMENTS)):
+        if corner_colours(r, c, p) == (nw, ne, se, sw):
+            return p
+    return None
 
 def t1_placements(shift: int = 0) -> dict[tuple[int, int], int]:
     """T1's dice, moved ``shift`` columns east (an even shift keeps the colour parity)."""

@@ -141,6 +141,8 @@ def test_transposition_keys_join_only_positions_with_one_future(game_id):
             if game.is_terminal(s) or game.current_player(s) == CHANCE:
                 continue
             legal = game.legal_actions(s)
+            if len(legal) < 2:  # one move: no two orders to swap
+                continue
             rng = np.random.default_rng(seed)
             for _ in range(4):
                 a1, a2 = (int(x) for x in rng.choice(legal, 2, replace=False))

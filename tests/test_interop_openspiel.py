@@ -114,3 +114,12 @@ def test_a_clone_shares_the_game_and_a_game_pickles_by_its_string():
     assert str(c) != str(s)  # the clone's position is its own
     again = pickle.loads(pickle.dumps(g))
     assert str(again) == str(g) and again.num_distinct_actions() == g.num_distinct_actions()
+
+
+def test_observation_parameters_are_refused_with_a_typed_error():
+    """Observation parameters, which no game takes, raised a bare ValueError, outside the
+    one error hierarchy."""
+    game = load("blooms")
+    with pytest.raises(stonegarden.ParameterError, match="observation parameters"):
+        game.make_py_observer(None, {"perfect_recall": True})
+    assert game.make_py_observer(None, None).tensor.size > 0

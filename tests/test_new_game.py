@@ -16,15 +16,15 @@ from stonegarden.agents import make_agent
 from stonegarden.agents.search_agents import SearchAgent
 from stonegarden.core import registry
 from stonegarden.core.params import Param
-from stonegarden.core.protocol import Game, State
-from stonegarden.errors import NotationError
+from stonegarden.core.protocol import Game, State, foreign_state
+from stonegarden.errors import NotationError, PositionError, quote
 from stonegarden.lab.selfplay import play_game
 from stonegarden.lab.statistics import summarise
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.profile import SearchProfile, profile_for
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False)
 class RowState(State):
     board: bytes
 
@@ -57,7 +57,10 @@ class ThreeInARow(Game):
         return RowState(player=1, board=bytes(self.params["size"]))
 
     def _row(self, state: State) -> bytes:
-        assert isinstance(state, RowState)
+        if not isinstance(state, RowState):
+            raise foreign_state(self, state)
+        if len(state.board) != self.params["size"]:
+            raise foreign_state(self, state, (len(state.board), self.params["size"]))
         return state.board
 
     def _three(self, state: State) -> int:
@@ -77,6 +80,7 @@ class ThreeInARow(Game):
         return "three" if self._three(state) else "full"
 
     def scores(self, state: State) -> tuple[int, int]:
+        self._row(state)
         return (0, 0)
 
     def legal_actions(self, state: State) -> np.ndarray:
@@ -100,23 +104,38 @@ class ThreeInARow(Game):
         return f"p{action + 1}"
 
     def parse_action(self, state: State, text: str) -> int:
-        if not text.startswith("p") or not text[1:].isdigit():
-            raise NotationError(f"{text!r} is not a point (p1, p2, ...)")
-        return int(text[1:]) - 1
+        self._row(state)
+        point = text.strip().lower()
+        if not point.startswith("p") or not point[1:].isdigit() or len(point) > 4:
+            raise NotationError(f"{quote(text)} is not a point (p1, p2, ...)")
+        return int(point[1:]) - 1
 
     def position_text(self, state: State) -> str:
         return "".join(".xo"[c] for c in self._row(state)) + f" {state.player}"
 
     def parse_position(self, text: str) -> RowState:
-        row, player = text.split()
-        cells = bytes(".xo".index(c) for c in row)
-        return RowState(player=int(player), ply=sum(c > 0 for c in cells), board=cells)
+        parts = text.split()
+        if len(parts) != 2 or parts[1] not in ("1", "2") or set(parts[0]) - set(".xo"):
+            raise NotationError(f"{quote(text)} is not a row and a player (e.g. 'x.o 1')")
+        if len(parts[0]) != self.params["size"]:
+            raise PositionError(f"{quote(text)} has {len(parts[0])} points, not "
+                                f"{self.params['size']}")
+        cells = bytes(".xo".index(c) for c in parts[0])
+        return RowState(player=int(parts[1]), ply=sum(c > 0 for c in cells), board=cells)
 
     def diagram(self, state: State) -> str:
         return self.position_text(state)
 
     def parse_diagram(self, text: str) -> RowState:
         return self.parse_position(text)
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (2, self.params["size"])
+
+    def observation_planes(self, state: State, player: int) -> np.ndarray:
+        row = np.frombuffer(self._row(state), np.uint8)
+        return np.stack([row == player, row == 3 - player]).astype(np.float32)
 
 
 @pytest.fixture
@@ -168,3 +187,39 @@ def test_the_toy_s_kernels_warm_up_through_its_profile(toy):
     assert isinstance(profile, RowProfile)
     profile.warm_up()
     assert (ThreeInARow, SearchConfig()) in engines._WARM
+
+
+
+def _conformance():
+    from . import test_conformance
+
+    return test_conformance
+
+
+def _cases(check, params):
+    """The keyword arguments ``check``'s own parametrisations give it, with ``params`` for
+    the toy's game (``game_id`` is the toy's)."""
+    cases: list[dict] = [{}]
+    for mark in getattr(check, "pytestmark", []):
+        if mark.name != "parametrize":
+            continue
+        names = [n.strip() for n in mark.args[0].split(",")]
+        if "game_id" in names:
+            rows = [(params,)] if "params" in names else [()]
+            names = [n for n in names if n == "params"]
+        else:
+            rows = [tuple(getattr(v, "values", v)) if len(names) > 1 or hasattr(v, "marks")
+                    else (v,) for v in mark.args[1]]
+        cases = [{**c, **dict(zip(names, row))} for c in cases for row in rows]
+    return cases
+
+
+@pytest.mark.parametrize("name", [n for n in dir(_conformance()) if n.startswith("test_")])
+def test_the_conformance_tests_pass_for_the_toy(toy, monkeypatch, name):
+    """The toy follows architecture.md's "How a game plugs in" and no more, so every
+    conformance test, which a registered game meets without being named, passes for it."""
+    conformance = _conformance()
+    monkeypatch.setitem(conformance.SMALL, toy.id, {"size": 5})
+    check = getattr(conformance, name)
+    for case in _cases(check, {"size": 5}):
+        check(game_id=toy.id, **case)

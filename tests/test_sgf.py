@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import stonegarden
 from stonegarden.core.record import load_record, make_record, replay_record, save_record
 from stonegarden.errors import RecordError
-from stonegarden.sgf import parse_sgf, record_to_sgf, sgf_point, sgf_to_record
+from stonegarden.sgf import has_sgf_form, parse_sgf, record_to_sgf, sgf_point, sgf_to_record
 
 GAMES = [
     ("freego", {"size": 5, "target": 4}),
@@ -219,3 +219,22 @@ def test_convert_plain_go_sgf_with_game_option(tmp_path, cli):
     r = cli("convert", str(src), str(out), "--game", "bridgego")
     assert r.returncode == 0, r.stderr
     assert json.loads(out.read_text())["moves"] == ["E5", "D7"]
+
+
+@pytest.mark.parametrize("game_id", stonegarden.available_games())
+def test_the_web_app_offers_sgf_for_exactly_the_games_sgf_writes(game_id):
+    """The home page's SGF upload and the game page's SGF download asked the board view
+    whether its builder was ``point``, a second answer to what ``sgf.py`` decides; both now ask
+    ``has_sgf_form``, which says yes exactly where a record converts."""
+    from stonegarden.web.pages import home_context
+
+    game = stonegarden.make(game_id)
+    record = make_record(game, [], game.initial_state())
+    try:
+        record_to_sgf(record)
+        writes = True
+    except RecordError:
+        writes = False
+    assert has_sgf_form(game) == writes
+    offered = {g["id"] for g in home_context()["sgf_games"]}
+    assert (game_id in offered) == writes

@@ -221,6 +221,12 @@ def parse_rules_text(text: str, source: str) -> tuple[str, dict[str, str]]:
 # -- records <-> SGF ----------------------------------------------------------------------------
 
 
+def has_sgf_form(game: Game) -> bool:
+    """Whether ``game`` is played on a square Go board, the games SGF writes and reads (the
+    web app offers SGF downloads and uploads for these)."""
+    return isinstance(getattr(game, "board", None), SquareBoard)
+
+
 def _square_game(game: Game, source: str) -> SquareBoard:
     board = getattr(game, "board", None)
     if not isinstance(board, SquareBoard):

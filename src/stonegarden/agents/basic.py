@@ -8,8 +8,9 @@ from ..core.protocol import Game, State
 from .registry import check_to_move, int_option, no_more_options, register_agent
 
 
-class RandomAgent:
-    """Picks uniformly among the legal moves, from a seeded generator."""
+class _SeededAgent:
+    """An agent whose only option is the seed of its generator; its repr is the string that
+    makes it."""
 
     def __init__(self, seed: int | None, spec: str) -> None:
         self.rng = np.random.default_rng(seed)
@@ -17,6 +18,10 @@ class RandomAgent:
 
     def __repr__(self) -> str:
         return f"make_agent({self.spec!r})"
+
+
+class RandomAgent(_SeededAgent):
+    """Picks uniformly among the legal moves, from a seeded generator."""
 
     def choose(self, game: Game, state: State) -> int:
         """Raises: PositionError: the game is over or a chance event is due."""
@@ -32,16 +37,9 @@ def _random(options: dict[str, str], spec: str) -> RandomAgent:
     return RandomAgent(seed, spec)
 
 
-class GreedyAgent:
+class GreedyAgent(_SeededAgent):
     """Takes an immediate win, else the move capturing most stones (``State.captured``), else
     a random move. It looks one move ahead through the protocol, so it works for every game."""
-
-    def __init__(self, seed: int | None, spec: str) -> None:
-        self.rng = np.random.default_rng(seed)
-        self.spec = spec
-
-    def __repr__(self) -> str:
-        return f"make_agent({self.spec!r})"
 
     def choose(self, game: Game, state: State) -> int:
         """Raises: PositionError: the game is over or a chance event is due."""

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError, quote
-
-Converter = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)

@@ -69,9 +69,6 @@ class SquareView(BoardView):
         return board is not None and hasattr(board, "size") and hasattr(board, "names") \
             and len(board.names) == board.size * board.size
 
-    def cell_names(self, game: Game) -> list[str]:
-        return list(_board(game).names)
-
     def player_names(self, game: Game) -> tuple[str, str]:
         return ("Black", "White")
 

@@ -25,6 +25,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 from ..core.params import Param
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import available_games, game_class, make
+from ..errors import ParameterError, quote
 
 PREFIX = "stonegarden_"
 
@@ -176,7 +177,7 @@ class BoardObserver:
 
     def __init__(self, game: Game, params: dict[str, Any] | None) -> None:
         if params:
-            raise ValueError(f"observation parameters are not supported: {params!r}")
+            raise ParameterError(f"observation parameters are not supported: {quote(params)}")
         self.game = game
         shape = game.observation_shape
         self.tensor = np.zeros(int(np.prod(shape)), np.float32)

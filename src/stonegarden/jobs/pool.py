@@ -71,7 +71,6 @@ class Job:
         #: sent again, once)
         self.acknowledged = False
         self.attempts = 0
-        self.peak_bytes: int | None = None
         #: the worker was asked to stop it (a cancel or the deadline) before it ended
         self.stopped = False
         #: called when a worker starts the job (a page showing it queued then shows it run)
@@ -422,7 +421,6 @@ class JobPool:
         if message.get("retire"):  # it exits to give its memory back; a new one replaces it
             worker.ready = False
             worker.ended_by = "retired"
-        job.peak_bytes = message.get("peak_bytes")
         if op == "done":
             self._settle(job, "done", result=message.get("result"))
         else:

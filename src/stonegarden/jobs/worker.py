@@ -161,7 +161,6 @@ class Worker:
         with self.lock:
             self.current = None
         keep = keep and _status("VmRSS") + resident(descendants(os.getpid())) <= RECYCLE_BYTES
-        answer["peak_bytes"] = _status("VmHWM")
         answer["retire"] = not keep  # this worker exits now: send it nothing more
         try:
             self.send(answer)

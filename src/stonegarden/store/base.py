@@ -145,10 +145,6 @@ class Store(Protocol):
         those of ``ids``. Damaged rows are left out."""
         ...
 
-    def unfinished_with_agents(self, limit: int = 1000) -> list[str]:
-        """Ids of unfinished games with an agent seat, newest first (resumed at a start)."""
-        ...
-
     # -- online play: the lobby, names, clocks, rematches ----------------------------------------
     def join(self, game_id: str, seat: int, name: str) -> bool:
         """Take the ``open`` seat ``seat`` for a person named ``name``; ``False`` when it is no

@@ -331,13 +331,6 @@ class SQLStore:
                 continue  # a damaged row: that game is unavailable, the listing goes on
         return out
 
-    def unfinished_with_agents(self, limit: int = 1000) -> list[str]:
-        with self._connect() as con:
-            return [r[0] for r in con.execute(
-                "SELECT id FROM games WHERE result IS NULL AND (seat1 NOT IN ('human', 'open')"
-                " OR seat2 NOT IN ('human', 'open')) ORDER BY updated DESC LIMIT ?",
-                (limit,)).fetchall()]
-
     def due(self, now: float, limit: int = 100) -> list[str]:
         with self._connect() as con:
             return [r[0] for r in con.execute(

@@ -27,6 +27,7 @@ from ..agents.registry import agent_names
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError, StoreError, quote
 from ..jobs import JobPool, Limits
+from ..sgf import has_sgf_form
 from ..store import open_store
 from . import lobby
 from .http import (
@@ -132,7 +133,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         live = await service().load(request.path_params["gid"], client_of(request))
         legend = view_for(live.game).legend(live.game)
         return page("game.html", gid=live.id, title=live.game.title, game_id=live.game.id,
-                    legend=legend, sgf=view_for(live.game).kind == "point",
+                    legend=legend, sgf=has_sgf_form(live.game),
                     example=_example_move(live.game), **game_context(live.game))
 
     async def rules_page(request: Request) -> HTMLResponse:

@@ -16,6 +16,7 @@ from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
 from ..search.profile import profile_for
+from ..sgf import has_sgf_form
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -161,11 +162,11 @@ def home_context(max_think: float = math.inf) -> dict[str, Any]:
         game = make(gid)
         view = view_for(game)
         seating[gid] = {"first": first_mover(gid), "names": list(view.player_names(game)),
-                        "colours": list(view.player_colours(game)), "levels": level_texts(game, max_think)}
-    # games played on a Go board have an SGF form: an SGF file without a stonegarden RU[]
-    # is uploaded as one of them
+                        "colours": list(view.player_colours(game)),
+                        "levels": level_texts(game, max_think)}
+    # an SGF file without a stonegarden RU[] is uploaded as one of these
     sgf_games = [{"id": gid, "title": game_class(gid).title} for gid in available_games()
-                 if view_for(make(gid)).kind == "point"]
+                 if has_sgf_form(make(gid))]
     first = seating[available_games()[0]]["levels"]
     return {"levels": [{"level": n, "text": t, "default": n == DEFAULT_LEVEL}
                        for (n, _), t in zip(LEVELS, first, strict=True)],

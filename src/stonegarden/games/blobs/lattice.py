@@ -88,15 +88,6 @@ def corner_colours(r: int, c: int, placement: int) -> tuple[int, int, int, int]:
     return WHITE, n, WHITE, s
 
 
-def placement_from_corners(r: int, c: int, nw: int, ne: int, se: int, sw: int) -> int | None:
-    """The placement showing these corner colours on cell (r, c), or ``None`` if no face does
-    (wrong parity, white where a colour belongs, or a colour where white belongs)."""
-    for p in range(len(PLACEMENTS)):
-        if corner_colours(r, c, p) == (nw, ne, se, sw):
-            return p
-    return None
-
-
 # -- flat indices -----------------------------------------------------------------------------
 def on_board(r: int, c: int) -> bool:
     return -HALF <= r <= HALF and -HALF <= c <= HALF

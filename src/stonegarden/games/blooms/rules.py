@@ -21,7 +21,7 @@ from ...errors import NotationError, ParameterError, quote
 from ...geometry.hashset import build_table
 from ...geometry.hexhex import hex_board
 from . import kernels as K
-from .notation import COLOURS, format_stones, parse_stones
+from .notation import format_stones, parse_stones
 from .observation import PLANES, observation
 from .playouts import race_playouts, territory_playouts
 from .search import RaceProfile, TerritoryProfile
@@ -297,10 +297,6 @@ class _Blooms(Game):
             ".": "grey42",
             "-": "grey15",
         }
-
-    @property
-    def colour_letters(self) -> str:
-        return COLOURS
 
 
 @register

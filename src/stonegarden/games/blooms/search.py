@@ -80,14 +80,6 @@ class RaceTree(TreeSpec):
             return None
         return self.game.encode(a, b)
 
-    def turn_moves(self, state: State, action: int) -> tuple[int, ...]:
-        stones = self.game.decode(action)
-        assert stones is not None
-        a, b = stones
-        if self.split:
-            return a, b
-        return ((a + 1) * (self.n + 1) + b + 1,)
-
     def move_fits(self, state: State, level: int, move: int, target: State) -> bool:
         """A stone of the turn must be on the target board in its colour (a stone captured on
         the way loses the kept tree, which is rare)."""

@@ -7,11 +7,11 @@ colour's stone, or none after a first stone. The candidates are those the legal 
 (self-fencing is illegal here), each with its pattern and tactics weights at its stage
 (``features.py``); "none" has a weight per stage and the pass its own.
 
-The compiled tree reads the model at each stage (``tree_priors``). The protocol tree's actions
-are whole turns, so ``TurnPriors`` gives a turn the sum of its choices' logits, both stones
-judged on the board as it stands (the second as though the first were not yet placed: one
-labelling of the board a node, not one per first stone), and turns the sums into prior values
-(``learn/priors.py``).
+The compiled tree reads the model at each stage (``territory_tree.stage_priors``). The
+protocol tree's actions are whole turns, so ``TurnPriors`` gives a turn the sum of its
+choices' logits, both stones judged on the board as it stands (the second as though the first
+were not yet placed: one labelling of the board a node, not one per first stone), and turns
+the sums into prior values (``learn/priors.py``).
 """
 
 from __future__ import annotations

@@ -115,9 +115,6 @@ class HexColoursView(BoardView):
     def supports(self, game: Game) -> bool:
         return isinstance(getattr(game, "board", None), HexBoard)
 
-    def cell_names(self, game: Game) -> list[str]:
-        return list(_board(game).names)
-
     def svg(self, game: Game, state: State, marks: Marks) -> str:
         board = _board(game)
         cells = _cells(state)

@@ -60,9 +60,6 @@ class FreeGoTree(TreeSpec):
     def turn_action(self, state: State, moves: tuple[int, ...]) -> int | None:
         return moves[0]
 
-    def turn_moves(self, state: State, action: int) -> tuple[int, ...]:
-        return (action,)
-
     def move_fits(self, state: State, level: int, move: int, target: State) -> bool:
         """The point must hold the mover's stone in the target (a stone captured again on the
         way loses the kept tree, which is rare)."""

@@ -38,10 +38,6 @@ class BoardView:
         """The board as an SVG document fragment (``<svg ...>...</svg>``)."""
         raise NotImplementedError
 
-    def cell_names(self, game: Game) -> list[str]:
-        """Every cell or point name, in the game's index order."""
-        return []
-
     def legal_targets(self, game: Game, state: State) -> list[str]:
         """Cells some legal move of the player to move places on (highlighted on the page)."""
         return []
