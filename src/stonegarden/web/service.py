@@ -370,15 +370,18 @@ class GameService:
 
         Raises:
             ApiError: 403 wrong secret, 409 not this seat's turn / stale / game over / full,
-            400 bad text, 422 illegal move, 429 the agent's reply would have no room in the job
-            queue (nothing is stored).
+            400 bad text or a ``ply`` that is not an integer, 422 illegal move, 429 the agent's
+            reply would have no room in the job queue (nothing is stored).
         """
         seat = self.require_seat(live, secret)
         if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:
             raise ApiError(400, f"'move' must be move text of at most {MAX_MOVE_TEXT} characters,"
                                 f" not {quote(move)}")
-        if expected_ply is not None and (isinstance(expected_ply, bool)
-                                         or expected_ply != len(live.moves)):
+        if expected_ply is not None and (not isinstance(expected_ply, int)
+                                         or isinstance(expected_ply, bool)):
+            raise ApiError(400, f"'ply' must be the number of moves so far (an integer), not "
+                                f"{quote(expected_ply)}")
+        if expected_ply is not None and expected_ply != len(live.moves):
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
                                 f"not {quote(expected_ply)}")
         game, state = live.game, live.state
