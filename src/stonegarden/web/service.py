@@ -135,7 +135,10 @@ class GameService:
         if game_id not in self.live:
             live.client = client
             self._keep(live)
-            await self.turns.advance(live, client, admitted=False)
+            # an agent to move continues work admitted before (by the request that led to its
+            # turn, here or before a restart): whoever opens the game first, a stranger whose
+            # share of the job queue is full included, does not leave it paused
+            await self.turns.advance(live, client)
         # another process's change may have let it go meanwhile: answer with what was read
         # (a change it asks for is refused as stale, and the next request reads it again)
         return self.live.get(game_id, live)
