@@ -109,7 +109,7 @@ def _bad_requests(gid: str, k1: str, k2: str) -> list[tuple[str, str, Any, int]]
         ("POST", move, {"secret": k2, "move": "Ka1" * 100}, 400),
         ("POST", move, {"secret": k2, "move": "pass"}, 422),  # no pass in the capture race
         ("POST", move, {"secret": k2, "move": "Ka1", "ply": 0}, 409),  # stale
-        ("POST", move, {"secret": k2, "move": "Ka1", "ply": True}, 409),
+        ("POST", move, {"secret": k2, "move": "Ka1", "ply": True}, 400),  # not an integer
         ("POST", "/api/games/nope/move", {"secret": k2, "move": "Ka1"}, 404),
         ("POST", f"/api/games/{gid}/undo", {"secret": k2}, 409),  # two humans: no undo
         ("POST", f"/api/games/{gid}/undo", {"secret": "bad"}, 403),
