@@ -109,7 +109,7 @@ def _bad_requests(gid: str, k1: str, k2: str) -> list[tuple[str, str, Any, int]]
         ("POST", move, {"secret": k2, "move": "Ka1" * 100}, 400),
         ("POST", move, {"secret": k2, "move": "pass"}, 422),  # no pass in the capture race
         ("POST", move, {"secret": k2, "move": "Ka1", "ply": 0}, 409),  # stale
-        ("POST", move, {"secret": k2, "move": "Ka1", "ply": True}, 409),
+        ("POST", move, {"secret": k2, "move": "Ka1", "ply": True}, 400),  # not an integer
         ("POST", "/api/games/nope/move", {"secret": k2, "move": "Ka1"}, 404),
         ("POST", f"/api/games/{gid}/undo", {"secret": k2}, 409),  # two humans: no undo
         ("POST", f"/api/games/{gid}/undo", {"secret": "bad"}, 403),
@@ -331,6 +331,44 @@ def test_undo_takes_back_the_agent_reply_and_redo_replays_it(client, db):
     redone = client.post(f"/api/games/{gid}/redo", json={"secret": key}).json()
     assert [m["text"] for m in redone["moves"]] == [m["text"] for m in played["moves"]]
     assert stored(db, gid)[0] == tuple(m["text"] for m in played["moves"])
+
+
+def test_undo_is_offered_only_once_the_person_has_a_move_to_take_back(db):
+    """The agent moves first (or a die is rolled first): until the person's own first move
+    there is nothing to undo, so the page's Undo is not offered (it was, and said 409)."""
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        for game, params, seats in (("blooms", {"size": 3, "target": 6}, ["random", "human"]),
+                                    ("blobs", {"dice": 12, "tumbling": True},
+                                     ["human", "random"])):
+            made = new_game(client, seats, game=game, params=params)
+            gid, key = made["id"], made["secrets"][str(seats.index("human") + 1)]
+            for _ in range(600):
+                snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+                if snap["can_play"]:
+                    break
+                time.sleep(0.05)
+            assert snap["can_play"] and snap["length"] > 0, snap
+            assert snap["can_undo"] is False, (game, snap["moves"])
+            r = client.post(f"/api/games/{gid}/undo", json={"secret": key})
+            assert r.status_code == 409 and "no move to undo" in r.json()["error"]
+            move = first_legal(game, params, [m["text"] for m in snap["moves"]])
+            r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move})
+            assert r.status_code == 200, r.text
+            assert r.json()["can_undo"] is True
+
+
+@pytest.mark.parametrize("ply", ["0", True, 0.0, 0.5, [0], {"ply": 0}])
+def test_a_ply_that_is_not_an_integer_is_a_400_not_a_game_moved_on(client, ply):
+    """``ply`` guards a move against a stale page: a value of the wrong type is the client's
+    mistake (400 naming the field), not a game that moved on (409, "read it again")."""
+    made = new_game(client, ["human", "human"], game="freego", params={"size": 5})
+    gid, key = made["id"], made["secrets"]["1"]
+    r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "C3", "ply": ply})
+    assert r.status_code == 400 and "'ply' must be" in r.json()["error"], r.text
+    r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "C3", "ply": 1})
+    assert r.status_code == 409 and "moved on: ply 0, not 1" in r.json()["error"], r.text
+    r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "C3", "ply": 0})
+    assert r.status_code == 200 and r.json()["length"] == 1, r.text
 
 
 def test_the_link_to_an_agents_seat_cannot_undo_and_leave_no_one_to_move(db):

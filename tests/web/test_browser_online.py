@@ -193,6 +193,36 @@ def test_the_creator_of_a_game_with_a_friend_keeps_only_her_own_seat(browser, se
     assert errors == []
 
 
+@pytest.mark.slow
+def test_a_creator_who_opens_her_friends_link_leaves_that_seat_to_the_friend(browser, server):
+    # Ana opens the link she is to send Bo (to check it): the seat is not named after her,
+    # nor made one of hers, so Bo's name is the one the game shows, and her games are hers
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    ana.goto(server.url + "/?game=freego")
+    choose_name(ana, "Ana")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.check('input[name="invite"][value="link"]')
+    ana.click("#start")
+    ana.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    invite, own = ana.input_value("#invite-url"), ana.get_attribute("#go-to-seat", "href")
+    gid = own.split("/game/")[1].split("#")[0]
+    ana.goto(invite)
+    ana.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                          timeout=WAIT)
+    ana.wait_for_timeout(500)  # a name it would give the seat is on its way by now
+    assert server.request("GET", f"/api/games/{gid}")[1]["names"] == {"1": "Ana", "2": None}
+    assert ana.evaluate(f"Object.keys(SG.keys()['{gid}'] || {{}})") == ["1"]
+    assert ana.is_hidden("#invite-link")  # her own seat's link is not one to pass on
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.goto(invite)
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('Bo')",
+                         timeout=WAIT)
+    assert server.request("GET", f"/api/games/{gid}")[1]["names"] == {"1": "Ana", "2": "Bo"}
+    assert errors == []
+
+
 def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     # the creator takes her game back while someone looks at it: the page says so, and no
     # longer offers the seat (it offered "Take the open seat" under "no game 'ID'")

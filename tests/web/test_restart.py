@@ -157,3 +157,34 @@ def test_port_0_serves_on_a_free_port_and_says_where(tmp_path: Path, host: str):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_an_agent_to_move_after_a_restart_thinks_whoever_opens_its_game_first(tmp_path: Path):
+    """The agent's move was admitted before the restart: a stranger who opens the game first,
+    with the job queue's share of their own address full, does not leave it paused (it was,
+    with a notice telling its player "you have 1 jobs waiting or running")."""
+    server = Server(tmp_path / "games.db", None, "--max-think", "30", "--client-jobs", "1")
+    server.start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PARAMS, "seats": ["mcts:time=20", "human"]},
+            source="127.0.0.2")
+        assert status == 201, made
+        gid = made["id"]
+        for _ in range(600):  # bounded: until its worker searches
+            if (server.request("GET", f"/api/games/{gid}")[1]["thinking"] or {}).get(
+                    "queued") is False:
+                break
+            time.sleep(0.05)
+        server.kill9()
+        server.start()
+        status, own = server.request("POST", "/api/games", {  # the stranger's one job
+            "game": "blooms", "params": PARAMS, "seats": ["mcts:time=20", "human"]},
+            source="127.0.0.3")
+        assert status == 201, own
+        status, snap = server.request("GET", f"/api/games/{gid}", source="127.0.0.3")
+        assert status == 200
+        assert not snap["paused"] and snap["notice"] == "", snap["notice"]
+        assert snap["thinking"] is not None and snap["thinking"]["spec"] == "mcts:time=20"
+    finally:
+        server.stop()

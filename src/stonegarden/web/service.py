@@ -135,7 +135,10 @@ class GameService:
         if game_id not in self.live:
             live.client = client
             self._keep(live)
-            await self.turns.advance(live, client, admitted=False)
+            # an agent to move continues work admitted before (by the request that led to its
+            # turn, here or before a restart): whoever opens the game first, a stranger whose
+            # share of the job queue is full included, does not leave it paused
+            await self.turns.advance(live, client)
         # another process's change may have let it go meanwhile: answer with what was read
         # (a change it asks for is refused as stale, and the next request reads it again)
         return self.live.get(game_id, live)
@@ -370,15 +373,18 @@ class GameService:
 
         Raises:
             ApiError: 403 wrong secret, 409 not this seat's turn / stale / game over / full,
-            400 bad text, 422 illegal move, 429 the agent's reply would have no room in the job
-            queue (nothing is stored).
+            400 bad text or a ``ply`` that is not an integer, 422 illegal move, 429 the agent's
+            reply would have no room in the job queue (nothing is stored).
         """
         seat = self.require_seat(live, secret)
         if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:
             raise ApiError(400, f"'move' must be move text of at most {MAX_MOVE_TEXT} characters,"
                                 f" not {quote(move)}")
-        if expected_ply is not None and (isinstance(expected_ply, bool)
-                                         or expected_ply != len(live.moves)):
+        if expected_ply is not None and (not isinstance(expected_ply, int)
+                                         or isinstance(expected_ply, bool)):
+            raise ApiError(400, f"'ply' must be the number of moves so far (an integer), not "
+                                f"{quote(expected_ply)}")
+        if expected_ply is not None and expected_ply != len(live.moves):
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
                                 f"not {quote(expected_ply)}")
         game, state = live.game, live.state

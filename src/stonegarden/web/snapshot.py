@@ -128,7 +128,8 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "engine_ready": engine_ready,
         "paused": live.paused,
         "notice": live.notice,
-        "can_undo": (seat is not None and may_undo(live, seat) and n > 0
+        # a move of its own to take back: not before its first (the agent or a die first)
+        "can_undo": (seat is not None and may_undo(live, seat) and seat in live.history.movers
                      and not game.is_terminal(live.state)),
         "can_redo": seat is not None and bool(live.redo),
         "hint": hint,

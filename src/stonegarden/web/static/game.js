@@ -3,7 +3,10 @@
   const gid = document.body.dataset.gid;
   const keyInLink = () => new URLSearchParams(location.hash.slice(1)).get("key");
   let key = keyInLink();
-  if (key) SG.saveKey(gid, "?", key);
+  // the link of a seat this browser made for a friend (SG.invites), opened here to check it:
+  // the seat stays the friend's (not one of this browser's, and not named after its user)
+  const invited = (k) => Object.values(SG.invites()[gid] || {}).includes(k);
+  if (key && !invited(key)) SG.saveKey(gid, "?", key);
   const $ = (id) => document.getElementById(id);
   const info = JSON.parse($("page-info").textContent);
   const baseTitle = document.title;
@@ -167,7 +170,7 @@
     const hadFocus = $("board").contains(document.activeElement);
     $("board").innerHTML = s.svg;
     boardForScreenReaders();
-    if (s.you && key) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
+    if (s.you && key && !invited(key)) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
     const person = (p) => (s.names && s.names[p]) || "a person";
     const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
     const you = playing(s) ? ` — you play ${names()[s.you - 1]}` : s.you || !key ? " — watching" : " — (this link's key is not valid)";
@@ -200,7 +203,7 @@
     alertTurn(n);
     const other = s.you ? String(3 - s.you) : null;
     const passOn = (SG.invites()[gid] || {})[other] || (SG.keys()[gid] || {})[other];
-    if (other && passOn && s.seats[other - 1] === "human") {
+    if (other && passOn && !invited(key) && s.seats[other - 1] === "human") {
       $("invite-url").value = new URL(SG.url("/game/" + gid + "#key=" + passOn), location.href).href;
       $("invite-link").hidden = false;
     }
@@ -299,7 +302,7 @@
     $("withdraw").hidden = !s.you;
     $("join").hidden = !!s.you;
     // a seat held without a name (a link opened before a name was chosen): name it now
-    if (s.you && s.names && !s.names[s.you] && SG.name() && !named) {
+    if (s.you && s.names && !s.names[s.you] && SG.name() && !named && !invited(key)) {
       named = true;
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
@@ -814,7 +817,8 @@
   addEventListener("hashchange", () => {
     const k = keyInLink();
     if (!k || k === key) return;
-    key = k; SG.saveKey(gid, "?", key);
+    key = k;
+    if (!invited(key)) SG.saveKey(gid, "?", key);
     clearChoice(); viewPly = null; wasMyTurn = false; named = false;
     refresh();
   });
