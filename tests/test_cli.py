@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import DATA, run_cli
+from .conftest import DATA, cli_env, run_cli
 
 ORACLE = sorted((DATA / "oracle" / "blooms").glob("*.json"))
 
@@ -323,3 +326,26 @@ def test_replay_names_an_unreadable_move_once(tmp_path):
     out = run_cli("replay", str(p), "--json")
     assert out.returncode == 2
     assert out.stderr.strip() == "error: ply 1 ('Zq9'): 'Z' is not a colour (R, Y, K or G)"
+
+
+@pytest.mark.parametrize("args, query", [
+    (["engine", "--threads", "1"], '{"action": "version"}\n'),
+    (["engine", "--threads", "1"], '{"action": "version"}\n{"game": "freego", "time": 60}\n'),
+])
+def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", *args], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(query)
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["version"]  # inside the command now
+        proc.send_signal(signal.SIGINT)  # waiting for a query, or in the middle of a search
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.strip() == "interrupted" and out == ""
