@@ -349,3 +349,26 @@ def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
             proc.kill()
     assert proc.returncode == 130
     assert err.strip() == "interrupted" and out == ""
+
+
+def _commands(group, prefix=()):
+    import click
+
+    for name, command in group.commands.items():
+        yield (*prefix, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*prefix, name))
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    import click
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    silent = [(" ".join(path), option.opts) for path, command in _commands(cli)
+              for option in command.params
+              if isinstance(option, click.Option) and not option.hidden and not option.help]
+    assert silent == []
+    shown = CliRunner().invoke(cli, ["serve", "--help"])
+    assert shown.exit_code == 0 and "port to listen on" in shown.output

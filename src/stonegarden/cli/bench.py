@@ -20,8 +20,10 @@ def bench() -> None:
 @bench.command()
 @click.argument("game_id", metavar="GAME")
 @param_option
-@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True)
-@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True)
+@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True,
+              help="how long to measure (the kernel's compilation is not counted)")
+@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True,
+              help="seed of the first batch of playouts (later batches count up from it)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors
 def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
@@ -66,7 +68,8 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
 @param_option
 @click.option("--agent", "spec", default="mcts", show_default=True,
               help="a search agent spec (its time/sims are replaced by --seconds)")
-@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True)
+@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True,
+              help="how long the measured search runs")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="threads searching at once [default: the agent's own]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
