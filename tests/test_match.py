@@ -292,3 +292,12 @@ def test_resume_of_a_folder_without_records_plays_the_whole_match(tmp_path):
     fresh = _match(tmp_path / "new", games=2, resume=True)
     plain = _match(tmp_path / "plain", games=2)
     assert fresh == plain and fresh["resumed"] == 0
+
+
+def test_an_even_match_reads_elo_plus_0_not_minus_0(cli):
+    # seed 1: random against random on the default board, one game each (a 50% score)
+    r = cli("match", "blooms", "random", "random", "--games", "2", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "A scores 50.0%, Elo A-B +0 " in r.stdout
+    r = cli("match", "blooms", "random", "random", "--games", "2", "--quiet", "--json")
+    assert '"elo": 0.0,' in r.stdout and "-0.0" not in r.stdout
