@@ -372,3 +372,10 @@ def test_every_option_of_every_command_says_what_it_does():
     assert silent == []
     shown = CliRunner().invoke(cli, ["serve", "--help"])
     assert shown.exit_code == 0 and "port to listen on" in shown.output
+
+
+def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():
+    out = run_cli("warm-up", "--game", "blooms", "--game", "nosuch")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.splitlines() == [
+        "error: unknown game 'nosuch' (known: blooms, blooms-territory, freego, bridgego, blobs)"]

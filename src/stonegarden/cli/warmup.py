@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..core.registry import available_games
+from ..core.registry import available_games, game_class
 from .common import friendly_errors
 
 
@@ -27,7 +27,9 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     from .. import warmup
     from ..web.warmup import view_step
 
-    games = list(game_ids) or available_games()
+    games = list(dict.fromkeys(game_ids)) or available_games()
+    for game_id in games:
+        game_class(game_id)  # an unknown game is refused before the bar starts
     marker = _marker()
     if if_needed and not game_ids and marker is not None and marker.exists():
         return
