@@ -35,6 +35,19 @@ def test_saving_to_a_folder_is_refused_in_one_line_and_leaves_no_temp_file(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]
 
 
+def test_a_record_is_not_saved_under_an_sgf_name_that_convert_could_not_read(tmp_path):
+    sgf = tmp_path / "g.sgf"
+    out = run_cli("play", "freego", "--param", "size=5", "--save", str(sgf), input="quit\n")
+    assert out.returncode == 2 and out.stdout == "" and not sgf.exists()
+    assert "a record is JSON" in out.stderr and len(out.stderr.splitlines()) == 1
+    out = run_cli("play", "freego", "--param", "size=5", "--p2", "random:seed=1",
+                  input=f"C3\nsave {sgf}\nsave {tmp_path / 'g.json'}\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "could not save" in out.stdout and not sgf.exists()
+    converted = run_cli("convert", str(tmp_path / "g.json"), str(sgf))
+    assert converted.returncode == 0 and sgf.read_text().startswith("(;")
+
+
 def test_save_to_a_folder_at_the_prompt_keeps_the_game_going(tmp_path):
     out = run_cli("play", "blooms", "--param", "size=3", input="save .\nsave ..\nquit\n")
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr

@@ -86,7 +86,20 @@ class Session:
     def autosave(self) -> None:
         """Raises: RecordError when the record cannot be written (a missing folder, say)."""
         if self.save_path is not None:
-            save_record(self.record(), self.save_path)
+            save_to(self.record(), self.save_path)
+
+
+def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
+    """Write ``record`` (JSON) to ``path``.
+
+    Raises:
+        RecordError: a name ending in ``.sgf``, where the JSON would pass for SGF (``convert``
+        makes the SGF), or a path that cannot be written.
+    """
+    if Path(path).suffix.lower() == ".sgf":
+        raise RecordError(f"cannot save the record to {str(path)!r}: a record is JSON (a .json "
+                          "file); `stonegarden convert` makes an SGF file of it")
+    save_record(record, path)
 
 
 def keeps_scores(game: Game, state: State) -> bool:
@@ -228,7 +241,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print("usage: save FILE")
                 continue
             try:
-                save_record(s.record(), target)
+                save_to(s.record(), target)
             except RecordError as exc:
                 console.print(f"could not save: {exc}", markup=False)
                 continue
