@@ -379,3 +379,22 @@ def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.splitlines() == [
         "error: unknown game 'nosuch' (known: blooms, blooms-territory, freego, bridgego, blobs)"]
+
+
+def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):
+    save = tmp_path / "g.json"
+    assert run_cli("play", "blooms", "--param", "size=3", "--param", "target=3",
+                   "--p1", "random:seed=1", "--p2", "random:seed=2", "--save", str(save),
+                   input="").returncode == 0
+    n = len(json.loads(save.read_text())["moves"])
+    out = run_cli("analyse", str(save), "--review", "--sims", "5", "--threads", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["moves"]) == n  # the lines go to stderr only
+    assert re.search(rf"^review: 1/{n} moves, 0:00:\d\d elapsed", out.stderr, re.M)
+    assert f"review: {n}/{n} moves" in out.stderr
+    quiet = run_cli("analyse", str(save), "--review", "--sims", "5", "--threads", "1",
+                    "--json", "--quiet")
+    assert quiet.returncode == 0 and "review" not in quiet.stderr
+    warm = run_cli("warm-up", "--game", "blooms", "--game", "freego")
+    assert warm.returncode == 0, warm.stderr
+    assert "compiling blooms (1 of 2)" in warm.stderr and "compiling freego (2 of 2)" in warm.stderr

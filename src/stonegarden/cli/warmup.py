@@ -38,10 +38,15 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, disable=quiet) as bar:
         task = bar.add_task("warming up", total=len(games))
+        lines = not quiet and not console.is_terminal  # a log sees no bar: a line a game
 
         def progress(done: int, total: int, game_id: str) -> None:
             bar.update(task, completed=done,
                        description=f"compiling {game_id}" if game_id else "done")
+            if lines and game_id:
+                console.print(f"compiling {game_id} ({done + 1} of {total}), "
+                              f"{time.monotonic() - t0:.0f} s elapsed",
+                              markup=False, highlight=False, soft_wrap=True)
 
         warmup.warm_up(games, (*warmup.STEPS, view_step), progress=progress)
     if marker is not None and not game_ids:
