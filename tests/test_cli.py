@@ -398,3 +398,21 @@ def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):
     warm = run_cli("warm-up", "--game", "blooms", "--game", "freego")
     assert warm.returncode == 0, warm.stderr
     assert "compiling blooms (1 of 2)" in warm.stderr and "compiling freego (2 of 2)" in warm.stderr
+
+
+def test_a_model_of_another_game_is_refused_before_any_game_starts(tmp_path):
+    from stonegarden import make
+    from stonegarden.search.profile import profile_for
+
+    spec = f"mcts:model={profile_for(make('blooms')).shipped_model_path()},sims=5"
+    play = run_cli("play", "freego", "--param", "size=5", "--p2", spec, input="C3\n")
+    assert play.returncode == 2 and play.stdout == ""  # refused before the board, not after C3
+    out = tmp_path / "study"
+    for args in (["match", "freego", spec, "random", "--games", "2"],
+                 ["study", "freego", "--agent", spec, "--games", "2", "--out", str(out)]):
+        refused = run_cli(*args, "--param", "size=5")
+        assert refused.returncode == 2, args
+        assert refused.stderr.splitlines() == [
+            f"error: agent {spec!r}: model {spec[11:-7]!r} is a 'blooms-race-patterns' model, "
+            "not one of 'freego' ('freego-patterns')"], args
+    assert "not one of 'freego'" in play.stderr and not out.exists()

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..agents import make_agent
+from ..agents import agent_for
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
@@ -44,7 +44,7 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
     for spec in (a, b):
         if spec.strip().lower() == "human":
             raise ParameterError("a match is between agents; 'human' cannot play one")
-        make_agent(spec)
+        agent_for(game, spec)
     jobs = []
     for i in range(games):
         a_seat = 1 if i % 2 == 0 else 2

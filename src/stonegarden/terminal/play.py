@@ -8,10 +8,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from ..agents import Agent, make_agent
+from ..agents import Agent, agent_for
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import make_record, save_record
-from ..errors import IllegalMoveError, ParameterError, RecordError, StonegardenError
+from ..errors import IllegalMoveError, RecordError, StonegardenError
 from .render import rich_diagram
 
 HELP = """Type a move in notation (e.g. {example}), or a command:
@@ -159,14 +159,7 @@ def seat_agent(game: Game, spec: str) -> Agent | None:
     """
     if is_human(spec):
         return None
-    agent = make_agent(spec)
-    check = getattr(agent, "check", None)
-    if check is not None:
-        try:
-            check(game)
-        except ParameterError as exc:
-            raise ParameterError(f"agent {spec!r}: {exc}") from None
-    return agent
+    return agent_for(game, spec)
 
 
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
