@@ -76,9 +76,11 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
 @friendly_errors
 def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
            threads: int | None, as_json: bool) -> None:
-    """MCTS simulations per second from the initial position (one search of --seconds)."""
+    """MCTS simulations per second from the initial position (one search of --seconds; where
+    the game starts with a roll, after its likeliest face)."""
     from ..agents import make_agent
     from ..agents.search_agents import SearchAgent
+    from ..core.protocol import CHANCE
     from ..errors import ParameterError
     from ..search.config import Budget
 
@@ -94,6 +96,11 @@ def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
         return agent
 
     state = game.initial_state()
+    # a search at a chance event does nothing (0 simulations): measure from the first
+    # position with a player to move, the likeliest face rolled (Tumbling Dice)
+    while not game.is_terminal(state) and game.current_player(state) == CHANCE:
+        outcomes = game.chance_outcomes(state)
+        state = game.play(state, max(outcomes, key=lambda o: o[1])[0])
     # compile or load the kernels (and start any helper process) outside the timing
     warm = new_agent()
     warm.analyse(game, state, Budget(sims=2 * warm.threads))
