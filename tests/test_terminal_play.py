@@ -215,3 +215,16 @@ def test_no_stray_files_in_the_working_folder(tmp_path):
                    input="save ..\nsave x/\nquit\n", capture_output=True, text=True,
                    cwd=tmp_path, env=cli_env(), timeout=120)
     assert set(os.listdir(tmp_path)) == before
+
+
+def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
+    save = str(tmp_path / "g.json")
+    common = ("play", "blooms", "--param", "size=3", "--save", save)
+    quit_ = run_cli(*common, input="quit\n")
+    assert f"leaving the game unfinished; the record so far is in {save}" in quit_.stdout
+    eof = run_cli(*common, input="")
+    assert f"end of input: leaving the game unfinished; the record so far is in {save}" in eof.stdout
+    over = run_cli(*common, "--p1", "random:seed=1", input="")
+    assert over.returncode == 0 and over.stdout.splitlines()[-1] == f"the record is in {save}"
+    unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
+    assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")

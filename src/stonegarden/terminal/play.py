@@ -173,6 +173,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     # each roll is drawn from the seed and its ply, so that an undo cannot roll again
     base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
+    kept = f"; the record so far is in {save}" if save is not None else ""
     while True:
         state = s.state
         if game.is_terminal(state):
@@ -184,6 +185,8 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(f"[bold]Game over:[/] {'draw' if w == 0 else f'player {w} wins'} "
                           f"({reason}){scores}")
             s.autosave()
+            if save is not None:
+                console.print(f"the record is in {save}", markup=False)
             return int(w or 0)
         p = game.current_player(state)
         if p == CHANCE:
@@ -209,14 +212,14 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         try:
             line = console.input(f"player {p} > ")
         except EOFError:
-            console.print("\nend of input: leaving the game unfinished")
+            console.print(f"\nend of input: leaving the game unfinished{kept}", markup=False)
             return -1
         cmd = line.strip()
         low = cmd.lower()
         if not cmd:
             continue
         if low in ("quit", "exit", "q"):
-            console.print("leaving the game unfinished")
+            console.print(f"leaving the game unfinished{kept}", markup=False)
             return -1
         if low in ("help", "?"):
             console.print(help_text(game, state), markup=False)
