@@ -228,3 +228,11 @@ def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
     assert over.returncode == 0 and over.stdout.splitlines()[-1] == f"the record is in {save}"
     unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
     assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")
+
+
+def test_save_at_the_prompt_expands_the_home_folder(tmp_path):
+    out = run_cli("play", "blooms", "--param", "size=3", input="save ~/g.json\nquit\n",
+                  HOME=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert f"saved to {tmp_path / 'g.json'}" in out.stdout
+    assert json.loads((tmp_path / "g.json").read_text())["game"] == "blooms"

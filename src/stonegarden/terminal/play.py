@@ -236,6 +236,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             if not target:
                 console.print("usage: save FILE")
                 continue
+            target = str(Path(target).expanduser())  # no shell here to expand ~
             try:
                 save_to(s.record(), target)
             except RecordError as exc:
