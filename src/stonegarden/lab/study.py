@@ -159,7 +159,7 @@ def resign_text(resign: list[float | int] | None) -> str:
 
 
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
-    if not e:
+    if not e or e["value"] is None:  # not measured, or of no games
         return "n/a", ""
     return f"{e['value']:.3f}", f"[{e['low']:.3f}, {e['high']:.3f}]"
 
