@@ -124,6 +124,8 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["study", "blooms", "--agent", "nobody", "--games", "2", "--out", "x"], "unknown agent"),
     (["sweep", "blooms", "--grid", "size=7:3", "--agent", "random", "--games", "2", "--out", "x"],
      "empty range"),
+    (["ladder", "blooms", "--agent", "mcts:time=1", "--games", "2", "--out", "x"],
+     "agent 'mcts:time=1' sets 'time', which the ladder doubles from --base"),
     (["sweep", "blooms", "--grid", "size=3:7:0", "--agent", "random", "--games", "2", "--out",
       "x"], "the step must be 1 or more, not 0"),
     (["sweep", "blooms", "--grid", "size=2,99", "--agent", "random", "--games", "2", "--out", "x"],
