@@ -101,6 +101,8 @@ def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
     while not game.is_terminal(state) and game.current_player(state) == CHANCE:
         outcomes = game.chance_outcomes(state)
         state = game.play(state, max(outcomes, key=lambda o: o[1])[0])
+    if game.is_terminal(state):
+        raise ParameterError(f"{game!r} is over at its start: there is no search to measure")
     # compile or load the kernels (and start any helper process) outside the timing
     warm = new_agent()
     warm.analyse(game, state, Budget(sims=2 * warm.threads))
