@@ -379,6 +379,10 @@ def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.splitlines() == [
         "error: unknown game 'nosuch' (known: blooms, blooms-territory, freego, bridgego, blobs)"]
+    # the mark --if-needed reads is of every game: with --game it would be ignored
+    out = run_cli("warm-up", "--game", "blooms", "--if-needed")
+    assert out.returncode == 2 and out.stderr.splitlines() == [
+        "error: --if-needed is for every game: give it without --game"]
 
 
 def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):

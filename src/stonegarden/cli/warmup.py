@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..core.registry import available_games, game_class
+from ..errors import ParameterError
 from .common import friendly_errors
 
 
@@ -18,7 +19,8 @@ from .common import friendly_errors
 @click.option("--game", "game_ids", multiple=True, help="only this game (repeatable)")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--if-needed", is_flag=True,
-              help="do nothing if every game was warmed up into this code's cache before")
+              help="do nothing if every game was warmed up into this code's cache before "
+                   "(not with --game)")
 @friendly_errors
 def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     """Compile (or load from the cache) the kernels of every game: the rules, the playouts, the
@@ -27,6 +29,8 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     from .. import warmup
     from ..web.warmup import view_step
 
+    if if_needed and game_ids:  # the mark is of every game: a --game would be warmed anyway
+        raise ParameterError("--if-needed is for every game: give it without --game")
     games = list(dict.fromkeys(game_ids)) or available_games()
     for game_id in games:
         game_class(game_id)  # an unknown game is refused before the bar starts
