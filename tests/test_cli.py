@@ -370,8 +370,9 @@ def test_every_option_of_every_command_says_what_it_does():
               for option in command.params
               if isinstance(option, click.Option) and not option.hidden and not option.help]
     assert silent == []
-    shown = CliRunner().invoke(cli, ["serve", "--help"])
+    shown = CliRunner().invoke(cli, ["serve", "--help"], terminal_width=200)
     assert shown.exit_code == 0 and "port to listen on" in shown.output
+    assert "$XDG_DATA_HOME/stonegarden/games.db" in shown.output  # the default it takes
 
 
 def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():

@@ -23,7 +23,8 @@ from .common import FiniteRange
 @click.option("--db", "db_path", default=None, metavar="PATH|postgresql://...",
               envvar="STONEGARDEN_DB", show_envvar=True,
               help="where games are kept: a SQLite file [default: "
-                   "~/.local/share/stonegarden/games.db], served by this process alone, or a "
+                   "$XDG_DATA_HOME/stonegarden/games.db, ~/.local/share/stonegarden/games.db "
+                   "where XDG_DATA_HOME is not set], served by this process alone, or a "
                    "PostgreSQL database that several serve processes share "
                    "(postgresql://user:password@host:port/database; from the environment, "
                    "its password stays out of the process list)")
