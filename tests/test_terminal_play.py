@@ -236,3 +236,11 @@ def test_save_at_the_prompt_expands_the_home_folder(tmp_path):
     assert out.returncode == 0, out.stderr
     assert f"saved to {tmp_path / 'g.json'}" in out.stdout
     assert json.loads((tmp_path / "g.json").read_text())["game"] == "blooms"
+
+
+def test_a_mistyped_command_is_not_read_as_a_bad_stone():
+    out = run_cli("play", "blooms", "--param", "size=3", input="hint\nZb2\nquit\n")
+    assert out.returncode == 0, out.stderr
+    # not "'hint': 'H' is not a colour", as the notation would read it
+    assert "'hint' is neither a move nor a command (type 'help' for them)" in out.stdout
+    assert "'Z' is not a colour" in out.stdout  # a move's mistake is still told as one

@@ -250,7 +250,11 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
             continue
         except StonegardenError as exc:
-            console.print(Text(str(exc), style="red"))
+            # a word (no move is one but pass and resign) is a command mistyped: the notation's
+            # reason ("'H' is not a colour" for hint) would mislead
+            word = cmd.isalpha() and len(cmd) > 1
+            console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
+                               if word else str(exc), style="red"))
             continue
         text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
         autos = autos_text(game, state, new)
