@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -236,7 +237,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             if not target:
                 console.print("usage: save FILE")
                 continue
-            target = str(Path(target).expanduser())  # no shell here to expand ~
+            target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
             try:
                 save_to(s.record(), target)
             except RecordError as exc:
