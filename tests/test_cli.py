@@ -421,3 +421,18 @@ def test_a_model_of_another_game_is_refused_before_any_game_starts(tmp_path):
             f"error: agent {spec!r}: model {spec[11:-7]!r} is a 'blooms-race-patterns' model, "
             "not one of 'freego' ('freego-patterns')"], args
     assert "not one of 'freego'" in play.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "blooms", "--save", ""],
+    ["match", "blooms", "random", "random", "--games", "2", "--save-dir", ""],
+    ["study", "blooms", "--agent", "random", "--games", "2", "--out", ""],
+    ["train", "blooms", "--games", "2", "--sims", "5", "--out", " "],
+], ids=["play", "match", "study", "train"])
+def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_path, args):
+    # --save "$FILE" with FILE unset: no record at all, or the lab's files in the current folder
+    out = subprocess.run([sys.executable, "-m", "stonegarden", *args], input="", cwd=tmp_path,
+                         capture_output=True, text=True, env=cli_env(), timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "an empty name is no file or folder" in out.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -22,7 +22,7 @@ from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
 from ..lab.statistics import seat_text, wld
 from ..stats import MatchStats, seat_adjusted
-from .common import friendly_errors, param_option, resign_options, resign_rule
+from .common import NamedPath, friendly_errors, param_option, resign_options, resign_rule
 
 
 def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, workers: int,
@@ -134,7 +134,7 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
               help="worker processes")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
-@click.option("--save-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--save-dir", type=NamedPath(file_okay=False), default=None,
               help="save every game's record here (a folder without records, or use --resume)")
 @click.option("--resume", is_flag=True,
               help="go on with the match recorded in --save-dir: its games count, the rest are played")
