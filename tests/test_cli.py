@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import DATA, run_cli
+from .conftest import DATA, cli_env, run_cli
 
 ORACLE = sorted((DATA / "oracle" / "blooms").glob("*.json"))
 
@@ -323,3 +326,113 @@ def test_replay_names_an_unreadable_move_once(tmp_path):
     out = run_cli("replay", str(p), "--json")
     assert out.returncode == 2
     assert out.stderr.strip() == "error: ply 1 ('Zq9'): 'Z' is not a colour (R, Y, K or G)"
+
+
+@pytest.mark.parametrize("args, query", [
+    (["engine", "--threads", "1"], '{"action": "version"}\n'),
+    (["engine", "--threads", "1"], '{"action": "version"}\n{"game": "freego", "time": 60}\n'),
+])
+def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", *args], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(query)
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["version"]  # inside the command now
+        proc.send_signal(signal.SIGINT)  # waiting for a query, or in the middle of a search
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.strip() == "interrupted" and out == ""
+
+
+def _commands(group, prefix=()):
+    import click
+
+    for name, command in group.commands.items():
+        yield (*prefix, name), command
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*prefix, name))
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    import click
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    silent = [(" ".join(path), option.opts) for path, command in _commands(cli)
+              for option in command.params
+              if isinstance(option, click.Option) and not option.hidden and not option.help]
+    assert silent == []
+    shown = CliRunner().invoke(cli, ["serve", "--help"], terminal_width=200)
+    assert shown.exit_code == 0 and "port to listen on" in shown.output
+    assert "$XDG_DATA_HOME/stonegarden/games.db" in shown.output  # the default it takes
+
+
+def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():
+    out = run_cli("warm-up", "--game", "blooms", "--game", "nosuch")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.splitlines() == [
+        "error: unknown game 'nosuch' (known: blooms, blooms-territory, freego, bridgego, blobs)"]
+    # the mark --if-needed reads is of every game: with --game it would be ignored
+    out = run_cli("warm-up", "--game", "blooms", "--if-needed")
+    assert out.returncode == 2 and out.stderr.splitlines() == [
+        "error: --if-needed is for every game: give it without --game"]
+
+
+def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):
+    save = tmp_path / "g.json"
+    assert run_cli("play", "blooms", "--param", "size=3", "--param", "target=3",
+                   "--p1", "random:seed=1", "--p2", "random:seed=2", "--save", str(save),
+                   input="").returncode == 0
+    n = len(json.loads(save.read_text())["moves"])
+    out = run_cli("analyse", str(save), "--review", "--sims", "5", "--threads", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["moves"]) == n  # the lines go to stderr only
+    assert re.search(rf"^review: 1/{n} moves, 0:00:\d\d elapsed", out.stderr, re.M)
+    assert f"review: {n}/{n} moves" in out.stderr
+    quiet = run_cli("analyse", str(save), "--review", "--sims", "5", "--threads", "1",
+                    "--json", "--quiet")
+    assert quiet.returncode == 0 and "review" not in quiet.stderr
+    warm = run_cli("warm-up", "--game", "blooms", "--game", "freego")
+    assert warm.returncode == 0, warm.stderr
+    assert "compiling blooms (1 of 2)" in warm.stderr and "compiling freego (2 of 2)" in warm.stderr
+
+
+def test_a_model_of_another_game_is_refused_before_any_game_starts(tmp_path):
+    from stonegarden import make
+    from stonegarden.search.profile import profile_for
+
+    spec = f"mcts:model={profile_for(make('blooms')).shipped_model_path()},sims=5"
+    play = run_cli("play", "freego", "--param", "size=5", "--p2", spec, input="C3\n")
+    assert play.returncode == 2 and play.stdout == ""  # refused before the board, not after C3
+    out = tmp_path / "study"
+    for args in (["match", "freego", spec, "random", "--games", "2"],
+                 ["study", "freego", "--agent", spec, "--games", "2", "--out", str(out)]):
+        refused = run_cli(*args, "--param", "size=5")
+        assert refused.returncode == 2, args
+        assert refused.stderr.splitlines() == [
+            f"error: agent {spec!r}: model {spec[11:-7]!r} is a 'blooms-race-patterns' model, "
+            "not one of 'freego' ('freego-patterns')"], args
+    assert "not one of 'freego'" in play.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "blooms", "--save", ""],
+    ["match", "blooms", "random", "random", "--games", "2", "--save-dir", ""],
+    ["study", "blooms", "--agent", "random", "--games", "2", "--out", ""],
+    ["train", "blooms", "--games", "2", "--sims", "5", "--out", " "],
+], ids=["play", "match", "study", "train"])
+def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_path, args):
+    # --save "$FILE" with FILE unset: no record at all, or the lab's files in the current folder
+    out = subprocess.run([sys.executable, "-m", "stonegarden", *args], input="", cwd=tmp_path,
+                         capture_output=True, text=True, env=cli_env(), timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "an empty name is no file or folder" in out.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -124,6 +124,10 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["study", "blooms", "--agent", "nobody", "--games", "2", "--out", "x"], "unknown agent"),
     (["sweep", "blooms", "--grid", "size=7:3", "--agent", "random", "--games", "2", "--out", "x"],
      "empty range"),
+    (["ladder", "blooms", "--agent", "mcts:time=1", "--games", "2", "--out", "x"],
+     "agent 'mcts:time=1' sets 'time', which the ladder doubles from --base"),
+    (["sweep", "blooms", "--grid", "size=3:7:0", "--agent", "random", "--games", "2", "--out",
+      "x"], "the step must be 1 or more, not 0"),
     (["sweep", "blooms", "--grid", "size=2,99", "--agent", "random", "--games", "2", "--out", "x"],
      "above 12"),
     (["ladder", "blooms", "--agent", "random", "--key", "seed", "--steps", "0", "--games", "2",
@@ -476,3 +480,25 @@ def test_a_sweep_without_a_decisive_cell_says_so_in_words(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert "- no decisive cell (every cell drew more; see --max-draws)" in report
     assert "None" not in report
+
+
+def _strict_json(path: Path):
+    text = path.read_text()
+    return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in {path.name}"))
+
+
+def test_figures_of_no_games_are_null_in_the_json_and_n_a_in_the_report(tmp_path):
+    # Blobs with one die ends at once: no position to measure a branching factor in
+    study = run_cli("study", "blobs", "--param", "dice=1", "--agent", "random", "--games", "2",
+                    "--out", str(tmp_path / "s"))
+    assert study.returncode == 0, study.stderr
+    summary = _strict_json(tmp_path / "s" / "summary.json")
+    assert summary["summary"]["games"] == 2
+    assert summary["summary"]["branching_factor"]["value"] is None
+    assert "| mean branching factor | n/a |" in (tmp_path / "s" / "report.md").read_text()
+    # random Blooms on a 3 board: the one game of a cell has nobody ahead at mid-game
+    sweep = run_cli("sweep", "blooms", "--grid", "size=3,4", "--agent", "random", "--games", "1",
+                    "--out", str(tmp_path / "w"))
+    assert sweep.returncode == 0, sweep.stderr
+    cells = _strict_json(tmp_path / "w" / "sweep.json")
+    assert cells

@@ -595,3 +595,14 @@ def test_train_runs_end_to_end_and_its_model_plays(tmp_path):
     assert json.loads(played.stdout)["games"] == 2
     bad = run_cli("match", "blooms", "mcts:model=nowhere.npz", "random", "--games", "1")
     assert bad.returncode == 2 and "model" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_train_into_a_log_writes_the_reading_and_the_fit_as_lines(tmp_path):
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "4", "--sims", "5",
+                   "--steps", "20", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["fit"]["steps"] == 20  # stdout stays the metadata alone
+    assert "reading games: 4/4 games" in done.stderr
+    assert re.search(r"^fit: 2/20 steps, 0:00:\d\d elapsed.* \(log-loss \d\.\d{4}\)$",
+                     done.stderr, re.M)
+    assert "fit: 20/20 steps" in done.stderr

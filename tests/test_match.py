@@ -292,3 +292,34 @@ def test_resume_of_a_folder_without_records_plays_the_whole_match(tmp_path):
     fresh = _match(tmp_path / "new", games=2, resume=True)
     plain = _match(tmp_path / "plain", games=2)
     assert fresh == plain and fresh["resumed"] == 0
+
+
+def test_an_even_match_reads_elo_plus_0_not_minus_0(cli):
+    # seed 1: random against random on the default board, one game each (a 50% score)
+    r = cli("match", "blooms", "random", "random", "--games", "2", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "A scores 50.0%, Elo A-B +0 " in r.stdout
+    r = cli("match", "blooms", "random", "random", "--games", "2", "--quiet", "--json")
+    assert '"elo": 0.0,' in r.stdout and "-0.0" not in r.stdout
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+@pytest.mark.slow
+def test_a_match_stopped_before_any_game_ends_prints_valid_json_and_no_figures(as_json):
+    args = [sys.executable, "-m", "stonegarden", "match", "blooms", "mcts:time=30", "random",
+            "--games", "2", "--quiet", *(["--json"] if as_json else [])]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=cli_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(6)  # the first game's first search (of 30 s) is under way
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().endswith("stopped after 0 of 2 games (with --save-dir, the same "
+                                   "command and --resume would play the rest)")
+    if as_json:  # strict JSON: Infinity, which Python writes, is not JSON
+        out = json.loads(stdout, parse_constant=lambda c: pytest.fail(f"{c} in {stdout}"))
+        assert out["games"] == 0 and out["stopped"] is True
+        assert out["score"] is None and out["elo"] is None and out["elo_ci95"] is None
+    else:
+        assert stdout == "mcts:time=30 vs random on blooms {}: no game finished\n"

@@ -39,3 +39,19 @@ def test_bench_search_rejects_unknown_games(cli):
     r = cli("bench", "search", "nosuchgame")
     assert r.returncode == 2
     assert "error:" in r.stderr
+
+
+def test_bench_search_of_a_game_that_starts_with_a_roll_measures_a_search(cli):
+    # Tumbling Dice starts at a roll, where a search makes no simulation: 0 per second
+    r = cli("bench", "search", "blobs", "--param", "tumbling=true", "--seconds", "0.2",
+            "--threads", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["sims"] > 0 and out["sims_per_s"] > 0
+
+
+def test_bench_search_of_a_game_over_at_its_start_says_so(cli):
+    r = cli("bench", "search", "blobs", "--param", "dice=1", "--seconds", "0.1")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == ("error: make('blobs', dice=1) is over at its start: there is no search "
+                        "to measure\n")

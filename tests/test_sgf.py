@@ -238,3 +238,16 @@ def test_the_web_app_offers_sgf_for_exactly_the_games_sgf_writes(game_id):
     assert has_sgf_form(game) == writes
     offered = {g["id"] for g in home_context()["sgf_games"]}
     assert (game_id in offered) == writes
+
+
+def test_convert_refuses_a_game_option_it_would_not_follow(tmp_path, cli):
+    src = tmp_path / "rules.sgf"  # the RU[] names the game: --game cannot make it another
+    src.write_text("(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[cc])", encoding="utf-8")
+    r = cli("convert", str(src), str(tmp_path / "a.json"), "--game", "bridgego")
+    assert r.returncode == 2 and "freego by its RU[], not of bridgego" in r.stderr
+    assert not (tmp_path / "a.json").exists()
+    r = cli("convert", str(src), str(tmp_path / "a.json"), "--game", "freego")
+    assert r.returncode == 0, r.stderr
+    r = cli("convert", str(tmp_path / "a.json"), str(tmp_path / "b.sgf"), "--game", "bridgego")
+    assert r.returncode == 2 and "--game is for an SGF file" in r.stderr
+    assert not (tmp_path / "b.sgf").exists()

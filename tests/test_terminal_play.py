@@ -35,6 +35,19 @@ def test_saving_to_a_folder_is_refused_in_one_line_and_leaves_no_temp_file(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]
 
 
+def test_a_record_is_not_saved_under_an_sgf_name_that_convert_could_not_read(tmp_path):
+    sgf = tmp_path / "g.sgf"
+    out = run_cli("play", "freego", "--param", "size=5", "--save", str(sgf), input="quit\n")
+    assert out.returncode == 2 and out.stdout == "" and not sgf.exists()
+    assert "a record is JSON" in out.stderr and len(out.stderr.splitlines()) == 1
+    out = run_cli("play", "freego", "--param", "size=5", "--p2", "random:seed=1",
+                  input=f"C3\nsave {sgf}\nsave {tmp_path / 'g.json'}\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "could not save" in out.stdout and not sgf.exists()
+    converted = run_cli("convert", str(tmp_path / "g.json"), str(sgf))
+    assert converted.returncode == 0 and sgf.read_text().startswith("(;")
+
+
 def test_save_to_a_folder_at_the_prompt_keeps_the_game_going(tmp_path):
     out = run_cli("play", "blooms", "--param", "size=3", input="save .\nsave ..\nquit\n")
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
@@ -202,3 +215,32 @@ def test_no_stray_files_in_the_working_folder(tmp_path):
                    input="save ..\nsave x/\nquit\n", capture_output=True, text=True,
                    cwd=tmp_path, env=cli_env(), timeout=120)
     assert set(os.listdir(tmp_path)) == before
+
+
+def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
+    save = str(tmp_path / "g.json")
+    common = ("play", "blooms", "--param", "size=3", "--save", save)
+    quit_ = run_cli(*common, input="quit\n")
+    assert f"leaving the game unfinished; the record so far is in {save}" in quit_.stdout
+    eof = run_cli(*common, input="")
+    assert f"end of input: leaving the game unfinished; the record so far is in {save}" in eof.stdout
+    over = run_cli(*common, "--p1", "random:seed=1", input="")
+    assert over.returncode == 0 and over.stdout.splitlines()[-1] == f"the record is in {save}"
+    unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
+    assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")
+
+
+def test_save_at_the_prompt_expands_the_home_folder(tmp_path):
+    out = run_cli("play", "blooms", "--param", "size=3", input="save ~/g.json\nquit\n",
+                  HOME=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert f"saved to {tmp_path / 'g.json'}" in out.stdout
+    assert json.loads((tmp_path / "g.json").read_text())["game"] == "blooms"
+
+
+def test_a_mistyped_command_is_not_read_as_a_bad_stone():
+    out = run_cli("play", "blooms", "--param", "size=3", input="hint\nZb2\nquit\n")
+    assert out.returncode == 0, out.stderr
+    # not "'hint': 'H' is not a colour", as the notation would read it
+    assert "'hint' is neither a move nor a command (type 'help' for them)" in out.stdout
+    assert "'Z' is not a colour" in out.stdout  # a move's mistake is still told as one

@@ -31,7 +31,7 @@ def elo_from_score(score: float) -> float:
     if not 0.0 < score < 1.0:
         raise ParameterError(
             f"a score fraction for Elo must lie strictly between 0 and 1, not {score!r}")
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # an even score is 0, not -0
 
 
 def wilson_bounds(successes: float, n: int, z: float = Z95) -> tuple[float, float]:

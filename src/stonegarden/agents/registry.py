@@ -158,6 +158,24 @@ def make_agent(spec: str) -> Agent:
     return _AGENTS[name][0](options, spec.strip())
 
 
+def agent_for(game: Game, spec: str) -> Agent:
+    """The agent a spec names, checked against ``game``: what the game's search cannot do of
+    its settings (a model of another game, say) is refused now, not at its first move.
+
+    Raises:
+        ParameterError: unknown agent, bad option, or settings ``game`` cannot use (naming the
+            spec).
+    """
+    agent = make_agent(spec)
+    check = getattr(agent, "check", None)
+    if check is not None:
+        try:
+            check(game)
+        except ParameterError as exc:
+            raise ParameterError(f"agent {quote(spec)}: {exc}") from None
+    return agent
+
+
 def int_option(options: dict[str, Any], key: str, default: int | None, spec: str) -> int | None:
     """Raises: ParameterError when the option is not an integer."""
     if key not in options:

@@ -58,12 +58,20 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
                         parallel)
     moves = list(record.moves)
     if review:
-        from ..lab.runner import progress_bar  # every move is a search: minutes for a game
+        from ..lab.runner import progress_bar, progress_line  # a search a move: minutes
 
         with progress_bar(disable=quiet) as bar:
             task = bar.add_task("review", total=len(moves), tally="")
-            rows = review_moves(agent, game, states, moves, budget,
-                                done=lambda _ply: bar.advance(task))
+            # a bar is drawn on a terminal only: into a log, a line at every hundredth
+            lines = not quiet and not bar.console.is_terminal
+            step = max(1, len(moves) // 100)
+
+            def advance(_ply: int) -> None:
+                bar.advance(task)
+                if lines:
+                    progress_line(bar, task, step, "moves")
+
+            rows = review_moves(agent, game, states, moves, budget, done=advance)
         if as_json:
             click.echo(json.dumps({"game": game.id, "params": game.non_default_params(),
                                    "moves": rows}))

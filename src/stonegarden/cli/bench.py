@@ -20,8 +20,10 @@ def bench() -> None:
 @bench.command()
 @click.argument("game_id", metavar="GAME")
 @param_option
-@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True)
-@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True)
+@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True,
+              help="how long to measure (the kernel's compilation is not counted)")
+@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True,
+              help="seed of the first batch of playouts (later batches count up from it)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors
 def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
@@ -66,16 +68,19 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
 @param_option
 @click.option("--agent", "spec", default="mcts", show_default=True,
               help="a search agent spec (its time/sims are replaced by --seconds)")
-@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True)
+@click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True,
+              help="how long the measured search runs")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
               help="threads searching at once [default: the agent's own]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors
 def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
            threads: int | None, as_json: bool) -> None:
-    """MCTS simulations per second from the initial position (one search of --seconds)."""
+    """MCTS simulations per second from the initial position (one search of --seconds; where
+    the game starts with a roll, after its likeliest face)."""
     from ..agents import make_agent
     from ..agents.search_agents import SearchAgent
+    from ..core.protocol import CHANCE
     from ..errors import ParameterError
     from ..search.config import Budget
 
@@ -91,6 +96,13 @@ def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
         return agent
 
     state = game.initial_state()
+    # a search at a chance event does nothing (0 simulations): measure from the first
+    # position with a player to move, the likeliest face rolled (Tumbling Dice)
+    while not game.is_terminal(state) and game.current_player(state) == CHANCE:
+        outcomes = game.chance_outcomes(state)
+        state = game.play(state, max(outcomes, key=lambda o: o[1])[0])
+    if game.is_terminal(state):
+        raise ParameterError(f"{game!r} is over at its start: there is no search to measure")
     # compile or load the kernels (and start any helper process) outside the timing
     warm = new_agent()
     warm.analyse(game, state, Budget(sims=2 * warm.threads))

@@ -37,6 +37,17 @@ class FiniteRange(click.FloatRange):
         return number
 
 
+class NamedPath(click.Path):
+    """``click.Path`` that refuses an empty name (``--save "$FILE"`` with ``FILE`` unset),
+    which would otherwise mean no file at all, or the current folder."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty name is no file or folder (an unset variable?)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def game_from_options(game_id: str, params: Sequence[str]) -> Game:
     return make(game_id, **parse_param_options(params))
 

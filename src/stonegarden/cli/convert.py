@@ -55,8 +55,14 @@ def convert(source: str, target: str, game_id: str | None) -> None:
     """Convert a game between a record (.json) and SGF (.sgf), replaying every move. IN may
     also be an Abstract Play game record of Blooms (.json, as Abstract Play exports it)."""
     src, dst = _format_of(source), _format_of(target)
+    if game_id is not None and src != "sgf":
+        raise RecordError(f"--game is for an SGF file without RU[stonegarden ...]; a record "
+                          f"({source!r}) names its own game")
     if src == "sgf":
         record = sgf_to_record(_read_text(source), source, game_id)
+        if game_id is not None and record.game != game_id:  # its RU[] named the game
+            raise RecordError(f"{source!r} is a game of {record.game} by its RU[], not of "
+                              f"{game_id} (--game)")
     else:
         record = _read_json_record(source)
         replay_record(record)  # validate before writing anything

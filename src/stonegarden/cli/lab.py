@@ -14,7 +14,15 @@ import click
 from ..core.params import parse_param_options
 from ..errors import ParameterError
 from ..lab.runner import MAX_GAMES, MAX_SEED
-from .common import F, FiniteRange, friendly_errors, param_option, resign_options, resign_rule
+from .common import (
+    F,
+    FiniteRange,
+    NamedPath,
+    friendly_errors,
+    param_option,
+    resign_options,
+    resign_rule,
+)
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                               help="local worker processes (or Ray task slots)")
@@ -27,7 +35,7 @@ games_option = click.option("--games", type=click.IntRange(1, MAX_GAMES), requir
                             help="games per study (or per cell / ladder step)")
 seed_option = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
                            help="base seed")
-out_option = click.option("--out", type=click.Path(file_okay=False), required=True,
+out_option = click.option("--out", type=NamedPath(file_okay=False), required=True,
                           help="directory for the database, records, plots and report")
 
 

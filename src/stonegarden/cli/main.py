@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import click
 
 from .. import __version__
@@ -19,7 +22,20 @@ from .train import train
 from .warmup import warm_up
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(click.Group):
+    """The sub-commands; a Ctrl-C that no command handles itself (``play`` and the lab say
+    where their games are) says so in one line and exits with status 130, as shells expect,
+    instead of click's bare "Aborted!" and status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="stonegarden")
 def cli() -> None:
     """Play, study and design Blooms, Free Go, Bridge Go and Blobs."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..agents import make_agent
+from ..agents import agent_for
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
@@ -22,7 +22,7 @@ from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
 from ..lab.statistics import seat_text, wld
 from ..stats import MatchStats, seat_adjusted
-from .common import friendly_errors, param_option, resign_options, resign_rule
+from .common import NamedPath, friendly_errors, param_option, resign_options, resign_rule
 
 
 def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, workers: int,
@@ -44,7 +44,7 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
     for spec in (a, b):
         if spec.strip().lower() == "human":
             raise ParameterError("a match is between agents; 'human' cannot play one")
-        make_agent(spec)
+        agent_for(game, spec)
     jobs = []
     for i in range(games):
         a_seat = 1 if i % 2 == 0 else 2
@@ -90,8 +90,11 @@ def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed:
     out = {
         "game": game.id, "params": game.non_default_params(), "a": a, "b": b,
         "games": st.games, "a_wins": st.a_wins, "b_wins": st.b_wins, "draws": st.draws,
-        "score": round(st.score, 4), "elo": round(st.elo, 1),
-        "elo_ci95": [round(lo, 1), round(hi, 1)],
+        # no game finished (a match stopped at once): no figures, rather than a score of 1/2
+        # and an interval of infinities, which JSON cannot hold
+        "score": round(st.score, 4) if st.games else None,
+        "elo": round(st.elo, 1) if st.games else None,
+        "elo_ci95": [round(lo, 1), round(hi, 1)] if st.games else None,
         "mean_plies": round(sum(len(r["moves"]) for r in results) / max(len(results), 1), 2),
         "resigned": sum(1 for r in results if r["adjudicated"]),
         "resumed": resumed,
@@ -131,7 +134,7 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
               help="worker processes")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
-@click.option("--save-dir", type=click.Path(file_okay=False), default=None,
+@click.option("--save-dir", type=NamedPath(file_okay=False), default=None,
               help="save every game's record here (a folder without records, or use --resume)")
 @click.option("--resume", is_flag=True,
               help="go on with the match recorded in --save-dir: its games count, the rest are played")
@@ -153,6 +156,8 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
         out = stop.summary
     if as_json:
         click.echo(json.dumps(out))
+    elif not out["games"]:
+        click.echo(f"{a} vs {b} on {game_id} {out['params']}: no game finished")
     else:
         lo, hi = out["elo_ci95"]
         again = f" ({out['resumed']} read from --save-dir)" if out["resumed"] else ""
@@ -162,9 +167,9 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
                    f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {wld(out['a_first'])}, "
                    f"second {wld(out['a_second'])}{seat_text(out['seat_adjusted'])}")
     if out.get("stopped"):
-        hint = (" the same command with --resume plays the rest" if save_dir
-                else " (with --save-dir the same command and --resume would play the rest)")
-        click.echo(f"stopped after {out['games']} of {games} games;{hint}", err=True)
+        hint = ("; the same command with --resume plays the rest" if save_dir
+                else " (with --save-dir, the same command and --resume would play the rest)")
+        click.echo(f"stopped after {out['games']} of {games} games{hint}", err=True)
         sys.exit(130)
 
 

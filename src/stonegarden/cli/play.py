@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 
 from ..terminal.play import play_terminal, seat_agent
-from .common import friendly_errors, game_from_options, param_option
+from .common import NamedPath, friendly_errors, game_from_options, param_option
 
 
 @click.command()
@@ -19,7 +19,7 @@ from .common import friendly_errors, game_from_options, param_option
               help="'human' (a person at this terminal) or an agent spec")
 @click.option("--p2", default="random", show_default=True,
               help="'human' (a person at this terminal) or an agent spec")
-@click.option("--save", type=click.Path(dir_okay=False), default=None,
+@click.option("--save", type=NamedPath(dir_okay=False), default=None,
               help="keep the record in this file, saved after every move")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="seed for chance events")
@@ -31,6 +31,7 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
     for spec in (p1, p2):
         seat_agent(game, spec)  # fail early on a bad spec, before the board is drawn
     console = Console(highlight=False)
+    console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
     try:
         play_terminal(game, p1, p2, Path(save) if save else None, console, seed)
     except KeyboardInterrupt:

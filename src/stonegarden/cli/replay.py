@@ -69,6 +69,7 @@ def _show(record: Record, as_json: bool) -> tuple[Game, State]:
         from ..terminal.render import rich_diagram
 
         console = Console(highlight=False)
+        console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
         console.print(f"{game.title}  {game!r}", markup=False)
         console.print(rich_diagram(game, game.initial_state()))
     final = game.initial_state()

@@ -18,11 +18,13 @@ from .common import FiniteRange
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="address to listen on (127.0.0.1 keeps it to this machine)")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="port to listen on (0: any free port, named when it starts)")
 @click.option("--db", "db_path", default=None, metavar="PATH|postgresql://...",
               envvar="STONEGARDEN_DB", show_envvar=True,
               help="where games are kept: a SQLite file [default: "
-                   "~/.local/share/stonegarden/games.db], served by this process alone, or a "
+                   "$XDG_DATA_HOME/stonegarden/games.db, ~/.local/share/stonegarden/games.db "
+                   "where XDG_DATA_HOME is not set], served by this process alone, or a "
                    "PostgreSQL database that several serve processes share "
                    "(postgresql://user:password@host:port/database; from the environment, "
                    "its password stays out of the process list)")

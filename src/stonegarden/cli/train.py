@@ -12,7 +12,7 @@ import click
 
 from ..core.params import parse_param_options
 from ..lab.runner import MAX_GAMES
-from .common import friendly_errors, param_option
+from .common import NamedPath, friendly_errors, param_option
 
 
 @click.command()
@@ -22,7 +22,7 @@ from .common import friendly_errors, param_option
               help="self-play games (one in ten held out to measure the model)")
 @click.option("--sims", type=click.IntRange(min=1), default=2000, show_default=True,
               help="simulations a move in the self-play")
-@click.option("--out", type=click.Path(file_okay=False), default=None,
+@click.option("--out", type=NamedPath(file_okay=False), default=None,
               help="folder of the data and the model  [default: train-GAME]")
 @click.option("--seed", type=click.IntRange(0, 2**40), default=0, show_default=True,
               help="game i of the self-play is seeded from --seed and i")

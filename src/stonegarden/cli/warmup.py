@@ -10,7 +10,8 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..core.registry import available_games
+from ..core.registry import available_games, game_class
+from ..errors import ParameterError
 from .common import friendly_errors
 
 
@@ -18,7 +19,8 @@ from .common import friendly_errors
 @click.option("--game", "game_ids", multiple=True, help="only this game (repeatable)")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--if-needed", is_flag=True,
-              help="do nothing if every game was warmed up into this code's cache before")
+              help="do nothing if every game was warmed up into this code's cache before "
+                   "(not with --game)")
 @friendly_errors
 def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     """Compile (or load from the cache) the kernels of every game: the rules, the playouts, the
@@ -27,7 +29,11 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     from .. import warmup
     from ..web.warmup import view_step
 
-    games = list(game_ids) or available_games()
+    if if_needed and game_ids:  # the mark is of every game: a --game would be warmed anyway
+        raise ParameterError("--if-needed is for every game: give it without --game")
+    games = list(dict.fromkeys(game_ids)) or available_games()
+    for game_id in games:
+        game_class(game_id)  # an unknown game is refused before the bar starts
     marker = _marker()
     if if_needed and not game_ids and marker is not None and marker.exists():
         return
@@ -36,10 +42,15 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, disable=quiet) as bar:
         task = bar.add_task("warming up", total=len(games))
+        lines = not quiet and not console.is_terminal  # a log sees no bar: a line a game
 
         def progress(done: int, total: int, game_id: str) -> None:
             bar.update(task, completed=done,
                        description=f"compiling {game_id}" if game_id else "done")
+            if lines and game_id:
+                console.print(f"compiling {game_id} ({done + 1} of {total}), "
+                              f"{time.monotonic() - t0:.0f} s elapsed",
+                              markup=False, highlight=False, soft_wrap=True)
 
         warmup.warm_up(games, (*warmup.STEPS, view_step), progress=progress)
     if marker is not None and not game_ids:

@@ -44,10 +44,14 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     """Rungs ``base * 2**k`` for k = 0..steps; each rung k >= 1 plays rung k-1.
 
     Raises:
-        ParameterError: bad game, parameter or agent; steps < 1.
+        ParameterError: bad game, parameter or agent; an agent that sets ``key`` itself;
+            steps < 1.
     """
     if steps < 1:
         raise ParameterError(f"a ladder needs at least one step, not {steps!r}")
+    if key in parse_agent_spec(agent)[1]:  # each rung would silently replace it
+        raise ParameterError(f"agent {agent!r} sets {key!r}, which the ladder doubles from "
+                             f"--base: leave it out of the spec (--base gives the lowest rung)")
     budgets = [base * 2**k for k in range(steps + 1)]
     specs = []
     for lo, hi in itertools.pairwise(budgets):

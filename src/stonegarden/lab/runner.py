@@ -80,7 +80,7 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
             on_result(task, result)
             bar.update(job, advance=1, tally=tally() if tally else "")
             if lines:
-                _progress_line(bar, job, step)
+                progress_line(bar, job, step)
 
         if backend == "local":
             _run_local(tasks, done, workers)
@@ -90,8 +90,9 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
             raise ParameterError(f"unknown backend {backend!r} (local or ray)")
 
 
-def _progress_line(bar: Progress, job: TaskID, step: int) -> None:
-    """``description: N/M games, elapsed, about T left (tally)`` at every ``step`` games."""
+def progress_line(bar: Progress, job: TaskID, step: int, unit: str = "games") -> None:
+    """``description: N/M games, elapsed, about T left (tally)`` at every ``step`` games (or
+    other ``unit``): the progress of a bar that is not drawn (its output is not a terminal)."""
     task = bar.tasks[job]
     done = int(task.completed)
     if done % step and done != task.total:
@@ -101,7 +102,7 @@ def _progress_line(bar: Progress, job: TaskID, step: int) -> None:
     eta = (f", about {timedelta(seconds=int(left))} left"
            if left is not None and done != task.total else "")
     tally = f" ({task.fields['tally']})" if task.fields.get("tally") else ""
-    bar.console.print(f"{task.description}: {done}/{int(task.total or 0)} games, {elapsed} "
+    bar.console.print(f"{task.description}: {done}/{int(task.total or 0)} {unit}, {elapsed} "
                       f"elapsed{eta}{tally}", markup=False, highlight=False,
                       soft_wrap=True)
 

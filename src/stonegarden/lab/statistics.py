@@ -24,8 +24,11 @@ class Estimate:
     high: float
     n: int
 
-    def as_dict(self) -> dict[str, float | int]:
-        return asdict(self)
+    def as_dict(self) -> dict[str, float | int | None]:
+        """The fields, a figure that does not exist (the mean of no values) as ``None``: JSON
+        has no ``NaN`` or ``Infinity``."""
+        return {k: v if not isinstance(v, float) or math.isfinite(v) else None
+                for k, v in asdict(self).items()}
 
     def __str__(self) -> str:
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}] (n={self.n})"

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from ..agents import make_agent
+from ..agents import agent_for
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import ParameterError
@@ -59,7 +59,7 @@ def check_spec(game_id: str, params: dict[str, Any], agents: tuple[str, str]) ->
     """
     game = make(game_id, **params)
     for a in agents:
-        make_agent(a)
+        agent_for(game, a)
     return game.non_default_params()
 
 
@@ -159,7 +159,7 @@ def resign_text(resign: list[float | int] | None) -> str:
 
 
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
-    if not e:
+    if not e or e["value"] is None:  # not measured, or of no games
         return "n/a", ""
     return f"{e['value']:.3f}", f"[{e['low']:.3f}, {e['high']:.3f}]"
 

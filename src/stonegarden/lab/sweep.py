@@ -57,8 +57,10 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
                 lo, hi, step = (int(p) for p in parts)
             except ValueError:
                 raise ParameterError(f"--grid {opt!r}: a range is integers a:b[:step]") from None
-            if step <= 0 or hi < lo:
-                raise ParameterError(f"--grid {opt!r}: empty range")
+            if step <= 0:
+                raise ParameterError(f"--grid {opt!r}: the step must be 1 or more, not {step}")
+            if hi < lo:
+                raise ParameterError(f"--grid {opt!r}: empty range (a:b needs a <= b)")
             if (hi - lo) // step + 1 > MAX_CELLS:
                 raise ParameterError(f"--grid {opt!r}: more than {MAX_CELLS} values")
             grid[key] = list(range(lo, hi + 1, step))

@@ -28,7 +28,7 @@ from .. import __version__
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError, RecordError, StonegardenError
-from ..lab.runner import progress_bar, run_tasks
+from ..lab.runner import progress_bar, progress_line, run_tasks
 from ..search.profile import profile_for
 from .devices import parse_device
 from .fit import FitReport, evaluate
@@ -268,9 +268,12 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
     with progress_bar(disable=not progress) as bar:
         reading = bar.add_task("reading games", total=len(records), tally="")
+        lines = progress and not bar.console.is_terminal  # a log sees no bar: lines there
 
         def read() -> None:
             bar.update(reading, advance=1)
+            if lines:
+                progress_line(bar, reading, max(1, len(records) // 10))
 
         train_set = choices_of(game, learner, fitted, targets, read)
         valid_set = choices_of(game, learner, held, advance=read)  # the moves played, either way
@@ -282,9 +285,14 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
            f"{train_set.decisions} decisions ({len(train_set.rows)} candidates) on {fit_on.name}")
     with progress_bar(disable=not progress) as bar:
         task = bar.add_task("fit", total=steps, tally="")
-        weights = fit_on.fit(train_set, learner.num_features, steps=steps,
-                             progress=lambda step, loss: bar.update(
-                                 task, completed=step, tally=f"log-loss {loss:.4f}"))
+        lines = progress and not bar.console.is_terminal
+
+        def fitted_to(step: int, loss: float) -> None:
+            bar.update(task, completed=step, tally=f"log-loss {loss:.4f}")
+            if lines:
+                progress_line(bar, task, max(1, steps // 10), "steps")
+
+        weights = fit_on.fit(train_set, learner.num_features, steps=steps, progress=fitted_to)
     t2 = time.perf_counter()
 
     def figures(r: FitReport) -> dict[str, float]:

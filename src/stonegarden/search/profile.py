@@ -129,8 +129,8 @@ class SearchProfile:
         by default, if the game ships none.
 
         Raises:
-            ParameterError: ``shipped`` in a game that ships no model, or a model file that
-                cannot be read.
+            ParameterError: ``shipped`` in a game that ships no model, a model file that
+                cannot be read, or a model of another game (before any search reads it).
         """
         from ..errors import ParameterError
         from ..learn.model import load_model
@@ -142,7 +142,14 @@ class SearchProfile:
         if path is None and config.model == "shipped":
             raise ParameterError(f"{self.game.id!r} ships no learned model: model=none, or "
                                  "model=PATH for one made by stonegarden train")
-        return None if path is None else load_model(path)
+        if path is None:
+            return None
+        model = load_model(path)
+        learner = self.learner()
+        if learner is not None and model.kind != learner.kind:
+            raise ParameterError(f"model {path!r} is a {model.kind!r} model, not one of "
+                                 f"{self.game.id!r} ({learner.kind!r})")
+        return model
 
     def option(self, config: SearchConfig, name: str) -> int:
         """The value of this game's option ``name`` under ``config``.

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
 
-from ..agents import Agent, make_agent
+from ..agents import Agent, agent_for
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import make_record, save_record
-from ..errors import IllegalMoveError, ParameterError, RecordError, StonegardenError
+from ..errors import IllegalMoveError, RecordError, StonegardenError
 from .render import rich_diagram
 
 HELP = """Type a move in notation (e.g. {example}), or a command:
@@ -86,7 +87,20 @@ class Session:
     def autosave(self) -> None:
         """Raises: RecordError when the record cannot be written (a missing folder, say)."""
         if self.save_path is not None:
-            save_record(self.record(), self.save_path)
+            save_to(self.record(), self.save_path)
+
+
+def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
+    """Write ``record`` (JSON) to ``path``.
+
+    Raises:
+        RecordError: a name ending in ``.sgf``, where the JSON would pass for SGF (``convert``
+        makes the SGF), or a path that cannot be written.
+    """
+    if Path(path).suffix.lower() == ".sgf":
+        raise RecordError(f"cannot save the record to {str(path)!r}: a record is JSON (a .json "
+                          "file); `stonegarden convert` makes an SGF file of it")
+    save_record(record, path)
 
 
 def keeps_scores(game: Game, state: State) -> bool:
@@ -146,14 +160,7 @@ def seat_agent(game: Game, spec: str) -> Agent | None:
     """
     if is_human(spec):
         return None
-    agent = make_agent(spec)
-    check = getattr(agent, "check", None)
-    if check is not None:
-        try:
-            check(game)
-        except ParameterError as exc:
-            raise ParameterError(f"agent {spec!r}: {exc}") from None
-    return agent
+    return agent_for(game, spec)
 
 
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
@@ -167,6 +174,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     # each roll is drawn from the seed and its ply, so that an undo cannot roll again
     base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
+    kept = f"; the record so far is in {save}" if save is not None else ""
     while True:
         state = s.state
         if game.is_terminal(state):
@@ -178,6 +186,8 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(f"[bold]Game over:[/] {'draw' if w == 0 else f'player {w} wins'} "
                           f"({reason}){scores}")
             s.autosave()
+            if save is not None:
+                console.print(f"the record is in {save}", markup=False)
             return int(w or 0)
         p = game.current_player(state)
         if p == CHANCE:
@@ -203,14 +213,14 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         try:
             line = console.input(f"player {p} > ")
         except EOFError:
-            console.print("\nend of input: leaving the game unfinished")
+            console.print(f"\nend of input: leaving the game unfinished{kept}", markup=False)
             return -1
         cmd = line.strip()
         low = cmd.lower()
         if not cmd:
             continue
         if low in ("quit", "exit", "q"):
-            console.print("leaving the game unfinished")
+            console.print(f"leaving the game unfinished{kept}", markup=False)
             return -1
         if low in ("help", "?"):
             console.print(help_text(game, state), markup=False)
@@ -227,8 +237,9 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             if not target:
                 console.print("usage: save FILE")
                 continue
+            target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
             try:
-                save_record(s.record(), target)
+                save_to(s.record(), target)
             except RecordError as exc:
                 console.print(f"could not save: {exc}", markup=False)
                 continue
@@ -240,7 +251,11 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
             continue
         except StonegardenError as exc:
-            console.print(Text(str(exc), style="red"))
+            # a word (no move is one but pass and resign) is a command mistyped: the notation's
+            # reason ("'H' is not a colour" for hint) would mislead
+            word = cmd.isalpha() and len(cmd) > 1
+            console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
+                               if word else str(exc), style="red"))
             continue
         text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
         autos = autos_text(game, state, new)
