@@ -446,3 +446,15 @@ def test_resign_ends_the_game_for_the_other_player():
     g = race(size=3)
     s = play(g, g.initial_state(), "Rc3", "resign")
     assert g.is_terminal(s) and g.winner(s) == 1 and g.result_reason(s) == "resign"
+
+
+def test_an_unreadable_stone_is_named_once():
+    """``'foo': 'foo' is not a stone``: a one-stone text was quoted twice."""
+    game = stonegarden.make("blooms")
+    state = game.initial_state()
+    with pytest.raises(NotationError) as one:
+        game.parse_move(state, "foo")
+    assert str(one.value) == "'foo' is not a stone (colour letter then cell)"
+    with pytest.raises(NotationError) as two:
+        game.parse_move(state, "Rd4,foo")
+    assert str(two.value) == "'Rd4,foo': 'foo' is not a stone (colour letter then cell)"

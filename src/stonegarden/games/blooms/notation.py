@@ -34,8 +34,9 @@ def parse_stones(board: HexBoard, player: int, text: str) -> tuple[int, int] | N
     cells = [-1, -1]
     for part in parts:
         m = _STONE.match(part)
-        if not m:
-            raise NotationError(f"{quote(text)}: {quote(part)} is not a stone (colour letter then cell)")
+        if not m:  # a two-stone text names the part at fault; a one-stone text is that part
+            where = f"{quote(text)}: " if len(parts) > 1 else ""
+            raise NotationError(f"{where}{quote(part)} is not a stone (colour letter then cell)")
         letter = m.group(1).upper()
         if letter not in COLOURS:
             raise NotationError(f"{quote(text)}: {quote(letter)} is not a colour (R, Y, K or G)")
