@@ -436,3 +436,29 @@ def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_
     assert out.returncode == 2 and out.stdout == ""
     assert "an empty name is no file or folder" in out.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_replay_says_a_draw_in_words(tmp_path):
+    """A drawn game ended ``result: winner 0 (pool-empty)``, as if player 0 had won."""
+    import numpy as np
+
+    import stonegarden
+    from stonegarden.core.record import make_record, save_record
+
+    game = stonegarden.make("blobs", dice=16, max_grid=5)  # seed 7 ends drawn (golden file)
+    rng, state, moves = np.random.default_rng(7), game.initial_state(), []
+    while not game.is_terminal(state):
+        if game.current_player(state) == stonegarden.CHANCE:
+            outcomes = game.chance_outcomes(state)
+            action = outcomes[int(rng.integers(len(outcomes)))][0]
+        else:
+            legal = game.legal_actions(state)
+            action = int(legal[int(rng.integers(len(legal)))])
+        moves.append(game.action_to_text(state, action))
+        state = game.play(state, action)
+    assert game.winner(state) == 0
+    path = tmp_path / "draw.json"
+    save_record(make_record(game, moves, state), path)
+    out = run_cli("replay", str(path))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.rstrip().endswith("result: a draw (pool-empty)")

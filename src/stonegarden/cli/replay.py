@@ -39,7 +39,9 @@ def replay(record_path: str, as_json: bool) -> None:
             raise
         game, final = _show(record, as_json)
         if not as_json and game.is_terminal(final):
-            click.echo(f"result: winner {game.winner(final)} ({game.result_reason(final)})")
+            winner = game.winner(final)
+            said = "a draw" if winner == 0 else f"winner {winner}"  # "winner 0" read as a player
+            click.echo(f"result: {said} ({game.result_reason(final)})")
         if record.result is not None:
             check_result(game, final, record.result)
     except RecordError as exc:
