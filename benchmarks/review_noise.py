@@ -21,8 +21,8 @@ from provenance import code_version, command  # noqa: E402
 
 from stonegarden.agents.registry import make_agent  # noqa: E402
 from stonegarden.agents.search_agents import SearchAgent  # noqa: E402
-from stonegarden.ap_record import ap_to_record  # noqa: E402
 from stonegarden.core.record import replay_record  # noqa: E402
+from stonegarden.games.blooms.ap_record import ap_to_record  # noqa: E402
 from stonegarden.web import review  # noqa: E402
 
 #: the recorded games: Abstract Play records made by its own games library (tests/data)

@@ -13,9 +13,8 @@ import stonegarden
 PACKAGE = Path(stonegarden.__file__).resolve().parent
 GENERIC = ["search", "agents", "web", "cli", "lab", "core", "terminal", "interop", "geometry",
            "learn", "store", "jobs", "."]
-#: where naming a game is what the code means: the ``play`` command's default game, and the
-#: reader of Abstract Play's records, which exist for Blooms only
-ALLOWED = {("cli/play.py", "blooms"), ("ap_record.py", "blooms")}
+#: where naming a game is what the code means: the ``play`` command's default game
+ALLOWED = {("cli/play.py", "blooms")}
 
 
 def _modules(folder: str) -> list[Path]:
