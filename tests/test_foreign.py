@@ -14,7 +14,7 @@ from stonegarden.core.foreign import ForeignReader, foreign_reader, register_rea
 from stonegarden.core.record import load_record, make_record
 from stonegarden.core.registry import make
 from stonegarden.games.blooms import ap_record
-from stonegarden.web.ai import json_record
+from stonegarden.web.job_kinds import json_record
 
 
 def _toy_read(data, source):

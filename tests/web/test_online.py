@@ -368,7 +368,7 @@ def test_an_sgf_made_before_the_clock_ran_out_is_not_served_after_it(tmp_path):
     import asyncio
 
     from stonegarden.jobs import JobPool
-    from stonegarden.web import clocks
+    from stonegarden.web import clock_keeper
     from stonegarden.web.service import GameService
 
     async def main() -> None:
@@ -379,7 +379,7 @@ def test_an_sgf_made_before_the_clock_ran_out_is_not_served_after_it(tmp_path):
         await svc.play(live, keys["1"], "C3", client="c")
         await svc.play(live, keys["2"], "D4", client="c")
         assert "RE[" not in await svc.sgf(live)  # a spectator's download mid-game
-        assert await clocks.flag(svc, live, time.time() + 60)  # player 1's time runs out
+        assert await clock_keeper.flag(svc, live, time.time() + 60)  # player 1's time runs out
         assert "RE[W+T]" in await svc.sgf(live)
         store.close()
 

@@ -1,5 +1,5 @@
 """The web app's job kinds, run in the worker processes (``stonegarden.jobs``): agent moves
-and hints, and replaying an uploaded record (``review.py`` adds the analysis, ``warmup.py``
+and hints, and replaying an uploaded record (``review_job.py`` adds the analysis, ``warmup.py``
 the workers' warm-up).
 
 Each receives plain JSON (game id, parameters, move texts) and rebuilds the game by replaying
