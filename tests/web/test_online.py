@@ -638,11 +638,11 @@ def test_watched_games_do_not_pin_memory_beyond_the_bound(tmp_path):
 
 
 def test_a_listed_games_time_control_is_given_in_words(client):
-    # "my games" shows it as the lobby does: 90 s is "1.5 min", not a rounded "2 min"
+    # "my games" shows it as the lobby does: 90 s is "1 min 30 s", not a rounded "2 min"
     fischer = create(client, ["human", "human"], clock={"initial": 90, "increment": 2})
     days = create(client, ["human", "human"], clock={"days_per_move": 3})
     none = create(client, ["human", "human"])
     ids = ",".join(g["id"] for g in (fischer, days, none))
     listed = {g["id"]: g["clock_text"] for g in client.get(f"/api/games?ids={ids}").json()["games"]}
-    assert listed == {fischer["id"]: "1.5 min + 2 s", days["id"]: "3 days a move",
+    assert listed == {fischer["id"]: "1 min 30 s + 2 s", days["id"]: "3 days a move",
                       none["id"]: None}
