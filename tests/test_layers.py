@@ -40,6 +40,36 @@ def test_the_search_imports_no_game_package(path):
     assert not [m for m in _imports(path) if "games" in m.split(".")]
 
 
+GAME_PACKAGES = sorted(p.name for p in (PACKAGE / "games").iterdir() if (p / "__init__.py").exists())
+
+
+def _imported_names(path: Path) -> list[str]:
+    """Every dotted name a module imports, ``from X import a`` giving ``X.a`` too."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            out.append(base)
+            out.extend(f"{base}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            out.extend(alias.name for alias in node.names)
+    return out
+
+
+@pytest.mark.parametrize("folder", GENERIC)
+def test_no_generic_layer_imports_a_game_package(folder):
+    """What a generic layer needs of a game comes through the registries (games, foreign
+    record readers, views, profiles), never from a game package's modules."""
+    found = []
+    for path in _modules(folder):
+        for name in _imported_names(path):
+            parts = [p for p in name.split(".") if p]
+            after = parts[parts.index("games") + 1:] if "games" in parts else []
+            if after and after[0] in GAME_PACKAGES:
+                found.append((str(path.relative_to(PACKAGE)), name))
+    assert found == []
+
+
 def _strings(path: Path) -> list[str]:
     """String constants of a module, docstrings left out."""
     tree = ast.parse(path.read_text("utf-8"))
