@@ -1,5 +1,5 @@
 """How far apart two searches of the computer's analysis put the same position: the engine of
-``web/review.py`` (0.5 s a position) with two seeds, over every position of a few recorded
+``web/review_job.py`` (0.5 s a position) with two seeds, over every position of a few recorded
 games. The judgement thresholds of docs/web.md sit above this noise.
 
     python3 benchmarks/review_noise.py --out benchmarks/results/review-noise.json
@@ -21,9 +21,9 @@ from provenance import code_version, command  # noqa: E402
 
 from stonegarden.agents.registry import make_agent  # noqa: E402
 from stonegarden.agents.search_agents import SearchAgent  # noqa: E402
-from stonegarden.ap_record import ap_to_record  # noqa: E402
 from stonegarden.core.record import replay_record  # noqa: E402
-from stonegarden.web import review  # noqa: E402
+from stonegarden.games.blooms.ap_record import ap_to_record  # noqa: E402
+from stonegarden.web import review_job  # noqa: E402
 
 #: the recorded games: Abstract Play records made by its own games library (tests/data)
 RECORDS = ("ap-blooms-size4-s1.json", "ap-blooms-size5-s3.json")
@@ -34,8 +34,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--max-positions", type=int, default=30, help="per game, from the start")
     args = ap.parse_args()
-    spec_a = review.ENGINE
-    spec_b = review.ENGINE.replace("seed=1", "seed=2")
+    spec_a = review_job.ENGINE
+    spec_b = review_job.ENGINE.replace("seed=1", "seed=2")
     rows: list[dict[str, Any]] = []
     for name in RECORDS:
         data = json.loads((ROOT / "tests" / "data" / "abstractplay" / name).read_text())
@@ -43,8 +43,8 @@ def main() -> None:
         a, b = make_agent(spec_a), make_agent(spec_b)
         assert isinstance(a, SearchAgent) and isinstance(b, SearchAgent)
         for ply, state in enumerate(states[:args.max_positions]):
-            pa = review.position_point(game, state, a, ply)
-            pb = review.position_point(game, state, b, ply)
+            pa = review_job.position_point(game, state, a, ply)
+            pb = review_job.position_point(game, state, b, ply)
             if pa["p1_win"] is None or game.is_terminal(state):
                 continue
             rows.append({"record": name, "ply": ply, "a": pa["p1_win"], "b": pb["p1_win"],
@@ -54,10 +54,10 @@ def main() -> None:
                "median": round(statistics.median(diffs), 4),
                "p90": diffs[int(0.9 * (len(diffs) - 1))], "max": diffs[-1],
                "share_at_least_smallest_threshold": round(
-                   sum(d >= review.THRESHOLDS[-1][1] for d in diffs) / len(diffs), 4)}
+                   sum(d >= review_job.THRESHOLDS[-1][1] for d in diffs) / len(diffs), 4)}
     print(f"{summary['positions']} positions, |p1_win(seed 1) - p1_win(seed 2)|: mean "
           f"{summary['mean']}, median {summary['median']}, 90th percentile {summary['p90']}, "
-          f"max {summary['max']}; at least {review.THRESHOLDS[-1][1]}: "
+          f"max {summary['max']}; at least {review_job.THRESHOLDS[-1][1]}: "
           f"{100 * summary['share_at_least_smallest_threshold']:.1f}%")
     if args.out:
         args.out.write_text(json.dumps({

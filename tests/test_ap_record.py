@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from stonegarden.ap_record import ap_to_record, looks_like_ap_record
 from stonegarden.core.record import load_record, replay_record
 from stonegarden.errors import RecordError
+from stonegarden.games.blooms.ap_record import ap_to_record, looks_like_ap_record
 
 DATA = Path(__file__).resolve().parent / "data" / "abstractplay"
 FILES = sorted(DATA.glob("ap-*.json"))

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import stonegarden
-from stonegarden.engine import answer, serve
+from stonegarden.analysis_engine import answer, serve
 
 from .conftest import run_cli
 from .test_conformance import SMALL
@@ -88,9 +88,9 @@ def test_bad_queries_get_typed_errors(query, kind, needle):
 def test_a_query_of_simulations_alone_still_stops_at_the_longest_time(monkeypatch):
     """The engine answers one query at a time: a huge 'sims' must not hold the next ones
     for hours, so MAX_SECONDS bounds every search."""
-    import stonegarden.engine as engine
+    import stonegarden.analysis_engine as analysis_engine
 
-    monkeypatch.setattr(engine, "MAX_SECONDS", 0.3)
+    monkeypatch.setattr(analysis_engine, "MAX_SECONDS", 0.3)
     out = ask(game="freego", params={"size": 9}, sims=10_000_000, agent="mcts")
     assert out["seconds"] < 3 and 0 < out["sims"] < 10_000_000
 

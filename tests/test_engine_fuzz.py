@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stonegarden.engine import MAX_LINE, answer, bounded_lines, replies
+from stonegarden.analysis_engine import MAX_LINE, answer, bounded_lines, replies
 
 from .conftest import cli_env
 from .fuzz_values import AGENTS, GAMES, game_id, json_value, params, weird_int, weird_text

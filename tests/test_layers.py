@@ -13,9 +13,8 @@ import stonegarden
 PACKAGE = Path(stonegarden.__file__).resolve().parent
 GENERIC = ["search", "agents", "web", "cli", "lab", "core", "terminal", "interop", "geometry",
            "learn", "store", "jobs", "."]
-#: where naming a game is what the code means: the ``play`` command's default game, and the
-#: reader of Abstract Play's records, which exist for Blooms only
-ALLOWED = {("cli/play.py", "blooms"), ("ap_record.py", "blooms")}
+#: where naming a game is what the code means: the ``play`` command's default game
+ALLOWED = {("cli/play.py", "blooms")}
 
 
 def _modules(folder: str) -> list[Path]:
@@ -39,6 +38,36 @@ def _imports(path: Path) -> list[str]:
 @pytest.mark.parametrize("path", _modules("search"), ids=lambda p: p.name)
 def test_the_search_imports_no_game_package(path):
     assert not [m for m in _imports(path) if "games" in m.split(".")]
+
+
+GAME_PACKAGES = sorted(p.name for p in (PACKAGE / "games").iterdir() if (p / "__init__.py").exists())
+
+
+def _imported_names(path: Path) -> list[str]:
+    """Every dotted name a module imports, ``from X import a`` giving ``X.a`` too."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            out.append(base)
+            out.extend(f"{base}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            out.extend(alias.name for alias in node.names)
+    return out
+
+
+@pytest.mark.parametrize("folder", GENERIC)
+def test_no_generic_layer_imports_a_game_package(folder):
+    """What a generic layer needs of a game comes through the registries (games, foreign
+    record readers, views, profiles), never from a game package's modules."""
+    found = []
+    for path in _modules(folder):
+        for name in _imported_names(path):
+            parts = [p for p in name.split(".") if p]
+            after = parts[parts.index("games") + 1:] if "games" in parts else []
+            if after and after[0] in GAME_PACKAGES:
+                found.append((str(path.relative_to(PACKAGE)), name))
+    assert found == []
 
 
 def _strings(path: Path) -> list[str]:

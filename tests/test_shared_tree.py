@@ -12,7 +12,7 @@ import pytest
 import stonegarden
 from stonegarden.agents import make_agent
 from stonegarden.agents.search_agents import SearchAgent
-from stonegarden.engine import answer
+from stonegarden.analysis_engine import answer
 from stonegarden.errors import ParameterError
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine

@@ -1,6 +1,7 @@
-"""The computer's analysis (``web/review.py``): who may ask for it and see it, the points and
-their judgements, storage across a restart, the record's export, Abstract Play records
-reviewed like any other game, no undo after the end, and hostile requests (4xx, never 500)."""
+"""The computer's analysis (``web/review_job.py``, ``web/review_runner.py``): who may ask for it
+and see it, the points and their judgements, storage across a restart, the record's export,
+Abstract Play records reviewed like any other game, no undo after the end, and hostile requests
+(4xx, never 500)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from starlette.testclient import TestClient
 from stonegarden.core.protocol import CHANCE
 from stonegarden.core.record import make_record
 from stonegarden.core.registry import make
-from stonegarden.web import review
+from stonegarden.web import review_job
 from stonegarden.web.app import create_app
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "abstractplay"
@@ -52,31 +53,31 @@ def analysed(client: TestClient, gid: str, headers: dict[str, str] | None = None
 
 
 def test_judgements_follow_the_stated_thresholds():
-    assert review.judgement(None) is None
-    assert review.judgement(0.0) is None and review.judgement(0.059) is None
-    assert review.judgement(0.06) == "inaccuracy" and review.judgement(0.119) == "inaccuracy"
-    assert review.judgement(0.12) == "mistake" and review.judgement(0.249) == "mistake"
-    assert review.judgement(0.25) == "blunder" and review.judgement(1.0) == "blunder"
+    assert review_job.judgement(None) is None
+    assert review_job.judgement(0.0) is None and review_job.judgement(0.059) is None
+    assert review_job.judgement(0.06) == "inaccuracy" and review_job.judgement(0.119) == "inaccuracy"
+    assert review_job.judgement(0.12) == "mistake" and review_job.judgement(0.249) == "mistake"
+    assert review_job.judgement(0.25) == "blunder" and review_job.judgement(1.0) == "blunder"
 
 
 def test_losses_are_the_movers_winning_chances_given_away():
-    r = review.Review("x", {
+    r = review_job.Review("x", {
         0: {"ply": 0, "p1_win": 0.6, "best_move": "a"},
         1: {"ply": 1, "p1_win": 0.4, "best_move": "b"},   # player 1 played "z": lost 0.2
         2: {"ply": 2, "p1_win": 0.45, "best_move": "c"},  # player 2 played "b", the best: 0
         3: {"ply": 3, "p1_win": None, "best_move": None},  # a chance event is due
         5: {"ply": 5, "p1_win": 0.9, "best_move": None},  # ply 4 missing: no loss
     })
-    points = review.judged(r, ["z", "b", "q", "d", "e"], [1, 2, 1, 2, 1])
+    points = review_job.judged(r, ["z", "b", "q", "d", "e"], [1, 2, 1, 2, 1])
     assert [p["ply"] for p in points] == [0, 1, 2, 3, 5]
     assert points[0]["played_loss"] is None
     assert points[1]["played_loss"] == 0.2 and points[1]["judgement"] == "mistake"
     assert points[2]["played_loss"] == 0.0 and points[2]["judgement"] is None
     assert points[3]["played_loss"] is None and points[4]["played_loss"] is None
     # player 2 moving from 0.4 to 0.9 for player 1 gave away 0.5: a blunder
-    r2 = review.Review("x", {0: {"ply": 0, "p1_win": 0.4, "best_move": "a"},
+    r2 = review_job.Review("x", {0: {"ply": 0, "p1_win": 0.4, "best_move": "a"},
                              1: {"ply": 1, "p1_win": 0.9, "best_move": "b"}})
-    assert review.judged(r2, ["z"], [2])[1]["judgement"] == "blunder"
+    assert review_job.judged(r2, ["z"], [2])[1]["judgement"] == "blunder"
 
 
 @pytest.mark.slow
@@ -107,7 +108,7 @@ def test_tumbling_dice_moves_are_judged_against_the_rolls_expectation(db: Path):
             assert p["best_move"] and p["played_loss"] is None  # after a roll
         if p["ply"] > 0 and game.current_player(states[p["ply"] - 1]) != CHANCE:  # a move
             assert p["played_loss"] is not None and p["played_loss"] >= 0
-            assert p["judgement"] == review.judgement(p["played_loss"])
+            assert p["judgement"] == review_job.judgement(p["played_loss"])
 
 
 def test_a_rolls_point_stored_without_a_value_is_analysed_again(db: Path):
@@ -126,7 +127,7 @@ def test_a_rolls_point_stored_without_a_value_is_analysed_again(db: Path):
     old = [{"ply": 0, "p1_win": None, "best_move": None},
            {"ply": 1, "p1_win": 0.5, "best_move": "h7B"},
            {"ply": 2, "p1_win": None, "best_move": None}]
-    open_store(db).put_analysis(gid, review.ENGINE, old)
+    open_store(db).put_analysis(gid, review_job.ENGINE, old)
     with TestClient(create_app(db, workers=1)) as client:
         a = client.get(f"/api/games/{gid}/analysis").json()
         assert [p["ply"] for p in a["points"]] == [1] and not a["done"]
@@ -168,7 +169,7 @@ def test_players_wait_for_the_end_spectators_do_not(db: Path):
                           headers={"X-Seat-Secret": k1}).status_code == 403
         # a spectator may, and gets the engine, one point per position so far
         r = client.post(f"/api/games/{gid}/analysis", json={})
-        assert r.status_code == 202 and r.json()["engine"] == review.ENGINE
+        assert r.status_code == 202 and r.json()["engine"] == review_job.ENGINE
         a = analysed(client, gid)
         assert a["done"] and [p["ply"] for p in a["points"]] == [0]
         assert set(a["points"][0]) == {"ply", "p1_win", "best_move", "played_loss",
@@ -243,7 +244,7 @@ def test_a_finished_game_is_analysed_stored_shown_and_exported(db: Path):
             game.play_text(states[p["ply"]], p["best_move"])
         for p in points[1:]:
             assert p["played_loss"] is not None and p["played_loss"] >= 0
-            assert p["judgement"] == review.judgement(p["played_loss"])
+            assert p["judgement"] == review_job.judgement(p["played_loss"])
         # asking again starts nothing new
         again = client.post(f"/api/games/{gid}/analysis", json={}).json()
         assert again["done"] and again["points"] == points
@@ -253,7 +254,7 @@ def test_a_finished_game_is_analysed_stored_shown_and_exported(db: Path):
         assert first["review"]["cells"] and "hint" in first["svg"]
         # the record's export holds it
         record = json.loads(client.get(f"/api/games/{gid}/record").text)
-        assert record["meta"]["analysis"] == {"engine": review.ENGINE, "points": points}
+        assert record["meta"]["analysis"] == {"engine": review_job.ENGINE, "points": points}
     # stored with the game: a new server shows it, and never recomputes it
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         a = client.get(f"/api/games/{gid}/analysis").json()
@@ -300,7 +301,7 @@ def test_an_abstract_play_record_is_uploaded_and_reviewed(db: Path):
             client.get(f"/api/games/{gid}/analysis").json()), 300)
         plies = [p["ply"] for p in a["points"]]
         assert plies == list(range(len(plies)))
-        assert a["of"] == min(snap["length"], review.MAX_PLIES) + 1
+        assert a["of"] == min(snap["length"], review_job.MAX_PLIES) + 1
 
 
 @pytest.mark.parametrize("body, ctype, status", [

@@ -181,14 +181,14 @@ def test_an_agent_move_job_refuses_a_stored_seat_that_names_a_model_file():
     import stonegarden
     from stonegarden.errors import ParameterError
     from stonegarden.jobs.kinds import JobContext
-    from stonegarden.web import ai
+    from stonegarden.web import job_kinds
 
     path = Path(stonegarden.__file__).parent / "games/freego/model/freego.npz"
     ctx = JobContext(threading.Event(), lambda value: None)
     args = {"game": "freego", "params": {"size": 5}, "moves": ["c3"], "threads": 1}
     with pytest.raises(ParameterError, match="shipped"):
-        ai.agent_move({**args, "spec": f"mcts:model={path},sims=20"}, ctx)
-    assert ai.agent_move({**args, "spec": "mcts:model=shipped,sims=20,seed=1"}, ctx)
+        job_kinds.agent_move({**args, "spec": f"mcts:model={path},sims=20"}, ctx)
+    assert job_kinds.agent_move({**args, "spec": "mcts:model=shipped,sims=20,seed=1"}, ctx)
 
 
 @pytest.mark.parametrize(("game", "spec", "why"), [

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stonegarden.errors import ParameterError
-from stonegarden.web.clock import DAY, Clock, parse_clock
+from stonegarden.web.time_control import DAY, Clock, parse_clock
 
 
 def test_fischer_charges_the_time_taken_then_adds_the_increment():

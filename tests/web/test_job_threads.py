@@ -19,7 +19,7 @@ from stonegarden.cli.serve import cores_per_worker, serve
 from stonegarden.errors import ParameterError
 from stonegarden.jobs.kinds import JobContext
 from stonegarden.search.config import default_threads
-from stonegarden.web import ai
+from stonegarden.web import job_kinds
 from stonegarden.web.app import create_app
 from stonegarden.web.service import Budgets
 
@@ -47,13 +47,13 @@ def test_a_seat_asking_for_more_threads_than_a_job_may_take_is_refused(db, job_t
 
 
 def test_levels_take_the_jobs_threads_and_explicit_counts_are_checked():
-    assert ai.server_agent("level:6", 1).threads == 1
-    assert ai.server_agent("level:5", 64).threads == default_threads()
-    assert ai.server_agent("level:6", 2).threads == min(2, default_threads())
-    assert ai.server_agent("level:4", 8).threads == 1  # levels 1-4: one thread anywhere
-    assert ai.server_agent("mcts:threads=3", 3).threads == 3
+    assert job_kinds.server_agent("level:6", 1).threads == 1
+    assert job_kinds.server_agent("level:5", 64).threads == default_threads()
+    assert job_kinds.server_agent("level:6", 2).threads == min(2, default_threads())
+    assert job_kinds.server_agent("level:4", 8).threads == 1  # levels 1-4: one thread anywhere
+    assert job_kinds.server_agent("mcts:threads=3", 3).threads == 3
     with pytest.raises(ParameterError, match=r"1\.\.2 on this server"):
-        ai.server_agent("mcts:threads=3", 2)
+        job_kinds.server_agent("mcts:threads=3", 2)
 
 
 def test_an_agent_move_job_refuses_a_stored_seat_with_more_threads():
@@ -62,8 +62,8 @@ def test_an_agent_move_job_refuses_a_stored_seat_with_more_threads():
     ctx = JobContext(threading.Event(), lambda value: None)
     args = {"game": "freego", "params": {"size": 5}, "moves": ["c3"]}
     with pytest.raises(ParameterError, match="--job-threads"):
-        ai.agent_move({**args, "spec": "mcts:threads=2,sims=20", "threads": 1}, ctx)
-    assert ai.agent_move({**args, "spec": "mcts:threads=2,sims=20,seed=1", "threads": 2}, ctx)
+        job_kinds.agent_move({**args, "spec": "mcts:threads=2,sims=20", "threads": 1}, ctx)
+    assert job_kinds.agent_move({**args, "spec": "mcts:threads=2,sims=20,seed=1", "threads": 2}, ctx)
 
 
 def test_the_default_shares_the_cores_out_among_the_workers():

@@ -368,7 +368,7 @@ def test_an_sgf_made_before_the_clock_ran_out_is_not_served_after_it(tmp_path):
     import asyncio
 
     from stonegarden.jobs import JobPool
-    from stonegarden.web import clocks
+    from stonegarden.web import clock_keeper
     from stonegarden.web.service import GameService
 
     async def main() -> None:
@@ -379,7 +379,7 @@ def test_an_sgf_made_before_the_clock_ran_out_is_not_served_after_it(tmp_path):
         await svc.play(live, keys["1"], "C3", client="c")
         await svc.play(live, keys["2"], "D4", client="c")
         assert "RE[" not in await svc.sgf(live)  # a spectator's download mid-game
-        assert await clocks.flag(svc, live, time.time() + 60)  # player 1's time runs out
+        assert await clock_keeper.flag(svc, live, time.time() + 60)  # player 1's time runs out
         assert "RE[W+T]" in await svc.sgf(live)
         store.close()
 
@@ -638,11 +638,11 @@ def test_watched_games_do_not_pin_memory_beyond_the_bound(tmp_path):
 
 
 def test_a_listed_games_time_control_is_given_in_words(client):
-    # "my games" shows it as the lobby does: 90 s is "1.5 min", not a rounded "2 min"
+    # "my games" shows it as the lobby does: 90 s is "1 min 30 s", not a rounded "2 min"
     fischer = create(client, ["human", "human"], clock={"initial": 90, "increment": 2})
     days = create(client, ["human", "human"], clock={"days_per_move": 3})
     none = create(client, ["human", "human"])
     ids = ",".join(g["id"] for g in (fischer, days, none))
     listed = {g["id"]: g["clock_text"] for g in client.get(f"/api/games?ids={ids}").json()["games"]}
-    assert listed == {fischer["id"]: "1.5 min + 2 s", days["id"]: "3 days a move",
+    assert listed == {fischer["id"]: "1 min 30 s + 2 s", days["id"]: "3 days a move",
                       none["id"]: None}

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..ap_record import ap_to_record, looks_like_ap_record
 from ..core import strict_json
+from ..core.foreign import foreign_reader
 from ..core.record import Record, load_record, parse_record, read_bounded, replay_record, save_record
 from ..errors import RecordError
 from ..sgf import MAX_SGF_CHARS, record_to_sgf, sgf_to_record
@@ -34,14 +34,16 @@ def _read_text(path: str) -> str:
 
 
 def _read_json_record(path: str) -> Record:
-    """A stonegarden record, or an AP Game Record converted to one."""
+    """A stonegarden record, or another program's record (an AP Game Record) converted to one
+    by the reader a game registered for its format."""
     text = _read_text(path)
     try:
         data = strict_json.loads(text)  # what `replay` refuses, `convert` refuses too
     except (ValueError, RecursionError):
         return load_record(path)  # says what is wrong with it
-    if looks_like_ap_record(data):
-        return ap_to_record(data, path)
+    reader = foreign_reader(data)
+    if reader is not None:
+        return reader.read(data, path)
     return parse_record(data)
 
 

@@ -15,6 +15,6 @@ from ..search.config import MAX_THREADS, default_threads
               help="threads searching at once for queries that name no agent")
 def engine(threads: int) -> None:
     """Answer JSON analysis queries, one per line on stdin, one answer per line on stdout."""
-    from ..engine import bounded_lines, serve
+    from ..analysis_engine import bounded_lines, serve
 
     serve(bounded_lines(sys.stdin.buffer), sys.stdout, threads)

@@ -81,7 +81,7 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
         trusted = check_forwarded_ips(forwarded_allow_ips)
         hosts = loopback_hosts(host, site)
         if hint_agent is not None:
-            from ..web.ai import server_agent
+            from ..web.job_kinds import server_agent
 
             server_agent(hint_agent, budgets.job_threads)
         sqlite_path = sqlite_file(path)

@@ -21,8 +21,8 @@ from ..agents.registry import parse_agent_spec
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game
 from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
-from .ai import server_agent
 from .http import ApiError
+from .job_kinds import server_agent
 from .live import Live, Thinking
 from .seats import HUMAN, OPEN, may_undo
 

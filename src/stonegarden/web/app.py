@@ -63,7 +63,8 @@ HERE = Path(__file__).resolve().parent
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 SSE_KEEPALIVE = 15.0
 #: the modules the workers import: they register the web app's job kinds
-JOB_MODULES = ("stonegarden.web.ai", "stonegarden.web.review", "stonegarden.web.warmup")
+JOB_MODULES = ("stonegarden.web.job_kinds", "stonegarden.web.review_job",
+               "stonegarden.web.warmup")
 
 
 def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,

@@ -10,9 +10,9 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from ..errors import StonegardenError, StoreError
-from .clock import Clock
 from .http import ApiError
 from .live import LOBBY, Live
+from .time_control import Clock
 
 if TYPE_CHECKING:
     from .service import GameService

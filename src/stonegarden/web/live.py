@@ -10,8 +10,8 @@ from typing import Any
 
 from ..core.protocol import CHANCE, Game, State
 from ..jobs import Job
-from .clock import Clock
-from .review import Review
+from .review_job import Review
+from .time_control import Clock
 
 #: a position is kept every this many moves; the others are replayed from the one before
 CHECKPOINT_EVERY = 64
@@ -132,7 +132,7 @@ class Live:
     notice: str = ""
     #: (ply, seat) -> the hint that seat asked for at that ply (a hint is its asker's only)
     hints: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
-    #: the computer's analysis (``review.py``), once asked for or stored
+    #: the computer's analysis (``review_job.py``), once asked for or stored
     review: Review | None = None
     #: legal targets of the current position, computed once per ply
     targets: tuple[int, list[str]] | None = None

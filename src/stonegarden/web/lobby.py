@@ -18,7 +18,6 @@ from starlette.routing import Route
 
 from ..core.registry import game_class
 from ..errors import StonegardenError, quote
-from .clock import parse_clock
 from .http import ApiError, Json, client_of, read_json
 from .live import LOBBY, MAX_ID, History, Live, is_game_id
 from .names import clean_name
@@ -26,6 +25,7 @@ from .pages import params_words
 from .seats import HUMAN, OPEN
 from .service import GameService
 from .site import Site
+from .time_control import parse_clock
 
 SSE_KEEPALIVE = 15.0
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import StonegardenError, quote
-from .clock import ClockSpec, parse_clock
 from .http import ApiError
 from .live import Live
 from .names import clean_name
+from .time_control import ClockSpec, parse_clock
 
 HUMAN = "human"
 #: a seat waiting for someone to join (the lobby)

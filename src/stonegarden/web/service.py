@@ -30,14 +30,17 @@ from ..errors import IllegalMoveError, JobError, StonegardenError, StoreError, q
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
 from ..store import GameRow, NewGame, StaleError, Store
-from . import ai, clocks, review, snapshot
+from . import clock_keeper as clocks
+from . import job_kinds as ai
+from . import review_job as review
+from . import snapshot
 from .agent_turns import AgentTurns, budget_options, cancelled
-from .clock import Clock, ClockSpec
 from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, MAX_ID, History, Hub, Live, is_game_id
-from .reviewer import Reviewer
+from .review_runner import Reviewer
 from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, may_undo, seating
+from .time_control import Clock, ClockSpec
 from .views import view_for
 from .views.base import safe_move_cells
 

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from ..errors import quote
-from . import clocks, review
+from . import clock_keeper as clocks
+from . import review_job as review
 from .http import ApiError
 from .live import Live
 from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, may_undo

@@ -24,9 +24,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..core.protocol import CHANCE, State
-from .clock import Clock
 from .live import Live
 from .seats import HUMAN
+from .time_control import Clock
 
 if TYPE_CHECKING:
     from .service import GameService

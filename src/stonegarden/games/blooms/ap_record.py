@@ -11,6 +11,9 @@ default is 5 less, so the record states it). The header's scores and results are
 against the replay. A game that ended by resignation keeps its ``resign``; one that ended by
 timeout, agreement or abandonment has no rules event here, so the record keeps its moves and
 stays unfinished (``meta.ap_end`` says how it ended there).
+
+The reader is registered with ``core.foreign`` (``READER``), so ``convert`` and the web app's
+upload read these records without knowing Blooms.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ import json
 import re
 from typing import Any, cast
 
-from .core.record import MAX_RECORD_BYTES, Record, make_record
-from .core.registry import make
-from .errors import RecordError, StonegardenError
+from ...core.foreign import ForeignReader, register_reader
+from ...core.record import MAX_RECORD_BYTES, Record, make_record
+from ...core.registry import make
+from ...errors import RecordError, StonegardenError
 
 #: (player, stone) -> our colour letter: dark stones are red and black, light ones yellow and grey
 LETTERS = {(1, "1"): "R", (1, "2"): "Y", (2, "1"): "K", (2, "2"): "G"}
@@ -200,3 +204,8 @@ def _check_players(game: Any, state: Any, players: Any, source: str, ended: str)
     if game.winner(state) != winner:
         raise RecordError(f"{source!r}: the header says the result is {results!r}, the replay "
                           f"gives winner {game.winner(state)!r}")
+
+
+#: Abstract Play's records of Blooms, as ``convert`` and the web app's upload find them
+READER = register_reader(ForeignReader("Abstract Play game record", looks_like_ap_record,
+                                       ap_to_record))

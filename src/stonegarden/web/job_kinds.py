@@ -1,5 +1,5 @@
 """The web app's job kinds, run in the worker processes (``stonegarden.jobs``): agent moves
-and hints, and replaying an uploaded record (``review.py`` adds the analysis, ``warmup.py``
+and hints, and replaying an uploaded record (``review_job.py`` adds the analysis, ``warmup.py``
 the workers' warm-up).
 
 Each receives plain JSON (game id, parameters, move texts) and rebuilds the game by replaying
@@ -12,8 +12,8 @@ from typing import Any
 
 from ..agents.registry import Agent, agent_names, make_agent, parse_agent_spec
 from ..agents.search_agents import SearchAgent
-from ..ap_record import ap_to_record, looks_like_ap_record
 from ..core import strict_json
+from ..core.foreign import foreign_reader
 from ..core.record import Record, check_result, game_of, parse_record, replay_rows, result_of
 from ..core.registry import make
 from ..errors import ParameterError, RecordError
@@ -76,7 +76,8 @@ def agent_move(args: dict[str, Any], ctx: JobContext) -> str:
 
 
 def json_record(text: str) -> Record:
-    """A stonegarden record, or an Abstract Play game record (``ap_record``) converted to one.
+    """A stonegarden record, or another program's record (such as Abstract Play's) converted to
+    one by the reader a game registered for its format (``core.foreign``).
 
     Raises:
         RecordError: neither.
@@ -85,8 +86,9 @@ def json_record(text: str) -> Record:
         data = strict_json.loads(text)
     except (ValueError, RecursionError):
         return parse_record(text)  # says what is wrong with it
-    if looks_like_ap_record(data):
-        return ap_to_record(data, "upload")
+    reader = foreign_reader(data)
+    if reader is not None:
+        return reader.read(data, "upload")
     return parse_record(data)
 
 

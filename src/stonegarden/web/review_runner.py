@@ -1,5 +1,5 @@
 """The computer's analysis on the server: who may see it, starting it, and the task that runs
-its jobs (``review.py``'s ``engine-review``) a chunk of positions at a time and stores the
+its jobs (``review_job.py``'s ``engine-review``) a chunk of positions at a time and stores the
 points after each, so a restart loses at most one chunk.
 
 One task a game at most: asking again while it runs only reports progress. A chunk whose
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import JobError, StoreError
-from . import review
+from . import review_job
 from .http import ApiError
 from .live import Live
 from .seats import may_see_analysis
@@ -39,11 +39,11 @@ class Reviewer:
         """
         _check_access(live, seat)
         r = live.review
-        wanted = review.wanted(len(live.moves))
+        wanted = review_job.wanted(len(live.moves))
         if r is None:
             return {"engine": None, "done": False, "running": False, "error": "",
                     "of": len(wanted), "points": []}
-        points = review.judged(r, live.moves, live.history.movers)
+        points = review_job.judged(r, live.moves, live.history.movers)
         return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
                 "running": r.running, "error": r.error, "of": len(wanted), "points": points}
 
@@ -59,8 +59,8 @@ class Reviewer:
         _check_access(live, seat)
         r = live.review
         if r is None:
-            r = live.review = review.Review(review.ENGINE)
-        wanted = review.wanted(len(live.moves))
+            r = live.review = review_job.Review(review_job.ENGINE)
+        wanted = review_job.wanted(len(live.moves))
         if not r.running and any(p not in r.points for p in wanted):
             release = svc.admit(client)
             r.running, r.error = True, ""
@@ -77,7 +77,7 @@ class Reviewer:
         if task is not None:
             task.cancel()
 
-    async def _run(self, live: Live, r: review.Review, client: str,
+    async def _run(self, live: Live, r: review_job.Review, client: str,
                    release: Callable[[], None]) -> None:
         """Analyse the missing positions a chunk a job (each job after the first continues
         what was admitted; the place ``release`` holds is let go once the first is queued),
@@ -85,10 +85,10 @@ class Reviewer:
         svc = self.service
         try:
             while not svc.closing:
-                missing = [p for p in review.wanted(len(live.moves)) if p not in r.points]
+                missing = [p for p in review_job.wanted(len(live.moves)) if p not in r.points]
                 if not missing:
                     break
-                chunk = missing[:review.CHUNK]
+                chunk = missing[:review_job.CHUNK]
                 prefix = list(live.moves[:chunk[-1]])
                 args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
                         "moves": prefix, "plies": chunk, "spec": r.engine}
