@@ -22,7 +22,8 @@ class NewGame:
     agent specs; ``moves`` are those of an uploaded record; ``listed`` puts it in the public
     listing; ``hints``: both seats agreed to hints when the game was created; ``names``: the
     players' display names; ``to_move``: the seat to move (``None`` when over or at chance);
-    ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls."""
+    ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls (or
+    the game aborts itself, its first move not come)."""
 
     id: str
     game: str
