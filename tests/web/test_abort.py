@@ -5,7 +5,6 @@ never comes aborts itself; a public game waiting for a week leaves the lobby."""
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import threading
 import time
@@ -203,24 +202,19 @@ def test_a_joined_game_waits_for_its_first_move_from_the_join_not_the_creation(d
         assert open_store(db).get(gid).result is None
 
 
-def test_a_first_move_after_its_time_is_refused_and_the_game_aborted(tmp_path):
-    from stonegarden.jobs import JobPool
-    from stonegarden.web.http import ApiError
-    from stonegarden.web.service import GameService
+def test_a_game_stored_before_turns_were_timed_takes_its_first_move(client, db):
+    """Its clock has no time its turn began (``since`` 0) and no deadline: its first move is
+    played, and the next first move is timed."""
+    from stonegarden.store import NewGame
 
-    async def main() -> None:
-        store = open_store(tmp_path / "g.db")
-        svc = GameService(store, JobPool(1))  # never started, no keeper: the move finds it
-        live, keys = await svc.create("freego", {"size": 5}, ["human", "human"], "c",
-                                      clock={"initial": 60, "increment": 0})
-        live.clock = live.clock.start(None, time.time() - 61)  # its turn began long ago
-        with pytest.raises(ApiError) as refused:
-            await svc.play(live, keys["1"], "C3", client="c")
-        assert refused.value.status == 409 and "aborted" in refused.value.message
-        assert store.get(live.id).result["reason"] == "aborted"
-        store.close()
-
-    asyncio.run(main())
+    clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": None,
+             "since": 0.0}
+    open_store(db).create_game(NewGame("old", "freego", {"size": 5}, ("human", "human"),
+                                       ("k1", "k2"), to_move=1, clock=clock))
+    assert post(client, "old", "move", secret="k1", move="C3").status_code == 200
+    snap = snapshot(client, "old", "k2")
+    assert not snap["terminal"] and snap["can_abort"]
+    assert open_store(db).get("old").deadline is not None  # player 2's first move is timed
 
 
 @pytest.mark.parametrize("clock", [None, {"days_per_move": 1}])

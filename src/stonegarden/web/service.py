@@ -401,10 +401,6 @@ class GameService:
         if live.clock is not None and live.clock.flagged(time.time()):
             await clocks.flag(self, live)
             raise ApiError(409, "the game is over: time ran out")
-        if clocks.untouched(live, time.time()):
-            await clocks.flag(self, live)
-            raise ApiError(409, "the game is over: it was aborted, as its first move did not "
-                                "come in time")
         to_move = game.current_player(state)
         if to_move != seat and move.strip().lower() == "resign" and live.seats == (HUMAN, HUMAN):
             await self._resign_out_of_turn(live, seat)
