@@ -453,36 +453,40 @@ def test_an_untouched_clock_game_aborts_exactly_once_across_servers(pair, pg_dat
     assert logs.count("game untouched: no first move came from player 1 in time") == 1, logs
 
 
+def abort_and_move_at_once(a: Server, b: Server) -> None:
+    """Player 1 moved; player 1 aborts through ``a`` as player 2 moves through ``b``."""
+    made = create(a, ["human", "human"], params=LONG, clock={"initial": 300})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert a.request("POST", f"/api/games/{gid}/move",
+                     {"secret": k1, "move": first_legal("blooms", LONG, [])})[0] == 200
+    second = first_legal("blooms", LONG, moves_of(b, gid))
+    answers: dict[str, int] = {}
+    start = threading.Barrier(2)
+
+    def send(server: Server, what: str, body: dict) -> None:
+        start.wait()
+        answers[what] = server.request("POST", f"/api/games/{gid}/{what}", body)[0]
+
+    threads = [threading.Thread(target=send, args=(a, "abort", {"secret": k1})),
+               threading.Thread(target=send, args=(b, "move", {"secret": k2, "move": second}))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(answers.values()) == [200, 409], answers
+    row = open_store(a.db).get(gid)
+    if answers["abort"] == 200:
+        assert row.result["reason"] == "aborted" and len(row.moves) == 1
+    else:
+        assert row.result is None and len(row.moves) == 2
+    for server in (a, b):  # each server serves the game as stored, a record that replays
+        assert wait_until(lambda s=server: len(moves_of(s, gid)) == len(row.moves)
+                          and s.request("GET", f"/api/games/{gid}")[1]["terminal"]
+                          == (row.result is not None), 10)
+
+
 @pytest.mark.slow
 def test_an_abort_and_a_move_through_two_servers_at_once_end_one_way(pair):
     a, b = pair
     for _ in range(3):
-        made = create(a, ["human", "human"], params=LONG, clock={"initial": 300})
-        gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
-        assert a.request("POST", f"/api/games/{gid}/move",
-                         {"secret": k1, "move": first_legal("blooms", LONG, [])})[0] == 200
-        second = first_legal("blooms", LONG, moves_of(b, gid))
-        answers: dict[str, int] = {}
-        start = threading.Barrier(2)
-
-        def send(server: Server, what: str, body: dict, gid: str = gid) -> None:
-            start.wait()
-            answers[what] = server.request("POST", f"/api/games/{gid}/{what}", body)[0]
-
-        threads = [threading.Thread(target=send, args=(a, "abort", {"secret": k1})),
-                   threading.Thread(target=send, args=(b, "move", {"secret": k2,
-                                                                   "move": second}))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(30)
-        assert sorted(answers.values()) == [200, 409], answers
-        row = open_store(a.db).get(gid)
-        if answers["abort"] == 200:
-            assert row.result["reason"] == "aborted" and len(row.moves) == 1
-        else:
-            assert row.result is None and len(row.moves) == 2
-        for server in (a, b):  # each server serves the game as stored, a record that replays
-            assert wait_until(lambda s=server: len(moves_of(s, gid)) == len(row.moves)
-                       and s.request("GET", f"/api/games/{gid}")[1]["terminal"]
-                       == (row.result is not None), 10)
+        abort_and_move_at_once(a, b)

@@ -138,7 +138,7 @@ async def end(svc: GameService, live: Live, loser: int | None, reason: str, now:
     clock, final = live.clock, None
     if clock is not None:
         left = [clock.remaining(1, now), clock.remaining(2, now)]
-        if reason == "time":
+        if reason == "time" and loser is not None:
             left[loser - 1] = 0.0
         final = Clock(clock.spec, (left[0], left[1]), None, now)
     result: dict[str, Any] = {"winner": None if loser is None else 3 - loser,

@@ -37,8 +37,7 @@ from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, is_game_id
 from .reviewer import Reviewer
-from .seats import (HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo,
-                    seating)
+from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo, seating
 from .views import view_for
 from .views.base import safe_move_cells
 
