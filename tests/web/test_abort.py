@@ -156,6 +156,23 @@ def test_abort_racing_a_move_a_resignation_or_an_abort_ends_one_way_only(client,
                 "abort", "aborted")
 
 
+def test_an_abort_racing_a_join_is_refused_or_aborts_the_joined_game(client, db):
+    for _ in range(5):
+        r = client.post("/api/games", json={**GO, "seats": ["human", "open"], "public": True})
+        gid, key = r.json()["id"], r.json()["secrets"]["1"]
+        aborted, joined = race(client, (gid, "abort", {"secret": key}),
+                               (gid, "join", {"name": "Bo"}))
+        assert joined.status_code == 201, joined.text  # an abort never takes a seat away
+        row = open_store(db).get(gid)
+        assert row.seats == ("human", "human")
+        if aborted.status_code == 200:  # it saw the join: an abort like any other
+            assert row.result["reason"] == "aborted"
+        else:  # no one had joined yet: the creator withdraws a game waiting in the lobby
+            assert aborted.status_code == 409 and "withdraw" in aborted.json()["error"]
+            assert row.result is None
+        assert_replays(client, gid)
+
+
 def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypatch):
     monkeypatch.setattr(clocks, "FIRST_MOVE_WAIT", (0.5, 0.5))
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
