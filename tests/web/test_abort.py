@@ -20,6 +20,7 @@ from stonegarden.sgf import sgf_to_record
 from stonegarden.store import open_store
 from stonegarden.web import clocks
 from stonegarden.web.app import create_app
+from stonegarden.web.pages import result_words
 
 GO = {"game": "freego", "params": {"size": 5}}
 ABORTED = {"winner": None, "reason": "aborted"}
@@ -74,6 +75,7 @@ def test_either_player_aborts_before_both_have_moved_and_no_one_wins(client, db)
     # "my games" lists it as aborted, with no winner
     listed = client.get(f"/api/games?ids={gid}").json()["games"][0]
     assert listed["result"]["reason"] == "aborted" and listed["result"]["winner"] is None
+    assert result_words("freego", ["human", "human"], listed["result"]) == "aborted (no result)"
     # over: nothing more, and no rematch (it never started: a new game instead)
     for action, body in (("move", {"secret": k2, "move": "D4"}), ("abort", {"secret": k2}),
                          ("move", {"secret": k2, "move": "resign"})):
