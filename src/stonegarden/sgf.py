@@ -3,7 +3,8 @@
 Export writes one game tree: ``GM[1]FF[4]CA[UTF-8]SZ[n]``, the rule parameters in
 ``RU[stonegarden GAME name=value ...]`` (every parameter, so the file is self-describing),
 ``PB``/``PW`` from the record's players, ``RE`` when the game is over (``B+``/``W+`` for a
-win, ``B+R``/``W+R`` for a resignation, ``0`` for a draw), then one node per move
+win, ``B+R``/``W+R`` for a resignation, ``0`` for a draw, ``Void`` for a game aborted
+before it started), then one node per move
 (``;B[dd]``; SGF points are column then row letters from the top left).
 
 Import reads the main line (the first variation at each fork), takes the game and its
@@ -247,9 +248,12 @@ def _result_text(game: Game, final: Any) -> str | None:
 
 def _ended_text(record: Record) -> str | None:
     """``X+T`` or ``X+R`` for a game its rules had not ended but a clock or a resignation on
-    the opponent's turn did: the web app's records say so in ``meta.ended`` (``{"winner": 1 or
-    2, "reason": "time" or "resign"}``)."""
+    the opponent's turn did, ``Void`` for one aborted before both players moved: the web app's
+    records say so in ``meta.ended`` (``{"winner": 1 or 2, "reason": "time" or "resign"}``, or
+    ``{"winner": null, "reason": "aborted"}``)."""
     ended = (record.meta or {}).get("ended")
+    if isinstance(ended, dict) and ended.get("reason") == "aborted":
+        return "Void"
     if isinstance(ended, dict) and ended.get("winner") in (1, 2):
         mark = {"time": "T", "resign": "R"}.get(str(ended.get("reason")))
         if mark:

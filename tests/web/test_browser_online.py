@@ -287,6 +287,33 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
     assert errors == []
 
 
+def test_a_player_aborts_before_both_moved_and_the_other_page_says_so_live(browser, server):
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "human"], "name": "Ana",
+                                                 "clock": {"initial": 300}})[1]
+    ana.goto(server.url + made["links"]["1"])
+    bo.goto(server.url + made["links"]["2"])
+    for page in (ana, bo):
+        page.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    # Ana moved, Bo not yet: either may still abort
+    assert server.request("POST", f"/api/games/{made['id']}/move",
+                          {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    for page in (ana, bo):
+        page.wait_for_function("document.body.dataset.length === '1'", timeout=WAIT)
+    assert ana.is_visible("#abort") and bo.is_visible("#abort")
+    bo.click("#abort")
+    bo.click("#ask-yes")
+    for page in (ana, bo):
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    words = "Game over: Aborted: White aborted it before it started: no one wins or loses"
+    assert ana.inner_text("#status") == words and bo.inner_text("#status") == words
+    for page in (ana, bo):  # no abort left, and no rematch of a game that never started
+        assert not page.is_visible("#abort") and not page.is_visible("#rematch")
+    assert errors == []
+
+
 def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
     # a lobby left open said "0 s" for as long as nothing else changed in it
     errors: list[str] = []

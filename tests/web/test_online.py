@@ -210,9 +210,9 @@ def test_a_join_as_the_game_is_withdrawn_is_told_so(db, monkeypatch):
 
     join = SQLStore.join
 
-    def slow_join(self, game_id, seat, name):  # the withdrawal is written meanwhile
+    def slow_join(self, *args):  # the withdrawal is written meanwhile
         time.sleep(0.3)
-        return join(self, game_id, seat, name)
+        return join(self, *args)
 
     monkeypatch.setattr(SQLStore, "join", slow_join)
     with TestClient(create_app(db, workers=1, warm_up=False)) as c:

@@ -423,3 +423,70 @@ def test_cancel_through_the_server_that_is_not_thinking_stops_the_agent(pair):
     status, snap = b.request("POST", f"/api/games/{gid}/resume", {"secret": k1})
     assert status == 200 and snap["thinking"]["elsewhere"] is False
     assert wait_until(lambda: len(moves_of(a, gid)) == 2, 20)
+
+
+@pytest.mark.slow
+def test_an_untouched_clock_game_aborts_exactly_once_across_servers(pair, pg_database, tmp_path):
+    """A game whose first move never came (its turn began five minutes ago, on a 5 min clock,
+    in no server's memory): both servers' keepers find it due; one of them aborts it."""
+    from stonegarden.store import NewGame
+
+    a, b = pair
+    since = time.time() - 300
+    clock = {"spec": {"initial": 300, "increment": 0}, "left": [300, 300], "running": None,
+             "since": since}
+    store = open_store(pg_database)
+    store.create_game(NewGame("untouched", "blooms", SMALL, ("human", "human"), ("k1", "k2"),
+                              to_move=1, clock=clock, deadline=since + 180))
+    store.close()
+    end = time.time() + 30
+    snap: dict = {}
+    while time.time() < end:
+        snap = b.request("GET", "/api/games/untouched")[1]
+        if snap["terminal"]:
+            break
+        time.sleep(0.3)
+    assert snap["terminal"] and snap["reason"] == "aborted" and snap["winner"] is None
+    assert a.request("GET", "/api/games/untouched")[1]["reason"] == "aborted"
+    time.sleep(1.5)  # both keepers have ticked again since
+    logs = (tmp_path / "a.log").read_text() + (tmp_path / "b.log").read_text()
+    assert logs.count("game untouched: no first move came from player 1 in time") == 1, logs
+
+
+def abort_and_move_at_once(a: Server, b: Server) -> None:
+    """Player 1 moved; player 1 aborts through ``a`` as player 2 moves through ``b``."""
+    made = create(a, ["human", "human"], params=LONG, clock={"initial": 300})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert a.request("POST", f"/api/games/{gid}/move",
+                     {"secret": k1, "move": first_legal("blooms", LONG, [])})[0] == 200
+    second = first_legal("blooms", LONG, moves_of(b, gid))
+    answers: dict[str, int] = {}
+    start = threading.Barrier(2)
+
+    def send(server: Server, what: str, body: dict) -> None:
+        start.wait()
+        answers[what] = server.request("POST", f"/api/games/{gid}/{what}", body)[0]
+
+    threads = [threading.Thread(target=send, args=(a, "abort", {"secret": k1})),
+               threading.Thread(target=send, args=(b, "move", {"secret": k2, "move": second}))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(answers.values()) == [200, 409], answers
+    row = open_store(a.db).get(gid)
+    if answers["abort"] == 200:
+        assert row.result["reason"] == "aborted" and len(row.moves) == 1
+    else:
+        assert row.result is None and len(row.moves) == 2
+    for server in (a, b):  # each server serves the game as stored, a record that replays
+        assert wait_until(lambda s=server: len(moves_of(s, gid)) == len(row.moves)
+                          and s.request("GET", f"/api/games/{gid}")[1]["terminal"]
+                          == (row.result is not None), 10)
+
+
+@pytest.mark.slow
+def test_an_abort_and_a_move_through_two_servers_at_once_end_one_way(pair):
+    a, b = pair
+    for _ in range(3):
+        abort_and_move_at_once(a, b)

@@ -88,6 +88,19 @@ def test_a_private_open_game_is_not_in_the_lobby(store):
     assert store.join("g4", 2, "Bo") is True
 
 
+def test_a_join_can_start_the_first_turn_and_the_lobby_leaves_out_old_games(store):
+    clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": None,
+             "since": 0.0}
+    store.create_game(new("j1", clock=clock))
+    assert [g.id for g in store.lobby(since=time.time() - 60)] == ["j1"]
+    assert store.lobby(since=time.time() + 60) == []  # made before: no longer listed
+    started = {**clock, "since": 500.0}
+    assert store.join("j1", 2, "Bo", started, 560.0) is True
+    row = store.get("j1")
+    assert row.clock == started and row.deadline == 560.0
+    assert store.due(561.0) == ["j1"] and store.due(559.0) == []
+
+
 def test_a_game_flags_once_and_no_move_is_stored_after(store):
     clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": 1,
              "since": 100.0}

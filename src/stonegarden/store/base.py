@@ -22,7 +22,8 @@ class NewGame:
     agent specs; ``moves`` are those of an uploaded record; ``listed`` puts it in the public
     listing; ``hints``: both seats agreed to hints when the game was created; ``names``: the
     players' display names; ``to_move``: the seat to move (``None`` when over or at chance);
-    ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls."""
+    ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls (or
+    the game aborts itself, its first move not come)."""
 
     id: str
     game: str
@@ -146,9 +147,11 @@ class Store(Protocol):
         ...
 
     # -- online play: the lobby, names, clocks, rematches ----------------------------------------
-    def join(self, game_id: str, seat: int, name: str) -> bool:
+    def join(self, game_id: str, seat: int, name: str, clock: dict[str, Any] | None = None,
+             deadline: float | None = None) -> bool:
         """Take the ``open`` seat ``seat`` for a person named ``name``; ``False`` when it is no
-        longer open (someone joined first, on this server or another)."""
+        longer open (someone joined first, on this server or another). ``clock`` and
+        ``deadline``, when given, replace the game's (its first turn begins now)."""
         ...
 
     def withdraw(self, game_id: str) -> bool:
@@ -175,8 +178,9 @@ class Store(Protocol):
         the rematch (``new.id``, or the one another request stored first)."""
         ...
 
-    def lobby(self, limit: int = 200) -> list[GameSummary]:
-        """Public unfinished games with an open seat, newest first."""
+    def lobby(self, limit: int = 200, since: float = 0.0) -> list[GameSummary]:
+        """Public unfinished games with an open seat, created at ``since`` or later, newest
+        first."""
         ...
 
     def heartbeat(self, now: float, grace: float) -> float:

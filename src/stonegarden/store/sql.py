@@ -148,13 +148,16 @@ class SQLStore:
              game_id),
         )
 
-    def join(self, game_id: str, seat: int, name: str) -> bool:
+    def join(self, game_id: str, seat: int, name: str, clock: dict[str, Any] | None = None,
+             deadline: float | None = None) -> bool:
         column = _seat_column(seat)
+        started = ", clock = ?, deadline = ?" if clock is not None else ""
         with self._transaction() as con:
             done = con.execute(
                 f"UPDATE games SET seat{column} = 'human', name{column} = ?, updated = ?"
-                f" WHERE id = ? AND seat{column} = ? AND result IS NULL",
-                (name, time.time(), game_id, OPEN)).rowcount == 1
+                f"{started} WHERE id = ? AND seat{column} = ? AND result IS NULL",
+                (name, time.time(), *((_dumps(clock), deadline) if clock is not None else ()),
+                 game_id, OPEN)).rowcount == 1
             if done:
                 self._notify(con, "join", game_id)
         return done
@@ -314,9 +317,10 @@ class SQLStore:
             where = " WHERE g.listed = TRUE"
         return self._summaries(where, args, limit)
 
-    def lobby(self, limit: int = 200) -> list[GameSummary]:
+    def lobby(self, limit: int = 200, since: float = 0.0) -> list[GameSummary]:
         return self._summaries(" WHERE g.listed = TRUE AND g.result IS NULL"
-                               " AND (g.seat1 = ? OR g.seat2 = ?)", [OPEN, OPEN], limit)
+                               " AND (g.seat1 = ? OR g.seat2 = ?) AND g.created >= ?",
+                               [OPEN, OPEN, since], limit)
 
     def _summaries(self, where: str, args: list[Any], limit: int) -> list[GameSummary]:
         query = ("SELECT g.*, (SELECT count(*) FROM moves m WHERE m.game_id = g.id) AS n"

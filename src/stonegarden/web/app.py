@@ -213,6 +213,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                 await svc.redo(live, secret, client)
             elif name == "cancel":
                 await svc.cancel(live, secret)
+            elif name == "abort":
+                await svc.abort(live, secret)
             elif name == "resume":
                 await svc.resume(live, secret, client)
             elif name == "hint":
@@ -314,7 +316,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/api/games/{gid}/record.sgf", record_sgf),
         Route("/api/games/{gid}/events", events),
         *[Route(f"/api/games/{{gid}}/{name}", action(name), methods=["POST"])
-          for name in ("move", "undo", "redo", "cancel", "resume", "hint", "seat")],
+          for name in ("move", "undo", "redo", "cancel", "resume", "hint", "seat",
+                       "abort")],
         *lobby.routes(service, site, page),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

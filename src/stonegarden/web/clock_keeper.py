@@ -9,6 +9,9 @@ Rules (docs/web.md, "Clocks"):
 - The keeper of every server process looks for games whose deadline has passed (an indexed
   query, every half second) and ends them with reason ``time``; the store's conditional write
   makes exactly one process do it.
+- A game between two people on a Fischer clock whose player to move has not made a first
+  move within ``first_move_wait`` of their turn starting is aborted the same way (reason
+  ``aborted``, no winner): no one can hold a stranger in an untouched game.
 - Every server writes a heartbeat every 2 s. A server that starts after no server has run for
   more than ``HEARTBEAT_GRACE`` seconds moves every running clock on by that time: time while
   no server ran is not charged to anyone.
@@ -21,6 +24,7 @@ import contextlib
 import logging
 import math
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.protocol import CHANCE, State
@@ -33,6 +37,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("stonegarden.clocks")
 
+#: the reason of a game ended with no winner before both players moved
+ABORTED = "aborted"
+
 #: how often the keeper looks for games out of time (seconds)
 TICK = 0.5
 #: how often a server records that it is up
@@ -42,6 +49,11 @@ HEARTBEAT_GRACE = 6.0
 #: seconds the keeper leaves alone a game out of time that it could not read or end (a
 #: damaged row, say) before it tries that game again
 RETRY_FAILED = 60.0
+#: the least and the most seconds a person's first move may wait, on a Fischer clock, before
+#: the game aborts itself: the game's initial time, but at least a minute (time to open the
+#: link and find a move, in a 10 s game too) and at most three minutes (whoever is kept
+#: waiting by an opponent who never moves is free soon, in a three-hour game too)
+FIRST_MOVE_WAIT = (60.0, 180.0)
 
 
 def seat_to_move(live: Live, state: State) -> int | None:
@@ -67,35 +79,72 @@ def after_move(live: Live, before: State, after: State, now: float) -> Clock | N
     return clock.after_move(mover, runs, now)
 
 
-def stored(clock: Clock | None) -> tuple[dict[str, Any] | None, float | None]:
-    """What the store keeps of a clock: its value and its deadline."""
+def first_move_wait(clock: Clock) -> float:
+    """Seconds a person's first move may wait before the game aborts itself."""
+    lo, hi = FIRST_MOVE_WAIT
+    return min(max(clock.spec.initial, lo), hi)
+
+
+def abort_deadline(live: Live, state: State, movers: Sequence[int], clock: Clock | None,
+                   seats: tuple[str, str] | None = None) -> float | None:
+    """When the game aborts itself unless the person to move in ``state`` moves: only between
+    two people (``seats``, default the game's) on a Fischer clock, and only for a first move
+    (``movers``: who made each move so far). No clock runs then; ``clock.since`` is when that
+    turn began. A first move that comes before the keeper has aborted the game is played: its
+    player came."""
+    if (clock is None or clock.spec.kind != "fischer" or clock.running is not None
+            or (seats or live.seats) != (HUMAN, HUMAN)):
+        return None
+    seat = seat_to_move(live, state)
+    if seat is None or seat in movers:
+        return None
+    return clock.since + first_move_wait(clock)
+
+
+def stored(clock: Clock | None, abort_at: float | None = None
+           ) -> tuple[dict[str, Any] | None, float | None]:
+    """What the store keeps of a clock: its value and its deadline (when its flag falls, or
+    ``abort_at``, when the game aborts itself: the keeper looks at the game then)."""
     if clock is None:
         return None, None
-    return clock.to_store(), clock.deadline()
+    deadline = clock.deadline()
+    return clock.to_store(), abort_at if deadline is None else deadline
 
 
 def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
-    """The snapshot's ``outcome`` for a game its rules did not end: lost on time, or resigned
-    on the opponent's turn."""
+    """The snapshot's ``outcome`` for a game its rules did not end: lost on time, resigned
+    on the opponent's turn, or aborted (no winner)."""
     assert live.over is not None
-    winner, reason = int(live.over["winner"]), str(live.over["reason"])
+    reason = str(live.over["reason"])
+    if reason == ABORTED:
+        by = live.over.get("by")
+        detail = (f"{names[by - 1]} aborted it before it started" if by in (1, 2)
+                  else "the first move did not come in time")
+        return {"winner": None, "reason": reason, "detail": detail + ": no one wins or loses"}
+    winner = int(live.over["winner"])
     loser = names[2 - winner]
     return {"winner": winner, "reason": reason,
             "detail": f"{loser} ran out of time" if reason == "time" else f"{loser} resigned"}
 
 
-async def end(svc: GameService, live: Live, loser: int, reason: str, now: float) -> bool:
+async def end(svc: GameService, live: Live, loser: int | None, reason: str, now: float,
+              by: int | None = None) -> bool:
     """End ``live``, which its rules have not ended, with ``loser`` losing for ``reason``
-    (``time``, or ``resign`` on the opponent's turn): its clock stops (a time loss leaves the
-    loser none). Called holding ``live.lock``; ``True`` when this process stored it (another
-    may have changed the game first: it is then read again)."""
+    (``time``, or ``resign`` on the opponent's turn), or with no winner (``loser`` ``None``,
+    reason ``aborted``; ``by``: the seat that aborted it, ``None`` when the keeper did): its
+    clock stops (a time loss leaves the loser none). Called holding ``live.lock``; ``True``
+    when this process stored it (another may have changed the game first: it is then read
+    again)."""
     clock, final = live.clock, None
     if clock is not None:
         left = [clock.remaining(1, now), clock.remaining(2, now)]
-        if reason == "time":
+        if reason == "time" and loser is not None:
             left[loser - 1] = 0.0
         final = Clock(clock.spec, (left[0], left[1]), None, now)
-    result = {"winner": 3 - loser, "reason": reason, "scores": None}
+    result: dict[str, Any] = {"winner": None if loser is None else 3 - loser,
+                              "reason": reason, "scores": None}
+    if loser is None:
+        result["by"] = by
     done = await asyncio.to_thread(svc.store.flag, live.id, len(live.moves), result,
                                    final.to_store() if final is not None else None)
     if not done:
@@ -105,13 +154,29 @@ async def end(svc: GameService, live: Live, loser: int, reason: str, now: float)
     return True
 
 
+def untouched(live: Live, now: float) -> bool:
+    """Whether ``live`` is due to abort itself at ``now``: its first move did not come."""
+    if live.over is not None:
+        return False
+    at = abort_deadline(live, live.state, live.history.movers, live.clock)
+    return at is not None and at <= now
+
+
 async def flag(svc: GameService, live: Live, now: float | None = None) -> bool:
-    """End ``live`` on time if its running clock has run out; ``True`` when this process did
+    """End ``live`` on time if its running clock has run out, or abort it if the first move
+    it waits for did not come in time (:func:`untouched`); ``True`` when this process did
     (another process may have done it first: the game is then read again)."""
     async with live.lock:
         now = time.time() if now is None else now
         clock = live.clock
         loser = clock.flagged(now) if clock is not None and live.over is None else None
+        if loser is None and untouched(live, now):
+            if not await end(svc, live, None, ABORTED, now):
+                return False
+            log.warning("stonegarden: game %s: no first move came from player %s in time; "
+                        "aborted", live.id, seat_to_move(live, live.state))
+            svc.hub.publish(live.id)
+            return True
         if loser is None or not await end(svc, live, loser, "time", now):
             return False
     log.warning("stonegarden: game %s: player %d's time ran out; player %d wins", live.id,

@@ -174,6 +174,10 @@ class Live:
 
 #: the hub's key for changes of the lobby
 LOBBY = "lobby"
+#: a public game waiting this long for an opponent (seconds: a week) is no longer listed in the
+#: lobby, whose creator has most likely gone, nor counted among its creator's games waiting
+#: there; it stays playable by its link
+LOBBY_STALE = 7 * 86400.0
 
 
 class Hub:

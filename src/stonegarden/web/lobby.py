@@ -18,8 +18,9 @@ from starlette.routing import Route
 
 from ..core.registry import game_class
 from ..errors import StonegardenError, quote
+from . import clock_keeper as clocks
 from .http import ApiError, Json, client_of, read_json
-from .live import LOBBY, MAX_ID, History, Live, is_game_id
+from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
 from .names import clean_name
 from .pages import params_words
 from .seats import HUMAN, OPEN
@@ -57,17 +58,26 @@ async def join(svc: GameService, live: Live, name: Any) -> int:
     if OPEN not in live.seats:
         raise ApiError(409, "this game has no open seat: someone has joined it")
     seat = live.seats.index(OPEN) + 1
-    if not await asyncio.to_thread(svc.store.join, live.id, seat, clean):
+    # the first turn begins now: the clock notes when, and the game aborts itself if that
+    # first move does not come in time (``clocks.abort_deadline``)
+    seats = list(live.seats)
+    seats[seat - 1] = HUMAN
+    clock = value = deadline = None
+    if live.clock is not None:
+        clock = live.clock.start(None, time.time())
+        value, deadline = clocks.stored(clock, clocks.abort_deadline(
+            live, live.state, live.history.movers, clock, (seats[0], seats[1])))
+    if not await asyncio.to_thread(svc.store.join, live.id, seat, clean, value, deadline):
         svc.invalidate(live.id)
         if await asyncio.to_thread(svc.store.get, live.id) is None:  # its creator withdrew it
             raise ApiError(404, f"no game {quote(live.id)}: it was withdrawn")
         raise ApiError(409, "someone else joined this game first")
-    seats = list(live.seats)
-    seats[seat - 1] = HUMAN
     names = list(live.names)
     names[seat - 1] = clean
     live.seats = (seats[0], seats[1])
     live.names = (names[0], names[1])
+    if clock is not None:
+        live.clock = clock
     svc.hub.publish(live.id)
     svc.hub.publish(LOBBY)
     return seat
@@ -125,6 +135,8 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
     seat = svc.require_seat(live, secret)
     if not _over(live):
         raise ApiError(409, "a rematch is for a finished game")
+    if live.over is not None and live.over.get("reason") == clocks.ABORTED:
+        raise ApiError(409, "an aborted game has no rematch: start a new game instead")
     made = False
     if live.rematch is None:
         seats = (live.seats[1], live.seats[0])
@@ -226,8 +238,8 @@ def routes(service: Callable[[], GameService], site: Site,
 
     async def lobby_api(request: Request) -> Json:
         svc = service()
-        rows = await asyncio.to_thread(svc.store.lobby)
         now = time.time()
+        rows = await asyncio.to_thread(svc.store.lobby, since=now - LOBBY_STALE)
         return Json({"games": [lobby_entry(r, now, site) for r in rows]})
 
     async def lobby_events(request: Request) -> StreamingResponse:

@@ -229,6 +229,8 @@ def result_words(game_id: str, seats: list[str], result: dict[str, Any] | None) 
         names = ("Player 1", "Player 2")
     winner = result.get("winner")
     reason = str(result.get("reason") or "").replace("-", " ")
+    if reason == "aborted":
+        return "aborted (no result)"
     if winner in (1, 2) and reason == "resign":
         return f"{names[winner - 1]} won: {names[2 - winner]} resigned"
     if winner in (1, 2):

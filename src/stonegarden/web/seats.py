@@ -69,6 +69,13 @@ def may_undo(live: Live, seat: int) -> bool:
     return live.seats[seat - 1] == HUMAN and opponent_is_agent(live, seat)
 
 
+def may_abort(live: Live) -> bool:
+    """A game between two people, going on, in which not both have made a move of their own
+    yet: either player may end it with no winner (``GameService.abort``)."""
+    return (live.seats == (HUMAN, HUMAN) and live.over is None
+            and not live.game.is_terminal(live.state) and not {1, 2} <= set(live.history.movers))
+
+
 def may_see_analysis(live: Live, seat: int | None) -> bool:
     """Everyone once the game is over. While it goes on, never its players (it would help
     them play), and its spectators only where the players may have the computer's help

@@ -37,9 +37,9 @@ from . import snapshot
 from .agent_turns import AgentTurns, budget_options, cancelled
 from .elsewhere import Elsewhere
 from .http import ApiError
-from .live import LOBBY, MAX_ID, History, Hub, Live, is_game_id
+from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, is_game_id
 from .review_runner import Reviewer
-from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, may_undo, seating
+from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo, seating
 from .time_control import Clock, ClockSpec
 from .views import view_for
 from .views.base import safe_move_cells
@@ -77,8 +77,8 @@ class Budgets:
 
 class GameService:
     """Games, seats, moves, undo/redo and hints over a :class:`Store`; the agents' turns are
-    its ``turns`` (``agent_turns.py``), the analysis its ``reviewer`` (``reviewer.py``), the
-    clocks its ``keeper`` (``clocks.py``), other server processes' changes its ``elsewhere``
+    its ``turns`` (``agent_turns.py``), the analysis its ``reviewer`` (``review_runner.py``), the
+    clocks its ``keeper`` (``clock_keeper.py``), other server processes' changes its ``elsewhere``
     (``elsewhere.py``)."""
 
     def __init__(self, store: Store, jobs: JobPool, budgets: Budgets | None = None,
@@ -257,7 +257,9 @@ class GameService:
             rows = await asyncio.to_thread(self.store.list_games, listed_only=False, ids=mine)
         except StoreError as exc:
             raise ApiError(503, str(exc)) from None
-        waiting = {r.id for r in rows if OPEN in r.seats and r.result is None}
+        listed_since = time.time() - LOBBY_STALE
+        waiting = {r.id for r in rows if OPEN in r.seats and r.result is None
+                   and r.created >= listed_since}
         mine = self.in_lobby[client] = [gid for gid in mine if gid in waiting]
         if len(mine) >= self.budgets.lobby_per_client:
             raise ApiError(429, f"you have {len(mine)} games waiting in the lobby for an "
@@ -304,10 +306,13 @@ class GameService:
         """A game not stored yet, with new secrets: the served game and its row."""
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
-        live = Live(gid, game, seats, keys, history, [], time.time(), listed=listed,
+        now = time.time()
+        # ``since``: when the first turn began (a first move waits a bounded time for it)
+        live = Live(gid, game, seats, keys, history, [], now, listed=listed,
                     hints_agreed=hints, client=client, names=names,
-                    clock=Clock.new(clock) if clock else None)
-        value, deadline = clocks.stored(live.clock)
+                    clock=Clock.new(clock).start(None, now) if clock else None)
+        value, deadline = clocks.stored(live.clock, clocks.abort_deadline(
+            live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
                              tuple(history.moves), result_of(game, history.last), listed, hints,
                              names, clocks.seat_to_move(live, history.last), value, deadline)
@@ -444,6 +449,37 @@ class GameService:
                 raise ApiError(409, "the game has moved on: read it and try again")
         self.hub.publish(live.id)
 
+    async def abort(self, live: Live, secret: Any) -> None:
+        """End a game between two people before both have moved, with no winner (reason
+        ``aborted``, recorded in ``meta.ended`` as a time loss is): either seat's holder may,
+        so that no one is held in a game by an opponent who never moves.
+
+        Raises:
+            ApiError: 403 without a seat's secret; 409 once both players have moved (resign
+            then), in a game with an agent or an open seat, when the game is over or changed
+            meanwhile; 503 the store failed.
+        """
+        seat = self.require_seat(live, secret)
+        if OPEN in live.seats:
+            raise ApiError(409, "no one has joined this game: withdraw it instead")
+        if live.seats != (HUMAN, HUMAN):
+            raise ApiError(409, "only a game between two people can be aborted: against an "
+                                "agent, resign or simply leave")
+        async with live.lock:
+            if live.over is not None or live.game.is_terminal(live.state):
+                raise ApiError(409, "the game is over")
+            if not may_abort(live):
+                raise ApiError(409, "both players have moved: a game can be aborted only "
+                                    "before that; resign instead")
+            self._still_served(live)
+            try:
+                done = await clocks.end(self, live, None, clocks.ABORTED, time.time(), by=seat)
+            except StoreError as exc:
+                raise ApiError(503, str(exc)) from None
+            if not done:
+                raise ApiError(409, "the game has moved on: read it and try again")
+        self.hub.publish(live.id)
+
     def _still_served(self, live: Live) -> None:
         """Raises: ApiError 409 when ``live`` is no longer the copy served here (another
         process changed the game, or it was let go from memory, while this request waited)."""
@@ -465,7 +501,8 @@ class GameService:
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, not {ply}")
             self._still_served(live)
             clock = clocks.after_move(live, before, after, time.time())
-            value, deadline = clocks.stored(clock)
+            value, deadline = clocks.stored(clock, clocks.abort_deadline(
+                live, after, [*live.history.movers, live.game.current_player(before)], clock))
             try:
                 await asyncio.to_thread(
                     self.store.append_move, live.id, ply, text, result_of(live.game, after),

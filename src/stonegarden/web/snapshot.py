@@ -12,7 +12,7 @@ from . import clock_keeper as clocks
 from . import review_job as review
 from .http import ApiError
 from .live import Live
-from .seats import HUMAN, OPEN, hints_allowed, may_see_analysis, may_undo
+from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -124,6 +124,8 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "builder": view.builder(game, state) if can_play else {"kind": "none"},
         "can_play": can_play,
         "can_resign": can_resign,
+        # between two people, until both have moved: ends it with no winner
+        "can_abort": live_now and seat is not None and may_abort(live),
         "position": game.position_text(state),
         "thinking": thinking,
         "engine_ready": engine_ready,

@@ -138,6 +138,7 @@
   function resultText(s) {
     const o = s.outcome;
     if (!o) return "";
+    if (o.reason === "aborted") return `Aborted: ${o.detail}`;
     if (o.winner === 0) return `A draw: ${o.detail}`;
     if (playing(s)) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
     return `${names()[o.winner - 1]} won: ${o.detail}`;
@@ -306,7 +307,9 @@
       named = true;
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
-    $("rematch").hidden = !(s.you && s.terminal);
+    // an aborted game never started: no rematch (a new game instead)
+    $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted";
+    $("abort").hidden = !s.can_abort;
     $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
     // offered to the opponent: whoever holds a seat of the rematch here offered or took it
     const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
@@ -672,6 +675,7 @@
   $("clear").addEventListener("click", () => { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap); });
   $("pass").addEventListener("click", () => ask("Pass your turn?", () => play("pass")));
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
+  $("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort")));
   $("undo").addEventListener("click", () => act("undo"));
   $("redo").addEventListener("click", () => act("redo"));
   $("hint").addEventListener("click", async () => {

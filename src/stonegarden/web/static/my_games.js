@@ -35,7 +35,7 @@
       tr.dataset.gid = g.id;
       tr.dataset.turn = turn;
       if (turn) { tr.className = "your-turn"; turns++; }
-      cell(tr, turn ? "Your turn" : g.result ? "Over" : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
+      cell(tr, turn ? "Your turn" : g.result ? (g.result.reason === "aborted" ? "Aborted" : "Over") : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
       cell(tr, g.game);
       cell(tr, g.names[seat] || "player " + seat, "You");
       const opp = g.seats[other - 1];

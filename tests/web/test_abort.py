@@ -1,0 +1,257 @@
+"""Aborting a game between two people before both have moved, through the API (starlette's
+TestClient, SQLite): who may, until when, what the snapshot, the record and the SGF say, no
+rematch; races with a move, a resignation and a second abort; a clock game whose first move
+never comes aborts itself; a public game waiting for a week leaves the lobby."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from typing import Any
+
+import pytest
+
+pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+from starlette.testclient import TestClient
+
+from stonegarden.core.record import parse_record, replay_record
+from stonegarden.sgf import sgf_to_record
+from stonegarden.store import open_store
+from stonegarden.web import clock_keeper as clocks
+from stonegarden.web.app import create_app
+from stonegarden.web.pages import result_words
+
+GO = {"game": "freego", "params": {"size": 5}}
+ABORTED = {"winner": None, "reason": "aborted"}
+
+
+def two_people(client: TestClient, **extra: Any) -> tuple[str, str, str]:
+    r = client.post("/api/games", json={**GO, "seats": ["human", "human"], **extra})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    return made["id"], made["secrets"]["1"], made["secrets"]["2"]
+
+
+def post(client: TestClient, gid: str, action: str, **body: Any) -> Any:
+    return client.post(f"/api/games/{gid}/{action}", json=body)
+
+
+def snapshot(client: TestClient, gid: str, secret: str | None = None) -> dict[str, Any]:
+    r = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": secret} if secret else {})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def assert_replays(client: TestClient, gid: str) -> dict[str, Any]:
+    record = client.get(f"/api/games/{gid}/record").json()
+    replay_record(parse_record(record))  # raises if it does not
+    return record
+
+
+def test_either_player_aborts_before_both_have_moved_and_no_one_wins(client, db):
+    gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 5})
+    assert snapshot(client, gid, k1)["can_abort"] and snapshot(client, gid, k2)["can_abort"]
+    assert not snapshot(client, gid)["can_abort"]  # a spectator's page offers nothing
+    assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+    # player 1 has moved, player 2 not yet: player 1 may still abort (lichess does the same)
+    assert snapshot(client, gid, k1)["can_abort"]
+    r = post(client, gid, "abort", secret=k1)
+    assert r.status_code == 200, r.text
+    for secret in (k1, k2, None):
+        snap = snapshot(client, gid, secret)
+        assert snap["terminal"] and snap["winner"] is None and snap["reason"] == "aborted"
+        assert snap["outcome"] == {"winner": None, "reason": "aborted", "detail":
+                                   "Black aborted it before it started: no one wins or loses"}
+        assert not snap["can_abort"] and not snap["can_play"] and not snap["can_resign"]
+        assert snap["clock"]["running"] is None
+    record = assert_replays(client, gid)
+    assert record["moves"] == ["C3"] and "result" not in record
+    assert record["meta"]["ended"] == ABORTED
+    sgf = client.get(f"/api/games/{gid}/record.sgf").text
+    assert "RE[Void]" in sgf and "RE[B" not in sgf and "RE[W" not in sgf
+    assert sgf_to_record(sgf).moves == ("C3",)  # and it reads back
+    assert open_store(db).get(gid).result == {**ABORTED, "scores": None, "by": 1}
+    # "my games" lists it as aborted, with no winner
+    listed = client.get(f"/api/games?ids={gid}").json()["games"][0]
+    assert listed["result"]["reason"] == "aborted" and listed["result"]["winner"] is None
+    assert result_words("freego", ["human", "human"], listed["result"]) == "aborted (no result)"
+    # over: nothing more, and no rematch (it never started: a new game instead)
+    for action, body in (("move", {"secret": k2, "move": "D4"}), ("abort", {"secret": k2}),
+                         ("move", {"secret": k2, "move": "resign"})):
+        assert post(client, gid, action, **body).status_code == 409
+    r = post(client, gid, "rematch", secret=k2)
+    assert r.status_code == 409 and "aborted" in r.json()["error"]
+
+
+def test_once_both_have_moved_abort_is_refused_and_resign_is_the_way(client):
+    gid, k1, k2 = two_people(client)  # no clock: abort is the players' own, with or without
+    assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+    assert post(client, gid, "move", secret=k2, move="D4").status_code == 200
+    assert not snapshot(client, gid, k1)["can_abort"]
+    for key in (k1, k2):
+        r = post(client, gid, "abort", secret=key)
+        assert r.status_code == 409 and "both players have moved" in r.json()["error"]
+        assert "resign" in r.json()["error"]
+    assert not snapshot(client, gid)["terminal"]
+
+
+@pytest.mark.parametrize("body", [{}, {"secret": "wrong"}, {"secret": 7}, {"secret": None}])
+def test_only_a_seats_holder_may_abort(client, body):
+    gid, _, _ = two_people(client)
+    r = post(client, gid, "abort", **body)
+    assert r.status_code == 403, r.text
+    assert post(client, "nosuchgame", "abort", secret="x").status_code == 404
+    assert not snapshot(client, gid)["terminal"]
+
+
+def test_abort_is_for_two_people_who_have_both_taken_their_seats(client):
+    r = client.post("/api/games", json={**GO, "seats": ["human", "random"]})
+    gid, key = r.json()["id"], r.json()["secrets"]["1"]
+    r = post(client, gid, "abort", secret=key)
+    assert r.status_code == 409 and "two people" in r.json()["error"]
+    assert not snapshot(client, gid, key)["can_abort"]
+    r = client.post("/api/games", json={**GO, "seats": ["human", "open"], "public": True})
+    gid, key = r.json()["id"], r.json()["secrets"]["1"]
+    r = post(client, gid, "abort", secret=key)
+    assert r.status_code == 409 and "withdraw" in r.json()["error"]
+
+
+def race(client: TestClient, *requests: tuple[str, str, dict[str, Any]]) -> list[Any]:
+    """The requests sent at once from threads; their answers, in order."""
+    answers: list[Any] = [None] * len(requests)
+    start = threading.Barrier(len(requests))
+
+    def send(i: int, gid: str, action: str, body: dict[str, Any]) -> None:
+        start.wait()
+        answers[i] = post(client, gid, action, **body)
+
+    threads = [threading.Thread(target=send, args=(i, *r)) for i, r in enumerate(requests)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return answers
+
+
+@pytest.mark.parametrize("other", ["move", "resign", "abort"])
+def test_abort_racing_a_move_a_resignation_or_an_abort_ends_one_way_only(client, db, other):
+    for _ in range(5):
+        gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 0})
+        assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+        body = {"move": {"secret": k2, "move": "D4"}, "resign": {"secret": k2, "move": "resign"},
+                "abort": {"secret": k2}}[other]
+        answers = race(client, (gid, "abort", {"secret": k1}),
+                       (gid, "abort" if other == "abort" else "move", body))
+        codes = sorted(a.status_code for a in answers)
+        assert codes == [200, 409], [a.text for a in answers]  # one way, never a 500
+        row = open_store(db).get(gid)
+        record = assert_replays(client, gid)
+        if answers[0].status_code == 200:  # aborted: the other request came too late
+            assert row.result["reason"] == "aborted" and row.moves == ("C3",)
+            assert record["meta"]["ended"] == ABORTED
+        elif other == "move":  # the move came first: both have moved, the game goes on
+            assert row.result is None and row.moves == ("C3", "D4")
+            assert "both players have moved" in answers[0].json()["error"]
+        else:  # the resignation (or the other abort) came first
+            assert row.result is not None and row.result["reason"] == other.replace(
+                "abort", "aborted")
+
+
+def test_an_abort_racing_a_join_is_refused_or_aborts_the_joined_game(client, db):
+    for _ in range(5):
+        r = client.post("/api/games", json={**GO, "seats": ["human", "open"], "public": True})
+        gid, key = r.json()["id"], r.json()["secrets"]["1"]
+        aborted, joined = race(client, (gid, "abort", {"secret": key}),
+                               (gid, "join", {"name": "Bo"}))
+        assert joined.status_code == 201, joined.text  # an abort never takes a seat away
+        row = open_store(db).get(gid)
+        assert row.seats == ("human", "human")
+        if aborted.status_code == 200:  # it saw the join: an abort like any other
+            assert row.result["reason"] == "aborted"
+        else:  # no one had joined yet: the creator withdraws a game waiting in the lobby
+            assert aborted.status_code == 409 and "withdraw" in aborted.json()["error"]
+            assert row.result is None
+        assert_replays(client, gid)
+
+
+def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypatch):
+    monkeypatch.setattr(clocks, "FIRST_MOVE_WAIT", (0.5, 0.5))
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        gid, k1, _ = two_people(client, clock={"initial": 300, "increment": 0})
+        row = wait_for_result(db, gid)
+        assert row.result == {**ABORTED, "scores": None, "by": None}
+        snap = snapshot(client, gid, k1)
+        assert snap["reason"] == "aborted" and snap["winner"] is None
+        assert snap["outcome"]["detail"] == ("the first move did not come in time: no one wins "
+                                             "or loses")
+        assert snap["clock"]["1"] == snap["clock"]["2"] == 300  # no one was charged
+        assert_replays(client, gid)
+        # player 1 moved, player 2 never did: his turn began with her move
+        gid, k1, _ = two_people(client, clock={"initial": 300, "increment": 0})
+        assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+        assert wait_for_result(db, gid).result["reason"] == "aborted"
+        # both moved: the clock runs, nothing aborts (the game is lost on time instead)
+        gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 0})
+        assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+        assert post(client, gid, "move", secret=k2, move="D4").status_code == 200
+        time.sleep(1.5)
+        assert open_store(db).get(gid).result is None
+
+
+def wait_for_result(db: Any, gid: str, seconds: float = 20) -> Any:
+    end = time.time() + seconds
+    row = open_store(db).get(gid)
+    while row.result is None and time.time() < end:
+        time.sleep(0.2)
+        row = open_store(db).get(gid)
+    return row
+
+
+def test_a_joined_game_waits_for_its_first_move_from_the_join_not_the_creation(db, monkeypatch):
+    monkeypatch.setattr(clocks, "FIRST_MOVE_WAIT", (1.0, 1.0))
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        r = client.post("/api/games", json={**GO, "seats": ["human", "open"], "public": True,
+                                            "clock": {"initial": 60, "increment": 0}})
+        gid, k1 = r.json()["id"], r.json()["secrets"]["1"]
+        time.sleep(1.5)  # waiting in the lobby: nothing aborts (no one is held)
+        assert open_store(db).get(gid).result is None
+        assert post(client, gid, "join", name="Bo").status_code == 201
+        assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+        assert open_store(db).get(gid).result is None
+
+
+def test_a_game_stored_before_turns_were_timed_takes_its_first_move(client, db):
+    """Its clock has no time its turn began (``since`` 0) and no deadline: its first move is
+    played, and the next first move is timed."""
+    from stonegarden.store import NewGame
+
+    clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": None,
+             "since": 0.0}
+    open_store(db).create_game(NewGame("old", "freego", {"size": 5}, ("human", "human"),
+                                       ("k1", "k2"), to_move=1, clock=clock))
+    assert post(client, "old", "move", secret="k1", move="C3").status_code == 200
+    snap = snapshot(client, "old", "k2")
+    assert not snap["terminal"] and snap["can_abort"]
+    assert open_store(db).get("old").deadline is not None  # player 2's first move is timed
+
+
+@pytest.mark.parametrize("clock", [None, {"days_per_move": 1}])
+def test_without_a_real_time_clock_nothing_aborts_by_itself(db, monkeypatch, clock):
+    monkeypatch.setattr(clocks, "FIRST_MOVE_WAIT", (0.2, 0.2))
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        gid, _, _ = two_people(client, clock=clock)
+        time.sleep(1.5)
+        assert open_store(db).get(gid).result is None and open_store(db).get(gid).deadline is None
+
+
+def test_a_public_game_waiting_a_week_leaves_the_lobby_but_stays_playable(client, db):
+    made = [client.post("/api/games", json={**GO, "seats": ["human", "open"], "public": True,
+                                            "name": n}).json() for n in ("Old", "New")]
+    old, new = made[0]["id"], made[1]["id"]
+    with sqlite3.connect(db) as con:  # made eight days ago
+        con.execute("UPDATE games SET created = ? WHERE id = ?", (time.time() - 8 * 86400, old))
+    con.close()
+    listed = [g["id"] for g in client.get("/api/lobby").json()["games"]]
+    assert listed == [new]
+    assert post(client, old, "join", name="Bo").status_code == 201  # by its link
