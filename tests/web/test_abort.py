@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 from stonegarden.core.record import parse_record, replay_record
 from stonegarden.sgf import sgf_to_record
 from stonegarden.store import open_store
-from stonegarden.web import clock_keeper as clocks
+from stonegarden.web import clock_keeper
 from stonegarden.web.app import create_app
 from stonegarden.web.pages import result_words
 
@@ -176,7 +176,7 @@ def test_an_abort_racing_a_join_is_refused_or_aborts_the_joined_game(client, db)
 
 
 def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypatch):
-    monkeypatch.setattr(clocks, "FIRST_MOVE_WAIT", (0.5, 0.5))
+    monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (0.5, 0.5))
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         gid, k1, _ = two_people(client, clock={"initial": 300, "increment": 0})
         row = wait_for_result(db, gid)
@@ -209,7 +209,7 @@ def wait_for_result(db: Any, gid: str, seconds: float = 20) -> Any:
 
 
 def test_a_joined_game_waits_for_its_first_move_from_the_join_not_the_creation(db, monkeypatch):
-    monkeypatch.setattr(clocks, "FIRST_MOVE_WAIT", (1.0, 1.0))
+    monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (1.0, 1.0))
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         r = client.post("/api/games", json={**GO, "seats": ["human", "open"], "public": True,
                                             "clock": {"initial": 60, "increment": 0}})
@@ -238,7 +238,7 @@ def test_a_game_stored_before_turns_were_timed_takes_its_first_move(client, db):
 
 @pytest.mark.parametrize("clock", [None, {"days_per_move": 1}])
 def test_without_a_real_time_clock_nothing_aborts_by_itself(db, monkeypatch, clock):
-    monkeypatch.setattr(clocks, "FIRST_MOVE_WAIT", (0.2, 0.2))
+    monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (0.2, 0.2))
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         gid, _, _ = two_people(client, clock=clock)
         time.sleep(1.5)

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from ..core.registry import game_class
 from ..errors import StonegardenError, quote
-from . import clock_keeper as clocks
+from . import clock_keeper
 from .http import ApiError, Json, client_of, read_json
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
 from .names import clean_name
@@ -59,13 +59,13 @@ async def join(svc: GameService, live: Live, name: Any) -> int:
         raise ApiError(409, "this game has no open seat: someone has joined it")
     seat = live.seats.index(OPEN) + 1
     # the first turn begins now: the clock notes when, and the game aborts itself if that
-    # first move does not come in time (``clocks.abort_deadline``)
+    # first move does not come in time (``clock_keeper.abort_deadline``)
     seats = list(live.seats)
     seats[seat - 1] = HUMAN
     clock = value = deadline = None
     if live.clock is not None:
         clock = live.clock.start(None, time.time())
-        value, deadline = clocks.stored(clock, clocks.abort_deadline(
+        value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
             live, live.state, live.history.movers, clock, (seats[0], seats[1])))
     if not await asyncio.to_thread(svc.store.join, live.id, seat, clean, value, deadline):
         svc.invalidate(live.id)
@@ -135,7 +135,7 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
     seat = svc.require_seat(live, secret)
     if not _over(live):
         raise ApiError(409, "a rematch is for a finished game")
-    if live.over is not None and live.over.get("reason") == clocks.ABORTED:
+    if live.over is not None and live.over.get("reason") == clock_keeper.ABORTED:
         raise ApiError(409, "an aborted game has no rematch: start a new game instead")
     made = False
     if live.rematch is None:

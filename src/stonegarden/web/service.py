@@ -30,10 +30,7 @@ from ..errors import IllegalMoveError, JobError, StonegardenError, StoreError, q
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
 from ..store import GameRow, NewGame, StaleError, Store
-from . import clock_keeper as clocks
-from . import job_kinds as ai
-from . import review_job as review
-from . import snapshot
+from . import clock_keeper, job_kinds, review_job, snapshot
 from .agent_turns import AgentTurns, budget_options, cancelled
 from .elsewhere import Elsewhere
 from .http import ApiError
@@ -104,7 +101,7 @@ class GameService:
         #: work on the loop that no request awaits: catching up with other processes' changes,
         #: reading games again (held so they are not collected)
         self._background: set[asyncio.Future[None]] = set()
-        self.keeper = clocks.ClockKeeper(self)
+        self.keeper = clock_keeper.ClockKeeper(self)
         self.reviewer = Reviewer(self)
         self.turns = AgentTurns(self)
         self.elsewhere = Elsewhere(self)
@@ -171,7 +168,7 @@ class GameService:
             engine, points = stored
             # a point without a value is a roll's, stored before rolls were valued: it is
             # analysed again when the analysis is asked for again
-            live.review = review.Review(engine, {
+            live.review = review_job.Review(engine, {
                 int(p["ply"]): p for p in points
                 if isinstance(p.get("ply"), int) and 0 <= p["ply"] <= len(live.moves)
                 and p.get("p1_win") is not None})
@@ -277,7 +274,7 @@ class GameService:
         if s.lower() in (HUMAN, OPEN):
             return s.lower()
         try:
-            agent = ai.server_agent(s, self.budgets.job_threads)
+            agent = job_kinds.server_agent(s, self.budgets.job_threads)
             if isinstance(agent, SearchAgent):
                 agent.check(game)
         except StonegardenError as exc:
@@ -311,11 +308,11 @@ class GameService:
         live = Live(gid, game, seats, keys, history, [], now, listed=listed,
                     hints_agreed=hints, client=client, names=names,
                     clock=Clock.new(clock).start(None, now) if clock else None)
-        value, deadline = clocks.stored(live.clock, clocks.abort_deadline(
+        value, deadline = clock_keeper.stored(live.clock, clock_keeper.abort_deadline(
             live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
                              tuple(history.moves), result_of(game, history.last), listed, hints,
-                             names, clocks.seat_to_move(live, history.last), value, deadline)
+                             names, clock_keeper.seat_to_move(live, history.last), value, deadline)
 
     async def started(self, live: Live) -> tuple[Live, dict[str, str]]:
         """A stored new game, served: its dice rolled, its agent thinking if it is to move."""
@@ -401,7 +398,7 @@ class GameService:
         if OPEN in live.seats:
             raise ApiError(409, "the game starts when someone joins it")
         if live.clock is not None and live.clock.flagged(time.time()):
-            await clocks.flag(self, live)
+            await clock_keeper.flag(self, live)
             raise ApiError(409, "the game is over: time ran out")
         to_move = game.current_player(state)
         if to_move != seat and move.strip().lower() == "resign" and live.seats == (HUMAN, HUMAN):
@@ -442,7 +439,7 @@ class GameService:
                 raise ApiError(409, "the game is over")
             self._still_served(live)
             try:
-                done = await clocks.end(self, live, seat, "resign", time.time())
+                done = await clock_keeper.end(self, live, seat, "resign", time.time())
             except StoreError as exc:
                 raise ApiError(503, str(exc)) from None
             if not done:
@@ -473,7 +470,7 @@ class GameService:
                                     "before that; resign instead")
             self._still_served(live)
             try:
-                done = await clocks.end(self, live, None, clocks.ABORTED, time.time(), by=seat)
+                done = await clock_keeper.end(self, live, None, clock_keeper.ABORTED, time.time(), by=seat)
             except StoreError as exc:
                 raise ApiError(503, str(exc)) from None
             if not done:
@@ -500,13 +497,13 @@ class GameService:
             if len(live.moves) != ply or live.over is not None:
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, not {ply}")
             self._still_served(live)
-            clock = clocks.after_move(live, before, after, time.time())
-            value, deadline = clocks.stored(clock, clocks.abort_deadline(
+            clock = clock_keeper.after_move(live, before, after, time.time())
+            value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
                 live, after, [*live.history.movers, live.game.current_player(before)], clock))
             try:
                 await asyncio.to_thread(
                     self.store.append_move, live.id, ply, text, result_of(live.game, after),
-                    redo, to_move=clocks.seat_to_move(live, after), clock=value,
+                    redo, to_move=clock_keeper.seat_to_move(live, after), clock=value,
                     deadline=deadline, line=tuple(live.moves))
             except StaleError as exc:
                 self.invalidate(live.id)  # another process wrote: reload next time
@@ -602,7 +599,7 @@ class GameService:
             try:
                 await asyncio.to_thread(self.store.truncate, live.id, keep, count,
                                         result_of(live.game, kept), redo,
-                                        to_move=clocks.seat_to_move(live, kept),
+                                        to_move=clock_keeper.seat_to_move(live, kept),
                                         line=tuple(live.moves))
             except StaleError as exc:
                 self.invalidate(live.id)
@@ -689,7 +686,7 @@ class GameService:
         ply, line = len(live.moves), tuple(live.moves)
         if (ply, seat) in live.hints:
             return live.hints[(ply, seat)]
-        spec = self.hint_spec or ai.hint_agent_spec(self.budgets.job_threads)
+        spec = self.hint_spec or job_kinds.hint_agent_spec(self.budgets.job_threads)
         # the position is its moves: an undo may reach the same ply by other moves meanwhile
         text = await self._shared(live, ("hint", line), lambda: self._job(
             "agent-move", self.turns.job_args(live, spec), client, self.budgets.hint_seconds))
@@ -751,7 +748,7 @@ class GameService:
         if (live.review is not None and live.review.points
                 and may_see_analysis(live, seat)):
             meta["analysis"] = {"engine": live.review.engine,
-                                "points": review.judged(live.review, live.moves,
+                                "points": review_job.judged(live.review, live.moves,
                                                         live.history.movers)}
         return make_record(live.game, list(live.moves), live.state,
                            players={"1": live.seats[0], "2": live.seats[1]}, meta=meta)

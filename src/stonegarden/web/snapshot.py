@@ -8,8 +8,7 @@ import time
 from typing import Any
 
 from ..errors import quote
-from . import clock_keeper as clocks
-from . import review_job as review
+from . import clock_keeper, review_job
 from .http import ApiError
 from .live import Live
 from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo
@@ -38,8 +37,8 @@ def review_at(live: Live, ply: int, seat: int | None) -> dict[str, Any] | None:
     r = live.review
     if r is None or ply not in r.points or not may_see_analysis(live, seat):
         return None
-    around = review.Review(r.engine, {p: r.points[p] for p in (ply - 1, ply) if p in r.points})
-    return review.judged(around, live.moves, live.history.movers)[-1]
+    around = review_job.Review(r.engine, {p: r.points[p] for p in (ply - 1, ply) if p in r.points})
+    return review_job.judged(around, live.moves, live.history.movers)[-1]
 
 
 def last_placement(live: Live, at: int) -> int:
@@ -113,7 +112,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "winner": over["winner"] if over else game.winner(state),
         "reason": over["reason"] if over else game.result_reason(state),
         "score": view.score_track(game, state),
-        "outcome": (clocks.outcome_words(live, list(view.player_names(game))) if over
+        "outcome": (clock_keeper.outcome_words(live, list(view.player_names(game))) if over
                     else view.outcome(game, state)),
         "players": list(view.player_names(game)),
         "captured": captured,
@@ -140,7 +139,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "analysis_open": may_see_analysis(live, seat),
         "analysis": None if live.review is None or not may_see_analysis(live, seat)
         else {"running": live.review.running, "points": len(live.review.points),
-              "of": len(review.wanted(n))},
+              "of": len(review_job.wanted(n))},
         **_online(live),
     }
 
