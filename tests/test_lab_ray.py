@@ -31,8 +31,8 @@ def test_study_on_local_ray_equals_local_processes(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["local", "ray"])
 def test_an_agent_that_does_not_fit_the_game_ends_in_one_line(tmp_path, backend):
-    """A model of another game is found only when a worker builds its search: the error is
-    ours on either backend, not Ray's remote traceback."""
+    """A model of another game is refused in one line of ours on either backend, not Ray's
+    remote traceback (it is now found before any game starts)."""
     from stonegarden.core.registry import make
     from stonegarden.search.profile import profile_for
 
@@ -42,4 +42,5 @@ def test_an_agent_that_does_not_fit_the_game_ends_in_one_line(tmp_path, backend)
                   "--backend", backend, "--out", str(tmp_path), timeout=250)
     assert out.returncode != 0
     assert "Traceback" not in out.stderr and "ray::" not in out.stderr, out.stderr[-2000:]
-    assert "error: model" in out.stderr and "'freego-patterns' model" in out.stderr
+    assert out.stderr.startswith("error: agent ") and "'freego-patterns' model" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

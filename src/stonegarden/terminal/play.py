@@ -253,7 +253,9 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         except StonegardenError as exc:
             # a word (no move is one but pass and resign) is a command mistyped: the notation's
             # reason ("'H' is not a colour" for hint) would mislead
-            word = cmd.isalpha() and len(cmd) > 1
+            # pass and resign are move words: the game says why it refuses them ("there is no
+            # pass in Bridge Go")
+            word = cmd.isalpha() and len(cmd) > 1 and cmd.lower() not in ("pass", "resign")
             console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
                                if word else str(exc), style="red"))
             continue
