@@ -262,10 +262,8 @@ def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser,
     assert errors == []
 
 
-def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
-    # Ana made the game and moves first, then left before moving: Bo's page lets him resign
-    # on her turn (it only said "it is player 1's turn"), and each page says who won and why
-    errors: list[str] = []
+def two_at_a_new_clock_game(browser, server, errors):
+    """Ana's game of Free Go 5x5 on a 5-minute clock, and Bo seated: each page open, no move."""
     ana, bo = person(browser, errors), person(browser, errors)
     made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
                                                  "seats": ["human", "human"], "name": "Ana",
@@ -274,6 +272,14 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
     bo.goto(server.url + made["links"]["2"])
     for page in (ana, bo):
         page.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    return made, ana, bo
+
+
+def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
+    # Ana made the game and moves first, then left before moving: Bo's page lets him resign
+    # on her turn (it only said "it is player 1's turn"), and each page says who won and why
+    errors: list[str] = []
+    _, ana, bo = two_at_a_new_clock_game(browser, server, errors)
     assert "Black to move" in bo.inner_text("#status") and bo.is_enabled("#resign")
     assert bo.is_disabled("#confirm")
     bo.click("#resign")
@@ -289,14 +295,7 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
 
 def test_a_player_aborts_before_both_moved_and_the_other_page_says_so_live(browser, server):
     errors: list[str] = []
-    ana, bo = person(browser, errors), person(browser, errors)
-    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
-                                                 "seats": ["human", "human"], "name": "Ana",
-                                                 "clock": {"initial": 300}})[1]
-    ana.goto(server.url + made["links"]["1"])
-    bo.goto(server.url + made["links"]["2"])
-    for page in (ana, bo):
-        page.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    made, ana, bo = two_at_a_new_clock_game(browser, server, errors)
     # Ana moved, Bo not yet: either may still abort
     assert server.request("POST", f"/api/games/{made['id']}/move",
                           {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
