@@ -186,3 +186,42 @@ def test_a_persons_pause_holds_on_every_process_and_after_a_restart(tmp_path):
         await other.close()
 
     asyncio.run(main())
+
+
+class FullSharePool(RecordingPool):
+    """A pool whose client share is full: only work already admitted (``force``) is taken."""
+
+    def submit(self, kind, args, **options):
+        from stonegarden.errors import QueueFullError
+
+        if not options.get("force"):
+            raise QueueFullError("you have 4 jobs waiting or running", 5)
+        return super().submit(kind, args, **options)
+
+
+def test_an_agent_taken_over_from_a_process_that_died_is_not_paused_by_a_full_share(
+        tmp_path, monkeypatch):
+    """The process holding the claim dies; the one that takes over continues the move the
+    holder had admitted. It asked the queue anew, for the game's last client, and a full
+    share paused the agent with "you have 4 jobs waiting or running"."""
+    from stonegarden.web import agent_turns
+    from stonegarden.web.service import Budgets
+
+    monkeypatch.setattr(agent_turns, "THINK_GRACE", 0.2)
+
+    async def main() -> None:
+        store = open_store(str(tmp_path / "g.db"))
+        budgets = Budgets(max_think=0.2)
+        holder = GameService(store, RecordingPool(), budgets)
+        other_jobs = FullSharePool()
+        other = GameService(store, other_jobs, budgets)
+        live, keys = await holder.create("blooms", LONG, ["human", "mcts"], "c")
+        await holder.play(live, keys["1"], first_legal("blooms", LONG, []), None, "c")
+        shown = await other.load(live.id)
+        assert shown.thinking is not None and shown.thinking.elsewhere
+        await asyncio.sleep(1.2)  # the holder's limit and grace pass without its move
+        assert len(other_jobs.submitted) == 1 and not shown.paused
+        for svc in (holder, other):
+            await svc.close()
+
+    asyncio.run(main())

@@ -141,13 +141,15 @@ class AgentTurns:
         await asyncio.sleep(max(0.0, until - time.time()) + 0.5)
         if live.thinking is thinking and self.service.live.get(live.id) is live:
             live.thinking = None
-            await self.advance(live, live.client, admitted=False)
+            # the move continues work the holder admitted: a full share of the game's last
+            # client does not pause it
+            await self.advance(live, live.client)
 
     def claim_given_up(self, live: Live) -> None:
         """Another process gave up its claim on ``live`` (it is stopping): think here now."""
         if live.thinking is not None and live.thinking.elsewhere:
-            self.forget(live)
-            self.service.in_background(self.advance(live, live.client, admitted=False))
+            self.forget(live)  # the holder's admitted work goes on here, as in a take-over
+            self.service.in_background(self.advance(live, live.client))
 
     def cancelled_elsewhere(self, live: Live) -> None:
         """A person cancelled the agent's thinking through another process: pause it here
