@@ -218,6 +218,9 @@ def test_games_lists_every_game_with_parameters():
     territory = out.stdout.split("blooms-territory:")[1].split("freego:")[0]
     assert "max_turns (default none)" in territory  # no turn limit, nothing derived
     assert "max_turns (default derived)" in out.stdout.split("bridgego:")[1]
+    # defaults as --param takes them, not Python's forms
+    assert "holes (default empty)" in out.stdout and "start_scores (default 0,0)" in out.stdout
+    assert "superko (default false)" in territory and "()" not in out.stdout
 
 
 @pytest.mark.slow
