@@ -410,6 +410,7 @@ def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):
 
 def test_a_model_of_another_game_is_refused_before_any_game_starts(tmp_path):
     from stonegarden import make
+    from stonegarden.errors import quote
     from stonegarden.search.profile import profile_for
 
     spec = f"mcts:model={profile_for(make('blooms')).shipped_model_path()},sims=5"
@@ -421,7 +422,9 @@ def test_a_model_of_another_game_is_refused_before_any_game_starts(tmp_path):
         refused = run_cli(*args, "--param", "size=5")
         assert refused.returncode == 2, args
         assert refused.stderr.splitlines() == [
-            f"error: agent {spec!r}: model {spec[11:-7]!r} is a 'blooms-race-patterns' model, "
+            # the spec is cut to 80 characters (it holds a path of any length); the model's path
+            # follows in full
+            f"error: agent {quote(spec)}: model {spec[11:-7]!r} is a 'blooms-race-patterns' model, "
             "not one of 'freego' ('freego-patterns')"], args
     assert "not one of 'freego'" in play.stderr and not out.exists()
 
