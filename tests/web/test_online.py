@@ -18,6 +18,7 @@ from stonegarden.web.app import create_app
 from stonegarden.web.site import Site, check_forwarded_ips, trust_forwarded
 
 SMALL = {"size": 2, "target": 2}
+OPEN_SEAT = "open"
 
 
 def create(client: TestClient, seats: list[str], status: int = 201,
@@ -178,6 +179,36 @@ def test_one_client_may_keep_only_a_few_games_waiting_in_the_lobby(db):
         c.post(f"/api/games/{made[1]['id']}/join", json={"name": "Bo"})
         create(c, ["human", "open"], public=True)
         create(c, ["human", "open"], public=True, status=429)
+
+
+def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
+    """Else one client could take every open seat in the lobby at once. A game counts until
+    it is over or both players have moved; another client may still join."""
+    creator = {"X-Forwarded-For": "203.0.113.9"}
+    other = {"X-Forwarded-For": "203.0.113.77"}
+    with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
+        made = [create(c, ["human", "open"], public=True, headers=creator) for _ in range(8)]
+        made += [create(c, ["human", "open"], headers=creator) for _ in range(3)]
+        joined = [c.post(f"/api/games/{m['id']}/join", json={"name": "Bo"}) for m in made[:8]]
+        assert [r.status_code for r in joined] == [201] * 8
+        r = c.post(f"/api/games/{made[8]['id']}/join", json={"name": "Bo"})
+        assert r.status_code == 429 and r.headers["Retry-After"] == "60", r.text
+        assert "joined 8 games that have not begun" in r.json()["error"]
+        assert OPEN_SEAT in snapshot(c, made[8]["id"])["seats"]  # the seat stays open
+        r = c.post(f"/api/games/{made[8]['id']}/join", json={"name": "Cy"}, headers=other)
+        assert r.status_code == 201, r.text
+        # an aborted game no longer counts
+        gid, key = made[0]["id"], made[0]["secrets"]["1"]
+        assert c.post(f"/api/games/{gid}/abort", json={"secret": key}).status_code == 200
+        assert c.post(f"/api/games/{made[9]['id']}/join", json={"name": "Bo"}).status_code == 201
+        # nor does one where both players have moved
+        gid, key = made[1]["id"], made[1]["secrets"]["1"]
+        assert c.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rb2"}).status_code == 200
+        assert c.post(f"/api/games/{made[10]['id']}/join", json={"name": "Bo"}).status_code == 429
+        key2 = joined[1].json()["secret"]
+        r = c.post(f"/api/games/{gid}/move", json={"secret": key2, "move": "Ka1"})
+        assert r.status_code == 200, r.text
+        assert c.post(f"/api/games/{made[10]['id']}/join", json={"name": "Bo"}).status_code == 201
 
 
 def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypatch):

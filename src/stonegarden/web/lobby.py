@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
 from ..core.registry import game_class
-from ..errors import StonegardenError, quote
+from ..errors import StonegardenError, StoreError, quote
 from . import clock_keeper
 from .http import ApiError, Json, client_of, read_json
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
@@ -47,16 +47,37 @@ def _name(value: Any) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-async def join(svc: GameService, live: Live, name: Any) -> int:
-    """Take the game's open seat for a person named ``name``; its number.
+async def room_to_join(svc: GameService, client: str) -> None:
+    """Raises: ApiError 429 when ``client`` has joined ``lobby_per_client`` games that are
+    not yet under way (not over, fewer than two moves), so that no one empties the lobby by
+    taking every open seat; 503 when the store fails while they are counted."""
+    mine = svc.joined.get(client, [])
+    if len(mine) < svc.budgets.lobby_per_client:
+        return
+    try:
+        rows = await asyncio.to_thread(svc.store.list_games, listed_only=False, ids=mine)
+    except StoreError as exc:
+        raise ApiError(503, str(exc)) from None
+    starting = {r.id for r in rows if r.result is None and r.moves < 2}
+    mine = svc.joined[client] = [gid for gid in mine if gid in starting]
+    if len(mine) >= svc.budgets.lobby_per_client:
+        raise ApiError(429, f"you have joined {len(mine)} games that have not begun, the most "
+                            "one player may have: play or resign one first",
+                       {"Retry-After": "60"})
+
+
+async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
+    """Take the game's open seat for a person named ``name`` at ``client``; its number.
 
     Raises:
         ApiError: 400 a bad name; 409 no open seat (someone joined first, here or through
-        another server); 404 the creator withdrew the game meanwhile; 503 the store failed.
+        another server); 404 the creator withdrew the game meanwhile; 429 ``room_to_join``;
+        503 the store failed.
     """
     clean = _name(name)
     if OPEN not in live.seats:
         raise ApiError(409, "this game has no open seat: someone has joined it")
+    await room_to_join(svc, client)
     seat = live.seats.index(OPEN) + 1
     # the first turn begins now: the clock notes when, and the game aborts itself if that
     # first move does not come in time (``clock_keeper.abort_deadline``)
@@ -78,6 +99,7 @@ async def join(svc: GameService, live: Live, name: Any) -> int:
     live.names = (names[0], names[1])
     if clock is not None:
         live.clock = clock
+    svc.joined.setdefault(client, []).append(live.id)
     svc.hub.publish(live.id)
     svc.hub.publish(LOBBY)
     return seat
@@ -253,9 +275,10 @@ def routes(service: Callable[[], GameService], site: Site,
 
     async def join_game(request: Request) -> Json:
         svc = service()
-        live = await svc.load(request.path_params["gid"], client_of(request))
+        client = client_of(request)
+        live = await svc.load(request.path_params["gid"], client)
         body = await read_json(request)
-        seat = await join(svc, live, body.get("name"))
+        seat = await join(svc, live, body.get("name"), client)
         secret = live.secrets[seat - 1]
         return Json({"id": live.id, "seat": seat, "secret": secret,
                      "link": seat_link(site, live.id, secret),

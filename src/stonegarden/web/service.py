@@ -58,7 +58,8 @@ class Budgets:
     ``live_games``: idle games kept in memory; ``streams_per_client``: open live-update
     streams one client may hold; ``job_threads``: threads one job's search may take (levels 5
     and 6 take that many; a seat asking for more is refused); ``lobby_per_client``: games one
-    client may have waiting in the lobby for an opponent at once."""
+    client may have waiting in the lobby for an opponent at once, and games it may have joined
+    that are not yet under way (fewer than two moves), so that no one empties the lobby."""
 
     max_think: float = 10.0
     hint_seconds: float = 2.0
@@ -94,6 +95,7 @@ class GameService:
         #: the games each client listed in the lobby with an open seat (some since joined,
         #: withdrawn or ended: counted again from the store at the limit)
         self.in_lobby: dict[str, list[str]] = {}
+        self.joined: dict[str, list[str]] = {}  # games a client joined: ``lobby.room_to_join``
         self.rng = random.SystemRandom()
         self.closing = False
         #: games changed by another process while this one was reading them
