@@ -729,3 +729,42 @@ def test_a_tumbling_dice_move_stays_marked_past_the_roll_with_its_auto_moves(cli
     assert "filled automatically" in snap["svg"]
     assert snap["builder"]["roll"] == "Blue face"
     assert snap["moves"][-1]["words"] == "a Blue face was rolled"
+
+
+def test_a_game_at_the_servers_move_limit_can_still_be_resigned(db):
+    """No move can be stored past ``max_moves``; without a resignation the game would wait for
+    ever, between people and against a paused agent alike."""
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_moves=2))) as client:
+        made = new_game(client, ["human", "human"], params={"size": 3, "target": 20})
+        gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+        moves: list[str] = []
+        for key in (k1, k2):
+            move = first_legal("blooms", {"size": 3, "target": 20}, moves)
+            r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move})
+            assert r.status_code == 200, r.text
+            moves.append(move)
+        move = first_legal("blooms", {"size": 3, "target": 20}, moves)
+        r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": move})
+        assert r.status_code == 409 and "2 moves, the most this server keeps" in r.text, r.text
+        assert "resign to end it" in r.json()["error"]
+        snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": k1}).json()
+        assert not snap["can_play"] and snap["can_resign"] and "the most" in snap["notice"]
+        r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"})
+        assert r.status_code == 200, r.text
+        snap = client.get(f"/api/games/{gid}").json()
+        assert snap["over"] and snap["winner"] == 2 and snap["reason"] == "resign"
+        assert stored(db, gid)[0] == tuple(moves)  # the resignation took no move
+
+        made = new_game(client, ["random", "human"], params={"size": 3, "target": 20})
+        gid, key = made["id"], made["secrets"]["2"]
+        moves = [m["text"] for m in wait_for_agent(client, gid)["moves"]]
+        move = first_legal("blooms", {"size": 3, "target": 20}, moves)
+        assert client.post(f"/api/games/{gid}/move",
+                           json={"secret": key, "move": move}).status_code == 200
+        snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+        assert snap["length"] == 2 and snap["to_move"] == 1 and snap["paused"]  # the agent's turn
+        assert not snap["can_play"] and snap["can_resign"] and "the most" in snap["notice"]
+        r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "resign"})
+        assert r.status_code == 200, r.text
+        snap = client.get(f"/api/games/{gid}").json()
+        assert snap["over"] and snap["winner"] == 1 and snap["reason"] == "resign"

@@ -23,7 +23,7 @@ from ..core.protocol import CHANCE, Game
 from ..errors import JobError, ParameterError, StonegardenError, StoreError, quote
 from .http import ApiError
 from .job_kinds import server_agent
-from .live import Live, Thinking
+from .live import Live, Thinking, full_notice
 from .seats import HUMAN, OPEN, may_undo
 
 if TYPE_CHECKING:
@@ -76,8 +76,7 @@ class AgentTurns:
         if spec in (HUMAN, OPEN):  # a person moves (an open seat waits for one to join)
             return
         if len(live.moves) >= svc.budgets.max_moves:
-            self.pause(live, f"this game has {len(live.moves)} moves, the most this server "
-                             "keeps in one game")
+            self.pause(live, full_notice(len(live.moves)))
             return
         thinking = Thinking(seat, spec, len(live.moves), time.time())
         live.thinking = thinking

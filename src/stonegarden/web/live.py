@@ -104,6 +104,11 @@ class Thinking:
 MAX_ID = 40
 
 
+def full_notice(moves: int) -> str:
+    """Why a game at the server's move limit (``Budgets.max_moves``) takes no more moves."""
+    return f"this game has {moves} moves, the most this server keeps in one game"
+
+
 def is_game_id(text: object) -> bool:
     """Whether ``text`` has a game id's shape: 1-40 characters of the URL-safe alphabet.
     Anything else names no game, and is refused before it reaches a store (PostgreSQL, for

@@ -34,7 +34,7 @@ from . import clock_keeper, job_kinds, review_job, snapshot
 from .agent_turns import AgentTurns, budget_options, cancelled
 from .elsewhere import Elsewhere
 from .http import ApiError
-from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, is_game_id
+from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
 from .review_runner import Reviewer
 from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo, seating
 from .time_control import Clock, ClockSpec
@@ -403,8 +403,11 @@ class GameService:
             await clock_keeper.flag(self, live)
             raise ApiError(409, "the game is over: time ran out")
         to_move = game.current_player(state)
-        if to_move != seat and move.strip().lower() == "resign" and live.seats == (HUMAN, HUMAN):
-            await self._resign_out_of_turn(live, seat)
+        full = len(live.moves) >= self.budgets.max_moves
+        if move.strip().lower() == "resign" and (
+                (to_move != seat and live.seats == (HUMAN, HUMAN))
+                or (full and live.seats[seat - 1] == HUMAN)):
+            await self._resign_without_a_move(live, seat)
             return
         if to_move != seat:
             raise ApiError(409, f"it is player {to_move}'s turn, not player {seat}'s")
@@ -427,10 +430,11 @@ class GameService:
         await self.append_move(live, text, after, redo=())
         await self.turns.advance(live, client)
 
-    async def _resign_out_of_turn(self, live: Live, seat: int) -> None:
+    async def _resign_without_a_move(self, live: Live, seat: int) -> None:
         """A person resigns on the opponent's turn, so that a game between two people never
-        waits for ever on one who has left. Its moves cannot hold the resignation (the rules
-        let only the player to move resign), so it ends as a game lost on time does:
+        waits for ever on one who has left, or in a game at the server's move limit. Its moves
+        cannot hold the resignation (the rules let only the player to move resign, and the
+        game has no room for a move), so it ends as a game lost on time does:
         ``reason: "resign"``, recorded in ``meta.ended``.
 
         Raises:
@@ -488,8 +492,7 @@ class GameService:
 
     def _room_for_move(self, live: Live) -> None:
         if len(live.moves) >= self.budgets.max_moves:
-            raise ApiError(409, f"this game has {len(live.moves)} moves, the most this server "
-                                "keeps in one game")
+            raise ApiError(409, f"{full_notice(len(live.moves))}: resign to end it")
 
     async def append_move(self, live: Live, text: str, after: Any, redo: tuple[str, ...]) -> None:
         """Store the move from the position now to ``after`` (off the event loop), then
@@ -739,7 +742,8 @@ class GameService:
             ApiError: 400 for a ply outside the game.
         """
         at = snapshot.parse_ply(ply, len(live.moves))
-        return snapshot.page_state(live, at, seat, self.turns.describe(live), self.engine_ready())
+        return snapshot.page_state(live, at, seat, self.turns.describe(live), self.engine_ready(),
+                                   self.budgets.max_moves)
 
     def record(self, live: Live, seat: int | None = None) -> Record:
         """The game's record; with its analysis (``meta.analysis``) where the viewer may see

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import quote
 from . import clock_keeper, review_job
 from .http import ApiError
-from .live import Live
+from .live import Live, full_notice
 from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo
 from .views import Marks, view_for
 from .views.base import safe_move_cells
@@ -51,9 +51,11 @@ def last_placement(live: Live, at: int) -> int:
 
 
 def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] | None,
-               engine_ready: bool) -> dict[str, Any]:
+               engine_ready: bool, max_moves: int) -> dict[str, Any]:
     """The game at ply ``at`` (checked by :func:`parse_ply`) as ``seat`` (``None``: a
-    spectator) sees it; ``thinking``: what its agent is doing, as the service describes it."""
+    spectator) sees it; ``thinking``: what its agent is doing, as the service describes it;
+    ``max_moves``: the most moves the server keeps in a game (at that many, no move can be
+    played, but a person may still resign)."""
     n = len(live.moves)
     game, state = live.game, live.history.at(at)
     view = view_for(game)
@@ -72,13 +74,16 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
     over = live.over if live_now else None  # a time loss ends the game at its last move
     terminal = game.is_terminal(state) or over is not None
     to_move = None if terminal else game.current_player(state)
+    full = live_now and not terminal and n >= max_moves
     hint = live.hints.get((n, seat)) if live_now and seat is not None else None
     can_play = (live_now and seat is not None and not terminal and to_move == seat
                 and live.seats[seat - 1] == HUMAN and live.thinking is None
-                and OPEN not in live.seats)
-    # between two people either may resign on the other's turn too
+                and OPEN not in live.seats and not full)
+    # between two people either may resign on the other's turn too; in a full game, a person
+    # on any turn (no move can be stored, and the game would wait for ever)
     can_resign = can_play or (live_now and seat is not None and not terminal
-                              and live.seats == (HUMAN, HUMAN))
+                              and (live.seats == (HUMAN, HUMAN)
+                                   or (full and live.seats[seat - 1] == HUMAN)))
     targets: list[str] = []
     if can_play:
         if live.targets is None or live.targets[0] != n:
@@ -129,7 +134,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "thinking": thinking,
         "engine_ready": engine_ready,
         "paused": live.paused,
-        "notice": live.notice,
+        "notice": live.notice or (full_notice(n) if full else ""),
         # a move of its own to take back: not before its first (the agent or a die first)
         "can_undo": (seat is not None and may_undo(live, seat) and seat in live.history.movers
                      and not game.is_terminal(live.state)),
