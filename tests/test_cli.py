@@ -468,3 +468,22 @@ def test_replay_says_a_draw_in_words(tmp_path):
     out = run_cli("replay", str(path))
     assert out.returncode == 0, out.stderr
     assert out.stdout.rstrip().endswith("result: a draw (pool-empty)")
+
+
+@pytest.mark.parametrize("command", ["replay", "analyse"])
+def test_a_file_that_is_not_a_record_is_named_in_the_error(tmp_path, command):
+    """A loop over many files (``for f in *.json; do stonegarden replay "$f"; done``) says
+    which one is not a record; an error of one move names the move and its text, once."""
+    binary, text = tmp_path / "photo.json", tmp_path / "notes.json"
+    binary.write_bytes(bytes(range(256)))
+    text.write_text("blooms\n")
+    for path, why in ((binary, "record is not UTF-8 text"), (text, "record is not valid JSON")):
+        r = run_cli(command, str(path))
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr.startswith(f"error: {str(path)!r}: {why}"), r.stderr
+    bad_move = tmp_path / "bad.json"
+    bad_move.write_text('{"format": "stonegarden-record", "version": 1, "game": "blooms", '
+                        '"params": {"size": 2}, "moves": ["Rb2", "Zz9"]}')
+    r = run_cli(command, str(bad_move))
+    assert r.returncode == 2 and str(bad_move) not in r.stderr, r.stderr
+    assert " 1 ('Zz9'): 'Z' is not a colour" in r.stderr and r.stderr.count("Zz9") == 1

@@ -10,12 +10,12 @@ import click
 
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
-from ..core.record import load_record, replay_record
+from ..core.record import parse_record, read_record_bytes, replay_record
 from ..errors import ParameterError, RecordError
 from ..search.analysis import THRESHOLDS, analyse_position, review_moves
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
-from .common import FiniteRange, convert_hint, friendly_errors
+from .common import FiniteRange, friendly_errors, whole_record_error
 
 #: a judgement's mark, as in the web app's move list
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -47,10 +47,13 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if review and ply is not None:
         raise ParameterError("give --ply (one position) or --review (every move), not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
+    raw = read_record_bytes(record_path)
     try:
-        record = load_record(record_path)
+        record = parse_record(raw)
     except RecordError as exc:
-        raise RecordError(f"{exc}{convert_hint(record_path, exc)}") from None
+        if exc.entry is not None:
+            raise
+        raise RecordError(whole_record_error(record_path, exc)) from None
     game, states = replay_record(record)
     parallel = reproducible_parallel(seed, budget.seconds)
     agent = SearchAgent(SearchConfig(), budget, seed,

@@ -83,10 +83,14 @@ def resign_rule(resign: float | None, moves: int) -> Any:
     return None if resign is None else ResignRule(resign, moves)
 
 
-def convert_hint(path: str, exc: RecordError) -> str:
-    """Where the file is an SGF or an Abstract Play record (which ``convert`` reads), say so."""
-    if exc.entry is not None:
-        return ""
+def whole_record_error(path: str, exc: RecordError) -> str:
+    """The message of ``exc``, an error of the whole record read from ``path`` (not of one of
+    its entries): it names the file (a loop over many records says which failed) and, where
+    the file is an SGF or an Abstract Play record (which ``convert`` reads), says so."""
+    return f"{path!r}: {exc}{_convert_hint(path)}"
+
+
+def _convert_hint(path: str) -> str:
     try:
         with open(path, "rb") as f:
             head = f.read(4096).lstrip()

@@ -19,7 +19,7 @@ from ..core.record import (
     replay_rows,
 )
 from ..errors import RecordError, StonegardenError, quote
-from .common import convert_hint
+from .common import whole_record_error
 
 
 @click.command()
@@ -33,6 +33,8 @@ def replay(record_path: str, as_json: bool) -> None:
         try:
             record = parse_record(raw)
         except RecordError as exc:
+            if exc.entry is None:  # not a record at all: say which file
+                raise RecordError(whole_record_error(record_path, exc)) from None
             before = record_before(raw, exc.entry) if exc.entry is not None else None
             if before is not None:
                 _show(before, as_json)  # the lines before the malformed entry
@@ -50,7 +52,7 @@ def replay(record_path: str, as_json: bool) -> None:
         msg = str(exc) if not where else str(exc).split(": ", 1)[-1]
         if exc.text is not None:  # the text is named once, after the ply
             msg = msg.removeprefix(f"{quote(exc.text)}: ")
-        click.echo(f"error: {where}{msg}{convert_hint(record_path, exc)}", err=True)
+        click.echo(f"error: {where}{msg}", err=True)
         sys.exit(2)
     except StonegardenError as exc:
         click.echo(f"error: {exc}", err=True)

@@ -231,8 +231,9 @@ def replay_rows(record: Record) -> Iterator[tuple[dict[str, Any], State]]:
         legal = game.count_legal_actions(state) if mover != CHANCE else len(game.chance_outcomes(state))
         try:
             after = game.play_text(state, text)
-        except StonegardenError as exc:
-            raise RecordError(f"move {i} ({quote(text)}): {exc}", entry=i, text=text) from None
+        except StonegardenError as exc:  # the text is named once, after the move's number
+            why = str(exc).removeprefix(f"{quote(text)}: ")
+            raise RecordError(f"move {i} ({quote(text)}): {why}", entry=i, text=text) from None
         canonical = "resign" if after.resigned else game.action_to_text(state, game.parse_action(state, text))
         row: dict[str, Any] = {"ply": i}
         if mover != CHANCE:
