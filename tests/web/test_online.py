@@ -276,6 +276,16 @@ def test_a_seat_without_a_name_is_named_by_its_holder_only(client):
     assert r.status_code == 400
 
 
+def test_an_agents_seat_takes_no_persons_name(client):
+    """Spectators would read "Magnus" for the computer (the page of the agent seat's link named
+    it after whoever opened it)."""
+    made = create(client, ["human", "random"])
+    gid = made["id"]
+    r = client.post(f"/api/games/{gid}/name", json={"secret": made["secrets"]["2"], "name": "Mo"})
+    assert r.status_code == 409 and "played by the agent 'random'" in r.json()["error"], r.text
+    assert snapshot(client, gid)["names"] == {"1": None, "2": None}
+
+
 # -- clocks -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("clock", [
     {"initial": 5, "increment": 0}, {"initial": 99999, "increment": 0},

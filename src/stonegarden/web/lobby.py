@@ -129,10 +129,14 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
     """Name the seat the secret belongs to.
 
     Raises:
-        ApiError: 403 without a seat's secret; 400 a bad name.
+        ApiError: 403 without a seat's secret; 400 a bad name; 409 an agent's seat (its
+        name is the agent's: spectators would read a person's).
     """
     seat = svc.require_seat(live, secret)
     clean = _name(name)
+    if live.seats[seat - 1] != HUMAN:
+        raise ApiError(409, f"seat {seat} is played by the agent {live.seats[seat - 1]!r}: only "
+                            "a person's seat takes a name")
     if live.names[seat - 1] == clean:
         return  # nothing to write, and nothing to tell other server processes
     await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)

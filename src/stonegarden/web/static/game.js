@@ -302,8 +302,9 @@
     $("waiting").hidden = !s.open;
     $("withdraw").hidden = !s.you;
     $("join").hidden = !!s.you;
-    // a seat held without a name (a link opened before a name was chosen): name it now
-    if (s.you && s.names && !s.names[s.you] && SG.name() && !named && !invited(key)) {
+    // a person's seat held without a name (a link opened before a name was chosen): name it
+    // now (an agent's seat keeps the agent's name)
+    if (s.you && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !named && !invited(key)) {
       named = true;
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
