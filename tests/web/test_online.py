@@ -161,6 +161,19 @@ def test_the_creator_withdraws_an_unjoined_game_and_no_one_else_can(client, db):
     assert client.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 404
 
 
+def test_the_lobby_lists_the_newest_games_first_whatever_was_renamed(client):
+    """Renaming a waiting game (a name chosen after its link was opened) once lifted it above
+    newer ones: a creator could keep a game at the top by renaming it."""
+    older = create(client, ["human", "open"], public=True)
+    time.sleep(0.01)
+    newer = create(client, ["human", "open"], public=True)
+    r = client.post(f"/api/games/{older['id']}/name",
+                    json={"secret": older["secrets"]["1"], "name": "Al"})
+    assert r.status_code == 200, r.text
+    listed = [g["id"] for g in client.get("/api/lobby").json()["games"]]
+    assert listed.index(newer["id"]) < listed.index(older["id"])
+
+
 def test_one_client_may_keep_only_a_few_games_waiting_in_the_lobby(db):
     """Else one client could bury everyone's open games under its own (the lobby shows the
     newest 200). A game joined or withdrawn no longer counts; private open games never do."""

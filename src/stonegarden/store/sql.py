@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import StoreError
 from .base import (
@@ -320,11 +320,14 @@ class SQLStore:
     def lobby(self, limit: int = 200, since: float = 0.0) -> list[GameSummary]:
         return self._summaries(" WHERE g.listed = TRUE AND g.result IS NULL"
                                " AND (g.seat1 = ? OR g.seat2 = ?) AND g.created >= ?",
-                               [OPEN, OPEN, since], limit)
+                               [OPEN, OPEN, since], limit, order="created")
 
-    def _summaries(self, where: str, args: list[Any], limit: int) -> list[GameSummary]:
+    def _summaries(self, where: str, args: list[Any], limit: int,
+                   order: Literal["updated", "created"] = "updated") -> list[GameSummary]:
+        """``order``: the column, newest first (the lobby by ``created``, so that renaming a
+        waiting game does not lift it above newer ones)."""
         query = ("SELECT g.*, (SELECT count(*) FROM moves m WHERE m.game_id = g.id) AS n"
-                 f" FROM games g{where} ORDER BY g.updated DESC LIMIT ?")
+                 f" FROM games g{where} ORDER BY g.{order} DESC LIMIT ?")
         with self._connect() as con:
             rows = con.execute(query, (*args, limit)).fetchall()
         out = []
