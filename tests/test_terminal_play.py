@@ -239,8 +239,23 @@ def test_save_at_the_prompt_expands_the_home_folder(tmp_path):
 
 
 def test_a_mistyped_command_is_not_read_as_a_bad_stone():
-    out = run_cli("play", "blooms", "--param", "size=3", input="hint\nZb2\nquit\n")
+    out = run_cli("play", "blooms", "--param", "size=3", input="hnit\nZb2\nquit\n")
     assert out.returncode == 0, out.stderr
-    # not "'hint': 'H' is not a colour", as the notation would read it
-    assert "'hint' is neither a move nor a command (type 'help' for them)" in out.stdout
+    # not "'hnit': 'H' is not a colour", as the notation would read it
+    assert "'hnit' is neither a move nor a command (type 'help' for them)" in out.stdout
     assert "'Z' is not a colour" in out.stdout  # a move's mistake is still told as one
+
+
+def test_hint_names_a_legal_move_and_the_game_goes_on(tmp_path):
+    from stonegarden import make
+
+    save = tmp_path / "g.json"
+    out = run_cli("play", "freego", "--param", "size=5", "--save", str(save),
+                  input="hint\nhelp\nquit\n")
+    assert out.returncode == 0, out.stderr
+    hinted = re.search(r"hint: (\S+) \(2 s of search\)", out.stdout)
+    assert hinted is not None, out.stdout
+    game = make("freego", size=5)
+    assert hinted.group(1) in game.legal_moves_text(game.initial_state())
+    assert "hint     the search's move" in out.stdout  # in the help
+    assert json.loads(save.read_text())["moves"] == []  # a hint plays nothing

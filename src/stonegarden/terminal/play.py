@@ -17,8 +17,11 @@ from .render import rich_diagram
 
 HELP = """Type a move in notation (e.g. {example}), or a command:
   moves    list some legal moves     undo     take back your last move
-  resign   resign the game           save F   save the record to file F
-  help     this text                 quit     leave (--save keeps the record)"""
+  hint     the search's move (2 s)   save F   save the record to file F
+  resign   resign the game           quit     leave (--save keeps the record)
+  help     this text"""
+#: the agent of ``hint``: the game's search for two seconds, as the web app's hints
+HINT_SPEC = "mcts:time=2"
 PASS_HELP = "\n  pass     pass the turn (in this game two passes in a row end it)"
 
 
@@ -175,6 +178,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
     kept = f"; the record so far is in {save}" if save is not None else ""
+    hinter: Agent | None = None  # made at the first hint (a search compiles once)
     while True:
         state = s.state
         if game.is_terminal(state):
@@ -231,6 +235,13 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             continue
         if low == "moves":
             console.print(moves_text(game.legal_moves_text(state)), markup=False)
+            continue
+        if low == "hint":
+            hinter = hinter or agent_for(game, HINT_SPEC)
+            with console.status("searching for a hint..."):
+                a = hinter.choose(game, state)
+            console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
+                                        " (2 s of search)"))
             continue
         if low.startswith("save"):
             target = cmd[4:].strip()
