@@ -11,6 +11,7 @@ from collections.abc import Callable
 from webhelpers import first_legal
 
 from stonegarden.store import open_store
+from stonegarden.web import study_tools
 from stonegarden.web.service import GameService
 
 LONG = {"size": 3, "target": 60}
@@ -164,7 +165,7 @@ def test_a_persons_pause_holds_on_every_process_and_after_a_restart(tmp_path):
         first = GameService(store, first_jobs)
         live, keys = await first.create("blooms", LONG, ["human", "mcts"], "c")
         await first.play(live, keys["1"], first_legal("blooms", LONG, []), None, "c")
-        await first.cancel(live, keys["1"])
+        await study_tools.cancel(first, live, keys["1"])
         assert first_jobs.submitted[0].cancelled and live.paused
         other_jobs = RecordingPool()
         other = GameService(store, other_jobs)
@@ -180,7 +181,7 @@ def test_a_persons_pause_holds_on_every_process_and_after_a_restart(tmp_path):
         assert reread.paused and reread.thinking is None
         await asyncio.sleep(0.1)
         assert other_jobs.submitted == [] and again_jobs.submitted == []
-        await again.resume(reread, keys["1"], "c")  # "let it move"
+        await study_tools.resume(again, reread, keys["1"], "c")  # "let it move"
         assert len(again_jobs.submitted) == 1 and not reread.paused
         await again.close()
         await other.close()

@@ -29,7 +29,7 @@ from ..errors import StonegardenError, StoreError, quote
 from ..jobs import JobPool, Limits
 from ..sgf import has_sgf_form
 from ..store import open_store
-from . import lobby
+from . import lobby, study_tools
 from .http import (
     JSON,
     MAX_RECORD_BODY,
@@ -208,17 +208,17 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             if name == "move":
                 await svc.play(live, secret, body.get("move"), body.get("ply"), client)
             elif name == "undo":
-                await svc.undo(live, secret)
+                await study_tools.undo(svc, live, secret)
             elif name == "redo":
-                await svc.redo(live, secret, client)
+                await study_tools.redo(svc, live, secret, client)
             elif name == "cancel":
-                await svc.cancel(live, secret)
+                await study_tools.cancel(svc, live, secret)
             elif name == "abort":
                 await svc.abort(live, secret)
             elif name == "resume":
-                await svc.resume(live, secret, client)
+                await study_tools.resume(svc, live, secret, client)
             elif name == "hint":
-                extra["hint"] = await svc.hint(live, secret, client)
+                extra["hint"] = await study_tools.hint(svc, live, secret, client)
             elif name == "seat":
                 extra["seat"] = svc.require_seat(live, secret)
             out = svc.snapshot(live, None, svc.seat_of(live, secret))

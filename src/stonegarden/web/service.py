@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import hmac
 import random
 import secrets
@@ -31,15 +30,13 @@ from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
 from ..store import GameRow, NewGame, StaleError, Store
 from . import clock_keeper, job_kinds, review_job, snapshot
-from .agent_turns import AgentTurns, budget_options, cancelled
+from .agent_turns import AgentTurns, budget_options
 from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
 from .review_runner import Reviewer
-from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo, seating
+from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
 from .time_control import Clock, ClockSpec
-from .views import view_for
-from .views.base import safe_move_cells
 
 MAX_MOVE_TEXT = 200
 MiB = 1024 * 1024
@@ -347,7 +344,7 @@ class GameService:
             except StonegardenError as exc:
                 raise ApiError(400, str(exc)) from None
             args["game"] = game_id
-        out = await self._job("replay-record", args, client, self.budgets.replay_seconds)
+        out = await self.job("replay-record", args, client, self.budgets.replay_seconds)
         if out.get("refused"):
             raise ApiError(413, f"bad record: {out['refused']}")
         game = make(out["game"], **out["params"])
@@ -443,7 +440,7 @@ class GameService:
         async with live.lock:
             if live.over is not None or live.game.is_terminal(live.state):
                 raise ApiError(409, "the game is over")
-            self._still_served(live)
+            self.still_served(live)
             try:
                 done = await clock_keeper.end(self, live, seat, "resign", time.time())
             except StoreError as exc:
@@ -474,7 +471,7 @@ class GameService:
             if not may_abort(live):
                 raise ApiError(409, "both players have moved: a game can be aborted only "
                                     "before that; resign instead")
-            self._still_served(live)
+            self.still_served(live)
             try:
                 done = await clock_keeper.end(self, live, None, clock_keeper.ABORTED, time.time(), by=seat)
             except StoreError as exc:
@@ -483,7 +480,7 @@ class GameService:
                 raise ApiError(409, "the game has moved on: read it and try again")
         self.hub.publish(live.id)
 
-    def _still_served(self, live: Live) -> None:
+    def still_served(self, live: Live) -> None:
         """Raises: ApiError 409 when ``live`` is no longer the copy served here (another
         process changed the game, or it was let go from memory, while this request waited)."""
         if self.live.get(live.id) is not live:
@@ -501,7 +498,7 @@ class GameService:
         async with live.lock:
             if len(live.moves) != ply or live.over is not None:
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, not {ply}")
-            self._still_served(live)
+            self.still_served(live)
             clock = clock_keeper.after_move(live, before, after, time.time())
             value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
                 live, after, [*live.history.movers, live.game.current_player(before)], clock))
@@ -540,169 +537,7 @@ class GameService:
             task.add_done_callback(lambda _t: release())
         return release
 
-    # -- study tools ------------------------------------------------------------------------
-    async def cancel(self, live: Live, secret: Any) -> None:
-        """Discard what the agent is thinking and pause it (undo or resume afterwards), on
-        every server process holding the game.
-
-        Raises:
-            ApiError: 403 without a seat secret, 409 when no agent is thinking.
-        """
-        self.require_seat(live, secret)
-        t = live.thinking
-        if t is None:
-            raise ApiError(409, "no agent is thinking")
-        self.turns.stop(live)
-        self.turns.pause(live, cancelled(live, t.spec))
-        # the others hear of it (the thinker stops); the pause outlasts this process
-        with contextlib.suppress(StoreError):
-            await asyncio.to_thread(self.store.cancel_thinking, live.id, t.ply)
-
-    async def resume(self, live: Live, secret: Any, client: str = "") -> None:
-        """Let a paused agent think again.
-
-        Raises:
-            ApiError: 403 without a seat secret, 429 no room in the job queue.
-        """
-        self.require_seat(live, secret)
-        if (live.thinking is None and not live.game.is_terminal(live.state)
-                and any(s not in (HUMAN, OPEN) for s in live.seats)):
-            self.admit(client)  # its agent may think now
-        live.paused = False
-        live.notice = ""
-        live.client = client
-        await self.turns.advance(live, client, resume=True)
-        self.hub.publish(live.id)
-
-    async def undo(self, live: Live, secret: Any) -> None:
-        """Take back moves to this seat's previous turn (only against an agent).
-
-        Raises:
-            ApiError: 403 without a seat secret, 409 between two humans, for an agent's seat or
-            with nothing to undo.
-        """
-        seat = self.require_seat(live, secret)
-        if live.seats[seat - 1] != HUMAN:
-            raise ApiError(409, f"undo is for a person playing an agent; player {seat} is "
-                                f"the agent {quote(live.seats[seat - 1])}")
-        if not may_undo(live, seat):
-            raise ApiError(409, "undo is for games against an agent; between two people it "
-                                "would need the other player's consent")
-        if live.game.is_terminal(live.state):
-            raise ApiError(409, "the game is over: its moves can no longer be taken back")
-        movers = live.history.movers
-        keep = next((k for k in range(len(movers) - 1, -1, -1) if movers[k] == seat), None)
-        if keep is None:
-            raise ApiError(409, f"player {seat} has no move to undo")
-        redo = tuple(live.moves[keep:]) + tuple(live.redo)
-        count = len(live.moves)
-        async with live.lock:
-            if len(live.moves) != count:  # the agent's move was written first: it goes on
-                raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
-            self._still_served(live)
-            kept = live.history.at(keep)
-            try:
-                await asyncio.to_thread(self.store.truncate, live.id, keep, count,
-                                        result_of(live.game, kept), redo,
-                                        to_move=clock_keeper.seat_to_move(live, kept),
-                                        line=tuple(live.moves))
-            except StaleError as exc:
-                self.invalidate(live.id)
-                raise ApiError(409, str(exc)) from None
-            except StoreError as exc:  # nothing was undone: an agent thinking goes on
-                raise ApiError(503, str(exc)) from None
-            # its move, written meanwhile, waits for the lock and then finds the game moved on
-            self.turns.forget(live)
-            # everything the undo changes here changes before the lock is let go: a move
-            # that waited for it finds the undone position with its redo line, and clears it
-            live.history.truncate(keep)
-            live.pictures.clear()
-            live.hints = {k: h for k, h in live.hints.items() if k[0] <= keep}
-            live.redo = list(redo)
-            live.paused = False
-            live.notice = ""
-            review_left = live.review
-            if review_left is not None:
-                review_left.truncate(keep)
-        self.hub.publish(live.id)
-        if review_left is not None:
-            # the moves are undone either way; points past the game's end are not read back
-            with contextlib.suppress(StoreError):
-                await asyncio.to_thread(self.store.put_analysis, live.id, review_left.engine,
-                                        review_left.stored())
-
-    async def redo(self, live: Live, secret: Any, client: str = "") -> None:
-        """Replay undone moves up to this seat's next turn.
-
-        Raises:
-            ApiError: 403 without a seat secret, 409 with nothing to redo, 429 when an agent
-            would think and the client has no room in the job queue.
-        """
-        seat = self.require_seat(live, secret)
-        if not live.redo:
-            raise ApiError(409, "nothing to redo")
-        if any(s != HUMAN for s in live.seats):
-            self.admit(client)
-        self.turns.forget(live)
-        game = live.game
-        played_own = False
-        while live.redo and not game.is_terminal(live.state):
-            mover = game.current_player(live.state)
-            if mover == seat and played_own:
-                break
-            text = live.redo[0]
-            try:
-                after = game.play_text(live.state, text)
-            except StonegardenError:
-                live.redo = []
-                break
-            played_own = played_own or mover == seat
-            try:
-                await self.append_move(live, text, after, tuple(live.redo[1:]))
-            except ApiError:
-                # the moves redone before are stored: an agent to move after them thinks
-                live.paused = False
-                await self.turns.advance(live, client)
-                raise
-        live.paused = False
-        live.client = client
-        await self.turns.advance(live, client)
-
-    async def hint(self, live: Live, secret: Any, client: str = "") -> dict[str, Any]:
-        """A short search's best move for the asking seat, on its own turn; shown to that seat
-        only.
-
-        Raises:
-            ApiError: 403 without a seat secret, or between two people who did not both agree to
-            hints when the game was created; 409 when the game is over, it is not this seat's
-            turn, or the position changed while the hint was searched (an undo); 429 no room in
-            the job queue; 503 the search could not finish.
-        """
-        seat = self.require_seat(live, secret)
-        game, state = live.game, live.state
-        if game.is_terminal(state) or live.over is not None:
-            raise ApiError(409, "there is no move to hint: the game is over")
-        if not hints_allowed(live):
-            raise ApiError(403, "hints between two people need both seats' agreement, given "
-                                "when the game is created (\"hints\": true)")
-        to_move = game.current_player(state)
-        if to_move != seat:
-            raise ApiError(409, f"a hint is for your own turn; it is player {to_move}'s")
-        ply, line = len(live.moves), tuple(live.moves)
-        if (ply, seat) in live.hints:
-            return live.hints[(ply, seat)]
-        spec = self.hint_spec or job_kinds.hint_agent_spec(self.budgets.job_threads)
-        # the position is its moves: an undo may reach the same ply by other moves meanwhile
-        text = await self._shared(live, ("hint", line), lambda: self._job(
-            "agent-move", self.turns.job_args(live, spec), client, self.budgets.hint_seconds))
-        if tuple(live.moves) != line:
-            raise ApiError(409, "the game moved on while the hint was searched: ask again")
-        cells = safe_move_cells(view_for(game), game, state, text)
-        hint = {"ply": ply, "move": text, "agent": spec, "cells": cells}
-        live.hints[(ply, seat)] = hint
-        return hint
-
-    async def _shared(self, live: Live, key: Any,
+    async def shared(self, live: Live, key: Any,
                       start: Callable[[], Awaitable[Any]]) -> Any:
         """One job for identical requests made while it runs."""
         pending = live.pending.get(key)
@@ -712,7 +547,7 @@ class GameService:
             pending.add_done_callback(lambda _f: live.pending.pop(key, None))
         return await asyncio.shield(pending)
 
-    async def _job(self, kind: str, args: dict[str, Any], client: str, deadline: float) -> Any:
+    async def job(self, kind: str, args: dict[str, Any], client: str, deadline: float) -> Any:
         """Run a job for ``client`` and give its answer.
 
         Raises:
@@ -773,7 +608,7 @@ class GameService:
             return live.sgf[1]
         record = self.record(live)
         try:
-            text: str = await self._shared(live, key, lambda: asyncio.to_thread(
+            text: str = await self.shared(live, key, lambda: asyncio.to_thread(
                 record_to_sgf, record, f"game {live.id}"))
         except StonegardenError as exc:
             raise ApiError(404, str(exc)) from None
