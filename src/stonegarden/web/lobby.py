@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
 from ..core.registry import game_class
-from ..errors import StonegardenError, StoreError, quote
+from ..errors import StonegardenError, quote
 from . import clock_keeper
 from .http import ApiError, Json, client_of, read_json
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
@@ -51,19 +51,10 @@ async def room_to_join(svc: GameService, client: str) -> None:
     """Raises: ApiError 429 when ``client`` has joined ``lobby_per_client`` games that are
     not yet under way (not over, fewer than two moves), so that no one empties the lobby by
     taking every open seat; 503 when the store fails while they are counted."""
-    mine = svc.joined.get(client, [])
-    if len(mine) < svc.budgets.lobby_per_client:
-        return
-    try:
-        rows = await asyncio.to_thread(svc.store.list_games, listed_only=False, ids=mine)
-    except StoreError as exc:
-        raise ApiError(503, str(exc)) from None
-    starting = {r.id for r in rows if r.result is None and r.moves < 2}
-    mine = svc.joined[client] = [gid for gid in mine if gid in starting]
-    if len(mine) >= svc.budgets.lobby_per_client:
-        raise ApiError(429, f"you have joined {len(mine)} games that have not begun, the most "
-                            "one player may have: play or resign one first",
-                       {"Retry-After": "60"})
+    n = await svc.count_held(svc.joined, client, lambda r: r.result is None and r.moves < 2)
+    if n >= svc.budgets.lobby_per_client:
+        raise ApiError(429, f"you have joined {n} games that have not begun, the most one "
+                            "player may have: play or resign one first", {"Retry-After": "60"})
 
 
 async def join(svc: GameService, live: Live, name: Any, client: str) -> int:

@@ -28,7 +28,7 @@ from ..core.registry import game_class, make
 from ..errors import IllegalMoveError, JobError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
-from ..store import GameRow, NewGame, StaleError, Store
+from ..store import GameRow, GameSummary, NewGame, StaleError, Store
 from . import clock_keeper, job_kinds, review_job, snapshot
 from .agent_turns import AgentTurns, budget_options
 from .elsewhere import Elsewhere
@@ -246,21 +246,32 @@ class GameService:
     async def _room_in_lobby(self, client: str) -> None:
         """Raises: ApiError 429 when ``client`` has ``lobby_per_client`` games waiting in the
         lobby for an opponent (so that no one buries the others' games)."""
-        mine = self.in_lobby.get(client, [])
+        listed_since = time.time() - LOBBY_STALE
+        n = await self.count_held(self.in_lobby, client, lambda r: (
+            OPEN in r.seats and r.result is None and r.created >= listed_since))
+        if n >= self.budgets.lobby_per_client:
+            raise ApiError(429, f"you have {n} games waiting in the lobby for an "
+                                "opponent, the most one player may have: withdraw one, or "
+                                "wait until someone joins", {"Retry-After": "60"})
+
+    async def count_held(self, held: dict[str, list[str]], client: str,
+                         counts: Callable[[GameSummary], bool]) -> int:
+        """How many of the games ``held`` lists for ``client`` still ``count``; the others
+        are let go. The store is read only once ``lobby_per_client`` are listed.
+
+        Raises:
+            ApiError: 503 when the store fails.
+        """
+        mine = held.get(client, [])
         if len(mine) < self.budgets.lobby_per_client:
-            return
+            return len(mine)
         try:
             rows = await asyncio.to_thread(self.store.list_games, listed_only=False, ids=mine)
         except StoreError as exc:
             raise ApiError(503, str(exc)) from None
-        listed_since = time.time() - LOBBY_STALE
-        waiting = {r.id for r in rows if OPEN in r.seats and r.result is None
-                   and r.created >= listed_since}
-        mine = self.in_lobby[client] = [gid for gid in mine if gid in waiting]
-        if len(mine) >= self.budgets.lobby_per_client:
-            raise ApiError(429, f"you have {len(mine)} games waiting in the lobby for an "
-                                "opponent, the most one player may have: withdraw one, or "
-                                "wait until someone joins", {"Retry-After": "60"})
+        still = {r.id for r in rows if counts(r)}
+        held[client] = [gid for gid in mine if gid in still]
+        return len(held[client])
 
     def _seat(self, spec: str, game: Game) -> str:
         """The canonical spec of a seat: ``human``, ``open`` or an agent that can play
