@@ -47,7 +47,7 @@ def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
 
 
 class BlobsView(BoardView):
-    kind = "blobs"
+    kind = "die-face"  # a frontier cell, then one of the faces that fit it
     click_to_play = True
     player_classes = ("p-red", "p-blue")
     #: pixels per die: the board keeps this scale however many dice it shows
@@ -124,14 +124,19 @@ class BlobsView(BoardView):
         return [cell] if cell else []
 
     def builder(self, game: Game, state: State) -> dict[str, Any]:
-        """Also ``roll``: the face rolled under Tumbling Dice ("Mixed face"), which the mover
-        must place, else ``None``."""
+        """The ``die-face`` builder: ``options``, the faces that fit each frontier cell;
+        ``dice_left``; ``roll``, the face rolled under Tumbling Dice ("Mixed face"), which the
+        mover must place, else ``None``; ``prompt``, what to do, in the game's words."""
         from ...games.blobs.lattice import FACES
 
         roll = getattr(state, "roll", -1)
+        rolled = FACE_LABELS[FACES[roll]] if roll >= 0 else None
+        prompt = "click a highlighted frontier cell"
+        if rolled is not None:
+            prompt = f"Tumbling Dice: you rolled a {rolled} and must place it; {prompt}"
         return {"kind": self.kind, "options": self._options(game, state),
-                "dice_left": getattr(state, "dice_left", None),
-                "roll": FACE_LABELS[FACES[roll]] if roll >= 0 else None}
+                "dice_left": getattr(state, "dice_left", None), "roll": rolled,
+                "prompt": prompt}
 
     def legend(self, game: Game) -> list[dict[str, str]]:
         return [{"letter": "R", "name": "red", "mark": "dotted regions", "player": "1",

@@ -17,7 +17,7 @@
   let pending = [];       // hex builder: [{letter, cell}]
   let colour = null;      // hex builder: selected colour letter
   let typed = false;      // the text field was edited by hand
-  let chosenCell = null;  // blobs builder: the frontier cell whose faces are offered
+  let chosenCell = null;  // die-face builder (Blobs): the frontier cell whose faces are offered
   let chosen = null;      // confirm-moves mode: {text, cell} chosen, not yet played
   let focusCell = null;   // the board cell that holds the keyboard focus
   let wasMyTurn = false;
@@ -438,11 +438,11 @@
       note.textContent = b.max_stones === 1 ? "first turn: one stone" : "one or two stones (one of each colour)";
       box.append(note);
     }
-    if (b.kind === "blobs" && live) {
+    if (b.kind === "die-face" && live) {
       const note = document.createElement("span"); note.className = "muted"; note.id = "blobs-info";
       const opts = chosenCell ? b.options[chosenCell] || [] : [];
-      note.textContent = opts.length ? `faces that fit ${chosenCell}:` : "click a highlighted frontier cell";
-      if (b.roll) note.textContent = `Tumbling Dice: you rolled a ${b.roll} and must place it; ` + note.textContent;
+      // the view's words for what to do (a roll to place, say), until a cell is chosen
+      note.textContent = opts.length ? `faces that fit ${chosenCell}:` : b.prompt;
       box.append(note);
       for (const o of opts) {
         const btn = document.createElement("button"); btn.type = "button";
@@ -480,7 +480,7 @@
       return `Chosen: ${placed} (${pendingText(s)}). ${more}`;
     }
     if (chosen) return `${chosen.text} chosen: Confirm to play it.`;
-    const opts = b.kind === "blobs" && chosenCell ? b.options[chosenCell] || [] : [];
+    const opts = b.kind === "die-face" && chosenCell ? b.options[chosenCell] || [] : [];
     if (opts.length > 1) return `${opts.length} faces fit ${chosenCell}: choose one with the buttons after the board.`;
     return "";
   }
@@ -541,7 +541,7 @@
     const g = cell ? svg.querySelector(`[data-cell="${cell}"]`) : null;
     if (g && snap.builder.kind === "point" && chosen) ghost(g, "#" + snap.builder.ghost);
     else if (g) g.classList.add("pending");
-    if (g) nameChosen(g, chosen && snap.builder.kind === "blobs" ? chosen.text : "");  // the face
+    if (g) nameChosen(g, chosen && snap.builder.kind === "die-face" ? chosen.text : "");  // the face
   }
 
   /** Why a cell chosen does nothing, said (an alert) rather than ignored in silence. */
@@ -564,7 +564,7 @@
       else refuseCell(`nothing can be played on ${name}`);
       return;
     }
-    if (b.kind === "blobs") {
+    if (b.kind === "die-face") {
       const opts = b.options[name];
       if (!opts) { refuseCell(`no die fits ${name}: the highlighted cells take one`); return; }
       chosen = null;
