@@ -53,7 +53,8 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = L2, steps: int 
                 progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """Weights (``num_features`` + 1, the last the padding's 0) minimising the mean log-loss
     of ``data``'s choices, or the mean cross-entropy to its ``target`` where it has one, plus
-    ``l2 / 2 * |w|^2``. ``progress(step, loss)`` after each step."""
+    ``l2 / 2 * |w|^2``. ``progress(step, loss)`` after each step: the mean log-loss (or
+    cross-entropy) of the weights the step started from, without the penalty."""
     w = np.zeros(num_features + 1)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
@@ -62,10 +63,10 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = L2, steps: int 
     for step in range(1, steps + 1):
         z, p, lse = _probabilities(w, data)
         if data.target is None:
-            loss = float(np.mean(lse - z[data.chosen])) + l2 / 2 * float(w @ w)
+            loss = float(np.mean(lse - z[data.chosen]))
             p[data.chosen] -= 1.0
         else:  # the gradient of the cross-entropy is the model's shares less the target's
-            loss = float((lse.sum() - data.target @ z) / count) + l2 / 2 * float(w @ w)
+            loss = float((lse.sum() - data.target @ z) / count)
             p -= data.target
         grad = l2 * w
         for col in range(data.rows.shape[1]):

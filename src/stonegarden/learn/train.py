@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from .. import __version__
+from ..agents.registry import OPTION_RANGES
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError, RecordError, StonegardenError
@@ -200,7 +201,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
         done[task["index"]] = record
 
     run_tasks(tasks, keep, workers=workers, description="self-play",
-              done_before=min(len(done), games), progress=progress)
+              done_before=games - len(tasks), progress=progress)
     return {i: done[i] for i in range(games)}
 
 
@@ -247,8 +248,10 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     Raises:
         ParameterError: a bad game, parameter or setting.
     """
-    if games < 2 or sims < 1 or steps < 1 or not 0 <= prior <= 10_000:
-        raise ParameterError("train needs games >= 2, sims >= 1, steps >= 1, prior 0..10000")
+    if (games < 2 or not 1 <= sims <= OPTION_RANGES["sims"][1] or steps < 1
+            or not 0 <= prior <= 10_000):
+        raise ParameterError("train needs games >= 2, sims 1..10000000, steps >= 1, "
+                             "prior 0..10000")
     if not 0 <= seed <= MAX_SEED:
         raise ParameterError(f"seed must be 0..{MAX_SEED}, not {seed!r}")
     if targets not in TARGETS:
@@ -287,8 +290,10 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         task = bar.add_task("fit", total=steps, tally="")
         lines = progress and not bar.console.is_terminal
 
+        measure = "log-loss" if targets == "move" else "cross-entropy"
+
         def fitted_to(step: int, loss: float) -> None:
-            bar.update(task, completed=step, tally=f"log-loss {loss:.4f}")
+            bar.update(task, completed=step, tally=f"{measure} {loss:.4f}")
             if lines:
                 progress_line(bar, task, max(1, steps // 10), "steps")
 
