@@ -131,6 +131,17 @@ def test_the_fit_learns_which_feature_is_chosen_and_beats_the_uniform_choice():
     assert report.accuracy > 0.75
 
 
+def test_a_choice_tied_first_with_others_counts_its_share_of_the_accuracy():
+    b = Choices.builder()
+    b.add(np.array([[0], [0], [1], [2]]), 1)  # tied first with row 0: half a hit
+    b.add(np.array([[0], [1]]), 0)  # first alone: a hit
+    b.add(np.array([[0], [1], [1]]), 1)  # rated below row 0: a miss
+    data = b.build()
+    assert evaluate(np.array([1.0, 0.0, -1.0, 0.0]), data).accuracy == pytest.approx(0.5)
+    # the model that knows nothing has the uniform choice's accuracy, not every choice right
+    assert evaluate(np.zeros(4), data).accuracy == pytest.approx((1 / 4 + 1 / 2 + 1 / 3) / 3)
+
+
 def test_the_fit_matches_soft_targets_where_one_hot_choices_would_sharpen_them():
     rng = np.random.default_rng(1)
     share = {0: 0.7, 1: 0.3, 2: 0.0}  # a teacher that splits its visits between two moves

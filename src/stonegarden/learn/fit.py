@@ -39,13 +39,17 @@ def _probabilities(weights: np.ndarray, data: Choices) -> tuple[np.ndarray, np.n
 
 
 def evaluate(weights: np.ndarray, data: Choices) -> FitReport:
-    """Log-loss and accuracy of ``weights`` (padded with a 0) on ``data``."""
+    """Log-loss and accuracy of ``weights`` (padded with a 0) on ``data``: the accuracy is the
+    share of decisions whose choice the model rates first, a choice among k candidates tied
+    first counting 1/k (the uniform choice's accuracy is the mean of 1 / candidates)."""
     z, _, lse = _probabilities(weights, data)
     heads = data.starts[:-1]
+    sizes = np.diff(data.starts)
     best = np.maximum.reduceat(z, heads)
+    tied = np.add.reduceat((z >= np.repeat(best, sizes)).astype(np.int64), heads)
     return FitReport(float(np.mean(lse - z[data.chosen])),
-                     float(np.mean(z[data.chosen] >= best)),
-                     float(np.mean(np.log(np.diff(data.starts)))))
+                     float(np.mean((z[data.chosen] >= best) / tied)),
+                     float(np.mean(np.log(sizes))))
 
 
 def fit_choices(data: Choices, num_features: int, *, l2: float = L2, steps: int = STEPS,
