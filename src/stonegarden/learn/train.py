@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 from .. import __version__
-from ..agents.registry import OPTION_RANGES
+from ..agents.registry import MAX_SPEC, OPTION_RANGES
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError, RecordError, StonegardenError
@@ -102,13 +102,16 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
             raise ParameterError(f"{game.id!r} ships no learned model to teach with")
     else:
         path = option = str(Path(teacher).expanduser().resolve())
-        if any(c in option for c in ",:="):  # they would cut the agent spec it goes into
-            raise ParameterError(f"teacher {teacher!r}: a model file's path may not hold "
-                                 "',', ':' or '='")
+        if "," in option:  # it would cut the agent spec it goes into (':' and '=' do not)
+            raise ParameterError(f"teacher {teacher!r}: a model file's path may not hold ','")
     model = load_model(path)
     if model.kind != learner.kind:
         raise ParameterError(f"teacher {teacher!r} is a {model.kind!r} model, not the "
                              f"{learner.kind!r} model of {game.id}")
+    if len(self_play_spec(int(OPTION_RANGES["sims"][1]), {"model": option})) > MAX_SPEC:
+        raise ParameterError(f"teacher {teacher!r}: its path, {option!r}, is too long for the "
+                             f"self-play's agent spec (at most {MAX_SPEC} characters in all): "
+                             "copy or link the model to a shorter path")
     return {"model": option, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
 
 
