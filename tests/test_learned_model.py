@@ -423,6 +423,17 @@ def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_pat
                                    "sims=5, not sims=6; use another --out")
 
 
+def test_a_rerun_fitting_visits_on_games_that_kept_none_says_so_in_the_options_words(tmp_path):
+    game = stonegarden.make("freego", size=5)
+    self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)
+    done = run_cli("train", "freego", "--param", "size=5", "--games", "2", "--sims", "5",
+                   "--targets", "visits", "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"error: {str(tmp_path / 'data')!r} holds games whose "
+                                   "self-play kept no root visits, which --targets visits "
+                                   "fits: use another --out")
+
+
 @pytest.mark.parametrize("settings", ["", "[1]", '{"game": "blo', None])
 def test_a_data_folder_with_games_and_damaged_settings_is_refused_in_one_line(tmp_path,
                                                                               settings):

@@ -180,6 +180,9 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
             visits = settings["visits"] = True
         if known != settings:
             differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
+            if differ == ["visits"]:  # no option is named so: --targets visits asks for them
+                raise ParameterError(f"{str(data)!r} holds games whose self-play kept no root "
+                                     "visits, which --targets visits fits: use another --out")
 
             def text(values: dict[str, Any]) -> str:
                 return ", ".join(f"{k}={json.dumps(values.get(k))}" for k in differ)
