@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 import stonegarden
 from stonegarden.core.record import load_record, replay_rows
+from stonegarden.search.profile import profile_for
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -82,3 +84,26 @@ def test_train_refuses_a_teacher_that_is_no_model_before_playing(cli, tmp_path):
             str(tmp_path / "nowhere.npz"), "--out", str(out), "--quiet")
     assert r.returncode == 2 and "no model file" in r.stderr and "Traceback" not in r.stderr
     assert not out.exists()
+
+
+def test_train_takes_a_teacher_whose_path_holds_a_colon_and_refuses_one_too_long_at_once(
+        cli, tmp_path):
+    shipped = Path(profile_for(stonegarden.make("freego")).shipped_model_path())
+    for folder in ("run:2", "x" * 100 + "/" + "y" * 100):
+        (tmp_path / folder).mkdir(parents=True)
+        for suffix in (".npz", ".json"):
+            shutil.copy(shipped.with_suffix(suffix), tmp_path / folder / f"freego{suffix}")
+    r = cli("train", "freego", "--param", "size=5", "--games", "2", "--sims", "5", "--steps",
+            "2", "--teacher", str(tmp_path / "run:2" / "freego.npz"), "--out",
+            str(tmp_path / "taught"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    colon = (tmp_path / "run:2" / "freego.npz").resolve()
+    assert json.loads(r.stdout)["self_play"] == f"mcts:sims=5,model={colon}"
+    long = (tmp_path / ("x" * 100) / ("y" * 100) / "freego.npz").resolve()
+    r = cli("train", "freego", "--param", "size=5", "--games", "2", "--teacher", str(long),
+            "--out", str(tmp_path / "long"), "--quiet")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [
+        f"error: teacher {str(long)!r}: its path, {str(long)!r}, is too long for the self-play's "
+        "agent spec (at most 200 characters in all): copy or link the model to a shorter path"]
+    assert not (tmp_path / "long").exists()

@@ -131,6 +131,17 @@ def test_the_fit_learns_which_feature_is_chosen_and_beats_the_uniform_choice():
     assert report.accuracy > 0.75
 
 
+def test_a_choice_tied_first_with_others_counts_its_share_of_the_accuracy():
+    b = Choices.builder()
+    b.add(np.array([[0], [0], [1], [2]]), 1)  # tied first with row 0: half a hit
+    b.add(np.array([[0], [1]]), 0)  # first alone: a hit
+    b.add(np.array([[0], [1], [1]]), 1)  # rated below row 0: a miss
+    data = b.build()
+    assert evaluate(np.array([1.0, 0.0, -1.0, 0.0]), data).accuracy == pytest.approx(0.5)
+    # the model that knows nothing has the uniform choice's accuracy, not every choice right
+    assert evaluate(np.zeros(4), data).accuracy == pytest.approx((1 / 4 + 1 / 2 + 1 / 3) / 3)
+
+
 def test_the_fit_matches_soft_targets_where_one_hot_choices_would_sharpen_them():
     rng = np.random.default_rng(1)
     share = {0: 0.7, 1: 0.3, 2: 0.0}  # a teacher that splits its visits between two moves
@@ -412,6 +423,17 @@ def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_pat
                                    "sims=5, not sims=6; use another --out")
 
 
+def test_a_rerun_fitting_visits_on_games_that_kept_none_says_so_in_the_options_words(tmp_path):
+    game = stonegarden.make("freego", size=5)
+    self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)
+    done = run_cli("train", "freego", "--param", "size=5", "--games", "2", "--sims", "5",
+                   "--targets", "visits", "--out", str(tmp_path), "--quiet")
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"error: {str(tmp_path / 'data')!r} holds games whose "
+                                   "self-play kept no root visits, which --targets visits "
+                                   "fits: use another --out")
+
+
 @pytest.mark.parametrize("settings", ["", "[1]", '{"game": "blo', None])
 def test_a_data_folder_with_games_and_damaged_settings_is_refused_in_one_line(tmp_path,
                                                                               settings):
@@ -533,6 +555,80 @@ def test_a_seed_too_large_for_the_games_seeds_is_refused_as_the_option(tmp_path)
     done = run_cli("train", "blobs", "--games", "2", "--sims", "5", "--seed", str(2**40),
                    "--steps", "5", "--out", str(tmp_path / "run"), "--quiet")
     assert done.returncode == 0, done.stderr
+
+
+def test_more_simulations_than_an_agent_takes_are_refused_as_the_option(tmp_path):
+    done = run_cli("train", "blobs", "--games", "2", "--sims", "10000001", "--out",
+                   str(tmp_path / "run"), "--quiet")
+    assert done.returncode == 2 and "Invalid value for '--sims'" in done.stderr, done.stderr
+    assert "agent" not in done.stderr and not (tmp_path / "run").exists()
+    with pytest.raises(ParameterError, match=r"sims 1\.\.10000000"):
+        train("blobs", {}, games=2, sims=10_000_001, out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_model_write_cut_short_leaves_the_model_that_was_there(tmp_path, monkeypatch):
+    path = tmp_path / "blobs.npz"
+    save_model(path, {"weights": np.ones(3, np.float32)}, {"kind": "k", "prior": 7})
+
+    def cut_short(f, **arrays):
+        f.write(b"PK\x03\x04 half a table")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        save_model(path, {"weights": np.zeros(3, np.float32)}, {"kind": "k", "prior": 9})
+
+    def full(f, **arrays):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", full)
+    with pytest.raises(ParameterError, match=f"cannot write the model {re.escape(repr(str(path)))}"
+                                             ": No space left on device$"):
+        save_model(path, {"weights": np.zeros(3, np.float32)}, {"kind": "k", "prior": 9})
+    model = load_model(path)
+    assert model.prior == 7 and model.arrays["weights"].tolist() == [1, 1, 1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blobs.json", "blobs.npz"]
+
+
+def test_a_run_stopped_in_the_fit_says_no_model_was_written(tmp_path):
+    args = ["train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5", "--out",
+            str(tmp_path), "--quiet"]
+    assert run_cli(*args, "--steps", "5").returncode == 0
+    before = (tmp_path / "blooms.npz").read_bytes()
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", *args, "--steps", "100000000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=cli_env())
+    assert proc.stderr is not None
+    assert proc.stderr.readline().startswith("fitting blooms-race-patterns")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.splitlines() == [
+        f"stopped before the model was written: the 2 self-play games are kept in "
+        f"{str(tmp_path / 'data')!r}; the same command fits them again"]
+    assert (tmp_path / "blooms.npz").read_bytes() == before
+
+
+def test_games_beyond_games_of_an_earlier_longer_run_are_not_counted_as_this_runs(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    self_play(game, tmp_path / "data", games=4, sims=5, seed=0, workers=1, progress=False)
+    chunk = tmp_path / "data" / "games-0000.jsonl"
+    chunk.write_text("".join(line + "\n" for line in chunk.read_text().splitlines()[1:]))
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5",
+                   "--steps", "5", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "self-play: 2/2 games" in done.stderr and "3/3" not in done.stderr, done.stderr
+
+
+def test_the_fits_progress_shows_the_log_loss_the_metadata_gives(tmp_path):
+    done = run_cli("train", "blooms", "--param", "size=3", "--games", "4", "--sims", "5",
+                   "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    shown = re.findall(r"^fit: 400/400 steps, .* \(log-loss (\d\.\d{4})\)$", done.stderr,
+                       re.M)
+    fitted = json.loads(done.stdout)["fit"]["train"]["log_loss"]
+    assert len(shown) == 1 and float(shown[0]) == pytest.approx(fitted, abs=0.005)
 
 
 def test_games_without_a_choice_to_fit_are_refused_not_fitted_to_nan(tmp_path):

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..agents.registry import OPTION_RANGES
 from ..core.params import parse_param_options
 from ..lab.runner import MAX_GAMES
 from .common import NamedPath, friendly_errors, param_option
@@ -20,8 +21,8 @@ from .common import NamedPath, friendly_errors, param_option
 @param_option
 @click.option("--games", type=click.IntRange(2, MAX_GAMES), default=1000, show_default=True,
               help="self-play games (one in ten held out to measure the model)")
-@click.option("--sims", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="simulations a move in the self-play")
+@click.option("--sims", type=click.IntRange(1, int(OPTION_RANGES["sims"][1])), default=2000,
+              show_default=True, help="simulations a move in the self-play")
 @click.option("--out", type=NamedPath(file_okay=False), default=None,
               help="folder of the data and the model  [default: train-GAME]")
 @click.option("--seed", type=click.IntRange(0, 2**40), default=0, show_default=True,
@@ -51,7 +52,8 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
           device: str, quiet: bool) -> None:
     """Train GAME's move model on self-play: play the games (a rerun with the same --out goes
     on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the metadata.
-    Ctrl-C (or SIGTERM) stops it once the games being played are kept."""
+    Ctrl-C (or SIGTERM) stops it, keeping the games finished (with --workers 2 or more, those
+    being played are finished first)."""
     from ..learn.train import read_games
     from ..learn.train import train as run
 
@@ -63,9 +65,15 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
                    teacher=teacher, device=device, progress=not quiet,
                    report=lambda line: click.echo(line, err=True))
     except KeyboardInterrupt:
-        kept = len(read_games(folder / "data"))
-        click.echo(f"stopped with {min(kept, games)} of {games} self-play games kept in "
-                   f"{str(folder / 'data')!r}; the same command goes on from there", err=True)
+        # games kept by a run of a larger --games beyond this one's are not among its games
+        kept = sum(i < games for i in read_games(folder / "data"))
+        data = str(folder / "data")
+        if kept < games:
+            click.echo(f"stopped with {kept} of {games} self-play games kept in {data!r}; the "
+                       "same command goes on from there", err=True)
+        else:
+            click.echo(f"stopped before the model was written: the {games} self-play games are "
+                       f"kept in {data!r}; the same command fits them again", err=True)
         sys.exit(130)
     click.echo(json.dumps(meta, indent=1))
 

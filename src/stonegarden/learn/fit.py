@@ -39,13 +39,17 @@ def _probabilities(weights: np.ndarray, data: Choices) -> tuple[np.ndarray, np.n
 
 
 def evaluate(weights: np.ndarray, data: Choices) -> FitReport:
-    """Log-loss and accuracy of ``weights`` (padded with a 0) on ``data``."""
+    """Log-loss and accuracy of ``weights`` (padded with a 0) on ``data``: the accuracy is the
+    share of decisions whose choice the model rates first, a choice among k candidates tied
+    first counting 1/k (the uniform choice's accuracy is the mean of 1 / candidates)."""
     z, _, lse = _probabilities(weights, data)
     heads = data.starts[:-1]
+    sizes = np.diff(data.starts)
     best = np.maximum.reduceat(z, heads)
+    tied = np.add.reduceat((z >= np.repeat(best, sizes)).astype(np.int64), heads)
     return FitReport(float(np.mean(lse - z[data.chosen])),
-                     float(np.mean(z[data.chosen] >= best)),
-                     float(np.mean(np.log(np.diff(data.starts)))))
+                     float(np.mean((z[data.chosen] >= best) / tied)),
+                     float(np.mean(np.log(sizes))))
 
 
 def fit_choices(data: Choices, num_features: int, *, l2: float = L2, steps: int = STEPS,
@@ -53,7 +57,8 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = L2, steps: int 
                 progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """Weights (``num_features`` + 1, the last the padding's 0) minimising the mean log-loss
     of ``data``'s choices, or the mean cross-entropy to its ``target`` where it has one, plus
-    ``l2 / 2 * |w|^2``. ``progress(step, loss)`` after each step."""
+    ``l2 / 2 * |w|^2``. ``progress(step, loss)`` after each step: the mean log-loss (or
+    cross-entropy) of the weights the step started from, without the penalty."""
     w = np.zeros(num_features + 1)
     m = np.zeros_like(w)
     v = np.zeros_like(w)
@@ -62,10 +67,10 @@ def fit_choices(data: Choices, num_features: int, *, l2: float = L2, steps: int 
     for step in range(1, steps + 1):
         z, p, lse = _probabilities(w, data)
         if data.target is None:
-            loss = float(np.mean(lse - z[data.chosen])) + l2 / 2 * float(w @ w)
+            loss = float(np.mean(lse - z[data.chosen]))
             p[data.chosen] -= 1.0
         else:  # the gradient of the cross-entropy is the model's shares less the target's
-            loss = float((lse.sum() - data.target @ z) / count) + l2 / 2 * float(w @ w)
+            loss = float((lse.sum() - data.target @ z) / count)
             p -= data.target
         grad = l2 * w
         for col in range(data.rows.shape[1]):

@@ -44,8 +44,7 @@ def fit_choices_torch(data: Choices, num_features: int, *, device: str = "cpu",
             loss = (lse - z[chosen]).sum() / count
         else:
             loss = (lse.sum() - target @ z) / count
-        loss = loss + l2 / 2 * (w * w).sum()
-        loss.backward()
+        (loss + l2 / 2 * (w * w).sum()).backward()
         opt.step()
         if progress is not None:
             progress(step, float(loss.detach()))

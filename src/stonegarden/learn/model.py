@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import zipfile
 import zlib
@@ -53,11 +54,30 @@ def meta_path(path: Path) -> Path:
 
 
 def save_model(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-    """Write ``path`` (.npz, compressed) and its metadata beside it (.json)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f:
-        np.savez_compressed(f, allow_pickle=False, **arrays)
-    meta_path(path).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    """Write ``path`` (.npz, compressed) and its metadata beside it (.json), each whole or
+    not at all: both are written beside their places first, so a write cut short (Ctrl-C,
+    a full disk) leaves the model that was there, and a process reading it meanwhile reads
+    the old files or the new ones.
+
+    Raises:
+        ParameterError: the files cannot be written.
+    """
+    notes = meta_path(path)
+    parts = [p.with_name(p.name + ".part") for p in (path, notes)]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with parts[0].open("wb") as f:
+            np.savez_compressed(f, allow_pickle=False, **arrays)
+        parts[1].write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        parts[0].replace(path)
+        parts[1].replace(notes)
+    except OSError as exc:
+        raise ParameterError(f"cannot write the model {str(path)!r}: "
+                             f"{exc.strerror or exc}") from None
+    finally:
+        for part in parts:
+            with contextlib.suppress(OSError):
+                part.unlink(missing_ok=True)
 
 
 def load_model(path: str | Path) -> MoveModel:

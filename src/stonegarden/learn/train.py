@@ -25,6 +25,7 @@ import numba
 import numpy as np
 
 from .. import __version__
+from ..agents.registry import MAX_SPEC, OPTION_RANGES
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError, RecordError, StonegardenError
@@ -101,13 +102,16 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
             raise ParameterError(f"{game.id!r} ships no learned model to teach with")
     else:
         path = option = str(Path(teacher).expanduser().resolve())
-        if any(c in option for c in ",:="):  # they would cut the agent spec it goes into
-            raise ParameterError(f"teacher {teacher!r}: a model file's path may not hold "
-                                 "',', ':' or '='")
+        if "," in option:  # it would cut the agent spec it goes into (':' and '=' do not)
+            raise ParameterError(f"teacher {teacher!r}: a model file's path may not hold ','")
     model = load_model(path)
     if model.kind != learner.kind:
         raise ParameterError(f"teacher {teacher!r} is a {model.kind!r} model, not the "
                              f"{learner.kind!r} model of {game.id}")
+    if len(self_play_spec(int(OPTION_RANGES["sims"][1]), {"model": option})) > MAX_SPEC:
+        raise ParameterError(f"teacher {teacher!r}: its path, {option!r}, is too long for the "
+                             f"self-play's agent spec (at most {MAX_SPEC} characters in all): "
+                             "copy or link the model to a shorter path")
     return {"model": option, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
 
 
@@ -176,6 +180,9 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
             visits = settings["visits"] = True
         if known != settings:
             differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
+            if differ == ["visits"]:  # no option is named so: --targets visits asks for them
+                raise ParameterError(f"{str(data)!r} holds games whose self-play kept no root "
+                                     "visits, which --targets visits fits: use another --out")
 
             def text(values: dict[str, Any]) -> str:
                 return ", ".join(f"{k}={json.dumps(values.get(k))}" for k in differ)
@@ -200,7 +207,7 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
         done[task["index"]] = record
 
     run_tasks(tasks, keep, workers=workers, description="self-play",
-              done_before=min(len(done), games), progress=progress)
+              done_before=games - len(tasks), progress=progress)
     return {i: done[i] for i in range(games)}
 
 
@@ -247,8 +254,10 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     Raises:
         ParameterError: a bad game, parameter or setting.
     """
-    if games < 2 or sims < 1 or steps < 1 or not 0 <= prior <= 10_000:
-        raise ParameterError("train needs games >= 2, sims >= 1, steps >= 1, prior 0..10000")
+    if (games < 2 or not 1 <= sims <= OPTION_RANGES["sims"][1] or steps < 1
+            or not 0 <= prior <= 10_000):
+        raise ParameterError("train needs games >= 2, sims 1..10000000, steps >= 1, "
+                             "prior 0..10000")
     if not 0 <= seed <= MAX_SEED:
         raise ParameterError(f"seed must be 0..{MAX_SEED}, not {seed!r}")
     if targets not in TARGETS:
@@ -287,8 +296,10 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
         task = bar.add_task("fit", total=steps, tally="")
         lines = progress and not bar.console.is_terminal
 
+        measure = "log-loss" if targets == "move" else "cross-entropy"
+
         def fitted_to(step: int, loss: float) -> None:
-            bar.update(task, completed=step, tally=f"log-loss {loss:.4f}")
+            bar.update(task, completed=step, tally=f"{measure} {loss:.4f}")
             if lines:
                 progress_line(bar, task, max(1, steps // 10), "steps")
 
