@@ -33,7 +33,8 @@ def judgement(loss: float | None) -> str | None:
 def analyse_position(agent: SearchAgent, game: Game, state: State, budget: Budget,
                      top: int = 8) -> dict[str, Any]:
     """The search's view of ``state`` as a JSON-ready dictionary: the win probability of the
-    player to move, and of each best move once made (a proven result at its exact value: 1, 0.5 or 0).
+    player to move, and of each best move once made (a move the solver proved at its exact
+    value: 1, 0.5 or 0).
 
     Raises:
         PositionError: the game is over or a chance event is due.
