@@ -49,3 +49,22 @@ def test_the_readmes_terminal_game_saves_the_record_its_replay_lines_read(tmp_pa
     rows = cli(*lines[2][1:])
     assert rows.returncode == 0, rows.stderr
     assert [json.loads(r)["move"] for r in rows.stdout.splitlines()][:1] == ["Rd4"]
+
+
+PAGES = {"blooms": "blooms", "blooms-territory": "blooms", "freego": "freego",
+         "bridgego": "bridgego", "blobs": "blobs"}
+
+
+@pytest.mark.parametrize("game_id", sorted(PAGES))
+def test_a_game_page_lists_every_observation_plane(game_id):
+    """docs/interop.md sends researchers to each game's page for the observation planes,
+    which no page listed: each names its shape and every plane."""
+    import stonegarden
+
+    game = stonegarden.make(game_id)
+    text = (DOCS / "games" / f"{PAGES[game_id]}.md").read_text()
+    section = text.split("**Observation planes**", 1)[1].split("\n\n|", 1)[1].split("\n\n")[0]
+    listed = [int(n) for row in section.splitlines()[2:]
+              for n in row.split("|")[1].split(",")]
+    assert listed == list(range(game.observation_shape[0]))
+    assert f"= ({game.observation_shape[0]}, " in text

@@ -54,6 +54,29 @@ def test_a_position_text_can_replace_the_moves():
     assert out["ply"] == 3 and out["player"] == 2
 
 
+def test_a_move_the_solver_proved_is_valued_by_its_proof():
+    """Player 2 has a proven win here, and the answer said so (win probability 1), while its
+    best move showed the playouts' mean before the proof (0.93): a move the solver proved is
+    worth 1, 0.5 or 0, as the position is."""
+    out = ask(game="blooms", params={"size": 3, "target": 4}, agent="mcts", sims=3000, seed=1,
+              position="R.Y/GKR./.GK.Y/YR../.KY 2 0,0 7 0 0")
+    assert out["player"] == out["proven_winner"] == 2 and out["win_probability"] == 1.0
+    assert out["candidates"][0] == {"move": "Ke2,Gd4", "visits": 620, "value": 1.0}
+
+
+def test_a_byte_order_mark_before_the_first_query_is_not_part_of_it():
+    """A query file saved as "UTF-8 with BOM" had its first query refused as not JSON."""
+    out = io.StringIO()
+    version = b'{"id": 1, "action": "version"}'
+    serve([b"\xef\xbb\xbf" + version + b"\n", b"\xef\xbb\xbf" + version + b"\n"], out)
+    first, second = (json.loads(x) for x in out.getvalue().splitlines())
+    assert first == {"id": 1, "version": stonegarden.__version__}
+    assert second["kind"] == "ParameterError" and "BOM" in second["error"]  # not a file's start
+    out = io.StringIO()
+    serve(["\ufeff" + version.decode()], out)
+    assert json.loads(out.getvalue())["id"] == 1
+
+
 @pytest.mark.parametrize("query,kind,needle", [
     ({"game": "chess"}, "ParameterError", "unknown game"),
     ({"game": "blooms", "params": {"size": 99}}, "ParameterError", "size"),

@@ -123,3 +123,21 @@ def test_observation_parameters_are_refused_with_a_typed_error():
     with pytest.raises(stonegarden.ParameterError, match="observation parameters"):
         game.make_py_observer(None, {"perfect_recall": True})
     assert game.make_py_observer(None, None).tensor.size > 0
+
+
+def test_a_pickled_game_loads_in_a_process_that_never_imported_the_adapter():
+    """Unpickling called ``pyspiel.load_game`` before anything had registered the games, so a
+    spawned worker or a Ray task that received a game met "Unknown game 'stonegarden_blobs'"."""
+    import pickle
+    import subprocess
+    import sys
+
+    from .conftest import cli_env
+
+    g = pyspiel.load_game("stonegarden_blobs(dice=16,tumbling=true)")
+    code = ("import pickle, sys; g = pickle.loads(sys.stdin.buffer.read()); "
+            "print(g, g.new_initial_state().chance_outcomes())")
+    out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(g),
+                         capture_output=True, timeout=120, env=cli_env())
+    assert out.returncode == 0, out.stderr.decode()[-500:]
+    assert out.stdout.decode().startswith(f"{g} [(0, 0.16")

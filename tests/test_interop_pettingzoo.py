@@ -119,7 +119,22 @@ def test_a_step_before_reset_and_an_unknown_render_mode_are_refused():
     with pytest.raises(stonegarden.ParameterError, match="reset"):
         env("blooms", size=3).step(0)
     with pytest.raises(stonegarden.ParameterError, match="render_mode"):
-        env("blooms", size=3, render_mode="human")
+        env("blooms", size=3, render_mode="rgb_array")
     e = env("blooms", size=3, render_mode="ansi")
     e.reset(seed=0)
     assert "to_move=1" in e.render()
+
+
+def test_human_render_mode_prints_the_diagram_and_passes_pettingzoos_render_test(capsys):
+    """``render_mode="human"``, as PettingZoo's tutorials and its own ``render_test`` make
+    every environment, was refused."""
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: env("freego", size=5, render_mode=render_mode))
+    e = env("freego", size=5, render_mode="human")
+    capsys.readouterr()
+    e.reset(seed=0)
+    e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    printed = capsys.readouterr().out
+    assert printed.count("to_move=") == 2 and "to_move=2" in printed
+    assert e.render() is None

@@ -187,8 +187,13 @@ def bounded_lines(stream: BinaryIO, limit: int = MAX_LINE) -> Iterator[bytes | N
 
 def replies(lines: Iterable[str | bytes | None], threads: int = 1) -> Iterator[dict[str, Any]]:
     """One answer per non-blank line: text, UTF-8 bytes, or ``None`` for a line too long
-    (``threads``: as ``answer`` takes it)."""
-    for raw in lines:
+    (``threads``: as ``answer`` takes it). A byte order mark before the first line (a file
+    saved as "UTF-8 with BOM") is not part of the query."""
+    for number, raw in enumerate(lines):
+        if number == 0 and isinstance(raw, bytes):
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        elif number == 0 and isinstance(raw, str):
+            raw = raw.removeprefix("\ufeff")
         if raw is None:
             yield {"id": None, "error": f"query line of more than {MAX_LINE} bytes is too long",
                    "kind": "ParameterError"}

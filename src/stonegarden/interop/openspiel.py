@@ -109,8 +109,8 @@ class OpenSpielGame(pyspiel.Game):
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         """Pickled as its OpenSpiel game string, loaded again (workers of multiprocessing or
-        Ray receive the game itself)."""
-        return pyspiel.load_game, (str(self),)
+        Ray receive the game itself) by this module, which registers the games first."""
+        return load_game, (str(self),)
 
     def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self, self.sg.initial_state())
@@ -119,6 +119,12 @@ class OpenSpielGame(pyspiel.Game):
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return BoardObserver(self.sg, params)
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+def load_game(game_string: str) -> pyspiel.Game:
+    """``pyspiel.load_game`` for a pickled game: unpickling imports this module, so a process
+    that never imported it (a spawned worker, a Ray task) has the games registered."""
+    return pyspiel.load_game(game_string)
 
 
 class OpenSpielState(pyspiel.State):

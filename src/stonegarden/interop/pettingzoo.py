@@ -33,15 +33,18 @@ class StonegardenEnv(AECEnv):
     """AEC environment over one stonegarden game (fixed parameters)."""
 
     def __init__(self, game: Game, render_mode: str | None = None) -> None:
-        """Raises: ParameterError for a render mode other than ``None`` or ``"ansi"``."""
+        """``render_mode``: ``"ansi"`` (``render()`` returns the diagram), ``"human"`` (the
+        diagram printed at every reset and step) or ``None``.
+
+        Raises: ParameterError for another render mode."""
         super().__init__()
         self.game = game
-        modes = ["ansi"]
+        modes = ["human", "ansi"]
         self.metadata = {"render_modes": modes, "name": f"stonegarden_{game.id}",
                          "is_parallelizable": False}
         if render_mode is not None and render_mode not in modes:
             raise ParameterError(f"render_mode {render_mode!r}: this environment renders "
-                                 "'ansi' (text) or nothing (None)")
+                                 "'human' (printed), 'ansi' (text) or nothing (None)")
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         n = game.num_distinct_actions
@@ -87,6 +90,8 @@ class StonegardenEnv(AECEnv):
         else:
             self.agent_selection = AGENTS[self.game.current_player(self.game_state) - 1]
             self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.render_mode == "human":
+            self.render()
 
     def _end(self, next_agent: str) -> None:
         """The game is over: every agent is terminated with its return, ``next_agent`` first."""
@@ -127,10 +132,15 @@ class StonegardenEnv(AECEnv):
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.agent_selection = AGENTS[self.game.current_player(self.game_state) - 1]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
+        """The diagram: returned in ``"ansi"`` mode, printed in ``"human"`` mode."""
         if self.render_mode == "ansi":
             return self.game.diagram(self.game_state)
+        if self.render_mode == "human":
+            print(self.game.diagram(self.game_state), flush=True)
         return None
 
     def close(self) -> None:

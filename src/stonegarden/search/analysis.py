@@ -32,23 +32,27 @@ def judgement(loss: float | None) -> str | None:
 
 def analyse_position(agent: SearchAgent, game: Game, state: State, budget: Budget,
                      top: int = 8) -> dict[str, Any]:
-    """The search's view of ``state`` as a JSON-ready dictionary.
+    """The search's view of ``state`` as a JSON-ready dictionary: the win probability of the
+    player to move, and of each best move once made (a move the solver proved at its exact
+    value: 1, 0.5 or 0).
 
     Raises:
         PositionError: the game is over or a chance event is due.
     """
     check_to_move(game, state)
     res = agent.analyse(game, state, budget)
+    mover = game.current_player(state)
     return {
         "ply": state.ply,
-        "player": game.current_player(state),
+        "player": mover,
         "position": game.position_text(state),
         "value": round(res.value, 4),
         "proven_winner": res.proven,
         "sims": res.sims,
         "seconds": round(res.seconds, 3),
+        # a move the solver proved is worth its proof, as the root's value is
         "best_moves": [{"move": game.action_to_text(state, m.action), "visits": m.visits,
-                        "value": round(m.value, 4)} for m in res.moves[:top]],
+                        "value": round(_move_value(m, mover), 4)} for m in res.moves[:top]],
         "pv": _pv_texts(game, state, res),
     }
 
