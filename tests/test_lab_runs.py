@@ -502,3 +502,28 @@ def test_figures_of_no_games_are_null_in_the_json_and_n_a_in_the_report(tmp_path
     assert sweep.returncode == 0, sweep.stderr
     cells = _strict_json(tmp_path / "w" / "sweep.json")
     assert cells
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "blooms", "--param", "size=3", "--agent", "random", "--games", "3"],
+    ["match", "blooms", "random", "random", "--param", "size=3", "--games", "3"],
+])
+def test_workers_beyond_the_cores_are_not_started(tmp_path, monkeypatch, command):
+    """``--workers 10000`` started a process per game until the memory ran out: a worker
+    beyond the cores plays no sooner, and gives a search limited by time less of it."""
+    from stonegarden.lab import runner
+
+    monkeypatch.setattr(runner, "available_cores", lambda: 1)
+
+    def no_pool(workers):
+        pytest.fail(f"a pool of {workers} workers on one core")
+
+    monkeypatch.setattr(runner, "game_pool", no_pool)
+    where = ["--out", str(tmp_path)] if command[0] == "study" else ["--json"]
+    out = _cli(*command, "--workers", "10000", *where)
+    assert out.exit_code == 0, out.output
+    assert ("--workers 10000: this machine has 1 core; 1 game is played at a time"
+            in out.output)
+    games = (json.loads((tmp_path / "summary.json").read_text())["summary"]["games"]
+             if command[0] == "study" else json.loads(out.output.splitlines()[-1])["games"])
+    assert games == 3

@@ -25,7 +25,7 @@ from rich.progress import (
 
 from ..errors import ParameterError, StonegardenError
 from ..jobs.worker import die_with_parent
-from ..search.config import default_threads, share_cores
+from ..search.config import available_cores, default_threads, share_cores
 from .selfplay import play_game
 
 Task = dict[str, Any]
@@ -57,7 +57,8 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
               tally: Callable[[], str] | None = None, progress: bool = True) -> None:
     """Play every task, calling ``on_result(task, result)`` in this process as each finishes.
     The bar counts ``done_before`` games finished earlier (a resumed run) and shows ``tally()``
-    after each game.
+    after each game. On this machine (the local backend, or Ray without an address) no more
+    than its cores play at once (``machine_workers``).
 
     Raises:
         ParameterError: an unknown backend, an address without Ray, Ray requested but not
@@ -67,6 +68,8 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
         raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
     if not tasks:
         return
+    if backend != "ray" or not address:  # a cluster's slots are its own
+        workers = machine_workers(workers)
     with progress_bar(console, disable=not progress) as bar:
         total = done_before + len(tasks)
         job = bar.add_task(description, total=total, completed=done_before,
@@ -88,6 +91,21 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
             _run_ray(tasks, done, workers, address)
         else:
             raise ParameterError(f"unknown backend {backend!r} (local or ray)")
+
+
+def machine_workers(workers: int) -> int:
+    """``workers``, at most the cores this machine lets the command use, where a game is played
+    at a time each; taking fewer is said on stderr. More would not finish sooner: each is a
+    process with its own copy of the kernels (``--workers 10000`` filled the memory), and a
+    search limited by time would get less of it than it asks for."""
+    cores = available_cores()
+    if workers <= cores:
+        return workers
+    print(f"--workers {workers}: this machine has {cores} core{'s' if cores > 1 else ''}; "
+          f"{cores} game{'s are' if cores > 1 else ' is'} played at a time (more would not "
+          "finish sooner, and would give a search limited by time less time than it asks for)",
+          file=sys.stderr)
+    return cores
 
 
 def progress_line(bar: Progress, job: TaskID, step: int, unit: str = "games") -> None:
