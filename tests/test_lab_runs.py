@@ -527,3 +527,32 @@ def test_workers_beyond_the_cores_are_not_started(tmp_path, monkeypatch, command
     games = (json.loads((tmp_path / "summary.json").read_text())["summary"]["games"]
              if command[0] == "study" else json.loads(out.output.splitlines()[-1])["games"])
     assert games == 3
+
+
+def test_a_sweep_report_names_every_parameter_and_the_defaults_that_follow_the_swept(tmp_path):
+    """A sweep over Blooms' size alone plays each size at its own default target: the report
+    read `base parameters {}` and `size=4`, which does not tell a reader which target was
+    played, nor that it changed between cells."""
+    out = _cli("sweep", "blooms", "--grid", "size=3,4", "--agent", "random", "--games", "2",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    report = (tmp_path / "report.md").read_text()
+    assert ('Game `blooms`, swept `size`, in every cell `{"holes": [], "start_scores": [0, 0]}` '
+            '(`target` follows the swept values: shown per cell)') in report
+    assert "| size=3, target=10: first player's score |" in report
+    assert "| size=4, target=15: first player's score |" in report
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    assert [c["params"] for c in data["cells"]] == [{"size": 3, "target": 10},
+                                                     {"size": 4, "target": 15}]
+    assert data["cells"][1]["game_params"] == {"size": 4, "target": 15, "holes": [],
+                                               "start_scores": [0, 0]}
+
+
+def test_two_grid_values_that_are_one_game_are_refused(tmp_path):
+    """Else the same games were played twice in one run and listed as two cells."""
+    out = _cli("sweep", "blooms", "--param", "size=3", "--grid", "start_scores=0,0;0,00",
+               "--agent", "random", "--games", "2", "--out", str(tmp_path / "o"))
+    assert out.exit_code == 2
+    assert ("error: --grid: the cells start_scores=0,0 and start_scores=0,00 are the same "
+            "game: give each value once") in out.output
+    assert not (tmp_path / "o").exists()
