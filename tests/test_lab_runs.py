@@ -556,3 +556,16 @@ def test_two_grid_values_that_are_one_game_are_refused(tmp_path):
     assert ("error: --grid: the cells start_scores=0,0 and start_scores=0,00 are the same "
             "game: give each value once") in out.output
     assert not (tmp_path / "o").exists()
+
+
+def test_a_study_of_one_game_gives_no_interval_for_its_means(tmp_path):
+    """A mean of one game read `[14.000, 14.000]`, as if it were known exactly."""
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "1",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    summary = _strict_json(tmp_path / "summary.json")["summary"]
+    assert (summary["length"]["low"], summary["length"]["high"]) == (None, None)
+    length = summary["length"]["value"]
+    assert (f"| mean game length (entries) | {length:.3f} | n/a (one value) |"
+            in (tmp_path / "report.md").read_text())
+    assert (tmp_path / "plots" / "branching.png").exists()

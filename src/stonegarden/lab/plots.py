@@ -19,6 +19,10 @@ def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
             [max(0.0, e["high"] - e["value"]) for e in estimates]]
 
 
+def _bound(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
 def _save(fig: Any, out: Path, name: str) -> str:
     out.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
@@ -46,7 +50,9 @@ def branching_by_ply(summary: dict[str, Any], out: Path) -> str:
     if rows:
         x = [i for i, _ in rows]
         ax.plot(x, [r["value"] for _, r in rows], color="#4c72b0")
-        ax.fill_between(x, [r["low"] for _, r in rows], [r["high"] for _, r in rows],
+        # a ply only one game reached has no interval: the band stops there
+        ax.fill_between(x, [_bound(r["low"]) for _, r in rows],
+                        [_bound(r["high"]) for _, r in rows],
                         color="#4c72b0", alpha=0.25, label="95% interval")
         ax.set_yscale("log")
         ax.legend()

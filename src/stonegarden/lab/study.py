@@ -161,6 +161,8 @@ def resign_text(resign: list[float | int] | None) -> str:
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     if not e or e["value"] is None:  # not measured, or of no games
         return "n/a", ""
+    if e["low"] is None:  # a mean of one value has no interval
+        return f"{e['value']:.3f}", "n/a (one value)"
     return f"{e['value']:.3f}", f"[{e['low']:.3f}, {e['high']:.3f}]"
 
 
