@@ -61,6 +61,15 @@ def test_study_of_two_agents_reports_elo(tmp_path):
     s = json.loads((tmp_path / "summary.json").read_text())["summary"]
     assert s["a_wins"] + s["b_wins"] + round(s["draw_rate"]["value"] * 6) == 6
     assert "elo_a_minus_b" in s
+    # what a comparison of two agents asks is printed, and the report splits it by seat
+    printed = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {k: printed[k] for k in ("a_score", "elo_a_minus_b", "a_by_seat")} == {
+        k: s[k] for k in ("a_score", "elo_a_minus_b", "a_by_seat")}
+    first, second = s["a_by_seat"]["first"], s["a_by_seat"]["second"]
+    split = (f"| A's wins-losses-draws moving first / second | "
+             f"{first['a_wins']}-{first['b_wins']}-{first['draws']} / "
+             f"{second['a_wins']}-{second['b_wins']}-{second['draws']} |")
+    assert split in (tmp_path / "report.md").read_text()
 
 
 @pytest.mark.slow

@@ -107,9 +107,12 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     summary = report_study(spec, results, folder, _command())
     fp = summary["first_player_win_rate"]
     click.echo(f"report: {folder / 'report.md'}")
-    click.echo(json.dumps({"games": summary["games"], "first_player_win_rate": fp,
-                           "first_player_score": summary["first_player_score"],
-                           "draw_rate": summary["draw_rate"], "length": summary["length"]}))
+    shown = {"games": summary["games"], "first_player_win_rate": fp,
+             "first_player_score": summary["first_player_score"],
+             "draw_rate": summary["draw_rate"], "length": summary["length"]}
+    if "a_score" in summary:  # two agents: how they compare is the question
+        shown.update({k: summary[k] for k in ("a_score", "elo_a_minus_b", "a_by_seat")})
+    click.echo(json.dumps(shown))
 
 
 @click.command()

@@ -18,7 +18,7 @@ from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
-from .statistics import summarise
+from .statistics import seat_text, summarise, wld
 from .store import Store
 
 
@@ -189,6 +189,10 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("A's score (draw = 1/2)", *_fmt(summary["a_score"])))
         e = summary["elo_a_minus_b"]
         rows.append(("Elo A minus B", f"{e['value']:.0f}", f"[{e['low']:.0f}, {e['high']:.0f}]"))
+        seats = summary["a_by_seat"]
+        rows.append(("A's wins-losses-draws moving first / second",
+                     f"{wld(seats['first'])} / {wld(seats['second'])}",
+                     seat_text(summary["a_seat_adjusted"]).removeprefix("; ")))
     return rows
 
 
