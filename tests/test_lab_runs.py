@@ -578,3 +578,29 @@ def test_a_study_of_one_game_gives_no_interval_for_its_means(tmp_path):
     assert (f"| mean game length (entries) | {length:.3f} | n/a (one value) |"
             in (tmp_path / "report.md").read_text())
     assert (tmp_path / "plots" / "branching.png").exists()
+
+
+def test_a_studys_figures_say_what_their_bars_are_and_count_whole_games(tmp_path):
+    """The ends' error bars were not said to be 95% intervals (the sweep's and the ladder's
+    were), and a histogram of a few games counted 0.2 games."""
+    from matplotlib import pyplot as plt
+
+    from stonegarden.lab import plots
+    from stonegarden.lab.statistics import summarise
+
+    games = [{"moves": ["a"] * n, "winner": 1, "legal": [3] * n, "score_track": [[0, 0]] * n,
+              "reason": "target", "seats": {"1": "x", "2": "x"}} for n in (46, 49, 50, 58)]
+    summary = summarise(games)
+    figures = []
+    real_close = plt.close
+
+    def keep(fig):
+        figures.append(fig)
+        real_close(fig)
+
+    with unittest.mock.patch.object(plots.plt, "close", keep):
+        plots.length_histogram(summary, tmp_path)
+        plots.end_reasons(summary, tmp_path)
+    histogram, ends = (fig.axes[0] for fig in figures)
+    assert all(float(t).is_integer() for t in histogram.get_yticks())
+    assert "95% interval" in ends.get_ylabel()

@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 
 def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
@@ -40,6 +41,7 @@ def length_histogram(summary: dict[str, Any], out: Path) -> str:
     ax.axvline(m["value"], color="#c44e52", linestyle="--", label=f"mean {m['value']:.1f}")
     ax.set_xlabel("game length (record entries)")
     ax.set_ylabel("games")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # games come whole
     ax.legend()
     return _save(fig, out, "length")
 
@@ -68,7 +70,8 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
     vals = [reasons[r]["value"] for r in names]
     ax.bar(names, vals, yerr=_errors([reasons[r] for r in names]), capsize=4, color="#55a868")
     ax.set_ylim(0, 1)
-    ax.set_ylabel("share of games")
+    ax.set_xlabel("how the games ended")
+    ax.set_ylabel("share of games\n(bars: 95% interval)")
     return _save(fig, out, "reasons")
 
 
