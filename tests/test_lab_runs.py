@@ -604,3 +604,48 @@ def test_a_studys_figures_say_what_their_bars_are_and_count_whole_games(tmp_path
     histogram, ends = (fig.axes[0] for fig in figures)
     assert all(float(t).is_integer() for t in histogram.get_yticks())
     assert "95% interval" in ends.get_ylabel()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    ["study", "blooms", "--param", "size=4", "--agent", "mcts:sims=2000", "--games", "40"],
+    ["match", "blooms", "mcts:sims=2000", "mcts:sims=1000", "--param", "size=4", "--games",
+     "40", "--save-dir"],
+])
+def test_a_worker_killed_by_the_system_ends_in_one_line_that_says_how_to_go_on(tmp_path,
+                                                                                command):
+    """A worker that dies (the kernel's out-of-memory killer) broke the pool, and the command
+    ended in a traceback; the games finished before it are kept, and the same command goes
+    on from them."""
+    from stonegarden.jobs.procs import descendants
+
+    out = tmp_path / "s"
+    where = [str(out)] if command[0] == "match" else ["--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", *command, *where,
+                             "--workers", "2"],
+                            env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    def game_workers() -> list[int]:
+        found = []
+        for pid in descendants(proc.pid):
+            try:
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    workers: list[int] = []
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and len(workers) < 2:
+        workers = game_workers()
+        time.sleep(0.05)
+    assert proc.poll() is None and workers, "the run ended before its workers ran"
+    time.sleep(1)
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert "error: a game worker process ended abruptly (killed: out of memory?)" in stderr
+    assert (("the same command with --resume plays the rest" if command[0] == "match"
+             else "and the same command goes on from them") in stderr)

@@ -15,7 +15,7 @@ from ..agents import agent_for
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import JobError, ParameterError
 from ..lab.adjudication import ResignRule
 from ..lab.match_records import load_results, prepare_folder, save_result
 from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
@@ -71,6 +71,12 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
                   tally=lambda: _tally(results), progress=progress)
     except KeyboardInterrupt:
         raise MatchStopped(_summary(game, a, b, results, resumed, games)) from None
+    except JobError as exc:  # a worker died: the games recorded so far are kept
+        if not save_dir:
+            raise
+        raise JobError(f"{exc}; {len(results)} of {games} games are recorded in "
+                       f"{save_dir!r}, and the same command with --resume plays the rest",
+                       reason=exc.reason) from None
     return _summary(game, a, b, results, resumed, games)
 
 

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from datetime import timedelta
 from typing import Any
 
@@ -23,7 +24,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..errors import ParameterError, StonegardenError
+from ..errors import JobError, ParameterError, StonegardenError
 from ..jobs.worker import die_with_parent
 from ..search.config import available_cores, default_threads, share_cores
 from .selfplay import play_game
@@ -63,6 +64,8 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
     Raises:
         ParameterError: an unknown backend, an address without Ray, Ray requested but not
         installed, or no Ray cluster at the address.
+        JobError: a worker process died (killed by the system, say); the games finished
+        before have been handed to ``on_result``.
     """
     if address and backend != "ray":
         raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
@@ -166,6 +169,10 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
                     _keep_running_games(futures, handled, done)
                 except KeyboardInterrupt:
                     _stop_workers(pool)
+            if isinstance(exc, BrokenProcessPool):
+                raise JobError("a game worker process ended abruptly (killed: out of memory?), "
+                               "and the games being played with it are lost",
+                               reason="died") from None
             raise
 
 

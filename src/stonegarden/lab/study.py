@@ -15,7 +15,7 @@ from rich.console import Console
 from ..agents import agent_for
 from ..core.record import make_record, save_record
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import JobError, ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
 from .statistics import seat_text, summarise, wld
@@ -99,9 +99,17 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
                   backend=backend, address=address, console=console, description=description,
                   done_before=played)
     except KeyboardInterrupt:
-        stored = sum(len([i for i in store.done(key) if i < games]) for key in keys)
-        raise LabStopped(stored, games * len(specs), store.path) from None
+        raise LabStopped(_stored(store, keys, games), games * len(specs), store.path) from None
+    except JobError as exc:  # a worker died: what was stored is kept, and the run goes on
+        raise JobError(f"{exc}; {_stored(store, keys, games)} of {games * len(specs)} games "
+                       f"are stored in {str(store.path)!r}, and the same command goes on "
+                       "from them", reason=exc.reason) from None
     return [store.games(key, limit=games) for key in keys]
+
+
+def _stored(store: Store, keys: list[str], games: int) -> int:
+    """The games of the studies ``keys`` a run of ``games`` each has in the store."""
+    return sum(len([i for i in store.done(key) if i < games]) for key in keys)
 
 
 class LabStopped(KeyboardInterrupt):
