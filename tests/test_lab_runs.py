@@ -198,6 +198,9 @@ def test_ladder_over_a_doubling_option(tmp_path):
     assert out.returncode == 0, out.stderr
     steps = json.loads((tmp_path / "ladder.json").read_text())
     assert [s["strong"] for s in steps] == ["mcts:sims=16", "mcts:sims=32"]
+    # the file says what was measured, read on its own
+    assert all(s["game"] == "blooms" and s["game_params"] == {
+        "size": 3, "target": 10, "holes": [], "start_scores": [0, 0]} for s in steps)
     assert [s["weak"] for s in steps] == ["mcts:sims=8", "mcts:sims=16"]
     assert all(s["games"] == 4 for s in steps)
     for s in steps:   # seats alternate: two games each way, adding up to the step's result
@@ -441,6 +444,10 @@ def test_a_study_report_names_every_parameter_even_the_defaults(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert ('Game `blooms` with parameters '
             '`{"size": 4, "target": 15, "holes": [], "start_scores": [0, 0]}`') in report
+    # and so does summary.json, whose spec holds only what differs from the defaults
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert saved["spec"]["params"] == {}
+    assert saved["game_params"] == {"size": 4, "target": 15, "holes": [], "start_scores": [0, 0]}
 
 
 def test_a_sweep_over_the_handicap_takes_lists_parted_by_semicolons(tmp_path):

@@ -65,9 +65,12 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"ladder {game_id} ({steps} steps)")
     steps_out = []
+    game_params = full_params(game_id, specs[0].params)
     for spec, results in zip(specs, played):
         s = summarise(results, list(spec.agents))
-        steps_out.append({"strong": spec.agents[0], "weak": spec.agents[1],
+        # each step says what it measured: the game and every parameter as played
+        steps_out.append({"game": game_id, "game_params": game_params,
+                          "strong": spec.agents[0], "weak": spec.agents[1],
                           "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
                                    f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",
                           "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
@@ -81,7 +84,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
              f"{seat_text(st['seat_adjusted'])}")
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots", key)
-    intro = [f"Game `{game_id}` with parameters `{json.dumps(full_params(game_id, specs[0].params))}`; "
+    intro = [f"Game `{game_id}` with parameters `{json.dumps(game_params)}`; "
              f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
              + resign_text(specs[0].resign), f"Reproduce: `{command}`"]

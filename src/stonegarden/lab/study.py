@@ -238,8 +238,9 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     agents = list(spec.agents) if spec.agents[0] != spec.agents[1] else None
     summary = summarise(results, agents)
+    game_params = full_params(spec.game, spec.params)
     (out / "summary.json").write_text(json.dumps(
-        {"spec": spec.key_spec(), "summary": summary}, indent=1))
+        {"spec": spec.key_spec(), "game_params": game_params, "summary": summary}, indent=1))
     save_records(spec, results, out)
     figs = out / "plots"
     images = [
@@ -249,8 +250,7 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     ]
     who = (f"{spec.agents[0]} against itself" if agents is None
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
-    intro = [f"Game `{spec.game}` with parameters "
-             f"`{json.dumps(full_params(spec.game, spec.params))}`; {who}"
+    intro = [f"Game `{spec.game}` with parameters `{json.dumps(game_params)}`; {who}"
              f"{resign_text(spec.resign)}",
              f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
