@@ -656,3 +656,49 @@ def test_a_worker_killed_by_the_system_ends_in_one_line_that_says_how_to_go_on(t
     assert "error: a game worker process ended abruptly (killed: out of memory?)" in stderr
     assert (("the same command with --resume plays the rest" if command[0] == "match"
              else "and the same command goes on from them") in stderr)
+
+
+class _Ref:
+    """A fake Ray object reference: a task to run when it is asked for."""
+
+    def __init__(self, task):
+        self.task = task
+
+
+def test_a_ray_worker_that_dies_ends_in_one_line_that_says_how_to_go_on(tmp_path, monkeypatch):
+    """Ray gives up on a task whose worker or node died with its own error, which ended the
+    command in a traceback; as with a local worker, the games stored are kept."""
+    from stonegarden.lab.selfplay import play_game
+
+    class RayError(Exception):
+        pass
+
+    class RayTaskError(RayError):
+        pass
+
+    class WorkerCrashedError(RayError):
+        pass
+
+    ray = types.ModuleType("ray")
+    ray.exceptions = types.SimpleNamespace(  # type: ignore[attr-defined]
+        RayError=RayError, RayTaskError=RayTaskError)
+    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
+    ray.init = lambda **_: None  # type: ignore[attr-defined]
+    ray.shutdown = lambda: None  # type: ignore[attr-defined]
+    ray.wait = lambda refs, num_returns: (refs[:1], refs[1:])  # type: ignore[attr-defined]
+
+    def get(ref):
+        if ref.task["index"] == 1:
+            raise WorkerCrashedError("The worker died unexpectedly while executing this task.")
+        return play_game(ref.task)
+
+    ray.get = get  # type: ignore[attr-defined]
+    ray.remote = lambda fn: types.SimpleNamespace(  # type: ignore[attr-defined]
+        remote=_Ref)
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "3",
+               "--backend", "ray", "--out", str(tmp_path))
+    assert out.exit_code == 2, out.output
+    assert ("error: a Ray worker running a game ended abruptly (WorkerCrashedError: The worker "
+            "died unexpectedly while executing this task.); 1 of 3 games are stored in") in out.output
+    assert "the same command goes on from them" in out.output

@@ -218,13 +218,22 @@ def _keep_running_games(futures: dict[cf.Future[dict[str, Any]], Task],
 
 def _ray_result(ray: Any, ref: Any) -> dict[str, Any]:
     """The task's result; our own error in a task (an agent that does not fit the game, say)
-    is raised as itself, as a local worker's is, not inside Ray's remote traceback."""
+    is raised as itself, as a local worker's is, not inside Ray's remote traceback.
+
+    Raises:
+        JobError: the task's worker or machine died (out of memory, a lost node), after the
+            retries Ray makes, as a local worker's death is.
+    """
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as exc:
         if isinstance(exc.cause, StonegardenError):
             raise exc.cause from None
         raise
+    except ray.exceptions.RayError as exc:  # no error of the game's: where it ran is gone
+        raise JobError(f"a Ray worker running a game ended abruptly ({type(exc).__name__}: "
+                       f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no detail'})",
+                       reason="died") from None
 
 
 def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str | None) -> None:
