@@ -702,3 +702,22 @@ def test_a_ray_worker_that_dies_ends_in_one_line_that_says_how_to_go_on(tmp_path
     assert ("error: a Ray worker running a game ended abruptly (WorkerCrashedError: The worker "
             "died unexpectedly while executing this task.); 1 of 3 games are stored in") in out.output
     assert "the same command goes on from them" in out.output
+
+
+def test_the_time_left_is_told_when_a_game_takes_minutes():
+    """The bar measured its speed over the last 30 seconds: where a game takes longer (strong
+    agents, large boards), it never said how long the run had left."""
+    from rich.console import Console
+
+    from stonegarden.lab.runner import progress_bar, progress_line
+
+    now = [0.0]
+    console = Console(file=io.StringIO(), get_time=lambda: now[0], width=200)
+    bar = progress_bar(console)
+    with bar:
+        job = bar.add_task("study", total=10, tally="")
+        for _ in range(4):
+            now[0] += 120  # two minutes a game
+            bar.update(job, advance=1)
+            progress_line(bar, job, 1)
+    assert "study: 4/10 games, 0:08:00 elapsed, about 0:12:00 left" in console.file.getvalue()

@@ -43,12 +43,18 @@ MAX_GAMES = 1_000_000
 MAX_SEED = 2**32 - 1
 
 
+#: how far back a bar's speed, and so its time left, is measured (rich's 30 seconds gave no
+#: time left at all where a game takes longer: strong agents, big boards)
+SPEED_PERIOD = 24 * 3600.0
+
+
 def progress_bar(console: Console | None = None, disable: bool = False) -> Progress:
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
         TextColumn("{task.fields[tally]}"),
         console=console or Console(stderr=True), transient=False, disable=disable,
+        speed_estimate_period=SPEED_PERIOD,
     )
 
 
