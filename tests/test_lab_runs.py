@@ -55,8 +55,8 @@ def test_study_writes_report_plots_and_replayable_records(tmp_path):
 
 @pytest.mark.slow
 def test_study_of_two_agents_reports_elo(tmp_path):
-    out = run_cli("study", "blooms", "--param", "size=3", "--agents", "random:seed=1",
-                  "random:seed=2", "--games", "6", "--out", str(tmp_path))
+    out = run_cli("study", "blooms", "--param", "size=3", "--agents", "greedy", "random",
+                  "--games", "6", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     s = json.loads((tmp_path / "summary.json").read_text())["summary"]
     assert s["a_wins"] + s["b_wins"] + round(s["draw_rate"]["value"] * 6) == 6
@@ -180,9 +180,25 @@ def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
 
 
 @pytest.mark.parametrize("command", [
+    ["study", "blooms", "--agent", "mcts:sims=50,seed=3"],
+    ["study", "blooms", "--agents", "greedy", "random:seed=1"],
+    ["sweep", "blooms", "--grid", "size=3,4", "--agent", "random:seed=1"],
+    ["ladder", "blooms", "--agent", "mcts:seed=1", "--key", "sims", "--base", "8"],
+])
+def test_an_agent_that_sets_its_own_seed_is_refused(tmp_path, command):
+    """With its seed fixed, an agent plays the same way in every game: a study of Blooms (no
+    chance) played one game N times and gave it an interval as if it were N games."""
+    out = run_cli(*command, "--games", "4", "--out", str(tmp_path / "o"))
+    assert out.returncode == 2, out.stderr
+    assert "sets its own seed: it would play the same way in every game" in out.stderr
+    assert "leave seed= out: the lab seeds each game's agents from --seed" in out.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command", [
     ["sweep", "blooms", "--grid", "target=1:200", "--agent", "random", "--games", "10000"],
-    ["ladder", "blooms", "--agent", "random", "--key", "seed", "--base", "1", "--steps", "30",
-     "--games", "40000"],
+    ["ladder", "blooms", "--agent", "mcts", "--key", "time", "--base", "0.001", "--steps", "19",
+     "--games", "60000"],
 ])
 def test_a_run_refused_for_its_size_writes_nothing(tmp_path, command):
     out = run_cli(*command, "--out", str(tmp_path / "o"))

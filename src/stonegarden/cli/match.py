@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..agents import agent_for
+from ..agents.registry import parse_agent_spec
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
@@ -154,6 +155,10 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
     """Agent A against agent B on GAME, seats alternating (A is player 1 in even games).
     Ctrl-C (or SIGTERM) stops it with the summary of the games finished so far."""
     signal.signal(signal.SIGTERM, _interrupt)
+    for name, spec in (("A", a), ("B", b)):
+        if "seed" in parse_agent_spec(spec)[1]:
+            click.echo(f"note: {name} {spec!r} sets its own seed, so it plays the same way in "
+                       "every game (without seed=, --seed gives each game its own)", err=True)
     try:
         out = run_match(game_id, parse_param_options(params), a, b, games, workers, seed,
                         save_dir, progress=not quiet, resign=resign_rule(resign, resign_moves),

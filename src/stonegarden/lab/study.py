@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from ..agents import agent_for
+from ..agents.registry import parse_agent_spec
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import JobError, ParameterError
@@ -55,11 +56,16 @@ def check_spec(game_id: str, params: dict[str, Any], agents: tuple[str, str]) ->
     """Validate before any work starts; returns the record-form (non-default) params.
 
     Raises:
-        ParameterError: bad game, parameter or agent.
+        ParameterError: bad game, parameter or agent; an agent that sets its own seed.
     """
     game = make(game_id, **params)
     for a in agents:
         agent_for(game, a)
+        if "seed" in parse_agent_spec(a)[1]:  # the same seed in every game: the same game
+            raise ParameterError(
+                f"agent {a!r} sets its own seed: it would play the same way in every game (in a "
+                "game without chance, the same game again and again, each counted in the "
+                "intervals); leave seed= out: the lab seeds each game's agents from --seed")
     return game.non_default_params()
 
 
