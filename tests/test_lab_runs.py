@@ -737,3 +737,17 @@ def test_the_time_left_is_told_when_a_game_takes_minutes():
             bar.update(job, advance=1)
             progress_line(bar, job, 1)
     assert "study: 4/10 games, 0:08:00 elapsed, about 0:12:00 left" in console.file.getvalue()
+
+
+def test_a_sweep_plays_its_cells_in_turn(tmp_path):
+    """The cells were played one after another: a sweep stopped half way had no game of its
+    last cells, and its time left, measured on the first (smallest) boards, was far too short."""
+    out = _cli("sweep", "blooms", "--grid", "size=3,4,5", "--agent", "random", "--games", "3",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    with sqlite3.connect(tmp_path / "lab.sqlite") as db:
+        order = db.execute("SELECT study, idx FROM games ORDER BY rowid").fetchall()
+    studies = list(dict.fromkeys(study for study, _ in order))
+    assert len(studies) == 3
+    assert [idx for _, idx in order] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    assert all(len({study for study, _ in order[k:k + 3]}) == 3 for k in (0, 3, 6))

@@ -98,6 +98,10 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
         keys.append(key)
         have = store.done(key)
         todo += [spec.task(i, key) for i in range(games) if i not in have]
+    # game 0 of every study, then game 1 of every study ...: a run stopped half way has half
+    # the games of every cell of a sweep (not all of the first cells and none of the last),
+    # and the time left is measured on games of every cell, not on the first (small) ones
+    todo.sort(key=lambda task: task["index"])
     # a resumed run's bar starts at the games already stored, so its count and ETA are true
     played = games * len(specs) - len(todo)
     try:
