@@ -25,7 +25,8 @@ from .common import (
 )
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-                              help="local worker processes (or Ray task slots)")
+                              help="games played at once: local worker processes, at most "
+                                   "the cores (or Ray task slots)")
 backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
                               show_default=True, help="run games on local processes or on Ray")
 address_option = click.option("--address", default=None, metavar="HOST:PORT",

@@ -138,7 +138,7 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=10, show_default=True,
               help="games in the match (seats alternate)")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="worker processes")
+              help="worker processes playing games at once (at most the cores)")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
 @click.option("--save-dir", type=NamedPath(file_okay=False), default=None,
