@@ -135,6 +135,10 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
      "empty range"),
     (["ladder", "blooms", "--agent", "mcts:time=1", "--games", "2", "--out", "x"],
      "agent 'mcts:time=1' sets 'time', which the ladder doubles from --base"),
+    # the doubling runs past what the option takes: say which of the ladder's options to change
+    (["ladder", "blooms", "--base", "0.25", "--steps", "12", "--games", "2", "--out", "x"],
+     "(at the ladder's step 12: time=1024 is --base 0.25 doubled 12 times; ask for at most 11 "
+     "--steps, or a smaller --base)"),
     (["sweep", "blooms", "--grid", "size=3:7:0", "--agent", "random", "--games", "2", "--out",
       "x"], "the step must be 1 or more, not 0"),
     (["sweep", "blooms", "--grid", "size=2,99", "--agent", "random", "--games", "2", "--out", "x"],

@@ -54,10 +54,18 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                              f"--base: leave it out of the spec (--base gives the lowest rung)")
     budgets = [base * 2**k for k in range(steps + 1)]
     specs = []
-    for lo, hi in itertools.pairwise(budgets):
+    for k, (lo, hi) in enumerate(itertools.pairwise(budgets)):
         strong = with_option(agent, key, _num(hi))
         weak = with_option(agent, key, _num(lo))
-        canonical = check_spec(game_id, params, (strong, weak))
+        try:
+            canonical = check_spec(game_id, params, (strong, weak))
+        except ParameterError as exc:
+            if k == 0:  # the agent, the game or --base itself
+                raise
+            # the lower rungs were fine: the doubling went past what the option takes
+            raise ParameterError(f"{exc} (at the ladder's step {k + 1}: {key}={_num(hi)} is "
+                                 f"--base {_num(base)} doubled {k + 1} times; ask for at most "
+                                 f"{k} --steps, or a smaller --base)") from None
         specs.append(StudySpec(game_id, canonical, (strong, weak), seed,
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
