@@ -755,3 +755,17 @@ def test_a_sweep_plays_its_cells_in_turn(tmp_path):
     assert len(studies) == 3
     assert [idx for _, idx in order] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     assert all(len({study for study, _ in order[k:k + 3]}) == 3 for k in (0, 3, 6))
+
+
+def test_a_sweep_leaves_no_picture_of_an_earlier_sweep_in_its_folder(tmp_path):
+    """A sweep of three parameters draws `sweep-K.png`, one of two `sweep.png`: run into the
+    same folder, the other's pictures stayed beside the new ones, of cells no longer swept."""
+    common = ["--param", "size=3", "--agent", "random", "--games", "1", "--out", str(tmp_path)]
+    out = _cli("sweep", "blooms", "--grid", "target=3,4", "--grid", "holes=a1,c1",
+               "--grid", "start_scores=0,0;0,1", *common)
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "plots" / "sweep-1.png").exists()
+    out = _cli("sweep", "blooms", "--grid", "target=3,4", *common)
+    assert out.exit_code == 0, out.output
+    assert sorted(p.name for p in (tmp_path / "plots").glob("sweep*")) == ["sweep.png",
+                                                                           "sweep.svg"]

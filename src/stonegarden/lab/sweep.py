@@ -164,6 +164,9 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
          "fixed": fixed, "agents": list(agents), "games": games,
          "cells": rows, "recommendation": rec}, indent=1, default=str))
     table = table_rows(rows, [*keys_, *follow])
+    for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
+        if stale.suffix in (".png", ".svg"):
+            stale.unlink()
     if len(keys_) == 2:
         images = [("first player's score per cell",
                    plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots"))]
