@@ -31,7 +31,8 @@ backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), 
                               show_default=True, help="run games on local processes or on Ray")
 address_option = click.option("--address", default=None, metavar="HOST:PORT",
                                help="the Ray cluster to run on, with --backend ray "
-                                    "(default: a Ray started on this machine)")
+                                    "(default: a Ray instance of the command's own on this "
+                                    "machine, with --workers CPUs)")
 games_option = click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
                             help="games per study (or per cell / ladder step)")
 seed_option = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,

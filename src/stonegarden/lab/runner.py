@@ -258,8 +258,10 @@ def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str |
                     f"--address {address!r}: no Ray cluster answers ({exc}); start one there "
                     "with `ray start --head`, or leave --address out to run Ray on this "
                     "machine") from None
-        else:
-            ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+        else:  # an instance of its own with --workers CPUs, whatever RAY_ADDRESS or a
+            # `ray start` on this machine name (Ray would join those, and refuse num_cpus)
+            ray.init(address="local", num_cpus=max(1, workers), include_dashboard=False,
+                     log_to_driver=False)
         started = True
     try:
         remote = ray.remote(_play_on_one_core)
