@@ -44,3 +44,15 @@ def test_an_agent_that_does_not_fit_the_game_ends_in_one_line(tmp_path, backend)
     assert "Traceback" not in out.stderr and "ray::" not in out.stderr, out.stderr[-2000:]
     assert out.stderr.startswith("error: agent ") and "'freego-patterns' model" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.slow
+def test_without_an_address_the_command_runs_a_ray_of_its_own(tmp_path):
+    """With RAY_ADDRESS set (or a `ray start` on the machine), Ray joined that cluster and
+    refused the CPUs the command asks for (--workers): a traceback of Ray's ValueError."""
+    out = run_cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+                  "--backend", "ray", "--workers", "2", "--out", str(tmp_path), timeout=250,
+                  RAY_ADDRESS="127.0.0.1:6399")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads((tmp_path / "summary.json").read_text())["summary"]["games"] == 2

@@ -55,12 +55,21 @@ def test_study_writes_report_plots_and_replayable_records(tmp_path):
 
 @pytest.mark.slow
 def test_study_of_two_agents_reports_elo(tmp_path):
-    out = run_cli("study", "blooms", "--param", "size=3", "--agents", "random:seed=1",
-                  "random:seed=2", "--games", "6", "--out", str(tmp_path))
+    out = run_cli("study", "blooms", "--param", "size=3", "--agents", "greedy", "random",
+                  "--games", "6", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     s = json.loads((tmp_path / "summary.json").read_text())["summary"]
     assert s["a_wins"] + s["b_wins"] + round(s["draw_rate"]["value"] * 6) == 6
     assert "elo_a_minus_b" in s
+    # what a comparison of two agents asks is printed, and the report splits it by seat
+    printed = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {k: printed[k] for k in ("a_score", "elo_a_minus_b", "a_by_seat")} == {
+        k: s[k] for k in ("a_score", "elo_a_minus_b", "a_by_seat")}
+    first, second = s["a_by_seat"]["first"], s["a_by_seat"]["second"]
+    split = (f"| A's wins-losses-draws moving first / second | "
+             f"{first['a_wins']}-{first['b_wins']}-{first['draws']} / "
+             f"{second['a_wins']}-{second['b_wins']}-{second['draws']} |")
+    assert split in (tmp_path / "report.md").read_text()
 
 
 @pytest.mark.slow
@@ -126,6 +135,10 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
      "empty range"),
     (["ladder", "blooms", "--agent", "mcts:time=1", "--games", "2", "--out", "x"],
      "agent 'mcts:time=1' sets 'time', which the ladder doubles from --base"),
+    # the doubling runs past what the option takes: say which of the ladder's options to change
+    (["ladder", "blooms", "--base", "0.25", "--steps", "12", "--games", "2", "--out", "x"],
+     "(at the ladder's step 12: time=1024 is --base 0.25 doubled 12 times; ask for at most 11 "
+     "--steps, or a smaller --base)"),
     (["sweep", "blooms", "--grid", "size=3:7:0", "--agent", "random", "--games", "2", "--out",
       "x"], "the step must be 1 or more, not 0"),
     (["sweep", "blooms", "--grid", "size=2,99", "--agent", "random", "--games", "2", "--out", "x"],
@@ -171,9 +184,25 @@ def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
 
 
 @pytest.mark.parametrize("command", [
+    ["study", "blooms", "--agent", "mcts:sims=50,seed=3"],
+    ["study", "blooms", "--agents", "greedy", "random:seed=1"],
+    ["sweep", "blooms", "--grid", "size=3,4", "--agent", "random:seed=1"],
+    ["ladder", "blooms", "--agent", "mcts:seed=1", "--key", "sims", "--base", "8"],
+])
+def test_an_agent_that_sets_its_own_seed_is_refused(tmp_path, command):
+    """With its seed fixed, an agent plays the same way in every game: a study of Blooms (no
+    chance) played one game N times and gave it an interval as if it were N games."""
+    out = run_cli(*command, "--games", "4", "--out", str(tmp_path / "o"))
+    assert out.returncode == 2, out.stderr
+    assert "sets its own seed: it would play the same way in every game" in out.stderr
+    assert "leave seed= out: the lab seeds each game's agents from --seed" in out.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command", [
     ["sweep", "blooms", "--grid", "target=1:200", "--agent", "random", "--games", "10000"],
-    ["ladder", "blooms", "--agent", "random", "--key", "seed", "--base", "1", "--steps", "30",
-     "--games", "40000"],
+    ["ladder", "blooms", "--agent", "mcts", "--key", "time", "--base", "0.001", "--steps", "19",
+     "--games", "60000"],
 ])
 def test_a_run_refused_for_its_size_writes_nothing(tmp_path, command):
     out = run_cli(*command, "--out", str(tmp_path / "o"))
@@ -189,6 +218,9 @@ def test_ladder_over_a_doubling_option(tmp_path):
     assert out.returncode == 0, out.stderr
     steps = json.loads((tmp_path / "ladder.json").read_text())
     assert [s["strong"] for s in steps] == ["mcts:sims=16", "mcts:sims=32"]
+    # the file says what was measured, read on its own
+    assert all(s["game"] == "blooms" and s["game_params"] == {
+        "size": 3, "target": 10, "holes": [], "start_scores": [0, 0]} for s in steps)
     assert [s["weak"] for s in steps] == ["mcts:sims=8", "mcts:sims=16"]
     assert all(s["games"] == 4 for s in steps)
     for s in steps:   # seats alternate: two games each way, adding up to the step's result
@@ -432,6 +464,10 @@ def test_a_study_report_names_every_parameter_even_the_defaults(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert ('Game `blooms` with parameters '
             '`{"size": 4, "target": 15, "holes": [], "start_scores": [0, 0]}`') in report
+    # and so does summary.json, whose spec holds only what differs from the defaults
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert saved["spec"]["params"] == {}
+    assert saved["game_params"] == {"size": 4, "target": 15, "holes": [], "start_scores": [0, 0]}
 
 
 def test_a_sweep_over_the_handicap_takes_lists_parted_by_semicolons(tmp_path):
@@ -502,3 +538,234 @@ def test_figures_of_no_games_are_null_in_the_json_and_n_a_in_the_report(tmp_path
     assert sweep.returncode == 0, sweep.stderr
     cells = _strict_json(tmp_path / "w" / "sweep.json")
     assert cells
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "blooms", "--param", "size=3", "--agent", "random", "--games", "3"],
+    ["match", "blooms", "random", "random", "--param", "size=3", "--games", "3"],
+])
+def test_workers_beyond_the_cores_are_not_started(tmp_path, monkeypatch, command):
+    """``--workers 10000`` started a process per game until the memory ran out: a worker
+    beyond the cores plays no sooner, and gives a search limited by time less of it."""
+    from stonegarden.lab import runner
+
+    monkeypatch.setattr(runner, "available_cores", lambda: 1)
+
+    def no_pool(workers):
+        pytest.fail(f"a pool of {workers} workers on one core")
+
+    monkeypatch.setattr(runner, "game_pool", no_pool)
+    where = ["--out", str(tmp_path)] if command[0] == "study" else ["--json"]
+    out = _cli(*command, "--workers", "10000", *where)
+    assert out.exit_code == 0, out.output
+    assert ("--workers 10000: this machine has 1 core; 1 game is played at a time"
+            in out.output)
+    games = (json.loads((tmp_path / "summary.json").read_text())["summary"]["games"]
+             if command[0] == "study" else json.loads(out.output.splitlines()[-1])["games"])
+    assert games == 3
+
+
+def test_a_sweep_report_names_every_parameter_and_the_defaults_that_follow_the_swept(tmp_path):
+    """A sweep over Blooms' size alone plays each size at its own default target: the report
+    read `base parameters {}` and `size=4`, which does not tell a reader which target was
+    played, nor that it changed between cells."""
+    out = _cli("sweep", "blooms", "--grid", "size=3,4", "--agent", "random", "--games", "2",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    report = (tmp_path / "report.md").read_text()
+    assert ('Game `blooms`, swept `size`, in every cell `{"holes": [], "start_scores": [0, 0]}` '
+            '(`target` follows the swept values: shown per cell)') in report
+    assert "| size=3, target=10: first player's score |" in report
+    assert "| size=4, target=15: first player's score |" in report
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    assert [c["params"] for c in data["cells"]] == [{"size": 3, "target": 10},
+                                                     {"size": 4, "target": 15}]
+    assert data["cells"][1]["game_params"] == {"size": 4, "target": 15, "holes": [],
+                                               "start_scores": [0, 0]}
+
+
+def test_two_grid_values_that_are_one_game_are_refused(tmp_path):
+    """Else the same games were played twice in one run and listed as two cells."""
+    out = _cli("sweep", "blooms", "--param", "size=3", "--grid", "start_scores=0,0;0,00",
+               "--agent", "random", "--games", "2", "--out", str(tmp_path / "o"))
+    assert out.exit_code == 2
+    assert ("error: --grid: the cells start_scores=0,0 and start_scores=0,00 are the same "
+            "game: give each value once") in out.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_study_of_one_game_gives_no_interval_for_its_means(tmp_path):
+    """A mean of one game read `[14.000, 14.000]`, as if it were known exactly."""
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "1",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    summary = _strict_json(tmp_path / "summary.json")["summary"]
+    assert (summary["length"]["low"], summary["length"]["high"]) == (None, None)
+    length = summary["length"]["value"]
+    assert (f"| mean game length (entries) | {length:.3f} | n/a (one value) |"
+            in (tmp_path / "report.md").read_text())
+    assert (tmp_path / "plots" / "branching.png").exists()
+
+
+def test_a_studys_figures_say_what_their_bars_are_and_count_whole_games(tmp_path):
+    """The ends' error bars were not said to be 95% intervals (the sweep's and the ladder's
+    were), and a histogram of a few games counted 0.2 games."""
+    from matplotlib import pyplot as plt
+
+    from stonegarden.lab import plots
+    from stonegarden.lab.statistics import summarise
+
+    games = [{"moves": ["a"] * n, "winner": 1, "legal": [3] * n, "score_track": [[0, 0]] * n,
+              "reason": "target", "seats": {"1": "x", "2": "x"}} for n in (46, 49, 50, 58)]
+    summary = summarise(games)
+    figures = []
+    real_close = plt.close
+
+    def keep(fig):
+        figures.append(fig)
+        real_close(fig)
+
+    with unittest.mock.patch.object(plots.plt, "close", keep):
+        plots.length_histogram(summary, tmp_path)
+        plots.end_reasons(summary, tmp_path)
+    histogram, ends = (fig.axes[0] for fig in figures)
+    assert all(float(t).is_integer() for t in histogram.get_yticks())
+    assert "95% interval" in ends.get_ylabel()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    ["study", "blooms", "--param", "size=4", "--agent", "mcts:sims=2000", "--games", "40"],
+    ["match", "blooms", "mcts:sims=2000", "mcts:sims=1000", "--param", "size=4", "--games",
+     "40", "--save-dir"],
+])
+def test_a_worker_killed_by_the_system_ends_in_one_line_that_says_how_to_go_on(tmp_path,
+                                                                                command):
+    """A worker that dies (the kernel's out-of-memory killer) broke the pool, and the command
+    ended in a traceback; the games finished before it are kept, and the same command goes
+    on from them."""
+    from stonegarden.jobs.procs import descendants
+
+    out = tmp_path / "s"
+    where = [str(out)] if command[0] == "match" else ["--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", *command, *where,
+                             "--workers", "2"],
+                            env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    def game_workers() -> list[int]:
+        found = []
+        for pid in descendants(proc.pid):
+            try:
+                if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    workers: list[int] = []
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and len(workers) < 2:
+        workers = game_workers()
+        time.sleep(0.05)
+    assert proc.poll() is None and workers, "the run ended before its workers ran"
+    time.sleep(1)
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2, stderr[-2000:]
+    assert "Traceback" not in stderr
+    assert "error: a game worker process ended abruptly (killed: out of memory?)" in stderr
+    assert (("the same command with --resume plays the rest" if command[0] == "match"
+             else "and the same command goes on from them") in stderr)
+
+
+class _Ref:
+    """A fake Ray object reference: a task to run when it is asked for."""
+
+    def __init__(self, task):
+        self.task = task
+
+
+def test_a_ray_worker_that_dies_ends_in_one_line_that_says_how_to_go_on(tmp_path, monkeypatch):
+    """Ray gives up on a task whose worker or node died with its own error, which ended the
+    command in a traceback; as with a local worker, the games stored are kept."""
+    from stonegarden.lab.selfplay import play_game
+
+    class RayError(Exception):
+        pass
+
+    class RayTaskError(RayError):
+        pass
+
+    class WorkerCrashedError(RayError):
+        pass
+
+    ray = types.ModuleType("ray")
+    ray.exceptions = types.SimpleNamespace(  # type: ignore[attr-defined]
+        RayError=RayError, RayTaskError=RayTaskError)
+    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
+    ray.init = lambda **_: None  # type: ignore[attr-defined]
+    ray.shutdown = lambda: None  # type: ignore[attr-defined]
+    ray.wait = lambda refs, num_returns: (refs[:1], refs[1:])  # type: ignore[attr-defined]
+
+    def get(ref):
+        if ref.task["index"] == 1:
+            raise WorkerCrashedError("The worker died unexpectedly while executing this task.")
+        return play_game(ref.task)
+
+    ray.get = get  # type: ignore[attr-defined]
+    ray.remote = lambda fn: types.SimpleNamespace(  # type: ignore[attr-defined]
+        remote=_Ref)
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "3",
+               "--backend", "ray", "--out", str(tmp_path))
+    assert out.exit_code == 2, out.output
+    assert ("error: a Ray worker running a game ended abruptly (WorkerCrashedError: The worker "
+            "died unexpectedly while executing this task.); 1 of 3 games are stored in") in out.output
+    assert "the same command goes on from them" in out.output
+
+
+def test_the_time_left_is_told_when_a_game_takes_minutes():
+    """The bar measured its speed over the last 30 seconds: where a game takes longer (strong
+    agents, large boards), it never said how long the run had left."""
+    from rich.console import Console
+
+    from stonegarden.lab.runner import progress_bar, progress_line
+
+    now = [0.0]
+    console = Console(file=io.StringIO(), get_time=lambda: now[0], width=200)
+    bar = progress_bar(console)
+    with bar:
+        job = bar.add_task("study", total=10, tally="")
+        for _ in range(4):
+            now[0] += 120  # two minutes a game
+            bar.update(job, advance=1)
+            progress_line(bar, job, 1)
+    assert "study: 4/10 games, 0:08:00 elapsed, about 0:12:00 left" in console.file.getvalue()
+
+
+def test_a_sweep_plays_its_cells_in_turn(tmp_path):
+    """The cells were played one after another: a sweep stopped half way had no game of its
+    last cells, and its time left, measured on the first (smallest) boards, was far too short."""
+    out = _cli("sweep", "blooms", "--grid", "size=3,4,5", "--agent", "random", "--games", "3",
+               "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    with sqlite3.connect(tmp_path / "lab.sqlite") as db:
+        order = db.execute("SELECT study, idx FROM games ORDER BY rowid").fetchall()
+    studies = list(dict.fromkeys(study for study, _ in order))
+    assert len(studies) == 3
+    assert [idx for _, idx in order] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    assert all(len({study for study, _ in order[k:k + 3]}) == 3 for k in (0, 3, 6))
+
+
+def test_a_sweep_leaves_no_picture_of_an_earlier_sweep_in_its_folder(tmp_path):
+    """A sweep of three parameters draws `sweep-K.png`, one of two `sweep.png`: run into the
+    same folder, the other's pictures stayed beside the new ones, of cells no longer swept."""
+    common = ["--param", "size=3", "--agent", "random", "--games", "1", "--out", str(tmp_path)]
+    out = _cli("sweep", "blooms", "--grid", "target=3,4", "--grid", "holes=a1,c1",
+               "--grid", "start_scores=0,0;0,1", *common)
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "plots" / "sweep-1.png").exists()
+    out = _cli("sweep", "blooms", "--grid", "target=3,4", *common)
+    assert out.exit_code == 0, out.output
+    assert sorted(p.name for p in (tmp_path / "plots").glob("sweep*")) == ["sweep.png",
+                                                                           "sweep.svg"]

@@ -61,6 +61,10 @@ def test_text_summary_is_the_last_line(cli):
     assert "2 games" in last and "Elo A-B" in last and "95% CI" in last
     assert "A moving first " in last and ", second " in last
     assert "without the first move's edge" in last
+    # two seeded agents in a game without chance would play two games over and over
+    assert ("note: B 'random:seed=3' sets its own seed, so it plays the same way in every game "
+            "(without seed=, --seed gives each game its own)") in r.stderr
+    assert "note: A" not in r.stderr
 
 
 @pytest.mark.slow

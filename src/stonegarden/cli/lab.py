@@ -25,12 +25,14 @@ from .common import (
 )
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-                              help="local worker processes (or Ray task slots)")
+                              help="games played at once: local worker processes, at most "
+                                   "the cores (or Ray task slots)")
 backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
                               show_default=True, help="run games on local processes or on Ray")
 address_option = click.option("--address", default=None, metavar="HOST:PORT",
                                help="the Ray cluster to run on, with --backend ray "
-                                    "(default: a Ray started on this machine)")
+                                    "(default: a Ray instance of the command's own on this "
+                                    "machine, with --workers CPUs)")
 games_option = click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
                             help="games per study (or per cell / ladder step)")
 seed_option = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
@@ -107,9 +109,12 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     summary = report_study(spec, results, folder, _command())
     fp = summary["first_player_win_rate"]
     click.echo(f"report: {folder / 'report.md'}")
-    click.echo(json.dumps({"games": summary["games"], "first_player_win_rate": fp,
-                           "first_player_score": summary["first_player_score"],
-                           "draw_rate": summary["draw_rate"], "length": summary["length"]}))
+    shown = {"games": summary["games"], "first_player_win_rate": fp,
+             "first_player_score": summary["first_player_score"],
+             "draw_rate": summary["draw_rate"], "length": summary["length"]}
+    if "a_score" in summary:  # two agents: how they compare is the question
+        shown.update({k: summary[k] for k in ("a_score", "elo_a_minus_b", "a_by_seat")})
+    click.echo(json.dumps(shown))
 
 
 @click.command()

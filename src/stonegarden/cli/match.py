@@ -12,10 +12,11 @@ from typing import Any
 import click
 
 from ..agents import agent_for
+from ..agents.registry import parse_agent_spec
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import JobError, ParameterError
 from ..lab.adjudication import ResignRule
 from ..lab.match_records import load_results, prepare_folder, save_result
 from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
@@ -71,6 +72,12 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
                   tally=lambda: _tally(results), progress=progress)
     except KeyboardInterrupt:
         raise MatchStopped(_summary(game, a, b, results, resumed, games)) from None
+    except JobError as exc:  # a worker died: the games recorded so far are kept
+        if not save_dir:
+            raise
+        raise JobError(f"{exc}; {len(results)} of {games} games are recorded in "
+                       f"{save_dir!r}, and the same command with --resume plays the rest",
+                       reason=exc.reason) from None
     return _summary(game, a, b, results, resumed, games)
 
 
@@ -131,7 +138,7 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=10, show_default=True,
               help="games in the match (seats alternate)")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="worker processes")
+              help="worker processes playing games at once (at most the cores)")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
 @click.option("--save-dir", type=NamedPath(file_okay=False), default=None,
@@ -148,6 +155,10 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
     """Agent A against agent B on GAME, seats alternating (A is player 1 in even games).
     Ctrl-C (or SIGTERM) stops it with the summary of the games finished so far."""
     signal.signal(signal.SIGTERM, _interrupt)
+    for name, spec in (("A", a), ("B", b)):
+        if "seed" in parse_agent_spec(spec)[1]:
+            click.echo(f"note: {name} {spec!r} sets its own seed, so it plays the same way in "
+                       "every game (without seed=, --seed gives each game its own)", err=True)
     try:
         out = run_match(game_id, parse_param_options(params), a, b, games, workers, seed,
                         save_dir, progress=not quiet, resign=resign_rule(resign, resign_moves),

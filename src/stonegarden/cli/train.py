@@ -28,7 +28,7 @@ from .common import NamedPath, friendly_errors, param_option
 @click.option("--seed", type=click.IntRange(0, 2**40), default=0, show_default=True,
               help="game i of the self-play is seeded from --seed and i")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="self-play worker processes")
+              help="self-play worker processes (at most the cores)")
 @click.option("--steps", type=click.IntRange(min=1), default=400, show_default=True,
               help="steps of the fit")
 @click.option("--prior", type=click.IntRange(0, 10_000), default=30, show_default=True,

@@ -54,10 +54,18 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                              f"--base: leave it out of the spec (--base gives the lowest rung)")
     budgets = [base * 2**k for k in range(steps + 1)]
     specs = []
-    for lo, hi in itertools.pairwise(budgets):
+    for k, (lo, hi) in enumerate(itertools.pairwise(budgets)):
         strong = with_option(agent, key, _num(hi))
         weak = with_option(agent, key, _num(lo))
-        canonical = check_spec(game_id, params, (strong, weak))
+        try:
+            canonical = check_spec(game_id, params, (strong, weak))
+        except ParameterError as exc:
+            if k == 0:  # the agent, the game or --base itself
+                raise
+            # the lower rungs were fine: the doubling went past what the option takes
+            raise ParameterError(f"{exc} (at the ladder's step {k + 1}: {key}={_num(hi)} is "
+                                 f"--base {_num(base)} doubled {k + 1} times; ask for at most "
+                                 f"{k} --steps, or a smaller --base)") from None
         specs.append(StudySpec(game_id, canonical, (strong, weak), seed,
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
@@ -65,9 +73,12 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"ladder {game_id} ({steps} steps)")
     steps_out = []
+    game_params = full_params(game_id, specs[0].params)
     for spec, results in zip(specs, played):
         s = summarise(results, list(spec.agents))
-        steps_out.append({"strong": spec.agents[0], "weak": spec.agents[1],
+        # each step says what it measured: the game and every parameter as played
+        steps_out.append({"game": game_id, "game_params": game_params,
+                          "strong": spec.agents[0], "weak": spec.agents[1],
                           "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
                                    f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",
                           "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
@@ -81,7 +92,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
              f"{seat_text(st['seat_adjusted'])}")
             for st in steps_out]
     image = plots.ladder_plot(steps_out, out / "plots", key)
-    intro = [f"Game `{game_id}` with parameters `{json.dumps(full_params(game_id, specs[0].params))}`; "
+    intro = [f"Game `{game_id}` with parameters `{json.dumps(game_params)}`; "
              f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
              + resign_text(specs[0].resign), f"Reproduce: `{command}`"]

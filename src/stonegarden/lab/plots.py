@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 
 def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
@@ -17,6 +18,10 @@ def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
     exactly 0 or 1 a hair outside its interval)."""
     return [[max(0.0, e["value"] - e["low"]) for e in estimates],
             [max(0.0, e["high"] - e["value"]) for e in estimates]]
+
+
+def _bound(value: float | None) -> float:
+    return math.nan if value is None else value
 
 
 def _save(fig: Any, out: Path, name: str) -> str:
@@ -36,6 +41,7 @@ def length_histogram(summary: dict[str, Any], out: Path) -> str:
     ax.axvline(m["value"], color="#c44e52", linestyle="--", label=f"mean {m['value']:.1f}")
     ax.set_xlabel("game length (record entries)")
     ax.set_ylabel("games")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # games come whole
     ax.legend()
     return _save(fig, out, "length")
 
@@ -46,7 +52,9 @@ def branching_by_ply(summary: dict[str, Any], out: Path) -> str:
     if rows:
         x = [i for i, _ in rows]
         ax.plot(x, [r["value"] for _, r in rows], color="#4c72b0")
-        ax.fill_between(x, [r["low"] for _, r in rows], [r["high"] for _, r in rows],
+        # a ply only one game reached has no interval: the band stops there
+        ax.fill_between(x, [_bound(r["low"]) for _, r in rows],
+                        [_bound(r["high"]) for _, r in rows],
                         color="#4c72b0", alpha=0.25, label="95% interval")
         ax.set_yscale("log")
         ax.legend()
@@ -62,7 +70,8 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
     vals = [reasons[r]["value"] for r in names]
     ax.bar(names, vals, yerr=_errors([reasons[r] for r in names]), capsize=4, color="#55a868")
     ax.set_ylim(0, 1)
-    ax.set_ylabel("share of games")
+    ax.set_xlabel("how the games ended")
+    ax.set_ylabel("share of games\n(bars: 95% interval)")
     return _save(fig, out, "reasons")
 
 

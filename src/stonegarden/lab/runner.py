@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from datetime import timedelta
 from typing import Any
 
@@ -23,9 +24,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from ..errors import ParameterError, StonegardenError
+from ..errors import JobError, ParameterError, StonegardenError
 from ..jobs.worker import die_with_parent
-from ..search.config import default_threads, share_cores
+from ..search.config import available_cores, default_threads, share_cores
 from .selfplay import play_game
 
 Task = dict[str, Any]
@@ -42,12 +43,18 @@ MAX_GAMES = 1_000_000
 MAX_SEED = 2**32 - 1
 
 
+#: how far back a bar's speed, and so its time left, is measured (rich's 30 seconds gave no
+#: time left at all where a game takes longer: strong agents, big boards)
+SPEED_PERIOD = 24 * 3600.0
+
+
 def progress_bar(console: Console | None = None, disable: bool = False) -> Progress:
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
         TextColumn("{task.fields[tally]}"),
         console=console or Console(stderr=True), transient=False, disable=disable,
+        speed_estimate_period=SPEED_PERIOD,
     )
 
 
@@ -57,16 +64,21 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
               tally: Callable[[], str] | None = None, progress: bool = True) -> None:
     """Play every task, calling ``on_result(task, result)`` in this process as each finishes.
     The bar counts ``done_before`` games finished earlier (a resumed run) and shows ``tally()``
-    after each game.
+    after each game. On this machine (the local backend, or Ray without an address) no more
+    than its cores play at once (``machine_workers``).
 
     Raises:
         ParameterError: an unknown backend, an address without Ray, Ray requested but not
         installed, or no Ray cluster at the address.
+        JobError: a worker process died (killed by the system, say); the games finished
+        before have been handed to ``on_result``.
     """
     if address and backend != "ray":
         raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
     if not tasks:
         return
+    if backend != "ray" or not address:  # a cluster's slots are its own
+        workers = machine_workers(workers)
     with progress_bar(console, disable=not progress) as bar:
         total = done_before + len(tasks)
         job = bar.add_task(description, total=total, completed=done_before,
@@ -88,6 +100,21 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
             _run_ray(tasks, done, workers, address)
         else:
             raise ParameterError(f"unknown backend {backend!r} (local or ray)")
+
+
+def machine_workers(workers: int) -> int:
+    """``workers``, at most the cores this machine lets the command use, where a game is played
+    at a time each; taking fewer is said on stderr. More would not finish sooner: each is a
+    process with its own copy of the kernels (``--workers 10000`` filled the memory), and a
+    search limited by time would get less of it than it asks for."""
+    cores = available_cores()
+    if workers <= cores:
+        return workers
+    print(f"--workers {workers}: this machine has {cores} core{'s' if cores > 1 else ''}; "
+          f"{cores} game{'s are' if cores > 1 else ' is'} played at a time (more would not "
+          "finish sooner, and would give a search limited by time less time than it asks for)",
+          file=sys.stderr)
+    return cores
 
 
 def progress_line(bar: Progress, job: TaskID, step: int, unit: str = "games") -> None:
@@ -148,6 +175,10 @@ def _run_local(tasks: Sequence[Task], done: OnResult, workers: int) -> None:
                     _keep_running_games(futures, handled, done)
                 except KeyboardInterrupt:
                     _stop_workers(pool)
+            if isinstance(exc, BrokenProcessPool):
+                raise JobError("a game worker process ended abruptly (killed: out of memory?), "
+                               "and the games being played with it are lost",
+                               reason="died") from None
             raise
 
 
@@ -193,13 +224,22 @@ def _keep_running_games(futures: dict[cf.Future[dict[str, Any]], Task],
 
 def _ray_result(ray: Any, ref: Any) -> dict[str, Any]:
     """The task's result; our own error in a task (an agent that does not fit the game, say)
-    is raised as itself, as a local worker's is, not inside Ray's remote traceback."""
+    is raised as itself, as a local worker's is, not inside Ray's remote traceback.
+
+    Raises:
+        JobError: the task's worker or machine died (out of memory, a lost node), after the
+            retries Ray makes, as a local worker's death is.
+    """
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as exc:
         if isinstance(exc.cause, StonegardenError):
             raise exc.cause from None
         raise
+    except ray.exceptions.RayError as exc:  # no error of the game's: where it ran is gone
+        raise JobError(f"a Ray worker running a game ended abruptly ({type(exc).__name__}: "
+                       f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no detail'})",
+                       reason="died") from None
 
 
 def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str | None) -> None:
@@ -218,8 +258,10 @@ def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str |
                     f"--address {address!r}: no Ray cluster answers ({exc}); start one there "
                     "with `ray start --head`, or leave --address out to run Ray on this "
                     "machine") from None
-        else:
-            ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+        else:  # an instance of its own with --workers CPUs, whatever RAY_ADDRESS or a
+            # `ray start` on this machine name (Ray would join those, and refuse num_cpus)
+            ray.init(address="local", num_cpus=max(1, workers), include_dashboard=False,
+                     log_to_driver=False)
         started = True
     try:
         remote = ray.remote(_play_on_one_core)

@@ -13,12 +13,13 @@ from typing import Any
 from rich.console import Console
 
 from ..agents import agent_for
+from ..agents.registry import parse_agent_spec
 from ..core.record import make_record, save_record
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import JobError, ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
-from .statistics import summarise
+from .statistics import seat_text, summarise, wld
 from .store import Store
 
 
@@ -55,11 +56,16 @@ def check_spec(game_id: str, params: dict[str, Any], agents: tuple[str, str]) ->
     """Validate before any work starts; returns the record-form (non-default) params.
 
     Raises:
-        ParameterError: bad game, parameter or agent.
+        ParameterError: bad game, parameter or agent; an agent that sets its own seed.
     """
     game = make(game_id, **params)
     for a in agents:
         agent_for(game, a)
+        if "seed" in parse_agent_spec(a)[1]:  # the same seed in every game: the same game
+            raise ParameterError(
+                f"agent {a!r} sets its own seed: it would play the same way in every game (in a "
+                "game without chance, the same game again and again, each counted in the "
+                "intervals); leave seed= out: the lab seeds each game's agents from --seed")
     return game.non_default_params()
 
 
@@ -92,6 +98,10 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
         keys.append(key)
         have = store.done(key)
         todo += [spec.task(i, key) for i in range(games) if i not in have]
+    # game 0 of every study, then game 1 of every study ...: a run stopped half way has half
+    # the games of every cell of a sweep (not all of the first cells and none of the last),
+    # and the time left is measured on games of every cell, not on the first (small) ones
+    todo.sort(key=lambda task: task["index"])
     # a resumed run's bar starts at the games already stored, so its count and ETA are true
     played = games * len(specs) - len(todo)
     try:
@@ -99,9 +109,17 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
                   backend=backend, address=address, console=console, description=description,
                   done_before=played)
     except KeyboardInterrupt:
-        stored = sum(len([i for i in store.done(key) if i < games]) for key in keys)
-        raise LabStopped(stored, games * len(specs), store.path) from None
+        raise LabStopped(_stored(store, keys, games), games * len(specs), store.path) from None
+    except JobError as exc:  # a worker died: what was stored is kept, and the run goes on
+        raise JobError(f"{exc}; {_stored(store, keys, games)} of {games * len(specs)} games "
+                       f"are stored in {str(store.path)!r}, and the same command goes on "
+                       "from them", reason=exc.reason) from None
     return [store.games(key, limit=games) for key in keys]
+
+
+def _stored(store: Store, keys: list[str], games: int) -> int:
+    """The games of the studies ``keys`` a run of ``games`` each has in the store."""
+    return sum(len([i for i in store.done(key) if i < games]) for key in keys)
 
 
 class LabStopped(KeyboardInterrupt):
@@ -161,6 +179,8 @@ def resign_text(resign: list[float | int] | None) -> str:
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     if not e or e["value"] is None:  # not measured, or of no games
         return "n/a", ""
+    if e["low"] is None:  # a mean of one value has no interval
+        return f"{e['value']:.3f}", "n/a (one value)"
     return f"{e['value']:.3f}", f"[{e['low']:.3f}, {e['high']:.3f}]"
 
 
@@ -187,6 +207,10 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("A's score (draw = 1/2)", *_fmt(summary["a_score"])))
         e = summary["elo_a_minus_b"]
         rows.append(("Elo A minus B", f"{e['value']:.0f}", f"[{e['low']:.0f}, {e['high']:.0f}]"))
+        seats = summary["a_by_seat"]
+        rows.append(("A's wins-losses-draws moving first / second",
+                     f"{wld(seats['first'])} / {wld(seats['second'])}",
+                     seat_text(summary["a_seat_adjusted"]).removeprefix("; ")))
     return rows
 
 
@@ -224,8 +248,9 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     agents = list(spec.agents) if spec.agents[0] != spec.agents[1] else None
     summary = summarise(results, agents)
+    game_params = full_params(spec.game, spec.params)
     (out / "summary.json").write_text(json.dumps(
-        {"spec": spec.key_spec(), "summary": summary}, indent=1))
+        {"spec": spec.key_spec(), "game_params": game_params, "summary": summary}, indent=1))
     save_records(spec, results, out)
     figs = out / "plots"
     images = [
@@ -235,8 +260,7 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     ]
     who = (f"{spec.agents[0]} against itself" if agents is None
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
-    intro = [f"Game `{spec.game}` with parameters "
-             f"`{json.dumps(full_params(spec.game, spec.params))}`; {who}"
+    intro = [f"Game `{spec.game}` with parameters `{json.dumps(game_params)}`; {who}"
              f"{resign_text(spec.resign)}",
              f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)

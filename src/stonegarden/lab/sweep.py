@@ -10,7 +10,6 @@ from typing import Any
 
 from rich.console import Console
 
-from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
@@ -20,6 +19,7 @@ from .study import (
     StudySpec,
     check_games,
     check_spec,
+    full_params,
     resign_text,
     run_studies,
     write_report,
@@ -88,11 +88,6 @@ def _value(text: str) -> Any:
         return {"true": True, "false": False}.get(low, text)
 
 
-def json_value(value: Any) -> Any:
-    """A parameter value as JSON writes it (tuples become lists)."""
-    return list(value) if isinstance(value, tuple) else value
-
-
 def cells(base: dict[str, Any], grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
     keys = list(grid)
     return [{**base, **dict(zip(keys, combo))} for combo in itertools.product(*grid.values())]
@@ -134,28 +129,44 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     if both:
         raise ParameterError(f"{both} both fixed (--param) and swept (--grid): give one")
     specs = []
+    same: dict[str, dict[str, Any]] = {}  # a cell by its game, to find two that are one
     for params in cells(base, grid):
         canonical = check_spec(game_id, params, agents)
+        twin = same.setdefault(json.dumps(canonical, sort_keys=True), params)
+        if twin is not params:
+            raise ParameterError(f"--grid: the cells {_cell_text(twin, grid)} and "
+                                 f"{_cell_text(params, grid)} are the same game: give each "
+                                 "value once")
         specs.append(StudySpec(game_id, canonical, agents, seed,
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
+    # every parameter as played (typed: "4" from the command line is 4): those the same in
+    # every cell are said once; one that is not swept but differs between cells (a default
+    # derived from a swept one, such as Blooms' target from the size) is shown per cell
+    played_params = [full_params(game_id, spec.params) for spec in specs]
+    follow = [k for k in played_params[0] if k not in grid
+              and len({json.dumps(p[k]) for p in played_params}) > 1]
+    fixed = {k: v for k, v in played_params[0].items() if k not in grid and k not in follow}
     store = Store(out / "lab.sqlite")
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"sweep {game_id} ({len(specs)} cells)")
     rows = []
-    for spec, results, params in zip(specs, played, cells(base, grid)):
-        full = make(game_id, **params).params  # typed values ("4" from the command line is 4)
-        shown = {k: json_value(full[k]) for k in params}
-        rows.append({"params": shown, "record_params": spec.params,
+    for spec, results, params, full in zip(specs, played, cells(base, grid), played_params):
+        shown = {k: full[k] for k in [*params, *follow]}
+        rows.append({"params": shown, "record_params": spec.params, "game_params": full,
                      "summary": summarise(results)})
     store.close()
     keys_ = list(grid)
     by = keys_[0] if len(keys_) > 1 else None
     rec = recommend(rows, by, max_draws)
     (out / "sweep.json").write_text(json.dumps(
-        {"game": game_id, "base": base, "grid": grid, "agents": list(agents), "games": games,
+        {"game": game_id, "base": {k: fixed.get(k, v) for k, v in base.items()}, "grid": grid,
+         "fixed": fixed, "agents": list(agents), "games": games,
          "cells": rows, "recommendation": rec}, indent=1, default=str))
-    table = table_rows(rows, keys_)
+    table = table_rows(rows, [*keys_, *follow])
+    for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
+        if stale.suffix in (".png", ".svg"):
+            stale.unlink()
     if len(keys_) == 2:
         images = [("first player's score per cell",
                    plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots"))]
@@ -174,9 +185,10 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     else:
         images = [("first player's score per cell",
                    plots.sweep_lines(rows, keys_[0], out / "plots"))]
-    typed = make(game_id, **next(iter(cells(base, grid)))).params
-    shown_base = {k: json_value(typed[k]) for k in base}
-    intro = [f"Game `{game_id}`, base parameters `{json.dumps(shown_base)}`, agents "
+    swept = ", ".join(f"`{k}`" for k in keys_)
+    per_cell = (f" ({', '.join(f'`{k}`' for k in follow)} follow{'s' if len(follow) == 1 else ''}"
+                " the swept values: shown per cell)" if follow else "")
+    intro = [f"Game `{game_id}`, swept {swept}, in every cell `{json.dumps(fixed)}`{per_cell}; agents "
              f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell"
              f"{resign_text(specs[0].resign)}",
              f"Reproduce: `{command}`"]
@@ -194,6 +206,11 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     write_report(f"Sweep: {game_id}", intro, table, images,
                  out, extra_md="\n".join(rec_md))
     return {"cells": rows, "recommendation": rec}
+
+
+def _cell_text(params: dict[str, Any], grid: dict[str, list[Any]]) -> str:
+    """A cell as its swept values, as given on the command line."""
+    return ", ".join(f"{k}={plots.value_label(params[k])}" for k in grid)
 
 
 def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, str, str]]:

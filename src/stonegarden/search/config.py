@@ -25,14 +25,18 @@ def share_cores(most: int) -> None:
     _share = max(1, min(MAX_THREADS, most))
 
 
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def default_threads() -> int:
     """The cores this process may run on (at most ``MAX_THREADS``, and its share where it is
     one of several: ``share_cores``): the trees of a search that takes every core."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(_share, cores))
+    return max(1, min(_share, available_cores()))
 
 
 @dataclass(frozen=True)
