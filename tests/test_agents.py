@@ -85,7 +85,9 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("", "empty"),
     ("nosuch", "unknown agent 'nosuch'"),
     ("mcts:time=abc", "'time' must be a number"),
-    ("mcts:time=-1", "'time' must be positive"),
+    ("mcts:time=-1", "'time' must be 0.001..600"),
+    ("mcts:time=1e-9", "'time' must be 0.001..600"),  # positive, below the documented range
+    ("mcts:time=nan", "'time' must be positive and finite"),
     ("mcts:sims=0", "'sims' must be at least 1"),
     ("mcts:sims=many", "'sims' must be an integer"),
     ("mcts:rave=maybe", "'rave' must be on/off"),

@@ -32,8 +32,9 @@ OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
     "contempt": (0.0, 0.5, False),
     "threads": (1, 64, True),
 }
-#: options whose lower bound no agent checks itself
-_LOW_CHECKED_HERE = frozenset({"seed"})
+#: options whose lower bound no agent checks itself (a search checks only that its time is
+#: positive: a nanosecond would pass)
+_LOW_CHECKED_HERE = frozenset({"seed", "time"})
 
 
 class Agent(Protocol):
