@@ -89,3 +89,37 @@ def test_a_restarted_or_stopped_database_is_answered_at_once(cluster, tmp_path):
         server.stop()
     log = (tmp_path / "serve.log").read_text()
     assert "error connecting" not in log, log  # the pool's own warnings, two lines a try
+
+
+@pytest.mark.slow
+def test_after_an_outage_a_page_on_another_process_hears_a_move_at_once(cluster, tmp_path):
+    from sse import Events
+
+    dsn = cluster.create_database("games")
+    a = Server(dsn, None, log=tmp_path / "a.log").start()
+    b = Server(dsn, None, log=tmp_path / "b.log").start()
+    try:
+        status, made = a.request("POST", "/api/games", {
+            "game": "blooms", "params": SMALL, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid = made["id"]
+        events = Events(b.port, f"/api/games/{gid}/events")
+        try:
+            events.update()
+            # long enough for b's listener to wait several seconds between its reconnections
+            cluster.halt()
+            time.sleep(9)
+            cluster.resume()
+            move = first_legal("blooms", SMALL, [])
+            status, answer = a.request("POST", f"/api/games/{gid}/move",
+                                       {"secret": made["secrets"]["1"], "move": move})
+            assert status == 200, answer
+            start = time.monotonic()
+            events.update(timeout=20)
+            assert time.monotonic() - start < 3
+            assert [m["text"] for m in b.request("GET", f"/api/games/{gid}")[1]["moves"]] == [move]
+        finally:
+            events.close()
+    finally:
+        a.stop()
+        b.stop()

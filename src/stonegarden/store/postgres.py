@@ -127,6 +127,9 @@ class PostgresStore(SQLStore):
         self.origin = secrets.token_hex(6)
         self._listener: threading.Thread | None = None
         self._stop = threading.Event()
+        #: set by ``close`` and when a call reaches the database again: the listener, waiting to
+        #: reconnect, reconnects now
+        self._wake = threading.Event()
         try:
             with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
                 self._migrate(con)
@@ -179,6 +182,7 @@ class PostgresStore(SQLStore):
             if self._failing:
                 self._psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT).close()
                 self._failing = False
+                self._wake.set()  # the other processes' changes are heard again at once
             con = self.pool.getconn()
             try:
                 ConnectionPool.check_connection(con)
@@ -271,11 +275,13 @@ class PostgresStore(SQLStore):
                                 on_change(what, game_id)
             except psycopg.Error:
                 first = False
-                self._stop.wait(pause)
+                self._wake.wait(pause)
+                self._wake.clear()
                 pause = min(pause * 2, 10.0)
 
     def close(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._listener is not None:
             self._listener.join(timeout=5)
             self._listener = None
