@@ -123,3 +123,50 @@ def test_after_an_outage_a_page_on_another_process_hears_a_move_at_once(cluster,
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_call_waiting_for_the_pool_when_the_database_stops_fails_at_once(cluster):
+    import threading
+
+    import psycopg
+
+    from stonegarden.errors import StoreError
+    from stonegarden.store import NewGame
+    from stonegarden.store.postgres import PostgresStore
+
+    dsn = cluster.create_database("games")
+    store = PostgresStore(dsn, pool_size=1)
+    try:
+        for gid in ("g1", "g2"):
+            store.create_game(NewGame(gid, "freego", {"size": 5}, ("human", "human"),
+                                      (f"{gid}-1", f"{gid}-2"), listed=False,
+                                      names=(None, None), to_move=1))
+        outcomes: dict[str, tuple[str, float]] = {}
+
+        def call(name: str, do) -> None:
+            start = time.monotonic()
+            try:
+                do()
+                outcomes[name] = ("done", time.monotonic() - start)
+            except StoreError as exc:
+                outcomes[name] = (str(exc), time.monotonic() - start)
+
+        other = psycopg.connect(dsn)
+        # another process holds g1: the move waits for it, on the pool's one connection
+        other.execute("SELECT id FROM games WHERE id = 'g1' FOR UPDATE")
+        mover = threading.Thread(target=call, args=(
+            "move", lambda: store.append_move("g1", 0, "C3", None, to_move=2)))
+        mover.start()
+        time.sleep(0.5)
+        reader = threading.Thread(target=call, args=("read", lambda: store.get("g2")))
+        reader.start()  # waits for the pool
+        time.sleep(0.5)
+        cluster.halt()
+        other.close()
+        mover.join(60)
+        reader.join(60)
+        assert outcomes["move"][0] != "done"
+        why, seconds = outcomes["read"]
+        assert "refused" in why and seconds < 5, outcomes
+    finally:
+        store.close()

@@ -179,11 +179,7 @@ class PostgresStore(SQLStore):
         from psycopg_pool import ConnectionPool
 
         for attempt in range(2):
-            if self._failing:
-                self._psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT).close()
-                self._failing = False
-                self._wake.set()  # the other processes' changes are heard again at once
-            con = self.pool.getconn()
+            con = self._free_connection()
             try:
                 ConnectionPool.check_connection(con)
             except self._psycopg.Error:
@@ -199,6 +195,29 @@ class PostgresStore(SQLStore):
             finally:
                 self.pool.putconn(con)
             return
+
+    def _free_connection(self) -> Any:
+        """A connection of the pool, waiting at most ``POOL_WAIT`` for one to be free, and no
+        longer once a failure is known (another call's, meanwhile): then the database is
+        connected to directly, which fails at once while it is down.
+
+        Raises:
+            psycopg.Error, PoolTimeout: none came.
+        """
+        from psycopg_pool import PoolTimeout
+
+        end = time.monotonic() + POOL_WAIT
+        while True:
+            if self._failing:
+                self._psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT).close()
+                self._failing = False
+                self._wake.set()  # the other processes' changes are heard again at once
+            left = end - time.monotonic()
+            try:
+                return self.pool.getconn(timeout=max(0.01, min(1.0, left)))
+            except PoolTimeout:
+                if left <= 1.0:
+                    raise PoolTimeout(f"no connection was free for {POOL_WAIT:.0f} s") from None
 
     @contextmanager
     def _connect(self) -> Iterator[_Connection]:
