@@ -69,11 +69,20 @@ class Postgres:
         self.root.mkdir(parents=True, exist_ok=True)
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync",
                   "-E", "UTF8")
+        self.resume()
+        return self
+
+    def halt(self) -> None:
+        """Stop the server as its service does (``fast``: connections are cut off), keeping
+        the cluster for ``resume``."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the cluster's server (again), on the same port."""
         opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
                 "-c max_connections=200")
         self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")
-        return self
 
     def create_database(self, name: str) -> str:
         """A fresh database in this cluster; its DSN."""

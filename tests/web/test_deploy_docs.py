@@ -139,3 +139,41 @@ def wait_for(url: str, seconds: float = 120) -> None:
         except (urllib.error.URLError, ConnectionError, TimeoutError, http.client.HTTPException):
             time.sleep(0.2)
     raise AssertionError(f"{url} did not answer")
+
+
+def test_the_documented_backup_and_restore_work_as_written(postgres, tmp_path):
+    """The PostgreSQL backup commands of docs/deploy.md, run from a directory of the admin's
+    that the ``postgres`` user cannot read (a home directory on Debian 12 is private)."""
+    import psycopg
+
+    from stonegarden.store import NewGame, open_store
+
+    text = DOC.split("**Backups**", 1)[1].split("A SQLite file", 1)[0]
+    commands = [" ".join(c.split()) for c in re.findall(r"`(sudo -u postgres [^`]*)`", text)]
+    assert [c.split()[3] for c in commands] == ["pg_dump", "createdb", "pg_restore"], commands
+    as_postgres = "runuser -u postgres -- " if os.geteuid() == 0 else ""
+    with psycopg.connect(postgres.dsn, autocommit=True) as con:
+        if not con.execute("SELECT 1 FROM pg_roles WHERE rolname = 'stonegarden'").fetchone():
+            con.execute("CREATE ROLE stonegarden LOGIN")
+        for name in ("stonegarden", "stonegarden2"):
+            con.execute(f"DROP DATABASE IF EXISTS {name}")
+        con.execute("CREATE DATABASE stonegarden OWNER stonegarden")
+    dsn = f"postgresql://stonegarden@127.0.0.1:{postgres.port}/"
+    store = open_store(dsn + "stonegarden")
+    store.create_game(NewGame("g1", "freego", {"size": 5}, ("human", "human"), ("k1", "k2"),
+                              listed=False, names=("Ann", "Bo"), to_move=1))
+    store.append_move("g1", 0, "C3", None, to_move=2)
+    store.close()
+    (tmp_path / "admin").mkdir(mode=0o700)
+    env = {**os.environ, "PGHOST": "127.0.0.1", "PGPORT": str(postgres.port), "PGUSER": "postgres"}
+    for command in commands:
+        line = command.replace("sudo -u postgres ", as_postgres + str(postgres.bin) + "/")
+        done = subprocess.run(line, shell=True, cwd=tmp_path / "admin", env=env, text=True,
+                              capture_output=True, timeout=60)
+        assert done.returncode == 0, (command, done.stderr)
+    restored = open_store(dsn + "stonegarden2")
+    try:
+        assert restored.get("g1").moves == ("C3",)
+        restored.append_move("g1", 1, "D4", None, to_move=1)  # its owner writes to it
+    finally:
+        restored.close()

@@ -143,3 +143,24 @@ def test_a_loopback_server_refuses_a_host_it_is_not_published_as(deployed):
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(req, timeout=10)
     assert err.value.code == 400
+
+
+def test_a_connection_a_proxy_keeps_idle_is_not_closed_under_it(server):
+    """nginx keeps an idle connection to the server for 60 s (its upstream
+    ``keepalive_timeout``) and sends the next request on it. Had the server closed it at 5 s
+    (uvicorn's default), a request nginx sent as it closed failed: a move (a POST, which nginx
+    does not send again) was answered 502."""
+    import http.client
+    import time
+
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        for pause in (0.0, 6.0):
+            time.sleep(pause)
+            conn.request("GET", "/api/meta")
+            answer = conn.getresponse()
+            assert answer.status == 200 and answer.getheader("Connection") != "close"
+            answer.read()
+            assert conn.sock is not None  # the same connection, not a new one
+    finally:
+        conn.close()

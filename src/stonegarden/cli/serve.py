@@ -183,6 +183,13 @@ def listening_sockets(host: str, port: int) -> list[socket.socket]:
     return sockets
 
 
+#: seconds an idle connection is kept open: longer than a reverse proxy keeps one to the server
+#: (nginx's upstream ``keepalive_timeout`` 60 s, Caddy's 2 min), so that the proxy, not the
+#: server, closes it. Closed under the proxy (uvicorn's default is 5 s), a request the proxy
+#: sent on it at that moment failed: nginx answers a POST (a move) 502 rather than send it again.
+KEEP_ALIVE = 150
+
+
 def run_server(app: Any, host: str, port: int,
                sockets: list[socket.socket] | None = None) -> None:
     """uvicorn (on ``sockets`` when given), telling the app when a shutdown begins
@@ -200,4 +207,5 @@ def run_server(app: Any, host: str, port: int,
     # proxy_headers off: uvicorn would otherwise believe X-Forwarded-For from 127.0.0.1 by
     # default; the app trusts those headers only from --forwarded-allow-ips
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                          timeout_graceful_shutdown=2, proxy_headers=False)).run(sockets)
+                          timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE,
+                          proxy_headers=False)).run(sockets)

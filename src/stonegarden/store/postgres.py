@@ -11,10 +11,17 @@ SQLite, shared by several server processes on one machine or several.
 
 Calls block (they run in threads, never on a server's event loop). A failure becomes one line
 naming the server and database (never the password) and the cause.
+
+**The database down or restarted**: a pooled connection is checked before use, so the
+connections a restarted database cut off are replaced, not failed with. After a failure the
+next call first connects on its own (at most ``CONNECT_TIMEOUT`` seconds): while the database
+is down it fails at once, saying why, instead of waiting for the pool; once the database is
+back it is served at once, not at the pool's next scheduled attempt.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 import threading
@@ -33,6 +40,11 @@ CHANNEL = "stonegarden"
 #: the advisory lock held while migrating (any fixed 64-bit number: "stonegar")
 MIGRATION_LOCK = 0x73746F6E65676172
 CONNECT_TIMEOUT = 5
+#: seconds a call waits for a free connection of the pool while the database answers
+POOL_WAIT = 30.0
+#: seconds the pool goes on reconnecting by itself after a failure (then a call that needs a
+#: connection reconnects it)
+RECONNECT = 5.0
 
 
 def _userinfo(dsn: str) -> tuple[str, str, str]:
@@ -115,15 +127,25 @@ class PostgresStore(SQLStore):
         self.origin = secrets.token_hex(6)
         self._listener: threading.Thread | None = None
         self._stop = threading.Event()
+        #: set by ``close`` and when a call reaches the database again: the listener, waiting to
+        #: reconnect, reconnects now
+        self._wake = threading.Event()
         try:
             with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
                 self._migrate(con)
         except psycopg.Error as exc:
             raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), dsn)}") from None
+        #: a connection failed lately: the next call connects on its own first (``_pooled``)
+        self._failing = False
+        # the pool's own warnings (each reconnection tried, two lines each) would repeat for as
+        # long as the database is down: its failures reach the server as StoreErrors, which
+        # say why, and the server's periodic tasks say them once
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         self.pool = ConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True, "row_factory": _row_factory,
                                            "connect_timeout": CONNECT_TIMEOUT},
-                                   timeout=30, name="stonegarden")
+                                   timeout=POOL_WAIT, reconnect_timeout=RECONNECT,
+                                   name="stonegarden")
         self.pool.open(wait=True, timeout=30)
 
     # -- connections ----------------------------------------------------------------------------
@@ -135,17 +157,76 @@ class PostgresStore(SQLStore):
             yield
         except self._psycopg.errors.UniqueViolation as exc:
             raise StaleError(f"a concurrent write came first ({_first_line(exc)})") from None
-        except (self._psycopg.Error, PoolTimeout) as exc:
+        except (self._psycopg.OperationalError, PoolTimeout) as exc:
+            self._failing = True  # perhaps the database, not this call: see at the next one
+            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), self.dsn)}") from None
+        except self._psycopg.Error as exc:
             raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), self.dsn)}") from None
 
     @contextmanager
+    def _pooled(self) -> Iterator[Any]:
+        """A working connection of the pool, given back after.
+
+        A connection found broken (cut off by a database restart, say) is replaced, and so are
+        the pool's others, which the same restart cut off. After a failure, the database is
+        first connected to directly: down, the call fails at once with the reason (the
+        pool's wait is for connections all in use, not for a database that is not there);
+        back, the pool reconnects now, not at its next scheduled attempt.
+
+        Raises:
+            psycopg.Error, PoolTimeout: no connection (``_errors`` says why in one line).
+        """
+        from psycopg_pool import ConnectionPool
+
+        for attempt in range(2):
+            con = self._free_connection()
+            try:
+                ConnectionPool.check_connection(con)
+            except self._psycopg.Error:
+                self.pool.putconn(con)  # broken: the pool closes it and connects anew
+                self.pool.check()  # the others idle since are cut off too: replaced at once
+                if attempt:
+                    raise
+                self._failing = True
+                continue
+            try:
+                with con:
+                    yield con
+            finally:
+                self.pool.putconn(con)
+            return
+
+    def _free_connection(self) -> Any:
+        """A connection of the pool, waiting at most ``POOL_WAIT`` for one to be free, and no
+        longer once a failure is known (another call's, meanwhile): then the database is
+        connected to directly, which fails at once while it is down.
+
+        Raises:
+            psycopg.Error, PoolTimeout: none came.
+        """
+        from psycopg_pool import PoolTimeout
+
+        end = time.monotonic() + POOL_WAIT
+        while True:
+            if self._failing:
+                self._psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT).close()
+                self._failing = False
+                self._wake.set()  # the other processes' changes are heard again at once
+            left = end - time.monotonic()
+            try:
+                return self.pool.getconn(timeout=max(0.01, min(1.0, left)))
+            except PoolTimeout:
+                if left <= 1.0:
+                    raise PoolTimeout(f"no connection was free for {POOL_WAIT:.0f} s") from None
+
+    @contextmanager
     def _connect(self) -> Iterator[_Connection]:
-        with self._errors(), self.pool.connection() as con:
+        with self._errors(), self._pooled() as con:
             yield _Connection(con)
 
     @contextmanager
     def _transaction(self) -> Iterator[_Connection]:
-        with self._errors(), self.pool.connection() as con, con.transaction():
+        with self._errors(), self._pooled() as con, con.transaction():
             yield _Connection(con)
 
     def _notify(self, con: Any, what: str, game_id: str) -> None:
@@ -213,11 +294,13 @@ class PostgresStore(SQLStore):
                                 on_change(what, game_id)
             except psycopg.Error:
                 first = False
-                self._stop.wait(pause)
+                self._wake.wait(pause)
+                self._wake.clear()
                 pause = min(pause * 2, 10.0)
 
     def close(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._listener is not None:
             self._listener.join(timeout=5)
             self._listener = None

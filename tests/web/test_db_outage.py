@@ -1,0 +1,172 @@
+"""``serve`` on PostgreSQL while the database restarts or is down (its own throw-away cluster,
+Debian's package, stopped and started by the test): a restart costs no request, a database that
+is down is answered 503 at once saying why (and a server stopped then stops at once), and the
+first request after it is back is served at once, with every acknowledged move kept."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from webhelpers import Server, first_legal
+
+SMALL = {"size": 3, "target": 60}
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[object]:
+    from services import Postgres, postgres_available
+
+    if not postgres_available():
+        from conftest import require
+
+        require("PostgreSQL")
+    pg = Postgres(tmp_path / "pg").start()
+    yield pg
+    pg.stop()
+
+
+def timed(server: Server, method: str, path: str, body: object = None) -> tuple[int, dict, float]:
+    start = time.monotonic()
+    status, answer = server.request(method, path, body, timeout=60)
+    return status, answer, time.monotonic() - start
+
+
+def test_a_restarted_or_stopped_database_is_answered_at_once(cluster, tmp_path):
+    server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": SMALL, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid, keys = made["id"], made["secrets"]
+        moves: list[str] = []
+
+        def move() -> tuple[int, dict, float]:
+            text = first_legal("blooms", SMALL, moves)
+            answer = timed(server, "POST", f"/api/games/{gid}/move",
+                           {"secret": keys[str(1 + len(moves) % 2)], "move": text,
+                            "ply": len(moves)})
+            if answer[0] == 200:
+                moves.append(text)
+            return answer
+
+        assert move()[0] == 200
+        for _ in range(3):  # the pool holds several connections, all cut off by a restart
+            server.request("GET", "/api/lobby")
+        # a restart (the package upgraded, say): the connections it cut off are not used
+        cluster.halt()
+        cluster.resume()
+        for _ in range(4):
+            status, answer, _ = timed(server, "GET", "/api/lobby")
+            assert status == 200, answer
+        assert move()[0] == 200
+        # down: 503 at once, saying why, not after the pool's 30 s
+        cluster.halt()
+        for _ in range(3):
+            status, answer, seconds = timed(server, "GET", "/api/lobby")
+            assert status == 503 and seconds < 7, (status, answer, seconds)
+            assert "connection" in answer["error"] and "refused" in answer["error"], answer
+        status, answer, seconds = move()
+        assert status == 503 and seconds < 7, (answer, seconds)
+        # back: served at once, not at the pool's next try, with every acknowledged move
+        cluster.resume()
+        status, answer, seconds = timed(server, "GET", "/api/lobby")
+        assert status == 200 and seconds < 3, (answer, seconds)
+        status, answer, seconds = move()
+        assert status == 200 and seconds < 3, (answer, seconds)
+        status, snap = server.request("GET", f"/api/games/{gid}")
+        assert [m["text"] for m in snap["moves"]] == moves and len(moves) == 3
+        # stopped while the database is down (systemd kills what takes 20 s): at once
+        cluster.halt()
+        assert server.proc is not None
+        start = time.monotonic()
+        server.proc.terminate()
+        server.proc.wait(timeout=30)
+        assert time.monotonic() - start < 10
+    finally:
+        server.stop()
+    log = (tmp_path / "serve.log").read_text()
+    assert "error connecting" not in log, log  # the pool's own warnings, two lines a try
+
+
+@pytest.mark.slow
+def test_after_an_outage_a_page_on_another_process_hears_a_move_at_once(cluster, tmp_path):
+    from sse import Events
+
+    dsn = cluster.create_database("games")
+    a = Server(dsn, None, log=tmp_path / "a.log").start()
+    b = Server(dsn, None, log=tmp_path / "b.log").start()
+    try:
+        status, made = a.request("POST", "/api/games", {
+            "game": "blooms", "params": SMALL, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid = made["id"]
+        events = Events(b.port, f"/api/games/{gid}/events")
+        try:
+            events.update()
+            # long enough for b's listener to wait several seconds between its reconnections
+            cluster.halt()
+            time.sleep(9)
+            cluster.resume()
+            move = first_legal("blooms", SMALL, [])
+            status, answer = a.request("POST", f"/api/games/{gid}/move",
+                                       {"secret": made["secrets"]["1"], "move": move})
+            assert status == 200, answer
+            start = time.monotonic()
+            events.update(timeout=20)
+            assert time.monotonic() - start < 3
+            assert [m["text"] for m in b.request("GET", f"/api/games/{gid}")[1]["moves"]] == [move]
+        finally:
+            events.close()
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_call_waiting_for_the_pool_when_the_database_stops_fails_at_once(cluster):
+    import threading
+
+    import psycopg
+
+    from stonegarden.errors import StoreError
+    from stonegarden.store import NewGame
+    from stonegarden.store.postgres import PostgresStore
+
+    dsn = cluster.create_database("games")
+    store = PostgresStore(dsn, pool_size=1)
+    try:
+        for gid in ("g1", "g2"):
+            store.create_game(NewGame(gid, "freego", {"size": 5}, ("human", "human"),
+                                      (f"{gid}-1", f"{gid}-2"), listed=False,
+                                      names=(None, None), to_move=1))
+        outcomes: dict[str, tuple[str, float]] = {}
+
+        def call(name: str, do) -> None:
+            start = time.monotonic()
+            try:
+                do()
+                outcomes[name] = ("done", time.monotonic() - start)
+            except StoreError as exc:
+                outcomes[name] = (str(exc), time.monotonic() - start)
+
+        other = psycopg.connect(dsn)
+        # another process holds g1: the move waits for it, on the pool's one connection
+        other.execute("SELECT id FROM games WHERE id = 'g1' FOR UPDATE")
+        mover = threading.Thread(target=call, args=(
+            "move", lambda: store.append_move("g1", 0, "C3", None, to_move=2)))
+        mover.start()
+        time.sleep(0.5)
+        reader = threading.Thread(target=call, args=("read", lambda: store.get("g2")))
+        reader.start()  # waits for the pool
+        time.sleep(0.5)
+        cluster.halt()
+        other.close()
+        mover.join(60)
+        reader.join(60)
+        assert outcomes["move"][0] != "done"
+        why, seconds = outcomes["read"]
+        assert "refused" in why and seconds < 5, outcomes
+    finally:
+        store.close()
