@@ -326,4 +326,18 @@ def test_a_match_stopped_before_any_game_ends_prints_valid_json_and_no_figures(a
         assert out["games"] == 0 and out["stopped"] is True
         assert out["score"] is None and out["elo"] is None and out["elo_ci95"] is None
     else:
-        assert stdout == "mcts:time=30 vs random on blooms {}: no game finished\n"
+        assert stdout == "mcts:time=30 vs random on blooms standard: no game finished\n"
+
+
+def test_the_summary_and_progress_name_the_parameters_as_param_takes_them(tmp_path):
+    """Not in Python's forms ("blooms {'size': 3}", "blooms {}")."""
+    from .conftest import run_cli
+
+    match = run_cli("match", "blooms", "random", "random", "--games", "2", "--param", "size=3",
+                    "--param", "start_scores=1,0")
+    assert match.returncode == 0, match.stderr
+    assert " on blooms size=3 start_scores=1,0: 2 games" in match.stdout
+    study = run_cli("study", "blooms", "--agent", "random", "--games", "1", "--out",
+                    str(tmp_path / "s"))
+    assert study.returncode == 0, study.stderr
+    assert "blooms standard: 1/1 games" in study.stderr and "{" not in study.stderr

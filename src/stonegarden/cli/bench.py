@@ -8,6 +8,7 @@ import time
 
 import click
 
+from ..core.params import params_text
 from ..search.config import MAX_THREADS
 from .common import FiniteRange, friendly_errors, game_from_options, param_option
 
@@ -59,7 +60,8 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
     if as_json:
         click.echo(json.dumps(out))
     else:
-        click.echo(f"{game_id} {out['params']}: {out['playouts_per_s']:.1f} playouts/s, "
+        click.echo(f"{game_id} {params_text(game.non_default_params())}: "
+                   f"{out['playouts_per_s']:.1f} playouts/s, "
                    f"mean length {out['mean_turns']:.2f} turns over {count} playouts")
 
 
@@ -121,5 +123,5 @@ def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
     if as_json:
         click.echo(json.dumps(out))
     else:
-        click.echo(f"{game_id} {out['params']} {spec} threads={agent.threads}: "
+        click.echo(f"{game_id} {params_text(game.non_default_params())} {spec} threads={agent.threads}: "
                    f"{out['sims_per_s']:.0f} simulations/s ({res.sims} in {out['seconds']} s)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..core.params import value_text
 from ..core.registry import available_games, game_class
 
 
@@ -15,17 +16,8 @@ def games() -> None:
         click.echo(f"{gid}: {cls.title}")
         resolved = cls().params  # what a default game makes of each parameter
         for p in cls.param_specs:
-            # no declared default: derived from the others, or none at all (no turn limit)
-            default = _as_typed(p.default) if p.default is not None else (
+            # as --param takes it; no declared default: derived from the others, or none at all
+            default = value_text(p.default) if p.default is not None else (
                 "none" if resolved[p.name] is None else "derived")
             click.echo(f"    {p.name} (default {default}): {p.doc}")
 
-
-def _as_typed(value: object) -> str:
-    """A default as one would give it with ``--param`` (``()`` and ``(0, 0)`` were Python's
-    forms): booleans in lower case, a pair or list with commas, an empty list as "empty"."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value) if value else "empty"
-    return str(value)

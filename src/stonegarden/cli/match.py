@@ -13,7 +13,7 @@ import click
 
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
-from ..core.params import parse_param_options
+from ..core.params import params_text, parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import JobError, ParameterError
@@ -168,11 +168,11 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
     if as_json:
         click.echo(json.dumps(out))
     elif not out["games"]:
-        click.echo(f"{a} vs {b} on {game_id} {out['params']}: no game finished")
+        click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: no game finished")
     else:
         lo, hi = out["elo_ci95"]
         again = f" ({out['resumed']} read from --save-dir)" if out["resumed"] else ""
-        click.echo(f"{a} vs {b} on {game_id} {out['params']}: {out['games']} games{again}, "
+        click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {out['games']} games{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
                    f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {wld(out['a_first'])}, "

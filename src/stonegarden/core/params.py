@@ -170,6 +170,21 @@ def resolve_params(
     return out
 
 
+def value_text(value: object) -> str:
+    """A parameter's value as one would give it with ``--param`` (not in Python's forms):
+    booleans in lower case, a pair or list with commas, an empty list as "empty"."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value) if value else "empty"
+    return str(value)
+
+
+def params_text(params: Mapping[str, Any]) -> str:
+    """``size=3 target=10``: parameters as ``--param`` takes them (``standard`` for none)."""
+    return " ".join(f"{k}={value_text(v)}" for k, v in params.items()) or "standard"
+
+
 def parse_param_options(options: Sequence[str]) -> dict[str, str]:
     """Turn CLI ``--param k=v`` strings into a dict of text values.
 

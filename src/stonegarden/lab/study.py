@@ -14,6 +14,7 @@ from rich.console import Console
 
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
+from ..core.params import params_text
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import JobError, ParameterError
@@ -135,8 +136,8 @@ class LabStopped(KeyboardInterrupt):
 def run_study(spec: StudySpec, games: int, store: Store, *, description: str | None = None,
               **run: Any) -> list[dict[str, Any]]:
     """Play the games the store lacks (up to ``games``) and return all ``games`` of them."""
-    return run_studies([spec], games, store, description=description or f"{spec.game} {spec.params}",
-                       **run)[0]
+    description = description or f"{spec.game} {params_text(spec.params)}"
+    return run_studies([spec], games, store, description=description, **run)[0]
 
 
 def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> None:
