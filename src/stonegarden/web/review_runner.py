@@ -123,5 +123,5 @@ def _check_access(live: Live, seat: int | None) -> None:
     """Raises: ApiError 403 where ``may_see_analysis`` says no."""
     if not may_see_analysis(live, seat):
         raise ApiError(403, "the computer's analysis opens once the game is over (while "
-                            "it goes on, only to spectators, and only where the players may "
-                            "have hints)")
+                            "it goes on, to its players only where both agreed to hints, and "
+                            "to spectators also in a game against an agent)")
