@@ -209,3 +209,32 @@ def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     assert review_shown(browser, server, made, point) == (
         "Black's winning chances: 90%; White's move A1: it cost White nothing; the engine's "
         "best move here: B2 (marked on the board).")
+
+
+def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser, server,
+                                                                          tmp_path):
+    """The home page promises the computer's analysis of an upload; an unfinished one lands on
+    its uploader's seat, which holds both seats: the page offers the analysis there and shows
+    it, not "Opens once the game is over"."""
+    from stonegarden.core.record import make_record, save_record
+
+    game = make("freego", size=5)
+    moves = ["C3", "D4", "B2"]
+    path = tmp_path / "unfinished.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1]), path)
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + "/")
+        page.set_input_files("#upload-file", str(path))
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
+        assert page.is_hidden("#analysis-closed")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "4 positions;")
+        assert page.locator("#winprob .apt").count() == 4
+        page.keyboard.press("Home")
+        wait_text(page, "#review-here", "the engine's best move here")
+        assert errors == []
+    finally:
+        page.context.close()
