@@ -471,3 +471,27 @@ def test_who_studies_a_game_in_progress_sees_its_analysis_from_the_seat(db: Path
             "the computer's analysis opens once the game is over (while it goes on, to its "
             "players only where both agreed to hints, and to spectators also in a game "
             "against an agent)")
+
+
+@pytest.mark.slow
+def test_an_analysis_waiting_for_a_free_worker_says_so(db: Path):
+    """With the only worker thinking for an agent, the analysis' job waits: the answer says it
+    is queued (and how many jobs are ahead), not only "running" with no position done."""
+    game = make("blooms", **TINY)
+    state = game.initial_state()
+    first = game.action_to_text(state, int(game.legal_actions(state)[0]))
+    record = make_record(game, [first], game.play_text(state, first))
+    with TestClient(create_app(db, workers=1)) as client:
+        up = client.post("/api/records", content=record.to_json(),
+                         headers={"Content-Type": "application/json"}).json()
+        busy = client.post("/api/games", json={"game": "freego", "params": {"size": 9},
+                                               "seats": ["mcts:time=4", "human"]}).json()
+        wait(lambda: (client.get(f"/api/games/{busy['id']}").json()["thinking"] or {})
+             .get("queued") is False)
+        assert client.post(f"/api/games/{up['id']}/analysis", json={}).status_code == 202
+        a = wait(lambda: (lambda a: a if a["queued"] else None)(
+            client.get(f"/api/games/{up['id']}/analysis").json()), limit=2)
+        assert a["running"] and a["waiting"] == 0 and a["points"] == []
+        assert client.get(f"/api/games/{busy['id']}").json()["thinking"]  # still
+        a = analysed(client, up["id"])
+        assert a["done"] and not a["queued"] and a["waiting"] == 0

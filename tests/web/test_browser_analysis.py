@@ -238,3 +238,24 @@ def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser,
         assert errors == []
     finally:
         page.context.close()
+
+
+def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)
+    answer = {"engine": "mcts:time=0.5,seed=1", "done": False, "running": True,
+              "queued": True, "waiting": 3, "error": "", "of": 1, "points": []}
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}/analysis",
+               lambda route: route.fulfill(status=200, content_type="application/json",
+                                           body=json.dumps(answer)))
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "waits")
+        assert page.inner_text("#analysis-status") == (
+            "Analysing: 0 of 1 positions; waits for a free worker (3 jobs ahead)…")
+        answer.update(queued=False, waiting=0)
+        wait_text(page, "#analysis-status", "Analysing: 0 of 1 positions…")
+    finally:
+        page.context.close()
