@@ -241,3 +241,21 @@ def test_ctrl_c_during_a_review_prints_the_moves_reviewed(tmp_path):
     assert 2 <= len(done) < 6 and done == OPENING[:len(done)]
     assert all(row["judgement"] == judgement(row["lost"]) for row in review["moves"])
     assert err.splitlines()[-1] == f"stopped after {len(done)} of 6 moves"
+
+
+@pytest.mark.slow
+def test_the_text_says_a_proven_result_and_counts_one_simulation_as_one(cli, tmp_path):
+    """Free Go to the first capture: after B2 B1 C1 E5 player 1 captures at A1. The solver
+    proves it at its first simulation: "win probability 1.000 (1 simulations)" read as a
+    search that had not run; the line says the win is proven."""
+    game = stonegarden.make("freego", size=5, target=1)
+    moves = ["B2", "B1", "C1", "E5"]
+    path = tmp_path / "capture.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1]), path)
+    r = cli("analyse", str(path), "--sims", "200", "--threads", "1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("ply 4, player 1 to move: win probability 1.000, a proven win "
+                               "(1 simulation, ")
+    r = cli("analyse", str(path), "--ply", "3", "--sims", "200", "--threads", "1")
+    assert r.stdout.startswith("ply 3, player 2 to move: win probability 0.000, a proven "
+                               "loss (200 simulations, ")

@@ -105,8 +105,12 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if as_json:
         click.echo(json.dumps(out))
         return
+    proven = out["proven_winner"]
+    proof = ("" if proven is None else ", a proven draw" if proven == 0
+             else ", a proven win" if proven == out["player"] else ", a proven loss")
     click.echo(f"ply {out['ply']}, player {out['player']} to move: win probability "
-               f"{out['value']:.3f} ({out['sims']} simulations, {out['seconds']} s)")
+               f"{out['value']:.3f}{proof} ({out['sims']} simulation"
+               f"{'' if out['sims'] == 1 else 's'}, {out['seconds']} s)")
     for m in out["best_moves"]:
         click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}")
     click.echo("pv: " + " ".join(out["pv"]))
