@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -11,6 +14,8 @@ from stonegarden.core.record import make_record, save_record
 from stonegarden.search.analysis import judgement, review_moves
 from stonegarden.search.config import Budget
 from stonegarden.search.result import MoveStat, SearchResult
+
+from .conftest import cli_env
 
 MOVES = ["Rb3", "Kc3,Ga2", "Rc2,Yb2", "Kd2"]
 
@@ -207,3 +212,50 @@ def test_an_sgf_file_is_pointed_to_convert(cli, tmp_path):
     r = cli("analyse", str(path))
     assert r.returncode == 2
     assert "this looks like an SGF file: `stonegarden convert` it to a record first" in r.stderr
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_a_review_prints_the_moves_reviewed(tmp_path):
+    """A review takes a search a move, minutes in all: Ctrl-C keeps what was done, printed as
+    the whole review would have been, with how far it got, and exit status 130."""
+    game = stonegarden.make("blooms")
+    path = tmp_path / "opening.json"
+    save_record(make_record(game, OPENING), path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "analyse", str(path), "--review", "--time", "1",
+         "--threads", "1", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=cli_env(), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stderr is not None
+        while not proc.stderr.readline().startswith("review: 2/6 moves"):
+            pass
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    review = json.loads(out)
+    assert review["stopped"] is True
+    done = [row["move"] for row in review["moves"]]
+    assert 2 <= len(done) < 6 and done == OPENING[:len(done)]
+    assert all(row["judgement"] == judgement(row["lost"]) for row in review["moves"])
+    assert err.splitlines()[-1] == f"stopped after {len(done)} of 6 moves"
+
+
+@pytest.mark.slow
+def test_the_text_says_a_proven_result_and_counts_one_simulation_as_one(cli, tmp_path):
+    """Free Go to the first capture: after B2 B1 C1 E5 player 1 captures at A1. The solver
+    proves it at its first simulation: "win probability 1.000 (1 simulations)" read as a
+    search that had not run; the line says the win is proven."""
+    game = stonegarden.make("freego", size=5, target=1)
+    moves = ["B2", "B1", "C1", "E5"]
+    path = tmp_path / "capture.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1]), path)
+    r = cli("analyse", str(path), "--sims", "200", "--threads", "1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("ply 4, player 1 to move: win probability 1.000, a proven win "
+                               "(1 simulation, ")
+    r = cli("analyse", str(path), "--ply", "3", "--sims", "200", "--threads", "1")
+    assert r.stdout.startswith("ply 3, player 2 to move: win probability 0.000, a proven "
+                               "loss (200 simulations, ")

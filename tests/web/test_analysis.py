@@ -430,3 +430,68 @@ def test_a_move_made_while_an_undo_stores_the_analysis_clears_the_redo_line(db: 
         r = client.post(f"/api/games/{gid}/redo", json={"secret": key})
         assert r.status_code == 409 and "nothing to redo" in r.json()["error"]
         assert snap()["moves"][:3] == [*line[:2], other]
+
+
+def test_who_studies_a_game_in_progress_sees_its_analysis_from_the_seat(db: Path):
+    """An uploaded unfinished record is its uploader's to study (both seats), and a game
+    between two people who agreed to hints is the players' to study: the seat link that
+    opens sees the analysis as the spectator link does. The link to a seat of one of two
+    computers watches them; a person playing an agent still waits for the end."""
+    game = make("blooms", **TINY)
+    state = game.initial_state()
+    first = game.action_to_text(state, int(game.legal_actions(state)[0]))
+    record = make_record(game, [first], game.play_text(state, first))
+    with TestClient(create_app(db, workers=1)) as client:
+        up = client.post("/api/records", content=record.to_json(),
+                         headers={"Content-Type": "application/json"}).json()
+        agreed = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                                 "hints": True,
+                                                 "seats": ["human", "human"]}).json()
+        machines = client.post("/api/games", json={"game": "blooms", "params": {"size": 5},
+                                                   "seats": ["mcts:time=5"] * 2}).json()
+        for made, seat in [(up, "1"), (up, "2"), (agreed, "2"), (machines, "1")]:
+            key = {"X-Seat-Secret": made["secrets"][seat]}
+            snap = client.get(f"/api/games/{made['id']}", headers=key).json()
+            assert snap["analysis_open"] and not snap["terminal"], (made["seats"], seat)
+            assert client.get(f"/api/games/{made['id']}/analysis",
+                              headers=key).status_code == 200
+        assert not client.get(f"/api/games/{up['id']}").json()["terminal"]
+        r = client.post(f"/api/games/{up['id']}/analysis", json={"secret": up["secrets"]["1"]})
+        assert r.status_code == 202, r.text
+        assert analysed(client, up["id"], {"X-Seat-Secret": up["secrets"]["1"]})["done"]
+        snap = client.get(f"/api/games/{up['id']}?ply=0",
+                          headers={"X-Seat-Secret": up["secrets"]["1"]}).json()
+        assert snap["review"]["best_move"]
+        # a person playing an agent: refused, with the rule in words
+        vs = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                              "seats": ["human", "random"]}).json()
+        r = client.post(f"/api/games/{vs['id']}/analysis", json={"secret": vs["secrets"]["1"]})
+        assert r.status_code == 403
+        assert r.json()["error"] == (
+            "the computer's analysis opens once the game is over (while it goes on, to its "
+            "players only where both agreed to hints, and to spectators also in a game "
+            "against an agent)")
+
+
+@pytest.mark.slow
+def test_an_analysis_waiting_for_a_free_worker_says_so(db: Path):
+    """With the only worker thinking for an agent, the analysis' job waits: the answer says it
+    is queued (and how many jobs are ahead), not only "running" with no position done."""
+    game = make("blooms", **TINY)
+    state = game.initial_state()
+    first = game.action_to_text(state, int(game.legal_actions(state)[0]))
+    record = make_record(game, [first], game.play_text(state, first))
+    with TestClient(create_app(db, workers=1)) as client:
+        up = client.post("/api/records", content=record.to_json(),
+                         headers={"Content-Type": "application/json"}).json()
+        busy = client.post("/api/games", json={"game": "freego", "params": {"size": 9},
+                                               "seats": ["mcts:time=4", "human"]}).json()
+        wait(lambda: (client.get(f"/api/games/{busy['id']}").json()["thinking"] or {})
+             .get("queued") is False)
+        assert client.post(f"/api/games/{up['id']}/analysis", json={}).status_code == 202
+        a = wait(lambda: (lambda a: a if a["queued"] else None)(
+            client.get(f"/api/games/{up['id']}/analysis").json()), limit=2)
+        assert a["running"] and a["waiting"] == 0 and a["points"] == []
+        assert client.get(f"/api/games/{busy['id']}").json()["thinking"]  # still
+        a = analysed(client, up["id"])
+        assert a["done"] and not a["queued"] and a["waiting"] == 0

@@ -209,3 +209,53 @@ def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     assert review_shown(browser, server, made, point) == (
         "Black's winning chances: 90%; White's move A1: it cost White nothing; the engine's "
         "best move here: B2 (marked on the board).")
+
+
+def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser, server,
+                                                                          tmp_path):
+    """The home page promises the computer's analysis of an upload; an unfinished one lands on
+    its uploader's seat, which holds both seats: the page offers the analysis there and shows
+    it, not "Opens once the game is over"."""
+    from stonegarden.core.record import make_record, save_record
+
+    game = make("freego", size=5)
+    moves = ["C3", "D4", "B2"]
+    path = tmp_path / "unfinished.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1]), path)
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + "/")
+        page.set_input_files("#upload-file", str(path))
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
+        assert page.is_hidden("#analysis-closed")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "4 positions;")
+        assert page.locator("#winprob .apt").count() == 4
+        page.keyboard.press("Home")
+        wait_text(page, "#review-here", "the engine's best move here")
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
+    made = new_game(server, params={"size": 5}, hints=True)
+    answer = {"engine": "mcts:time=0.5,seed=1", "done": False, "running": True,
+              "queued": True, "waiting": 3, "error": "", "of": 1, "points": []}
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}/analysis",
+               lambda route: route.fulfill(status=200, content_type="application/json",
+                                           body=json.dumps(answer)))
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "waits")
+        assert page.inner_text("#analysis-status") == (
+            "Analysing: 0 of 1 positions; waits for a free worker (3 jobs ahead)…")
+        answer.update(queued=False, waiting=0)
+        wait_text(page, "#analysis-status", "Analysing: 0 of 1 positions…")
+    finally:
+        page.context.close()

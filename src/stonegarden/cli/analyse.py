@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from typing import Any
 
 import click
 
@@ -63,34 +65,28 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if review:
         from ..lab.runner import progress_bar, progress_line  # a search a move: minutes
 
+        rows: list[dict[str, Any]] = []
+        stopped = False
         with progress_bar(disable=quiet) as bar:
             task = bar.add_task("review", total=len(moves), tally="")
             # a bar is drawn on a terminal only: into a log, a line at every hundredth
             lines = not quiet and not bar.console.is_terminal
             step = max(1, len(moves) // 100)
 
-            def advance(_ply: int) -> None:
+            def advance(row: dict[str, Any]) -> None:
+                rows.append(row)
                 bar.advance(task)
                 if lines:
                     progress_line(bar, task, step, "moves")
 
-            rows = review_moves(agent, game, states, moves, budget, done=advance)
-        if as_json:
-            click.echo(json.dumps({"game": game.id, "params": game.non_default_params(),
-                                   "moves": rows}))
-            return
-        least = {name: value for name, value in THRESHOLDS}
-        click.echo("values: the mover's win probability; a loss from "
-                   + ", ".join(f"{least[name]:g} is {mark} ({name})"
-                               for name, mark in MARKS.items()))
-        for r in rows:
-            if "lost" in r:
-                mark = MARKS.get(r["judgement"], "")
-                click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {r['lost']:.3f}"
-                           f" {mark:<2}  (best {r['best']} {r['value_best']:.3f},"
-                           f" played {r['value_played']:.3f})")
-            else:
-                click.echo(f"{r['ply']:>4}  {r['move']}")
+            try:
+                review_moves(agent, game, states, moves, budget, done=advance)
+            except KeyboardInterrupt:  # minutes of searches: keep the moves reviewed
+                stopped = True
+        _print_review(game, rows, as_json, stopped)
+        if stopped:
+            click.echo(f"stopped after {len(rows)} of {len(moves)} moves", err=True)
+            sys.exit(130)
         return
     if ply is None:
         n = _last_to_move(game, states)
@@ -109,11 +105,39 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if as_json:
         click.echo(json.dumps(out))
         return
+    proven = out["proven_winner"]
+    proof = ("" if proven is None else ", a proven draw" if proven == 0
+             else ", a proven win" if proven == out["player"] else ", a proven loss")
     click.echo(f"ply {out['ply']}, player {out['player']} to move: win probability "
-               f"{out['value']:.3f} ({out['sims']} simulations, {out['seconds']} s)")
+               f"{out['value']:.3f}{proof} ({out['sims']} simulation"
+               f"{'' if out['sims'] == 1 else 's'}, {out['seconds']} s)")
     for m in out["best_moves"]:
         click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}")
     click.echo("pv: " + " ".join(out["pv"]))
+
+
+def _print_review(game: Game, rows: list[dict[str, Any]], as_json: bool,
+                  stopped: bool) -> None:
+    """The moves reviewed: one JSON object (``stopped`` when interrupted), or a line each."""
+    if as_json:
+        out: dict[str, Any] = {"game": game.id, "params": game.non_default_params(),
+                               "moves": rows}
+        if stopped:
+            out["stopped"] = True
+        click.echo(json.dumps(out))
+        return
+    least = {name: value for name, value in THRESHOLDS}
+    click.echo("values: the mover's win probability; a loss from "
+               + ", ".join(f"{least[name]:g} is {mark} ({name})"
+                           for name, mark in MARKS.items()))
+    for r in rows:
+        if "lost" in r:
+            mark = MARKS.get(r["judgement"], "")
+            click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {r['lost']:.3f}"
+                       f" {mark:<2}  (best {r['best']} {r['value_best']:.3f},"
+                       f" played {r['value_played']:.3f})")
+        else:
+            click.echo(f"{r['ply']:>4}  {r['move']}")
 
 
 def _last_to_move(game: Game, states: list[State]) -> int:

@@ -68,19 +68,19 @@ def _pv_texts(game: Game, state: State, res: SearchResult) -> list[str]:
 
 
 def review_moves(agent: SearchAgent, game: Game, states: list[State], moves: list[str],
-                 budget: Budget, done: Callable[[int], None] | None = None,
+                 budget: Budget, done: Callable[[dict[str, Any]], None] | None = None,
                  ) -> list[dict[str, Any]]:
     """Every move with the value it lost against the best move the search found, both as win
     probabilities of the mover, and its ``judgement`` by ``THRESHOLDS``. A played move that the
     search of the position before it tried fewer than ``MIN_VISITS`` times is valued by
     searching the position after it (the rolls' expectation where a chance event follows).
-    Chance events and resignations get no loss. ``done(ply)`` is called as each move is
-    reviewed (a progress bar)."""
+    Chance events and resignations get no loss. ``done(row)`` is called as each move is
+    reviewed (a progress bar; the rows so far, should the review be interrupted)."""
     rows = []
     for i, text in enumerate(moves):
         rows.append(_review_move(agent, game, states[i], states[i + 1], i, text, budget))
         if done is not None:
-            done(i)
+            done(rows[-1])
     return rows
 
 

@@ -22,7 +22,7 @@ from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from ..errors import ParameterError
-from ..jobs import JobContext, job_kind
+from ..jobs import Job, JobContext, job_kind
 from ..search.analysis import THRESHOLDS as THRESHOLDS  # the command line's review's too
 from ..search.analysis import judgement
 from ..search.config import Budget
@@ -40,12 +40,13 @@ MAX_PLIES = 400
 @dataclass
 class Review:
     """A game's analysis: the engine, the points found so far by ply, whether it is running
-    and the error that ended it, if any."""
+    and the error that ended it, if any, and the job it waits for (not stored)."""
 
     engine: str
     points: dict[int, dict[str, Any]] = field(default_factory=dict)
     running: bool = False
     error: str = ""
+    job: Job | None = field(default=None, repr=False, compare=False)
 
     def truncate(self, keep: int) -> None:
         """Forget the positions after move ``keep`` (an undo)."""

@@ -32,7 +32,9 @@ class Reviewer:
         self.service = service
 
     def analysis(self, live: Live, seat: int | None) -> dict[str, Any]:
-        """The analysis so far: ``{"engine", "done", "running", "error", "of", "points"}``.
+        """The analysis so far: ``{"engine", "done", "running", "queued", "waiting", "error",
+        "of", "points"}``; ``queued`` while its job waits for a free worker, ``waiting`` the
+        jobs queued before it.
 
         Raises:
             ApiError: 403 where ``seats.may_see_analysis`` says no.
@@ -41,11 +43,14 @@ class Reviewer:
         r = live.review
         wanted = review_job.wanted(len(live.moves))
         if r is None:
-            return {"engine": None, "done": False, "running": False, "error": "",
-                    "of": len(wanted), "points": []}
+            return {"engine": None, "done": False, "running": False, "queued": False,
+                    "waiting": 0, "error": "", "of": len(wanted), "points": []}
         points = review_job.judged(r, live.moves, live.history.movers)
+        queued = r.running and r.job is not None and r.job.state == "queued"
         return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
-                "running": r.running, "error": r.error, "of": len(wanted), "points": points}
+                "running": r.running, "queued": queued,
+                "waiting": self.service.jobs.waiting_before(r.job) if queued and r.job else 0,
+                "error": r.error, "of": len(wanted), "points": points}
 
     def request(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
         """Start (or continue) the analysis of every position not analysed yet, in jobs.
@@ -96,11 +101,14 @@ class Reviewer:
                                       deadline=svc.budgets.analysis_seconds,
                                       memory=svc.budgets.job_memory)
                 release()
+                r.job = job
                 try:
                     found = await job.result()
                 except asyncio.CancelledError:
                     svc.jobs.cancel(job)
                     raise
+                finally:
+                    r.job = None
                 if live.moves[:len(prefix)] != prefix or live.review is not r:
                     continue  # an undo meanwhile: those positions may be others now
                 if not found:
@@ -123,5 +131,5 @@ def _check_access(live: Live, seat: int | None) -> None:
     """Raises: ApiError 403 where ``may_see_analysis`` says no."""
     if not may_see_analysis(live, seat):
         raise ApiError(403, "the computer's analysis opens once the game is over (while "
-                            "it goes on, only to spectators, and only where the players may "
-                            "have hints)")
+                            "it goes on, to its players only where both agreed to hints, and "
+                            "to spectators also in a game against an agent)")

@@ -77,9 +77,12 @@ def may_abort(live: Live) -> bool:
 
 
 def may_see_analysis(live: Live, seat: int | None) -> bool:
-    """Everyone once the game is over. While it goes on, never its players (it would help
-    them play), and its spectators only where the players may have the computer's help
-    anyway (``hints_allowed``): a player can watch as a spectator by leaving out its secret."""
-    if live.game.is_terminal(live.state) or live.over is not None:
+    """Everyone once the game is over. While it goes on, a person playing sees it only where
+    both seats agreed to the computer's help when the game was made (``hints_agreed``: an
+    uploaded game, whose seats are both its uploader's, is for study); else it would help
+    them play. Spectators, and the link to an agent's seat, see it where the players may
+    have the computer's help anyway (``hints_allowed``): a player can watch as a spectator
+    by leaving out its secret."""
+    if live.game.is_terminal(live.state) or live.over is not None or live.hints_agreed:
         return True
-    return seat is None and hints_allowed(live)
+    return (seat is None or live.seats[seat - 1] != HUMAN) and hints_allowed(live)

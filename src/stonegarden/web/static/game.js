@@ -769,6 +769,8 @@
     const judged = a.points.filter((p) => p.judgement);
     const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
     analysisStatus(a.error ? a.error
+      : a.running && a.queued ? `Analysing: ${a.points.length} of ${a.of} positions; `
+        + (engineReady ? `waits for a free worker${a.waiting ? ` (${a.waiting} job${a.waiting === 1 ? "" : "s"} ahead)` : ""}…` : PREPARING)
       : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
       : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
       : `${a.points.length} of ${a.of} positions analysed`, a.running && !a.error);
