@@ -75,10 +75,11 @@ def parse_record(data: Any) -> Record:
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} bytes is larger than {MAX_RECORD_BYTES}")
         try:
-            data = data.decode("utf-8")
+            data = data.decode("utf-8-sig")  # a byte order mark (an editor's) is no JSON
         except UnicodeDecodeError:
             raise RecordError("record is not UTF-8 text") from None
     if isinstance(data, str):
+        data = data.removeprefix("\ufeff")
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} characters is too large")
         try:
@@ -163,7 +164,7 @@ def record_before(raw: bytes, entry: int) -> Record | None:
     any move is played. ``None`` when the rest of the record is malformed too (that is then
     not what the error is about)."""
     try:
-        data = dict(strict_json.loads(raw.decode("utf-8")))
+        data = dict(strict_json.loads(raw.decode("utf-8-sig")))
         data.pop("result", None)
         data["moves"] = data["moves"][:entry]
         return parse_record(data)
@@ -301,6 +302,22 @@ def result_of(game: Game, state: State) -> dict[str, Any] | None:
         "reason": game.result_reason(state),
         "scores": list(game.scores(state)),
     }
+
+
+def ended_outside_rules(record: Record) -> dict[str, Any] | None:
+    """How a game its rules had not ended did end, as the web app's records say it in
+    ``meta.ended``: ``{"winner": 1 or 2, "reason": "time" or "resign"}`` (a loss on time, a
+    resignation on the opponent's turn) or ``{"winner": None, "reason": "aborted"}``; ``None``
+    when the record says nothing of the kind (or not in this shape)."""
+    ended = (record.meta or {}).get("ended")
+    if not isinstance(ended, dict):
+        return None
+    winner, reason = ended.get("winner"), ended.get("reason")
+    if reason == "aborted" and winner is None:
+        return {"winner": None, "reason": "aborted"}
+    if reason in ("time", "resign") and winner in (1, 2) and not isinstance(winner, bool):
+        return {"winner": winner, "reason": reason}
+    return None
 
 
 def make_record(game: Game, moves: list[str], final: State | None = None,
