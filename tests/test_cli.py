@@ -296,13 +296,14 @@ def test_a_malformed_entry_is_the_error_even_when_more_is_malformed(tmp_path):
 
 
 @pytest.mark.parametrize("params,needle", [
-    ({"size": "9"}, "parameter 'size': '9' is text"),
-    ({"superko": "yes"}, "parameter 'superko': 'yes' is text"),
-    ({"holes": "d4"}, "parameter 'holes': 'd4' is text"),
+    ({"size": "9"}, "parameter 'size': '9' is text, not the number a record holds"),
+    ({"superko": "yes"}, "parameter 'superko': 'yes' is text, not the true or false a record"),
+    ({"holes": "d4"}, "parameter 'holes': 'd4' is text, not the list of texts a record holds"),
 ])
 def test_a_record_parameter_in_text_is_refused(tmp_path, params, needle):
     """A record holds parameters in their JSON form, as it writes them; the command line's
-    text form is not a record's."""
+    text form is not a record's. The form is named in words (it was "the str list", "the
+    int")."""
     game = "blooms" if "holes" in params else "bridgego" if "superko" in params else "freego"
     path = tmp_path / "r.json"
     path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": game,

@@ -201,6 +201,11 @@ def game_of(record: Record) -> Game:
         raise RecordError(f"record game/params: {exc}") from None
 
 
+#: a parameter's kind as its JSON form is called in a message (docs/games/, "Records")
+_JSON_FORMS = {"int": "number", "opt_int": "number (or null)", "bool": "true or false",
+               "str_list": "list of texts", "int_pair": "list of two numbers"}
+
+
 def make_from_json(game_id: str, params: Mapping[str, Any]) -> Game:
     """The game ``game_id`` with ``params`` in their JSON form, as records hold them (and the
     engine's queries): text where a number, a boolean or a list belongs is refused.
@@ -213,7 +218,7 @@ def make_from_json(game_id: str, params: Mapping[str, Any]) -> Game:
         spec = specs.get(name)
         if spec is not None and spec.kind != "choice" and isinstance(value, str):
             raise ParameterError(f"parameter {name!r}: {quote(value)} is text, not the "
-                                 f"{spec.kind.replace('_', ' ')} a record holds")
+                                 f"{_JSON_FORMS.get(spec.kind, spec.kind)} a record holds")
     return make(game_id, **dict(params))
 
 
