@@ -317,8 +317,9 @@ def record_to_sgf(record: Record, source: str = "<record>") -> str:
 def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) -> Record:
     """A record from SGF text, every move replayed through the rules.
 
-    ``game_id`` names the game when the file has no stonegarden ``RU`` (its parameters then
-    take their defaults, with ``size`` from ``SZ``).
+    ``game_id`` names the game when the file has no stonegarden ``RU`` (none, or another
+    program's rules such as ``RU[Japanese]``): its parameters then take their defaults, with
+    ``size`` from ``SZ`` (19, as SGF says, without one).
 
     Raises:
         RecordError: malformed SGF, unknown game or parameters, an unsupported property, or a
