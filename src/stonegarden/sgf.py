@@ -331,7 +331,7 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
         raise RecordError(f"{source!r}: GM[{root['GM'][0]}] is not Go (GM[1])")
     params: dict[str, Any] = {}
     ru = root.get("RU", [""])[0]
-    if ru.split()[:1] == ["stonegarden"]:
+    if ru.split()[:1] and ru.split()[0].lower() == "stonegarden":
         game_id, params = parse_rules_text(ru, source)
     if game_id is None:  # another program's RU (RU[Japanese]) names Go's rules, not a game here
         found = (f"RU[{ru}] names another program's rules, not" if ru.strip()
