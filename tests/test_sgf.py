@@ -324,3 +324,11 @@ def test_convert_names_a_charset_it_cannot_read(tmp_path, cli):
     src.write_bytes(b"(;GM[1]FF[4]CA[klingon]SZ[9]PB[J\xe9r\xf4me];B[ee])")
     r = cli("convert", str(src), str(tmp_path / "a.json"), "--game", "freego")
     assert r.returncode == 2 and "CA[klingon]" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_square_size_in_the_rectangle_form_is_read():
+    """``SZ[9:9]`` is SGF's rectangle form of a square board; it was "parameter 'size': '9:9'
+    is not an integer"."""
+    assert sgf_to_record("(;GM[1]FF[4]SZ[9:9];B[ee])", game_id="freego").moves == ("E5",)
+    with pytest.raises(RecordError, match=r"SZ\[9:7\] is not a square board"):
+        sgf_to_record("(;GM[1]FF[4]SZ[9:7];B[ee])", game_id="freego")

@@ -341,6 +341,10 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
                           "--game (e.g. --game freego) on the command line")
     if "SZ" in root:
         sz = root["SZ"][0].strip()
+        columns, colon, rows = sz.partition(":")  # SZ[19:19], a square in the rectangle form
+        if colon and columns.strip() != rows.strip():
+            raise RecordError(f"{source!r}: SZ[{sz}] is not a square board")
+        sz = columns.strip()
         if "size" in params and params["size"].strip() != sz:
             raise RecordError(f"{source!r}: SZ[{sz}] disagrees with size={params['size']} in RU")
         params.setdefault("size", sz)
