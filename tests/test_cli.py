@@ -296,13 +296,14 @@ def test_a_malformed_entry_is_the_error_even_when_more_is_malformed(tmp_path):
 
 
 @pytest.mark.parametrize("params,needle", [
-    ({"size": "9"}, "parameter 'size': '9' is text"),
-    ({"superko": "yes"}, "parameter 'superko': 'yes' is text"),
-    ({"holes": "d4"}, "parameter 'holes': 'd4' is text"),
+    ({"size": "9"}, "parameter 'size': '9' is text, not the number a record holds"),
+    ({"superko": "yes"}, "parameter 'superko': 'yes' is text, not the true or false a record"),
+    ({"holes": "d4"}, "parameter 'holes': 'd4' is text, not the list of texts a record holds"),
 ])
 def test_a_record_parameter_in_text_is_refused(tmp_path, params, needle):
     """A record holds parameters in their JSON form, as it writes them; the command line's
-    text form is not a record's."""
+    text form is not a record's. The form is named in words (it was "the str list", "the
+    int")."""
     game = "blooms" if "holes" in params else "bridgego" if "superko" in params else "freego"
     path = tmp_path / "r.json"
     path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": game,
@@ -487,3 +488,37 @@ def test_a_file_that_is_not_a_record_is_named_in_the_error(tmp_path, command):
     r = run_cli(command, str(bad_move))
     assert r.returncode == 2 and str(bad_move) not in r.stderr, r.stderr
     assert " 1 ('Zz9'): 'Z' is not a colour" in r.stderr and r.stderr.count("Zz9") == 1
+
+
+def test_a_record_with_a_byte_order_mark_replays_and_converts(tmp_path):
+    """A record saved by an editor that writes a UTF-8 byte order mark was "not valid JSON:
+    Unexpected UTF-8 BOM" to ``replay`` and ``convert``."""
+    text = ('{"format": "stonegarden-record", "version": 1, "game": "freego", '
+            '"params": {"size": 5}, "moves": ["C3", "B2"]}')
+    path = tmp_path / "edited.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    out = run_cli("replay", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    assert [json.loads(line)["move"] for line in out.stdout.splitlines()] == ["C3", "B2"]
+    out = run_cli("convert", str(path), str(tmp_path / "game.sgf"))
+    assert out.returncode == 0, out.stderr
+    assert ";B[cc];W[bd]" in (tmp_path / "game.sgf").read_text()
+
+
+@pytest.mark.parametrize("ended,last", [
+    ({"winner": 2, "reason": "time"}, "result: winner 2 (time, from meta.ended)"),
+    ({"winner": 1, "reason": "resign"}, "result: winner 1 (resign, from meta.ended)"),
+    ({"winner": None, "reason": "aborted"}, "result: no winner (aborted, from meta.ended)"),
+])
+def test_replay_says_how_a_game_ended_off_the_board(tmp_path, ended, last):
+    """The web app's record of a game lost on time (``meta.ended``) replayed to its last
+    diagram with no word of its end; ``--json`` rows stay as they are."""
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": ["C3", "B2"], "meta": {"ended": ended}}
+    path = tmp_path / "clock.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    out = run_cli("replay", str(path))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.rstrip().endswith(last)
+    rows = [json.loads(line) for line in run_cli("replay", str(path), "--json").stdout.splitlines()]
+    assert [r["winner"] for r in rows] == [None, None]

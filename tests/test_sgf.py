@@ -96,7 +96,7 @@ def test_bad_moves_name_the_move_number(moves, why):
 @pytest.mark.parametrize(("text", "why"), [
     ("(;GM[2]SZ[5]RU[stonegarden freego];B[cc])", "not Go"),
     ("(;GM[1]SZ[5];B[cc])", "no RU"),
-    ("(;GM[1]SZ[5]RU[Japanese];B[cc])", "does not name a stonegarden game"),
+    ("(;GM[1]SZ[5]RU[Japanese];B[cc])", "RU\[Japanese\] names another program.s rules.*--game"),
     ("(;GM[1]SZ[7]RU[stonegarden freego size=5];B[cc])", "disagrees"),
     ("(;GM[1]SZ[5]RU[stonegarden freego ko=maybe];B[cc])", "ko"),
     ("(;GM[1]SZ[5]RU[stonegarden blooms];B[cc])", "not played on a square"),
@@ -251,3 +251,84 @@ def test_convert_refuses_a_game_option_it_would_not_follow(tmp_path, cli):
     r = cli("convert", str(tmp_path / "a.json"), str(tmp_path / "b.sgf"), "--game", "bridgego")
     assert r.returncode == 2 and "--game is for an SGF file" in r.stderr
     assert not (tmp_path / "b.sgf").exists()
+
+
+# -- results the rules did not reach, and other programs' files ------------------------------
+
+@pytest.mark.parametrize("ended,re_text", [
+    ({"winner": 1, "reason": "time"}, "B+T"),
+    ({"winner": 2, "reason": "time"}, "W+T"),
+    ({"winner": 2, "reason": "resign"}, "W+R"),  # player 1 resigned on player 2's turn
+    ({"winner": None, "reason": "aborted"}, "Void"),
+])
+def test_an_end_off_the_board_survives_the_way_through_sgf(ended, re_text):
+    """A web record's ``meta.ended`` went out as ``RE[..]`` and came back as nothing: the
+    converted record of a game lost on time, resigned out of turn or aborted had no end."""
+    game = stonegarden.make("freego", size=5)
+    moves = [] if ended["reason"] == "aborted" else ["C3"]
+    record = make_record(game, moves, meta={"ended": ended})
+    text = record_to_sgf(record)
+    assert f"RE[{re_text}]" in text
+    assert sgf_to_record(text) == record
+
+
+@pytest.mark.parametrize("re_text,ended", [
+    ("W+Time", {"winner": 2, "reason": "time"}),
+    ("B+Resign", {"winner": 1, "reason": "resign"}),  # White resigned with Black to move
+])
+def test_another_programs_time_loss_and_out_of_turn_resignation_are_kept(re_text, ended):
+    record = sgf_to_record(f"(;GM[1]FF[4]SZ[9]RE[{re_text}];B[ee];W[cc])", game_id="freego")
+    assert record.moves == ("E5", "C7") and record.result is None
+    assert record.meta == {"ended": ended}
+
+
+def test_a_go_board_without_sz_is_19_by_19():
+    """SGF's Go board is 19×19 when ``SZ`` is absent; it was read as the game's 9×9."""
+    record = sgf_to_record("(;GM[1]FF[4];B[pd];W[dp])", game_id="freego")
+    assert record.params == {"size": 19} and record.moves == ("Q16", "D4")
+
+
+@pytest.mark.parametrize("ru", ["Japanese", "Chinese"])
+def test_another_programs_rules_ask_for_the_game(tmp_path, cli, ru):
+    """``RU[Japanese]`` (most Go programs write one) was answered "does not name a
+    stonegarden game (expected 'stonegarden GAME name=value ...')", with no word of --game."""
+    src = tmp_path / "kgs.sgf"
+    src.write_text(f"(;GM[1]FF[4]RU[{ru}]SZ[9]KM[6.5];B[ee];W[cc])", encoding="utf-8")
+    r = cli("convert", str(src), str(tmp_path / "a.json"))
+    assert r.returncode == 2 and f"RU[{ru}] names another program's rules" in r.stderr
+    assert "--game" in r.stderr and len(r.stderr.splitlines()) == 1
+    r = cli("convert", str(src), str(tmp_path / "a.json"), "--game", "freego")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "a.json").read_text())["moves"] == ["E5", "C7"]
+
+
+@pytest.mark.parametrize("raw,name", [
+    (b"\xef\xbb\xbf(;GM[1]FF[4]SZ[9]PB[Ann];B[ee])", "Ann"),  # UTF-8 with a byte order mark
+    (b"(;GM[1]FF[4]CA[ISO-8859-1]SZ[9]PB[J\xe9r\xf4me];B[ee])", "J\u00e9r\u00f4me"),
+    (b"(;GM[1]FF[4]SZ[9]PB[J\xe9r\xf4me];B[ee])", "J\u00e9r\u00f4me"),  # SGF's default charset
+    (b"(;GM[1]FF[4]CA[GB2312]SZ[9]PB[\xc0\xee\xca\xc0\xca\xaf];B[ee])", "\u674e\u4e16\u77f3"),
+])
+def test_convert_reads_sgf_in_the_charset_it_names(tmp_path, cli, raw, name):
+    """A byte order mark was "unexpected character '\\ufeff'", and a file in the charset its
+    ``CA[]`` names (older programs' Latin-1, Chinese servers' GB2312) "is not UTF-8 text"."""
+    src = tmp_path / "old.sgf"
+    src.write_bytes(raw)
+    r = cli("convert", str(src), str(tmp_path / "a.json"), "--game", "freego")
+    assert r.returncode == 0, r.stderr
+    record = load_record(tmp_path / "a.json")
+    assert record.moves == ("E5",) and record.players == {"1": name}
+
+
+def test_convert_names_a_charset_it_cannot_read(tmp_path, cli):
+    src = tmp_path / "odd.sgf"
+    src.write_bytes(b"(;GM[1]FF[4]CA[klingon]SZ[9]PB[J\xe9r\xf4me];B[ee])")
+    r = cli("convert", str(src), str(tmp_path / "a.json"), "--game", "freego")
+    assert r.returncode == 2 and "CA[klingon]" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_square_size_in_the_rectangle_form_is_read():
+    """``SZ[9:9]`` is SGF's rectangle form of a square board; it was "parameter 'size': '9:9'
+    is not an integer"."""
+    assert sgf_to_record("(;GM[1]FF[4]SZ[9:9];B[ee])", game_id="freego").moves == ("E5",)
+    with pytest.raises(RecordError, match=r"SZ\[9:7\] is not a square board"):
+        sgf_to_record("(;GM[1]FF[4]SZ[9:7];B[ee])", game_id="freego")

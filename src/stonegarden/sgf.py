@@ -11,16 +11,19 @@ Import reads the main line (the first variation at each fork), takes the game an
 parameters from ``RU`` (``SZ`` supplies or must agree with ``size``), and replays every move
 through the rules: a move of the wrong colour, a pass, a setup property or an illegal move is
 a ``RecordError`` naming the SGF move number. ``RE[B+R]``/``RE[W+R]`` on an unfinished game
-whose loser is to move becomes a final ``resign`` entry; any other ``RE`` must agree with the
+whose loser is to move becomes a final ``resign`` entry; on one whose winner is to move (a
+resignation on the opponent's turn), ``RE[B+T]``/``RE[W+T]`` (a loss on time) and ``RE[Void]``
+become ``meta.ended``, as the web app's records say it; any other ``RE`` must agree with the
 replayed result when the game is over.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .core.protocol import Game
-from .core.record import Record, make_record, replay_record, result_of
+from .core.record import Record, ended_outside_rules, make_record, replay_record, result_of
 from .core.registry import make
 from .errors import RecordError, StonegardenError
 from .geometry.square import SquareBoard
@@ -30,9 +33,33 @@ COLOURS = ("B", "W")  # player 1, player 2
 SETUP = ("AB", "AW", "AE")
 
 Node = dict[str, list[str]]
+#: the charset an SGF file names (``CA[ISO-8859-1]``), read from its bytes
+_CHARSET = re.compile(rb"CA\s*\[([^\]]{1,40})\]")
 
 
 # -- the SGF syntax ----------------------------------------------------------------------------
+
+
+def decode_sgf(raw: bytes, source: str = "<sgf>") -> str:
+    """The text of an SGF file's bytes: UTF-8 (a byte order mark dropped), else the charset
+    its ``CA[]`` names (older programs write ``CA[ISO-8859-1]``, ``CA[GB2312]``), else
+    ISO-8859-1, SGF's charset when ``CA`` is absent.
+
+    Raises:
+        RecordError: neither UTF-8 nor text in the charset its ``CA[]`` names.
+    """
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    m = _CHARSET.search(raw)
+    charset = m.group(1).decode("ascii", "replace").strip() if m else "ISO-8859-1"
+    try:
+        return raw.decode(charset)
+    except (LookupError, UnicodeDecodeError):
+        raise RecordError(f"{source!r} is neither UTF-8 text nor text in the charset its "
+                          f"CA[{charset}] names") from None
+
 
 
 class _Tree:
@@ -61,7 +88,7 @@ def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
     first: _Tree | None = None
     stack: list[_Tree] = []
     node: Node | None = None
-    i, n = 0, len(text)
+    i, n = (1 if text.startswith("\ufeff") else 0), len(text)  # a UTF-8 file's byte order mark
     while i < n:
         ch = text[i]
         if ch.isspace():
@@ -251,14 +278,12 @@ def _ended_text(record: Record) -> str | None:
     the opponent's turn did, ``Void`` for one aborted before both players moved: the web app's
     records say so in ``meta.ended`` (``{"winner": 1 or 2, "reason": "time" or "resign"}``, or
     ``{"winner": null, "reason": "aborted"}``)."""
-    ended = (record.meta or {}).get("ended")
-    if isinstance(ended, dict) and ended.get("reason") == "aborted":
+    ended = ended_outside_rules(record)
+    if ended is None:
+        return None
+    if ended["reason"] == "aborted":
         return "Void"
-    if isinstance(ended, dict) and ended.get("winner") in (1, 2):
-        mark = {"time": "T", "resign": "R"}.get(str(ended.get("reason")))
-        if mark:
-            return COLOURS[ended["winner"] - 1] + "+" + mark
-    return None
+    return COLOURS[ended["winner"] - 1] + "+" + {"time": "T", "resign": "R"}[ended["reason"]]
 
 
 def record_to_sgf(record: Record, source: str = "<record>") -> str:
@@ -292,8 +317,9 @@ def record_to_sgf(record: Record, source: str = "<record>") -> str:
 def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) -> Record:
     """A record from SGF text, every move replayed through the rules.
 
-    ``game_id`` names the game when the file has no stonegarden ``RU`` (its parameters then
-    take their defaults, with ``size`` from ``SZ``).
+    ``game_id`` names the game when the file has no stonegarden ``RU`` (none, or another
+    program's rules such as ``RU[Japanese]``): its parameters then take their defaults, with
+    ``size`` from ``SZ`` (19, as SGF says, without one).
 
     Raises:
         RecordError: malformed SGF, unknown game or parameters, an unsupported property, or a
@@ -304,17 +330,26 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
     if "GM" in root and root["GM"][0].strip() != "1":
         raise RecordError(f"{source!r}: GM[{root['GM'][0]}] is not Go (GM[1])")
     params: dict[str, Any] = {}
-    if "RU" in root and (game_id is None or root["RU"][0].split()[:1] == ["stonegarden"]):
-        game_id, params = parse_rules_text(root["RU"][0], source)
-    if game_id is None:
-        raise RecordError(f"{source!r}: no RU[stonegarden GAME ...] property, so say which game "
-                          "it is: choose the game when uploading it, or --game (e.g. --game "
-                          "freego) on the command line")
+    ru = root.get("RU", [""])[0]
+    if ru.split()[:1] and ru.split()[0].lower() == "stonegarden":
+        game_id, params = parse_rules_text(ru, source)
+    if game_id is None:  # another program's RU (RU[Japanese]) names Go's rules, not a game here
+        found = (f"RU[{ru}] names another program's rules, not" if ru.strip()
+                 else "no RU[] property names")
+        raise RecordError(f"{source!r}: {found} a stonegarden game (RU[stonegarden GAME ...]), "
+                          "so say which game it is: choose the game when uploading it, or "
+                          "--game (e.g. --game freego) on the command line")
     if "SZ" in root:
         sz = root["SZ"][0].strip()
+        columns, colon, rows = sz.partition(":")  # SZ[19:19], a square in the rectangle form
+        if colon and columns.strip() != rows.strip():
+            raise RecordError(f"{source!r}: SZ[{sz}] is not a square board")
+        sz = columns.strip()
         if "size" in params and params["size"].strip() != sz:
             raise RecordError(f"{source!r}: SZ[{sz}] disagrees with size={params['size']} in RU")
         params.setdefault("size", sz)
+    else:
+        params.setdefault("size", "19")  # SGF's size of a Go board that states none
     try:
         game = make(game_id, **params)
     except StonegardenError as exc:
@@ -358,20 +393,30 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
             raise RecordError(f"{where} ({label} = {move}): {exc}", entry=number - 1,
                               text=label) from None
         moves.append(move)
-    state = _apply_result(game, state, moves, root.get("RE", [""])[0].strip(), source)
+    state, ended = _apply_result(game, state, moves, root.get("RE", [""])[0].strip(), source)
     players = {str(i + 1): root[p][0] for i, p in enumerate(("PB", "PW")) if p in root}
-    return make_record(game, moves, state, players=players or None)
+    return make_record(game, moves, state, players=players or None,
+                       meta=None if ended is None else {"ended": ended})
 
 
-def _apply_result(game: Game, state: Any, moves: list[str], re_text: str, source: str) -> Any:
-    """Turn ``RE[X+R]`` into a resignation; check any other result against the replay."""
+def _apply_result(game: Game, state: Any, moves: list[str], re_text: str,
+                  source: str) -> tuple[Any, dict[str, Any] | None]:
+    """Turn ``RE[X+R]`` into a resignation where the loser is to move; a result the rules
+    did not reach (a resignation on the winner's turn, ``X+T``, ``Void``) into ``meta.ended``
+    (see :func:`_ended_text`); check any other result against the replay."""
     up = re_text.upper()
     if not game.is_terminal(state):
+        if up == "VOID":
+            return state, {"winner": None, "reason": "aborted"}
         for w, colour in ((1, "B"), (2, "W")):
-            if up in (f"{colour}+R", f"{colour}+RESIGN") and state.player == 3 - w:
+            if up in (f"{colour}+R", f"{colour}+RESIGN"):
+                if state.player == w:  # the loser resigned on the opponent's turn
+                    return state, {"winner": w, "reason": "resign"}
                 moves.append("resign")
-                return game.resign(state)
-        return state
+                return game.resign(state), None
+            if up in (f"{colour}+T", f"{colour}+TIME"):
+                return state, {"winner": w, "reason": "time"}
+        return state, None
     winner = {"0": 0, "DRAW": 0}.get(up)
     if up.startswith("B+"):
         winner = 1
@@ -380,4 +425,4 @@ def _apply_result(game: Game, state: Any, moves: list[str], re_text: str, source
     if winner is not None and winner != game.winner(state):
         raise RecordError(f"{source!r}: RE[{re_text}] disagrees with the replayed result "
                           f"(winner {game.winner(state)})")
-    return state
+    return state, None

@@ -11,7 +11,7 @@ from ..core import strict_json
 from ..core.foreign import foreign_reader
 from ..core.record import Record, load_record, parse_record, read_bounded, replay_record, save_record
 from ..errors import RecordError
-from ..sgf import MAX_SGF_CHARS, record_to_sgf, sgf_to_record
+from ..sgf import MAX_SGF_CHARS, decode_sgf, record_to_sgf, sgf_to_record
 from .common import friendly_errors
 
 FORMATS = {".sgf": "sgf", ".json": "json"}
@@ -24,11 +24,16 @@ def _format_of(path: str) -> str:
     return fmt
 
 
-def _read_text(path: str) -> str:
+def _read_bytes(path: str) -> bytes:
     try:
-        return read_bounded(path, MAX_SGF_CHARS * 4).decode("utf-8")
+        return read_bounded(path, MAX_SGF_CHARS * 4)
     except OSError as exc:
         raise RecordError(f"cannot read {path!r}: {exc.strerror}") from None
+
+
+def _read_text(path: str) -> str:
+    try:
+        return _read_bytes(path).decode("utf-8-sig")  # a byte order mark is no JSON
     except UnicodeDecodeError:
         raise RecordError(f"{path!r} is not UTF-8 text") from None
 
@@ -61,7 +66,7 @@ def convert(source: str, target: str, game_id: str | None) -> None:
         raise RecordError(f"--game is for an SGF file without RU[stonegarden ...]; a record "
                           f"({source!r}) names its own game")
     if src == "sgf":
-        record = sgf_to_record(_read_text(source), source, game_id)
+        record = sgf_to_record(decode_sgf(_read_bytes(source), source), source, game_id)
         if game_id is not None and record.game != game_id:  # its RU[] named the game
             raise RecordError(f"{source!r} is a game of {record.game} by its RU[], not of "
                               f"{game_id} (--game)")

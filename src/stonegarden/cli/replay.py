@@ -12,6 +12,7 @@ from ..core.protocol import Game, State
 from ..core.record import (
     Record,
     check_result,
+    ended_outside_rules,
     game_of,
     parse_record,
     read_record_bytes,
@@ -40,10 +41,15 @@ def replay(record_path: str, as_json: bool) -> None:
                 _show(before, as_json)  # the lines before the malformed entry
             raise
         game, final = _show(record, as_json)
+        ended = ended_outside_rules(record)
         if not as_json and game.is_terminal(final):
             winner = game.winner(final)
             said = "a draw" if winner == 0 else f"winner {winner}"  # "winner 0" read as a player
             click.echo(f"result: {said} ({game.result_reason(final)})")
+        elif not as_json and ended is not None:  # a clock or a resignation out of turn
+            click.echo("result: no winner (aborted, from meta.ended)" if ended["winner"] is None
+                       else f"result: winner {ended['winner']} ({ended['reason']}, from "
+                            "meta.ended)")
         if record.result is not None:
             check_result(game, final, record.result)
     except RecordError as exc:

@@ -75,10 +75,11 @@ def parse_record(data: Any) -> Record:
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} bytes is larger than {MAX_RECORD_BYTES}")
         try:
-            data = data.decode("utf-8")
+            data = data.decode("utf-8-sig")  # a byte order mark (an editor's) is no JSON
         except UnicodeDecodeError:
             raise RecordError("record is not UTF-8 text") from None
     if isinstance(data, str):
+        data = data.removeprefix("\ufeff")
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} characters is too large")
         try:
@@ -163,7 +164,7 @@ def record_before(raw: bytes, entry: int) -> Record | None:
     any move is played. ``None`` when the rest of the record is malformed too (that is then
     not what the error is about)."""
     try:
-        data = dict(strict_json.loads(raw.decode("utf-8")))
+        data = dict(strict_json.loads(raw.decode("utf-8-sig")))
         data.pop("result", None)
         data["moves"] = data["moves"][:entry]
         return parse_record(data)
@@ -200,6 +201,11 @@ def game_of(record: Record) -> Game:
         raise RecordError(f"record game/params: {exc}") from None
 
 
+#: a parameter's kind as its JSON form is called in a message (docs/games/, "Records")
+_JSON_FORMS = {"int": "number", "opt_int": "number (or null)", "bool": "true or false",
+               "str_list": "list of texts", "int_pair": "list of two numbers"}
+
+
 def make_from_json(game_id: str, params: Mapping[str, Any]) -> Game:
     """The game ``game_id`` with ``params`` in their JSON form, as records hold them (and the
     engine's queries): text where a number, a boolean or a list belongs is refused.
@@ -212,7 +218,7 @@ def make_from_json(game_id: str, params: Mapping[str, Any]) -> Game:
         spec = specs.get(name)
         if spec is not None and spec.kind != "choice" and isinstance(value, str):
             raise ParameterError(f"parameter {name!r}: {quote(value)} is text, not the "
-                                 f"{spec.kind.replace('_', ' ')} a record holds")
+                                 f"{_JSON_FORMS.get(spec.kind, spec.kind)} a record holds")
     return make(game_id, **dict(params))
 
 
@@ -301,6 +307,22 @@ def result_of(game: Game, state: State) -> dict[str, Any] | None:
         "reason": game.result_reason(state),
         "scores": list(game.scores(state)),
     }
+
+
+def ended_outside_rules(record: Record) -> dict[str, Any] | None:
+    """How a game its rules had not ended did end, as the web app's records say it in
+    ``meta.ended``: ``{"winner": 1 or 2, "reason": "time" or "resign"}`` (a loss on time, a
+    resignation on the opponent's turn) or ``{"winner": None, "reason": "aborted"}``; ``None``
+    when the record says nothing of the kind (or not in this shape)."""
+    ended = (record.meta or {}).get("ended")
+    if not isinstance(ended, dict):
+        return None
+    winner, reason = ended.get("winner"), ended.get("reason")
+    if reason == "aborted" and winner is None:
+        return {"winner": None, "reason": "aborted"}
+    if reason in ("time", "resign") and winner in (1, 2) and not isinstance(winner, bool):
+        return {"winner": winner, "reason": reason}
+    return None
 
 
 def make_record(game: Game, moves: list[str], final: State | None = None,
