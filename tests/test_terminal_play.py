@@ -259,3 +259,18 @@ def test_hint_names_a_legal_move_and_the_game_goes_on(tmp_path):
     assert hinted.group(1) in game.legal_moves_text(game.initial_state())
     assert "hint     the search's move" in out.stdout  # in the help
     assert json.loads(save.read_text())["moves"] == []  # a hint plays nothing
+
+
+def test_undo_between_two_people_at_one_keyboard_goes_back_to_the_askers_turn():
+    """Not only the opponent's last move: the one asking is to move again after the undo."""
+    out = run_cli("play", "freego", "--param", "size=5", "--p2", "human",
+                  input="C3\nD4\nundo\nmoves\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "took back 2 move(s)" in out.stdout
+    after = out.stdout.split("took back 2 move(s)")[1]
+    assert "player 1 to move" in after and "25 legal moves" in after  # the empty board again
+    game = stonegarden.make("freego", size=5)
+    s = Session(game, {1: None, 2: None})
+    s.push("C3", game.play_text(s.state, "C3"))
+    s.push("D4", game.play_text(s.state, "D4"))
+    assert s.undo(1) == 2 and s.moves == []

@@ -68,12 +68,14 @@ class Session:
         self.states.append(new)
         self.autosave()
 
-    def undo(self) -> int:
-        """Take back the last human move and everything after it, back to that human's turn
-        (a roll before it stays). Returns how many players' moves were taken back (0: no
-        human move to take back, and nothing changes)."""
+    def undo(self, player: int | None = None) -> int:
+        """Take back ``player``'s last move (default: the last move of any person) and
+        everything after it, back to that player's turn (a roll before it stays): with two
+        people at the keyboard, the one asking, not the opponent who moved last. Returns how
+        many players' moves were taken back (0: no such move, and nothing changes)."""
         movers = [self.game.current_player(st) for st in self.states[:-1]]
-        human = [i for i, p in enumerate(movers) if p != CHANCE and self.seats.get(p) is None]
+        human = [i for i, p in enumerate(movers) if p != CHANCE and self.seats.get(p) is None
+                 and (player is None or p == player)]
         if not human:
             return 0
         last = human[-1]
@@ -230,7 +232,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(help_text(game, state), markup=False)
             continue
         if low == "undo":
-            n = s.undo()
+            n = s.undo(p)
             console.print("nothing to undo" if n == 0 else f"took back {n} move(s)")
             continue
         if low == "moves":
