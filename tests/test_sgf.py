@@ -96,7 +96,7 @@ def test_bad_moves_name_the_move_number(moves, why):
 @pytest.mark.parametrize(("text", "why"), [
     ("(;GM[2]SZ[5]RU[stonegarden freego];B[cc])", "not Go"),
     ("(;GM[1]SZ[5];B[cc])", "no RU"),
-    ("(;GM[1]SZ[5]RU[Japanese];B[cc])", "RU\[Japanese\] names another program.s rules.*--game"),
+    ("(;GM[1]SZ[5]RU[Japanese];B[cc])", r"RU\[Japanese\] names another program.s rules.*--game"),
     ("(;GM[1]SZ[7]RU[stonegarden freego size=5];B[cc])", "disagrees"),
     ("(;GM[1]SZ[5]RU[stonegarden freego ko=maybe];B[cc])", "ko"),
     ("(;GM[1]SZ[5]RU[stonegarden blooms];B[cc])", "not played on a square"),
