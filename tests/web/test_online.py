@@ -224,6 +224,26 @@ def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
         assert c.post(f"/api/games/{made[10]['id']}/join", json={"name": "Bo"}).status_code == 201
 
 
+def test_the_lobby_limits_hold_for_requests_sent_all_at_once(db):
+    """The count is taken before a request waits for the store: twenty games made, or twenty
+    seats joined, by one client at once still give it only eight."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    creator = {"X-Forwarded-For": "203.0.113.9"}
+    body = {"game": "blooms", "params": SMALL, "seats": ["human", "open"], "public": True}
+    with TestClient(create_app(db, workers=1, warm_up=False, forwarded_allow_ips=["*"])) as c:
+        with ThreadPoolExecutor(20) as pool:
+            made = list(pool.map(lambda _: c.post("/api/games", json=body), range(20)))
+        assert sorted(r.status_code for r in made) == [201] * 8 + [429] * 12
+        assert len(c.get("/api/lobby").json()["games"]) == 8
+        ids = [create(c, ["human", "open"], headers=creator)["id"] for _ in range(20)]
+        with ThreadPoolExecutor(20) as pool:
+            joined = list(pool.map(
+                lambda gid: c.post(f"/api/games/{gid}/join", json={"name": "Bo"}), ids))
+        assert sorted(r.status_code for r in joined) == [201] * 8 + [429] * 12
+        assert sum(OPEN_SEAT not in snapshot(c, gid)["seats"] for gid in ids) == 8
+
+
 def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypatch):
     from concurrent.futures import ThreadPoolExecutor
 
