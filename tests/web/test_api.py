@@ -772,6 +772,7 @@ def test_a_game_at_the_servers_move_limit_can_still_be_resigned(db):
         # a restart
         snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
         assert not snap["can_undo"] and not snap["can_redo"]
+        assert not snap["paused"] and snap["notice"] == ""  # no agent is waited for
         for tool in ("undo", "redo"):
             r = client.post(f"/api/games/{gid}/{tool}", json={"secret": key})
             assert r.status_code == 409 and "the game is over" in r.json()["error"], r.text

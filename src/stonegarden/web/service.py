@@ -489,6 +489,8 @@ class GameService:
                 raise ApiError(503, str(exc)) from None
             if not done:
                 raise ApiError(409, "the game has moved on: read it and try again")
+            # an agent paused at the move limit is not waited for any more
+            live.paused, live.notice = False, ""
         self.hub.publish(live.id)
 
     async def abort(self, live: Live, secret: Any) -> None:
