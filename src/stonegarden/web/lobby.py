@@ -16,9 +16,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
-from ..core.registry import game_class
+from ..core.registry import game_class, make
 from ..errors import StonegardenError, quote
-from ..store import GameSummary
+from ..store import GameSummary, Store
 from . import clock_keeper
 from .http import ApiError, Json, client_of, read_json
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
@@ -48,9 +48,33 @@ def _name(value: Any) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-def _not_begun(row: GameSummary) -> bool:
-    """A joined game still counts against its joiner: not over, fewer than two moves."""
-    return row.result is None and row.moves < 2
+def _not_begun(store: Store) -> Callable[[GameSummary], bool]:
+    """Whether a joined game still counts against its joiner: not over, and not both players
+    have moved (a die rolled is a move no one made: Tumbling Dice's rolls do not begin a
+    game). In a thread: a game of two moves or more is read and replayed until both have
+    moved."""
+
+    def counts(row: GameSummary) -> bool:
+        if row.result is not None:
+            return False
+        if row.moves < 2:
+            return True
+        full = store.get(row.id)
+        if full is None:
+            return False
+        try:
+            game = make(full.game, **full.params)
+            state, movers = game.initial_state(), set()
+            for text in full.moves:
+                movers.add(game.current_player(state))
+                if {1, 2} <= movers:
+                    return False
+                state = game.play_text(state, text)
+        except StonegardenError:
+            return False  # a damaged game is nobody's to play
+        return True
+
+    return counts
 
 
 def _joined_enough(n: int) -> ApiError:
@@ -71,7 +95,8 @@ async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
     clean = _name(name)
     if OPEN not in live.seats:
         raise ApiError(409, "this game has no open seat: someone has joined it")
-    async with svc.holding(svc.joined, client, _not_begun, _joined_enough) as joined:
+    async with svc.holding(svc.joined, client, _not_begun(svc.store),
+                            _joined_enough) as joined:
         seat = live.seats.index(OPEN) + 1 if OPEN in live.seats else 0
         if not seat:  # someone joined while the client's games were counted
             raise ApiError(409, "this game has no open seat: someone has joined it")

@@ -57,7 +57,8 @@ class Budgets:
     streams one client may hold; ``job_threads``: threads one job's search may take (levels 5
     and 6 take that many; a seat asking for more is refused); ``lobby_per_client``: games one
     client may have waiting in the lobby for an opponent at once, and games it may have joined
-    that are not yet under way (fewer than two moves), so that no one empties the lobby."""
+    that are not yet under way (not both players have moved), so that no one empties the
+    lobby."""
 
     max_think: float = 10.0
     hint_seconds: float = 2.0
@@ -262,17 +263,23 @@ class GameService:
         requests under way that will add one; the others are let go. The store is read only
         once ``lobby_per_client`` are counted.
 
+        ``counts`` runs in a thread (it may read the store).
+
         Raises:
             ApiError: 503 when the store fails.
         """
         mine = list(held.games.get(client, ()))
         if len(mine) + held.underway[client] < self.budgets.lobby_per_client:
             return len(mine) + held.underway[client]
+
+        def counted() -> set[str]:
+            return {r.id for r in self.store.list_games(listed_only=False, ids=mine)
+                    if counts(r)}
+
         try:
-            rows = await asyncio.to_thread(self.store.list_games, listed_only=False, ids=mine)
+            still = await asyncio.to_thread(counted)
         except StoreError as exc:
             raise ApiError(503, str(exc)) from None
-        still = {r.id for r in rows if counts(r)}
         read = set(mine)  # a game listed meanwhile was not read: it stays
         held.games[client] = [gid for gid in held.games.get(client, ())
                               if gid in still or gid not in read]
