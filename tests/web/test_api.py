@@ -768,3 +768,15 @@ def test_a_game_at_the_servers_move_limit_can_still_be_resigned(db):
         assert r.status_code == 200, r.text
         snap = client.get(f"/api/games/{gid}").json()
         assert snap["over"] and snap["winner"] == 1 and snap["reason"] == "resign"
+        # a resignation ends it: its moves are not taken back, and it is not played on after
+        # a restart
+        snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+        assert not snap["can_undo"] and not snap["can_redo"]
+        assert not snap["paused"] and snap["notice"] == ""  # no agent is waited for
+        for tool in ("undo", "redo"):
+            r = client.post(f"/api/games/{gid}/{tool}", json={"secret": key})
+            assert r.status_code == 409 and "the game is over" in r.json()["error"], r.text
+        assert len(stored(db, gid)[0]) == 2
+    with TestClient(create_app(db, workers=1, budgets=Budgets(max_moves=2))) as client:
+        snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
+        assert snap["over"] and snap["reason"] == "resign" and not snap["can_play"]

@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from starlette.testclient import TestClient
+from webhelpers import first_legal
 
 from stonegarden.store import open_store
 from stonegarden.web.app import create_app
@@ -222,6 +223,49 @@ def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
         r = c.post(f"/api/games/{gid}/move", json={"secret": key2, "move": "Ka1"})
         assert r.status_code == 200, r.text
         assert c.post(f"/api/games/{made[10]['id']}/join", json={"name": "Bo"}).status_code == 201
+
+
+def test_the_lobby_limits_hold_for_requests_sent_all_at_once(db):
+    """The count is taken before a request waits for the store: twenty games made, or twenty
+    seats joined, by one client at once still give it only eight."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    creator = {"X-Forwarded-For": "203.0.113.9"}
+    body = {"game": "blooms", "params": SMALL, "seats": ["human", "open"], "public": True}
+    with TestClient(create_app(db, workers=1, warm_up=False, forwarded_allow_ips=["*"])) as c:
+        with ThreadPoolExecutor(20) as pool:
+            made = list(pool.map(lambda _: c.post("/api/games", json=body), range(20)))
+        assert sorted(r.status_code for r in made) == [201] * 8 + [429] * 12
+        assert len(c.get("/api/lobby").json()["games"]) == 8
+        ids = [create(c, ["human", "open"], headers=creator)["id"] for _ in range(20)]
+        with ThreadPoolExecutor(20) as pool:
+            joined = list(pool.map(
+                lambda gid: c.post(f"/api/games/{gid}/join", json={"name": "Bo"}), ids))
+        assert sorted(r.status_code for r in joined) == [201] * 8 + [429] * 12
+        assert sum(OPEN_SEAT not in snapshot(c, gid)["seats"] for gid in ids) == 8
+
+
+def test_a_joined_game_of_tumbling_dice_has_not_begun_until_its_joiner_moves(db):
+    """Its rolls are moves no one made: the creator's first move and the roll after it
+    leave the joiner's seat still counted, however many moves the game holds."""
+    params = {"dice": 6, "tumbling": True}
+    creator = {"X-Forwarded-For": "203.0.113.9"}
+    with TestClient(create_app(db, workers=1, warm_up=False, forwarded_allow_ips=["*"])) as c:
+        for n in range(9):
+            r = c.post("/api/games", json={"game": "blobs", "params": params,
+                                           "seats": ["open", "human"]}, headers=creator)
+            gid, key = r.json()["id"], r.json()["secrets"]["2"]
+            r = c.post(f"/api/games/{gid}/join", json={"name": "Bo"})
+            if n == 8:
+                assert r.status_code == 429, r.text
+                assert "joined 8 games that have not begun" in r.json()["error"]
+                break
+            assert r.status_code == 201, r.text
+            moves = [m["text"] for m in snapshot(c, gid)["moves"]]  # the first roll
+            r = c.post(f"/api/games/{gid}/move", headers=creator,
+                       json={"secret": key, "move": first_legal("blobs", params, moves)})
+            assert r.status_code == 200, r.text
+            assert snapshot(c, gid)["length"] == 3  # a roll, the creator's move, a roll
 
 
 def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypatch):

@@ -16,8 +16,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
-from ..core.registry import game_class
+from ..core.registry import game_class, make
 from ..errors import StonegardenError, quote
+from ..store import GameSummary, Store
 from . import clock_keeper
 from .http import ApiError, Json, client_of, read_json
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
@@ -47,14 +48,39 @@ def _name(value: Any) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-async def room_to_join(svc: GameService, client: str) -> None:
-    """Raises: ApiError 429 when ``client`` has joined ``lobby_per_client`` games that are
-    not yet under way (not over, fewer than two moves), so that no one empties the lobby by
-    taking every open seat; 503 when the store fails while they are counted."""
-    n = await svc.count_held(svc.joined, client, lambda r: r.result is None and r.moves < 2)
-    if n >= svc.budgets.lobby_per_client:
-        raise ApiError(429, f"you have joined {n} games that have not begun, the most one "
-                            "player may have: play or resign one first", {"Retry-After": "60"})
+def _not_begun(store: Store) -> Callable[[GameSummary], bool]:
+    """Whether a joined game still counts against its joiner: not over, and not both players
+    have moved (a die rolled is a move no one made: Tumbling Dice's rolls do not begin a
+    game). In a thread: a game of two moves or more is read and replayed until both have
+    moved."""
+
+    def counts(row: GameSummary) -> bool:
+        if row.result is not None:
+            return False
+        if row.moves < 2:
+            return True
+        full = store.get(row.id)
+        if full is None:
+            return False
+        try:
+            game = make(full.game, **full.params)
+            state, movers = game.initial_state(), set()
+            for text in full.moves:
+                movers.add(game.current_player(state))
+                if {1, 2} <= movers:
+                    return False
+                state = game.play_text(state, text)
+        except StonegardenError:
+            return False  # a damaged game is nobody's to play
+        return True
+
+    return counts
+
+
+def _joined_enough(n: int) -> ApiError:
+    """So that no one empties the lobby by taking every open seat."""
+    return ApiError(429, f"you have joined {n} games that have not begun, the most one "
+                         "player may have: play or resign one first", {"Retry-After": "60"})
 
 
 async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
@@ -62,35 +88,39 @@ async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
 
     Raises:
         ApiError: 400 a bad name; 409 no open seat (someone joined first, here or through
-        another server); 404 the creator withdrew the game meanwhile; 429 ``room_to_join``;
+        another server); 404 the creator withdrew the game meanwhile; 429 when ``client`` has
+        joined ``lobby_per_client`` games that have not begun (its joins under way counted);
         503 the store failed.
     """
     clean = _name(name)
     if OPEN not in live.seats:
         raise ApiError(409, "this game has no open seat: someone has joined it")
-    await room_to_join(svc, client)
-    seat = live.seats.index(OPEN) + 1
-    # the first turn begins now: the clock notes when, and the game aborts itself if that
-    # first move does not come in time (``clock_keeper.abort_deadline``)
-    seats = list(live.seats)
-    seats[seat - 1] = HUMAN
-    clock = value = deadline = None
-    if live.clock is not None:
-        clock = live.clock.start(None, time.time())
-        value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
-            live, live.state, live.history.movers, clock, (seats[0], seats[1])))
-    if not await asyncio.to_thread(svc.store.join, live.id, seat, clean, value, deadline):
-        svc.invalidate(live.id)
-        if await asyncio.to_thread(svc.store.get, live.id) is None:  # its creator withdrew it
-            raise ApiError(404, f"no game {quote(live.id)}: it was withdrawn")
-        raise ApiError(409, "someone else joined this game first")
-    names = list(live.names)
-    names[seat - 1] = clean
-    live.seats = (seats[0], seats[1])
-    live.names = (names[0], names[1])
-    if clock is not None:
-        live.clock = clock
-    svc.joined.setdefault(client, []).append(live.id)
+    async with svc.holding(svc.joined, client, _not_begun(svc.store),
+                            _joined_enough) as joined:
+        seat = live.seats.index(OPEN) + 1 if OPEN in live.seats else 0
+        if not seat:  # someone joined while the client's games were counted
+            raise ApiError(409, "this game has no open seat: someone has joined it")
+        # the first turn begins now: the clock notes when, and the game aborts itself if that
+        # first move does not come in time (``clock_keeper.abort_deadline``)
+        seats = list(live.seats)
+        seats[seat - 1] = HUMAN
+        clock = value = deadline = None
+        if live.clock is not None:
+            clock = live.clock.start(None, time.time())
+            value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
+                live, live.state, live.history.movers, clock, (seats[0], seats[1])))
+        if not await asyncio.to_thread(svc.store.join, live.id, seat, clean, value, deadline):
+            svc.invalidate(live.id)
+            if await asyncio.to_thread(svc.store.get, live.id) is None:  # withdrawn meanwhile
+                raise ApiError(404, f"no game {quote(live.id)}: it was withdrawn")
+            raise ApiError(409, "someone else joined this game first")
+        names = list(live.names)
+        names[seat - 1] = clean
+        live.seats = (seats[0], seats[1])
+        live.names = (names[0], names[1])
+        if clock is not None:
+            live.clock = clock
+        joined.append(live.id)
     svc.hub.publish(live.id)
     svc.hub.publish(LOBBY)
     return seat

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import hmac
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..agents.search_agents import SearchAgent
@@ -56,7 +57,8 @@ class Budgets:
     streams one client may hold; ``job_threads``: threads one job's search may take (levels 5
     and 6 take that many; a seat asking for more is refused); ``lobby_per_client``: games one
     client may have waiting in the lobby for an opponent at once, and games it may have joined
-    that are not yet under way (fewer than two moves), so that no one empties the lobby."""
+    that are not yet under way (not both players have moved), so that no one empties the
+    lobby."""
 
     max_think: float = 10.0
     hint_seconds: float = 2.0
@@ -68,6 +70,16 @@ class Budgets:
     streams_per_client: int = 32
     job_threads: int = 1
     lobby_per_client: int = 8
+
+
+@dataclass
+class Held:
+    """Games each client holds of one kind (waiting in the lobby; joined, not begun): their
+    ids, some perhaps over since (``GameService.count_held`` lets those go), and the
+    requests under way that will add one (``GameService.holding``)."""
+
+    games: dict[str, list[str]] = field(default_factory=dict)
+    underway: collections.Counter[str] = field(default_factory=collections.Counter)
 
 
 class GameService:
@@ -91,8 +103,8 @@ class GameService:
         self.streams: collections.Counter[str] = collections.Counter()
         #: the games each client listed in the lobby with an open seat (some since joined,
         #: withdrawn or ended: counted again from the store at the limit)
-        self.in_lobby: dict[str, list[str]] = {}
-        self.joined: dict[str, list[str]] = {}  # games a client joined: ``lobby.room_to_join``
+        self.in_lobby = Held()
+        self.joined = Held()  # games a client joined that have not begun: ``lobby.join``
         self.rng = random.SystemRandom()
         self.closing = False
         #: games changed by another process while this one was reading them
@@ -220,9 +232,9 @@ class GameService:
         if (not isinstance(seats, list) or len(seats) != 2
                 or not all(isinstance(s, str) for s in seats)):
             raise ApiError(400, f"'seats' must be a list of two strings, not {quote(seats)}")
-        for field, flag in (("public", listed), ("hints", hints)):
+        for key, flag in (("public", listed), ("hints", hints)):
             if not isinstance(flag, bool):
-                raise ApiError(400, f"{field!r} must be true or false, not {quote(flag)}")
+                raise ApiError(400, f"{key!r} must be true or false, not {quote(flag)}")
         try:
             game = make(game_id, **{k: v for k, v in params.items() if v not in ("", None)})
         except StonegardenError as exc:
@@ -234,44 +246,70 @@ class GameService:
                                 "game with an 'open' seat cannot give it for whoever joins")
         if any(s not in (HUMAN, OPEN) for s in clean):
             self.admit(client)
-        lobby = listed and OPEN in clean
-        if lobby:
-            await self._room_in_lobby(client)
-        made = await self._insert(game, clean, History(game), client, listed, hints, names,
-                                  spec)
-        if lobby:
-            self.in_lobby.setdefault(client, []).append(made[0].id)
+        if not (listed and OPEN in clean):
+            return await self._insert(game, clean, History(game), client, listed, hints, names,
+                                      spec)
+        # waiting in the lobby: counted against the client from before it is stored
+        async with self.holding(self.in_lobby, client, _waits_in_lobby(time.time()),
+                                _lobby_full) as listing:
+            made = await self._insert(game, clean, History(game), client, listed, hints, names,
+                                      spec)
+            listing.append(made[0].id)
         return made
 
-    async def _room_in_lobby(self, client: str) -> None:
-        """Raises: ApiError 429 when ``client`` has ``lobby_per_client`` games waiting in the
-        lobby for an opponent (so that no one buries the others' games)."""
-        listed_since = time.time() - LOBBY_STALE
-        n = await self.count_held(self.in_lobby, client, lambda r: (
-            OPEN in r.seats and r.result is None and r.created >= listed_since))
-        if n >= self.budgets.lobby_per_client:
-            raise ApiError(429, f"you have {n} games waiting in the lobby for an "
-                                "opponent, the most one player may have: withdraw one, or "
-                                "wait until someone joins", {"Retry-After": "60"})
-
-    async def count_held(self, held: dict[str, list[str]], client: str,
+    async def count_held(self, held: Held, client: str,
                          counts: Callable[[GameSummary], bool]) -> int:
-        """How many of the games ``held`` lists for ``client`` still ``count``; the others
-        are let go. The store is read only once ``lobby_per_client`` are listed.
+        """How many of the games ``held`` lists for ``client`` still ``count``, with its
+        requests under way that will add one; the others are let go. The store is read only
+        once ``lobby_per_client`` are counted.
+
+        ``counts`` runs in a thread (it may read the store).
 
         Raises:
             ApiError: 503 when the store fails.
         """
-        mine = held.get(client, [])
-        if len(mine) < self.budgets.lobby_per_client:
-            return len(mine)
+        mine = list(held.games.get(client, ()))
+        if len(mine) + held.underway[client] < self.budgets.lobby_per_client:
+            return len(mine) + held.underway[client]
+
+        def counted() -> set[str]:
+            return {r.id for r in self.store.list_games(listed_only=False, ids=mine)
+                    if counts(r)}
+
         try:
-            rows = await asyncio.to_thread(self.store.list_games, listed_only=False, ids=mine)
+            still = await asyncio.to_thread(counted)
         except StoreError as exc:
             raise ApiError(503, str(exc)) from None
-        still = {r.id for r in rows if counts(r)}
-        held[client] = [gid for gid in mine if gid in still]
-        return len(held[client])
+        read = set(mine)  # a game listed meanwhile was not read: it stays
+        held.games[client] = [gid for gid in held.games.get(client, ())
+                              if gid in still or gid not in read]
+        return len(held.games[client]) + held.underway[client]
+
+    @contextlib.asynccontextmanager
+    async def holding(self, held: Held, client: str, counts: Callable[[GameSummary], bool],
+                      refusal: Callable[[int], ApiError]) -> AsyncIterator[list[str]]:
+        """Room for ``client`` to hold one more game of ``held`` (``count_held``) while the
+        request makes or joins it: the request lists its game in the list given, which joins
+        ``held`` at the end. Its place is taken before the request waits on anything, so
+        that requests sent at once cannot all pass the count before any has listed its game.
+
+        Raises:
+            ApiError: ``refusal(n)`` when ``client`` holds ``lobby_per_client`` games already;
+            503 when the store fails while they are counted.
+        """
+        n = await self.count_held(held, client, counts)
+        if n >= self.budgets.lobby_per_client:
+            raise refusal(n)
+        held.underway[client] += 1
+        listing: list[str] = []
+        try:
+            yield listing
+        finally:
+            held.underway[client] -= 1
+            if held.underway[client] <= 0:
+                del held.underway[client]
+            if listing:
+                held.games.setdefault(client, []).extend(listing)
 
     def _seat(self, spec: str, game: Game) -> str:
         """The canonical spec of a seat: ``human``, ``open`` or an agent that can play
@@ -458,6 +496,8 @@ class GameService:
                 raise ApiError(503, str(exc)) from None
             if not done:
                 raise ApiError(409, "the game has moved on: read it and try again")
+            # an agent paused at the move limit is not waited for any more
+            live.paused, live.notice = False, ""
         self.hub.publish(live.id)
 
     async def abort(self, live: Live, secret: Any) -> None:
@@ -660,6 +700,19 @@ class GameService:
         # another process holding one of these games thinks for its agent at once
         await self.turns.give_up_claims()
         await self.jobs.close()
+
+
+def _waits_in_lobby(now: float) -> Callable[[GameSummary], bool]:
+    """Whether a game still waits in the lobby for an opponent (open, not over, not stale)."""
+    listed_since = now - LOBBY_STALE
+    return lambda r: OPEN in r.seats and r.result is None and r.created >= listed_since
+
+
+def _lobby_full(n: int) -> ApiError:
+    """So that no one buries the others' games in the lobby."""
+    return ApiError(429, f"you have {n} games waiting in the lobby for an opponent, the most "
+                         "one player may have: withdraw one, or wait until someone joins",
+                    {"Retry-After": "60"})
 
 
 def _job_refusal(exc: JobError) -> ApiError:

@@ -137,8 +137,8 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "notice": live.notice or (full_notice(n) if full else ""),
         # a move of its own to take back: not before its first (the agent or a die first)
         "can_undo": (seat is not None and may_undo(live, seat) and seat in live.history.movers
-                     and not game.is_terminal(live.state)),
-        "can_redo": seat is not None and bool(live.redo),
+                     and not game.is_terminal(live.state) and live.over is None),
+        "can_redo": seat is not None and bool(live.redo) and live.over is None,
         "hint": hint,
         "review": point,
         "analysis_open": may_see_analysis(live, seat),

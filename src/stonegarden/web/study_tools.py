@@ -61,8 +61,8 @@ async def undo(svc: GameService, live: Live, secret: Any) -> None:
     """Take back moves to this seat's previous turn (only against an agent).
 
     Raises:
-        ApiError: 403 without a seat secret, 409 between two humans, for an agent's seat or
-        with nothing to undo.
+        ApiError: 403 without a seat secret, 409 between two humans, for an agent's seat, with
+        nothing to undo or once the game is over (resigned at the server's move limit too).
     """
     seat = svc.require_seat(live, secret)
     if live.seats[seat - 1] != HUMAN:
@@ -71,7 +71,7 @@ async def undo(svc: GameService, live: Live, secret: Any) -> None:
     if not may_undo(live, seat):
         raise ApiError(409, "undo is for games against an agent; between two people it "
                             "would need the other player's consent")
-    if live.game.is_terminal(live.state):
+    if live.game.is_terminal(live.state) or live.over is not None:  # resigned at the limit
         raise ApiError(409, "the game is over: its moves can no longer be taken back")
     movers = live.history.movers
     keep = next((k for k in range(len(movers) - 1, -1, -1) if movers[k] == seat), None)
@@ -82,6 +82,8 @@ async def undo(svc: GameService, live: Live, secret: Any) -> None:
     async with live.lock:
         if len(live.moves) != count:  # the agent's move was written first: it goes on
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}")
+        if live.over is not None:  # a resignation was written first
+            raise ApiError(409, "the game is over: its moves can no longer be taken back")
         svc.still_served(live)
         kept = live.history.at(keep)
         try:
@@ -119,10 +121,12 @@ async def redo(svc: GameService, live: Live, secret: Any, client: str = "") -> N
     """Replay undone moves up to this seat's next turn.
 
     Raises:
-        ApiError: 403 without a seat secret, 409 with nothing to redo, 429 when an agent
-        would think and the client has no room in the job queue.
+        ApiError: 403 without a seat secret, 409 with nothing to redo or once the game is
+        over, 429 when an agent would think and the client has no room in the job queue.
     """
     seat = svc.require_seat(live, secret)
+    if live.over is not None:
+        raise ApiError(409, "the game is over: its undone moves can no longer be replayed")
     if not live.redo:
         raise ApiError(409, "nothing to redo")
     if any(s != HUMAN for s in live.seats):
