@@ -56,12 +56,12 @@ def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server
     wait_text(page, "#seats", "watching")
     page.evaluate(SAID, "#analysis-said")
     page.click("#analyse")
-    wait_text(page, "#analysis-status", "3 positions;")
+    wait_text(page, "#analysis-status", ", 3 positions;")  # done, not "0 of 3 positions; …"
     assert page.is_hidden("#analyse")
     move(server, made, "1", "B2", 2)  # the game goes on: its new position is not analysed
     wait_text(page, "#analysis-status", "3 of 4 positions analysed")
     page.click("#analyse")
-    wait_text(page, "#analysis-status", "4 positions;")
+    wait_text(page, "#analysis-status", ", 4 positions;")  # done, not "0 of 4 positions; …"
     assert page.locator("#winprob .apt").count() == 4
     # the graph names the player whose chances it shows
     assert page.text_content("#winprob .graph-title") == "Black's winning chances"
@@ -95,7 +95,7 @@ def test_the_judgements_are_counted_in_words(browser, server):
     page.reload()
     wait_text(page, "#seats", "watching")
     page.click("#analyse")
-    wait_text(page, "#analysis-status", "2 positions;")
+    wait_text(page, "#analysis-status", ", 2 positions;")  # done, not "0 of 2 positions; …"
     assert page.inner_text("#analysis-status").endswith(
         "1 inaccuracy, 0 mistakes, 0 blunders")
     page.wait_for_selector("#moves .judgement.j-inaccuracy", timeout=WAIT)
@@ -231,7 +231,7 @@ def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser,
         page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
         assert page.is_hidden("#analysis-closed")
         page.click("#analyse")
-        wait_text(page, "#analysis-status", "4 positions;")
+        wait_text(page, "#analysis-status", ", 4 positions;")  # done, not "0 of 4 positions; …"
         assert page.locator("#winprob .apt").count() == 4
         page.keyboard.press("Home")
         wait_text(page, "#review-here", "the engine's best move here")
