@@ -471,9 +471,9 @@ def test_an_undo_that_meets_the_agents_move_being_written_leaves_the_game_going(
     writing = threading.Event()
 
     def slow_append(self, game_id, ply, *args, **kwargs):
-        if ply == 5:  # the agent's second move, written while the undo is asked for (with
-            writing.set()  # room for a loaded machine: the undo must come before it is done)
-            time.sleep(2.0)
+        if ply == 5:  # the agent's second move
+            writing.set()
+            time.sleep(0.5)
         return append(self, game_id, ply, *args, **kwargs)
 
     monkeypatch.setattr(SQLStore, "append_move", slow_append)
