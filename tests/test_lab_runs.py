@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -12,7 +13,9 @@ import sys
 import time
 import types
 import unittest.mock
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -433,23 +436,31 @@ def test_a_sweep_over_a_list_parameter_reports_and_plots_it(tmp_path):
     assert "holes=a1, target=3: first player's score" in (tmp_path / "report.md").read_text()
 
 
+@contextlib.contextmanager
+def figures_drawn() -> Iterator[list[Any]]:
+    """The matplotlib figures the lab's plots draw inside the block (they close each one)."""
+    from stonegarden.lab import plots
+
+    figures: list[Any] = []
+    real_close = plots.plt.close
+
+    def keep(fig: Any) -> None:
+        figures.append(fig)
+        real_close(fig)
+
+    with unittest.mock.patch.object(plots.plt, "close", keep):
+        yield figures
+
+
 def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_path):
     """Black on the deep blue of a score near 0 (or the deep red near 1) cannot be read."""
-    from matplotlib import pyplot as plt
 
     from stonegarden.lab import plots
 
     rows = [{"params": {"size": size, "target": target},
              "summary": {"first_player_score": {"value": value}}}
             for size, target, value in [(4, 10, 0.5), (4, 20, 0.0), (5, 10, 0.95), (5, 20, 0.6)]]
-    figures = []
-    real_close = plt.close
-
-    def keep(fig):
-        figures.append(fig)
-        real_close(fig)
-
-    with unittest.mock.patch.object(plots.plt, "close", keep):
+    with figures_drawn() as figures:
         plots.sweep_heatmap(rows, "target", "size", tmp_path)
     texts = {t.get_text(): t.get_color() for t in figures[0].axes[0].texts}
     assert texts == {"0.50": "black", "0.00": "white", "0.95": "white", "0.60": "black"}
@@ -610,7 +621,6 @@ def test_a_study_of_one_game_gives_no_interval_for_its_means(tmp_path):
 def test_a_studys_figures_say_what_their_bars_are_and_count_whole_games(tmp_path):
     """The ends' error bars were not said to be 95% intervals (the sweep's and the ladder's
     were), and a histogram of a few games counted 0.2 games."""
-    from matplotlib import pyplot as plt
 
     from stonegarden.lab import plots
     from stonegarden.lab.statistics import summarise
@@ -618,14 +628,7 @@ def test_a_studys_figures_say_what_their_bars_are_and_count_whole_games(tmp_path
     games = [{"moves": ["a"] * n, "winner": 1, "legal": [3] * n, "score_track": [[0, 0]] * n,
               "reason": "target", "seats": {"1": "x", "2": "x"}} for n in (46, 49, 50, 58)]
     summary = summarise(games)
-    figures = []
-    real_close = plt.close
-
-    def keep(fig):
-        figures.append(fig)
-        real_close(fig)
-
-    with unittest.mock.patch.object(plots.plt, "close", keep):
+    with figures_drawn() as figures:
         plots.length_histogram(summary, tmp_path)
         plots.end_reasons(summary, tmp_path)
     histogram, ends = (fig.axes[0] for fig in figures)

@@ -432,18 +432,25 @@ def test_a_move_made_while_an_undo_stores_the_analysis_clears_the_redo_line(db: 
         assert snap()["moves"][:3] == [*line[:2], other]
 
 
+def upload_one_move(client: TestClient) -> dict[str, Any]:
+    """An unfinished record of one move uploaded to study: the answer (both seats' links)."""
+    game = make("blooms", **TINY)
+    state = game.initial_state()
+    first = game.action_to_text(state, int(game.legal_actions(state)[0]))
+    record = make_record(game, [first], game.play_text(state, first))
+    r = client.post("/api/records", content=record.to_json(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
 def test_who_studies_a_game_in_progress_sees_its_analysis_from_the_seat(db: Path):
     """An uploaded unfinished record is its uploader's to study (both seats), and a game
     between two people who agreed to hints is the players' to study: the seat link that
     opens sees the analysis as the spectator link does. The link to a seat of one of two
     computers watches them; a person playing an agent still waits for the end."""
-    game = make("blooms", **TINY)
-    state = game.initial_state()
-    first = game.action_to_text(state, int(game.legal_actions(state)[0]))
-    record = make_record(game, [first], game.play_text(state, first))
     with TestClient(create_app(db, workers=1)) as client:
-        up = client.post("/api/records", content=record.to_json(),
-                         headers={"Content-Type": "application/json"}).json()
+        up = upload_one_move(client)
         agreed = client.post("/api/games", json={"game": "blooms", "params": TINY,
                                                  "hints": True,
                                                  "seats": ["human", "human"]}).json()
@@ -477,13 +484,8 @@ def test_who_studies_a_game_in_progress_sees_its_analysis_from_the_seat(db: Path
 def test_an_analysis_waiting_for_a_free_worker_says_so(db: Path):
     """With the only worker thinking for an agent, the analysis' job waits: the answer says it
     is queued (and how many jobs are ahead), not only "running" with no position done."""
-    game = make("blooms", **TINY)
-    state = game.initial_state()
-    first = game.action_to_text(state, int(game.legal_actions(state)[0]))
-    record = make_record(game, [first], game.play_text(state, first))
     with TestClient(create_app(db, workers=1)) as client:
-        up = client.post("/api/records", content=record.to_json(),
-                         headers={"Content-Type": "application/json"}).json()
+        up = upload_one_move(client)
         busy = client.post("/api/games", json={"game": "freego", "params": {"size": 9},
                                                "seats": ["mcts:time=4", "human"]}).json()
         wait(lambda: (client.get(f"/api/games/{busy['id']}").json()["thinking"] or {})
