@@ -38,6 +38,15 @@ def play_one(page) -> None:
 
 
 @pytest.mark.slow
+def open_game(server, game: str = "freego", params: dict | None = None, **extra) -> dict:
+    """A public game waiting in the lobby for an opponent (its creator's answer)."""
+    status, made = server.request("POST", "/api/games", {
+        "game": game, "params": params or {"size": 5}, "seats": ["human", "open"],
+        "public": True, **extra})
+    assert status == 201, made
+    return made
+
+
 def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, server):
     errors: list[str] = []
     ana, bo = person(browser, errors), person(browser, errors)
@@ -135,8 +144,7 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
 def test_the_name_can_wait_until_it_is_needed(browser, server):
     errors: list[str] = []
     ana = person(browser, errors)
-    made = server.request("POST", "/api/games", {"game": "blooms", "params": {"size": 2},
-                                                 "seats": ["human", "open"], "public": True})[1]
+    made = open_game(server, "blooms", {"size": 2})
     ana.goto(server.url + "/lobby")
     ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
     ana.click("#name-later")
@@ -154,17 +162,24 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     assert errors == []
 
 
+def invite_by_link(page, server, seat: str | None = None) -> None:
+    """Ana starts a Free Go game with a friend invited by a link (``seat``: hers, else the
+    page's default)."""
+    page.goto(server.url + "/?game=freego")
+    choose_name(page, "Ana")
+    page.check('input[name="mode"][value="friend"]')
+    page.check('input[name="invite"][value="link"]')
+    if seat is not None:
+        page.check(f'input[name="seat"][value="{seat}"]')
+    page.click("#start")
+
+
 def test_the_creator_of_a_game_with_a_friend_keeps_only_her_own_seat(browser, server):
     # Ana sends Bo his seat link: her board offers it to pass on, but her "my games" is hers
     # alone (her turn, her name, her seat's link), not "your turn" on Bo's turns
     errors: list[str] = []
     ana, bo = person(browser, errors), person(browser, errors)
-    ana.goto(server.url + "/?game=freego")
-    choose_name(ana, "Ana")
-    ana.check('input[name="mode"][value="friend"]')
-    ana.check('input[name="invite"][value="link"]')
-    ana.check('input[name="seat"][value="second"]')  # Bo, Black, moves first
-    ana.click("#start")
+    invite_by_link(ana, server, "second")  # Bo, Black, moves first
     ana.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
     invite, own = ana.input_value("#invite-url"), ana.get_attribute("#go-to-seat", "href")
     ana.click("#go-to-seat")
@@ -199,11 +214,7 @@ def test_a_creator_who_opens_her_friends_link_leaves_that_seat_to_the_friend(bro
     # nor made one of hers, so Bo's name is the one the game shows, and her games are hers
     errors: list[str] = []
     ana, bo = person(browser, errors), person(browser, errors)
-    ana.goto(server.url + "/?game=freego")
-    choose_name(ana, "Ana")
-    ana.check('input[name="mode"][value="friend"]')
-    ana.check('input[name="invite"][value="link"]')
-    ana.click("#start")
+    invite_by_link(ana, server)
     ana.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
     invite, own = ana.input_value("#invite-url"), ana.get_attribute("#go-to-seat", "href")
     gid = own.split("/game/")[1].split("#")[0]
@@ -228,9 +239,7 @@ def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     # longer offers the seat (it offered "Take the open seat" under "no game 'ID'")
     errors: list[str] = []
     bo = person(browser, errors)
-    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
-                                                 "seats": ["human", "open"], "public": True,
-                                                 "name": "Ana", "clock": {"initial": 60}})[1]
+    made = open_game(server, name="Ana", clock={"initial": 60})
     bo.goto(server.url + made["links"]["spectator"])
     bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
     status, _ = server.request("POST", f"/api/games/{made['id']}/withdraw",
@@ -249,8 +258,7 @@ def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser,
     # gives her seat reaches every open lobby
     errors: list[str] = []
     bo = person(browser, errors)
-    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
-                                                 "seats": ["human", "open"], "public": True})[1]
+    made = open_game(server)
     bo.goto(server.url + "/lobby")
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     assert "someone" in bo.inner_text("#lobby tbody")
@@ -318,9 +326,7 @@ def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
     errors: list[str] = []
     bo = person(browser, errors)
     bo.clock.install()
-    server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
-                                          "seats": ["human", "open"], "public": True,
-                                          "name": "Ana"})
+    open_game(server, name="Ana")
     bo.goto(server.url + "/lobby")
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     waited = bo.locator('#lobby tbody td[data-label="Waiting"]')
@@ -336,9 +342,7 @@ def test_a_double_click_on_take_the_open_seat_seats_you_without_an_error(browser
     # "someone has joined" the game they had just joined
     errors: list[str] = []
     bo = person(browser, errors)
-    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
-                                                 "seats": ["human", "open"], "public": True,
-                                                 "name": "Ana"})[1]
+    made = open_game(server, name="Ana")
     bo.goto(server.url + "/lobby")
     choose_name(bo, "Bo")
     bo.goto(server.url + made["links"]["spectator"])
