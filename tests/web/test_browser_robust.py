@@ -444,6 +444,25 @@ def test_tumbling_dice_on_a_phone_from_the_keyboard_says_the_roll_and_the_auto_m
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
 
 
+def test_a_cell_reached_without_the_arrow_keys_keeps_the_focus_through_a_new_snapshot(
+        browser, server):
+    # Tab, a click or a screen reader's cursor reaches a cell; the opponent then names her
+    # seat, which redraws the board: Enter must still choose the cell reached
+    made = new_game(server, "blooms", params={"size": 3})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.locator("#board [data-cell='c5']").focus()
+    status, _ = server.request("POST", f"/api/games/{made['id']}/name",
+                               {"secret": made["secrets"]["2"], "name": "Bo"})
+    assert status == 200
+    wait_text(page, "#seats", "Bo")
+    assert page.evaluate("document.activeElement.dataset.cell") == "c5"
+    page.keyboard.press("Enter")
+    assert page.get_attribute("#board [data-cell='c5']", "aria-label") == \
+        "c5, empty, chosen: red stone"
+
+
 def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_board(
         browser, server):
     made = new_game(server, "blooms", params={"size": 3})

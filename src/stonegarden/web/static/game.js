@@ -617,7 +617,13 @@
       svg.append(r);
     }
   }
-  $("board").addEventListener("focusin", (ev) => drawFocus(ev.target.closest("[data-cell]")));
+  // a cell reached by Tab, a click or a screen reader's cursor is the one a re-render keeps
+  // focused (a snapshot arriving between reaching it and pressing Enter must not move it)
+  $("board").addEventListener("focusin", (ev) => {
+    const cell = ev.target.closest("[data-cell]");
+    if (cell) focusCell = cell.dataset.cell;
+    drawFocus(cell);
+  });
   $("board").addEventListener("focusout", () => drawFocus(null));
   const centre = (el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
   $("board").addEventListener("keydown", (ev) => {
