@@ -1,14 +1,13 @@
 """Random Blooms playouts: stonegarden against a plain numba baseline, in one run.
 
-The baseline is a deliberately plain numba playout kept outside this repository (it scans the
-whole board for captures after every turn); its path is ``--baseline``. Both use the same
-uniform policy over all legal turns and print one JSON line. They run alternately (baseline,
-ours, baseline, ours, ...) as separate processes so neither warms the other's caches, and the
-figure reported is the ratio of medians, printed as JSON with the command and the code version
+The baseline is a deliberately plain numba playout, ``benchmarks/baseline_blooms.py`` (it
+scans the whole board for captures after every turn; ``--baseline PATH`` measures another).
+Both use the same uniform policy over all legal turns and print one JSON line. They run
+alternately (baseline, ours, baseline, ours, ...) as separate processes so neither warms the
+other's caches, and the figure reported is the ratio of medians, printed as JSON with the command and the code version
 (and written to ``--out`` too when given).
 
-    python benchmarks/bench_playouts.py --baseline PATH/baseline_blooms.py --size 5 \
-        --target 20 --seconds 5 --rounds 3
+    python benchmarks/bench_playouts.py --size 5 --target 20 --seconds 5 --rounds 3
 """
 
 from __future__ import annotations
@@ -22,6 +21,15 @@ import sys
 from pathlib import Path
 
 from provenance import ROOT, code_version, command, emit
+
+#: the plain numba playout compared with
+BASELINE = ROOT / "benchmarks" / "baseline_blooms.py"
+
+
+def baseline_name(path: Path) -> str:
+    """``path`` as the result names it: inside this checkout, relative to it."""
+    path = path.resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def run(cmd: list[str]) -> dict:
@@ -38,12 +46,13 @@ def main() -> None:
     ap.add_argument("--target", type=int, default=20)
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--baseline", type=Path, required=True,
-                    help="the plain baseline: SIZE TARGET SECONDS in, one JSON line out")
+    ap.add_argument("--baseline", type=Path, default=BASELINE,
+                    help="the plain baseline: SIZE TARGET SECONDS in, one JSON line out "
+                         "[default: benchmarks/baseline_blooms.py]")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     if not args.baseline.exists():
-        sys.exit(f"baseline not found at {args.baseline} (pass --baseline PATH)")
+        ap.error(f"--baseline: no file {str(args.baseline)!r}")
     base_cmd = [sys.executable, str(args.baseline), str(args.size), str(args.target), str(args.seconds)]
     ours_cmd = [sys.executable, "-m", "stonegarden", "bench", "playouts", "blooms",
                 "--param", f"size={args.size}", "--param", f"target={args.target}",
@@ -65,6 +74,7 @@ def main() -> None:
     ot = sum(x["mean_turns"] * x["playouts"] for x in ours) / sum(x["playouts"] for x in ours)
     emit({
         "command": command(), "code": code_version(),
+        "baseline": baseline_name(args.baseline),
         "size": args.size, "target": args.target, "seconds": args.seconds, "rounds": args.rounds,
         "baseline_playouts_per_s": round(b, 1), "stonegarden_playouts_per_s": round(o, 1),
         "ratio": round(o / b, 2), "baseline_mean_turns": round(bt, 3),

@@ -2,12 +2,13 @@
 
 Each measurement is ``stonegarden bench playouts|search GAME --json`` in a fresh process whose
 ``PYTHONPATH`` is one checkout's ``src``; the checkouts (and, for Blooms playouts, the plain
-numba baseline given with ``--baseline``) take turns round after round, so load on the machine
-falls on all of them alike. Reported: the median of the rounds per checkout and the ratio of
-each to the first checkout (and to the baseline).
+numba baseline given with ``--baseline``, such as ``benchmarks/baseline_blooms.py``) take
+turns round after round, so load on the machine falls on all of them alike. Reported: the
+median of the rounds per checkout and the ratio of each to the first checkout (and to the
+baseline).
 
     python benchmarks/compare_versions.py --version old=OLD_CHECKOUT/src --version new=src \\
-        --baseline PATH/baseline_blooms.py --rounds 3 --seconds 3 --out benchmarks/results/x.json
+        --baseline benchmarks/baseline_blooms.py --rounds 3 --seconds 3 --out FILE
 
 Every checkout compiles its kernels once, outside the timing, into its own numba cache (the
 cache directory is named by a hash of the kernel sources).
