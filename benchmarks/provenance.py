@@ -10,6 +10,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The code a benchmark measures is this checkout's, the one code_version() names, whatever
+# stonegarden is installed or on PYTHONPATH: every script imports this module before the package.
+if sys.path[:1] != [str(ROOT / "src")]:
+    sys.path.insert(0, str(ROOT / "src"))
+
 
 def command() -> str:
     return " ".join([Path(sys.executable).name, *sys.argv])

@@ -35,3 +35,11 @@ def test_bench_playouts_runs_against_the_baseline_in_the_repository() -> None:
     assert result["baseline"] == "benchmarks/baseline_blooms.py"
     assert result["baseline_playouts_per_s"] > 0 and result["stonegarden_playouts_per_s"] > 0
     assert result["ratio"] > 0
+
+
+def test_a_benchmark_measures_this_checkouts_code_whatever_is_installed() -> None:
+    # the scripts that record code_version() import provenance before stonegarden
+    run = bench("-c", "import sys; sys.path.insert(0, 'benchmarks'); import provenance, "
+                "stonegarden; print(stonegarden.__file__)", pythonpath=None)
+    assert run.returncode == 0, run.stderr
+    assert Path(run.stdout.strip()) == ROOT / "src" / "stonegarden" / "__init__.py"
