@@ -93,7 +93,7 @@ def playout(nb, target, seed, max_turns):
                 j += 1
             board[empties[i]] = colour_a
             board[empties[j]] = colour_b
-        stamp += 1
+        stamp += 1  # noqa: SIM113 (one stamp per turn, a numba loop)
         score[player] += remove_fenced(board, nb, 3 - 2 * player, 4 - 2 * player, stack, seen, stamp)
         if score[player] >= target:
             return player, turn + 1

@@ -4,8 +4,8 @@ The baseline is a deliberately plain numba playout, ``benchmarks/baseline_blooms
 scans the whole board for captures after every turn; ``--baseline PATH`` measures another).
 Both use the same uniform policy over all legal turns and print one JSON line. They run
 alternately (baseline, ours, baseline, ours, ...) as separate processes so neither warms the
-other's caches, and the figure reported is the ratio of medians, printed as JSON with the command and the code version
-(and written to ``--out`` too when given).
+other's caches, and the figure reported is the ratio of medians, printed as JSON with the
+command and the code version (and written to ``--out`` too when given).
 
     python benchmarks/bench_playouts.py --size 5 --target 20 --seconds 5 --rounds 3
 """

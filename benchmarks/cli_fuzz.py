@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import code_version, command, emit
+from provenance import checkout_src, code_version, command, emit
 
 QUERIES = [
     {"id": 1, "game": "blooms", "params": {"size": 3}, "moves": ["Rc3"], "sims": 30, "seed": 1},
@@ -138,7 +138,7 @@ def replay_fuzz(src: Path, records: list[dict[str, Any]], tmp: Path) -> dict[str
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1] / "src")
+    ap.add_argument("--src", type=checkout_src, default=Path(__file__).resolve().parents[1] / "src")
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--records", type=int, default=200)
     ap.add_argument("--seed", type=int, default=36)

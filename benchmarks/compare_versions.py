@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from provenance import checkout_src
+
 #: (label, bench kind, game, params, agent spec or None)
 CASES: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("blooms n=5 X=20 playouts", "playouts", "blooms", ("size=5", "target=20"), None),
@@ -90,8 +92,11 @@ def main() -> None:
     for item in args.version:
         name, sep, src = item.partition("=")
         if not sep:
-            sys.exit(f"--version {item!r}: give NAME=SRC")
-        versions.append((name, Path(src).resolve()))
+            ap.error(f"--version {item!r}: give NAME=SRC")
+        try:
+            versions.append((name, checkout_src(src)))
+        except argparse.ArgumentTypeError as exc:
+            ap.error(f"--version {item!r}: {exc}")
     cases = [c for c in CASES if args.only is None or args.only in c[0]]
     rows = []
     for label, kind, game, params, spec in cases:

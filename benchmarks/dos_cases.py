@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's helpers
-from provenance import code_version, command
+from provenance import checkout_src, code_version, command
 
 from stonegarden.jobs.procs import alive, cpu_seconds, descendants, resident
 
@@ -717,8 +717,8 @@ CASES: dict[str, Callable[[Context], Any]] = {
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1] / "src")
-    ap.add_argument("--gen-src", type=Path, default=None)
+    ap.add_argument("--src", type=checkout_src, default=Path(__file__).resolve().parents[1] / "src")
+    ap.add_argument("--gen-src", type=checkout_src, default=None)
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--limit", type=float, default=120.0, help="seconds any one wait may take")

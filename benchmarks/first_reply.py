@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's rules
 from dos_cases import Server, call, wait_until
-from provenance import code_version, command
+from provenance import ROOT, checkout_src, code_version, command
 
 from stonegarden.core.protocol import CHANCE
 from stonegarden.core.registry import available_games, make
@@ -204,8 +204,9 @@ def table(new: dict[str, Any], old: dict[str, Any] | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--src", type=Path, default=Path("src"), help="the source tree measured")
-    ap.add_argument("--baseline-src", type=Path, help="the tree it is compared with")
+    ap.add_argument("--src", type=checkout_src, default=ROOT / "src",
+                    help="the source tree measured [default: this checkout's]")
+    ap.add_argument("--baseline-src", type=checkout_src, help="the tree it is compared with")
     ap.add_argument("--baseline-version", help="the commit of the baseline tree (an export)")
     ap.add_argument("--games", default=",".join(available_games()))
     ap.add_argument("--out", type=Path, help="the JSON results")

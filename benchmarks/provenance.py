@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -32,6 +33,17 @@ def code_version(src: Path = ROOT / "src") -> str:
         return rev + ("+dirty" if dirty else "")
     except (subprocess.CalledProcessError, FileNotFoundError):
         return "unknown"
+
+
+def checkout_src(text: str) -> Path:
+    """``--src`` and the like as argparse takes them: a checkout's ``src`` directory, which
+    must hold the package (a ``PYTHONPATH`` without it imports the installed one, whose code
+    would be measured under this one's name)."""
+    path = Path(text).resolve()
+    if not (path / "stonegarden" / "__init__.py").is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a checkout's src directory "
+                                         f"(it holds no stonegarden package)")
+    return path
 
 
 def png_metadata() -> dict[str, str]:

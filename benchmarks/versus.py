@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from provenance import checkout_src, code_version
 
 WORKER = r"""
 import json, sys
@@ -73,14 +74,6 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def git_version(src: Path) -> str:
-    try:
-        return subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def play(game_id: str, params: dict, spec: str, index: int, workers: dict[str, Worker]) -> dict:
     import stonegarden
     from stonegarden.core.protocol import CHANCE
@@ -114,8 +107,8 @@ def play(game_id: str, params: dict, spec: str, index: int, workers: dict[str, W
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--a", type=Path, required=True, help="src directory of checkout A")
-    ap.add_argument("--b", type=Path, required=True, help="src directory of checkout B")
+    ap.add_argument("--a", type=checkout_src, required=True, help="src directory of checkout A")
+    ap.add_argument("--b", type=checkout_src, required=True, help="src directory of checkout B")
     ap.add_argument("game")
     ap.add_argument("spec", help="the agent spec both sides play (without seed)")
     ap.add_argument("--param", action="append", default=[], metavar="K=V")
@@ -155,7 +148,7 @@ def main() -> None:
     out = {
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "a": git_version(args.a), "b": git_version(args.b),
+        "a": code_version(args.a), "b": code_version(args.b),
         "game": args.game, "params": params, "spec": args.spec, "games": n,
         "a_wins": sum(r["a_score"] == 1.0 for r in results),
         "b_wins": sum(r["a_score"] == 0.0 for r in results),

@@ -43,3 +43,37 @@ def test_a_benchmark_measures_this_checkouts_code_whatever_is_installed() -> Non
                 "stonegarden; print(stonegarden.__file__)", pythonpath=None)
     assert run.returncode == 0, run.stderr
     assert Path(run.stdout.strip()) == ROOT / "src" / "stonegarden" / "__init__.py"
+
+
+def one_line_error(run: subprocess.CompletedProcess[str], *words: str) -> None:
+    """A failed run that says why in its last line, with no traceback."""
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    for word in words:
+        assert word in last, last
+
+
+def test_a_checkout_without_the_package_is_refused_not_measured_as_the_installed_one(
+        tmp_path: Path) -> None:
+    # a PYTHONPATH without stonegarden in it imports the installed package instead
+    one_line_error(bench("benchmarks/versus.py", "--a", str(tmp_path), "--b", "src", "blooms",
+                         "mcts:sims=10", "--games", "1"),
+                   "--a", repr(str(tmp_path)), "no stonegarden package")
+    one_line_error(bench("benchmarks/compare_versions.py", "--version", f"old={tmp_path}",
+                         "--only", "blobs playouts", "--rounds", "1", "--seconds", "0.1"),
+                   f"old={tmp_path}", "no stonegarden package")
+    one_line_error(bench("benchmarks/cli_fuzz.py", "--src", str(tmp_path)),
+                   "--src", "no stonegarden package")
+
+
+def test_versus_records_each_checkouts_commit() -> None:
+    run = bench("benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:sims=10",
+                "--param", "size=3", "--games", "2", "--workers", "1")
+    assert run.returncode == 0, run.stderr
+    assert "2/2: A" in run.stderr  # progress, game by game
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["games"] == 2 and result["a"] == result["b"]
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    assert result["a"].removesuffix("+dirty") == head
