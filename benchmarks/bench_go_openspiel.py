@@ -21,6 +21,8 @@ import json
 import random
 import time
 
+from provenance import run_main
+
 import stonegarden
 
 
@@ -101,4 +103,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from provenance import ROOT, code_version, command, emit
+from provenance import ROOT, code_version, command, emit, run_main
 
 #: the plain numba playout compared with
 BASELINE = ROOT / "benchmarks" / "baseline_blooms.py"
@@ -83,4 +83,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

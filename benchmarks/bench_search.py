@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from provenance import run_main
+
 import stonegarden
 from stonegarden.agents import make_agent
 from stonegarden.search.config import Budget
@@ -47,4 +49,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from provenance import run_main
+
 import stonegarden
 from stonegarden.core.protocol import Game
 
@@ -41,4 +43,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import checkout_src, code_version, command, emit
+from provenance import checkout_src, code_version, command, emit, run_main
 
 QUERIES = [
     {"id": 1, "game": "blooms", "params": {"size": 3}, "moves": ["Rc3"], "sims": 30, "seed": 1},
@@ -160,4 +160,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from provenance import checkout_src
+from provenance import checkout_src, run_main
 
 #: (label, bench kind, game, params, agent spec or None)
 CASES: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
@@ -151,4 +151,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's helpers
-from provenance import checkout_src, code_version, command
+from provenance import checkout_src, code_version, command, run_main
 
 from stonegarden.jobs.procs import alive, cpu_seconds, descendants, resident
 
@@ -757,4 +757,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

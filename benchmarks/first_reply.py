@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's rules
 from dos_cases import Server, call, wait_until
-from provenance import ROOT, checkout_src, code_version, command
+from provenance import ROOT, checkout_src, code_version, command, run_main
 
 from stonegarden.core.protocol import CHANCE
 from stonegarden.core.registry import available_games, make
@@ -239,4 +239,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

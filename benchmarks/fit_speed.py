@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import code_version, command, emit
+from provenance import code_version, command, emit, run_main
 
 import stonegarden
 from stonegarden.learn.devices import parse_device
@@ -76,4 +76,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

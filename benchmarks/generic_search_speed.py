@@ -19,6 +19,7 @@ import statistics
 import time
 
 import numpy as np
+from provenance import run_main
 
 import stonegarden
 from stonegarden.core.params import parse_param_options
@@ -85,4 +86,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command, emit, png_metadata
+from provenance import ROOT, code_version, command, emit, png_metadata, run_main
 
 PARAMS = {"size": 5}
 AI_SPEC = "mcts:time=2"
@@ -280,4 +280,4 @@ def plot(by_kind: dict[str, list[float]], path: Path, result: dict[str, Any]) ->
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

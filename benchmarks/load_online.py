@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command, emit
+from provenance import ROOT, code_version, command, emit, run_main
 
 sys.path.insert(0, str(ROOT / "tests" / "web"))  # the tests' PostgreSQL starter
 
@@ -346,4 +346,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -3,7 +3,7 @@ games of a quick search (one move in five random), a deeper search without the m
 at about half the positions with more than three moves; where it proves nothing, the share
 of the moves the model rates above that search's first choice is recorded, with that move's
 prior and the mean prior, by the player to move. For games whose protocol tree reads the
-model (``SearchProfile.prior_values_for``): Blobs, Bridge Go.
+model (``SearchProfile.prior_values_for``): Blobs, Bridge Go, ``blooms-territory``.
 
     PYTHONPATH=src python3 benchmarks/model_ranks.py [--game blobs] [--games 12] [--sims 6000]
 
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import code_version, command, emit
+from provenance import code_version, command, emit, run_main
 
 import stonegarden
 from stonegarden.agents.registry import make_agent
@@ -25,6 +25,16 @@ from stonegarden.core.protocol import CHANCE
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine
 from stonegarden.search.profile import profile_for
+
+
+def readers() -> list[str]:
+    """The games whose protocol tree reads their shipped model."""
+    out = []
+    for game_id in stonegarden.available_games():
+        profile = profile_for(stonegarden.make(game_id))
+        if profile.prior_values_for(SearchConfig(model="shipped")) != profile.prior_values:
+            out.append(game_id)
+    return out
 
 
 def main() -> None:
@@ -36,9 +46,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     game = stonegarden.make(args.game)
-    priors = profile_for(game).prior_values_for(SearchConfig(model="shipped"))
-    if priors is None:
-        raise SystemExit(f"{args.game}: no model read through the protocol tree")
+    profile = profile_for(game)
+    priors = profile.prior_values_for(SearchConfig(model="shipped"))
+    if priors is None or priors == profile.prior_values:  # the hand-made priors, not a model
+        ap.error(f"--game {args.game}: its protocol tree reads no model (the games whose "
+                 f"tree does: {', '.join(readers())})")
     rng = np.random.default_rng(args.seed)
     quick = make_agent("mcts:sims=200,model=none,seed=3")
     rows: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}
@@ -75,4 +87,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

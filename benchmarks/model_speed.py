@@ -21,9 +21,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import code_version, command, emit
+from provenance import code_version, command, emit, run_main
 
 import stonegarden
+from stonegarden.agents.registry import agent_for
 from stonegarden.core.protocol import State
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine
@@ -65,12 +66,13 @@ def main() -> None:
     args = ap.parse_args()
     if args.model != "shipped" and "," in args.games:
         ap.error("--model PATH measures one game")
-    options = {k: int(v) for k, v in (kv.split("=") for kv in args.options.split(",") if kv)}
-    configs = {"model": SearchConfig(model=args.model).with_game_options(options),
-               "none": SearchConfig(model="none")}
     rows = []
     for game_id in args.games.split(","):
         game = stonegarden.make(game_id, **GAMES.get(game_id, {}))
+        # the options as the search's spec takes them, checked against the game
+        options = dict(agent_for(game, f"mcts:{args.options}").config.game) if args.options else {}
+        configs = {"model": SearchConfig(model=args.model).with_game_options(options),
+                   "none": SearchConfig(model="none")}
         if args.model == "shipped" and profile_for(game).shipped_model_path() is None:
             print(f"{game_id}: no shipped model, skipped")
             continue
@@ -101,4 +103,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import code_version, command, emit
+from provenance import code_version, command, emit, run_main
 
 
 def clones_per_second(state: Any, seconds: float, deep_copy_game: bool) -> float:
@@ -57,4 +57,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

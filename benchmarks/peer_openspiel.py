@@ -16,6 +16,7 @@ import multiprocessing
 import time
 
 import numpy as np
+from provenance import run_main
 
 GAMES = {"freego-9": ("freego", {"size": 9}), "blooms-4": ("blooms", {"size": 4})}
 
@@ -102,4 +103,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

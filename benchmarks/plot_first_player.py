@@ -17,7 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
-from provenance import ROOT, png_metadata
+from provenance import ROOT, png_metadata, run_main
 
 from stonegarden.stats import wilson_bounds
 
@@ -83,4 +83,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -6,6 +6,7 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +59,14 @@ def emit(result: dict[str, Any], out: Path | None) -> None:
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text + "\n")
+
+
+def run_main(main: Callable[[], None]) -> None:
+    """Run a benchmark's ``main``: a bad game, parameter, agent or record, or a file that is not
+    there, stops it with one line and exit status 1, as the ``stonegarden`` command does."""
+    from stonegarden.errors import StonegardenError
+
+    try:
+        main()
+    except (StonegardenError, FileNotFoundError) as exc:
+        sys.exit(f"{Path(sys.argv[0]).name}: error: {exc}")

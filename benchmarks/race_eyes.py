@@ -11,7 +11,8 @@ given).
 
 from __future__ import annotations
 
+from provenance import run_main
 from territory_eyes import measure
 
 if __name__ == "__main__":
-    measure("blooms", __doc__)
+    run_main(lambda: measure("blooms", __doc__))

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from provenance import run_main
+
 from stonegarden.core.params import parse_param_options
 from stonegarden.lab.adjudication import ResignRule, first_resignation
 from stonegarden.lab.runner import run_tasks
@@ -74,4 +76,4 @@ def _points_for_a(result: dict, winner: int | None) -> float:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -17,7 +17,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-from provenance import code_version, command  # noqa: E402
+from provenance import code_version, command, run_main  # noqa: E402
 
 from stonegarden.agents.registry import make_agent  # noqa: E402
 from stonegarden.agents.search_agents import SearchAgent  # noqa: E402
@@ -67,4 +67,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from model_speed import positions
-from provenance import code_version, command, emit
+from provenance import code_version, command, emit, run_main
 
 import stonegarden
 from stonegarden.search.config import Budget, SearchConfig
@@ -91,4 +91,4 @@ def measure(game_name: str, doc: str | None) -> None:
 
 
 if __name__ == "__main__":
-    measure("blooms-territory", __doc__)
+    run_main(lambda: measure("blooms-territory", __doc__))

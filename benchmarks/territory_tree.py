@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from model_speed import positions
-from provenance import code_version, command, emit
+from provenance import code_version, command, emit, run_main
 
 import stonegarden
 from stonegarden.search.config import Budget, SearchConfig
@@ -61,4 +61,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -31,7 +31,7 @@ import os
 import time
 from pathlib import Path
 
-from provenance import code_version, command, emit
+from provenance import code_version, command, emit, run_main
 
 import stonegarden
 from stonegarden.jobs.procs import cpu_seconds, descendants
@@ -92,6 +92,10 @@ def main() -> None:
     args = ap.parse_args()
     processes = False if args.protocol_in_threads else None
     wanted = args.games.split(",")
+    unknown = [g for g in wanted if g not in dict(GAMES)]
+    if unknown:
+        ap.error(f"--games: unknown {', '.join(map(repr, unknown))} (measured: "
+                 f"{', '.join(g for g, _ in GAMES)})")
     load_before = os.getloadavg()
     rows = []
     for game_id, params in GAMES:
@@ -142,4 +146,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

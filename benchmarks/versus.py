@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from provenance import checkout_src, code_version
+from provenance import checkout_src, code_version, run_main
 
 WORKER = r"""
 import json, sys
@@ -121,6 +121,11 @@ def main() -> None:
         key, _, value = item.partition("=")
         params[key] = json.loads(value) if value[:1].isdigit() or value in ("true", "false") \
             else value
+    import stonegarden
+    from stonegarden.agents.registry import agent_for
+
+    # a game or spec this checkout refuses stops the match before any worker starts
+    agent_for(stonegarden.make(args.game, **params), args.spec)
     local = threading.local()
     pool_workers: list[dict[str, Worker]] = []
     lock = threading.Lock()
@@ -166,4 +171,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -77,3 +79,22 @@ def test_versus_records_each_checkouts_commit() -> None:
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
     assert result["a"].removesuffix("+dirty") == head
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["benchmarks/model_speed.py", "--games", "chess"], ["unknown game 'chess'"]),
+    (["benchmarks/model_speed.py", "--games", "freego", "--options", "nosuch=3"],
+     ["unknown option(s) nosuch"]),
+    (["benchmarks/model_ranks.py", "--game", "blooms"],
+     ["--game blooms", "reads no model", "bridgego"]),
+    (["benchmarks/threads.py", "--games", "blooms,chess"], ["--games", "'chess'"]),
+    (["benchmarks/territory_eyes.py", "--size", "99"], ["parameter 'size'", "99"]),
+    (["benchmarks/bench_search.py", "--size", "99"], ["parameter 'size'", "99"]),
+    (["benchmarks/generic_search_speed.py", "chess"], ["unknown game 'chess'"]),
+    (["benchmarks/fit_speed.py", "--data", "no-such-folder"], ["no-such-folder"]),
+    (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:nosuch=1"],
+     ["unknown option(s) nosuch"]),
+])
+def test_a_bad_option_or_file_is_one_line_not_a_traceback(args: list[str],
+                                                          words: list[str]) -> None:
+    one_line_error(bench(*args), *words)
