@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import checkout_src, code_version, command, emit, run_main
+from provenance import checkout_src, code_version, command, emit, progress, run_main
 
 QUERIES = [
     {"id": 1, "game": "blooms", "params": {"size": 3}, "moves": ["Rc3"], "sims": 30, "seed": 1},
@@ -64,24 +64,27 @@ def engine_fuzz(src: Path, lines: list[bytes]) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(src))
     deaths, answered, internal, i = 0, 0, 0, 0
     t0 = time.perf_counter()
-    while i < len(lines):
-        out = subprocess.run([sys.executable, "-m", "stonegarden", "engine"],
-                             input=b"\n".join(lines[i:]) + b"\n", capture_output=True, env=env,
-                             timeout=3600)
-        got = [line for line in out.stdout.splitlines() if line.strip()]
-        answered += len(got)
-        for line in got:
-            try:
-                internal += json.loads(line).get("kind") == "InternalError"
-            except ValueError:
-                internal += 1
-        # answers come in order, one per non-blank line: the line after the last answered one
-        # ended the process, if it did not reach the end
-        consumed = _lines_consumed(lines[i:], len(got))
-        if consumed >= len(lines) - i:
-            break
-        deaths += 1
-        i += consumed + 1
+    with progress(len(lines), "engine lines", "lines") as step:
+        while i < len(lines):
+            out = subprocess.run([sys.executable, "-m", "stonegarden", "engine"],
+                                 input=b"\n".join(lines[i:]) + b"\n", capture_output=True,
+                                 env=env, timeout=3600)
+            got = [line for line in out.stdout.splitlines() if line.strip()]
+            answered += len(got)
+            for line in got:
+                try:
+                    internal += json.loads(line).get("kind") == "InternalError"
+                except ValueError:
+                    internal += 1
+            # answers come in order, one per non-blank line: the line after the last answered
+            # one ended the process, if it did not reach the end
+            consumed = _lines_consumed(lines[i:], len(got))
+            if consumed >= len(lines) - i:
+                step(len(lines) - i)
+                break
+            deaths += 1
+            step(consumed + 1)
+            i += consumed + 1
     return {"lines": len(lines), "lines_that_ended_the_process": deaths,
             "answers": answered, "internal_errors": internal,
             "seconds": round(time.perf_counter() - t0, 1)}
@@ -116,13 +119,15 @@ def replay_fuzz(src: Path, records: list[dict[str, Any]], tmp: Path) -> dict[str
     statuses: dict[str, int] = {}
     tracebacks = 0
     t0 = time.perf_counter()
-    for k, record in enumerate(records):
-        path = tmp / f"r{k}.json"
-        path.write_bytes(json.dumps(record).encode("utf-8", "surrogatepass"))
-        out = subprocess.run([sys.executable, "-m", "stonegarden", "replay", str(path),
-                              "--json"], capture_output=True, env=env, timeout=600)
-        statuses[str(out.returncode)] = statuses.get(str(out.returncode), 0) + 1
-        tracebacks += b"Traceback" in out.stderr
+    with progress(len(records), "records replayed", "records") as step:
+        for k, record in enumerate(records):
+            path = tmp / f"r{k}.json"
+            path.write_bytes(json.dumps(record).encode("utf-8", "surrogatepass"))
+            out = subprocess.run([sys.executable, "-m", "stonegarden", "replay", str(path),
+                                  "--json"], capture_output=True, env=env, timeout=600)
+            statuses[str(out.returncode)] = statuses.get(str(out.returncode), 0) + 1
+            tracebacks += b"Traceback" in out.stderr
+            step()
     lying = {"format": "stonegarden-record", "version": 1, "game": "blooms",
              "params": {"size": 2, "target": 2}, "moves": ["Rb2"],
              "result": {"winner": 2, "reason": "target", "scores": [0, 2]}}

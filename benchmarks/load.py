@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import os
 import random
 import re
@@ -31,11 +32,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command, emit, png_metadata, run_main
+from provenance import ROOT, code_version, command, emit, png_metadata, progress, run_main
 
 PARAMS = {"size": 5}
 AI_SPEC = "mcts:time=2"
 CELL = re.compile(r'data-cell="([a-z]\d+)"[^>]*data-content=""')
+
+
+def wait(seconds: float, description: str) -> None:
+    """Sleep ``seconds``, with a bar counting them."""
+    end = time.perf_counter() + seconds
+    with progress(math.ceil(seconds), description, "s") as step:
+        while (left := end - time.perf_counter()) > 0:
+            time.sleep(min(1.0, left))
+            step()
 
 
 def free_port() -> int:
@@ -216,11 +226,11 @@ def main() -> None:
                                          daemon=True) for i in range(args.people_games)]
             for t in threads:
                 t.start()
-            time.sleep(args.warm_up)
+            wait(args.warm_up, "warm-up")
             record.clear()
             moves0, games0 = ai_moves[0], games_played[0]
             t0 = time.perf_counter()
-            time.sleep(args.seconds)
+            wait(args.seconds, "measuring")
             measured = list(record)
             elapsed = time.perf_counter() - t0
             ai_made, games_done = ai_moves[0] - moves0, games_played[0] - games0

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import code_version, command, emit, run_main
+from provenance import code_version, command, emit, progress, run_main
 
 import stonegarden
 from stonegarden.agents.registry import agent_for
@@ -79,12 +79,15 @@ def main() -> None:
         measured = profile_for(game).model_for(SearchConfig(model=args.model))
         assert measured is not None
         totals = {"model": [0, 0.0], "none": [0, 0.0]}
-        for _ in range(args.rounds):
-            for state in positions(game):
-                for key, config in configs.items():
-                    sims, secs = rate(game, config, state, args.seconds)
-                    totals[key][0] += sims
-                    totals[key][1] += secs
+        states = positions(game)
+        with progress(args.rounds * len(states) * len(configs), game_id, "searches") as step:
+            for _ in range(args.rounds):
+                for state in states:
+                    for key, config in configs.items():
+                        sims, secs = rate(game, config, state, args.seconds)
+                        totals[key][0] += sims
+                        totals[key][1] += secs
+                        step()
         with_model = totals["model"][0] / totals["model"][1]
         without = totals["none"][0] / totals["none"][1]
         ratio = with_model / without

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,23 @@ def run_main(main: Callable[[], None]) -> None:
         main()
     except (StonegardenError, FileNotFoundError) as exc:
         sys.exit(f"{Path(sys.argv[0]).name}: error: {exc}")
+
+
+@contextlib.contextmanager
+def progress(total: int, description: str, unit: str = "steps") -> Iterator[Callable[..., None]]:
+    """A bar on stderr over the ``total`` steps of a long measurement, as the lab's games have
+    (where stderr is not a terminal, a line per hundredth of them); yields the call that counts
+    steps done (one by default)."""
+    from stonegarden.lab.runner import progress_bar, progress_line
+
+    with progress_bar() as bar:
+        job = bar.add_task(description, total=total, tally="")
+        lines = not bar.console.is_terminal
+        every = max(1, total // 100)
+
+        def step(done: int = 1) -> None:
+            bar.advance(job, done)
+            if lines:
+                progress_line(bar, job, every, unit)
+
+        yield step

@@ -17,7 +17,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-from provenance import code_version, command, run_main  # noqa: E402
+from provenance import code_version, command, progress, run_main  # noqa: E402
 
 from stonegarden.agents.registry import make_agent  # noqa: E402
 from stonegarden.agents.search_agents import SearchAgent  # noqa: E402
@@ -37,18 +37,24 @@ def main() -> None:
     spec_a = review_job.ENGINE
     spec_b = review_job.ENGINE.replace("seed=1", "seed=2")
     rows: list[dict[str, Any]] = []
+    games = []
     for name in RECORDS:
         data = json.loads((ROOT / "tests" / "data" / "abstractplay" / name).read_text())
         game, states = replay_record(ap_to_record(data, name))
-        a, b = make_agent(spec_a), make_agent(spec_b)
-        assert isinstance(a, SearchAgent) and isinstance(b, SearchAgent)
-        for ply, state in enumerate(states[:args.max_positions]):
-            pa = review_job.position_point(game, state, a, ply)
-            pb = review_job.position_point(game, state, b, ply)
-            if pa["p1_win"] is None or game.is_terminal(state):
-                continue
-            rows.append({"record": name, "ply": ply, "a": pa["p1_win"], "b": pb["p1_win"],
-                         "diff": round(abs(pa["p1_win"] - pb["p1_win"]), 4)})
+        games.append((name, game, states[:args.max_positions]))
+    with progress(sum(len(states) for _, _, states in games), "positions judged twice",
+                  "positions") as step:
+        for name, game, states in games:
+            a, b = make_agent(spec_a), make_agent(spec_b)
+            assert isinstance(a, SearchAgent) and isinstance(b, SearchAgent)
+            for ply, state in enumerate(states):
+                pa = review_job.position_point(game, state, a, ply)
+                pb = review_job.position_point(game, state, b, ply)
+                step()
+                if pa["p1_win"] is None or game.is_terminal(state):
+                    continue
+                rows.append({"record": name, "ply": ply, "a": pa["p1_win"], "b": pb["p1_win"],
+                             "diff": round(abs(pa["p1_win"] - pb["p1_win"]), 4)})
     diffs = sorted(r["diff"] for r in rows)
     summary = {"positions": len(diffs), "mean": round(statistics.mean(diffs), 4),
                "median": round(statistics.median(diffs), 4),

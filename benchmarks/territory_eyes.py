@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from model_speed import positions
-from provenance import code_version, command, emit, run_main
+from provenance import code_version, command, emit, progress, run_main
 
 import stonegarden
 from stonegarden.search.config import Budget, SearchConfig
@@ -62,13 +62,16 @@ def measure(game_name: str, doc: str | None) -> None:
     states = positions(game)
     play = {k: [0, 0, 0.0] for k in KINDS}
     search = {k: [0, 0.0] for k in KINDS}
-    for _ in range(args.rounds):
-        for state in states:
-            for kind, eyes in KINDS.items():
-                n, t, s = playout_rate(game, state, eyes, args.seconds)
-                play[kind] = [play[kind][0] + n, play[kind][1] + t, play[kind][2] + s]
-                sims, secs = search_rate(game, state, eyes, args.seconds)
-                search[kind] = [search[kind][0] + sims, search[kind][1] + secs]
+    with progress(args.rounds * len(states) * len(KINDS), f"{game_name} n={args.size}",
+                  "measures") as step:
+        for _ in range(args.rounds):
+            for state in states:
+                for kind, eyes in KINDS.items():
+                    n, t, s = playout_rate(game, state, eyes, args.seconds)
+                    play[kind] = [play[kind][0] + n, play[kind][1] + t, play[kind][2] + s]
+                    sims, secs = search_rate(game, state, eyes, args.seconds)
+                    search[kind] = [search[kind][0] + sims, search[kind][1] + secs]
+                    step()
     rows = {}
     for kind in KINDS:
         n, t, s = play[kind]

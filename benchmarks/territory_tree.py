@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from model_speed import positions
-from provenance import code_version, command, emit, run_main
+from provenance import code_version, command, emit, progress, run_main
 
 import stonegarden
 from stonegarden.search.config import Budget, SearchConfig
@@ -44,11 +44,14 @@ def main() -> None:
     game = stonegarden.make("blooms-territory", size=args.size)
     states = positions(game)
     totals = {k: [0, 0.0] for k in KINDS}
-    for _ in range(args.rounds):
-        for state in states:
-            for kind, split in KINDS.items():
-                sims, secs = search_rate(game, state, split, args.seconds)
-                totals[kind] = [totals[kind][0] + sims, totals[kind][1] + secs]
+    with progress(args.rounds * len(states) * len(KINDS), f"blooms-territory n={args.size}",
+                  "searches") as step:
+        for _ in range(args.rounds):
+            for state in states:
+                for kind, split in KINDS.items():
+                    sims, secs = search_rate(game, state, split, args.seconds)
+                    totals[kind] = [totals[kind][0] + sims, totals[kind][1] + secs]
+                    step()
     rates = {k: round(v[0] / v[1]) for k, v in totals.items()}
     ratio = round(rates["compiled"] / rates["protocol"], 2)
     print(f"blooms-territory n={args.size}: mcts {rates['compiled']:,} sims/s in the compiled "

@@ -98,3 +98,23 @@ def test_versus_records_each_checkouts_commit() -> None:
 def test_a_bad_option_or_file_is_one_line_not_a_traceback(args: list[str],
                                                           words: list[str]) -> None:
     one_line_error(bench(*args), *words)
+
+
+def test_a_long_measurement_shows_its_progress_and_prints_its_result() -> None:
+    run = bench("benchmarks/territory_tree.py", "--seconds", "0.05", "--rounds", "1")
+    assert run.returncode == 0, run.stderr
+    # a line a step where stderr is not a terminal: 3 positions, 2 trees
+    assert "blooms-territory n=5: 1/6 searches" in run.stderr
+    assert "6/6 searches" in run.stderr
+    result = last_json(run.stdout)
+    assert result["command"].endswith("benchmarks/territory_tree.py --seconds 0.05 --rounds 1")
+    assert result["sims_per_s"]["compiled"] > 0 and result["sims_per_s"]["protocol"] > 0
+    assert result["ratio"] > 0
+
+
+def test_model_speed_counts_its_searches_game_by_game() -> None:
+    run = bench("benchmarks/model_speed.py", "--games", "blooms", "--seconds", "0.05",
+                "--rounds", "1")
+    assert run.returncode == 0, run.stderr
+    assert "blooms: 6/6 searches" in run.stderr
+    assert last_json(run.stdout)["games"][0]["model"] == "blooms.npz"
