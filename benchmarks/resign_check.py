@@ -18,9 +18,21 @@ import json
 from provenance import run_main
 
 from stonegarden.core.params import parse_param_options
+from stonegarden.errors import ParameterError
 from stonegarden.lab.adjudication import ResignRule, first_resignation
 from stonegarden.lab.runner import run_tasks
 from stonegarden.lab.study import StudySpec, check_spec
+
+
+def resign_rules(text: str) -> list[ResignRule]:
+    """``--rules`` as argparse takes it: ``BELOW:MOVES`` rules, comma-separated."""
+    try:
+        return [ResignRule(float(below), int(moves))
+                for below, moves in (raw.split(":") for raw in text.split(","))]
+    except ValueError as exc:  # a ParameterError too: a threshold or count out of range
+        detail = f" ({exc})" if isinstance(exc, ParameterError) else ""
+        raise argparse.ArgumentTypeError(f"{text!r}: give BELOW:MOVES rules such as "
+                                         f"0.05:2,0.1:3{detail}") from None
 
 
 def main() -> None:
@@ -31,7 +43,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--rules", default="0.02:2,0.05:2,0.05:3,0.1:2",
+    ap.add_argument("--rules", type=resign_rules, default="0.02:2,0.05:2,0.05:3,0.1:2",
                     help="comma-separated BELOW:MOVES rules to check")
     args = ap.parse_args()
     agents = (args.agents[0], args.agents[1])
@@ -43,9 +55,7 @@ def main() -> None:
     played_out = [_points_for_a(r, r["winner"]) for r in results]
     print(json.dumps({"rule": None, "games": len(results),
                       "a_score": round(sum(played_out) / len(results), 3)}))
-    for raw in args.rules.split(","):
-        below, moves = raw.split(":")
-        rule = ResignRule(float(below), int(moves))
+    for rule in args.rules:
         fired = wrong = 0
         saved = 0.0
         adjudicated = 0.0

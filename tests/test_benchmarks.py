@@ -94,6 +94,9 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/fit_speed.py", "--data", "no-such-folder"], ["no-such-folder"]),
     (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:nosuch=1"],
      ["unknown option(s) nosuch"]),
+    # refused before its games are played, not after them
+    (["benchmarks/resign_check.py", "blooms", "--agents", "random", "random", "--games", "4",
+      "--rules", "0.05:2,0.6:2"], ["--rules", "between 0 and 0.5, not 0.6"]),
 ])
 def test_a_bad_option_or_file_is_one_line_not_a_traceback(args: list[str],
                                                           words: list[str]) -> None:
