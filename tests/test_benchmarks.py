@@ -121,3 +121,93 @@ def test_model_speed_counts_its_searches_game_by_game() -> None:
     assert run.returncode == 0, run.stderr
     assert "blooms: 6/6 searches" in run.stderr
     assert last_json(run.stdout)["games"][0]["model"] == "blooms.npz"
+
+
+def doc_rows(doc: str, header_start: str) -> list[list[str]]:
+    """The body rows of the table in ``doc`` whose header row starts with ``header_start``."""
+    lines = (ROOT / doc).read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def agrees(text: str, value: float, places: int = 0) -> bool:
+    """Whether a doc's figure ``text`` (thousands separated, perhaps in bold) is ``value``
+    rounded to ``places`` (either way where the value is a half: the files keep one more
+    place, or none, than the doc shows)."""
+    shown = float(text.strip("*").replace(",", ""))
+    return (len(text.strip("*").partition(".")[2]) == places
+            and abs(shown - value) <= 0.5 * 10 ** -places + 1e-9)
+
+
+def results(name: str) -> dict:
+    return json.loads((ROOT / "benchmarks" / "results" / name).read_text())
+
+
+def test_the_redesign_matches_table_gives_its_result_files_figures() -> None:
+    files = {"Free Go": "versus-freego.json", "Blobs": "versus-blobs.json",
+             "Bridge Go": "versus-bridgego.json"}
+    rows = doc_rows("docs/benchmarks.md", "| game | both sides |")
+    assert len(rows) == 3
+    for game, sides, record, score in rows:
+        data = results(next(f for g, f in files.items() if game.startswith(g)))
+        assert sides == f"`{data['spec']}`"
+        assert record == f"{data['a_wins']}-{data['b_wins']}-{data['draws']}"
+        lo, hi = data["a_score_ci95"]
+        point, interval = score.split(" ", 1)
+        low, high = interval.strip("[]").split(", ")
+        assert agrees(point, data["a_score"], 3), game
+        assert agrees(low, lo, 3) and agrees(high, hi, 3), game
+
+
+def test_the_eye_playout_tables_give_their_result_files_figures() -> None:
+    for header, name in [("| n=5, same run (`benchmarks/results/territory-eyes-speed.json`)",
+                          "territory-eyes-speed.json"),
+                         ("| Blooms n=5, same run (`benchmarks/results/race-eyes-speed.json`)",
+                          "race-eyes-speed.json")]:
+        data = results(name)
+        rows = {row[0]: row[1:] for row in doc_rows("docs/benchmarks.md", header)}
+        for label, key in [("playouts/s", "playouts_per_s"),
+                           ("mean playout length (turns)", "mean_turns"),
+                           ("`mcts` simulations/s", "sims_per_s")]:
+            eyes, uniform, ratio = (cell.strip("*") for cell in rows[label])
+            places = 1 if key == "mean_turns" else 0
+            assert agrees(eyes, data["eyes"][key], places), (name, label)
+            assert agrees(uniform, data["uniform"][key], places), (name, label)
+            assert agrees(ratio, data["ratio"][key], 2), (name, label)
+
+
+def test_the_threads_table_gives_its_result_files_figures() -> None:
+    names = {"Blooms n=5": "blooms", "Free Go 9×9": "freego",
+             "`blooms-territory` n=5": "blooms-territory", "Bridge Go 9×9": "bridgego",
+             "Blobs": "blobs"}
+    games = {g["game"]: g for g in results("threads-quiet.json")["games"]}
+    rows = doc_rows("docs/ai.md", "| game | 1 tree (sims/s) | 2 trees (sims/s) |")
+    assert len(rows) == len(names)
+    for game, one, two, ratio, cores in rows:
+        data = games[names[game]]
+        assert agrees(one, data["sims_per_s_1"]) and agrees(two, data["sims_per_s_2"]), game
+        assert agrees(ratio, data["ratio"], 2), game
+        # CPU seconds per second of wall time over the rounds, as threads.py prints them
+        for text, n in zip(cores.split(" / "), (1, 2), strict=True):
+            assert agrees(text, data[f"sims_per_s_{n}"] / data[f"sims_per_cpu_s_{n}"], 2), game
+
+
+def test_the_shared_tree_table_gives_its_result_files_figures() -> None:
+    games = {g["game"]: g for name in ("threads-shared-tree-no-barrier.json",
+                                       "threads-shared-tree-territory.json")
+             for g in results(name)["games"]}
+    rows = doc_rows("docs/ai.md", "| game | 1 thread (sims/s) | 2 threads, one tree (sims/s) |")
+    assert len(rows) == 3
+    for game, one, two, ratio, cores, per_cpu in rows:
+        data = games[next(g for label, g in [("Blooms", "blooms"), ("Free Go", "freego"),
+                                             ("`blooms-territory`", "blooms-territory")]
+                          if game.startswith(label))]
+        assert agrees(one, data["sims_per_s_1"]) and agrees(two, data["sims_per_s_2"]), game
+        assert agrees(ratio, data["ratio"], 2), game
+        assert agrees(cores, data["sims_per_s_2"] / data["sims_per_cpu_s_2"], 2), game
+        assert agrees(per_cpu, data["sims_per_cpu_s_2"] / data["sims_per_cpu_s_1"], 2), game
