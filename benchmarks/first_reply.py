@@ -235,6 +235,7 @@ def main() -> None:
     result["machine"]["load_after"] = os.getloadavg()
     print(table(result["new"], result.get("baseline")))
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result, indent=1) + "\n")
 
 

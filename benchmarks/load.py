@@ -204,6 +204,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="JSON results")
     ap.add_argument("--plot", action="store_true", help="also a latency CDF next to --out")
     args = ap.parse_args()
+    if args.plot and args.out is None:
+        ap.error("--plot draws its figure next to the results: give --out FILE too")
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))

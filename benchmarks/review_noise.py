@@ -66,6 +66,7 @@ def main() -> None:
           f"max {summary['max']}; at least {review_job.THRESHOLDS[-1][1]}: "
           f"{100 * summary['share_at_least_smallest_threshold']:.1f}%")
     if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({
             "command": command(), "code_version": code_version(ROOT / "src"),
             "date": time.strftime("%Y-%m-%d"), "engines": [spec_a, spec_b],

@@ -94,6 +94,8 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/fit_speed.py", "--data", "no-such-folder"], ["no-such-folder"]),
     (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:nosuch=1"],
      ["unknown option(s) nosuch"]),
+    # refused before the run, not after it
+    (["benchmarks/load.py", "--plot"], ["--plot", "--out FILE"]),
     # refused before its games are played, not after them
     (["benchmarks/resign_check.py", "blooms", "--agents", "random", "random", "--games", "4",
       "--rules", "0.05:2,0.6:2"], ["--rules", "between 0 and 0.5, not 0.6"]),
