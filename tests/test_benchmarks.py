@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -213,3 +214,29 @@ def test_the_shared_tree_table_gives_its_result_files_figures() -> None:
         assert agrees(ratio, data["ratio"], 2), game
         assert agrees(cores, data["sims_per_s_2"] / data["sims_per_cpu_s_2"], 2), game
         assert agrees(per_cpu, data["sims_per_cpu_s_2"] / data["sims_per_cpu_s_1"], 2), game
+
+
+def test_every_result_file_is_described_and_says_how_it_was_made() -> None:
+    folder = ROOT / "benchmarks" / "results"
+    readme = (folder / "README.md").read_text()
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.name != "README.md":
+            assert f"`{path.name}`" in readme, f"{path.name} is not in results/README.md"
+        if path.suffix == ".json":
+            text = path.read_text()
+            json.loads(text)
+            # the code measured: "code", the checkouts' "versions", versus.py's "a" and "b",
+            # or the commit that first recorded figures kept from before
+            assert '"command' in text and any(
+                key in text for key in ('"code', '"versions"', '"a": "', '"recorded_in"')), \
+                path.name
+
+
+def test_every_result_file_a_page_cites_is_there() -> None:
+    folder = ROOT / "benchmarks" / "results"
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for page in pages:
+        for name in re.findall(r"benchmarks/results/([\w.-]+\.(?:json|csv|png))",
+                               page.read_text()):
+            if "GAME" not in name:  # level6-GAME.json and the like name several
+                assert (folder / name).is_file(), f"{page.name} cites {name}"
