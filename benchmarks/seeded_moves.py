@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -80,12 +81,31 @@ def search_agent(spec: str):
     return agent
 
 
+def code_version(package: Path) -> str:
+    """The commit of the checkout ``package`` (the stonegarden imported) is in, ``+dirty`` with
+    changes in its ``src``: which checkout's moves these are (this script runs under another
+    checkout's ``PYTHONPATH``)."""
+    src = package.parent
+    try:
+        rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--", "."],
+                               capture_output=True, text=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return f"unknown ({src})"
+    return rev + ("+dirty" if dirty else "")
+
+
 def run() -> dict:
     import stonegarden
     from stonegarden.search.config import Budget
 
-    out: dict = {"searches": [], "games": []}
-    for game_id, params, plies, spec, sims in CASES:
+    package = Path(stonegarden.__file__).resolve().parent
+    out: dict = {"command": " ".join([Path(sys.executable).name, *sys.argv]),
+                 "code": code_version(package), "src": str(package.parent),
+                 "searches": [], "games": []}
+    for number, (game_id, params, plies, spec, sims) in enumerate(CASES, start=1):
+        print(f"search {number}/{len(CASES)}: {game_id} {spec}", file=sys.stderr, flush=True)
         game = stonegarden.make(game_id, **params)
         state = position(game, plies)
         res = search_agent(spec).analyse(game, state, Budget(sims=sims))
@@ -95,7 +115,8 @@ def run() -> dict:
             "visits": [[game.action_to_text(state, m.action), m.visits] for m in res.moves[:8]],
             "value": round(res.value, 6), "proven": res.proven,
         })
-    for game_id, params, spec, sims, moves in GAMES:
+    for number, (game_id, params, spec, sims, moves) in enumerate(GAMES, start=1):
+        print(f"game {number}/{len(GAMES)}: {game_id} {spec}", file=sys.stderr, flush=True)
         game = stonegarden.make(game_id, **params)
         from stonegarden.core.protocol import CHANCE
 
@@ -117,8 +138,11 @@ def run() -> dict:
 
 
 def compare(a_path: str, b_path: str) -> int:
-    a = json.loads(Path(a_path).read_text())
-    b = json.loads(Path(b_path).read_text())
+    try:
+        a, b = (json.loads(Path(p).read_text()) for p in (a_path, b_path))
+    except (OSError, ValueError) as exc:
+        sys.exit(f"seeded_moves.py: error: --compare: {exc}")
+    print(f"a: {a.get('code', 'code not recorded')}, b: {b.get('code', 'code not recorded')}")
     same = differ = 0
     for x, y in zip(a["searches"] + a["games"], b["searches"] + b["games"]):
         key = f"{x['game']} {x['params']} {x['agent']}"

@@ -240,3 +240,22 @@ def test_every_result_file_a_page_cites_is_there() -> None:
                                page.read_text()):
             if "GAME" not in name:  # level6-GAME.json and the like name several
                 assert (folder / name).is_file(), f"{page.name} cites {name}"
+
+
+def test_seeded_moves_says_which_checkout_it_ran_and_compares_two_runs(tmp_path: Path) -> None:
+    run = bench("benchmarks/seeded_moves.py")
+    assert run.returncode == 0, run.stderr
+    assert "search 19/19" in run.stderr and "game 4/4" in run.stderr
+    ours = json.loads(run.stdout)
+    assert ours["src"] == str(ROOT / "src") and ours["code"].startswith(
+        subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                       text=True).stdout.strip())
+    other = {**ours, "code": "0" * 40, "searches": ours["searches"][:-1]}
+    (tmp_path / "a.json").write_text(run.stdout)
+    (tmp_path / "b.json").write_text(json.dumps(other))
+    compared = bench("benchmarks/seeded_moves.py", "--compare", str(tmp_path / "a.json"),
+                     str(tmp_path / "b.json"))
+    assert compared.returncode == 1
+    assert compared.stdout.startswith(f"a: {ours['code']}, b: {'0' * 40}\n")
+    one_line_error(bench("benchmarks/seeded_moves.py", "--compare", "no-such.json", "b.json"),
+                   "--compare", "no-such.json")
