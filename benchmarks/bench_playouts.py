@@ -13,14 +13,12 @@ command and the code version (and written to ``--out`` too when given).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-from provenance import ROOT, code_version, command, emit, run_main
+from provenance import ROOT, child_json, code_version, command, emit, run_main
 
 #: the plain numba playout compared with
 BASELINE = ROOT / "benchmarks" / "baseline_blooms.py"
@@ -35,8 +33,7 @@ def baseline_name(path: Path) -> str:
 def run(cmd: list[str]) -> dict:
     # this checkout's code, the one code_version() names, whatever else is installed
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT, env=env)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(cmd, cwd=ROOT, env=env)
 
 
 def main() -> None:
@@ -53,6 +50,9 @@ def main() -> None:
     args = ap.parse_args()
     if not args.baseline.exists():
         ap.error(f"--baseline: no file {str(args.baseline)!r}")
+    import stonegarden
+
+    stonegarden.make("blooms", size=args.size, target=args.target)  # a bad one is refused now
     base_cmd = [sys.executable, str(args.baseline), str(args.size), str(args.target), str(args.seconds)]
     ours_cmd = [sys.executable, "-m", "stonegarden", "bench", "playouts", "blooms",
                 "--param", f"size={args.size}", "--param", f"target={args.target}",

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from provenance import checkout_src, run_main
+from provenance import checkout_src, child_json, run_main
 
 #: (label, bench kind, game, params, agent spec or None)
 CASES: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
@@ -69,8 +69,7 @@ def run(cmd: list[str], src: Path | None) -> dict:
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = str(src)
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(cmd, env=env)
 
 
 def rate(result: dict) -> float:
@@ -97,7 +96,12 @@ def main() -> None:
             versions.append((name, checkout_src(src)))
         except argparse.ArgumentTypeError as exc:
             ap.error(f"--version {item!r}: {exc}")
+    if args.baseline is not None and not args.baseline.is_file():
+        ap.error(f"--baseline: no file {str(args.baseline)!r}")
     cases = [c for c in CASES if args.only is None or args.only in c[0]]
+    if not cases:
+        ap.error(f"--only {args.only!r}: no case's label holds it (the labels: "
+                 f"{'; '.join(c[0] for c in CASES)})")
     rows = []
     for label, kind, game, params, spec in cases:
         cmd = bench_cmd(kind, game, params, spec, args.seconds)

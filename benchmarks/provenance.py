@@ -48,6 +48,18 @@ def checkout_src(text: str) -> Path:
     return path
 
 
+def child_json(cmd: list[str], **kwargs: Any) -> dict[str, Any]:
+    """The JSON line a measuring process ``cmd`` prints last; if it fails, this stops with one
+    line naming it and its last words (a bad parameter, a baseline that cannot run)."""
+    out = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if out.returncode != 0:
+        said = (out.stderr.strip().splitlines() or [f"exit status {out.returncode}"])[-1]
+        shown = " ".join(Path(part).name if part == cmd[0] else part for part in cmd)
+        sys.exit(f"{Path(sys.argv[0]).name}: error: {shown}: {said}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
 def png_metadata() -> dict[str, str]:
     """The command and code version as a plot's PNG text fields (``savefig(metadata=...)``)."""
     return {"Command": command(), "Code": code_version()}

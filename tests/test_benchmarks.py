@@ -259,3 +259,16 @@ def test_seeded_moves_says_which_checkout_it_ran_and_compares_two_runs(tmp_path:
     assert compared.stdout.startswith(f"a: {ours['code']}, b: {'0' * 40}\n")
     one_line_error(bench("benchmarks/seeded_moves.py", "--compare", "no-such.json", "b.json"),
                    "--compare", "no-such.json")
+
+
+def test_a_measuring_process_that_fails_is_named_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "baseline.py"
+    broken.write_text("import sys\nsys.exit('this baseline cannot run')\n")
+    one_line_error(bench("benchmarks/bench_playouts.py", "--baseline", str(broken),
+                         "--seconds", "0.1", "--rounds", "1"),
+                   "baseline.py 5 20 0.2", "this baseline cannot run")
+    one_line_error(bench("benchmarks/bench_playouts.py", "--size", "99"), "'size'", "99")
+    one_line_error(bench("benchmarks/compare_versions.py", "--version", "a=src", "--baseline",
+                         str(tmp_path / "none.py")), "--baseline", "none.py")
+    one_line_error(bench("benchmarks/compare_versions.py", "--version", "a=src", "--only",
+                         "chess"), "--only 'chess'")
