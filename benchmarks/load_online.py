@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import re
@@ -42,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command, emit, run_main
+from provenance import ROOT, code_version, command, emit, progress, run_main
 
 sys.path.insert(0, str(ROOT / "tests" / "web"))  # the tests' PostgreSQL starter
 
@@ -240,6 +241,15 @@ def ms(x: float | None) -> float | None:
     return None if x is None else round(1000 * x, 1)
 
 
+async def wait(seconds: float, description: str) -> None:
+    """Sleep ``seconds`` while the games go on, with a bar counting them."""
+    end = time.perf_counter() + seconds
+    with progress(math.ceil(seconds), description, "s") as step:
+        while (left := end - time.perf_counter()) > 0:
+            await asyncio.sleep(min(1.0, left))
+            step()
+
+
 async def run(ports: tuple[int, int], games: int, warm_up: float, seconds: float,
               think: tuple[float, float]) -> tuple[Stats, float]:
     stats = Stats()
@@ -248,10 +258,10 @@ async def run(ports: tuple[int, int], games: int, warm_up: float, seconds: float
     for i in range(games):  # started over a second or two, as people arrive
         tasks.append(asyncio.create_task(pair(i, ports, stats, think, stop)))
         await asyncio.sleep(0.01)
-    await asyncio.sleep(warm_up)
+    await wait(warm_up, "warm-up")
     stats.measuring = True
     t0 = time.perf_counter()
-    await asyncio.sleep(seconds)
+    await wait(seconds, "measuring")
     stats.measuring = False
     elapsed = time.perf_counter() - t0
     stop.set()
