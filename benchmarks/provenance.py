@@ -98,8 +98,9 @@ def progress(total: int, description: str, unit: str = "steps") -> Iterator[Call
         every = max(1, total // 100)
 
         def step(done: int = 1) -> None:
+            before = int(bar.tasks[job].completed)
             bar.advance(job, done)
-            if lines:
-                progress_line(bar, job, every, unit)
+            if lines and (before // every < (before + done) // every or before + done >= total):
+                progress_line(bar, job, 1, unit)
 
         yield step
