@@ -21,7 +21,7 @@ import json
 import random
 import time
 
-from provenance import run_main
+from provenance import positive_float, positive_int, run_main
 
 import stonegarden
 
@@ -69,8 +69,8 @@ def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=9)
-    ap.add_argument("--seconds", type=float, default=5.0, help="per side and round")
-    ap.add_argument("--rounds", type=int, default=3,
+    ap.add_argument("--seconds", type=positive_float, default=5.0, help="per side and round")
+    ap.add_argument("--rounds", type=positive_int, default=3,
                     help="alternate the two sides this many times and report medians "
                          "(steadier on a shared machine)")
     ap.add_argument("--seed", type=int, default=1)

@@ -18,7 +18,16 @@ import statistics
 import sys
 from pathlib import Path
 
-from provenance import ROOT, child_json, code_version, command, emit, run_main
+from provenance import (
+    ROOT,
+    child_json,
+    code_version,
+    command,
+    emit,
+    positive_float,
+    positive_int,
+    run_main,
+)
 
 #: the plain numba playout compared with
 BASELINE = ROOT / "benchmarks" / "baseline_blooms.py"
@@ -41,8 +50,8 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=5)
     ap.add_argument("--target", type=int, default=20)
-    ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=positive_float, default=5.0)
+    ap.add_argument("--rounds", type=positive_int, default=3)
     ap.add_argument("--baseline", type=Path, default=BASELINE,
                     help="the plain baseline: SIZE TARGET SECONDS in, one JSON line out "
                          "[default: benchmarks/baseline_blooms.py]")

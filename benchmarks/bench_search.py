@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from provenance import run_main
+from provenance import positive_float, run_main
 
 import stonegarden
 from stonegarden.agents import make_agent
@@ -38,7 +38,7 @@ def rate(game, spec: str, seconds: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--size", type=int, default=5)
-    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--seconds", type=positive_float, default=3.0)
     args = ap.parse_args()
     game = stonegarden.make("blooms", size=args.size)  # the switches are the Blooms race's
     base = rate(game, "uct-flat", args.seconds)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from provenance import run_main
+from provenance import positive_float, run_main
 
 import stonegarden
 from stonegarden.core.protocol import Game
@@ -30,7 +30,7 @@ def rate(run, seconds: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=positive_float, default=3.0)
     args = parser.parse_args()
     for params in ({}, {"tumbling": True}):
         game = stonegarden.make("blobs", **params)

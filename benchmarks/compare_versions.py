@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from provenance import checkout_src, child_json, run_main
+from provenance import checkout_src, child_json, positive_float, positive_int, run_main
 
 #: (label, bench kind, game, params, agent spec or None)
 CASES: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
@@ -82,8 +82,8 @@ def main() -> None:
     ap.add_argument("--version", action="append", required=True, metavar="NAME=SRC",
                     help="a checkout's src directory under a name (give two or more)")
     ap.add_argument("--baseline", type=Path, help="the plain numba Blooms playout to compare with")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--rounds", type=positive_int, default=3)
+    ap.add_argument("--seconds", type=positive_float, default=3.0)
     ap.add_argument("--only", help="run only the cases whose label contains this text")
     ap.add_argument("--out", type=Path, help="also write the JSON here")
     args = ap.parse_args()

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import code_version, command, emit, run_main
+from provenance import code_version, command, emit, positive_int, run_main
 
 import stonegarden
 from stonegarden.learn.devices import parse_device
@@ -32,8 +32,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", required=True, help="the data folder of a train run")
     ap.add_argument("--device", default="torch:cpu")
-    ap.add_argument("--steps", type=int, default=400)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--steps", type=positive_int, default=400)
+    ap.add_argument("--rounds", type=positive_int, default=2)
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     data = Path(args.data)

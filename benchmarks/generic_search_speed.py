@@ -19,7 +19,7 @@ import statistics
 import time
 
 import numpy as np
-from provenance import run_main
+from provenance import positive_int, run_main
 
 import stonegarden
 from stonegarden.core.params import parse_param_options
@@ -64,8 +64,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("game")
     ap.add_argument("--param", action="append", default=[])
-    ap.add_argument("--sims", type=int, default=4000)
-    ap.add_argument("--repeat", type=int, default=3, help="median of this many runs")
+    ap.add_argument("--sims", type=positive_int, default=4000)
+    ap.add_argument("--repeat", type=positive_int, default=3, help="median of this many runs")
     args = ap.parse_args()
     game = stonegarden.make(args.game, **dict(parse_param_options(args.param)))
     for plies, state in positions(game, (0, 20, 40)):

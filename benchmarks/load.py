@@ -32,7 +32,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command, emit, png_metadata, progress, run_main
+from provenance import (
+    ROOT,
+    code_version,
+    command,
+    emit,
+    png_metadata,
+    positive_float,
+    progress,
+    run_main,
+)
 
 PARAMS = {"size": 5}
 AI_SPEC = "mcts:time=2"
@@ -197,7 +206,7 @@ def summary(values: list[float]) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=120.0, help="how long to measure")
+    ap.add_argument("--seconds", type=positive_float, default=120.0, help="how long to measure")
     ap.add_argument("--warm-up", type=float, default=15.0, help="seconds before measuring")
     ap.add_argument("--people-games", type=int, default=8)
     ap.add_argument("--ai-games", type=int, default=4)

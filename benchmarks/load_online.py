@@ -43,7 +43,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import ROOT, code_version, command, emit, progress, run_main
+from provenance import (
+    ROOT,
+    code_version,
+    command,
+    emit,
+    positive_float,
+    positive_int,
+    progress,
+    run_main,
+)
 
 sys.path.insert(0, str(ROOT / "tests" / "web"))  # the tests' PostgreSQL starter
 
@@ -294,8 +303,8 @@ def wait_up(port: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=200, help="concurrent games")
-    ap.add_argument("--seconds", type=float, default=60.0, help="how long to measure")
+    ap.add_argument("--games", type=positive_int, default=200, help="concurrent games")
+    ap.add_argument("--seconds", type=positive_float, default=60.0, help="how long to measure")
     ap.add_argument("--warm-up", type=float, default=15.0, help="seconds before measuring")
     ap.add_argument("--think", type=float, nargs=2, default=(0.5, 1.5), metavar=("MIN", "MAX"),
                     help="seconds a person waits on its turn (uniform)")

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import code_version, command, emit, progress, run_main
+from provenance import code_version, command, emit, positive_float, positive_int, progress, run_main
 
 import stonegarden
 from stonegarden.agents.registry import agent_for
@@ -58,8 +58,8 @@ def rate(game: stonegarden.Game, config: SearchConfig, state: State,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", default="blooms")
-    ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=positive_float, default=2.0)
+    ap.add_argument("--rounds", type=positive_int, default=3)
     ap.add_argument("--model", default="shipped", help="a model file (one game), or shipped")
     ap.add_argument("--options", default="", help="game options of the search with the model")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")

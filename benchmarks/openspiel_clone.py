@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import code_version, command, emit, run_main
+from provenance import code_version, command, emit, positive_float, run_main
 
 
 def clones_per_second(state: Any, seconds: float, deep_copy_game: bool) -> float:
@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--game", default="blooms")
     parser.add_argument("--param", action="append", default=[], help="NAME=VALUE")
     parser.add_argument("--moves", type=int, default=10, help="moves played before cloning")
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=positive_float, default=3.0)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 

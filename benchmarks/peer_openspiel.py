@@ -16,7 +16,7 @@ import multiprocessing
 import time
 
 import numpy as np
-from provenance import run_main
+from provenance import positive_float, positive_int, run_main
 
 GAMES = {"freego-9": ("freego", {"size": 9}), "blooms-4": ("blooms", {"size": 4})}
 
@@ -72,9 +72,9 @@ def play(task: dict) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=40)
-    ap.add_argument("--time", type=float, default=0.5)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--games", type=positive_int, default=40)
+    ap.add_argument("--time", type=positive_float, default=0.5)
+    ap.add_argument("--workers", type=positive_int, default=2)
     ap.add_argument("--only", choices=list(GAMES), default=None)
     args = ap.parse_args()
     from stonegarden.lab.statistics import elo_estimate, wilson

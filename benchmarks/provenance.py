@@ -48,6 +48,28 @@ def checkout_src(text: str) -> Path:
     return path
 
 
+def positive_int(text: str) -> int:
+    """A count as argparse takes it (rounds, games, simulations): a whole number above 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 1 or more")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A time as argparse takes it (seconds): a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
+    return value
+
+
 def child_json(cmd: list[str], **kwargs: Any) -> dict[str, Any]:
     """The JSON line a measuring process ``cmd`` prints last; if it fails, this stops with one
     line naming it and its last words (a bad parameter, a baseline that cannot run)."""

@@ -17,7 +17,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
-from provenance import code_version, command, progress, run_main  # noqa: E402
+from provenance import code_version, command, positive_int, progress, run_main  # noqa: E402
 
 from stonegarden.agents.registry import make_agent  # noqa: E402
 from stonegarden.agents.search_agents import SearchAgent  # noqa: E402
@@ -32,7 +32,7 @@ RECORDS = ("ap-blooms-size4-s1.json", "ap-blooms-size5-s3.json")
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--max-positions", type=int, default=30, help="per game, from the start")
+    ap.add_argument("--max-positions", type=positive_int, default=30, help="per game, from the start")
     args = ap.parse_args()
     spec_a = review_job.ENGINE
     spec_b = review_job.ENGINE.replace("seed=1", "seed=2")

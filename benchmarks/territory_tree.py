@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from model_speed import positions
-from provenance import code_version, command, emit, progress, run_main
+from provenance import code_version, command, emit, positive_float, positive_int, progress, run_main
 
 import stonegarden
 from stonegarden.search.config import Budget, SearchConfig
@@ -37,8 +37,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=5)
-    ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--seconds", type=positive_float, default=2.0)
+    ap.add_argument("--rounds", type=positive_int, default=2)
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     game = stonegarden.make("blooms-territory", size=args.size)

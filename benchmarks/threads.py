@@ -31,7 +31,7 @@ import os
 import time
 from pathlib import Path
 
-from provenance import code_version, command, emit, run_main
+from provenance import code_version, command, emit, positive_float, positive_int, run_main
 
 import stonegarden
 from stonegarden.jobs.procs import cpu_seconds, descendants
@@ -81,12 +81,12 @@ def rate(game: stonegarden.Game, threads: int, budget: Budget, processes: bool |
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--seconds", type=float, default=3.0)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=positive_int, default=2)
+    ap.add_argument("--seconds", type=positive_float, default=3.0)
+    ap.add_argument("--rounds", type=positive_int, default=3)
     ap.add_argument("--games", default=",".join(g for g, _ in GAMES))
     ap.add_argument("--protocol-in-threads", action="store_true")
-    ap.add_argument("--sims", type=int, default=None)
+    ap.add_argument("--sims", type=positive_int, default=None)
     ap.add_argument("--parallel", choices=PARALLEL_MODES, default="root")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()

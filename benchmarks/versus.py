@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from provenance import checkout_src, code_version, run_main
+from provenance import checkout_src, code_version, positive_int, run_main
 
 WORKER = r"""
 import json, sys
@@ -112,8 +112,8 @@ def main() -> None:
     ap.add_argument("game")
     ap.add_argument("spec", help="the agent spec both sides play (without seed)")
     ap.add_argument("--param", action="append", default=[], metavar="K=V")
-    ap.add_argument("--games", type=int, default=200)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--games", type=positive_int, default=200)
+    ap.add_argument("--workers", type=positive_int, default=2)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     params = {}

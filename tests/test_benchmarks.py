@@ -95,6 +95,13 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/fit_speed.py", "--data", "no-such-folder"], ["no-such-folder"]),
     (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:nosuch=1"],
      ["unknown option(s) nosuch"]),
+    # a count or a time that cannot be (ZeroDivisionError, "no median for empty data")
+    (["benchmarks/bench_playouts.py", "--rounds", "0"], ["--rounds", "'0'", "1 or more"]),
+    (["benchmarks/threads.py", "--games", "blobs", "--rounds", "0"], ["--rounds", "1 or more"]),
+    (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts", "--games", "0"],
+     ["--games", "1 or more"]),
+    (["benchmarks/territory_tree.py", "--seconds", "-1"], ["--seconds", "'-1'", "above 0"]),
+    (["benchmarks/generic_search_speed.py", "blobs", "--repeat", "0"], ["--repeat"]),
     # refused before the run, not after it
     (["benchmarks/load.py", "--plot"], ["--plot", "--out FILE"]),
     # refused before its games are played, not after them
