@@ -35,7 +35,7 @@ from provenance import code_version, command, emit, positive_float, positive_int
 
 import stonegarden
 from stonegarden.jobs.procs import cpu_seconds, descendants
-from stonegarden.search.config import Budget, SearchConfig
+from stonegarden.search.config import MAX_THREADS, Budget, SearchConfig
 from stonegarden.search.engines import make_engine
 from stonegarden.search.parallel import PARALLEL_MODES, RootParallel, Searcher, new_searcher
 from stonegarden.search.shared_tree import SharedTree
@@ -91,6 +91,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
     processes = False if args.protocol_in_threads else None
+    if not 2 <= args.threads <= MAX_THREADS:
+        ap.error(f"--threads {args.threads}: give 2 to {MAX_THREADS} (they are measured "
+                 f"against 1)")
     wanted = args.games.split(",")
     unknown = [g for g in wanted if g not in dict(GAMES)]
     if unknown:

@@ -98,6 +98,8 @@ def test_versus_records_each_checkouts_commit() -> None:
     # a count or a time that cannot be (ZeroDivisionError, "no median for empty data")
     (["benchmarks/bench_playouts.py", "--rounds", "0"], ["--rounds", "'0'", "1 or more"]),
     (["benchmarks/threads.py", "--games", "blobs", "--rounds", "0"], ["--rounds", "1 or more"]),
+    (["benchmarks/threads.py", "--threads", "1"], ["--threads 1", "2 to 64"]),
+    (["benchmarks/threads.py", "--threads", "999"], ["--threads 999", "2 to 64"]),
     (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts", "--games", "0"],
      ["--games", "1 or more"]),
     (["benchmarks/territory_tree.py", "--seconds", "-1"], ["--seconds", "'-1'", "above 0"]),
