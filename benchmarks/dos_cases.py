@@ -738,6 +738,10 @@ def main() -> None:
         "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "cases": {},
     }
+    unknown = [name for name in args.cases.split(",") if name not in CASES]
+    if unknown:
+        ap.error(f"--cases: unknown {', '.join(map(repr, unknown))} (the cases: "
+                 f"{', '.join(CASES)})")
     with tempfile.TemporaryDirectory() as tmp:
         ctx = Context(args, Path(tmp))
         for name in args.cases.split(","):

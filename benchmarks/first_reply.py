@@ -217,6 +217,10 @@ def main() -> None:
         print(table(saved["new"], saved.get("baseline")))
         return
     games = [g for g in args.games.split(",") if g]
+    unknown = [g for g in games if g not in available_games()]
+    if unknown or not games:
+        ap.error(f"--games: unknown {', '.join(map(repr, unknown)) or 'none given'} (the games: "
+                 f"{', '.join(available_games())})")
     result: dict[str, Any] = {
         "command": command(), "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),

@@ -105,6 +105,8 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/territory_tree.py", "--seconds", "-1"], ["--seconds", "'-1'", "above 0"]),
     (["benchmarks/generic_search_speed.py", "blobs", "--repeat", "0"], ["--repeat"]),
     # refused before the run, not after it
+    (["benchmarks/dos_cases.py", "--cases", "flood,nosuch"], ["--cases", "'nosuch'", "orphans"]),
+    (["benchmarks/first_reply.py", "--games", "blooms,chess"], ["--games", "'chess'"]),
     (["benchmarks/load.py", "--plot"], ["--plot", "--out FILE"]),
     # refused before its games are played, not after them
     (["benchmarks/resign_check.py", "blooms", "--agents", "random", "random", "--games", "4",
