@@ -506,3 +506,26 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     page.locator("#board [data-cell='b1']").focus()
     page.keyboard.press("Enter")
     assert page.inner_text("#move-error").startswith("this is an earlier position")
+
+
+def test_a_control_a_new_snapshot_hides_leaves_the_focus_on_the_board(browser, server):
+    # Take the open seat, once taken, and the move field, once the opponent resigns, are
+    # hidden under the keyboard's focus: it fell to the top of the page
+    status, made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "open"], "public": True,
+        "name": "Ana"})
+    assert status == 201, made
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    page.focus("#join")
+    page.keyboard.press("Enter")
+    wait_text(page, "#seats", "you play White")
+    page.wait_for_function("!!document.activeElement.dataset.cell", timeout=WAIT)
+    move(server, made, "1", "C3", 0)
+    wait_ready(page)
+    page.focus("#move-text")
+    page.keyboard.type("B2")
+    move(server, made, "1", "resign", 1)
+    wait_text(page, "#status", "You won")
+    page.wait_for_function("!!document.activeElement.dataset.cell", timeout=WAIT)

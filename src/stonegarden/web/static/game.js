@@ -80,6 +80,7 @@
   /** The game shown is no longer stored: its creator withdrew it before anyone joined (the
    * only way a game goes). Nothing on the page can act on it any more. */
   function gone() {
+    const focused = document.activeElement;
     clearInterval(clockTimer);
     document.body.dataset.gone = "true";
     $("status").textContent = "This game was withdrawn: its creator took it back before anyone joined.";
@@ -88,6 +89,7 @@
     $("result").hidden = false;
     $("move-error").textContent = "";
     document.title = baseTitle;
+    if (focused && focused !== document.body) keepFocus();  // Take the open seat, say, is gone
   }
 
   function clearChoice() { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; }
@@ -118,9 +120,9 @@
     try { await act("move", { move: text, ply: snap.length }); } finally { moving = false; }
   }
 
-  /** After an action, the button that asked for it may be disabled or gone (Confirm, a face,
-   * Pass, Undo, Cancel): the focus goes back to the board, where the next move is chosen,
-   * rather than to the top of the page. */
+  /** After an action or a new snapshot, the control that held the focus may be disabled or
+   * gone (Confirm, a face, Pass, Undo, Cancel): the focus goes back to the board, where the
+   * next move is chosen, rather than to the top of the page. */
   function keepFocus() {
     const f = document.activeElement;
     // without scrolling: on a phone the board may be above, and the page must not jump
@@ -168,7 +170,7 @@
     document.body.dataset.ply = s.ply;
     document.body.dataset.length = n.length;
     document.body.dataset.terminal = s.terminal;
-    const hadFocus = $("board").contains(document.activeElement);
+    const focused = document.activeElement, hadFocus = $("board").contains(focused);
     $("board").innerHTML = s.svg;
     boardForScreenReaders();
     if (s.you && key && !invited(key)) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
@@ -201,6 +203,10 @@
     say($("hint-text"), s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "");
     renderBuilder(s);
     prepareBoardKeys(hadFocus);
+    // a control this snapshot hid or disabled under the focus (Take the open seat once taken,
+    // the move field when the opponent resigns, Cancel once the agent has moved): the focus
+    // goes to the board, not to the top of the page
+    if (focused && focused !== document.body) keepFocus();
     alertTurn(n);
     const other = s.you ? String(3 - s.you) : null;
     const passOn = (SG.invites()[gid] || {})[other] || (SG.keys()[gid] || {})[other];
