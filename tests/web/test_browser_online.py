@@ -376,3 +376,42 @@ def test_a_seat_link_whose_key_was_wrong_is_not_offered_to_resume(browser, serve
     bo.goto(server.url + "/games")
     assert row.locator(".resume").get_attribute("href").endswith(made["links"]["2"])
     assert errors == []
+
+
+def test_the_lobby_and_my_games_keep_the_keyboards_focus_through_their_updates(browser,
+                                                                               server):
+    # each live update made the list anew, and the Join or Play reached with Tab was lost
+    errors: list[str] = []
+    bo = person(browser, errors)
+    first, second = open_game(server, name="Ana"), open_game(server, name="Cy")
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '2'", timeout=WAIT)
+    focused = "document.activeElement.closest('tr')?.dataset.gid"
+    bo.locator(f'#lobby tr[data-gid="{first["id"]}"] button.join').focus()
+    third = open_game(server, name="Di")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '3'", timeout=WAIT)
+    assert bo.evaluate(focused) == first["id"]
+    assert bo.evaluate("document.activeElement.textContent") == "Join"
+    # a game withdrawn: the focus goes to the row in its place
+    for made, waiting in ((first, [second["id"], third["id"]]), (second, [third["id"]])):
+        status, _ = server.request("POST", f"/api/games/{made['id']}/withdraw",
+                                   {"secret": made["secrets"]["1"]})
+        assert status == 200
+        bo.wait_for_function(f"document.body.dataset.lobbyCount === '{len(waiting)}'",
+                             timeout=WAIT)
+        assert bo.evaluate(focused) in waiting
+    bo.keyboard.press("Enter")  # Di's game
+    bo.wait_for_url("**/game/**#key=*", timeout=WAIT)
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.goto(server.url + "/my-games")
+    bo.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
+    bo.locator("#mine tbody a").focus()
+    status, _ = server.request("POST", f"/api/games/{third['id']}/move",
+                               {"secret": third["secrets"]["1"], "move": "C3", "ply": 0})
+    assert status == 200
+    bo.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert bo.evaluate(focused) == third["id"]
+    assert bo.evaluate("document.activeElement.textContent") == "Play"
+    assert errors == []

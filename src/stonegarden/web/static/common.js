@@ -114,6 +114,21 @@ const SG = {
     if (label) td.dataset.label = label;
     tr.append(td); return td;
   },
+  // a table of games (the lobby, my games) emptied and filled again by fill() at each live
+  // update, the keyboard's focus kept on the same row's link or button (else each update would
+  // drop it to the top of the page); a row gone gives it to the row now in its place, or to
+  // empty (a message made focusable) when none is left
+  refill(tbody, fill, empty) {
+    const f = document.activeElement, row = tbody.contains(f) ? f.closest("tr") : null;
+    const controls = (tr) => [...tr.querySelectorAll("a, button")];
+    const at = row ? controls(row).indexOf(f) : -1, index = row ? row.sectionRowIndex : -1;
+    fill();
+    if (!row) return;
+    const again = [...tbody.rows].find((tr) => tr.dataset.gid === row.dataset.gid)
+      || tbody.rows[Math.min(index, tbody.rows.length - 1)];
+    const target = again ? controls(again)[at] || controls(again)[0] : empty;
+    if (target) { if (target === empty) empty.tabIndex = -1; target.focus(); }
+  },
   // a game just made: the seats in mine (numbers) are this browser's; another person's seat
   // link is kept as an invitation (shown on the game page to pass on), an agent's not at all
   rememberLinks(made, mine) {

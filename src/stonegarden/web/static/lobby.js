@@ -39,8 +39,13 @@
     if (!data) return;
     fetched = performance.now();
     const keys = SG.keys();
+    SG.refill(body, () => fill(data.games, keys), $("lobby-empty"));
+    document.body.dataset.lobbyCount = data.games.length;
+  }
+
+  function fill(games, keys) {
     body.textContent = "";
-    for (const g of data.games) {
+    for (const g of games) {
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
       cell(tr, g.title);
@@ -64,8 +69,7 @@
       act.append(btn);
       body.append(tr);
     }
-    $("lobby-empty").hidden = data.games.length > 0;
-    document.body.dataset.lobbyCount = data.games.length;
+    $("lobby-empty").hidden = games.length > 0;
   }
 
   refresh();
