@@ -748,9 +748,13 @@
   const stale = (sum) => !analysis || sum.points !== analysis.points.length || sum.of !== analysis.of
     || sum.running !== analysis.running;
 
-  /** "Request computer analysis", where this viewer may and positions are left to analyse. */
+  /** "Request computer analysis", where this viewer may and positions are left to analyse.
+   * Hidden under the keyboard's focus (asked for), it leaves the focus on the analysis' state,
+   * read out there, rather than at the top of the page. */
   function showAnalyse() {
-    $("analyse").hidden = !(snap && snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+    const button = $("analyse"), had = document.activeElement === button;
+    button.hidden = !(snap && snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+    if (had && button.hidden) { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
   }
 
   function renderAnalysis(s) {
@@ -814,9 +818,13 @@
       const p = by.get(+li.dataset.ply);
       li.querySelector(".judgement")?.remove();
       if (!p || !p.judgement) return;
-      const span = document.createElement("span");
-      span.className = "judgement j-" + p.judgement; span.textContent = " " + MARK[p.judgement];
+      const span = document.createElement("span"), mark = document.createElement("span"), words = document.createElement("span");
+      span.className = "judgement j-" + p.judgement;
       span.title = `${p.judgement}: lost ${pct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
+      // the mark is shown; a screen reader (which may skip "?!", and never reads a title) says why
+      mark.textContent = " " + MARK[p.judgement]; mark.setAttribute("aria-hidden", "true");
+      words.className = "visually-hidden"; words.textContent = ` (${span.title})`;
+      span.append(mark, words);
       li.append(span);
     });
   }
