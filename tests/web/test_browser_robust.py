@@ -41,9 +41,9 @@ def move(server: Server, made: dict[str, Any], seat: str, text: str, ply: int) -
 
 def open_page(browser, errors: list[str] | None = None, phone: bool = False, **context: Any):
     """A page in a context of its own, its name chosen (the name form stays out of the way)."""
-    size = {"width": 375, "height": 667} if phone else {"width": 1280, "height": 900}
-    ctx = browser.new_context(bypass_csp=True, viewport=size, is_mobile=phone, has_touch=phone,
-                              **context)
+    context.setdefault("viewport", {"width": 375, "height": 667} if phone
+                       else {"width": 1280, "height": 900})
+    ctx = browser.new_context(bypass_csp=True, is_mobile=phone, has_touch=phone, **context)
     ctx.add_init_script("localStorage.setItem('sg-name', 'Kay')")
     page = ctx.new_page()
     if errors is not None:
@@ -245,6 +245,21 @@ def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, s
     page.goto(server.url + "/my-games")
     page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert page.evaluate(fits, "#mine tbody td:last-child a") and page.evaluate(unscrolled)
+
+
+def test_the_lobby_at_200_percent_zoom_breaks_no_button_in_two(browser, server):
+    # a 1280-pixel window at 200%: 640 CSS pixels, the table's six columns squeezed, and its
+    # words broken anywhere, "Join" as "Jo" over "in"
+    new_game(server, "blooms", seats=("human", "open"), public=True, name="Ana Longname",
+             clock={"initial": 300, "increment": 3})
+    page = open_page(browser, viewport={"width": 640, "height": 450})
+    page.goto(server.url + "/lobby")
+    page.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    lines = """e => { const r = document.createRange(); r.selectNodeContents(e);
+      return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }"""
+    assert page.locator("#lobby button.join").evaluate(lines) == 1
+    assert page.evaluate("[...document.querySelectorAll('.table-wrap')]"
+                         ".every(w => w.scrollWidth <= w.clientWidth)")
 
 
 NAMES = ["Ann", "  Ann   Bo  ", "\u3164", "\u115f\u1160", "\u2800", "\u0301Ann", "e\u0301",
