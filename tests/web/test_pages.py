@@ -226,6 +226,16 @@ def test_game_page_links_its_own_rules_and_has_the_new_parts(client):
     assert client.get("/static/favicon.svg").status_code == 200
 
 
+def test_the_legends_pictures_are_hidden_from_screen_readers(client):
+    # each key's words follow it: a screen reader heard "image" before each of Blooms' stones
+    for game_id in available_games():
+        made = client.post("/api/games", json={"game": game_id, "seats": ["human", "human"]})
+        for path in (f"/game/{made.json()['id']}", f"/rules/{game_id}"):
+            keys = re.findall(r'<svg [^>]*class="swatch[^>]*>', client.get(path).text)
+            assert keys or path.startswith("/rules"), path
+            assert all('aria-hidden="true"' in key for key in keys), (path, keys)
+
+
 def test_illegal_moves_are_explained_without_the_position_text(client):
     made = client.post("/api/games", json={"game": "freego", "seats": ["human", "human"]}).json()
     client.post(f"/api/games/{made['id']}/move", json={"secret": made["secrets"]["1"],
