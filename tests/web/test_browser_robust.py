@@ -544,3 +544,19 @@ def test_a_control_a_new_snapshot_hides_leaves_the_focus_on_the_board(browser, s
     move(server, made, "1", "resign", 1)
     wait_text(page, "#status", "You won")
     page.wait_for_function("!!document.activeElement.dataset.cell", timeout=WAIT)
+
+
+def test_a_blobs_face_chosen_to_confirm_says_so_on_its_button(browser, server):
+    made = new_game(server, "blobs")
+    page = open_page(browser, phone=True)  # Confirm moves: a face is chosen, then confirmed
+    page.goto(server.url + made["links"]["2"])  # Blue moves first
+    wait_ready(page)
+    page.locator("#board [data-cell='h9']").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.move") == "h9R"
+    page.keyboard.press("Enter")
+    assert page.inner_text("#choice") == "h9R chosen: Confirm to play it."
+    faces = page.locator("#colours").get_by_role("button", pressed=True)
+    assert faces.count() == 1 and faces.get_attribute("data-move") == "h9R"
+    assert page.locator("#colours").get_by_role("button", pressed=False).count() == 1

@@ -452,8 +452,11 @@
       box.append(note);
       for (const o of opts) {
         const btn = document.createElement("button"); btn.type = "button";
-        btn.className = "face-option" + (chosen && chosen.text === o.text ? " selected" : "");
+        const picked = !!(chosen && chosen.text === o.text);
+        btn.className = "face-option" + (picked ? " selected" : "");
         btn.dataset.move = o.text;
+        // with Confirm moves a face is chosen, then played: its button says whether it is chosen
+        if (confirmMoves) btn.setAttribute("aria-pressed", String(picked));
         btn.innerHTML = o.svg;
         btn.querySelector("svg")?.setAttribute("aria-hidden", "true");
         btn.append(` ${o.label} (${o.text})`);
