@@ -7,6 +7,7 @@ what a screen reader is told."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from browsers import WAIT
@@ -560,3 +561,38 @@ def test_a_blobs_face_chosen_to_confirm_says_so_on_its_button(browser, server):
     faces = page.locator("#colours").get_by_role("button", pressed=True)
     assert faces.count() == 1 and faces.get_attribute("data-move") == "h9R"
     assert page.locator("#colours").get_by_role("button", pressed=False).count() == 1
+
+
+def test_the_engine_being_prepared_is_said_as_it_starts_and_ends_not_at_each_step(browser,
+                                                                                   server):
+    steps = [0, 3, 6, 9, 10]  # of 10; the server prepares it in a few seconds, or a minute
+
+    def engine(route):
+        done = steps.pop(0) if len(steps) > 1 else steps[0]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps({
+            "ready": done == 10, "done": done, "of": 10, "server": {"done": done, "game": "blobs"},
+            "workers": [{"ready": False, "done": done, "game": "freego"}]}))
+
+    page = open_page(browser)
+    page.route("**/api/engine", engine)
+    page.add_init_script(SAID_EVERYWHERE)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#engine[hidden]", state="attached", timeout=WAIT)
+    assert "3 of 10 steps" in " ".join(page.evaluate("window.shown"))  # shown on the way
+    assert page.evaluate("window.said") == [
+        "Preparing the engine (first start only). Games can start now; the computer's first "
+        "move waits for it.", "The engine is ready."]
+
+
+#: what every live region of a page takes (window.said), and every text shown (window.shown)
+SAID_EVERYWHERE = """
+window.said = []; window.shown = [];
+new MutationObserver((changes) => {
+  for (const c of changes) {
+    const el = c.target.nodeType === 1 ? c.target : c.target.parentElement;
+    window.shown.push(el.textContent);
+    const live = el.closest('[aria-live], [role=status], [role=alert]');
+    if (live && live.textContent) window.said.push(live.textContent);
+  }
+}).observe(document, {childList: true, characterData: true, subtree: true});
+"""
