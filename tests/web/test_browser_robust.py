@@ -584,15 +584,17 @@ def test_the_engine_being_prepared_is_said_as_it_starts_and_ends_not_at_each_ste
         "move waits for it.", "The engine is ready."]
 
 
-#: what every live region of a page takes (window.said), and every text shown (window.shown)
+#: what every live region of a page takes (window.said), and every text shown (window.shown),
+#: once the page is parsed
 SAID_EVERYWHERE = """
 window.said = []; window.shown = [];
-new MutationObserver((changes) => {
+addEventListener("DOMContentLoaded", () => new MutationObserver((changes) => {
   for (const c of changes) {
     const el = c.target.nodeType === 1 ? c.target : c.target.parentElement;
+    if (!el) continue;
     window.shown.push(el.textContent);
-    const live = el.closest('[aria-live], [role=status], [role=alert]');
+    const live = el.closest("[aria-live], [role=status], [role=alert]");
     if (live && live.textContent) window.said.push(live.textContent);
   }
-}).observe(document, {childList: true, characterData: true, subtree: true});
+}).observe(document.body, {childList: true, characterData: true, subtree: true}));
 """
