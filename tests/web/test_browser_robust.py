@@ -584,6 +584,29 @@ def test_the_engine_being_prepared_is_said_as_it_starts_and_ends_not_at_each_ste
         "move waits for it.", "The engine is ready."]
 
 
+def test_an_undo_says_the_moves_it_took_back(browser, server):
+    # back at the start, the same player to move: a screen reader heard nothing
+    made = new_game(server, params={"size": 5}, seats=("human", "random"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.locator("#board [data-cell='C3']").focus()
+    page.keyboard.press("Enter")
+    wait_length(page, 2)
+    wait_ready(page)
+    reply = page.evaluate("document.querySelector('#moves li:nth-child(2)').textContent")
+    page.focus("#undo")
+    page.keyboard.press("Enter")
+    wait_length(page, 0)
+    assert page.inner_text("#last-move") == f"Undone: White's {reply.split()[-1]} and your C3."
+    assert page.get_attribute("#last-move", "aria-live") == "polite"
+    page.focus("#redo")
+    page.keyboard.press("Enter")  # the game goes on: its last move is said again
+    page.wait_for_function("document.body.dataset.length !== '0'", timeout=WAIT)
+    wait_text(page, "#last-move", " played ")
+    assert "Undone" not in page.inner_text("#last-move")
+
+
 #: what every live region of a page takes (window.said), and every text shown (window.shown),
 #: once the page is parsed
 SAID_EVERYWHERE = """

@@ -96,9 +96,11 @@
 
   async function act(name, extra) {
     $("move-error").textContent = "";
+    const before = now;
     try {
       const data = await SG.post("/api/games/" + gid + "/" + name, Object.assign({ secret: key }, extra || {}));
       if (name === "move" || name === "undo" || name === "redo") clearChoice();
+      if (name === "undo" && before) undone = { length: data.length, moves: before.moves.slice(data.length) };
       viewPly = null;  // the answer is the live position
       render(data);
       keepFocus();
@@ -181,7 +183,7 @@
     let status = statusText(n);
     if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
     say($("status"), status);
-    say($("last-move"), lastMoveText(s));
+    say($("last-move"), (undoneText(s) + lastMoveText(s)).trim());
     $("status").className = "status" + (n.can_play ? " your-turn" : "") + (n.terminal ? " over" : "");
     $("result").hidden = !n.terminal;
     renderClock(n);
@@ -229,6 +231,16 @@
     svg.setAttribute("role", "group");
     if (!svg.getAttribute("aria-label")) svg.setAttribute("aria-label", svg.querySelector("title")?.textContent || "board");
     svg.querySelectorAll("text").forEach((t) => { if (!t.closest("[data-cell]")) t.setAttribute("aria-hidden", "true"); });
+  }
+
+  /** The moves an Undo of this page took back, in words, while the game stays where it left
+   * it: else a screen reader heard nothing (no last move to say, the same player to move). */
+  let undone = null;
+  function undoneText(s) {
+    if (!undone || s.length !== undone.length || s.ply !== s.length) return "";
+    const placed = undone.moves.filter((m) => m.player).reverse();  // a roll places nothing
+    const whose = (m) => (m.player === s.you ? "your" : names()[m.player - 1] + "'s") + " " + m.text;
+    return placed.length ? `Undone: ${placed.map(whose).join(" and ")}. ` : "";
   }
 
   /** What the last move did, in words (shown and said): who played what, what it captured,
