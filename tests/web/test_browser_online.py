@@ -151,11 +151,17 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     ana.reload()
     ana.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     assert ana.is_hidden("#name-form")
-    ana.locator("#lobby button.join").click()  # joining needs a name: the form comes back
+    ana.locator("#lobby button.join").focus()
+    ana.keyboard.press("Enter")  # joining needs a name: the form comes back, focused
     ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
     assert "Choose your name" in ana.inner_text("#lobby-error")
-    choose_name(ana, "Ana")
-    ana.locator("#lobby button.join").click()
+    assert ana.evaluate("document.activeElement.id") == "name-input"
+    ana.keyboard.type("Ana")
+    ana.keyboard.press("Enter")
+    ana.wait_for_selector("#you-are:not([hidden])", timeout=WAIT)
+    # the focus is back on the Join that asked for the name, not at the top of the page
+    assert ana.evaluate("document.activeElement.textContent") == "Join"
+    ana.keyboard.press("Enter")
     ana.wait_for_url(f"**/game/{made['id']}#key=*", timeout=WAIT)
     ana.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",
                           timeout=WAIT)
