@@ -607,6 +607,21 @@ def test_an_undo_says_the_moves_it_took_back(browser, server):
     assert "Undone" not in page.inner_text("#last-move")
 
 
+def test_the_colour_chosen_is_drawn_unlike_the_keyboards_focus(browser, server):
+    # both were a blue outline: with the focus on yellow, red chosen looked the same
+    made = new_game(server, "blooms", params={"size": 3})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.locator("button.colour").first.focus()
+    page.keyboard.press("Tab")
+    look = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.fontWeight]; }"
+    chosen, focused = page.locator("button.colour.selected"), page.locator("button.colour:focus")
+    assert chosen.get_attribute("data-colour") == "R" and focused.get_attribute("data-colour") == "Y"
+    assert chosen.evaluate(look) == ["none", "700"]
+    assert focused.evaluate(look) == ["solid", "400"]
+
+
 #: what every live region of a page takes (window.said), and every text shown (window.shown),
 #: once the page is parsed
 SAID_EVERYWHERE = """
