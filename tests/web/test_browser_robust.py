@@ -521,7 +521,10 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
     page.locator("#board [data-cell='b1']").focus()
     page.keyboard.press("Enter")
-    assert page.inner_text("#move-error").startswith("this is an earlier position")
+    assert page.inner_text("#move-error").startswith("this is an earlier position: End")
+    page.keyboard.press("End")  # as it says, from the board too
+    page.wait_for_function("document.body.dataset.ply === '10'", timeout=WAIT)
+    assert page.evaluate("document.activeElement.dataset.cell") == "b1"
 
 
 def test_a_control_a_new_snapshot_hides_leaves_the_focus_on_the_board(browser, server):

@@ -726,7 +726,9 @@
   $("nav-last").addEventListener("click", nav((p, n) => n));
   document.addEventListener("keydown", (ev) => {
     if (ev.altKey || ev.ctrlKey || ev.metaKey || !snap) return;
-    if (ev.target.closest && ev.target.closest("input, textarea, select, [data-cell], .ask")) return;
+    // on the board the arrows move between cells (its own handler); Home and End work there too,
+    // as Enter on a cell of an earlier position tells
+    if (ev.target.closest && ev.target.closest("input, textarea, select, .ask")) return;
     const step = { ArrowLeft: (p) => p - 1, ArrowRight: (p, n) => Math.min(n, p + 1), Home: () => 0, End: (p, n) => n }[ev.key];
     if (!step) return;
     ev.preventDefault();
