@@ -226,6 +226,11 @@ def test_browsing_back_keeps_the_clock_the_moves_and_the_turn_alert_live(browser
     assert page.evaluate("document.body.dataset.ply") == "2"  # still the old position
     assert page.locator("#moves li").count() == 5
     assert "move 2 of 5" in page.inner_text("#status")
+    # the move shown is marked for a screen reader, and not by its shade alone
+    current = page.locator("#moves").get_by_role("listitem").filter(has_text="D4")
+    assert current.get_attribute("aria-current") == "step"
+    assert page.locator("#moves [aria-current]").count() == 1
+    assert current.evaluate("e => getComputedStyle(e).fontWeight") == "700"
 
 
 def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, server):

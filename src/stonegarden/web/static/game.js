@@ -390,7 +390,7 @@
       const li = document.createElement("li");
       li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "") + (m.words ? ` (${m.words})` : "");
       li.dataset.ply = m.ply + 1;
-      if (m.ply + 1 === s.ply) li.className = "current";
+      if (m.ply + 1 === s.ply) { li.className = "current"; li.setAttribute("aria-current", "step"); }
       li.addEventListener("click", () => goTo(m.ply + 1));
       ol.append(li);
     });
