@@ -51,6 +51,9 @@ def test_bridge_go_names_and_draws_the_winning_chain():
     decisive = re.findall(r'class="cell[^"]*decisive[^"]*" data-cell="([A-Z0-9]+)"', svg)
     assert decisive == ["C1", "C2", "C3", "C4", "C5"]
     assert svg.count('class="chain"') == 5 + 4  # a halo per stone, a band per link
+    # a screen reader is told it too, as a Blobs die round the closed blob
+    assert 'aria-label="C3, black stone, in the chain that won"' in svg
+    assert svg.count("in the chain that won") == 5
     # during the game there is neither chain nor score
     before = game.replay(BRIDGE[:-1])[-1]
     assert game.winning_chain(before) == [] and "decisive" not in view.svg(game, before, Marks())
