@@ -630,6 +630,28 @@ def test_the_colour_chosen_is_drawn_unlike_the_keyboards_focus(browser, server):
     assert focused.evaluate(look) == ["solid", "400"]
 
 
+def test_a_players_clock_running_low_is_said_once(browser, server):
+    # framed in red, and silent: a screen reader heard nothing until the game was lost on time
+    made = new_game(server, params={"size": 5}, clock={"initial": 60, "increment": 0})
+    for i, text in enumerate(["C3", "D4"]):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+
+    def low(route):  # Black's clock, running, about to pass 10 s
+        snap = route.fetch().json()
+        snap["clock"]["1"] = min(snap["clock"]["1"], 11)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}", low)
+    page.add_init_script(SAID_EVERYWHERE)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    wait_text(page, "#clock-said", "Less than 10 seconds left on your clock.")
+    assert page.get_attribute("#clock-said", "aria-live") == "assertive"
+    page.wait_for_timeout(1000)  # the clock counts on, shown every 0.2 s: said once
+    assert page.evaluate("window.said").count("Less than 10 seconds left on your clock.") == 1
+
+
 #: what every live region of a page takes (window.said), and every text shown (window.shown),
 #: once the page is parsed
 SAID_EVERYWHERE = """

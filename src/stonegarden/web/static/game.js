@@ -292,20 +292,28 @@
     const ss = t < 10 ? sec.toFixed(1).padStart(4, "0") : String(Math.floor(sec)).padStart(2, "0");
     return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + ss;
   }
+  // the player's own clock running low, framed in red, is said too, once a turn: a screen
+  // reader heard nothing of it until the game was lost on time
+  let lowSaid = null;
   function renderClock(s) {
     clearInterval(clockTimer);
     const c = s.clock, box = $("clocks");
     box.hidden = !c;
+    if (lowSaid !== s.length) $("clock-said").textContent = "";
     if (!c) return;
     const at = performance.now();
     const show = () => {
       let flagged = false;
       for (const p of [1, 2]) {
         const left = c[p] - (c.running === p ? (performance.now() - at) / 1000 : 0);
-        const el = $("clock-" + p);
+        const el = $("clock-" + p), low = left < 10 || (c.days_per_move && left < 3600);
         el.textContent = `${short(p)} ${clockText(left, c)}`;
         el.classList.toggle("running", c.running === p);
-        el.classList.toggle("low", left < 10 || (c.days_per_move && left < 3600));
+        el.classList.toggle("low", low);
+        if (low && left > 0 && c.running === p && p === s.you && playing(s) && !s.terminal && lowSaid !== s.length) {
+          lowSaid = s.length;
+          $("clock-said").textContent = c.days_per_move ? "Less than an hour left for your move." : "Less than 10 seconds left on your clock.";
+        }
         el.dataset.left = Math.max(0, left).toFixed(1);
         if (c.running === p && left <= 0) flagged = true;
       }
