@@ -41,6 +41,8 @@ def review_shown(browser, server, made, point) -> str:
     try:
         page.goto(server.url + made["links"]["spectator"])
         wait_text(page, "#review-here", "best move here")
+        # said as it changes (stepping through the moves), not only shown
+        assert page.get_attribute("#review-here", "aria-live") == "polite"
         return page.inner_text("#review-here")
     finally:
         page.context.close()  # its route asks the server, which the next test does not have

@@ -791,8 +791,7 @@
     } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
-    box.textContent = "";
-    if (!r) return;
+    if (!r) { say(box, ""); return; }
     const parts = [];
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
     // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
@@ -802,7 +801,7 @@
     if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
     else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
     if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
-    box.textContent = parts.join("; ") + ".";
+    say(box, parts.join("; ") + ".");  // said as the moves are stepped through
   }
 
   function drawAnalysis() {
