@@ -239,6 +239,14 @@ def test_the_legends_pictures_are_hidden_from_screen_readers(client):
             assert all('aria-hidden="true"' in key for key in keys), (path, keys)
 
 
+def test_every_column_of_the_lists_of_games_has_a_heading(client):
+    # a screen reader names each cell by its column's heading: Join, Play and "Your turn" had none
+    client.post("/api/games", json={"game": "freego", "seats": ["human", "human"], "public": True})
+    for path in ("/lobby", "/my-games", "/games"):
+        headings = re.findall(r"<th>(.*?)</th>", client.get(path).text)
+        assert headings and all(re.sub(r"<[^>]+>", "", h).strip() for h in headings), path
+
+
 def test_illegal_moves_are_explained_without_the_position_text(client):
     made = client.post("/api/games", json={"game": "freego", "seats": ["human", "human"]}).json()
     client.post(f"/api/games/{made['id']}/move", json={"secret": made["secrets"]["1"],
