@@ -509,6 +509,12 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     page.keyboard.press("Enter")
     assert page.get_attribute("#board [data-cell='c5']", "aria-label") == "c5, empty"
     assert page.inner_text("#choice") == ""
+    page.keyboard.press("Enter")  # chosen again, then cleared with Clear: said too
+    page.focus("#clear")
+    page.keyboard.press("Enter")
+    assert page.inner_text("#choice") == "Cleared: nothing is chosen."
+    assert page.get_attribute("#board [data-cell='c5']", "aria-label") == "c5, empty"
+    page.locator("#board [data-cell='c5']").focus()
     page.keyboard.press("ArrowLeft")  # c4, Player 2's black stone
     page.keyboard.press("Enter")
     assert page.inner_text("#move-error") == "c4 is taken"

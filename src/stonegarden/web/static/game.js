@@ -708,7 +708,11 @@
     if (/^(pass|resign)$/i.test(text)) { ask(`Really ${text.toLowerCase()}?`, () => play(text)); return; }
     play(text);
   });
-  $("clear").addEventListener("click", () => { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap); });
+  $("clear").addEventListener("click", () => {
+    const had = !!(pending.length || chosen || chosenCell || $("move-text").value);
+    pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap);
+    if (had) say($("choice"), "Cleared: nothing is chosen.");  // else only the stones would go, unsaid
+  });
   $("pass").addEventListener("click", () => ask("Pass your turn?", () => play("pass")));
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort")));
