@@ -191,6 +191,12 @@ def test_the_creator_of_a_game_with_a_friend_keeps_only_her_own_seat(browser, se
     ana.click("#go-to-seat")
     ana.wait_for_selector("#invite-link:not([hidden])", timeout=WAIT)
     assert ana.input_value("#invite-url") == invite
+    ana.focus("#copy-invite")
+    ana.keyboard.press("Enter")  # copied, or refused (no permission here): said either way
+    ana.wait_for_function("document.getElementById('copy-note').textContent !== ''",
+                          timeout=WAIT)
+    assert ana.inner_text("#copy-note") in ("Copied.", "Select the link and copy it (Ctrl+C).")
+    assert ana.get_attribute("#copy-note", "aria-live") == "polite"
     bo.goto(server.url + "/lobby")
     choose_name(bo, "Bo")
     bo.goto(invite)

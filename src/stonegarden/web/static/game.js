@@ -724,9 +724,10 @@
   });
   $("cancel").addEventListener("click", () => act("cancel"));
   $("resume").addEventListener("click", () => act("resume"));
+  // said, as on the home page (the button's new word alone was not, and a refusal nothing)
   $("copy-invite").addEventListener("click", async () => {
-    try { await navigator.clipboard.writeText($("invite-url").value); $("copy-invite").textContent = "Copied"; }
-    catch (e) { $("invite-url").select(); }
+    try { await navigator.clipboard.writeText($("invite-url").value); $("copy-note").textContent = "Copied."; }
+    catch (e) { $("invite-url").select(); $("copy-note").textContent = "Select the link and copy it (Ctrl+C)."; }
   });
 
   // -- stepping through the moves -----------------------------------------------------------
