@@ -159,8 +159,10 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     ana.keyboard.type("Ana")
     ana.keyboard.press("Enter")
     ana.wait_for_selector("#you-are:not([hidden])", timeout=WAIT)
-    # the focus is back on the Join that asked for the name, not at the top of the page
+    # the focus is back on the Join that asked for the name, not at the top of the page, and
+    # the request for a name is no longer shown
     assert ana.evaluate("document.activeElement.textContent") == "Join"
+    assert ana.inner_text("#lobby-error") == ""
     ana.keyboard.press("Enter")
     ana.wait_for_url(f"**/game/{made['id']}#key=*", timeout=WAIT)
     ana.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",

@@ -343,12 +343,16 @@
     $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch;
   }
   let named = false;
-  document.addEventListener("sg-name", () => { named = false; if (now) renderOnline(now); });
+  const NAME_FIRST = "Choose your name first (at the top of the page).";
+  document.addEventListener("sg-name", () => {
+    named = false; if (now) renderOnline(now);
+    if ($("move-error").textContent === NAME_FIRST) $("move-error").textContent = "";  // chosen
+  });
   let joining = false;  // a join is on its way: a second click would be refused as "someone else"
   $("join").addEventListener("click", async () => {
     if (joining) return;
     $("move-error").textContent = "";
-    if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; SG.askName(); return; }
+    if (!SG.name()) { $("move-error").textContent = NAME_FIRST; SG.askName(); return; }
     joining = true;
     try {
       const made = await SG.post("/api/games/" + gid + "/join", { name: SG.name() });
