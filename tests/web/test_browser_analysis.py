@@ -41,6 +41,8 @@ def review_shown(browser, server, made, point) -> str:
     try:
         page.goto(server.url + made["links"]["spectator"])
         wait_text(page, "#review-here", "best move here")
+        # said as it changes (stepping through the moves), not only shown
+        assert page.get_attribute("#review-here", "aria-live") == "polite"
         return page.inner_text("#review-here")
     finally:
         page.context.close()  # its route asks the server, which the next test does not have
@@ -94,11 +96,17 @@ def test_the_judgements_are_counted_in_words(browser, server):
     answer["of"] = 2
     page.reload()
     wait_text(page, "#seats", "watching")
-    page.click("#analyse")
+    page.focus("#analyse")
+    page.keyboard.press("Enter")
     wait_text(page, "#analysis-status", ", 2 positions;")  # done, not "0 of 2 positions; …"
     assert page.inner_text("#analysis-status").endswith(
         "1 inaccuracy, 0 mistakes, 0 blunders")
     page.wait_for_selector("#moves .judgement.j-inaccuracy", timeout=WAIT)
+    # the button asked is gone: the focus is on what it started, not the top of the page
+    assert page.evaluate("document.activeElement.id") == "analysis-status"
+    # the mark "?!" is shown; a screen reader is told what it means
+    assert page.locator("#moves li").first.aria_snapshot() == \
+        '- listitem: "Black C3 (inaccuracy: lost 10%; best was C3)"'
 
 
 def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):

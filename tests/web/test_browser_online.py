@@ -151,11 +151,19 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     ana.reload()
     ana.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     assert ana.is_hidden("#name-form")
-    ana.locator("#lobby button.join").click()  # joining needs a name: the form comes back
+    ana.locator("#lobby button.join").focus()
+    ana.keyboard.press("Enter")  # joining needs a name: the form comes back, focused
     ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
     assert "Choose your name" in ana.inner_text("#lobby-error")
-    choose_name(ana, "Ana")
-    ana.locator("#lobby button.join").click()
+    assert ana.evaluate("document.activeElement.id") == "name-input"
+    ana.keyboard.type("Ana")
+    ana.keyboard.press("Enter")
+    ana.wait_for_selector("#you-are:not([hidden])", timeout=WAIT)
+    # the focus is back on the Join that asked for the name, not at the top of the page, and
+    # the request for a name is no longer shown
+    assert ana.evaluate("document.activeElement.textContent") == "Join"
+    assert ana.inner_text("#lobby-error") == ""
+    ana.keyboard.press("Enter")
     ana.wait_for_url(f"**/game/{made['id']}#key=*", timeout=WAIT)
     ana.wait_for_function("document.querySelector('#seats').textContent.includes('Ana')",
                           timeout=WAIT)
@@ -185,6 +193,12 @@ def test_the_creator_of_a_game_with_a_friend_keeps_only_her_own_seat(browser, se
     ana.click("#go-to-seat")
     ana.wait_for_selector("#invite-link:not([hidden])", timeout=WAIT)
     assert ana.input_value("#invite-url") == invite
+    ana.focus("#copy-invite")
+    ana.keyboard.press("Enter")  # copied, or refused (no permission here): said either way
+    ana.wait_for_function("document.getElementById('copy-note').textContent !== ''",
+                          timeout=WAIT)
+    assert ana.inner_text("#copy-note") in ("Copied.", "Select the link and copy it (Ctrl+C).")
+    assert ana.get_attribute("#copy-note", "aria-live") == "polite"
     bo.goto(server.url + "/lobby")
     choose_name(bo, "Bo")
     bo.goto(invite)
@@ -375,4 +389,43 @@ def test_a_seat_link_whose_key_was_wrong_is_not_offered_to_resume(browser, serve
                          timeout=WAIT)
     bo.goto(server.url + "/games")
     assert row.locator(".resume").get_attribute("href").endswith(made["links"]["2"])
+    assert errors == []
+
+
+def test_the_lobby_and_my_games_keep_the_keyboards_focus_through_their_updates(browser,
+                                                                               server):
+    # each live update made the list anew, and the Join or Play reached with Tab was lost
+    errors: list[str] = []
+    bo = person(browser, errors)
+    first, second = open_game(server, name="Ana"), open_game(server, name="Cy")
+    bo.goto(server.url + "/lobby")
+    choose_name(bo, "Bo")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '2'", timeout=WAIT)
+    focused = "document.activeElement.closest('tr')?.dataset.gid"
+    bo.locator(f'#lobby tr[data-gid="{first["id"]}"] button.join').focus()
+    third = open_game(server, name="Di")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '3'", timeout=WAIT)
+    assert bo.evaluate(focused) == first["id"]
+    assert bo.evaluate("document.activeElement.textContent") == "Join"
+    # a game withdrawn: the focus goes to the row in its place
+    for made, waiting in ((first, [second["id"], third["id"]]), (second, [third["id"]])):
+        status, _ = server.request("POST", f"/api/games/{made['id']}/withdraw",
+                                   {"secret": made["secrets"]["1"]})
+        assert status == 200
+        bo.wait_for_function(f"document.body.dataset.lobbyCount === '{len(waiting)}'",
+                             timeout=WAIT)
+        assert bo.evaluate(focused) in waiting
+    bo.keyboard.press("Enter")  # Di's game
+    bo.wait_for_url("**/game/**#key=*", timeout=WAIT)
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.goto(server.url + "/my-games")
+    bo.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
+    bo.locator("#mine tbody a").focus()
+    status, _ = server.request("POST", f"/api/games/{third['id']}/move",
+                               {"secret": third["secrets"]["1"], "move": "C3", "ply": 0})
+    assert status == 200
+    bo.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert bo.evaluate(focused) == third["id"]
+    assert bo.evaluate("document.activeElement.textContent") == "Play"
     assert errors == []

@@ -7,6 +7,7 @@ what a screen reader is told."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from browsers import WAIT
@@ -41,9 +42,9 @@ def move(server: Server, made: dict[str, Any], seat: str, text: str, ply: int) -
 
 def open_page(browser, errors: list[str] | None = None, phone: bool = False, **context: Any):
     """A page in a context of its own, its name chosen (the name form stays out of the way)."""
-    size = {"width": 375, "height": 667} if phone else {"width": 1280, "height": 900}
-    ctx = browser.new_context(bypass_csp=True, viewport=size, is_mobile=phone, has_touch=phone,
-                              **context)
+    context.setdefault("viewport", {"width": 375, "height": 667} if phone
+                       else {"width": 1280, "height": 900})
+    ctx = browser.new_context(bypass_csp=True, is_mobile=phone, has_touch=phone, **context)
     ctx.add_init_script("localStorage.setItem('sg-name', 'Kay')")
     page = ctx.new_page()
     if errors is not None:
@@ -225,6 +226,11 @@ def test_browsing_back_keeps_the_clock_the_moves_and_the_turn_alert_live(browser
     assert page.evaluate("document.body.dataset.ply") == "2"  # still the old position
     assert page.locator("#moves li").count() == 5
     assert "move 2 of 5" in page.inner_text("#status")
+    # the move shown is marked for a screen reader, and not by its shade alone
+    current = page.locator("#moves").get_by_role("listitem").filter(has_text="D4")
+    assert current.get_attribute("aria-current") == "step"
+    assert page.locator("#moves [aria-current]").count() == 1
+    assert current.evaluate("e => getComputedStyle(e).fontWeight") == "700"
 
 
 def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, server):
@@ -245,6 +251,21 @@ def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, s
     page.goto(server.url + "/my-games")
     page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert page.evaluate(fits, "#mine tbody td:last-child a") and page.evaluate(unscrolled)
+
+
+def test_the_lobby_at_200_percent_zoom_breaks_no_button_in_two(browser, server):
+    # a 1280-pixel window at 200%: 640 CSS pixels, the table's six columns squeezed, and its
+    # words broken anywhere, "Join" as "Jo" over "in"
+    new_game(server, "blooms", seats=("human", "open"), public=True, name="Ana Longname",
+             clock={"initial": 300, "increment": 3})
+    page = open_page(browser, viewport={"width": 640, "height": 450})
+    page.goto(server.url + "/lobby")
+    page.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    lines = """e => { const r = document.createRange(); r.selectNodeContents(e);
+      return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }"""
+    assert page.locator("#lobby button.join").evaluate(lines) == 1
+    assert page.evaluate("[...document.querySelectorAll('.table-wrap')]"
+                         ".every(w => w.scrollWidth <= w.clientWidth)")
 
 
 NAMES = ["Ann", "  Ann   Bo  ", "\u3164", "\u115f\u1160", "\u2800", "\u0301Ann", "e\u0301",
@@ -488,6 +509,12 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     page.keyboard.press("Enter")
     assert page.get_attribute("#board [data-cell='c5']", "aria-label") == "c5, empty"
     assert page.inner_text("#choice") == ""
+    page.keyboard.press("Enter")  # chosen again, then cleared with Clear: said too
+    page.focus("#clear")
+    page.keyboard.press("Enter")
+    assert page.inner_text("#choice") == "Cleared: nothing is chosen."
+    assert page.get_attribute("#board [data-cell='c5']", "aria-label") == "c5, empty"
+    page.locator("#board [data-cell='c5']").focus()
     page.keyboard.press("ArrowLeft")  # c4, Player 2's black stone
     page.keyboard.press("Enter")
     assert page.inner_text("#move-error") == "c4 is taken"
@@ -505,4 +532,143 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
     page.locator("#board [data-cell='b1']").focus()
     page.keyboard.press("Enter")
-    assert page.inner_text("#move-error").startswith("this is an earlier position")
+    assert page.inner_text("#move-error").startswith("this is an earlier position: End")
+    page.keyboard.press("End")  # as it says, from the board too
+    page.wait_for_function("document.body.dataset.ply === '10'", timeout=WAIT)
+    assert page.evaluate("document.activeElement.dataset.cell") == "b1"
+
+
+def test_a_control_a_new_snapshot_hides_leaves_the_focus_on_the_board(browser, server):
+    # Take the open seat, once taken, and the move field, once the opponent resigns, are
+    # hidden under the keyboard's focus: it fell to the top of the page
+    status, made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "open"], "public": True,
+        "name": "Ana"})
+    assert status == 201, made
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    page.focus("#join")
+    page.keyboard.press("Enter")
+    wait_text(page, "#seats", "you play White")
+    page.wait_for_function("!!document.activeElement.dataset.cell", timeout=WAIT)
+    move(server, made, "1", "C3", 0)
+    wait_ready(page)
+    page.focus("#move-text")
+    page.keyboard.type("B2")
+    move(server, made, "1", "resign", 1)
+    wait_text(page, "#status", "You won")
+    page.wait_for_function("!!document.activeElement.dataset.cell", timeout=WAIT)
+
+
+def test_a_blobs_face_chosen_to_confirm_says_so_on_its_button(browser, server):
+    made = new_game(server, "blobs")
+    page = open_page(browser, phone=True)  # Confirm moves: a face is chosen, then confirmed
+    page.goto(server.url + made["links"]["2"])  # Blue moves first
+    wait_ready(page)
+    page.locator("#board [data-cell='h9']").focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.move") == "h9R"
+    page.keyboard.press("Enter")
+    assert page.inner_text("#choice") == "h9R chosen: Confirm to play it."
+    faces = page.locator("#colours").get_by_role("button", pressed=True)
+    assert faces.count() == 1 and faces.get_attribute("data-move") == "h9R"
+    assert page.locator("#colours").get_by_role("button", pressed=False).count() == 1
+
+
+def test_the_engine_being_prepared_is_said_as_it_starts_and_ends_not_at_each_step(browser,
+                                                                                   server):
+    steps = [0, 3, 6, 9, 10]  # of 10; the server prepares it in a few seconds, or a minute
+
+    def engine(route):
+        done = steps.pop(0) if len(steps) > 1 else steps[0]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps({
+            "ready": done == 10, "done": done, "of": 10, "server": {"done": done, "game": "blobs"},
+            "workers": [{"ready": False, "done": done, "game": "freego"}]}))
+
+    page = open_page(browser)
+    page.route("**/api/engine", engine)
+    page.add_init_script(SAID_EVERYWHERE)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#engine[hidden]", state="attached", timeout=WAIT)
+    assert "3 of 10 steps" in " ".join(page.evaluate("window.shown"))  # shown on the way
+    assert page.evaluate("window.said") == [
+        "Preparing the engine (first start only). Games can start now; the computer's first "
+        "move waits for it.", "The engine is ready."]
+
+
+def test_an_undo_says_the_moves_it_took_back(browser, server):
+    # back at the start, the same player to move: a screen reader heard nothing
+    made = new_game(server, params={"size": 5}, seats=("human", "random"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.locator("#board [data-cell='C3']").focus()
+    page.keyboard.press("Enter")
+    wait_length(page, 2)
+    wait_ready(page)
+    reply = page.evaluate("document.querySelector('#moves li:nth-child(2)').textContent")
+    page.focus("#undo")
+    page.keyboard.press("Enter")
+    wait_length(page, 0)
+    assert page.inner_text("#last-move") == f"Undone: White's {reply.split()[-1]} and your C3."
+    assert page.get_attribute("#last-move", "aria-live") == "polite"
+    page.focus("#redo")
+    page.keyboard.press("Enter")  # the game goes on: its last move is said again
+    page.wait_for_function("document.body.dataset.length !== '0'", timeout=WAIT)
+    wait_text(page, "#last-move", " played ")
+    assert "Undone" not in page.inner_text("#last-move")
+
+
+def test_the_colour_chosen_is_drawn_unlike_the_keyboards_focus(browser, server):
+    # both were a blue outline: with the focus on yellow, red chosen looked the same
+    made = new_game(server, "blooms", params={"size": 3})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.locator("button.colour").first.focus()
+    page.keyboard.press("Tab")
+    look = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.fontWeight]; }"
+    chosen, focused = page.locator("button.colour.selected"), page.locator("button.colour:focus")
+    assert chosen.get_attribute("data-colour") == "R" and focused.get_attribute("data-colour") == "Y"
+    assert chosen.evaluate(look) == ["none", "700"]
+    assert focused.evaluate(look) == ["solid", "400"]
+
+
+def test_a_players_clock_running_low_is_said_once(browser, server):
+    # framed in red, and silent: a screen reader heard nothing until the game was lost on time
+    made = new_game(server, params={"size": 5}, clock={"initial": 60, "increment": 0})
+    for i, text in enumerate(["C3", "D4"]):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+
+    def low(route):  # Black's clock, running, about to pass 10 s
+        snap = route.fetch().json()
+        snap["clock"]["1"] = min(snap["clock"]["1"], 11)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}", low)
+    page.add_init_script(SAID_EVERYWHERE)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    wait_text(page, "#clock-said", "Less than 10 seconds left on your clock.")
+    assert page.get_attribute("#clock-said", "aria-live") == "assertive"
+    page.wait_for_timeout(1000)  # the clock counts on, shown every 0.2 s: said once
+    assert page.evaluate("window.said").count("Less than 10 seconds left on your clock.") == 1
+
+
+#: what every live region of a page takes (window.said), and every text shown (window.shown),
+#: once the page is parsed
+SAID_EVERYWHERE = """
+window.said = []; window.shown = [];
+addEventListener("DOMContentLoaded", () => new MutationObserver((changes) => {
+  for (const c of changes) {
+    const el = c.target.nodeType === 1 ? c.target : c.target.parentElement;
+    if (!el) continue;
+    window.shown.push(el.textContent);
+    const live = el.closest("[aria-live], [role=status], [role=alert]");
+    if (live && live.textContent) window.said.push(live.textContent);
+  }
+}).observe(document.body, {childList: true, characterData: true, subtree: true}));
+"""

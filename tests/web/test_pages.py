@@ -51,6 +51,9 @@ def test_bridge_go_names_and_draws_the_winning_chain():
     decisive = re.findall(r'class="cell[^"]*decisive[^"]*" data-cell="([A-Z0-9]+)"', svg)
     assert decisive == ["C1", "C2", "C3", "C4", "C5"]
     assert svg.count('class="chain"') == 5 + 4  # a halo per stone, a band per link
+    # a screen reader is told it too, as a Blobs die round the closed blob
+    assert 'aria-label="C3, black stone, in the chain that won"' in svg
+    assert svg.count("in the chain that won") == 5
     # during the game there is neither chain nor score
     before = game.replay(BRIDGE[:-1])[-1]
     assert game.winning_chain(before) == [] and "decisive" not in view.svg(game, before, Marks())
@@ -224,6 +227,24 @@ def test_game_page_links_its_own_rules_and_has_the_new_parts(client):
                  'rel="icon"', 'id="theme-toggle"'):
         assert part in page
     assert client.get("/static/favicon.svg").status_code == 200
+
+
+def test_the_legends_pictures_are_hidden_from_screen_readers(client):
+    # each key's words follow it: a screen reader heard "image" before each of Blooms' stones
+    for game_id in available_games():
+        made = client.post("/api/games", json={"game": game_id, "seats": ["human", "human"]})
+        for path in (f"/game/{made.json()['id']}", f"/rules/{game_id}"):
+            keys = re.findall(r'<svg [^>]*class="swatch[^>]*>', client.get(path).text)
+            assert keys or path.startswith("/rules"), path
+            assert all('aria-hidden="true"' in key for key in keys), (path, keys)
+
+
+def test_every_column_of_the_lists_of_games_has_a_heading(client):
+    # a screen reader names each cell by its column's heading: Join, Play and "Your turn" had none
+    client.post("/api/games", json={"game": "freego", "seats": ["human", "human"], "public": True})
+    for path in ("/lobby", "/my-games", "/games"):
+        headings = re.findall(r"<th>(.*?)</th>", client.get(path).text)
+        assert headings and all(re.sub(r"<[^>]+>", "", h).strip() for h in headings), path
 
 
 def test_illegal_moves_are_explained_without_the_position_text(client):

@@ -116,6 +116,8 @@ class SquareView(BoardView):
                                              ("decisive", chain)) if name in s]
             content = "BW"[v - 1] if v else ""
             label = self.cell_label(game, name, f"{('black', 'white')[v - 1]} stone" if v else "")
+            if name in chain:  # drawn in green: said too
+                label += ", in the chain that won"
             out.append(f'<g class="{" ".join(cls)}" data-cell="{name}" data-x="{fmt(x)}" '
                        f'data-y="{fmt(y)}" data-content="{content}" role="button" '
                        f'tabindex="-1" aria-label="{label}">'

@@ -96,11 +96,13 @@ def stone_defs(s: float = R * 0.74) -> str:
 
 
 def swatch(letter: str, size: int = 28) -> str:
-    """A small stand-alone SVG of one stone (legend and colour buttons)."""
+    """A small stand-alone SVG of one stone (the legend's keys, whose words follow them: hidden
+    from screen readers)."""
     half = size / 2
     scale = fmt(size / (2 * R * 0.74 + 4))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="swatch" width="{size}" '
-            f'height="{size}" viewBox="{fmt(-half)} {fmt(-half)} {size} {size}">'
+            f'height="{size}" viewBox="{fmt(-half)} {fmt(-half)} {size} {size}" '
+            'aria-hidden="true">'
             f'{stone_defs()}<g transform="scale({scale})"><use href="#sg-stone-{letter}"/></g>'
             '</svg>')
 

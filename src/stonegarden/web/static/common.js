@@ -7,6 +7,9 @@ const TRIM = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "gu");
 const SPACES = new RegExp(`[${PY_SPACE}]+`, "u");
 // control, format, surrogate, private, unassigned; line breaks; characters that draw nothing
 const REFUSED = /[\p{C}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
+// the control that opened the name form (Take the open seat, "change"): the focus goes back
+// there once the form is answered, not to the top of the page
+let nameAsker = null;
 const codePoint = (ch) => "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 const SG = {
   // the path prefix the server is served under (serve --public-url), "" at the root
@@ -56,7 +59,15 @@ const SG = {
   askName() {
     try { sessionStorage.removeItem("sg-name-later"); } catch (e) { /* private mode */ }
     const form = document.getElementById("name-form");
-    if (form) { form.hidden = false; document.getElementById("name-input").focus(); }
+    if (form) { nameAsker = document.activeElement; form.hidden = false; document.getElementById("name-input").focus(); }
+  },
+  // the name form answered (kept, or "Not now") and hidden: the focus goes back to what asked
+  // for it, else to "change" (beside the name kept)
+  nameAnswered() {
+    const back = [nameAsker, document.getElementById("rename")].find((e) => e && e.getClientRects().length && !e.disabled);
+    const f = document.activeElement;
+    nameAsker = null;
+    if (back && (f === document.body || document.getElementById("name-form").contains(f))) back.focus();
   },
   // what a page says when the server can't be reached (no network, or a proxy's error page
   // while the server restarts): the pages that load by themselves add " — retrying…"
@@ -113,6 +124,21 @@ const SG = {
     const td = document.createElement("td"); td.textContent = text;
     if (label) td.dataset.label = label;
     tr.append(td); return td;
+  },
+  // a table of games (the lobby, my games) emptied and filled again by fill() at each live
+  // update, the keyboard's focus kept on the same row's link or button (else each update would
+  // drop it to the top of the page); a row gone gives it to the row now in its place, or to
+  // empty (a message made focusable) when none is left
+  refill(tbody, fill, empty) {
+    const f = document.activeElement, row = tbody.contains(f) ? f.closest("tr") : null;
+    const controls = (tr) => [...tr.querySelectorAll("a, button")];
+    const at = row ? controls(row).indexOf(f) : -1, index = row ? row.sectionRowIndex : -1;
+    fill();
+    if (!row) return;
+    const again = [...tbody.rows].find((tr) => tr.dataset.gid === row.dataset.gid)
+      || tbody.rows[Math.min(index, tbody.rows.length - 1)];
+    const target = again ? controls(again)[at] || controls(again)[0] : empty;
+    if (target) { if (target === empty) empty.tabIndex = -1; target.focus(); }
   },
   // a game just made: the seats in mine (numbers) are this browser's; another person's seat
   // link is kept as an invitation (shown on the game page to pass on), an agent's not at all
@@ -182,16 +208,18 @@ const SG = {
   SG.showName();
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    try { SG.setName(document.getElementById("name-input").value); document.getElementById("name-error").textContent = ""; document.dispatchEvent(new Event("sg-name")); }
+    try { SG.setName(document.getElementById("name-input").value); document.getElementById("name-error").textContent = ""; SG.nameAnswered(); document.dispatchEvent(new Event("sg-name")); }
     catch (e) { document.getElementById("name-error").textContent = e.message; }
   });
   document.getElementById("name-later").addEventListener("click", () => {
     try { sessionStorage.setItem("sg-name-later", "1"); } catch (e) { /* private mode */ }
     form.hidden = true;
+    SG.nameAnswered();
   });
   document.getElementById("rename").addEventListener("click", () => {
     try { sessionStorage.removeItem("sg-name-later"); } catch (e) { /* private mode */ }
     document.getElementById("name-input").value = SG.name();
+    nameAsker = document.getElementById("rename");
     form.hidden = false;
     document.getElementById("name-input").focus();
   });

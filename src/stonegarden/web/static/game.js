@@ -80,6 +80,7 @@
   /** The game shown is no longer stored: its creator withdrew it before anyone joined (the
    * only way a game goes). Nothing on the page can act on it any more. */
   function gone() {
+    const focused = document.activeElement;
     clearInterval(clockTimer);
     document.body.dataset.gone = "true";
     $("status").textContent = "This game was withdrawn: its creator took it back before anyone joined.";
@@ -88,15 +89,18 @@
     $("result").hidden = false;
     $("move-error").textContent = "";
     document.title = baseTitle;
+    if (focused && focused !== document.body) keepFocus();  // Take the open seat, say, is gone
   }
 
   function clearChoice() { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; }
 
   async function act(name, extra) {
     $("move-error").textContent = "";
+    const before = now;
     try {
       const data = await SG.post("/api/games/" + gid + "/" + name, Object.assign({ secret: key }, extra || {}));
       if (name === "move" || name === "undo" || name === "redo") clearChoice();
+      if (name === "undo" && before) undone = { length: data.length, moves: before.moves.slice(data.length) };
       viewPly = null;  // the answer is the live position
       render(data);
       keepFocus();
@@ -118,9 +122,9 @@
     try { await act("move", { move: text, ply: snap.length }); } finally { moving = false; }
   }
 
-  /** After an action, the button that asked for it may be disabled or gone (Confirm, a face,
-   * Pass, Undo, Cancel): the focus goes back to the board, where the next move is chosen,
-   * rather than to the top of the page. */
+  /** After an action or a new snapshot, the control that held the focus may be disabled or
+   * gone (Confirm, a face, Pass, Undo, Cancel): the focus goes back to the board, where the
+   * next move is chosen, rather than to the top of the page. */
   function keepFocus() {
     const f = document.activeElement;
     // without scrolling: on a phone the board may be above, and the page must not jump
@@ -168,7 +172,7 @@
     document.body.dataset.ply = s.ply;
     document.body.dataset.length = n.length;
     document.body.dataset.terminal = s.terminal;
-    const hadFocus = $("board").contains(document.activeElement);
+    const focused = document.activeElement, hadFocus = $("board").contains(focused);
     $("board").innerHTML = s.svg;
     boardForScreenReaders();
     if (s.you && key && !invited(key)) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
@@ -179,7 +183,7 @@
     let status = statusText(n);
     if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
     say($("status"), status);
-    say($("last-move"), lastMoveText(s));
+    say($("last-move"), (undoneText(s) + lastMoveText(s)).trim());
     $("status").className = "status" + (n.can_play ? " your-turn" : "") + (n.terminal ? " over" : "");
     $("result").hidden = !n.terminal;
     renderClock(n);
@@ -201,6 +205,10 @@
     say($("hint-text"), s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "");
     renderBuilder(s);
     prepareBoardKeys(hadFocus);
+    // a control this snapshot hid or disabled under the focus (Take the open seat once taken,
+    // the move field when the opponent resigns, Cancel once the agent has moved): the focus
+    // goes to the board, not to the top of the page
+    if (focused && focused !== document.body) keepFocus();
     alertTurn(n);
     const other = s.you ? String(3 - s.you) : null;
     const passOn = (SG.invites()[gid] || {})[other] || (SG.keys()[gid] || {})[other];
@@ -223,6 +231,16 @@
     svg.setAttribute("role", "group");
     if (!svg.getAttribute("aria-label")) svg.setAttribute("aria-label", svg.querySelector("title")?.textContent || "board");
     svg.querySelectorAll("text").forEach((t) => { if (!t.closest("[data-cell]")) t.setAttribute("aria-hidden", "true"); });
+  }
+
+  /** The moves an Undo of this page took back, in words, while the game stays where it left
+   * it: else a screen reader heard nothing (no last move to say, the same player to move). */
+  let undone = null;
+  function undoneText(s) {
+    if (!undone || s.length !== undone.length || s.ply !== s.length) return "";
+    const placed = undone.moves.filter((m) => m.player).reverse();  // a roll places nothing
+    const whose = (m) => (m.player === s.you ? "your" : names()[m.player - 1] + "'s") + " " + m.text;
+    return placed.length ? `Undone: ${placed.map(whose).join(" and ")}. ` : "";
   }
 
   /** What the last move did, in words (shown and said): who played what, what it captured,
@@ -274,20 +292,28 @@
     const ss = t < 10 ? sec.toFixed(1).padStart(4, "0") : String(Math.floor(sec)).padStart(2, "0");
     return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + ss;
   }
+  // the player's own clock running low, framed in red, is said too, once a turn: a screen
+  // reader heard nothing of it until the game was lost on time
+  let lowSaid = null;
   function renderClock(s) {
     clearInterval(clockTimer);
     const c = s.clock, box = $("clocks");
     box.hidden = !c;
+    if (lowSaid !== s.length) $("clock-said").textContent = "";
     if (!c) return;
     const at = performance.now();
     const show = () => {
       let flagged = false;
       for (const p of [1, 2]) {
         const left = c[p] - (c.running === p ? (performance.now() - at) / 1000 : 0);
-        const el = $("clock-" + p);
+        const el = $("clock-" + p), low = left < 10 || (c.days_per_move && left < 3600);
         el.textContent = `${short(p)} ${clockText(left, c)}`;
         el.classList.toggle("running", c.running === p);
-        el.classList.toggle("low", left < 10 || (c.days_per_move && left < 3600));
+        el.classList.toggle("low", low);
+        if (low && left > 0 && c.running === p && p === s.you && playing(s) && !s.terminal && lowSaid !== s.length) {
+          lowSaid = s.length;
+          $("clock-said").textContent = c.days_per_move ? "Less than an hour left for your move." : "Less than 10 seconds left on your clock.";
+        }
         el.dataset.left = Math.max(0, left).toFixed(1);
         if (c.running === p && left <= 0) flagged = true;
       }
@@ -317,12 +343,16 @@
     $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch;
   }
   let named = false;
-  document.addEventListener("sg-name", () => { named = false; if (now) renderOnline(now); });
+  const NAME_FIRST = "Choose your name first (at the top of the page).";
+  document.addEventListener("sg-name", () => {
+    named = false; if (now) renderOnline(now);
+    if ($("move-error").textContent === NAME_FIRST) $("move-error").textContent = "";  // chosen
+  });
   let joining = false;  // a join is on its way: a second click would be refused as "someone else"
   $("join").addEventListener("click", async () => {
     if (joining) return;
     $("move-error").textContent = "";
-    if (!SG.name()) { $("move-error").textContent = "Choose your name first (at the top of the page)."; SG.askName(); return; }
+    if (!SG.name()) { $("move-error").textContent = NAME_FIRST; SG.askName(); return; }
     joining = true;
     try {
       const made = await SG.post("/api/games/" + gid + "/join", { name: SG.name() });
@@ -372,7 +402,7 @@
       const li = document.createElement("li");
       li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "") + (m.words ? ` (${m.words})` : "");
       li.dataset.ply = m.ply + 1;
-      if (m.ply + 1 === s.ply) li.className = "current";
+      if (m.ply + 1 === s.ply) { li.className = "current"; li.setAttribute("aria-current", "step"); }
       li.addEventListener("click", () => goTo(m.ply + 1));
       ol.append(li);
     });
@@ -446,8 +476,11 @@
       box.append(note);
       for (const o of opts) {
         const btn = document.createElement("button"); btn.type = "button";
-        btn.className = "face-option" + (chosen && chosen.text === o.text ? " selected" : "");
+        const picked = !!(chosen && chosen.text === o.text);
+        btn.className = "face-option" + (picked ? " selected" : "");
         btn.dataset.move = o.text;
+        // with Confirm moves a face is chosen, then played: its button says whether it is chosen
+        if (confirmMoves) btn.setAttribute("aria-pressed", String(picked));
         btn.innerHTML = o.svg;
         btn.querySelector("svg")?.setAttribute("aria-hidden", "true");
         btn.append(` ${o.label} (${o.text})`);
@@ -679,7 +712,11 @@
     if (/^(pass|resign)$/i.test(text)) { ask(`Really ${text.toLowerCase()}?`, () => play(text)); return; }
     play(text);
   });
-  $("clear").addEventListener("click", () => { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap); });
+  $("clear").addEventListener("click", () => {
+    const had = !!(pending.length || chosen || chosenCell || $("move-text").value);
+    pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap);
+    if (had) say($("choice"), "Cleared: nothing is chosen.");  // else only the stones would go, unsaid
+  });
   $("pass").addEventListener("click", () => ask("Pass your turn?", () => play("pass")));
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort")));
@@ -691,9 +728,10 @@
   });
   $("cancel").addEventListener("click", () => act("cancel"));
   $("resume").addEventListener("click", () => act("resume"));
+  // said, as on the home page (the button's new word alone was not, and a refusal nothing)
   $("copy-invite").addEventListener("click", async () => {
-    try { await navigator.clipboard.writeText($("invite-url").value); $("copy-invite").textContent = "Copied"; }
-    catch (e) { $("invite-url").select(); }
+    try { await navigator.clipboard.writeText($("invite-url").value); $("copy-note").textContent = "Copied."; }
+    catch (e) { $("invite-url").select(); $("copy-note").textContent = "Select the link and copy it (Ctrl+C)."; }
   });
 
   // -- stepping through the moves -----------------------------------------------------------
@@ -705,7 +743,9 @@
   $("nav-last").addEventListener("click", nav((p, n) => n));
   document.addEventListener("keydown", (ev) => {
     if (ev.altKey || ev.ctrlKey || ev.metaKey || !snap) return;
-    if (ev.target.closest && ev.target.closest("input, textarea, select, [data-cell], .ask")) return;
+    // on the board the arrows move between cells (its own handler); Home and End work there too,
+    // as Enter on a cell of an earlier position tells
+    if (ev.target.closest && ev.target.closest("input, textarea, select, .ask")) return;
     const step = { ArrowLeft: (p) => p - 1, ArrowRight: (p, n) => Math.min(n, p + 1), Home: () => 0, End: (p, n) => n }[ev.key];
     if (!step) return;
     ev.preventDefault();
@@ -742,9 +782,13 @@
   const stale = (sum) => !analysis || sum.points !== analysis.points.length || sum.of !== analysis.of
     || sum.running !== analysis.running;
 
-  /** "Request computer analysis", where this viewer may and positions are left to analyse. */
+  /** "Request computer analysis", where this viewer may and positions are left to analyse.
+   * Hidden under the keyboard's focus (asked for), it leaves the focus on the analysis' state,
+   * read out there, rather than at the top of the page. */
   function showAnalyse() {
-    $("analyse").hidden = !(snap && snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+    const button = $("analyse"), had = document.activeElement === button;
+    button.hidden = !(snap && snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+    if (had && button.hidden) { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
   }
 
   function renderAnalysis(s) {
@@ -756,8 +800,7 @@
     } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
-    box.textContent = "";
-    if (!r) return;
+    if (!r) { say(box, ""); return; }
     const parts = [];
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
     // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
@@ -767,7 +810,7 @@
     if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
     else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
     if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
-    box.textContent = parts.join("; ") + ".";
+    say(box, parts.join("; ") + ".");  // said as the moves are stepped through
   }
 
   function drawAnalysis() {
@@ -808,9 +851,13 @@
       const p = by.get(+li.dataset.ply);
       li.querySelector(".judgement")?.remove();
       if (!p || !p.judgement) return;
-      const span = document.createElement("span");
-      span.className = "judgement j-" + p.judgement; span.textContent = " " + MARK[p.judgement];
+      const span = document.createElement("span"), mark = document.createElement("span"), words = document.createElement("span");
+      span.className = "judgement j-" + p.judgement;
       span.title = `${p.judgement}: lost ${pct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
+      // the mark is shown; a screen reader (which may skip "?!", and never reads a title) says why
+      mark.textContent = " " + MARK[p.judgement]; mark.setAttribute("aria-hidden", "true");
+      words.className = "visually-hidden"; words.textContent = ` (${span.title})`;
+      span.append(mark, words);
       li.append(span);
     });
   }

@@ -155,12 +155,15 @@
     try { await navigator.clipboard.writeText(input.value); $("copy-note").textContent = "Copied."; }
     catch (e) { input.select(); $("copy-note").textContent = "Select the link and copy it (Ctrl+C)."; }
   });
-  // the engine's kernels load (or, on a first start, compile) in the background: show how far
+  // the engine's kernels load (or, on a first start, compile) in the background: show how far;
+  // a screen reader is told it starts and that it is done, not each step on the way
+  const said = (text) => { if ($("engine-said").textContent !== text) $("engine-said").textContent = text; };
   async function watchEngine() {
     let e;
     try { e = await SG.get("/api/engine"); } catch (err) { setTimeout(watchEngine, 2000); return; }
     $("engine").hidden = e.ready;
-    if (e.ready) return;
+    if (e.ready) { if ($("engine-said").textContent) said("The engine is ready."); return; }
+    said("Preparing the engine (first start only). Games can start now; the computer's first move waits for it.");
     $("engine-bar").max = e.of; $("engine-bar").value = e.done;
     const at = [e.server.game, ...e.workers.map((w) => w.game)].filter(Boolean);
     $("engine-text").textContent = `Preparing the engine (first start only): ${e.done} of ${e.of} steps` +

@@ -5,11 +5,13 @@
   const body = $("lobby").querySelector("tbody");
   const ago = (s) => (s < 60 ? s + " s" : s < 3600 ? Math.floor(s / 60) + " min" : s < 86400 ? Math.floor(s / 3600) + " h" : Math.floor(s / 86400) + " d");
 
+  const NAME_FIRST = "Choose your name first (above).";
+  document.addEventListener("sg-name", () => { if ($("lobby-error").textContent === NAME_FIRST) $("lobby-error").textContent = ""; });
   let joining = false;  // a join is on its way: a second click would be refused as "someone else"
   async function join(g) {
     if (joining) return;
     $("lobby-error").textContent = "";
-    if (!SG.name()) { $("lobby-error").textContent = "Choose your name first (above)."; SG.askName(); return; }
+    if (!SG.name()) { $("lobby-error").textContent = NAME_FIRST; SG.askName(); return; }
     joining = true;
     try {
       const made = await SG.post("/api/games/" + g.id + "/join", { name: SG.name() });
@@ -39,8 +41,13 @@
     if (!data) return;
     fetched = performance.now();
     const keys = SG.keys();
+    SG.refill(body, () => fill(data.games, keys), $("lobby-empty"));
+    document.body.dataset.lobbyCount = data.games.length;
+  }
+
+  function fill(games, keys) {
     body.textContent = "";
-    for (const g of data.games) {
+    for (const g of games) {
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
       cell(tr, g.title);
@@ -64,8 +71,7 @@
       act.append(btn);
       body.append(tr);
     }
-    $("lobby-empty").hidden = data.games.length > 0;
-    document.body.dataset.lobbyCount = data.games.length;
+    $("lobby-empty").hidden = games.length > 0;
   }
 
   refresh();

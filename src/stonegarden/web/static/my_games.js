@@ -27,14 +27,26 @@
     });
     const rank = (r) => (r.turn ? 0 : r.g.result ? 2 : 1);
     rows.sort((a, b) => rank(a) - rank(b) || b.g.updated - a.g.updated);
+    SG.refill(body, () => fill(rows, keys));
+    const turns = rows.filter((r) => r.turn).length;
+    const going = rows.filter((r) => !r.g.result).map((r) => r.g.id).join(",");
+    if (going !== watching) {
+      if (stream) stream.close();
+      watching = going;
+      stream = going ? SG.live("/api/events?ids=" + going, later) : null;
+    }
+    document.title = (turns ? `(${turns}) Your turn · ` : "") + baseTitle;
+    document.body.dataset.turns = turns;
+  }
+
+  function fill(rows, keys) {
     body.textContent = "";
-    let turns = 0;
     for (const { g, seat, turn } of rows) {
       const other = String(3 - seat);
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
       tr.dataset.turn = turn;
-      if (turn) { tr.className = "your-turn"; turns++; }
+      if (turn) tr.className = "your-turn";
       cell(tr, turn ? "Your turn" : g.result ? (g.result.reason === "aborted" ? "Aborted" : "Over") : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
       cell(tr, g.game);
       cell(tr, g.names[seat] || "player " + seat, "You");
@@ -48,14 +60,6 @@
       cell(tr, "").append(a);
       body.append(tr);
     }
-    const going = rows.filter((r) => !r.g.result).map((r) => r.g.id).join(",");
-    if (going !== watching) {
-      if (stream) stream.close();
-      watching = going;
-      stream = going ? SG.live("/api/events?ids=" + going, later) : null;
-    }
-    document.title = (turns ? `(${turns}) Your turn · ` : "") + baseTitle;
-    document.body.dataset.turns = turns;
   }
 
   let pending = null;
