@@ -233,6 +233,7 @@ def test_a_worker_that_does_not_read_holds_up_neither_the_server_nor_its_job():
     async def main():
         async with running(workers=1) as p:
             pid = p.workers[0].proc.pid
+            threads = threading.active_count()
             os.kill(pid, signal.SIGSTOP)
             wake = threading.Timer(10.0, os.kill, (pid, signal.SIGCONT))  # never hang the tests
             wake.start()
@@ -248,6 +249,8 @@ def test_a_worker_that_does_not_read_holds_up_neither_the_server_nor_its_job():
             # the stopped worker never took it: it is ended, and its replacement answers
             assert answer["pid"] != pid and len(answer["pad"]) == 1024 * 1024
             assert not alive(pid)
+            await asyncio.sleep(0.2)
+            assert threading.active_count() == threads  # the ended worker's threads ended
 
     asyncio.run(main())
 

@@ -458,6 +458,7 @@ class JobPool:
         self._dispatch()
 
     def _on_exit(self, worker: _Worker, code: int) -> None:
+        worker.hang_up()  # its writer thread ends
         if worker in self.workers:
             self.workers.remove(worker)
         job = worker.job
