@@ -2,8 +2,9 @@
 progress, and a pool that replaces a worker that dies.
 
 Everything here runs on one asyncio event loop (the server's); two threads per worker only read
-that worker's messages and hand them to the loop, and write the loop's to it. Workers are started from the loop's thread,
-so their parent-death signal follows the server (see ``worker.py``).
+that worker's messages and hand them to the loop, and write the loop's to it (a worker that
+does not read holds nothing up). Workers are started from the loop's thread, so their
+parent-death signal follows the server (see ``worker.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import itertools
 import json
 import math
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from queue import SimpleQueue
 from typing import Any
 
 from ..errors import JobError, QueueFullError
@@ -107,10 +108,9 @@ class _Worker:
         self.warming: dict[str, Any] = {}
         self.job: Job | None = None
         self.ended_by = ""  # why it ended, when not by dying: "deadline", "cancel", "retired"
-
         #: the lines for it, which its writer thread writes: a worker that does not read
         #: (stopped, hung) holds up neither the event loop nor the other workers
-        self.outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.outbox: SimpleQueue[bytes | None] = SimpleQueue()
 
     def send(self, message: dict[str, Any]) -> None:
         self.outbox.put(json.dumps(message, ensure_ascii=True).encode() + b"\n")
