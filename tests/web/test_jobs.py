@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -219,6 +220,37 @@ def test_a_job_cancelled_as_it_is_sent_stops_without_ending_its_worker():
                 assert time.monotonic() - t0 < 0.5, "the stop was lost"
                 await ready(p)
             assert {w.proc.pid for w in p.workers} == pids  # never ended after the grace
+
+    asyncio.run(main())
+
+
+def test_a_worker_that_does_not_read_holds_up_neither_the_server_nor_its_job():
+    """A worker stopped (SIGSTOP) while idle: a job of large arguments (an upload of a
+    1 MiB record) sent to it filled the pipe, and the server's event loop waited on the write
+    for as long as the worker was stopped (for ever, for a hung one: no page answered). The
+    job is sent without blocking; at its deadline and the grace after it the worker is ended,
+    and the job, which it never took, goes to its replacement."""
+    async def main():
+        async with running(workers=1) as p:
+            pid = p.workers[0].proc.pid
+            threads = threading.active_count()
+            os.kill(pid, signal.SIGSTOP)
+            wake = threading.Timer(10.0, os.kill, (pid, signal.SIGCONT))  # never hang the tests
+            wake.start()
+            try:
+                t0 = time.monotonic()
+                job = p.submit("test-echo", {"pad": "x" * (1024 * 1024)}, client="a",
+                               deadline=0.5)
+                await asyncio.sleep(0.05)  # the loop goes on
+                assert time.monotonic() - t0 < 1.0
+                answer = await asyncio.wait_for(job.result(), 8)
+            finally:
+                wake.cancel()
+            # the stopped worker never took it: it is ended, and its replacement answers
+            assert answer["pid"] != pid and len(answer["pad"]) == 1024 * 1024
+            assert not alive(pid)
+            await asyncio.sleep(0.2)
+            assert threading.active_count() == threads  # the ended worker's threads ended
 
     asyncio.run(main())
 

@@ -368,3 +368,26 @@ def test_no_process_outlives_the_server_however_it_ends(tmp_path: Path, how: sig
         server.stop()
     assert server.proc is not None and descendants(server.proc.pid) == []
 
+
+
+def test_a_client_gone_before_its_body_arrived_leaves_no_traceback(tmp_path: Path):
+    """A client that sends part of an upload (or of a move) and goes away (a phone that lost
+    its network): the server logged "Exception in ASGI application" and a traceback ending
+    in ``ClientDisconnect`` each time, as for a bug. Nothing is logged; the server goes on."""
+    import socket
+
+    log = tmp_path / "serve.log"
+    server = Server(tmp_path / "games.db", None, log=log).start()
+    try:
+        before = log.read_text()
+        for path in ("/api/records", "/api/games"):
+            with socket.create_connection(("127.0.0.1", server.port)) as s:
+                s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                          '{"game": "blooms", "moves": ['.encode())
+                time.sleep(0.5)
+        created = create(server, ["human", "human"])
+        assert server.request("GET", f"/api/games/{created['id']}")[0] == 200
+        assert log.read_text() == before
+    finally:
+        server.stop()

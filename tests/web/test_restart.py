@@ -3,6 +3,8 @@ database, the game goes on where it was; live updates arrive as server-sent even
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
 import re
 import socket
@@ -186,5 +188,41 @@ def test_an_agent_to_move_after_a_restart_thinks_whoever_opens_its_game_first(tm
         assert status == 200
         assert not snap["paused"] and snap["notice"] == "", snap["notice"]
         assert snap["thinking"] is not None and snap["thinking"]["spec"] == "mcts:time=20"
+    finally:
+        server.stop()
+
+
+def test_a_request_waiting_for_a_job_as_the_server_stops_is_answered_503(tmp_path: Path):
+    """SIGTERM while a hint searches: the server waited 2 s for the request, then cancelled
+    it, and its client got uvicorn's plain "500 Internal Server Error". It is answered at
+    once, 503 with the reason, and the server stops."""
+    import threading
+
+    server = Server(tmp_path / "games.db", None, "--hint-agent", "mcts:time=20",
+                    "--hint-seconds", "30")
+    server.start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PARAMS, "seats": ["human", "random"]})
+        assert status == 201, made
+        gid, key = made["id"], made["secrets"]["1"]
+        answers: list[tuple[int, str]] = []
+
+        def ask() -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            conn.request("POST", f"/api/games/{gid}/hint", body=json.dumps({"secret": key}),
+                         headers={"Content-Type": "application/json"})
+            r = conn.getresponse()
+            answers.append((r.status, r.read().decode()))
+            conn.close()
+
+        asking = threading.Thread(target=ask)
+        asking.start()
+        time.sleep(1.0)
+        assert server.proc is not None
+        server.proc.terminate()
+        asking.join(30)
+        assert answers == [(503, '{"error":"the server is stopping"}')]
+        server.proc.wait(15)
     finally:
         server.stop()

@@ -259,3 +259,32 @@ def test_a_full_or_read_only_disk_gets_503_saying_so_and_nothing_unstored_is_ack
         assert [m["text"] for m in snap["moves"]] == acknowledged
     finally:
         server.stop()
+
+
+def test_a_file_another_program_holds_locked_gets_503_saying_so(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch):
+    """An SQLite browser holding a write transaction open on the games file: a move waited
+    and was refused with SQLite's bare `database is locked`; the message says who holds it,
+    and the move is made once the lock is let go."""
+    import sqlite3
+
+    from stonegarden.store import sqlite as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "BUSY_SECONDS", 0.5)
+    db = tmp_path / "games.db"
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": PEOPLE,
+                                               "seats": ["human", "human"]}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rd4"})
+        assert r.status_code == 503
+        assert r.json()["error"] == (f"{db}: database is locked (another program holds its "
+                                     "write lock: a change waited 0.5 s; an open transaction "
+                                     "in an SQLite browser, say)")
+        assert client.get(f"/api/games/{gid}").json()["length"] == 0
+        other.execute("ROLLBACK")
+        other.close()
+        r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rd4"})
+        assert r.status_code == 200 and r.json()["length"] == 1

@@ -1,9 +1,10 @@
 """The server's side of the workers: a bounded queue fair between clients, deadlines, cancel,
 progress, and a pool that replaces a worker that dies.
 
-Everything here runs on one asyncio event loop (the server's); a thread per worker only reads
-that worker's messages and hands them to the loop. Workers are started from the loop's thread,
-so their parent-death signal follows the server (see ``worker.py``).
+Everything here runs on one asyncio event loop (the server's); two threads per worker only read
+that worker's messages and hand them to the loop, and write the loop's to it (a worker that
+does not read holds nothing up). Workers are started from the loop's thread, so their
+parent-death signal follows the server (see ``worker.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from queue import SimpleQueue
 from typing import Any
 
 from ..errors import JobError, QueueFullError
@@ -106,14 +108,30 @@ class _Worker:
         self.warming: dict[str, Any] = {}
         self.job: Job | None = None
         self.ended_by = ""  # why it ended, when not by dying: "deadline", "cancel", "retired"
+        #: the lines for it, which its writer thread writes: a worker that does not read
+        #: (stopped, hung) holds up neither the event loop nor the other workers
+        self.outbox: SimpleQueue[bytes | None] = SimpleQueue()
 
     def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(message, ensure_ascii=True).encode() + b"\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            pass  # it died: its reader thread reports that
+        self.outbox.put(json.dumps(message, ensure_ascii=True).encode() + b"\n")
+
+    def hang_up(self) -> None:
+        """Close its standard input once what was sent before is written."""
+        self.outbox.put(None)
+
+    def write(self) -> None:
+        """In its writer thread: the lines sent, in order, until it hangs up or dies (its
+        reader thread reports that)."""
+        stdin = self.proc.stdin
+        assert stdin is not None
+        while (line := self.outbox.get()) is not None:
+            try:
+                stdin.write(line)
+                stdin.flush()
+            except (OSError, ValueError):
+                break
+        with contextlib.suppress(OSError, ValueError):
+            stdin.close()
 
 
 class JobPool:
@@ -167,6 +185,8 @@ class JobPool:
         self.workers.append(worker)
         threading.Thread(target=self._read, args=(worker,), daemon=True,
                          name=f"job-worker-{proc.pid}").start()
+        threading.Thread(target=worker.write, daemon=True,
+                         name=f"job-worker-{proc.pid}-in").start()
 
     def _read(self, worker: _Worker) -> None:
         """A worker's messages, handed to the loop; then its end."""
@@ -185,9 +205,10 @@ class JobPool:
         with contextlib.suppress(RuntimeError):  # a closed loop: the server is gone
             self._loop.call_soon_threadsafe(fn, *args)
 
-    async def close(self, timeout: float = 2.0) -> None:
-        """Fail every job, ask the workers to quit, and end those that have not after
-        ``timeout`` seconds."""
+    def stopping(self) -> None:
+        """The server is about to stop: fail every job not answered yet (a request waiting
+        for one is answered at once, before the server stops waiting for requests and
+        cancels them), stop those running, and take no more."""
         self.closing = True
         for queue in self._queues.values():
             for job in queue:
@@ -196,17 +217,22 @@ class JobPool:
         self._queues.clear()
         self._turns.clear()
         for worker in self.workers:
-            if worker.job is not None:
+            if worker.job is not None and not worker.job.future.done():
                 self._settle(worker.job, "failed", error=JobError("the server is stopping",
                                                                   "closing"))
+                worker.send({"op": "stop", "id": worker.job.id})
+
+    async def close(self, timeout: float = 2.0) -> None:
+        """Fail every job, ask the workers to quit, and end those that have not after
+        ``timeout`` seconds."""
+        self.stopping()
+        for worker in self.workers:
             if not worker.ready:  # still starting or warming up: nothing of it to keep
                 with contextlib.suppress(OSError):
                     worker.proc.kill()
                 continue
             worker.send({"op": "quit"})
-            if worker.proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    worker.proc.stdin.close()
+            worker.hang_up()
         t0 = time.monotonic()
         while any(w.proc.poll() is None for w in self.workers):
             if time.monotonic() - t0 > timeout:
@@ -432,6 +458,7 @@ class JobPool:
         self._dispatch()
 
     def _on_exit(self, worker: _Worker, code: int) -> None:
+        worker.hang_up()  # its writer thread ends
         if worker in self.workers:
             self.workers.remove(worker)
         job = worker.job

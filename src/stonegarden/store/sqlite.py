@@ -22,6 +22,8 @@ from .sql import PAUSED, SQLStore
 
 #: a disk with less free space than this is called full in a failure's message
 FULL_BELOW = 1024 * 1024
+#: seconds a change waits for another connection's write lock before it fails
+BUSY_SECONDS = 30.0
 
 
 class SQLiteStore(SQLStore):
@@ -51,7 +53,7 @@ class SQLiteStore(SQLStore):
     def _connect(self, check: bool = False) -> Iterator[sqlite3.Connection]:
         """A connection; any SQLite failure inside becomes a one-line :class:`StoreError`."""
         try:
-            con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            con = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open it ({self._cause(exc)})") from None
         con.row_factory = sqlite3.Row
@@ -72,9 +74,12 @@ class SQLiteStore(SQLStore):
     def _cause(self, exc: sqlite3.Error) -> str:
         """SQLite's words for a failure, with what the file system says where they hide it: a
         full disk reads as ``disk I/O error``, a read-only one as ``unable to open database
-        file``."""
+        file``; and who holds the file locked."""
         if not isinstance(exc, sqlite3.OperationalError):
             return str(exc)
+        if str(exc) == "database is locked":  # this server's own writes wait their turn
+            return (f"{exc} (another program holds its write lock: a change waited "
+                    f"{BUSY_SECONDS:g} s; an open transaction in an SQLite browser, say)")
         folder = self.path.parent
         try:
             fs = os.statvfs(folder)

@@ -179,7 +179,8 @@ class AgentTurns:
             svc.jobs.cancel(thinking.job)
             return
         except JobError as exc:
-            if live.thinking is thinking:
+            # the server stopping leaves the game as stored: it thinks again after the restart
+            if live.thinking is thinking and exc.reason != "closing":
                 self.pause(live, f"the agent {thinking.spec!r} did not move: {exc}; it is "
                                  "paused: undo, or let it move")
             return

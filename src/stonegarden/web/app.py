@@ -106,8 +106,10 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         svc = GameService(store, pool, budgets, hint_spec=hint_spec,
                           engine_ready=lambda: warming.ready)
         state["service"] = svc
-        app.state.begin_shutdown = svc.begin_shutdown
         loop = asyncio.get_running_loop()
+        # called from uvicorn's signal handler, which runs between any two steps of the loop's
+        # work: the shutdown's first steps are the loop's next
+        app.state.begin_shutdown = lambda: loop.call_soon_threadsafe(svc.begin_shutdown)
 
         def heard(what: str, gid: str) -> None:  # in the store's listening thread
             loop.call_soon_threadsafe(svc.elsewhere.changed, what, gid)

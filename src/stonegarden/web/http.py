@@ -7,7 +7,7 @@ import ipaddress
 import json
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -108,7 +108,8 @@ async def read_body(request: Request, limit: int = MAX_BODY,
     Raises:
         ApiError: 415 unless the body is declared as JSON (a cross-site HTML form cannot send
         that without a CORS preflight, which this server never grants), 413 for a larger body
-        (by Content-Length or by what arrives).
+        (by Content-Length or by what arrives), 400 when the client goes away before it all
+        arrived.
     """
     ctype = content_type(request)
     if ctype not in types:
@@ -122,11 +123,14 @@ async def read_body(request: Request, limit: int = MAX_BODY,
             raise ApiError(413, f"request body of {size} bytes is over the {limit}-byte limit")
     chunks: list[bytes] = []
     total = 0
-    async for chunk in request.stream():
-        total += len(chunk)
-        if total > limit:
-            raise ApiError(413, f"request body is over the {limit}-byte limit")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            total += len(chunk)
+            if total > limit:
+                raise ApiError(413, f"request body is over the {limit}-byte limit")
+            chunks.append(chunk)
+    except ClientDisconnect:  # no one hears the answer; it is not the server's fault
+        raise ApiError(400, "the client went away before its request's body arrived") from None
     return b"".join(chunks)
 
 

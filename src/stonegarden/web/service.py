@@ -668,8 +668,11 @@ class GameService:
 
     def begin_shutdown(self) -> None:
         """The server is about to stop: live-update streams end now (their pages reconnect to
-        the next server), so the shutdown does not wait for them."""
+        the next server), and requests waiting for a job (a hint, an upload) are answered 503,
+        so the shutdown waits for neither (it cancels the requests it waited 2 s for, and
+        their clients get a bare 500)."""
         self.closing = True
+        self.jobs.stopping()
         for gid in list(self.hub.listeners):
             self.hub.publish(gid)
 
