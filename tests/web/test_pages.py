@@ -106,6 +106,18 @@ def test_resignation_in_words(game_id, moves, words):
     assert view_for(game).outcome(game, final)["detail"] == words
 
 
+@pytest.mark.parametrize("win, words", [
+    ("enemy", "Blue closed a red blob (under these rules a closed blob wins for the other "
+              "colour)"),
+    ("either", "Blue completed Red's winning shape, which loses"),
+])
+def test_blobs_names_who_closed_the_blob(win, words):
+    """T3: Blue's g9M closes the red disc on h8. Under ``win=enemy`` that wins for Blue, the
+    player who closed it (not "Red closed a red blob")."""
+    game, final = finish("blobs", {"win": win}, ["h9M", "g8M", "g9M"])
+    assert view_for(game).outcome(game, final)["detail"] == words
+
+
 def test_no_outcome_while_the_game_goes_on():
     for game_id in available_games():
         game = make(game_id)

@@ -166,8 +166,9 @@ class BlobsView(BoardView):
         words = {
             "own-blob": f"{w} closed a {colour} blob",
             "white-circle": f"{w} completed a white circle",
-            "enemy-blob": f"{loser} closed a {('red', 'blue')[2 - winner] if winner else ''} "
-                          f"blob, which wins for {w}",
+            # the mover won: a closed blob of the other colour wins for that colour's opponent
+            "enemy-blob": f"{w} closed a {('red', 'blue')[2 - winner] if winner else ''} blob "
+                          "(under these rules a closed blob wins for the other colour)",
             "mover-gave-win": f"{loser} completed {w}'s winning shape, which loses",
             "pool-empty": "the dice ran out",
             "no-placement": "no die fits anywhere",
