@@ -219,6 +219,28 @@ def test_rules_index_and_pages_for_players(client):
     assert 'href="/rules"' in home  # the header's link is the index, not one game
 
 
+def test_a_rules_pages_parameters_read_as_the_command_line_takes_them(client):
+    """Defaults as ``--param`` takes them and ``stonegarden games`` writes them (not Python's
+    ``()``, ``(0, 0)``, ``False``, ``None``), with the values each parameter takes."""
+    def rows(game_id):
+        table = client.get(f"/rules/{game_id}").text.split('id="params-table"')[1]
+        table = table.split("</table>")[0]
+        return {re.sub("<[^>]+>", "", cells[0]): [re.sub("<[^>]+>", "", c) for c in cells[1:3]]
+                for cells in (re.findall(r"<td>(.*?)</td>", row)
+                              for row in table.split("<tr>")[2:])}
+
+    race = rows("blooms")
+    assert race["holes"] == ["empty", "up to 400 names"]
+    assert race["start_scores"] == ["0,0", "two integers, each 0..999"]
+    assert race["size"] == ["4", "2..12"] and race["target"] == ["15", "1..1000"]
+    territory = rows("blooms-territory")
+    assert territory["superko"] == ["false", "true, false"]
+    assert territory["max_turns"] == ["none", "1..10000"]
+    assert rows("freego")["ko"] == ["simple", "none, simple, superko"]
+    assert rows("bridgego")["max_turns"] == ["324", "1..10000"]
+    assert rows("blobs")["tumbling"] == ["false", "true, false"]
+
+
 def test_player_doc_keeps_the_rules_and_drops_what_players_lack():
     md = ("# G\n\nIntro.\n\nThe authoritative text is `shared/spec/g.md`.\n\n## Rules\n\n"
           "Play (`games/g/rules.py`). See `docs/games/freego.md`.\n\n## Implementation\n\n"
