@@ -28,6 +28,23 @@ def test_default_target_is_round_size_squared_over_8(size, target):
     assert stonegarden.make("freego", size=size).params["target"] == target
 
 
+def test_the_docs_default_targets_are_the_games():
+    """The decisions table's targets per size, and its sizes where rounding half up would give
+    one more (10×10, 14×14 and 18×18 as well as 6×6), are the game's."""
+    import math
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "games" / "freego.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| Default target |"))
+    listed = re.findall(r"(\*\*)?(\d+) on (\d+)×\3", row)
+    assert len(listed) >= 10
+    for bold, target, size in listed:
+        assert stonegarden.make("freego", size=int(size)).params["target"] == int(target), size
+    half_up = {n for n in range(5, 20) if math.floor(n * n / 8 + 0.5) != round(n * n / 8)}
+    assert {int(size) for bold, _, size in listed if bold} == half_up == {6, 10, 14, 18}
+
+
 def test_defaults_are_9x9_target_10_and_simple_ko():
     g = stonegarden.make("freego")
     assert g.params == {"size": 9, "target": 10, "ko": "simple"}
