@@ -241,6 +241,18 @@ def test_a_rules_pages_parameters_read_as_the_command_line_takes_them(client):
     assert rows("blobs")["tumbling"] == ["false", "true, false"]
 
 
+def test_a_rules_pages_first_picture_is_captioned_as_what_it_shows():
+    """Blobs starts with Red's opening die on the table, not an empty board; a Go board is
+    labelled by its columns and rows, not cell by cell."""
+    from stonegarden.web.pages import sample_pictures
+
+    first = {g: sample_pictures(g, moves=0)[0] for g in ("blooms", "freego", "blobs")}
+    assert first["blobs"]["caption"].startswith("The opening position: Red's die on h8")
+    assert 'data-cell="h8"' in first["blobs"]["svg"]
+    assert first["blooms"]["caption"] == "The empty board, with every cell named"
+    assert "every cell named" not in first["freego"]["caption"]
+
+
 def test_player_doc_keeps_the_rules_and_drops_what_players_lack():
     md = ("# G\n\nIntro.\n\nThe authoritative text is `shared/spec/g.md`.\n\n## Rules\n\n"
           "Play (`games/g/rules.py`). See `docs/games/freego.md`.\n\n## Implementation\n\n"

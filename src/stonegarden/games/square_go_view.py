@@ -61,6 +61,7 @@ def _cells(state: State) -> np.ndarray:
 
 class SquareView(BoardView):
     kind = "point"
+    start_caption = "The empty board, with its columns' letters and rows' numbers"
     click_to_play = True
     player_classes = ("p-black", "p-white")
 

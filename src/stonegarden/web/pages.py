@@ -87,7 +87,7 @@ def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
     game = make(game_id)
     view = view_for(game)
     s = game.initial_state()
-    pics = [{"caption": "The empty board, with every cell named",
+    pics = [{"caption": view.start_caption,
              "svg": view.svg(game, s, Marks())}]
     agent = make_agent("random:seed=7")
     before, last = s, ""

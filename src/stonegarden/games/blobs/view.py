@@ -50,6 +50,8 @@ class BlobsView(BoardView):
     kind = "die-face"  # a frontier cell, then one of the faces that fit it
     click_to_play = True
     player_classes = ("p-red", "p-blue")
+    start_caption = ("The opening position: Red's die on h8, already placed, with the files and "
+                     "ranks next to it")
     #: pixels per die: the board keeps this scale however many dice it shows
     CELL = 72
 

@@ -107,6 +107,7 @@ def swatch(letter: str, size: int = 28) -> str:
 
 class HexColoursView(BoardView):
     kind = "hex-two-colour"
+    start_caption = "The empty board, with every cell named"
     player_classes = ("p-red", "p-black")
 
     def player_colours(self, game: Game) -> tuple[str, str]:
