@@ -118,6 +118,23 @@ def test_blobs_names_who_closed_the_blob(win, words):
     assert view_for(game).outcome(game, final)["detail"] == words
 
 
+def test_a_handicap_is_not_counted_as_captures():
+    """The docs' Blooms record with player 2 given a point: its first capture reaches the
+    target of 2, one stone captured, not two."""
+    moves = ["Re1", "Ka2,Ge3", "Rc4,Yc1", "Kc2,Gb2", "Rc3,Ya1", "Kd4,Gb1"]
+    game, final = finish("blooms", {"size": 3, "target": 2, "start_scores": [0, 1]}, moves)
+    assert game.scores(final) == (0, 2)
+    assert view_for(game).outcome(game, final)["detail"] == (
+        "Player 2 captured 1 stone and was given 1 at the start: 2 (the target is 2)")
+    game, final = finish("blooms", {"size": 3, "target": 1}, moves)
+    assert view_for(game).outcome(game, final)["detail"] == (
+        "Player 2 captured 1 stone (the target is 1)")
+    game, final = finish("freego", {"size": 5, "target": 1},
+                         ["B5", "E1", "A4", "C3", "B3", "A5", "B2"])
+    assert view_for(game).outcome(game, final)["detail"] == (
+        "Black captured 1 stone (the target is 1)")
+
+
 def test_no_outcome_while_the_game_goes_on():
     for game_id in available_games():
         game = make(game_id)
