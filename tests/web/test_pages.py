@@ -96,6 +96,20 @@ def test_blobs_draws_the_dice_round_the_closed_blob_and_says_what_won():
     assert out["detail"] != out["reason"].replace("-", " ")  # words, not the code
 
 
+@pytest.mark.parametrize("win, says", [
+    ("either", "a closed blob, or a white circle ringed by one colour, wins for that colour"),
+    ("white", "a white circle ringed by one colour wins for that colour"),
+    ("own", "a closed blob wins for its colour"),
+    ("enemy", "a closed blob wins for the other colour"),
+])
+def test_blobs_says_what_wins_under_its_win_rule(win, says):
+    """The line over the board said "close a blob to win" under every ``win`` rule: under
+    ``enemy`` closing a blob of your colour loses, and under ``white`` it does nothing."""
+    game = make("blobs", win=win)
+    label = view_for(game).score_track(game, game.initial_state())["label"]
+    assert label == f"No score: {says} · dice left: 47"
+
+
 @pytest.mark.parametrize("game_id, moves, words", [
     ("blooms", ["Rd4", "resign"], "Player 2 resigned"),
     ("freego", ["E5", "resign"], "White resigned"),

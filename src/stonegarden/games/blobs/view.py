@@ -46,6 +46,15 @@ def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
     return re.sub(r'class="([^"]*)" data-cell="([^"]+)"(?: data-placement="([^"]+)")?', repl, svg)
 
 
+#: what wins under each ``win`` parameter, in words (docs/games/blobs.md's table)
+WIN_WORDS = {
+    "either": "a closed blob, or a white circle ringed by one colour, wins for that colour",
+    "white": "a white circle ringed by one colour wins for that colour",
+    "own": "a closed blob wins for its colour",
+    "enemy": "a closed blob wins for the other colour",
+}
+
+
 class BlobsView(BoardView):
     kind = "die-face"  # a frontier cell, then one of the faces that fit it
     click_to_play = True
@@ -157,7 +166,8 @@ class BlobsView(BoardView):
     def score_track(self, game: Game, state: State) -> dict[str, Any]:
         left = getattr(state, "dice_left", None)
         return {"scores": [], "target": None, "colours": list(self.player_classes),
-                "label": "No score: close a blob to win" + (
+                "label": "No score: " + WIN_WORDS.get(game.params.get("win", "either"),
+                                                      WIN_WORDS["either"]) + (
                     f" · dice left: {left}" if left is not None else "")}
 
     def reason_words(self, game: Game, state: State, reason: str, winner: int,
