@@ -223,6 +223,24 @@ def test_games_lists_every_game_with_parameters():
     assert "superko (default false)" in territory and "()" not in out.stdout
 
 
+def test_games_gives_the_values_each_parameter_takes():
+    """What an out-of-range value's error would say, before it is given; not for a choice
+    whose words already name every value."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["games"]).output
+    race = out.split("blooms-territory:")[0]
+    assert "size (default 4): cells per side of the hexhex board [2..12]" in race
+    assert "[1..1000]" in race and "[up to 400 names]" in race
+    assert "start_scores (default 0,0): scores at the start (handicap), each below the " \
+           "target [two integers, each 0..999]" in race
+    assert "size (default 9): points per side of the square board [3..19]" in out
+    assert "[before-self-capture, after-self-capture]" in out and "[1..225]" in out
+    assert "ko rule: simple, superko or none\n" in out and "[true, false]" not in out
+
+
 @pytest.mark.slow
 def test_version():
     out = run_cli("--version")

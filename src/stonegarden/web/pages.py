@@ -12,7 +12,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from ..agents.registry import make_agent
-from ..core.params import Param, value_text
+from ..core.params import value_text
 from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
@@ -113,20 +113,6 @@ def _default_text(value: Any) -> str:
     return "none" if value is None else value_text(value)
 
 
-def param_range(p: Param) -> str:
-    """The values a parameter takes, in the form ``--param`` reads them ("1..1000",
-    "simple, superko, none")."""
-    if p.kind == "choice":
-        return ", ".join(p.choices)
-    if p.kind == "bool":
-        return "true, false"
-    if p.kind == "str_list":
-        return f"up to {p.high} names" if p.high is not None else "names"
-    if p.kind == "int_pair":
-        return f"two integers, each {p.range_text()}"
-    return p.range_text()
-
-
 def rules_context(game_id: str) -> dict[str, Any]:
     cls = game_class(game_id)
     game = make(game_id)
@@ -136,7 +122,7 @@ def rules_context(game_id: str) -> dict[str, Any]:
         "doc": doc_html(game_id),
         "summary": (cls.__doc__ or "").strip().replace("``", ""),
         "params": [{"name": p.name, "doc": p.doc, "default": _default_text(game.params[p.name]),
-                    "range": param_range(p)} for p in cls.param_specs],
+                    "range": p.values_text()} for p in cls.param_specs],
         "pictures": sample_pictures(game_id),
         "legend": view_for(game).legend(game),
     }
