@@ -39,7 +39,7 @@ def test_the_docs_default_targets_are_the_games():
     row = next(line for line in doc.splitlines() if line.startswith("| Default target |"))
     listed = re.findall(r"(\*\*)?(\d+) on (\d+)×\3", row)
     assert len(listed) >= 10
-    for bold, target, size in listed:
+    for _, target, size in listed:
         assert stonegarden.make("freego", size=int(size)).params["target"] == int(target), size
     half_up = {n for n in range(5, 20) if math.floor(n * n / 8 + 0.5) != round(n * n / 8)}
     assert {int(size) for bold, _, size in listed if bold} == half_up == {6, 10, 14, 18}
