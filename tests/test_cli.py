@@ -241,6 +241,23 @@ def test_games_gives_the_values_each_parameter_takes():
     assert "ko rule: simple, superko or none\n" in out and "[true, false]" not in out
 
 
+def test_replay_ends_with_the_score_that_decided_a_territory_game(tmp_path):
+    """The diagram's status line holds the capture scores, 0,0 under the territory rules: the
+    result line gives the board score that won (as the terminal game's end does)."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    path = tmp_path / "territory.json"
+    path.write_text(json.dumps({
+        "format": "stonegarden-record", "version": 1, "game": "blooms-territory",
+        "params": {"size": 3}, "moves": ["Yb3", "Ka2,Gb1", "Rd4,Yc1", "Kd2", "Rc3,Ya1",
+                                         "Kb2,Ge1", "Rb4,Yc4", "pass", "pass"]}))
+    out = CliRunner().invoke(cli, ["replay", str(path)]).output
+    assert "scores=0,0 ply=9" in out
+    assert out.rstrip().endswith("result: winner 1 (two-passes); scores 7 : 6")
+
+
 @pytest.mark.slow
 def test_version():
     out = run_cli("--version")
