@@ -302,3 +302,25 @@ def test_the_quick_has_a_move_check_never_claims_a_move_that_is_not_there(ko):
     assert quick > 0, "the quick answer was used"
     if ko != "none":  # without ko only a full board, which these games do not reach, needs it
         assert full > 0, "the legal points were needed near the end"
+
+
+# -- the docs' examples ---------------------------------------------------------------------------
+@pytest.mark.parametrize("ko", ["simple", "superko", "none"])
+def test_the_docs_ko_example_plays_as_it_says(ko):
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "games" / "freego.md").read_text()
+    example = doc.split("## Examples", 1)[1].split("\n## ", 1)[0]
+    g = stonegarden.make("freego", size=5, ko=ko)
+    start = g.parse_position("....X/.XO../XO.O./.XO../..... 1 0,0 8")
+    assert g.diagram(start) in example and f"`{g.position_text(start)}`" in example
+    took = g.play_text(start, "C3")
+    assert took.scores == (1, 0)
+    if ko == "none":
+        assert g.play_text(took, "B3").captured == 1
+    else:
+        with pytest.raises(IllegalMoveError, match="ko"):
+            g.play_text(took, "B3")
+    later = play(g, took, "E1", "A1", "B3")
+    assert later.captured == 1 and later.scores == (1, 1)
+    assert g.play_text(g.parse_position(g.position_text(took)), "B3").captured == 1
