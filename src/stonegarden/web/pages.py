@@ -82,8 +82,8 @@ def doc_html(game_id: str) -> str | None:
 
 
 def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
-    """The empty board and a position after a few seeded random moves, with the last move
-    and its captures marked."""
+    """The start position (captioned by the board view) and a position after a few seeded
+    random moves, with the last move and its captures marked."""
     game = make(game_id)
     view = view_for(game)
     s = game.initial_state()
