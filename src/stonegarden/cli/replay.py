@@ -20,7 +20,6 @@ from ..core.record import (
     replay_rows,
 )
 from ..errors import RecordError, StonegardenError, quote
-from ..terminal.play import keeps_scores
 from .common import whole_record_error
 
 
@@ -48,6 +47,8 @@ def replay(record_path: str, as_json: bool) -> None:
             said = "a draw" if winner == 0 else f"winner {winner}"  # "winner 0" read as a player
             # the score that decided it (the territory rules' board score, which the diagram's
             # capture scores do not show), as the terminal game's end says it
+            from ..terminal.play import keeps_scores
+
             s1, s2 = game.scores(final)
             scores = f"; scores {s1} : {s2}" if keeps_scores(game, final) else ""
             click.echo(f"result: {said} ({game.result_reason(final)}){scores}")
