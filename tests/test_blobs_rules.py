@@ -352,6 +352,24 @@ def test_draw_when_the_player_to_move_has_no_legal_placement():
     assert (game.winner(after), game.result_reason(after)) == (0, "no-placement")
 
 
+def test_more_dice_than_the_default_box_holds_can_fill_it():
+    """With 100 dice the 8 x 8 box fills up while dice remain (the docs said only a smaller box
+    could): a draw, as for a small box."""
+    game = stonegarden.make("blobs", dice=100, win="white")
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        s = game.initial_state()
+        while not game.is_terminal(s):
+            acts = game.legal_actions(s)
+            s = game.play(s, int(acts[rng.integers(len(acts))]))
+        if game.result_reason(s) == "no-placement":
+            break
+    assert (game.winner(s), game.result_reason(s)) == (0, "no-placement")
+    assert len(s.placements()) == 64 and s.dice_left > 0
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "games" / "blobs.md").read_text()
+    assert "`max_grid`² < `dice`" in doc and "smaller box can fill up" not in doc
+
+
 @pytest.mark.parametrize(("params", "reason"), [({"dice": 1}, "pool-empty"),
                                                 ({"max_grid": 1}, "no-placement")])
 def test_degenerate_parameters_draw_before_the_first_move(params, reason):

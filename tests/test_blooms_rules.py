@@ -458,3 +458,38 @@ def test_an_unreadable_stone_is_named_once():
     with pytest.raises(NotationError) as two:
         game.parse_move(state, "Rd4,foo")
     assert str(two.value) == "'Rd4,foo': 'foo' is not a stone (colour letter then cell)"
+
+
+# -- the docs' examples ---------------------------------------------------------------------------
+def test_the_docs_examples_play_as_they_say():
+    """docs/games/blooms.md's examples: each position and diagram is on the page, and the moves
+    do what its words say."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "games" / "blooms.md").read_text()
+    examples = doc.split("## Examples", 1)[1].split("\n## ", 1)[0]
+    g, t = race(size=3), territory(size=3)
+
+    both = ".../..../...../R.../K.. 1 0,0 2 0 0"
+    s = g.parse_position(both)
+    assert f"`{both}`" in examples and g.diagram(s).rsplit("\n", 1)[0] in examples
+    assert [g.play_text(s, m).scores for m in ("Ra2", "Yb2", "Ra2,Yb2")] == [(0, 0), (0, 0),
+                                                                              (1, 0)]
+
+    waits = "R../..../...../GK../.K. 1 0,0 4 0 0"
+    s = g.parse_position(waits)
+    assert f"`{waits}`" in examples and g.diagram(s).rsplit("\n", 1)[0] in examples
+    fenced = g.play_text(s, "Ra1")
+    assert fenced.captured == 0 and g.position_text(fenced).startswith("R../..../...../GK../RK.")
+    after = g.play_text(fenced, "Ke3")
+    assert after.captured == 1 and after.scores == (0, 1)
+
+    first = ".../..../...../GRR./.KR 1 0,0 4 0 0"
+    s = t.parse_position(first)
+    assert f"`{first}`" in examples and t.diagram(s).rsplit("\n", 1)[0] in examples
+    legal = t.play_text(s, "Ya1")
+    assert legal.captured == 1 and t.scores(legal) == (5, 1)
+    without = ".../..../...../GR../.KR 1 0,0 4 0 0"
+    assert f"`{without}`" in examples
+    with pytest.raises(IllegalMoveError, match="self-fencing"):
+        t.play_text(t.parse_position(without), "Ya1")

@@ -223,6 +223,41 @@ def test_games_lists_every_game_with_parameters():
     assert "superko (default false)" in territory and "()" not in out.stdout
 
 
+def test_games_gives_the_values_each_parameter_takes():
+    """What an out-of-range value's error would say, before it is given; not for a choice
+    whose words already name every value."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["games"]).output
+    race = out.split("blooms-territory:")[0]
+    assert "size (default 4): cells per side of the hexhex board [2..12]" in race
+    assert "[1..1000]" in race and "[up to 400 names]" in race
+    assert "start_scores (default 0,0): scores at the start (handicap), each below the " \
+           "target [two integers, each 0..999]" in race
+    assert "size (default 9): points per side of the square board [3..19]" in out
+    assert "[before-self-capture, after-self-capture]" in out and "[1..225]" in out
+    assert "ko rule: simple, superko or none\n" in out and "[true, false]" not in out
+
+
+def test_replay_ends_with_the_score_that_decided_a_territory_game(tmp_path):
+    """The diagram's status line holds the capture scores, 0,0 under the territory rules: the
+    result line gives the board score that won (as the terminal game's end does)."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    path = tmp_path / "territory.json"
+    path.write_text(json.dumps({
+        "format": "stonegarden-record", "version": 1, "game": "blooms-territory",
+        "params": {"size": 3}, "moves": ["Yb3", "Ka2,Gb1", "Rd4,Yc1", "Kd2", "Rc3,Ya1",
+                                         "Kb2,Ge1", "Rb4,Yc4", "pass", "pass"]}))
+    out = CliRunner().invoke(cli, ["replay", str(path)]).output
+    assert "scores=0,0 ply=9" in out
+    assert out.rstrip().endswith("result: winner 1 (two-passes); scores 7 : 6")
+
+
 @pytest.mark.slow
 def test_version():
     out = run_cli("--version")

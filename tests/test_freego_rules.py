@@ -28,6 +28,23 @@ def test_default_target_is_round_size_squared_over_8(size, target):
     assert stonegarden.make("freego", size=size).params["target"] == target
 
 
+def test_the_docs_default_targets_are_the_games():
+    """The decisions table's targets per size, and its sizes where rounding half up would give
+    one more (10×10, 14×14 and 18×18 as well as 6×6), are the game's."""
+    import math
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "games" / "freego.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| Default target |"))
+    listed = re.findall(r"(\*\*)?(\d+) on (\d+)×\3", row)
+    assert len(listed) >= 10
+    for _, target, size in listed:
+        assert stonegarden.make("freego", size=int(size)).params["target"] == int(target), size
+    half_up = {n for n in range(5, 20) if math.floor(n * n / 8 + 0.5) != round(n * n / 8)}
+    assert {int(size) for bold, _, size in listed if bold} == half_up == {6, 10, 14, 18}
+
+
 def test_defaults_are_9x9_target_10_and_simple_ko():
     g = stonegarden.make("freego")
     assert g.params == {"size": 9, "target": 10, "ko": "simple"}
@@ -285,3 +302,25 @@ def test_the_quick_has_a_move_check_never_claims_a_move_that_is_not_there(ko):
     assert quick > 0, "the quick answer was used"
     if ko != "none":  # without ko only a full board, which these games do not reach, needs it
         assert full > 0, "the legal points were needed near the end"
+
+
+# -- the docs' examples ---------------------------------------------------------------------------
+@pytest.mark.parametrize("ko", ["simple", "superko", "none"])
+def test_the_docs_ko_example_plays_as_it_says(ko):
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "games" / "freego.md").read_text()
+    example = doc.split("## Examples", 1)[1].split("\n## ", 1)[0]
+    g = stonegarden.make("freego", size=5, ko=ko)
+    start = g.parse_position("....X/.XO../XO.O./.XO../..... 1 0,0 8")
+    assert g.diagram(start) in example and f"`{g.position_text(start)}`" in example
+    took = g.play_text(start, "C3")
+    assert took.scores == (1, 0)
+    if ko == "none":
+        assert g.play_text(took, "B3").captured == 1
+    else:
+        with pytest.raises(IllegalMoveError, match="ko"):
+            g.play_text(took, "B3")
+    later = play(g, took, "E1", "A1", "B3")
+    assert later.captured == 1 and later.scores == (1, 1)
+    assert g.play_text(g.parse_position(g.position_text(took)), "B3").captured == 1

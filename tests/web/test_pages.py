@@ -99,6 +99,20 @@ def test_blobs_draws_the_dice_round_the_closed_blob_and_says_what_won():
     assert out["detail"] != out["reason"].replace("-", " ")  # words, not the code
 
 
+@pytest.mark.parametrize("win, says", [
+    ("either", "a closed blob, or a white circle ringed by one colour, wins for that colour"),
+    ("white", "a white circle ringed by one colour wins for that colour"),
+    ("own", "a closed blob wins for its colour"),
+    ("enemy", "a closed blob wins for the other colour"),
+])
+def test_blobs_says_what_wins_under_its_win_rule(win, says):
+    """The line over the board said "close a blob to win" under every ``win`` rule: under
+    ``enemy`` closing a blob of your colour loses, and under ``white`` it does nothing."""
+    game = make("blobs", win=win)
+    label = view_for(game).score_track(game, game.initial_state())["label"]
+    assert label == f"No score: {says} · dice left: 47"
+
+
 @pytest.mark.parametrize("game_id, moves, words", [
     ("blooms", ["Rd4", "resign"], "Player 2 resigned"),
     ("freego", ["E5", "resign"], "White resigned"),
@@ -107,6 +121,35 @@ def test_blobs_draws_the_dice_round_the_closed_blob_and_says_what_won():
 def test_resignation_in_words(game_id, moves, words):
     game, final = finish(game_id, {}, moves)
     assert view_for(game).outcome(game, final)["detail"] == words
+
+
+@pytest.mark.parametrize("win, words", [
+    ("enemy", "Blue closed a red blob (under these rules a closed blob wins for the other "
+              "colour)"),
+    ("either", "Blue completed Red's winning shape, which loses"),
+])
+def test_blobs_names_who_closed_the_blob(win, words):
+    """T3: Blue's g9M closes the red disc on h8. Under ``win=enemy`` that wins for Blue, the
+    player who closed it (not "Red closed a red blob")."""
+    game, final = finish("blobs", {"win": win}, ["h9M", "g8M", "g9M"])
+    assert view_for(game).outcome(game, final)["detail"] == words
+
+
+def test_a_handicap_is_not_counted_as_captures():
+    """The docs' Blooms record with player 2 given a point: its first capture reaches the
+    target of 2, one stone captured, not two."""
+    moves = ["Re1", "Ka2,Ge3", "Rc4,Yc1", "Kc2,Gb2", "Rc3,Ya1", "Kd4,Gb1"]
+    game, final = finish("blooms", {"size": 3, "target": 2, "start_scores": [0, 1]}, moves)
+    assert game.scores(final) == (0, 2)
+    assert view_for(game).outcome(game, final)["detail"] == (
+        "Player 2 captured 1 stone and was given 1 at the start: 2 (the target is 2)")
+    game, final = finish("blooms", {"size": 3, "target": 1}, moves)
+    assert view_for(game).outcome(game, final)["detail"] == (
+        "Player 2 captured 1 stone (the target is 1)")
+    game, final = finish("freego", {"size": 5, "target": 1},
+                         ["B5", "E1", "A4", "C3", "B3", "A5", "B2"])
+    assert view_for(game).outcome(game, final)["detail"] == (
+        "Black captured 1 stone (the target is 1)")
 
 
 def test_no_outcome_while_the_game_goes_on():
@@ -208,6 +251,40 @@ def test_rules_index_and_pages_for_players(client):
         assert f'href="/?game={game_id}"' in rules
     home = client.get("/").text
     assert 'href="/rules"' in home  # the header's link is the index, not one game
+
+
+def test_a_rules_pages_parameters_read_as_the_command_line_takes_them(client):
+    """Defaults as ``--param`` takes them and ``stonegarden games`` writes them (not Python's
+    ``()``, ``(0, 0)``, ``False``, ``None``), with the values each parameter takes."""
+    def rows(game_id):
+        table = client.get(f"/rules/{game_id}").text.split('id="params-table"')[1]
+        table = table.split("</table>")[0]
+        return {re.sub("<[^>]+>", "", cells[0]): [re.sub("<[^>]+>", "", c) for c in cells[1:3]]
+                for cells in (re.findall(r"<td>(.*?)</td>", row)
+                              for row in table.split("<tr>")[2:])}
+
+    race = rows("blooms")
+    assert race["holes"] == ["empty", "up to 400 names"]
+    assert race["start_scores"] == ["0,0", "two integers, each 0..999"]
+    assert race["size"] == ["4", "2..12"] and race["target"] == ["15", "1..1000"]
+    territory = rows("blooms-territory")
+    assert territory["superko"] == ["false", "true, false"]
+    assert territory["max_turns"] == ["none", "1..10000"]
+    assert rows("freego")["ko"] == ["simple", "none, simple, superko"]
+    assert rows("bridgego")["max_turns"] == ["324", "1..10000"]
+    assert rows("blobs")["tumbling"] == ["false", "true, false"]
+
+
+def test_a_rules_pages_first_picture_is_captioned_as_what_it_shows():
+    """Blobs starts with Red's opening die on the table, not an empty board; a Go board is
+    labelled by its columns and rows, not cell by cell."""
+    from stonegarden.web.pages import sample_pictures
+
+    first = {g: sample_pictures(g, moves=0)[0] for g in ("blooms", "freego", "blobs")}
+    assert first["blobs"]["caption"].startswith("The opening position: Red's die on h8")
+    assert 'data-cell="h8"' in first["blobs"]["svg"]
+    assert first["blooms"]["caption"] == "The empty board, with every cell named"
+    assert "every cell named" not in first["freego"]["caption"]
 
 
 def test_player_doc_keeps_the_rules_and_drops_what_players_lack():

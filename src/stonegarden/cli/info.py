@@ -19,5 +19,8 @@ def games() -> None:
             # as --param takes it; no declared default: derived from the others, or none at all
             default = value_text(p.default) if p.default is not None else (
                 "none" if resolved[p.name] is None else "derived")
-            click.echo(f"    {p.name} (default {default}): {p.doc}")
+            # the values it takes, unless the words name them all already
+            named = p.kind == "bool" or (p.kind == "choice" and all(c in p.doc for c in p.choices))
+            values = "" if named else p.values_text()
+            click.echo(f"    {p.name} (default {default}): {p.doc}" + (f" [{values}]" if values else ""))
 

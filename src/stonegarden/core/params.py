@@ -52,6 +52,19 @@ class Param:
             return ""
         return f"{'' if self.low is None else self.low}..{'' if self.high is None else self.high}"
 
+    def values_text(self) -> str:
+        """The values the parameter takes, in the form ``--param`` reads them (``1..1000``,
+        ``simple, superko, none``, ``true, false``)."""
+        if self.kind == "choice":
+            return ", ".join(self.choices)
+        if self.kind == "bool":
+            return "true, false"
+        if self.kind == "str_list":
+            return f"up to {self.high} names" if self.high is not None else "names"
+        if self.kind == "int_pair":
+            return f"two integers, each {self.range_text()}"
+        return self.range_text()
+
     def _out_of_range(self, value: Any) -> ParameterError:
         values = value if isinstance(value, list) else [value]
         side = (f"below {self.low}" if self.low is not None and min(values) < self.low

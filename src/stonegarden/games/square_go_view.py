@@ -61,6 +61,7 @@ def _cells(state: State) -> np.ndarray:
 
 class SquareView(BoardView):
     kind = "point"
+    start_caption = "The empty board, with its columns' letters and rows' numbers"
     click_to_play = True
     player_classes = ("p-black", "p-white")
 
@@ -201,7 +202,8 @@ class SquareView(BoardView):
                      names: tuple[str, str]) -> str:
         s = game.scores(state)
         if reason == "target" and winner:
-            return (f"{names[winner - 1]} captured {s[winner - 1]} stones "
+            n = s[winner - 1]
+            return (f"{names[winner - 1]} captured {n} stone{'' if n == 1 else 's'} "
                     f"(the target is {game.params.get('target')})")
         if reason == "bridge" and winner:
             return f"{names[winner - 1]} joined {self._sides(game, state)}"

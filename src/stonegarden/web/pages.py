@@ -12,6 +12,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from ..agents.registry import make_agent
+from ..core.params import value_text
 from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
@@ -81,12 +82,12 @@ def doc_html(game_id: str) -> str | None:
 
 
 def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
-    """The empty board and a position after a few seeded random moves, with the last move
-    and its captures marked."""
+    """The start position (captioned by the board view) and a position after a few seeded
+    random moves, with the last move and its captures marked."""
     game = make(game_id)
     view = view_for(game)
     s = game.initial_state()
-    pics = [{"caption": "The empty board, with every cell named",
+    pics = [{"caption": view.start_caption,
              "svg": view.svg(game, s, Marks())}]
     agent = make_agent("random:seed=7")
     before, last = s, ""
@@ -107,6 +108,11 @@ def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
     return pics
 
 
+def _default_text(value: Any) -> str:
+    """A parameter's default as ``stonegarden games`` writes it (``none``, ``false``, ``0,0``)."""
+    return "none" if value is None else value_text(value)
+
+
 def rules_context(game_id: str) -> dict[str, Any]:
     cls = game_class(game_id)
     game = make(game_id)
@@ -115,8 +121,8 @@ def rules_context(game_id: str) -> dict[str, Any]:
         "title": cls.title,
         "doc": doc_html(game_id),
         "summary": (cls.__doc__ or "").strip().replace("``", ""),
-        "params": [{"name": p.name, "doc": p.doc, "default": game.params[p.name]}
-                   for p in cls.param_specs],
+        "params": [{"name": p.name, "doc": p.doc, "default": _default_text(game.params[p.name]),
+                    "range": p.values_text()} for p in cls.param_specs],
         "pictures": sample_pictures(game_id),
         "legend": view_for(game).legend(game),
     }

@@ -46,10 +46,21 @@ def _add_classes(svg: str, classes: dict[str, list[str]]) -> str:
     return re.sub(r'class="([^"]*)" data-cell="([^"]+)"(?: data-placement="([^"]+)")?', repl, svg)
 
 
+#: what wins under each ``win`` parameter, in words (docs/games/blobs.md's table)
+WIN_WORDS = {
+    "either": "a closed blob, or a white circle ringed by one colour, wins for that colour",
+    "white": "a white circle ringed by one colour wins for that colour",
+    "own": "a closed blob wins for its colour",
+    "enemy": "a closed blob wins for the other colour",
+}
+
+
 class BlobsView(BoardView):
     kind = "die-face"  # a frontier cell, then one of the faces that fit it
     click_to_play = True
     player_classes = ("p-red", "p-blue")
+    start_caption = ("The opening position: Red's die on h8, already placed, with the files and "
+                     "ranks next to it")
     #: pixels per die: the board keeps this scale however many dice it shows
     CELL = 72
 
@@ -155,7 +166,8 @@ class BlobsView(BoardView):
     def score_track(self, game: Game, state: State) -> dict[str, Any]:
         left = getattr(state, "dice_left", None)
         return {"scores": [], "target": None, "colours": list(self.player_classes),
-                "label": "No score: close a blob to win" + (
+                "label": "No score: " + WIN_WORDS.get(game.params.get("win", "either"),
+                                                      WIN_WORDS["either"]) + (
                     f" · dice left: {left}" if left is not None else "")}
 
     def reason_words(self, game: Game, state: State, reason: str, winner: int,
@@ -166,8 +178,9 @@ class BlobsView(BoardView):
         words = {
             "own-blob": f"{w} closed a {colour} blob",
             "white-circle": f"{w} completed a white circle",
-            "enemy-blob": f"{loser} closed a {('red', 'blue')[2 - winner] if winner else ''} "
-                          f"blob, which wins for {w}",
+            # the mover won: a closed blob of the other colour wins for that colour's opponent
+            "enemy-blob": f"{w} closed a {('red', 'blue')[2 - winner] if winner else ''} blob "
+                          "(under these rules a closed blob wins for the other colour)",
             "mover-gave-win": f"{loser} completed {w}'s winning shape, which loses",
             "pool-empty": "the dice ran out",
             "no-placement": "no die fits anywhere",

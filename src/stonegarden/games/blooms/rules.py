@@ -311,8 +311,8 @@ class BloomsRace(_Blooms):
         Param("target", "int", None, "captures needed to win (default 5*(size-1))", low=1,
               high=1000),
         Param("holes", "str_list", (), "cell names removed from the board", high=400),
-        Param("start_scores", "int_pair", (0, 0), "scores at the start (handicap)", low=0,
-              high=999),
+        Param("start_scores", "int_pair", (0, 0),
+              "scores at the start (handicap), each below the target", low=0, high=999),
     )
 
     def _finish_params(self, params: dict[str, Any]) -> dict[str, Any]:

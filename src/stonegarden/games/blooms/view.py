@@ -109,6 +109,7 @@ def swatch(letter: str, size: int = 28) -> str:
 
 class HexColoursView(BoardView):
     kind = "hex-two-colour"
+    start_caption = "The empty board, with every cell named"
     player_classes = ("p-red", "p-black")
 
     def player_colours(self, game: Game) -> tuple[str, str]:
@@ -277,7 +278,12 @@ class HexColoursView(BoardView):
                      names: tuple[str, str]) -> str:
         s1, s2 = game.scores(state)
         if reason == "target" and winner:
-            return (f"{names[winner - 1]} captured {max(s1, s2)} stones "
+            given = (game.params.get("start_scores") or (0, 0))[winner - 1]
+            score = (s1, s2)[winner - 1]
+            if given:  # a handicap's points are not captures
+                return (f"{names[winner - 1]} captured {_stones(score - given)} and was given "
+                        f"{given} at the start: {score} (the target is {game.params['target']})")
+            return (f"{names[winner - 1]} captured {_stones(score)} "
                     f"(the target is {game.params['target']})")
         if reason == "no-empty-cell":
             return f"the board is full; captures {s1} to {s2}"
@@ -291,6 +297,10 @@ class HexColoursView(BoardView):
                        else "; a tie goes to player 2 when nobody passed")
             return f"{why}; stones plus territory {s1} to {s2}{tie}"
         return super().reason_words(game, state, reason, winner, names)
+
+
+def _stones(n: int) -> str:
+    return f"{n} stone" if n == 1 else f"{n} stones"
 
 
 _LAST_RING = (f'<circle r="{fmt(R * 0.84)}" fill="none" stroke="#0072B2" '

@@ -29,6 +29,8 @@ class BoardView:
     #: whether a click on a legal cell plays a move at once (the page then offers "confirm
     #: moves"); the Blooms builder always asks for a confirmation
     click_to_play = False
+    #: the caption of the start position's picture on the rules page
+    start_caption = "The empty board"
 
     def supports(self, game: Game) -> bool:
         """Whether this view can draw ``game`` (it has the geometry the view reads)."""
