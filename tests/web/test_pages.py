@@ -259,6 +259,29 @@ def test_stored_games_in_words(client):
     assert params_words("blooms", {}) == "standard" and seat_words("mcts") == "computer (mcts)"
 
 
+def test_a_lobby_game_waiting_for_a_player_is_listed_with_an_open_seat_not_a_computer(client):
+    client.post("/api/games", json={"game": "freego", "seats": ["human", "open"],
+                                    "public": True})
+    page = client.get("/games").text
+    assert "a person vs an open seat" in page and "computer (open)" not in page
+
+
+def test_the_stored_games_page_says_that_only_public_games_are_listed(client):
+    # a game against the computer is stored but not listed: the empty page says where it is
+    client.post("/api/games", json={"game": "freego", "seats": ["human", "level:1"]})
+    page = client.get("/games").text
+    assert "No games yet" not in page
+    assert "No public games yet" in page and 'href="/my-games"' in page
+
+
+def test_my_games_lists_games_in_words(client):
+    mine = client.post("/api/games", json={"game": "bridgego",
+                                           "seats": ["level:6", "human"]}).json()
+    rows = client.get(f"/api/games?ids={mine['id']}").json()["games"]
+    assert rows[0]["title"] == "Bridge Go" and rows[0]["players"] == ["Black", "White"]
+    assert rows[0]["seat_words"] == ["computer, level 6", "a person"]
+
+
 def test_no_inline_script_handler_or_style_anywhere(client):
     """What a Content-Security-Policy of script-src 'self' (and style-src 'self') would block."""
     made = client.post("/api/games", json={"game": "blooms", "seats": ["human", "human"]}).json()

@@ -48,6 +48,7 @@ from .pages import (
     DOCS,
     game_context,
     home_context,
+    listing_words,
     rules_context,
     rules_index_context,
     stored_context,
@@ -179,8 +180,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         else:
             wanted = [i for i in ids.split(",") if is_game_id(i)][:100]
             rows = await asyncio.to_thread(store.list_games, 100, False, wanted)
-        return Json({"games": [{**r.to_json(), "clock_text": lobby.clock_words(r.clock)}
-                               for r in rows]})
+        return Json({"games": [{**r.to_json(), **listing_words(r.to_json()),
+                                "clock_text": lobby.clock_words(r.clock)} for r in rows]})
 
     async def create_game(request: Request) -> Json:
         body = await read_json(request)

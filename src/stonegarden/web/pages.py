@@ -3,6 +3,7 @@ its parameters, and pictures drawn by its board view."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
@@ -17,6 +18,7 @@ from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
 from ..search.profile import profile_for
 from ..sgf import has_sgf_form
+from .seats import OPEN
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -195,11 +197,33 @@ def rules_index_context() -> dict[str, Any]:
 
 # -- stored games ----------------------------------------------------------------------------
 def seat_words(spec: str) -> str:
-    """``human`` -> "a person", ``level:3`` -> "computer, level 3", other specs as they are."""
+    """``human`` -> "a person", ``open`` -> "an open seat", ``level:3`` -> "computer, level 3",
+    other specs as they are."""
     if spec == "human":
         return "a person"
+    if spec == OPEN:
+        return "an open seat"
     m = re.fullmatch(r"level:([1-6])", spec.strip())
     return f"computer, level {m.group(1)}" if m else f"computer ({spec})"
+
+
+@functools.lru_cache(maxsize=64)
+def game_words(game_id: str) -> tuple[str, tuple[str, str]]:
+    """A game's title and its sides' names ("Bridge Go", ("Black", "White")); for a game this
+    server does not know, its id and "Player 1", "Player 2"."""
+    try:
+        game = make(game_id)
+        return game_class(game_id).title, tuple(view_for(game).player_names(game))  # type: ignore[return-value]
+    except StonegardenError:
+        return game_id, ("Player 1", "Player 2")
+
+
+def listing_words(summary: dict[str, Any]) -> dict[str, Any]:
+    """What a list of games ("my games") shows of one beside its data: the game's title, the
+    sides' names and the seats in words ("computer, level 6")."""
+    title, players = game_words(summary["game"])
+    return {"title": title, "players": list(players),
+            "seat_words": [seat_words(s) for s in summary["seats"]]}
 
 
 def params_words(game_id: str, params: dict[str, Any]) -> str:

@@ -23,28 +23,28 @@
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
       const turn = !g.result && g.to_move !== null && held.includes(String(g.to_move)) && g.seats[g.to_move - 1] === "human" && !g.seats.includes("open");
-      return { g, seat, turn };
+      return { g, seat, turn, held };
     });
     const rank = (r) => (r.turn ? 0 : r.g.result ? 2 : 1);
     rows.sort((a, b) => rank(a) - rank(b) || b.g.updated - a.g.updated);
     body.textContent = "";
     let turns = 0;
-    for (const { g, seat, turn } of rows) {
+    for (const { g, seat, turn, held } of rows) {
       const other = String(3 - seat);
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
       tr.dataset.turn = turn;
       if (turn) { tr.className = "your-turn"; turns++; }
-      cell(tr, turn ? "Your turn" : g.result ? (g.result.reason === "aborted" ? "Aborted" : "Over") : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
-      cell(tr, g.game);
-      cell(tr, g.names[seat] || "player " + seat, "You");
+      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
+      cell(tr, g.title);
+      cell(tr, g.names[seat] || g.players[seat - 1], "You");
       const opp = g.seats[other - 1];
-      cell(tr, opp === "human" ? (g.names[other] || "a person") : opp === "open" ? "(open seat)" : opp, "Against");
+      cell(tr, opp === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1], "Against");
       cell(tr, String(g.moves), "Moves");
       cell(tr, g.clock_text || "", "Clock");
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
       const a = document.createElement("a");
-      a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : "Open";
+      a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : g.result ? "Review" : "Open";
       cell(tr, "").append(a);
       body.append(tr);
     }
@@ -56,6 +56,16 @@
     }
     document.title = (turns ? `(${turns}) Your turn · ` : "") + baseTitle;
     document.body.dataset.turns = turns;
+  }
+
+  /** How a finished game ended, from this browser's side ("You won"), or the winner's side
+   * where it holds both seats. */
+  function resultText(g, seat, held) {
+    const w = g.result.winner;
+    if (g.result.reason === "aborted") return "Aborted";
+    if (w !== 1 && w !== 2) return "Draw";
+    if (held.length === 2) return `${g.players[w - 1]} won`;
+    return String(w) === seat ? "You won" : "You lost";
   }
 
   let pending = null;
