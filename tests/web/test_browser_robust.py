@@ -506,3 +506,21 @@ def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_
     page.locator("#board [data-cell='b1']").focus()
     page.keyboard.press("Enter")
     assert page.inner_text("#move-error").startswith("this is an earlier position")
+
+
+def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
+    # a newcomer clicks the ko point, then a stone: the page says why, as a typed move's
+    # refusal does, not "nothing can be played on C3"
+    errors: list[str] = []
+    made = new_game(server, params={"size": 5})
+    for i, text in enumerate("B3 C3 C4 D4 C2 D2 A5 E3 D3".split()):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+    page = open_page(browser, errors)
+    page.goto(server.url + made["links"]["2"])
+    wait_ready(page)
+    page.click("#board [data-cell='C3']")
+    assert page.inner_text("#move-error") == \
+        "C3 cannot be played: it recreates the board before the opponent's last move (ko)"
+    page.click("#board [data-cell='D3']")
+    assert page.inner_text("#move-error") == "D3 is taken"
+    assert errors == []

@@ -561,7 +561,8 @@
     $("move-error").textContent = "";
     if (b.kind === "point") {
       if (cell.classList.contains("legal")) choose(name, name);
-      else refuseCell(`nothing can be played on ${name}`);
+      else if (cell.dataset.content) refuseCell(`${name} is taken`);
+      else refuseCell(b.refused && b.refused[name] ? `${name} cannot be played: ${b.refused[name]}` : `nothing can be played on ${name}`);
       return;
     }
     if (b.kind === "die-face") {
