@@ -207,6 +207,19 @@ def test_rules_index_and_pages_for_players(client):
     assert 'href="/rules"' in home  # the header's link is the index, not one game
 
 
+def test_rules_pages_give_defaults_and_colours_as_players_write_them(client):
+    # the parameters as the home page and --param take them, not Python's forms
+    page = client.get("/rules/blooms-territory").text
+    table = page.split('id="params-table"')[1].split("</table>")[0]
+    assert "<td>empty</td>" in table and "<td>false</td>" in table and "<td>none</td>" in table
+    assert not re.search(r"<td>(True|False|None|\(\))</td>", table)
+    assert "<td>0,0</td>" in client.get("/rules/blooms").text
+    # Blobs has dice, not stones: each colour named as the game page's legend names it
+    blobs = client.get("/rules/blobs").text
+    assert "Stones</h2>" not in blobs and "marked by a" not in blobs
+    assert "<b>R</b> red (dotted regions), player 1" in blobs
+
+
 def test_player_doc_keeps_the_rules_and_drops_what_players_lack():
     md = ("# G\n\nIntro.\n\nThe authoritative text is `shared/spec/g.md`.\n\n## Rules\n\n"
           "Play (`games/g/rules.py`). See `docs/games/freego.md`.\n\n## Implementation\n\n"

@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 
 from ..agents.registry import make_agent
 from ..core.protocol import CHANCE
+from ..core.params import value_text
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
 from ..search.profile import profile_for
@@ -117,7 +118,9 @@ def rules_context(game_id: str) -> dict[str, Any]:
         "title": cls.title,
         "doc": doc_html(game_id),
         "summary": (cls.__doc__ or "").strip().replace("``", ""),
-        "params": [{"name": p.name, "doc": p.doc, "default": game.params[p.name]}
+        "params": [{"name": p.name, "doc": p.doc,
+                    "default": "none" if game.params[p.name] is None
+                    else value_text(game.params[p.name])}
                    for p in cls.param_specs],
         "pictures": sample_pictures(game_id),
         "legend": view_for(game).legend(game),
