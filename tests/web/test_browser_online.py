@@ -391,8 +391,12 @@ def test_my_games_says_what_each_game_is_whom_it_is_against_and_how_it_ended(bro
     status, going = server.request("POST", "/api/games", {
         "game": "bridgego", "params": {"size": 5}, "seats": ["level:2", "human"]})
     assert status == 201
+    # two computers to watch, whose first seat's link the home page keeps
+    status, watched = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["level:1", "level:1"]})
+    assert status == 201
     page.goto(server.url + "/my-games")
-    for made, seat in ((lost, "1"), (going, "2")):
+    for made, seat in ((lost, "1"), (going, "2"), (watched, "1")):
         page.evaluate(f"SG.saveKey({made['id']!r}, {seat!r}, {made['secrets'][seat]!r})")
     page.reload()
     page.wait_for_selector(f"#mine tr[data-gid={lost['id']!r}]", timeout=WAIT)
@@ -405,4 +409,10 @@ def test_my_games_says_what_each_game_is_whom_it_is_against_and_how_it_ended(bro
     assert row.locator("td").nth(0).inner_text() == "You lost"
     assert row.locator("td").nth(1).inner_text() == "Blooms (capture race)"
     assert row.locator("a").inner_text() == "Review"
+    row = page.locator(f"#mine tr[data-gid={watched['id']!r}]")
+    row.locator("a", has_text="Review").wait_for(timeout=WAIT)  # the computers finish
+    assert row.locator("td").nth(0).inner_text() in ("Black won", "White won")
+    assert row.locator('td[data-label="You"]').inner_text() == "watching"
+    assert row.locator('td[data-label="Against"]').inner_text() == \
+        "computer, level 1 vs computer, level 1"
     assert errors == []

@@ -35,11 +35,13 @@
       tr.dataset.gid = g.id;
       tr.dataset.turn = turn;
       if (turn) { tr.className = "your-turn"; turns++; }
-      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
+      // a link to a computer's seat (two computers playing, from the home page) watches them
+      const watching = g.seats[seat - 1] !== "human";
+      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
       cell(tr, g.title);
-      cell(tr, g.names[seat] || g.players[seat - 1], "You");
+      cell(tr, watching ? "watching" : g.names[seat] || g.players[seat - 1], "You");
       const opp = g.seats[other - 1];
-      cell(tr, opp === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1], "Against");
+      cell(tr, watching ? g.seat_words.join(" vs ") : opp === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1], "Against");
       cell(tr, String(g.moves), "Moves");
       cell(tr, g.clock_text || "", "Clock");
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
@@ -59,12 +61,12 @@
   }
 
   /** How a finished game ended, from this browser's side ("You won"), or the winner's side
-   * where it holds both seats. */
+   * where it holds both seats or watches two computers. */
   function resultText(g, seat, held) {
     const w = g.result.winner;
     if (g.result.reason === "aborted") return "Aborted";
     if (w !== 1 && w !== 2) return "Draw";
-    if (held.length === 2) return `${g.players[w - 1]} won`;
+    if (held.length === 2 || g.seats[seat - 1] !== "human") return `${g.players[w - 1]} won`;
     return String(w) === seat ? "You won" : "You lost";
   }
 
