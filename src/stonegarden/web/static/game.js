@@ -134,13 +134,16 @@
   // the seat this link holds is played by a person here; a link to a computer's seat (two
   // computers to watch) may cancel or resume it, but its games are not "yours" to win or lose
   const playing = (s) => !!s.you && s.seats[s.you - 1] === "human";
+  // both seats held in this browser (an uploaded record, kept for study): the result and the
+  // moves are said as to a spectator, and there is no opponent to offer a rematch
+  const bothSeats = () => { const k = SG.keys()[gid] || {}; return !!(k["1"] && k["2"]); };
 
   function resultText(s) {
     const o = s.outcome;
     if (!o) return "";
     if (o.reason === "aborted") return `Aborted: ${o.detail}`;
     if (o.winner === 0) return `A draw: ${o.detail}`;
-    if (playing(s)) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+    if (playing(s) && !bothSeats()) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
     return `${names()[o.winner - 1]} won: ${o.detail}`;
   }
 
@@ -232,7 +235,7 @@
     while (k > 0 && !s.moves[k - 1].player) k--;  // a roll places nothing
     if (!k) return "";
     const m = s.moves[k - 1];
-    const who = m.player === s.you ? "You" : names()[m.player - 1];
+    const who = m.player === s.you && !bothSeats() ? "You" : names()[m.player - 1];
     let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
     if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
     if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
@@ -309,7 +312,7 @@
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
     // an aborted game never started: no rematch (a new game instead)
-    $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted";
+    $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats();
     $("abort").hidden = !s.can_abort;
     $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
     // offered to the opponent: whoever holds a seat of the rematch here offered or took it
