@@ -151,7 +151,15 @@ def test_a_person_may_be_named_in_capitals_and_a_game_without_scores_ends_withou
     out = run_cli("play", "bridgego", "--param", "size=3", "--p1", "HUMAN", "--p2",
                   "random:seed=1", input="resign\n")
     assert out.returncode == 0, out.stderr
-    assert "player 2 wins (resign)" in out.stdout and "scores" not in out.stdout
+    assert "player 2 (White) wins: Black resigned" in out.stdout and "scores" not in out.stdout
+
+
+def test_the_end_of_a_game_is_said_in_words_not_as_the_record_s_reason_code():
+    # a Blobs box too small for a second die: a draw at once, said as the web page says it
+    out = run_cli("play", "blobs", "--param", "max_grid=1", input="")
+    assert out.returncode == 0, out.stderr
+    assert "Game over: draw: no die fits anywhere" in out.stdout
+    assert "no-placement" not in out.stdout
 
 
 @pytest.mark.slow
