@@ -154,6 +154,13 @@ def test_a_person_may_be_named_in_capitals_and_a_game_without_scores_ends_withou
     assert "player 2 (White) wins: Black resigned" in out.stdout and "scores" not in out.stdout
 
 
+def test_play_help_shows_the_game_as_optional_and_names_the_levels():
+    out = run_cli("play", "--help")
+    assert out.returncode == 0, out.stderr
+    assert "play [OPTIONS] [GAME]" in out.stdout  # `stonegarden play` alone plays Blooms
+    assert "'level:1' .. 'level:6'" in " ".join(out.stdout.split())
+
+
 def test_the_end_of_a_game_is_said_in_words_not_as_the_record_s_reason_code():
     # a Blobs box too small for a second die: a draw at once, said as the web page says it
     out = run_cli("play", "blobs", "--param", "max_grid=1", input="")
