@@ -218,6 +218,7 @@ def test_rules_pages_give_defaults_and_colours_as_players_write_them(client):
     blobs = client.get("/rules/blobs").text
     assert "Stones</h2>" not in blobs and "marked by a" not in blobs
     assert "<b>R</b> red (dotted regions), player 1" in blobs
+    assert "is ringed" not in blobs  # a die's last move is outlined, not ringed
 
 
 def test_player_doc_keeps_the_rules_and_drops_what_players_lack():

@@ -105,7 +105,7 @@ def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
     if last:
         marks = Marks(tuple(safe_move_cells(view, game, before, last)),
                       tuple(view.captured_cells(game, before, s)))
-        pics.append({"caption": f"After {s.ply} random moves; the last, {last}, is ringed",
+        pics.append({"caption": f"After {s.ply} random moves; the last, {last}, is marked",
                      "svg": view.svg(game, s, marks)})
     return pics
 
