@@ -240,7 +240,11 @@ def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
     eof = run_cli(*common, input="")
     assert f"end of input: leaving the game unfinished; the record so far is in {save}" in eof.stdout
     over = run_cli(*common, "--p1", "random:seed=1", input="")
-    assert over.returncode == 0 and over.stdout.splitlines()[-1] == f"the record is in {save}"
+    assert over.returncode == 0 and over.stdout.splitlines()[-2] == f"the record is in {save}"
+    # and what to do next with it, as commands to paste
+    assert over.stdout.splitlines()[-1] == (
+        f"replay it with `stonegarden replay {save}`; judge every move with "
+        f"`stonegarden analyse {save} --review`")
     unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
     assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")
 

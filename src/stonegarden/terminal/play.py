@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,6 +209,10 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             s.autosave()
             if save is not None:
                 console.print(f"the record is in {save}", markup=False)
+                # what to do next: watch it again, or see where it was lost
+                shown = shlex.quote(str(save))
+                console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
+                              f"with `stonegarden analyse {shown} --review`", markup=False)
             return int(w or 0)
         p = game.current_player(state)
         if p == CHANCE:
