@@ -513,7 +513,7 @@ def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
     # refusal does, not "nothing can be played on C3"
     errors: list[str] = []
     made = new_game(server, params={"size": 5})
-    for i, text in enumerate("B3 C3 C4 D4 C2 D2 A5 E3 D3".split()):
+    for i, text in enumerate(["B3", "C3", "C4", "D4", "C2", "D2", "A5", "E3", "D3"]):
         move(server, made, "1" if i % 2 == 0 else "2", text, i)
     page = open_page(browser, errors)
     page.goto(server.url + made["links"]["2"])

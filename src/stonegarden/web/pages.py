@@ -13,8 +13,8 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from ..agents.registry import make_agent
-from ..core.protocol import CHANCE
 from ..core.params import value_text
+from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
 from ..search.profile import profile_for
@@ -216,7 +216,8 @@ def game_words(game_id: str) -> tuple[str, tuple[str, str]]:
     server does not know, its id and "Player 1", "Player 2"."""
     try:
         game = make(game_id)
-        return game_class(game_id).title, tuple(view_for(game).player_names(game))  # type: ignore[return-value]
+        names = view_for(game).player_names(game)
+        return game_class(game_id).title, (names[0], names[1])
     except StonegardenError:
         return game_id, ("Player 1", "Player 2")
 
