@@ -221,6 +221,19 @@ def test_rules_pages_give_defaults_and_colours_as_players_write_them(client):
     assert "is ringed" not in blobs  # a die's last move is outlined, not ringed
 
 
+def test_the_advanced_seat_field_suggests_only_specs_that_work(client):
+    # "level" alone is refused (which level?): the field offers and names level:2
+    home = client.get("/").text
+    assert '<option value="level">' not in home and "<code>level</code>" not in home
+    assert '<option value="level:2">' in home
+    for spec in re.findall(r'<datalist id="agents">(.*?)</datalist>', home, re.S)[0].split(
+            '<option value="')[1:]:
+        spec = spec.split('"')[0]
+        seats = ["human", spec]
+        made = client.post("/api/games", json={"game": "freego", "seats": seats})
+        assert made.status_code == 201, (spec, made.json())
+
+
 def test_player_doc_keeps_the_rules_and_drops_what_players_lack():
     md = ("# G\n\nIntro.\n\nThe authoritative text is `shared/spec/g.md`.\n\n## Rules\n\n"
           "Play (`games/g/rules.py`). See `docs/games/freego.md`.\n\n## Implementation\n\n"

@@ -46,6 +46,7 @@ from .http import (
 from .live import is_game_id
 from .pages import (
     DOCS,
+    agent_suggestions,
     game_context,
     home_context,
     listing_words,
@@ -128,7 +129,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     # -- pages ------------------------------------------------------------------------------
     async def home(request: Request) -> HTMLResponse:
-        return page("home.html", games=_games_meta(), agents=agent_names(),
+        return page("home.html", games=_games_meta(), agents=agent_suggestions(),
                     **home_context(budgets.max_think))
 
     async def game_page(request: Request) -> HTMLResponse:

@@ -12,7 +12,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from ..agents.registry import make_agent
+from ..agents.registry import agent_names, make_agent
 from ..core.params import value_text
 from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
@@ -147,6 +147,13 @@ def level_texts(game: Any, max_think: float = math.inf) -> list[str]:
     levels = profile_for(game).levels
     return [text.format(seconds=f"{min(levels[n][1], max_think):g} seconds")
             for n, text in LEVELS]
+
+
+def agent_suggestions() -> dict[str, str]:
+    """The home page's advanced seat field: each registered agent as a spec that works as it
+    is, with one line about it (``level`` needs its number: the default level's)."""
+    return {(f"{name}:{DEFAULT_LEVEL}" if name == "level" else name): doc
+            for name, doc in agent_names().items()}
 
 
 def first_mover(game_id: str) -> int:
