@@ -524,3 +524,24 @@ def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
     page.click("#board [data-cell='D3']")
     assert page.inner_text("#move-error") == "D3 is taken"
     assert errors == []
+
+
+def test_a_pass_that_would_end_the_game_says_so_before_it_is_played(browser, server):
+    # territory rules: the opponent passed, and a newcomer's pass would end the game at once
+    errors: list[str] = []
+    made = new_game(server, "blooms-territory", params={"size": 3})
+    move(server, made, "1", "Rc3", 0)
+    page = open_page(browser, errors)
+    page.goto(server.url + made["links"]["2"])
+    wait_ready(page)
+    page.click("#pass")
+    assert page.inner_text("#ask-text") == "Pass your turn?"  # the first pass: nothing ends
+    page.click("#ask-no")
+    move(server, made, "2", "pass", 1)
+    page.goto(server.url + made["links"]["1"])
+    wait_text(page, "#last-move", "Player 2 passed.")
+    wait_ready(page)
+    page.click("#pass")
+    assert page.inner_text("#ask-text") == ("Pass your turn? Your opponent passed: passing too "
+                                            "ends the game, and the score is counted.")
+    assert errors == []

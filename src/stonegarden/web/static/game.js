@@ -680,11 +680,15 @@
     if (moving) return;  // Confirm tapped twice
     const text = $("move-text").value.trim();
     if (!text) { $("move-error").textContent = "choose a move first (click cells, or type it)"; return; }
-    if (/^(pass|resign)$/i.test(text)) { ask(`Really ${text.toLowerCase()}?`, () => play(text)); return; }
+    if (/^pass$/i.test(text)) { ask(passQuestion("Really pass?"), () => play(text)); return; }
+    if (/^resign$/i.test(text)) { ask("Really resign?", () => play(text)); return; }
     play(text);
   });
   $("clear").addEventListener("click", () => { pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap); });
-  $("pass").addEventListener("click", () => ask("Pass your turn?", () => play("pass")));
+  // after the opponent's pass, a second one ends the game: say so before it is played
+  const passQuestion = (first) => (snap && snap.builder.pass_ends
+    ? `${first} Your opponent passed: passing too ends the game, and the score is counted.` : first);
+  $("pass").addEventListener("click", () => ask(passQuestion("Pass your turn?"), () => play("pass")));
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort")));
   $("undo").addEventListener("click", () => act("undo"));
