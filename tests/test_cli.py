@@ -150,7 +150,7 @@ def test_play_in_the_terminal_with_undo_bad_input_resign_and_save(tmp_path):
     assert "not a colour" in out.stdout  # Zz9
     assert "not on a size-4 board" in out.stdout  # Rq1
     assert "belongs to player 2" in out.stdout  # Kd4
-    assert "player 2 wins (resign)" in out.stdout
+    assert "player 2 wins: Player 1 resigned" in out.stdout
     rec = json.loads(save.read_text())
     assert rec["moves"][0] == "Yd4" and rec["moves"][-1] == "resign"
     assert rec["result"]["winner"] == 2 and rec["players"] == {"1": "human", "2": "random:seed=3"}

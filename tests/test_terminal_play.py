@@ -151,7 +151,22 @@ def test_a_person_may_be_named_in_capitals_and_a_game_without_scores_ends_withou
     out = run_cli("play", "bridgego", "--param", "size=3", "--p1", "HUMAN", "--p2",
                   "random:seed=1", input="resign\n")
     assert out.returncode == 0, out.stderr
-    assert "player 2 wins (resign)" in out.stdout and "scores" not in out.stdout
+    assert "player 2 (White) wins: Black resigned" in out.stdout and "scores" not in out.stdout
+
+
+def test_play_help_shows_the_game_as_optional_and_names_the_levels():
+    out = run_cli("play", "--help")
+    assert out.returncode == 0, out.stderr
+    assert "play [OPTIONS] [GAME]" in out.stdout  # `stonegarden play` alone plays Blooms
+    assert "'level:1' .. 'level:6'" in " ".join(out.stdout.split())
+
+
+def test_the_end_of_a_game_is_said_in_words_not_as_the_record_s_reason_code():
+    # a Blobs box too small for a second die: a draw at once, said as the web page says it
+    out = run_cli("play", "blobs", "--param", "max_grid=1", input="")
+    assert out.returncode == 0, out.stderr
+    assert "Game over: draw: no die fits anywhere" in out.stdout
+    assert "no-placement" not in out.stdout
 
 
 @pytest.mark.slow
@@ -225,7 +240,11 @@ def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
     eof = run_cli(*common, input="")
     assert f"end of input: leaving the game unfinished; the record so far is in {save}" in eof.stdout
     over = run_cli(*common, "--p1", "random:seed=1", input="")
-    assert over.returncode == 0 and over.stdout.splitlines()[-1] == f"the record is in {save}"
+    assert over.returncode == 0 and over.stdout.splitlines()[-2] == f"the record is in {save}"
+    # and what to do next with it, as commands to paste
+    assert over.stdout.splitlines()[-1] == (
+        f"replay it with `stonegarden replay {save}`; judge every move with "
+        f"`stonegarden analyse {save} --review`")
     unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
     assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")
 

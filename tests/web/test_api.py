@@ -614,7 +614,11 @@ def test_territory_rules_offer_pass_and_two_passes_end_the_game(client, db):
     client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "Rb2"})
     snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": k2}).json()
     assert snap["builder"]["can_pass"] and snap["can_play"]
+    assert snap["builder"]["pass_ends"] is False  # the first pass: the game goes on
     client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "pass"})
+    # the second would end it: the builder says so, and the page asks with that said
+    snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": k1}).json()
+    assert snap["builder"]["pass_ends"] is True
     end = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "pass"}).json()
     assert end["terminal"] and end["reason"] == "two-passes"
     assert stored(db, gid)[1]["winner"] == end["winner"]

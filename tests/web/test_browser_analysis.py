@@ -267,3 +267,26 @@ def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
         wait_text(page, "#analysis-status", "Analysing: 0 of 1 positions…")
     finally:
         page.context.close()
+
+
+def test_a_finished_game_uploaded_for_review_says_who_won_and_offers_no_rematch(
+        browser, server, tmp_path):
+    # a terminal game (you, player 1, against level 1) uploaded to review it: this browser
+    # holds both seats, so the page says who won as to a spectator, not "You lost", and offers
+    # a new game, not a rematch no one could play the other side of
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "blooms",
+                                "params": {}, "moves": ["Rd4", "Kb4,Ge2", "resign"],
+                                "players": {"1": "human", "2": "level:1"}}))
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.set_input_files("#upload-file", str(path))
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert page.inner_text("#status") == "Game over: Player 2 won: Player 1 resigned"
+    assert page.inner_text("#last-move") == "Player 1 resigned."
+    assert page.is_hidden("#rematch") and page.is_visible("#new-game")
+    assert errors == []
+    page.close()

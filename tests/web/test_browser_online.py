@@ -129,7 +129,7 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
     rows = bo.locator("#mine tbody tr")
     assert rows.count() == 2
     assert rows.nth(0).get_attribute("data-turn") == "true"
-    assert "Your turn" in rows.nth(0).inner_text() and "Over" in rows.nth(1).inner_text()
+    assert "Your turn" in rows.nth(0).inner_text() and "You won" in rows.nth(1).inner_text()
     assert bo.title().startswith("(1) Your turn")
     bo.screenshot(path=str(SHOTS / "my-games.png"), full_page=True)
     # Ana's "my games" updates when Bo moves in the rematch
@@ -428,4 +428,43 @@ def test_the_lobby_and_my_games_keep_the_keyboards_focus_through_their_updates(b
     bo.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert bo.evaluate(focused) == third["id"]
     assert bo.evaluate("document.activeElement.textContent") == "Play"
+
+
+def test_my_games_says_what_each_game_is_whom_it_is_against_and_how_it_ended(browser, server):
+    # a newcomer back from a closed tab: the games' titles, her side, the computer's level in
+    # words, and the result from her side, not ids, seat numbers, agent specs or "Over"
+    errors: list[str] = []
+    page = person(browser, errors)
+    status, lost = server.request("POST", "/api/games", {
+        "game": "blooms", "params": {"size": 3}, "seats": ["human", "level:1"]})
+    assert status == 201
+    assert server.request("POST", f"/api/games/{lost['id']}/move",
+                          {"secret": lost["secrets"]["1"], "move": "resign"})[0] == 200
+    status, going = server.request("POST", "/api/games", {
+        "game": "bridgego", "params": {"size": 5}, "seats": ["level:2", "human"]})
+    assert status == 201
+    # two computers to watch, whose first seat's link the home page keeps
+    status, watched = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["level:1", "level:1"]})
+    assert status == 201
+    page.goto(server.url + "/my-games")
+    for made, seat in ((lost, "1"), (going, "2"), (watched, "1")):
+        page.evaluate(f"SG.saveKey({made['id']!r}, {seat!r}, {made['secrets'][seat]!r})")
+    page.reload()
+    page.wait_for_selector(f"#mine tr[data-gid={lost['id']!r}]", timeout=WAIT)
+    page.wait_for_selector(f"#mine tr[data-gid={going['id']!r}]", timeout=WAIT)
+    row = page.locator(f"#mine tr[data-gid={going['id']!r}]")
+    assert row.locator("td").nth(1).inner_text() == "Bridge Go"
+    assert row.locator('td[data-label="You"]').inner_text() == "White"
+    assert row.locator('td[data-label="Against"]').inner_text() == "computer, level 2"
+    row = page.locator(f"#mine tr[data-gid={lost['id']!r}]")
+    assert row.locator("td").nth(0).inner_text() == "You lost"
+    assert row.locator("td").nth(1).inner_text() == "Blooms (capture race)"
+    assert row.locator("a").inner_text() == "Review"
+    row = page.locator(f"#mine tr[data-gid={watched['id']!r}]")
+    row.locator("a", has_text="Review").wait_for(timeout=WAIT)  # the computers finish
+    assert row.locator("td").nth(0).inner_text() in ("Black won", "White won")
+    assert row.locator('td[data-label="You"]').inner_text() == "watching"
+    assert row.locator('td[data-label="Against"]').inner_text() == \
+        "computer, level 1 vs computer, level 1"
     assert errors == []

@@ -658,6 +658,45 @@ def test_a_players_clock_running_low_is_said_once(browser, server):
     assert page.evaluate("window.said").count("Less than 10 seconds left on your clock.") == 1
 
 
+def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
+    # a newcomer clicks the ko point, then a stone: the page says why, as a typed move's
+    # refusal does, not "nothing can be played on C3"
+    errors: list[str] = []
+    made = new_game(server, params={"size": 5})
+    for i, text in enumerate(["B3", "C3", "C4", "D4", "C2", "D2", "A5", "E3", "D3"]):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+    page = open_page(browser, errors)
+    page.goto(server.url + made["links"]["2"])
+    wait_ready(page)
+    page.click("#board [data-cell='C3']")
+    assert page.inner_text("#move-error") == \
+        "C3 cannot be played: it recreates the board before the opponent's last move (ko)"
+    page.click("#board [data-cell='D3']")
+    assert page.inner_text("#move-error") == "D3 is taken"
+    assert errors == []
+
+
+def test_a_pass_that_would_end_the_game_says_so_before_it_is_played(browser, server):
+    # territory rules: the opponent passed, and a newcomer's pass would end the game at once
+    errors: list[str] = []
+    made = new_game(server, "blooms-territory", params={"size": 3})
+    move(server, made, "1", "Rc3", 0)
+    page = open_page(browser, errors)
+    page.goto(server.url + made["links"]["2"])
+    wait_ready(page)
+    page.click("#pass")
+    assert page.inner_text("#ask-text") == "Pass your turn?"  # the first pass: nothing ends
+    page.click("#ask-no")
+    move(server, made, "2", "pass", 1)
+    page.goto(server.url + made["links"]["1"])
+    wait_text(page, "#last-move", "Player 2 passed.")
+    wait_ready(page)
+    page.click("#pass")
+    assert page.inner_text("#ask-text") == ("Pass your turn? Your opponent passed: passing too "
+                                            "ends the game, and the score is counted.")
+    assert errors == []
+
+
 #: what every live region of a page takes (window.said), and every text shown (window.shown),
 #: once the page is parsed
 SAID_EVERYWHERE = """

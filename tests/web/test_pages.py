@@ -287,6 +287,33 @@ def test_a_rules_pages_first_picture_is_captioned_as_what_it_shows():
     assert "every cell named" not in first["freego"]["caption"]
 
 
+def test_rules_pages_give_defaults_and_colours_as_players_write_them(client):
+    # the parameters as the home page and --param take them, not Python's forms
+    page = client.get("/rules/blooms-territory").text
+    table = page.split('id="params-table"')[1].split("</table>")[0]
+    assert "<td>empty</td>" in table and "<td>false</td>" in table and "<td>none</td>" in table
+    assert not re.search(r"<td>(True|False|None|\(\))</td>", table)
+    assert "<td>0,0</td>" in client.get("/rules/blooms").text
+    # Blobs has dice, not stones: each colour named as the game page's legend names it
+    blobs = client.get("/rules/blobs").text
+    assert "Stones</h2>" not in blobs and "marked by a" not in blobs
+    assert "<b>R</b> red (dotted regions), player 1" in blobs
+    assert "is ringed" not in blobs  # a die's last move is outlined, not ringed
+
+
+def test_the_advanced_seat_field_suggests_only_specs_that_work(client):
+    # "level" alone is refused (which level?): the field offers and names level:2
+    home = client.get("/").text
+    assert '<option value="level">' not in home and "<code>level</code>" not in home
+    assert '<option value="level:2">' in home
+    for spec in re.findall(r'<datalist id="agents">(.*?)</datalist>', home, re.S)[0].split(
+            '<option value="')[1:]:
+        spec = spec.split('"')[0]
+        seats = ["human", spec]
+        made = client.post("/api/games", json={"game": "freego", "seats": seats})
+        assert made.status_code == 201, (spec, made.json())
+
+
 def test_player_doc_keeps_the_rules_and_drops_what_players_lack():
     md = ("# G\n\nIntro.\n\nThe authoritative text is `shared/spec/g.md`.\n\n## Rules\n\n"
           "Play (`games/g/rules.py`). See `docs/games/freego.md`.\n\n## Implementation\n\n"
@@ -355,6 +382,29 @@ def test_stored_games_in_words(client):
     assert 'id="filter-game"' in page and "in progress" in page
     assert "{}" not in page
     assert params_words("blooms", {}) == "standard" and seat_words("mcts") == "computer (mcts)"
+
+
+def test_a_lobby_game_waiting_for_a_player_is_listed_with_an_open_seat_not_a_computer(client):
+    client.post("/api/games", json={"game": "freego", "seats": ["human", "open"],
+                                    "public": True})
+    page = client.get("/games").text
+    assert "a person vs an open seat" in page and "computer (open)" not in page
+
+
+def test_the_stored_games_page_says_that_only_public_games_are_listed(client):
+    # a game against the computer is stored but not listed: the empty page says where it is
+    client.post("/api/games", json={"game": "freego", "seats": ["human", "level:1"]})
+    page = client.get("/games").text
+    assert "No games yet" not in page
+    assert "No public games yet" in page and 'href="/my-games"' in page
+
+
+def test_my_games_lists_games_in_words(client):
+    mine = client.post("/api/games", json={"game": "bridgego",
+                                           "seats": ["level:6", "human"]}).json()
+    rows = client.get(f"/api/games?ids={mine['id']}").json()["games"]
+    assert rows[0]["title"] == "Bridge Go" and rows[0]["players"] == ["Black", "White"]
+    assert rows[0]["seat_words"] == ["computer, level 6", "a person"]
 
 
 def test_no_inline_script_handler_or_style_anywhere(client):

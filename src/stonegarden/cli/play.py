@@ -13,12 +13,13 @@ from .common import NamedPath, friendly_errors, game_from_options, param_option
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME", default="blooms")
+@click.argument("game_id", metavar="[GAME]", default="blooms")
 @param_option
 @click.option("--p1", default="human", show_default=True,
-              help="'human' (a person at this terminal) or an agent spec")
+              help="'human' (a person at this terminal) or an agent spec: 'random' (random "
+                   "moves), 'level:1' .. 'level:6' (the computer's strength levels), ...")
 @click.option("--p2", default="random", show_default=True,
-              help="'human' (a person at this terminal) or an agent spec")
+              help="as --p1")
 @click.option("--save", type=NamedPath(dir_okay=False), default=None,
               help="keep the record in this file, saved after every move")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,

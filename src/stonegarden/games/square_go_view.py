@@ -15,6 +15,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 from ..core.protocol import Game, State
+from ..errors import IllegalMoveError
 from ..web.views.base import BoardView, Marks
 from ..web.views.svgkit import fmt, svg_open
 
@@ -175,7 +176,22 @@ class SquareView(BoardView):
                 pass_ok = False
         player = 0 if over else game.current_player(state)
         return {"kind": self.kind, "can_pass": pass_ok, "player": player,
-                "ghost": f"sg-pt-{'BW'[player - 1]}" if player else ""}
+                "ghost": f"sg-pt-{'BW'[player - 1]}" if player else "",
+                "refused": {} if over else self.refused_points(game, state)}
+
+    def refused_points(self, game: Game, state: State) -> dict[str, str]:
+        """Why each empty point that is no legal move is refused (``{"C3": "it recreates the
+        board before the opponent's last move (ko)"}``): a click there says the rule."""
+        legal = set(self.legal_targets(game, state))
+        cells = _cells(state)
+        refused = {}
+        for i, name in enumerate(_board(game).names):
+            if cells[i] == 0 and name not in legal:
+                try:
+                    game.play_text(state, name)
+                except IllegalMoveError as exc:
+                    refused[name] = exc.reason
+        return refused
 
     def legend(self, game: Game) -> list[dict[str, str]]:
         return [{"letter": "B", "name": "black", "mark": "dark stone", "player": "1",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from ..agents import Agent, agent_for
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import make_record, save_record
 from ..errors import IllegalMoveError, RecordError, StonegardenError
+from ..web.views import view_for
 from .render import rich_diagram
 
 HELP = """Type a move in notation (e.g. {example}), or a command:
@@ -137,6 +139,20 @@ def status_line(game: Game, state: State) -> str:
     return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
 
 
+def end_words(game: Game, state: State) -> str:
+    """Who won and why, in the words the web page uses ("player 1 (Red) wins: Blue completed
+    Red's winning shape, which loses"), not the record's reason code."""
+    view = view_for(game)
+    w = game.winner(state) or 0
+    outcome = view.outcome(game, state)
+    why = outcome["detail"] if outcome else str(game.result_reason(state))
+    if w == 0:
+        return f"draw: {why}"
+    side = view.player_names(game)[w - 1]
+    named = "" if side == f"Player {w}" else f" ({side})"
+    return f"player {w}{named} wins: {why}"
+
+
 def autos_text(game: Game, before: State, after: State) -> str:
     """``auto i8B ...``: the automatic moves a move set off (Blobs), ``""`` when none."""
     autos = game.replay_extras(before, after).get("auto_moves")
@@ -186,14 +202,17 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         if game.is_terminal(state):
             console.print(rich_diagram(game, state, fields=False))
             w = game.winner(state)
-            reason = game.result_reason(state)
             scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
                       if keeps_scores(game, state) else "")
-            console.print(f"[bold]Game over:[/] {'draw' if w == 0 else f'player {w} wins'} "
-                          f"({reason}){scores}")
+            console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
+                                        scores))
             s.autosave()
             if save is not None:
                 console.print(f"the record is in {save}", markup=False)
+                # what to do next: watch it again, or see where it was lost
+                shown = shlex.quote(str(save))
+                console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
+                              f"with `stonegarden analyse {shown} --review`", markup=False)
             return int(w or 0)
         p = game.current_player(state)
         if p == CHANCE:

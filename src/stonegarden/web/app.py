@@ -46,8 +46,10 @@ from .http import (
 from .live import is_game_id
 from .pages import (
     DOCS,
+    agent_suggestions,
     game_context,
     home_context,
+    listing_words,
     rules_context,
     rules_index_context,
     stored_context,
@@ -129,7 +131,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     # -- pages ------------------------------------------------------------------------------
     async def home(request: Request) -> HTMLResponse:
-        return page("home.html", games=_games_meta(), agents=agent_names(),
+        return page("home.html", games=_games_meta(), agents=agent_suggestions(),
                     **home_context(budgets.max_think))
 
     async def game_page(request: Request) -> HTMLResponse:
@@ -181,8 +183,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         else:
             wanted = [i for i in ids.split(",") if is_game_id(i)][:100]
             rows = await asyncio.to_thread(store.list_games, 100, False, wanted)
-        return Json({"games": [{**r.to_json(), "clock_text": lobby.clock_words(r.clock)}
-                               for r in rows]})
+        return Json({"games": [{**r.to_json(), **listing_words(r.to_json()),
+                                "clock_text": lobby.clock_words(r.clock)} for r in rows]})
 
     async def create_game(request: Request) -> Json:
         body = await read_json(request)

@@ -3,6 +3,7 @@ its parameters, and pictures drawn by its board view."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
@@ -11,13 +12,14 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from ..agents.registry import make_agent
+from ..agents.registry import agent_names, make_agent
 from ..core.params import value_text
 from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
 from ..search.profile import profile_for
 from ..sgf import has_sgf_form
+from .seats import OPEN
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -103,7 +105,7 @@ def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
     if last:
         marks = Marks(tuple(safe_move_cells(view, game, before, last)),
                       tuple(view.captured_cells(game, before, s)))
-        pics.append({"caption": f"After {s.ply} random moves; the last, {last}, is ringed",
+        pics.append({"caption": f"After {s.ply} random moves; the last, {last}, is marked",
                      "svg": view.svg(game, s, marks)})
     return pics
 
@@ -148,6 +150,13 @@ def level_texts(game: Any, max_think: float = math.inf) -> list[str]:
     levels = profile_for(game).levels
     return [text.format(seconds=f"{min(levels[n][1], max_think):g} seconds")
             for n, text in LEVELS]
+
+
+def agent_suggestions() -> dict[str, str]:
+    """The home page's advanced seat field: each registered agent as a spec that works as it
+    is, with one line about it (``level`` needs its number: the default level's)."""
+    return {(f"{name}:{DEFAULT_LEVEL}" if name == "level" else name): doc
+            for name, doc in agent_names().items()}
 
 
 def first_mover(game_id: str) -> int:
@@ -201,11 +210,34 @@ def rules_index_context() -> dict[str, Any]:
 
 # -- stored games ----------------------------------------------------------------------------
 def seat_words(spec: str) -> str:
-    """``human`` -> "a person", ``level:3`` -> "computer, level 3", other specs as they are."""
+    """``human`` -> "a person", ``open`` -> "an open seat", ``level:3`` -> "computer, level 3",
+    other specs as they are."""
     if spec == "human":
         return "a person"
+    if spec == OPEN:
+        return "an open seat"
     m = re.fullmatch(r"level:([1-6])", spec.strip())
     return f"computer, level {m.group(1)}" if m else f"computer ({spec})"
+
+
+@functools.lru_cache(maxsize=64)
+def game_words(game_id: str) -> tuple[str, tuple[str, str]]:
+    """A game's title and its sides' names ("Bridge Go", ("Black", "White")); for a game this
+    server does not know, its id and "Player 1", "Player 2"."""
+    try:
+        game = make(game_id)
+        names = view_for(game).player_names(game)
+        return game_class(game_id).title, (names[0], names[1])
+    except StonegardenError:
+        return game_id, ("Player 1", "Player 2")
+
+
+def listing_words(summary: dict[str, Any]) -> dict[str, Any]:
+    """What a list of games ("my games") shows of one beside its data: the game's title, the
+    sides' names and the seats in words ("computer, level 6")."""
+    title, players = game_words(summary["game"])
+    return {"title": title, "players": list(players),
+            "seat_words": [seat_words(s) for s in summary["seats"]]}
 
 
 def params_words(game_id: str, params: dict[str, Any]) -> str:

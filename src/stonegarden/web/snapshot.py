@@ -7,13 +7,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..core.protocol import Game, State
 from ..errors import quote
 from . import clock_keeper, review_job
 from .http import ApiError
 from .live import Live, full_notice
 from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo
 from .views import Marks, view_for
-from .views.base import safe_move_cells
+from .views.base import BoardView, safe_move_cells
 
 
 def parse_ply(ply: Any, n: int) -> int:
@@ -48,6 +49,19 @@ def last_placement(live: Live, at: int) -> int:
     while at > 0 and movers[at - 1] == 0:
         at -= 1
     return at
+
+
+def builder_of(view: BoardView, game: Game, state: State) -> dict[str, Any]:
+    """The view's move builder, and where it offers a pass whether the pass ends the game
+    (``pass_ends``: the opponent passed, and a second pass counts the score), which the page
+    says before it asks to pass."""
+    builder = dict(view.builder(game, state))
+    if builder.get("can_pass"):
+        try:
+            builder["pass_ends"] = game.is_terminal(game.play_text(state, "pass"))
+        except ValueError:
+            builder["pass_ends"] = False
+    return builder
 
 
 def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] | None,
@@ -125,7 +139,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "auto": auto,
         "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),
                             lambda: view.svg(game, state, marks)),
-        "builder": view.builder(game, state) if can_play else {"kind": "none"},
+        "builder": builder_of(view, game, state) if can_play else {"kind": "none"},
         "can_play": can_play,
         "can_resign": can_resign,
         # between two people, until both have moved: ends it with no winner

@@ -138,13 +138,16 @@
   // the seat this link holds is played by a person here; a link to a computer's seat (two
   // computers to watch) may cancel or resume it, but its games are not "yours" to win or lose
   const playing = (s) => !!s.you && s.seats[s.you - 1] === "human";
+  // both seats held in this browser (an uploaded record, kept for study): the result and the
+  // moves are said as to a spectator, and there is no opponent to offer a rematch
+  const bothSeats = () => { const k = SG.keys()[gid] || {}; return !!(k["1"] && k["2"]); };
 
   function resultText(s) {
     const o = s.outcome;
     if (!o) return "";
     if (o.reason === "aborted") return `Aborted: ${o.detail}`;
     if (o.winner === 0) return `A draw: ${o.detail}`;
-    if (playing(s)) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+    if (playing(s) && !bothSeats()) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
     return `${names()[o.winner - 1]} won: ${o.detail}`;
   }
 
@@ -250,7 +253,7 @@
     while (k > 0 && !s.moves[k - 1].player) k--;  // a roll places nothing
     if (!k) return "";
     const m = s.moves[k - 1];
-    const who = m.player === s.you ? "You" : names()[m.player - 1];
+    const who = m.player === s.you && !bothSeats() ? "You" : names()[m.player - 1];
     let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
     if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
     if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
@@ -335,7 +338,7 @@
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
     // an aborted game never started: no rematch (a new game instead)
-    $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted";
+    $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats();
     $("abort").hidden = !s.can_abort;
     $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
     // offered to the opponent: whoever holds a seat of the rematch here offered or took it
@@ -594,7 +597,8 @@
     $("move-error").textContent = "";
     if (b.kind === "point") {
       if (cell.classList.contains("legal")) choose(name, name);
-      else refuseCell(`nothing can be played on ${name}`);
+      else if (cell.dataset.content) refuseCell(`${name} is taken`);
+      else refuseCell(b.refused && b.refused[name] ? `${name} cannot be played: ${b.refused[name]}` : `nothing can be played on ${name}`);
       return;
     }
     if (b.kind === "die-face") {
@@ -709,7 +713,8 @@
     if (moving) return;  // Confirm tapped twice
     const text = $("move-text").value.trim();
     if (!text) { $("move-error").textContent = "choose a move first (click cells, or type it)"; return; }
-    if (/^(pass|resign)$/i.test(text)) { ask(`Really ${text.toLowerCase()}?`, () => play(text)); return; }
+    if (/^pass$/i.test(text)) { ask(passQuestion("Really pass?"), () => play(text)); return; }
+    if (/^resign$/i.test(text)) { ask("Really resign?", () => play(text)); return; }
     play(text);
   });
   $("clear").addEventListener("click", () => {
@@ -717,7 +722,10 @@
     pending = []; chosen = null; chosenCell = null; typed = false; $("move-text").value = ""; renderBuilder(snap);
     if (had) say($("choice"), "Cleared: nothing is chosen.");  // else only the stones would go, unsaid
   });
-  $("pass").addEventListener("click", () => ask("Pass your turn?", () => play("pass")));
+  // after the opponent's pass, a second one ends the game: say so before it is played
+  const passQuestion = (first) => (snap && snap.builder.pass_ends
+    ? `${first} Your opponent passed: passing too ends the game, and the score is counted.` : first);
+  $("pass").addEventListener("click", () => ask(passQuestion("Pass your turn?"), () => play("pass")));
   $("resign").addEventListener("click", () => ask("Resign this game?", () => play("resign")));
   $("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort")));
   $("undo").addEventListener("click", () => act("undo"));

@@ -23,7 +23,7 @@
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
       const turn = !g.result && g.to_move !== null && held.includes(String(g.to_move)) && g.seats[g.to_move - 1] === "human" && !g.seats.includes("open");
-      return { g, seat, turn };
+      return { g, seat, turn, held };
     });
     const rank = (r) => (r.turn ? 0 : r.g.result ? 2 : 1);
     rows.sort((a, b) => rank(a) - rank(b) || b.g.updated - a.g.updated);
@@ -41,25 +41,38 @@
 
   function fill(rows, keys) {
     body.textContent = "";
-    for (const { g, seat, turn } of rows) {
+    let turns = 0;
+    for (const { g, seat, turn, held } of rows) {
       const other = String(3 - seat);
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
       tr.dataset.turn = turn;
-      if (turn) tr.className = "your-turn";
-      cell(tr, turn ? "Your turn" : g.result ? (g.result.reason === "aborted" ? "Aborted" : "Over") : g.seats.includes("open") ? "Waiting for a player" : "Their turn");
-      cell(tr, g.game);
-      cell(tr, g.names[seat] || "player " + seat, "You");
+      if (turn) { tr.className = "your-turn"; turns++; }
+      // a link to a computer's seat (two computers playing, from the home page) watches them
+      const watching = g.seats[seat - 1] !== "human";
+      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
+      cell(tr, g.title);
+      cell(tr, watching ? "watching" : g.names[seat] || g.players[seat - 1], "You");
       const opp = g.seats[other - 1];
-      cell(tr, opp === "human" ? (g.names[other] || "a person") : opp === "open" ? "(open seat)" : opp, "Against");
+      cell(tr, watching ? g.seat_words.join(" vs ") : opp === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1], "Against");
       cell(tr, String(g.moves), "Moves");
       cell(tr, g.clock_text || "", "Clock");
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
       const a = document.createElement("a");
-      a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : "Open";
+      a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : g.result ? "Review" : "Open";
       cell(tr, "").append(a);
       body.append(tr);
     }
+  }
+
+  /** How a finished game ended, from this browser's side ("You won"), or the winner's side
+   * where it holds both seats or watches two computers. */
+  function resultText(g, seat, held) {
+    const w = g.result.winner;
+    if (g.result.reason === "aborted") return "Aborted";
+    if (w !== 1 && w !== 2) return "Draw";
+    if (held.length === 2 || g.seats[seat - 1] !== "human") return `${g.players[w - 1]} won`;
+    return String(w) === seat ? "You won" : "You lost";
   }
 
   let pending = null;
