@@ -336,8 +336,10 @@ class GameService:
     async def _insert(self, game: Game, seats: tuple[str, str], history: History, client: str,
                       listed: bool = False, hints: bool = False,
                       names: tuple[str | None, str | None] = (None, None),
-                      clock: ClockSpec | None = None) -> tuple[Live, dict[str, str]]:
-        live, new = self.new_game(game, seats, history, client, listed, hints, names, clock)
+                      clock: ClockSpec | None = None, over: dict[str, Any] | None = None
+                      ) -> tuple[Live, dict[str, str]]:
+        live, new = self.new_game(game, seats, history, client, listed, hints, names, clock,
+                                  over)
         try:
             await asyncio.to_thread(self.store.create_game, new)
         except StoreError as exc:
@@ -347,20 +349,24 @@ class GameService:
     def new_game(self, game: Game, seats: tuple[str, str], history: History, client: str,
                  listed: bool = False, hints: bool = False,
                  names: tuple[str | None, str | None] = (None, None),
-                 clock: ClockSpec | None = None) -> tuple[Live, NewGame]:
-        """A game not stored yet, with new secrets: the served game and its row."""
+                 clock: ClockSpec | None = None, over: dict[str, Any] | None = None
+                 ) -> tuple[Live, NewGame]:
+        """A game not stored yet, with new secrets: the served game and its row; ``over``: how
+        an uploaded game its rules had not ended did end (``Live.over``)."""
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         now = time.time()
         # ``since``: when the first turn began (a first move waits a bounded time for it)
         live = Live(gid, game, seats, keys, history, [], now, listed=listed,
                     hints_agreed=hints, client=client, names=names,
-                    clock=Clock.new(clock).start(None, now) if clock else None)
+                    clock=Clock.new(clock).start(None, now) if clock else None, over=over)
         value, deadline = clock_keeper.stored(live.clock, clock_keeper.abort_deadline(
             live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
-                             tuple(history.moves), result_of(game, history.last), listed, hints,
-                             names, clock_keeper.seat_to_move(live, history.last), value, deadline)
+                             tuple(history.moves), over or result_of(game, history.last),
+                             listed, hints, names,
+                             None if over else clock_keeper.seat_to_move(live, history.last),
+                             value, deadline)
 
     async def started(self, live: Live) -> tuple[Live, dict[str, str]]:
         """A stored new game, served: its dice rolled, its agent thinking if it is to move."""
@@ -398,7 +404,11 @@ class GameService:
             raise ApiError(413, f"bad record: {out['refused']}")
         game = make(out["game"], **out["params"])
         history = await asyncio.to_thread(History.replay, game, out["moves"])
-        return await self._insert(game, (HUMAN, HUMAN), history, client, hints=True)
+        # lost on time, resigned on the opponent's turn or aborted: over as the record says
+        over = out.get("ended")
+        if over is not None:
+            over = {**over, "scores": None}
+        return await self._insert(game, (HUMAN, HUMAN), history, client, hints=True, over=over)
 
     # -- seats ------------------------------------------------------------------------------
     def seat_of(self, live: Live, secret: Any) -> int | None:
