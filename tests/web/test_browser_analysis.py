@@ -259,3 +259,44 @@ def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
         wait_text(page, "#analysis-status", "Analysing: 0 of 1 positions…")
     finally:
         page.context.close()
+
+
+def test_a_game_longer_than_the_analysis_says_which_moves_it_covers(browser, server):
+    """The analysis covers a game's first 400 moves: a longer game's page says so, and at a
+    later move says why there is nothing to show, rather than leave the moves unexplained."""
+    game = make("freego", size=19, target=200)
+    rng = random.Random(3)
+    state, moves = game.initial_state(), []
+    while len(moves) < 402:
+        actions = [int(a) for a in game.legal_actions(state)
+                   if game.action_to_text(state, int(a)) not in ("pass", "resign")]
+        moves.append(game.action_to_text(state, rng.choice(actions)))
+        state = game.play_text(state, moves[-1])
+    status, made = server.request("POST", "/api/records", {
+        "format": "stonegarden-record", "version": 1, "game": "freego",
+        "params": {"size": 19, "target": 200}, "moves": moves})
+    assert status == 201, made
+
+    def done(route):
+        # the server's own answer (the positions it covers), as if the analysis were done
+        answer = route.fetch(method="GET").json()
+        answer.update(engine="mcts:time=0.5,seed=1", done=True, points=[
+            {"ply": p, "p1_win": 0.5, "best_move": "A1", "played_loss": 0.0,
+             "judgement": None} for p in range(answer["of"])])
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}/analysis", done)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "401 positions (the first 400 moves of 402);")
+        page.keyboard.press("End")
+        wait_text(page, "#review-here", "The analysis covers the first 400 moves only.")
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("document.body.dataset.ply === '400'", timeout=WAIT)
+        assert page.inner_text("#review-here") == ""  # the last move analysed
+    finally:
+        page.context.close()

@@ -757,6 +757,7 @@
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
     box.textContent = "";
+    if (!r && analysis && analysis.capped && s.ply >= analysis.of) box.textContent = `The analysis covers the first ${analysis.of - 1} moves only.`;
     if (!r) return;
     const parts = [];
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
@@ -773,13 +774,16 @@
   function drawAnalysis() {
     const a = analysis, box = $("analysis");
     const judged = a.points.filter((p) => p.judgement);
+    // a longer game's later moves are not analysed: said, else they read as missing
+    const moves = (now || snap || {}).length, covered = a.of - 1;
+    const cut = a.capped && moves > covered ? ` (the first ${covered} moves of ${moves})` : "";
     const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
     analysisStatus(a.error ? a.error
-      : a.running && a.queued ? `Analysing: ${a.points.length} of ${a.of} positions; `
+      : a.running && a.queued ? `Analysing: ${a.points.length} of ${a.of} positions${cut}; `
         + (engineReady ? `waits for a free worker${a.waiting ? ` (${a.waiting} job${a.waiting === 1 ? "" : "s"} ahead)` : ""}…` : PREPARING)
-      : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
-      : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
-      : `${a.points.length} of ${a.of} positions analysed`, a.running && !a.error);
+      : a.running ? `Analysing: ${a.points.length} of ${a.of} positions${cut}…`
+      : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}${cut}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
+      : `${a.points.length} of ${a.of} positions analysed${cut}`, a.running && !a.error);
     showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
     const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
