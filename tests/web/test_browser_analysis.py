@@ -194,6 +194,28 @@ def test_the_keys_that_step_through_the_moves_are_told_to_a_reviewer(browser, se
     page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
 
 
+def test_steps_asked_faster_than_the_server_answers_are_all_taken(browser, server):
+    """Three presses of ← (or clicks of ◀) before the first position comes back go back three
+    moves, not one: each step counts from the position asked for last."""
+    made = new_game(server, params={"size": 5})
+    for i, text in enumerate(["C3", "D4", "B2", "A1", "resign"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    # in one task: the three keys are all pressed before any answer can come
+    page.evaluate("""() => { for (let i = 0; i < 3; i++) document.dispatchEvent(
+        new KeyboardEvent("keydown", {key: "ArrowLeft", bubbles: true})); }""")
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+    page.evaluate("() => { for (let i = 0; i < 2; i++) document.getElementById('nav-prev')"
+                  ".click(); }")
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+    page.evaluate("() => { for (let i = 0; i < 9; i++) document.getElementById('nav-next')"
+                  ".click(); }")  # past the end: the game as it is
+    page.wait_for_function("document.body.dataset.ply === '5'", timeout=WAIT)
+    assert not page.inner_text("#status").startswith("Viewing")
+
+
 def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
     move(server, made, "1", "C3", 0)

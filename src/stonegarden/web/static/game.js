@@ -698,7 +698,10 @@
 
   // -- stepping through the moves -----------------------------------------------------------
   function goTo(p) { if (!snap) return; viewPly = p >= snap.length ? null : Math.max(0, p); refresh(); }
-  const nav = (f) => () => { if (snap) goTo(f(snap.ply, snap.length)); };
+  // a step goes from the position asked for last, not the one shown: keys pressed (or held)
+  // faster than the server answers each step from the one before
+  const asking = () => (viewPly === null ? snap.length : viewPly);
+  const nav = (f) => () => { if (snap) goTo(f(asking(), snap.length)); };
   $("nav-first").addEventListener("click", nav(() => 0));
   $("nav-prev").addEventListener("click", nav((p) => p - 1));
   $("nav-next").addEventListener("click", nav((p, n) => Math.min(n, p + 1)));
@@ -709,7 +712,7 @@
     const step = { ArrowLeft: (p) => p - 1, ArrowRight: (p, n) => Math.min(n, p + 1), Home: () => 0, End: (p, n) => n }[ev.key];
     if (!step) return;
     ev.preventDefault();
-    goTo(step(snap.ply, snap.length));
+    goTo(step(asking(), snap.length));
   });
 
   // -- the computer's analysis -------------------------------------------------------------
