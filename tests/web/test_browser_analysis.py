@@ -216,6 +216,25 @@ def test_steps_asked_faster_than_the_server_answers_are_all_taken(browser, serve
     assert not page.inner_text("#status").startswith("Viewing")
 
 
+def test_the_first_roll_of_tumbling_dice_is_told_at_its_position(browser, server):
+    """Stepping to the position after the game's first roll says what was rolled, as it does
+    for every later roll."""
+    made = new_game(server, "blobs", seats=("random", "random"),
+                    params={"tumbling": True, "dice": 12})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    first = page.inner_text("#moves li:first-child")
+    page.keyboard.press("Home")
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
+    words = re.search(r"\((a \w+ face was rolled)\)", first)
+    assert words, first
+    wait_text(page, "#last-move", "face was rolled")
+    assert page.inner_text("#last-move") == "A" + words.group(1)[1:] + "."
+
+
 def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
     move(server, made, "1", "C3", 0)

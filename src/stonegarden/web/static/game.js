@@ -230,13 +230,16 @@
   function lastMoveText(s) {
     let k = s.ply;
     while (k > 0 && !s.moves[k - 1].player) k--;  // a roll places nothing
-    if (!k) return "";
+    const rolls = s.moves.slice(k, s.ply).map((r) => r.words || r.text);
+    if (!k) {  // the game's first roll(s), before anyone moved
+      const said = rolls.join(", ");
+      return said && said[0].toUpperCase() + said.slice(1) + ".";
+    }
     const m = s.moves[k - 1];
     const who = m.player === s.you ? "You" : names()[m.player - 1];
     let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
     if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
     if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
-    const rolls = s.moves.slice(k, s.ply).map((r) => r.words || r.text);
     if (rolls.length) text += `; then ${rolls.join(", ")}`;
     return text + ".";
   }
