@@ -281,6 +281,23 @@ def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser,
         page.context.close()
 
 
+def test_an_sgf_file_not_named_sgf_is_uploaded_as_sgf(browser, server):
+    """A Go program's SGF saved as .txt (or with no extension) was sent as a JSON record and
+    refused as "not valid JSON"; the page knows SGF by its text."""
+    page = open_page(browser)
+    try:
+        page.goto(server.url + "/")
+        page.select_option("#upload-game", "freego")
+        page.set_input_files("#upload-file", files=[{
+            "name": "game.sgf.txt", "mimeType": "text/plain",
+            "buffer": "\ufeff(;GM[1]FF[4]SZ[9];B[ee];W[dc])".encode()}])
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+        assert page.inner_text("#moves").split("\n")[:2] == ["Black E5", "White D7"]
+    finally:
+        page.context.close()
+
+
 def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
     answer = {"engine": "mcts:time=0.5,seed=1", "done": False, "running": True,
