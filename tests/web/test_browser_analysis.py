@@ -99,6 +99,9 @@ def test_the_judgements_are_counted_in_words(browser, server):
     assert page.inner_text("#analysis-status").endswith(
         "1 inaccuracy, 0 mistakes, 0 blunders")
     page.wait_for_selector("#moves .judgement.j-inaccuracy", timeout=WAIT)
+    # a screen reader reads the judgement, not the marks "?!"
+    said = page.locator("#moves").aria_snapshot()
+    assert "- listitem: Black C3 (inaccuracy)" in said and "?" not in said, said
 
 
 def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):

@@ -819,7 +819,12 @@
       li.querySelector(".judgement")?.remove();
       if (!p || !p.judgement) return;
       const span = document.createElement("span");
-      span.className = "judgement j-" + p.judgement; span.textContent = " " + MARK[p.judgement];
+      span.className = "judgement j-" + p.judgement;
+      // the marks shown, the judgement said (a screen reader reads "?!" as punctuation)
+      const mark = document.createElement("span"), said = document.createElement("span");
+      mark.setAttribute("aria-hidden", "true"); mark.textContent = " " + MARK[p.judgement];
+      said.className = "visually-hidden"; said.textContent = ` (${p.judgement})`;
+      span.append(mark, said);
       span.title = `${p.judgement}: lost ${pct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
       li.append(span);
     });
