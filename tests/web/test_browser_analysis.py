@@ -249,6 +249,14 @@ def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     assert review_shown(browser, server, made, point) == (
         "Black's winning chances: 90%; White's move A1 was a blunder: it cost White 30% of "
         "winning chances; the engine's best move here: B2 (marked on the board).")
+    # losses are counted in whole percents as the thresholds (6%, 12%, 25%) are: one just
+    # under a threshold is not said to reach it
+    point.update(played_loss=0.1175, judgement="inaccuracy")
+    assert "White's move A1 was an inaccuracy: it cost White 11% of winning chances" in (
+        review_shown(browser, server, made, point))
+    point.update(played_loss=0.0575, judgement=None)
+    assert "White's move A1: it cost White 5% of winning chances" in (
+        review_shown(browser, server, made, point))
     point.update(played_loss=0.0, judgement=None)  # as good as the engine's best
     assert review_shown(browser, server, made, point) == (
         "Black's winning chances: 90%; White's move A1: it cost White nothing; the engine's "

@@ -724,6 +724,9 @@
   const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
   let analysis = null, analysisTimer = null;
   const pct = (v) => (100 * v).toFixed(0) + "%";
+  // a loss in whole percents rounded down, as the judgements' thresholds count it: 5.75% is
+  // no inaccuracy (from 6%), and says 5%, not 6%
+  const lossPct = (v) => Math.floor(100 * v + 1e-9) + "%";
 
   /** The analysis' state, shown; a screen reader is told it starts and how it ended, not
    * each position counted on the way (every 1.5 s). */
@@ -769,8 +772,8 @@
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
     // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
     const played = s.moves[s.ply - 1], mover = played && played.player ? names()[played.player - 1] : "";
-    const cost = r.played_loss !== null && (pct(r.played_loss) === "0%" ? `it cost ${mover} nothing`
-      : `it cost ${mover} ${pct(r.played_loss)} of winning chances`);
+    const cost = r.played_loss !== null && (lossPct(r.played_loss) === "0%" ? `it cost ${mover} nothing`
+      : `it cost ${mover} ${lossPct(r.played_loss)} of winning chances`);
     if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
     else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
     if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
@@ -825,7 +828,7 @@
       mark.setAttribute("aria-hidden", "true"); mark.textContent = " " + MARK[p.judgement];
       said.className = "visually-hidden"; said.textContent = ` (${p.judgement})`;
       span.append(mark, said);
-      span.title = `${p.judgement}: lost ${pct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
+      span.title = `${p.judgement}: lost ${lossPct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
       li.append(span);
     });
   }
