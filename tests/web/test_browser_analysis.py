@@ -309,6 +309,32 @@ def test_an_sgf_file_not_named_sgf_is_uploaded_as_sgf(browser, server):
         page.context.close()
 
 
+def test_an_uploaded_game_is_not_said_to_be_won_or_lost_by_its_uploader(browser, server,
+                                                                       tmp_path):
+    """The uploader holds both seats of a record uploaded to study (someone else's game, as
+    often as not): its page names the players, not "You won" and "You played"."""
+    from stonegarden.core.record import make_record, save_record
+
+    game = make("freego", size=5)
+    moves = ["C3", "D4", "B2", "resign"]
+    path = tmp_path / "resigned.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1]), path)
+    page = open_page(browser)
+    try:
+        page.goto(server.url + "/")
+        page.set_input_files("#upload-file", str(path))
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        assert page.inner_text("#status") == "Game over: Black won: White resigned"
+        assert page.inner_text("#last-move") == "White resigned."
+        assert page.inner_text("#seats").endswith(
+            " — you hold both seats; this link plays Black")
+        page.keyboard.press("ArrowLeft")
+        wait_text(page, "#last-move", "Black played B2.")
+    finally:
+        page.context.close()
+
+
 def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
     answer = {"engine": "mcts:time=0.5,seed=1", "done": False, "running": True,

@@ -134,13 +134,16 @@
   // the seat this link holds is played by a person here; a link to a computer's seat (two
   // computers to watch) may cancel or resume it, but its games are not "yours" to win or lose
   const playing = (s) => !!s.you && s.seats[s.you - 1] === "human";
+  // both seats held in this browser (an uploaded record, its uploader's to study): the game is
+  // no more "yours" to win or lose on one side than on the other
+  const bothSides = () => { const k = SG.keys()[gid] || {}; return !!(k["1"] && k["2"]); };
 
   function resultText(s) {
     const o = s.outcome;
     if (!o) return "";
     if (o.reason === "aborted") return `Aborted: ${o.detail}`;
     if (o.winner === 0) return `A draw: ${o.detail}`;
-    if (playing(s)) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+    if (playing(s) && !bothSides()) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
     return `${names()[o.winner - 1]} won: ${o.detail}`;
   }
 
@@ -174,7 +177,7 @@
     if (s.you && key && !invited(key)) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
     const person = (p) => (s.names && s.names[p]) || "a person";
     const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
-    const you = playing(s) ? ` — you play ${names()[s.you - 1]}` : s.you || !key ? " — watching" : " — (this link's key is not valid)";
+    const you = playing(s) ? (bothSides() ? ` — you hold both seats; this link plays ${names()[s.you - 1]}` : ` — you play ${names()[s.you - 1]}`) : s.you || !key ? " — watching" : " — (this link's key is not valid)";
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status = statusText(n);
     if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
@@ -236,7 +239,7 @@
       return said && said[0].toUpperCase() + said.slice(1) + ".";
     }
     const m = s.moves[k - 1];
-    const who = m.player === s.you ? "You" : names()[m.player - 1];
+    const who = m.player === s.you && !bothSides() ? "You" : names()[m.player - 1];
     let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
     if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
     if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
