@@ -389,9 +389,11 @@ def test_a_game_longer_than_the_analysis_says_which_moves_it_covers(browser, ser
         wait_text(page, "#analysis-status", "401 positions (the first 400 moves of 402);")
         page.keyboard.press("End")
         wait_text(page, "#review-here", "The analysis covers the first 400 moves only.")
+        assert page.locator("#winprob .graph-now").count() == 0  # not drawn off the graph
         page.keyboard.press("ArrowLeft")
         page.keyboard.press("ArrowLeft")
         page.wait_for_function("document.body.dataset.ply === '400'", timeout=WAIT)
         assert page.inner_text("#review-here") == ""  # the last move analysed
+        assert page.get_attribute("#winprob .graph-now", "x1") == "300.0"  # the graph's end
     finally:
         page.context.close()

@@ -804,7 +804,8 @@
     const area = known.length ? `${x(known[0].ply)},${H} ${line} ${x(known[known.length - 1].ply)},${H}` : "";
     const first = names()[0].replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);  // whose chances: player 1's
     const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for ${first}${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
-    const cur = snap ? `<line class="graph-now" x1="${x(snap.ply)}" x2="${x(snap.ply)}" y1="0" y2="${H}"/>` : "";
+    // the position viewed; none past the moves analysed (the graph would draw it off its edge)
+    const cur = snap && snap.ply <= n ? `<line class="graph-now" x1="${x(snap.ply)}" x2="${x(snap.ply)}" y1="0" y2="${H}"/>` : "";
     box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -20 ${W + 44} ${H + 38}" width="100%" role="img" aria-label="${first}'s winning chances by move">` +
       `<text class="graph-title" x="0" y="-8" font-size="11">${first}'s winning chances</text>` +
       `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
