@@ -618,6 +618,29 @@ def test_an_upload_of_a_game_lost_on_time_or_resigned_is_over_as_its_record_says
     assert again["meta"]["ended"] == {"winner": None, "reason": "aborted"}
 
 
+def test_an_uploaded_records_players_are_its_people_and_downloaded_again(client):
+    """PB and PW (a record's ``players``) name the seats' people, shown on the page and in the
+    record and SGF downloaded again; the web app's own ``human`` names no one."""
+    sgf = (b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5]PB[Lee Sedol]PW[Cho Hunhyun]"
+           b";B[cc];W[dd])")
+    r = client.post("/api/records", content=sgf, headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    assert client.get(f"/api/games/{gid}").json()["names"] == {"1": "Lee Sedol",
+                                                               "2": "Cho Hunhyun"}
+    record = client.get(f"/api/games/{gid}/record").json()
+    assert record["players"] == {"1": "Lee Sedol", "2": "Cho Hunhyun"}
+    assert "PB[Lee Sedol]PW[Cho Hunhyun]" in client.get(f"/api/games/{gid}/record.sgf").text
+    # a record of the web app's own, of a game between two unnamed people
+    made = new_game(client, ["human", "human"], params={"size": 5})
+    text = client.get(f"/api/games/{made['id']}/record").text
+    assert json.loads(text)["players"] == {"1": "human", "2": "human"}
+    r = client.post("/api/records", content=text.encode(),
+                    headers={"Content-Type": "application/json"})
+    assert client.get(f"/api/games/{r.json()['id']}").json()["names"] == {"1": None,
+                                                                          "2": None}
+
+
 def test_an_sgf_upload_is_read_as_sgf_whatever_the_case_of_its_media_type(client):
     sgf = b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[aa];W[bb])"
     r = client.post("/api/records", content=sgf,

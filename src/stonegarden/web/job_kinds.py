@@ -99,7 +99,8 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     move by move and checked: ``{"game", "params", "moves", "result", "ended"}`` with
     canonical moves and, for a game its rules had not ended, how it ended all the same (lost
     on time, resigned on the opponent's turn, aborted: ``record.ended_outside_rules``), or
-    ``{"refused": why}`` for a record of more than ``max_moves`` moves.
+    ``{"refused": why}`` for a record of more than ``max_moves`` moves; ``players``: the
+    record's players by seat (``"1"``, ``"2"``), where it names them.
 
     Raises:
         RecordError: a bad record.
@@ -124,4 +125,5 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         check_result(game, final, record.result)
     ended = None if game.is_terminal(final) else ended_outside_rules(record)
     return {"game": game.id, "params": game.non_default_params(), "moves": moves,
-            "result": result_of(game, final), "ended": ended}
+            "result": result_of(game, final), "ended": ended,
+            "players": dict(record.players or {})}

@@ -310,7 +310,8 @@
     $("join").hidden = !!s.you;
     // a person's seat held without a name (a link opened before a name was chosen): name it
     // now (an agent's seat keeps the agent's name)
-    if (s.you && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !named && !invited(key)) {
+    // (not where this browser holds both seats: an uploaded record's players are not its uploader)
+    if (s.you && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !named && !invited(key) && !bothSides()) {
       named = true;
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
