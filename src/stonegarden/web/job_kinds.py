@@ -14,8 +14,15 @@ from ..agents.registry import Agent, agent_names, make_agent, parse_agent_spec
 from ..agents.search_agents import SearchAgent
 from ..core import strict_json
 from ..core.foreign import foreign_reader
-from ..core.record import (Record, check_result, ended_outside_rules, game_of, parse_record,
-                           replay_rows, result_of)
+from ..core.record import (
+    Record,
+    check_result,
+    ended_outside_rules,
+    game_of,
+    parse_record,
+    replay_rows,
+    result_of,
+)
 from ..core.registry import make
 from ..errors import ParameterError, RecordError
 from ..jobs import JobContext, job_kind

@@ -26,8 +26,7 @@ from ..agents.search_agents import SearchAgent
 from ..core.protocol import Game
 from ..core.record import Record, make_record, result_of
 from ..core.registry import game_class, make
-from ..errors import (IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError,
-                      quote)
+from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
 from ..store import GameRow, GameSummary, NewGame, StaleError, Store
