@@ -599,6 +599,60 @@ def test_an_sgf_upload_without_its_game_names_it_in_the_request(client, db):
     assert [m["text"] for m in snap["moves"]] == ["E5", "D7"]
 
 
+def test_an_upload_of_a_game_lost_on_time_or_resigned_is_over_as_its_record_says(client,
+                                                                                  db):
+    """A record whose game ended outside its rules (``meta.ended``, SGF's ``RE[B+R]``) is
+    uploaded over, as it ended: not a game going on that its uploader may play on."""
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": ["C3", "D4", "B2"],
+              "meta": {"ended": {"winner": 1, "reason": "time"}}}
+    aborted = {**record, "moves": ["C3"], "meta": {"ended": {"winner": None,
+                                                             "reason": "aborted"}}}
+    resigned = b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5]RE[W+R];B[cc];W[dd])"
+    json_type, sgf_type = "application/json", "application/x-go-sgf"
+    for body, kind, words in ((json.dumps(record).encode(), json_type, "White ran out of time"),
+                              (resigned, sgf_type, "Black resigned"),
+                              (json.dumps(aborted).encode(), json_type,
+                               "it was aborted before it started: no one wins or loses")):
+        r = client.post("/api/records", content=body, headers={"Content-Type": kind})
+        assert r.status_code == 201, r.text
+        made = r.json()
+        key = {"X-Seat-Secret": made["secrets"]["1"]}
+        snap = client.get(f"/api/games/{made['id']}", headers=key).json()
+        assert snap["terminal"] and snap["outcome"]["detail"] == words, snap["outcome"]
+        assert not snap["can_play"] and not snap["can_abort"] and snap["to_move"] is None
+        r = client.post(f"/api/games/{made['id']}/move",
+                        json={"secret": made["secrets"]["2"], "move": "E5"})
+        assert r.status_code == 409, r.text
+        assert stored(db, made["id"])[1]["reason"] in ("time", "resign", "aborted")
+    # downloaded again, the record says how it ended
+    again = client.get(f"/api/games/{made['id']}/record").json()
+    assert again["meta"]["ended"] == {"winner": None, "reason": "aborted"}
+
+
+def test_an_uploaded_records_players_are_its_people_and_downloaded_again(client):
+    """PB and PW (a record's ``players``) name the seats' people, shown on the page and in the
+    record and SGF downloaded again; the web app's own ``human`` names no one."""
+    sgf = (b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5]PB[Lee Sedol]PW[Cho Hunhyun]"
+           b";B[cc];W[dd])")
+    r = client.post("/api/records", content=sgf, headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    assert client.get(f"/api/games/{gid}").json()["names"] == {"1": "Lee Sedol",
+                                                               "2": "Cho Hunhyun"}
+    record = client.get(f"/api/games/{gid}/record").json()
+    assert record["players"] == {"1": "Lee Sedol", "2": "Cho Hunhyun"}
+    assert "PB[Lee Sedol]PW[Cho Hunhyun]" in client.get(f"/api/games/{gid}/record.sgf").text
+    # a record of the web app's own, of a game between two unnamed people
+    made = new_game(client, ["human", "human"], params={"size": 5})
+    text = client.get(f"/api/games/{made['id']}/record").text
+    assert json.loads(text)["players"] == {"1": "human", "2": "human"}
+    r = client.post("/api/records", content=text.encode(),
+                    headers={"Content-Type": "application/json"})
+    assert client.get(f"/api/games/{r.json()['id']}").json()["names"] == {"1": None,
+                                                                          "2": None}
+
+
 def test_an_sgf_upload_is_read_as_sgf_whatever_the_case_of_its_media_type(client):
     sgf = b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[aa];W[bb])"
     r = client.post("/api/records", content=sgf,

@@ -202,6 +202,47 @@ def test_the_keys_that_step_through_the_moves_are_told_to_a_reviewer(browser, se
     page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
 
 
+def test_steps_asked_faster_than_the_server_answers_are_all_taken(browser, server):
+    """Three presses of ← (or clicks of ◀) before the first position comes back go back three
+    moves, not one: each step counts from the position asked for last."""
+    made = new_game(server, params={"size": 5})
+    for i, text in enumerate(["C3", "D4", "B2", "A1", "resign"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    # in one task: the three keys are all pressed before any answer can come
+    page.evaluate("""() => { for (let i = 0; i < 3; i++) document.dispatchEvent(
+        new KeyboardEvent("keydown", {key: "ArrowLeft", bubbles: true})); }""")
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+    page.evaluate("() => { for (let i = 0; i < 2; i++) document.getElementById('nav-prev')"
+                  ".click(); }")
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+    page.evaluate("() => { for (let i = 0; i < 9; i++) document.getElementById('nav-next')"
+                  ".click(); }")  # past the end: the game as it is
+    page.wait_for_function("document.body.dataset.ply === '5'", timeout=WAIT)
+    assert not page.inner_text("#status").startswith("Viewing")
+
+
+def test_the_first_roll_of_tumbling_dice_is_told_at_its_position(browser, server):
+    """Stepping to the position after the game's first roll says what was rolled, as it does
+    for every later roll."""
+    made = new_game(server, "blobs", seats=("random", "random"),
+                    params={"tumbling": True, "dice": 12})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    first = page.inner_text("#moves li:first-child")
+    page.keyboard.press("Home")
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
+    words = re.search(r"\((a \w+ face was rolled)\)", first)
+    assert words, first
+    wait_text(page, "#last-move", "face was rolled")
+    assert page.inner_text("#last-move") == "A" + words.group(1)[1:] + "."
+
+
 def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
     move(server, made, "1", "C3", 0)
@@ -213,6 +254,14 @@ def test_a_moves_loss_is_said_to_be_its_movers(browser, server):
     assert review_shown(browser, server, made, point) == (
         "Black's winning chances: 90%; White's move A1 was a blunder: it cost White 30% of "
         "winning chances; the engine's best move here: B2 (marked on the board).")
+    # losses are counted in whole percents as the thresholds (6%, 12%, 25%) are: one just
+    # under a threshold is not said to reach it
+    point.update(played_loss=0.1175, judgement="inaccuracy")
+    assert "White's move A1 was an inaccuracy: it cost White 11% of winning chances" in (
+        review_shown(browser, server, made, point))
+    point.update(played_loss=0.0575, judgement=None)
+    assert "White's move A1: it cost White 5% of winning chances" in (
+        review_shown(browser, server, made, point))
     point.update(played_loss=0.0, judgement=None)  # as good as the engine's best
     assert review_shown(browser, server, made, point) == (
         "Black's winning chances: 90%; White's move A1: it cost White nothing; the engine's "
@@ -244,6 +293,50 @@ def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser,
         page.keyboard.press("Home")
         wait_text(page, "#review-here", "the engine's best move here")
         assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_an_sgf_file_not_named_sgf_is_uploaded_as_sgf(browser, server):
+    """A Go program's SGF saved as .txt (or with no extension) was sent as a JSON record and
+    refused as "not valid JSON"; the page knows SGF by its text."""
+    page = open_page(browser)
+    try:
+        page.goto(server.url + "/")
+        page.select_option("#upload-game", "freego")
+        page.set_input_files("#upload-file", files=[{
+            "name": "game.sgf.txt", "mimeType": "text/plain",
+            "buffer": "\ufeff(;GM[1]FF[4]SZ[9];B[ee];W[dc])".encode()}])
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+        assert page.inner_text("#moves").split("\n")[:2] == ["Black E5", "White D7"]
+    finally:
+        page.context.close()
+
+
+def test_an_uploaded_game_is_not_said_to_be_won_or_lost_by_its_uploader(browser, server,
+                                                                       tmp_path):
+    """The uploader holds both seats of a record uploaded to study (someone else's game, as
+    often as not): its page names the players, not "You won" and "You played"."""
+    from stonegarden.core.record import make_record, save_record
+
+    game = make("freego", size=5)
+    moves = ["C3", "D4", "B2", "resign"]
+    path = tmp_path / "resigned.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1]), path)
+    page = open_page(browser)
+    try:
+        page.goto(server.url + "/")
+        page.set_input_files("#upload-file", str(path))
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        assert page.inner_text("#status") == "Game over: Black won: White resigned"
+        assert page.inner_text("#last-move") == "White resigned."
+        page.wait_for_timeout(500)  # the page would have named the seat after its uploader
+        assert page.inner_text("#seats") == (
+            "Black (a person) · White (a person) — you hold both seats; this link plays Black")
+        page.keyboard.press("ArrowLeft")
+        wait_text(page, "#last-move", "Black played B2.")
     finally:
         page.context.close()
 
@@ -290,3 +383,46 @@ def test_a_finished_game_uploaded_for_review_says_who_won_and_offers_no_rematch(
     assert page.is_hidden("#rematch") and page.is_visible("#new-game")
     assert errors == []
     page.close()
+
+
+def test_a_game_longer_than_the_analysis_says_which_moves_it_covers(browser, server):
+    """The analysis covers a game's first 400 moves: a longer game's page says so, and at a
+    later move says why there is nothing to show, rather than leave the moves unexplained."""
+    game = make("freego", size=19, target=200)
+    rng = random.Random(3)
+    state, moves = game.initial_state(), []
+    while len(moves) < 402:
+        actions = [int(a) for a in game.legal_actions(state)
+                   if game.action_to_text(state, int(a)) not in ("pass", "resign")]
+        moves.append(game.action_to_text(state, rng.choice(actions)))
+        state = game.play_text(state, moves[-1])
+    status, made = server.request("POST", "/api/records", {
+        "format": "stonegarden-record", "version": 1, "game": "freego",
+        "params": {"size": 19, "target": 200}, "moves": moves})
+    assert status == 201, made
+
+    def done(route):
+        # the server's own answer (the positions it covers), as if the analysis were done
+        answer = route.fetch(method="GET").json()
+        answer.update(engine="mcts:time=0.5,seed=1", done=True, points=[
+            {"ply": p, "p1_win": 0.5, "best_move": "A1", "played_loss": 0.0,
+             "judgement": None} for p in range(answer["of"])])
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
+
+    page = open_page(browser)
+    page.route(f"**/api/games/{made['id']}/analysis", done)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        wait_text(page, "#analysis-status", "401 positions (the first 400 moves of 402);")
+        page.keyboard.press("End")
+        wait_text(page, "#review-here", "The analysis covers the first 400 moves only.")
+        assert page.locator("#winprob .graph-now").count() == 0  # not drawn off the graph
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("document.body.dataset.ply === '400'", timeout=WAIT)
+        assert page.inner_text("#review-here") == ""  # the last move analysed
+        assert page.get_attribute("#winprob .graph-now", "x1") == "300.0"  # the graph's end
+    finally:
+        page.context.close()

@@ -117,8 +117,9 @@ def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
     assert live.over is not None
     reason = str(live.over["reason"])
     if reason == ABORTED:
-        by = live.over.get("by")
+        by = live.over.get("by", "record")  # an uploaded record's does not say who
         detail = (f"{names[by - 1]} aborted it before it started" if by in (1, 2)
+                  else "it was aborted before it started" if by == "record"
                   else "the first move did not come in time")
         return {"winner": None, "reason": reason, "detail": detail + ": no one wins or loses"}
     winner = int(live.over["winner"])

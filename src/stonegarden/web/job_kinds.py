@@ -14,7 +14,15 @@ from ..agents.registry import Agent, agent_names, make_agent, parse_agent_spec
 from ..agents.search_agents import SearchAgent
 from ..core import strict_json
 from ..core.foreign import foreign_reader
-from ..core.record import Record, check_result, game_of, parse_record, replay_rows, result_of
+from ..core.record import (
+    Record,
+    check_result,
+    ended_outside_rules,
+    game_of,
+    parse_record,
+    replay_rows,
+    result_of,
+)
 from ..core.registry import make
 from ..errors import ParameterError, RecordError
 from ..jobs import JobContext, job_kind
@@ -95,8 +103,11 @@ def json_record(text: str) -> Record:
 @job_kind("replay-record")
 def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     """An uploaded record (``json`` text: ours or Abstract Play's; or ``sgf`` text) replayed
-    move by move and checked: ``{"game", "params", "moves", "result"}`` with canonical moves,
-    or ``{"refused": why}`` for a record of more than ``max_moves`` moves.
+    move by move and checked: ``{"game", "params", "moves", "result", "ended"}`` with
+    canonical moves and, for a game its rules had not ended, how it ended all the same (lost
+    on time, resigned on the opponent's turn, aborted: ``record.ended_outside_rules``), or
+    ``{"refused": why}`` for a record of more than ``max_moves`` moves; ``players``: the
+    record's players by seat (``"1"``, ``"2"``), where it names them.
 
     Raises:
         RecordError: a bad record.
@@ -119,5 +130,7 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
         moves.append(row["move"])
     if record.result is not None:
         check_result(game, final, record.result)
+    ended = None if game.is_terminal(final) else ended_outside_rules(record)
     return {"game": game.id, "params": game.non_default_params(), "moves": moves,
-            "result": result_of(game, final)}
+            "result": result_of(game, final), "ended": ended,
+            "players": dict(record.players or {})}

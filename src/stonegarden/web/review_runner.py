@@ -33,8 +33,9 @@ class Reviewer:
 
     def analysis(self, live: Live, seat: int | None) -> dict[str, Any]:
         """The analysis so far: ``{"engine", "done", "running", "queued", "waiting", "error",
-        "of", "points"}``; ``queued`` while its job waits for a free worker, ``waiting`` the
-        jobs queued before it.
+        "of", "capped", "points"}``; ``queued`` while its job waits for a free worker,
+        ``waiting`` the jobs queued before it, ``capped`` where the game has more moves than
+        the analysis covers (``review_job.MAX_PLIES``).
 
         Raises:
             ApiError: 403 where ``seats.may_see_analysis`` says no.
@@ -42,15 +43,17 @@ class Reviewer:
         _check_access(live, seat)
         r = live.review
         wanted = review_job.wanted(len(live.moves))
+        capped = len(live.moves) > review_job.MAX_PLIES
         if r is None:
             return {"engine": None, "done": False, "running": False, "queued": False,
-                    "waiting": 0, "error": "", "of": len(wanted), "points": []}
+                    "waiting": 0, "error": "", "of": len(wanted), "capped": capped,
+                    "points": []}
         points = review_job.judged(r, live.moves, live.history.movers)
         queued = r.running and r.job is not None and r.job.state == "queued"
         return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
                 "running": r.running, "queued": queued,
                 "waiting": self.service.jobs.waiting_before(r.job) if queued and r.job else 0,
-                "error": r.error, "of": len(wanted), "points": points}
+                "error": r.error, "of": len(wanted), "capped": capped, "points": points}
 
     def request(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
         """Start (or continue) the analysis of every position not analysed yet, in jobs.

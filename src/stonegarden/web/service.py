@@ -26,7 +26,7 @@ from ..agents.search_agents import SearchAgent
 from ..core.protocol import Game
 from ..core.record import Record, make_record, result_of
 from ..core.registry import game_class, make
-from ..errors import IllegalMoveError, JobError, StonegardenError, StoreError, quote
+from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
 from ..store import GameRow, GameSummary, NewGame, StaleError, Store
@@ -35,6 +35,7 @@ from .agent_turns import AgentTurns, budget_options
 from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
+from .names import clean_name
 from .review_runner import Reviewer
 from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
 from .time_control import Clock, ClockSpec
@@ -336,8 +337,10 @@ class GameService:
     async def _insert(self, game: Game, seats: tuple[str, str], history: History, client: str,
                       listed: bool = False, hints: bool = False,
                       names: tuple[str | None, str | None] = (None, None),
-                      clock: ClockSpec | None = None) -> tuple[Live, dict[str, str]]:
-        live, new = self.new_game(game, seats, history, client, listed, hints, names, clock)
+                      clock: ClockSpec | None = None, over: dict[str, Any] | None = None
+                      ) -> tuple[Live, dict[str, str]]:
+        live, new = self.new_game(game, seats, history, client, listed, hints, names, clock,
+                                  over)
         try:
             await asyncio.to_thread(self.store.create_game, new)
         except StoreError as exc:
@@ -347,20 +350,24 @@ class GameService:
     def new_game(self, game: Game, seats: tuple[str, str], history: History, client: str,
                  listed: bool = False, hints: bool = False,
                  names: tuple[str | None, str | None] = (None, None),
-                 clock: ClockSpec | None = None) -> tuple[Live, NewGame]:
-        """A game not stored yet, with new secrets: the served game and its row."""
+                 clock: ClockSpec | None = None, over: dict[str, Any] | None = None
+                 ) -> tuple[Live, NewGame]:
+        """A game not stored yet, with new secrets: the served game and its row; ``over``: how
+        an uploaded game its rules had not ended did end (``Live.over``)."""
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         now = time.time()
         # ``since``: when the first turn began (a first move waits a bounded time for it)
         live = Live(gid, game, seats, keys, history, [], now, listed=listed,
                     hints_agreed=hints, client=client, names=names,
-                    clock=Clock.new(clock).start(None, now) if clock else None)
+                    clock=Clock.new(clock).start(None, now) if clock else None, over=over)
         value, deadline = clock_keeper.stored(live.clock, clock_keeper.abort_deadline(
             live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
-                             tuple(history.moves), result_of(game, history.last), listed, hints,
-                             names, clock_keeper.seat_to_move(live, history.last), value, deadline)
+                             tuple(history.moves), over or result_of(game, history.last),
+                             listed, hints, names,
+                             None if over else clock_keeper.seat_to_move(live, history.last),
+                             value, deadline)
 
     async def started(self, live: Live) -> tuple[Live, dict[str, str]]:
         """A stored new game, served: its dice rolled, its agent thinking if it is to move."""
@@ -398,7 +405,14 @@ class GameService:
             raise ApiError(413, f"bad record: {out['refused']}")
         game = make(out["game"], **out["params"])
         history = await asyncio.to_thread(History.replay, game, out["moves"])
-        return await self._insert(game, (HUMAN, HUMAN), history, client, hints=True)
+        # lost on time, resigned on the opponent's turn or aborted: over as the record says
+        over = out.get("ended")
+        if over is not None:
+            over = {**over, "scores": None}
+        # the players the record names (PB and PW), shown and downloaded again as its people
+        names = tuple(_player_name(out.get("players", {}).get(seat)) for seat in ("1", "2"))
+        return await self._insert(game, (HUMAN, HUMAN), history, client, hints=True,
+                                  names=(names[0], names[1]), over=over)
 
     # -- seats ------------------------------------------------------------------------------
     def seat_of(self, live: Live, secret: Any) -> int | None:
@@ -642,8 +656,10 @@ class GameService:
             meta["analysis"] = {"engine": live.review.engine,
                                 "points": review_job.judged(live.review, live.moves,
                                                         live.history.movers)}
-        return make_record(live.game, list(live.moves), live.state,
-                           players={"1": live.seats[0], "2": live.seats[1]}, meta=meta)
+        # a person by the name shown on the page, where the seat has one; else its kind
+        players = {str(i + 1): (name if seat == HUMAN and name else seat)
+                   for i, (seat, name) in enumerate(zip(live.seats, live.names))}
+        return make_record(live.game, list(live.moves), live.state, players=players, meta=meta)
 
     async def sgf(self, live: Live) -> str:
         """The game as SGF. Replaying a long game takes a second or more, so it is made in a
@@ -654,7 +670,8 @@ class GameService:
             ApiError: 404 when the game has no SGF form.
         """
         over = None if live.over is None else (live.over["winner"], live.over["reason"])
-        key = ("sgf", tuple(live.moves), live.seats, over)  # a time loss adds no move
+        # a time loss adds no move; a person named later is PB or PW
+        key = ("sgf", tuple(live.moves), live.seats, tuple(live.names), over)
         if live.sgf is not None and live.sgf[0] == key:
             return live.sgf[1]
         record = self.record(live)
@@ -703,6 +720,18 @@ class GameService:
         # another process holding one of these games thinks for its agent at once
         await self.turns.give_up_claims()
         await self.jobs.close()
+
+
+def _player_name(value: Any) -> str | None:
+    """An uploaded record's player as a seat's display name: ``None`` for none, for a seat's
+    kind (the web app's records say ``human`` of an unnamed person) and for what is no
+    display name (``names.clean_name``)."""
+    if not isinstance(value, str) or value in (HUMAN, OPEN):
+        return None
+    try:
+        return clean_name(value)
+    except ParameterError:
+        return None
 
 
 def _waits_in_lobby(now: float) -> Callable[[GameSummary], bool]:

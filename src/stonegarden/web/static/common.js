@@ -193,9 +193,11 @@ const SG = {
   async upload(file, errorEl, game) {
     errorEl.textContent = "";
     try {
-      const sgf = /\.sgf$/i.test(file.name);
+      // SGF by its name or its text (a JSON record opens with "{"): one saved as .txt is SGF
+      const text = await file.text();
+      const sgf = /\.sgf$/i.test(file.name) || /^\ufeff?\s*\(/.test(text);
       const url = "/api/records" + (sgf && game ? "?game=" + encodeURIComponent(game) : "");
-      const made = await SG.post(url, await file.text(), sgf ? "application/x-go-sgf" : "application/json");
+      const made = await SG.post(url, text, sgf ? "application/x-go-sgf" : "application/json");
       SG.rememberLinks(made, [1, 2]);  // an uploaded game is the uploader's, both seats
       location.href = made.links["1"];
     } catch (e) { errorEl.textContent = e.message; }

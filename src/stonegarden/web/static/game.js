@@ -181,7 +181,7 @@
     if (s.you && key && !invited(key)) SG.saveKey(gid, String(s.you), key);  // "my games" knows the seat
     const person = (p) => (s.names && s.names[p]) || "a person";
     const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
-    const you = playing(s) ? ` — you play ${names()[s.you - 1]}` : s.you || !key ? " — watching" : " — (this link's key is not valid)";
+    const you = playing(s) ? (bothSeats() ? ` — you hold both seats; this link plays ${names()[s.you - 1]}` : ` — you play ${names()[s.you - 1]}`) : s.you || !key ? " — watching" : " — (this link's key is not valid)";
     $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
     let status = statusText(n);
     if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
@@ -251,13 +251,16 @@
   function lastMoveText(s) {
     let k = s.ply;
     while (k > 0 && !s.moves[k - 1].player) k--;  // a roll places nothing
-    if (!k) return "";
+    const rolls = s.moves.slice(k, s.ply).map((r) => r.words || r.text);
+    if (!k) {  // the game's first roll(s), before anyone moved
+      const said = rolls.join(", ");
+      return said && said[0].toUpperCase() + said.slice(1) + ".";
+    }
     const m = s.moves[k - 1];
     const who = m.player === s.you && !bothSeats() ? "You" : names()[m.player - 1];
     let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
     if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
     if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
-    const rolls = s.moves.slice(k, s.ply).map((r) => r.words || r.text);
     if (rolls.length) text += `; then ${rolls.join(", ")}`;
     return text + ".";
   }
@@ -333,7 +336,8 @@
     $("join").hidden = !!s.you;
     // a person's seat held without a name (a link opened before a name was chosen): name it
     // now (an agent's seat keeps the agent's name)
-    if (s.you && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !named && !invited(key)) {
+    // (not where this browser holds both seats: an uploaded record's players are not its uploader)
+    if (s.you && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !named && !invited(key) && !bothSeats()) {
       named = true;
       SG.post("/api/games/" + gid + "/name", { secret: key, name: SG.name() }).catch(() => { /* shown unnamed */ });
     }
@@ -744,7 +748,10 @@
 
   // -- stepping through the moves -----------------------------------------------------------
   function goTo(p) { if (!snap) return; viewPly = p >= snap.length ? null : Math.max(0, p); refresh(); }
-  const nav = (f) => () => { if (snap) goTo(f(snap.ply, snap.length)); };
+  // a step goes from the position asked for last, not the one shown: keys pressed (or held)
+  // faster than the server answers each step from the one before
+  const asking = () => (viewPly === null ? snap.length : viewPly);
+  const nav = (f) => () => { if (snap) goTo(f(asking(), snap.length)); };
   $("nav-first").addEventListener("click", nav(() => 0));
   $("nav-prev").addEventListener("click", nav((p) => p - 1));
   $("nav-next").addEventListener("click", nav((p, n) => Math.min(n, p + 1)));
@@ -757,7 +764,7 @@
     const step = { ArrowLeft: (p) => p - 1, ArrowRight: (p, n) => Math.min(n, p + 1), Home: () => 0, End: (p, n) => n }[ev.key];
     if (!step) return;
     ev.preventDefault();
-    goTo(step(snap.ply, snap.length));
+    goTo(step(asking(), snap.length));
   });
 
   // -- the computer's analysis -------------------------------------------------------------
@@ -766,6 +773,9 @@
   const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
   let analysis = null, analysisTimer = null;
   const pct = (v) => (100 * v).toFixed(0) + "%";
+  // a loss in whole percents rounded down, as the judgements' thresholds count it: 5.75% is
+  // no inaccuracy (from 6%), and says 5%, not 6%
+  const lossPct = (v) => Math.floor(100 * v + 1e-9) + "%";
 
   /** The analysis' state, shown; a screen reader is told it starts and how it ended, not
    * each position counted on the way (every 1.5 s). */
@@ -808,13 +818,16 @@
     } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
-    if (!r) { say(box, ""); return; }
+    if (!r) {
+      say(box, analysis && analysis.capped && s.ply >= analysis.of ? `The analysis covers the first ${analysis.of - 1} moves only.` : "");
+      return;
+    }
     const parts = [];
     if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
     // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
     const played = s.moves[s.ply - 1], mover = played && played.player ? names()[played.player - 1] : "";
-    const cost = r.played_loss !== null && (pct(r.played_loss) === "0%" ? `it cost ${mover} nothing`
-      : `it cost ${mover} ${pct(r.played_loss)} of winning chances`);
+    const cost = r.played_loss !== null && (lossPct(r.played_loss) === "0%" ? `it cost ${mover} nothing`
+      : `it cost ${mover} ${lossPct(r.played_loss)} of winning chances`);
     if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
     else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
     if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
@@ -824,13 +837,16 @@
   function drawAnalysis() {
     const a = analysis, box = $("analysis");
     const judged = a.points.filter((p) => p.judgement);
+    // a longer game's later moves are not analysed: said, else they read as missing
+    const moves = (now || snap || {}).length, covered = a.of - 1;
+    const cut = a.capped && moves > covered ? ` (the first ${covered} moves of ${moves})` : "";
     const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
     analysisStatus(a.error ? a.error
-      : a.running && a.queued ? `Analysing: ${a.points.length} of ${a.of} positions; `
+      : a.running && a.queued ? `Analysing: ${a.points.length} of ${a.of} positions${cut}; `
         + (engineReady ? `waits for a free worker${a.waiting ? ` (${a.waiting} job${a.waiting === 1 ? "" : "s"} ahead)` : ""}…` : PREPARING)
-      : a.running ? `Analysing: ${a.points.length} of ${a.of} positions…`
-      : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
-      : `${a.points.length} of ${a.of} positions analysed`, a.running && !a.error);
+      : a.running ? `Analysing: ${a.points.length} of ${a.of} positions${cut}…`
+      : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}${cut}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
+      : `${a.points.length} of ${a.of} positions analysed${cut}`, a.running && !a.error);
     showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
     const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
@@ -839,7 +855,8 @@
     const area = known.length ? `${x(known[0].ply)},${H} ${line} ${x(known[known.length - 1].ply)},${H}` : "";
     const first = names()[0].replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);  // whose chances: player 1's
     const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for ${first}${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
-    const cur = snap ? `<line class="graph-now" x1="${x(snap.ply)}" x2="${x(snap.ply)}" y1="0" y2="${H}"/>` : "";
+    // the position viewed; none past the moves analysed (the graph would draw it off its edge)
+    const cur = snap && snap.ply <= n ? `<line class="graph-now" x1="${x(snap.ply)}" x2="${x(snap.ply)}" y1="0" y2="${H}"/>` : "";
     box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -20 ${W + 44} ${H + 38}" width="100%" role="img" aria-label="${first}'s winning chances by move">` +
       `<text class="graph-title" x="0" y="-8" font-size="11">${first}'s winning chances</text>` +
       `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
@@ -861,7 +878,7 @@
       if (!p || !p.judgement) return;
       const span = document.createElement("span"), mark = document.createElement("span"), words = document.createElement("span");
       span.className = "judgement j-" + p.judgement;
-      span.title = `${p.judgement}: lost ${pct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
+      span.title = `${p.judgement}: lost ${lossPct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
       // the mark is shown; a screen reader (which may skip "?!", and never reads a title) says why
       mark.textContent = " " + MARK[p.judgement]; mark.setAttribute("aria-hidden", "true");
       words.className = "visually-hidden"; words.textContent = ` (${span.title})`;
