@@ -1,6 +1,6 @@
 """How far apart two searches of the computer's analysis put the same position: the engine of
 ``web/review_job.py`` (0.5 s a position) with two seeds, over every position of a few recorded
-games. The judgement thresholds of docs/web.md sit above this noise.
+games. The judgement thresholds of docs/playing.md sit above this noise.
 
     python3 benchmarks/review_noise.py --out benchmarks/results/review-noise.json
 """

@@ -14,7 +14,7 @@ from .config import Budget
 from .result import MoveStat, SearchResult
 
 #: the loss of winning probability from which a move is an inaccuracy, a mistake, a blunder
-#: (docs/web.md); two seeds' searches of one position differ by 0.006 in the median and 0.017
+#: (docs/playing.md); two seeds' searches of one position differ by 0.006 in the median and 0.017
 #: at the 90th percentile (benchmarks/review_noise.py), so the smallest is well above that
 THRESHOLDS = (("blunder", 0.25), ("mistake", 0.12), ("inaccuracy", 0.06))
 #: simulations a played move needs in the search of the position before it for its value there

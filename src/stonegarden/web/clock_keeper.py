@@ -1,7 +1,7 @@
 """Clocks on the server: how a move changes a game's clock, a game lost on time, and the
 keeper that flags games whose time ran out while no one is connected.
 
-Rules (docs/web.md, "Clocks"):
+Rules (docs/playing.md, "Clocks"):
 
 - A clock runs only for a person to move, and only once that player has made a first move:
   the time before each player's first move is not counted (lichess does the same), so a
