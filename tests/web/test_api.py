@@ -653,6 +653,37 @@ def test_an_uploaded_records_players_are_its_people_and_downloaded_again(client)
                                                                           "2": None}
 
 
+def test_an_uploaded_sgf_in_the_charset_its_ca_names_is_read_with_its_players(client):
+    """An older program's SGF (``CA[GB2312]``, ``CA[ISO-8859-1]``) is read as ``convert``
+    reads it, its players' names with it, not refused as "not UTF-8 text"."""
+    base = "(;GM[1]FF[4]CA[{}]SZ[5]RU[stonegarden freego size=5]PB[{}]PW[{}];B[cc];W[dd])"
+    for charset, black, white in (("GB2312", "李昌镐", "曹薰铉"), ("ISO-8859-1", "Müller", "Löw")):
+        raw = base.format(charset, black, white).encode(charset)
+        r = client.post("/api/records", content=raw,
+                        headers={"Content-Type": "application/x-go-sgf"})
+        assert r.status_code == 201, r.text
+        gid = r.json()["id"]
+        assert client.get(f"/api/games/{gid}").json()["names"] == {"1": black, "2": white}
+    r = client.post("/api/records", content=base.format("KOI8-X", "a", "b").encode() + b"\xff",
+                    headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 400
+    assert r.json()["error"] == ("bad record: 'the SGF file' is neither UTF-8 text nor text in "
+                                 "the charset its CA[KOI8-X] names")
+
+
+def test_an_uploaded_records_long_or_broken_player_names_are_kept_in_short(client):
+    """A record's player name longer than a display name, or over two lines (SGF text may
+    be), names its seat in short and one line, and the record downloaded again keeps it."""
+    sgf = (b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5]"
+           b"PB[Christopher Alexander the Longnamed]PW[Lee\nSedol];B[cc];W[dd])")
+    r = client.post("/api/records", content=sgf, headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    names = {"1": "Christopher Alexander t…", "2": "Lee Sedol"}
+    assert client.get(f"/api/games/{gid}").json()["names"] == names
+    assert client.get(f"/api/games/{gid}/record").json()["players"] == names
+
+
 def test_an_sgf_upload_is_read_as_sgf_whatever_the_case_of_its_media_type(client):
     sgf = b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[aa];W[bb])"
     r = client.post("/api/records", content=sgf,

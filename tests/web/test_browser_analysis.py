@@ -341,6 +341,24 @@ def test_an_uploaded_game_is_not_said_to_be_won_or_lost_by_its_uploader(browser,
         page.context.close()
 
 
+def test_an_sgf_file_in_an_older_charset_names_its_players_on_the_page(browser, server):
+    """An SGF file in the charset its CA[] names goes as its bytes: its players' names were
+    read by the page as UTF-8 and shown as replacement characters."""
+    page = open_page(browser)
+    try:
+        page.goto(server.url + "/")
+        page.select_option("#upload-game", "freego")
+        page.set_input_files("#upload-file", files=[{
+            "name": "old.sgf", "mimeType": "application/x-go-sgf",
+            "buffer": "(;GM[1]FF[4]CA[GB2312]SZ[9]PB[李昌镐]PW[曹薰铉];B[ee];W[dc])"
+                      .encode("gb2312")}])
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+        assert "Black (李昌镐) · White (曹薰铉)" in page.inner_text("#seats")
+    finally:
+        page.context.close()
+
+
 def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
     answer = {"engine": "mcts:time=0.5,seed=1", "done": False, "running": True,

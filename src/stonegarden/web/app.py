@@ -27,7 +27,7 @@ from ..agents.registry import agent_names
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError, StoreError, quote
 from ..jobs import JobPool, Limits
-from ..sgf import has_sgf_form
+from ..sgf import decode_sgf, has_sgf_form
 from ..store import open_store
 from . import lobby, study_tools
 from .http import (
@@ -262,10 +262,12 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     async def upload(request: Request) -> Json:
         raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
         sgf = content_type(request) == SGF
-        try:
-            text = raw.decode("utf-8")
+        try:  # an SGF file in the charset its CA[] names (GB2312, Latin-1), as convert reads it
+            text = decode_sgf(raw, "the SGF file") if sgf else raw.decode("utf-8")
         except UnicodeDecodeError:
             raise ApiError(400, "bad record: it is not UTF-8 text") from None
+        except StonegardenError as exc:
+            raise ApiError(400, f"bad record: {exc}") from None
         game = request.query_params.get("game")
         live, keys = await service().upload(text, sgf, client_of(request), game)
         return Json(_links(site, live.id, live.seats, keys), status_code=201)

@@ -18,6 +18,7 @@ import hmac
 import random
 import secrets
 import time
+import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +36,7 @@ from .agent_turns import AgentTurns, budget_options
 from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
-from .names import clean_name
+from .names import MAX_NAME, clean_name
 from .review_runner import Reviewer
 from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
 from .time_control import Clock, ClockSpec
@@ -725,11 +726,16 @@ class GameService:
 def _player_name(value: Any) -> str | None:
     """An uploaded record's player as a seat's display name: ``None`` for none, for a seat's
     kind (the web app's records say ``human`` of an unnamed person) and for what is no
-    display name (``names.clean_name``)."""
+    display name (``names.clean_name``). A record's name may be longer than a display name
+    (kept to its first characters and "…") and break lines (read as spaces), as SGF text
+    does."""
     if not isinstance(value, str) or value in (HUMAN, OPEN):
         return None
+    name = " ".join(unicodedata.normalize("NFC", value).split())
+    if len(name) > MAX_NAME:
+        name = name[:MAX_NAME - 1].rstrip() + "…"
     try:
-        return clean_name(value)
+        return clean_name(name)
     except ParameterError:
         return None
 

@@ -89,7 +89,8 @@ const SG = {
     return err;
   },
   post(url, body, type) {
-    return SG.request(url, { method: "POST", headers: { "Content-Type": type || "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    const raw = typeof body === "string" || body instanceof Blob;  // a file is sent as its bytes
+    return SG.request(url, { method: "POST", headers: { "Content-Type": type || "application/json" }, body: raw ? body : JSON.stringify(body) });
   },
   get(url, headers) { return SG.request(url, { headers: headers || {} }); },
   // a page's list (the lobby, my games): its JSON, or null after saying why in errorEl and,
@@ -197,7 +198,9 @@ const SG = {
       const text = await file.text();
       const sgf = /\.sgf$/i.test(file.name) || /^\ufeff?\s*\(/.test(text);
       const url = "/api/records" + (sgf && game ? "?game=" + encodeURIComponent(game) : "");
-      const made = await SG.post(url, text, sgf ? "application/x-go-sgf" : "application/json");
+      // an SGF file goes as its bytes: the server reads it in the charset its CA[] names
+      // (an older program's GB2312 or Latin-1 player names), which the text read here garbles
+      const made = await SG.post(url, sgf ? file : text, sgf ? "application/x-go-sgf" : "application/json");
       SG.rememberLinks(made, [1, 2]);  // an uploaded game is the uploader's, both seats
       location.href = made.links["1"];
     } catch (e) { errorEl.textContent = e.message; }
