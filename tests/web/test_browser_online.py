@@ -468,3 +468,25 @@ def test_my_games_says_what_each_game_is_whom_it_is_against_and_how_it_ended(bro
     assert row.locator('td[data-label="Against"]').inner_text() == \
         "computer, level 1 vs computer, level 1"
     assert errors == []
+
+
+def test_my_games_names_an_uploaded_records_players_as_theirs_not_as_you(browser, server):
+    """An uploaded record, both of whose seats this browser holds: its players (PB, PW) are
+    the record's people; "You" was its first player's name, "Against" its second's."""
+    errors: list[str] = []
+    page = person(browser, errors)
+    status, made = server.request(
+        "POST", "/api/records",
+        b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5]PB[Lee Sedol]PW[Cho Hunhyun];B[cc])",
+        headers={"Content-Type": "application/x-go-sgf"})
+    assert status == 201
+    page.goto(server.url + "/my-games")
+    for seat in ("1", "2"):
+        key = made["links"][seat].split("#key=")[1]
+        page.evaluate(f"SG.saveKey({made['id']!r}, {seat!r}, {key!r})")
+    page.reload()
+    row = page.locator(f"#mine tr[data-gid={made['id']!r}]")
+    row.wait_for(timeout=WAIT)
+    assert row.locator('td[data-label="You"]').inner_text() == "both seats"
+    assert row.locator('td[data-label="Against"]').inner_text() == "Lee Sedol vs Cho Hunhyun"
+    assert errors == []

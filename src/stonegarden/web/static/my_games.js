@@ -52,9 +52,12 @@
       const watching = g.seats[seat - 1] !== "human";
       cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
       cell(tr, g.title);
-      cell(tr, watching ? "watching" : g.names[seat] || g.players[seat - 1], "You");
+      // both seats held (an uploaded record): its players are the record's, neither of them you
+      const both = held.length === 2 && !watching;
+      cell(tr, watching ? "watching" : both ? "both seats" : g.names[seat] || g.players[seat - 1], "You");
       const opp = g.seats[other - 1];
-      cell(tr, watching ? g.seat_words.join(" vs ") : opp === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1], "Against");
+      cell(tr, watching ? g.seat_words.join(" vs ") : both ? ["1", "2"].map((p) => g.names[p] || g.players[p - 1]).join(" vs ")
+        : opp === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1], "Against");
       cell(tr, String(g.moves), "Moves");
       cell(tr, g.clock_text || "", "Clock");
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
