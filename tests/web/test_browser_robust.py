@@ -701,6 +701,31 @@ def test_a_pass_that_would_end_the_game_says_so_before_it_is_played(browser, ser
     assert errors == []
 
 
+def test_an_undo_is_said_once_not_again_on_coming_back_to_now(browser, server):
+    # stepping back after an undo and then to now said "Undone: ..." again, as if it undid again
+    made = new_game(server, params={"size": 5}, seats=("human", "random"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    for n in (2, 4):
+        page.locator("#board [data-cell].legal").first.focus()
+        page.keyboard.press("Enter")
+        wait_length(page, n)
+        wait_ready(page)
+    page.focus("#undo")
+    page.keyboard.press("Enter")
+    wait_length(page, 2)
+    wait_text(page, "#last-move", "Undone: ")
+    page.focus("#nav-prev")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
+    page.focus("#nav-last")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+    wait_text(page, "#last-move", "White played ")
+    assert "Undone" not in page.inner_text("#last-move")
+
+
 #: what every live region of a page takes (window.said), and every text shown (window.shown),
 #: once the page is parsed
 SAID_EVERYWHERE = """

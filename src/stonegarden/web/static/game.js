@@ -237,10 +237,11 @@
   }
 
   /** The moves an Undo of this page took back, in words, while the game stays where it left
-   * it: else a screen reader heard nothing (no last move to say, the same player to move). */
+   * it: else a screen reader heard nothing (no last move to say, the same player to move).
+   * Said until another position is shown: back at it later, nothing was undone again. */
   let undone = null;
   function undoneText(s) {
-    if (!undone || s.length !== undone.length || s.ply !== s.length) return "";
+    if (!undone || s.length !== undone.length || s.ply !== s.length) { undone = null; return ""; }
     const placed = undone.moves.filter((m) => m.player).reverse();  // a roll places nothing
     const whose = (m) => (m.player === s.you ? "your" : names()[m.player - 1] + "'s") + " " + m.text;
     return placed.length ? `Undone: ${placed.map(whose).join(" and ")}. ` : "";
