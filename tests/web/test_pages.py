@@ -253,6 +253,15 @@ def test_rules_index_and_pages_for_players(client):
     assert 'href="/rules"' in home  # the header's link is the index, not one game
 
 
+def test_the_upload_field_offers_an_sgf_file_saved_as_text(client):
+    """The page reads an SGF file by its text whatever its name (a Go program's ``.txt``), but
+    its file field offered only ``.json`` and ``.sgf``: the file picker greyed the ``.txt`` out."""
+    field = re.search(r'<input type="file" id="upload-file" accept="([^"]*)"',
+                      client.get("/").text)
+    assert field is not None
+    assert {".json", ".sgf", ".txt"} <= set(field.group(1).split(","))
+
+
 def test_a_rules_pages_parameters_read_as_the_command_line_takes_them(client):
     """Defaults as ``--param`` takes them and ``stonegarden games`` writes them (not Python's
     ``()``, ``(0, 0)``, ``False``, ``None``), with the values each parameter takes."""
