@@ -332,3 +332,11 @@ def test_a_square_size_in_the_rectangle_form_is_read():
     assert sgf_to_record("(;GM[1]FF[4]SZ[9:9];B[ee])", game_id="freego").moves == ("E5",)
     with pytest.raises(RecordError, match=r"SZ\[9:7\] is not a square board"):
         sgf_to_record("(;GM[1]FF[4]SZ[9:7];B[ee])", game_id="freego")
+
+
+@pytest.mark.parametrize("game_id", ["blobs", "blooms"])
+def test_an_sgf_file_given_a_game_without_an_sgf_form_says_so(game_id):
+    # Blobs has no size: it was refused as "game 'blobs' has no parameter 'size'"
+    with pytest.raises(RecordError, match=f"game {game_id!r} is not played on a square Go "
+                                          "board, so it has no SGF form"):
+        sgf_to_record("(;GM[1]FF[4]SZ[5];B[cc])", "x.sgf", game_id=game_id)

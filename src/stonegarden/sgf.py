@@ -339,6 +339,11 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
         raise RecordError(f"{source!r}: {found} a stonegarden game (RU[stonegarden GAME ...]), "
                           "so say which game it is: choose the game when uploading it, or "
                           "--game (e.g. --game freego) on the command line")
+    try:  # a game off the square board first: it has no size to take from SZ
+        _square_game(make(game_id), source)
+    except StonegardenError as exc:
+        raise RecordError(f"{source!r}: {exc}" if not isinstance(exc, RecordError)
+                          else str(exc)) from None
     if "SZ" in root:
         sz = root["SZ"][0].strip()
         columns, colon, rows = sz.partition(":")  # SZ[19:19], a square in the rectangle form
