@@ -5,8 +5,9 @@ in ``conftest.py``."""
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,3 +36,17 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def change_answers(page: Any, url: str, change: Callable[[dict[str, Any]], None],
+                   method: str | None = None) -> None:
+    """Answer the page's requests to ``url`` with the server's own JSON (asked with ``method``
+    when given: a GET in place of a POST that would start a job), changed in place by
+    ``change``: a state the server would take long to reach. Close the page before the test's
+    server stops: a route that asks a stopped server fails the next test's calls."""
+    def answer(route: Any) -> None:
+        data = route.fetch(method=method).json() if method else route.fetch().json()
+        change(data)
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(data))
+
+    page.route(url, answer)

@@ -9,7 +9,7 @@ import json
 import random
 import re
 
-from browsers import WAIT
+from browsers import WAIT, change_answers
 from test_browser_robust import move, new_game, open_page, wait_text
 from webhelpers import Server
 
@@ -31,13 +31,8 @@ SAID = """(selector) => {
 def review_shown(browser, server, made, point) -> str:
     """What a spectator's page says of the current position when the server's snapshot holds
     the analysis ``point`` there."""
-    def with_point(route):
-        snap = route.fetch().json()
-        snap["review"] = point
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
-
     page = open_page(browser)
-    page.route(f"**/api/games/{made['id']}", with_point)
+    change_answers(page, f"**/api/games/{made['id']}", lambda snap: snap.update(review=point))
     try:
         page.goto(server.url + made["links"]["spectator"])
         wait_text(page, "#review-here", "best move here")
@@ -419,16 +414,14 @@ def test_a_game_longer_than_the_analysis_says_which_moves_it_covers(browser, ser
         "params": {"size": 19, "target": 200}, "moves": moves})
     assert status == 201, made
 
-    def done(route):
+    def done(answer):
         # the server's own answer (the positions it covers), as if the analysis were done
-        answer = route.fetch(method="GET").json()
         answer.update(engine="mcts:time=0.5,seed=1", done=True, points=[
             {"ply": p, "p1_win": 0.5, "best_move": "A1", "played_loss": 0.0,
              "judgement": None} for p in range(answer["of"])])
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
 
     page = open_page(browser)
-    page.route(f"**/api/games/{made['id']}/analysis", done)
+    change_answers(page, f"**/api/games/{made['id']}/analysis", done, method="GET")
     try:
         page.goto(server.url + made["links"]["spectator"])
         wait_text(page, "#seats", "watching")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from browsers import WAIT
+from browsers import WAIT, change_answers
 from webhelpers import Server
 
 from stonegarden.core.record import make_record
@@ -642,13 +642,11 @@ def test_a_players_clock_running_low_is_said_once(browser, server):
     for i, text in enumerate(["C3", "D4"]):
         move(server, made, "1" if i % 2 == 0 else "2", text, i)
 
-    def low(route):  # Black's clock, running, about to pass 10 s
-        snap = route.fetch().json()
+    def low(snap):  # Black's clock, running, about to pass 10 s
         snap["clock"]["1"] = min(snap["clock"]["1"], 11)
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(snap))
 
     page = open_page(browser)
-    page.route(f"**/api/games/{made['id']}", low)
+    change_answers(page, f"**/api/games/{made['id']}", low)
     page.add_init_script(SAID_EVERYWHERE)
     try:
         page.goto(server.url + made["links"]["1"])
