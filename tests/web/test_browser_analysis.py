@@ -292,18 +292,23 @@ def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser,
         page.context.close()
 
 
+def upload_two_moves_of_free_go(page, server, name: str, mime: str, data: bytes) -> None:
+    """The home page's upload of a file of two Free Go moves, until its game page shows them."""
+    page.goto(server.url + "/")
+    page.select_option("#upload-game", "freego")
+    page.set_input_files("#upload-file", files=[{"name": name, "mimeType": mime,
+                                                 "buffer": data}])
+    page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+    page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+
+
 def test_an_sgf_file_not_named_sgf_is_uploaded_as_sgf(browser, server):
     """A Go program's SGF saved as .txt (or with no extension) was sent as a JSON record and
     refused as "not valid JSON"; the page knows SGF by its text."""
     page = open_page(browser)
     try:
-        page.goto(server.url + "/")
-        page.select_option("#upload-game", "freego")
-        page.set_input_files("#upload-file", files=[{
-            "name": "game.sgf.txt", "mimeType": "text/plain",
-            "buffer": "\ufeff(;GM[1]FF[4]SZ[9];B[ee];W[dc])".encode()}])
-        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
-        page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+        upload_two_moves_of_free_go(page, server, "game.sgf.txt", "text/plain",
+                                    "\ufeff(;GM[1]FF[4]SZ[9];B[ee];W[dc])".encode())
         assert page.inner_text("#moves").split("\n")[:2] == ["Black E5", "White D7"]
     finally:
         page.context.close()
@@ -341,14 +346,9 @@ def test_an_sgf_file_in_an_older_charset_names_its_players_on_the_page(browser, 
     read by the page as UTF-8 and shown as replacement characters."""
     page = open_page(browser)
     try:
-        page.goto(server.url + "/")
-        page.select_option("#upload-game", "freego")
-        page.set_input_files("#upload-file", files=[{
-            "name": "old.sgf", "mimeType": "application/x-go-sgf",
-            "buffer": "(;GM[1]FF[4]CA[GB2312]SZ[9]PB[李昌镐]PW[曹薰铉];B[ee];W[dc])"
-                      .encode("gb2312")}])
-        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
-        page.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+        upload_two_moves_of_free_go(
+            page, server, "old.sgf", "application/x-go-sgf",
+            "(;GM[1]FF[4]CA[GB2312]SZ[9]PB[李昌镐]PW[曹薰铉];B[ee];W[dc])".encode("gb2312"))
         assert "Black (李昌镐) · White (曹薰铉)" in page.inner_text("#seats")
     finally:
         page.context.close()
