@@ -381,6 +381,20 @@ def test_the_snapshot_carries_the_clock_and_it_runs_after_each_players_first_mov
     assert c["running"] == 1 and c["2"] == 605 and 599 <= c["1"] <= 605
 
 
+def test_a_resignation_on_your_turn_adds_no_increment_to_your_clock(client):
+    # the last move ends the game: its increment would show the loser with more time than
+    # they had (70 s of 60 + 10 + 10 here)
+    made = client.post("/api/games", json={
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"],
+        "clock": {"initial": 60, "increment": 10}}).json()
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    for key, move in ((k1, "C3"), (k2, "D4"), (k1, "resign")):
+        assert client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move}).is_success
+    snap = snapshot(client, gid)
+    assert snap["terminal"] and snap["winner"] == 2
+    assert 68 <= snap["clock"]["1"] <= 70 and snap["clock"]["2"] == 70
+
+
 def started_clock_game(client: TestClient) -> tuple[str, str]:
     """A game on a 10 s clock in which both players have moved (player 1's clock runs):
     its id and player 1's secret."""

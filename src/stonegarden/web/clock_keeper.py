@@ -76,7 +76,7 @@ def after_move(live: Live, before: State, after: State, now: float) -> Clock | N
     runs = nxt if nxt is not None and nxt in moved and live.seats[nxt - 1] == HUMAN else None
     if mover == CHANCE:  # a die roll: the next player's clock starts now (unless it runs)
         return clock if clock.running == runs else clock.start(runs, now)
-    return clock.after_move(mover, runs, now)
+    return clock.after_move(mover, runs, now, final=live.game.is_terminal(after))
 
 
 def first_move_wait(clock: Clock) -> float:

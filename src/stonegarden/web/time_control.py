@@ -139,14 +139,18 @@ class Clock:
         """Run ``seat``'s clock from ``now`` (``None``: stop), without charging anyone."""
         return replace(self, running=seat, since=now)
 
-    def after_move(self, mover: int, next_seat: int | None, now: float) -> Clock:
+    def after_move(self, mover: int, next_seat: int | None, now: float,
+                   final: bool = False) -> Clock:
         """The clock after ``mover`` moved at ``now``; ``next_seat`` is the next person to move
-        (``None`` when the game is over or no clock should run). The caller checks
-        :meth:`flagged` first: a move after the flag does not count."""
+        (``None`` when the game is over or no clock should run); ``final``: the move ended the
+        game (a resignation too), and adds no increment: the time shown at the end is the
+        time the player had left. The caller checks :meth:`flagged` first: a move after the
+        flag does not count."""
         left = list(self.left)
         if self.spec.kind == "fischer":
             used = max(0.0, now - self.since) if self.running == mover else 0.0
-            left[mover - 1] = max(0.0, left[mover - 1] - used) + self.spec.increment
+            left[mover - 1] = max(0.0, left[mover - 1] - used) + (
+                0.0 if final else self.spec.increment)
         else:
             left[mover - 1] = self.spec.allowance
             if next_seat is not None:
