@@ -199,6 +199,24 @@ def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypa
         assert open_store(db).get(gid).result is None
 
 
+def test_the_snapshot_says_how_long_a_first_move_may_wait(client):
+    # the page had nothing to show of it: a player who took a while over a first move found
+    # the game aborted without a word of warning
+    gid, k1, k2 = two_people(client, clock={"initial": 120, "increment": 0})
+    c = snapshot(client, gid, k2)["clock"]
+    assert 118 <= c["abort_in"] <= 120 and c["running"] is None
+    assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+    assert 118 <= snapshot(client, gid)["clock"]["abort_in"] <= 120  # player 2's, from now
+    assert post(client, gid, "move", secret=k2, move="D4").status_code == 200
+    c = snapshot(client, gid)["clock"]
+    assert c["abort_in"] is None and c["running"] == 1  # the clock runs instead
+    gid, k1, _ = two_people(client, clock={"initial": 120, "increment": 0})
+    assert post(client, gid, "abort", secret=k1).status_code == 200
+    assert snapshot(client, gid)["clock"]["abort_in"] is None
+    gid, _, _ = two_people(client, clock={"days_per_move": 1})
+    assert snapshot(client, gid)["clock"]["abort_in"] is None  # it never aborts by itself
+
+
 def wait_for_result(db: Any, gid: str, seconds: float = 20) -> Any:
     end = time.time() + seconds
     row = open_store(db).get(gid)
@@ -230,9 +248,11 @@ def test_a_game_stored_before_turns_were_timed_takes_its_first_move(client, db):
              "since": 0.0}
     open_store(db).create_game(NewGame("old", "freego", {"size": 5}, ("human", "human"),
                                        ("k1", "k2"), to_move=1, clock=clock))
+    assert snapshot(client, "old")["clock"]["abort_in"] is None  # it waits, untimed
     assert post(client, "old", "move", secret="k1", move="C3").status_code == 200
     snap = snapshot(client, "old", "k2")
     assert not snap["terminal"] and snap["can_abort"]
+    assert 50 <= snap["clock"]["abort_in"] <= 60
     assert open_store(db).get("old").deadline is not None  # player 2's first move is timed
 
 

@@ -5,6 +5,8 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browsers import SHOTS, WAIT
 
@@ -312,6 +314,33 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
     assert ana.inner_text("#status") == "Game over: You won: White resigned"
     assert bo.inner_text("#move-error") == "" and bo.is_visible("#rematch")
     assert "running" not in (ana.get_attribute("#clock-1", "class") or "")
+    assert errors == []
+
+
+def test_the_wait_for_a_first_move_is_shown_counting_down(browser, server):
+    # a game on a real-time clock aborts itself when a first move does not come in time (3
+    # minutes here): the pages said nothing of it until it had happened
+    errors: list[str] = []
+    made, ana, bo = two_at_a_new_clock_game(browser, server, errors)
+    for page in (ana, bo):
+        page.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
+    assert re.fullmatch(r"Make your first move within (3:00|2:5\d), or the game is aborted\.",
+                        ana.inner_text("#first-move"))
+    assert re.fullmatch(r"Black has (3:00|2:5\d) to make a first move, or the game is aborted\.",
+                        bo.inner_text("#first-move"))
+    first = float(bo.get_attribute("#first-move", "data-left"))
+    bo.wait_for_function(f"+document.querySelector('#first-move').dataset.left < {first - 1}",
+                         timeout=WAIT)
+    move = f"/api/games/{made['id']}/move"
+    assert server.request("POST", move, {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    bo.wait_for_selector("#first-move:has-text('Make your first move')", timeout=WAIT)
+    assert re.fullmatch(r"White has (3:00|2:5\d) to make a first move, or the game is aborted\.",
+                        ana.inner_text("#first-move"))
+    # both have moved: the clock runs, nothing aborts
+    assert server.request("POST", move, {"secret": made["secrets"]["2"], "move": "D4"})[0] == 200
+    for page in (ana, bo):
+        page.wait_for_selector("#clock-1.running", timeout=WAIT)
+        assert page.is_hidden("#first-move")
     assert errors == []
 
 

@@ -90,10 +90,11 @@ def abort_deadline(live: Live, state: State, movers: Sequence[int], clock: Clock
     """When the game aborts itself unless the person to move in ``state`` moves: only between
     two people (``seats``, default the game's) on a Fischer clock, and only for a first move
     (``movers``: who made each move so far). No clock runs then; ``clock.since`` is when that
-    turn began. A first move that comes before the keeper has aborted the game is played: its
-    player came."""
+    turn began (0 in a game stored before turns were timed: its first move waits, as its
+    stored deadline says). A first move that comes before the keeper has aborted the game is
+    played: its player came."""
     if (clock is None or clock.spec.kind != "fischer" or clock.running is not None
-            or (seats or live.seats) != (HUMAN, HUMAN)):
+            or not clock.since or (seats or live.seats) != (HUMAN, HUMAN)):
         return None
     seat = seat_to_move(live, state)
     if seat is None or seat in movers:
