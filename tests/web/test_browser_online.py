@@ -250,6 +250,37 @@ def test_a_creator_who_opens_her_friends_link_leaves_that_seat_to_the_friend(bro
     assert errors == []
 
 
+def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser, server):
+    # a game on a real-time clock made with a link aborted itself a few minutes after it was
+    # made, had the friend not moved by then: a link read late led to an aborted game. Ana
+    # checking the link she sends does not start his wait either.
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    ana.goto(server.url + "/?game=freego")
+    choose_name(ana, "Ana")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.check('input[name="invite"][value="link"]')
+    ana.check('input[name="seat"][value="second"]')  # Bo, Black, moves first
+    ana.select_option("#clock-kind", "fischer")
+    ana.fill("#clock-minutes", "1")
+    ana.click("#start")
+    ana.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    invite, own = ana.input_value("#invite-url"), ana.get_attribute("#go-to-seat", "href")
+    gid = own.split("/game/")[1].split("#")[0]
+    ana.goto(invite)
+    ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    ana.goto(server.url + own)
+    ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] is None
+    assert ana.is_hidden("#first-move")  # Bo has not come yet: nothing counts down
+    bo.goto(invite)
+    bo.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
+    assert bo.inner_text("#first-move").startswith("Make your first move within")
+    assert 55 <= server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] <= 60
+    ana.wait_for_selector("#first-move:has-text('Black has')", timeout=WAIT)  # told live
+    assert errors == []
+
+
 def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     # the creator takes her game back while someone looks at it: the page says so, and no
     # longer offers the seat (it offered "Take the open seat" under "no game 'ID'")

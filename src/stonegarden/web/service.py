@@ -545,6 +545,31 @@ class GameService:
                 raise ApiError(409, "the game has moved on: read it and try again")
         self.hub.publish(live.id)
 
+    async def arrive(self, live: Live, seat: int) -> None:
+        """``seat``'s holder has the game open (its page asked for it): in a game between two
+        people on a clock, not under way, a first move is waited for from that seat from now
+        on (``clock_keeper.arrival``). A store that fails leaves the wait unstarted: the page
+        is answered all the same."""
+        if clock_keeper.arrival(live, seat, time.time()) is None:
+            return
+        async with live.lock:
+            clock = clock_keeper.arrival(live, seat, time.time())
+            if clock is None or self.live.get(live.id) is not live:
+                return
+            value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
+                live, live.state, live.history.movers, clock))
+            assert value is not None
+            try:
+                done = await asyncio.to_thread(self.store.set_clock, live.id, len(live.moves),
+                                               value, deadline)
+            except StoreError:
+                return
+            if not done:
+                self.invalidate(live.id)
+                return
+            live.clock = clock
+        self.hub.publish(live.id)
+
     def still_served(self, live: Live) -> None:
         """Raises: ApiError 409 when ``live`` is no longer the copy served here (another
         process changed the game, or it was let go from memory, while this request waited)."""

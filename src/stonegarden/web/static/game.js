@@ -60,6 +60,9 @@
   let asked = 0;
   async function refresh() {
     const mine = ++asked, headers = key ? { "X-Seat-Secret": key } : {};
+    // a friend's link checked here is not the friend arriving: their first move is waited
+    // for from when they open it
+    if (key && invited(key)) headers["X-Seat-Present"] = "0";
     try {
       const current = await SG.get("/api/games/" + gid, headers);
       if (viewPly !== null && viewPly >= current.length) viewPly = null;
