@@ -262,6 +262,8 @@ def test_a_joined_game_waits_for_its_first_move_from_the_join_not_the_creation(d
         time.sleep(1.5)  # waiting in the lobby: nothing aborts (no one is held)
         assert open_store(db).get(gid).result is None
         assert post(client, gid, "join", name="Bo").status_code == 201
+        # its creator waits for an opponent, her page open or not: she is held to it
+        assert snapshot(client, gid)["clock"]["abort_in"] == pytest.approx(1.0, abs=0.2)
         assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
         assert open_store(db).get(gid).result is None
 

@@ -357,10 +357,14 @@ class GameService:
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         now = time.time()
-        # ``since``: when the first turn began (a first move waits a bounded time for it)
+        # ``since``: when the first turn began (a first move waits a bounded time for it, from
+        # when its player has the game open: the creator of a game with an open seat waits
+        # for an opponent, and is there)
+        timed = Clock.new(clock).start(None, now) if clock else None
+        if timed is not None and OPEN in seats:
+            timed = timed.arrived(seats.index(HUMAN) + 1)
         live = Live(gid, game, seats, keys, history, [], now, listed=listed,
-                    hints_agreed=hints, client=client, names=names,
-                    clock=Clock.new(clock).start(None, now) if clock else None, over=over)
+                    hints_agreed=hints, client=client, names=names, clock=timed, over=over)
         value, deadline = clock_keeper.stored(live.clock, clock_keeper.abort_deadline(
             live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
