@@ -229,8 +229,10 @@ def test_a_first_move_is_waited_for_from_when_its_player_opens_the_game(db, monk
         snapshot(client, gid, k2)  # the friend opens his link; it is not his turn
         time.sleep(1.5)  # she has not opened hers: nothing is waited for
         assert open_store(db).get(gid).result is None
-        assert snapshot(client, gid)["clock"]["abort_in"] is None
-        assert snapshot(client, gid, k1)["clock"]["abort_in"] == pytest.approx(1.0, abs=0.2)
+        c = snapshot(client, gid)["clock"]
+        assert c["abort_in"] is None and c["not_here"] == 1  # the page says so
+        c = snapshot(client, gid, k1)["clock"]
+        assert c["abort_in"] == pytest.approx(1.0, abs=0.2) and c["not_here"] is None
         assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
         assert 0.5 <= snapshot(client, gid)["clock"]["abort_in"] <= 1.0  # his, from her move
         assert wait_for_result(db, gid).result["reason"] == "aborted"

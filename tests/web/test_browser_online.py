@@ -272,7 +272,9 @@ def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser,
     ana.goto(server.url + own)
     ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
     assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] is None
-    assert ana.is_hidden("#first-move")  # Bo has not come yet: nothing counts down
+    # Bo has not come yet: nothing counts down, and her page says why
+    assert ana.inner_text("#first-move") == ("Black has not opened the game yet: their first "
+                                             "move is waited for from when they do.")
     bo.goto(invite)
     bo.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
     assert bo.inner_text("#first-move").startswith("Make your first move within")

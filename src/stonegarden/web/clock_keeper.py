@@ -103,6 +103,20 @@ def abort_deadline(live: Live, state: State, movers: Sequence[int], clock: Clock
     return clock.since + first_move_wait(clock)
 
 
+def awaited(live: Live) -> int | None:
+    """The seat whose first move the game would wait for a bounded time, but whose player has
+    not opened the game yet (nothing counts down until they do), else ``None``."""
+    clock = live.clock
+    if clock is None or live.over is not None or clock.running is not None:
+        return None
+    seat = seat_to_move(live, live.state)
+    if seat is None or clock.present[seat - 1]:
+        return None
+    there = clock.arrived(seat)
+    waits = abort_deadline(live, live.state, live.history.movers, there) is not None
+    return seat if waits else None
+
+
 def arrival(live: Live, seat: int, now: float) -> Clock | None:
     """The clock once ``seat``'s holder has opened the game at ``now``, or ``None`` when
     nothing changes (no clock, an agent in the game, the seat seen before, the game over or

@@ -314,7 +314,11 @@
     // a real-time game whose player to move has not made a first move aborts itself when
     // it does not come in time: the wait is shown counting down, as the clocks are
     const first = $("first-move"), waits = c.abort_in != null && !s.terminal;
-    first.hidden = !waits;
+    first.hidden = !waits && !c.not_here;
+    if (c.not_here && !waits) {
+      first.textContent = `${names()[c.not_here - 1]} has not opened the game yet: their first move is waited for from when they do.`;
+      delete first.dataset.left;
+    }
     const show = () => {
       let flagged = false;
       if (waits) {
