@@ -179,6 +179,7 @@ def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypa
     monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (0.5, 0.5))
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         gid, k1, _ = two_people(client, clock={"initial": 300, "increment": 0})
+        snapshot(client, gid, k1)  # her page is open: her first move is waited for
         row = wait_for_result(db, gid)
         assert row.result == {**ABORTED, "scores": None, "by": None}
         snap = snapshot(client, gid, k1)
@@ -188,7 +189,8 @@ def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypa
         assert snap["clock"]["1"] == snap["clock"]["2"] == 300  # no one was charged
         assert_replays(client, gid)
         # player 1 moved, player 2 never did: his turn began with her move
-        gid, k1, _ = two_people(client, clock={"initial": 300, "increment": 0})
+        gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 0})
+        snapshot(client, gid, k2)
         assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
         assert wait_for_result(db, gid).result["reason"] == "aborted"
         # both moved: the clock runs, nothing aborts (the game is lost on time instead)
@@ -197,6 +199,51 @@ def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypa
         assert post(client, gid, "move", secret=k2, move="D4").status_code == 200
         time.sleep(1.5)
         assert open_store(db).get(gid).result is None
+
+
+def test_the_snapshot_says_how_long_a_first_move_may_wait(client):
+    # the page had nothing to show of it: a player who took a while over a first move found
+    # the game aborted without a word of warning
+    gid, k1, k2 = two_people(client, clock={"initial": 120, "increment": 0})
+    snapshot(client, gid, k1)  # her page is open
+    c = snapshot(client, gid, k2)["clock"]
+    assert 118 <= c["abort_in"] <= 120 and c["running"] is None
+    assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+    assert 118 <= snapshot(client, gid)["clock"]["abort_in"] <= 120  # player 2's, from now
+    assert post(client, gid, "move", secret=k2, move="D4").status_code == 200
+    c = snapshot(client, gid)["clock"]
+    assert c["abort_in"] is None and c["running"] == 1  # the clock runs instead
+    gid, k1, _ = two_people(client, clock={"initial": 120, "increment": 0})
+    assert post(client, gid, "abort", secret=k1).status_code == 200
+    assert snapshot(client, gid)["clock"]["abort_in"] is None
+    gid, _, _ = two_people(client, clock={"days_per_move": 1})
+    assert snapshot(client, gid)["clock"]["abort_in"] is None  # it never aborts by itself
+
+
+def test_a_first_move_is_waited_for_from_when_its_player_opens_the_game(db, monkeypatch):
+    # a friend's link opened later than the wait lasted (a few minutes) led to a game
+    # already aborted: "the first move did not come in time"
+    monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (1.0, 1.0))
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 0})
+        snapshot(client, gid, k2)  # the friend opens his link; it is not his turn
+        time.sleep(1.5)  # she has not opened hers: nothing is waited for
+        assert open_store(db).get(gid).result is None
+        c = snapshot(client, gid)["clock"]
+        assert c["abort_in"] is None and c["not_here"] == 1  # the page says so
+        c = snapshot(client, gid, k1)["clock"]
+        assert c["abort_in"] == pytest.approx(1.0, abs=0.2) and c["not_here"] is None
+        assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+        assert 0.5 <= snapshot(client, gid)["clock"]["abort_in"] <= 1.0  # his, from her move
+        assert wait_for_result(db, gid).result["reason"] == "aborted"
+        # a friend's link checked by whoever made it (the page says so) is no arrival
+        gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 0})
+        r = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": k2, "X-Seat-Present": "0"})
+        assert r.json()["you"] == 2
+        assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+        time.sleep(1.5)
+        assert open_store(db).get(gid).result is None
+        assert post(client, gid, "move", secret=k2, move="D4").status_code == 200
 
 
 def wait_for_result(db: Any, gid: str, seconds: float = 20) -> Any:
@@ -217,6 +264,8 @@ def test_a_joined_game_waits_for_its_first_move_from_the_join_not_the_creation(d
         time.sleep(1.5)  # waiting in the lobby: nothing aborts (no one is held)
         assert open_store(db).get(gid).result is None
         assert post(client, gid, "join", name="Bo").status_code == 201
+        # its creator waits for an opponent, her page open or not: she is held to it
+        assert snapshot(client, gid)["clock"]["abort_in"] == pytest.approx(1.0, abs=0.2)
         assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
         assert open_store(db).get(gid).result is None
 
@@ -230,9 +279,11 @@ def test_a_game_stored_before_turns_were_timed_takes_its_first_move(client, db):
              "since": 0.0}
     open_store(db).create_game(NewGame("old", "freego", {"size": 5}, ("human", "human"),
                                        ("k1", "k2"), to_move=1, clock=clock))
+    assert snapshot(client, "old")["clock"]["abort_in"] is None  # it waits, untimed
     assert post(client, "old", "move", secret="k1", move="C3").status_code == 200
     snap = snapshot(client, "old", "k2")
     assert not snap["terminal"] and snap["can_abort"]
+    assert 50 <= snap["clock"]["abort_in"] <= 60
     assert open_store(db).get("old").deadline is not None  # player 2's first move is timed
 
 

@@ -5,6 +5,8 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browsers import SHOTS, WAIT
 
@@ -248,6 +250,39 @@ def test_a_creator_who_opens_her_friends_link_leaves_that_seat_to_the_friend(bro
     assert errors == []
 
 
+def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser, server):
+    # a game on a real-time clock made with a link aborted itself a few minutes after it was
+    # made, had the friend not moved by then: a link read late led to an aborted game. Ana
+    # checking the link she sends does not start his wait either.
+    errors: list[str] = []
+    ana, bo = person(browser, errors), person(browser, errors)
+    ana.goto(server.url + "/?game=freego")
+    choose_name(ana, "Ana")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.check('input[name="invite"][value="link"]')
+    ana.check('input[name="seat"][value="second"]')  # Bo, Black, moves first
+    ana.select_option("#clock-kind", "fischer")
+    ana.fill("#clock-minutes", "1")
+    ana.click("#start")
+    ana.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    invite, own = ana.input_value("#invite-url"), ana.get_attribute("#go-to-seat", "href")
+    gid = own.split("/game/")[1].split("#")[0]
+    ana.goto(invite)
+    ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    ana.goto(server.url + own)
+    ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] is None
+    # Bo has not come yet: nothing counts down, and her page says why
+    assert ana.inner_text("#first-move") == ("Black has not opened the game yet: their first "
+                                             "move is waited for from when they do.")
+    bo.goto(invite)
+    bo.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
+    assert bo.inner_text("#first-move").startswith("Make your first move within")
+    assert 55 <= server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] <= 60
+    ana.wait_for_selector("#first-move:has-text('Black has')", timeout=WAIT)  # told live
+    assert errors == []
+
+
 def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     # the creator takes her game back while someone looks at it: the page says so, and no
     # longer offers the seat (it offered "Take the open seat" under "no game 'ID'")
@@ -312,6 +347,33 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
     assert ana.inner_text("#status") == "Game over: You won: White resigned"
     assert bo.inner_text("#move-error") == "" and bo.is_visible("#rematch")
     assert "running" not in (ana.get_attribute("#clock-1", "class") or "")
+    assert errors == []
+
+
+def test_the_wait_for_a_first_move_is_shown_counting_down(browser, server):
+    # a game on a real-time clock aborts itself when a first move does not come in time (3
+    # minutes here): the pages said nothing of it until it had happened
+    errors: list[str] = []
+    made, ana, bo = two_at_a_new_clock_game(browser, server, errors)
+    for page in (ana, bo):
+        page.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
+    assert re.fullmatch(r"Make your first move within (3:00|2:5\d), or the game is aborted\.",
+                        ana.inner_text("#first-move"))
+    assert re.fullmatch(r"Black has (3:00|2:5\d) to make a first move, or the game is aborted\.",
+                        bo.inner_text("#first-move"))
+    first = float(bo.get_attribute("#first-move", "data-left"))
+    bo.wait_for_function(f"+document.querySelector('#first-move').dataset.left < {first - 1}",
+                         timeout=WAIT)
+    move = f"/api/games/{made['id']}/move"
+    assert server.request("POST", move, {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    bo.wait_for_selector("#first-move:has-text('Make your first move')", timeout=WAIT)
+    assert re.fullmatch(r"White has (3:00|2:5\d) to make a first move, or the game is aborted\.",
+                        ana.inner_text("#first-move"))
+    # both have moved: the clock runs, nothing aborts
+    assert server.request("POST", move, {"secret": made["secrets"]["2"], "move": "D4"})[0] == 200
+    for page in (ana, bo):
+        page.wait_for_selector("#clock-1.running", timeout=WAIT)
+        assert page.is_hidden("#first-move")
     assert errors == []
 
 

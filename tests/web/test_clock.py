@@ -41,6 +41,12 @@ def test_no_clock_runs_after_the_last_move():
     assert c.flagged(10**9) is None
 
 
+def test_the_move_that_ends_the_game_adds_no_increment():
+    c = Clock.new(parse_clock({"initial": 60, "increment": 5})).start(1, now=0.0)
+    assert c.after_move(1, None, now=10.0, final=True).left == (50.0, 60.0)
+    assert c.after_move(1, None, now=10.0).left == (55.0, 60.0)  # a die to roll next
+
+
 def test_downtime_is_not_charged():
     c = Clock.new(parse_clock({"initial": 60})).start(1, now=0.0)
     assert c.shifted(100.0).remaining(1, 130.0) == 30.0

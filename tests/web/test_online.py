@@ -207,7 +207,10 @@ def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
         assert [r.status_code for r in joined] == [201] * 8
         r = c.post(f"/api/games/{made[8]['id']}/join", json={"name": "Bo"})
         assert r.status_code == 429 and r.headers["Retry-After"] == "60", r.text
-        assert "joined 8 games that have not begun" in r.json()["error"]
+        # the way out costs nothing: abort (a resignation, which it said, is a loss)
+        assert r.json()["error"] == ("you have joined 8 games that have not begun, the most one "
+                                     "player may have: play a move in one, or abort one (no "
+                                     "one wins or loses)")
         assert OPEN_SEAT in snapshot(c, made[8]["id"])["seats"]  # the seat stays open
         r = c.post(f"/api/games/{made[8]['id']}/join", json={"name": "Cy"}, headers=other)
         assert r.status_code == 201, r.text
@@ -379,6 +382,20 @@ def test_the_snapshot_carries_the_clock_and_it_runs_after_each_players_first_mov
     client.post(f"/api/games/{gid}/move", json={"secret": k2, "move": "Ka1"})
     c = snapshot(client, gid)["clock"]
     assert c["running"] == 1 and c["2"] == 605 and 599 <= c["1"] <= 605
+
+
+def test_a_resignation_on_your_turn_adds_no_increment_to_your_clock(client):
+    # the last move ends the game: its increment would show the loser with more time than
+    # they had (70 s of 60 + 10 + 10 here)
+    made = client.post("/api/games", json={
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"],
+        "clock": {"initial": 60, "increment": 10}}).json()
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    for key, move in ((k1, "C3"), (k2, "D4"), (k1, "resign")):
+        assert client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move}).is_success
+    snap = snapshot(client, gid)
+    assert snap["terminal"] and snap["winner"] == 2
+    assert 68 <= snap["clock"]["1"] <= 70 and snap["clock"]["2"] == 70
 
 
 def started_clock_game(client: TestClient) -> tuple[str, str]:

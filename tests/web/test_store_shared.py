@@ -123,6 +123,20 @@ def test_a_flag_after_a_move_it_did_not_see_is_refused(store):
     assert store.get("g6").result is None
 
 
+def test_a_clock_is_set_only_on_the_position_and_unfinished_game_seen(store):
+    clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": None,
+             "since": 5.0, "present": [True, False]}
+    store.create_game(new("g9", ("human", "human")))
+    assert store.set_clock("g9", 0, clock, 65.0) is True
+    row = store.get("g9")
+    assert row.clock == clock and row.deadline == 65.0 and store.due(70.0) == ["g9"]
+    store.append_move("g9", 0, "C3", None)
+    assert store.set_clock("g9", 0, {**clock, "since": 9.0}, 69.0) is False  # moved on
+    assert store.flag("g9", 1, {"winner": 1, "reason": "resign"}, None)
+    assert store.set_clock("g9", 1, clock, 65.0) is False  # over
+    assert store.get("g9").deadline is None
+
+
 def test_the_first_rematch_offered_is_the_one_kept(store):
     store.create_game(new("g7", ("human", "human")))
     first = store.offer_rematch("g7", new("r1", ("human", "human")))

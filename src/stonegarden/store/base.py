@@ -169,6 +169,12 @@ class Store(Protocol):
         did it."""
         ...
 
+    def set_clock(self, game_id: str, ply: int, clock: dict[str, Any],
+                  deadline: float | None) -> bool:
+        """Replace the clock and deadline of a game that is unfinished and still has ``ply``
+        moves (a player has opened it); ``False`` when it is not so."""
+        ...
+
     def due(self, now: float, limit: int = 100) -> list[str]:
         """Unfinished games whose clock's deadline is at or before ``now``."""
         ...
@@ -191,7 +197,7 @@ class Store(Protocol):
 
     def listen(self, on_change: ChangeListener) -> None:
         """Call ``on_change(what, game_id)`` (from any thread) when another server process
-        changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``rematch``,
+        changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``clock``, ``rematch``,
         ``name``, ``create``, ``lobby`` for a new game listed with an open seat, ``think``
         when a claim to think for its agent was given up, ``cancel`` when its agent's thinking
         was cancelled);

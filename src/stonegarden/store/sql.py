@@ -197,6 +197,18 @@ class SQLStore:
                 self._notify(con, "flag", game_id)
         return done
 
+    def set_clock(self, game_id: str, ply: int, clock: dict[str, Any],
+                  deadline: float | None) -> bool:
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            done = con.execute(
+                "UPDATE games SET clock = ?, deadline = ? WHERE id = ? AND result IS NULL"
+                " AND (SELECT count(*) FROM moves WHERE game_id = ?) = ?",
+                (json.dumps(clock), deadline, game_id, game_id, ply)).rowcount == 1
+            if done:
+                self._notify(con, "clock", game_id)
+        return done
+
     def offer_rematch(self, game_id: str, new: NewGame) -> str:
         with self._transaction() as con:
             self._lock_game(con, game_id)

@@ -199,6 +199,11 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
         seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
+        # its player is here (not its link checked by whoever made it for a friend): a
+        # first move may be waited for from now on
+        if seat is not None and request.headers.get("x-seat-present") != "0":
+            await svc.arrive(live, seat)
+            live = svc.live.get(live.id, live)
         return Json(svc.snapshot(live, request.query_params.get("ply"), seat))
 
     def action(name: str) -> Any:

@@ -10,8 +10,9 @@ Rules (docs/playing.md, "Clocks"):
   query, every half second) and ends them with reason ``time``; the store's conditional write
   makes exactly one process do it.
 - A game between two people on a Fischer clock whose player to move has not made a first
-  move within ``first_move_wait`` of their turn starting is aborted the same way (reason
-  ``aborted``, no winner): no one can hold a stranger in an untouched game.
+  move within ``first_move_wait`` of their turn starting (or of their first opening the game,
+  when that is later: a friend's link may be opened long after it was made) is aborted the
+  same way (reason ``aborted``, no winner): no one can hold a stranger in an untouched game.
 - Every server writes a heartbeat every 2 s. A server that starts after no server has run for
   more than ``HEARTBEAT_GRACE`` seconds moves every running clock on by that time: time while
   no server ran is not charged to anyone.
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.protocol import CHANCE, State
 from .live import Live
-from .seats import HUMAN
+from .seats import HUMAN, OPEN
 from .time_control import Clock
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def after_move(live: Live, before: State, after: State, now: float) -> Clock | N
     runs = nxt if nxt is not None and nxt in moved and live.seats[nxt - 1] == HUMAN else None
     if mover == CHANCE:  # a die roll: the next player's clock starts now (unless it runs)
         return clock if clock.running == runs else clock.start(runs, now)
-    return clock.after_move(mover, runs, now)
+    return clock.after_move(mover, runs, now, final=live.game.is_terminal(after))
 
 
 def first_move_wait(clock: Clock) -> float:
@@ -90,15 +91,46 @@ def abort_deadline(live: Live, state: State, movers: Sequence[int], clock: Clock
     """When the game aborts itself unless the person to move in ``state`` moves: only between
     two people (``seats``, default the game's) on a Fischer clock, and only for a first move
     (``movers``: who made each move so far). No clock runs then; ``clock.since`` is when that
-    turn began. A first move that comes before the keeper has aborted the game is played: its
-    player came."""
+    turn began (0 in a game stored before turns were timed: its first move waits, as its
+    stored deadline says). A first move that comes before the keeper has aborted the game is
+    played: its player came."""
     if (clock is None or clock.spec.kind != "fischer" or clock.running is not None
-            or (seats or live.seats) != (HUMAN, HUMAN)):
+            or not clock.since or (seats or live.seats) != (HUMAN, HUMAN)):
         return None
     seat = seat_to_move(live, state)
-    if seat is None or seat in movers:
-        return None
+    if seat is None or seat in movers or not clock.present[seat - 1]:
+        return None  # no one is held by a player who has not opened the game yet
     return clock.since + first_move_wait(clock)
+
+
+def awaited(live: Live) -> int | None:
+    """The seat whose first move the game would wait for a bounded time, but whose player has
+    not opened the game yet (nothing counts down until they do), else ``None``."""
+    clock = live.clock
+    if clock is None or live.over is not None or clock.running is not None:
+        return None
+    seat = seat_to_move(live, live.state)
+    if seat is None or clock.present[seat - 1]:
+        return None
+    there = clock.arrived(seat)
+    waits = abort_deadline(live, live.state, live.history.movers, there) is not None
+    return seat if waits else None
+
+
+def arrival(live: Live, seat: int, now: float) -> Clock | None:
+    """The clock once ``seat``'s holder has opened the game at ``now``, or ``None`` when
+    nothing changes (no clock, an agent in the game, the seat seen before, the game over or
+    under way). A first move the game waits for from that seat is waited for from now on:
+    a friend who opens the link later than the wait lasts finds a game to play."""
+    clock = live.clock
+    if (clock is None or clock.present[seat - 1] or live.over is not None
+            or any(s not in (HUMAN, OPEN) for s in live.seats)
+            or live.game.is_terminal(live.state) or {1, 2} <= set(live.history.movers)):
+        return None
+    clock = clock.arrived(seat)
+    if clock.running is None and seat_to_move(live, live.state) == seat:
+        clock = clock.start(None, now)
+    return clock
 
 
 def stored(clock: Clock | None, abort_at: float | None = None
@@ -141,7 +173,7 @@ async def end(svc: GameService, live: Live, loser: int | None, reason: str, now:
         left = [clock.remaining(1, now), clock.remaining(2, now)]
         if reason == "time" and loser is not None:
             left[loser - 1] = 0.0
-        final = Clock(clock.spec, (left[0], left[1]), None, now)
+        final = Clock(clock.spec, (left[0], left[1]), None, now, clock.present)
     result: dict[str, Any] = {"winner": None if loser is None else 3 - loser,
                               "reason": reason, "scores": None}
     if loser is None:

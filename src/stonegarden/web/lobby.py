@@ -80,7 +80,7 @@ def _not_begun(store: Store) -> Callable[[GameSummary], bool]:
 def _joined_enough(n: int) -> ApiError:
     """So that no one empties the lobby by taking every open seat."""
     return ApiError(429, f"you have joined {n} games that have not begun, the most one "
-                         "player may have: play or resign one first", {"Retry-After": "60"})
+                         "player may have: play a move in one, or abort one (no one wins or loses)", {"Retry-After": "60"})
 
 
 async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
@@ -100,13 +100,14 @@ async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
         seat = live.seats.index(OPEN) + 1 if OPEN in live.seats else 0
         if not seat:  # someone joined while the client's games were counted
             raise ApiError(409, "this game has no open seat: someone has joined it")
-        # the first turn begins now: the clock notes when, and the game aborts itself if that
-        # first move does not come in time (``clock_keeper.abort_deadline``)
+        # the first turn begins now, and the joiner is here: the clock notes both, and the
+        # game aborts itself if that first move does not come in time
+        # (``clock_keeper.abort_deadline``; its creator counts from opening her page)
         seats = list(live.seats)
         seats[seat - 1] = HUMAN
         clock = value = deadline = None
         if live.clock is not None:
-            clock = live.clock.start(None, time.time())
+            clock = live.clock.start(None, time.time()).arrived(seat)
             value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
                 live, live.state, live.history.movers, clock, (seats[0], seats[1])))
         if not await asyncio.to_thread(svc.store.join, live.id, seat, clean, value, deadline):

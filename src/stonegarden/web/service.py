@@ -358,10 +358,14 @@ class GameService:
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         now = time.time()
-        # ``since``: when the first turn began (a first move waits a bounded time for it)
+        # ``since``: when the first turn began (a first move waits a bounded time for it, from
+        # when its player has the game open: the creator of a game with an open seat waits
+        # for an opponent, and is there)
+        timed = Clock.new(clock).start(None, now) if clock else None
+        if timed is not None and OPEN in seats:
+            timed = timed.arrived(seats.index(HUMAN) + 1)
         live = Live(gid, game, seats, keys, history, [], now, listed=listed,
-                    hints_agreed=hints, client=client, names=names,
-                    clock=Clock.new(clock).start(None, now) if clock else None, over=over)
+                    hints_agreed=hints, client=client, names=names, clock=timed, over=over)
         value, deadline = clock_keeper.stored(live.clock, clock_keeper.abort_deadline(
             live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
@@ -544,6 +548,31 @@ class GameService:
                 raise ApiError(503, str(exc)) from None
             if not done:
                 raise ApiError(409, "the game has moved on: read it and try again")
+        self.hub.publish(live.id)
+
+    async def arrive(self, live: Live, seat: int) -> None:
+        """``seat``'s holder has the game open (its page asked for it): in a game between two
+        people on a clock, not under way, a first move is waited for from that seat from now
+        on (``clock_keeper.arrival``). A store that fails leaves the wait unstarted: the page
+        is answered all the same."""
+        if clock_keeper.arrival(live, seat, time.time()) is None:
+            return
+        async with live.lock:
+            clock = clock_keeper.arrival(live, seat, time.time())
+            if clock is None or self.live.get(live.id) is not live:
+                return
+            value, deadline = clock_keeper.stored(clock, clock_keeper.abort_deadline(
+                live, live.state, live.history.movers, clock))
+            assert value is not None
+            try:
+                done = await asyncio.to_thread(self.store.set_clock, live.id, len(live.moves),
+                                               value, deadline)
+            except StoreError:
+                return
+            if not done:
+                self.invalidate(live.id)
+                return
+            live.clock = clock
         self.hub.publish(live.id)
 
     def still_served(self, live: Live) -> None:

@@ -164,10 +164,20 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
 
 
 def _online(live: Live) -> dict[str, Any]:
-    """What a snapshot says of online play: names, the open seat, the clock, the rematch."""
+    """What a snapshot says of online play: names, the open seat, the clock (with
+    ``abort_in``: the seconds left for the first move the game waits for before it aborts
+    itself, else ``None``; ``not_here``: the seat to move whose player has not opened the
+    game yet, for whom that wait has not begun), the rematch."""
+    now = time.time()
+    clock = live.clock.to_json(now) if live.clock else None
+    if clock is not None:
+        at = None if live.over is not None else clock_keeper.abort_deadline(
+            live, live.state, live.history.movers, live.clock)
+        clock["abort_in"] = None if at is None else round(max(0.0, at - now), 1)
+        clock["not_here"] = clock_keeper.awaited(live)
     return {
         "names": {"1": live.names[0], "2": live.names[1]},
         "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
-        "clock": live.clock.to_json(time.time()) if live.clock else None,
+        "clock": clock,
         "rematch": live.rematch,
     }

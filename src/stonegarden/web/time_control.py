@@ -105,16 +105,25 @@ def _bounded_number(obj: dict[str, Any], key: str, bounds: tuple[int, int],
 @dataclass(frozen=True)
 class Clock:
     """Time left per seat (``left[0]`` is seat 1's), the seat whose clock runs (or ``None``)
-    and the time stamp it started running at."""
+    and the time stamp it started running at; ``present``: whether each seat's holder has
+    opened the game (its link, or the join of its open seat), from which on a first move
+    is waited for a bounded time (``clock_keeper.abort_deadline``)."""
 
     spec: ClockSpec
     left: tuple[float, float]
     running: int | None = None
     since: float = 0.0
+    present: tuple[bool, bool] = (True, True)
 
     @classmethod
     def new(cls, spec: ClockSpec) -> Clock:
-        return cls(spec, (spec.allowance, spec.allowance))
+        return cls(spec, (spec.allowance, spec.allowance), present=(False, False))
+
+    def arrived(self, seat: int) -> Clock:
+        """The clock once ``seat``'s holder has opened the game."""
+        present = list(self.present)
+        present[seat - 1] = True
+        return replace(self, present=(present[0], present[1]))
 
     def remaining(self, seat: int, now: float) -> float:
         """Seconds seat ``seat`` has left at ``now`` (at least 0)."""
@@ -139,19 +148,23 @@ class Clock:
         """Run ``seat``'s clock from ``now`` (``None``: stop), without charging anyone."""
         return replace(self, running=seat, since=now)
 
-    def after_move(self, mover: int, next_seat: int | None, now: float) -> Clock:
+    def after_move(self, mover: int, next_seat: int | None, now: float,
+                   final: bool = False) -> Clock:
         """The clock after ``mover`` moved at ``now``; ``next_seat`` is the next person to move
-        (``None`` when the game is over or no clock should run). The caller checks
-        :meth:`flagged` first: a move after the flag does not count."""
+        (``None`` when the game is over or no clock should run); ``final``: the move ended the
+        game (a resignation too), and adds no increment: the time shown at the end is the
+        time the player had left. The caller checks :meth:`flagged` first: a move after the
+        flag does not count."""
         left = list(self.left)
         if self.spec.kind == "fischer":
             used = max(0.0, now - self.since) if self.running == mover else 0.0
-            left[mover - 1] = max(0.0, left[mover - 1] - used) + self.spec.increment
+            left[mover - 1] = max(0.0, left[mover - 1] - used) + (
+                0.0 if final else self.spec.increment)
         else:
             left[mover - 1] = self.spec.allowance
             if next_seat is not None:
                 left[next_seat - 1] = self.spec.allowance
-        return Clock(self.spec, (left[0], left[1]), next_seat, now)
+        return replace(self, left=(left[0], left[1]), running=next_seat, since=now)
 
     def shifted(self, seconds: float) -> Clock:
         """The clock with ``seconds`` not charged to the running seat (server downtime)."""
@@ -168,7 +181,7 @@ class Clock:
     def to_store(self) -> dict[str, Any]:
         """What the store keeps (exact values)."""
         return {"spec": self.spec.to_json(), "left": list(self.left),
-                "running": self.running, "since": self.since}
+                "running": self.running, "since": self.since, "present": list(self.present)}
 
     @classmethod
     def from_store(cls, data: dict[str, Any]) -> Clock:
@@ -178,8 +191,11 @@ class Clock:
             left = (float(data["left"][0]), float(data["left"][1]))
             running = data["running"]
             since = float(data["since"])
+            # a clock stored before presence was kept: both seats count as present
+            present = tuple(data.get("present", (True, True)))
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise ParameterError(f"stored clock is malformed: {exc!r}") from None
-        if spec is None or running not in (None, 1, 2):
+        if (spec is None or running not in (None, 1, 2) or len(present) != 2
+                or not all(isinstance(p, bool) for p in present)):
             raise ParameterError("stored clock is malformed")
-        return cls(spec, left, running, since)
+        return cls(spec, left, running, since, (present[0], present[1]))

@@ -60,6 +60,9 @@
   let asked = 0;
   async function refresh() {
     const mine = ++asked, headers = key ? { "X-Seat-Secret": key } : {};
+    // a friend's link checked here is not the friend arriving: their first move is waited
+    // for from when they open it
+    if (key && invited(key)) headers["X-Seat-Present"] = "0";
     try {
       const current = await SG.get("/api/games/" + gid, headers);
       if (viewPly !== null && viewPly >= current.length) viewPly = null;
@@ -85,7 +88,7 @@
     document.body.dataset.gone = "true";
     $("status").textContent = "This game was withdrawn: its creator took it back before anyone joined.";
     $("status").className = "status over";
-    for (const id of ["waiting", "rematch-offer", "rematch", "clocks", "builder", "study-card", "thinking-box"]) $(id).hidden = true;
+    for (const id of ["waiting", "rematch-offer", "rematch", "clocks", "first-move", "builder", "study-card", "thinking-box"]) $(id).hidden = true;
     $("result").hidden = false;
     $("move-error").textContent = "";
     document.title = baseTitle;
@@ -307,10 +310,26 @@
     const c = s.clock, box = $("clocks");
     box.hidden = !c;
     if (lowSaid !== s.length) $("clock-said").textContent = "";
-    if (!c) return;
+    if (!c) { $("first-move").hidden = true; return; }
     const at = performance.now();
+    // a real-time game whose player to move has not made a first move aborts itself when
+    // it does not come in time: the wait is shown counting down, as the clocks are
+    const first = $("first-move"), waits = c.abort_in != null && !s.terminal;
+    first.hidden = !waits && !c.not_here;
+    if (c.not_here && !waits) {
+      first.textContent = `${names()[c.not_here - 1]} has not opened the game yet: their first move is waited for from when they do.`;
+      delete first.dataset.left;
+    }
     const show = () => {
       let flagged = false;
+      if (waits) {
+        const left = c.abort_in - (performance.now() - at) / 1000, t = clockText(left, c);
+        first.textContent = s.to_move === s.you && playing(s)
+          ? `Make your first move within ${t}, or the game is aborted.`
+          : `${names()[s.to_move - 1]} has ${t} to make a first move, or the game is aborted.`;
+        first.dataset.left = Math.max(0, left).toFixed(1);
+        if (left <= 0) flagged = true;
+      }
       for (const p of [1, 2]) {
         const left = c[p] - (c.running === p ? (performance.now() - at) / 1000 : 0);
         const el = $("clock-" + p), low = left < 10 || (c.days_per_move && left < 3600);
@@ -327,7 +346,7 @@
       if (flagged) { clearInterval(clockTimer); setTimeout(refresh, 500); }  // the server flags it
     };
     show();
-    if (c.running && !s.terminal) clockTimer = setInterval(show, 200);
+    if ((c.running || waits) && !s.terminal) clockTimer = setInterval(show, 200);
   }
 
   // -- online play: the open seat, rematches -------------------------------------------------
