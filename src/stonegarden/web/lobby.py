@@ -80,7 +80,8 @@ def _not_begun(store: Store) -> Callable[[GameSummary], bool]:
 def _joined_enough(n: int) -> ApiError:
     """So that no one empties the lobby by taking every open seat."""
     return ApiError(429, f"you have joined {n} games that have not begun, the most one "
-                         "player may have: play a move in one, or abort one (no one wins or loses)", {"Retry-After": "60"})
+                         "player may have: play a move in one, or abort one (no one wins or "
+                         "loses)", {"Retry-After": "60"})
 
 
 async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
