@@ -120,6 +120,8 @@ def _bad_requests(gid: str, k1: str, k2: str) -> list[tuple[str, str, Any, int]]
         ("POST", f"/api/games/{gid}/seat", {"secret": "bad"}, 403),
         ("GET", f"/api/games/{gid}?ply=99", None, 400),
         ("GET", f"/api/games/{gid}?ply=x", None, 400),
+        ("GET", f"/api/games/{gid}?ply=-1", None, 400),
+        ("GET", f"/api/games/{gid}?ply={10 ** 30}", None, 400),
         ("GET", "/api/games/nope", None, 404),
         ("GET", "/api/nothing-here", None, 404),
         ("POST", "/api/games", {"game": "chess", "seats": ["human", "human"]}, 400),
@@ -357,10 +359,11 @@ def test_undo_is_offered_only_once_the_person_has_a_move_to_take_back(db):
             assert r.json()["can_undo"] is True
 
 
-@pytest.mark.parametrize("ply", ["0", True, 0.0, 0.5, [0], {"ply": 0}])
+@pytest.mark.parametrize("ply", ["0", True, 0.0, 0.5, [0], {"ply": 0}, -1])
 def test_a_ply_that_is_not_an_integer_is_a_400_not_a_game_moved_on(client, ply):
-    """``ply`` guards a move against a stale page: a value of the wrong type is the client's
-    mistake (400 naming the field), not a game that moved on (409, "read it again")."""
+    """``ply`` guards a move against a stale page: a value of the wrong type, or a negative
+    one, which no game ever had, is the client's mistake (400 naming the field), not a game
+    that moved on (409, "read it again")."""
     made = new_game(client, ["human", "human"], game="freego", params={"size": 5})
     gid, key = made["id"], made["secrets"]["1"]
     r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "C3", "ply": ply})
@@ -881,3 +884,26 @@ def test_a_game_at_the_servers_move_limit_can_still_be_resigned(db):
     with TestClient(create_app(db, workers=1, budgets=Budgets(max_moves=2))) as client:
         snap = client.get(f"/api/games/{gid}", headers={"X-Seat-Secret": key}).json()
         assert snap["over"] and snap["reason"] == "resign" and not snap["can_play"]
+
+
+@pytest.mark.parametrize(("path", "allow"), [
+    ("/api/games", {"GET", "HEAD", "POST"}),
+    ("/api/games/GID", {"GET", "HEAD"}),
+    ("/api/games/GID/analysis", {"GET", "HEAD", "POST"}),
+    ("/api/games/GID/move", {"POST"}),
+    ("/api/records", {"POST"}),
+    ("/api/lobby", {"GET", "HEAD"}),
+    ("/api/meta", {"GET", "HEAD"}),
+    ("/", {"GET", "HEAD"}),
+    ("/static/style.css", {"GET", "HEAD"}),
+])
+def test_a_method_a_path_does_not_take_is_a_405_naming_the_ones_it_does(client, path, allow):
+    """RFC 9110: a 405 carries ``Allow``; a path that reads and acts names both (it was
+    missing everywhere, and would have named only the first of two routes)."""
+    path = path.replace("GID", new_game(client, ["human", "human"])["id"])
+    for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
+        r = client.request(method, path)
+        assert r.status_code == 405, (method, r.text)
+        assert {m.strip() for m in r.headers["allow"].split(",")} == allow, method
+        if path.startswith("/api/"):
+            assert r.json() == {"error": "Method Not Allowed"}

@@ -292,10 +292,15 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        headers = dict(exc.headers or {})  # a 405's Allow (the static files give none)
+        if exc.status_code == 405:
+            headers.setdefault("Allow", "GET, HEAD")
         if request.url.path.startswith("/api/"):
-            return error_response(exc.status_code, str(exc.detail))
-        return page("error.html", status=exc.status_code, code=exc.status_code,
-                    message=str(exc.detail))
+            return error_response(exc.status_code, str(exc.detail), headers)
+        answer = page("error.html", status=exc.status_code, code=exc.status_code,
+                      message=str(exc.detail))
+        answer.headers.update(headers)
+        return answer
 
     async def stonegarden_error(request: Request, exc: Exception) -> Response:
         return error_response(400, str(exc))
@@ -317,12 +322,12 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/games", stored_page),
         Route("/api/meta", meta),
         Route("/api/engine", engine_status),
-        Route("/api/games", list_games, methods=["GET"]),
-        Route("/api/games", create_game, methods=["POST"]),
+        # one route a path, so that a 405's Allow names every method the path takes
+        Route("/api/games", by_method(list_games, create_game), methods=["GET", "POST"]),
         Route("/api/records", upload, methods=["POST"]),
         Route("/api/games/{gid}", get_game),
-        Route("/api/games/{gid}/analysis", analysis, methods=["GET"]),
-        Route("/api/games/{gid}/analysis", request_analysis, methods=["POST"]),
+        Route("/api/games/{gid}/analysis", by_method(analysis, request_analysis),
+              methods=["GET", "POST"]),
         Route("/api/games/{gid}/record", record),
         Route("/api/games/{gid}/record.sgf", record_sgf),
         Route("/api/games/{gid}/events", events),
@@ -347,6 +352,15 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                             StoreError: store_error, StonegardenError: stonegarden_error,
                             Exception: server_error},
     )
+
+
+def by_method(get: Any, post: Any) -> Any:
+    """One handler for a path that reads with ``GET`` (and ``HEAD``) and acts with ``POST``."""
+
+    async def handler(request: Request) -> Response:
+        return await (post if request.method == "POST" else get)(request)
+
+    return handler
 
 
 def _example_move(game: Any) -> str:

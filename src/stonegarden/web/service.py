@@ -453,8 +453,9 @@ class GameService:
             raise ApiError(400, f"'move' must be move text of at most {MAX_MOVE_TEXT} characters,"
                                 f" not {quote(move)}")
         if expected_ply is not None and (not isinstance(expected_ply, int)
-                                         or isinstance(expected_ply, bool)):
-            raise ApiError(400, f"'ply' must be the number of moves so far (an integer), not "
+                                         or isinstance(expected_ply, bool) or expected_ply < 0):
+            raise ApiError(400, f"'ply' must be the number of moves so far (an integer, 0 or "
+                                f"more), not "
                                 f"{quote(expected_ply)}")
         if expected_ply is not None and expected_ply != len(live.moves):
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
