@@ -4,6 +4,7 @@ and the bad-input matrix (every refused request leaves the stored game unchanged
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -907,3 +908,19 @@ def test_a_method_a_path_does_not_take_is_a_405_naming_the_ones_it_does(client, 
         assert {m.strip() for m in r.headers["allow"].split(",")} == allow, method
         if path.startswith("/api/"):
             assert r.json() == {"error": "Method Not Allowed"}
+
+
+def test_every_field_of_a_snapshot_is_documented(client):
+    """docs/web.md's row of ``GET /api/games/ID`` names every field a client reads (ten of
+    them, ``length`` and ``position`` among them, were left to a "...")."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "web.md").read_text(encoding="utf-8")
+    row = next(line for line in doc.splitlines() if line.startswith("| `GET /api/games/ID[?ply"))
+    documented = set(re.findall(r"`([a-z_]+)`", row)) | set(re.findall(r'"([a-z_]+)"', row))
+    made = new_game(client, ["human", "human"])
+    key = made["secrets"]["1"]
+    r = client.post(f"/api/games/{made['id']}/move", json={"secret": key, "move": "Rb2"})
+    snap = r.json()
+    assert set(snap) - documented == set()
+    assert set(snap["moves"][0]) - documented == set()
+    r = client.post(f"/api/games/{made['id']}/move", json={"secret": key, "move": "resign"})
+    assert set(r.json()["outcome"]) - documented == set()
