@@ -924,3 +924,14 @@ def test_every_field_of_a_snapshot_is_documented(client):
     assert set(snap["moves"][0]) - documented == set()
     r = client.post(f"/api/games/{made['id']}/move", json={"secret": key, "move": "resign"})
     assert set(r.json()["outcome"]) - documented == set()
+
+
+def test_a_game_that_never_had_an_open_seat_is_not_said_to_have_been_joined(client):
+    """A join or a withdrawal of a game made for two people at one board (no open seat ever)
+    was refused with "someone has joined it"."""
+    made = new_game(client, ["human", "human"])
+    gid = made["id"]
+    for path, body in (("join", {"name": "Bob"}), ("withdraw", {"secret": made["secrets"]["1"]})):
+        r = client.post(f"/api/games/{gid}/{path}", json=body)
+        assert r.status_code == 409, r.text
+        assert "or it never had one" in r.json()["error"], r.text

@@ -84,6 +84,10 @@ def _joined_enough(n: int) -> ApiError:
                          "loses)", {"Retry-After": "60"})
 
 
+#: a join or a withdrawal of a game without an open seat (it may never have had one)
+NO_OPEN_SEAT = "this game has no open seat: someone has joined it, or it never had one"
+
+
 async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
     """Take the game's open seat for a person named ``name`` at ``client``; its number.
 
@@ -95,7 +99,7 @@ async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
     """
     clean = _name(name)
     if OPEN not in live.seats:
-        raise ApiError(409, "this game has no open seat: someone has joined it")
+        raise ApiError(409, NO_OPEN_SEAT)
     async with svc.holding(svc.joined, client, _not_begun(svc.store),
                             _joined_enough) as joined:
         seat = live.seats.index(OPEN) + 1 if OPEN in live.seats else 0
@@ -137,7 +141,7 @@ async def withdraw(svc: GameService, live: Live, secret: Any) -> None:
     """
     seat = svc.require_seat(live, secret)
     if OPEN not in live.seats or live.seats[seat - 1] == OPEN:
-        raise ApiError(409, "someone has joined this game: resign it instead")
+        raise ApiError(409, f"{NO_OPEN_SEAT}; only a game waiting for an opponent is withdrawn")
     if not await asyncio.to_thread(svc.store.withdraw, live.id):
         svc.invalidate(live.id)
         if await asyncio.to_thread(svc.store.get, live.id) is None:  # a withdrawal came first
