@@ -935,3 +935,16 @@ def test_a_game_that_never_had_an_open_seat_is_not_said_to_have_been_joined(clie
         r = client.post(f"/api/games/{gid}/{path}", json=body)
         assert r.status_code == 409, r.text
         assert "or it never had one" in r.json()["error"], r.text
+
+
+def test_answers_say_how_a_cache_may_keep_them(client):
+    """A snapshot is the game now (and a seat's own hint): no cache stores it. A script is
+    asked for again on each use, a 304 while unchanged: with no ``Cache-Control`` a browser
+    guessed a lifetime from the file's age and ran old scripts after an update."""
+    made = new_game(client, ["human", "human"])
+    for path in (f"/api/games/{made['id']}", "/api/meta", "/api/lobby", "/api/games/nope"):
+        assert client.get(path).headers["cache-control"] == "no-store", path
+    r = client.get("/static/game.js")
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
+    again = client.get("/static/game.js", headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304 and again.headers["cache-control"] == "no-cache"

@@ -21,7 +21,6 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
 from ..agents.registry import agent_names
 from ..core.registry import available_games, game_class, make
@@ -37,6 +36,7 @@ from .http import (
     ApiError,
     Json,
     SecurityHeaders,
+    Static,
     client_of,
     content_type,
     error_response,
@@ -335,7 +335,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
           for name in ("move", "undo", "redo", "cancel", "resume", "hint", "seat",
                        "abort")],
         *lobby.routes(service, site, page),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        Mount("/static", Static(directory=HERE / "static"), name="static"),
     ]
     middleware = [Middleware(SecurityHeaders)]
     if forwarded_allow_ips:

@@ -8,7 +8,8 @@ import json
 from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
+from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..core import strict_json
@@ -69,7 +70,12 @@ class SecurityHeaders:
 
 
 class Json(JSONResponse):
-    """JSON in ASCII: any text (a lone surrogate quoted back in an error too) can be written."""
+    """JSON in ASCII: any text (a lone surrogate quoted back in an error too) can be written.
+    Never stored by a cache: an answer is the game now, and may be one seat's (its hint)."""
+
+    def __init__(self, content: Any, status_code: int = 200,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(content, status_code, {"Cache-Control": "no-store", **(headers or {})})
 
     def render(self, content: Any) -> bytes:
         return json.dumps(content, ensure_ascii=True, allow_nan=False,
@@ -153,3 +159,14 @@ async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Json:
     return Json({"error": message}, status_code=status, headers=headers)
+
+
+class Static(StaticFiles):
+    """The scripts, the style and the icon, asked for again on each use (``no-cache``: a 304
+    while the ETag still matches), so that a browser never runs an old script against a
+    server updated since, as a cache's own guess from the file's age would have it do."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers.setdefault("Cache-Control", "no-cache")
+        return response
