@@ -40,13 +40,14 @@ _CHARSET = re.compile(rb"CA\s*\[([^\]]{1,40})\]")
 # -- the SGF syntax ----------------------------------------------------------------------------
 
 
-def decode_sgf(raw: bytes, source: str = "<sgf>") -> str:
+def decode_sgf(raw: bytes, source: str = "<sgf>", declared: str | None = None) -> str:
     """The text of an SGF file's bytes: UTF-8 (a byte order mark dropped), else the charset
-    its ``CA[]`` names (older programs write ``CA[ISO-8859-1]``, ``CA[GB2312]``), else
+    ``declared`` for it (an upload's ``Content-Type: ...; charset=GB2312``), else the one its
+    ``CA[]`` names (older programs write ``CA[ISO-8859-1]``, ``CA[GB2312]``), else
     ISO-8859-1, SGF's charset when ``CA`` is absent.
 
     Raises:
-        RecordError: neither UTF-8 nor text in the charset its ``CA[]`` names.
+        RecordError: neither UTF-8 nor text in the charset declared or named by its ``CA[]``.
     """
     try:
         return raw.decode("utf-8-sig")
@@ -54,11 +55,13 @@ def decode_sgf(raw: bytes, source: str = "<sgf>") -> str:
         pass
     m = _CHARSET.search(raw)
     charset = m.group(1).decode("ascii", "replace").strip() if m else "ISO-8859-1"
+    named = f"the charset its CA[{charset}] names"
+    if declared:
+        charset, named = declared, f"the charset {declared!r} declared for it"
     try:
         return raw.decode(charset)
     except (LookupError, UnicodeDecodeError):
-        raise RecordError(f"{source!r} is neither UTF-8 text nor text in the charset its "
-                          f"CA[{charset}] names") from None
+        raise RecordError(f"{source!r} is neither UTF-8 text nor text in {named}") from None
 
 
 

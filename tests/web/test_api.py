@@ -675,6 +675,22 @@ def test_an_uploaded_sgf_in_the_charset_its_ca_names_is_read_with_its_players(cl
                                  "the charset its CA[KOI8-X] names")
 
 
+def test_an_uploaded_sgf_is_read_in_the_charset_its_request_declares(client):
+    """A file without ``CA[]`` sent as ``application/x-go-sgf; charset=GB2312`` was read as
+    ISO-8859-1, SGF's default, and its players' names garbled without a word."""
+    raw = "(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5]PB[李昌镐]PW[曹薰铉];B[cc])".encode("gb2312")
+    r = client.post("/api/records", content=raw,
+                    headers={"Content-Type": "application/x-go-sgf; charset=GB2312"})
+    assert r.status_code == 201, r.text
+    assert client.get(f"/api/games/{r.json()['id']}").json()["names"] == {"1": "李昌镐",
+                                                                        "2": "曹薰铉"}
+    r = client.post("/api/records", content=raw,
+                    headers={"Content-Type": "application/x-go-sgf; charset=nosuch"})
+    assert r.status_code == 400
+    assert r.json()["error"] == ("bad record: 'the SGF file' is neither UTF-8 text nor text in "
+                                 "the charset 'nosuch' declared for it")
+
+
 def test_an_uploaded_records_long_or_broken_player_names_are_kept_in_short(client):
     """A record's player name longer than a display name, or over two lines (SGF text may
     be), names its seat in short and one line, and the record downloaded again keeps it."""

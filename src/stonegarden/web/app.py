@@ -39,6 +39,7 @@ from .http import (
     Static,
     client_of,
     content_type,
+    declared_charset,
     error_response,
     read_body,
     read_json,
@@ -268,7 +269,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
         sgf = content_type(request) == SGF
         try:  # an SGF file in the charset its CA[] names (GB2312, Latin-1), as convert reads it
-            text = decode_sgf(raw, "the SGF file") if sgf else raw.decode("utf-8")
+            text = (decode_sgf(raw, "the SGF file", declared_charset(request)) if sgf
+                    else raw.decode("utf-8"))
         except UnicodeDecodeError:
             raise ApiError(400, "bad record: it is not UTF-8 text") from None
         except StonegardenError as exc:

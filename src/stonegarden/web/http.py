@@ -107,6 +107,15 @@ def content_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
+def declared_charset(request: Request) -> str | None:
+    """The ``charset`` parameter of the request's ``Content-Type``, if it has one."""
+    for param in request.headers.get("content-type", "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"'):
+            return value.strip().strip('"')[:40]
+    return None
+
+
 async def read_body(request: Request, limit: int = MAX_BODY,
                     types: tuple[str, ...] = (JSON,)) -> bytes:
     """The request body, refusing more than ``limit`` bytes before reading them all.
