@@ -567,6 +567,21 @@ def test_links_start_with_the_public_url_and_the_prefix_is_served(db):
         assert c.get("/sg/static/common.js").status_code == 200
 
 
+def test_a_path_with_a_trailing_slash_is_redirected_under_the_prefix(db):
+    """``/sg/games/`` was redirected to ``http://testserver/games``: the server's own address,
+    without the prefix, which a proxy serving only ``/sg/`` does not pass on."""
+    site = Site.parse("https://games.example.org/sg")
+    with TestClient(create_app(db, workers=1, warm_up=False, site=site)) as c:
+        for path, target in (("/sg/games/", "/sg/games"), ("/sg/api/meta/?x=1", "/sg/api/meta?x=1"),
+                             ("/api/lobby/", "/sg/api/lobby")):
+            r = c.get(path, follow_redirects=False)
+            assert r.status_code == 307 and r.headers["location"] == target, (path, r.headers)
+        r = c.post("/sg/api/games/", json={}, follow_redirects=False)
+        assert r.status_code == 307 and r.headers["location"] == "/sg/api/games"
+        r = c.get("/sg/api/nosuch/", follow_redirects=False)
+        assert r.status_code == 404 and r.json() == {"error": "Not Found"}
+
+
 def test_a_loopback_server_answers_to_its_ipv6_public_host_as_browsers_send_it(db):
     from stonegarden.cli.serve import loopback_hosts
 

@@ -19,8 +19,14 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Match, Mount, Route
 
 from ..agents.registry import agent_names
 from ..core.registry import available_games, game_class, make
@@ -65,6 +71,8 @@ HERE = Path(__file__).resolve().parent
 #: the names of the docs' pictures (a plain file name, nothing that climbs out of the folder)
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 SSE_KEEPALIVE = 15.0
+#: the methods a path with a trailing slash is redirected for (307 keeps the method and body)
+SLASH_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 #: the modules the workers import: they register the web app's job kinds
 JOB_MODULES = ("stonegarden.web.job_kinds", "stonegarden.web.review_job",
                "stonegarden.web.warmup")
@@ -285,6 +293,16 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         live = await svc.load(request.path_params["gid"], client)
         return lobby.updates(svc, client, live.id, budgets.streams_per_client)
 
+    async def without_slash(request: Request) -> Response:
+        """``/games/`` is ``/games`` (its query kept), linked under the prefix: starlette's own
+        redirect named the server's internal address and dropped the prefix."""
+        target = request.url.path.rstrip("/")
+        scope = {**request.scope, "path": target}
+        if not target or not any(r.matches(scope)[0] != Match.NONE for r in routes):
+            raise HTTPException(404)
+        query = request.url.query
+        return RedirectResponse(site.path(target) + (f"?{query}" if query else ""), 307)
+
     # -- errors -------------------------------------------------------------------------------
     async def api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
@@ -339,6 +357,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         *lobby.routes(service, site, page),
         Mount("/static", Static(directory=HERE / "static"), name="static"),
     ]
+    routes.append(Route("/{rest:path}/", without_slash, methods=SLASH_METHODS))
     middleware = [Middleware(SecurityHeaders)]
     if forwarded_allow_ips:
         middleware.insert(0, Middleware(trust_forwarded, trusted=forwarded_allow_ips))
@@ -346,7 +365,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         middleware.append(Middleware(StripPrefix, prefix=site.prefix))
     if allowed_hosts is not None:
         middleware.append(Middleware(HostCheck, allowed_hosts=allowed_hosts))
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=middleware,
         lifespan=lifespan,
@@ -354,6 +373,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                             StoreError: store_error, StonegardenError: stonegarden_error,
                             Exception: server_error},
     )
+    app.router.redirect_slashes = False  # ``without_slash`` does it, under the prefix
+    return app
 
 
 def by_method(get: Any, post: Any) -> Any:
