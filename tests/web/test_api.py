@@ -964,3 +964,15 @@ def test_answers_say_how_a_cache_may_keep_them(client):
     assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
     again = client.get("/static/game.js", headers={"If-None-Match": r.headers["etag"]})
     assert again.status_code == 304 and again.headers["cache-control"] == "no-cache"
+
+
+def test_games_asked_for_by_id_beyond_the_limit_are_refused_not_dropped(client):
+    """``GET /api/games?ids=`` answered the first 100 of 101 ids, and left out an id of the
+    wrong shape, without a word: a client took the rest for games that do not exist."""
+    gid = new_game(client, ["human", "human"])["id"]
+    assert [g["id"] for g in client.get(f"/api/games?ids={gid},nosuchgame").json()["games"]] == [gid]
+    assert client.get("/api/games?ids=").json() == {"games": []}
+    r = client.get("/api/games?ids=" + ",".join([gid] + [f"g{i}" for i in range(100)]))
+    assert r.status_code == 400 and r.json()["error"] == "'ids' must name 1-100 games, not 101"
+    r = client.get(f"/api/games?ids={gid},no%20such")
+    assert r.status_code == 400 and r.json()["error"] == "'no such' is not a game id"

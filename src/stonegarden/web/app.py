@@ -50,7 +50,6 @@ from .http import (
     read_body,
     read_json,
 )
-from .live import is_game_id
 from .pages import (
     DOCS,
     agent_suggestions,
@@ -190,8 +189,10 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         if ids is None:
             rows = await asyncio.to_thread(store.list_games)
         else:
-            wanted = [i for i in ids.split(",") if is_game_id(i)][:100]
-            rows = await asyncio.to_thread(store.list_games, 100, False, wanted)
+            # as a many-games stream's: more than 100, or one of another shape, is refused,
+            # not dropped without a word
+            wanted = lobby.watched_ids(ids) if ids.strip(",") else []
+            rows = await asyncio.to_thread(store.list_games, lobby.MAX_WATCHED, False, wanted)
         return Json({"games": [{**r.to_json(), **listing_words(r.to_json()),
                                 "clock_text": lobby.clock_words(r.clock)} for r in rows]})
 
