@@ -539,6 +539,8 @@ def test_a_rematch_swaps_the_seats_and_is_offered_to_the_opponent(client):
     second = r.json()
     assert second["id"] == first["id"] and second["seat"] == 1
     assert second["secret"] != first["secret"]
+    r = client.post(f"/api/games/{gid}/rematch", json={"secret": k1})  # a retry of the first
+    assert r.status_code == 200 and r.json() == first
     snap = snapshot(client, first["id"], first["secret"])
     assert snap["names"] == {"1": "Bo", "2": "Ana"} and snap["you"] == 2
     assert snap["clock"]["days_per_move"] == 2 and snap["length"] == 0
