@@ -976,3 +976,13 @@ def test_games_asked_for_by_id_beyond_the_limit_are_refused_not_dropped(client):
     assert r.status_code == 400 and r.json()["error"] == "'ids' must name 1-100 games, not 101"
     r = client.get(f"/api/games?ids={gid},no%20such")
     assert r.status_code == 400 and r.json()["error"] == "'no such' is not a game id"
+
+
+@pytest.mark.parametrize("body", [{}, {"game": None}, {"game": 5}])
+def test_a_game_left_out_of_a_creation_is_named_as_the_missing_field(client, body):
+    """``POST /api/games`` without ``game`` said "unknown game None", a Python word a client
+    never sent; the message names the field and the games."""
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 400
+    assert r.json()["error"].startswith("'game' must name a game (blooms, ")
+    assert "None" not in r.json()["error"]

@@ -26,7 +26,7 @@ from typing import Any
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import Game
 from ..core.record import Record, make_record, result_of
-from ..core.registry import game_class, make
+from ..core.registry import available_games, game_class, make
 from ..errors import IllegalMoveError, JobError, ParameterError, StonegardenError, StoreError, quote
 from ..jobs import Job, JobPool
 from ..sgf import record_to_sgf
@@ -229,6 +229,10 @@ class GameService:
             or a public game with an open seat would be more than the client may have waiting
             in the lobby.
         """
+        if not isinstance(game_id, str):
+            given = "not given" if game_id is None else f"not {quote(game_id)}"
+            raise ApiError(400, f"'game' must name a game ({', '.join(available_games())}), "
+                                f"{given}")
         if not isinstance(params, dict):
             raise ApiError(400, f"'params' must be an object, not {quote(params)}")
         if (not isinstance(seats, list) or len(seats) != 2
