@@ -7,6 +7,7 @@ record raises before anything is handed back: nothing is partially applied.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -357,6 +358,7 @@ def save_record(record: Record, path: str | Path) -> None:
         tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(p)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
+            tmp.unlink(missing_ok=True)
         raise RecordError(f"cannot save the record to {str(path)!r}: "
                           f"{exc.strerror or exc}") from None
