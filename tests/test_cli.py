@@ -57,7 +57,9 @@ def test_replay_malformed_move_names_ply_and_text(tmp_path):
     "content,needle",
     [
         ("not json", "not valid JSON"),
-        ("[]", "JSON object"),
+        ("[]", "a record is a JSON object, not an array"),
+        ("null", "a record is a JSON object, not null"),
+        ('{"format": "stonegarden-record", "version": true, "game": "blooms", "moves": []}', "version"),
         ('{"format": "stonegarden-record", "version": 1, "game": "chess", "moves": []}', "unknown game"),
         ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"size": 99}, "moves": []}', "size"),
         ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"colour": 1}, "moves": []}', "no parameter 'colour'"),
