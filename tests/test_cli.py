@@ -427,6 +427,21 @@ def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():
         "error: --if-needed is for every game: give it without --game"]
 
 
+def test_warm_up_into_a_kernel_cache_on_a_read_only_disk_is_refused_before_compiling(
+        read_only_folder, monkeypatch):
+    from click.testing import CliRunner
+    from numba.core import config
+
+    from stonegarden.cli.main import cli
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(read_only_folder))
+    out = CliRunner().invoke(cli, ["warm-up"])
+    assert out.exit_code == 2, out.output
+    assert out.output.splitlines() == [
+        f"error: the kernel cache {str(read_only_folder)!r} cannot be written (Read-only file "
+        "system): point NUMBA_CACHE_DIR at a folder that can"]
+
+
 def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):
     save = tmp_path / "g.json"
     assert run_cli("play", "blooms", "--param", "size=3", "--param", "target=3",
