@@ -82,6 +82,21 @@ def test_replay_bad_records_fail_cleanly(tmp_path, content, needle):
     assert not (tmp_path / "out.json").exists()  # convert writes no record replay refuses
 
 
+@pytest.mark.parametrize("content, said", [
+    ("", "record is not valid JSON: 'Expecting value: line 1 column 1 (char 0)'"),
+    ("[]", "a record is a JSON object, not an array"),
+])
+def test_convert_names_the_file_that_is_not_a_record(tmp_path, content, said):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    out = CliRunner().invoke(cli, ["convert", str(bad), str(tmp_path / "out.sgf")])
+    assert out.exit_code == 2 and out.output == f"error: {str(bad)!r}: {said}\n"
+
+
 @pytest.mark.slow
 def test_replay_missing_file(tmp_path):
     out = run_cli("replay", str(tmp_path / "nope.json"))
