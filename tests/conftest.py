@@ -3,6 +3,8 @@ registered games."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import subprocess
 import sys
@@ -44,3 +46,27 @@ def run_cli(*args: str, input: str | None = None, timeout: float = 300,
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def read_only_folder(tmp_path, monkeypatch):
+    """A folder that behaves as one on a read-only disk, where the tests cannot put one (as
+    root, permissions stop no write): making, writing or removing a file there fails with
+    ``EROFS``, even where the file does not exist."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+
+    def guarded(real, writes):
+        def call(path, *args, **kwargs):
+            if str(path).startswith(str(folder)) and writes(*args, **kwargs):
+                raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+            return real(path, *args, **kwargs)
+        return call
+
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+    monkeypatch.setattr(io, "open", guarded(
+        io.open, lambda mode="r", *a, **k: any(c in mode for c in "wax+")))
+    monkeypatch.setattr(os, "open", guarded(
+        os.open, lambda flags, *a, **k: bool(flags & write_flags)))
+    monkeypatch.setattr(os, "unlink", guarded(os.unlink, lambda *a, **k: True))
+    return folder

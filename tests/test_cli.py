@@ -57,7 +57,9 @@ def test_replay_malformed_move_names_ply_and_text(tmp_path):
     "content,needle",
     [
         ("not json", "not valid JSON"),
-        ("[]", "JSON object"),
+        ("[]", "a record is a JSON object, not an array"),
+        ("null", "a record is a JSON object, not null"),
+        ('{"format": "stonegarden-record", "version": true, "game": "blooms", "moves": []}', "version"),
         ('{"format": "stonegarden-record", "version": 1, "game": "chess", "moves": []}', "unknown game"),
         ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"size": 99}, "moves": []}', "size"),
         ('{"format": "stonegarden-record", "version": 1, "game": "blooms", "params": {"colour": 1}, "moves": []}', "no parameter 'colour'"),
@@ -78,6 +80,21 @@ def test_replay_bad_records_fail_cleanly(tmp_path, content, needle):
         assert needle in out.stderr, args
         assert "Traceback" not in out.stderr
     assert not (tmp_path / "out.json").exists()  # convert writes no record replay refuses
+
+
+@pytest.mark.parametrize("content, said", [
+    ("", "record is not valid JSON: 'Expecting value: line 1 column 1 (char 0)'"),
+    ("[]", "a record is a JSON object, not an array"),
+])
+def test_convert_names_the_file_that_is_not_a_record(tmp_path, content, said):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    out = CliRunner().invoke(cli, ["convert", str(bad), str(tmp_path / "out.sgf")])
+    assert out.exit_code == 2 and out.output == f"error: {str(bad)!r}: {said}\n"
 
 
 @pytest.mark.slow
@@ -423,6 +440,21 @@ def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():
     out = run_cli("warm-up", "--game", "blooms", "--if-needed")
     assert out.returncode == 2 and out.stderr.splitlines() == [
         "error: --if-needed is for every game: give it without --game"]
+
+
+def test_warm_up_into_a_kernel_cache_on_a_read_only_disk_is_refused_before_compiling(
+        read_only_folder, monkeypatch):
+    from click.testing import CliRunner
+    from numba.core import config
+
+    from stonegarden.cli.main import cli
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(read_only_folder))
+    out = CliRunner().invoke(cli, ["warm-up"])
+    assert out.exit_code == 2, out.output
+    assert out.output.splitlines() == [
+        f"error: the kernel cache {str(read_only_folder)!r} cannot be written (Read-only file "
+        "system): point NUMBA_CACHE_DIR at a folder that can"]
 
 
 def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):

@@ -108,6 +108,14 @@ def test_bad_queries_get_typed_errors(query, kind, needle):
     assert out["id"] == 5 and out["kind"] == kind and needle in out["error"]
 
 
+@pytest.mark.parametrize("line, named", [("null", "null"), ("[1]", "an array"),
+                                         ('"games"', "a string"), ("5", "a number")])
+def test_a_query_that_is_not_an_object_is_named_in_json_s_words(line, named):
+    out = io.StringIO()
+    serve([line], out)
+    assert json.loads(out.getvalue())["error"] == f"a query is a JSON object, not {named}"
+
+
 def test_a_query_of_simulations_alone_still_stops_at_the_longest_time(monkeypatch):
     """The engine answers one query at a time: a huge 'sims' must not hold the next ones
     for hours, so MAX_SECONDS bounds every search."""

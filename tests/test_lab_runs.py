@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -772,3 +774,25 @@ def test_a_sweep_leaves_no_picture_of_an_earlier_sweep_in_its_folder(tmp_path):
     assert out.exit_code == 0, out.output
     assert sorted(p.name for p in (tmp_path / "plots").glob("sweep*")) == ["sweep.png",
                                                                            "sweep.svg"]
+
+
+@pytest.mark.slow
+def test_a_folder_named_in_another_encoding_gets_a_report_whose_command_reproduces_it(tmp_path):
+    """A name that is not UTF-8 (Latin-1 ``café``) cannot be written in the UTF-8 report as
+    it was typed: the report's command gives its bytes in bash's ``$'...'`` quoting."""
+    out = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9"))
+    typed = [sys.executable, "-m", "stonegarden", "study", "blooms", "--param", "size=3",
+             "--agent", "random", "--games", "1", "--out", str(out)]
+    run = functools.partial(subprocess.run, env=cli_env(), capture_output=True, text=True,
+                            errors="surrogateescape", timeout=120)
+    r = run(typed)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    again = run(["bash", "-c", f"{shlex.quote(sys.executable)} -m "
+                 f"{_reproduce_line(out / 'report.md')}"])
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout.splitlines()[-1]) == json.loads(r.stdout.splitlines()[-1])
+
+
+def _reproduce_line(report: Path) -> str:
+    line = next(ln for ln in report.read_text("utf-8").splitlines() if "stonegarden study" in ln)
+    return line[line.index("stonegarden"):].rstrip("`")

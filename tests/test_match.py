@@ -341,3 +341,15 @@ def test_the_summary_and_progress_name_the_parameters_as_param_takes_them(tmp_pa
                     str(tmp_path / "s"))
     assert study.returncode == 0, study.stderr
     assert "blooms standard: 1/1 games" in study.stderr and "{" not in study.stderr
+
+
+def test_a_save_dir_on_a_read_only_disk_is_refused_before_any_game(read_only_folder):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["match", "blooms", "random", "random", *SMALL, "--games", "2",
+                                   "--save-dir", str(read_only_folder)])
+    assert out.exit_code == 2, out.output
+    assert out.output.strip() == (f"error: --save-dir {str(read_only_folder)!r}: "
+                                  "Read-only file system")

@@ -293,3 +293,16 @@ def test_undo_between_two_people_at_one_keyboard_goes_back_to_the_askers_turn():
     s.push("C3", game.play_text(s.state, "C3"))
     s.push("D4", game.play_text(s.state, "D4"))
     assert s.undo(1) == 2 and s.moves == []
+
+
+def test_a_save_file_on_a_read_only_disk_is_refused_in_one_line(read_only_folder):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    target = read_only_folder / "game.json"
+    out = CliRunner().invoke(cli, ["play", "freego", "--param", "size=5", "--p1", "random",
+                                   "--p2", "random", "--save", str(target)])
+    assert out.exit_code == 2, out.output
+    assert out.output.strip() == (f"error: cannot save the record to {str(target)!r}: "
+                                  "Read-only file system")

@@ -61,7 +61,7 @@ def answer(query: Any, threads: int = 1) -> dict[str, Any]:
 
 def _answer(query: Any, threads: int) -> dict[str, Any]:
     if not isinstance(query, dict):
-        raise ParameterError(f"a query is a JSON object, not {type(query).__name__}")
+        raise ParameterError(f"a query is a JSON object, not {strict_json.kind(query)}")
     unknown = set(query) - QUERY_KEYS
     if unknown:
         raise ParameterError(f"unknown query keys {quote(sorted(unknown))} (known: {sorted(QUERY_KEYS)})")

@@ -43,13 +43,18 @@ def _read_json_record(path: str) -> Record:
     by the reader a game registered for its format."""
     text = _read_text(path)
     try:
-        data = strict_json.loads(text)  # what `replay` refuses, `convert` refuses too
-    except (ValueError, RecursionError):
-        return load_record(path)  # says what is wrong with it
-    reader = foreign_reader(data)
-    if reader is not None:
-        return reader.read(data, path)
-    return parse_record(data)
+        try:
+            data = strict_json.loads(text)  # what `replay` refuses, `convert` refuses too
+        except (ValueError, RecursionError):
+            return load_record(path)  # says what is wrong with it
+        reader = foreign_reader(data)
+        if reader is None:
+            return parse_record(data)
+    except RecordError as exc:
+        if exc.entry is not None:  # a move's error names its entry
+            raise
+        raise RecordError(f"{path!r}: {exc}") from None  # IN or OUT: say which file
+    return reader.read(data, path)
 
 
 @click.command()

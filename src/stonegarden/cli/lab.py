@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -78,7 +79,20 @@ def _agents(agent: str | None, agents: tuple[str, ...] | None) -> tuple[str, str
 
 
 def _command() -> str:
-    return "stonegarden " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    return "stonegarden " + " ".join(_shell_word(a) for a in sys.argv[1:])
+
+
+def _shell_word(arg: str) -> str:
+    """``arg`` as a shell reads it back. A byte that is not UTF-8 (a file name in another
+    encoding, held by Python as a lone surrogate) is written as ``\\xNN`` in bash's ``$'...'``
+    quoting: the report that names the command is UTF-8 text, which could not hold it."""
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = os.fsencode(arg)
+        return "$'" + "".join(chr(b) if 0x20 <= b < 0x7f and chr(b) not in "'\\"
+                              else f"\\x{b:02x}" for b in raw) + "'"
+    return shlex.quote(arg)
 
 
 @click.command()

@@ -3,6 +3,7 @@ of ``scripts/serve.sh``), so that the web server and the commands only load them
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,6 +38,8 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
     marker = _marker()
     if if_needed and not game_ids and marker is not None and marker.exists():
         return
+    if marker is not None:
+        _check_writable(marker.parent)
     console = Console(stderr=True)
     t0 = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -66,3 +69,16 @@ def _marker() -> Path | None:
 
     cache = getattr(config, "CACHE_DIR", "")
     return Path(cache) / "warmed-up" if cache else None
+
+
+def _check_writable(cache: Path) -> None:
+    """Raises: ParameterError when the kernel cache takes no file (a read-only disk): the
+    kernels compiled would be kept nowhere, and the end would fail on the mark."""
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=cache):
+            pass
+    except OSError as exc:
+        raise ParameterError(f"the kernel cache {str(cache)!r} cannot be written "
+                             f"({exc.strerror or exc}): point NUMBA_CACHE_DIR at a folder "
+                             "that can") from None

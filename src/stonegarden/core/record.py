@@ -7,6 +7,7 @@ record raises before anything is handed back: nothing is partially applied.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -87,10 +88,10 @@ def parse_record(data: Any) -> Record:
         except (ValueError, RecursionError) as exc:  # also numbers of too many digits
             raise RecordError(f"record is not valid JSON: {quote(str(exc), 200)}") from None
     if not isinstance(data, dict):
-        raise RecordError(f"a record is a JSON object, not {type(data).__name__}")
+        raise RecordError(f"a record is a JSON object, not {strict_json.kind(data)}")
     if data.get("format") != FORMAT:
         raise RecordError(f"record 'format' is {quote(data.get('format'))}, expected {FORMAT!r}")
-    if data.get("version") != VERSION:
+    if data.get("version") != VERSION or isinstance(data.get("version"), bool):
         raise RecordError(f"record 'version' {quote(data.get('version'))} is not supported (only {VERSION})")
     game = data.get("game")
     if not isinstance(game, str):
@@ -357,6 +358,7 @@ def save_record(record: Record, path: str | Path) -> None:
         tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(p)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
+            tmp.unlink(missing_ok=True)
         raise RecordError(f"cannot save the record to {str(path)!r}: "
                           f"{exc.strerror or exc}") from None

@@ -36,3 +36,19 @@ def loads(text: str | bytes) -> Any:
     """
     return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
                       parse_int=_integer)
+
+
+def kind(value: Any) -> str:
+    """What ``value``, as read from JSON, is in JSON's own words (``null``, ``an array``),
+    for messages: Python's type names (``NoneType``, ``list``) mean nothing to the writer."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__

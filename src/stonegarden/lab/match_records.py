@@ -5,6 +5,7 @@ where it stopped instead of playing (or overwriting) its finished games again.""
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,14 @@ def prepare_folder(folder: Path, resume: bool) -> list[Path]:
     record is an error, so a second match never overwrites the first one's games.
 
     Raises:
-        ParameterError: the folder cannot be made, or holds records and ``resume`` is off.
+        ParameterError: the folder cannot be made or written to, or holds records and
+        ``resume`` is off.
     """
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        # a folder that takes no file (a read-only disk) is refused now, not after a game
+        with tempfile.TemporaryFile(dir=folder):
+            pass
     except OSError as exc:
         raise ParameterError(f"--save-dir {str(folder)!r}: {exc.strerror}") from None
     found = saved_files(folder)
