@@ -80,6 +80,15 @@ def test_two_human_seats_each_move_only_with_their_own_secret(client, db):
     assert client.post(f"/api/games/{gid}/seat", json={"secret": k2}).json()["seat"] == 2
 
 
+@pytest.mark.parametrize("body, said", [(b"null", "null"), (b"[1, 2]", "an array"),
+                                         (b'"move"', "a string"), (b"3", "a number")])
+def test_a_body_that_is_not_an_object_is_named_in_json_s_words(client, body, said):
+    # Python's type names (NoneType, list) mean nothing to a client writing JSON
+    r = client.post("/api/games", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert r.json()["error"] == f"the body must be a JSON object, not {said}"
+
+
 def test_snapshots_never_contain_seat_secrets(client):
     made = new_game(client, ["human", "human"])
     gid = made["id"]

@@ -162,7 +162,7 @@ async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):
-        raise ApiError(400, f"the body must be a JSON object, not {type(data).__name__}")
+        raise ApiError(400, f"the body must be a JSON object, not {strict_json.kind(data)}")
     return data
 
 
