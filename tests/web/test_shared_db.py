@@ -256,7 +256,10 @@ def test_an_id_with_a_nul_byte_names_no_game_on_postgresql(pair):
                                ("POST", "/api/games/ab%00cd/join", {"name": "Bo"}),
                                ("GET", "/api/games/ab%00cd/record", None)):
         assert a.request(method, path, body)[0] == 404, path
-    status, listed = a.request("GET", f"/api/games?ids=ab%00cd,{made['id']}")
+    # in a list of games asked for, it is refused as any malformed id is
+    status, answer = a.request("GET", f"/api/games?ids=ab%00cd,{made['id']}")
+    assert status == 400 and "ab" in answer["error"], answer
+    status, listed = a.request("GET", f"/api/games?ids={made['id']}")
     assert status == 200 and [g["id"] for g in listed["games"]] == [made["id"]]
     import urllib.error
     import urllib.request
