@@ -314,6 +314,15 @@ def test_an_sgf_file_not_named_sgf_is_uploaded_as_sgf(browser, server):
         page.context.close()
 
 
+def upload_finished_game(page, server, path) -> None:
+    """The home page's upload of the record of a finished game, until its page says it is
+    over (the page holds both seats' keys)."""
+    page.goto(server.url + "/")
+    page.set_input_files("#upload-file", str(path))
+    page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+
+
 def test_an_uploaded_game_is_not_said_to_be_won_or_lost_by_its_uploader(browser, server,
                                                                        tmp_path):
     """The uploader holds both seats of a record uploaded to study (someone else's game, as
@@ -326,10 +335,7 @@ def test_an_uploaded_game_is_not_said_to_be_won_or_lost_by_its_uploader(browser,
     save_record(make_record(game, moves, game.replay(moves)[-1]), path)
     page = open_page(browser)
     try:
-        page.goto(server.url + "/")
-        page.set_input_files("#upload-file", str(path))
-        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
-        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        upload_finished_game(page, server, path)
         assert page.inner_text("#status") == "Game over: Black won: White resigned"
         assert page.inner_text("#last-move") == "White resigned."
         page.wait_for_timeout(500)  # the page would have named the seat after its uploader
@@ -387,10 +393,7 @@ def test_a_finished_game_uploaded_for_review_says_who_won_and_offers_no_rematch(
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.url + "/")
-    page.set_input_files("#upload-file", str(path))
-    page.wait_for_url("**/game/**", timeout=WAIT)
-    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    upload_finished_game(page, server, path)
     assert page.inner_text("#status") == "Game over: Player 2 won: Player 1 resigned"
     assert page.inner_text("#last-move") == "Player 1 resigned."
     assert page.is_hidden("#rematch") and page.is_visible("#new-game")
