@@ -374,9 +374,11 @@ def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
         page.click("#analyse")
         wait_text(page, "#analysis-status", "waits")
         assert page.inner_text("#analysis-status") == (
-            "Analysing: 0 of 1 positions; waits for a free worker (3 jobs ahead)…")
+            "Analysing: 0 of 1 position; waits for a free worker (3 jobs ahead)…")
+        answer.update(waiting=1)
+        wait_text(page, "#analysis-status", "(1 job ahead)")
         answer.update(queued=False, waiting=0)
-        wait_text(page, "#analysis-status", "Analysing: 0 of 1 positions…")
+        wait_text(page, "#analysis-status", "Analysing: 0 of 1 position…")
     finally:
         page.context.close()
 

@@ -152,6 +152,14 @@ def test_a_handicap_is_not_counted_as_captures():
         "Black captured 1 stone (the target is 1)")
 
 
+@pytest.mark.parametrize("turns, words", [(1, "(1 move)"), (2, "(2 moves)")])
+def test_a_move_limit_says_its_moves_in_good_english(turns, words):
+    game, final = finish("bridgego", {"size": 5, "superko": False, "max_turns": turns},
+                         ["C1", "A1"][:turns])
+    assert view_for(game).outcome(game, final) == {
+        "winner": 0, "reason": "max-turns", "detail": f"the move limit {words} was reached"}
+
+
 def test_no_outcome_while_the_game_goes_on():
     for game_id in available_games():
         game = make(game_id)

@@ -15,6 +15,8 @@ const SG = {
   // the path prefix the server is served under (serve --public-url), "" at the root
   base: document.body.dataset.base || "",
   url(path) { return SG.base + path; },
+  // "1 move", "2 moves": a number with its noun, plural where it is not one
+  count(n, one, many) { return `${n} ${n === 1 ? one : many || one + "s"}`; },
   // the seats this browser plays: {gid: {seat: key}} ("?" while a link's seat is not known yet)
   keys() { return SG.stored("sg-keys"); },
   saveKey(gid, seat, key) {

@@ -456,7 +456,7 @@
         const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
         const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
         const seconds = () => ((Date.now() - start) / 1000).toFixed(0);
-        const ahead = t.waiting ? `, ${t.waiting} job${t.waiting === 1 ? "" : "s"} ahead` : "";
+        const ahead = t.waiting ? `, ${SG.count(t.waiting, "job")} ahead` : "";
         const show = () => {
           $("thinking").textContent = !engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)`
             : t.queued ? `${t.spec} waits for a free worker (${seconds()} s so far${ahead}); then it thinks for at most ${t.budget} s`
@@ -839,7 +839,7 @@
     else if (analysis) drawAnalysis();
     const r = s.review, box = $("review-here");
     if (!r) {
-      say(box, analysis && analysis.capped && s.ply >= analysis.of ? `The analysis covers the first ${analysis.of - 1} moves only.` : "");
+      say(box, analysis && analysis.capped && s.ply >= analysis.of ? `The analysis covers the first ${SG.count(analysis.of - 1, "move")} only.` : "");
       return;
     }
     const parts = [];
@@ -859,14 +859,14 @@
     const judged = a.points.filter((p) => p.judgement);
     // a longer game's later moves are not analysed: said, else they read as missing
     const moves = (now || snap || {}).length, covered = a.of - 1;
-    const cut = a.capped && moves > covered ? ` (the first ${covered} moves of ${moves})` : "";
-    const count = (j) => { const k = judged.filter((p) => p.judgement === j).length; return `${k} ${k === 1 ? j : j === "inaccuracy" ? "inaccuracies" : j + "s"}`; };
+    const cut = a.capped && moves > covered ? ` (the first ${SG.count(covered, "move")} of ${moves})` : "";
+    const count = (j) => SG.count(judged.filter((p) => p.judgement === j).length, j, j === "inaccuracy" ? "inaccuracies" : "");
     analysisStatus(a.error ? a.error
-      : a.running && a.queued ? `Analysing: ${a.points.length} of ${a.of} positions${cut}; `
-        + (engineReady ? `waits for a free worker${a.waiting ? ` (${a.waiting} job${a.waiting === 1 ? "" : "s"} ahead)` : ""}…` : PREPARING)
-      : a.running ? `Analysing: ${a.points.length} of ${a.of} positions${cut}…`
-      : a.done ? `${a.engine}, ${a.points.length} position${a.points.length === 1 ? "" : "s"}${cut}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
-      : `${a.points.length} of ${a.of} positions analysed${cut}`, a.running && !a.error);
+      : a.running && a.queued ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}; `
+        + (engineReady ? `waits for a free worker${a.waiting ? ` (${SG.count(a.waiting, "job")} ahead)` : ""}…` : PREPARING)
+      : a.running ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}…`
+      : a.done ? `${a.engine}, ${SG.count(a.points.length, "position")}${cut}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
+      : `${a.points.length} of ${SG.count(a.of, "position")} analysed${cut}`, a.running && !a.error);
     showAnalyse();
     const W = 300, H = 120, n = Math.max(1, a.of - 1);
     const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);

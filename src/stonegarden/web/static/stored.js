@@ -24,7 +24,7 @@
       tr.hidden = !ok;
       if (ok) shown++;
     }
-    $("filter-count").textContent = `${shown} of ${rows.length} games`;
+    $("filter-count").textContent = `${shown} of ${SG.count(rows.length, "game")}`;
   }
   ["filter-game", "filter-status", "filter-text"].forEach((id) => $(id).addEventListener("input", filter));
   $("filters").addEventListener("submit", (ev) => ev.preventDefault());

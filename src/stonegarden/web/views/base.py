@@ -116,7 +116,7 @@ class BoardView:
         if reason == "no-legal-move":
             return "the player to move had no legal move"
         if reason == "max-turns":
-            return f"the move limit ({state.ply} moves) was reached"
+            return f"the move limit ({state.ply} move{'' if state.ply == 1 else 's'}) was reached"
         return reason.replace("-", " ")
 
 
