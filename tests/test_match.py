@@ -163,6 +163,17 @@ def test_resume_of_a_finished_match_plays_nothing(tmp_path):
         k: v for k, v in first.items() if k != "resumed"}
 
 
+def test_resume_of_a_folder_without_records_says_the_match_starts_afresh(cli, tmp_path):
+    r = cli("match", "blooms", "random", "random", "--games", "1", *SMALL, "--quiet",
+            "--save-dir", str(tmp_path / "typo"), "--resume")
+    assert r.returncode == 0, r.stderr
+    assert "holds no game record yet, so the match starts from its first game" in r.stderr
+    assert (tmp_path / "typo" / "game-0000.json").is_file()
+    again = cli("match", "blooms", "random", "random", "--games", "1", *SMALL, "--quiet",
+                "--save-dir", str(tmp_path / "typo"), "--resume")
+    assert again.returncode == 0 and "no game record" not in again.stderr
+
+
 def test_a_folder_with_records_is_not_overwritten_without_resume(tmp_path):
     _match(tmp_path / "m", games=2)
     kept = _contents(tmp_path / "m")

@@ -18,7 +18,7 @@ from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import JobError, ParameterError
 from ..lab.adjudication import ResignRule
-from ..lab.match_records import load_results, prepare_folder, save_result
+from ..lab.match_records import load_results, prepare_folder, save_result, saved_files
 from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
 from ..lab.statistics import seat_text, wld
@@ -159,6 +159,10 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
         if "seed" in parse_agent_spec(spec)[1]:
             click.echo(f"note: {name} {spec!r} sets its own seed, so it plays the same way in "
                        "every game (without seed=, --seed gives each game its own)", err=True)
+    if resume and save_dir and not (Path(save_dir).is_dir() and saved_files(Path(save_dir))):
+        # a mistyped folder would otherwise play the whole match again without a word
+        click.echo(f"note: --save-dir {save_dir!r} holds no game record yet, so the match "
+                   "starts from its first game", err=True)
     try:
         out = run_match(game_id, parse_param_options(params), a, b, games, workers, seed,
                         save_dir, progress=not quiet, resign=resign_rule(resign, resign_moves),
