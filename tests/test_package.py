@@ -1,6 +1,6 @@
 """What an installed copy holds that a source checkout has beside the package: the wheel
 carries the games' rules pages (docs/games) and their pictures, so that the web app of a
-`pip install` shows the complete rules."""
+`pip install` shows the complete rules, and every script of its pages."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ def test_the_wheel_carries_the_rules_pages_and_their_pictures(tmp_path):
         assert f"stonegarden/web/rules_docs/{page.name}" in names
     for picture in sorted((ROOT / "docs" / "games" / "img").iterdir()):
         assert f"stonegarden/web/rules_docs/img/{picture.name}" in names
+    # the pages' scripts, the game page's modules in a folder of their own included
+    static = ROOT / "src" / "stonegarden" / "web" / "static"
+    for script in sorted(static.rglob("*.js")):
+        assert f"stonegarden/web/static/{script.relative_to(static).as_posix()}" in names
 
 
 def _setuptools_builds() -> bool:

@@ -969,9 +969,9 @@ def test_answers_say_how_a_cache_may_keep_them(client):
     made = new_game(client, ["human", "human"])
     for path in (f"/api/games/{made['id']}", "/api/meta", "/api/lobby", "/api/games/nope"):
         assert client.get(path).headers["cache-control"] == "no-store", path
-    r = client.get("/static/game.js")
+    r = client.get("/static/game/main.js")
     assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
-    again = client.get("/static/game.js", headers={"If-None-Match": r.headers["etag"]})
+    again = client.get("/static/game/main.js", headers={"If-None-Match": r.headers["etag"]})
     assert again.status_code == 304 and again.headers["cache-control"] == "no-cache"
 
 

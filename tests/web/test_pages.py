@@ -437,7 +437,7 @@ def test_no_inline_script_handler_or_style_anywhere(client):
             assert "src=" in tag or 'type="application/json"' in tag, tag
         assert not re.search(r"<[^>]+\son[a-z]+\s*=", text)
         assert not re.search(r"<[^>]+\sstyle\s*=", text)
-    for js in STATIC.glob("*.js"):
+    for js in STATIC.rglob("*.js"):
         assert "style=" not in js.read_text(), js.name  # styles go through the CSSOM
 
 
@@ -451,3 +451,22 @@ def test_the_levels_times_are_at_most_the_servers_cap(tmp_path: Path):
         page = capped.get("/").text
     assert "2 seconds of search a move" in page and "4 seconds of search" not in page
     assert "up to 1.6 seconds a move" in page  # below the cap: the level's own time
+
+
+def test_the_game_pages_modules_import_only_what_they_export():
+    """The game page is ES modules: a name imported from a module that does not export it
+    stops the whole page in the browser, before any test of a feature would say why."""
+    modules = {p.name: p.read_text() for p in (STATIC / "game").glob("*.js")}
+    assert "main.js" in modules and "state.js" in modules
+    exported = {name: set(re.findall(r"^export (?:async )?(?:function|const|let) ([\w$]+)", text, re.M))
+                for name, text in modules.items()}
+    imports = 0
+    for name, text in modules.items():
+        for names, target in re.findall(r'^import \{([^}]*)\} from "\./([\w.]+)";', text, re.M):
+            assert target in modules, (name, target)
+            wanted = {n.strip() for n in names.split(",")}
+            assert wanted <= exported[target], (name, target, wanted - exported[target])
+            imports += len(wanted)
+    assert imports > 40
+    game_page = (TEMPLATES / "game.html").read_text()
+    assert '<script type="module" src="{{ base }}/static/game/main.js">' in game_page

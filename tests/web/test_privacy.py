@@ -37,7 +37,7 @@ def test_every_kind_of_answer_carries_the_security_headers(client):
     made = new(client, ["human", "human"])
     for path in ("/", f"/game/{made['id']}", "/rules/blooms", "/games", "/api/meta",
                  f"/api/games/{made['id']}", "/api/games/nope", "/game/nope",
-                 "/static/style.css", "/static/game.js", "/rules/img/nothing.svg"):
+                 "/static/style.css", "/static/game/main.js", "/rules/img/nothing.svg"):
         r = client.get(path)
         csp = r.headers["content-security-policy"]
         directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
@@ -57,7 +57,7 @@ def test_no_page_holds_inline_script(client):
                  "/game/nope"):
         html = client.get(path).text
         for tag in re.findall(r"<script\b[^>]*>", html):
-            assert re.search(r'\bsrc="/static/[\w.-]+\.js"', tag) or \
+            assert re.search(r'\bsrc="/static/(game/)?[\w.-]+\.js"', tag) or \
                 'type="application/json"' in tag, (path, tag)
         assert not re.search(r"<[^>]+\son[a-z]+\s*=", html, re.IGNORECASE), path
         assert "javascript:" not in html.lower(), path

@@ -1,0 +1,134 @@
+// The computer's analysis: a win-probability graph of the engine's points, each played move's
+// judgement marked in the move list, and the engine's view of the position shown.
+import { $, gid, names, page, say } from "./state.js";
+import { PREPARING } from "./words.js";
+import { goTo } from "./moves.js";
+
+// a win-probability graph of the engine's points, each played move's judgement marked, the
+// engine's best move at the viewed position drawn on the board (by the server's snapshot)
+const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+let analysis = null, analysisTimer = null;
+const pct = (v) => (100 * v).toFixed(0) + "%";
+// a loss in whole percents rounded down, as the judgements' thresholds count it: 5.75% is
+// no inaccuracy (from 6%), and says 5%, not 6%
+const lossPct = (v) => Math.floor(100 * v + 1e-9) + "%";
+
+/** The analysis' state, shown; a screen reader is told it starts and how it ended, not
+ * each position counted on the way (every 1.5 s). */
+function analysisStatus(text, running) {
+  $("analysis-status").textContent = text;
+  say($("analysis-said"), running ? "Analysing…" : text);
+}
+
+async function loadAnalysis() {
+  analysisTimer = null;
+  let a;
+  try { a = await SG.get("/api/games/" + gid + "/analysis", page.key ? { "X-Seat-Secret": page.key } : {}); }
+  catch (e) { analysisStatus(e.message); return; }
+  analysis = a;
+  drawAnalysis();
+  clearTimeout(analysisTimer);
+  if (a.running) analysisTimer = setTimeout(loadAnalysis, 1500);
+}
+
+/** Whether the analysis loaded differs from the server's summary of it: points found, the
+ * positions it covers (the game went on, or an undo) or whether it runs (a restart ends it). */
+const stale = (sum) => !analysis || sum.points !== analysis.points.length || sum.of !== analysis.of
+  || sum.running !== analysis.running;
+
+/** "Request computer analysis", where this viewer may and positions are left to analyse.
+ * Hidden under the keyboard's focus (asked for), it leaves the focus on the analysis' state,
+ * read out there, rather than at the top of the page. */
+function showAnalyse() {
+  const button = $("analyse"), had = document.activeElement === button;
+  button.hidden = !(page.snap && page.snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+  if (had && button.hidden) { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
+}
+
+export function renderAnalysis(s) {
+  const allowed = s.analysis_open;  // the server's rule: who may see it, and when
+  showAnalyse();
+  $("analysis-closed").hidden = allowed;
+  if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
+    analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse();
+  } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
+  else if (analysis) drawAnalysis();
+  const r = s.review, box = $("review-here");
+  if (!r) {
+    say(box, analysis && analysis.capped && s.ply >= analysis.of ? `The analysis covers the first ${SG.count(analysis.of - 1, "move")} only.` : "");
+    return;
+  }
+  const parts = [];
+  if (r.p1_win !== null) parts.push(`${names()[0]}'s winning chances: ${pct(r.p1_win)}`);
+  // a loss is its mover's, who may be the other player: say whose, else it reads as player 1's
+  const played = s.moves[s.ply - 1], mover = played && played.player ? names()[played.player - 1] : "";
+  const cost = r.played_loss !== null && (lossPct(r.played_loss) === "0%" ? `it cost ${mover} nothing`
+    : `it cost ${mover} ${lossPct(r.played_loss)} of winning chances`);
+  if (r.judgement) parts.push(`${mover}'s move ${played.text} was ${r.judgement === "inaccuracy" ? "an" : "a"} ${r.judgement}: ${cost}`);
+  else if (cost) parts.push(`${mover}'s move ${played.text}: ${cost}`);
+  if (r.best_move) parts.push(`the engine's best move here: ${r.best_move}` + (r.cells && r.cells.length ? " (marked on the board)" : ""));  // a pass marks no cell
+  say(box, parts.join("; ") + ".");  // said as the moves are stepped through
+}
+
+function drawAnalysis() {
+  const a = analysis, box = $("analysis");
+  const judged = a.points.filter((p) => p.judgement);
+  // a longer game's later moves are not analysed: said, else they read as missing
+  const moves = (page.now || page.snap || {}).length, covered = a.of - 1;
+  const cut = a.capped && moves > covered ? ` (the first ${SG.count(covered, "move")} of ${moves})` : "";
+  const count = (j) => SG.count(judged.filter((p) => p.judgement === j).length, j, j === "inaccuracy" ? "inaccuracies" : "");
+  analysisStatus(a.error ? a.error
+    : a.running && a.queued ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}; `
+      + (page.engineReady ? `waits for a free worker${a.waiting ? ` (${SG.count(a.waiting, "job")} ahead)` : ""}…` : PREPARING)
+    : a.running ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}…`
+    : a.done ? `${a.engine}, ${SG.count(a.points.length, "position")}${cut}; ` + (judged.length ? ["inaccuracy", "mistake", "blunder"].map(count).join(", ") : "no inaccuracies")
+    : `${a.points.length} of ${SG.count(a.of, "position")} analysed${cut}`, a.running && !a.error);
+  showAnalyse();
+  const W = 300, H = 120, n = Math.max(1, a.of - 1);
+  const x = (p) => (p / n * W).toFixed(1), y = (v) => ((1 - v) * H).toFixed(1);
+  const known = a.points.filter((p) => p.p1_win !== null);
+  const line = known.map((p) => `${x(p.ply)},${y(p.p1_win)}`).join(" ");
+  const area = known.length ? `${x(known[0].ply)},${H} ${line} ${x(known[known.length - 1].ply)},${H}` : "";
+  const first = names()[0].replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);  // whose chances: player 1's
+  const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for ${first}${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
+  // the position viewed; none past the moves analysed (the graph would draw it off its edge)
+  const cur = page.snap && page.snap.ply <= n ? `<line class="graph-now" x1="${x(page.snap.ply)}" x2="${x(page.snap.ply)}" y1="0" y2="${H}"/>` : "";
+  box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -20 ${W + 44} ${H + 38}" width="100%" role="img" aria-label="${first}'s winning chances by move">` +
+    `<text class="graph-title" x="0" y="-8" font-size="11">${first}'s winning chances</text>` +
+    `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
+    `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>${cur}` +
+    `<text x="-4" y="6" font-size="10" text-anchor="end">100%</text><text x="-4" y="${H / 2 + 3}" font-size="10" text-anchor="end">50%</text><text x="-4" y="${H}" font-size="10" text-anchor="end">0%</text>` +
+    `<text x="0" y="${H + 14}" font-size="10" text-anchor="middle">0</text><text x="${W}" y="${H + 14}" font-size="10" text-anchor="middle">${n}</text>` +
+    `<text x="${W / 2}" y="${H + 14}" font-size="10" text-anchor="middle">move</text>` +
+    `<polyline class="graph-line" points="${line}"/>${dots}</svg>`;
+  box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
+  markMoves();
+}
+
+export function markMoves() {
+  if (!analysis) return;
+  const by = new Map(analysis.points.map((p) => [p.ply, p]));
+  $("moves").querySelectorAll("li").forEach((li) => {
+    const p = by.get(+li.dataset.ply);
+    li.querySelector(".judgement")?.remove();
+    if (!p || !p.judgement) return;
+    const span = document.createElement("span"), mark = document.createElement("span"), words = document.createElement("span");
+    span.className = "judgement j-" + p.judgement;
+    span.title = `${p.judgement}: lost ${lossPct(p.played_loss)}; best was ${by.get(p.ply - 1)?.best_move ?? "?"}`;
+    // the mark is shown; a screen reader (which may skip "?!", and never reads a title) says why
+    mark.textContent = " " + MARK[p.judgement]; mark.setAttribute("aria-hidden", "true");
+    words.className = "visually-hidden"; words.textContent = ` (${span.title})`;
+    span.append(mark, words);
+    li.append(span);
+  });
+}
+
+$("analyse").addEventListener("click", async () => {
+  analysisStatus("Starting the analysis…", true);
+  try {
+    analysis = await SG.post("/api/games/" + gid + "/analysis", page.key && page.snap && page.snap.you ? { secret: page.key } : {});
+    drawAnalysis();
+    $("analyse").hidden = true;
+    clearTimeout(analysisTimer); analysisTimer = setTimeout(loadAnalysis, 1000);
+  } catch (e) { analysisStatus(e.message); }
+});

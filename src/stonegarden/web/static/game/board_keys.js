@@ -1,0 +1,64 @@
+// The board from the keyboard: one focusable cell at a time (roving tabindex), the arrows
+// moving between cells, Enter choosing one, and a focus ring drawn over the board.
+import { $, page, SVG } from "./state.js";
+import { cellChosen } from "./builder.js";
+
+function cells() { return [...$("board").querySelectorAll("[data-cell]")]; }
+export function prepareBoardKeys(hadFocus) {
+  const all = cells();
+  if (!all.length) return;
+  let current = all.find((c) => c.dataset.cell === page.focusCell) || $("board").querySelector("[data-cell].legal") || all[0];
+  all.forEach((c) => c.setAttribute("tabindex", "-1"));
+  current.setAttribute("tabindex", "0");
+  if (hadFocus) current.focus({ preventScroll: true });  // the same cell, where it was
+}
+// the focused cell gets a ring drawn over the whole board (a cell's own outline would be
+// hidden under its neighbours, and in blue it would read as the last-move mark)
+function drawFocus(cell) {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  svg.querySelectorAll(".focus-ring").forEach((e) => e.remove());
+  if (!cell || !cell.matches(":focus-visible")) return;
+  const b = cell.getBBox(), pad = 3;
+  for (const cls of ["focus-ring focus-under", "focus-ring focus-over"]) {
+    const r = document.createElementNS(SVG, "rect");
+    r.setAttribute("x", b.x - pad); r.setAttribute("y", b.y - pad);
+    r.setAttribute("width", b.width + 2 * pad); r.setAttribute("height", b.height + 2 * pad);
+    r.setAttribute("rx", 4); r.setAttribute("class", cls);
+    svg.append(r);
+  }
+}
+// a cell reached by Tab, a click or a screen reader's cursor is the one a re-render keeps
+// focused (a snapshot arriving between reaching it and pressing Enter must not move it)
+$("board").addEventListener("focusin", (ev) => {
+  const cell = ev.target.closest("[data-cell]");
+  if (cell) page.focusCell = cell.dataset.cell;
+  drawFocus(cell);
+});
+$("board").addEventListener("focusout", () => drawFocus(null));
+const centre = (el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+$("board").addEventListener("keydown", (ev) => {
+  const cell = ev.target.closest("[data-cell]");
+  if (!cell) return;
+  if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); page.focusCell = cell.dataset.cell; cellChosen(cell, true); return; }
+  const dir = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[ev.key];
+  if (!dir) return;
+  ev.preventDefault();
+  ev.stopPropagation();
+  const [x, y] = centre(cell);
+  let best = null, bestScore = Infinity;
+  for (const other of cells()) {
+    if (other === cell) continue;
+    const [ox, oy] = centre(other);
+    const along = (ox - x) * dir[0] + (oy - y) * dir[1];
+    if (along <= 1) continue;
+    const across = Math.abs((ox - x) * dir[1]) + Math.abs((oy - y) * dir[0]);
+    const score = along + 2 * across;
+    if (score < bestScore) { bestScore = score; best = other; }
+  }
+  if (!best) return;
+  cell.setAttribute("tabindex", "-1");
+  best.setAttribute("tabindex", "0");
+  best.focus();
+  page.focusCell = best.dataset.cell;
+});

@@ -1,0 +1,64 @@
+// The clocks, kept by the server and shown counting down between snapshots, and the wait for
+// a first move.
+import { $, names, playing, short } from "./state.js";
+import { refresh } from "./main.js";
+
+let clockTimer = null;
+function clockText(seconds, c) {
+  const t = Math.max(0, seconds);
+  if (c.days_per_move && t >= 3600) {
+    const d = Math.floor(t / 86400), h = Math.floor((t % 86400) / 3600), m = Math.floor((t % 3600) / 60);
+    return (d ? d + " d " : "") + h + " h " + String(m).padStart(2, "0") + " min";
+  }
+  const h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), sec = t % 60;
+  const ss = t < 10 ? sec.toFixed(1).padStart(4, "0") : String(Math.floor(sec)).padStart(2, "0");
+  return (h ? h + ":" + String(m).padStart(2, "0") : String(m)) + ":" + ss;
+}
+// the player's own clock running low, framed in red, is said too, once a turn: a screen
+// reader heard nothing of it until the game was lost on time
+let lowSaid = null;
+export function renderClock(s) {
+  clearInterval(clockTimer);
+  const c = s.clock, box = $("clocks");
+  box.hidden = !c;
+  if (lowSaid !== s.length) $("clock-said").textContent = "";
+  if (!c) { $("first-move").hidden = true; return; }
+  const at = performance.now();
+  // a real-time game whose player to move has not made a first move aborts itself when
+  // it does not come in time: the wait is shown counting down, as the clocks are
+  const first = $("first-move"), waits = c.abort_in != null && !s.terminal;
+  first.hidden = !waits && !c.not_here;
+  if (c.not_here && !waits) {
+    first.textContent = `${names()[c.not_here - 1]} has not opened the game yet: their first move is waited for from when they do.`;
+    delete first.dataset.left;
+  }
+  const show = () => {
+    let flagged = false;
+    if (waits) {
+      const left = c.abort_in - (performance.now() - at) / 1000, t = clockText(left, c);
+      first.textContent = s.to_move === s.you && playing(s)
+        ? `Make your first move within ${t}, or the game is aborted.`
+        : `${names()[s.to_move - 1]} has ${t} to make a first move, or the game is aborted.`;
+      first.dataset.left = Math.max(0, left).toFixed(1);
+      if (left <= 0) flagged = true;
+    }
+    for (const p of [1, 2]) {
+      const left = c[p] - (c.running === p ? (performance.now() - at) / 1000 : 0);
+      const el = $("clock-" + p), low = left < 10 || (c.days_per_move && left < 3600);
+      el.textContent = `${short(p)} ${clockText(left, c)}`;
+      el.classList.toggle("running", c.running === p);
+      el.classList.toggle("low", low);
+      if (low && left > 0 && c.running === p && p === s.you && playing(s) && !s.terminal && lowSaid !== s.length) {
+        lowSaid = s.length;
+        $("clock-said").textContent = c.days_per_move ? "Less than an hour left for your move." : "Less than 10 seconds left on your clock.";
+      }
+      el.dataset.left = Math.max(0, left).toFixed(1);
+      if (c.running === p && left <= 0) flagged = true;
+    }
+    if (flagged) { clearInterval(clockTimer); setTimeout(refresh, 500); }  // the server flags it
+  };
+  show();
+  if ((c.running || waits) && !s.terminal) clockTimer = setInterval(show, 200);
+}
+
+export function stopClock() { clearInterval(clockTimer); }

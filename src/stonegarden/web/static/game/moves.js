@@ -1,0 +1,65 @@
+// The score bars, the list of moves and stepping through them.
+import { $, page, short } from "./state.js";
+import { refresh } from "./main.js";
+import { markMoves } from "./analysis.js";
+
+export function renderScore(sc) {
+  const box = $("score");
+  box.textContent = "";
+  const cap = document.createElement("div"); cap.className = "muted"; cap.textContent = sc.label; box.append(cap);
+  const scale = sc.scale || sc.target || Math.max(1, ...sc.scores);
+  sc.scores.forEach((v, i) => {
+    const row = document.createElement("div"); row.className = "track";
+    const who = document.createElement("span"); who.className = "who"; who.textContent = short(i + 1);
+    const bar = document.createElement("span"); bar.className = "bar";
+    const fill = document.createElement("span"); fill.className = (sc.colours || [])[i] || "p" + (i + 1);
+    fill.style.width = Math.min(100, (100 * v) / scale) + "%";  // CSSOM, allowed by a strict CSP
+    bar.append(fill);
+    const val = document.createElement("span"); val.className = "val"; val.dataset.score = i + 1;
+    val.textContent = v + (sc.target ? " / " + sc.target : "");
+    row.append(who, bar, val);
+    box.append(row);
+  });
+}
+
+export function renderMoves(s) {
+  const ol = $("moves"); ol.textContent = "";
+  s.moves.forEach((m) => {
+    const li = document.createElement("li");
+    li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "") + (m.words ? ` (${m.words})` : "");
+    li.dataset.ply = m.ply + 1;
+    if (m.ply + 1 === s.ply) { li.className = "current"; li.setAttribute("aria-current", "step"); }
+    li.addEventListener("click", () => goTo(m.ply + 1));
+    ol.append(li);
+  });
+  const cur = ol.querySelector(".current"); if (cur) scrollWithin(ol, cur);
+  markMoves();
+}
+
+/** Scroll a list to show its item, never the page (scrollIntoView would move the board away). */
+function scrollWithin(list, item) {
+  const box = list.getBoundingClientRect(), r = item.getBoundingClientRect();
+  if (r.top < box.top) list.scrollTop -= box.top - r.top;
+  else if (r.bottom > box.bottom) list.scrollTop += r.bottom - box.bottom;
+}
+
+// -- stepping through the moves -----------------------------------------------------------
+export function goTo(p) { if (!page.snap) return; page.viewPly = p >= page.snap.length ? null : Math.max(0, p); refresh(); }
+// a step goes from the position asked for last, not the one shown: keys pressed (or held)
+// faster than the server answers each step from the one before
+const asking = () => (page.viewPly === null ? page.snap.length : page.viewPly);
+const nav = (f) => () => { if (page.snap) goTo(f(asking(), page.snap.length)); };
+$("nav-first").addEventListener("click", nav(() => 0));
+$("nav-prev").addEventListener("click", nav((p) => p - 1));
+$("nav-next").addEventListener("click", nav((p, n) => Math.min(n, p + 1)));
+$("nav-last").addEventListener("click", nav((p, n) => n));
+document.addEventListener("keydown", (ev) => {
+  if (ev.altKey || ev.ctrlKey || ev.metaKey || !page.snap) return;
+  // on the board the arrows move between cells (its own handler); Home and End work there too,
+  // as Enter on a cell of an earlier position tells
+  if (ev.target.closest && ev.target.closest("input, textarea, select, .ask")) return;
+  const step = { ArrowLeft: (p) => p - 1, ArrowRight: (p, n) => Math.min(n, p + 1), Home: () => 0, End: (p, n) => n }[ev.key];
+  if (!step) return;
+  ev.preventDefault();
+  goTo(step(asking(), page.snap.length));
+});

@@ -1,0 +1,56 @@
+// Online play: the open seat, the player's name, withdrawing a game, rematches.
+import { $, bothSeats, gid, invited, page } from "./state.js";
+import { gone, refresh } from "./main.js";
+
+export function renderOnline(s) {
+  $("waiting").hidden = !s.open;
+  $("withdraw").hidden = !s.you;
+  $("join").hidden = !!s.you;
+  // a person's seat held without a name (a link opened before a name was chosen): name it
+  // now (an agent's seat keeps the agent's name)
+  // (not where this browser holds both seats: an uploaded record's players are not its uploader)
+  if (s.you && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !page.named && !invited(page.key) && !bothSeats()) {
+    page.named = true;
+    SG.post("/api/games/" + gid + "/name", { secret: page.key, name: SG.name() }).catch(() => { /* shown unnamed */ });
+  }
+  // an aborted game never started: no rematch (a new game instead)
+  $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats();
+  $("abort").hidden = !s.can_abort;
+  $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
+  // offered to the opponent: whoever holds a seat of the rematch here offered or took it
+  const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
+  $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch;
+}
+const NAME_FIRST = "Choose your name first (at the top of the page).";
+document.addEventListener("sg-name", () => {
+  page.named = false; if (page.now) renderOnline(page.now);
+  if ($("move-error").textContent === NAME_FIRST) $("move-error").textContent = "";  // chosen
+});
+let joining = false;  // a join is on its way: a second click would be refused as "someone else"
+$("join").addEventListener("click", async () => {
+  if (joining) return;
+  $("move-error").textContent = "";
+  if (!SG.name()) { $("move-error").textContent = NAME_FIRST; SG.askName(); return; }
+  joining = true;
+  try {
+    const made = await SG.post("/api/games/" + gid + "/join", { name: SG.name() });
+    SG.saveKey(gid, String(made.seat), made.secret);
+    page.key = made.secret;
+    history.replaceState(null, "", "#key=" + made.secret);
+    refresh();
+  } catch (e) { if (e.status === 404) gone(); else $("move-error").textContent = e.message; }
+  finally { joining = false; }
+});
+async function rematch() {
+  try {
+    const made = await SG.post("/api/games/" + gid + "/rematch", { secret: page.key });
+    SG.saveKey(made.id, String(made.seat), made.secret);
+    location.href = made.link;
+  } catch (e) { $("move-error").textContent = e.message; }
+}
+$("rematch").addEventListener("click", rematch);
+$("accept-rematch").addEventListener("click", rematch);
+$("withdraw").addEventListener("click", async () => {
+  try { await SG.post("/api/games/" + gid + "/withdraw", { secret: page.key }); SG.dropGame(gid); location.href = SG.url("/lobby"); }
+  catch (e) { $("move-error").textContent = e.message; }
+});

@@ -1,0 +1,39 @@
+// The game page's shared state: the game, this link's seat key, the snapshots shown, and the
+// few words every part of the page uses. The other modules read and set it through `page`.
+export const gid = document.body.dataset.gid;
+export const keyInLink = () => new URLSearchParams(location.hash.slice(1)).get("key");
+// the link of a seat this browser made for a friend (SG.invites), opened here to check it:
+// the seat stays the friend's (not one of this browser's, and not named after its user)
+export const invited = (k) => Object.values(SG.invites()[gid] || {}).includes(k);
+export const $ = (id) => document.getElementById(id);
+export const info = JSON.parse($("page-info").textContent);
+export const baseTitle = document.title;
+export const SVG = "http://www.w3.org/2000/svg";
+
+export const page = {
+  key: keyInLink(),
+  snap: null,         // the snapshot shown (of the viewed ply)
+  now: null,          // the live position's snapshot: clocks, status and turn alert follow it
+  viewPly: null,      // null: follow the live game
+  moving: false,      // a move is on its way to the server: more clicks wait for its answer
+  focusCell: null,    // the board cell that holds the keyboard focus
+  wasMyTurn: false,
+  engineReady: true,  // false until the server has loaded the engine's kernels
+  undone: null,       // the moves an Undo of this page took back ({length, moves})
+  named: false,       // this seat's name was sent
+};
+if (page.key && !invited(page.key)) SG.saveKey(gid, "?", page.key);
+
+export const names = () => (page.snap && page.snap.players) || info.players;
+export const short = (p) => (/^Player \d$/.test(names()[p - 1]) ? "P" + p : names()[p - 1]);
+
+// the seat this link holds is played by a person here; a link to a computer's seat (two
+// computers to watch) may cancel or resume it, but its games are not "yours" to win or lose
+export const playing = (s) => !!s.you && s.seats[s.you - 1] === "human";
+// both seats held in this browser (an uploaded record, kept for study): the result and the
+// moves are said as to a spectator, and there is no opponent to offer a rematch
+export const bothSeats = () => { const k = SG.keys()[gid] || {}; return !!(k["1"] && k["2"]); };
+
+/** Set a live region's text only when it changes: a screen reader says each change, and a
+ * refresh that changes nothing must not make it repeat itself. */
+export function say(el, text) { if (el.textContent !== text) el.textContent = text; }

@@ -1,0 +1,92 @@
+// The game in words, shown and said to a screen reader: the result, the last move, whose turn
+// it is, and the computer's thinking.
+import { $, names, page, playing, bothSeats } from "./state.js";
+import { render } from "./main.js";
+
+export function resultText(s) {
+  const o = s.outcome;
+  if (!o) return "";
+  if (o.reason === "aborted") return `Aborted: ${o.detail}`;
+  if (o.winner === 0) return `A draw: ${o.detail}`;
+  if (playing(s) && !bothSeats()) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+  return `${names()[o.winner - 1]} won: ${o.detail}`;
+}
+
+// until the server has loaded the engine's kernels, a first reply or hint waits for them
+export const PREPARING = "Preparing the engine, first start only…";
+let engineTimer = null;
+export function watchEngine(s) {
+  page.engineReady = s.engine_ready !== false;
+  if (page.engineReady || engineTimer) return;
+  engineTimer = setInterval(async () => {
+    try {
+      const e = await SG.get("/api/engine");
+      if (!e.ready) return;
+      page.engineReady = true; clearInterval(engineTimer); engineTimer = null;
+      if (page.snap) render(page.snap);
+    } catch (err) { /* the next tick asks again */ }
+  }, 1000);
+}
+
+/** The moves an Undo of this page took back, in words, while the game stays where it left
+ * it: else a screen reader heard nothing (no last move to say, the same player to move).
+ * Said until another position is shown: back at it later, nothing was undone again. */
+export function undoneText(s) {
+  if (!page.undone || s.length !== page.undone.length || s.ply !== s.length) { page.undone = null; return ""; }
+  const placed = page.undone.moves.filter((m) => m.player).reverse();  // a roll places nothing
+  const whose = (m) => (m.player === s.you ? "your" : names()[m.player - 1] + "'s") + " " + m.text;
+  return placed.length ? `Undone: ${placed.map(whose).join(" and ")}. ` : "";
+}
+
+/** What the last move did, in words (shown and said): who played what, what it captured,
+ * the moves it made by itself (Blobs' auto moves), and the dice rolled since. */
+export function lastMoveText(s) {
+  let k = s.ply;
+  while (k > 0 && !s.moves[k - 1].player) k--;  // a roll places nothing
+  const rolls = s.moves.slice(k, s.ply).map((r) => r.words || r.text);
+  if (!k) {  // the game's first roll(s), before anyone moved
+    const said = rolls.join(", ");
+    return said && said[0].toUpperCase() + said.slice(1) + ".";
+  }
+  const m = s.moves[k - 1];
+  const who = m.player === s.you && !bothSeats() ? "You" : names()[m.player - 1];
+  let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
+  if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
+  if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
+  if (rolls.length) text += `; then ${rolls.join(", ")}`;
+  return text + ".";
+}
+
+/** The live position in words: whose turn, who thinks, or how it ended. */
+export function statusText(s) {
+  if (s.terminal) return "Game over: " + resultText(s);
+  if (s.thinking && !page.engineReady) return PREPARING;
+  if (s.thinking && s.thinking.queued) return `${names()[s.to_move - 1]} (${s.thinking.spec}) waits for a free worker…`;
+  if (s.thinking) return `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
+  if (s.open) return "Waiting for someone to join";
+  if (s.can_play) return `Your turn (${names()[s.to_move - 1]})`;
+  return s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
+}
+
+let timer = null;
+export function renderThinking(s) {
+  const box = $("thinking-box");
+  clearInterval(timer);
+  if (s.thinking || s.paused) {
+    box.hidden = false;
+    $("cancel").hidden = !(s.thinking && s.you);  // the players' (a spectator's is refused)
+    $("resume").hidden = !(s.paused && s.you);
+    if (s.thinking) {
+      const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
+      const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
+      const seconds = () => ((Date.now() - start) / 1000).toFixed(0);
+      const ahead = t.waiting ? `, ${SG.count(t.waiting, "job")} ahead` : "";
+      const show = () => {
+        $("thinking").textContent = !page.engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)`
+          : t.queued ? `${t.spec} waits for a free worker (${seconds()} s so far${ahead}); then it thinks for at most ${t.budget} s`
+          : `${t.spec} is thinking: ${seconds()} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : "");
+      };
+      show(); timer = setInterval(show, 1000);
+    } else { $("thinking").textContent = "The agent is paused."; }
+  } else box.hidden = true;
+}
