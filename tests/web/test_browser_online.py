@@ -551,4 +551,9 @@ def test_my_games_names_an_uploaded_records_players_as_theirs_not_as_you(browser
     row.wait_for(timeout=WAIT)
     assert row.locator('td[data-label="You"]').inner_text() == "both seats"
     assert row.locator('td[data-label="Against"]').inner_text() == "Lee Sedol vs Cho Hunhyun"
+    # studied, not waited for: neither "Your turn" nor counted in the title
+    assert row.locator("td").first.inner_text() == "Studying"
+    assert row.get_attribute("data-turn") == "false" and row.locator("a").inner_text() == "Open"
+    assert page.evaluate("document.body.dataset.turns") == "0"
+    assert "Your turn" not in page.title()
     assert errors == []

@@ -22,8 +22,11 @@
     const rows = data.games.map((g) => {
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
-      const turn = !g.result && g.to_move !== null && held.includes(String(g.to_move)) && g.seats[g.to_move - 1] === "human" && !g.seats.includes("open");
-      return { g, seat, turn, held };
+      // an uploaded record, both of whose seats are this browser's, is studied: no one waits for
+      // its next move, so it is not counted as "your turn"
+      const study = !g.result && held.length === 2 && g.seats.every((s) => s === "human");
+      const turn = !study && !g.result && g.to_move !== null && held.includes(String(g.to_move)) && g.seats[g.to_move - 1] === "human" && !g.seats.includes("open");
+      return { g, seat, turn, held, study };
     });
     const rank = (r) => (r.turn ? 0 : r.g.result ? 2 : 1);
     rows.sort((a, b) => rank(a) - rank(b) || b.g.updated - a.g.updated);
@@ -42,7 +45,7 @@
   function fill(rows, keys) {
     body.textContent = "";
     let turns = 0;
-    for (const { g, seat, turn, held } of rows) {
+    for (const { g, seat, turn, held, study } of rows) {
       const other = String(3 - seat);
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
@@ -50,7 +53,7 @@
       if (turn) { tr.className = "your-turn"; turns++; }
       // a link to a computer's seat (two computers playing, from the home page) watches them
       const watching = g.seats[seat - 1] !== "human";
-      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
+      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : study ? "Studying" : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
       cell(tr, g.title);
       // both seats held (an uploaded record): its players are the record's, neither of them you
       const both = held.length === 2 && !watching;
