@@ -20,6 +20,7 @@ from .study import (
     StudySpec,
     check_games,
     check_spec,
+    clear_other_runs,
     full_params,
     resign_text,
     run_studies,
@@ -84,6 +85,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                           "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
                           "by_seat": s["a_by_seat"], "seat_adjusted": s["a_seat_adjusted"]})
     store.close()
+    clear_other_runs(out, "ladder")
     (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
     rows = [(f"{st['strong']}'s score against {st['weak']}", f"{st['score']['value']:.3f}",
              f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  "

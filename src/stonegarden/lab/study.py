@@ -3,6 +3,7 @@ agent against itself), stored as they finish, summarised with intervals, reporte
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 from collections.abc import Sequence
@@ -160,6 +161,32 @@ def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> N
             old.unlink()
 
 
+#: what each kind of run writes into its ``--out`` beside ``lab.sqlite`` (which keeps the
+#: games of every run, each study under its own key), as patterns under the folder
+OUTPUTS = {
+    "study": ("summary.json", "records/game-*.json", "plots/length.*", "plots/branching.*",
+              "plots/reasons.*"),
+    "sweep": ("sweep.json", "plots/sweep.*", "plots/sweep-*.*"),
+    "ladder": ("ladder.json", "plots/ladder.*"),
+}
+
+
+def clear_other_runs(out: Path, kind: str) -> None:
+    """Remove from ``out`` what a run of another kind than ``kind`` wrote there (a sweep run
+    into a study's folder left the study's summary, records and figures beside its own
+    table, as if they were of the sweep)."""
+    for other, patterns in OUTPUTS.items():
+        if other == kind:
+            continue
+        for pattern in patterns:
+            for old in out.glob(pattern):
+                if old.is_file() and old.suffix in (".json", ".png", ".svg"):
+                    old.unlink()
+    if kind != "study":
+        with contextlib.suppress(OSError):  # a study's records folder, unless not empty now
+            (out / "records").rmdir()
+
+
 def full_params(game_id: str, params: dict[str, Any]) -> dict[str, Any]:
     """Every parameter of the game as played, defaults and derived values included (a
     report says what was measured: ``--param size=4``, the default, is not lost), as JSON
@@ -247,6 +274,7 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
                  command: str) -> dict[str, Any]:
     """Summary JSON, records, plots and the Markdown/HTML report in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
+    clear_other_runs(out, "study")
     agents = list(spec.agents) if spec.agents[0] != spec.agents[1] else None
     summary = summarise(results, agents)
     game_params = full_params(spec.game, spec.params)

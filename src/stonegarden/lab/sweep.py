@@ -19,6 +19,7 @@ from .study import (
     StudySpec,
     check_games,
     check_spec,
+    clear_other_runs,
     full_params,
     resign_text,
     run_studies,
@@ -159,6 +160,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     keys_ = list(grid)
     by = keys_[0] if len(keys_) > 1 else None
     rec = recommend(rows, by, max_draws)
+    clear_other_runs(out, "sweep")
     (out / "sweep.json").write_text(json.dumps(
         {"game": game_id, "base": {k: fixed.get(k, v) for k, v in base.items()}, "grid": grid,
          "fixed": fixed, "agents": list(agents), "games": games,

@@ -1,0 +1,48 @@
+"""What the lab's reports and output folders tell a designer: one run's files in a folder, who
+moves first, how the games of each cell end, and one-line errors for a sweep's options."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from stonegarden.cli.main import cli
+
+STUDY = ["study", "blooms", "--param", "size=3", "--param", "target=4", "--agent", "random",
+         "--games", "4"]
+SWEEP = ["sweep", "blooms", "--param", "size=3", "--grid", "target=4,6", "--agent", "random",
+         "--games", "4"]
+LADDER = ["ladder", "blooms", "--param", "size=3", "--agent", "mcts", "--key", "sims",
+          "--base", "2", "--steps", "1", "--games", "2"]
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def _files(folder):
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")
+            if p.is_file() and not p.name.startswith("lab.sqlite")}
+
+
+def test_a_folder_holds_the_files_of_its_last_run_only(tmp_path):
+    """A sweep run into a study's folder left the study's summary, records and figures beside
+    its own table, a study run into a sweep's left the sweep's table and picture."""
+    out = ["--out", str(tmp_path)]
+    assert _run(*STUDY, *out).exit_code == 0
+    study_files = _files(tmp_path)
+    assert {"summary.json", "records/game-00003.json", "plots/length.png"} <= study_files
+    assert _run(*SWEEP, *out).exit_code == 0
+    assert _files(tmp_path) == {"report.md", "report.html", "sweep.json", "plots/sweep.png",
+                                "plots/sweep.svg"}
+    assert not (tmp_path / "records").exists()
+    assert _run(*LADDER, *out).exit_code == 0
+    assert _files(tmp_path) == {"report.md", "report.html", "ladder.json", "plots/ladder.png",
+                                "plots/ladder.svg"}
+    assert _run(*STUDY, *out).exit_code == 0
+    assert _files(tmp_path) == study_files
+    # lab.sqlite keeps the games of every run
+    assert _run(*SWEEP, *out).exit_code == 0
+    cells = json.loads((tmp_path / "sweep.json").read_text())["cells"]
+    assert [c["summary"]["games"] for c in cells] == [4, 4]
