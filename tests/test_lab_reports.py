@@ -46,3 +46,19 @@ def test_a_folder_holds_the_files_of_its_last_run_only(tmp_path):
     assert _run(*SWEEP, *out).exit_code == 0
     cells = json.loads((tmp_path / "sweep.json").read_text())["cells"]
     assert [c["summary"]["games"] for c in cells] == [4, 4]
+
+
+def test_a_report_says_when_the_first_player_does_not_choose_first(tmp_path):
+    """Blobs' player 1 (Red) opens with a die that is part of the initial position, and player
+    2 makes the first choice: a report's "first player wins" read as the side that moves
+    first."""
+    note = "player 2 makes the first choice: \"first player\" and \"moving first\" below are player 1"
+    blobs = _run("study", "blobs", "--param", "dice=6", "--agent", "random", "--games", "2",
+                 "--out", str(tmp_path / "blobs"))
+    assert blobs.exit_code == 0
+    assert f"In `blobs` {note}, who moves second." in (tmp_path / "blobs" / "report.md").read_text()
+    sweep = _run("sweep", "blobs", "--grid", "dice=6,8", "--agent", "random", "--games", "2",
+                 "--out", str(tmp_path / "sweep"))
+    assert sweep.exit_code == 0 and note in (tmp_path / "sweep" / "report.md").read_text()
+    assert _run(*STUDY, "--out", str(tmp_path / "blooms")).exit_code == 0
+    assert "first choice" not in (tmp_path / "blooms" / "report.md").read_text()

@@ -24,6 +24,7 @@ from .study import (
     full_params,
     resign_text,
     run_studies,
+    seat_note,
     write_report,
 )
 
@@ -97,7 +98,8 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     intro = [f"Game `{game_id}` with parameters `{json.dumps(game_params)}`; "
              f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
-             + resign_text(specs[0].resign), f"Reproduce: `{command}`"]
+             + resign_text(specs[0].resign), seat_note(game_id, specs[0].params),
+             f"Reproduce: `{command}`"]
     write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
     return steps_out
 

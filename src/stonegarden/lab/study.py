@@ -16,6 +16,7 @@ from rich.console import Console
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
 from ..core.params import params_text
+from ..core.protocol import CHANCE
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import JobError, ParameterError
@@ -204,6 +205,20 @@ def resign_text(resign: list[float | int] | None) -> str:
     return f"; a player resigns after {moves} own moves its search rates below {below}."
 
 
+def seat_note(game_id: str, params: dict[str, Any]) -> str:
+    """A report's line on who "the first player" is where that player does not make the first
+    choice (Blobs: Red's opening die is part of the initial position, and Blue chooses first),
+    '' where it does."""
+    game = make(game_id, **params)
+    state = game.initial_state()
+    while game.current_player(state) == CHANCE and not game.is_terminal(state):
+        state = game.play(state, game.chance_outcomes(state)[0][0])
+    if game.is_terminal(state) or game.current_player(state) == 1:
+        return ""
+    return (f"In `{game_id}` player 2 makes the first choice: \"first player\" and \"moving "
+            "first\" below are player 1, who moves second.")
+
+
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     if not e or e["value"] is None:  # not measured, or of no games
         return "n/a", ""
@@ -245,7 +260,7 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
 def write_report(title: str, intro: list[str], rows: list[tuple[str, str, str]],
                  images: list[tuple[str, str]], out: Path, extra_md: str = "") -> None:
     """report.md and report.html with the same table and figures."""
-    md = [f"# {title}", "", *intro, "", "| measure | value | 95% interval |", "|---|---|---|"]
+    md = [f"# {title}", "", *(line for line in intro if line), "", "| measure | value | 95% interval |", "|---|---|---|"]
     md += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     md.append("")
     if extra_md:
@@ -291,6 +306,6 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
     intro = [f"Game `{spec.game}` with parameters `{json.dumps(game_params)}`; {who}"
              f"{resign_text(spec.resign)}",
-             f"Reproduce: `{command}`"]
+             seat_note(spec.game, spec.params), f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
     return summary

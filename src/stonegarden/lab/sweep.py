@@ -23,6 +23,7 @@ from .study import (
     full_params,
     resign_text,
     run_studies,
+    seat_note,
     write_report,
 )
 
@@ -193,7 +194,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     intro = [f"Game `{game_id}`, swept {swept}, in every cell `{json.dumps(fixed)}`{per_cell}; agents "
              f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell"
              f"{resign_text(specs[0].resign)}",
-             f"Reproduce: `{command}`"]
+             seat_note(game_id, specs[0].params), f"Reproduce: `{command}`"]
     rec_md = ["Recommendation (decisive cells: draws at most "
               f"{max_draws:.0%}; closest first-player score to 1/2):"]
     for r in rec:
