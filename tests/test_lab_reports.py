@@ -62,3 +62,18 @@ def test_a_report_says_when_the_first_player_does_not_choose_first(tmp_path):
     assert sweep.exit_code == 0 and note in (tmp_path / "sweep" / "report.md").read_text()
     assert _run(*STUDY, "--out", str(tmp_path / "blooms")).exit_code == 0
     assert "first choice" not in (tmp_path / "blooms" / "report.md").read_text()
+
+
+def test_a_sweep_reports_how_the_games_of_each_cell_end(tmp_path):
+    """Whether a cell's games are decided by the target or by a full board (or drawn when the
+    pool runs out) is what a sweep over a target asks; its table gave only draws and lengths."""
+    assert _run("sweep", "blobs", "--grid", "dice=4,12", "--agent", "random", "--games", "6",
+                "--out", str(tmp_path)).exit_code == 0
+    text = (tmp_path / "report.md").read_text()
+    for cell in json.loads((tmp_path / "sweep.json").read_text())["cells"]:
+        ends = cell["summary"]["end_reasons"]
+        counts = {reason: round(e["value"] * 6) for reason, e in ends.items()}
+        assert sum(counts.values()) == 6
+        shown = ", ".join(f"'{reason}' {k}" for reason, k in counts.items())
+        assert f"| dice={cell['params']['dice']}: games ending by | {shown} | n=6 |" in text
+    assert "| dice=4: games ending by | 'pool-empty' 6 | n=6 |" in text

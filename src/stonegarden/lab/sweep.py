@@ -227,4 +227,9 @@ def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, s
         d, ln = s["draw_rate"], s["length"]
         out.append((f"{label}: draws / mean length", f"{d['value']:.3f} / {ln['value']:.1f}",
                     f"n={s['games']}"))
+        # a target too high for the board ends games by a full board (or a draw), not by it
+        ends = s["end_reasons"]
+        out.append((f"{label}: games ending by", ", ".join(
+            f"'{reason}' {round(e['value'] * s['games'])}" for reason, e in ends.items()),
+            f"n={s['games']}"))
     return out
