@@ -166,7 +166,7 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["sweep", "blooms", "--grid", "size=3,3", "--agent", "random", "--games", "2",
       "--out", "x"], "a value twice"),
     (["sweep", "blooms", "--param", "size=3", "--grid", "size=4", "--agent", "random",
-      "--games", "2", "--out", "x"], "both fixed"),
+      "--games", "2", "--out", "x"], "error: 'size' is both fixed (--param) and swept (--grid)"),
     (["train", "blooms", "--games", "2", "--out", "FILE/t"], "--out"),
     # every game asked for is a task in memory before the first is played
     (["study", "blooms", "--agent", "random", "--games", "100000000000", "--out", "x"],

@@ -260,7 +260,8 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
 def write_report(title: str, intro: list[str], rows: list[tuple[str, str, str]],
                  images: list[tuple[str, str]], out: Path, extra_md: str = "") -> None:
     """report.md and report.html with the same table and figures."""
-    md = [f"# {title}", "", *(line for line in intro if line), "", "| measure | value | 95% interval |", "|---|---|---|"]
+    md = [f"# {title}", "", *(line for line in intro if line), "",
+          "| measure | value | 95% interval |", "|---|---|---|"]
     md += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     md.append("")
     if extra_md:

@@ -129,7 +129,9 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     """
     both = sorted(set(base) & set(grid))
     if both:
-        raise ParameterError(f"{both} both fixed (--param) and swept (--grid): give one")
+        names = " and ".join(map(repr, both))
+        raise ParameterError(f"{names} {'is' if len(both) == 1 else 'are'} both fixed (--param) "
+                             "and swept (--grid): give each once")
     specs = []
     same: dict[str, dict[str, Any]] = {}  # a cell by its game, to find two that are one
     for params in cells(base, grid):
