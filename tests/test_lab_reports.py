@@ -77,3 +77,26 @@ def test_a_sweep_reports_how_the_games_of_each_cell_end(tmp_path):
         shown = ", ".join(f"'{reason}' {k}" for reason, k in counts.items())
         assert f"| dice={cell['params']['dice']}: games ending by | {shown} | n=6 |" in text
     assert "| dice=4: games ending by | 'pool-empty' 6 | n=6 |" in text
+
+
+def test_reports_say_which_player_is_favoured_and_how_sure(tmp_path):
+    """A study's report gave its figures without the answer, and a sweep's recommendation said
+    when its cell was fair but nothing when the whole interval lay to one side of 1/2."""
+    head_start = ["--param", "size=3", "--param", "target=4", "--agent", "greedy", "--games", "8"]
+    assert _run("sweep", "blooms", *head_start, "--grid", "start_scores=3,0;0,3",
+                "--out", str(tmp_path / "sweep")).exit_code == 0
+    rec = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["recommendation"][0]
+    s = rec["first_player_score"]
+    assert s["low"] > 0.5
+    assert (f"first player's score {s['value']:.3f} [{s['low']:.3f}, {s['high']:.3f}]: favours "
+            "the first player (the whole interval is above 1/2)"
+            in (tmp_path / "sweep" / "report.md").read_text())
+    assert _run("study", "blooms", *head_start, "--param", "start_scores=0,3",
+                "--out", str(tmp_path / "study")).exit_code == 0
+    s = json.loads((tmp_path / "study" / "summary.json").read_text())["summary"]
+    score = s["first_player_score"]
+    assert score["high"] < 0.5
+    assert (f"The first player's score (draws counting half) is {score['value']:.3f} "
+            f"[{score['low']:.3f}, {score['high']:.3f}] over 8 games: favours the second player "
+            "(the whole interval is below 1/2); 0 drawn."
+            in (tmp_path / "study" / "report.md").read_text())

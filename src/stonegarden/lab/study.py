@@ -22,7 +22,7 @@ from ..core.registry import make
 from ..errors import JobError, ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
-from .statistics import seat_text, summarise, wld
+from .statistics import balance_text, seat_text, summarise, wld
 from .store import Store
 
 
@@ -219,6 +219,14 @@ def seat_note(game_id: str, params: dict[str, Any]) -> str:
             "first\" below are player 1, who moves second.")
 
 
+def _verdict(summary: dict[str, Any]) -> str:
+    """The study's answer in a sentence: which player is favoured, how sure, how many draws."""
+    s, draws = summary["first_player_score"], summary["draw_rate"]
+    return (f"The first player's score (draws counting half) is {s['value']:.3f} "
+            f"[{s['low']:.3f}, {s['high']:.3f}] over {summary['games']} games: "
+            f"{balance_text(s)}; {round(draws['value'] * summary['games'])} drawn.")
+
+
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
     if not e or e["value"] is None:  # not measured, or of no games
         return "n/a", ""
@@ -307,6 +315,6 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
     intro = [f"Game `{spec.game}` with parameters `{json.dumps(game_params)}`; {who}"
              f"{resign_text(spec.resign)}",
-             seat_note(spec.game, spec.params), f"Reproduce: `{command}`"]
+             seat_note(spec.game, spec.params), _verdict(summary), f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
     return summary

@@ -13,7 +13,7 @@ from rich.console import Console
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
-from .statistics import summarise
+from .statistics import balance_text, summarise
 from .store import Store
 from .study import (
     StudySpec,
@@ -206,8 +206,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         else:
             s = r["first_player_score"]
             rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
-                          f"[{s['low']:.3f}, {s['high']:.3f}]"
-                          + (" (fair within the interval)" if r["fair_within_interval"] else ""))
+                          f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}")
     write_report(f"Sweep: {game_id}", intro, table, images,
                  out, extra_md="\n".join(rec_md))
     return {"cells": rows, "recommendation": rec}
