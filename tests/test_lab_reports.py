@@ -100,3 +100,21 @@ def test_reports_say_which_player_is_favoured_and_how_sure(tmp_path):
             f"[{score['low']:.3f}, {score['high']:.3f}] over 8 games: favours the second player "
             "(the whole interval is below 1/2); 0 drawn."
             in (tmp_path / "study" / "report.md").read_text())
+
+
+def test_a_recommendation_names_the_other_cells_fair_within_their_intervals(tmp_path):
+    """With a few games every cell's interval holds 1/2, and the pick among them is a coin
+    toss: the report gave the pick alone, as if the others were less fair."""
+    assert _run("sweep", "blooms", "--param", "size=3", "--grid", "target=4:8:2", "--agent",
+                "greedy", "--games", "6", "--out", str(tmp_path)).exit_code == 0
+    data = json.loads((tmp_path / "sweep.json").read_text())
+    fair = [c["params"] for c in data["cells"]
+            if c["summary"]["first_player_score"]["low"] <= 0.5
+            <= c["summary"]["first_player_score"]["high"]]
+    rec = data["recommendation"][0]
+    assert len(fair) >= 2 and rec["cell"] in fair
+    others = [c for c in fair if c != rec["cell"]]
+    assert rec["also_fair_within_interval"] == others
+    assert ("also fair within their intervals, so the pick among them is within noise: "
+            + "; ".join(f"target={c['target']}" for c in others)
+            in (tmp_path / "report.md").read_text())

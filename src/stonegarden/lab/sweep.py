@@ -110,8 +110,13 @@ def recommend(rows: list[dict[str, Any]], by: str | None, max_draws: float) -> l
             continue
         best = min(decisive, key=lambda r: abs(r["summary"]["first_player_score"]["value"] - 0.5))
         s = best["summary"]["first_player_score"]
+        # the pick among cells whose intervals all hold 1/2 is a coin toss: they are named
+        also = [r["params"] for r in decisive if r is not best
+                and r["summary"]["first_player_score"]["low"] <= 0.5
+                <= r["summary"]["first_player_score"]["high"]]
         out.append({"group": value, "cell": best["params"], "first_player_score": s,
-                    "fair_within_interval": s["low"] <= 0.5 <= s["high"]})
+                    "fair_within_interval": s["low"] <= 0.5 <= s["high"],
+                    "also_fair_within_interval": also})
     return out
 
 
@@ -206,10 +211,19 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         else:
             s = r["first_player_score"]
             rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
-                          f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}")
+                          f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
+                          + _also_text(r["also_fair_within_interval"], grid))
     write_report(f"Sweep: {game_id}", intro, table, images,
                  out, extra_md="\n".join(rec_md))
     return {"cells": rows, "recommendation": rec}
+
+
+def _also_text(cells: list[dict[str, Any]], grid: dict[str, list[Any]]) -> str:
+    """The other decisive cells whose intervals hold 1/2: the pick is no surer than they are."""
+    if not cells:
+        return ""
+    return ("; also fair within their intervals, so the pick among them is within noise: "
+            + "; ".join(_cell_text(c, grid) for c in cells))
 
 
 def _cell_text(params: dict[str, Any], grid: dict[str, list[Any]]) -> str:
