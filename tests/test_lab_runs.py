@@ -454,6 +454,24 @@ def figures_drawn() -> Iterator[list[Any]]:
         yield figures
 
 
+def test_a_score_of_0_or_1_is_drawn_whole_in_the_sweeps_and_the_ladders_figure(tmp_path):
+    """The axis ended at exactly 0 and 1: a clean sweep's dot was cut in half by the frame,
+    and the cap of its bar hidden."""
+    from stonegarden.lab import plots
+    from stonegarden.lab.statistics import wilson
+
+    rows = [{"params": {"target": t}, "summary": {"first_player_score": wilson(k, 8).as_dict()}}
+            for t, k in ((4, 0), (6, 8))]
+    steps = [{"label": "2 vs 1", "score": wilson(8, 8).as_dict()},
+             {"label": "4 vs 2", "score": wilson(0, 8).as_dict()}]
+    with figures_drawn() as figures:
+        plots.sweep_lines(rows, "target", tmp_path)
+        plots.ladder_plot(steps, tmp_path, "sims")
+    for fig in figures:
+        low, high = fig.axes[0].get_ylim()
+        assert low < 0 and 1 < high <= 1.1
+
+
 def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_path):
     """Black on the deep blue of a score near 0 (or the deep red near 1) cannot be read."""
 
