@@ -118,3 +118,12 @@ def test_a_recommendation_names_the_other_cells_fair_within_their_intervals(tmp_
     assert ("also fair within their intervals, so the pick among them is within noise: "
             + "; ".join(f"target={c['target']}" for c in others)
             in (tmp_path / "report.md").read_text())
+
+
+def test_a_swept_boolean_is_named_as_the_command_line_writes_it(tmp_path):
+    """`--grid superko=true,false` gave rows and a recommendation of `superko=True`."""
+    assert _run("sweep", "bridgego", "--param", "size=3", "--grid", "superko=true,false",
+                "--agent", "random", "--games", "2", "--out", str(tmp_path)).exit_code == 0
+    text = (tmp_path / "report.md").read_text()
+    assert "| superko=true: first player's score |" in text
+    assert "| superko=false: first player's score |" in text and "True" not in text

@@ -83,7 +83,10 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
 
 
 def value_label(value: Any) -> str:
-    """A swept value as an axis shows it: a list (``holes``, ``start_scores``) as its items."""
+    """A swept value as an axis shows it, as the command line writes it: a list (``holes``,
+    ``start_scores``) as its items, a boolean as ``true`` or ``false`` (not Python's ``True``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value)) or "none"
     return str(value)
