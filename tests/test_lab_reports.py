@@ -127,3 +127,12 @@ def test_a_swept_boolean_is_named_as_the_command_line_writes_it(tmp_path):
     text = (tmp_path / "report.md").read_text()
     assert "| superko=true: first player's score |" in text
     assert "| superko=false: first player's score |" in text and "True" not in text
+
+
+def test_a_study_of_two_agents_says_which_is_the_stronger(tmp_path):
+    assert _run("study", "blooms", "--param", "size=3", "--param", "target=4", "--agents",
+                "greedy", "random", "--games", "10", "--out", str(tmp_path)).exit_code == 0
+    a = json.loads((tmp_path / "summary.json").read_text())["summary"]["a_score"]
+    assert a["low"] > 0.5
+    assert (f"A's score is {a['value']:.3f} [{a['low']:.3f}, {a['high']:.3f}]: A is the "
+            "stronger (the whole interval is above 1/2)." in (tmp_path / "report.md").read_text())

@@ -222,9 +222,16 @@ def seat_note(game_id: str, params: dict[str, Any]) -> str:
 def _verdict(summary: dict[str, Any]) -> str:
     """The study's answer in a sentence: which player is favoured, how sure, how many draws."""
     s, draws = summary["first_player_score"], summary["draw_rate"]
-    return (f"The first player's score (draws counting half) is {s['value']:.3f} "
+    text = (f"The first player's score (draws counting half) is {s['value']:.3f} "
             f"[{s['low']:.3f}, {s['high']:.3f}] over {summary['games']} games: "
             f"{balance_text(s)}; {round(draws['value'] * summary['games'])} drawn.")
+    if "a_score" not in summary:
+        return text
+    a = summary["a_score"]  # two agents: which is stronger is the other question
+    which = ("A is the stronger (the whole interval is above 1/2)" if a["low"] > 0.5
+             else "B is the stronger (the whole interval is below 1/2)" if a["high"] < 0.5
+             else "no difference in strength shown (1/2 is within the interval)")
+    return f"{text} A's score is {a['value']:.3f} [{a['low']:.3f}, {a['high']:.3f}]: {which}."
 
 
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
