@@ -136,3 +136,15 @@ def test_a_study_of_two_agents_says_which_is_the_stronger(tmp_path):
     assert a["low"] > 0.5
     assert (f"A's score is {a['value']:.3f} [{a['low']:.3f}, {a['high']:.3f}]: A is the "
             "stronger (the whole interval is above 1/2)." in (tmp_path / "report.md").read_text())
+
+
+def test_resign_moves_without_resign_is_refused_before_any_game(tmp_path):
+    """Every game was played out, and the report said nothing of the adjudication asked for."""
+    for args in (["study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+                  "--out", str(tmp_path / "s")],
+                 ["match", "blooms", "random", "random", "--param", "size=3", "--games", "2"]):
+        out = _run(*args, "--resign-moves", "3")
+        assert out.exit_code == 2
+        assert out.output == ("error: --resign-moves 3 counts moves below --resign V: give "
+                              "--resign V too (without it no player resigns)\n")
+    assert not (tmp_path / "s").exists()
