@@ -1,9 +1,12 @@
 """What the lab's reports and output folders tell a designer: one run's files in a folder, who
-moves first, how the games of each cell end, and one-line errors for a sweep's options."""
+moves first, which player is favoured and how sure, how the games of each cell end, and
+one-line errors for options that do not go together."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 
 from click.testing import CliRunner
 
@@ -26,6 +29,11 @@ def _files(folder):
             if p.is_file() and not p.name.startswith("lab.sqlite")}
 
 
+def _stored(folder) -> int:
+    with contextlib.closing(sqlite3.connect(folder / "lab.sqlite")) as db:
+        return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+
 def test_a_folder_holds_the_files_of_its_last_run_only(tmp_path):
     """A sweep run into a study's folder left the study's summary, records and figures beside
     its own table, a study run into a sweep's left the sweep's table and picture."""
@@ -42,8 +50,9 @@ def test_a_folder_holds_the_files_of_its_last_run_only(tmp_path):
                                 "plots/ladder.svg"}
     assert _run(*STUDY, *out).exit_code == 0
     assert _files(tmp_path) == study_files
-    # lab.sqlite keeps the games of every run
-    assert _run(*SWEEP, *out).exit_code == 0
+    # lab.sqlite keeps the games of every run: the sweep again plays none
+    stored = _stored(tmp_path)
+    assert _run(*SWEEP, *out).exit_code == 0 and _stored(tmp_path) == stored
     cells = json.loads((tmp_path / "sweep.json").read_text())["cells"]
     assert [c["summary"]["games"] for c in cells] == [4, 4]
 
