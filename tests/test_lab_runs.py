@@ -166,7 +166,7 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
     (["sweep", "blooms", "--grid", "size=3,3", "--agent", "random", "--games", "2",
       "--out", "x"], "a value twice"),
     (["sweep", "blooms", "--param", "size=3", "--grid", "size=4", "--agent", "random",
-      "--games", "2", "--out", "x"], "both fixed"),
+      "--games", "2", "--out", "x"], "error: 'size' is both fixed (--param) and swept (--grid)"),
     (["train", "blooms", "--games", "2", "--out", "FILE/t"], "--out"),
     # every game asked for is a task in memory before the first is played
     (["study", "blooms", "--agent", "random", "--games", "100000000000", "--out", "x"],
@@ -452,6 +452,24 @@ def figures_drawn() -> Iterator[list[Any]]:
 
     with unittest.mock.patch.object(plots.plt, "close", keep):
         yield figures
+
+
+def test_a_score_of_0_or_1_is_drawn_whole_in_the_sweeps_and_the_ladders_figure(tmp_path):
+    """The axis ended at exactly 0 and 1: a clean sweep's dot was cut in half by the frame,
+    and the cap of its bar hidden."""
+    from stonegarden.lab import plots
+    from stonegarden.lab.statistics import wilson
+
+    rows = [{"params": {"target": t}, "summary": {"first_player_score": wilson(k, 8).as_dict()}}
+            for t, k in ((4, 0), (6, 8))]
+    steps = [{"label": "2 vs 1", "score": wilson(8, 8).as_dict()},
+             {"label": "4 vs 2", "score": wilson(0, 8).as_dict()}]
+    with figures_drawn() as figures:
+        plots.sweep_lines(rows, "target", tmp_path)
+        plots.ladder_plot(steps, tmp_path, "sims")
+    for fig in figures:
+        low, high = fig.axes[0].get_ylim()
+        assert low < 0 and 1 < high <= 1.1
 
 
 def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_path):

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from stonegarden.lab.statistics import (
+    balance_text,
     elo_estimate,
     lead_changes,
     leader_at,
@@ -117,3 +118,9 @@ def test_summary_midgame_leader_and_head_to_head():
     assert s["a_by_seat"]["first"] == {"games": 1, "a_wins": 1, "b_wins": 0, "draws": 0}
     assert s["a_by_seat"]["second"] == {"games": 1, "a_wins": 0, "b_wins": 1, "draws": 0}
     assert s["lead_changes"]["value"] == 1.0  # none in game 1; 2 -> 1 -> 2 in game 2
+
+
+def test_balance_text_reads_the_interval_against_one_half():
+    assert balance_text(wilson(18, 20).as_dict()).startswith("favours the first player")
+    assert balance_text(wilson(2, 20).as_dict()).startswith("favours the second player")
+    assert balance_text(wilson(13, 20).as_dict()).startswith("fair within the interval")

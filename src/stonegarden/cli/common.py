@@ -9,11 +9,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
-from ..errors import RecordError, StonegardenError
+from ..errors import ParameterError, RecordError, StonegardenError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -77,9 +78,19 @@ def resign_options(fn: F) -> F:
 
 
 def resign_rule(resign: float | None, moves: int) -> Any:
-    """The ``ResignRule`` the options name, or ``None``."""
+    """The ``ResignRule`` the options name, or ``None``.
+
+    Raises:
+        ParameterError: ``--resign-moves`` given without ``--resign``, which would play every
+            game out while the command line asked for adjudication.
+    """
     from ..lab.adjudication import ResignRule
 
+    ctx = click.get_current_context(silent=True)
+    if (resign is None and ctx is not None
+            and ctx.get_parameter_source("resign_moves") is ParameterSource.COMMANDLINE):
+        raise ParameterError(f"--resign-moves {moves} counts moves below --resign V: give "
+                             "--resign V too (without it no player resigns)")
     return None if resign is None else ResignRule(resign, moves)
 
 

@@ -20,9 +20,11 @@ from .study import (
     StudySpec,
     check_games,
     check_spec,
+    clear_other_runs,
     full_params,
     resign_text,
     run_studies,
+    seat_note,
     write_report,
 )
 
@@ -84,6 +86,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                           "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
                           "by_seat": s["a_by_seat"], "seat_adjusted": s["a_seat_adjusted"]})
     store.close()
+    clear_other_runs(out, "ladder")
     (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
     rows = [(f"{st['strong']}'s score against {st['weak']}", f"{st['score']['value']:.3f}",
              f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  "
@@ -95,7 +98,8 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     intro = [f"Game `{game_id}` with parameters `{json.dumps(game_params)}`; "
              f"{agent} with {key} doubling from "
              f"{_num(base)}; {games} games per step, seats alternating"
-             + resign_text(specs[0].resign), f"Reproduce: `{command}`"]
+             + resign_text(specs[0].resign), seat_note(game_id, specs[0].params),
+             f"Reproduce: `{command}`"]
     write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
     return steps_out
 

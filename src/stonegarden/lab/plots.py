@@ -20,6 +20,13 @@ def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
             [max(0.0, e["high"] - e["value"]) for e in estimates]]
 
 
+def _score_axis(ax: Any) -> None:
+    """0 to 1, with room beyond both ends: a score of 0 or 1 (a clean sweep, a strong
+    handicap) showed half its dot and no cap on its bar, cut off by the frame."""
+    ax.set_ylim(-0.04, 1.04)
+    ax.axhline(0.5, color="grey", linestyle=":")
+
+
 def _bound(value: float | None) -> float:
     return math.nan if value is None else value
 
@@ -76,7 +83,10 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
 
 
 def value_label(value: Any) -> str:
-    """A swept value as an axis shows it: a list (``holes``, ``start_scores``) as its items."""
+    """A swept value as an axis shows it, as the command line writes it: a list (``holes``,
+    ``start_scores``) as its items, a boolean as ``true`` or ``false`` (not Python's ``True``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value)) or "none"
     return str(value)
@@ -126,8 +136,7 @@ def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
     ax.errorbar(x, [v["value"] for v in s],
                 yerr=_errors(s),
                 marker="o", capsize=4)
-    ax.axhline(0.5, color="grey", linestyle=":")
-    ax.set_ylim(0, 1)
+    _score_axis(ax)
     ax.set_xlabel(xkey)
     ax.set_ylabel("first player's score\n(bars: 95% interval)")
     return _save(fig, out, "sweep")
@@ -140,9 +149,8 @@ def ladder_plot(steps: list[dict[str, Any]], out: Path, key: str = "") -> str:
     ax.errorbar(range(len(steps)), [x["value"] for x in v],
                 yerr=_errors(v),
                 marker="o", capsize=4)
-    ax.axhline(0.5, color="grey", linestyle=":")
+    _score_axis(ax)
     ax.set_xticks(range(len(steps)), labels, rotation=20)
-    ax.set_ylim(0, 1)
     ax.set_ylabel("stronger side's score\n(bars: 95% interval)")
     if key:
         ax.set_xlabel(f"{key}: the stronger side's vs the rung below's")

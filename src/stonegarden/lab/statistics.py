@@ -149,6 +149,16 @@ def _head_to_head(games: Sequence[dict[str, Any]], a: str) -> dict[str, int]:
             "draws": draws}
 
 
+def balance_text(score: dict[str, Any]) -> str:
+    """Which player the first player's ``score`` (an ``Estimate.as_dict``) favours, and how
+    sure that is: whether its 95% interval lies above 1/2, below it, or holds it."""
+    if score["low"] > 0.5:
+        return "favours the first player (the whole interval is above 1/2)"
+    if score["high"] < 0.5:
+        return "favours the second player (the whole interval is below 1/2)"
+    return "fair within the interval (no advantage shown for either player)"
+
+
 def wld(tally: dict[str, int]) -> str:
     """``a_wins-b_wins-draws`` of a seat's tally, as the reports print it."""
     return f"{tally['a_wins']}-{tally['b_wins']}-{tally['draws']}"

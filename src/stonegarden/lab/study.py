@@ -3,6 +3,7 @@ agent against itself), stored as they finish, summarised with intervals, reporte
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 from collections.abc import Sequence
@@ -15,12 +16,13 @@ from rich.console import Console
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
 from ..core.params import params_text
+from ..core.protocol import CHANCE
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import JobError, ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
-from .statistics import seat_text, summarise, wld
+from .statistics import balance_text, seat_text, summarise, wld
 from .store import Store
 
 
@@ -160,6 +162,32 @@ def save_records(spec: StudySpec, results: list[dict[str, Any]], out: Path) -> N
             old.unlink()
 
 
+#: what each kind of run writes into its ``--out`` beside ``lab.sqlite`` (which keeps the
+#: games of every run, each study under its own key), as patterns under the folder
+OUTPUTS = {
+    "study": ("summary.json", "records/game-*.json", "plots/length.*", "plots/branching.*",
+              "plots/reasons.*"),
+    "sweep": ("sweep.json", "plots/sweep.*", "plots/sweep-*.*"),
+    "ladder": ("ladder.json", "plots/ladder.*"),
+}
+
+
+def clear_other_runs(out: Path, kind: str) -> None:
+    """Remove from ``out`` what a run of another kind than ``kind`` wrote there (a sweep run
+    into a study's folder left the study's summary, records and figures beside its own
+    table, as if they were of the sweep)."""
+    for other, patterns in OUTPUTS.items():
+        if other == kind:
+            continue
+        for pattern in patterns:
+            for old in out.glob(pattern):
+                if old.is_file() and old.suffix in (".json", ".png", ".svg"):
+                    old.unlink()
+    if kind != "study":
+        with contextlib.suppress(OSError):  # a study's records folder, unless not empty now
+            (out / "records").rmdir()
+
+
 def full_params(game_id: str, params: dict[str, Any]) -> dict[str, Any]:
     """Every parameter of the game as played, defaults and derived values included (a
     report says what was measured: ``--param size=4``, the default, is not lost), as JSON
@@ -175,6 +203,35 @@ def resign_text(resign: list[float | int] | None) -> str:
         return "."
     below, moves = resign
     return f"; a player resigns after {moves} own moves its search rates below {below}."
+
+
+def seat_note(game_id: str, params: dict[str, Any]) -> str:
+    """A report's line on who "the first player" is where that player does not make the first
+    choice (Blobs: Red's opening die is part of the initial position, and Blue chooses first),
+    '' where it does."""
+    game = make(game_id, **params)
+    state = game.initial_state()
+    while game.current_player(state) == CHANCE and not game.is_terminal(state):
+        state = game.play(state, game.chance_outcomes(state)[0][0])
+    if game.is_terminal(state) or game.current_player(state) == 1:
+        return ""
+    return (f"In `{game_id}` player 2 makes the first choice: \"first player\" and \"moving "
+            "first\" below are player 1, who moves second.")
+
+
+def _verdict(summary: dict[str, Any]) -> str:
+    """The study's answer in a sentence: which player is favoured, how sure, how many draws."""
+    s, draws = summary["first_player_score"], summary["draw_rate"]
+    text = (f"The first player's score (draws counting half) is {s['value']:.3f} "
+            f"[{s['low']:.3f}, {s['high']:.3f}] over {summary['games']} games: "
+            f"{balance_text(s)}; {round(draws['value'] * summary['games'])} drawn.")
+    if "a_score" not in summary:
+        return text
+    a = summary["a_score"]  # two agents: which is stronger is the other question
+    which = ("A is the stronger (the whole interval is above 1/2)" if a["low"] > 0.5
+             else "B is the stronger (the whole interval is below 1/2)" if a["high"] < 0.5
+             else "no difference in strength shown (1/2 is within the interval)")
+    return f"{text} A's score is {a['value']:.3f} [{a['low']:.3f}, {a['high']:.3f}]: {which}."
 
 
 def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
@@ -218,7 +275,8 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
 def write_report(title: str, intro: list[str], rows: list[tuple[str, str, str]],
                  images: list[tuple[str, str]], out: Path, extra_md: str = "") -> None:
     """report.md and report.html with the same table and figures."""
-    md = [f"# {title}", "", *intro, "", "| measure | value | 95% interval |", "|---|---|---|"]
+    md = [f"# {title}", "", *(line for line in intro if line), "",
+          "| measure | value | 95% interval |", "|---|---|---|"]
     md += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     md.append("")
     if extra_md:
@@ -247,6 +305,7 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
                  command: str) -> dict[str, Any]:
     """Summary JSON, records, plots and the Markdown/HTML report in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
+    clear_other_runs(out, "study")
     agents = list(spec.agents) if spec.agents[0] != spec.agents[1] else None
     summary = summarise(results, agents)
     game_params = full_params(spec.game, spec.params)
@@ -263,6 +322,6 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
            else f"A = {spec.agents[0]}, B = {spec.agents[1]}, seats alternating")
     intro = [f"Game `{spec.game}` with parameters `{json.dumps(game_params)}`; {who}"
              f"{resign_text(spec.resign)}",
-             f"Reproduce: `{command}`"]
+             seat_note(spec.game, spec.params), _verdict(summary), f"Reproduce: `{command}`"]
     write_report(f"Study: {spec.game}", intro, summary_rows(summary), images, out)
     return summary

@@ -13,15 +13,17 @@ from rich.console import Console
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
-from .statistics import summarise
+from .statistics import balance_text, summarise
 from .store import Store
 from .study import (
     StudySpec,
     check_games,
     check_spec,
+    clear_other_runs,
     full_params,
     resign_text,
     run_studies,
+    seat_note,
     write_report,
 )
 
@@ -108,8 +110,13 @@ def recommend(rows: list[dict[str, Any]], by: str | None, max_draws: float) -> l
             continue
         best = min(decisive, key=lambda r: abs(r["summary"]["first_player_score"]["value"] - 0.5))
         s = best["summary"]["first_player_score"]
+        # the pick among cells whose intervals all hold 1/2 is a coin toss: they are named
+        also = [r["params"] for r in decisive if r is not best
+                and r["summary"]["first_player_score"]["low"] <= 0.5
+                <= r["summary"]["first_player_score"]["high"]]
         out.append({"group": value, "cell": best["params"], "first_player_score": s,
-                    "fair_within_interval": s["low"] <= 0.5 <= s["high"]})
+                    "fair_within_interval": s["low"] <= 0.5 <= s["high"],
+                    "also_fair_within_interval": also})
     return out
 
 
@@ -127,7 +134,9 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     """
     both = sorted(set(base) & set(grid))
     if both:
-        raise ParameterError(f"{both} both fixed (--param) and swept (--grid): give one")
+        names = " and ".join(map(repr, both))
+        raise ParameterError(f"{names} {'is' if len(both) == 1 else 'are'} both fixed (--param) "
+                             "and swept (--grid): give each once")
     specs = []
     same: dict[str, dict[str, Any]] = {}  # a cell by its game, to find two that are one
     for params in cells(base, grid):
@@ -159,6 +168,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     keys_ = list(grid)
     by = keys_[0] if len(keys_) > 1 else None
     rec = recommend(rows, by, max_draws)
+    clear_other_runs(out, "sweep")
     (out / "sweep.json").write_text(json.dumps(
         {"game": game_id, "base": {k: fixed.get(k, v) for k, v in base.items()}, "grid": grid,
          "fixed": fixed, "agents": list(agents), "games": games,
@@ -191,7 +201,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     intro = [f"Game `{game_id}`, swept {swept}, in every cell `{json.dumps(fixed)}`{per_cell}; agents "
              f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell"
              f"{resign_text(specs[0].resign)}",
-             f"Reproduce: `{command}`"]
+             seat_note(game_id, specs[0].params), f"Reproduce: `{command}`"]
     rec_md = ["Recommendation (decisive cells: draws at most "
               f"{max_draws:.0%}; closest first-player score to 1/2):"]
     for r in rec:
@@ -201,11 +211,19 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         else:
             s = r["first_player_score"]
             rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
-                          f"[{s['low']:.3f}, {s['high']:.3f}]"
-                          + (" (fair within the interval)" if r["fair_within_interval"] else ""))
+                          f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
+                          + _also_text(r["also_fair_within_interval"], grid))
     write_report(f"Sweep: {game_id}", intro, table, images,
                  out, extra_md="\n".join(rec_md))
     return {"cells": rows, "recommendation": rec}
+
+
+def _also_text(cells: list[dict[str, Any]], grid: dict[str, list[Any]]) -> str:
+    """The other decisive cells whose intervals hold 1/2: the pick is no surer than they are."""
+    if not cells:
+        return ""
+    return ("; also fair within their intervals, so the pick among them is within noise: "
+            + "; ".join(_cell_text(c, grid) for c in cells))
 
 
 def _cell_text(params: dict[str, Any], grid: dict[str, list[Any]]) -> str:
@@ -224,4 +242,9 @@ def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, s
         d, ln = s["draw_rate"], s["length"]
         out.append((f"{label}: draws / mean length", f"{d['value']:.3f} / {ln['value']:.1f}",
                     f"n={s['games']}"))
+        # a target too high for the board ends games by a full board (or a draw), not by it
+        ends = s["end_reasons"]
+        out.append((f"{label}: games ending by", ", ".join(
+            f"'{reason}' {round(e['value'] * s['games'])}" for reason, e in ends.items()),
+            f"n={s['games']}"))
     return out
