@@ -643,6 +643,44 @@ def test_an_upload_of_a_game_lost_on_time_or_resigned_is_over_as_its_record_says
     assert again["meta"]["ended"] == {"winner": None, "reason": "aborted"}
 
 
+def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_its_day(
+        client):
+    """A record downloaded from the web app did not say when its game was played nor on
+    which clock (a game lost on time, with no time control); an uploaded record's day was
+    lost, and its download said nothing of it either."""
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    for clock, props in (({"initial": 600, "increment": 5}, "TM[600]OT[Fischer: +5 s a move]"),
+                         ({"days_per_move": 3}, "OT[correspondence: 3 days a move]"),
+                         (None, "")):
+        body = {"game": "freego", "params": {"size": 5}, "seats": ["human", "human"]}
+        made = client.post("/api/games", json={**body, **({"clock": clock} if clock else {})})
+        assert made.status_code == 201, made.text
+        gid = made.json()["id"]
+        meta = client.get(f"/api/games/{gid}/record").json()["meta"]
+        assert meta["date"] == today and meta.get("clock") == clock, meta
+        sgf = client.get(f"/api/games/{gid}/record.sgf").text
+        assert f"DT[{today}]{props})" in sgf, sgf  # the root node, with no move after it
+    # an upload keeps the day its record gives (SGF's DT too), and lists the game on it
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": ["C3"], "meta": {"date": "2024-03-01"}}
+    sgf_type = {"Content-Type": "application/x-go-sgf"}
+    for body, headers in ((json.dumps(record).encode(), {"Content-Type": "application/json"}),
+                          (b"(;GM[1]SZ[5]RU[stonegarden freego]DT[2024-03-01,02];B[cc])",
+                           sgf_type)):
+        r = client.post("/api/records", content=body, headers=headers)
+        assert r.status_code == 201, r.text
+        gid = r.json()["id"]
+        assert client.get(f"/api/games/{gid}/record").json()["meta"]["date"] == "2024-03-01"
+        listed = client.get(f"/api/games?ids={gid}").json()["games"][0]
+        assert time.strftime("%Y-%m-%d", time.gmtime(listed["created"])) == "2024-03-01"
+    # a day not to be read as one, or not come yet, is the day of the upload
+    for date in ("sometime", "2024-02-30", "9999-01-01"):
+        r = client.post("/api/records", json={**record, "meta": {"date": date}})
+        assert r.status_code == 201, r.text
+        again = client.get(f"/api/games/{r.json()['id']}/record").json()["meta"]
+        assert again["date"] == today, (date, again)
+
+
 def test_an_uploaded_records_players_are_its_people_and_downloaded_again(client):
     """PB and PW (a record's ``players``) name the seats' people, shown on the page and in the
     record and SGF downloaded again; the web app's own ``human`` names no one."""
