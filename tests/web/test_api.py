@@ -681,6 +681,21 @@ def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_it
         assert again["date"] == today, (date, again)
 
 
+def test_an_abstract_play_game_lost_on_time_is_uploaded_over_on_its_day(client):
+    """An AP record that ended by a timeout was served as a game going on (both seats to
+    play on) and dated on the day of the upload."""
+    ap = json.loads((Path(__file__).resolve().parents[1] / "data" / "abstractplay"
+                     / "ap-blooms-size4-s1.json").read_text())
+    ap["moves"] = [*ap["moves"][:3], ["timeout", ""]]  # player 2 won: the header's results
+    r = client.post("/api/records", json=ap)
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    snap = client.get(f"/api/games/{gid}").json()
+    assert snap["outcome"]["detail"] == "Player 1 ran out of time" and not snap["can_play"]
+    meta = client.get(f"/api/games/{gid}/record").json()["meta"]
+    assert meta["date"] == "2026-01-01" and meta["ended"] == {"winner": 2, "reason": "time"}
+
+
 def test_an_uploaded_records_players_are_its_people_and_downloaded_again(client):
     """PB and PW (a record's ``players``) name the seats' people, shown on the page and in the
     record and SGF downloaded again; the web app's own ``human`` names no one."""
