@@ -199,10 +199,10 @@ def _winner(players: Any) -> int | None:
     ``None`` for no result."""
     if not isinstance(players, list) or len(players) != 2:
         return None
-    results = tuple(p.get("result") if isinstance(p, dict) else None for p in players)
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in results):
+    first, second = (p.get("result") if isinstance(p, dict) else None for p in players)
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (first, second)):
         return None
-    return {(1, 0): 1, (0, 1): 2, (0.5, 0.5): 0}.get(results)
+    return {(1, 0): 1, (0, 1): 2, (0.5, 0.5): 0}.get((first, second))
 
 
 def _names(players: Any) -> dict[str, str] | None:
