@@ -202,7 +202,8 @@ def _winner(players: Any) -> int | None:
     first, second = (p.get("result") if isinstance(p, dict) else None for p in players)
     if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (first, second)):
         return None
-    return {(1, 0): 1, (0, 1): 2, (0.5, 0.5): 0}.get((first, second))
+    winners: dict[tuple[Any, Any], int] = {(1, 0): 1, (0, 1): 2, (0.5, 0.5): 0}
+    return winners.get((first, second))
 
 
 def _names(players: Any) -> dict[str, str] | None:
