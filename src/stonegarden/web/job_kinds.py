@@ -91,6 +91,7 @@ def json_record(text: str) -> Record:
     Raises:
         RecordError: neither.
     """
+    text = text.removeprefix("\ufeff")  # an editor's byte order mark is no JSON
     try:
         data = strict_json.loads(text)
     except (ValueError, RecursionError):
