@@ -664,15 +664,18 @@ def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_it
     record = {"format": "stonegarden-record", "version": 1, "game": "freego",
               "params": {"size": 5}, "moves": ["C3"], "meta": {"date": "2024-03-01"}}
     sgf_type = {"Content-Type": "application/x-go-sgf"}
-    for body, headers in ((json.dumps(record).encode(), {"Content-Type": "application/json"}),
-                          (b"(;GM[1]SZ[5]RU[stonegarden freego]DT[2024-03-01,02];B[cc])",
-                           sgf_type)):
+    old = {**record, "meta": {"date": "1846-09-11"}}  # a day before 1970 too
+    for body, headers, day in (
+            (json.dumps(record).encode(), {"Content-Type": "application/json"}, "2024-03-01"),
+            (b"(;GM[1]SZ[5]RU[stonegarden freego]DT[2024-03-01,02];B[cc])", sgf_type,
+             "2024-03-01"),
+            (json.dumps(old).encode(), {"Content-Type": "application/json"}, "1846-09-11")):
         r = client.post("/api/records", content=body, headers=headers)
         assert r.status_code == 201, r.text
         gid = r.json()["id"]
-        assert client.get(f"/api/games/{gid}/record").json()["meta"]["date"] == "2024-03-01"
+        assert client.get(f"/api/games/{gid}/record").json()["meta"]["date"] == day
         listed = client.get(f"/api/games?ids={gid}").json()["games"][0]
-        assert time.strftime("%Y-%m-%d", time.gmtime(listed["created"])) == "2024-03-01"
+        assert time.strftime("%Y-%m-%d", time.gmtime(listed["created"])) == day
     # a day not to be read as one, or not come yet, is the day of the upload
     for date in ("sometime", "2024-02-30", "9999-01-01"):
         r = client.post("/api/records", json={**record, "meta": {"date": date}})

@@ -15,6 +15,7 @@ import asyncio
 import calendar
 import collections
 import contextlib
+import datetime
 import hmac
 import random
 import secrets
@@ -692,7 +693,8 @@ class GameService:
         (``meta.analysis``) where the viewer may see it."""
         # the day it began here (UTC), or the day an uploaded record gives; its time control
         meta: dict[str, Any] = {"source": "stonegarden web", "id": live.id,
-                                "date": time.strftime("%Y-%m-%d", time.gmtime(live.created))}
+                                "date": datetime.datetime.fromtimestamp(
+                                    live.created, datetime.UTC).date().isoformat()}
         if live.clock is not None:
             meta["clock"] = live.clock.spec.to_json()
         if live.over is not None:  # a clock ended it, not the rules: no replay can say so
