@@ -684,6 +684,28 @@ def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_it
         assert again["date"] == today, (date, again)
 
 
+def test_a_bad_upload_is_named_in_json_words_and_a_file_of_another_kind_as_such(client):
+    """Another program's JSON was refused as "record 'format' is None", and a record's
+    null or true values in Python's words ("not None", "{'1': None}")."""
+    base = {"format": "stonegarden-record", "version": 1, "game": "freego", "moves": []}
+    for body, why in (
+            ({"game": {"name": "Go"}, "moves": ["pd"]},
+             "record has no 'format' (expected 'stonegarden-record'): it is not a stonegarden "
+             "record"),
+            ({"format": "stonegarden-record", "game": "freego", "moves": []},
+             "record has no 'version'"),
+            ({**base, "version": True}, "record 'version' true is not supported (only 1)"),
+            ({**base, "game": None}, "record 'game' must be a string, not null"),
+            ({**base, "moves": None}, "record 'moves' must be a list, not null"),
+            ({**base, "moves": ["E5", None]}, "move 1 (null) is not a string"),
+            ({**base, "players": {"1": None}},
+             """record 'players' must map '1'/'2' to text, not {"1": null}"""),
+            ({**base, "result": {"winner": False}},
+             "result 'winner' must be 1, 2, 0 (draw) or null, not false")):
+        r = client.post("/api/records", json=body)
+        assert r.status_code == 400 and r.json()["error"] == f"bad record: {why}", r.text
+
+
 def test_an_abstract_play_game_lost_on_time_is_uploaded_over_on_its_day(client):
     """An AP record that ended by a timeout was served as a game going on (both seats to
     play on) and dated on the day of the upload; one with a byte order mark was refused."""
