@@ -116,3 +116,31 @@ def test_a_timeout_leaves_the_game_unfinished_with_its_moves():
     record = ap_to_record(ap)
     assert len(record.moves) == 6 and record.result is None
     assert record.meta is not None and record.meta["ap_end"] == "timeout"
+
+
+def test_a_timeout_with_its_winner_is_a_game_lost_on_time_and_the_record_keeps_its_day(
+        tmp_path, cli):
+    """A game that ended on Abstract Play by a timeout converted to a record that said
+    nothing of who won (``meta.ap_end`` only): uploaded, the web app served it as a game
+    going on. Its header's results name the winner, as ``meta.ended`` says a game lost on
+    time; and its ``date-start`` was dropped."""
+    ap = _ap("ap-blooms-size4-s1.json")
+    assert [p["result"] for p in ap["header"]["players"]] == [0, 1]
+    ap["moves"] = [*ap["moves"][:3], ["timeout", ""]]
+    (tmp_path / "ap.json").write_text(json.dumps(ap))
+    done = cli("convert", str(tmp_path / "ap.json"), str(tmp_path / "game.json"))
+    assert done.returncode == 0, done.stderr
+    record = load_record(tmp_path / "game.json")
+    assert record.result is None
+    assert record.meta == {"source": "Abstract Play", "ap_gameid": "stonegarden-test-1",
+                           "date": "2026-01-01", "ap_end": "timeout",
+                           "ended": {"winner": 2, "reason": "time"}}
+    done = cli("replay", str(tmp_path / "game.json"))
+    assert done.stdout.rstrip().endswith("result: winner 2 (time, from meta.ended)")
+    # no winner named (a header of a game not over), or an agreed draw: no end to say
+    for results, change in (([None, None], "timeout"), ([0.5, 0.5], "draw")):
+        for player, result in zip(ap["header"]["players"], results):
+            player["result"] = result
+        ap["moves"][-1] = [change, ""]
+        meta = ap_to_record(ap).meta
+        assert meta is not None and "ended" not in meta and meta["ap_end"] == change

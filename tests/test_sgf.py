@@ -272,6 +272,37 @@ def test_an_end_off_the_board_survives_the_way_through_sgf(ended, re_text):
     assert sgf_to_record(text) == record
 
 
+@pytest.mark.parametrize("clock,props", [
+    ({"initial": 600, "increment": 5}, "TM[600]OT[Fischer: +5 s a move]"),
+    ({"initial": 90.5, "increment": 0}, "TM[90.5]OT[Fischer: +0 s a move]"),
+    ({"days_per_move": 3}, "OT[correspondence: 3 days a move]"),
+])
+def test_a_web_records_date_and_clock_survive_the_way_through_sgf(tmp_path, cli, clock, props):
+    """The web app's record says when the game began and on which clock (``meta.date``,
+    ``meta.clock``); its SGF said neither, and ``convert`` back lost both."""
+    game = stonegarden.make("freego", size=5)
+    record = make_record(game, ["C3"], meta={"date": "2026-12-06", "clock": clock,
+                                             "ended": {"winner": 1, "reason": "time"}})
+    save_record(record, tmp_path / "game.json")
+    r = cli("convert", str(tmp_path / "game.json"), str(tmp_path / "game.sgf"))
+    assert r.returncode == 0, r.stderr
+    assert f"DT[2026-12-06]{props}RE[B+T]" in (tmp_path / "game.sgf").read_text()
+    r = cli("convert", str(tmp_path / "game.sgf"), str(tmp_path / "back.json"))
+    assert r.returncode == 0, r.stderr
+    assert load_record(tmp_path / "back.json") == record
+
+
+@pytest.mark.parametrize("props,meta", [
+    ("DT[2024-03-01,02]TM[300]", {"date": "2024-03-01,02",
+                                  "clock": {"initial": 300, "increment": 0}}),
+    ("TM[1800]OT[5x30 byo-yomi]", None),  # an overtime a record's clock cannot say
+    ("TM[fast]", None),
+])
+def test_another_programs_date_and_time_limit_are_read(props, meta):
+    record = sgf_to_record(f"(;GM[1]FF[4]SZ[9]{props};B[ee])", game_id="freego")
+    assert record.meta == meta
+
+
 @pytest.mark.parametrize("re_text,ended", [
     ("W+Time", {"winner": 2, "reason": "time"}),
     ("B+Resign", {"winner": 1, "reason": "resign"}),  # White resigned with Black to move

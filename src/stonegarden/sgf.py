@@ -2,8 +2,9 @@
 
 Export writes one game tree: ``GM[1]FF[4]CA[UTF-8]SZ[n]``, the rule parameters in
 ``RU[stonegarden GAME name=value ...]`` (every parameter, so the file is self-describing),
-``PB``/``PW`` from the record's players, ``RE`` when the game is over (``B+``/``W+`` for a
-win, ``B+R``/``W+R`` for a resignation, ``0`` for a draw, ``Void`` for a game aborted
+``PB``/``PW`` from the record's players, ``DT`` and ``TM``/``OT`` from its ``meta.date`` and
+``meta.clock`` (the web app's records have them), ``RE`` when the game is over (``B+``/``W+``
+for a win, ``B+R``/``W+R`` for a resignation, ``0`` for a draw, ``Void`` for a game aborted
 before it started), then one node per move
 (``;B[dd]``; SGF points are column then row letters from the top left).
 
@@ -14,7 +15,8 @@ a ``RecordError`` naming the SGF move number. ``RE[B+R]``/``RE[W+R]`` on an unfi
 whose loser is to move becomes a final ``resign`` entry; on one whose winner is to move (a
 resignation on the opponent's turn), ``RE[B+T]``/``RE[W+T]`` (a loss on time) and ``RE[Void]``
 become ``meta.ended``, as the web app's records say it; any other ``RE`` must agree with the
-replayed result when the game is over.
+replayed result when the game is over. ``DT`` becomes ``meta.date``, and ``TM`` with an
+``OT`` as export writes it (or none) ``meta.clock``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ SETUP = ("AB", "AW", "AE")
 Node = dict[str, list[str]]
 #: the charset an SGF file names (``CA[ISO-8859-1]``), read from its bytes
 _CHARSET = re.compile(rb"CA\s*\[([^\]]{1,40})\]")
+#: the overtime (``OT``) of a record's ``meta.clock`` as export writes it
+_FISCHER_OT = re.compile(r"Fischer: \+([0-9]+(?:\.[0-9]+)?) s a move")
+_DAYS_OT = re.compile(r"correspondence: ([0-9]+) days? a move")
 
 
 # -- the SGF syntax ----------------------------------------------------------------------------
@@ -289,6 +294,55 @@ def _ended_text(record: Record) -> str | None:
     return COLOURS[ended["winner"] - 1] + "+" + {"time": "T", "resign": "R"}[ended["reason"]]
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def _whole(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+def _num_text(value: float) -> str:
+    return str(_whole(value))
+
+
+def _clock_props(record: Record) -> list[str]:
+    """``TM``/``OT`` of a record's ``meta.clock``, the time control the web app's records
+    give (``{"initial": S, "increment": I}``, ``{"days_per_move": N}``); none for another
+    shape."""
+    clock = (record.meta or {}).get("clock")
+    if not isinstance(clock, dict):
+        return []
+    if set(clock) <= {"initial", "increment"} and _number(clock.get("initial")) and _number(
+            clock.get("increment", 0)):
+        return [f"TM[{_num_text(clock['initial'])}]",
+                f"OT[Fischer: +{_num_text(clock.get('increment', 0))} s a move]"]
+    days = clock.get("days_per_move")
+    if set(clock) == {"days_per_move"} and isinstance(days, int) and _number(days):
+        return [f"OT[correspondence: {days} day{'s' if days != 1 else ''} a move]"]
+    return []
+
+
+def _clock_of(root: Node) -> dict[str, Any] | None:
+    """The record's ``meta.clock`` of ``TM``/``OT`` as :func:`_clock_props` writes them (a
+    ``TM`` without ``OT`` is a time limit with nothing added); ``None`` for another program's
+    overtime (byo-yomi, Canadian), which a record's clock cannot say."""
+    tm = root.get("TM", [""])[0].strip()
+    ot = root.get("OT", [""])[0].strip()
+    days = _DAYS_OT.fullmatch(ot)
+    if days and not tm:
+        return {"days_per_move": int(days.group(1))}
+    try:
+        initial = float(tm)
+    except ValueError:
+        return None
+    fischer = _FISCHER_OT.fullmatch(ot)
+    if not (initial >= 0 and initial < float("inf")) or not (fischer or not ot):
+        return None
+    increment = float(fischer.group(1)) if fischer else 0.0
+    return {"initial": _whole(initial), "increment": _whole(increment)}
+
+
 def record_to_sgf(record: Record, source: str = "<record>") -> str:
     """The SGF text of a record (replayed first, so only valid games are written).
 
@@ -302,6 +356,10 @@ def record_to_sgf(record: Record, source: str = "<record>") -> str:
     for key, prop in (("1", "PB"), ("2", "PW")):
         if record.players and key in record.players:
             root.append(f"{prop}[{_escape(record.players[key])}]")
+    date = (record.meta or {}).get("date")
+    if isinstance(date, str) and date.strip():
+        root.append(f"DT[{_escape(date.strip())}]")
+    root.extend(_clock_props(record))
     result = _result_text(game, states[-1]) or _ended_text(record)
     if result is not None:
         root.append(f"RE[{result}]")
@@ -403,8 +461,15 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
         moves.append(move)
     state, ended = _apply_result(game, state, moves, root.get("RE", [""])[0].strip(), source)
     players = {str(i + 1): root[p][0] for i, p in enumerate(("PB", "PW")) if p in root}
-    return make_record(game, moves, state, players=players or None,
-                       meta=None if ended is None else {"ended": ended})
+    meta: dict[str, Any] = {}
+    if root.get("DT", [""])[0].strip():
+        meta["date"] = root["DT"][0].strip()
+    clock = _clock_of(root)
+    if clock is not None:
+        meta["clock"] = clock
+    if ended is not None:
+        meta["ended"] = ended
+    return make_record(game, moves, state, players=players or None, meta=meta or None)
 
 
 def _apply_result(game: Game, state: Any, moves: list[str], re_text: str,

@@ -643,6 +643,87 @@ def test_an_upload_of_a_game_lost_on_time_or_resigned_is_over_as_its_record_says
     assert again["meta"]["ended"] == {"winner": None, "reason": "aborted"}
 
 
+def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_its_day(
+        client):
+    """A record downloaded from the web app did not say when its game was played nor on
+    which clock (a game lost on time, with no time control); an uploaded record's day was
+    lost, and its download said nothing of it either."""
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    for clock, props in (({"initial": 600, "increment": 5}, "TM[600]OT[Fischer: +5 s a move]"),
+                         ({"days_per_move": 3}, "OT[correspondence: 3 days a move]"),
+                         (None, "")):
+        body = {"game": "freego", "params": {"size": 5}, "seats": ["human", "human"]}
+        made = client.post("/api/games", json={**body, **({"clock": clock} if clock else {})})
+        assert made.status_code == 201, made.text
+        gid = made.json()["id"]
+        meta = client.get(f"/api/games/{gid}/record").json()["meta"]
+        assert meta["date"] == today and meta.get("clock") == clock, meta
+        sgf = client.get(f"/api/games/{gid}/record.sgf").text
+        assert f"DT[{today}]{props})" in sgf, sgf  # the root node, with no move after it
+    # an upload keeps the day its record gives (SGF's DT too), and lists the game on it
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": ["C3"], "meta": {"date": "2024-03-01"}}
+    sgf_type = {"Content-Type": "application/x-go-sgf"}
+    old = {**record, "meta": {"date": "1846-09-11"}}  # a day before 1970 too
+    for body, headers, day in (
+            (json.dumps(record).encode(), {"Content-Type": "application/json"}, "2024-03-01"),
+            (b"(;GM[1]SZ[5]RU[stonegarden freego]DT[2024-03-01,02];B[cc])", sgf_type,
+             "2024-03-01"),
+            (json.dumps(old).encode(), {"Content-Type": "application/json"}, "1846-09-11")):
+        r = client.post("/api/records", content=body, headers=headers)
+        assert r.status_code == 201, r.text
+        gid = r.json()["id"]
+        assert client.get(f"/api/games/{gid}/record").json()["meta"]["date"] == day
+        listed = client.get(f"/api/games?ids={gid}").json()["games"][0]
+        assert time.strftime("%Y-%m-%d", time.gmtime(listed["created"])) == day
+    # a day not to be read as one, or not come yet, is the day of the upload
+    for date in ("sometime", "2024-02-30", "9999-01-01"):
+        r = client.post("/api/records", json={**record, "meta": {"date": date}})
+        assert r.status_code == 201, r.text
+        again = client.get(f"/api/games/{r.json()['id']}/record").json()["meta"]
+        assert again["date"] == today, (date, again)
+
+
+def test_a_bad_upload_is_named_in_json_words_and_a_file_of_another_kind_as_such(client):
+    """Another program's JSON was refused as "record 'format' is None", and a record's
+    null or true values in Python's words ("not None", "{'1': None}")."""
+    base = {"format": "stonegarden-record", "version": 1, "game": "freego", "moves": []}
+    for body, why in (
+            ({"game": {"name": "Go"}, "moves": ["pd"]},
+             "record has no 'format' (expected 'stonegarden-record'): it is not a stonegarden "
+             "record"),
+            ({"format": "stonegarden-record", "game": "freego", "moves": []},
+             "record has no 'version'"),
+            ({**base, "version": True}, "record 'version' true is not supported (only 1)"),
+            ({**base, "game": None}, "record 'game' must be a string, not null"),
+            ({**base, "moves": None}, "record 'moves' must be a list, not null"),
+            ({**base, "moves": ["E5", None]}, "move 1 (null) is not a string"),
+            ({**base, "players": {"1": None}},
+             """record 'players' must map '1'/'2' to text, not {"1": null}"""),
+            ({**base, "result": {"winner": False}},
+             "result 'winner' must be 1, 2, 0 (draw) or null, not false")):
+        r = client.post("/api/records", json=body)
+        assert r.status_code == 400 and r.json()["error"] == f"bad record: {why}", r.text
+
+
+def test_an_abstract_play_game_lost_on_time_is_uploaded_over_on_its_day(client):
+    """An AP record that ended by a timeout was served as a game going on (both seats to
+    play on) and dated on the day of the upload; one with a byte order mark was refused."""
+    ap = json.loads((Path(__file__).resolve().parents[1] / "data" / "abstractplay"
+                     / "ap-blooms-size4-s1.json").read_text())
+    ap["moves"] = [*ap["moves"][:3], ["timeout", ""]]  # player 2 won: the header's results
+    # saved by an editor with a byte order mark, which convert skips: it was read as a record
+    # of ours ("record 'format' is None")
+    r = client.post("/api/records", content=b"\xef\xbb\xbf" + json.dumps(ap).encode(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    snap = client.get(f"/api/games/{gid}").json()
+    assert snap["outcome"]["detail"] == "Player 1 ran out of time" and not snap["can_play"]
+    meta = client.get(f"/api/games/{gid}/record").json()["meta"]
+    assert meta["date"] == "2026-01-01" and meta["ended"] == {"winner": 2, "reason": "time"}
+
+
 def test_an_uploaded_records_players_are_its_people_and_downloaded_again(client):
     """PB and PW (a record's ``players``) name the seats' people, shown on the page and in the
     record and SGF downloaded again; the web app's own ``human`` names no one."""

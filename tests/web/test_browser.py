@@ -323,6 +323,33 @@ def test_the_start_button_alone_starts_a_game_against_the_default_level(browser,
     assert snapshot(server, page)["seats"] == ["level:1", "human"]
 
 
+@pytest.mark.parametrize("seats,mine", [(("level:1", "human"), "2"),
+                                        (("level:1", "Human"), "2"),
+                                        (("human", "level:1"), "1")])
+def test_an_agent_named_in_the_first_advanced_field_leaves_you_the_second_seat(
+        browser, server, seats, mine):
+    """Advanced fields of ``level:1`` for player 1 and ``human`` for player 2: the page
+    opened the second seat but kept the computer's link as yours and your own as a friend's
+    to pass on, so "My games" listed the game as two computers watched, and your name was not
+    given to your seat."""
+    ctx = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    ctx.add_init_script("localStorage.setItem('sg-name', 'Ann')")
+    page = ctx.new_page()
+    start_from_home(page, server, "freego", {"size": "5"}, seats)
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    wait_ready(page)
+    gid = page.evaluate("document.body.dataset.gid")
+    assert page.evaluate("JSON.parse(localStorage.getItem('sg-keys'))")[gid].keys() == {mine}
+    assert gid not in page.evaluate("JSON.parse(localStorage.getItem('sg-invites') || '{}')")
+    assert snapshot(server, page)["names"][mine] == "Ann"
+    page.goto(server.url + "/my-games")
+    row = page.locator(f"#mine tr[data-gid={gid!r}]")
+    row.wait_for(timeout=WAIT)
+    assert row.locator('td[data-label="You"]').inner_text() == "Ann"
+    assert row.locator('td[data-label="Against"]').inner_text() == "computer, level 1"
+    ctx.close()
+
+
 def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, server):
     ctx = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)

@@ -360,6 +360,29 @@ def test_an_sgf_file_in_an_older_charset_names_its_players_on_the_page(browser, 
         page.context.close()
 
 
+def test_a_record_not_in_utf8_is_refused_on_the_page_as_the_api_refuses_it(browser, server):
+    """A record in Latin-1 was read by the page as UTF-8 and uploaded with its players' names
+    in replacement characters ("M\ufffdller"), where the API and ``replay`` refuse it; one
+    with a byte order mark is read."""
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 9}, "moves": ["E5", "D7"],
+              "players": {"1": "Müller", "2": "Löw"}}
+    text = json.dumps(record, ensure_ascii=False)
+    page = open_page(browser)
+    try:
+        page.goto(server.url + "/")
+        page.set_input_files("#upload-file", files=[{"name": "game.json",
+                                                     "mimeType": "application/json",
+                                                     "buffer": text.encode("latin-1")}])
+        wait_text(page, "#upload-error", "not UTF-8")
+        assert page.inner_text("#upload-error") == "bad record: it is not UTF-8 text"
+        upload_two_moves_of_free_go(page, server, "game.json", "application/json",
+                                    "\ufeff".encode() + text.encode())
+        assert "Black (Müller) · White (Löw)" in page.inner_text("#seats")
+    finally:
+        page.context.close()
+
+
 def test_an_analysis_waiting_for_a_free_worker_says_so(browser, server):
     made = new_game(server, params={"size": 5}, hints=True)
     answer = {"engine": "mcts:time=0.5,seed=1", "done": False, "running": True,

@@ -89,24 +89,31 @@ def parse_record(data: Any) -> Record:
             raise RecordError(f"record is not valid JSON: {quote(str(exc), 200)}") from None
     if not isinstance(data, dict):
         raise RecordError(f"a record is a JSON object, not {strict_json.kind(data)}")
-    if data.get("format") != FORMAT:
-        raise RecordError(f"record 'format' is {quote(data.get('format'))}, expected {FORMAT!r}")
-    if data.get("version") != VERSION or isinstance(data.get("version"), bool):
-        raise RecordError(f"record 'version' {quote(data.get('version'))} is not supported (only {VERSION})")
-    game = data.get("game")
+    if "format" not in data:  # another program's JSON: "'format' is None" said nothing
+        raise RecordError(f"record has no 'format' (expected {FORMAT!r}): it is not a "
+                          "stonegarden record")
+    if data["format"] != FORMAT:
+        raise RecordError(f"record 'format' is {_shown(data['format'])}, expected {FORMAT!r}")
+    for key in ("version", "game", "moves"):
+        if key not in data:
+            raise RecordError(f"record has no {key!r}")
+    if data["version"] != VERSION or isinstance(data["version"], bool):
+        raise RecordError(f"record 'version' {_shown(data['version'])} is not supported "
+                          f"(only {VERSION})")
+    game = data["game"]
     if not isinstance(game, str):
-        raise RecordError(f"record 'game' must be a string, not {quote(game)}")
+        raise RecordError(f"record 'game' must be a string, not {_shown(game)}")
     params = data.get("params", {})
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise RecordError(f"record 'params' must be an object, not {quote(params)}")
+        raise RecordError(f"record 'params' must be an object, not {_shown(params)}")
     moves = data.get("moves")
     if not isinstance(moves, list):
-        raise RecordError(f"record 'moves' must be a list, not {quote(moves)}")
+        raise RecordError(f"record 'moves' must be a list, not {_shown(moves)}")
     for i, m in enumerate(moves):
         if not isinstance(m, str):
-            raise RecordError(f"move {i} ({quote(m)}) is not a string", entry=i)
+            raise RecordError(f"move {i} ({_shown(m)}) is not a string", entry=i)
     result = data.get("result")
     if result is not None:
         _check_result_shape(result)
@@ -114,28 +121,41 @@ def parse_record(data: Any) -> Record:
     if players is not None and (not isinstance(players, dict) or not all(
         k in ("1", "2") and isinstance(v, str) for k, v in players.items()
     )):
-        raise RecordError(f"record 'players' must map '1'/'2' to text, not {quote(players)}")
+        raise RecordError(f"record 'players' must map '1'/'2' to text, not {_shown(players)}")
     meta = data.get("meta")
     if meta is not None and not isinstance(meta, dict):
-        raise RecordError(f"record 'meta' must be an object, not {quote(meta)}")
+        raise RecordError(f"record 'meta' must be an object, not {_shown(meta)}")
     return Record(game, params, tuple(moves), result, players, meta)
+
+
+def _shown(value: Any) -> str:
+    """A value read from JSON as a message shows it: text quoted as notation is (``'C3'``),
+    anything else in JSON's words (``null``, ``true``, ``{"1": null}``), not Python's
+    (``None``, ``True``)."""
+    if isinstance(value, str):
+        return quote(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return quote(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check_result_shape(result: Any) -> None:
     if not isinstance(result, dict):
-        raise RecordError(f"record 'result' must be an object, not {quote(result)}")
+        raise RecordError(f"record 'result' must be an object, not {_shown(result)}")
     w = result.get("winner")
     if w is not None and (isinstance(w, bool) or w not in (0, 1, 2)):
-        raise RecordError(f"result 'winner' must be 1, 2, 0 (draw) or null, not {quote(w)}")
+        raise RecordError(f"result 'winner' must be 1, 2, 0 (draw) or null, not {_shown(w)}")
     s = result.get("scores")
     if s is not None and not (
         isinstance(s, list) and len(s) == 2
         and all(isinstance(v, int) and not isinstance(v, bool) for v in s)
     ):
-        raise RecordError(f"result 'scores' must be a list of two integers, not {quote(s)}")
+        raise RecordError(f"result 'scores' must be a list of two integers, not {_shown(s)}")
     r = result.get("reason")
     if r is not None and not isinstance(r, str):
-        raise RecordError(f"result 'reason' must be text, not {quote(r)}")
+        raise RecordError(f"result 'reason' must be text, not {_shown(r)}")
 
 
 def load_record(path: str | Path) -> Record:

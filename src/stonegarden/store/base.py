@@ -23,7 +23,8 @@ class NewGame:
     listing; ``hints``: both seats agreed to hints when the game was created; ``names``: the
     players' display names; ``to_move``: the seat to move (``None`` when over or at chance);
     ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls (or
-    the game aborts itself, its first move not come)."""
+    the game aborts itself, its first move not come); ``created``: when the game was played,
+    for an uploaded record that says (else when it is stored)."""
 
     id: str
     game: str
@@ -38,6 +39,7 @@ class NewGame:
     to_move: int | None = None
     clock: dict[str, Any] | None = None
     deadline: float | None = None
+    created: float | None = None
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,8 @@ class SQLStore:
                 " created, updated, listed, hints, name1, name2, to_move, clock, deadline)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (new.id, new.game, json.dumps(new.params), new.seats[0], new.seats[1],
-                 new.secrets[0], new.secrets[1], _dumps(new.result), now, now,
+                 new.secrets[0], new.secrets[1], _dumps(new.result),
+                 now if new.created is None else new.created, now,
                  new.listed, new.hints, new.names[0], new.names[1], new.to_move,
                  _dumps(new.clock), new.deadline),
             )

@@ -8,6 +8,7 @@ state. Each looks at ``JobContext.stopped`` so a cancel or a deadline ends it pr
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from ..agents.registry import Agent, agent_names, make_agent, parse_agent_spec
@@ -90,6 +91,7 @@ def json_record(text: str) -> Record:
     Raises:
         RecordError: neither.
     """
+    text = text.removeprefix("\ufeff")  # an editor's byte order mark is no JSON
     try:
         data = strict_json.loads(text)
     except (ValueError, RecursionError):
@@ -107,7 +109,8 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     canonical moves and, for a game its rules had not ended, how it ended all the same (lost
     on time, resigned on the opponent's turn, aborted: ``record.ended_outside_rules``), or
     ``{"refused": why}`` for a record of more than ``max_moves`` moves; ``players``: the
-    record's players by seat (``"1"``, ``"2"``), where it names them.
+    record's players by seat (``"1"``, ``"2"``), where it names them; ``date``: the day it
+    gives (``record_day``).
 
     Raises:
         RecordError: a bad record.
@@ -133,4 +136,21 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     ended = None if game.is_terminal(final) else ended_outside_rules(record)
     return {"game": game.id, "params": game.non_default_params(), "moves": moves,
             "result": result_of(game, final), "ended": ended,
-            "players": dict(record.players or {})}
+            "players": dict(record.players or {}), "date": record_day(record)}
+
+
+def record_day(record: Record) -> str | None:
+    """The day a record's ``meta.date`` (or SGF's ``DT``) gives, ``YYYY-MM-DD``: the first
+    of a list of days (SGF's ``DT[2026-12-06,07]``); ``None`` for none, another form, or
+    a day that has not come yet."""
+    date = (record.meta or {}).get("date")
+    if not isinstance(date, str):
+        return None
+    day = date.strip()[:10]
+    try:
+        when = datetime.date.fromisoformat(day)
+    except ValueError:
+        return None
+    if len(day) != 10 or when > datetime.datetime.now(datetime.UTC).date():
+        return None
+    return day

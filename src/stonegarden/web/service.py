@@ -12,8 +12,10 @@ stored game to serve it runs in a thread.
 from __future__ import annotations
 
 import asyncio
+import calendar
 import collections
 import contextlib
+import datetime
 import hmac
 import random
 import secrets
@@ -342,10 +344,10 @@ class GameService:
     async def _insert(self, game: Game, seats: tuple[str, str], history: History, client: str,
                       listed: bool = False, hints: bool = False,
                       names: tuple[str | None, str | None] = (None, None),
-                      clock: ClockSpec | None = None, over: dict[str, Any] | None = None
-                      ) -> tuple[Live, dict[str, str]]:
+                      clock: ClockSpec | None = None, over: dict[str, Any] | None = None,
+                      created: float | None = None) -> tuple[Live, dict[str, str]]:
         live, new = self.new_game(game, seats, history, client, listed, hints, names, clock,
-                                  over)
+                                  over, created)
         try:
             await asyncio.to_thread(self.store.create_game, new)
         except StoreError as exc:
@@ -355,10 +357,11 @@ class GameService:
     def new_game(self, game: Game, seats: tuple[str, str], history: History, client: str,
                  listed: bool = False, hints: bool = False,
                  names: tuple[str | None, str | None] = (None, None),
-                 clock: ClockSpec | None = None, over: dict[str, Any] | None = None
-                 ) -> tuple[Live, NewGame]:
+                 clock: ClockSpec | None = None, over: dict[str, Any] | None = None,
+                 created: float | None = None) -> tuple[Live, NewGame]:
         """A game not stored yet, with new secrets: the served game and its row; ``over``: how
-        an uploaded game its rules had not ended did end (``Live.over``)."""
+        an uploaded game its rules had not ended did end (``Live.over``); ``created``: when
+        an uploaded game was played (else now)."""
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         now = time.time()
@@ -368,15 +371,16 @@ class GameService:
         timed = Clock.new(clock).start(None, now) if clock else None
         if timed is not None and OPEN in seats:
             timed = timed.arrived(seats.index(HUMAN) + 1)
-        live = Live(gid, game, seats, keys, history, [], now, listed=listed,
-                    hints_agreed=hints, client=client, names=names, clock=timed, over=over)
+        live = Live(gid, game, seats, keys, history, [], now if created is None else created,
+                    listed=listed, hints_agreed=hints, client=client, names=names, clock=timed,
+                    over=over)
         value, deadline = clock_keeper.stored(live.clock, clock_keeper.abort_deadline(
             live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
                              tuple(history.moves), over or result_of(game, history.last),
                              listed, hints, names,
                              None if over else clock_keeper.seat_to_move(live, history.last),
-                             value, deadline)
+                             value, deadline, created)
 
     async def started(self, live: Live) -> tuple[Live, dict[str, str]]:
         """A stored new game, served: its dice rolled, its agent thinking if it is to move."""
@@ -420,8 +424,11 @@ class GameService:
             over = {**over, "scores": None}
         # the players the record names (PB and PW), shown and downloaded again as its people
         names = tuple(_player_name(out.get("players", {}).get(seat)) for seat in ("1", "2"))
+        # the day the game was played, where the record says (its download says it again)
+        day = out.get("date")
+        created = calendar.timegm(time.strptime(day, "%Y-%m-%d")) if day else None
         return await self._insert(game, (HUMAN, HUMAN), history, client, hints=True,
-                                  names=(names[0], names[1]), over=over)
+                                  names=(names[0], names[1]), over=over, created=created)
 
     # -- seats ------------------------------------------------------------------------------
     def seat_of(self, live: Live, secret: Any) -> int | None:
@@ -681,9 +688,15 @@ class GameService:
                                    self.budgets.max_moves)
 
     def record(self, live: Live, seat: int | None = None) -> Record:
-        """The game's record; with its analysis (``meta.analysis``) where the viewer may see
-        it."""
-        meta: dict[str, Any] = {"source": "stonegarden web", "id": live.id}
+        """The game's record: ``meta.date`` (the day it began, UTC), ``meta.clock`` (its time
+        control), ``meta.ended`` (an end the rules did not make) and its analysis
+        (``meta.analysis``) where the viewer may see it."""
+        # the day it began here (UTC), or the day an uploaded record gives; its time control
+        meta: dict[str, Any] = {"source": "stonegarden web", "id": live.id,
+                                "date": datetime.datetime.fromtimestamp(
+                                    live.created, datetime.UTC).date().isoformat()}
+        if live.clock is not None:
+            meta["clock"] = live.clock.spec.to_json()
         if live.over is not None:  # a clock ended it, not the rules: no replay can say so
             meta["ended"] = {"winner": live.over["winner"], "reason": live.over["reason"]}
         if (live.review is not None and live.review.points

@@ -10,7 +10,9 @@ without one) and the target is 5 per cell of the side, Abstract Play's threshold
 default is 5 less, so the record states it). The header's scores and results are checked
 against the replay. A game that ended by resignation keeps its ``resign``; one that ended by
 timeout, agreement or abandonment has no rules event here, so the record keeps its moves and
-stays unfinished (``meta.ap_end`` says how it ended there).
+stays unfinished (``meta.ap_end`` says how it ended there); a timeout whose header names the
+winner is a game lost on time, ``meta.ended`` as the web app's records say it. The header's
+``date-start`` gives ``meta.date``.
 
 The reader is registered with ``core.foreign`` (``READER``), so ``convert`` and the web app's
 upload read these records without knowing Blooms.
@@ -18,6 +20,7 @@ upload read these records without knowing Blooms.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from typing import Any, cast
@@ -171,10 +174,36 @@ def ap_to_record(data: Any, source: str = "<AP record>") -> Record:
     site = header.get("site")
     if isinstance(site, dict) and isinstance(site.get("gameid"), str):
         meta["ap_gameid"] = site["gameid"]
+    day = header.get("date-start")
+    if isinstance(day, str) and _is_day(day[:10]):
+        meta["date"] = day[:10]  # the day it began, as the web app's records say it
     if ended:
         meta["ap_end"] = ended
+    lost_on_time = _winner(header.get("players")) if ended == "timeout" else None
+    if lost_on_time in (1, 2):  # as the web app's records say a game lost on time
+        meta["ended"] = {"winner": lost_on_time, "reason": "time"}
     return make_record(game, moves, state if game.is_terminal(state) else None,
                        players=players, meta=meta)
+
+
+def _is_day(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return len(text) == 10
+
+
+def _winner(players: Any) -> int | None:
+    """The winner the header's results give (1 a win, 0 a loss): 1, 2, 0 for a draw, or
+    ``None`` for no result."""
+    if not isinstance(players, list) or len(players) != 2:
+        return None
+    first, second = (p.get("result") if isinstance(p, dict) else None for p in players)
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (first, second)):
+        return None
+    winners: dict[tuple[Any, Any], int] = {(1, 0): 1, (0, 1): 2, (0.5, 0.5): 0}
+    return winners.get((first, second))
 
 
 def _names(players: Any) -> dict[str, str] | None:

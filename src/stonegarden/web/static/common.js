@@ -200,9 +200,10 @@ const SG = {
       const text = await file.text();
       const sgf = /\.sgf$/i.test(file.name) || /^\ufeff?\s*\(/.test(text);
       const url = "/api/records" + (sgf && game ? "?game=" + encodeURIComponent(game) : "");
-      // an SGF file goes as its bytes: the server reads it in the charset its CA[] names
-      // (an older program's GB2312 or Latin-1 player names), which the text read here garbles
-      const made = await SG.post(url, sgf ? file : text, sgf ? "application/x-go-sgf" : "application/json");
+      // the file goes as its bytes: the server reads SGF in the charset its CA[] names (an
+      // older program's GB2312 or Latin-1 player names), and refuses a record that is not
+      // UTF-8, where the text read here would garble its names without a word
+      const made = await SG.post(url, file, sgf ? "application/x-go-sgf" : "application/json");
       SG.rememberLinks(made, [1, 2]);  // an uploaded game is the uploader's, both seats
       location.href = made.links["1"];
     } catch (e) { errorEl.textContent = e.message; }

@@ -92,7 +92,13 @@
 
   function seatsToCreate() {
     const adv = [$("seat1").value.trim(), $("seat2").value.trim()];
-    if (adv[0] || adv[1]) return { seats: adv.map((s) => s || "human"), mine: adv[0] ? (adv[1] ? 1 : 2) : 1 };
+    if (adv[0] || adv[1]) {
+      // yours: the one person's seat against an agent (either field); of two people, the
+      // seat left empty, else the first
+      const seats = adv.map((s) => (!s || s.toLowerCase() === "human" ? "human" : s));
+      const people = [1, 2].filter((p) => seats[p - 1] === "human");
+      return { seats, mine: people.length === 1 ? people[0] : (adv[0] && !adv[1] ? 2 : 1) };
+    }
     const first = seating[select.value].first;
     if (mode() === "watch") {
       const seats = [];
