@@ -11,6 +11,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is in the test extra
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 from open_spiel.python.bots import uniform_random  # noqa: E402
 
+from stonegarden.errors import IllegalMoveError  # noqa: E402
 from stonegarden.interop import openspiel as adapter  # noqa: E402
 
 SMALL = {
@@ -141,3 +142,16 @@ def test_a_pickled_game_loads_in_a_process_that_never_imported_the_adapter():
                          capture_output=True, timeout=120, env=cli_env())
     assert out.returncode == 0, out.stderr.decode()[-500:]
     assert out.stdout.decode().startswith(f"{g} [(0, 0.16")
+
+
+def test_a_chance_outcome_out_of_range_is_named_as_given():
+    s = pyspiel.load_game("stonegarden_blobs(tumbling=True)").new_initial_state()
+    for call in (lambda: s.apply_action(5), lambda: s.action_to_string(-1, 5)):
+        with pytest.raises(IllegalMoveError, match=r"^illegal move 'chance outcome 5': the "
+                           r"outcomes here are 0 \(roll:R\), 1 \(roll:B\), 2 \(roll:M\)"):
+            call()
+    with pytest.raises(IllegalMoveError, match="'chance outcome 3'"):
+        s.apply_action(3)
+    assert s.is_chance_node() and s.action_to_string(-1, 2) == "roll:M"
+    s.apply_action(2)
+    assert s.history() == [2] and not s.is_chance_node()

@@ -138,3 +138,23 @@ def test_human_render_mode_prints_the_diagram_and_passes_pettingzoos_render_test
     printed = capsys.readouterr().out
     assert printed.count("to_move=") == 2 and "to_move=2" in printed
     assert e.render() is None
+
+
+@pytest.mark.parametrize("seed", [-1, "a", 1.5, True])
+def test_a_seed_that_is_not_a_natural_number_is_refused(seed):
+    e = env("blobs", tumbling=True)
+    with pytest.raises(stonegarden.ParameterError,
+                       match=r"^reset: seed must be an integer, 0 or more, not "):
+        e.reset(seed=seed)
+    e.reset(seed=np.int64(2))
+    assert e.agent_selection in ("player_1", "player_2")
+
+
+def test_an_unknown_agent_is_refused_naming_the_agents():
+    e = env("freego", size=5)
+    e.reset(seed=0)
+    for call in (e.observe, e.observation_space, e.action_space):
+        with pytest.raises(stonegarden.ParameterError,
+                           match=r"^unknown agent 'player_3' \(the agents are player_1, player_2\)"):
+            call("player_3")
+    assert e.observe("player_2")["action_mask"].sum() == 0

@@ -349,8 +349,16 @@ def ended_outside_rules(record: Record) -> dict[str, Any] | None:
 def make_record(game: Game, moves: list[str], final: State | None = None,
                 players: Mapping[str, str] | None = None,
                 meta: Mapping[str, Any] | None = None) -> Record:
-    """A record of ``moves`` (canonical texts) played in ``game``; ``final`` adds the result."""
-    return Record(
+    """A record of ``moves`` (canonical texts) played in ``game``; ``final`` adds the result.
+    Moves are not replayed here (see :func:`replay_record`).
+
+    Raises:
+        RecordError: ``moves`` is one string rather than a list of move texts, a move is not
+        text, or ``players`` does not map "1"/"2" to text (what ``parse_record`` refuses).
+    """
+    if isinstance(moves, str):
+        raise RecordError(f"moves are a list of move texts, not one string {quote(moves)}")
+    record = Record(
         game=game.id,
         params=game.non_default_params(),
         moves=tuple(moves),
@@ -358,6 +366,8 @@ def make_record(game: Game, moves: list[str], final: State | None = None,
         players=players,
         meta=meta,
     )
+    parse_record(record.to_dict())  # a record made here reads back
+    return record
 
 
 def save_record(record: Record, path: str | Path) -> None:

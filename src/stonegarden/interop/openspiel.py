@@ -25,7 +25,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 from ..core.params import Param
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import available_games, game_class, make
-from ..errors import ParameterError, quote
+from ..errors import IllegalMoveError, ParameterError, quote
 
 PREFIX = "stonegarden_"
 
@@ -155,14 +155,31 @@ class OpenSpielState(pyspiel.State):
         off = self.sg.chance_action_offset
         return [(int(a) - off, float(p)) for a, p in self.sg.chance_outcomes(self.state)]
 
+    def _chance_action(self, outcome: int) -> int:
+        """stonegarden's action for OpenSpiel's chance ``outcome`` (numbered from 0).
+
+        Raises:
+            IllegalMoveError: ``outcome`` is not one of this chance node's, named as given.
+        """
+        off = self.sg.chance_action_offset
+        outcomes = [a for a, _ in self.chance_outcomes()]
+        if outcome not in outcomes:
+            known = ", ".join(f"{a} ({self.sg.action_to_text(self.state, a + off)})"
+                              for a in outcomes)
+            raise IllegalMoveError(f"chance outcome {outcome}", f"the outcomes here are {known}",
+                                   self.sg.position_text(self.state))
+        return outcome + off
+
     def _apply_action(self, action: int) -> None:
         if self._at_chance():
-            action += self.sg.chance_action_offset
+            action = self._chance_action(int(action))
         self.state = self.sg.play(self.state, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         state = self.state
         if player < 0:
+            if self._at_chance():
+                return self.sg.action_to_text(state, self._chance_action(int(action)))
             return self.sg.action_to_text(state, int(action) + self.sg.chance_action_offset)
         if state.player != player + 1:
             state = dataclasses.replace(state, player=player + 1)  # texts name the mover's colours

@@ -24,7 +24,7 @@ from pettingzoo import AECEnv
 
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import ParameterError, quote
 
 AGENTS = ["player_1", "player_2"]
 
@@ -59,10 +59,10 @@ class StonegardenEnv(AECEnv):
         self._rng = np.random.default_rng()
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[_agent(agent)]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[_agent(agent)]
 
     def _resolve_chance(self) -> None:
         game = self.game
@@ -74,8 +74,15 @@ class StonegardenEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; ``seed`` seeds the dice of this and the following episodes (a reset
-        without one goes on with the same generator, so a seeded run is reproducible)."""
+        without one goes on with the same generator, so a seeded run is reproducible).
+
+        Raises:
+            ParameterError: ``seed`` is not an integer, 0 or more.
+        """
         if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) \
+                    or seed < 0:
+                raise ParameterError(f"reset: seed must be an integer, 0 or more, not {quote(seed)}")
             self._rng = np.random.default_rng(seed)
         self.game_state = self.game.initial_state()
         self._resolve_chance()
@@ -101,7 +108,12 @@ class StonegardenEnv(AECEnv):
         self.agent_selection = next_agent
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        player = AGENTS.index(agent) + 1
+        """``agent``'s observation.
+
+        Raises:
+            ParameterError: ``agent`` is not ``player_1`` or ``player_2``.
+        """
+        player = AGENTS.index(_agent(agent)) + 1
         mask = np.zeros(self.game.num_distinct_actions, np.int8)
         if (not self.game.is_terminal(self.game_state) and agent == self.agent_selection):
             mask[self.game.legal_actions(self.game_state)] = 1
@@ -145,6 +157,17 @@ class StonegardenEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def _agent(agent: object) -> str:
+    """``agent``, checked to be one of ``AGENTS``.
+
+    Raises:
+        ParameterError: it is not.
+    """
+    if not isinstance(agent, str) or agent not in AGENTS:
+        raise ParameterError(f"unknown agent {quote(agent)} (the agents are {', '.join(AGENTS)})")
+    return agent
 
 
 def env(game_id: str, render_mode: str | None = None, **params: Any) -> StonegardenEnv:
