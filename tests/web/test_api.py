@@ -1076,3 +1076,10 @@ def test_a_game_left_out_of_a_creation_is_named_as_the_missing_field(client, bod
     assert r.status_code == 400
     assert r.json()["error"].startswith("'game' must name a game (blooms, ")
     assert "None" not in r.json()["error"]
+
+
+def test_a_snapshot_says_its_seats_in_words_as_the_lists_of_games_do(client):
+    made = new_game(client, ["human", "level:2"])
+    snap = client.get(f"/api/games/{made['id']}").json()
+    assert snap["seats"] == ["human", "level:2"]
+    assert snap["seat_words"] == ["a person", "computer, level 2"]

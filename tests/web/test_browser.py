@@ -398,7 +398,9 @@ def test_two_computers_watched_to_the_end_are_not_the_watchers_win_or_loss(brows
     outcome = snapshot(server, page)["outcome"]
     winner = ("Black", "White")[outcome["winner"] - 1]
     assert page.inner_text("#status") == f"Game over: {winner} won: {outcome['detail']}"
-    assert page.inner_text("#seats").endswith("— watching")
+    # the seats in words, as the lists of games say them, not as agent specs ("level:1")
+    assert page.inner_text("#seats") == (
+        "Black (computer, level 1) · White (computer, level 1) — watching")
     assert page.is_hidden("#study-row") and page.is_hidden("#builder")
 
 

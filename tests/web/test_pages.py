@@ -16,7 +16,8 @@ from starlette.testclient import TestClient
 from stonegarden.core.registry import available_games, make
 from stonegarden.games.square_go_view import star_points
 from stonegarden.web.app import create_app
-from stonegarden.web.pages import first_mover, params_words, player_doc, seat_words
+from stonegarden.web.pages import first_mover, params_words, player_doc
+from stonegarden.web.seats import seat_words
 from stonegarden.web.views import Marks, view_for
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "src" / "stonegarden" / "web" / "templates"

@@ -19,7 +19,7 @@ from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
 from ..search.profile import profile_for
 from ..sgf import has_sgf_form
-from .seats import OPEN
+from .seats import seat_words
 from .views import Marks, view_for
 from .views.base import safe_move_cells
 
@@ -209,17 +209,6 @@ def rules_index_context() -> dict[str, Any]:
 
 
 # -- stored games ----------------------------------------------------------------------------
-def seat_words(spec: str) -> str:
-    """``human`` -> "a person", ``open`` -> "an open seat", ``level:3`` -> "computer, level 3",
-    other specs as they are."""
-    if spec == "human":
-        return "a person"
-    if spec == OPEN:
-        return "an open seat"
-    m = re.fullmatch(r"level:([1-6])", spec.strip())
-    return f"computer, level {m.group(1)}" if m else f"computer ({spec})"
-
-
 @functools.lru_cache(maxsize=64)
 def game_words(game_id: str) -> tuple[str, tuple[str, str]]:
     """A game's title and its sides' names ("Bridge Go", ("Black", "White")); for a game this

@@ -4,6 +4,7 @@ seats allow (hints between two people, undo against an agent, the computer's ana
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import StonegardenError, quote
@@ -15,6 +16,17 @@ from .time_control import ClockSpec, parse_clock
 HUMAN = "human"
 #: a seat waiting for someone to join (the lobby)
 OPEN = "open"
+
+
+def seat_words(spec: str) -> str:
+    """``human`` -> "a person", ``open`` -> "an open seat", ``level:3`` -> "computer, level 3",
+    other specs as they are."""
+    if spec == HUMAN:
+        return "a person"
+    if spec == OPEN:
+        return "an open seat"
+    m = re.fullmatch(r"level:([1-6])", spec.strip())
+    return f"computer, level {m.group(1)}" if m else f"computer ({spec})"
 
 
 def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,

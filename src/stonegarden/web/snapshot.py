@@ -12,7 +12,7 @@ from ..errors import quote
 from . import clock_keeper, review_job
 from .http import ApiError
 from .live import Live, full_notice
-from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo
+from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo, seat_words
 from .views import Marks, view_for
 from .views.base import BoardView, safe_move_cells
 
@@ -119,6 +119,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "title": game.title,
         "params": {p.name: p.to_json(game.params[p.name]) for p in game.param_specs},
         "seats": list(live.seats),
+        "seat_words": [seat_words(spec) for spec in live.seats],
         "public": live.listed,
         "hints_allowed": hints_allowed(live),
         "you": seat,

@@ -102,7 +102,8 @@ export function render(s) {
   boardForScreenReaders();
   if (s.you && page.key && !invited(page.key)) SG.saveKey(gid, String(s.you), page.key);  // "my games" knows the seat
   const person = (p) => (s.names && s.names[p]) || "a person";
-  const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seats[p - 1]})`;
+  // a computer's seat in words ("computer, level 3"), as the lists of games say it
+  const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seat_words[p - 1]})`;
   const you = playing(s) ? (bothSeats() ? ` — you hold both seats; this link plays ${names()[s.you - 1]}` : ` — you play ${names()[s.you - 1]}`) : s.you || !page.key ? " — watching" : " — (this link's key is not valid)";
   $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
   let status = statusText(n);
