@@ -200,7 +200,7 @@ def test_the_threads_table_gives_its_result_files_figures() -> None:
              "`blooms-territory` n=5": "blooms-territory", "Bridge Go 9×9": "bridgego",
              "Blobs": "blobs"}
     games = {g["game"]: g for g in results("threads-quiet.json")["games"]}
-    rows = doc_rows("docs/ai.md", "| game | 1 tree (sims/s) | 2 trees (sims/s) |")
+    rows = doc_rows("docs/parallel.md", "| game | 1 tree (sims/s) | 2 trees (sims/s) |")
     assert len(rows) == len(names)
     for game, one, two, ratio, cores in rows:
         data = games[names[game]]
@@ -215,7 +215,7 @@ def test_the_shared_tree_table_gives_its_result_files_figures() -> None:
     games = {g["game"]: g for name in ("threads-shared-tree-no-barrier.json",
                                        "threads-shared-tree-territory.json")
              for g in results(name)["games"]}
-    rows = doc_rows("docs/ai.md", "| game | 1 thread (sims/s) | 2 threads, one tree (sims/s) |")
+    rows = doc_rows("docs/parallel.md", "| game | 1 thread (sims/s) | 2 threads, one tree (sims/s) |")
     assert len(rows) == 3
     for game, one, two, ratio, cores, per_cpu in rows:
         data = games[next(g for label, g in [("Blooms", "blooms"), ("Free Go", "freego"),

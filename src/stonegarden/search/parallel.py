@@ -8,7 +8,7 @@ in helper processes (``helpers.py``). Either way the first tree is the calling t
 engine, with the seed it would have alone, and keeps its tree between moves; each helper
 keeps its own. Each tree's pools are 1/N of one tree's, so N trees keep one tree's memory
 bound. ``new_searcher`` chooses between this and one tree shared by the threads
-(``shared_tree.py``); docs/ai.md ("Parallel search") compares the two and says how each
+(``shared_tree.py``); docs/parallel.md compares the two and says how each
 scales.
 
 A budget of simulations is a total, shared out between the trees (each a fixed share with its
@@ -262,7 +262,7 @@ def first_ended_early(budget: Budget, first: TreeSearch) -> bool:
 PARALLEL_MODES = ("tree", "root")
 #: the mode ``mcts:threads=N`` and the levels use unless told: of the two, the one that won
 #: more of the 200 games against one thread at 0.5 s a move (Blooms and Free Go, 122 to 117;
-#: docs/ai.md, "Parallel search")
+#: docs/parallel.md)
 DEFAULT_PARALLEL = "tree"
 
 

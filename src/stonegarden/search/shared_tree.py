@@ -27,7 +27,7 @@ when its root stays where it is.
 
 Which thread takes a node first depends on timing, so a shared-tree search is not
 reproducible from its seed (root parallelism, ``parallel.py``, is, with a budget of
-simulations). docs/ai.md ("Parallel search") compares the two.
+simulations). docs/parallel.md compares the two.
 """
 
 from __future__ import annotations
