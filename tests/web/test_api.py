@@ -698,6 +698,13 @@ def test_an_uploaded_sgf_is_read_in_the_charset_its_request_declares(client):
     assert r.status_code == 400
     assert r.json()["error"] == ("bad record: 'the SGF file' is neither UTF-8 text nor text in "
                                  "the charset 'nosuch' declared for it")
+    # a codec that decodes nothing, declared or named by CA[]: refused the same way, not a 500
+    for headers, body in (({"Content-Type": "application/x-go-sgf; charset=undefined"}, raw),
+                          ({"Content-Type": "application/x-go-sgf"},
+                           raw.replace(b"SZ[5]", b"CA[undefined]SZ[5]"))):
+        r = client.post("/api/records", content=body, headers=headers)
+        assert r.status_code == 400, r.text
+        assert "nor text in the charset" in r.json()["error"] and "undefined" in r.json()["error"]
 
 
 def test_an_uploaded_records_long_or_broken_player_names_are_kept_in_short(client):
