@@ -462,3 +462,61 @@ def test_a_connection_that_sends_no_whole_request_head_is_closed():
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_a_body_sent_a_byte_now_and_then_is_refused_with_408(monkeypatch):
+    """With its head sent in time, a body dripped a byte now and then held its connection
+    for ever, past the head's bound. A body must arrive within ``BODY_SECONDS`` (here 1 s)
+    of its head: else 408, and the connection is closed."""
+    import socket
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from stonegarden.cli.serve import guarded_http
+    from stonegarden.web import http
+
+    monkeypatch.setattr(http, "BODY_SECONDS", 1.0)
+
+    async def echo(request):
+        try:
+            return http.Json(await http.read_json(request))
+        except http.ApiError as exc:
+            return http.error_response(exc.status, exc.message, exc.headers)
+
+    app = Starlette(routes=[Route("/", echo, methods=["POST"])])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                           lifespan="off", http=guarded_http(30.0)))
+    thread = threading.Thread(target=server.run)
+    thread.start()
+    try:
+        wait(lambda: server.started, 10)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 2000\r\n\r\n{")
+            s.settimeout(0.2)
+            t0, answer = time.monotonic(), b""
+            while time.monotonic() - t0 < 5:
+                try:
+                    s.sendall(b" ")
+                    part = s.recv(1000)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    break
+                if not part:
+                    break
+                answer += part
+            assert answer.startswith(b"HTTP/1.1 408"), answer
+            assert b"did not all arrive within 1 s" in answer
+            assert time.monotonic() - t0 < 3
+        with socket.create_connection(("127.0.0.1", port)) as s:  # a whole body: answered
+            s.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 8\r\n\r\n{\"a\": 1}")
+            s.settimeout(5)
+            assert s.recv(1000).startswith(b"HTTP/1.1 200")
+    finally:
+        server.should_exit = True
+        thread.join(10)
