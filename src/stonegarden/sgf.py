@@ -65,7 +65,7 @@ def decode_sgf(raw: bytes, source: str = "<sgf>", declared: str | None = None) -
         charset, named = declared, f"the charset {declared!r} declared for it"
     try:
         return raw.decode(charset)
-    except (LookupError, UnicodeDecodeError):
+    except (LookupError, UnicodeError):  # UnicodeError: a codec that decodes nothing (undefined)
         raise RecordError(f"{source!r} is neither UTF-8 text nor text in {named}") from None
 
 

@@ -327,6 +327,38 @@ def test_one_clients_requests_at_once_get_no_more_jobs_than_its_share(db, monkey
         # the client's share is 4 jobs (--client-jobs): each agent thinks for 5 s meanwhile
         assert sorted(codes) == [201] * 4 + [429] * 8, codes
 
+
+def test_games_between_agents_keep_their_clients_places_between_moves(db, monkeypatch):
+    """A game between two agents is one job at a time, each next one forced (the game was
+    admitted). While a move was stored, between two jobs, the client's count fell by one and
+    its next request took that place: new games sent one after another gave one client 46
+    jobs against its share of 4 within 30 s, and the queue, full of them, then refused every
+    other client. A game keeps its place from job to job."""
+    from stonegarden.jobs import Limits
+    from stonegarden.store.sql import SQLStore
+
+    written = SQLStore.append_move
+
+    def slow_append_move(self, *args, **kwargs):  # a database that takes a moment to write
+        time.sleep(0.05)
+        return written(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "append_move", slow_append_move)
+    long_game = {"game": "bridgego", "params": {"size": 19, "max_turns": 10000},
+                 "seats": ["random", "random"]}
+    with TestClient(create_app(db, workers=1, warm_up=False,
+                               limits=Limits(per_client=2))) as client:
+        made = []
+        for _ in range(60):
+            r = client.post("/api/games", json=long_game)
+            assert r.status_code in (201, 429), r.text
+            if r.status_code == 201:
+                made.append(r.json()["id"])
+            time.sleep(0.02)
+        snaps = [client.get(f"/api/games/{gid}").json() for gid in made]
+        assert len(made) == 2, [s["length"] for s in snaps]
+        assert not any(s["over"] for s in snaps)  # both still going on: the places are theirs
+
 def test_undo_takes_back_the_agent_reply_and_redo_replays_it(client, db):
     made = new_game(client, ["human", "random"], params={"size": 3, "target": 6})
     gid, key = made["id"], made["secrets"]["1"]
@@ -779,6 +811,13 @@ def test_an_uploaded_sgf_is_read_in_the_charset_its_request_declares(client):
     assert r.status_code == 400
     assert r.json()["error"] == ("bad record: 'the SGF file' is neither UTF-8 text nor text in "
                                  "the charset 'nosuch' declared for it")
+    # a codec that decodes nothing, declared or named by CA[]: refused the same way, not a 500
+    for headers, body in (({"Content-Type": "application/x-go-sgf; charset=undefined"}, raw),
+                          ({"Content-Type": "application/x-go-sgf"},
+                           raw.replace(b"SZ[5]", b"CA[undefined]SZ[5]"))):
+        r = client.post("/api/records", content=body, headers=headers)
+        assert r.status_code == 400, r.text
+        assert "nor text in the charset" in r.json()["error"] and "undefined" in r.json()["error"]
 
 
 def test_an_uploaded_records_long_or_broken_player_names_are_kept_in_short(client):

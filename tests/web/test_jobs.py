@@ -183,6 +183,36 @@ def test_a_held_place_counts_until_released_against_both_bounds():
     p.check_room("a")
     p.check_room("c")
 
+def test_a_job_that_keeps_its_place_holds_it_from_its_end_until_let_go():
+    """Work that goes on in a next job (a game between two agents, an analysis) keeps its
+    client's place between the two: a request in between finds no room."""
+    async def main():
+        async with running(workers=1, per_client=1, queue=4) as p:
+            job = p.submit("test-echo", {}, client="a", deadline=5, keep_place=True)
+            await job.result()
+            with pytest.raises(QueueFullError, match="1 jobs"):
+                p.check_room("a")
+            following = p.submit("test-echo", {}, client="a", deadline=5, force=True,
+                                 keep_place=True)
+            p.let_go(job)
+            p.let_go(job)  # a second call gives back nothing more
+            await following.result()
+            p.let_go(following)
+            p.check_room("a")
+            # let go before its end (a game whose agent is stopped): it holds nothing after
+            stopped = p.submit("test-sleep", {"seconds": 5}, client="a", deadline=10,
+                               keep_place=True)
+            p.cancel(stopped)
+            p.let_go(stopped)
+            for _ in range(100):
+                if not p.describe()["busy"]:
+                    break
+                await asyncio.sleep(0.05)
+            p.check_room("a")
+
+    asyncio.run(main())
+
+
 @pytest.mark.slow
 def test_every_running_job_can_be_stopped_at_once():
     async def main():

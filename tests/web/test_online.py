@@ -139,13 +139,17 @@ def test_impossible_seatings_are_refused_with_400(client, seats, extra):
     create(client, seats, status=400, **extra)
 
 
-@pytest.mark.parametrize("body,status", [
-    ({}, 400), ({"name": ""}, 400), ({"name": "x" * 40}, 400), ({"name": 3}, 400),
+@pytest.mark.parametrize("body,status,said", [
+    ({}, 400, "not given"), ({"name": ""}, 400, "not 0"), ({"name": "x" * 40}, 400, "not 40"),
+    ({"name": 3}, 400, "not a number"), ({"name": None}, 400, "not given"),
+    ({"name": ["Bo"]}, 400, "not an array"),
 ])
-def test_a_join_without_a_good_name_is_refused(client, body, status):
+def test_a_join_without_a_good_name_is_refused(client, body, status, said):
+    """In JSON's words: a join without a name was told "not NoneType"."""
     made = create(client, ["human", "open"], public=True)
     r = client.post(f"/api/games/{made['id']}/join", json=body)
     assert r.status_code == status
+    assert r.json()["error"].startswith("'name' must be") and r.json()["error"].endswith(said)
     assert client.post(f"/api/games/{made['id']}/join", json={"name": "Bo"}).status_code == 201
 
 
@@ -361,6 +365,9 @@ def test_a_clock_out_of_range_is_refused_with_400(client, clock):
     assert r.status_code == 400, r.text
     assert "clock" in r.json()["error"] or "initial" in r.json()["error"] \
         or "days" in r.json()["error"] or "increment" in r.json()["error"]
+    if not isinstance(clock, dict):  # in JSON's words, not Python's ("not list")
+        assert r.json()["error"].endswith("not an array" if isinstance(clock, list)
+                                          else "not a string")
 
 
 @pytest.mark.parametrize("raw", [b'{"initial": 1e999}', b'{"initial": NaN}',

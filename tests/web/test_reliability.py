@@ -391,3 +391,140 @@ def test_a_client_gone_before_its_body_arrived_leaves_no_traceback(tmp_path: Pat
         assert log.read_text() == before
     finally:
         server.stop()
+
+
+def test_a_connection_that_sends_no_whole_request_head_is_closed():
+    """A connection that sent nothing, or part of a request's head (a byte now and then), was
+    held for ever: 20 such were all still open after 200 s, and one client may open any
+    number. A head must arrive within ``REQUEST_HEAD_SECONDS`` (here 1 s) of the connection,
+    or of the first byte of a request after an answer; a connection idle between requests
+    is kept as before (uvicorn's keep-alive)."""
+    import socket
+
+    import uvicorn
+
+    from stonegarden.cli.serve import guarded_http
+
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                           lifespan="off", timeout_keep_alive=30,
+                                           http=guarded_http(1.0)))
+    thread = threading.Thread(target=server.run)
+    thread.start()
+    try:
+        wait(lambda: server.started, 10)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        head = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+        def connect() -> socket.socket:
+            s = socket.create_connection(("127.0.0.1", port))
+            s.settimeout(5)
+            return s
+
+        def answered(s: socket.socket) -> bool:
+            """Whether a request on ``s`` is answered, all of it (its head and its body may
+            come apart)."""
+            s.sendall(head)
+            got = b""
+            while not got.endswith(b"\r\n\r\nok"):
+                part = s.recv(1000)
+                if not part:
+                    break
+                got += part
+            return got.startswith(b"HTTP/1.1 200") and got.endswith(b"ok")
+
+        def closed_within(s: socket.socket, seconds: float, drip: bytes = b"") -> bool:
+            """Whether the server closes ``s`` within ``seconds``, ``drip`` sent meanwhile a
+            byte every 0.2 s."""
+            s.settimeout(0.2)
+            t0 = time.monotonic()
+            for byte in [drip[i:i + 1] for i in range(len(drip))] or [b""]:
+                try:
+                    if byte:
+                        s.sendall(byte)
+                    if s.recv(1000) == b"":
+                        return time.monotonic() - t0 < seconds
+                except TimeoutError:
+                    continue
+                except OSError:  # reset: closed too
+                    return time.monotonic() - t0 < seconds
+            s.settimeout(seconds)
+            try:
+                return s.recv(1000) == b"" and time.monotonic() - t0 < seconds
+            except TimeoutError:
+                return False
+
+        silent, dripping, kept, after = connect(), connect(), connect(), connect()
+        assert answered(kept) and answered(after)
+        assert closed_within(silent, 3)
+        # 10 s of bytes, a header that never ends
+        assert closed_within(dripping, 3, drip=head[:-2] + b"X-Slow: " + b"a" * 42)
+        after.sendall(head[:10])  # the next request begun, and no more of it
+        assert closed_within(after, 3)
+        time.sleep(1.5)  # idle between requests: kept, and answered after
+        assert answered(kept)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_a_body_sent_a_byte_now_and_then_is_refused_with_408(monkeypatch):
+    """With its head sent in time, a body dripped a byte now and then held its connection
+    for ever, past the head's bound. A body must arrive within ``BODY_SECONDS`` (here 1 s)
+    of its head: else 408, and the connection is closed."""
+    import socket
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from stonegarden.cli.serve import guarded_http
+    from stonegarden.web import http
+
+    monkeypatch.setattr(http, "BODY_SECONDS", 1.0)
+
+    async def echo(request):
+        try:
+            return http.Json(await http.read_json(request))
+        except http.ApiError as exc:
+            return http.error_response(exc.status, exc.message, exc.headers)
+
+    app = Starlette(routes=[Route("/", echo, methods=["POST"])])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                           lifespan="off", http=guarded_http(30.0)))
+    thread = threading.Thread(target=server.run)
+    thread.start()
+    try:
+        wait(lambda: server.started, 10)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 2000\r\n\r\n{")
+            s.settimeout(0.2)
+            t0, answer = time.monotonic(), b""
+            while time.monotonic() - t0 < 5:
+                try:
+                    s.sendall(b" ")
+                    part = s.recv(1000)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    break
+                if not part:
+                    break
+                answer += part
+            assert answer.startswith(b"HTTP/1.1 408"), answer
+            assert b"did not all arrive within 1 s" in answer
+            assert time.monotonic() - t0 < 3
+        with socket.create_connection(("127.0.0.1", port)) as s:  # a whole body: answered
+            s.sendall(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 8\r\n\r\n{\"a\": 1}")
+            s.settimeout(5)
+            assert s.recv(1000).startswith(b"HTTP/1.1 200")
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import socket
 import sys
@@ -190,6 +191,51 @@ def listening_sockets(host: str, port: int) -> list[socket.socket]:
 KEEP_ALIVE = 150
 
 
+#: seconds a client has to send a request's head (its line and headers), from its connection
+#: or from the first byte of its next request: nginx's ``client_header_timeout``. Without it a
+#: connection that sends nothing, or a head a byte at a time, was held for ever.
+REQUEST_HEAD_SECONDS = 60.0
+
+
+def guarded_http(seconds: float = REQUEST_HEAD_SECONDS) -> type:
+    """uvicorn's HTTP protocol, closing a connection whose request's head has not all arrived
+    ``seconds`` after the connection was made, or after the first byte of a request that
+    follows an answer (a connection idle between requests is uvicorn's keep-alive's)."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class Guarded(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._await_head()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.cycle is None or self.cycle.response_complete:
+                self._await_head()  # a head under way (or only part of one arrived)
+            elif self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+            super().connection_lost(exc)
+
+        def _await_head(self) -> None:
+            if self._head_timer is None and not self.transport.is_closing():
+                self._head_timer = asyncio.get_running_loop().call_later(seconds, self._too_slow)
+
+        def _too_slow(self) -> None:
+            self._head_timer = None
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.close()
+
+    return Guarded
+
+
 def run_server(app: Any, host: str, port: int,
                sockets: list[socket.socket] | None = None) -> None:
     """uvicorn (on ``sockets`` when given), telling the app when a shutdown begins
@@ -208,4 +254,4 @@ def run_server(app: Any, host: str, port: int,
     # default; the app trusts those headers only from --forwarded-allow-ips
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                           timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE,
-                          proxy_headers=False)).run(sockets)
+                          proxy_headers=False, http=guarded_http())).run(sockets)

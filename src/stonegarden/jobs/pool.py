@@ -77,6 +77,10 @@ class Job:
         self.stopped = False
         #: called when a worker starts the job (a page showing it queued then shows it run)
         self.on_start: list[Callable[[], None]] = []
+        #: its client's place is held on from its end until ``JobPool.let_go(job)``: work
+        #: that goes on in another job (``submit(..., keep_place=True)``)
+        self.keep_place = False
+        self.holds_place = False
         self.future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         # a job nobody waits for any more (its game moved on) may still fail: not an error
         self.future.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -294,10 +298,14 @@ class JobPool:
         return max(1, min(600, math.ceil(min(left)) if left else 1))
 
     def submit(self, kind: str, args: dict[str, Any], *, client: str, deadline: float,
-               memory: int | None = None, force: bool = False) -> Job:
+               memory: int | None = None, force: bool = False,
+               keep_place: bool = False) -> Job:
         """Queue a job; it starts when a worker is free and it is its client's turn.
         ``force`` skips the limits (a job that continues work already admitted, such as the
-        next move of a game between two agents).
+        next move of a game between two agents). ``keep_place``: the client's place stays
+        held from the job's end until ``let_go(job)``, so that work that goes on in a next
+        job (forced) keeps counting against the client in between, and a request sent
+        meanwhile does not take the place as well.
 
         Raises:
             QueueFullError: the queue or the client's share is full (not with ``force``).
@@ -309,6 +317,7 @@ class JobPool:
         else:
             self.check_room(client)
         job = Job(next(self._ids), kind, args, client, deadline, memory)
+        job.keep_place = keep_place
         if client not in self._queues:
             self._queues[client] = collections.deque()
             self._turns.append(client)
@@ -316,6 +325,16 @@ class JobPool:
         self._jobs[client] += 1
         self._dispatch()
         return job
+
+    def let_go(self, job: Job) -> None:
+        """Give up the place a ``keep_place`` job holds (its next job is queued, or there is
+        none); once is enough, later calls do nothing, and before its end it holds none."""
+        job.keep_place = False
+        if job.holds_place:
+            job.holds_place = False
+            self._held[job.client] -= 1
+            if self._held[job.client] <= 0:
+                del self._held[job.client]
 
     def cancel(self, job: Job) -> None:
         """Drop a queued job, or stop a running one (its answer is discarded)."""
@@ -526,6 +545,9 @@ class JobPool:
                 error: BaseException | None = None) -> None:
         if job.state != "cancelled":
             job.state = state
+        if job.finished is None and job.keep_place:  # its count becomes a held place
+            job.holds_place = True
+            self._held[job.client] += 1
         job.finished = time.monotonic()
         if job.future.done():
             return

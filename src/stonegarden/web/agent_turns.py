@@ -86,7 +86,7 @@ class AgentTurns:
             thinking.job = svc.jobs.submit("agent-move", self.job_args(live, spec),
                                            client=client or live.client, force=admitted,
                                            deadline=svc.budgets.max_think,
-                                           memory=svc.budgets.job_memory)
+                                           memory=svc.budgets.job_memory, keep_place=True)
         except JobError as exc:
             self.pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
                              "try again")
@@ -170,6 +170,17 @@ class AgentTurns:
                 "threads": self.service.budgets.job_threads}
 
     async def _think(self, live: Live, thinking: Thinking) -> None:
+        """Wait for the agent's move, store it and go on to the next turn. The job's client
+        keeps its place in the job queue until then (``keep_place``): a game between two
+        agents is one admitted job at a time, never none that another request could take."""
+        job = thinking.job
+        assert job is not None
+        try:
+            await self._move(live, thinking)
+        finally:
+            self.service.jobs.let_go(job)
+
+    async def _move(self, live: Live, thinking: Thinking) -> None:
         svc = self.service
         assert thinking.job is not None
         holding = asyncio.get_running_loop().create_task(self._hold_claim(live, thinking))
@@ -239,6 +250,7 @@ class AgentTurns:
         if t is not None:
             if t.job is not None:
                 self.service.jobs.cancel(t.job)
+                self.service.jobs.let_go(t.job)  # its task may never have begun
             if t.task is not None:
                 t.task.cancel()
 

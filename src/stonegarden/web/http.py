@@ -3,6 +3,7 @@ input can be written into, the client a request counts for, and the security hea
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 from typing import Any
@@ -18,6 +19,9 @@ from ..errors import quote
 #: the largest request body accepted (a move is a few bytes; a record upload can be larger)
 MAX_BODY = 64 * 1024
 MAX_RECORD_BODY = 1024 * 1024
+#: seconds a request's body may take to arrive, from when its head did (a 1 MiB upload at
+#: 70 kbit/s): a body sent a byte now and then would hold its connection for ever
+BODY_SECONDS = 120.0
 JSON = "application/json"
 SGF = "application/x-go-sgf"
 
@@ -124,7 +128,7 @@ async def read_body(request: Request, limit: int = MAX_BODY,
         ApiError: 415 unless the body is declared as JSON (a cross-site HTML form cannot send
         that without a CORS preflight, which this server never grants), 413 for a larger body
         (by Content-Length or by what arrives), 400 when the client goes away before it all
-        arrived.
+        arrived, 408 when it has not all arrived within ``BODY_SECONDS``.
     """
     ctype = content_type(request)
     if ctype not in types:
@@ -139,13 +143,17 @@ async def read_body(request: Request, limit: int = MAX_BODY,
     chunks: list[bytes] = []
     total = 0
     try:
-        async for chunk in request.stream():
-            total += len(chunk)
-            if total > limit:
-                raise ApiError(413, f"request body is over the {limit}-byte limit")
-            chunks.append(chunk)
+        async with asyncio.timeout(BODY_SECONDS):
+            async for chunk in request.stream():
+                total += len(chunk)
+                if total > limit:
+                    raise ApiError(413, f"request body is over the {limit}-byte limit")
+                chunks.append(chunk)
     except ClientDisconnect:  # no one hears the answer; it is not the server's fault
         raise ApiError(400, "the client went away before its request's body arrived") from None
+    except TimeoutError:
+        raise ApiError(408, f"the request's body did not all arrive within {BODY_SECONDS:g} s "
+                            f"({total} bytes came)", {"Connection": "close"}) from None
     return b"".join(chunks)
 
 

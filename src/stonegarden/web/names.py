@@ -7,6 +7,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from ..core import strict_json
 from ..errors import ParameterError
 
 MAX_NAME = 24
@@ -24,8 +25,8 @@ def clean_name(value: Any, field: str = "name") -> str:
         ParameterError: not a string, empty, too long, or with a character not allowed.
     """
     if not isinstance(value, str):
-        raise ParameterError(f"{field!r} must be a string of 1-{MAX_NAME} characters, "
-                             f"not {type(value).__name__}")
+        given = "not given" if value is None else f"not {strict_json.kind(value)}"
+        raise ParameterError(f"{field!r} must be a string of 1-{MAX_NAME} characters, {given}")
     name = unicodedata.normalize("NFC", value).strip()
     if not 1 <= len(name) <= MAX_NAME:
         raise ParameterError(f"{field!r} must be 1-{MAX_NAME} characters, not {len(name)}")

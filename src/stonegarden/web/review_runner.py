@@ -88,9 +88,10 @@ class Reviewer:
     async def _run(self, live: Live, r: review_job.Review, client: str,
                    release: Callable[[], None]) -> None:
         """Analyse the missing positions a chunk a job (each job after the first continues
-        what was admitted; the place ``release`` holds is let go once the first is queued),
-        storing the points after each."""
+        what was admitted; the place ``release`` holds is let go once the first is queued,
+        and each job keeps it until the next is queued), storing the points after each."""
         svc = self.service
+        job = None
         try:
             while not svc.closing:
                 missing = [p for p in review_job.wanted(len(live.moves)) if p not in r.points]
@@ -100,10 +101,13 @@ class Reviewer:
                 prefix = list(live.moves[:chunk[-1]])
                 args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
                         "moves": prefix, "plies": chunk, "spec": r.engine}
+                before = job
                 job = svc.jobs.submit("engine-review", args, client=client, force=True,
                                       deadline=svc.budgets.analysis_seconds,
-                                      memory=svc.budgets.job_memory)
+                                      memory=svc.budgets.job_memory, keep_place=True)
                 release()
+                if before is not None:  # the client's place passes from job to job
+                    svc.jobs.let_go(before)
                 r.job = job
                 try:
                     found = await job.result()
@@ -126,6 +130,8 @@ class Reviewer:
             r.error = f"the analysis could not be stored: {exc}"
         finally:
             release()
+            if job is not None:
+                svc.jobs.let_go(job)
             r.running = False
             svc.hub.publish(live.id)
 

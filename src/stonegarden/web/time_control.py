@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..core import strict_json
 from ..errors import ParameterError
 
 #: ranges of the clock settings (seconds, except days)
@@ -74,7 +75,7 @@ def parse_clock(value: Any) -> ClockSpec | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise ParameterError(f"'clock' must be an object or null, not {type(value).__name__}")
+        raise ParameterError(f"'clock' must be an object or null, not {strict_json.kind(value)}")
     keys = set(value)
     if keys == {"days_per_move"}:
         days = _bounded_number(value, "days_per_move", DAYS_RANGE, integer=True)
