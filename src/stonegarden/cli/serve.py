@@ -54,6 +54,9 @@ from .common import FiniteRange
               help="jobs that may wait, all clients together")
 @click.option("--client-jobs", default=4, show_default=True, type=click.IntRange(1, 1000),
               help="jobs one client (address) may have waiting or running")
+@click.option("--client-games", default=200, show_default=True, type=click.IntRange(1, 100000),
+              help="new games (uploads included) one client (address) may make in an hour, "
+                   "as many at once")
 @click.option("--job-threads", default=None, type=click.IntRange(1, MAX_THREADS),
               help="threads one job's search may take (levels 5 and 6 take that many) "
                    "[default: the cores shared out among the workers, at least 1]")
@@ -61,7 +64,7 @@ from .common import FiniteRange
 def serve(host: str, port: int, db_path: str | None, public_url: str | None,
           forwarded_allow_ips: str | None, open_browser: bool, workers: int,
           max_think: float, hint_seconds: float, analysis_seconds: float, job_memory: int,
-          queue: int, client_jobs: int, job_threads: int | None,
+          queue: int, client_jobs: int, client_games: int, job_threads: int | None,
           hint_agent: str | None) -> None:
     """Start the web app: play, study and review games in the browser."""
     from ..errors import StonegardenError
@@ -76,7 +79,8 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     path = db_path or str(default_db_path())
     budgets = Budgets(max_think=max_think, hint_seconds=hint_seconds,
                       analysis_seconds=analysis_seconds, job_memory=job_memory * MiB,
-                      job_threads=job_threads or cores_per_worker(workers))
+                      job_threads=job_threads or cores_per_worker(workers),
+                      games_per_client=client_games)
     try:
         site = Site.parse(public_url)
         trusted = check_forwarded_ips(forwarded_allow_ips)

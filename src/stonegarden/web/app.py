@@ -419,7 +419,8 @@ def _limits(budgets: Budgets, jobs: JobPool) -> dict[str, Any]:
             "analysis_seconds": budgets.analysis_seconds, "max_moves": budgets.max_moves,
             "job_threads": budgets.job_threads,
             "max_record_bytes": MAX_RECORD_BODY, "queue": jobs.limits.queue,
-            "jobs_per_client": jobs.limits.per_client, **jobs.describe()}
+            "jobs_per_client": jobs.limits.per_client,
+            "games_per_client_hour": budgets.games_per_client, **jobs.describe()}
 
 
 def _links(site: Site, gid: str, seats: tuple[str, str], keys: dict[str, str]

@@ -17,6 +17,7 @@ import collections
 import contextlib
 import datetime
 import hmac
+import math
 import random
 import secrets
 import time
@@ -39,6 +40,7 @@ from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
 from .names import MAX_NAME, clean_name
+from .rate_limit import RateLimit
 from .review_runner import Reviewer
 from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
 from .time_control import Clock, ClockSpec
@@ -62,7 +64,8 @@ class Budgets:
     and 6 take that many; a seat asking for more is refused); ``lobby_per_client``: games one
     client may have waiting in the lobby for an opponent at once, and games it may have joined
     that are not yet under way (not both players have moved), so that no one empties the
-    lobby."""
+    lobby; ``games_per_client``: new games (uploads included) one client may make in an hour,
+    as many at once, so that no one fills the database and the lists of games."""
 
     max_think: float = 10.0
     hint_seconds: float = 2.0
@@ -74,6 +77,7 @@ class Budgets:
     streams_per_client: int = 32
     job_threads: int = 1
     lobby_per_client: int = 8
+    games_per_client: int = 200
 
 
 @dataclass
@@ -109,6 +113,7 @@ class GameService:
         #: withdrawn or ended: counted again from the store at the limit)
         self.in_lobby = Held()
         self.joined = Held()  # games a client joined that have not begun: ``lobby.join``
+        self.made = RateLimit(self.budgets.games_per_client)  # new games and uploads
         self.rng = random.SystemRandom()
         self.closing = False
         #: games changed by another process while this one was reading them
@@ -228,8 +233,8 @@ class GameService:
         Raises:
             ApiError: 400 for an unknown game, bad parameters, a bad seat, flag, name or clock;
             429 when an agent would have to think and the client has no room in the job queue,
-            or a public game with an open seat would be more than the client may have waiting
-            in the lobby.
+            the client has made ``games_per_client`` games in the last hour, or a public game
+            with an open seat would be more than the client may have waiting in the lobby.
         """
         if not isinstance(game_id, str):
             given = "not given" if game_id is None else f"not {quote(game_id)}"
@@ -254,6 +259,7 @@ class GameService:
                                 "game with an 'open' seat cannot give it for whoever joins")
         if any(s not in (HUMAN, OPEN) for s in clean):
             self.admit(client)
+        self.count_new_game(client)
         if not (listed and OPEN in clean):
             return await self._insert(game, clean, History(game), client, listed, hints, names,
                                       spec)
@@ -400,8 +406,8 @@ class GameService:
 
         Raises:
             ApiError: 400 a bad record, an unknown game, a game given for a JSON record; 413
-            more moves than ``max_moves``, 429 no room in the job queue, 503 the replay could
-            not finish.
+            more moves than ``max_moves``, 429 no room in the job queue or past
+            ``games_per_client``, 503 the replay could not finish.
         """
         args: dict[str, Any] = {"sgf" if sgf else "json": text,
                                 "max_moves": self.budgets.max_moves}
@@ -413,6 +419,7 @@ class GameService:
             except StonegardenError as exc:
                 raise ApiError(400, str(exc)) from None
             args["game"] = game_id
+        self.count_new_game(client)  # before its replay: a worker's time
         out = await self.job("replay-record", args, client, self.budgets.replay_seconds)
         if out.get("refused"):
             raise ApiError(413, f"bad record: {out['refused']}")
@@ -623,6 +630,19 @@ class GameService:
             live.clock = clock
             live.redo = list(redo)
         self.hub.publish(live.id)
+
+    def count_new_game(self, client: str) -> None:
+        """Count a new game of ``client``'s against ``games_per_client``.
+
+        Raises:
+            ApiError: 429 (with Retry-After) past it.
+        """
+        wait = self.made.take(client)
+        if wait:
+            seconds = math.ceil(wait)
+            raise ApiError(429, f"you have made games faster than the "
+                                f"{self.budgets.games_per_client} an hour one client may: "
+                                f"the next one in {seconds} s", {"Retry-After": str(seconds)})
 
     def admit(self, client: str) -> Callable[[], None]:
         """Hold a place in the job queue for the job this request will submit (its agent's

@@ -1,0 +1,58 @@
+"""New games one client may make in an hour (``--client-games``): a token bucket per client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from stonegarden.web.app import create_app
+from stonegarden.web.rate_limit import RateLimit
+from stonegarden.web.service import Budgets
+
+SMALL = {"size": 3}
+RECORD = '{"format": "stonegarden-record", "version": 1, "game": "blooms", ' \
+         '"params": {"size": 3}, "players": {"1": "human", "2": "human"}, "moves": ["Rb1"]}'
+
+
+def test_a_client_may_make_its_hours_games_at_once_then_one_as_each_comes_due():
+    limit = RateLimit(per_hour=4)
+    assert [limit.take("a", now=0.0) for _ in range(4)] == [0.0] * 4
+    assert limit.take("a", now=0.0) == 900.0           # the next in a quarter of an hour
+    assert limit.take("b", now=0.0) == 0.0             # another client is not held back
+    assert limit.take("a", now=600.0) == pytest.approx(300.0)        # a refusal spends nothing
+    assert limit.take("a", now=900.0) == 0.0
+    assert limit.take("a", now=900.0) == 900.0
+    assert limit.take("a", now=10 * 3600.0) == 0.0     # a quiet hour fills it, and no more
+    assert [limit.take("a", now=10 * 3600.0) for _ in range(4)] == [0.0] * 3 + [900.0]
+
+
+def test_the_clients_remembered_are_bounded_forgetting_the_longest_unseen():
+    limit = RateLimit(per_hour=1, most_clients=3)
+    for client in "abcd":
+        assert limit.take(client, now=0.0) == 0.0
+    assert len(limit) == 3
+    assert limit.take("a", now=1.0) == 0.0     # forgotten: a full bucket again
+    assert limit.take("d", now=1.0) > 0        # remembered
+
+
+def test_past_its_games_an_hour_a_client_is_refused_429_with_retry_after(db: Path):
+    app = create_app(db, workers=1, warm_up=False, budgets=Budgets(games_per_client=3),
+                     forwarded_allow_ips=["*"])
+    ana, bo = {"X-Forwarded-For": "203.0.113.7"}, {"X-Forwarded-For": "198.51.100.9"}
+    with TestClient(app) as c:
+        game = {"game": "blooms", "params": SMALL, "seats": ["human", "human"]}
+        for _ in range(2):
+            assert c.post("/api/games", json=game, headers=ana).status_code == 201
+        upload = c.post("/api/records", content=RECORD,
+                        headers={**ana, "Content-Type": "application/json"})
+        assert upload.status_code == 201, upload.text  # an upload is a new game too
+        for refused in (c.post("/api/games", json=game, headers=ana),
+                        c.post("/api/records", content=RECORD,
+                               headers={**ana, "Content-Type": "application/json"})):
+            assert refused.status_code == 429, refused.text
+            assert "faster than the 3 an hour one client may" in refused.json()["error"]
+            assert 1100 <= int(refused.headers["retry-after"]) <= 1200
+        assert c.post("/api/games", json=game, headers=bo).status_code == 201
+        assert c.get("/api/meta").json()["limits"]["games_per_client_hour"] == 3
