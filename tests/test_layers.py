@@ -130,7 +130,7 @@ def test_architecture_md_names_every_error_class():
 
 #: the web pages' one game-specific move builder (Blobs': a cell, then a face) and the styles
 #: of Blobs' board, both still in the shared script and stylesheet rather than in its view
-ALLOWED_IN_PAGES = {("static/game.js", "blobs"), ("static/style.css", "blobs")}
+ALLOWED_IN_PAGES = {("static/game/builder.js", "blobs"), ("static/style.css", "blobs")}
 
 
 def test_no_script_stylesheet_or_template_of_the_web_app_names_another_game():

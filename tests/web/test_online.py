@@ -569,7 +569,7 @@ def test_links_start_with_the_public_url_and_the_prefix_is_served(db):
         joined = c.post(f"/sg/api/games/{gid}/join", json={"name": "Bo"}).json()
         assert joined["link"].startswith("https://games.example.org/sg/game/")
         page = c.get(f"/sg/game/{gid}").text
-        assert 'src="/sg/static/game.js"' in page and 'data-base="/sg"' in page
+        assert 'src="/sg/static/game/main.js"' in page and 'data-base="/sg"' in page
         assert 'href="/static/' not in page and 'src="/static/' not in page
         # a proxy that strips the prefix: the same routes without it
         assert c.get(f"/api/games/{gid}").status_code == 200
