@@ -364,6 +364,35 @@ def test_a_record_parameter_in_text_is_refused(tmp_path, params, needle):
     assert out.returncode == 2 and needle in out.stderr
 
 
+@pytest.mark.parametrize("game,params,needle", [
+    ("blooms-territory", {"superko": None}, "parameter 'superko': null is not true or false"),
+    ("blooms", {"size": True}, "parameter 'size': true is not an integer"),
+    ("blooms-territory", {"max_turns": False}, "parameter 'max_turns': false is not an integer "
+                                               "or null"),
+    ("blooms", {"holes": [True]}, "parameter 'holes': [true] is not a list of texts"),
+    ("blooms", {"start_scores": [None, 0]}, "parameter 'start_scores': [null, 0] is not a list "
+                                            "of two integers"),
+])
+def test_a_record_parameter_of_the_wrong_kind_is_named_in_json_words(tmp_path, game, params,
+                                                                     needle):
+    """The record says ``null`` and ``true``: the message said ``None`` and ``True``."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": game,
+                                "params": params, "moves": []}))
+    out = run_cli("replay", str(path), "--json")
+    assert out.returncode == 2 and needle in out.stderr, out.stderr
+    assert "None" not in out.stderr and "True" not in out.stderr and "False" not in out.stderr
+
+
+def test_a_null_parameter_with_a_derived_default_takes_the_default(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "blooms",
+                                "params": {"size": 5, "target": None}, "moves": ["Rd4"]}))
+    out = run_cli("replay", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["legal_moves"] == 2 * 61
+
+
 @pytest.mark.parametrize("args", [
     ("bench", "playouts", "blooms", "--param", "size=3", "--param", "size=5", "--seconds", "0.1"),
     ("study", "blooms", "--param", "target=5", "--param", "target=9", "--agent", "random",
