@@ -26,6 +26,45 @@ def test_replay_json_matches_the_independent_oracle(path, tmp_path):
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert rows == data["expected"]
+    # equal dicts can still differ in the contract: key order, and 1 for true or 0 for false
+    assert [_shape(row) for row in rows] == [_shape(row) for row in data["expected"]]
+
+
+def _shape(row: dict) -> list[tuple[str, str]]:
+    """A replay line's keys in order, each with its JSON type."""
+    return [(key, type(value).__name__) for key, value in row.items()]
+
+
+CONTRACT_KEYS = ["ply", "player", "move", "legal_moves", "captured", "self_captured", "scores",
+                 "terminal", "winner"]
+
+
+@pytest.mark.parametrize("game,params,moves", [
+    ("blooms", {"size": 3, "target": 1}, ["Rc3", "Kb2,Gc2", "Ra1", "resign"]),
+    ("blooms-territory", {"size": 3}, ["Rc3", "pass", "Yb1", "pass", "pass"]),
+    ("freego", {"size": 5}, ["C3", "D4", "B2"]),
+    ("bridgego", {"size": 3}, ["B2", "A2", "B1", "C2", "B3"]),
+    ("blobs", {"dice": 4, "tumbling": True}, ["roll:M", "h9M", "roll:M", "g8M", "roll:M", "g9M"]),
+])
+@pytest.mark.slow
+def test_replay_json_lines_keep_the_contracts_keys_in_order(tmp_path, game, params, moves):
+    rec = tmp_path / "game.json"
+    rec.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": game,
+                               "params": params, "moves": moves}))
+    out = run_cli("replay", str(rec), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [row["move"] for row in rows] == moves
+    extras = ["auto_moves", "dice_left"] if game == "blobs" else []
+    for row in rows:
+        keys = [k for k in CONTRACT_KEYS + extras if k != "player" or not row["move"].startswith("roll:")]
+        assert list(row) == keys
+        assert all(type(row[k]) is int for k in ("ply", "legal_moves", "captured", "self_captured"))
+        assert row.get("player", 1) in (1, 2) and type(row.get("player", 1)) is int
+        assert [type(v) for v in row["scores"]] == [int, int]
+        assert type(row["terminal"]) is bool
+        assert row["winner"] is None if not row["terminal"] else type(row["winner"]) is int
+    assert rows[-1]["terminal"] is (game != "freego")
 
 
 def write_record(tmp_path: Path, moves, **extra) -> Path:
