@@ -26,6 +26,45 @@ def test_replay_json_matches_the_independent_oracle(path, tmp_path):
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert rows == data["expected"]
+    # equal dicts can still differ in the contract: key order, and 1 for true or 0 for false
+    assert [_shape(row) for row in rows] == [_shape(row) for row in data["expected"]]
+
+
+def _shape(row: dict) -> list[tuple[str, str]]:
+    """A replay line's keys in order, each with its JSON type."""
+    return [(key, type(value).__name__) for key, value in row.items()]
+
+
+CONTRACT_KEYS = ["ply", "player", "move", "legal_moves", "captured", "self_captured", "scores",
+                 "terminal", "winner"]
+
+
+@pytest.mark.parametrize("game,params,moves", [
+    ("blooms", {"size": 3, "target": 1}, ["Rc3", "Kb2,Gc2", "Ra1", "resign"]),
+    ("blooms-territory", {"size": 3}, ["Rc3", "pass", "Yb1", "pass", "pass"]),
+    ("freego", {"size": 5}, ["C3", "D4", "B2"]),
+    ("bridgego", {"size": 3}, ["B2", "A2", "B1", "C2", "B3"]),
+    ("blobs", {"dice": 4, "tumbling": True}, ["roll:M", "h9M", "roll:M", "g8M", "roll:M", "g9M"]),
+])
+@pytest.mark.slow
+def test_replay_json_lines_keep_the_contracts_keys_in_order(tmp_path, game, params, moves):
+    rec = tmp_path / "game.json"
+    rec.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": game,
+                               "params": params, "moves": moves}))
+    out = run_cli("replay", str(rec), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [row["move"] for row in rows] == moves
+    extras = ["auto_moves", "dice_left"] if game == "blobs" else []
+    for row in rows:
+        keys = [k for k in CONTRACT_KEYS + extras if k != "player" or not row["move"].startswith("roll:")]
+        assert list(row) == keys
+        assert all(type(row[k]) is int for k in ("ply", "legal_moves", "captured", "self_captured"))
+        assert row.get("player", 1) in (1, 2) and type(row.get("player", 1)) is int
+        assert [type(v) for v in row["scores"]] == [int, int]
+        assert type(row["terminal"]) is bool
+        assert row["winner"] is None if not row["terminal"] else type(row["winner"]) is int
+    assert rows[-1]["terminal"] is (game != "freego")
 
 
 def write_record(tmp_path: Path, moves, **extra) -> Path:
@@ -362,6 +401,35 @@ def test_a_record_parameter_in_text_is_refused(tmp_path, params, needle):
                                 "params": params, "moves": []}))
     out = run_cli("replay", str(path))
     assert out.returncode == 2 and needle in out.stderr
+
+
+@pytest.mark.parametrize("game,params,needle", [
+    ("blooms-territory", {"superko": None}, "parameter 'superko': null is not true or false"),
+    ("blooms", {"size": True}, "parameter 'size': true is not an integer"),
+    ("blooms-territory", {"max_turns": False}, "parameter 'max_turns': false is not an integer "
+                                               "or null"),
+    ("blooms", {"holes": [True]}, "parameter 'holes': [true] is not a list of texts"),
+    ("blooms", {"start_scores": [None, 0]}, "parameter 'start_scores': [null, 0] is not a list "
+                                            "of two integers"),
+])
+def test_a_record_parameter_of_the_wrong_kind_is_named_in_json_words(tmp_path, game, params,
+                                                                     needle):
+    """The record says ``null`` and ``true``: the message said ``None`` and ``True``."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": game,
+                                "params": params, "moves": []}))
+    out = run_cli("replay", str(path), "--json")
+    assert out.returncode == 2 and needle in out.stderr, out.stderr
+    assert "None" not in out.stderr and "True" not in out.stderr and "False" not in out.stderr
+
+
+def test_a_null_parameter_with_a_derived_default_takes_the_default(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "blooms",
+                                "params": {"size": 5, "target": None}, "moves": ["Rd4"]}))
+    out = run_cli("replay", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["legal_moves"] == 2 * 61
 
 
 @pytest.mark.parametrize("args", [

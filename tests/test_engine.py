@@ -99,6 +99,8 @@ def test_a_byte_order_mark_before_the_first_query_is_not_part_of_it():
     ({"game": "blobs", "params": {"tumbling": True}, "position": "h8:RB 2 47 0 ?"},
      "ParameterError", "due in position 'h8:RB 2 47 0 ?': give the position after it"),
     ({"action": "dance"}, "ParameterError", "unknown action"),
+    ({"game": "freego", "params": {"size": 5}, "position": f"...../...../...../...../..... 1 "
+      f"{'9' * 5000},0 4"}, "NotationError", "expected the rows, then 'to-move s1,s2 ply'"),
     ({"game": "blooms", "agent": "mcts:seed=3", "seed": 4}, "ParameterError", "a seed and so"),
     ({"game": "blooms", "agent": "mcts:rave=on,rave=off"}, "ParameterError", "given twice"),
     ({"game": "blooms", "agent": "level:1,6"}, "ParameterError", "two bare values"),

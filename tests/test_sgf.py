@@ -303,6 +303,17 @@ def test_another_programs_date_and_time_limit_are_read(props, meta):
     assert record.meta == meta
 
 
+def test_an_overtime_of_thousands_of_days_is_dropped_not_a_traceback(tmp_path, cli):
+    """``OT[correspondence: 999...9 days a move]`` (5000 digits) broke ``convert`` with
+    Python's "Exceeds the limit (4300 digits)"; no record's clock says it, as for byo-yomi."""
+    src = tmp_path / "g.sgf"
+    src.write_text(f"(;GM[1]FF[4]SZ[9]OT[correspondence: {'9' * 5000} days a move];B[ee])")
+    r = cli("convert", str(src), str(tmp_path / "g.json"), "--game", "freego")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    record = load_record(tmp_path / "g.json")
+    assert record.moves == ("E5",) and record.meta is None
+
+
 @pytest.mark.parametrize("re_text,ended", [
     ("W+Time", {"winner": 2, "reason": "time"}),
     ("B+Resign", {"winner": 1, "reason": "resign"}),  # White resigned with Black to move

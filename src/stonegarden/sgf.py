@@ -39,7 +39,7 @@ Node = dict[str, list[str]]
 _CHARSET = re.compile(rb"CA\s*\[([^\]]{1,40})\]")
 #: the overtime (``OT``) of a record's ``meta.clock`` as export writes it
 _FISCHER_OT = re.compile(r"Fischer: \+([0-9]+(?:\.[0-9]+)?) s a move")
-_DAYS_OT = re.compile(r"correspondence: ([0-9]+) days? a move")
+_DAYS_OT = re.compile(r"correspondence: ([0-9]{1,9}) days? a move")
 
 
 # -- the SGF syntax ----------------------------------------------------------------------------

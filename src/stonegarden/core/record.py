@@ -225,6 +225,10 @@ def game_of(record: Record) -> Game:
 #: a parameter's kind as its JSON form is called in a message (docs/games/, "Records")
 _JSON_FORMS = {"int": "number", "opt_int": "number (or null)", "bool": "true or false",
                "str_list": "list of texts", "int_pair": "list of two numbers"}
+#: what a parameter's JSON value must be, as a message says it
+_JSON_EXPECTED = {"int": "an integer", "opt_int": "an integer or null",
+                  "bool": "true or false", "str_list": "a list of texts",
+                  "int_pair": "a list of two integers"}
 
 
 def make_from_json(game_id: str, params: Mapping[str, Any]) -> Game:
@@ -237,10 +241,37 @@ def make_from_json(game_id: str, params: Mapping[str, Any]) -> Game:
     specs = {p.name: p for p in game_class(game_id).param_specs}
     for name, value in params.items():
         spec = specs.get(name)
-        if spec is not None and spec.kind != "choice" and isinstance(value, str):
+        if spec is None or spec.kind == "choice":
+            continue
+        form = _JSON_FORMS.get(spec.kind, spec.kind)
+        if isinstance(value, str):
             raise ParameterError(f"parameter {name!r}: {quote(value)} is text, not the "
-                                 f"{_JSON_FORMS.get(spec.kind, spec.kind)} a record holds")
+                                 f"{form} a record holds")
+        if not _json_form_fits(spec.kind, value, spec.default is None):
+            # said in JSON's words (null, true), as the record has it, not Python's
+            raise ParameterError(f"parameter {name!r}: {_shown(value)} is not "
+                                 f"{_JSON_EXPECTED.get(spec.kind, form)}")
     return make(game_id, **dict(params))
+
+
+def _json_form_fits(kind: str, value: Any, derived: bool) -> bool:
+    """Whether a parameter's JSON value has the form its kind needs (its range is checked by
+    the game); ``derived``: ``null`` asks for the default the game derives."""
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if value is None:
+        return derived or kind == "opt_int"
+    if kind in ("int", "opt_int"):
+        return is_int(value)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "str_list":
+        return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+    if kind == "int_pair":
+        return (isinstance(value, (list, tuple)) and len(value) == 2
+                and all(is_int(v) for v in value))
+    return True
 
 
 def replay_rows(record: Record) -> Iterator[tuple[dict[str, Any], State]]:

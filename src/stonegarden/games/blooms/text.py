@@ -24,8 +24,12 @@ if TYPE_CHECKING:
     from .rules import BloomsState
 
 CHARS = ".RYKG"
+#: a count in a position text or a status line: ASCII digits, few enough for ``int`` (a ply of
+#: thousands of digits, or a non-ASCII digit such as "²", passed ``isdigit`` and then broke it)
+_NUMBER = re.compile(r"[0-9]{1,9}")
 _STATUS = re.compile(
-    r"^to_move=([12]) scores=(\d+),(\d+) ply=(\d+) passes=(\d+) first_passer=([012])$"
+    r"^to_move=([12]) scores=([0-9]{1,9}),([0-9]{1,9}) ply=([0-9]{1,9}) passes=([0-9]{1,9})"
+    r" first_passer=([012])$"
 )
 
 
@@ -113,8 +117,8 @@ def parse_position(board: HexBoard, text: str, territory: bool) -> BloomsState:
             f"{quote(text)}: expected 6 fields (rows, to-move, scores, ply, passes, first passer)"
         )
     rows_text, player, scores, ply, passes, first = parts
-    m = re.fullmatch(r"(\d+),(\d+)", scores)
-    if not (m and player in ("1", "2") and ply.isdigit() and passes.isdigit()
+    m = re.fullmatch(r"([0-9]{1,9}),([0-9]{1,9})", scores)
+    if not (m and player in ("1", "2") and _NUMBER.fullmatch(ply) and _NUMBER.fullmatch(passes)
             and first in ("0", "1", "2")):
         raise NotationError(f"{quote(text)}: malformed fields after the board")
     raw = _board_from_rows(board, rows_text.split("/"), text)

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 
 class BridgeGoNotation(SquareGoNotation["BridgeGoState"]):
-    FIELDS = re.compile(r"^([12]) (\d+)$")
-    STATUS = re.compile(r"^to_move=([12]) ply=(\d+)$")
+    FIELDS = re.compile(r"^([12]) ([0-9]{1,9})$")
+    STATUS = re.compile(r"^to_move=([12]) ply=([0-9]{1,9})$")
     FIELDS_HINT = "to-move ply"
     STATUS_HINT = "to_move=.. ply=.."
 

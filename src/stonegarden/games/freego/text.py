@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 
 class FreeGoNotation(SquareGoNotation["FreeGoState"]):
-    FIELDS = re.compile(r"^([12]) (\d+),(\d+) (\d+)$")
-    STATUS = re.compile(r"^to_move=([12]) scores=(\d+),(\d+) ply=(\d+)$")
+    FIELDS = re.compile(r"^([12]) ([0-9]{1,9}),([0-9]{1,9}) ([0-9]{1,9})$")
+    STATUS = re.compile(r"^to_move=([12]) scores=([0-9]{1,9}),([0-9]{1,9}) ply=([0-9]{1,9})$")
     FIELDS_HINT = "to-move s1,s2 ply"
     STATUS_HINT = "to_move=.. scores=..,.. ply=.."
 
