@@ -104,6 +104,8 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("level:0", "say which level"),
     ("level:7", "say which level"),
     ("level:x", "say which level"),
+    ("level:²", "say which level"),   # a digit to isdigit, not to int: was a ValueError
+    ("level:٤", "say which level"),   # an Arabic-Indic 4, which int reads as 4
     ("greedy:seed=x", "'seed' must be an integer"),
 ])
 def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):

@@ -52,5 +52,8 @@ def test_convert_and_the_upload_read_a_registered_format(toy, tmp_path):
     assert r.output == f"{src} -> {out}: freego, 2 moves\n"
     record = load_record(out)
     assert list(record.moves) == ["c3", "d4"] and record.players == {"1": str(src)}
+    src.write_text(json.dumps({"toy": ["c3"]}))
+    one = CliRunner().invoke(cli, ["convert", str(src), str(tmp_path / "one.json")])
+    assert one.output == f"{src} -> {tmp_path / 'one.json'}: freego, 1 move\n"
     upload = json_record(json.dumps({"toy": ["c3"]}))
     assert list(upload.moves) == ["c3"] and upload.players == {"1": "upload"}

@@ -300,7 +300,8 @@ def _uct_flat(options: dict[str, str], spec: str) -> SearchAgent:
 @register_agent("level", "strength levels level:1 (beginner) .. level:6 (maximum) (option: seed)")
 def _level(options: dict[str, str], spec: str) -> SearchAgent:
     raw = options.pop("_", None)
-    if raw is None or not raw.isdigit() or int(raw) not in LEVELS:
+    # ASCII digits only: "²" is a digit to isdigit() but not to int(), "٤" is 4 to int()
+    if raw is None or not (raw.isascii() and raw.isdigit()) or int(raw) not in LEVELS:
         raise ParameterError(f"agent {spec!r}: say which level, level:1 .. level:{len(LEVELS)}")
     seed = int_option(options, "seed", None, spec)
     no_more_options(options, spec)

@@ -88,4 +88,5 @@ def convert(source: str, target: str, game_id: str | None) -> None:
             tmp.replace(target)
     except OSError as exc:
         raise RecordError(f"cannot write {target!r}: {exc.strerror}") from None
-    click.echo(f"{source} -> {target}: {record.game}, {len(record.moves)} moves")
+    n = len(record.moves)
+    click.echo(f"{source} -> {target}: {record.game}, {n} move{'' if n == 1 else 's'}")
