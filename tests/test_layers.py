@@ -143,3 +143,15 @@ def test_no_script_stylesheet_or_template_of_the_web_app_names_another_game():
              for p in (web / folder).rglob("*") if p.suffix in (".js", ".css", ".html")
              for m in word.findall(p.read_text("utf-8"))}
     assert sorted(found - ALLOWED_IN_PAGES) == []
+
+
+def test_what_games_share_holds_no_one_game_knowledge():
+    """Free Go and Bridge Go share the square view; what only Bridge Go has (a winning chain,
+    no score, a bridge as the reason) is in Bridge Go's own view, not asked of the game there."""
+    from stonegarden.games.bridgego.view import BridgeGoView
+    from stonegarden.web.views import view_for
+
+    shared = (PACKAGE / "games" / "square_go_view.py").read_text("utf-8")
+    assert "winning_chain" not in shared and "bridge" not in shared
+    assert type(view_for(stonegarden.make("bridgego"))) is BridgeGoView
+    assert type(view_for(stonegarden.make("freego"))).__name__ == "SquareView"
