@@ -306,3 +306,21 @@ def test_a_save_file_on_a_read_only_disk_is_refused_in_one_line(read_only_folder
     assert out.exit_code == 2, out.output
     assert out.output.strip() == (f"error: cannot save the record to {str(target)!r}: "
                                   "Read-only file system")
+
+
+def test_the_terminal_shows_the_games_display_diagram_and_knows_no_board_shape():
+    """Blooms numbers its cells for a player in its own package (``display_diagram``); the
+    terminal draws whatever the game gives, and the parseable diagram has no numbers."""
+    game = stonegarden.make("blooms", size=4)
+    state = game.play_text(game.initial_state(), "Rd4")
+    shown = game.display_diagram(state)
+    assert rich_diagram(game, state).plain == shown + "\n"
+    lines = shown.splitlines()
+    assert lines[0].strip() == lines[-2].strip() == "1 2 3 4"
+    assert lines[4].startswith("d  ") and lines[4].rstrip().endswith("d7")
+    assert game.parse_diagram(game.diagram(state)) == state
+    freego = stonegarden.make("freego", size=5)
+    assert freego.display_diagram(freego.initial_state()) == freego.diagram(freego.initial_state())
+    import stonegarden.terminal.render as render
+
+    assert "geometry" not in open(render.__file__, encoding="utf-8").read()

@@ -361,6 +361,12 @@ class Game(ABC):
         """Rich styles per diagram character, for the terminal (e.g. ``{"R": "bold red"}``)."""
         return {}
 
+    def display_diagram(self, state: State) -> str:
+        """The diagram as the terminal shows it to a player: :meth:`diagram`, with whatever
+        helps a person read it that the parseable diagram leaves out (Blooms numbers its
+        cells). Not read back."""
+        return self.diagram(state)
+
     # -- fast paths -------------------------------------------------------------------------
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         """Play ``count`` uniformly random games from ``state``; int64[4]: wins of player 1,

@@ -25,7 +25,7 @@ from .notation import format_stones, parse_stones
 from .observation import PLANES, observation
 from .playouts import race_playouts, territory_playouts
 from .search import RaceProfile, TerritoryProfile
-from .text import diagram, parse_diagram, parse_position, position_text
+from .text import diagram, parse_diagram, parse_position, position_text, with_cell_numbers
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)  # State.__repr__ shows bytes compactly
@@ -232,6 +232,9 @@ class _Blooms(Game):
 
     def parse_diagram(self, text: str) -> BloomsState:
         return self._checked(parse_diagram(self.board, text, self.territory))
+
+    def display_diagram(self, state: State) -> str:
+        return "\n".join(with_cell_numbers(self.diagram(state).splitlines(), self.board.size))
 
     def _checked(self, state: BloomsState) -> BloomsState:
         """Reject positions that no game reaches; attach the superko history."""
