@@ -324,3 +324,18 @@ def test_the_terminal_shows_the_games_display_diagram_and_knows_no_board_shape()
     import stonegarden.terminal.render as render
 
     assert "geometry" not in open(render.__file__, encoding="utf-8").read()
+
+
+@pytest.mark.parametrize(("game_id", "kept"), [
+    ("blooms", True), ("blooms-territory", True), ("freego", True), ("bridgego", False),
+    ("blobs", False)])
+def test_each_game_says_whether_its_scores_are_shown(game_id, kept):
+    """The territory rules' board score is shown from the first move, 0 : 0 included, and a
+    game with no score shows none: the game says so (``keeps_scores``), not the terminal."""
+    game = stonegarden.make(game_id)
+    state = game.initial_state()
+    assert game.keeps_scores(state) is kept
+    assert ("scores 0 : 0" in status_line(game, state)) is kept
+    import stonegarden.terminal.play as play
+
+    assert "territory" not in open(play.__file__, encoding="utf-8").read()

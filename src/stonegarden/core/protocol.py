@@ -208,6 +208,12 @@ class Game(ABC):
     def scores(self, state: State) -> tuple[int, int]:
         """The scores reported by ``replay`` (the contract in docs/games/, "Records and replay")."""
 
+    def keeps_scores(self, state: State) -> bool:
+        """Whether :meth:`scores` mean anything at ``state``, so that the terminal and
+        ``replay``'s result show them: by default where the game races to a ``target`` or a
+        point has been scored (a game that keeps none says no meaningless ``0 : 0``)."""
+        return self.params.get("target") is not None or any(self.scores(state))
+
     # -- moves ------------------------------------------------------------------------------
     @abstractmethod
     def legal_actions(self, state: State) -> np.ndarray:

@@ -110,12 +110,6 @@ def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
     save_record(record, path)
 
 
-def keeps_scores(game: Game, state: State) -> bool:
-    """Whether scores mean anything in ``game`` (a target, territory, or any point scored)."""
-    return (game.params.get("target") is not None or any(game.scores(state))
-            or bool(getattr(game, "territory", False)))
-
-
 def diagram_fields(game: Game, state: State) -> dict[str, str]:
     """The position's fields as the diagram's last line writes them (``roll=M``, ...)."""
     lines = game.diagram(state).splitlines()
@@ -134,7 +128,7 @@ def status_line(game: Game, state: State) -> str:
     extra = f"; dice left {fields['dice_left']}" if "dice_left" in fields else ""
     if fields.get("roll", "-") != "-":
         extra += f"; rolled {fields['roll']}"
-    if not keeps_scores(game, state):
+    if not game.keeps_scores(state):
         return f"player {p} to move{extra}"
     return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
 
@@ -203,7 +197,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(rich_diagram(game, state, fields=False))
             w = game.winner(state)
             scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
-                      if keeps_scores(game, state) else "")
+                      if game.keeps_scores(state) else "")
             console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
                                         scores))
             s.autosave()

@@ -486,6 +486,11 @@ class BloomsTerritory(_Blooms):
         K.territory_scores(state.cells(), self.board.neighbours, out)
         return int(out[0]), int(out[1])
 
+    def keeps_scores(self, state: State) -> bool:
+        """The board score counts from the first move, though no one has a point yet."""
+        self._own(state)
+        return True
+
     def territory_owners(self, state: State) -> np.ndarray:
         """int8 per cell: 1 or 2 for an empty cell in that player's territory (the regions
         ``scores`` counts), else 0."""
