@@ -155,3 +155,19 @@ def test_what_games_share_holds_no_one_game_knowledge():
     assert "winning_chain" not in shared and "bridge" not in shared
     assert type(view_for(stonegarden.make("bridgego"))) is BridgeGoView
     assert type(view_for(stonegarden.make("freego"))).__name__ == "SquareView"
+
+
+def test_no_two_classes_outside_the_games_share_a_name():
+    """A name read in one layer means one thing: the lab's store of finished games is
+    ``StudyStore``, not a second ``Store`` beside the web app's ``stonegarden.store.Store``.
+    (Each game package may name a class for the role it plays there, as ``ModelPriors``.)"""
+    import collections
+
+    where = collections.defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        if "games" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.parse(path.read_text("utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where[node.name].append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}

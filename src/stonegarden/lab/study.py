@@ -23,7 +23,7 @@ from ..errors import JobError, ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
 from .statistics import balance_text, seat_text, summarise, wld
-from .store import Store
+from .study_store import StudyStore
 
 
 @dataclass
@@ -88,7 +88,7 @@ def check_games(games: int, studies: int) -> None:
                              "command with a larger --games extends the studies")
 
 
-def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers: int = 1,
+def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, workers: int = 1,
                 backend: str = "local", address: str | None = None,
                 console: Console | None = None, description: str = "games",
                 ) -> list[list[dict[str, Any]]]:
@@ -120,7 +120,7 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
     return [store.games(key, limit=games) for key in keys]
 
 
-def _stored(store: Store, keys: list[str], games: int) -> int:
+def _stored(store: StudyStore, keys: list[str], games: int) -> int:
     """The games of the studies ``keys`` a run of ``games`` each has in the store."""
     return sum(len([i for i in store.done(key) if i < games]) for key in keys)
 
@@ -135,7 +135,7 @@ class LabStopped(KeyboardInterrupt):
         self.stored, self.asked, self.path = stored, asked, path
 
 
-def run_study(spec: StudySpec, games: int, store: Store, *, description: str | None = None,
+def run_study(spec: StudySpec, games: int, store: StudyStore, *, description: str | None = None,
               **run: Any) -> list[dict[str, Any]]:
     """Play the games the store lacks (up to ``games``) and return all ``games`` of them."""
     description = description or f"{spec.game} {params_text(spec.params)}"
