@@ -277,20 +277,6 @@ def test_replay_refuses_one_string_of_moves(game_id):
     assert game.replay([]) == [game.initial_state()]
 
 
-def test_make_record_refuses_what_a_record_cannot_read_back():
-    """``make_record(game, "Rd4")`` kept the characters as three moves, which replaying then
-    refused at 'R'; players that are not text gave a record ``parse_record`` refused."""
-    game = stonegarden.make("blooms", size=4)
-    with pytest.raises(stonegarden.RecordError, match="a list of move texts, not one string 'Rd4'"):
-        make_record(game, "Rd4")
-    with pytest.raises(stonegarden.RecordError, match=r"move 1 \(5\) is not a string"):
-        make_record(game, ["Rd4", 5])
-    with pytest.raises(stonegarden.RecordError, match="'players' must map '1'/'2' to text"):
-        make_record(game, ["Rd4"], players={"1": 3})
-    record = make_record(game, ["Rd4"], players={"1": "mcts", "2": "random"})
-    assert parse_record(record.to_json()) == record
-
-
 @pytest.mark.parametrize("game_id", games())
 def test_none_for_a_derived_parameter_gives_its_default(game_id):
     """``make("blooms", size=5, target=None)``, the natural way to ask for the default in a

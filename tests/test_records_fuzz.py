@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import stonegarden
 from stonegarden.cli.main import cli
-from stonegarden.core.record import load_record, make_record, save_record
+from stonegarden.core.record import load_record, make_record, parse_record, save_record
 
 from .fuzz_values import json_value, weird_text
 
@@ -159,3 +159,17 @@ def test_a_record_holding_a_value_json_cannot_is_refused_before_anything_is_writ
     assert list(tmp_path.iterdir()) == []
     save_record(make_record(game, ["C3"], meta={"seed": 3}), tmp_path / "game.json")
     assert load_record(tmp_path / "game.json").meta == {"seed": 3}
+
+
+def test_make_record_refuses_what_a_record_cannot_read_back():
+    """``make_record(game, "Rd4")`` kept the characters as three moves, which replaying then
+    refused at 'R'; players that are not text gave a record ``parse_record`` refused."""
+    game = stonegarden.make("blooms", size=4)
+    with pytest.raises(stonegarden.RecordError, match="a list of move texts, not one string 'Rd4'"):
+        make_record(game, "Rd4")
+    with pytest.raises(stonegarden.RecordError, match=r"move 1 \(5\) is not a string"):
+        make_record(game, ["Rd4", 5])
+    with pytest.raises(stonegarden.RecordError, match="'players' must map '1'/'2' to text"):
+        make_record(game, ["Rd4"], players={"1": 3})
+    record = make_record(game, ["Rd4"], players={"1": "mcts", "2": "random"})
+    assert parse_record(record.to_json()) == record
