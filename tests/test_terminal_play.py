@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -323,7 +324,7 @@ def test_the_terminal_shows_the_games_display_diagram_and_knows_no_board_shape()
     assert freego.display_diagram(freego.initial_state()) == freego.diagram(freego.initial_state())
     import stonegarden.terminal.render as render
 
-    assert "geometry" not in open(render.__file__, encoding="utf-8").read()
+    assert "geometry" not in Path(render.__file__).read_text("utf-8")
 
 
 @pytest.mark.parametrize(("game_id", "kept"), [
@@ -338,4 +339,16 @@ def test_each_game_says_whether_its_scores_are_shown(game_id, kept):
     assert ("scores 0 : 0" in status_line(game, state)) is kept
     import stonegarden.terminal.play as play
 
-    assert "territory" not in open(play.__file__, encoding="utf-8").read()
+    assert "territory" not in Path(play.__file__).read_text("utf-8")
+
+
+def test_the_game_gives_the_status_line_its_own_words():
+    """Blobs' dice are Blobs' words (``status_words``), not fields the terminal picks out of
+    its diagram by name; other games add none."""
+    s = tumbling_session()
+    after = s.game.play_text(s.state, "roll:B")
+    assert s.game.status_words(after) == ("dice left 47", "rolled B")
+    assert stonegarden.make("freego").status_words(stonegarden.make("freego").initial_state()) == ()
+    import stonegarden.terminal.play as play
+
+    assert "dice_left" not in Path(play.__file__).read_text("utf-8")

@@ -367,6 +367,12 @@ class Game(ABC):
         """Rich styles per diagram character, for the terminal (e.g. ``{"R": "bold red"}``)."""
         return {}
 
+    def status_words(self, state: State) -> tuple[str, ...]:
+        """What the terminal's status line says of ``state`` after whose turn it is and the
+        scores, a few words each (Blobs: ``"dice left 47"``, ``"rolled B"``); none by
+        default."""
+        return ()
+
     def display_diagram(self, state: State) -> str:
         """The diagram as the terminal shows it to a player: :meth:`diagram`, with whatever
         helps a person read it that the parseable diagram leaves out (Blooms numbers its

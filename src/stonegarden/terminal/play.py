@@ -110,24 +110,14 @@ def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
     save_record(record, path)
 
 
-def diagram_fields(game: Game, state: State) -> dict[str, str]:
-    """The position's fields as the diagram's last line writes them (``roll=M``, ...)."""
-    lines = game.diagram(state).splitlines()
-    last = lines[-1] if lines else ""
-    return dict(f.split("=", 1) for f in last.split() if "=" in f)
-
-
 def status_line(game: Game, state: State) -> str:
     """Whose turn and the scores, in words (with the target when the game has one; no scores in
-    a game that keeps none), the dice left and the face rolled where the game has them."""
+    a game that keeps none), then the game's own ``status_words`` (Blobs' dice)."""
     p = game.current_player(state)
     scores = game.scores(state)
     target = game.params.get("target")
     goal = f" (target {target})" if target is not None else ""
-    fields = diagram_fields(game, state)
-    extra = f"; dice left {fields['dice_left']}" if "dice_left" in fields else ""
-    if fields.get("roll", "-") != "-":
-        extra += f"; rolled {fields['roll']}"
+    extra = "".join(f"; {words}" for words in game.status_words(state))
     if not game.keeps_scores(state):
         return f"player {p} to move{extra}"
     return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
