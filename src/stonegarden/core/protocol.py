@@ -416,6 +416,15 @@ class Game(ABC):
         chance node)."""
         return [self.action_to_text(state, int(a)) for a in self.legal_actions(state)]
 
+    def first_decision(self) -> State:
+        """The first position where a player, not chance, is to move (or the game's end): the
+        initial state after the first outcome of each chance event before it (Blobs' opening
+        roll)."""
+        state = self.initial_state()
+        while self.current_player(state) == CHANCE and not self.is_terminal(state):
+            state = self.play(state, self.chance_outcomes(state)[0][0])
+        return state
+
     def replay(self, moves: Sequence[str]) -> list[State]:
         """All states of a game given as move texts, the initial one first.
 

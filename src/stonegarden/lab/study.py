@@ -16,7 +16,6 @@ from rich.console import Console
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
 from ..core.params import params_text
-from ..core.protocol import CHANCE
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import JobError, ParameterError
@@ -210,9 +209,7 @@ def seat_note(game_id: str, params: dict[str, Any]) -> str:
     choice (Blobs: Red's opening die is part of the initial position, and Blue chooses first),
     '' where it does."""
     game = make(game_id, **params)
-    state = game.initial_state()
-    while game.current_player(state) == CHANCE and not game.is_terminal(state):
-        state = game.play(state, game.chance_outcomes(state)[0][0])
+    state = game.first_decision()
     if game.is_terminal(state) or game.current_player(state) == 1:
         return ""
     return (f"In `{game_id}` player 2 makes the first choice: \"first player\" and \"moving "
