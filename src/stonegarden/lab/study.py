@@ -25,7 +25,7 @@ from .statistics import balance_text, seat_text, summarise, wld
 from .study_store import StudyStore
 
 
-@dataclass
+@dataclass(frozen=True)
 class StudySpec:
     """What defines a study's games; the number of games is not part of it, so asking for
     more games later extends the same study."""
