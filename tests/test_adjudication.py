@@ -115,3 +115,12 @@ def test_study_keys_without_a_rule_are_unchanged():
     assert "resign" not in plain.key_spec()
     ruled = StudySpec("blooms", {}, ("random", "random"), resign=[0.05, 2])
     assert ruled.key_spec()["resign"] == [0.05, 2] and ruled.task(0)["resign"] == [0.05, 2]
+
+
+def test_a_study_spec_is_a_value():
+    """What defines a study's games (its key) cannot be changed once the study is made."""
+    import dataclasses
+
+    spec = StudySpec("blooms", {}, ("random", "random"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.seed = 1  # type: ignore[misc]

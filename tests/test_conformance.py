@@ -259,9 +259,7 @@ def test_long_garbage_is_quoted_short_in_the_error(game_id, garbage):
     """A 5,000-character move or position was quoted whole in its ``NotationError``, so a
     web reply or a terminal line carried all of it back."""
     game = stonegarden.make(game_id)
-    state = game.initial_state()
-    if game.current_player(state) == CHANCE:
-        state = game.play(state, game.chance_outcomes(state)[0][0])
+    state = game.first_decision()
     for read in (lambda: game.parse_move(state, garbage), lambda: game.parse_position(garbage)):
         with pytest.raises(stonegarden.StonegardenError) as caught:
             read()
@@ -298,3 +296,17 @@ def test_a_whole_list_given_for_one_move_is_quoted_short(game_id):
         with pytest.raises(stonegarden.NotationError) as info:
             use(game.initial_state(), moves)
         assert len(str(info.value)) < 200 and "['resign', 'resign'" in str(info.value)
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_the_first_decision_is_a_players_reached_by_chance_alone(game_id):
+    """``first_decision`` (what the warm-up searches and the lab's reports ask who makes):
+    the start, past the first outcome of each chance event before any player moves."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    state, chances = game.initial_state(), 0
+    while game.current_player(state) == CHANCE and not game.is_terminal(state):
+        state = game.play(state, game.chance_outcomes(state)[0][0])
+        chances += 1
+    first = game.first_decision()
+    assert first == state and first.ply == chances
+    assert game.is_terminal(first) or game.current_player(first) in (1, 2)

@@ -369,11 +369,11 @@ def test_a_resumed_study_counts_its_stored_games_on_the_bar(tmp_path):
     those of the whole study."""
     from rich.console import Console
 
-    from stonegarden.lab.store import Store
     from stonegarden.lab.study import StudySpec, run_study
+    from stonegarden.lab.study_store import StudyStore
 
     spec = StudySpec("blooms", {"size": 3}, ("random", "random"))
-    store = Store(tmp_path / "lab.sqlite")
+    store = StudyStore(tmp_path / "lab.sqlite")
     quiet = Console(file=io.StringIO())
     run_study(spec, 3, store, console=quiet)
     seen = io.StringIO()

@@ -143,3 +143,31 @@ def test_no_script_stylesheet_or_template_of_the_web_app_names_another_game():
              for p in (web / folder).rglob("*") if p.suffix in (".js", ".css", ".html")
              for m in word.findall(p.read_text("utf-8"))}
     assert sorted(found - ALLOWED_IN_PAGES) == []
+
+
+def test_what_games_share_holds_no_one_game_knowledge():
+    """Free Go and Bridge Go share the square view; what only Bridge Go has (a winning chain,
+    no score, a bridge as the reason) is in Bridge Go's own view, not asked of the game there."""
+    from stonegarden.games.bridgego.view import BridgeGoView
+    from stonegarden.web.views import view_for
+
+    shared = (PACKAGE / "games" / "square_go_view.py").read_text("utf-8")
+    assert "winning_chain" not in shared and "bridge" not in shared
+    assert type(view_for(stonegarden.make("bridgego"))) is BridgeGoView
+    assert type(view_for(stonegarden.make("freego"))).__name__ == "SquareView"
+
+
+def test_no_two_classes_outside_the_games_share_a_name():
+    """A name read in one layer means one thing: the lab's store of finished games is
+    ``StudyStore``, not a second ``Store`` beside the web app's ``stonegarden.store.Store``.
+    (Each game package may name a class for the role it plays there, as ``ModelPriors``.)"""
+    import collections
+
+    where = collections.defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        if "games" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.parse(path.read_text("utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where[node.name].append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}

@@ -12,8 +12,16 @@ from hypothesis import strategies as st
 
 import stonegarden
 from stonegarden.core.record import load_record, make_record, replay_record, save_record
-from stonegarden.errors import RecordError
-from stonegarden.sgf import has_sgf_form, parse_sgf, record_to_sgf, sgf_point, sgf_to_record
+from stonegarden.errors import NotationError, RecordError
+from stonegarden.geometry.square import square_board
+from stonegarden.sgf import (
+    has_sgf_form,
+    parse_sgf,
+    point_of_sgf,
+    record_to_sgf,
+    sgf_point,
+    sgf_to_record,
+)
 
 GAMES = [
     ("freego", {"size": 5, "target": 4}),
@@ -51,6 +59,13 @@ def test_points_follow_sgf_letters_from_the_top_left():
     assert sgf_point(board, board.point("D4")) == "df"
     assert sgf_point(board, board.point("A9")) == "aa"
     assert sgf_point(board, board.point("J1")) == "ii"
+
+
+@pytest.mark.parametrize("value", ["d", "d44", "D4", "jj"])
+def test_an_unreadable_sgf_point_is_a_notation_error(value):
+    """The one hierarchy: a point that is not two letters on the board is malformed notation."""
+    with pytest.raises(NotationError, match=repr(value)):
+        point_of_sgf(square_board(9), value)
 
 
 def test_rule_parameters_travel_in_ru():

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -306,3 +307,48 @@ def test_a_save_file_on_a_read_only_disk_is_refused_in_one_line(read_only_folder
     assert out.exit_code == 2, out.output
     assert out.output.strip() == (f"error: cannot save the record to {str(target)!r}: "
                                   "Read-only file system")
+
+
+def test_the_terminal_shows_the_games_display_diagram_and_knows_no_board_shape():
+    """Blooms numbers its cells for a player in its own package (``display_diagram``); the
+    terminal draws whatever the game gives, and the parseable diagram has no numbers."""
+    game = stonegarden.make("blooms", size=4)
+    state = game.play_text(game.initial_state(), "Rd4")
+    shown = game.display_diagram(state)
+    assert rich_diagram(game, state).plain == shown + "\n"
+    lines = shown.splitlines()
+    assert lines[0].strip() == lines[-2].strip() == "1 2 3 4"
+    assert lines[4].startswith("d  ") and lines[4].rstrip().endswith("d7")
+    assert game.parse_diagram(game.diagram(state)) == state
+    freego = stonegarden.make("freego", size=5)
+    assert freego.display_diagram(freego.initial_state()) == freego.diagram(freego.initial_state())
+    import stonegarden.terminal.render as render
+
+    assert "geometry" not in Path(render.__file__).read_text("utf-8")
+
+
+@pytest.mark.parametrize(("game_id", "kept"), [
+    ("blooms", True), ("blooms-territory", True), ("freego", True), ("bridgego", False),
+    ("blobs", False)])
+def test_each_game_says_whether_its_scores_are_shown(game_id, kept):
+    """The territory rules' board score is shown from the first move, 0 : 0 included, and a
+    game with no score shows none: the game says so (``keeps_scores``), not the terminal."""
+    game = stonegarden.make(game_id)
+    state = game.initial_state()
+    assert game.keeps_scores(state) is kept
+    assert ("scores 0 : 0" in status_line(game, state)) is kept
+    import stonegarden.terminal.play as play
+
+    assert "territory" not in Path(play.__file__).read_text("utf-8")
+
+
+def test_the_game_gives_the_status_line_its_own_words():
+    """Blobs' dice are Blobs' words (``status_words``), not fields the terminal picks out of
+    its diagram by name; other games add none."""
+    s = tumbling_session()
+    after = s.game.play_text(s.state, "roll:B")
+    assert s.game.status_words(after) == ("dice left 47", "rolled B")
+    assert stonegarden.make("freego").status_words(stonegarden.make("freego").initial_state()) == ()
+    import stonegarden.terminal.play as play
+
+    assert "dice_left" not in Path(play.__file__).read_text("utf-8")

@@ -27,7 +27,7 @@ from typing import Any
 from .core.protocol import Game
 from .core.record import Record, ended_outside_rules, make_record, replay_record, result_of
 from .core.registry import make
-from .errors import RecordError, StonegardenError
+from .errors import NotationError, RecordError, StonegardenError
 from .geometry.square import SquareBoard
 
 MAX_SGF_CHARS = 16 * 1024 * 1024
@@ -201,17 +201,17 @@ def point_of_sgf(board: SquareBoard, value: str) -> int | None:
     """The point of SGF letters, ``None`` for a pass (empty, or ``tt`` on boards up to 19).
 
     Raises:
-        ValueError: not two letters on this board.
+        NotationError: not two letters on this board.
     """
     v = value.strip()
     if v == "" or (v == "tt" and board.size <= 19):
         return None
     if len(v) != 2 or not all("a" <= ch <= "z" for ch in v):
-        raise ValueError(f"{value!r} is not an SGF point")
+        raise NotationError(f"{value!r} is not an SGF point")
     c = ord(v[0]) - ord("a")
     top = ord(v[1]) - ord("a")
     if c >= board.size or top >= board.size:
-        raise ValueError(f"{value!r} is off a {board.size}x{board.size} board")
+        raise NotationError(f"{value!r} is off a {board.size}x{board.size} board")
     return board.at(c, board.size - 1 - top)
 
 
@@ -447,7 +447,7 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
                               entry=number - 1, text=label)
         try:
             point = point_of_sgf(board, value)
-        except ValueError as exc:
+        except NotationError as exc:
             raise RecordError(f"{where} ({label}): {exc}", entry=number - 1, text=label) from None
         if point is None:
             raise RecordError(f"{where} ({label}): a pass, and {game.title} has no pass",

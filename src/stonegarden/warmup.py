@@ -59,19 +59,11 @@ def rules_step(game: Game) -> None:
     random_game(game)
 
 
-def first_decision(game: Game) -> State:
-    """The first position where a player (not chance) is to move."""
-    state = game.initial_state()
-    while game.current_player(state) == CHANCE and not game.is_terminal(state):
-        state = game.play(state, game.chance_outcomes(state)[0][0])
-    return state
-
-
 def search_step(game: Game) -> None:
     """A few random playouts from the first position, and the kernels of the game's default
     search (its search profile's ``warm_up``: levels, hints and the analysis all search with
     it)."""
-    state = first_decision(game)
+    state = game.first_decision()
     if not game.is_terminal(state):
         game.random_playouts(state, PLAYOUTS, 0)
     profile_for(game).warm_up()

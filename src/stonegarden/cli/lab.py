@@ -109,15 +109,15 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
 
     Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
     interruption, and a larger --games extends the study."""
-    from ..lab.store import Store
     from ..lab.study import StudySpec, check_spec, report_study, run_study
+    from ..lab.study_store import StudyStore
 
     pair = _agents(agent, agents)
     canonical = check_spec(game_id, dict(parse_param_options(params)), pair)
     rule = resign_rule(resign, resign_moves)
     spec = StudySpec(game_id, canonical, pair, seed, resign=None if rule is None else rule.as_list())
     folder = Path(out)
-    store = Store(folder / "lab.sqlite")
+    store = StudyStore(folder / "lab.sqlite")
     results = run_study(spec, games, store, workers=workers, backend=backend, address=address)
     store.close()
     summary = report_study(spec, results, folder, _command())

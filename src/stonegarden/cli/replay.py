@@ -47,10 +47,8 @@ def replay(record_path: str, as_json: bool) -> None:
             said = "a draw" if winner == 0 else f"winner {winner}"  # "winner 0" read as a player
             # the score that decided it (the territory rules' board score, which the diagram's
             # capture scores do not show), as the terminal game's end says it
-            from ..terminal.play import keeps_scores
-
             s1, s2 = game.scores(final)
-            scores = f"; scores {s1} : {s2}" if keeps_scores(game, final) else ""
+            scores = f"; scores {s1} : {s2}" if game.keeps_scores(final) else ""
             click.echo(f"result: {said} ({game.result_reason(final)}){scores}")
         elif not as_json and ended is not None:  # a clock or a resignation out of turn
             click.echo("result: no winner (aborted, from meta.ended)" if ended["winner"] is None

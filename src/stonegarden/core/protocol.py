@@ -208,6 +208,12 @@ class Game(ABC):
     def scores(self, state: State) -> tuple[int, int]:
         """The scores reported by ``replay`` (the contract in docs/games/, "Records and replay")."""
 
+    def keeps_scores(self, state: State) -> bool:
+        """Whether :meth:`scores` mean anything at ``state``, so that the terminal and
+        ``replay``'s result show them: by default where the game races to a ``target`` or a
+        point has been scored (a game that keeps none says no meaningless ``0 : 0``)."""
+        return self.params.get("target") is not None or any(self.scores(state))
+
     # -- moves ------------------------------------------------------------------------------
     @abstractmethod
     def legal_actions(self, state: State) -> np.ndarray:
@@ -361,6 +367,18 @@ class Game(ABC):
         """Rich styles per diagram character, for the terminal (e.g. ``{"R": "bold red"}``)."""
         return {}
 
+    def status_words(self, state: State) -> tuple[str, ...]:
+        """What the terminal's status line says of ``state`` after whose turn it is and the
+        scores, a few words each (Blobs: ``"dice left 47"``, ``"rolled B"``); none by
+        default."""
+        return ()
+
+    def display_diagram(self, state: State) -> str:
+        """The diagram as the terminal shows it to a player: :meth:`diagram`, with whatever
+        helps a person read it that the parseable diagram leaves out (Blooms numbers its
+        cells). Not read back."""
+        return self.diagram(state)
+
     # -- fast paths -------------------------------------------------------------------------
     def random_playouts(self, state: State, count: int, seed: int) -> np.ndarray:
         """Play ``count`` uniformly random games from ``state``; int64[4]: wins of player 1,
@@ -397,6 +415,15 @@ class Game(ABC):
         """The canonical texts of the legal actions, in the actions' order (the rolls at a
         chance node)."""
         return [self.action_to_text(state, int(a)) for a in self.legal_actions(state)]
+
+    def first_decision(self) -> State:
+        """The first position where a player, not chance, is to move (or the game's end): the
+        initial state after the first outcome of each chance event before it (Blobs' opening
+        roll)."""
+        state = self.initial_state()
+        while self.current_player(state) == CHANCE and not self.is_terminal(state):
+            state = self.play(state, self.chance_outcomes(state)[0][0])
+        return state
 
     def replay(self, moves: Sequence[str]) -> list[State]:
         """All states of a game given as move texts, the initial one first.

@@ -51,7 +51,7 @@ class _WithBoard(Protocol):
     board: bytes
 
 
-def _board(game: Game) -> _Points:
+def points_of(game: Game) -> _Points:
     """The board this view reads (``supports`` checked that the game has one)."""
     return cast(_OnPoints, game).board
 
@@ -78,8 +78,8 @@ class SquareView(BoardView):
         return ("black stones", "white stones")
 
     def svg(self, game: Game, state: State, marks: Marks) -> str:
-        size = int(_board(game).size)
-        names = _board(game).names
+        size = int(points_of(game).size)
+        names = points_of(game).names
         cells = _cells(state)
         span = STEP * (size - 1)
         # the labels sit outside the stones of the edge lines (a stone reaches 0.47 STEP)
@@ -144,24 +144,21 @@ class SquareView(BoardView):
         return "".join(out)
 
     def _decisive(self, game: Game, state: State) -> set[str]:
-        """The points of the chain that won a connection game (its rules say which)."""
-        chain_of = getattr(game, "winning_chain", None)
-        if chain_of is None or not game.is_terminal(state):
-            return set()
-        names = _board(game).names
-        return {names[p] for p in chain_of(state)}
+        """The points drawn as what won the game (a connection game's chain: Bridge Go's view);
+        none here."""
+        return set()
 
     def legal_targets(self, game: Game, state: State) -> list[str]:
-        names = _board(game).names
+        names = points_of(game).names
         acts = game.legal_actions(state)
         return [names[int(a)] for a in acts if 0 <= a < len(names)]
 
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
         m = move.strip().upper()
-        return [m] if m in _board(game).index else []
+        return [m] if m in points_of(game).index else []
 
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
-        names = _board(game).names
+        names = points_of(game).names
         b = _cells(before)
         a = _cells(after)
         return [names[int(i)] for i in np.flatnonzero((b != 0) & (a == 0))]
@@ -185,7 +182,7 @@ class SquareView(BoardView):
         legal = set(self.legal_targets(game, state))
         cells = _cells(state)
         refused = {}
-        for i, name in enumerate(_board(game).names):
+        for i, name in enumerate(points_of(game).names):
             if cells[i] == 0 and name not in legal:
                 try:
                     game.play_text(state, name)
@@ -195,24 +192,14 @@ class SquareView(BoardView):
 
     def legend(self, game: Game) -> list[dict[str, str]]:
         return [{"letter": "B", "name": "black", "mark": "dark stone", "player": "1",
-                 "swatch": _swatch("B")},
+                 "swatch": swatch("B")},
                 {"letter": "W", "name": "white", "mark": "light stone", "player": "2",
-                 "swatch": _swatch("W")}]
+                 "swatch": swatch("W")}]
 
     def mark_legend(self, game: Game) -> list[dict[str, str]]:
-        marks = [{"name": "last move", "swatch": _swatch("B", _last_mark(0, 0, 1))},
-                 {"name": "captured", "swatch": _swatch("", _CAPTURED)},
-                 {"name": "hint", "swatch": _swatch("", _HINT)}]
-        if hasattr(game, "winning_chain"):
-            marks.append({"name": "winning chain",
-                          "swatch": _swatch("B", _CHAIN_HALO, under=True)})
-        return marks
-
-    def score_track(self, game: Game, state: State) -> dict[str, Any]:
-        if hasattr(game, "winning_chain"):  # a connection game keeps no score
-            return {"scores": [], "target": None, "colours": list(self.player_classes),
-                    "label": "No score: the first to join two opposite sides wins"}
-        return super().score_track(game, state)
+        return [{"name": "last move", "swatch": swatch("B", _last_mark(0, 0, 1))},
+                {"name": "captured", "swatch": swatch("", _CAPTURED)},
+                {"name": "hint", "swatch": swatch("", _HINT)}]
 
     def reason_words(self, game: Game, state: State, reason: str, winner: int,
                      names: tuple[str, str]) -> str:
@@ -221,32 +208,17 @@ class SquareView(BoardView):
             n = s[winner - 1]
             return (f"{names[winner - 1]} captured {n} stone{'' if n == 1 else 's'} "
                     f"(the target is {game.params.get('target')})")
-        if reason == "bridge" and winner:
-            return f"{names[winner - 1]} joined {self._sides(game, state)}"
-        if reason == "no-legal-move" and hasattr(game, "winning_chain"):
-            return f"{names[state.player - 1]} had no legal move: a draw"
         if reason == "no-legal-move":
             return (f"{names[state.player - 1]} had no legal move; captures "
                     f"{s[0]} to {s[1]}")
         return super().reason_words(game, state, reason, winner, names)
-
-    def _sides(self, game: Game, state: State) -> str:
-        size = int(_board(game).size)
-        pts = cast(Any, game).winning_chain(state)  # asked only of a game that has one
-        rows = {p // size for p in pts}
-        cols = {p % size for p in pts}
-        if 0 in rows and size - 1 in rows:
-            return "south and north"
-        if 0 in cols and size - 1 in cols:
-            return "west and east"
-        return "two opposite sides"
 
 
 _CAPTURED = ('<path d="M-7,-7L7,7M7,-7L-7,7" stroke="#CC79A7" stroke-width="4" '
              'stroke-linecap="round"/>')
 _HINT = ('<circle r="16" fill="none" stroke="#009E73" stroke-width="4" '
          'stroke-dasharray="6 4"/>')
-_CHAIN_HALO = '<circle r="21" fill="#009E73" opacity="0.75"/>'
+CHAIN_HALO = '<circle r="21" fill="#009E73" opacity="0.75"/>'
 
 
 def _last_mark(x: float, y: float, v: int) -> str:
@@ -292,7 +264,7 @@ def _defs() -> str:
     )
 
 
-def _swatch(letter: str, extra: str = "", size: int = 28, under: bool = False) -> str:
+def swatch(letter: str, extra: str = "", size: int = 28, under: bool = False) -> str:
     """A small stand-alone SVG of a stone (``letter`` B or W, or none) with ``extra`` drawn
     over it (or ``under`` it) in board units: the legend's keys."""
     h = size / 2

@@ -15,7 +15,6 @@ from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
 from .statistics import seat_text, summarise, wld
-from .store import Store
 from .study import (
     StudySpec,
     check_games,
@@ -27,6 +26,7 @@ from .study import (
     seat_note,
     write_report,
 )
+from .study_store import StudyStore
 
 
 def with_option(spec: str, key: str, value: Any) -> str:
@@ -71,7 +71,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         specs.append(StudySpec(game_id, canonical, (strong, weak), seed,
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
-    store = Store(out / "lab.sqlite")
+    store = StudyStore(out / "lab.sqlite")
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"ladder {game_id} ({steps} steps)")
     steps_out = []

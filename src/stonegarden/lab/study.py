@@ -16,17 +16,16 @@ from rich.console import Console
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
 from ..core.params import params_text
-from ..core.protocol import CHANCE
 from ..core.record import make_record, save_record
 from ..core.registry import make
 from ..errors import JobError, ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
 from .statistics import balance_text, seat_text, summarise, wld
-from .store import Store
+from .study_store import StudyStore
 
 
-@dataclass
+@dataclass(frozen=True)
 class StudySpec:
     """What defines a study's games; the number of games is not part of it, so asking for
     more games later extends the same study."""
@@ -88,7 +87,7 @@ def check_games(games: int, studies: int) -> None:
                              "command with a larger --games extends the studies")
 
 
-def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers: int = 1,
+def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, workers: int = 1,
                 backend: str = "local", address: str | None = None,
                 console: Console | None = None, description: str = "games",
                 ) -> list[list[dict[str, Any]]]:
@@ -120,7 +119,7 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: Store, *, workers
     return [store.games(key, limit=games) for key in keys]
 
 
-def _stored(store: Store, keys: list[str], games: int) -> int:
+def _stored(store: StudyStore, keys: list[str], games: int) -> int:
     """The games of the studies ``keys`` a run of ``games`` each has in the store."""
     return sum(len([i for i in store.done(key) if i < games]) for key in keys)
 
@@ -135,7 +134,7 @@ class LabStopped(KeyboardInterrupt):
         self.stored, self.asked, self.path = stored, asked, path
 
 
-def run_study(spec: StudySpec, games: int, store: Store, *, description: str | None = None,
+def run_study(spec: StudySpec, games: int, store: StudyStore, *, description: str | None = None,
               **run: Any) -> list[dict[str, Any]]:
     """Play the games the store lacks (up to ``games``) and return all ``games`` of them."""
     description = description or f"{spec.game} {params_text(spec.params)}"
@@ -210,9 +209,7 @@ def seat_note(game_id: str, params: dict[str, Any]) -> str:
     choice (Blobs: Red's opening die is part of the initial position, and Blue chooses first),
     '' where it does."""
     game = make(game_id, **params)
-    state = game.initial_state()
-    while game.current_player(state) == CHANCE and not game.is_terminal(state):
-        state = game.play(state, game.chance_outcomes(state)[0][0])
+    state = game.first_decision()
     if game.is_terminal(state) or game.current_player(state) == 1:
         return ""
     return (f"In `{game_id}` player 2 makes the first choice: \"first player\" and \"moving "

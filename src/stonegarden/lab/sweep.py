@@ -14,7 +14,6 @@ from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
 from .statistics import balance_text, summarise
-from .store import Store
 from .study import (
     StudySpec,
     check_games,
@@ -26,6 +25,7 @@ from .study import (
     seat_note,
     write_report,
 )
+from .study_store import StudyStore
 
 #: cells a sweep may have: checked before a range's values are made, so that a typo such as
 #: ``target=1:100000000000`` is refused at once instead of filling the memory
@@ -156,7 +156,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     follow = [k for k in played_params[0] if k not in grid
               and len({json.dumps(p[k]) for p in played_params}) > 1]
     fixed = {k: v for k, v in played_params[0].items() if k not in grid and k not in follow}
-    store = Store(out / "lab.sqlite")
+    store = StudyStore(out / "lab.sqlite")
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"sweep {game_id} ({len(specs)} cells)")
     rows = []

@@ -1,10 +1,11 @@
 """Pause Python's cyclic garbage collector while searches run.
 
-A search tree of Python nodes has no reference cycles (nodes link to their children only), so
-the collector finds nothing in it, yet its full passes over a growing tree cost a few percent
-of a long search. The collector is off while at least one search runs, in any thread, and back
-to how the first search found it once the last one ends: a counter under a lock, so searches
-that overlap in threads can never leave it off for good."""
+The tree itself is in numba pools, but the protocol tree keeps a Python state for each node
+(``ProtocolTree.states``): many objects, none in a reference cycle, so the collector's full
+passes over them find nothing, yet take longer as the tree grows. The collector is off while
+at least one search runs, in any thread, and back to how the first search found it once the
+last one ends: a counter under a lock, so searches that overlap in threads can never leave it
+off for good."""
 
 from __future__ import annotations
 

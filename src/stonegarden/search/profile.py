@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from ..core.protocol import Game, State
-from .config import Budget, GameOption, SearchConfig
+from .config import GameOption, SearchConfig
 
 if TYPE_CHECKING:
     from ..learn.learner import Learner
@@ -171,10 +171,6 @@ class SearchProfile:
         """The game options ``level`` searches with: ``level_options``, and those it was
         measured with where ``level_options_measured`` names it."""
         return {**self.level_options, **self.level_options_measured.get(level, {})}
-
-    def level_budget(self, level: int) -> Budget:
-        sims, seconds = self.levels[level]
-        return Budget(sims=sims, seconds=seconds)
 
     # -- what the protocol tree asks --------------------------------------------------------
     def playout(self, state: State, seed: int, options: Mapping[str, int],

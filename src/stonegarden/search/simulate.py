@@ -1,7 +1,7 @@
 """The search's simulation loop for games with compiled tree kernels, written once.
 
 ``run_sims`` below is plain Python calling six kernels by name, which a game provides (see
-a game's ``tree.py``, ``games/blooms/tree.py`` or ``games/freego/tree.py``):
+``games/blooms/tree.py``, ``games/blooms/territory_tree.py`` or ``games/freego/tree.py``):
 
     tree_scratch(consts) -> scratch
     tree_begin(board, info, consts, scratch)   (a simulation starts from the root's position)

@@ -110,31 +110,15 @@ def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
     save_record(record, path)
 
 
-def keeps_scores(game: Game, state: State) -> bool:
-    """Whether scores mean anything in ``game`` (a target, territory, or any point scored)."""
-    return (game.params.get("target") is not None or any(game.scores(state))
-            or bool(getattr(game, "territory", False)))
-
-
-def diagram_fields(game: Game, state: State) -> dict[str, str]:
-    """The position's fields as the diagram's last line writes them (``roll=M``, ...)."""
-    lines = game.diagram(state).splitlines()
-    last = lines[-1] if lines else ""
-    return dict(f.split("=", 1) for f in last.split() if "=" in f)
-
-
 def status_line(game: Game, state: State) -> str:
     """Whose turn and the scores, in words (with the target when the game has one; no scores in
-    a game that keeps none), the dice left and the face rolled where the game has them."""
+    a game that keeps none), then the game's own ``status_words`` (Blobs' dice)."""
     p = game.current_player(state)
     scores = game.scores(state)
     target = game.params.get("target")
     goal = f" (target {target})" if target is not None else ""
-    fields = diagram_fields(game, state)
-    extra = f"; dice left {fields['dice_left']}" if "dice_left" in fields else ""
-    if fields.get("roll", "-") != "-":
-        extra += f"; rolled {fields['roll']}"
-    if not keeps_scores(game, state):
+    extra = "".join(f"; {words}" for words in game.status_words(state))
+    if not game.keeps_scores(state):
         return f"player {p} to move{extra}"
     return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
 
@@ -203,7 +187,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(rich_diagram(game, state, fields=False))
             w = game.winner(state)
             scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
-                      if keeps_scores(game, state) else "")
+                      if game.keeps_scores(state) else "")
             console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
                                         scores))
             s.autosave()

@@ -415,6 +415,13 @@ class BlobsGame(Game):
         """Raises: NotationError (malformed), PositionError (impossible here)."""
         return self._from_fields(parse_diagram_fields(text), text)
 
+    def status_words(self, state: State) -> tuple[str, ...]:
+        """The dice left and the face rolled for this placement, as the diagram writes it
+        (``?`` while a roll is due), where one is."""
+        fields = self._fields(self._own(state))
+        rolled = () if fields.roll == "-" else (f"rolled {fields.roll}",)
+        return (f"dice left {fields.dice_left}", *rolled)
+
     @property
     def diagram_styles(self) -> dict[str, str]:
         """Red ``o`` and blue ``x`` (the letters differ, so colour is never the only cue)."""

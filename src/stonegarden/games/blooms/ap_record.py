@@ -28,7 +28,7 @@ from typing import Any, cast
 from ...core.foreign import ForeignReader, register_reader
 from ...core.record import MAX_RECORD_BYTES, Record, make_record
 from ...core.registry import make
-from ...errors import RecordError, StonegardenError
+from ...errors import NotationError, RecordError, StonegardenError
 
 #: (player, stone) -> our colour letter: dark stones are red and black, light ones yellow and grey
 LETTERS = {(1, "1"): "R", (1, "2"): "Y", (2, "1"): "K", (2, "2"): "G"}
@@ -91,7 +91,7 @@ def _move_text(entry: Any) -> str:
     if isinstance(entry, dict):
         entry = entry.get("move")
     if not isinstance(entry, str):
-        raise ValueError(f"a move is text, not {entry!r}")
+        raise RecordError(f"a move is text, not {entry!r}")
     return entry.strip()
 
 
@@ -101,7 +101,7 @@ def _our_move(text: str, player: int) -> str:
     for stone in text.lower().split(","):
         m = _STONE.match(stone.strip())
         if not m:
-            raise ValueError(f"{stone.strip()!r} is not a stone (1 or 2, then a cell, e.g. 1d4)")
+            raise NotationError(f"{stone.strip()!r} is not a stone (1 or 2, then a cell, e.g. 1d4)")
         parts.append(LETTERS[(player, m.group(1))] + m.group(2))
     return ",".join(parts)
 
@@ -140,7 +140,7 @@ def ap_to_record(data: Any, source: str = "<AP record>") -> Record:
             where = f"{source!r}: round {r}, player {player}"
             try:
                 text = _move_text(entry)
-            except ValueError as exc:
+            except RecordError as exc:
                 raise RecordError(f"{where}: {exc}", entry=len(moves)) from None
             low = text.lower()
             if low == "" or ended:
@@ -163,7 +163,7 @@ def ap_to_record(data: Any, source: str = "<AP record>") -> Record:
                 after = game.play_text(state, ours)
                 if ours != "resign":  # the canonical text (R before Y, K before G)
                     ours = game.action_to_text(state, game.parse_action(state, ours))
-            except (ValueError, StonegardenError) as exc:
+            except StonegardenError as exc:
                 raise RecordError(f"{where} ({text!r}): {exc}", entry=len(moves),
                                   text=text) from None
             state = after

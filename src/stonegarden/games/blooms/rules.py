@@ -25,7 +25,7 @@ from .notation import format_stones, parse_stones
 from .observation import PLANES, observation
 from .playouts import race_playouts, territory_playouts
 from .search import RaceProfile, TerritoryProfile
-from .text import diagram, parse_diagram, parse_position, position_text
+from .text import diagram, parse_diagram, parse_position, position_text, with_cell_numbers
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)  # State.__repr__ shows bytes compactly
@@ -232,6 +232,9 @@ class _Blooms(Game):
 
     def parse_diagram(self, text: str) -> BloomsState:
         return self._checked(parse_diagram(self.board, text, self.territory))
+
+    def display_diagram(self, state: State) -> str:
+        return "\n".join(with_cell_numbers(self.diagram(state).splitlines(), self.board.size))
 
     def _checked(self, state: BloomsState) -> BloomsState:
         """Reject positions that no game reaches; attach the superko history."""
@@ -482,6 +485,11 @@ class BloomsTerritory(_Blooms):
         out = np.zeros(2, np.int64)
         K.territory_scores(state.cells(), self.board.neighbours, out)
         return int(out[0]), int(out[1])
+
+    def keeps_scores(self, state: State) -> bool:
+        """The board score counts from the first move, though no one has a point yet."""
+        self._own(state)
+        return True
 
     def territory_owners(self, state: State) -> np.ndarray:
         """int8 per cell: 1 or 2 for an empty cell in that player's territory (the regions

@@ -141,6 +141,34 @@ def diagram(board: HexBoard, state: BloomsState) -> str:
     return "\n".join(lines)
 
 
+def with_cell_numbers(lines: list[str], size: int) -> list[str]:
+    """The lines of :func:`diagram` with the cells' other coordinate, for a person reading it
+    (``display_diagram``; not read back): a cell's number counts from the left of its row, so
+    the numbers run above the top row and below the bottom row, and each row ends with its last
+    cell's name. Lines that are not board rows (the status line) are kept as they are."""
+    rows = 2 * size - 1
+    if len(lines) < rows:
+        return lines
+    body = lines[:rows]
+    first = body[0]
+    letter_at = len(first) - len(first.lstrip())
+    start = letter_at + 3  # the first cell of the top (and bottom) row
+    numbers = range(1, size + 1)
+    if size < 10:
+        ruler = [" " * start + " ".join(str(k) for k in numbers)]
+    else:  # two-digit numbers: tens over units, one column per cell
+        ruler = [" " * start + " ".join(str(k // 10) if k >= 10 else " " for k in numbers),
+                 " " * start + " ".join(str(k % 10) for k in numbers)]
+    width = max(len(line) for line in body)
+    out = list(ruler)
+    for i, line in enumerate(body):
+        letter_index = rows - 1 - i
+        last = f"{chr(ord('a') + letter_index)}{row_length(size, letter_index)}"
+        out.append(line.ljust(width) + "   " + last)
+    out.extend(ruler)
+    return out + lines[rows:]
+
+
 def parse_diagram(board: HexBoard, text: str, territory: bool) -> BloomsState:
     """Raises: NotationError (malformed), PositionError (impossible here)."""
     if not isinstance(text, str):

@@ -57,6 +57,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     id = "bridgego"
     title = "Bridge Go"
     search_profile = BridgeGoProfile
+    board_view = "stonegarden.games.bridgego.view:VIEW"
     short_title = "Bridge Go"
     state_type = BridgeGoState
     notation = NOTATION

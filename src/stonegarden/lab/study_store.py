@@ -30,8 +30,9 @@ def study_key(spec: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
-class Store:
-    """One SQLite file; every finished game is committed at once."""
+class StudyStore:
+    """The lab's games: one SQLite file (``lab.sqlite`` in a run's folder), every finished
+    game committed at once. Not the web app's games, which ``stonegarden.store`` keeps."""
 
     def __init__(self, path: str | Path) -> None:
         """Raises: ParameterError naming the file when its folder cannot be made or the file
