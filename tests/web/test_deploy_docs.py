@@ -177,3 +177,70 @@ def test_the_documented_backup_and_restore_work_as_written(postgres, tmp_path):
         restored.append_move("g1", 1, "D4", None, to_move=1)  # its owner writes to it
     finally:
         restored.close()
+
+
+def _package(root: Path, text: str, deps: tuple[str, ...] = ()) -> None:
+    """A one-module package ``dum`` (``dum.X == text``), version 0.1.0 whatever its code, as
+    stonegarden's is from one commit to the next, with a ``postgresql`` extra."""
+    (root / "dum").mkdir(parents=True, exist_ok=True)
+    (root / "dum" / "__init__.py").write_text(f"X = {text!r}\n")
+    listed = ", ".join(f'"{d}"' for d in deps)
+    (root / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        f'[project]\nname = "dum"\nversion = "0.1.0"\ndependencies = [{listed}]\n'
+        '[project.optional-dependencies]\npostgresql = []\n'
+        '[tool.setuptools]\npackages = ["dum"]\n')
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_documented_upgrade_installs_the_new_code_and_its_new_dependency(tmp_path):
+    """docs/deploy.md's upgrade lines, with a stand-in package served from a git URL whose
+    version number does not change between commits (``pip install -U`` kept the old code)."""
+    text = DOC.split("**Upgrading**", 1)[1].split("## 2.", 1)[0]
+    steps = re.search(r"```\n(.*?)```", text, re.S)
+    assert steps, "docs/deploy.md gives no upgrade commands"
+    pips = [line for line in steps.group(1).splitlines() if "/venv/bin/pip " in line]
+    assert len(pips) == 2, pips
+    install = next(line for line in DOC.split("## 1. Install", 1)[1].splitlines()
+                   if "/venv/bin/pip install" in line)
+    venv = tmp_path / "venv"
+    # this Python's pip and setuptools install and build the stand-in: nothing is fetched
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(venv)], check=True, timeout=120)
+    repo, dep = tmp_path / "repo", tmp_path / "dumdep"
+    _package(repo, "old")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "old"], check=True)
+    (dep / "dumdep").mkdir(parents=True)
+    (dep / "dumdep" / "__init__.py").write_text("")
+    (dep / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "dumdep"\nversion = "1.0"\n[tool.setuptools]\npackages = ["dumdep"]\n')
+
+    def run(line: str) -> None:
+        line = line.replace("sudo -u stonegarden ", "").replace(
+            "/srv/stonegarden/venv/bin/pip", f"{venv}/bin/python -m pip")
+        line = line.replace("stonegarden", "dum").replace(
+            "git+https://github.com/OWNER/dum", f"git+file://localhost{repo}")
+        done = subprocess.run(f"{line} --no-build-isolation --no-index -q", shell=True,
+                              text=True, capture_output=True, timeout=300)
+        assert done.returncode == 0, (line, done.stderr)
+
+    def installed() -> str:
+        return subprocess.run([str(venv / "bin" / "python"), "-c",
+                               "import dum; print(dum.X)"], capture_output=True, text=True,
+                              cwd=tmp_path).stdout.strip()
+
+    run(install)
+    assert installed() == "old"
+    _package(repo, "new", deps=(f"dumdep @ file://localhost{dep}",))
+    subprocess.run([*git, "commit", "-qam", "new"], check=True)
+    for line in pips:
+        run(line)
+    assert installed() == "new"
+    found = subprocess.run([str(venv / "bin" / "python"), "-c", "import dumdep"],
+                           capture_output=True, cwd=tmp_path)
+    assert found.returncode == 0, found.stderr

@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import StoreError
 from .base import ChangeListener, StaleError
-from .migrations import MIGRATIONS, VERSION_TABLE, check_schema
+from .migrations import MIGRATIONS, VERSION_TABLE, check_schema, report_migration
 from .sql import SQLStore
 
 #: the channel of change notifications
@@ -257,6 +257,7 @@ class PostgresStore(SQLStore):
                             con.execute(statement)
                         con.execute("INSERT INTO schema_migrations (version, name, applied)"
                                     " VALUES (%s, %s, %s)", (m.version, m.name, time.time()))
+            report_migration(self.location, version)
         finally:
             con.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
 
