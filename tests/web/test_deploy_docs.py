@@ -244,3 +244,32 @@ def test_the_documented_upgrade_installs_the_new_code_and_its_new_dependency(tmp
     found = subprocess.run([str(venv / "bin" / "python"), "-c", "import dumdep"],
                            capture_output=True, cwd=tmp_path)
     assert found.returncode == 0, found.stderr
+
+
+def test_the_documented_sqlite_backup_and_restore_work_as_written(tmp_path):
+    """docs/deploy.md's SQLite backup, then a change that a killed server left in the WAL
+    journal, then its restore: the file holds what the backup held."""
+    from stonegarden.store import NewGame, open_store
+
+    text = DOC.split("A SQLite file is backed up", 1)[1].split("## 3.", 1)[0]
+    backup, restore = (" ".join(c.split()) for c in re.findall(r"`(sqlite3 [^`]*)`", text))
+    assert ".backup" in backup and ".restore" in restore
+    db = tmp_path / "games.db"
+    open_store(db).create_game(NewGame("g1", "freego", {"size": 5}, ("human", "human"),
+                                       ("k1", "k2"), listed=False, names=("Ann", "Bo"),
+                                       to_move=1))
+    done = subprocess.run(backup, shell=True, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    changed = ("import os, sqlite3\n"
+               "con = sqlite3.connect('games.db', isolation_level=None)\n"
+               "con.execute('PRAGMA wal_autocheckpoint=0')\n"
+               "con.execute(\"UPDATE games SET name1 = 'Later' WHERE id = 'g1'\")\n"
+               "os._exit(0)\n")  # killed: the change is in the journal only
+    subprocess.run([sys.executable, "-c", changed], cwd=tmp_path, check=True, timeout=60)
+    assert (tmp_path / "games.db-wal").stat().st_size > 0
+    done = subprocess.run(restore, shell=True, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    row = open_store(db).get("g1")
+    assert row is not None and row.names == ("Ann", "Bo")
