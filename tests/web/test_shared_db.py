@@ -6,6 +6,7 @@ clock survives a restart without charging a long outage to anyone."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -196,8 +197,6 @@ def test_killing_a_server_loses_no_acknowledged_move(pair, pg_database):
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
-    import os
-
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "stonegarden", "serve", "--port", "0", *args],
@@ -493,3 +492,18 @@ def test_an_abort_and_a_move_through_two_servers_at_once_end_one_way(pair):
     a, b = pair
     for _ in range(3):
         abort_and_move_at_once(a, b)
+
+
+def test_postgresql_without_its_driver_says_how_to_install_it(tmp_path):
+    """An install without the ``postgresql`` extra (as scripts/serve.sh makes) given a
+    PostgreSQL ``--db``: one line that says what to install, no password."""
+    (tmp_path / "psycopg.py").write_text(
+        "raise ImportError(\"No module named 'psycopg'\", name='psycopg')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "stonegarden", "serve", "--port", "0", "--db",
+         "postgresql://u:secret@127.0.0.1:1/x"], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "src")])})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "secret" not in lines[0], done.stderr
+    assert 'pip install "stonegarden[postgresql]"' in lines[0], lines[0]

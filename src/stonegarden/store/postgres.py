@@ -117,9 +117,11 @@ class PostgresStore(SQLStore):
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
-        except ImportError as exc:  # pragma: no cover - both are dependencies
-            raise StoreError(f"--db {redacted(dsn)}: PostgreSQL needs psycopg and psycopg-pool "
-                             f"({exc})") from None
+        except ImportError as exc:  # an install without the extra (scripts/serve.sh's)
+            raise StoreError(f"--db {redacted(dsn)}: PostgreSQL needs psycopg and psycopg-pool, "
+                             f"which this install lacks ({exc}): install them with pip install "
+                             '"stonegarden[postgresql]" (in a checkout, .venv/bin/pip install '
+                             '-e ".[postgresql]")') from None
         self._psycopg = psycopg
         self.dsn = dsn
         self.location = redacted(dsn)
