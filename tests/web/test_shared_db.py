@@ -206,6 +206,7 @@ def _serve(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("db,words", [
     ("mysql://u@h/d", "unknown scheme 'mysql'"),
     ("postgresql://u:secret@127.0.0.1:1/none", "127.0.0.1:1/none"),
+    ("postgresql://u@127.0.0.1:1/none?password=secret", "127.0.0.1:1/none?password=***"),
 ])
 def test_a_db_that_cannot_be_served_is_refused_at_start_in_one_line(db, words):
     done = _serve("--db", db)
@@ -507,3 +508,20 @@ def test_postgresql_without_its_driver_says_how_to_install_it(tmp_path):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "secret" not in lines[0], done.stderr
     assert 'pip install "stonegarden[postgresql]"' in lines[0], lines[0]
+
+
+def test_a_password_given_as_a_query_parameter_is_not_in_the_first_line(pg_database):
+    """libpq reads ``?password=`` too: the line saying where the games are stored hid only a
+    password written before the ``@``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"),
+           "STONEGARDEN_DB": pg_database + "?password=Sekr3t-in-the-query"}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
+                             "--workers", "1"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        said = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "serving" in said and "?password=***)" in said and "Sekr3t" not in said, said

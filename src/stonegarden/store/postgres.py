@@ -57,20 +57,27 @@ def _userinfo(dsn: str) -> tuple[str, str, str]:
     return scheme + sep, rest[:at], rest[at:]
 
 
+#: a password given as a query parameter (``?password=...``, which libpq reads too)
+_QUERY_PASSWORD = re.compile(r"(?i)([?&]password=)([^&]*)")
+
+
 def redacted(dsn: str) -> str:
     """The DSN without its password (for messages and logs), however the password is
-    written."""
+    written: in the user info or as a ``password`` query parameter."""
     head, userinfo, tail = _userinfo(dsn)
-    if ":" not in userinfo:
-        return dsn
-    return f"{head}{userinfo.split(':', 1)[0]}:***{tail}"
+    if ":" in userinfo:
+        dsn = f"{head}{userinfo.split(':', 1)[0]}:***{tail}"
+    return _QUERY_PASSWORD.sub(r"\1***", dsn)
 
 
 def scrubbed(text: str, dsn: str) -> str:
     """``text`` (a driver's message) without any piece of the DSN's password: the driver may
     quote a host it read from a password that holds an unencoded ``@`` or ``/``."""
+    from urllib.parse import unquote
+
     password = _userinfo(dsn)[1].partition(":")[2]
-    pieces = {password, *re.split(r"[@:/]", password)}
+    given = [unquote(m.group(2)) for m in _QUERY_PASSWORD.finditer(dsn)]
+    pieces = {password, *re.split(r"[@:/]", password), *given}
     for piece in sorted((p for p in pieces if len(p) >= 3), key=len, reverse=True):
         text = text.replace(piece, "***")
     return text
