@@ -273,3 +273,55 @@ def test_the_documented_sqlite_backup_and_restore_work_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     row = open_store(db).get("g1")
     assert row is not None and row.names == ("Ann", "Bo")
+
+
+def test_the_documented_caddy_site_serves_the_prefix_and_live_updates(tmp_path,
+                                                                        caddy_factory):
+    """docs/deploy.md's Caddy site (Debian's caddy, plain HTTP on the test's port, one
+    upstream): the public URL without its last ``/`` is sent to the home page (it was an
+    empty page), and a page's stream hears a move at once."""
+    from sse import Events
+    from webhelpers import Server, first_legal
+
+    text = DOC.split("A Caddy equivalent", 1)[1]
+    site = re.search(r"```\n(.*?)```", text, re.S)
+    assert site, "docs/deploy.md gives no Caddy site"
+    app_port = free_port()
+    site_text = site.group(1).replace("games.example.org {", "http://127.0.0.1:{port} {")
+    site_text = site_text.replace("127.0.0.1:8001 127.0.0.1:8002", f"127.0.0.1:{app_port}")
+    proxy = caddy_factory(site_text)
+    base = f"{proxy.url}/stonegarden"
+    server = Server(tmp_path / "games.db", app_port, "--public-url", base,
+                    "--forwarded-allow-ips", "127.0.0.1").start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=30)
+        conn.request("GET", "/stonegarden")
+        answer = conn.getresponse()
+        answer.read()
+        assert answer.status in (301, 308), answer.status
+        assert answer.getheader("Location", "").endswith("/stonegarden/")
+        conn.request("GET", "/stonegarden/")
+        answer = conn.getresponse()
+        assert answer.status == 200 and b'data-base="/stonegarden"' in answer.read()
+        conn.close()
+        small = {"size": 2, "target": 2}
+        body = json.dumps({"game": "blooms", "params": small, "seats": ["human", "human"]})
+        request = urllib.request.Request(base + "/api/games", body.encode(),
+                                         {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as r:
+            made = json.loads(r.read())
+        assert made["links"]["1"].startswith(f"{base}/game/")
+        events = Events(proxy.port, f"/stonegarden/api/games/{made['id']}/events")
+        try:
+            first = events.update()
+            move = json.dumps({"secret": made["secrets"]["1"],
+                               "move": first_legal("blooms", small, []), "ply": 0})
+            request = urllib.request.Request(f"{base}/api/games/{made['id']}/move",
+                                             move.encode(), {"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=30) as r:
+                assert r.status == 200
+            assert events.update(timeout=10) > first
+        finally:
+            events.close()
+    finally:
+        server.stop()
