@@ -525,3 +525,22 @@ def test_a_password_given_as_a_query_parameter_is_not_in_the_first_line(pg_datab
         proc.terminate()
         proc.wait(timeout=30)
     assert "serving" in said and "?password=***)" in said and "Sekr3t" not in said, said
+
+
+def test_a_database_its_user_cannot_make_tables_in_says_it_needs_owning(postgres):
+    """A database made without ``createdb --owner`` (its user may connect, not create
+    tables): the start says what to do, not only ``permission denied for schema public``."""
+    import psycopg
+
+    with psycopg.connect(postgres.dsn, autocommit=True) as con:
+        if not con.execute("SELECT 1 FROM pg_roles WHERE rolname = 'tenant'").fetchone():
+            con.execute("CREATE ROLE tenant LOGIN")
+        con.execute("DROP DATABASE IF EXISTS notowned")
+        con.execute("CREATE DATABASE notowned")
+    with psycopg.connect(postgres.dsn.rsplit("/", 1)[0] + "/notowned", autocommit=True) as con:
+        con.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")  # as PostgreSQL 15 has it
+    done = _serve("--db", f"postgresql://tenant:secret@127.0.0.1:{postgres.port}/notowned")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "secret" not in lines[0], done.stderr
+    assert "permission denied" in lines[0] and "createdb --owner" in lines[0], lines[0]

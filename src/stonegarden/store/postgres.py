@@ -142,6 +142,12 @@ class PostgresStore(SQLStore):
         try:
             with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
                 self._migrate(con)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            # the tables are made by the user of --db (docs/deploy.md: createdb --owner)
+            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), dsn)}: the user "
+                             "of --db makes the tables and needs to own the database "
+                             "(createdb --owner USER, or ALTER DATABASE ... OWNER TO USER)"
+                             ) from None
         except psycopg.Error as exc:
             raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), dsn)}") from None
         #: a connection failed lately: the next call connects on its own first (``_pooled``)
