@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install the servers the deployment tests start and stop themselves: PostgreSQL (several
 # `serve` processes sharing one database) and nginx (the reverse proxy), both from Debian's
-# packages (the psycopg driver comes with pip's `test` extra). Idempotent: apt runs only when
+# packages (the psycopg driver comes with pip's `test` extra), and Caddy, the other proxy
+# docs/deploy.md configures. Idempotent: apt runs only when
 # one of them is missing. The packages' own services are not used (the tests run private
 # instances in temporary directories), so the install is kept from starting them.
 set -euo pipefail
 need=()
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
+# the documented Caddy site is run too
+command -v caddy >/dev/null 2>&1 || need+=(caddy)
 # the TLS test of the documented nginx site makes its own certificate
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ "${#need[@]}" -gt 0 ]; then

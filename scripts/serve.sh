@@ -3,8 +3,12 @@
 # app. The system Python is never touched (Debian and Ubuntu refuse `pip install` outside a
 # virtual environment, PEP 668). The environment is made on the first run (in .venv, or
 # $STONEGARDEN_VENV) with $PYTHON (default python3, 3.11 or newer); later runs reuse it and
-# reinstall only when pyproject.toml changed. Arguments go to `stonegarden serve` (none: --open).
+# reinstall only when pyproject.toml changed (or make it again when the system's Python is no
+# longer the one it was made with). Arguments go to `stonegarden serve` (none: --open), which
+# runs in the folder the script was started from.
 set -euo pipefail
+# the server runs where it was started from, so that a relative --db names a file there
+here="$PWD"
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
 check_python
@@ -19,4 +23,6 @@ fi
 # not while a player waits for the computer's first move
 "$VENV/bin/stonegarden" warm-up --if-needed
 if [ "$#" -eq 0 ]; then set -- --open; fi
-exec "$VENV/bin/stonegarden" serve "$@"
+stonegarden="$(cd "$VENV" && pwd)/bin/stonegarden"
+cd "$here"
+exec "$stonegarden" serve "$@"

@@ -20,8 +20,25 @@ marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")
 sys.exit(0 if os.path.exists(marker) and sys.prefix == sys.base_prefix else 1)'
 }
 
+# whether $VENV's Python is the version (major.minor) the environment was made with: after a
+# system upgrade (Debian 12 to 13: Python 3.11 to 3.13) its python3 is the new one, which
+# sees none of the packages installed for the old one, not even pip
+venv_current() {
+  local made now
+  made=$(sed -n 's/^version[_a-z]* *= *\([0-9]*\.[0-9]*\).*/\1/p' "$VENV/pyvenv.cfg" 2>/dev/null |
+         head -n 1)
+  now=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) ||
+    return 1
+  [ -z "$made" ] || [ "$made" = "$now" ]
+}
+
 make_venv() {
-  if [ -x "$VENV/bin/python" ]; then return; fi
+  if [ -x "$VENV/bin/python" ] && venv_current; then return; fi
+  if [ -f "$VENV/pyvenv.cfg" ]; then
+    echo "$VENV was made with a Python that is no longer there (its packages cannot be" \
+         "loaded): making it again" >&2
+    rm -rf "$VENV"
+  fi
   if ! "$PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
     # Debian and Ubuntu ship the venv module (its ensurepip) as a package of its own
     rm -rf "$VENV"

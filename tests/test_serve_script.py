@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -92,3 +93,58 @@ def test_the_test_command_installs_into_a_venv_only_under_a_pep668_python(tmp_pa
     subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(tmp_path / "v")],
                    check=True)
     assert not _externally_managed(str(tmp_path / "v" / "bin" / "python"))
+
+
+def _stub_venv(venv: Path, log: Path) -> None:
+    """A virtual environment of this Python in which stonegarden counts as installed, whose
+    ``stonegarden`` command writes where it runs and its arguments to ``log``."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)
+    stub = venv / "bin" / "stonegarden"
+    stub.write_text(f'#!/bin/sh\necho "$PWD $*" >> {log}\n')
+    stub.chmod(0o755)
+    (venv / ".stonegarden-installed").touch()  # installed after pyproject.toml last changed
+
+
+def _script_env(venv: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    # nothing to install from: a pip install fails at once instead of downloading
+    empty = venv.parent / "empty"
+    empty.mkdir(exist_ok=True)
+    env.update(PYTHON=sys.executable, STONEGARDEN_VENV=str(venv), PIP_NO_INDEX="1",
+               PIP_FIND_LINKS=str(empty), PIP_CONFIG_FILE=os.devnull)
+    return env
+
+
+def test_a_rerun_serves_from_where_it_was_started_with_its_arguments(tmp_path):
+    """A run after the first installs nothing; a relative --db names a file where the
+    command was given (not in the checkout), and no argument means --open."""
+    venv, log, here = tmp_path / "venv", tmp_path / "log", tmp_path / "here"
+    _stub_venv(venv, log)
+    here.mkdir()
+    for args in (["--db", "games.db", "--port", "8080"], []):
+        done = subprocess.run(["bash", str(ROOT / "scripts" / "serve.sh"), *args], cwd=here,
+                              env=_script_env(venv), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "installing" not in done.stderr
+    assert log.read_text().splitlines()[1::2] == [
+        f"{here} serve --db games.db --port 8080", f"{here} serve --open"]
+
+
+def test_a_venv_left_by_an_upgraded_python_is_made_again(tmp_path):
+    """After a system upgrade (Python 3.11 to 3.13), the environment's python3 is the new one,
+    which sees none of its packages: it is made again and stonegarden installed again,
+    instead of failing at each run on a module not found."""
+    venv, log = tmp_path / "venv", tmp_path / "log"
+    _stub_venv(venv, log)
+    cfg = venv / "pyvenv.cfg"
+    other = f"3.{sys.version_info.minor - 1}.9"
+    cfg.write_text(re.sub(r"(?m)^version = .*$", f"version = {other}", cfg.read_text()))
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "serve.sh"), "--port", "8080"],
+                          cwd=tmp_path, env=_script_env(venv), capture_output=True, text=True,
+                          timeout=300)
+    assert "was made with a Python that is no longer there" in done.stderr, done.stderr
+    assert "installing stonegarden" in done.stderr
+    assert done.returncode != 0  # the install has nothing to install from here
+    assert not log.exists()  # the old environment's command was not run
+    assert f"version = {sys.version_info.major}.{sys.version_info.minor}." in cfg.read_text()

@@ -16,7 +16,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 _databases = itertools.count()
 
 #: fixtures that start a real outside program (seconds each): their tests are ``slow``
-_SERVICES = {"browser", "postgres", "nginx_factory"}
+_SERVICES = {"browser", "postgres", "nginx_factory", "caddy_factory"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -70,6 +70,25 @@ def nginx_factory(tmp_path: Path) -> Iterator[object]:
     yield start
     for n in started:
         n.stop()
+
+
+@pytest.fixture
+def caddy_factory(tmp_path: Path) -> Iterator[object]:
+    """Starts Caddy (Debian's package) with a test's Caddyfile site; stopped at the end."""
+    from services import Caddy, caddy_available
+
+    if not caddy_available():
+        require("Caddy")
+    started: list[Caddy] = []
+
+    def start(site: str) -> Caddy:
+        c = Caddy(tmp_path / "caddy", site).start()
+        started.append(c)
+        return c
+
+    yield start
+    for c in started:
+        c.stop()
 
 
 @pytest.fixture(scope="module")

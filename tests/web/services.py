@@ -164,3 +164,56 @@ class Nginx:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+
+
+def caddy_available() -> bool:
+    return shutil.which("caddy") is not None
+
+
+class Caddy:
+    """Caddy in the foreground with a Caddyfile of the test's (``{port}``: the port it listens
+    on), with no admin endpoint and its state in ``root``."""
+
+    def __init__(self, root: Path, site: str) -> None:
+        self.root = root
+        self.port = free_port()
+        self.site = site.replace("{port}", str(self.port))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Caddy:
+        import urllib.error
+        import urllib.request
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        conf = self.root / "Caddyfile"
+        conf.write_text("{\n    admin off\n    auto_https off\n}\n" + self.site)
+        env = {**os.environ, "HOME": str(self.root), "XDG_DATA_HOME": str(self.root),
+               "XDG_CONFIG_HOME": str(self.root)}
+        self.proc = subprocess.Popen(["caddy", "run", "--config", str(conf), "--adapter",
+                                      "caddyfile"], env=env, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+        for _ in range(200):
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"caddy exited with {self.proc.returncode}: {err[-2000:]}")
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=2)
+                return self
+            except urllib.error.HTTPError:
+                return self
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.05)
+        raise RuntimeError("caddy did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)

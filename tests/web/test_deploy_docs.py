@@ -177,3 +177,151 @@ def test_the_documented_backup_and_restore_work_as_written(postgres, tmp_path):
         restored.append_move("g1", 1, "D4", None, to_move=1)  # its owner writes to it
     finally:
         restored.close()
+
+
+def _package(root: Path, text: str, deps: tuple[str, ...] = ()) -> None:
+    """A one-module package ``dum`` (``dum.X == text``), version 0.1.0 whatever its code, as
+    stonegarden's is from one commit to the next, with a ``postgresql`` extra."""
+    (root / "dum").mkdir(parents=True, exist_ok=True)
+    (root / "dum" / "__init__.py").write_text(f"X = {text!r}\n")
+    listed = ", ".join(f'"{d}"' for d in deps)
+    (root / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        f'[project]\nname = "dum"\nversion = "0.1.0"\ndependencies = [{listed}]\n'
+        '[project.optional-dependencies]\npostgresql = []\n'
+        '[tool.setuptools]\npackages = ["dum"]\n')
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_documented_upgrade_installs_the_new_code_and_its_new_dependency(tmp_path):
+    """docs/deploy.md's upgrade lines, with a stand-in package served from a git URL whose
+    version number does not change between commits (``pip install -U`` kept the old code)."""
+    text = DOC.split("**Upgrading**", 1)[1].split("## 2.", 1)[0]
+    steps = re.search(r"```\n(.*?)```", text, re.S)
+    assert steps, "docs/deploy.md gives no upgrade commands"
+    pips = [line for line in steps.group(1).splitlines() if "/venv/bin/pip " in line]
+    assert len(pips) == 2, pips
+    install = next(line for line in DOC.split("## 1. Install", 1)[1].splitlines()
+                   if "/venv/bin/pip install" in line)
+    venv = tmp_path / "venv"
+    # this Python's pip and setuptools install and build the stand-in: nothing is fetched
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(venv)], check=True, timeout=120)
+    repo, dep = tmp_path / "repo", tmp_path / "dumdep"
+    _package(repo, "old")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "old"], check=True)
+    (dep / "dumdep").mkdir(parents=True)
+    (dep / "dumdep" / "__init__.py").write_text("")
+    (dep / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "dumdep"\nversion = "1.0"\n[tool.setuptools]\npackages = ["dumdep"]\n')
+
+    def run(line: str) -> None:
+        line = line.replace("sudo -u stonegarden ", "").replace(
+            "/srv/stonegarden/venv/bin/pip", f"{venv}/bin/python -m pip")
+        line = line.replace("stonegarden", "dum").replace(
+            "git+https://github.com/OWNER/dum", f"git+file://localhost{repo}")
+        done = subprocess.run(f"{line} --no-build-isolation --no-index -q", shell=True,
+                              text=True, capture_output=True, timeout=300)
+        assert done.returncode == 0, (line, done.stderr)
+
+    def installed() -> str:
+        return subprocess.run([str(venv / "bin" / "python"), "-c",
+                               "import dum; print(dum.X)"], capture_output=True, text=True,
+                              cwd=tmp_path).stdout.strip()
+
+    run(install)
+    assert installed() == "old"
+    _package(repo, "new", deps=(f"dumdep @ file://localhost{dep}",))
+    subprocess.run([*git, "commit", "-qam", "new"], check=True)
+    for line in pips:
+        run(line)
+    assert installed() == "new"
+    found = subprocess.run([str(venv / "bin" / "python"), "-c", "import dumdep"],
+                           capture_output=True, cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+
+
+def test_the_documented_sqlite_backup_and_restore_work_as_written(tmp_path):
+    """docs/deploy.md's SQLite backup, then a change that a killed server left in the WAL
+    journal, then its restore: the file holds what the backup held."""
+    from stonegarden.store import NewGame, open_store
+
+    text = DOC.split("A SQLite file is backed up", 1)[1].split("## 3.", 1)[0]
+    backup, restore = (" ".join(c.split()) for c in re.findall(r"`(sqlite3 [^`]*)`", text))
+    assert ".backup" in backup and ".restore" in restore
+    db = tmp_path / "games.db"
+    open_store(db).create_game(NewGame("g1", "freego", {"size": 5}, ("human", "human"),
+                                       ("k1", "k2"), listed=False, names=("Ann", "Bo"),
+                                       to_move=1))
+    done = subprocess.run(backup, shell=True, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    changed = ("import os, sqlite3\n"
+               "con = sqlite3.connect('games.db', isolation_level=None)\n"
+               "con.execute('PRAGMA wal_autocheckpoint=0')\n"
+               "con.execute(\"UPDATE games SET name1 = 'Later' WHERE id = 'g1'\")\n"
+               "os._exit(0)\n")  # killed: the change is in the journal only
+    subprocess.run([sys.executable, "-c", changed], cwd=tmp_path, check=True, timeout=60)
+    assert (tmp_path / "games.db-wal").stat().st_size > 0
+    done = subprocess.run(restore, shell=True, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    row = open_store(db).get("g1")
+    assert row is not None and row.names == ("Ann", "Bo")
+
+
+def test_the_documented_caddy_site_serves_the_prefix_and_live_updates(tmp_path,
+                                                                        caddy_factory):
+    """docs/deploy.md's Caddy site (Debian's caddy, plain HTTP on the test's port, one
+    upstream): the public URL without its last ``/`` is sent to the home page (it was an
+    empty page), and a page's stream hears a move at once."""
+    from sse import Events
+    from webhelpers import Server, first_legal
+
+    text = DOC.split("A Caddy equivalent", 1)[1]
+    site = re.search(r"```\n(.*?)```", text, re.S)
+    assert site, "docs/deploy.md gives no Caddy site"
+    app_port = free_port()
+    site_text = site.group(1).replace("games.example.org {", "http://127.0.0.1:{port} {")
+    site_text = site_text.replace("127.0.0.1:8001 127.0.0.1:8002", f"127.0.0.1:{app_port}")
+    proxy = caddy_factory(site_text)
+    base = f"{proxy.url}/stonegarden"
+    server = Server(tmp_path / "games.db", app_port, "--public-url", base,
+                    "--forwarded-allow-ips", "127.0.0.1").start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=30)
+        conn.request("GET", "/stonegarden")
+        answer = conn.getresponse()
+        answer.read()
+        assert answer.status in (301, 308), answer.status
+        assert answer.getheader("Location", "").endswith("/stonegarden/")
+        conn.request("GET", "/stonegarden/")
+        answer = conn.getresponse()
+        assert answer.status == 200 and b'data-base="/stonegarden"' in answer.read()
+        conn.close()
+        small = {"size": 2, "target": 2}
+        body = json.dumps({"game": "blooms", "params": small, "seats": ["human", "human"]})
+        request = urllib.request.Request(base + "/api/games", body.encode(),
+                                         {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as r:
+            made = json.loads(r.read())
+        assert made["links"]["1"].startswith(f"{base}/game/")
+        events = Events(proxy.port, f"/stonegarden/api/games/{made['id']}/events")
+        try:
+            first = events.update()
+            move = json.dumps({"secret": made["secrets"]["1"],
+                               "move": first_legal("blooms", small, []), "ply": 0})
+            request = urllib.request.Request(f"{base}/api/games/{made['id']}/move",
+                                             move.encode(), {"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=30) as r:
+                assert r.status == 200
+            assert events.update(timeout=10) > first
+        finally:
+            events.close()
+    finally:
+        server.stop()

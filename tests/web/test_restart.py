@@ -161,6 +161,21 @@ def test_port_0_serves_on_a_free_port_and_says_where(tmp_path: Path, host: str):
         proc.wait(timeout=30)
 
 
+def test_the_first_line_names_a_relative_db_by_its_whole_path(tmp_path: Path):
+    """Where the games are, to back them up, whatever folder the server was started in."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
+                             "--db", "games.db", "--workers", "1"], cwd=tmp_path,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        said = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert f"(games stored in {tmp_path / 'games.db'}); " in said, said
+
+
 def test_an_agent_to_move_after_a_restart_thinks_whoever_opens_its_game_first(tmp_path: Path):
     """The agent's move was admitted before the restart: a stranger who opens the game first,
     with the job queue's share of their own address full, does not leave it paused (it was,

@@ -6,6 +6,7 @@ clock survives a restart without charging a long outage to anyone."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -196,8 +197,6 @@ def test_killing_a_server_loses_no_acknowledged_move(pair, pg_database):
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
-    import os
-
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "stonegarden", "serve", "--port", "0", *args],
@@ -207,6 +206,7 @@ def _serve(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("db,words", [
     ("mysql://u@h/d", "unknown scheme 'mysql'"),
     ("postgresql://u:secret@127.0.0.1:1/none", "127.0.0.1:1/none"),
+    ("postgresql://u@127.0.0.1:1/none?password=secret", "127.0.0.1:1/none?password=***"),
 ])
 def test_a_db_that_cannot_be_served_is_refused_at_start_in_one_line(db, words):
     done = _serve("--db", db)
@@ -493,3 +493,54 @@ def test_an_abort_and_a_move_through_two_servers_at_once_end_one_way(pair):
     a, b = pair
     for _ in range(3):
         abort_and_move_at_once(a, b)
+
+
+def test_postgresql_without_its_driver_says_how_to_install_it(tmp_path):
+    """An install without the ``postgresql`` extra (as scripts/serve.sh makes) given a
+    PostgreSQL ``--db``: one line that says what to install, no password."""
+    (tmp_path / "psycopg.py").write_text(
+        "raise ImportError(\"No module named 'psycopg'\", name='psycopg')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "stonegarden", "serve", "--port", "0", "--db",
+         "postgresql://u:secret@127.0.0.1:1/x"], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "src")])})
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "secret" not in lines[0], done.stderr
+    assert 'pip install "stonegarden[postgresql]"' in lines[0], lines[0]
+
+
+def test_a_password_given_as_a_query_parameter_is_not_in_the_first_line(pg_database):
+    """libpq reads ``?password=`` too: the line saying where the games are stored hid only a
+    password written before the ``@``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"),
+           "STONEGARDEN_DB": pg_database + "?password=Sekr3t-in-the-query"}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
+                             "--workers", "1"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        said = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "serving" in said and "?password=***)" in said and "Sekr3t" not in said, said
+
+
+def test_a_database_its_user_cannot_make_tables_in_says_it_needs_owning(postgres):
+    """A database made without ``createdb --owner`` (its user may connect, not create
+    tables): the start says what to do, not only ``permission denied for schema public``."""
+    import psycopg
+
+    with psycopg.connect(postgres.dsn, autocommit=True) as con:
+        if not con.execute("SELECT 1 FROM pg_roles WHERE rolname = 'tenant'").fetchone():
+            con.execute("CREATE ROLE tenant LOGIN")
+        con.execute("DROP DATABASE IF EXISTS notowned")
+        con.execute("CREATE DATABASE notowned")
+    with psycopg.connect(postgres.dsn.rsplit("/", 1)[0] + "/notowned", autocommit=True) as con:
+        con.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")  # as PostgreSQL 15 has it
+    done = _serve("--db", f"postgresql://tenant:secret@127.0.0.1:{postgres.port}/notowned")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "secret" not in lines[0], done.stderr
+    assert "permission denied" in lines[0] and "createdb --owner" in lines[0], lines[0]

@@ -141,3 +141,27 @@ def test_a_damaged_row_makes_only_that_game_unavailable(tmp_path: Path):
         assert client.post("/api/games/good/move",
                            json={"secret": "b", "move": "Kc3"}).status_code == 200
 
+
+
+def test_a_migration_is_said_in_the_log_once(tmp_path: Path, cli):
+    """A host upgrading sees that the schema moved on (an older version refuses it from
+    then on); a start on a current schema, or a new file, says nothing of it. The port is
+    taken, so the server opens (and migrates) the file and stops."""
+    import socket
+
+    db = tmp_path / "games.db"
+    with sqlite3.connect(db) as con:
+        con.executescript(V1_SCHEMA)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        first = cli("serve", "--db", str(db), "--port", port, timeout=120)
+        again = cli("serve", "--db", str(db), "--port", port, timeout=120)
+        new = cli("serve", "--db", str(tmp_path / "new.db"), "--port", port, timeout=120)
+    assert first.returncode == 2
+    assert (f"stonegarden: {db}: schema migrated from version 1 to {SCHEMA_VERSION} (an older "
+            "stonegarden no longer opens it)\n") in first.stderr
+    assert "cannot listen" in first.stderr
+    assert "migrated" not in again.stderr and "migrated" not in new.stderr
+    assert open_store(db).schema_version() == SCHEMA_VERSION

@@ -143,3 +143,32 @@ def test_the_warm_up_command_marks_the_cache_and_skips_when_asked(tmp_path: Path
     monkeypatch.setattr(warmup, "warm_up", refuse)
     assert runner.invoke(cli, ["warm-up", "--if-needed"]).exit_code == 0
     assert runner.invoke(cli, ["warm-up"]).exit_code != 0  # without the flag it runs again
+
+
+def test_the_warm_up_mark_is_of_these_source_files(tmp_path: Path, monkeypatch):
+    """Numba files a kernel's cache by its source file's path and time: the same code in
+    another checkout (or written again by a reinstall) shares the cache's folder but none of
+    its kernels, so ``--if-needed`` warms it up (it skipped, and its server compiled)."""
+    import shutil
+
+    from numba.core import config
+
+    from stonegarden import kernel_cache
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    warmed: list[object] = []
+    monkeypatch.setattr(warmup, "warm_up", lambda *args, **kwargs: warmed.append(args))
+    runner = CliRunner()
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
+    assert len(warmed) == 1  # this checkout, once
+    other = tmp_path / "other" / "stonegarden"
+    shutil.copytree(kernel_cache.PACKAGE, other)  # the same code, with its files' times
+    assert kernel_cache.kernel_hash(other) == kernel_cache.kernel_hash()
+    monkeypatch.setattr(kernel_cache, "PACKAGE", other)
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
+    assert len(warmed) == 2
+    source = kernel_cache.kernel_sources(other)[0]
+    os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
+    assert len(warmed) == 3

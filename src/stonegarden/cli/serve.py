@@ -107,7 +107,9 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     port = sockets[0].getsockname()[1]  # the one chosen, for --port 0
     url = f"http://{local_address(host)}:{port}/"
     shown = f" (public URL {site.link('/')})" if site.origin else ""
-    click.echo(f"stonegarden: serving {url}{shown} (games stored in {redacted(path)}); "
+    # a file by its whole path: where to find it to back it up, whatever the folder it ran in
+    stored = redacted(path) if sqlite_path is None else str(sqlite_path.absolute())
+    click.echo(f"stonegarden: serving {url}{shown} (games stored in {stored}); "
                "Ctrl-C stops")
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()

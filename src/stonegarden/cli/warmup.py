@@ -64,11 +64,23 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
 
 def _marker() -> Path | None:
     """A file in this code's kernel cache (``kernel_cache.py``) saying every game was warmed
-    up into it; ``None`` when numba keeps its caches beside the sources."""
+    up into it; ``None`` when numba keeps its caches beside the sources. Numba files a
+    kernel's cache by its source file's path and checks that file's time, so the mark names
+    both: another checkout of the same code, or the same files written again (a reinstall),
+    finds no mark and warms up."""
+    import hashlib
+
     from numba.core import config
 
+    from .. import kernel_cache
+
     cache = getattr(config, "CACHE_DIR", "")
-    return Path(cache) / "warmed-up" if cache else None
+    if not cache:
+        return None
+    stamp = hashlib.sha256()
+    for source in kernel_cache.kernel_sources(kernel_cache.PACKAGE):
+        stamp.update(f"{source}\0{source.stat().st_mtime_ns}\0".encode())
+    return Path(cache) / f"warmed-up-{stamp.hexdigest()[:16]}"
 
 
 def _check_writable(cache: Path) -> None:

@@ -10,6 +10,7 @@ released ones never change.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -103,6 +104,18 @@ V1_COLUMNS = {
               "created", "updated"),
     "moves": ("game_id", "ply", "text", "created"),
 }
+
+
+log = logging.getLogger("stonegarden.store")
+
+
+def report_migration(location: str, version: int) -> None:
+    """Say in the server's log that the schema of ``location``, found at ``version``, was
+    brought up to date: a change an older stonegarden cannot undo (it refuses a newer schema).
+    A new database (version 0) is not news."""
+    if 0 < version < SCHEMA_VERSION:
+        log.warning("stonegarden: %s: schema migrated from version %d to %d (an older "
+                    "stonegarden no longer opens it)", location, version, SCHEMA_VERSION)
 
 
 def tables_at(version: int) -> tuple[str, ...]:

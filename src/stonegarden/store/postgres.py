@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import StoreError
 from .base import ChangeListener, StaleError
-from .migrations import MIGRATIONS, VERSION_TABLE, check_schema
+from .migrations import MIGRATIONS, VERSION_TABLE, check_schema, report_migration
 from .sql import SQLStore
 
 #: the channel of change notifications
@@ -57,20 +57,27 @@ def _userinfo(dsn: str) -> tuple[str, str, str]:
     return scheme + sep, rest[:at], rest[at:]
 
 
+#: a password given as a query parameter (``?password=...``, which libpq reads too)
+_QUERY_PASSWORD = re.compile(r"(?i)([?&]password=)([^&]*)")
+
+
 def redacted(dsn: str) -> str:
     """The DSN without its password (for messages and logs), however the password is
-    written."""
+    written: in the user info or as a ``password`` query parameter."""
     head, userinfo, tail = _userinfo(dsn)
-    if ":" not in userinfo:
-        return dsn
-    return f"{head}{userinfo.split(':', 1)[0]}:***{tail}"
+    if ":" in userinfo:
+        dsn = f"{head}{userinfo.split(':', 1)[0]}:***{tail}"
+    return _QUERY_PASSWORD.sub(r"\1***", dsn)
 
 
 def scrubbed(text: str, dsn: str) -> str:
     """``text`` (a driver's message) without any piece of the DSN's password: the driver may
     quote a host it read from a password that holds an unencoded ``@`` or ``/``."""
+    from urllib.parse import unquote
+
     password = _userinfo(dsn)[1].partition(":")[2]
-    pieces = {password, *re.split(r"[@:/]", password)}
+    given = [unquote(m.group(2)) for m in _QUERY_PASSWORD.finditer(dsn)]
+    pieces = {password, *re.split(r"[@:/]", password), *given}
     for piece in sorted((p for p in pieces if len(p) >= 3), key=len, reverse=True):
         text = text.replace(piece, "***")
     return text
@@ -117,9 +124,11 @@ class PostgresStore(SQLStore):
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
-        except ImportError as exc:  # pragma: no cover - both are dependencies
-            raise StoreError(f"--db {redacted(dsn)}: PostgreSQL needs psycopg and psycopg-pool "
-                             f"({exc})") from None
+        except ImportError as exc:  # an install without the extra (scripts/serve.sh's)
+            raise StoreError(f"--db {redacted(dsn)}: PostgreSQL needs psycopg and psycopg-pool, "
+                             f"which this install lacks ({exc}): install them with pip install "
+                             '"stonegarden[postgresql]" (in a checkout, .venv/bin/pip install '
+                             '-e ".[postgresql]")') from None
         self._psycopg = psycopg
         self.dsn = dsn
         self.location = redacted(dsn)
@@ -133,6 +142,12 @@ class PostgresStore(SQLStore):
         try:
             with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
                 self._migrate(con)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            # the tables are made by the user of --db (docs/deploy.md: createdb --owner)
+            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), dsn)}: the user "
+                             "of --db makes the tables and needs to own the database "
+                             "(createdb --owner USER, or ALTER DATABASE ... OWNER TO USER)"
+                             ) from None
         except psycopg.Error as exc:
             raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), dsn)}") from None
         #: a connection failed lately: the next call connects on its own first (``_pooled``)
@@ -257,6 +272,7 @@ class PostgresStore(SQLStore):
                             con.execute(statement)
                         con.execute("INSERT INTO schema_migrations (version, name, applied)"
                                     " VALUES (%s, %s, %s)", (m.version, m.name, time.time()))
+            report_migration(self.location, version)
         finally:
             con.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .migrations import MIGRATIONS, V1_COLUMNS, VERSION_TABLE, check_schema
+from .migrations import MIGRATIONS, V1_COLUMNS, VERSION_TABLE, check_schema, report_migration
 from .sql import PAUSED, SQLStore
 
 #: a disk with less free space than this is called full in a failure's message
@@ -130,6 +130,7 @@ class SQLiteStore(SQLStore):
                     con.execute("ROLLBACK")
                     raise
                 con.execute("COMMIT")
+        report_migration(str(self.path), version)
 
     def _adopt(self, con: sqlite3.Connection, tables: set[str]) -> int:
         """A file made before schema versions were recorded: version 1 if its tables are
