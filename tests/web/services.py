@@ -1,4 +1,4 @@
-"""Real PostgreSQL and nginx servers for the tests, from the Debian packages, started and
+"""Real PostgreSQL, nginx and Caddy servers for the tests, from the Debian packages, started and
 stopped by the tests themselves (each in a temporary directory, on a free loopback port).
 
 ``scripts/install-services.sh`` installs the packages on a fresh machine. PostgreSQL refuses to
@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 
 from webhelpers import free_port
 
@@ -117,36 +118,35 @@ http {{
 """
 
 
-class Nginx:
-    """nginx in the foreground with a configuration of the test's: ``body`` is the inside of
-    the ``http`` block (its ``server`` blocks), with ``{port}`` for the port it listens on."""
+class _Foreground:
+    """A server program a test runs in the foreground on a free port, from the files it
+    writes in ``root``, until ``stop``."""
 
-    def __init__(self, root: Path, body: str) -> None:
+    name = ""
+
+    def __init__(self, root: Path) -> None:
         self.root = root
         self.port = free_port()
-        self.body = body.replace("{port}", str(self.port))
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> Nginx:
+    def _launch(self) -> subprocess.Popen[bytes]:
+        raise NotImplementedError
+
+    def start(self) -> Self:
         import urllib.error
         import urllib.request
 
         self.root.mkdir(parents=True, exist_ok=True)
-        conf = self.root / "nginx.conf"
-        # as root, workers would drop to "nobody", who cannot write in a private temporary directory
-        user = "user root;\n" if os.geteuid() == 0 else ""
-        conf.write_text(NGINX_CONF.format(user=user, root=self.root, body=self.body))
-        exe = shutil.which("nginx") or "/usr/sbin/nginx"
-        self.proc = subprocess.Popen([exe, "-c", str(conf), "-p", str(self.root)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        for _ in range(100):
+        self.proc = self._launch()
+        for _ in range(200):
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"nginx exited with {self.proc.returncode}: {err}")
+                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}: "
+                                   f"{err[-2000:]}")
             try:
                 urllib.request.urlopen(self.url + "/", timeout=2)
                 return self
@@ -154,7 +154,7 @@ class Nginx:
                 return self  # it answered (an upstream's error is still an answer)
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.05)
-        raise RuntimeError("nginx did not start")
+        raise RuntimeError(f"{self.name} did not start")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -164,56 +164,47 @@ class Nginx:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+
+
+class Nginx(_Foreground):
+    """nginx in the foreground with a configuration of the test's: ``body`` is the inside of
+    the ``http`` block (its ``server`` blocks), with ``{port}`` for the port it listens on."""
+
+    name = "nginx"
+
+    def __init__(self, root: Path, body: str) -> None:
+        super().__init__(root)
+        self.body = body.replace("{port}", str(self.port))
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        conf = self.root / "nginx.conf"
+        # as root, workers would drop to "nobody", who cannot write in a private temporary directory
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        conf.write_text(NGINX_CONF.format(user=user, root=self.root, body=self.body))
+        exe = shutil.which("nginx") or "/usr/sbin/nginx"
+        return subprocess.Popen([exe, "-c", str(conf), "-p", str(self.root)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def caddy_available() -> bool:
     return shutil.which("caddy") is not None
 
 
-class Caddy:
+class Caddy(_Foreground):
     """Caddy in the foreground with a Caddyfile of the test's (``{port}``: the port it listens
     on), with no admin endpoint and its state in ``root``."""
 
+    name = "caddy"
+
     def __init__(self, root: Path, site: str) -> None:
-        self.root = root
-        self.port = free_port()
+        super().__init__(root)
         self.site = site.replace("{port}", str(self.port))
-        self.proc: subprocess.Popen[bytes] | None = None
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> Caddy:
-        import urllib.error
-        import urllib.request
-
-        self.root.mkdir(parents=True, exist_ok=True)
+    def _launch(self) -> subprocess.Popen[bytes]:
         conf = self.root / "Caddyfile"
         conf.write_text("{\n    admin off\n    auto_https off\n}\n" + self.site)
         env = {**os.environ, "HOME": str(self.root), "XDG_DATA_HOME": str(self.root),
                "XDG_CONFIG_HOME": str(self.root)}
-        self.proc = subprocess.Popen(["caddy", "run", "--config", str(conf), "--adapter",
-                                      "caddyfile"], env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        for _ in range(200):
-            if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"caddy exited with {self.proc.returncode}: {err[-2000:]}")
-            try:
-                urllib.request.urlopen(self.url + "/", timeout=2)
-                return self
-            except urllib.error.HTTPError:
-                return self
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                time.sleep(0.05)
-        raise RuntimeError("caddy did not start")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
+        return subprocess.Popen(["caddy", "run", "--config", str(conf), "--adapter",
+                                 "caddyfile"], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)

@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from webhelpers import ROOT, Server, first_legal
+from webhelpers import ROOT, Server, first_legal, first_line_of_serve
 
 PARAMS = {"size": 3, "target": 4}
 
@@ -163,16 +163,7 @@ def test_port_0_serves_on_a_free_port_and_says_where(tmp_path: Path, host: str):
 
 def test_the_first_line_names_a_relative_db_by_its_whole_path(tmp_path: Path):
     """Where the games are, to back them up, whatever folder the server was started in."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
-                             "--db", "games.db", "--workers", "1"], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        said = proc.stdout.readline()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    said = first_line_of_serve(["--db", "games.db"], cwd=tmp_path)
     assert f"(games stored in {tmp_path / 'games.db'}); " in said, said
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from sse import Events
-from webhelpers import ROOT, Server, first_legal
+from webhelpers import ROOT, Server, first_legal, first_line_of_serve
 
 from stonegarden.store import open_store
 
@@ -513,17 +513,7 @@ def test_postgresql_without_its_driver_says_how_to_install_it(tmp_path):
 def test_a_password_given_as_a_query_parameter_is_not_in_the_first_line(pg_database):
     """libpq reads ``?password=`` too: the line saying where the games are stored hid only a
     password written before the ``@``."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"),
-           "STONEGARDEN_DB": pg_database + "?password=Sekr3t-in-the-query"}
-    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
-                             "--workers", "1"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        said = proc.stdout.readline()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    said = first_line_of_serve([], {"STONEGARDEN_DB": pg_database + "?password=Sekr3t-in-the-query"})
     assert "serving" in said and "?password=***)" in said and "Sekr3t" not in said, said
 
 

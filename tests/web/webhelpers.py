@@ -126,6 +126,22 @@ class Server:
         return descendants(self.proc.pid)
 
 
+def first_line_of_serve(args: list[str], env: dict[str, str] | None = None,
+                        cwd: Path | None = None) -> str:
+    """The line ``serve`` prints as it starts (where it serves, and where its games are kept),
+    on any free port; the server is stopped once it is read."""
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", "0",
+                             "--workers", "1", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        return proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def first_legal(game_id: str, params: dict[str, Any], moves: list[str]) -> str:
     """The first legal move (in action order) after ``moves``: a deterministic human player."""
     game = make(game_id, **params)
