@@ -158,6 +158,9 @@ class Rolls:
     def __init__(self, game, before, tried, values):
         self.game, self.before, self.tried, self.values = game, before, tried, values
 
+    def forget(self):
+        pass
+
     def analyse(self, game, state, budget):
         if game.position_text(state) == game.position_text(self.before):
             return SearchResult(0.5, [MoveStat(self.tried, 1000, 0.7)], [self.tried], 1000, 0.1)
@@ -259,3 +262,66 @@ def test_the_text_says_a_proven_result_and_counts_one_simulation_as_one(cli, tmp
     r = cli("analyse", str(path), "--ply", "3", "--sims", "200", "--threads", "1")
     assert r.stdout.startswith("ply 3, player 2 to move: win probability 0.000, a proven "
                                "loss (200 simulations, ")
+
+
+# a territory game on the n=3 board (the first turn one stone, then two a turn)
+TERRITORY = ["Rd1", "Kc4,Gc3", "Rd2", "Ka3,Gc5", "Rd3,Ye2", "Kb3,Gc2", "Rd4,Ya1", "Ka2,Gb2"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_review_searches_each_position_as_analyse_ply_does(cli, tmp_path, threads):
+    """With a seed and simulations, the review's best move at move N and its value are those
+    of ``analyse --ply N`` (and the engine's): each position is searched alone. The review
+    kept one tree and one count of searches (which salts the seed) from position to position,
+    so its best moves were other than the ones ``--ply N`` then showed."""
+    game = stonegarden.make("blooms-territory", size=3)
+    path = tmp_path / "territory.json"
+    save_record(make_record(game, TERRITORY), path)
+    common = ("--sims", "200", "--seed", "7", "--threads", threads, "--json")
+    rows = json.loads(cli("analyse", str(path), "--review", "--quiet", *common).stdout)["moves"]
+    assert [row["move"] for row in rows] == TERRITORY
+    for row in rows:
+        alone = json.loads(cli("analyse", str(path), "--ply", str(row["ply"]), *common).stdout)
+        first = alone["best_moves"][0]
+        if row["best"] != row["move"]:  # the search's best, worth more than the move played
+            assert (row["best"], row["value_best"]) == (first["move"], first["value"]), row
+        else:  # the move played is worth as much as the search's best
+            assert row["value_best"] == row["value_played"] and row["lost"] == 0, row
+            assert first["move"] == row["move"] or first["value"] <= row["value_played"], row
+
+
+class Searched:
+    """A stand-in for the search: ``before`` gives ``moves``; any other position ``value``
+    for its player to move."""
+
+    def __init__(self, game, before, moves, value):
+        self.game, self.before, self.moves, self.value = game, before, moves, value
+
+    def forget(self):
+        pass
+
+    def analyse(self, game, state, budget):
+        if state is self.before:
+            return SearchResult(0.6, self.moves, [self.moves[0].action], 1000, 0.1)
+        return SearchResult(self.value, [], [], 1000, 0.1)
+
+
+def test_a_move_worth_more_than_the_searchs_choice_is_the_best_found():
+    """The search prefers another move (0.6), but the move played, tried too rarely there and
+    valued by searching after it, is worth 0.7: it is the best move found, not the other at
+    0.7 (which said "best Rb3 0.700" of a move worth 0.6)."""
+    game = stonegarden.make("blooms", size=3)
+    states = game.replay(MOVES)
+    before = states[0]
+    other, played = (game.parse_action(before, t) for t in ("Rb3", "Rc3"))
+    search = Searched(game, before, [MoveStat(other, 900, 0.6), MoveStat(played, 5, 0.2)], 0.3)
+    row = review_moves(search, game, [before, game.play(before, played)], ["Rc3"],
+                       Budget(sims=1000))[0]
+    assert row == {"ply": 0, "player": 1, "move": "Rc3", "best": "Rc3", "value_best": 0.7,
+                   "value_played": 0.7, "lost": 0.0, "judgement": None}
+    search.value = 0.5  # worth 0.5 to the mover: the search's choice is the better
+    row = review_moves(search, game, [before, game.play(before, played)], ["Rc3"],
+                       Budget(sims=1000))[0]
+    assert (row["best"], row["value_best"], row["lost"]) == ("Rb3", 0.6, 0.1)
+    assert row["judgement"] == "inaccuracy"
