@@ -107,6 +107,20 @@ def test_a_finished_games_end_is_no_position_to_analyse(cli, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_game_over_before_its_first_move_has_no_ply_to_offer(cli, tmp_path):
+    """Blobs with one die is drawn before any move: ``--ply 0`` offered "--ply 0..-1"."""
+    game = stonegarden.make("blobs", dice=1)
+    path = tmp_path / "over.json"
+    save_record(make_record(game, [], game.initial_state()), path)
+    for args in (["--ply", "0"], []):
+        r = cli("analyse", str(path), "--sims", "10", *args)
+        assert r.returncode == 2 and "0..-1" not in r.stderr
+        assert r.stderr.endswith("no position of this record has a player to move\n")
+    r = cli("analyse", str(path), "--review", "--sims", "10", "--json", "--quiet")
+    assert r.returncode == 0 and json.loads(r.stdout)["moves"] == []
+
+
+@pytest.mark.slow
 def test_missing_record_exits_2(cli, tmp_path):
     r = cli("analyse", str(tmp_path / "nope.json"))
     assert r.returncode == 2

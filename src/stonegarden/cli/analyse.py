@@ -95,6 +95,9 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     else:
         n = ply
         if game.is_terminal(states[n]):
+            if n == 0:
+                raise ParameterError("the game is over before its first move: no position "
+                                     "of this record has a player to move")
             raise ParameterError(f"the game is over after {n} moves: --ply 0..{n - 1}, or "
                                  "--review for every move")
         if game.current_player(states[n]) == CHANCE:
