@@ -339,3 +339,30 @@ def test_a_move_worth_more_than_the_searchs_choice_is_the_best_found():
                        Budget(sims=1000))[0]
     assert (row["best"], row["value_best"], row["lost"]) == ("Rb3", 0.6, 0.1)
     assert row["judgement"] == "inaccuracy"
+
+
+def test_a_loss_just_under_a_threshold_is_not_printed_as_the_threshold(record_file, monkeypatch):
+    """A loss of 0.0599 is no inaccuracy (from 0.06), 0.1199 only an inaccuracy: the review's
+    line said "lost 0.060" with no mark and "lost 0.120 ?!", against its own legend. The loss
+    is printed rounded down, as the web app's analysis says it."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli import analyse as command
+    from stonegarden.cli.main import cli
+
+    def rows(agent, game, states, moves, budget, done=None):
+        out = [{"ply": i, "player": 1 + i % 2, "move": move, "best": "Ra1",
+                "value_best": 0.6, "value_played": round(0.6 - lost, 4), "lost": lost,
+                "judgement": judgement(lost)}
+               for i, (move, lost) in enumerate(zip(moves, (0.0599, 0.1199, 0.2499, 0.06)))]
+        for row in out:
+            done(row)
+        return out
+
+    monkeypatch.setattr(command, "review_moves", rows)
+    out = CliRunner().invoke(cli, ["analyse", str(record_file), "--review", "--sims", "10",
+                                   "--quiet"])
+    assert out.exit_code == 0, out.output
+    said = [line.split()[3:6] for line in out.output.splitlines()[1:]]
+    assert said == [["lost", "0.059", "(best"], ["lost", "0.119", "?!"],
+                    ["lost", "0.249", "?"], ["lost", "0.060", "?!"]]

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -136,7 +137,10 @@ def _print_review(game: Game, rows: list[dict[str, Any]], as_json: bool,
     for r in rows:
         if "lost" in r:
             mark = MARKS.get(r["judgement"], "")
-            click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {r['lost']:.3f}"
+            # rounded down, as the thresholds count it: 0.0599 is no inaccuracy, and says
+            # 0.059, not 0.060
+            lost = math.floor(r["lost"] * 1000 + 1e-9) / 1000
+            click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {lost:.3f}"
                        f" {mark:<2}  (best {r['best']} {r['value_best']:.3f},"
                        f" played {r['value_played']:.3f})")
         else:
