@@ -39,7 +39,7 @@ def test_position_analysis_shape(cli, record_file):
     assert out["sims"] == 300
     assert out["best_moves"]
     for m in out["best_moves"]:
-        assert set(m) == {"move", "visits", "value"}
+        assert set(m) == {"move", "visits", "value", "proven_winner"}
         assert 0.0 <= m["value"] <= 1.0
     assert out["pv"] and out["pv"][0] == out["best_moves"][0]["move"]
     game = stonegarden.make("blooms", size=3)
@@ -276,6 +276,29 @@ def test_the_text_says_a_proven_result_and_counts_one_simulation_as_one(cli, tmp
     r = cli("analyse", str(path), "--ply", "3", "--sims", "200", "--threads", "1")
     assert r.stdout.startswith("ply 3, player 2 to move: win probability 0.000, a proven "
                                "loss (200 simulations, ")
+
+
+@pytest.mark.slow
+def test_a_proven_move_is_told_from_one_whose_playouts_all_won(cli, tmp_path):
+    """Blobs: after these moves Red closes a red blob at h9 and wins. The search proves it
+    in a few simulations, having tried each other move once: h9R's one playout won, and it
+    read "value 1.000" as h9M did, as if it won too."""
+    game = stonegarden.make("blobs")
+    moves = ["h7B", "g7B", "g9M", "i8B", "g6B"]
+    path = tmp_path / "blob.json"
+    save_record(make_record(game, moves), path)
+    assert game.winner(game.play_text(game.replay(moves)[-1], "h9M")) == 1
+    r = cli("analyse", str(path), "--sims", "200", "--threads", "1", "--json")
+    out = json.loads(r.stdout)
+    assert out["proven_winner"] == 1
+    by_move = {m["move"]: m for m in out["best_moves"]}
+    assert by_move["h9M"]["proven_winner"] == 1 and by_move["h9M"]["value"] == 1.0
+    unproven = [m for m in out["best_moves"] if m["proven_winner"] is None]
+    assert any(m["value"] == 1.0 for m in unproven)  # a playout's 1, not a proof
+    lines = cli("analyse", str(path), "--sims", "200", "--threads", "1").stdout.splitlines()
+    said = {line.split()[0]: line for line in lines[1:-1]}
+    assert said["h9M"].endswith("value 1.000  proven win")
+    assert all(said[m["move"]].endswith(f"value {m['value']:.3f}") for m in unproven)
 
 
 # a territory game on the n=3 board (the first turn one stone, then two a turn)

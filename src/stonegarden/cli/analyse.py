@@ -109,15 +109,21 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if as_json:
         click.echo(json.dumps(out))
         return
-    proven = out["proven_winner"]
-    proof = ("" if proven is None else ", a proven draw" if proven == 0
-             else ", a proven win" if proven == out["player"] else ", a proven loss")
     click.echo(f"ply {out['ply']}, player {out['player']} to move: win probability "
-               f"{out['value']:.3f}{proof} ({out['sims']} simulation"
-               f"{'' if out['sims'] == 1 else 's'}, {out['seconds']} s)")
-    for m in out["best_moves"]:
-        click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}")
+               f"{out['value']:.3f}{_proof(out['proven_winner'], out['player'], ', a')} "
+               f"({out['sims']} simulation{'' if out['sims'] == 1 else 's'}, "
+               f"{out['seconds']} s)")
+    for m in out["best_moves"]:  # a proven move is told from one whose playouts all won
+        click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}"
+                   + _proof(m["proven_winner"], out["player"], " "))
     click.echo("pv: " + " ".join(out["pv"]))
+
+
+def _proof(winner: int | None, player: int, lead: str) -> str:
+    """``lead`` and "proven win" (or loss, or draw) for ``player``, or nothing unproven."""
+    if winner is None:
+        return ""
+    return f"{lead} proven {'draw' if winner == 0 else 'win' if winner == player else 'loss'}"
 
 
 def _print_review(game: Game, rows: list[dict[str, Any]], as_json: bool,

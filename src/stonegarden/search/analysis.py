@@ -34,7 +34,7 @@ def analyse_position(agent: SearchAgent, game: Game, state: State, budget: Budge
                      top: int = 8) -> dict[str, Any]:
     """The search's view of ``state`` as a JSON-ready dictionary: the win probability of the
     player to move, and of each best move once made (a move the solver proved at its exact
-    value: 1, 0.5 or 0).
+    value: 1, 0.5 or 0, with its ``proven_winner``).
 
     Raises:
         PositionError: the game is over or a chance event is due.
@@ -50,9 +50,11 @@ def analyse_position(agent: SearchAgent, game: Game, state: State, budget: Budge
         "proven_winner": res.proven,
         "sims": res.sims,
         "seconds": round(res.seconds, 3),
-        # a move the solver proved is worth its proof, as the root's value is
+        # a move the solver proved is worth its proof, as the root's value is, and says so
+        # (a move tried once may be worth 1 or 0 too)
         "best_moves": [{"move": game.action_to_text(state, m.action), "visits": m.visits,
-                        "value": round(_move_value(m, mover), 4)} for m in res.moves[:top]],
+                        "value": round(_move_value(m, mover), 4), "proven_winner": m.proven}
+                       for m in res.moves[:top]],
         "pv": _pv_texts(game, state, res),
     }
 
