@@ -391,3 +391,24 @@ def test_a_loss_just_under_a_threshold_is_not_printed_as_the_threshold(record_fi
     said = [line.split()[3:6] for line in out.output.splitlines()[1:]]
     assert said == [["lost", "0.059", "(best"], ["lost", "0.119", "?!"],
                     ["lost", "0.249", "?"], ["lost", "0.060", "?!"]]
+
+
+@pytest.mark.slow
+def test_a_seed_and_sims_reproduce_a_search_with_the_same_threads(cli, tmp_path):
+    """As ``--help`` says: the default ``--threads`` is the machine's cores, and a search of
+    two trees is another than one tree's, so the seed alone does not carry it between
+    machines."""
+    game = stonegarden.make("blooms-territory", size=3)
+    path = tmp_path / "territory.json"
+    save_record(make_record(game, TERRITORY), path)
+
+    def searched(threads):
+        out = json.loads(cli("analyse", str(path), "--sims", "300", "--threads", threads,
+                             "--json").stdout)
+        out.pop("seconds")
+        return out
+
+    assert searched("1") == searched("1") and searched("2") == searched("2")
+    assert searched("1") != searched("2")
+    said = " ".join(cli("analyse", "--help").stdout.split())
+    assert "reproducible with --seed and the same --threads" in said

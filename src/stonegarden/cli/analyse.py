@@ -32,7 +32,8 @@ MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 @click.option("--time", "seconds", type=FiniteRange(0.001, 600), default=None,
               help="seconds of search per position (default 2)")
 @click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
-              help="simulations per position (reproducible with --seed)")
+              help="simulations per position (reproducible with --seed and the same --threads; "
+                   "the default --threads is the machine's cores)")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True,
               help="seed of the search")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
