@@ -73,9 +73,10 @@ def review_moves(agent: SearchAgent, game: Game, states: list[State], moves: lis
                  budget: Budget, done: Callable[[dict[str, Any]], None] | None = None,
                  ) -> list[dict[str, Any]]:
     """Every move with the value it lost against the best move the search found, both as win
-    probabilities of the mover, and its ``judgement`` by ``THRESHOLDS``. A played move that the
-    search of the position before it tried fewer than ``MIN_VISITS`` times is valued by
-    searching the position after it (the rolls' expectation where a chance event follows).
+    probabilities of the mover, and its ``judgement`` by ``THRESHOLDS``. A played move, or the
+    search's best, that the search of the position before it tried fewer than ``MIN_VISITS``
+    times is valued by searching the position after it (the rolls' expectation where a
+    chance event follows).
     Chance events and resignations get no loss. ``done(row)`` is called as each move is
     reviewed (a progress bar; the rows so far, should the review be interrupted).
 
@@ -108,14 +109,21 @@ def _review_move(search: Callable[[State], SearchResult], game: Game, before: St
         return {"ply": ply, "move": text, "player": None if mover == CHANCE else mover}
     res = search(before)
     played = game.parse_action(before, text)
-    stat = next((m for m in res.moves if m.action == played), None)
-    if stat is not None and (stat.visits >= MIN_VISITS or stat.proven is not None):
-        value_played = _move_value(stat, mover)
-    else:
-        value_played = _value_for(search, game, after, mover)
+
+    def worth(stat: MoveStat | None, then: State) -> float:
+        """The mover's value of a move: the search's where it tried the move often enough
+        or proved it, else a search of the position after it."""
+        if stat is not None and (stat.visits >= MIN_VISITS or stat.proven is not None):
+            return _move_value(stat, mover)
+        return _value_for(search, game, then, mover)
+
     best = res.moves[0]
-    if best.action != played and _move_value(best, mover) > value_played:
-        best_text, value_best = game.action_to_text(before, best.action), _move_value(best, mover)
+    value_other = (None if best.action == played
+                   else worth(best, game.play_unchecked(before, best.action)))
+    # the position after the move played is searched last: the next move's position before
+    value_played = worth(next((m for m in res.moves if m.action == played), None), after)
+    if value_other is not None and value_other > value_played:
+        best_text, value_best = game.action_to_text(before, best.action), value_other
     else:  # the move played is worth as much as any the search found: it is the best found
         best_text, value_best = game.action_to_text(before, played), value_played
     lost = round(value_best - value_played, 4)
