@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import signal
 import subprocess
 import sys
@@ -39,7 +40,7 @@ def test_position_analysis_shape(cli, record_file):
     assert out["sims"] == 300
     assert out["best_moves"]
     for m in out["best_moves"]:
-        assert set(m) == {"move", "visits", "value"}
+        assert set(m) == {"move", "visits", "value", "proven_winner"}
         assert 0.0 <= m["value"] <= 1.0
     assert out["pv"] and out["pv"][0] == out["best_moves"][0]["move"]
     game = stonegarden.make("blooms", size=3)
@@ -107,6 +108,20 @@ def test_a_finished_games_end_is_no_position_to_analyse(cli, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_game_over_before_its_first_move_has_no_ply_to_offer(cli, tmp_path):
+    """Blobs with one die is drawn before any move: ``--ply 0`` offered "--ply 0..-1"."""
+    game = stonegarden.make("blobs", dice=1)
+    path = tmp_path / "over.json"
+    save_record(make_record(game, [], game.initial_state()), path)
+    for args in (["--ply", "0"], []):
+        r = cli("analyse", str(path), "--sims", "10", *args)
+        assert r.returncode == 2 and "0..-1" not in r.stderr
+        assert r.stderr.endswith("no position of this record has a player to move\n")
+    r = cli("analyse", str(path), "--review", "--sims", "10", "--json", "--quiet")
+    assert r.returncode == 0 and json.loads(r.stdout)["moves"] == []
+
+
+@pytest.mark.slow
 def test_missing_record_exits_2(cli, tmp_path):
     r = cli("analyse", str(tmp_path / "nope.json"))
     assert r.returncode == 2
@@ -148,7 +163,8 @@ def test_review_flags_each_loss_by_the_stated_thresholds(cli, record_file):
     for row, line in zip(rows, lines[1:]):
         assert row["judgement"] == judgement(row["lost"])
         mark = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", None: ""}[row["judgement"]]
-        assert line.split()[4:6] == [f"{row['lost']:.3f}", mark or "(best"]
+        shown = math.floor(row["lost"] * 1000 + 1e-9) / 1000  # rounded down
+        assert line.split()[4:6] == [f"{shown:.3f}", mark or "(best"]
 
 
 class Rolls:
@@ -157,6 +173,9 @@ class Rolls:
 
     def __init__(self, game, before, tried, values):
         self.game, self.before, self.tried, self.values = game, before, tried, values
+
+    def forget(self):
+        pass
 
     def analyse(self, game, state, budget):
         if game.position_text(state) == game.position_text(self.before):
@@ -259,3 +278,177 @@ def test_the_text_says_a_proven_result_and_counts_one_simulation_as_one(cli, tmp
     r = cli("analyse", str(path), "--ply", "3", "--sims", "200", "--threads", "1")
     assert r.stdout.startswith("ply 3, player 2 to move: win probability 0.000, a proven "
                                "loss (200 simulations, ")
+
+
+@pytest.mark.slow
+def test_a_proven_move_is_told_from_one_whose_playouts_all_won(cli, tmp_path):
+    """Blobs: after these moves Red closes a red blob at h9 and wins. The search proves it
+    in a few simulations, having tried each other move once: h9R's one playout won, and it
+    read "value 1.000" as h9M did, as if it won too."""
+    game = stonegarden.make("blobs")
+    moves = ["h7B", "g7B", "g9M", "i8B", "g6B"]
+    path = tmp_path / "blob.json"
+    save_record(make_record(game, moves), path)
+    assert game.winner(game.play_text(game.replay(moves)[-1], "h9M")) == 1
+    r = cli("analyse", str(path), "--sims", "200", "--threads", "1", "--json")
+    out = json.loads(r.stdout)
+    assert out["proven_winner"] == 1
+    by_move = {m["move"]: m for m in out["best_moves"]}
+    assert by_move["h9M"]["proven_winner"] == 1 and by_move["h9M"]["value"] == 1.0
+    unproven = [m for m in out["best_moves"] if m["proven_winner"] is None]
+    assert any(m["value"] == 1.0 for m in unproven)  # a playout's 1, not a proof
+    lines = cli("analyse", str(path), "--sims", "200", "--threads", "1").stdout.splitlines()
+    said = {line.split()[0]: line for line in lines[1:-1]}
+    assert said["h9M"].endswith("value 1.000  proven win")
+    assert all(said[m["move"]].endswith(f"value {m['value']:.3f}") for m in unproven)
+
+
+# a territory game on the n=3 board (the first turn one stone, then two a turn)
+TERRITORY = ["Rd1", "Kc4,Gc3", "Rd2", "Ka3,Gc5", "Rd3,Ye2", "Kb3,Gc2", "Rd4,Ya1", "Ka2,Gb2"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_review_searches_each_position_as_analyse_ply_does(cli, tmp_path, threads):
+    """With a seed and simulations, the review's best move at move N and its value are those
+    of ``analyse --ply N`` (and the engine's): each position is searched alone. The review
+    kept one tree and one count of searches (which salts the seed) from position to position,
+    so its best moves were other than the ones ``--ply N`` then showed."""
+    game = stonegarden.make("blooms-territory", size=3)
+    path = tmp_path / "territory.json"
+    save_record(make_record(game, TERRITORY), path)
+    common = ("--sims", "200", "--seed", "7", "--threads", threads, "--json")
+    rows = json.loads(cli("analyse", str(path), "--review", "--quiet", *common).stdout)["moves"]
+    assert [row["move"] for row in rows] == TERRITORY
+    for row in rows:
+        alone = json.loads(cli("analyse", str(path), "--ply", str(row["ply"]), *common).stdout)
+        first = alone["best_moves"][0]
+        if row["best"] != row["move"]:  # the search's best, worth more than the move played
+            assert row["best"] == first["move"], row
+            if first["visits"] >= 100:  # else valued by a search of the position after it
+                assert row["value_best"] == first["value"], row
+        else:  # the move played is worth as much as the search's best
+            assert row["value_best"] == row["value_played"] and row["lost"] == 0, row
+            if first["move"] != row["move"] and first["visits"] >= 100:
+                assert first["value"] <= row["value_played"], row
+
+
+class Searched:
+    """A stand-in for the search: ``before`` gives ``moves``; any other position ``value``
+    for its player to move."""
+
+    def __init__(self, game, before, moves, value):
+        self.game, self.before, self.moves, self.value = game, before, moves, value
+
+    def forget(self):
+        pass
+
+    def analyse(self, game, state, budget):
+        if state is self.before:
+            return SearchResult(0.6, self.moves, [self.moves[0].action], 1000, 0.1)
+        return SearchResult(self.value, [], [], 1000, 0.1)
+
+
+def test_a_move_worth_more_than_the_searchs_choice_is_the_best_found():
+    """The search prefers another move (0.6), but the move played, tried too rarely there and
+    valued by searching after it, is worth 0.7: it is the best move found, not the other at
+    0.7 (which said "best Rb3 0.700" of a move worth 0.6)."""
+    game = stonegarden.make("blooms", size=3)
+    states = game.replay(MOVES)
+    before = states[0]
+    other, played = (game.parse_action(before, t) for t in ("Rb3", "Rc3"))
+    search = Searched(game, before, [MoveStat(other, 900, 0.6), MoveStat(played, 5, 0.2)], 0.3)
+    row = review_moves(search, game, [before, game.play(before, played)], ["Rc3"],
+                       Budget(sims=1000))[0]
+    assert row == {"ply": 0, "player": 1, "move": "Rc3", "best": "Rc3", "value_best": 0.7,
+                   "value_played": 0.7, "lost": 0.0, "judgement": None}
+    search.value = 0.5  # worth 0.5 to the mover: the search's choice is the better
+    row = review_moves(search, game, [before, game.play(before, played)], ["Rc3"],
+                       Budget(sims=1000))[0]
+    assert (row["best"], row["value_best"], row["lost"]) == ("Rb3", 0.6, 0.1)
+    assert row["judgement"] == "inaccuracy"
+
+
+def test_a_loss_just_under_a_threshold_is_not_printed_as_the_threshold(record_file, monkeypatch):
+    """A loss of 0.0599 is no inaccuracy (from 0.06), 0.1199 only an inaccuracy: the review's
+    line said "lost 0.060" with no mark and "lost 0.120 ?!", against its own legend. The loss
+    is printed rounded down, as the web app's analysis says it."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli import analyse as command
+    from stonegarden.cli.main import cli
+
+    def rows(agent, game, states, moves, budget, done=None):
+        out = [{"ply": i, "player": 1 + i % 2, "move": move, "best": "Ra1",
+                "value_best": 0.6, "value_played": round(0.6 - lost, 4), "lost": lost,
+                "judgement": judgement(lost)}
+               for i, (move, lost) in enumerate(zip(moves, (0.0599, 0.1199, 0.2499, 0.06)))]
+        for row in out:
+            done(row)
+        return out
+
+    monkeypatch.setattr(command, "review_moves", rows)
+    out = CliRunner().invoke(cli, ["analyse", str(record_file), "--review", "--sims", "10",
+                                   "--quiet"])
+    assert out.exit_code == 0, out.output
+    said = [line.split()[3:6] for line in out.output.splitlines()[1:]]
+    assert said == [["lost", "0.059", "(best"], ["lost", "0.119", "?!"],
+                    ["lost", "0.249", "?"], ["lost", "0.060", "?!"]]
+
+
+@pytest.mark.slow
+def test_a_seed_and_sims_reproduce_a_search_with_the_same_threads(cli, tmp_path):
+    """As ``--help`` says: the default ``--threads`` is the machine's cores, and a search of
+    two trees is another than one tree's, so the seed alone does not carry it between
+    machines."""
+    game = stonegarden.make("blooms-territory", size=3)
+    path = tmp_path / "territory.json"
+    save_record(make_record(game, TERRITORY), path)
+
+    def searched(threads):
+        out = json.loads(cli("analyse", str(path), "--sims", "300", "--threads", threads,
+                             "--json").stdout)
+        out.pop("seconds")
+        return out
+
+    assert searched("1") == searched("1") and searched("2") == searched("2")
+    assert searched("1") != searched("2")
+    said = " ".join(cli("analyse", "--help").stdout.split())
+    assert "reproducible with --seed and the same --threads" in said
+
+
+class ByPosition:
+    """A stand-in for the search: ``before`` gives ``moves``; any other position the value
+    ``values`` gives its text (for its player to move)."""
+
+    def __init__(self, game, before, moves, values):
+        self.game, self.before, self.moves, self.values = game, before, moves, values
+
+    def forget(self):
+        pass
+
+    def analyse(self, game, state, budget):
+        if state is self.before:
+            return SearchResult(0.6, self.moves, [self.moves[0].action], 1000, 0.1)
+        return SearchResult(self.values[game.position_text(state)], [], [], 1000, 0.1)
+
+
+def test_the_searchs_best_tried_a_few_times_is_valued_by_searching_after_it():
+    """A best move the search tried 3 times, all won, is worth 1.000 there: a move played
+    worth 0.45 was a blunder against it. Like a move played tried as rarely, it is valued by
+    searching the position after it (0.4 here: the move played is the better)."""
+    game = stonegarden.make("blooms", size=3)
+    before = game.initial_state()
+    other, played = (game.parse_action(before, t) for t in ("Rb3", "Rc3"))
+    values = {game.position_text(game.play(before, other)): 0.6,  # the opponent's chances
+              game.position_text(game.play(before, played)): 0.55}
+    search = ByPosition(game, before, [MoveStat(other, 3, 1.0), MoveStat(played, 2, 0.0)],
+                        values)
+    row = review_moves(search, game, [before, game.play(before, played)], ["Rc3"],
+                       Budget(sims=1000))[0]
+    assert (row["best"], row["value_best"], row["value_played"]) == ("Rc3", 0.45, 0.45)
+    assert row["lost"] == 0 and row["judgement"] is None
+    values[game.position_text(game.play(before, other))] = 0.3  # worth 0.7 to the mover
+    row = review_moves(search, game, [before, game.play(before, played)], ["Rc3"],
+                       Budget(sims=1000))[0]
+    assert (row["best"], row["value_best"], row["lost"]) == ("Rb3", 0.7, 0.25)

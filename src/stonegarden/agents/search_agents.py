@@ -68,6 +68,15 @@ class SearchAgent:
             self._game = game
         return self._engine
 
+    def forget(self) -> None:
+        """Drop the kept engine, its tree and its count of searches (which salts the seed),
+        ending its threads: the next search is the one a new agent would make, whatever this
+        one searched before (a review's position searched as ``analyse --ply`` searches it)."""
+        if isinstance(self._engine, RootParallel | SharedTree):
+            self._engine.close()
+        self._engine = None
+        self._game = None
+
     def budget_for(self, game: Game) -> Budget:
         """The budget of a search in ``game`` (the same in every game but for levels)."""
         return self.budget

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -31,7 +32,8 @@ MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 @click.option("--time", "seconds", type=FiniteRange(0.001, 600), default=None,
               help="seconds of search per position (default 2)")
 @click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
-              help="simulations per position (reproducible with --seed)")
+              help="simulations per position (reproducible with --seed and the same --threads; "
+                   "the default --threads is the machine's cores)")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True,
               help="seed of the search")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
@@ -95,6 +97,9 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     else:
         n = ply
         if game.is_terminal(states[n]):
+            if n == 0:
+                raise ParameterError("the game is over before its first move: no position "
+                                     "of this record has a player to move")
             raise ParameterError(f"the game is over after {n} moves: --ply 0..{n - 1}, or "
                                  "--review for every move")
         if game.current_player(states[n]) == CHANCE:
@@ -105,15 +110,21 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if as_json:
         click.echo(json.dumps(out))
         return
-    proven = out["proven_winner"]
-    proof = ("" if proven is None else ", a proven draw" if proven == 0
-             else ", a proven win" if proven == out["player"] else ", a proven loss")
     click.echo(f"ply {out['ply']}, player {out['player']} to move: win probability "
-               f"{out['value']:.3f}{proof} ({out['sims']} simulation"
-               f"{'' if out['sims'] == 1 else 's'}, {out['seconds']} s)")
-    for m in out["best_moves"]:
-        click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}")
+               f"{out['value']:.3f}{_proof(out['proven_winner'], out['player'], ', a')} "
+               f"({out['sims']} simulation{'' if out['sims'] == 1 else 's'}, "
+               f"{out['seconds']} s)")
+    for m in out["best_moves"]:  # a proven move is told from one whose playouts all won
+        click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}"
+                   + _proof(m["proven_winner"], out["player"], " "))
     click.echo("pv: " + " ".join(out["pv"]))
+
+
+def _proof(winner: int | None, player: int, lead: str) -> str:
+    """``lead`` and "proven win" (or loss, or draw) for ``player``, or nothing unproven."""
+    if winner is None:
+        return ""
+    return f"{lead} proven {'draw' if winner == 0 else 'win' if winner == player else 'loss'}"
 
 
 def _print_review(game: Game, rows: list[dict[str, Any]], as_json: bool,
@@ -133,7 +144,10 @@ def _print_review(game: Game, rows: list[dict[str, Any]], as_json: bool,
     for r in rows:
         if "lost" in r:
             mark = MARKS.get(r["judgement"], "")
-            click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {r['lost']:.3f}"
+            # rounded down, as the thresholds count it: 0.0599 is no inaccuracy, and says
+            # 0.059, not 0.060
+            lost = math.floor(r["lost"] * 1000 + 1e-9) / 1000
+            click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {lost:.3f}"
                        f" {mark:<2}  (best {r['best']} {r['value_best']:.3f},"
                        f" played {r['value_played']:.3f})")
         else:
