@@ -182,8 +182,8 @@ async def offered_rematch(svc: GameService, live: Live) -> str | None:
     Raises:
         ApiError: 503 the rematch's stored game is damaged.
     """
-    if live.rematch is None:
-        return None
+    if live.rematch is None or live.seats != (HUMAN, HUMAN):
+        return live.rematch  # only a game between two people is aborted
     try:
         other = await svc.load(live.rematch)
     except ApiError as exc:
