@@ -177,19 +177,14 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
 
 async def offered_rematch(svc: GameService, live: Live) -> str | None:
     """The id of the rematch offered after ``live``, unless there is none or it was aborted
-    (a first move not made in time, or a player's abort): then a new one may be offered.
-
-    Raises:
-        ApiError: 503 the rematch's stored game is damaged.
-    """
+    (a first move not made in time, or a player's abort): then a new one may be offered. A
+    rematch that cannot be read now (damaged, the store down) is still the one offered."""
     if live.rematch is None or live.seats != (HUMAN, HUMAN):
         return live.rematch  # only a game between two people is aborted
     try:
         other = await svc.load(live.rematch)
     except ApiError as exc:
-        if exc.status == 404:
-            return None
-        raise
+        return None if exc.status == 404 else live.rematch
     aborted = other.over is not None and other.over.get("reason") == clock_keeper.ABORTED
     return None if aborted else live.rematch
 

@@ -38,7 +38,7 @@
   // this browser's games listed here: one that leaves the list because someone joined it is
   // said, with a link to its board (a first move of its creator's is waited for only minutes)
   const baseTitle = document.title;
-  let mineListed = new Map();  // id -> {title, link}
+  let mineListed = new Map();  // id -> {title, seat (hers), link}
   async function sayJoined(games, keys) {
     const now = new Map();
     for (const g of games) {
