@@ -446,6 +446,32 @@ def test_a_creator_waiting_in_the_lobby_is_told_her_game_was_joined(browser, ser
     assert errors == []
 
 
+def test_a_game_waiting_for_an_opponent_shows_its_link_and_keeps_its_creator_off_its_seat(
+        browser, server):
+    # the page spoke of "the link below", which it did not show; and the creator opening that
+    # link (to check it) was offered the open seat: a click sat her down against herself
+    errors: list[str] = []
+    ana = person(browser, errors)
+    made = open_game(server, name="Ana")
+    ana.goto(server.url + made["links"]["1"])
+    ana.wait_for_selector("#waiting:not([hidden])", timeout=WAIT)
+    shown = ana.get_attribute("#open-link", "href")
+    assert shown == server.url + made["links"]["spectator"]
+    assert ana.inner_text("#open-link") == shown
+    ana.goto(shown)
+    ana.wait_for_selector("#waiting:not([hidden])", timeout=WAIT)
+    ana.wait_for_selector("#waiting-own:not([hidden])", timeout=WAIT)
+    assert ana.is_hidden("#join")
+    ana.click("#own-board")
+    ana.wait_for_function("location.hash.startsWith('#key=')", timeout=WAIT)
+    ana.wait_for_selector("#withdraw:not([hidden])", timeout=WAIT)
+    bo = person(browser, errors)  # anyone else is offered the seat
+    bo.goto(shown)
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    assert bo.is_hidden("#waiting-own")
+    assert errors == []
+
+
 def test_a_double_click_on_take_the_open_seat_seats_you_without_an_error(browser, server):
     # the second click's request was refused, and the page told its new player that
     # "someone has joined" the game they had just joined
