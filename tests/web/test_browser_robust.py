@@ -658,6 +658,13 @@ def test_a_players_clock_running_low_is_said_once(browser, server):
         page.wait_for_timeout(1000)  # the clock counts on, shown every 0.2 s: said once
         assert page.evaluate("window.said").count(
             "Less than 10 seconds left on your clock.") == 1
+        # the opponent resigns on Black's turn (no move is added): the warning is not left
+        # for a screen reader to come upon beside "You won"
+        move(server, made, "2", "resign", 2)
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        page.wait_for_timeout(500)
+        assert page.inner_text("#status").startswith("Game over: You won")
+        assert page.evaluate("document.querySelector('#clock-said').textContent") == ""
     finally:
         page.context.close()  # its route asks this server: left open, it breaks the next test
 
