@@ -413,6 +413,65 @@ def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
     assert errors == []
 
 
+def test_a_creator_waiting_in_the_lobby_is_told_her_game_was_joined(browser, server):
+    # her row left the list without a word, and a first move of hers is waited for only a
+    # few minutes before the game aborts itself
+    errors: list[str] = []
+    ana = person(browser, errors)
+    made = open_game(server, name="Ana", clock={"initial": 120})
+    ana.goto(server.url + made["links"]["1"])  # her board keeps her seat's key
+    ana.wait_for_selector("#waiting:not([hidden])", timeout=WAIT)
+    ana.goto(server.url + "/lobby")
+    ana.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    assert ana.is_hidden("#lobby-joined")
+    status, _ = server.request("POST", f"/api/games/{made['id']}/join", {"name": "Bo"})
+    assert status == 201
+    ana.wait_for_selector("#lobby-joined:not([hidden])", timeout=WAIT)
+    said = ana.inner_text("#lobby-joined")
+    assert "Bo joined your game of Free Go" in said, said
+    assert ana.title().startswith("● ")
+    ana.click("#lobby-joined a")
+    ana.wait_for_selector("#status.your-turn", timeout=WAIT)
+    # a game of hers withdrawn (here, from another tab) is not said to be joined
+    other = open_game(server, name="Ana")
+    ana.goto(server.url + other["links"]["1"])
+    ana.wait_for_selector("#waiting:not([hidden])", timeout=WAIT)
+    ana.goto(server.url + "/lobby")
+    ana.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    status, _ = server.request("POST", f"/api/games/{other['id']}/withdraw",
+                               {"secret": other["secrets"]["1"]})
+    assert status == 200
+    ana.wait_for_function("document.body.dataset.lobbyCount === '0'", timeout=WAIT)
+    assert ana.is_hidden("#lobby-joined") and not ana.title().startswith("●")
+    assert errors == []
+
+
+def test_a_game_waiting_for_an_opponent_shows_its_link_and_keeps_its_creator_off_its_seat(
+        browser, server):
+    # the page spoke of "the link below", which it did not show; and the creator opening that
+    # link (to check it) was offered the open seat: a click sat her down against herself
+    errors: list[str] = []
+    ana = person(browser, errors)
+    made = open_game(server, name="Ana")
+    ana.goto(server.url + made["links"]["1"])
+    ana.wait_for_selector("#waiting:not([hidden])", timeout=WAIT)
+    shown = ana.get_attribute("#open-link", "href")
+    assert shown == server.url + made["links"]["spectator"]
+    assert ana.inner_text("#open-link") == shown
+    ana.goto(shown)
+    ana.wait_for_selector("#waiting:not([hidden])", timeout=WAIT)
+    ana.wait_for_selector("#waiting-own:not([hidden])", timeout=WAIT)
+    assert ana.is_hidden("#join")
+    ana.click("#own-board")
+    ana.wait_for_function("location.hash.startsWith('#key=')", timeout=WAIT)
+    ana.wait_for_selector("#withdraw:not([hidden])", timeout=WAIT)
+    bo = person(browser, errors)  # anyone else is offered the seat
+    bo.goto(shown)
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    assert bo.is_hidden("#waiting-own")
+    assert errors == []
+
+
 def test_a_double_click_on_take_the_open_seat_seats_you_without_an_error(browser, server):
     # the second click's request was refused, and the page told its new player that
     # "someone has joined" the game they had just joined

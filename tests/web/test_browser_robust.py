@@ -271,7 +271,9 @@ def test_the_lobby_at_200_percent_zoom_breaks_no_button_in_two(browser, server):
 NAMES = ["Ann", "  Ann   Bo  ", "\u3164", "\u115f\u1160", "\u2800", "\u0301Ann", "e\u0301",
          "x" * 24, "x" * 25, "\U0001d538" * 24, "\U0001d538" * 25, "a\tb", "a\u00a0\u3000b",
          "\ufeffAnn", "\x1cAnn\x85", "A\u200bB", "A\u2028B", "\u202eAnn", "\U000e0041",
-         "\ue000", "\u00a0", "", "   ", "Ann\u0301"]
+         "\ue000", "\u00a0", "", "   ", "Ann\u0301", "علی\u200cرضا", "Sam 👩\u200d💻",
+         "\u200dAnn", "A\u200d\u200dB", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+         "🏴\U000e0067", "Bo \U0001fae8", "\ufdd0", "a\U0001fffe", "\u0378"]
 
 
 def test_the_browser_checks_a_name_as_the_server_does(browser, server):
@@ -656,6 +658,13 @@ def test_a_players_clock_running_low_is_said_once(browser, server):
         page.wait_for_timeout(1000)  # the clock counts on, shown every 0.2 s: said once
         assert page.evaluate("window.said").count(
             "Less than 10 seconds left on your clock.") == 1
+        # the opponent resigns on Black's turn (no move is added): the warning is not left
+        # for a screen reader to come upon beside "You won"
+        move(server, made, "2", "resign", 2)
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        page.wait_for_timeout(500)
+        assert page.inner_text("#status").startswith("Game over: You won")
+        assert page.evaluate("document.querySelector('#clock-said').textContent") == ""
     finally:
         page.context.close()  # its route asks this server: left open, it breaks the next test
 

@@ -14,6 +14,13 @@ from stonegarden.web.names import MAX_NAME, clean_name
     ("Ada", "Ada"), ("  Ada  Lovelace ", "Ada Lovelace"), ("é", "\u00e9"), ("e\u0301", "\u00e9"),
     ("<b>x</b>", "<b>x</b>"),  # kept as text; pages escape it
     ("x" * MAX_NAME, "x" * MAX_NAME), ("Zoë\u0301", "Zoë\u0301"), ("李 明", "李 明"),
+    # joiners between drawn characters: Persian's ZWNJ, an Indic conjunct's and emoji's ZWJ
+    ("علی\u200cرضا", "علی\u200cرضا"), ("क्\u200dष", "क्\u200dष"), ("Sam 👩\u200d💻", "Sam 👩\u200d💻"),
+    ("🏳\ufe0f\u200d🌈", "🏳\ufe0f\u200d🌈"),
+    ("Ana 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+     "Ana 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"),  # Scotland's flag
+    # an emoji newer than the server's Unicode (the browser's may know it): a character, kept
+    ("Bo \U0001fae8", "Bo \U0001fae8"), ("\U0001fabf", "\U0001fabf"),
 ])
 def test_good_names(raw, shown):
     assert clean_name(raw) == shown
@@ -24,6 +31,9 @@ def test_good_names(raw, shown):
     "a\ud800", "a\u2028b",
     "\u3164", "\uffa0", "\u115f", "\u2800", "Ada\u3164\u3164",  # letters that draw nothing
     "\u0301\u0301", "\u20ddAda",  # combining marks first: they join the text before
+    "\u200dAda", "Ada\u200c", "A\u200d\u200dB", "A \u200dB",  # joiners joining nothing
+    "\U000e0041", "🏴\U000e0067",  # tags outside a whole flag
+    "\ufdd0", "a\U0001fffe", "\ue000",  # noncharacters, private use
 ])
 def test_bad_names_are_refused(raw):
     with pytest.raises(ParameterError, match="name"):

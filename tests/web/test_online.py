@@ -553,6 +553,25 @@ def test_a_rematch_swaps_the_seats_and_is_offered_to_the_opponent(client):
     assert snap["clock"]["days_per_move"] == 2 and snap["length"] == 0
 
 
+def test_an_aborted_rematch_gives_way_to_a_new_one(client):
+    made = create(client, ["human", "human"], name="Ana", clock={"initial": 60})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
+    dead = client.post(f"/api/games/{gid}/rematch", json={"secret": k2}).json()
+    r = client.post(f"/api/games/{dead['id']}/abort", json={"secret": dead["secret"]})
+    assert r.status_code == 200 and r.json()["reason"] == "aborted"
+    # the pages of the old game no longer send its players to a game that never started
+    assert snapshot(client, gid, k1)["rematch"] is None
+    r = client.post(f"/api/games/{gid}/rematch", json={"secret": k1})
+    assert r.status_code == 201, r.text  # a new rematch, in place of the aborted one
+    again = r.json()
+    assert again["id"] != dead["id"] and again["seat"] == 2
+    assert snapshot(client, gid)["rematch"] == again["id"]
+    r = client.post(f"/api/games/{gid}/rematch", json={"secret": k2})
+    assert r.status_code == 200 and r.json()["id"] == again["id"] and r.json()["seat"] == 1
+    assert snapshot(client, again["id"], again["secret"])["over"] is False
+
+
 # -- the public URL and the path prefix -------------------------------------------------------
 def test_links_start_with_the_public_url_and_the_prefix_is_served(db):
     site = Site.parse("https://games.example.org/sg/")

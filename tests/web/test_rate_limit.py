@@ -56,3 +56,21 @@ def test_past_its_games_an_hour_a_client_is_refused_429_with_retry_after(db: Pat
             assert 1100 <= int(refused.headers["retry-after"]) <= 1200
         assert c.post("/api/games", json=game, headers=bo).status_code == 201
         assert c.get("/api/meta").json()["limits"]["games_per_client_hour"] == 3
+
+
+def test_a_rematch_is_not_counted_but_one_made_again_after_an_aborted_rematch_is(db: Path):
+    app = create_app(db, workers=1, warm_up=False, budgets=Budgets(games_per_client=2))
+    with TestClient(app) as c:
+        made = c.post("/api/games", json={"game": "blooms", "params": SMALL,
+                                          "seats": ["human", "human"]}).json()
+        gid, k1 = made["id"], made["secrets"]["1"]
+        assert c.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
+        # the game took one of the two; its first rematch is free, the one after an abort not
+        for _ in range(2):
+            rematch = c.post(f"/api/games/{gid}/rematch", json={"secret": k1})
+            assert rematch.status_code == 201, rematch.text
+            new = rematch.json()
+            assert c.post(f"/api/games/{new['id']}/abort",
+                          json={"secret": new["secret"]}).is_success
+        refused = c.post(f"/api/games/{gid}/rematch", json={"secret": k1})
+        assert refused.status_code == 429 and "faster than the 2 an hour" in refused.text

@@ -145,6 +145,15 @@ def test_the_first_rematch_offered_is_the_one_kept(store):
     assert store.get("g7").rematch == "r1" and store.get("r2") is None
 
 
+def test_an_aborted_rematch_is_replaced_once(store):
+    store.create_game(new("g8", ("human", "human")))
+    assert store.offer_rematch("g8", new("r1", ("human", "human"))) == "r1"
+    # r1 was aborted: two requests replace it, and the first one's is kept
+    assert store.offer_rematch("g8", new("r2", ("human", "human")), replacing="r1") == "r2"
+    assert store.offer_rematch("g8", new("r3", ("human", "human")), replacing="r1") == "r2"
+    assert store.get("g8").rematch == "r2" and store.get("r3") is None
+
+
 def test_downtime_moves_running_clocks_on_once(store):
     clock = {"spec": {"initial": 60, "increment": 0}, "left": [60, 60], "running": 1,
              "since": 1000.0}

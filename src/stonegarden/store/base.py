@@ -181,9 +181,10 @@ class Store(Protocol):
         """Unfinished games whose clock's deadline is at or before ``now``."""
         ...
 
-    def offer_rematch(self, game_id: str, new: NewGame) -> str:
-        """Store ``new`` as the rematch of ``game_id`` unless one is stored already; the id of
-        the rematch (``new.id``, or the one another request stored first)."""
+    def offer_rematch(self, game_id: str, new: NewGame, replacing: str | None = None) -> str:
+        """Store ``new`` as the rematch of ``game_id`` unless one other than ``replacing`` (a
+        rematch that was aborted) is stored already; the id of the rematch (``new.id``, or
+        the one another request stored first)."""
         ...
 
     def lobby(self, limit: int = 200, since: float = 0.0) -> list[GameSummary]:

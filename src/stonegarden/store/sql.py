@@ -210,19 +210,20 @@ class SQLStore:
                 self._notify(con, "clock", game_id)
         return done
 
-    def offer_rematch(self, game_id: str, new: NewGame) -> str:
+    def offer_rematch(self, game_id: str, new: NewGame, replacing: str | None = None) -> str:
         with self._transaction() as con:
             self._lock_game(con, game_id)
             row = con.execute("SELECT rematch FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None:
                 raise StoreError(f"game {game_id!r} is gone")
-            if row[0] is not None:
+            if row[0] is not None and row[0] != replacing:
                 return str(row[0])
         self.create_game(new)
         with self._transaction() as con:
             self._lock_game(con, game_id)
-            won = con.execute("UPDATE games SET rematch = ? WHERE id = ? AND rematch IS NULL",
-                              (new.id, game_id)).rowcount == 1
+            won = con.execute("UPDATE games SET rematch = ? WHERE id = ?"
+                              " AND COALESCE(rematch, '') = ?",
+                              (new.id, game_id, replacing or "")).rowcount == 1
             if won:
                 self._notify(con, "rematch", game_id)
                 return new.id

@@ -214,7 +214,10 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         if seat is not None and request.headers.get("x-seat-present") != "0":
             await svc.arrive(live, seat)
             live = svc.live.get(live.id, live)
-        return Json(svc.snapshot(live, request.query_params.get("ply"), seat))
+        out = svc.snapshot(live, request.query_params.get("ply"), seat)
+        # a rematch that was aborted is offered no more: a new one may be
+        out["rematch"] = await lobby.offered_rematch(svc, live)
+        return Json(out)
 
     def action(name: str) -> Any:
         async def handler(request: Request) -> Json:

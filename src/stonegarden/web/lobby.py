@@ -175,15 +175,31 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
         svc.hub.publish(LOBBY)
 
 
+async def offered_rematch(svc: GameService, live: Live) -> str | None:
+    """The id of the rematch offered after ``live``, unless there is none or it was aborted
+    (a first move not made in time, or a player's abort): then a new one may be offered. A
+    rematch that cannot be read now (damaged, the store down) is still the one offered."""
+    if live.rematch is None or live.seats != (HUMAN, HUMAN):
+        return live.rematch  # only a game between two people is aborted
+    try:
+        other = await svc.load(live.rematch)
+    except ApiError as exc:
+        return None if exc.status == 404 else live.rematch
+    aborted = other.over is not None and other.over.get("reason") == clock_keeper.ABORTED
+    return None if aborted else live.rematch
+
+
 async def rematch(svc: GameService, live: Live, secret: Any, client: str,
                   ) -> tuple[bool, Live, int]:
     """The game again with the seats swapped, offered to the opponent: whether this request
     made it, the new game and the asker's seat in it (the other seat of the one it held).
-    The opponent's request answers the same game with its own seat.
+    The opponent's request answers the same game with its own seat. A rematch that was
+    aborted gives way to a new one, counted against ``client``'s new games.
 
     Raises:
         ApiError: 403 without a seat's secret; 409 while the game goes on; 429 when an agent
-        would think and the client has no room in the job queue.
+        would think and the client has no room in the job queue, or when a rematch made
+        again after an aborted one is one more new game than ``client`` may make.
     """
     seat = svc.require_seat(live, secret)
     if not _over(live):
@@ -191,14 +207,17 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
     if live.over is not None and live.over.get("reason") == clock_keeper.ABORTED:
         raise ApiError(409, "an aborted game has no rematch: start a new game instead")
     made = False
-    if live.rematch is None:
+    replacing = None if await offered_rematch(svc, live) else live.rematch
+    if live.rematch is None or replacing is not None:
         seats = (live.seats[1], live.seats[0])
         if any(s != HUMAN for s in seats):
             svc.admit(client)
+        if replacing is not None:  # the first is one per finished game; more are counted
+            svc.count_new_game(client)
         spec = parse_clock(live.clock.spec.to_json()) if live.clock else None
         new, row = svc.new_game(live.game, seats, History(live.game), client, live.listed,
                                 live.hints_agreed, (live.names[1], live.names[0]), spec)
-        rid = await asyncio.to_thread(svc.store.offer_rematch, live.id, row)
+        rid = await asyncio.to_thread(svc.store.offer_rematch, live.id, row, replacing)
         if rid == new.id:
             made = True
             await svc.started(new)

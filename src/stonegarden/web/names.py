@@ -4,6 +4,7 @@ join, shown on boards and in lists. There are no accounts: a name is a label, no
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -14,12 +15,37 @@ MAX_NAME = 24
 #: letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern): a name
 #: of them would look empty, or pad another name with invisible text
 INVISIBLE = frozenset({0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800})
+#: the zero-width non-joiner and joiner, formatting characters that are part of the text
+#: between two letters, marks or symbols: Persian's ZWNJ (علی‌رضا), the joiner of an Indic
+#: conjunct or of an emoji sequence (👩‍💻, 🏳️‍🌈)
+JOINERS = frozenset({0x200C, 0x200D})
+#: the flag of a region (England's, Scotland's, Wales'): a black flag and its tag characters
+REGION_FLAG = re.compile("\U0001F3F4[\U000E0020-\U000E007E]+\U000E007F")
+
+
+def _joined(before: str, after: str) -> bool:
+    """Whether a joiner between ``before`` and ``after`` joins two drawn characters."""
+    return all(unicodedata.category(c)[0] in "LMS" for c in (before, after))
+
+
+def _refused(text: str, i: int) -> bool:
+    """Whether ``text[i]`` may not be in a name: a control, formatting, surrogate or private
+    character, a noncharacter, a line break, or one that draws nothing. A character this
+    server's Unicode does not know yet (a new emoji a browser sends) is let through."""
+    ch, cp = text[i], ord(text[i])
+    if cp in JOINERS:
+        return not (0 < i < len(text) - 1 and _joined(text[i - 1], text[i + 1]))
+    cat = unicodedata.category(ch)
+    if cat == "Cn":
+        return 0xFDD0 <= cp <= 0xFDEF or cp & 0xFFFE == 0xFFFE
+    return cat[0] == "C" or cat in ("Zl", "Zp") or cp in INVISIBLE
 
 
 def clean_name(value: Any, field: str = "name") -> str:
     """The display name as stored: NFC-normalised, surrounding space removed, 1-24 characters,
     no control or formatting characters (which could hide or reorder text on other players'
-    screens). Pages escape it like any other text.
+    screens) but the joiners between drawn characters and a region flag's tags. Pages escape
+    it like any other text.
 
     Raises:
         ParameterError: not a string, empty, too long, or with a character not allowed.
@@ -30,10 +56,9 @@ def clean_name(value: Any, field: str = "name") -> str:
     name = unicodedata.normalize("NFC", value).strip()
     if not 1 <= len(name) <= MAX_NAME:
         raise ParameterError(f"{field!r} must be 1-{MAX_NAME} characters, not {len(name)}")
-    for ch in name:
-        cat = unicodedata.category(ch)
-        # control, format, surrogate, unassigned; line breaks; characters that draw nothing
-        if cat[0] == "C" or cat in ("Zl", "Zp") or ord(ch) in INVISIBLE:
+    text = REGION_FLAG.sub("\U0001F3F4", name)
+    for i, ch in enumerate(text):
+        if _refused(text, i):
             raise ParameterError(f"{field!r} may not contain the character U+{ord(ch):04X}")
     if unicodedata.category(name[0])[0] == "M":  # a mark would join the text before the name
         raise ParameterError(f"{field!r} may not start with a combining mark "

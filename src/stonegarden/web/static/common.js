@@ -5,8 +5,13 @@
 const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const TRIM = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "gu");
 const SPACES = new RegExp(`[${PY_SPACE}]+`, "u");
-// control, format, surrogate, private, unassigned; line breaks; characters that draw nothing
-const REFUSED = /[\p{C}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
+// control, format, surrogate, private, noncharacter; line breaks; characters that draw nothing
+// (one this browser's Unicode does not know is let through, as the server lets a new emoji)
+const REFUSED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Noncharacter_Code_Point}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0\u2800]/u;
+// formatting that is part of the text: a region flag's tags (England's), and a joiner between
+// two drawn characters (Persian's ZWNJ, an emoji sequence's ZWJ: 👩‍💻)
+const FLAG_TAGS = /(?<=\u{1F3F4})[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
+const JOINERS = /(?<=[\p{L}\p{M}\p{S}])[\u200C\u200D](?=[\p{L}\p{M}\p{S}])/gu;
 // the control that opened the name form (Take the open seat, "change"): the focus goes back
 // there once the form is answered, not to the top of the page
 let nameAsker = null;
@@ -37,13 +42,14 @@ const SG = {
   invites() { return SG.stored("sg-invites"); },
   // the display name, by the server's rules (web/names.py): NFC, surrounding space trimmed,
   // 1-24 characters counted as Python does (code points, not UTF-16 units), no control,
-  // formatting or invisible character, not starting with a combining mark; runs of space as one
+  // formatting (but joiners and flags' tags) or invisible character, not starting with a
+  // combining mark; runs of space as one
   name() { try { const n = localStorage.getItem("sg-name") || ""; return n && SG.cleanName(n); } catch (e) { return ""; } },
   cleanName(text) {
     const n = text.normalize("NFC").replace(TRIM, "");
     const length = [...n].length;
     if (length < 1 || length > 24) throw new Error(`a name is 1-24 characters, not ${length}`);
-    const bad = n.match(REFUSED);
+    const bad = n.replace(FLAG_TAGS, "").replace(JOINERS, "").match(REFUSED);
     if (bad) throw new Error(`a name may not hold the character ${codePoint(bad[0])} (a control, formatting or invisible one)`);
     if (/^\p{M}/u.test(n)) throw new Error(`a name may not start with a combining mark (${codePoint(n)})`);
     return n.split(SPACES).filter(Boolean).join(" ");

@@ -35,6 +35,31 @@
     body.querySelectorAll("td[data-age]").forEach((td) => { td.textContent = ago(+td.dataset.age + more); });
   }, 5000);
 
+  // this browser's games listed here: one that leaves the list because someone joined it is
+  // said, with a link to its board (a first move of its creator's is waited for only minutes)
+  const baseTitle = document.title;
+  let mineListed = new Map();  // id -> {title, seat (hers), link}
+  async function sayJoined(games, keys) {
+    const now = new Map();
+    for (const g of games) {
+      const mine = keys[g.id] && keys[g.id][String(3 - g.open_seat)];
+      if (mine) now.set(g.id, { title: g.title, seat: 3 - g.open_seat, link: SG.url("/game/" + g.id + "#key=" + mine) });
+    }
+    const left = [...mineListed].filter(([id]) => !now.has(id));
+    mineListed = now;
+    for (const [id, g] of left) {
+      let s;
+      try { s = await SG.get("/api/games/" + id); } catch (e) { continue; }  // withdrawn: gone
+      if (s.open !== null || s.over) continue;  // no longer listed (a week old), or over
+      const el = $("lobby-joined"), a = document.createElement("a");
+      a.href = g.link; a.textContent = "Go to your board";
+      el.textContent = `${s.names[String(3 - g.seat)] || "Someone"} joined your game of ${g.title}. `;
+      el.append(a);
+      el.hidden = false;
+      document.title = "● Joined · " + baseTitle;
+    }
+  }
+
   const reload = SG.backoff(() => refresh());
   async function refresh() {
     const data = await SG.getShown("/api/lobby", $("lobby-error"), reload);
@@ -43,6 +68,7 @@
     const keys = SG.keys();
     SG.refill(body, () => fill(data.games, keys), $("lobby-empty"));
     document.body.dataset.lobbyCount = data.games.length;
+    sayJoined(data.games, keys);
   }
 
   function fill(games, keys) {

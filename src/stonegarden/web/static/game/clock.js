@@ -21,7 +21,7 @@ export function renderClock(s) {
   clearInterval(clockTimer);
   const c = s.clock, box = $("clocks");
   box.hidden = !c;
-  if (lowSaid !== s.length) $("clock-said").textContent = "";
+  if (lowSaid !== s.length || s.terminal) $("clock-said").textContent = "";  // moved, or over
   if (!c) { $("first-move").hidden = true; return; }
   const at = performance.now();
   // a real-time game whose player to move has not made a first move aborts itself when

@@ -5,7 +5,14 @@ import { gone, refresh } from "./main.js";
 export function renderOnline(s) {
   $("waiting").hidden = !s.open;
   $("withdraw").hidden = !s.you;
-  $("join").hidden = !!s.you;
+  const link = new URL(SG.url("/game/" + gid), location.href).href;
+  if ($("open-link").textContent !== link) { $("open-link").href = link; $("open-link").textContent = link; }
+  // this browser's own game opened without its key (its link, to check it): the open seat is
+  // for someone else, and the creator's board is a click away
+  const own = Object.entries(SG.keys()[gid] || {}).find(([seat]) => seat !== "?" && +seat !== s.open);
+  $("waiting-own").hidden = !!s.you || !own;
+  if (own) $("own-board").href = "#key=" + own[1];
+  $("join").hidden = !!s.you || !!own;
   // a person's seat held without a name (a link opened before a name was chosen): name it
   // now (an agent's seat keeps the agent's name)
   // (not where this browser holds both seats: an uploaded record's players are not its uploader)
