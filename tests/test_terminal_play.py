@@ -352,3 +352,39 @@ def test_the_game_gives_the_status_line_its_own_words():
     import stonegarden.terminal.play as play
 
     assert "dice_left" not in Path(play.__file__).read_text("utf-8")
+
+
+def test_moves_read_from_a_pipe_are_shown_after_the_prompt():
+    """No terminal shows what a pipe gave: the prompt ran into the next line of output
+    ("player 1 > player 2 (random) plays ..."), and the person's moves were nowhere."""
+    out = run_cli("play", "blooms", "--param", "size=3", "--p2", "random:seed=1",
+                  input="Rc3\nhelp\nquit\n")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert [line for line in lines if line.startswith("player 1 > ")] == [
+        "player 1 > Rc3", "player 1 > help", "player 1 > quit"]
+    assert lines[lines.index("player 1 > Rc3") + 1].startswith("player 2 (random:seed=1) plays")
+
+
+def test_the_help_is_one_column_on_a_narrow_terminal():
+    """Two columns on 40 would break each row in the middle of its second command."""
+    narrow = run_cli("play", "freego", "--param", "size=5", input="help\nquit\n", COLUMNS="40")
+    assert narrow.returncode == 0, narrow.stderr
+    lines = narrow.stdout.splitlines()
+    at = lines.index("  moves    list some legal moves")
+    assert lines[at + 1:at + 7] == [
+        "  undo     take back your last move", "  hint     the search's move (2 s)",
+        "  save F   save the record to file F", "  resign   resign the game",
+        "  quit     leave (--save keeps the record)", "  help     this text"]
+    wide = run_cli("play", "freego", "--param", "size=5", input="help\nquit\n", COLUMNS="80")
+    assert ("  moves    list some legal moves     undo     take back your last move"
+            in wide.stdout.splitlines())
+
+
+def test_a_save_name_no_file_can_have_is_refused_and_the_game_goes_on(tmp_path):
+    """A NUL in the name (Ctrl-@ at the prompt) was a traceback that ended the game."""
+    out = run_cli("play", "blooms", "--param", "size=3", input=f"save {tmp_path}/a\0b\nquit\n")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "could not save: cannot save the record to" in out.stdout
+    assert "embedded null byte" in out.stdout and "leaving the game unfinished" in out.stdout
+    assert list(tmp_path.iterdir()) == []

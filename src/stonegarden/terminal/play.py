@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,18 +18,21 @@ from ..errors import IllegalMoveError, RecordError, StonegardenError
 from ..web.views import view_for
 from .render import rich_diagram
 
-HELP = """Type a move in notation (e.g. {example}), or a command:
-  moves    list some legal moves     undo     take back your last move
-  hint     the search's move (2 s)   save F   save the record to file F
-  resign   resign the game           quit     leave (--save keeps the record)
-  help     this text"""
+HELP = "Type a move in notation (e.g. {example}), or a command:"
+#: the commands and what they do, in the order ``help`` lists them
+COMMANDS = (("moves", "list some legal moves"), ("undo", "take back your last move"),
+            ("hint", "the search's move (2 s)"), ("save F", "save the record to file F"),
+            ("resign", "resign the game"), ("quit", "leave (--save keeps the record)"),
+            ("help", "this text"))
+PASS_COMMAND = ("pass", "pass the turn (in this game two passes in a row end it)")
 #: the agent of ``hint``: the game's search for two seconds, as the web app's hints
 HINT_SPEC = "mcts:time=2"
-PASS_HELP = "\n  pass     pass the turn (in this game two passes in a row end it)"
 
 
-def help_text(game: Game, state: State) -> str:
-    """The help, with examples that are legal moves in ``state``."""
+def help_text(game: Game, state: State, width: int = 80) -> str:
+    """The help, with examples that are legal moves in ``state``: the commands in two
+    columns, or in one where two would not fit in ``width`` (a narrow terminal would break
+    each row in the middle of the second column)."""
     texts = game.legal_moves_text(state) if not game.is_terminal(state) else []
     examples = []
     if texts:
@@ -37,7 +41,16 @@ def help_text(game: Game, state: State) -> str:
         if two:
             examples.append(two[len(two) // 2])
     example = " or ".join(examples) if examples else "a move"
-    return HELP.format(example=example) + (PASS_HELP if "pass" in texts else "")
+    cells = [f"{name:<8} {words}" for name, words in COMMANDS]
+    left = max(len(c) for c in cells[::2]) + 3
+    if width >= 2 + left + max(len(c) for c in cells[1::2]):
+        rows = ["  " + "".join(c.ljust(left) for c in cells[i:i + 2]).rstrip()
+                for i in range(0, len(cells), 2)]
+    else:
+        rows = ["  " + c for c in cells]
+    if "pass" in texts:
+        rows.append("  " + f"{PASS_COMMAND[0]:<8} {PASS_COMMAND[1]}")
+    return "\n".join([HELP.format(example=example), *rows])
 
 
 def moves_text(texts: list[str], shown: int = 40) -> str:
@@ -153,6 +166,14 @@ def played_line(game: Game, before: State, after: State, who: str, text: str) ->
     return line
 
 
+def reads_a_terminal() -> bool:
+    """Whether the moves are typed at a terminal, which shows them as they are typed."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # a closed stdin
+        return False
+
+
 def is_human(spec: str) -> bool:
     return spec.strip().lower() == "human"
 
@@ -181,6 +202,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
     kept = f"; the record so far is in {save}" if save is not None else ""
     hinter: Agent | None = None  # made at the first hint (a search compiles once)
+    echo = not reads_a_terminal()
     while True:
         state = s.state
         if game.is_terminal(state):
@@ -224,6 +246,8 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         except EOFError:
             console.print(f"\nend of input: leaving the game unfinished{kept}", markup=False)
             return -1
+        if echo:  # moves from a pipe or a file: no terminal shows what was read
+            console.print(line, markup=False)
         cmd = line.strip()
         low = cmd.lower()
         if not cmd:
@@ -232,7 +256,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             console.print(f"leaving the game unfinished{kept}", markup=False)
             return -1
         if low in ("help", "?"):
-            console.print(help_text(game, state), markup=False)
+            console.print(help_text(game, state, console.width), markup=False)
             continue
         if low == "undo":
             n = s.undo(p)
