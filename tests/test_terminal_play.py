@@ -388,3 +388,44 @@ def test_a_save_name_no_file_can_have_is_refused_and_the_game_goes_on(tmp_path):
     assert "could not save: cannot save the record to" in out.stdout
     assert "embedded null byte" in out.stdout and "leaving the game unfinished" in out.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_save_that_fails_after_a_move_is_said_and_the_game_goes_on(tmp_path):
+    """The --save folder removed during the game (or the disk full) ended it with an error
+    and exit status 2, the game on the screen lost with its record."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    save = folder / "g.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3", "--p2",
+         "random:seed=1", "--save", str(save)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli_env())
+    deadline = time.monotonic() + 60
+    while not save.exists() and time.monotonic() < deadline:  # saved before the first prompt
+        time.sleep(0.05)
+    save.unlink()
+    folder.rmdir()
+    out, err = proc.communicate("Rc3\nmoves\nquit\n", timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert (f"could not save: cannot save the record to {str(save)!r}: No such file or "
+            "directory; the game goes on (`save FILE` writes the record elsewhere)") in out
+    after = out.split("could not save")[1]
+    assert "player 2 (random:seed=1) plays" in after and "legal moves:" in after
+    assert out.count("could not save") == 1  # said once, not at every move
+    assert out.rstrip().endswith(
+        f"leaving the game unfinished; its last moves could not be saved to {save}")
+
+
+def test_a_session_keeps_the_reason_its_save_failed_until_one_succeeds(tmp_path):
+    game = stonegarden.make("freego", size=5)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    s = Session(game, {1: None, 2: None}, save_path=folder / "g.json")
+    folder.rmdir()
+    s.push("C3", game.play_text(s.state, "C3"))
+    assert s.moves == ["C3"] and "No such file or directory" in (s.save_error or "")
+    folder.mkdir()
+    s.push("D4", game.play_text(s.state, "D4"))
+    assert s.save_error is None
+    assert json.loads((folder / "g.json").read_text())["moves"] == ["C3", "D4"]

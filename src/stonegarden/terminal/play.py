@@ -69,6 +69,8 @@ class Session:
     states: list[State] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
     save_path: Path | None = None
+    #: why the last save after a move failed (``None``: it did, or there is no ``save_path``)
+    save_error: str | None = None
 
     def __post_init__(self) -> None:
         if not self.states:
@@ -81,7 +83,7 @@ class Session:
     def push(self, text: str, new: State) -> None:
         self.moves.append(text)
         self.states.append(new)
-        self.autosave()
+        self.keep()
 
     def undo(self, player: int | None = None) -> int:
         """Take back ``player``'s last move (default: the last move of any person) and
@@ -97,7 +99,7 @@ class Session:
         removed = sum(1 for p in movers[last:] if p != CHANCE)
         del self.states[last + 1:]
         del self.moves[last:]
-        self.autosave()
+        self.keep()
         return removed
 
     def record(self):  # type: ignore[no-untyped-def]
@@ -108,6 +110,17 @@ class Session:
         """Raises: RecordError when the record cannot be written (a missing folder, say)."""
         if self.save_path is not None:
             save_to(self.record(), self.save_path)
+
+    def keep(self) -> None:
+        """Save after a move or an undo. A record that cannot be written now (its folder
+        removed, the disk full) does not end the game: the reason is kept in ``save_error``
+        (``None`` again once a save succeeds), for the player to be told."""
+        try:
+            self.autosave()
+        except RecordError as exc:
+            self.save_error = str(exc)
+        else:
+            self.save_error = None
 
 
 def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
@@ -200,10 +213,23 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     # each roll is drawn from the seed and its ply, so that an undo cannot roll again
     base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
-    kept = f"; the record so far is in {save}" if save is not None else ""
     hinter: Agent | None = None  # made at the first hint (a search compiles once)
     echo = not reads_a_terminal()
+    told: str | None = None  # the save error the player was last told of
+
+    def kept() -> str:
+        if save is None:
+            return ""
+        if s.save_error is not None:
+            return f"; its last moves could not be saved to {save}"
+        return f"; the record so far is in {save}"
+
     while True:
+        if s.save_error != told:
+            console.print(f"could not save: {s.save_error}; the game goes on (`save FILE` "
+                          "writes the record elsewhere)" if s.save_error is not None
+                          else f"saved to {save} again", markup=False)
+            told = s.save_error
         state = s.state
         if game.is_terminal(state):
             console.print(rich_diagram(game, state, fields=False))
@@ -212,8 +238,10 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                       if game.keeps_scores(state) else "")
             console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
                                         scores))
-            s.autosave()
-            if save is not None:
+            s.keep()
+            if s.save_error is not None:
+                console.print(f"could not save: {s.save_error}", markup=False)
+            elif save is not None:
                 console.print(f"the record is in {save}", markup=False)
                 # what to do next: watch it again, or see where it was lost
                 shown = shlex.quote(str(save))
@@ -244,7 +272,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         try:
             line = console.input(f"player {p} > ")
         except EOFError:
-            console.print(f"\nend of input: leaving the game unfinished{kept}", markup=False)
+            console.print(f"\nend of input: leaving the game unfinished{kept()}", markup=False)
             return -1
         if echo:  # moves from a pipe or a file: no terminal shows what was read
             console.print(line, markup=False)
@@ -253,7 +281,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         if not cmd:
             continue
         if low in ("quit", "exit", "q"):
-            console.print(f"leaving the game unfinished{kept}", markup=False)
+            console.print(f"leaving the game unfinished{kept()}", markup=False)
             return -1
         if low in ("help", "?"):
             console.print(help_text(game, state, console.width), markup=False)
