@@ -429,3 +429,12 @@ def test_a_session_keeps_the_reason_its_save_failed_until_one_succeeds(tmp_path)
     s.push("D4", game.play_text(s.state, "D4"))
     assert s.save_error is None
     assert json.loads((folder / "g.json").read_text())["moves"] == ["C3", "D4"]
+
+
+def test_a_game_started_with_no_input_at_all_ends_as_at_the_end_of_input():
+    """With stdin closed (``0<&-``) the prompt's input() raised RuntimeError: a traceback."""
+    out = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                          "size=3"], stdin=None, capture_output=True, text=True, env=cli_env(),
+                         timeout=120, preexec_fn=lambda: os.close(0))
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert out.stdout.rstrip().endswith("end of input: leaving the game unfinished")

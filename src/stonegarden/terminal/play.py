@@ -271,7 +271,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
         console.print(status_line(game, state), style="bold")
         try:
             line = console.input(f"player {p} > ")
-        except EOFError:
+        except (EOFError, RuntimeError):  # RuntimeError: no stdin at all (``0<&-``, a daemon)
             console.print(f"\nend of input: leaving the game unfinished{kept()}", markup=False)
             return -1
         if echo:  # moves from a pipe or a file: no terminal shows what was read
