@@ -438,3 +438,14 @@ def test_a_game_started_with_no_input_at_all_ends_as_at_the_end_of_input():
                          timeout=120, preexec_fn=lambda: os.close(0))
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert out.stdout.rstrip().endswith("end of input: leaving the game unfinished")
+
+
+@pytest.mark.parametrize("name", ["games/", "games/."])
+def test_save_to_a_folder_that_does_not_exist_is_refused_not_made_a_file(tmp_path, name):
+    """``--save games/`` (a folder not made yet) wrote the record to a file named ``games``."""
+    out = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                          "size=3", "--save", name], input="quit\n", capture_output=True,
+                         text=True, cwd=tmp_path, env=cli_env(), timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"Invalid value for '--save': {name!r} is a folder, not a file name" in out.stderr
+    assert list(tmp_path.iterdir()) == []
