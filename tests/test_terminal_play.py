@@ -449,3 +449,21 @@ def test_save_to_a_folder_that_does_not_exist_is_refused_not_made_a_file(tmp_pat
     assert out.returncode == 2 and out.stdout == ""
     assert f"Invalid value for '--save': {name!r} is a folder, not a file name" in out.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bridge_go_draw_with_no_legal_move_says_draw_once():
+    """"Game over: draw: White had no legal move: a draw" said the draw twice (the web page's
+    "A draw: ..." as well)."""
+    from stonegarden.terminal.play import end_words
+
+    game = stonegarden.make("bridgego", size=3)
+    moves = ["C1", "C2", "B1", "C3", "A3", "B2", "B3", "A1", "C2", "A2", "B1", "C3", "A3", "A1",
+             "B3", "B1"]
+    state = game.initial_state()
+    for move in moves:
+        state = game.play_text(state, move)
+    out = run_cli("play", "bridgego", "--param", "size=3", "--p2", "human",
+                  input="\n".join([*moves, "C1"]) + "\n")
+    assert out.returncode == 0, out.stderr
+    assert "Game over: draw: White had no legal move\n" in out.stdout
+    assert end_words(game, game.play_text(state, "C1")) == "draw: White had no legal move"
