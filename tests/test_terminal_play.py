@@ -467,3 +467,39 @@ def test_a_bridge_go_draw_with_no_legal_move_says_draw_once():
     assert out.returncode == 0, out.stderr
     assert "Game over: draw: White had no legal move\n" in out.stdout
     assert end_words(game, game.play_text(state, "C1")) == "draw: White had no legal move"
+
+
+@pytest.mark.slow
+def test_ctrl_c_after_a_failed_save_does_not_say_the_record_is_there(tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    save = folder / "g.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3", "--p2",
+         "mcts:time=30", "--save", str(save)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli_env())
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        deadline = time.monotonic() + 60
+        while not save.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        save.unlink()
+        folder.rmdir()
+        proc.stdin.write("Rc3\n")
+        proc.stdin.flush()
+        seen = ""
+        while "could not save" not in seen:  # then the agent thinks
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else ""
+            seen += line
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert (f"interrupted: the game is left unfinished; its last moves could not be saved to "
+            f"{save}") in out
+    assert "the record so far is in" not in out

@@ -224,111 +224,115 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             return f"; its last moves could not be saved to {save}"
         return f"; the record so far is in {save}"
 
-    while True:
-        if s.save_error != told:
-            console.print(f"could not save: {s.save_error}; the game goes on (`save FILE` "
-                          "writes the record elsewhere)" if s.save_error is not None
-                          else f"saved to {save} again", markup=False)
-            told = s.save_error
-        state = s.state
-        if game.is_terminal(state):
+    try:
+        while True:
+            if s.save_error != told:
+                console.print(f"could not save: {s.save_error}; the game goes on (`save FILE` "
+                              "writes the record elsewhere)" if s.save_error is not None
+                              else f"saved to {save} again", markup=False)
+                told = s.save_error
+            state = s.state
+            if game.is_terminal(state):
+                console.print(rich_diagram(game, state, fields=False))
+                w = game.winner(state)
+                scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
+                          if game.keeps_scores(state) else "")
+                console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
+                                            scores))
+                s.keep()
+                if s.save_error is not None:
+                    console.print(f"could not save: {s.save_error}", markup=False)
+                elif save is not None:
+                    console.print(f"the record is in {save}", markup=False)
+                    # what to do next: watch it again, or see where it was lost
+                    shown = shlex.quote(str(save))
+                    console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
+                                  f"with `stonegarden analyse {shown} --review`", markup=False)
+                return int(w or 0)
+            p = game.current_player(state)
+            if p == CHANCE:
+                outcomes = game.chance_outcomes(state)
+                probs = np.array([q for _, q in outcomes])
+                rng = np.random.default_rng([base, len(s.moves)])
+                a = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+                text = game.action_to_text(state, a)
+                console.print(f"chance: {text}")
+                s.push(text, game.play_unchecked(state, a))
+                continue
+            agent = seats[p]
+            if agent is not None:
+                with console.status(f"player {p} ({agent.spec}) is thinking..."):
+                    a = agent.choose(game, state)
+                text = game.action_to_text(state, a)
+                after = game.play_unchecked(state, a)
+                console.print(played_line(game, state, after, f"player {p} ({agent.spec})", text))
+                s.push(text, after)
+                continue
             console.print(rich_diagram(game, state, fields=False))
-            w = game.winner(state)
-            scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
-                      if game.keeps_scores(state) else "")
-            console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
-                                        scores))
-            s.keep()
-            if s.save_error is not None:
-                console.print(f"could not save: {s.save_error}", markup=False)
-            elif save is not None:
-                console.print(f"the record is in {save}", markup=False)
-                # what to do next: watch it again, or see where it was lost
-                shown = shlex.quote(str(save))
-                console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
-                              f"with `stonegarden analyse {shown} --review`", markup=False)
-            return int(w or 0)
-        p = game.current_player(state)
-        if p == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            probs = np.array([q for _, q in outcomes])
-            rng = np.random.default_rng([base, len(s.moves)])
-            a = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
-            text = game.action_to_text(state, a)
-            console.print(f"chance: {text}")
-            s.push(text, game.play_unchecked(state, a))
-            continue
-        agent = seats[p]
-        if agent is not None:
-            with console.status(f"player {p} ({agent.spec}) is thinking..."):
-                a = agent.choose(game, state)
-            text = game.action_to_text(state, a)
-            after = game.play_unchecked(state, a)
-            console.print(played_line(game, state, after, f"player {p} ({agent.spec})", text))
-            s.push(text, after)
-            continue
-        console.print(rich_diagram(game, state, fields=False))
-        console.print(status_line(game, state), style="bold")
-        try:
-            line = console.input(f"player {p} > ")
-        except (EOFError, RuntimeError):  # RuntimeError: no stdin at all (``0<&-``, a daemon)
-            console.print(f"\nend of input: leaving the game unfinished{kept()}", markup=False)
-            return -1
-        if echo:  # moves from a pipe or a file: no terminal shows what was read
-            console.print(line, markup=False)
-        cmd = line.strip()
-        low = cmd.lower()
-        if not cmd:
-            continue
-        if low in ("quit", "exit", "q"):
-            console.print(f"leaving the game unfinished{kept()}", markup=False)
-            return -1
-        if low in ("help", "?"):
-            console.print(help_text(game, state, console.width), markup=False)
-            continue
-        if low == "undo":
-            n = s.undo(p)
-            console.print("nothing to undo" if n == 0 else f"took back {n} move(s)")
-            continue
-        if low == "moves":
-            console.print(moves_text(game.legal_moves_text(state)), markup=False)
-            continue
-        if low == "hint":
-            hinter = hinter or agent_for(game, HINT_SPEC)
-            with console.status("searching for a hint..."):
-                a = hinter.choose(game, state)
-            console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
-                                        " (2 s of search)"))
-            continue
-        if low.startswith("save"):
-            target = cmd[4:].strip()
-            if not target:
-                console.print("usage: save FILE")
-                continue
-            target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
+            console.print(status_line(game, state), style="bold")
             try:
-                save_to(s.record(), target)
-            except RecordError as exc:
-                console.print(f"could not save: {exc}", markup=False)
+                line = console.input(f"player {p} > ")
+            except (EOFError, RuntimeError):  # RuntimeError: no stdin at all (``0<&-``, a daemon)
+                console.print(f"\nend of input: leaving the game unfinished{kept()}", markup=False)
+                return -1
+            if echo:  # moves from a pipe or a file: no terminal shows what was read
+                console.print(line, markup=False)
+            cmd = line.strip()
+            low = cmd.lower()
+            if not cmd:
                 continue
-            console.print(f"saved to {target}", markup=False)
-            continue
-        try:
-            new = game.play_text(state, cmd)
-        except IllegalMoveError as exc:  # the board is on screen: the reason is enough
-            console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
-            continue
-        except StonegardenError as exc:
-            # a word (no move is one but pass and resign) is a command mistyped: the notation's
-            # reason ("'H' is not a colour" for hint) would mislead
-            # pass and resign are move words: the game says why it refuses them ("there is no
-            # pass in Bridge Go")
-            word = cmd.isalpha() and len(cmd) > 1 and cmd.lower() not in ("pass", "resign")
-            console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
-                               if word else str(exc), style="red"))
-            continue
-        text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
-        autos = autos_text(game, state, new)
-        if autos:
-            console.print(autos, markup=False)
-        s.push(text, new)
+            if low in ("quit", "exit", "q"):
+                console.print(f"leaving the game unfinished{kept()}", markup=False)
+                return -1
+            if low in ("help", "?"):
+                console.print(help_text(game, state, console.width), markup=False)
+                continue
+            if low == "undo":
+                n = s.undo(p)
+                console.print("nothing to undo" if n == 0 else f"took back {n} move(s)")
+                continue
+            if low == "moves":
+                console.print(moves_text(game.legal_moves_text(state)), markup=False)
+                continue
+            if low == "hint":
+                hinter = hinter or agent_for(game, HINT_SPEC)
+                with console.status("searching for a hint..."):
+                    a = hinter.choose(game, state)
+                console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
+                                            " (2 s of search)"))
+                continue
+            if low.startswith("save"):
+                target = cmd[4:].strip()
+                if not target:
+                    console.print("usage: save FILE")
+                    continue
+                target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
+                try:
+                    save_to(s.record(), target)
+                except RecordError as exc:
+                    console.print(f"could not save: {exc}", markup=False)
+                    continue
+                console.print(f"saved to {target}", markup=False)
+                continue
+            try:
+                new = game.play_text(state, cmd)
+            except IllegalMoveError as exc:  # the board is on screen: the reason is enough
+                console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
+                continue
+            except StonegardenError as exc:
+                # a word (no move is one but pass and resign) is a command mistyped: the notation's
+                # reason ("'H' is not a colour" for hint) would mislead
+                # pass and resign are move words: the game says why it refuses them ("there is no
+                # pass in Bridge Go")
+                word = cmd.isalpha() and len(cmd) > 1 and cmd.lower() not in ("pass", "resign")
+                console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
+                                   if word else str(exc), style="red"))
+                continue
+            text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
+            autos = autos_text(game, state, new)
+            if autos:
+                console.print(autos, markup=False)
+            s.push(text, new)
+    except KeyboardInterrupt:  # at the prompt or while an agent thinks
+        console.print(f"\ninterrupted: the game is left unfinished{kept()}", markup=False)
+        raise SystemExit(130) from None
