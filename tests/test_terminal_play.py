@@ -503,3 +503,28 @@ def test_ctrl_c_after_a_failed_save_does_not_say_the_record_is_there(tmp_path):
     assert (f"interrupted: the game is left unfinished; its last moves could not be saved to "
             f"{save}") in out
     assert "the record so far is in" not in out
+
+
+def test_a_board_wider_than_the_terminal_is_cut_at_its_edge_not_folded():
+    """On 40 columns a wide Blobs board's rows were folded at their spaces onto the next
+    line, where they read as rows of the board; the rows are cut at the edge, and said so."""
+    import io
+
+    from rich.console import Console
+
+    from stonegarden.terminal.play import show_board
+
+    game = stonegarden.make("blobs")
+    state = game.parse_position("i10:BR,e9:BB,h9:RR,i9:RB,e8:BB,f8:BR,g8:RR,h8:RB,i8:BB,j8:BR,"
+                                "e7:BB,f7:RB,g7:RB,h7:BB,i7:BR,j7:RR,f6:BB,g6:BB 2 30 12 -")
+    rows = game.display_diagram(state).splitlines()[:-1]  # the fields line is not drawn
+    assert max(len(row) for row in rows) == 57
+    narrow = Console(file=io.StringIO(), width=40, force_terminal=True, color_system=None)
+    show_board(narrow, game, state)
+    lines = narrow.file.getvalue().splitlines()
+    assert lines[:len(rows)] == [row[:40] for row in rows]
+    note = " ".join(" ".join(lines[len(rows):]).split())  # the note folds as prose may
+    assert note == "(the board is cut at 40 of its 57 columns: widen the terminal to see it whole)"
+    wide = Console(file=io.StringIO(), width=80, force_terminal=True, color_system=None)
+    show_board(wide, game, state)
+    assert wide.file.getvalue().splitlines() == [*rows, ""]  # and no note

@@ -187,6 +187,20 @@ def reads_a_terminal() -> bool:
         return False
 
 
+def show_board(console: Console, game: Game, state: State) -> None:
+    """Draw the board. On a terminal narrower than the board its rows are cut at the edge,
+    not folded onto the next line (a folded row reads as another row), and a line says so."""
+    board = rich_diagram(game, state, fields=False)
+    if not console.is_terminal:  # a pipe or a file: whole lines (``soft_wrap``)
+        console.print(board)
+        return
+    wide = max((len(line) for line in board.plain.splitlines()), default=0)
+    console.print(board, no_wrap=True, overflow="crop")
+    if wide > console.width:
+        console.print(f"(the board is cut at {console.width} of its {wide} columns: widen the "
+                      "terminal to see it whole)", markup=False)
+
+
 def is_human(spec: str) -> bool:
     return spec.strip().lower() == "human"
 
@@ -233,7 +247,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 told = s.save_error
             state = s.state
             if game.is_terminal(state):
-                console.print(rich_diagram(game, state, fields=False))
+                show_board(console, game, state)
                 w = game.winner(state)
                 scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
                           if game.keeps_scores(state) else "")
@@ -268,7 +282,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print(played_line(game, state, after, f"player {p} ({agent.spec})", text))
                 s.push(text, after)
                 continue
-            console.print(rich_diagram(game, state, fields=False))
+            show_board(console, game, state)
             console.print(status_line(game, state), style="bold")
             try:
                 line = console.input(f"player {p} > ")
