@@ -364,8 +364,10 @@ def test_moves_read_from_a_pipe_are_shown_after_the_prompt():
     assert [line for line in lines if line.startswith("player 1 > ")] == [
         "player 1 > Rc3", "player 1 > help", "player 1 > quit"]
     assert lines[lines.index("player 1 > Rc3") + 1].startswith("player 2 (random:seed=1) plays")
-    windows = run_cli("play", "blooms", "--param", "size=3", input="Rc3\r\nquit\r\n")
-    assert "player 1 > Rc3\n" in windows.stdout and "\r" not in windows.stdout
+    windows = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                              "size=3"], input=b"Rc3\r\nquit\r\n", capture_output=True,
+                             env=cli_env(), timeout=120)  # bytes: no newline translation
+    assert b"player 1 > Rc3\n" in windows.stdout and b"\r" not in windows.stdout
 
 
 def test_the_help_is_one_column_on_a_narrow_terminal():
