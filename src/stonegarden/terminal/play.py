@@ -290,7 +290,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print(f"\nend of input: leaving the game unfinished{kept()}", markup=False)
                 return -1
             if echo:  # moves from a pipe or a file: no terminal shows what was read
-                console.print(line.rstrip("\r"), markup=False)  # a file written on Windows
+                console.print(line, markup=False)
             cmd = line.strip()
             low = cmd.lower()
             if not cmd:
