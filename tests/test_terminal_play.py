@@ -352,3 +352,183 @@ def test_the_game_gives_the_status_line_its_own_words():
     import stonegarden.terminal.play as play
 
     assert "dice_left" not in Path(play.__file__).read_text("utf-8")
+
+
+def test_moves_read_from_a_pipe_are_shown_after_the_prompt():
+    """No terminal shows what a pipe gave: the prompt ran into the next line of output
+    ("player 1 > player 2 (random) plays ..."), and the person's moves were nowhere."""
+    out = run_cli("play", "blooms", "--param", "size=3", "--p2", "random:seed=1",
+                  input="Rc3\nhelp\nquit\n")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert [line for line in lines if line.startswith("player 1 > ")] == [
+        "player 1 > Rc3", "player 1 > help", "player 1 > quit"]
+    assert lines[lines.index("player 1 > Rc3") + 1].startswith("player 2 (random:seed=1) plays")
+    windows = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                              "size=3"], input=b"Rc3\r\nquit\r\n", capture_output=True,
+                             env=cli_env(), timeout=120)  # bytes: no newline translation
+    assert b"player 1 > Rc3\n" in windows.stdout and b"\r" not in windows.stdout
+
+
+def test_the_help_is_one_column_on_a_narrow_terminal():
+    """Two columns on 40 would break each row in the middle of its second command."""
+    narrow = run_cli("play", "freego", "--param", "size=5", input="help\nquit\n", COLUMNS="40")
+    assert narrow.returncode == 0, narrow.stderr
+    lines = narrow.stdout.splitlines()
+    at = lines.index("  moves    list some legal moves")
+    assert lines[at + 1:at + 7] == [
+        "  undo     take back your last move", "  hint     the search's move (2 s)",
+        "  save F   save the record to file F", "  resign   resign the game",
+        "  quit     leave (--save keeps the record)", "  help     this text"]
+    wide = run_cli("play", "freego", "--param", "size=5", input="help\nquit\n", COLUMNS="80")
+    assert ("  moves    list some legal moves     undo     take back your last move"
+            in wide.stdout.splitlines())
+
+
+def test_a_save_name_no_file_can_have_is_refused_and_the_game_goes_on(tmp_path):
+    """A NUL in the name (Ctrl-@ at the prompt) was a traceback that ended the game."""
+    out = run_cli("play", "blooms", "--param", "size=3", input=f"save {tmp_path}/a\0b\nquit\n")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "could not save: cannot save the record to" in out.stdout
+    assert "embedded null byte" in out.stdout and "leaving the game unfinished" in out.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_save_that_fails_after_a_move_is_said_and_the_game_goes_on(tmp_path):
+    """The --save folder removed during the game (or the disk full) ended it with an error
+    and exit status 2, the game on the screen lost with its record."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    save = folder / "g.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3", "--p2",
+         "random:seed=1", "--save", str(save)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli_env())
+    deadline = time.monotonic() + 60
+    while not save.exists() and time.monotonic() < deadline:  # saved before the first prompt
+        time.sleep(0.05)
+    save.unlink()
+    folder.rmdir()
+    out, err = proc.communicate("Rc3\nmoves\nquit\n", timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert (f"could not save: cannot save the record to {str(save)!r}: No such file or "
+            "directory; the game goes on (`save FILE` writes the record elsewhere)") in out
+    after = out.split("could not save")[1]
+    assert "player 2 (random:seed=1) plays" in after and "legal moves:" in after
+    assert out.count("could not save") == 1  # said once, not at every move
+    assert out.rstrip().endswith(
+        f"leaving the game unfinished; its last moves could not be saved to {save}")
+
+
+def test_a_session_keeps_the_reason_its_save_failed_until_one_succeeds(tmp_path):
+    game = stonegarden.make("freego", size=5)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    s = Session(game, {1: None, 2: None}, save_path=folder / "g.json")
+    folder.rmdir()
+    s.push("C3", game.play_text(s.state, "C3"))
+    assert s.moves == ["C3"] and "No such file or directory" in (s.save_error or "")
+    folder.mkdir()
+    s.push("D4", game.play_text(s.state, "D4"))
+    assert s.save_error is None
+    assert json.loads((folder / "g.json").read_text())["moves"] == ["C3", "D4"]
+
+
+def test_a_game_started_with_no_input_at_all_ends_as_at_the_end_of_input():
+    """With stdin closed (``0<&-``) the prompt's input() raised RuntimeError: a traceback."""
+    out = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                          "size=3"], stdin=None, capture_output=True, text=True, env=cli_env(),
+                         timeout=120, preexec_fn=lambda: os.close(0))
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert out.stdout.rstrip().endswith("end of input: leaving the game unfinished")
+
+
+@pytest.mark.parametrize("name", ["games/", "games/."])
+def test_save_to_a_folder_that_does_not_exist_is_refused_not_made_a_file(tmp_path, name):
+    """``--save games/`` (a folder not made yet) wrote the record to a file named ``games``."""
+    out = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                          "size=3", "--save", name], input="quit\n", capture_output=True,
+                         text=True, cwd=tmp_path, env=cli_env(), timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"Invalid value for '--save': {name!r} is a folder, not a file name" in out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bridge_go_draw_with_no_legal_move_says_draw_once():
+    """"Game over: draw: White had no legal move: a draw" said the draw twice (the web page's
+    "A draw: ..." as well)."""
+    from stonegarden.terminal.play import end_words
+
+    game = stonegarden.make("bridgego", size=3)
+    moves = ["C1", "C2", "B1", "C3", "A3", "B2", "B3", "A1", "C2", "A2", "B1", "C3", "A3", "A1",
+             "B3", "B1"]
+    state = game.initial_state()
+    for move in moves:
+        state = game.play_text(state, move)
+    out = run_cli("play", "bridgego", "--param", "size=3", "--p2", "human",
+                  input="\n".join([*moves, "C1"]) + "\n")
+    assert out.returncode == 0, out.stderr
+    assert "Game over: draw: White had no legal move\n" in out.stdout
+    assert end_words(game, game.play_text(state, "C1")) == "draw: White had no legal move"
+
+
+@pytest.mark.slow
+def test_ctrl_c_after_a_failed_save_does_not_say_the_record_is_there(tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    save = folder / "g.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3", "--p2",
+         "mcts:time=30", "--save", str(save)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli_env())
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        deadline = time.monotonic() + 60
+        while not save.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        save.unlink()
+        folder.rmdir()
+        proc.stdin.write("Rc3\n")
+        proc.stdin.flush()
+        seen = ""
+        while "could not save" not in seen:  # then the agent thinks
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else ""
+            seen += line
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert (f"interrupted: the game is left unfinished; its last moves could not be saved to "
+            f"{save}") in out
+    assert "the record so far is in" not in out
+
+
+def test_a_board_wider_than_the_terminal_is_cut_at_its_edge_not_folded():
+    """On 40 columns a wide Blobs board's rows were folded at their spaces onto the next
+    line, where they read as rows of the board; the rows are cut at the edge, and said so."""
+    import io
+
+    from rich.console import Console
+
+    from stonegarden.terminal.play import show_board
+
+    game = stonegarden.make("blobs")
+    state = game.parse_position("i10:BR,e9:BB,h9:RR,i9:RB,e8:BB,f8:BR,g8:RR,h8:RB,i8:BB,j8:BR,"
+                                "e7:BB,f7:RB,g7:RB,h7:BB,i7:BR,j7:RR,f6:BB,g6:BB 2 30 12 -")
+    rows = game.display_diagram(state).splitlines()[:-1]  # the fields line is not drawn
+    assert max(len(row) for row in rows) == 57
+    narrow = Console(file=io.StringIO(), width=40, force_terminal=True, color_system=None)
+    show_board(narrow, game, state)
+    lines = narrow.file.getvalue().splitlines()
+    assert lines[:len(rows)] == [row[:40] for row in rows]
+    note = " ".join(" ".join(lines[len(rows):]).split())  # the note folds as prose may
+    assert note == "(the board is cut at 40 of its 57 columns: widen the terminal to see it whole)"
+    wide = Console(file=io.StringIO(), width=80, force_terminal=True, color_system=None)
+    show_board(wide, game, state)
+    assert wide.file.getvalue().splitlines() == [*rows, ""]  # and no note

@@ -4,6 +4,7 @@ stonegarden errors into a one-line message with exit status 2."""
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -46,6 +47,11 @@ class NamedPath(click.Path):
                 ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("an empty name is no file or folder (an unset variable?)", param, ctx)
+        if (isinstance(value, str) and not self.dir_okay
+                and os.path.basename(value) in ("", ".", "..")):
+            # click checks only a folder that exists, and Path("games/") is "games": the
+            # record would be a file named as the folder meant
+            self.fail(f"{value!r} is a folder, not a file name", param, ctx)
         return super().convert(value, param, ctx)
 
 

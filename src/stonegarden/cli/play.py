@@ -33,7 +33,7 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
         seat_agent(game, spec)  # fail early on a bad spec, before the board is drawn
     console = Console(highlight=False)
     console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
-    try:
+    try:  # play_terminal says itself where the record is once the game has begun
         play_terminal(game, p1, p2, Path(save) if save else None, console, seed)
     except KeyboardInterrupt:
         kept = f"; the record so far is in {save}" if save else ""

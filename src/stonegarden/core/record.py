@@ -423,3 +423,5 @@ def save_record(record: Record, path: str | Path) -> None:
             tmp.unlink(missing_ok=True)
         raise RecordError(f"cannot save the record to {str(path)!r}: "
                           f"{exc.strerror or exc}") from None
+    except ValueError as exc:  # a name no file can have: a NUL typed at the prompt (Ctrl-@)
+        raise RecordError(f"cannot save the record to {str(path)!r}: {exc}") from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,18 +18,21 @@ from ..errors import IllegalMoveError, RecordError, StonegardenError
 from ..web.views import view_for
 from .render import rich_diagram
 
-HELP = """Type a move in notation (e.g. {example}), or a command:
-  moves    list some legal moves     undo     take back your last move
-  hint     the search's move (2 s)   save F   save the record to file F
-  resign   resign the game           quit     leave (--save keeps the record)
-  help     this text"""
+HELP = "Type a move in notation (e.g. {example}), or a command:"
+#: the commands and what they do, in the order ``help`` lists them
+COMMANDS = (("moves", "list some legal moves"), ("undo", "take back your last move"),
+            ("hint", "the search's move (2 s)"), ("save F", "save the record to file F"),
+            ("resign", "resign the game"), ("quit", "leave (--save keeps the record)"),
+            ("help", "this text"))
+PASS_COMMAND = ("pass", "pass the turn (in this game two passes in a row end it)")
 #: the agent of ``hint``: the game's search for two seconds, as the web app's hints
 HINT_SPEC = "mcts:time=2"
-PASS_HELP = "\n  pass     pass the turn (in this game two passes in a row end it)"
 
 
-def help_text(game: Game, state: State) -> str:
-    """The help, with examples that are legal moves in ``state``."""
+def help_text(game: Game, state: State, width: int = 80) -> str:
+    """The help, with examples that are legal moves in ``state``: the commands in two
+    columns, or in one where two would not fit in ``width`` (a narrow terminal would break
+    each row in the middle of the second column)."""
     texts = game.legal_moves_text(state) if not game.is_terminal(state) else []
     examples = []
     if texts:
@@ -37,7 +41,16 @@ def help_text(game: Game, state: State) -> str:
         if two:
             examples.append(two[len(two) // 2])
     example = " or ".join(examples) if examples else "a move"
-    return HELP.format(example=example) + (PASS_HELP if "pass" in texts else "")
+    cells = [f"{name:<8} {words}" for name, words in COMMANDS]
+    left = max(len(c) for c in cells[::2]) + 3
+    if width >= 2 + left + max(len(c) for c in cells[1::2]):
+        rows = ["  " + "".join(c.ljust(left) for c in cells[i:i + 2]).rstrip()
+                for i in range(0, len(cells), 2)]
+    else:
+        rows = ["  " + c for c in cells]
+    if "pass" in texts:
+        rows.append("  " + f"{PASS_COMMAND[0]:<8} {PASS_COMMAND[1]}")
+    return "\n".join([HELP.format(example=example), *rows])
 
 
 def moves_text(texts: list[str], shown: int = 40) -> str:
@@ -56,6 +69,8 @@ class Session:
     states: list[State] = field(default_factory=list)
     moves: list[str] = field(default_factory=list)
     save_path: Path | None = None
+    #: why the last save after a move failed (``None``: it did, or there is no ``save_path``)
+    save_error: str | None = None
 
     def __post_init__(self) -> None:
         if not self.states:
@@ -68,7 +83,7 @@ class Session:
     def push(self, text: str, new: State) -> None:
         self.moves.append(text)
         self.states.append(new)
-        self.autosave()
+        self.keep()
 
     def undo(self, player: int | None = None) -> int:
         """Take back ``player``'s last move (default: the last move of any person) and
@@ -84,7 +99,7 @@ class Session:
         removed = sum(1 for p in movers[last:] if p != CHANCE)
         del self.states[last + 1:]
         del self.moves[last:]
-        self.autosave()
+        self.keep()
         return removed
 
     def record(self):  # type: ignore[no-untyped-def]
@@ -95,6 +110,17 @@ class Session:
         """Raises: RecordError when the record cannot be written (a missing folder, say)."""
         if self.save_path is not None:
             save_to(self.record(), self.save_path)
+
+    def keep(self) -> None:
+        """Save after a move or an undo. A record that cannot be written now (its folder
+        removed, the disk full) does not end the game: the reason is kept in ``save_error``
+        (``None`` again once a save succeeds), for the player to be told."""
+        try:
+            self.autosave()
+        except RecordError as exc:
+            self.save_error = str(exc)
+        else:
+            self.save_error = None
 
 
 def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
@@ -153,6 +179,28 @@ def played_line(game: Game, before: State, after: State, who: str, text: str) ->
     return line
 
 
+def reads_a_terminal() -> bool:
+    """Whether the moves are typed at a terminal, which shows them as they are typed."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except ValueError:  # a closed stdin
+        return False
+
+
+def show_board(console: Console, game: Game, state: State) -> None:
+    """Draw the board. On a terminal narrower than the board its rows are cut at the edge,
+    not folded onto the next line (a folded row reads as another row), and a line says so."""
+    board = rich_diagram(game, state, fields=False)
+    if not console.is_terminal:  # a pipe or a file: whole lines (``soft_wrap``)
+        console.print(board)
+        return
+    wide = max((len(line) for line in board.plain.splitlines()), default=0)
+    console.print(board, no_wrap=True, overflow="crop")
+    if wide > console.width:
+        console.print(f"(the board is cut at {console.width} of its {wide} columns: widen the "
+                      "terminal to see it whole)", markup=False)
+
+
 def is_human(spec: str) -> bool:
     return spec.strip().lower() == "human"
 
@@ -179,104 +227,126 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     # each roll is drawn from the seed and its ply, so that an undo cannot roll again
     base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
-    kept = f"; the record so far is in {save}" if save is not None else ""
     hinter: Agent | None = None  # made at the first hint (a search compiles once)
-    while True:
-        state = s.state
-        if game.is_terminal(state):
-            console.print(rich_diagram(game, state, fields=False))
-            w = game.winner(state)
-            scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
-                      if game.keeps_scores(state) else "")
-            console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
-                                        scores))
-            s.autosave()
-            if save is not None:
-                console.print(f"the record is in {save}", markup=False)
-                # what to do next: watch it again, or see where it was lost
-                shown = shlex.quote(str(save))
-                console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
-                              f"with `stonegarden analyse {shown} --review`", markup=False)
-            return int(w or 0)
-        p = game.current_player(state)
-        if p == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            probs = np.array([q for _, q in outcomes])
-            rng = np.random.default_rng([base, len(s.moves)])
-            a = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
-            text = game.action_to_text(state, a)
-            console.print(f"chance: {text}")
-            s.push(text, game.play_unchecked(state, a))
-            continue
-        agent = seats[p]
-        if agent is not None:
-            with console.status(f"player {p} ({agent.spec}) is thinking..."):
-                a = agent.choose(game, state)
-            text = game.action_to_text(state, a)
-            after = game.play_unchecked(state, a)
-            console.print(played_line(game, state, after, f"player {p} ({agent.spec})", text))
-            s.push(text, after)
-            continue
-        console.print(rich_diagram(game, state, fields=False))
-        console.print(status_line(game, state), style="bold")
-        try:
-            line = console.input(f"player {p} > ")
-        except EOFError:
-            console.print(f"\nend of input: leaving the game unfinished{kept}", markup=False)
-            return -1
-        cmd = line.strip()
-        low = cmd.lower()
-        if not cmd:
-            continue
-        if low in ("quit", "exit", "q"):
-            console.print(f"leaving the game unfinished{kept}", markup=False)
-            return -1
-        if low in ("help", "?"):
-            console.print(help_text(game, state), markup=False)
-            continue
-        if low == "undo":
-            n = s.undo(p)
-            console.print("nothing to undo" if n == 0 else f"took back {n} move(s)")
-            continue
-        if low == "moves":
-            console.print(moves_text(game.legal_moves_text(state)), markup=False)
-            continue
-        if low == "hint":
-            hinter = hinter or agent_for(game, HINT_SPEC)
-            with console.status("searching for a hint..."):
-                a = hinter.choose(game, state)
-            console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
-                                        " (2 s of search)"))
-            continue
-        if low.startswith("save"):
-            target = cmd[4:].strip()
-            if not target:
-                console.print("usage: save FILE")
+    echo = not reads_a_terminal()
+    told: str | None = None  # the save error the player was last told of
+
+    def kept() -> str:
+        if save is None:
+            return ""
+        if s.save_error is not None:
+            return f"; its last moves could not be saved to {save}"
+        return f"; the record so far is in {save}"
+
+    try:
+        while True:
+            if s.save_error != told:
+                console.print(f"could not save: {s.save_error}; the game goes on (`save FILE` "
+                              "writes the record elsewhere)" if s.save_error is not None
+                              else f"saved to {save} again", markup=False)
+                told = s.save_error
+            state = s.state
+            if game.is_terminal(state):
+                show_board(console, game, state)
+                w = game.winner(state)
+                scores = (f"; scores {game.scores(state)[0]} : {game.scores(state)[1]}"
+                          if game.keeps_scores(state) else "")
+                console.print(Text.assemble(("Game over: ", "bold"), end_words(game, state),
+                                            scores))
+                s.keep()
+                if s.save_error is not None:
+                    console.print(f"could not save: {s.save_error}", markup=False)
+                elif save is not None:
+                    console.print(f"the record is in {save}", markup=False)
+                    # what to do next: watch it again, or see where it was lost
+                    shown = shlex.quote(str(save))
+                    console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
+                                  f"with `stonegarden analyse {shown} --review`", markup=False)
+                return int(w or 0)
+            p = game.current_player(state)
+            if p == CHANCE:
+                outcomes = game.chance_outcomes(state)
+                probs = np.array([q for _, q in outcomes])
+                rng = np.random.default_rng([base, len(s.moves)])
+                a = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+                text = game.action_to_text(state, a)
+                console.print(f"chance: {text}")
+                s.push(text, game.play_unchecked(state, a))
                 continue
-            target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
+            agent = seats[p]
+            if agent is not None:
+                with console.status(f"player {p} ({agent.spec}) is thinking..."):
+                    a = agent.choose(game, state)
+                text = game.action_to_text(state, a)
+                after = game.play_unchecked(state, a)
+                console.print(played_line(game, state, after, f"player {p} ({agent.spec})", text))
+                s.push(text, after)
+                continue
+            show_board(console, game, state)
+            console.print(status_line(game, state), style="bold")
             try:
-                save_to(s.record(), target)
-            except RecordError as exc:
-                console.print(f"could not save: {exc}", markup=False)
+                line = console.input(f"player {p} > ")
+            except (EOFError, RuntimeError):  # RuntimeError: no stdin at all (``0<&-``, a daemon)
+                console.print(f"\nend of input: leaving the game unfinished{kept()}", markup=False)
+                return -1
+            if echo:  # moves from a pipe or a file: no terminal shows what was read
+                console.print(line, markup=False)
+            cmd = line.strip()
+            low = cmd.lower()
+            if not cmd:
                 continue
-            console.print(f"saved to {target}", markup=False)
-            continue
-        try:
-            new = game.play_text(state, cmd)
-        except IllegalMoveError as exc:  # the board is on screen: the reason is enough
-            console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
-            continue
-        except StonegardenError as exc:
-            # a word (no move is one but pass and resign) is a command mistyped: the notation's
-            # reason ("'H' is not a colour" for hint) would mislead
-            # pass and resign are move words: the game says why it refuses them ("there is no
-            # pass in Bridge Go")
-            word = cmd.isalpha() and len(cmd) > 1 and cmd.lower() not in ("pass", "resign")
-            console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
-                               if word else str(exc), style="red"))
-            continue
-        text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
-        autos = autos_text(game, state, new)
-        if autos:
-            console.print(autos, markup=False)
-        s.push(text, new)
+            if low in ("quit", "exit", "q"):
+                console.print(f"leaving the game unfinished{kept()}", markup=False)
+                return -1
+            if low in ("help", "?"):
+                console.print(help_text(game, state, console.width), markup=False)
+                continue
+            if low == "undo":
+                n = s.undo(p)
+                console.print("nothing to undo" if n == 0 else f"took back {n} move(s)")
+                continue
+            if low == "moves":
+                console.print(moves_text(game.legal_moves_text(state)), markup=False)
+                continue
+            if low == "hint":
+                hinter = hinter or agent_for(game, HINT_SPEC)
+                with console.status("searching for a hint..."):
+                    a = hinter.choose(game, state)
+                console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
+                                            " (2 s of search)"))
+                continue
+            if low.startswith("save"):
+                target = cmd[4:].strip()
+                if not target:
+                    console.print("usage: save FILE")
+                    continue
+                target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
+                try:
+                    save_to(s.record(), target)
+                except RecordError as exc:
+                    console.print(f"could not save: {exc}", markup=False)
+                    continue
+                console.print(f"saved to {target}", markup=False)
+                continue
+            try:
+                new = game.play_text(state, cmd)
+            except IllegalMoveError as exc:  # the board is on screen: the reason is enough
+                console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
+                continue
+            except StonegardenError as exc:
+                # a word (no move is one but pass and resign) is a command mistyped: the notation's
+                # reason ("'H' is not a colour" for hint) would mislead
+                # pass and resign are move words: the game says why it refuses them ("there is no
+                # pass in Bridge Go")
+                word = cmd.isalpha() and len(cmd) > 1 and cmd.lower() not in ("pass", "resign")
+                console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
+                                   if word else str(exc), style="red"))
+                continue
+            text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
+            autos = autos_text(game, state, new)
+            if autos:
+                console.print(autos, markup=False)
+            s.push(text, new)
+    except KeyboardInterrupt:  # at the prompt or while an agent thinks
+        console.print(f"\ninterrupted: the game is left unfinished{kept()}", markup=False)
+        raise SystemExit(130) from None

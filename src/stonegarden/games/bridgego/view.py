@@ -34,7 +34,7 @@ class BridgeGoView(SquareView):
         if reason == "bridge" and winner:
             return f"{names[winner - 1]} joined {self._sides(game, state)}"
         if reason == "no-legal-move":
-            return f"{names[state.player - 1]} had no legal move: a draw"
+            return f"{names[state.player - 1]} had no legal move"  # "draw" is said beside it
         return super().reason_words(game, state, reason, winner, names)
 
     def _sides(self, game: Game, state: State) -> str:
