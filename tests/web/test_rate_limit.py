@@ -56,3 +56,20 @@ def test_past_its_games_an_hour_a_client_is_refused_429_with_retry_after(db: Pat
             assert 1100 <= int(refused.headers["retry-after"]) <= 1200
         assert c.post("/api/games", json=game, headers=bo).status_code == 201
         assert c.get("/api/meta").json()["limits"]["games_per_client_hour"] == 3
+
+
+def test_a_game_refused_for_another_reason_is_not_counted(db: Path):
+    """A public game refused because the client has its games waiting in the lobby spent one
+    of the hour's games: a page retrying it used up the client's hour making nothing."""
+    app = create_app(db, workers=1, warm_up=False,
+                     budgets=Budgets(games_per_client=3, lobby_per_client=1))
+    with TestClient(app) as c:
+        waiting = {"game": "blooms", "params": SMALL, "seats": ["human", "open"], "public": True}
+        assert c.post("/api/games", json=waiting).status_code == 201
+        for _ in range(4):
+            refused = c.post("/api/games", json=waiting)
+            assert refused.status_code == 429 and "lobby" in refused.json()["error"]
+        game = {"game": "blooms", "params": SMALL, "seats": ["human", "human"]}
+        for _ in range(2):
+            assert c.post("/api/games", json=game).status_code == 201
+        assert c.post("/api/games", json=game).status_code == 429
