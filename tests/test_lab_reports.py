@@ -71,6 +71,12 @@ def test_a_run_keeps_the_users_own_files_of_another_runs_names(tmp_path):
     assert (tmp_path / "sweep.json").exists()
 
 
+def test_a_study_of_one_game_says_one_game(tmp_path):
+    assert _run(*STUDY[:-1], "1", "--out", str(tmp_path)).exit_code == 0
+    text = (tmp_path / "report.md").read_text()
+    assert "] over 1 game: " in text and "over 1 games" not in text
+
+
 def test_a_report_says_when_the_first_player_does_not_choose_first(tmp_path):
     """Blobs' player 1 (Red) opens with a die that is part of the initial position, and player
     2 makes the first choice: a report's "first player wins" read as the side that moves

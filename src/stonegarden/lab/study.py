@@ -237,10 +237,10 @@ def seat_note(game_id: str, params: dict[str, Any]) -> str:
 
 def _verdict(summary: dict[str, Any]) -> str:
     """The study's answer in a sentence: which player is favoured, how sure, how many draws."""
-    s, draws = summary["first_player_score"], summary["draw_rate"]
+    s, draws, n = summary["first_player_score"], summary["draw_rate"], summary["games"]
     text = (f"The first player's score (draws counting half) is {s['value']:.3f} "
-            f"[{s['low']:.3f}, {s['high']:.3f}] over {summary['games']} games: "
-            f"{balance_text(s)}; {round(draws['value'] * summary['games'])} drawn.")
+            f"[{s['low']:.3f}, {s['high']:.3f}] over {n} game{'s' if n != 1 else ''}: "
+            f"{balance_text(s)}; {round(draws['value'] * n)} drawn.")
     if "a_score" not in summary:
         return text
     a = summary["a_score"]  # two agents: which is stronger is the other question
