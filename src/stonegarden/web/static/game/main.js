@@ -156,7 +156,9 @@ function boardForScreenReaders() {
 }
 
 function alertTurn(s) {
-  const mine = s.can_play;
+  // an uploaded record studied (both seats this browser's) waits for no one: no alert, as my
+  // games says "Studying"
+  const mine = s.can_play && !bothSeats();
   document.title = (mine ? "● Your turn · " : s.terminal ? "Game over · " : "") + baseTitle;
   if (mine && !page.wasMyTurn && settings.sound) beep();
   if (mine && !page.wasMyTurn && settings.notify && document.hidden) {
