@@ -10,6 +10,9 @@ import { clearChoice, renderBuilder } from "./builder.js";
 import { prepareBoardKeys } from "./board_keys.js";
 import { renderAnalysis } from "./analysis.js";
 
+// every module loaded and ran (common.js says so on the page when they did not)
+document.body.dataset.modules = "ran";
+
 // -- talking to the server ---------------------------------------------------------------
 // the live snapshot, and the viewed ply's when browsing back; a fresh one clears an old error.
 // While the server can't be reached (a restart, the network) it is asked again, backing off.
