@@ -57,6 +57,26 @@ def test_a_folder_holds_the_files_of_its_last_run_only(tmp_path):
     assert [c["summary"]["games"] for c in cells] == [4, 4]
 
 
+def test_a_run_keeps_the_users_own_files_of_another_runs_names(tmp_path):
+    """A folder given to --out may hold the user's own summary.json or plots/length.png: a
+    sweep removed them as a study's, though no study had run there."""
+    (tmp_path / "plots").mkdir()
+    (tmp_path / "summary.json").write_text('{"mine": 1}')
+    (tmp_path / "plots" / "length.png").write_text("my picture")
+    (tmp_path / "ladder.json").write_text("[1, 2]")
+    assert _run(*SWEEP, "--out", str(tmp_path)).exit_code == 0
+    assert (tmp_path / "summary.json").read_text() == '{"mine": 1}'
+    assert (tmp_path / "plots" / "length.png").read_text() == "my picture"
+    assert (tmp_path / "ladder.json").read_text() == "[1, 2]"
+    assert (tmp_path / "sweep.json").exists()
+
+
+def test_a_study_of_one_game_says_one_game(tmp_path):
+    assert _run(*STUDY[:-1], "1", "--out", str(tmp_path)).exit_code == 0
+    text = (tmp_path / "report.md").read_text()
+    assert "] over 1 game: " in text and "over 1 games" not in text
+
+
 def test_a_report_says_when_the_first_player_does_not_choose_first(tmp_path):
     """Blobs' player 1 (Red) opens with a die that is part of the initial position, and player
     2 makes the first choice: a report's "first player wins" read as the side that moves

@@ -329,6 +329,17 @@ def test_an_overtime_of_thousands_of_days_is_dropped_not_a_traceback(tmp_path, c
     assert record.moves == ("E5",) and record.meta is None
 
 
+def test_a_fischer_increment_beyond_a_float_is_dropped_not_a_refusal(tmp_path, cli):
+    """``OT[Fischer: +999...9 s a move]`` (400 digits) read as an infinite increment, and
+    ``convert`` then refused the record: "Out of range float values are not JSON compliant"."""
+    src = tmp_path / "g.sgf"
+    src.write_text(f"(;GM[1]FF[4]SZ[9]TM[600]OT[Fischer: +{'9' * 400} s a move];B[ee])")
+    r = cli("convert", str(src), str(tmp_path / "g.json"), "--game", "freego")
+    assert r.returncode == 0, r.stderr
+    record = load_record(tmp_path / "g.json")
+    assert record.moves == ("E5",) and record.meta is None
+
+
 @pytest.mark.parametrize("re_text,ended", [
     ("W+Time", {"winner": 2, "reason": "time"}),
     ("B+Resign", {"winner": 1, "reason": "resign"}),  # White resigned with Black to move

@@ -340,6 +340,8 @@ def _clock_of(root: Node) -> dict[str, Any] | None:
     if not (initial >= 0 and initial < float("inf")) or not (fischer or not ot):
         return None
     increment = float(fischer.group(1)) if fischer else 0.0
+    if increment == float("inf"):  # more digits than a float holds: no clock says it
+        return None
     return {"initial": _whole(initial), "increment": _whole(increment)}
 
 

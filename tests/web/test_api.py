@@ -714,6 +714,10 @@ def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_it
         assert r.status_code == 201, r.text
         again = client.get(f"/api/games/{r.json()['id']}/record").json()["meta"]
         assert again["date"] == today, (date, again)
+    # the day where the record was made, which may be ahead of UTC's (Kiribati's UTC+14)
+    there = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 14 * 3600))
+    r = client.post("/api/records", json={**record, "meta": {"date": there}})
+    assert client.get(f"/api/games/{r.json()['id']}/record").json()["meta"]["date"] == there
 
 
 def test_a_bad_upload_is_named_in_json_words_and_a_file_of_another_kind_as_such(client):

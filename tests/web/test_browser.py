@@ -723,3 +723,23 @@ def test_the_home_page_shows_the_engine_being_prepared(browser, tmp_path, monkey
         page.close()
     finally:
         server.stop()
+
+
+def test_a_game_page_whose_script_cannot_load_says_so(browser, server):
+    """The game page's script is ES modules: one that fails to load (the network, a proxy)
+    stops them all, and the page said "Loading…" for ever without a word."""
+    status, made = server.request("POST", "/api/games", json.dumps(
+        {"game": "freego", "params": {"size": 5}, "seats": ["human", "human"]}).encode(),
+        headers={"Content-Type": "application/json"})
+    assert status == 201
+    page = browser.new_page(bypass_csp=True)
+    page.route("**/static/game/words.js", lambda route: route.abort())
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_function("!document.getElementById('status').textContent.includes('Loading')",
+                           timeout=WAIT)
+    assert "reload the page" in page.locator("#status").inner_text()
+    # and a page whose script loads says nothing of it
+    fine = browser.new_page(bypass_csp=True)
+    fine.goto(server.url + made["links"]["1"])
+    fine.wait_for_function("document.getElementById('board').querySelector('svg')", timeout=WAIT)
+    assert "reload the page" not in fine.locator("#status").inner_text()

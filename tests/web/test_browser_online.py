@@ -615,4 +615,10 @@ def test_my_games_names_an_uploaded_records_players_as_theirs_not_as_you(browser
     assert row.get_attribute("data-turn") == "false" and row.locator("a").inner_text() == "Open"
     assert page.evaluate("document.body.dataset.turns") == "0"
     assert "Your turn" not in page.title()
+    # nor does its own page's title call for a move (the status still says whose it is)
+    page.goto(server.url + made["links"]["2"])
+    page.wait_for_function("document.getElementById('board').querySelector('svg')",
+                           timeout=WAIT)
+    assert page.locator("#status").inner_text().startswith("Your turn")
+    assert not page.title().startswith("● Your turn"), page.title()
     assert errors == []

@@ -74,3 +74,20 @@ def test_a_rematch_is_not_counted_but_one_made_again_after_an_aborted_rematch_is
                           json={"secret": new["secret"]}).is_success
         refused = c.post(f"/api/games/{gid}/rematch", json={"secret": k1})
         assert refused.status_code == 429 and "faster than the 2 an hour" in refused.text
+
+
+def test_a_game_refused_for_another_reason_is_not_counted(db: Path):
+    """A public game refused because the client has its games waiting in the lobby spent one
+    of the hour's games: a page retrying it used up the client's hour making nothing."""
+    app = create_app(db, workers=1, warm_up=False,
+                     budgets=Budgets(games_per_client=3, lobby_per_client=1))
+    with TestClient(app) as c:
+        waiting = {"game": "blooms", "params": SMALL, "seats": ["human", "open"], "public": True}
+        assert c.post("/api/games", json=waiting).status_code == 201
+        for _ in range(4):
+            refused = c.post("/api/games", json=waiting)
+            assert refused.status_code == 429 and "lobby" in refused.json()["error"]
+        game = {"game": "blooms", "params": SMALL, "seats": ["human", "human"]}
+        for _ in range(2):
+            assert c.post("/api/games", json=game).status_code == 201
+        assert c.post("/api/games", json=game).status_code == 429

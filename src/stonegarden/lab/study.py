@@ -171,12 +171,31 @@ OUTPUTS = {
 }
 
 
+#: the keys of each kind's JSON (its first file in ``OUTPUTS``) that say the lab wrote it:
+#: a study's summary and a sweep's table are objects, a ladder's a list of steps
+MARKS = {"study": {"spec", "game_params", "summary"},
+         "sweep": {"game", "grid", "cells", "recommendation"},
+         "ladder": {"strong", "weak", "score"}}
+
+
+def wrote(out: Path, kind: str) -> bool:
+    """Whether ``out`` holds a run of ``kind``: its JSON is there, as the lab writes it (a
+    ``summary.json`` of the user's own in the folder is not a study's)."""
+    try:
+        data = json.loads((out / OUTPUTS[kind][0]).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    rows = data if kind == "ladder" and isinstance(data, list) and data else [data]
+    return all(isinstance(r, dict) and MARKS[kind] <= set(r) for r in rows)
+
+
 def clear_other_runs(out: Path, kind: str) -> None:
     """Remove from ``out`` what a run of another kind than ``kind`` wrote there (a sweep run
     into a study's folder left the study's summary, records and figures beside its own
-    table, as if they were of the sweep)."""
+    table, as if they were of the sweep); files of those names that no such run wrote (its
+    JSON is not there, or not the lab's) are the user's, and kept."""
     for other, patterns in OUTPUTS.items():
-        if other == kind:
+        if other == kind or not wrote(out, other):
             continue
         for pattern in patterns:
             for old in out.glob(pattern):
@@ -218,10 +237,10 @@ def seat_note(game_id: str, params: dict[str, Any]) -> str:
 
 def _verdict(summary: dict[str, Any]) -> str:
     """The study's answer in a sentence: which player is favoured, how sure, how many draws."""
-    s, draws = summary["first_player_score"], summary["draw_rate"]
+    s, draws, n = summary["first_player_score"], summary["draw_rate"], summary["games"]
     text = (f"The first player's score (draws counting half) is {s['value']:.3f} "
-            f"[{s['low']:.3f}, {s['high']:.3f}] over {summary['games']} games: "
-            f"{balance_text(s)}; {round(draws['value'] * summary['games'])} drawn.")
+            f"[{s['low']:.3f}, {s['high']:.3f}] over {n} game{'s' if n != 1 else ''}: "
+            f"{balance_text(s)}; {round(draws['value'] * n)} drawn.")
     if "a_score" not in summary:
         return text
     a = summary["a_score"]  # two agents: which is stronger is the other question

@@ -142,7 +142,8 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
 def record_day(record: Record) -> str | None:
     """The day a record's ``meta.date`` (or SGF's ``DT``) gives, ``YYYY-MM-DD``: the first
     of a list of days (SGF's ``DT[2026-12-06,07]``); ``None`` for none, another form, or
-    a day that has not come yet."""
+    a day that has not come yet anywhere (a record says its players' day: up to 14 hours
+    ahead of UTC's, so tomorrow in UTC is today in Auckland for half of the UTC day)."""
     date = (record.meta or {}).get("date")
     if not isinstance(date, str):
         return None
@@ -151,6 +152,7 @@ def record_day(record: Record) -> str | None:
         when = datetime.date.fromisoformat(day)
     except ValueError:
         return None
-    if len(day) != 10 or when > datetime.datetime.now(datetime.UTC).date():
+    ahead = datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=14)
+    if len(day) != 10 or when > ahead.date():
         return None
     return day

@@ -259,13 +259,15 @@ class GameService:
                                 "game with an 'open' seat cannot give it for whoever joins")
         if any(s not in (HUMAN, OPEN) for s in clean):
             self.admit(client)
-        self.count_new_game(client)
         if not (listed and OPEN in clean):
+            self.count_new_game(client)
             return await self._insert(game, clean, History(game), client, listed, hints, names,
                                       spec)
-        # waiting in the lobby: counted against the client from before it is stored
+        # waiting in the lobby: counted against the client from before it is stored (and
+        # against its hour's games once the lobby has room: a refusal makes no game)
         async with self.holding(self.in_lobby, client, _waits_in_lobby(time.time()),
                                 _lobby_full) as listing:
+            self.count_new_game(client)
             made = await self._insert(game, clean, History(game), client, listed, hints, names,
                                       spec)
             listing.append(made[0].id)

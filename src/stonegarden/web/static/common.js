@@ -238,3 +238,12 @@ const SG = {
     document.getElementById("name-input").focus();
   });
 })();
+
+// a page whose script is ES modules (the game page's, static/game/): one that cannot load (the
+// network, a proxy) or a browser too old for modules runs none of them, which would leave the
+// page saying "Loading…" for ever. Modules run before DOMContentLoaded, so by then it is known.
+document.addEventListener("DOMContentLoaded", () => {
+  if (!document.querySelector('script[type="module"]') || document.body.dataset.modules) return;
+  const status = document.getElementById("status");
+  if (status) status.textContent = "This page's script did not load: reload the page (it needs a browser from 2018 or later).";
+});

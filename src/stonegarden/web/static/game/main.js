@@ -10,6 +10,9 @@ import { clearChoice, renderBuilder } from "./builder.js";
 import { prepareBoardKeys } from "./board_keys.js";
 import { renderAnalysis } from "./analysis.js";
 
+// every module loaded and ran (common.js says so on the page when they did not)
+document.body.dataset.modules = "ran";
+
 // -- talking to the server ---------------------------------------------------------------
 // the live snapshot, and the viewed ply's when browsing back; a fresh one clears an old error.
 // While the server can't be reached (a restart, the network) it is asked again, backing off.
@@ -156,7 +159,9 @@ function boardForScreenReaders() {
 }
 
 function alertTurn(s) {
-  const mine = s.can_play;
+  // an uploaded record studied (both seats this browser's) waits for no one: no alert, as my
+  // games says "Studying"
+  const mine = s.can_play && !bothSeats();
   document.title = (mine ? "● Your turn · " : s.terminal ? "Game over · " : "") + baseTitle;
   if (mine && !page.wasMyTurn && settings.sound) beep();
   if (mine && !page.wasMyTurn && settings.notify && document.hidden) {
