@@ -394,22 +394,33 @@ def test_a_save_name_no_file_can_have_is_refused_and_the_game_goes_on(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_save_that_fails_after_a_move_is_said_and_the_game_goes_on(tmp_path):
-    """The --save folder removed during the game (or the disk full) ended it with an error
-    and exit status 2, the game on the screen lost with its record."""
+def play_then_lose_the_save_folder(tmp_path, p2: str) -> tuple[subprocess.Popen[str], Path]:
+    """A terminal game of Blooms saved to ``games/g.json`` against ``p2``, whose folder is
+    removed once the record is first written (before the first prompt)."""
     folder = tmp_path / "games"
     folder.mkdir()
     save = folder / "g.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3", "--p2",
-         "random:seed=1", "--save", str(save)],
+         p2, "--save", str(save)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=cli_env())
-    deadline = time.monotonic() + 60
-    while not save.exists() and time.monotonic() < deadline:  # saved before the first prompt
-        time.sleep(0.05)
-    save.unlink()
-    folder.rmdir()
+    try:
+        deadline = time.monotonic() + 60
+        while not save.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        save.unlink()
+        folder.rmdir()
+    except BaseException:
+        proc.kill()
+        raise
+    return proc, save
+
+
+def test_a_save_that_fails_after_a_move_is_said_and_the_game_goes_on(tmp_path):
+    """The --save folder removed during the game (or the disk full) ended it with an error
+    and exit status 2, the game on the screen lost with its record."""
+    proc, save = play_then_lose_the_save_folder(tmp_path, "random:seed=1")
     out, err = proc.communicate("Rc3\nmoves\nquit\n", timeout=120)
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert (f"could not save: cannot save the record to {str(save)!r}: No such file or "
@@ -475,21 +486,9 @@ def test_a_bridge_go_draw_with_no_legal_move_says_draw_once():
 
 @pytest.mark.slow
 def test_ctrl_c_after_a_failed_save_does_not_say_the_record_is_there(tmp_path):
-    folder = tmp_path / "games"
-    folder.mkdir()
-    save = folder / "g.json"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3", "--p2",
-         "mcts:time=30", "--save", str(save)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=cli_env())
+    proc, save = play_then_lose_the_save_folder(tmp_path, "mcts:time=30")
     try:
         assert proc.stdout is not None and proc.stdin is not None
-        deadline = time.monotonic() + 60
-        while not save.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        save.unlink()
-        folder.rmdir()
         proc.stdin.write("Rc3\n")
         proc.stdin.flush()
         seen = ""
