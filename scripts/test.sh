@@ -15,7 +15,7 @@ if externally_managed; then
 fi
 # Debian's Chromium for the browser tests (only installed when missing)
 bash scripts/install-browser.sh
-# Debian's PostgreSQL and nginx: the tests start and stop private instances of both
+# Debian's PostgreSQL, nginx and Caddy: the tests start and stop private instances of each
 bash scripts/install-services.sh
 # the tests that need them fail rather than skip when they are missing
 export STONEGARDEN_REQUIRE_SERVICES=1
