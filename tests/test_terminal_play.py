@@ -234,13 +234,17 @@ def test_no_stray_files_in_the_working_folder(tmp_path):
 
 
 def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
+    def common(name: str) -> tuple[str, ...]:  # a file each: an existing one is refused
+        return ("play", "blooms", "--param", "size=3", "--save", str(tmp_path / name))
+
+    quit_ = run_cli(*common("q.json"), input="quit\n")
+    assert ("leaving the game unfinished; the record so far is in "
+            f"{tmp_path / 'q.json'}") in quit_.stdout
+    eof = run_cli(*common("e.json"), input="")
+    assert ("end of input: leaving the game unfinished; the record so far is in "
+            f"{tmp_path / 'e.json'}") in eof.stdout
     save = str(tmp_path / "g.json")
-    common = ("play", "blooms", "--param", "size=3", "--save", save)
-    quit_ = run_cli(*common, input="quit\n")
-    assert f"leaving the game unfinished; the record so far is in {save}" in quit_.stdout
-    eof = run_cli(*common, input="")
-    assert f"end of input: leaving the game unfinished; the record so far is in {save}" in eof.stdout
-    over = run_cli(*common, "--p1", "random:seed=1", input="")
+    over = run_cli(*common("g.json"), "--p1", "random:seed=1", input="")
     assert over.returncode == 0 and over.stdout.splitlines()[-2] == f"the record is in {save}"
     # and what to do next with it, as commands to paste
     assert over.stdout.splitlines()[-1] == (
@@ -248,6 +252,21 @@ def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
         f"`stonegarden analyse {save} --review`")
     unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
     assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")
+
+
+def test_a_save_file_that_exists_is_refused_not_written_over(tmp_path):
+    """``play --save g.json`` run twice wrote the second game over the first one's record."""
+    first = run_cli("play", "blooms", "--param", "size=3", "--p1", "random:seed=1",
+                    "--save", str(tmp_path / "g.json"), input="")
+    assert first.returncode == 0, first.stderr
+    kept = (tmp_path / "g.json").read_bytes()
+    again = run_cli("play", "blooms", "--param", "size=3", "--save", str(tmp_path / "g.json"),
+                    input="quit\n")
+    assert again.returncode == 2 and again.stdout == ""
+    assert again.stderr.strip() == (
+        f"error: --save {str(tmp_path / 'g.json')!r} already exists: a game saved before is "
+        "not written over; choose another name, or remove it first")
+    assert (tmp_path / "g.json").read_bytes() == kept
 
 
 def test_save_at_the_prompt_expands_the_home_folder(tmp_path):

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from ..errors import ParameterError
 from ..terminal.play import play_terminal, seat_agent
 from .common import NamedPath, friendly_errors, game_from_options, param_option
 
@@ -29,6 +30,9 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
          seed: int | None) -> None:
     """Play GAME (default blooms) in the terminal against a person or an agent."""
     game = game_from_options(game_id, params)
+    if save and Path(save).exists():  # the record of a game played before, say
+        raise ParameterError(f"--save {save!r} already exists: a game saved before is not "
+                             "written over; choose another name, or remove it first")
     for spec in (p1, p2):
         seat_agent(game, spec)  # fail early on a bad spec, before the board is drawn
     console = Console(highlight=False)
