@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -170,6 +171,20 @@ def test_the_end_of_a_game_is_said_in_words_not_as_the_record_s_reason_code():
     assert "no-placement" not in out.stdout
 
 
+def ctrl_c_once(proc: subprocess.Popen[str], ready: Callable[[], None],
+                after: float) -> tuple[str, str]:
+    """Ctrl-C (SIGINT) to a terminal game ``after`` seconds past ``ready`` (an agent thinking
+    by then); its output. The game is killed if it is still there, whatever failed."""
+    try:
+        ready()
+        time.sleep(after)
+        proc.send_signal(signal.SIGINT)
+        return proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 @pytest.mark.slow
 def test_ctrl_c_while_an_agent_thinks_says_where_the_record_is(tmp_path):
     save = tmp_path / "g.json"
@@ -178,15 +193,12 @@ def test_ctrl_c_while_an_agent_thinks_says_where_the_record_is(tmp_path):
          "--p1", "mcts:time=30", "--save", str(save)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=cli_env())
-    try:
+
+    def ready() -> None:
         assert proc.stdout is not None
         proc.stdout.readline()  # the title: the agent thinks now
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+
+    out, err = ctrl_c_once(proc, ready, after=1.0)
     assert proc.returncode == 130, err
     assert f"the record so far is in {save}" in out.replace("\n", "")
     assert "Aborted" not in err + out
@@ -506,7 +518,8 @@ def test_a_bridge_go_draw_with_no_legal_move_says_draw_once():
 @pytest.mark.slow
 def test_ctrl_c_after_a_failed_save_does_not_say_the_record_is_there(tmp_path):
     proc, save = play_then_lose_the_save_folder(tmp_path, "mcts:time=30")
-    try:
+
+    def ready() -> None:
         assert proc.stdout is not None and proc.stdin is not None
         proc.stdin.write("Rc3\n")
         proc.stdin.flush()
@@ -515,12 +528,8 @@ def test_ctrl_c_after_a_failed_save_does_not_say_the_record_is_there(tmp_path):
             line = proc.stdout.readline()
             assert line, proc.stderr.read() if proc.stderr else ""
             seen += line
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+
+    out, err = ctrl_c_once(proc, ready, after=0.5)
     assert proc.returncode == 130, err
     assert (f"interrupted: the game is left unfinished; its last moves could not be saved to "
             f"{save}") in out
