@@ -11,8 +11,8 @@ import sys
 import pytest
 
 import stonegarden
+from stonegarden.agents.analysis import judgement, review_moves
 from stonegarden.core.record import make_record, save_record
-from stonegarden.search.analysis import judgement, review_moves
 from stonegarden.search.config import Budget
 from stonegarden.search.result import MoveStat, SearchResult
 

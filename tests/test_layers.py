@@ -40,6 +40,14 @@ def test_the_search_imports_no_game_package(path):
     assert not [m for m in _imports(path) if "games" in m.split(".")]
 
 
+@pytest.mark.parametrize("path", _modules("search"), ids=lambda p: p.name)
+def test_the_search_imports_no_layer_above_it(path):
+    """Agents, and the commands and apps over them, are built on the search, never the other
+    way round (models it reads and the helpers of processes are below it)."""
+    above = {"agents", "web", "cli", "lab", "terminal", "interop"}
+    assert not [m for m in _imports(path) if above & set(m.split("."))]
+
+
 GAME_PACKAGES = sorted(p.name for p in (PACKAGE / "games").iterdir() if (p / "__init__.py").exists())
 
 

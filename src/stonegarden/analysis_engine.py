@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO, TextIO
 
 from . import __version__
+from .agents.analysis import analyse_position
 from .agents.registry import make_agent, parse_agent_spec
 from .agents.search_agents import SearchAgent
 from .core import strict_json
@@ -17,7 +18,6 @@ from .core.protocol import CHANCE
 from .core.record import make_from_json
 from .core.registry import available_games
 from .errors import ParameterError, RecordError, StonegardenError, quote
-from .search.analysis import analyse_position
 from .search.config import Budget
 from .search.parallel import reproducible_parallel
 

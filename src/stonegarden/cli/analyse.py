@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
+from ..agents.analysis import THRESHOLDS, analyse_position, review_moves
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.record import parse_record, read_record_bytes, replay_record
 from ..errors import ParameterError, RecordError
-from ..search.analysis import THRESHOLDS, analyse_position, review_moves
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
 from .common import FiniteRange, friendly_errors, whole_record_error

@@ -7,7 +7,7 @@ wins from there (where a chance event is due, the expectation over its outcomes)
 its best move there (``None`` at the end and at a chance event); ``played_loss``, what the move
 that led there cost its mover in winning probability against the position before (0 when it
 was the engine's best move; ``None`` for ply 0, a chance event's outcome and a resignation);
-``judgement`` of that loss by ``THRESHOLDS`` (``search/analysis.py``, shared with
+``judgement`` of that loss by ``THRESHOLDS`` (``agents/analysis.py``, shared with
 ``stonegarden analyse --review``).
 """
 
@@ -17,14 +17,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agents.analysis import THRESHOLDS as THRESHOLDS  # the command line's review's too
+from ..agents.analysis import judgement
 from ..agents.registry import make_agent
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from ..errors import ParameterError
 from ..jobs import Job, JobContext, job_kind
-from ..search.analysis import THRESHOLDS as THRESHOLDS  # the command line's review's too
-from ..search.analysis import judgement
 from ..search.config import Budget
 
 #: seconds of search per position

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..agents.registry import check_to_move
-from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
-from .config import Budget
-from .result import MoveStat, SearchResult
+from ..search.config import Budget
+from ..search.result import MoveStat, SearchResult
+from .registry import check_to_move
+from .search_agents import SearchAgent
 
 #: the loss of winning probability from which a move is an inaccuracy, a mistake, a blunder
 #: (docs/playing.md); two seeds' searches of one position differ by 0.006 in the median and 0.017
