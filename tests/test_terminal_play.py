@@ -559,3 +559,18 @@ def test_a_board_wider_than_the_terminal_is_cut_at_its_edge_not_folded():
     wide = Console(file=io.StringIO(), width=80, force_terminal=True, color_system=None)
     show_board(wide, game, state)
     assert wide.file.getvalue().splitlines() == [*rows, ""]  # and no note
+
+
+def test_save_at_the_prompt_keeps_a_file_this_game_did_not_write(tmp_path):
+    """``save FILE`` wrote over any file of that name (a game saved before), where ``--save``
+    refuses one; the game's own files it writes again."""
+    before = tmp_path / "old.json"
+    before.write_text("the record of another game")
+    mine, own = tmp_path / "new.json", tmp_path / "g.json"
+    out = run_cli("play", "blooms", "--param", "size=3", "--save", str(own),
+                  input=f"save {before}\nsave {mine}\nRc3\nsave {mine}\nsave {own}\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert before.read_text() == "the record of another game"
+    assert f"could not save: {before} already exists" in out.stdout
+    assert out.stdout.count(f"saved to {mine}") == 2 and f"saved to {own}" in out.stdout
+    assert json.loads(mine.read_text())["moves"][0] == "Rc3"  # written again after the move

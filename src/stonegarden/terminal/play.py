@@ -230,6 +230,8 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
     hinter: Agent | None = None  # made at the first hint (a search compiles once)
     echo = not reads_a_terminal()
     told: str | None = None  # the save error the player was last told of
+    # the files this game wrote, which it may write again: its --save record, its `save`s
+    written: list[Path] = [save.resolve()] if save is not None else []
 
     def kept() -> str:
         if save is None:
@@ -321,11 +323,18 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                     console.print("usage: save FILE")
                     continue
                 target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
+                # as --save: a file this game did not write (a game saved before) is kept
+                if Path(target).is_file() and Path(target).resolve() not in written:
+                    console.print(f"could not save: {target} already exists, and this game did "
+                                  "not write it (a game saved before is not written over); "
+                                  "choose another name", markup=False)
+                    continue
                 try:
                     save_to(s.record(), target)
                 except RecordError as exc:
                     console.print(f"could not save: {exc}", markup=False)
                     continue
+                written.append(Path(target).resolve())
                 console.print(f"saved to {target}", markup=False)
                 continue
             try:
