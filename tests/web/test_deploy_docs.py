@@ -325,3 +325,41 @@ def test_the_documented_caddy_site_serves_the_prefix_and_live_updates(tmp_path,
             events.close()
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_the_documented_site_bounds_one_address_requests(tmp_path, nginx_factory):
+    """One address flooding the documented site is answered 429, in JSON with
+    ``Retry-After``, by nginx (the server never sees those requests), and is served again a
+    moment later."""
+    from webhelpers import Server
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=games.example.org", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    server = Server(tmp_path / "games.db", None, "--public-url",
+                    "https://games.example.org/stonegarden").start()
+    try:
+        proxy = nginx_factory(site((server.port, server.port), free_port(), cert, key))
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        conn = http.client.HTTPSConnection("127.0.0.1", proxy.port, timeout=30, context=context)
+        answers = []
+        for _ in range(400):  # one kept-alive connection: far faster than 20 a second
+            conn.request("GET", "/stonegarden/static/favicon.svg")
+            r = conn.getresponse()
+            answers.append((r.status, r.getheader("Retry-After"), r.read()))
+        statuses = [s for s, _, _ in answers]
+        assert statuses[:200] == [200] * 200  # the burst a page's first load needs
+        refused = [a for a in answers if a[0] == 429]
+        assert len(refused) > 100 and set(statuses) == {200, 429}
+        assert refused[0][1] == "1" and "too many requests" in json.loads(refused[0][2])["error"]
+        time.sleep(0.5)
+        conn.request("GET", "/stonegarden/api/meta")
+        r = conn.getresponse()
+        assert r.status == 200 and "games" in json.loads(r.read())
+        conn.close()
+    finally:
+        server.stop()
