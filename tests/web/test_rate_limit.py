@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from stonegarden.jobs.pool import Limits
 from stonegarden.web.app import create_app
 from stonegarden.web.rate_limit import RateLimit
 from stonegarden.web.service import Budgets
@@ -91,3 +92,30 @@ def test_a_game_refused_for_another_reason_is_not_counted(db: Path):
         for _ in range(2):
             assert c.post("/api/games", json=game).status_code == 201
         assert c.post("/api/games", json=game).status_code == 429
+
+
+def test_an_upload_refused_for_a_full_job_queue_is_not_counted(db: Path):
+    """An upload the job queue had no room for spent one of the hour's games, though nothing
+    was replayed or made: a page retrying it used up the client's hour."""
+    app = create_app(db, workers=1, warm_up=False, budgets=Budgets(games_per_client=2),
+                     limits=Limits(queue=0))
+    upload = {"content": RECORD, "headers": {"Content-Type": "application/json"}}
+    with TestClient(app) as c:
+        for _ in range(4):
+            refused = c.post("/api/records", **upload)
+            assert refused.status_code == 429 and "queue is full" in refused.json()["error"]
+        game = {"game": "blooms", "params": SMALL, "seats": ["human", "human"]}
+        for _ in range(2):
+            assert c.post("/api/games", json=game).status_code == 201
+        refused = c.post("/api/games", json=game)
+        assert refused.status_code == 429 and "faster than the 2 an hour" in refused.text
+
+
+def test_a_game_given_back_is_one_more_the_client_may_make_and_no_more_than_its_hour():
+    limit = RateLimit(per_hour=2)
+    assert limit.take("a", now=0.0) == 0.0
+    limit.give_back("a")
+    limit.give_back("a")  # never past the hour's games
+    assert [limit.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, 1800.0]
+    limit.give_back("b")  # a client never seen: nothing to give back
+    assert len(limit) == 1

@@ -34,5 +34,12 @@ class RateLimit:
             self._buckets.popitem(last=False)
         return wait
 
+    def give_back(self, client: str) -> None:
+        """Return the game ``take`` just spent, for one refused for another reason (a full job
+        queue) before anything was made."""
+        if client in self._buckets:
+            left, at = self._buckets[client]
+            self._buckets[client] = (min(float(self.per_hour), left + 1), at)
+
     def __len__(self) -> int:
         return len(self._buckets)

@@ -422,7 +422,12 @@ class GameService:
                 raise ApiError(400, str(exc)) from None
             args["game"] = game_id
         self.count_new_game(client)  # before its replay: a worker's time
-        out = await self.job("replay-record", args, client, self.budgets.replay_seconds)
+        try:
+            out = await self.job("replay-record", args, client, self.budgets.replay_seconds)
+        except ApiError as exc:
+            if exc.status == 429:  # no room in the queue: no worker's time spent, no game
+                self.made.give_back(client)
+            raise
         if out.get("refused"):
             raise ApiError(413, f"bad record: {out['refused']}")
         game = make(out["game"], **out["params"])
