@@ -622,3 +622,65 @@ def test_my_games_names_an_uploaded_records_players_as_theirs_not_as_you(browser
     assert page.locator("#status").inner_text().startswith("Your turn")
     assert not page.title().startswith("● Your turn"), page.title()
     assert errors == []
+
+
+#: a page that counts its sounds and notifications, with notifications allowed and turned on,
+#: the sound on, and ``window.hidden`` standing for the tab being hidden
+ALERTS = """
+window.__beeps = 0; window.__notes = []; window.hidden = false;
+window.AudioContext = class {
+  constructor() { window.__beeps++; this.currentTime = 0; this.destination = {}; }
+  createOscillator() { return { frequency: {}, connect() {}, start() {}, stop() {} }; }
+  createGain() { return { gain: {}, connect() {} }; }
+};
+window.Notification = class {
+  constructor(title, options) { window.__notes.push([title, (options || {}).body || ""]); }
+  static get permission() { return "granted"; }
+  static requestPermission() { return Promise.resolve("granted"); }
+};
+Object.defineProperty(Document.prototype, "hidden", { get: () => window.hidden });
+localStorage.setItem("sg-turn-sound", "on"); localStorage.setItem("sg-turn-notify", "on");
+"""
+
+
+def test_a_game_the_other_side_ends_is_said_by_the_sound_and_the_notification(browser, server):
+    """A player waiting in another tab learned of her turn by a sound and a notification, but
+    of the game's end (her opponent's resignation or winning move) by nothing."""
+    errors: list[str] = []
+    ana = person(browser, errors)
+    ana.add_init_script(ALERTS)
+    games = []
+    for _ in range(2):
+        status, made = server.request("POST", "/api/games", {
+            "game": "freego", "params": {"size": 5}, "seats": ["human", "human"]})
+        assert status == 201, made
+        games.append(made)
+
+    def alerts() -> tuple[int, list[list[str]]]:
+        return ana.evaluate("window.__beeps"), ana.evaluate("window.__notes")
+
+    # the opponent resigns while Ana's tab is hidden: one sound, one notification
+    made = games[0]
+    ana.goto(server.url + made["links"]["1"])
+    ana.wait_for_selector("#status.your-turn", timeout=WAIT)
+    ana.evaluate("window.hidden = true")
+    beeps, notes = alerts()
+    assert server.request("POST", f"/api/games/{made['id']}/move",
+                          {"secret": made["secrets"]["2"], "move": "resign"})[0] == 200
+    ana.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert ana.title().startswith("Game over")
+    after, said = alerts()
+    assert after == beeps + 1
+    assert said[len(notes):] == [[f"Game over · {ana.title().split(' · ', 1)[1]}",
+                                  "You won: White resigned"]]
+    # Ana resigns herself, the tab shown: nothing to tell her
+    made = games[1]
+    ana.goto(server.url + made["links"]["1"])
+    ana.wait_for_selector("#status.your-turn", timeout=WAIT)
+    beeps, notes = alerts()
+    ana.click("#resign")
+    ana.click("#ask-yes")
+    ana.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    ana.wait_for_timeout(500)  # the stream's update after the answer
+    assert alerts() == (beeps, notes)
+    assert errors == []

@@ -2,7 +2,7 @@
 // back, and the page's parts (clock, builder, moves, analysis...) brought up to date.
 import { $, baseTitle, bothSeats, gid, invited, keyInLink, names, page, playing, say } from "./state.js";
 import { beep, settings } from "./settings.js";
-import { lastMoveText, PREPARING, statusText, undoneText, watchEngine, renderThinking } from "./words.js";
+import { lastMoveText, PREPARING, resultText, statusText, undoneText, watchEngine, renderThinking } from "./words.js";
 import { renderClock, stopClock } from "./clock.js";
 import { renderOnline } from "./online.js";
 import { renderMoves, renderScore } from "./moves.js";
@@ -58,6 +58,7 @@ export function gone() {
 export async function act(name, extra) {
   $("move-error").textContent = "";
   const before = page.now;
+  page.acting = true;  // what this request changes is this page's doing: no alert of it
   try {
     const data = await SG.post("/api/games/" + gid + "/" + name, Object.assign({ secret: page.key }, extra || {}));
     if (name === "move" || name === "undo" || name === "redo") clearChoice();
@@ -74,7 +75,7 @@ export async function act(name, extra) {
     if (e.status === 409) { clearChoice(); await refresh(); }
     $("move-error").textContent = e.offline ? SG.OFFLINE + ": try again in a moment" : e.message;
     return null;
-  }
+  } finally { page.acting = false; }
 }
 
 export async function play(text) {
@@ -168,6 +169,15 @@ function alertTurn(s) {
     try { new Notification("Your turn · " + baseTitle, { tag: "sg-" + gid }); } catch (e) { /* not allowed here */ }
   }
   page.wasMyTurn = mine;
+  // a game ended by the other side (its winning move, a resignation, a clock run out) or by a
+  // clock while this page was hidden is said as a turn is, by the sound and the notification
+  const ended = s.terminal && page.wasOver === false && playing(s) && !bothSeats()
+    && (!page.acting || document.hidden);
+  if (ended && settings.sound) beep();
+  if (ended && settings.notify && document.hidden) {
+    try { new Notification("Game over · " + baseTitle, { body: resultText(s), tag: "sg-" + gid }); } catch (e) { /* not allowed here */ }
+  }
+  page.wasOver = !!s.terminal;
 }
 
 // -- buttons ------------------------------------------------------------------------------

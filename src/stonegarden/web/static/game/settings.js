@@ -1,5 +1,5 @@
 // Settings kept in this browser: confirm moves before playing them, a sound and a
-// notification on one's turn.
+// notification on one's turn and at a game's end that the other side brought.
 import { $, info } from "./state.js";
 
 const setting = (name, fallback) => { try { const v = localStorage.getItem(name); return v === null ? fallback : v === "on"; } catch (e) { return fallback; } };

@@ -18,6 +18,8 @@ export const page = {
   moving: false,      // a move is on its way to the server: more clicks wait for its answer
   focusCell: null,    // the board cell that holds the keyboard focus
   wasMyTurn: false,
+  wasOver: null,      // whether the game was over at the last snapshot (null: none shown yet)
+  acting: false,      // this page's own request (a move, a resignation) is on its way
   engineReady: true,  // false until the server has loaded the engine's kernels
   undone: null,       // the moves an Undo of this page took back ({length, moves})
   named: false,       // this seat's name was sent
