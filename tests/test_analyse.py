@@ -452,3 +452,42 @@ def test_the_searchs_best_tried_a_few_times_is_valued_by_searching_after_it():
     row = review_moves(search, game, [before, game.play(before, played)], ["Rc3"],
                        Budget(sims=1000))[0]
     assert (row["best"], row["value_best"], row["lost"]) == ("Rb3", 0.7, 0.25)
+
+
+def on_a_terminal(args: list[str]) -> tuple[subprocess.CompletedProcess[bytes], str]:
+    """Run ``stonegarden ARGS`` with its stderr a terminal (a pty): the run and what the
+    terminal showed."""
+    import os
+    import pty
+
+    main, tty = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "stonegarden", *args],
+                              stdout=subprocess.PIPE, stderr=tty, env=cli_env(), timeout=300)
+        os.close(tty)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal's other end closed: all read
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(main)
+    return done, seen.decode(errors="replace")
+
+
+def test_one_long_search_shows_a_bar_on_a_terminal_only(record_file):
+    """``analyse --time 600`` searched for ten minutes without a word; on a terminal a bar
+    shows the seconds filling, and goes when the answer comes. In a pipe (a log), nothing."""
+    position = ["analyse", str(record_file), "--ply", "2"]
+    done, shown = on_a_terminal([*position, "--time", "1.5"])
+    assert done.returncode == 0 and b"win probability" in done.stdout
+    assert "searching the position after 2 moves" in shown and "of 1.5 s" in shown
+    done, shown = on_a_terminal([*position, "--time", "0.2", "--quiet"])
+    assert done.returncode == 0 and "searching" not in shown
+    piped = subprocess.run([sys.executable, "-m", "stonegarden", *position, "--time", "0.2"],
+                           capture_output=True, text=True, env=cli_env(), timeout=300)
+    assert piped.returncode == 0 and piped.stderr == ""

@@ -4,12 +4,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import click
+from rich.console import Console
 
 from ..agents.analysis import THRESHOLDS, analyse_position, review_moves
 from ..agents.search_agents import SearchAgent
@@ -41,7 +46,7 @@ MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 @click.option("--review", "review", is_flag=True,
               help="every move with the value lost against the best")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-@click.option("--quiet", is_flag=True, help="no progress bar (--review)")
+@click.option("--quiet", is_flag=True, help="no progress bar")
 @friendly_errors
 def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int | None,
             seed: int, threads: int, review: bool, as_json: bool, quiet: bool) -> None:
@@ -106,7 +111,9 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
             then = (f"--ply {n + 1} is the position after its roll {moves[n]!r}"
                     if n < len(moves) else "the record ends before the roll")
             raise ParameterError(f"a roll is due after {n} moves, not a player's move: {then}")
-    out = analyse_position(agent, game, states[n], budget)
+    with searching(f"searching the position after {n} move{'' if n == 1 else 's'}", budget,
+                   quiet):
+        out = analyse_position(agent, game, states[n], budget)
     if as_json:
         click.echo(json.dumps(out))
         return
@@ -118,6 +125,39 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
         click.echo(f"  {m['move']:<14} visits {m['visits']:>7}  value {m['value']:.3f}"
                    + _proof(m["proven_winner"], out["player"], " "))
     click.echo("pv: " + " ".join(out["pv"]))
+
+
+@contextlib.contextmanager
+def searching(what: str, budget: Budget, quiet: bool) -> Iterator[None]:
+    """A bar on a terminal's stderr while one search runs (up to --time 600: minutes without a
+    word otherwise): the seconds of its time filled, or the seconds so far of its --sims.
+    Gone when the search ends; nothing in a log or a pipe."""
+    console = Console(stderr=True)
+    if quiet or not console.is_terminal:
+        yield
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    total = budget.seconds if budget.sims is None else None
+    columns = [TextColumn(what), BarColumn(), TimeElapsedColumn()]
+    if total is not None:
+        columns.append(TextColumn(f"of {total:g} s"))
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        stop = threading.Event()
+
+        def fill() -> None:  # the search holds this thread: time fills the bar
+            start = time.monotonic()
+            while not stop.wait(0.25):
+                bar.update(task, completed=min(time.monotonic() - start, total or 0))
+
+        filler = threading.Thread(target=fill, daemon=True)
+        if total is not None:
+            filler.start()
+        try:
+            yield
+        finally:
+            stop.set()
 
 
 def _proof(winner: int | None, player: int, lead: str) -> str:
