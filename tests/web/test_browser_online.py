@@ -6,6 +6,7 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from browsers import SHOTS, WAIT
@@ -683,4 +684,26 @@ def test_a_game_the_other_side_ends_is_said_by_the_sound_and_the_notification(br
     ana.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
     ana.wait_for_timeout(500)  # the stream's update after the answer
     assert alerts() == (beeps, notes)
+    assert errors == []
+
+
+def test_my_games_says_a_computer_paused_by_the_player_waits_for_them(browser, server):
+    errors: list[str] = []
+    page = person(browser, errors)
+    status, made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["mcts:time=10", "human"]})
+    assert status == 201, made
+    gid, key = made["id"], made["secrets"]["2"]
+    page.goto(server.url + "/my-games")
+    page.evaluate(f"SG.saveKey({gid!r}, '2', {key!r})")
+    page.reload()
+    row = page.locator(f"#mine tr[data-gid={gid!r}]")
+    row.wait_for(timeout=WAIT)
+    assert row.locator("td").first.inner_text() == "Their turn"  # the computer thinks
+    deadline = time.monotonic() + 60
+    while server.request("POST", f"/api/games/{gid}/cancel", {"secret": key})[0] != 200:
+        assert time.monotonic() < deadline, "the agent never started thinking"
+        time.sleep(0.2)
+    page.wait_for_function(f"document.querySelector(\"#mine tr[data-gid='{gid}'] td\")"
+                           "?.textContent === 'Computer paused'", timeout=WAIT)
     assert errors == []

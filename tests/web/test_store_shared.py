@@ -220,6 +220,21 @@ def test_a_cancelled_claim_pauses_the_position_until_a_person_resumes(store):
     assert store.claim_thinking("t6", 1, "A", 103.0, 143.0) == (True, 143.0)
 
 
+def test_a_listing_says_which_games_a_person_paused(store):
+    """"My games" said "Their turn" of a computer a person had paused, which waits for them."""
+    store.create_game(new("p1", ("human", "mcts")))
+    store.append_move("p1", 0, "C3", None, to_move=2)
+    assert store.claim_thinking("p1", 1, "A", 100.0, 140.0)[0]
+    assert [g.paused for g in store.list_games(ids=["p1"])] == [False]  # thinking
+    store.cancel_thinking("p1", 1)
+    assert [g.to_json()["paused"] for g in store.list_games(ids=["p1"])] == [True]
+    assert store.claim_thinking("p1", 1, "B", 101.0, 141.0, resume=True)[0]
+    assert [g.paused for g in store.list_games(ids=["p1"])] == [False]  # let move again
+    store.cancel_thinking("p1", 1)
+    store.truncate("p1", 0, 1, None, ["C3"], to_move=1)  # an undo ends the pause
+    assert [g.paused for g in store.list_games(ids=["p1"])] == [False]
+
+
 def test_a_cancel_after_the_agent_moved_pauses_nothing(store):
     store.create_game(new("t7", ("human", "mcts")))
     store.append_move("t7", 0, "C3", None, to_move=2)

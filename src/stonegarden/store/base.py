@@ -83,13 +83,15 @@ class GameSummary:
     to_move: int | None = None
     #: the time control (``{"initial", "increment"}`` or ``{"days_per_move"}``), if any
     clock: dict[str, Any] | None = None
+    #: a person paused the agent to move (``cancel_thinking``): it waits to be let move
+    paused: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "game": self.game, "params": self.params,
                 "seats": list(self.seats), "moves": self.moves, "result": self.result,
                 "created": self.created, "updated": self.updated, "public": self.listed,
                 "names": {"1": self.names[0], "2": self.names[1]}, "to_move": self.to_move,
-                "clock": self.clock}
+                "clock": self.clock, "paused": self.paused}
 
 
 #: what a change notification says happened to a game (``Store.listen``)
@@ -321,7 +323,7 @@ def _seat_or_none(gid: str, value: Any) -> int | None:
     return int(value)
 
 
-def summary_from(values: Mapping[str, Any], moves: int) -> GameSummary:
+def summary_from(values: Mapping[str, Any], moves: int, paused: bool = False) -> GameSummary:
     """Raises: StoreError as :func:`row_from`."""
     gid = str(values["id"])
     return GameSummary(
@@ -333,7 +335,7 @@ def summary_from(values: Mapping[str, Any], moves: int) -> GameSummary:
         updated=_number(gid, "updated", values["updated"]),
         listed=bool(values["listed"]), names=_names(gid, values),
         to_move=_seat_or_none(gid, values["to_move"]),
-        clock=_clock_spec(gid, values["clock"]),
+        clock=_clock_spec(gid, values["clock"]), paused=paused,
     )
 
 

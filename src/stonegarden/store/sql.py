@@ -340,14 +340,16 @@ class SQLStore:
                    order: Literal["updated", "created"] = "updated") -> list[GameSummary]:
         """``order``: the column, newest first (the lobby by ``created``, so that renaming a
         waiting game does not lift it above newer ones)."""
-        query = ("SELECT g.*, (SELECT count(*) FROM moves m WHERE m.game_id = g.id) AS n"
-                 f" FROM games g{where} ORDER BY g.{order} DESC LIMIT ?")
+        # the ply a person paused the agent at: paused still if no move came since
+        query = ("SELECT g.*, (SELECT count(*) FROM moves m WHERE m.game_id = g.id) AS n,"
+                 " (SELECT t.ply FROM thinking t WHERE t.game_id = g.id AND t.owner = ?)"
+                 f" AS paused_at FROM games g{where} ORDER BY g.{order} DESC LIMIT ?")
         with self._connect() as con:
-            rows = con.execute(query, (*args, limit)).fetchall()
+            rows = con.execute(query, (PAUSED, *args, limit)).fetchall()
         out = []
         for row in rows:
             try:
-                out.append(summary_from(row, row["n"]))
+                out.append(summary_from(row, row["n"], row["paused_at"] == row["n"]))
             except StoreError:
                 continue  # a damaged row: that game is unavailable, the listing goes on
         return out

@@ -26,9 +26,11 @@
       // its next move, so it is not counted as "your turn"
       const study = !g.result && held.length === 2 && g.seats.every((s) => s === "human");
       const turn = !study && !g.result && g.to_move !== null && held.includes(String(g.to_move)) && g.seats[g.to_move - 1] === "human" && !g.seats.includes("open");
-      return { g, seat, turn, held, study };
+      // the computer to move, which a person here paused: it waits for them, not they for it
+      const paused = !g.result && g.paused && g.to_move !== null && g.seats[g.to_move - 1] !== "human";
+      return { g, seat, turn, held, study, paused };
     });
-    const rank = (r) => (r.turn ? 0 : r.g.result ? 2 : 1);
+    const rank = (r) => (r.turn || r.paused ? 0 : r.g.result ? 2 : 1);
     rows.sort((a, b) => rank(a) - rank(b) || b.g.updated - a.g.updated);
     SG.refill(body, () => fill(rows, keys));
     const turns = rows.filter((r) => r.turn).length;
@@ -45,7 +47,7 @@
   function fill(rows, keys) {
     body.textContent = "";
     let turns = 0;
-    for (const { g, seat, turn, held, study } of rows) {
+    for (const { g, seat, turn, held, study, paused } of rows) {
       const other = String(3 - seat);
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
@@ -53,7 +55,7 @@
       if (turn) { tr.className = "your-turn"; turns++; }
       // a link to a computer's seat (two computers playing, from the home page) watches them
       const watching = g.seats[seat - 1] !== "human";
-      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : study ? "Studying" : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
+      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : study ? "Studying" : paused ? "Computer paused" : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
       cell(tr, g.title);
       // both seats held (an uploaded record): its players are the record's, neither of them you
       const both = held.length === 2 && !watching;
