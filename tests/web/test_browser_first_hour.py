@@ -1,0 +1,54 @@
+"""A new player's first hour in a real headless Chromium (Debian's /usr/bin/chromium through
+Playwright): the game page read in order, on a phone and on a wide screen, and the mistakes a
+newcomer makes on the way (clicks at the wrong time, a reload, the back button)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from browsers import WAIT
+from webhelpers import Server
+
+# Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
+# server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
+
+
+def new_game(server: Server, game: str = "freego", seats: tuple[str, str] = ("human", "human"),
+             **extra: Any) -> dict[str, Any]:
+    status, made = server.request("POST", "/api/games", {"game": game, "seats": list(seats),
+                                                         **extra})
+    assert status == 201, made
+    return made
+
+
+def open_page(browser, width: int = 1280, height: int = 900, phone: bool = False):
+    """A page in a context of its own, its name chosen (the name form stays out of the way)."""
+    ctx = browser.new_context(bypass_csp=True, viewport={"width": width, "height": height},
+                              is_mobile=phone, has_touch=phone)
+    ctx.add_init_script("localStorage.setItem('sg-name', 'Kay')")
+    return ctx.new_page()
+
+
+def test_the_game_pages_title_comes_before_the_board(browser, server):
+    """The game's name, the players and the score came after the board, the move form and the
+    settings in the page's order: a screen reader's heading list led past the board to them,
+    and a phone showed them only below the builder. They come first: above the board on a
+    phone, at the top of the side column beside it on a wide screen."""
+    made = new_game(server, "blooms", ("human", "random"))
+    for width, phone in ((375, True), (1280, False)):
+        page = open_page(browser, width, 740 if phone else 900, phone)
+        page.goto(server.url + made["links"]["1"])
+        page.wait_for_selector("#board [data-cell]", timeout=WAIT)
+        assert page.evaluate("document.querySelector('h1').compareDocumentPosition("
+                             "document.getElementById('board')) & Node.DOCUMENT_POSITION_FOLLOWING")
+        title = page.locator(".game-title").bounding_box()
+        board = page.locator("#board").bounding_box()
+        status = page.locator("#status").bounding_box()
+        assert title and board and status
+        if phone:  # above the status line and the board, all in view at once
+            assert title["y"] + title["height"] <= status["y"] < board["y"]
+            assert board["y"] < 740
+        else:  # beside the board, at the top of its column, level with the status line
+            assert title["x"] >= board["x"] + board["width"]
+            assert abs(title["y"] - status["y"]) < 2
+        page.context.close()
