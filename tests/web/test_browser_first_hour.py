@@ -52,3 +52,37 @@ def test_the_game_pages_title_comes_before_the_board(browser, server):
             assert title["x"] >= board["x"] + board["width"]
             assert abs(title["y"] - status["y"]) < 2
         page.context.close()
+
+
+def wait_length(page, n: int) -> None:
+    page.wait_for_function(f"document.body.dataset.length === '{n}'", timeout=WAIT)
+
+
+def test_a_click_on_the_board_at_the_wrong_time_says_why_nothing_happened(browser, server):
+    """A click on the board on the opponent's turn, or while an earlier position was shown,
+    did nothing, in silence (only Enter said why): it says so. A double click's second click,
+    after the move its first played, still says nothing."""
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.uncheck("#confirm-moves")
+    page.click("#board [data-cell='C3']")
+    wait_length(page, 1)
+    page.click("#board [data-cell='D4']")  # White's turn
+    assert page.inner_text("#move-error") == "not your turn: White to move"
+    status, _ = server.request("POST", f"/api/games/{made['id']}/move",
+                               {"secret": made["secrets"]["2"], "move": "D4", "ply": 1})
+    assert status == 200
+    wait_length(page, 2)
+    page.click("#nav-first")
+    page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+    page.click("#board [data-cell='B2']")
+    assert page.inner_text("#move-error").startswith("this is an earlier position: End")
+    page.click("#nav-last")
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.dblclick("#board [data-cell='B2']")
+    wait_length(page, 3)
+    page.wait_for_timeout(300)  # the second click's events, if any
+    assert page.inner_text("#move-error") == ""
+    page.context.close()
