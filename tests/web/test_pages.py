@@ -262,6 +262,20 @@ def test_rules_index_and_pages_for_players(client):
     assert 'href="/rules"' in home  # the header's link is the index, not one game
 
 
+def test_rules_pages_leave_out_what_programs_read_and_give_the_parameters_once(client):
+    """A player reading the rules met the action encoding and observation planes of networks
+    ("Specs"), the record format and `replay --json` ("Records and replay"), and two tables
+    headed "Parameters" that disagreed (the doc's, in the command line's words, and the
+    page's): the page gives the rules, and its own table once."""
+    for game_id in available_games():
+        rules = client.get(f"/rules/{game_id}").text
+        for words in ("Observation planes", "Action encoding", "stonegarden-record",
+                      "replay RECORD", "<h2>Specs</h2>", "<h2>Records and replay</h2>"):
+            assert words not in rules, (game_id, words)
+        assert rules.count("<h2>Parameters</h2>") == 1, game_id
+        assert "<h2>Notation</h2>" in rules, game_id  # how moves are written stays
+
+
 def test_the_upload_field_offers_an_sgf_file_saved_as_text(client):
     """The page reads an SGF file by its text whatever its name (a Go program's ``.txt``), but
     its file field offered only ``.json`` and ``.sgf``: the file picker greyed the ``.txt`` out."""
