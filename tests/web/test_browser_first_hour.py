@@ -4,6 +4,7 @@ newcomer makes on the way (clicks at the wrong time, a reload, the back button).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from browsers import WAIT
@@ -85,4 +86,21 @@ def test_a_click_on_the_board_at_the_wrong_time_says_why_nothing_happened(browse
     wait_length(page, 3)
     page.wait_for_timeout(300)  # the second click's events, if any
     assert page.inner_text("#move-error") == ""
+    page.context.close()
+
+
+def test_the_status_line_names_a_thinking_level_as_the_seats_line_does(browser, server):
+    """The status line said "Black (level:6) is thinking…", the agent's spec, under a seats
+    line that says "computer, level 6": it says it in those words too."""
+    for _ in range(600):  # bounded: the worker loads every game's kernels first
+        if server.request("GET", "/api/engine")[1]["ready"]:
+            break
+        time.sleep(0.1)
+    made = new_game(server, "freego", ("level:6", "human"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["2"])
+    page.wait_for_function("document.getElementById('thinking').textContent"
+                           ".startsWith('level:6 is thinking: ')", timeout=WAIT)
+    assert page.inner_text("#status") == "Black (computer, level 6) is thinking…"
+    assert "Black (computer, level 6)" in page.inner_text("#seats")
     page.context.close()

@@ -57,12 +57,16 @@ export function lastMoveText(s) {
   return text + ".";
 }
 
+/** The agent thinking as the seats line names it ("computer, level 3"), not by its spec
+ * ("level:3"); another spec ("mcts:time=3") as it is. */
+const agentWords = (s) => (/^level:\d$/.test(s.thinking.spec) ? s.seat_words[s.thinking.seat - 1] : s.thinking.spec);
+
 /** The live position in words: whose turn, who thinks, or how it ended. */
 export function statusText(s) {
   if (s.terminal) return "Game over: " + resultText(s);
   if (s.thinking && !page.engineReady) return PREPARING;
-  if (s.thinking && s.thinking.queued) return `${names()[s.to_move - 1]} (${s.thinking.spec}) waits for a free worker…`;
-  if (s.thinking) return `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
+  if (s.thinking && s.thinking.queued) return `${names()[s.to_move - 1]} (${agentWords(s)}) waits for a free worker…`;
+  if (s.thinking) return `${names()[s.to_move - 1]} (${agentWords(s)}) is thinking…`;
   if (s.open) return "Waiting for someone to join";
   if (s.can_play) return `Your turn (${names()[s.to_move - 1]})`;
   return s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
