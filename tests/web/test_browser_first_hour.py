@@ -104,3 +104,29 @@ def test_the_status_line_names_a_thinking_level_as_the_seats_line_does(browser, 
     assert page.inner_text("#status") == "Black (computer, level 6) is thinking…"
     assert "Black (computer, level 6)" in page.inner_text("#seats")
     page.context.close()
+
+
+def test_the_spectator_link_of_your_own_game_leads_back_to_your_board(browser, server):
+    """The Record card's spectator link, followed from a player's own board, opened a page that
+    only watched ("Black to move", "watching", no move to make) with no way back but the
+    browser's: it says this browser holds a seat there and links to its board."""
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    assert page.is_hidden("#own-seat")
+    page.click("#spectator-link")
+    page.wait_for_function("!location.hash && document.getElementById('seats').textContent"
+                           ".includes('watching')", timeout=WAIT)
+    assert page.is_visible("#own-seat") and "You hold a seat" in page.inner_text("#own-seat")
+    page.click("#own-seat-link")
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    assert page.is_hidden("#own-seat") and "you play Black" in page.inner_text("#seats")
+    # a stranger's browser, holding no seat, is told nothing of the kind
+    other = open_page(browser)
+    other.goto(server.url + f"/game/{made['id']}")
+    other.wait_for_function("document.getElementById('seats').textContent.includes('watching')",
+                            timeout=WAIT)
+    assert other.is_hidden("#own-seat")
+    page.context.close()
+    other.context.close()
