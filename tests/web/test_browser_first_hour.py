@@ -130,3 +130,20 @@ def test_the_spectator_link_of_your_own_game_leads_back_to_your_board(browser, s
     assert other.is_hidden("#own-seat")
     page.context.close()
     other.context.close()
+
+
+def test_the_end_of_a_game_offers_rematch_and_new_game_as_two_buttons(browser, server):
+    """At the end, Rematch and New game touched, read as one button split in two: they stand
+    apart."""
+    made = new_game(server, params={"size": 5})
+    status, _ = server.request("POST", f"/api/games/{made['id']}/move",
+                               {"secret": made["secrets"]["2"], "move": "resign"})
+    assert status == 200
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    assert page.inner_text("#status") == "Game over: You won: White resigned"
+    rematch = page.locator("#rematch").bounding_box()
+    again = page.locator("#new-game").bounding_box()
+    assert rematch and again and again["x"] >= rematch["x"] + rematch["width"] + 4
+    page.context.close()
