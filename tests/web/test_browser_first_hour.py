@@ -147,3 +147,37 @@ def test_the_end_of_a_game_offers_rematch_and_new_game_as_two_buttons(browser, s
     again = page.locator("#new-game").bounding_box()
     assert rematch and again and again["x"] >= rematch["x"] + rematch["width"] + 4
     page.context.close()
+
+
+def test_start_with_a_field_out_of_range_out_of_view_says_why_or_starts(browser, server):
+    """A parameter out of its range in the folded-away Parameters, or a friend's clock out of
+    its range left behind on choosing the computer, made Start do nothing, in silence: the
+    browser had no field in view to point at. The Parameters unfold at the field, and the
+    clock of a choice not taken is not checked (it is not sent)."""
+    page = open_page(browser, 375, 740, phone=True)
+    page.goto(server.url + "/?game=freego")
+    page.click("#params-box summary")
+    page.fill('[data-param="size"]', "99")
+    page.click("#params-box summary")  # folded away again
+    page.click("#start")
+    page.wait_for_function("document.getElementById('params-box').open", timeout=WAIT)
+    assert page.evaluate("document.activeElement.dataset.param") == "size"
+    assert "/game/" not in page.url
+    page.fill('[data-param="size"]', "5")
+    page.check('input[name="mode"][value="friend"]')
+    page.select_option("#clock-kind", "fischer")
+    page.fill("#clock-minutes", "999")
+    page.check('input[name="mode"][value="computer"]')
+    page.click("#start")
+    page.wait_for_url("**/game/**", timeout=WAIT)
+    # the clock of a friend's game, chosen, is still sent
+    page.goto(server.url + "/?game=freego")
+    page.check('input[name="mode"][value="friend"]')
+    page.select_option("#clock-kind", "fischer")
+    page.fill("#clock-minutes", "7")
+    page.click("#start")
+    page.wait_for_selector("#invite:not([hidden])", timeout=WAIT)
+    gid = page.get_attribute("#link-spectator", "href").rsplit("/", 1)[1]
+    status, snap = server.request("GET", f"/api/games/{gid}")
+    assert status == 200 and snap["clock"]["1"] == 7 * 60
+    page.context.close()
