@@ -181,3 +181,18 @@ def test_start_with_a_field_out_of_range_out_of_view_says_why_or_starts(browser,
     status, snap = server.request("GET", f"/api/games/{gid}")
     assert status == 200 and snap["clock"]["1"] == 7 * 60
     page.context.close()
+
+
+def test_a_cancelled_computer_is_said_paused_not_to_move(browser, server):
+    """Once its thinking was cancelled, the status line said "Black to move", as if the
+    computer would play: it says the computer is paused (the box beside says how to go on)."""
+    made = new_game(server, "freego", ("level:6", "human"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["2"])
+    page.wait_for_selector("#cancel:not([hidden])", timeout=WAIT)
+    page.click("#cancel")
+    page.wait_for_selector("#resume:not([hidden])", timeout=WAIT)
+    assert page.inner_text("#status") == "Black (computer, level 6) is paused"
+    page.click("#resume")
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.context.close()
