@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from starlette.testclient import TestClient
 
+from stonegarden.core.protocol import CHANCE
 from stonegarden.core.registry import available_games, make
 from stonegarden.games.square_go_view import star_points
 from stonegarden.web.app import create_app
@@ -215,6 +216,17 @@ def test_blobs_offers_a_picture_of_each_face_and_moves_first_as_blue():
         tumbling.initial_state())[0][0])
     one = view_for(tumbling).builder(tumbling, rolled)["options"]
     assert all(len(v) == 1 for v in one.values())  # the rolled face fits one way: no choice
+
+
+def test_blobs_says_what_to_click_in_a_players_words():
+    """The prompt said "click a highlighted frontier cell": "frontier" is a word of the rules'
+    notes for programs, never met by a player."""
+    for game in (make("blobs"), make("blobs", tumbling=True)):
+        state = game.initial_state()
+        if game.current_player(state) == CHANCE:
+            state = game.play(state, game.chance_outcomes(state)[0][0])
+        prompt = view_for(game).builder(game, state)["prompt"]
+        assert "frontier" not in prompt and "click a highlighted cell, where a die fits" in prompt
 
 
 def test_every_cell_has_an_accessible_name_and_can_take_the_focus():
