@@ -1,6 +1,7 @@
 """A new player's first hour in a real headless Chromium (Debian's /usr/bin/chromium through
-Playwright): the game page read in order, on a phone and on a wide screen, and the mistakes a
-newcomer makes on the way (clicks at the wrong time, a reload, the back button)."""
+Playwright): the game page read in order, on a phone and on a wide screen, the mistakes a
+newcomer makes on the way (clicks at the wrong time, a field out of range, the spectator's link
+of their own game), and the words of the computer's turn and of the end."""
 
 from __future__ import annotations
 
