@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from starlette.testclient import TestClient
 
+from stonegarden.core.protocol import CHANCE
 from stonegarden.core.registry import available_games, make
 from stonegarden.games.square_go_view import star_points
 from stonegarden.web.app import create_app
@@ -217,6 +218,17 @@ def test_blobs_offers_a_picture_of_each_face_and_moves_first_as_blue():
     assert all(len(v) == 1 for v in one.values())  # the rolled face fits one way: no choice
 
 
+def test_blobs_says_what_to_click_in_a_players_words():
+    """The prompt said "click a highlighted frontier cell": "frontier" is a word of the rules'
+    notes for programs, never met by a player."""
+    for game in (make("blobs"), make("blobs", tumbling=True)):
+        state = game.initial_state()
+        if game.current_player(state) == CHANCE:
+            state = game.play(state, game.chance_outcomes(state)[0][0])
+        prompt = view_for(game).builder(game, state)["prompt"]
+        assert "frontier" not in prompt and "click a highlighted cell, where a die fits" in prompt
+
+
 def test_every_cell_has_an_accessible_name_and_can_take_the_focus():
     for game_id in available_games():
         game = make(game_id)
@@ -260,6 +272,20 @@ def test_rules_index_and_pages_for_players(client):
         assert f'href="/?game={game_id}"' in rules
     home = client.get("/").text
     assert 'href="/rules"' in home  # the header's link is the index, not one game
+
+
+def test_rules_pages_leave_out_what_programs_read_and_give_the_parameters_once(client):
+    """A player reading the rules met the action encoding and observation planes of networks
+    ("Specs"), the record format and `replay --json` ("Records and replay"), and two tables
+    headed "Parameters" that disagreed (the doc's, in the command line's words, and the
+    page's): the page gives the rules, and its own table once."""
+    for game_id in available_games():
+        rules = client.get(f"/rules/{game_id}").text
+        for words in ("Observation planes", "Action encoding", "stonegarden-record",
+                      "replay RECORD", "<h2>Specs</h2>", "<h2>Records and replay</h2>"):
+            assert words not in rules, (game_id, words)
+        assert rules.count("<h2>Parameters</h2>") == 1, game_id
+        assert "<h2>Notation</h2>" in rules, game_id  # how moves are written stays
 
 
 def test_the_upload_field_offers_an_sgf_file_saved_as_text(client):

@@ -27,8 +27,11 @@ from .views.base import safe_move_cells
 DOCS = Path(__file__).resolve().parent / "rules_docs"
 
 
-#: sections of a game's doc written for developers, left out of the rules page
-DEV_SECTIONS = ("implementation", "checks", "speed", "benchmark", "version history")
+#: sections of a game's doc left out of the rules page: those written for developers (the
+#: action encoding and observation planes of "Specs", the record format and `replay --json` of
+#: "Records and replay"), and "Parameters", which the page draws as the home page takes them
+DEV_SECTIONS = ("implementation", "checks", "speed", "benchmark", "version history", "specs",
+                "records and replay", "parameters")
 
 
 def player_doc(markdown: str) -> str:

@@ -142,7 +142,8 @@ class BlobsView(BoardView):
 
         roll = getattr(state, "roll", -1)
         rolled = FACE_LABELS[FACES[roll]] if roll >= 0 else None
-        prompt = "click a highlighted frontier cell"
+        # "frontier", the rules' word for programs, is not one a player has met
+        prompt = "click a highlighted cell, where a die fits"
         if rolled is not None:
             prompt = f"Tumbling Dice: you rolled a {rolled} and must place it; {prompt}"
         return {"kind": self.kind, "options": self._options(game, state),

@@ -68,13 +68,24 @@
   function showMode() {
     for (const m of ["computer", "friend", "watch"]) $("panel-" + m).hidden = mode() !== m;
     $("seat-choice").hidden = mode() === "watch";
+    offHidden();
   }
 
   function clockKind() { return $("clock-kind").value; }
   function showClock() {
     $("clock-fischer").hidden = clockKind() !== "fischer";
     $("clock-days").hidden = clockKind() !== "correspondence";
+    offHidden();
   }
+  // a field of a choice not taken (the clock of "Play a friend" while playing the computer) is
+  // not sent, so it is not checked either: else a value out of its range there stopped Start
+  // in silence, the browser having no field in view to point at
+  function offHidden() {
+    form.querySelectorAll(".panel input, .panel select").forEach((i) => { i.disabled = !!i.closest("[hidden]"); });
+  }
+  // a parameter out of its range in the folded-away Parameters: unfolded, so that the browser
+  // can point at it and say why Start did nothing
+  form.addEventListener("invalid", (ev) => { const d = ev.target.closest("details"); if (d) d.open = true; }, true);
   function clockToCreate() {
     if (clockKind() === "fischer") return { initial: 60 * Number($("clock-minutes").value), increment: Number($("clock-increment").value) };
     if (clockKind() === "correspondence") return { days_per_move: Number($("clock-days-per-move").value) };

@@ -153,13 +153,15 @@ function drawPending() {
 /** Why a cell chosen does nothing, said (an alert) rather than ignored in silence. */
 function refuseCell(why) { $("move-error").textContent = why; }
 
-/** A cell clicked, or chosen with Enter (``fromKey``: a click may be a double click's
- * second, after the move its first played, which is no mistake to point out). */
-export function cellChosen(cell, fromKey) {
+/** A cell clicked, or chosen with Enter. ``sayWhy``: whether a cell that cannot be chosen
+ * now (not your turn, an earlier position shown) is said to be so: from Enter and from a
+ * single click, not from a double click's second, which comes after the move its first
+ * played and is no mistake to point out. */
+export function cellChosen(cell, sayWhy) {
   if (!page.snap || page.moving) return;
   const name = cell.dataset.cell, b = page.snap.builder;
   if (!page.snap.can_play) {
-    if (!fromKey) return;
+    if (!sayWhy) return;
     if (page.viewPly !== null && page.snap.you) refuseCell("this is an earlier position: End (or ▶▶) comes back to the game");
     else if (page.now && page.now.you && !page.now.terminal) refuseCell(`not your turn: ${statusText(page.now)}`);
     return;
@@ -195,7 +197,8 @@ export function cellChosen(cell, fromKey) {
 
 $("board").addEventListener("click", (ev) => {
   const cell = ev.target.closest("[data-cell]");
-  if (cell) { page.focusCell = cell.dataset.cell; cellChosen(cell); }
+  // ev.detail counts the clicks of a double click: its second says nothing
+  if (cell) { page.focusCell = cell.dataset.cell; cellChosen(cell, ev.detail <= 1); }
 });
 
 $("move-text").addEventListener("input", () => { typed = true; });

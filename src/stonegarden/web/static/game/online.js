@@ -13,6 +13,10 @@ export function renderOnline(s) {
   $("waiting-own").hidden = !!s.you || !own;
   if (own) $("own-board").href = "#key=" + own[1];
   $("join").hidden = !!s.you || !!own;
+  // the spectator's link of a game this browser plays (the one under Record, say): the page
+  // watches it, and the player's own board is a click away, not lost
+  $("own-seat").hidden = !!s.you || !!s.open || !own;
+  if (own) $("own-seat-link").href = "#key=" + own[1];
   // a person's seat held without a name (a link opened before a name was chosen): name it
   // now (an agent's seat keeps the agent's name)
   // (not where this browser holds both seats: an uploaded record's players are not its uploader)

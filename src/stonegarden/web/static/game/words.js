@@ -57,12 +57,19 @@ export function lastMoveText(s) {
   return text + ".";
 }
 
+/** The agent of a seat as the seats line names it ("computer, level 3"), not by its spec
+ * ("level:3"); another spec ("mcts:time=3") as it is. */
+const agentWords = (s, seat) => (/^level:\d$/.test(s.seats[seat - 1]) ? s.seat_words[seat - 1] : s.seats[seat - 1]);
+
 /** The live position in words: whose turn, who thinks, or how it ended. */
 export function statusText(s) {
   if (s.terminal) return "Game over: " + resultText(s);
   if (s.thinking && !page.engineReady) return PREPARING;
-  if (s.thinking && s.thinking.queued) return `${names()[s.to_move - 1]} (${s.thinking.spec}) waits for a free worker…`;
-  if (s.thinking) return `${names()[s.to_move - 1]} (${s.thinking.spec}) is thinking…`;
+  if (s.thinking && s.thinking.queued) return `${names()[s.to_move - 1]} (${agentWords(s, s.to_move)}) waits for a free worker…`;
+  if (s.thinking) return `${names()[s.to_move - 1]} (${agentWords(s, s.to_move)}) is thinking…`;
+  // cancelled, or its job failed: it moves no more until asked (else "Black to move" waited
+  // for ever)
+  if (s.paused && s.to_move && s.seats[s.to_move - 1] !== "human") return `${names()[s.to_move - 1]} (${agentWords(s, s.to_move)}) is paused`;
   if (s.open) return "Waiting for someone to join";
   if (s.can_play) return `Your turn (${names()[s.to_move - 1]})`;
   return s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
