@@ -465,3 +465,36 @@ def test_a_game_longer_than_the_analysis_says_which_moves_it_covers(browser, ser
         assert page.get_attribute("#winprob .graph-now", "x1") == "300.0"  # the graph's end
     finally:
         page.context.close()
+
+
+def test_a_step_through_the_moves_keeps_the_move_list(browser, server):
+    """Each step rebuilt the whole move list (a long game's thousands of items, laid out again:
+    most of a second a step); it moves the current mark, and a new move lists again."""
+    made = new_game(server, params={"size": 5})
+    for i, text in enumerate(["C3", "D4", "B2"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
+        page.evaluate("document.querySelectorAll('#moves li').forEach((li) => li.kept = true)")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+        assert page.evaluate("[...document.querySelectorAll('#moves li')].every((li) => li.kept)")
+        current = page.locator("#moves li[aria-current=step]")
+        assert current.count() == 1 and current.inner_text() == "White D4"
+        assert page.locator("#moves li.current").count() == 1
+        page.keyboard.press("Home")
+        page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+        assert page.locator("#moves li.current").count() == 0
+        move(server, made, "2", "A1", 3)  # the game goes on: listed, the position kept
+        page.wait_for_function("document.body.dataset.length === '4'", timeout=WAIT)
+        assert page.inner_text("#moves").split("\n") == [
+            "Black C3", "White D4", "Black B2", "White A1"]
+        page.locator("#moves li").nth(1).click()
+        page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+        assert page.locator("#moves li[aria-current=step]").inner_text() == "White D4"
+        assert errors == []
+    finally:
+        page.context.close()

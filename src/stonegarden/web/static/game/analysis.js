@@ -50,7 +50,7 @@ export function renderAnalysis(s) {
   showAnalyse();
   $("analysis-closed").hidden = allowed;
   if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
-    analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse();
+    analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse(); markMoves();
   } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
   else if (analysis) drawAnalysis();
   const r = s.review, box = $("review-here");
@@ -106,8 +106,8 @@ function drawAnalysis() {
 }
 
 export function markMoves() {
-  if (!analysis) return;
-  const by = new Map(analysis.points.map((p) => [p.ply, p]));
+  // the list is kept from step to step: marks of an analysis no longer shown go too
+  const by = new Map((analysis ? analysis.points : []).map((p) => [p.ply, p]));
   $("moves").querySelectorAll("li").forEach((li) => {
     const p = by.get(+li.dataset.ply);
     li.querySelector(".judgement")?.remove();
