@@ -498,3 +498,34 @@ def test_a_step_through_the_moves_keeps_the_move_list(browser, server):
         assert errors == []
     finally:
         page.context.close()
+
+
+def test_an_unfinished_record_uploaded_is_played_on_from_its_page(browser, server, tmp_path):
+    """An uploaded record, both of whose seats are its uploader's, opened on player 1's link:
+    at White's turn the page said "White to move" and offered Abort (a record to study, which
+    no one waits for), and White's moves could be played only from the other seat's link. The
+    page plays the side to move."""
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, "moves": ["C3"]}))
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + "/")
+        page.set_input_files("#upload-file", str(path))
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        wait_text(page, "#status", "Your turn (White)")
+        keys = page.evaluate("JSON.parse(localStorage.getItem('sg-keys'))")
+        gid = page.evaluate("document.body.dataset.gid")
+        assert page.url.endswith("#key=" + keys[gid]["2"])
+        assert "this link plays White" in page.inner_text("#seats")
+        assert page.is_hidden("#abort")
+        page.click('#board [data-cell="B2"]')
+        wait_text(page, "#status", "Your turn (Black)")
+        assert page.url.endswith("#key=" + keys[gid]["1"])
+        assert page.inner_text("#moves").split("\n") == ["Black C3", "White B2"]
+        assert page.is_hidden("#abort")
+        assert page.title().startswith("Free Go")  # no turn alert: no one waits for it
+        assert errors == []
+    finally:
+        page.context.close()
