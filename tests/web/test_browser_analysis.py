@@ -529,3 +529,24 @@ def test_an_unfinished_record_uploaded_is_played_on_from_its_page(browser, serve
         assert errors == []
     finally:
         page.context.close()
+
+
+def test_a_game_over_before_its_first_move_offers_no_analysis(browser, server):
+    """Blobs with one die is drawn before anyone moves: the page offered its analysis (one
+    position, "Red's winning chances: 50%"); it says there is nothing to analyse."""
+    status, made = server.request("POST", "/api/records", {
+        "format": "stonegarden-record", "version": 1, "game": "blobs", "params": {"dice": 1},
+        "moves": []})
+    assert status == 201, made
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        page.wait_for_selector("#analysis-none:not([hidden])", timeout=WAIT)
+        assert page.inner_text("#analysis-none") == (
+            "Nothing to analyse: the game was over before its first move.")
+        assert page.is_hidden("#analyse") and page.is_hidden("#analysis-closed")
+        assert errors == []
+    finally:
+        page.context.close()
