@@ -304,6 +304,29 @@ def test_an_abstract_play_record_is_uploaded_and_reviewed(db: Path):
         assert a["of"] == min(snap["length"], review_job.MAX_PLIES) + 1
 
 
+def test_a_game_over_before_its_first_move_has_nothing_to_analyse(db: Path):
+    """Blobs with one die is drawn before anyone moves: its analysis was one position, the
+    result, said as "Red's winning chances: 50%". It is refused; a game aborted before its
+    first move (its first position has a move to find) is analysed."""
+    with TestClient(create_app(db, workers=1)) as client:
+        record = {"format": "stonegarden-record", "version": 1, "game": "blobs",
+                  "params": {"dice": 1}, "moves": []}
+        up = client.post("/api/records", json=record)
+        assert up.status_code == 201, up.text
+        gid = up.json()["id"]
+        r = client.post(f"/api/games/{gid}/analysis", json={})
+        assert r.status_code == 409, r.text
+        assert r.json()["error"] == ("there is nothing to analyse: the game was over before "
+                                     "its first move")
+        assert client.get(f"/api/games/{gid}/analysis").json()["engine"] is None
+        made = client.post("/api/games", json={"game": "freego", "params": {"size": 5},
+                                               "seats": ["human", "human"]}).json()
+        r = client.post(f"/api/games/{made['id']}/abort", json={"secret": made["secrets"]["1"]})
+        assert r.json()["reason"] == "aborted"
+        r = client.post(f"/api/games/{made['id']}/analysis", json={})
+        assert r.status_code == 202, r.text
+
+
 @pytest.mark.parametrize("body, ctype, status", [
     ("[]", "application/json", 400),
     ("{", "application/json", 400),

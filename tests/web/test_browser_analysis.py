@@ -465,3 +465,88 @@ def test_a_game_longer_than_the_analysis_says_which_moves_it_covers(browser, ser
         assert page.get_attribute("#winprob .graph-now", "x1") == "300.0"  # the graph's end
     finally:
         page.context.close()
+
+
+def test_a_step_through_the_moves_keeps_the_move_list(browser, server):
+    """Each step rebuilt the whole move list (a long game's thousands of items, laid out again:
+    most of a second a step); it moves the current mark, and a new move lists again."""
+    made = new_game(server, params={"size": 5})
+    for i, text in enumerate(["C3", "D4", "B2"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
+        page.evaluate("document.querySelectorAll('#moves li').forEach((li) => li.kept = true)")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+        assert page.evaluate("[...document.querySelectorAll('#moves li')].every((li) => li.kept)")
+        current = page.locator("#moves li[aria-current=step]")
+        assert current.count() == 1 and current.inner_text() == "White D4"
+        assert page.locator("#moves li.current").count() == 1
+        page.keyboard.press("Home")
+        page.wait_for_function("document.body.dataset.ply === '0'", timeout=WAIT)
+        assert page.locator("#moves li.current").count() == 0
+        move(server, made, "2", "A1", 3)  # the game goes on: listed, the position kept
+        page.wait_for_function("document.body.dataset.length === '4'", timeout=WAIT)
+        assert page.inner_text("#moves").split("\n") == [
+            "Black C3", "White D4", "Black B2", "White A1"]
+        page.locator("#moves li").nth(1).click()
+        page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+        assert page.locator("#moves li[aria-current=step]").inner_text() == "White D4"
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_an_unfinished_record_uploaded_is_played_on_from_its_page(browser, server, tmp_path):
+    """An uploaded record, both of whose seats are its uploader's, opened on player 1's link:
+    at White's turn the page said "White to move" and offered Abort (a record to study, which
+    no one waits for), and White's moves could be played only from the other seat's link. The
+    page plays the side to move."""
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, "moves": ["C3"]}))
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + "/")
+        page.set_input_files("#upload-file", str(path))
+        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        wait_text(page, "#status", "Your turn (White)")
+        keys = page.evaluate("JSON.parse(localStorage.getItem('sg-keys'))")
+        gid = page.evaluate("document.body.dataset.gid")
+        assert page.url.endswith("#key=" + keys[gid]["2"])
+        assert "this link plays White" in page.inner_text("#seats")
+        assert page.is_hidden("#abort")
+        page.click('#board [data-cell="B2"]')
+        wait_text(page, "#status", "Your turn (Black)")
+        assert page.url.endswith("#key=" + keys[gid]["1"])
+        assert page.inner_text("#moves").split("\n") == ["Black C3", "White B2"]
+        assert page.is_hidden("#abort")
+        assert page.title().startswith("Free Go")  # no turn alert: no one waits for it
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_game_over_before_its_first_move_offers_no_analysis(browser, server):
+    """Blobs with one die is drawn before anyone moves: the page offered its analysis (one
+    position, "Red's winning chances: 50%"); it says there is nothing to analyse."""
+    status, made = server.request("POST", "/api/records", {
+        "format": "stonegarden-record", "version": 1, "game": "blobs", "params": {"dice": 1},
+        "moves": []})
+    assert status == 201, made
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        page.wait_for_selector("#analysis-none:not([hidden])", timeout=WAIT)
+        assert page.inner_text("#analysis-none") == (
+            "Nothing to analyse: the game was over before its first move.")
+        assert page.is_hidden("#analyse") and page.is_hidden("#analysis-closed")
+        assert errors == []
+    finally:
+        page.context.close()

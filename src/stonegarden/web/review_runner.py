@@ -59,12 +59,15 @@ class Reviewer:
         """Start (or continue) the analysis of every position not analysed yet, in jobs.
 
         Raises:
-            ApiError: 403 where ``seats.may_see_analysis`` says no, 429 no room in the job
-            queue.
+            ApiError: 403 where ``seats.may_see_analysis`` says no, 409 a game over before
+            its first move, 429 no room in the job queue.
         """
         svc = self.service
         seat = svc.seat_of(live, secret)
         _check_access(live, seat)
+        if nothing_to_analyse(live):
+            raise ApiError(409, "there is nothing to analyse: the game was over before its "
+                                "first move")
         r = live.review
         if r is None:
             r = live.review = review_job.Review(review_job.ENGINE)
@@ -134,6 +137,12 @@ class Reviewer:
                 svc.jobs.let_go(job)
             r.running = False
             svc.hub.publish(live.id)
+
+
+def nothing_to_analyse(live: Live) -> bool:
+    """A game over by its rules before its first move (Blobs with one die): its one position
+    has no player to move, no move to find nor to judge."""
+    return not live.moves and live.game.is_terminal(live.state)
 
 
 def _check_access(live: Live, seat: int | None) -> None:

@@ -41,16 +41,26 @@ const stale = (sum) => !analysis || sum.points !== analysis.points.length || sum
  * read out there, rather than at the top of the page. */
 function showAnalyse() {
   const button = $("analyse"), had = document.activeElement === button;
-  button.hidden = !(page.snap && page.snap.analysis_open) || !!(analysis && (analysis.running || analysis.done));
+  button.hidden = !(page.snap && page.snap.analysis_open) || !!(analysis && (analysis.running || analysis.done))
+    || overAtStart();
   if (had && button.hidden) { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
 }
+
+/** A game over by its rules before its first move (Blobs with one die): nothing to analyse
+ * (the server refuses it). One ended otherwise (time, a resignation, an abort) is not over
+ * by its rules: its first position has a move to find. */
+const overAtStart = () => {
+  const n = page.now || page.snap;
+  return !!n && n.length === 0 && n.terminal && !["time", "resign", "aborted"].includes(n.reason);
+};
 
 export function renderAnalysis(s) {
   const allowed = s.analysis_open;  // the server's rule: who may see it, and when
   showAnalyse();
   $("analysis-closed").hidden = allowed;
+  $("analysis-none").hidden = !overAtStart();
   if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
-    analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse();
+    analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse(); markMoves();
   } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
   else if (analysis) drawAnalysis();
   const r = s.review, box = $("review-here");
@@ -106,8 +116,8 @@ function drawAnalysis() {
 }
 
 export function markMoves() {
-  if (!analysis) return;
-  const by = new Map(analysis.points.map((p) => [p.ply, p]));
+  // the list is kept from step to step: marks of an analysis no longer shown go too
+  const by = new Map((analysis ? analysis.points : []).map((p) => [p.ply, p]));
   $("moves").querySelectorAll("li").forEach((li) => {
     const p = by.get(+li.dataset.ply);
     li.querySelector(".judgement")?.remove();

@@ -25,6 +25,12 @@ export async function refresh() {
   if (page.key && invited(page.key)) headers["X-Seat-Present"] = "0";
   try {
     const current = await SG.get("/api/games/" + gid, headers);
+    const other = studyTurn(current);
+    if (other) {  // this page plays the side to move of a record studied here: its link
+      page.key = other; history.replaceState(null, "", "#key=" + other);
+      refresh();
+      return;
+    }
     if (page.viewPly !== null && page.viewPly >= current.length) page.viewPly = null;
     const shown = page.viewPly === null ? current : await SG.get(`/api/games/${gid}?ply=${page.viewPly}`, headers);
     if (mine !== asked) return;  // a later refresh answers instead
@@ -38,6 +44,15 @@ export async function refresh() {
     $(page.snap ? "move-error" : "status").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
     if (e.offline) reload.later();
   }
+}
+
+/** The key of the seat to move in a game both of whose seats this browser holds (an uploaded
+ * record, studied), where this page holds the other: its moves are played here too, else they
+ * could be played only from the other seat's own link. */
+function studyTurn(s) {
+  if (!bothSeats() || !s.to_move || s.seats.some((seat) => seat !== "human")) return null;
+  const key = SG.keys()[gid][String(s.to_move)];
+  return key !== page.key ? key : null;
 }
 
 /** The game shown is no longer stored: its creator withdrew it before anyone joined (the

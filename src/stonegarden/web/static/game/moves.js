@@ -22,18 +22,29 @@ export function renderScore(sc) {
   });
 }
 
+// the moves listed, in words: a step through the same moves only moves the current mark (the
+// list of a long game, rebuilt and laid out again at each step, held every step for a second)
+let listed = null;
+const moveWords = (m) => (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "") + (m.words ? ` (${m.words})` : "");
+
 export function renderMoves(s) {
-  const ol = $("moves"); ol.textContent = "";
-  s.moves.forEach((m) => {
-    const li = document.createElement("li");
-    li.textContent = (m.player ? short(m.player) + " " : "") + m.text + (m.auto && m.auto.length ? ` (auto ${m.auto.join(" ")})` : "") + (m.words ? ` (${m.words})` : "");
-    li.dataset.ply = m.ply + 1;
-    if (m.ply + 1 === s.ply) { li.className = "current"; li.setAttribute("aria-current", "step"); }
-    li.addEventListener("click", () => goTo(m.ply + 1));
-    ol.append(li);
-  });
-  const cur = ol.querySelector(".current"); if (cur) scrollWithin(ol, cur);
-  markMoves();
+  const ol = $("moves"), words = s.moves.map(moveWords), all = words.join("\n");
+  if (all !== listed || ol.children.length !== words.length) {
+    ol.textContent = "";
+    words.forEach((text, i) => {
+      const li = document.createElement("li");
+      li.textContent = text;
+      li.dataset.ply = i + 1;
+      li.addEventListener("click", () => goTo(i + 1));
+      ol.append(li);
+    });
+    listed = all;
+    markMoves();
+  }
+  const was = ol.querySelector(".current"), cur = ol.children[s.ply - 1] || null;
+  if (was === cur) return;
+  if (was) { was.classList.remove("current"); was.removeAttribute("aria-current"); }
+  if (cur) { cur.classList.add("current"); cur.setAttribute("aria-current", "step"); scrollWithin(ol, cur); }
 }
 
 /** Scroll a list to show its item, never the page (scrollIntoView would move the board away). */

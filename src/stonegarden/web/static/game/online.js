@@ -26,7 +26,8 @@ export function renderOnline(s) {
   }
   // an aborted game never started: no rematch (a new game instead)
   $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats();
-  $("abort").hidden = !s.can_abort;
+  // a record studied here (both seats this browser's) is no game to abort: no one waits for it
+  $("abort").hidden = !s.can_abort || bothSeats();
   $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
   // offered to the opponent: whoever holds a seat of the rematch here offered or took it
   const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
