@@ -479,6 +479,44 @@ def test_data_whose_moves_do_not_replay_are_refused_naming_the_game(tmp_path):
     assert done.stderr.strip().endswith("data made by another version? use another --out")
 
 
+def test_a_data_folder_that_cannot_be_written_is_said_in_one_line(tmp_path, monkeypatch):
+    game = stonegarden.make("blooms", size=3)
+    from stonegarden.learn import train as training
+
+    write_text = Path.write_text
+
+    def read_only(path, *args, **kwargs):
+        if path.name == "settings.part":
+            raise OSError(30, "Read-only file system")
+        return write_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    stamp = tmp_path / "settings.json"
+    with pytest.raises(ParameterError, match=re.escape(f"--out: cannot write {str(stamp)!r}: "
+                                                       "Read-only file system")):
+        self_play(game, tmp_path, games=2, sims=5, seed=0, workers=1, progress=False)
+    monkeypatch.setattr(Path, "write_text", write_text)
+    append = training._append_line
+    written: list[str] = []
+
+    def full_after_one(path, line):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(line)
+        append(path, line)
+
+    monkeypatch.setattr(training, "_append_line", full_after_one)
+    chunk = tmp_path / "games-0000.jsonl"
+    with pytest.raises(ParameterError, match=re.escape(
+            f"cannot write the self-play data {str(chunk)!r}: No space left on device; 1 of 3 "
+            "games are kept, and the same command goes on from there")):
+        self_play(game, tmp_path, games=3, sims=5, seed=0, workers=1, progress=False)
+    monkeypatch.setattr(training, "_append_line", append)
+    assert len(self_play(game, tmp_path, games=3, sims=5, seed=0, workers=1,
+                         progress=False)) == 3
+    assert len(chunk.read_text().splitlines()) == 3
+
+
 def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
     game = stonegarden.make("blooms", size=3)
     first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)

@@ -153,7 +153,8 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     ``teacher_model`` identifies it (none if empty).
 
     Raises:
-        ParameterError: ``data`` holds games made with other settings, or cannot be made.
+        ParameterError: ``data`` holds games made with other settings, or cannot be made
+            or written (the games written before it are kept).
     """
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -191,8 +192,12 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
                                  f"{text(settings)}; use another --out")
     else:  # no game yet: the settings are this run's, whatever a run that played none said
         part = stamp.with_suffix(".part")  # written whole or not at all
-        part.write_text(json.dumps(settings, sort_keys=True) + "\n")
-        part.replace(stamp)
+        try:
+            part.write_text(json.dumps(settings, sort_keys=True) + "\n")
+            part.replace(stamp)
+        except OSError as exc:  # a folder that cannot be written (read-only, full)
+            raise ParameterError(f"--out: cannot write {str(stamp)!r}: "
+                                 f"{exc.strerror or exc}") from None
     spec = self_play_spec(sims, teacher)
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
@@ -203,7 +208,14 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
         record = {"index": task["index"], "seed": task["seed"], "moves": result["moves"],
                   "winner": result["winner"], "seconds": result["seconds"],
                   **({"visits": result["visits"]} if visits else {})}
-        _append_line(data / f"games-{task['index'] // CHUNK:04d}.jsonl", json.dumps(record))
+        chunk = data / f"games-{task['index'] // CHUNK:04d}.jsonl"
+        try:
+            _append_line(chunk, json.dumps(record))
+        except OSError as exc:  # a full disk, say: the games written before are kept
+            kept = sum(i < games for i in done)
+            raise ParameterError(f"cannot write the self-play data {str(chunk)!r}: "
+                                 f"{exc.strerror or exc}; {kept} of {games} games are kept, "
+                                 "and the same command goes on from there") from None
         done[task["index"]] = record
 
     run_tasks(tasks, keep, workers=workers, description="self-play",
