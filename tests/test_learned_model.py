@@ -19,6 +19,7 @@ import pytest
 
 import stonegarden
 from stonegarden.agents import make_agent
+from stonegarden.agents.registry import agent_for
 from stonegarden.errors import ParameterError
 from stonegarden.games.blooms.features import (
     OPP_FIRST,
@@ -329,6 +330,26 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     meta.write_text(json.dumps({"kind": KIND, "prior": 7}))
     os.utime(meta, ns=(2, 2))  # the tables untouched
     assert load_model(path).prior == 7
+
+
+def test_a_model_whose_tables_are_not_its_kinds_is_refused_before_any_search(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    # another version's file, say: the right kind, a table of another shape
+    path = _model(tmp_path, tactic=np.zeros((2, 3), np.float32))
+    reason = f"model {str(path)!r}: table 'tactic' is missing, not finite numbers or not of shape"
+    with pytest.raises(ParameterError, match=re.escape(reason)):
+        agent_for(game, f"mcts:model={path},sims=10")
+    # the terminal game refuses the seat before it shows the board, not at the agent's move
+    done = run_cli("play", "blooms", "--param", "size=3", "--p1", f"mcts:model={path},sims=10",
+                   "--p2", "human", input="quit\n")
+    assert done.returncode == 2 and reason in done.stderr, done.stderr
+    assert "to move" not in done.stdout, done.stdout
+    with pytest.raises(ParameterError, match=re.escape(reason)):  # before any self-play
+        train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path / "run", teacher=str(path))
+    assert not (tmp_path / "run").exists()
+    for game_id in ("blooms", "blooms-territory", "freego", "bridgego", "blobs"):
+        profile = profile_for(stonegarden.make(game_id))  # each shipped model passes
+        assert profile.model_for(SearchConfig(model="shipped")) is not None
 
 
 @pytest.mark.parametrize("damage, reason", [

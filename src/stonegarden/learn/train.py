@@ -108,6 +108,7 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
     if model.kind != learner.kind:
         raise ParameterError(f"teacher {teacher!r} is a {model.kind!r} model, not the "
                              f"{learner.kind!r} model of {game.id}")
+    model.require(learner.kind, learner.table_shapes())  # before the data folder is made
     if len(self_play_spec(int(OPTION_RANGES["sims"][1]), {"model": option})) > MAX_SPEC:
         raise ParameterError(f"teacher {teacher!r}: its path, {option!r}, is too long for the "
                              f"self-play's agent spec (at most {MAX_SPEC} characters in all): "
