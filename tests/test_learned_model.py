@@ -669,6 +669,28 @@ def test_a_run_stopped_in_the_fit_says_no_model_was_written(tmp_path):
     assert (tmp_path / "blooms.npz").read_bytes() == before
 
 
+def test_a_run_stopped_before_its_self_play_says_nothing_was_written(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+    from stonegarden.learn import train as training
+
+    def stopped(*args, **kwargs):  # Ctrl-C while the options are checked (importing PyTorch)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train", stopped)
+    out = tmp_path / "run"
+    terminate = signal.getsignal(signal.SIGTERM)  # the command takes SIGTERM as Ctrl-C
+    try:
+        done = CliRunner().invoke(cli, ["train", "blobs", "--games", "2", "--out", str(out)])
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
+    assert done.exit_code == 130
+    assert done.output.splitlines() == [
+        "stopped before the self-play began: nothing was written"]
+    assert not out.exists()
+
+
 def test_games_beyond_games_of_an_earlier_longer_run_are_not_counted_as_this_runs(tmp_path):
     game = stonegarden.make("blooms", size=3)
     self_play(game, tmp_path / "data", games=4, sims=5, seed=0, workers=1, progress=False)
