@@ -543,9 +543,23 @@ def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
     first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
     chunk = sorted(tmp_path.glob("games-*.jsonl"))[0]
     lines = chunk.read_text().splitlines()
-    chunk.write_text("\n".join([lines[0], "[]", '{"moves": []}']) + "\n")
+    # an edited line, or another program's: an index alone, moves that are no moves
+    chunk.write_text("\n".join([lines[0], "[]", '{"moves": []}', '{"index": 1}',
+                                '{"index": 1, "moves": [3]}', '{"index": true, "moves": []}'])
+                     + "\n")
     again = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
     assert [again[i]["moves"] for i in (0, 1)] == [first[i]["moves"] for i in (0, 1)]
+    kept = tmp_path / "with-visits"  # a game whose visits are lost is played again for them
+    first = self_play(game, kept, games=2, sims=20, seed=4, workers=1, progress=False,
+                      visits=True)
+    chunk = kept / "games-0000.jsonl"
+    records = [json.loads(line) for line in chunk.read_text().splitlines()]
+    del records[1]["visits"]
+    chunk.write_text("".join(json.dumps(r) + "\n" for r in records))
+    again = self_play(game, kept, games=2, sims=20, seed=4, workers=1, progress=False,
+                      visits=True)
+    assert [(again[i]["moves"], again[i]["visits"]) for i in (0, 1)] == [
+        (first[i]["moves"], first[i]["visits"]) for i in (0, 1)]
 
 
 def test_the_recorded_command_runs_as_written_with_list_and_pair_parameters(tmp_path):

@@ -132,17 +132,29 @@ def _append_line(path: Path, line: str) -> None:
 
 
 def read_games(data: Path) -> dict[int, dict[str, Any]]:
-    """The self-play games kept in the folder ``data``, by index."""
+    """The self-play games kept in the folder ``data``, by index; a line that holds no game
+    (cut short by an interruption, or edited) is left out, and that game played again."""
     games: dict[int, dict[str, Any]] = {}
     for path in sorted(data.glob("games-*.jsonl")):
         for line in path.read_text().splitlines():
-            if line.strip():
-                try:
-                    record = json.loads(line)
-                    games[int(record["index"])] = record
-                except (ValueError, KeyError, TypeError):
-                    continue  # a line cut short by an interruption: that game is played again
+            try:
+                record = json.loads(line) if line.strip() else None
+            except ValueError:
+                continue
+            if _is_game(record):
+                games[record["index"]] = record
     return games
+
+
+def _is_game(record: Any) -> bool:
+    """Whether ``record`` is a self-play game as ``self_play`` writes it: its index, its
+    moves and, where kept, one entry of root visits a move."""
+    if not isinstance(record, dict):
+        return False
+    index, moves, visits = record.get("index"), record.get("moves"), record.get("visits", [])
+    return (type(index) is int and index >= 0 and isinstance(moves, list)
+            and all(isinstance(m, str) for m in moves)
+            and isinstance(visits, list) and len(visits) in (0, len(moves)))
 
 
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
@@ -180,6 +192,8 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
                                  "another --out")
         if known.get("visits") and not visits:  # its games serve either fit: keep them alike
             visits = settings["visits"] = True
+        if visits:  # a game kept without them is played again
+            done = {i: r for i, r in done.items() if len(r.get("visits", [])) == len(r["moves"])}
         if known != settings:
             differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
             if differ == ["visits"]:  # no option is named so: --targets visits asks for them
