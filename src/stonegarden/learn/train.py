@@ -138,7 +138,7 @@ def read_games(data: Path) -> dict[int, dict[str, Any]]:
     for path in sorted(data.glob("games-*.jsonl")):
         for line in path.read_text().splitlines():
             try:
-                record = json.loads(line) if line.strip() else None
+                record: Any = json.loads(line) if line.strip() else None
             except ValueError:
                 continue
             if _is_game(record):
