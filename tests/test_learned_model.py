@@ -747,6 +747,8 @@ def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
         train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, targets="policy")
     with pytest.raises(ParameterError, match=r"seed must be 0\.\.1099511627776"):
         train("blobs", {}, games=2, sims=5, out=tmp_path, seed=2**40 + 1)
+    with pytest.raises(ParameterError, match=r"teacher '': an empty name is no model file"):
+        train("blobs", {}, games=2, sims=5, out=tmp_path, teacher="")  # "$MODEL" unset
     assert not any(tmp_path.iterdir())  # refused before any game was played
 
 

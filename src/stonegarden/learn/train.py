@@ -94,6 +94,9 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
     Raises:
         ParameterError: the game ships no model, or the file is no model of this game.
     """
+    if not teacher.strip():  # an unset variable: not the current folder, which it resolves to
+        raise ParameterError("teacher '': an empty name is no model file (an unset "
+                             "variable?): none, shipped or a model file")
     if teacher.lower() == "none":
         return {}
     if teacher.lower() == "shipped":
