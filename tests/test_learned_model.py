@@ -19,6 +19,7 @@ import pytest
 
 import stonegarden
 from stonegarden.agents import make_agent
+from stonegarden.agents.registry import agent_for
 from stonegarden.errors import ParameterError
 from stonegarden.games.blooms.features import (
     OPP_FIRST,
@@ -331,6 +332,26 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     assert load_model(path).prior == 7
 
 
+def test_a_model_whose_tables_are_not_its_kinds_is_refused_before_any_search(tmp_path):
+    game = stonegarden.make("blooms", size=3)
+    # another version's file, say: the right kind, a table of another shape
+    path = _model(tmp_path, tactic=np.zeros((2, 3), np.float32))
+    reason = f"model {str(path)!r}: table 'tactic' is missing, not finite numbers or not of shape"
+    with pytest.raises(ParameterError, match=re.escape(reason)):
+        agent_for(game, f"mcts:model={path},sims=10")
+    # the terminal game refuses the seat before it shows the board, not at the agent's move
+    done = run_cli("play", "blooms", "--param", "size=3", "--p1", f"mcts:model={path},sims=10",
+                   "--p2", "human", input="quit\n")
+    assert done.returncode == 2 and reason in done.stderr, done.stderr
+    assert "to move" not in done.stdout, done.stdout
+    with pytest.raises(ParameterError, match=re.escape(reason)):  # before any self-play
+        train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path / "run", teacher=str(path))
+    assert not (tmp_path / "run").exists()
+    for game_id in ("blooms", "blooms-territory", "freego", "bridgego", "blobs"):
+        profile = profile_for(stonegarden.make(game_id))  # each shipped model passes
+        assert profile.model_for(SearchConfig(model="shipped")) is not None
+
+
 @pytest.mark.parametrize("damage, reason", [
     ("empty", "not a .npz archive"),  # np.load raised EOFError: click's "Aborted!"
     ("text", "not a .npz archive"),  # np.load read it as a pickle and advised loading it so
@@ -479,14 +500,66 @@ def test_data_whose_moves_do_not_replay_are_refused_naming_the_game(tmp_path):
     assert done.stderr.strip().endswith("data made by another version? use another --out")
 
 
+def test_a_data_folder_that_cannot_be_written_is_said_in_one_line(tmp_path, monkeypatch):
+    game = stonegarden.make("blooms", size=3)
+    from stonegarden.learn import train as training
+
+    write_text = Path.write_text
+
+    def read_only(path, *args, **kwargs):
+        if path.name == "settings.part":
+            raise OSError(30, "Read-only file system")
+        return write_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", read_only)
+    stamp = tmp_path / "settings.json"
+    with pytest.raises(ParameterError, match=re.escape(f"--out: cannot write {str(stamp)!r}: "
+                                                       "Read-only file system")):
+        self_play(game, tmp_path, games=2, sims=5, seed=0, workers=1, progress=False)
+    monkeypatch.setattr(Path, "write_text", write_text)
+    append = training._append_line
+    written: list[str] = []
+
+    def full_after_one(path, line):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(line)
+        append(path, line)
+
+    monkeypatch.setattr(training, "_append_line", full_after_one)
+    chunk = tmp_path / "games-0000.jsonl"
+    with pytest.raises(ParameterError, match=re.escape(
+            f"cannot write the self-play data {str(chunk)!r}: No space left on device; 1 of 3 "
+            "games are kept, and the same command goes on from there")):
+        self_play(game, tmp_path, games=3, sims=5, seed=0, workers=1, progress=False)
+    monkeypatch.setattr(training, "_append_line", append)
+    assert len(self_play(game, tmp_path, games=3, sims=5, seed=0, workers=1,
+                         progress=False)) == 3
+    assert len(chunk.read_text().splitlines()) == 3
+
+
 def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
     game = stonegarden.make("blooms", size=3)
     first = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
     chunk = sorted(tmp_path.glob("games-*.jsonl"))[0]
     lines = chunk.read_text().splitlines()
-    chunk.write_text("\n".join([lines[0], "[]", '{"moves": []}']) + "\n")
+    # an edited line, or another program's: an index alone, moves that are no moves
+    chunk.write_text("\n".join([lines[0], "[]", '{"moves": []}', '{"index": 1}',
+                                '{"index": 1, "moves": [3]}', '{"index": true, "moves": []}'])
+                     + "\n")
     again = self_play(game, tmp_path, games=2, sims=20, seed=4, workers=1, progress=False)
     assert [again[i]["moves"] for i in (0, 1)] == [first[i]["moves"] for i in (0, 1)]
+    kept = tmp_path / "with-visits"  # a game whose visits are lost is played again for them
+    first = self_play(game, kept, games=2, sims=20, seed=4, workers=1, progress=False,
+                      visits=True)
+    chunk = kept / "games-0000.jsonl"
+    records = [json.loads(line) for line in chunk.read_text().splitlines()]
+    del records[1]["visits"]
+    chunk.write_text("".join(json.dumps(r) + "\n" for r in records))
+    again = self_play(game, kept, games=2, sims=20, seed=4, workers=1, progress=False,
+                      visits=True)
+    assert [(again[i]["moves"], again[i]["visits"]) for i in (0, 1)] == [
+        (first[i]["moves"], first[i]["visits"]) for i in (0, 1)]
 
 
 def test_the_recorded_command_runs_as_written_with_list_and_pair_parameters(tmp_path):
@@ -610,6 +683,28 @@ def test_a_run_stopped_in_the_fit_says_no_model_was_written(tmp_path):
     assert (tmp_path / "blooms.npz").read_bytes() == before
 
 
+def test_a_run_stopped_before_its_self_play_says_nothing_was_written(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+    from stonegarden.learn import train as training
+
+    def stopped(*args, **kwargs):  # Ctrl-C while the options are checked (importing PyTorch)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "train", stopped)
+    out = tmp_path / "run"
+    terminate = signal.getsignal(signal.SIGTERM)  # the command takes SIGTERM as Ctrl-C
+    try:
+        done = CliRunner().invoke(cli, ["train", "blobs", "--games", "2", "--out", str(out)])
+    finally:
+        signal.signal(signal.SIGTERM, terminate)
+    assert done.exit_code == 130
+    assert done.output.splitlines() == [
+        "stopped before the self-play began: nothing was written"]
+    assert not out.exists()
+
+
 def test_games_beyond_games_of_an_earlier_longer_run_are_not_counted_as_this_runs(tmp_path):
     game = stonegarden.make("blooms", size=3)
     self_play(game, tmp_path / "data", games=4, sims=5, seed=0, workers=1, progress=False)
@@ -652,6 +747,8 @@ def test_a_model_of_split_turns_is_not_fitted_to_visits(tmp_path):
         train("freego", {"size": 5}, games=2, sims=5, out=tmp_path, targets="policy")
     with pytest.raises(ParameterError, match=r"seed must be 0\.\.1099511627776"):
         train("blobs", {}, games=2, sims=5, out=tmp_path, seed=2**40 + 1)
+    with pytest.raises(ParameterError, match=r"teacher '': an empty name is no model file"):
+        train("blobs", {}, games=2, sims=5, out=tmp_path, teacher="")  # "$MODEL" unset
     assert not any(tmp_path.iterdir())  # refused before any game was played
 
 

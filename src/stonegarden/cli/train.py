@@ -68,7 +68,9 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
         # games kept by a run of a larger --games beyond this one's are not among its games
         kept = sum(i < games for i in read_games(folder / "data"))
         data = str(folder / "data")
-        if kept < games:
+        if not (folder / "data").is_dir():  # stopped while checking the options
+            click.echo("stopped before the self-play began: nothing was written", err=True)
+        elif kept < games:
             click.echo(f"stopped with {kept} of {games} self-play games kept in {data!r}; the "
                        "same command goes on from there", err=True)
         else:

@@ -113,3 +113,8 @@ class Learner:
     def arrays(self, weights: np.ndarray) -> dict[str, np.ndarray]:
         """The tables the search reads, from fitted ``weights`` (``num_features`` of them)."""
         raise NotImplementedError
+
+    def table_shapes(self) -> dict[str, tuple[int, ...]]:
+        """The shape of each table ``arrays`` makes: what a model file of this kind holds."""
+        return {name: table.shape
+                for name, table in self.arrays(np.zeros(self.num_features)).items()}

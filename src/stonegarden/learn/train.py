@@ -94,6 +94,9 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
     Raises:
         ParameterError: the game ships no model, or the file is no model of this game.
     """
+    if not teacher.strip():  # an unset variable: not the current folder, which it resolves to
+        raise ParameterError("teacher '': an empty name is no model file (an unset "
+                             "variable?): none, shipped or a model file")
     if teacher.lower() == "none":
         return {}
     if teacher.lower() == "shipped":
@@ -108,6 +111,7 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
     if model.kind != learner.kind:
         raise ParameterError(f"teacher {teacher!r} is a {model.kind!r} model, not the "
                              f"{learner.kind!r} model of {game.id}")
+    model.require(learner.kind, learner.table_shapes())  # before the data folder is made
     if len(self_play_spec(int(OPTION_RANGES["sims"][1]), {"model": option})) > MAX_SPEC:
         raise ParameterError(f"teacher {teacher!r}: its path, {option!r}, is too long for the "
                              f"self-play's agent spec (at most {MAX_SPEC} characters in all): "
@@ -131,17 +135,29 @@ def _append_line(path: Path, line: str) -> None:
 
 
 def read_games(data: Path) -> dict[int, dict[str, Any]]:
-    """The self-play games kept in the folder ``data``, by index."""
+    """The self-play games kept in the folder ``data``, by index; a line that holds no game
+    (cut short by an interruption, or edited) is left out, and that game played again."""
     games: dict[int, dict[str, Any]] = {}
     for path in sorted(data.glob("games-*.jsonl")):
         for line in path.read_text().splitlines():
-            if line.strip():
-                try:
-                    record = json.loads(line)
-                    games[int(record["index"])] = record
-                except (ValueError, KeyError, TypeError):
-                    continue  # a line cut short by an interruption: that game is played again
+            try:
+                record: Any = json.loads(line) if line.strip() else None
+            except ValueError:
+                continue
+            if _is_game(record):
+                games[record["index"]] = record
     return games
+
+
+def _is_game(record: Any) -> bool:
+    """Whether ``record`` is a self-play game as ``self_play`` writes it: its index, its
+    moves and, where kept, one entry of root visits a move."""
+    if not isinstance(record, dict):
+        return False
+    index, moves, visits = record.get("index"), record.get("moves"), record.get("visits", [])
+    return (type(index) is int and index >= 0 and isinstance(moves, list)
+            and all(isinstance(m, str) for m in moves)
+            and isinstance(visits, list) and len(visits) in (0, len(moves)))
 
 
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
@@ -153,7 +169,8 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
     ``teacher_model`` identifies it (none if empty).
 
     Raises:
-        ParameterError: ``data`` holds games made with other settings, or cannot be made.
+        ParameterError: ``data`` holds games made with other settings, or cannot be made
+            or written (the games written before it are kept).
     """
     try:
         data.mkdir(parents=True, exist_ok=True)
@@ -178,6 +195,8 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
                                  "another --out")
         if known.get("visits") and not visits:  # its games serve either fit: keep them alike
             visits = settings["visits"] = True
+        if visits:  # a game kept without them is played again
+            done = {i: r for i, r in done.items() if len(r.get("visits", [])) == len(r["moves"])}
         if known != settings:
             differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
             if differ == ["visits"]:  # no option is named so: --targets visits asks for them
@@ -191,8 +210,12 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
                                  f"{text(settings)}; use another --out")
     else:  # no game yet: the settings are this run's, whatever a run that played none said
         part = stamp.with_suffix(".part")  # written whole or not at all
-        part.write_text(json.dumps(settings, sort_keys=True) + "\n")
-        part.replace(stamp)
+        try:
+            part.write_text(json.dumps(settings, sort_keys=True) + "\n")
+            part.replace(stamp)
+        except OSError as exc:  # a folder that cannot be written (read-only, full)
+            raise ParameterError(f"--out: cannot write {str(stamp)!r}: "
+                                 f"{exc.strerror or exc}") from None
     spec = self_play_spec(sims, teacher)
     tasks = [{"game": game.id, "params": game.non_default_params(),
               "seats": {"1": spec, "2": spec}, "seed": seed * 1_000_003 + i, "index": i,
@@ -203,7 +226,14 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
         record = {"index": task["index"], "seed": task["seed"], "moves": result["moves"],
                   "winner": result["winner"], "seconds": result["seconds"],
                   **({"visits": result["visits"]} if visits else {})}
-        _append_line(data / f"games-{task['index'] // CHUNK:04d}.jsonl", json.dumps(record))
+        chunk = data / f"games-{task['index'] // CHUNK:04d}.jsonl"
+        try:
+            _append_line(chunk, json.dumps(record))
+        except OSError as exc:  # a full disk, say: the games written before are kept
+            kept = sum(i < games for i in done)
+            raise ParameterError(f"cannot write the self-play data {str(chunk)!r}: "
+                                 f"{exc.strerror or exc}; {kept} of {games} games are kept, "
+                                 "and the same command goes on from there") from None
         done[task["index"]] = record
 
     run_tasks(tasks, keep, workers=workers, description="self-play",

@@ -146,9 +146,12 @@ class SearchProfile:
             return None
         model = load_model(path)
         learner = self.learner()
-        if learner is not None and model.kind != learner.kind:
-            raise ParameterError(f"model {path!r} is a {model.kind!r} model, not one of "
-                                 f"{self.game.id!r} ({learner.kind!r})")
+        if learner is not None:
+            if model.kind != learner.kind:
+                raise ParameterError(f"model {path!r} is a {model.kind!r} model, not one of "
+                                     f"{self.game.id!r} ({learner.kind!r})")
+            # its tables too, now: a search would refuse them only at its first move
+            model.require(learner.kind, learner.table_shapes())
         return model
 
     def option(self, config: SearchConfig, name: str) -> int:
