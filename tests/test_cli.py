@@ -580,6 +580,17 @@ def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("option", ["--db", "--public-url"])
+def test_serve_refuses_an_empty_database_or_public_url(tmp_path, option):
+    # --db "$DB" with DB unset served the default database's games, not the ones meant
+    out = subprocess.run([sys.executable, "-m", "stonegarden", "serve", "--port", "0", option, ""],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env=cli_env(XDG_DATA_HOME=str(tmp_path / "data")))
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"Invalid value for '{option}'" in out.stderr and "empty value" in out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_replay_says_a_draw_in_words(tmp_path):
     """A drawn game ended ``result: winner 0 (pool-empty)``, as if player 0 had won."""
     import numpy as np
