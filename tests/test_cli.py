@@ -580,14 +580,19 @@ def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("option", ["--db", "--public-url"])
-def test_serve_refuses_an_empty_database_or_public_url(tmp_path, option):
-    # --db "$DB" with DB unset served the default database's games, not the ones meant
-    out = subprocess.run([sys.executable, "-m", "stonegarden", "serve", "--port", "0", option, ""],
+@pytest.mark.parametrize("args", [
+    ["serve", "--port", "0", "--db", ""],
+    ["serve", "--port", "0", "--public-url", ""],
+    ["train", "blooms", "--games", "2", "--sims", "5", "--teacher", " "],
+], ids=["serve-db", "serve-public-url", "train-teacher"])
+def test_an_empty_value_is_refused_not_taken_for_the_default_or_here(tmp_path, args):
+    # --db "$DB" with DB unset served the default database's games, not the ones meant;
+    # --teacher "" was said to be the current folder
+    out = subprocess.run([sys.executable, "-m", "stonegarden", *args], input="",
                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env=cli_env(XDG_DATA_HOME=str(tmp_path / "data")))
     assert out.returncode == 2 and out.stdout == ""
-    assert f"Invalid value for '{option}'" in out.stderr and "empty value" in out.stderr
+    assert f"Invalid value for '{args[-2]}'" in out.stderr and "empty value" in out.stderr
     assert list(tmp_path.iterdir()) == []
 
 

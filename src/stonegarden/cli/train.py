@@ -13,7 +13,7 @@ import click
 from ..agents.registry import OPTION_RANGES
 from ..core.params import parse_param_options
 from ..lab.runner import MAX_GAMES
-from .common import NamedPath, friendly_errors, param_option
+from .common import NamedPath, NamedText, friendly_errors, param_option
 
 
 @click.command()
@@ -38,7 +38,7 @@ from .common import NamedPath, friendly_errors, param_option
               show_default=True,
               help="fit the moves played, or the self-play search's root visits (the models "
                    "of Free Go and Bridge Go)")
-@click.option("--teacher", default="none", show_default=True, metavar="MODEL",
+@click.option("--teacher", type=NamedText(), default="none", show_default=True, metavar="MODEL",
               help="the model the self-play's search reads: none, shipped (the game's "
                    "shipped model: a round of expert iteration) or a model file")
 @click.option("--device", default="numpy", show_default=True, metavar="DEVICE",
