@@ -246,6 +246,7 @@ def test_play_end_of_input_leaves_cleanly():
     (["sweep", "freego", "--grid", "target=1:100000000000", "--agent", "random", "--games", "1",
       "--out", "/nonexistent/s"], "more than 10000 values"),
     (["replay", "/dev/zero", "--json"], "larger than any record"),
+    (["train", "blooms", "--steps", "9" * 20, "--out", "/proc/t"], "not in the range"),
 ])
 @pytest.mark.slow
 def test_bad_command_line_input_exits_2_with_one_line(args, needle):
