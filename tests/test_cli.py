@@ -246,6 +246,7 @@ def test_play_end_of_input_leaves_cleanly():
     (["sweep", "freego", "--grid", "target=1:100000000000", "--agent", "random", "--games", "1",
       "--out", "/nonexistent/s"], "more than 10000 values"),
     (["replay", "/dev/zero", "--json"], "larger than any record"),
+    (["train", "blooms", "--steps", "9" * 20, "--out", "/proc/t"], "not in the range"),
 ])
 @pytest.mark.slow
 def test_bad_command_line_input_exits_2_with_one_line(args, needle):
@@ -577,6 +578,22 @@ def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_
                          capture_output=True, text=True, env=cli_env(), timeout=120)
     assert out.returncode == 2 and out.stdout == ""
     assert "an empty name is no file or folder" in out.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["serve", "--port", "0", "--db", ""],
+    ["serve", "--port", "0", "--public-url", ""],
+    ["train", "blooms", "--games", "2", "--sims", "5", "--teacher", " "],
+], ids=["serve-db", "serve-public-url", "train-teacher"])
+def test_an_empty_value_is_refused_not_taken_for_the_default_or_here(tmp_path, args):
+    # --db "$DB" with DB unset served the default database's games, not the ones meant;
+    # --teacher "" was said to be the current folder
+    out = subprocess.run([sys.executable, "-m", "stonegarden", *args], input="",
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env=cli_env(XDG_DATA_HOME=str(tmp_path / "data")))
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"Invalid value for '{args[-2]}'" in out.stderr and "empty value" in out.stderr
     assert list(tmp_path.iterdir()) == []
 
 

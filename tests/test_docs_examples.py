@@ -1,5 +1,6 @@
 """The Python examples in the docs run as written (the README's are doctests), and so do the
-README's terminal game and the replay lines that read its record."""
+README's terminal game and the replay lines that read its record; every other command the docs
+show parses as written."""
 
 from __future__ import annotations
 
@@ -49,6 +50,45 @@ def test_the_readmes_terminal_game_saves_the_record_its_replay_lines_read(tmp_pa
     rows = cli(*lines[2][1:])
     assert rows.returncode == 0, rows.stderr
     assert [json.loads(r)["move"] for r in rows.stdout.splitlines()][:1] == ["Rd4"]
+
+
+FENCE = re.compile(r"```[a-z]*\n(.*?)\n```", re.S)
+
+
+def command_lines() -> list:
+    """Every ``stonegarden ...`` line of the README's and the docs' code blocks that is a
+    command as typed (a synopsis, with ``[--option]`` or a placeholder such as ``GAME``, is
+    left out), its comment cut off."""
+    lines = []
+    for page in [README, *sorted(DOCS.rglob("*.md"))]:
+        for block in FENCE.findall(page.read_text()):
+            for line in block.replace("\\\n", " ").splitlines():
+                line = line.strip().removeprefix("$ ").split(" #")[0].split(" | ")[0].strip()
+                words = line.split()
+                if (words[:1] == ["stonegarden"] and "[" not in line
+                        and not any(re.fullmatch(r"[A-Z]{2,}", w) for w in words)):
+                    lines.append(pytest.param(line, id=f"{page.name}: {line[:60]}"))
+    return lines
+
+
+@pytest.mark.parametrize("line", command_lines())
+def test_a_command_of_the_docs_parses_as_written(line):
+    """The commands the docs show have options that exist and values in their ranges (they
+    are parsed as the command line would parse them, not run: some play for hours)."""
+    import shlex
+
+    import click
+
+    from stonegarden.cli.main import cli
+
+    words = shlex.split(line)[1:]
+    ctx = click.Context(cli, info_name="stonegarden")
+    command: click.Command = cli
+    while isinstance(command, click.Group):  # bench playouts: a group, then its command
+        _, found, words = command.resolve_command(ctx, words)
+        assert found is not None, line
+        command = found
+    command.make_context(command.name, words, parent=ctx)  # a wrong option: a usage error
 
 
 PAGES = {"blooms": "blooms", "blooms-territory": "blooms", "freego": "freego",

@@ -55,6 +55,19 @@ class NamedPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class NamedText(click.ParamType):
+    """Text that may not be empty: ``--db "$DB"`` with ``DB`` unset would otherwise mean the
+    option's default (the games of another database), without a word."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty value names nothing (an unset variable?)", param, ctx)
+        return value
+
+
 def game_from_options(game_id: str, params: Sequence[str]) -> Game:
     return make(game_id, **parse_param_options(params))
 

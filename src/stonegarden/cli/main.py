@@ -35,7 +35,10 @@ class Commands(click.Group):
             sys.exit(130)
 
 
-@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog="Exit status: 0 done; 2 an option or an input refused, with one line on "
+                    "standard error saying why (replay: also a record that does not replay, or "
+                    "whose result disagrees); 130 stopped by Ctrl-C.")
 @click.version_option(__version__, prog_name="stonegarden")
 def cli() -> None:
     """Play, study and design Blooms, Free Go, Bridge Go and Blobs."""

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..search.config import MAX_THREADS, default_threads
-from .common import FiniteRange
+from .common import FiniteRange, NamedText
 
 
 @click.command()
@@ -21,7 +21,7 @@ from .common import FiniteRange
               help="address to listen on (127.0.0.1 keeps it to this machine)")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="port to listen on (0: any free port, named when it starts)")
-@click.option("--db", "db_path", default=None, metavar="PATH|postgresql://...",
+@click.option("--db", "db_path", type=NamedText(), default=None, metavar="PATH|postgresql://...",
               envvar="STONEGARDEN_DB", show_envvar=True,
               help="where games are kept: a SQLite file [default: "
                    "$XDG_DATA_HOME/stonegarden/games.db, ~/.local/share/stonegarden/games.db "
@@ -29,7 +29,7 @@ from .common import FiniteRange
                    "PostgreSQL database that several serve processes share "
                    "(postgresql://user:password@host:port/database; from the environment, "
                    "its password stays out of the process list)")
-@click.option("--public-url", default=None, metavar="URL",
+@click.option("--public-url", type=NamedText(), default=None, metavar="URL",
               help="the address people reach this server at (e.g. https://host/stonegarden): "
                    "links in answers and pages start with it, and its path is the prefix the "
                    "server answers under")

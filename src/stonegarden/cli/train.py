@@ -13,7 +13,11 @@ import click
 from ..agents.registry import OPTION_RANGES
 from ..core.params import parse_param_options
 from ..lab.runner import MAX_GAMES
-from .common import NamedPath, friendly_errors, param_option
+from .common import NamedPath, NamedText, friendly_errors, param_option
+
+#: the fit's steps a command may ask for: about three days on one core, where a typo's extra
+#: digits would otherwise fit for ever
+MAX_STEPS = 1_000_000
 
 
 @click.command()
@@ -29,8 +33,8 @@ from .common import NamedPath, friendly_errors, param_option
               help="game i of the self-play is seeded from --seed and i")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="self-play worker processes (at most the cores)")
-@click.option("--steps", type=click.IntRange(min=1), default=400, show_default=True,
-              help="steps of the fit")
+@click.option("--steps", type=click.IntRange(1, MAX_STEPS), default=400, show_default=True,
+              help="steps of the fit (400 take about a minute on one core)")
 @click.option("--prior", type=click.IntRange(0, 10_000), default=30, show_default=True,
               help="virtual RAVE samples the model's prior values count as in the search "
                    "(visits where it has no RAVE)")
@@ -38,7 +42,7 @@ from .common import NamedPath, friendly_errors, param_option
               show_default=True,
               help="fit the moves played, or the self-play search's root visits (the models "
                    "of Free Go and Bridge Go)")
-@click.option("--teacher", default="none", show_default=True, metavar="MODEL",
+@click.option("--teacher", type=NamedText(), default="none", show_default=True, metavar="MODEL",
               help="the model the self-play's search reads: none, shipped (the game's "
                    "shipped model: a round of expert iteration) or a model file")
 @click.option("--device", default="numpy", show_default=True, metavar="DEVICE",
