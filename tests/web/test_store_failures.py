@@ -288,3 +288,45 @@ def test_a_file_another_program_holds_locked_gets_503_saying_so(tmp_path: Path,
         other.close()
         r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rd4"})
         assert r.status_code == 200 and r.json()["length"] == 1
+
+
+def test_a_file_deleted_under_the_server_is_refused_saying_where_its_games_are_still(
+        tmp_path: Path):
+    """The games file deleted (or moved away) while serving: each change was refused with
+    SQLite's `no such table: moves`, and a new, empty file was made in its place, which a
+    second server could then serve beside this one. The refusal says what happened and
+    where the server still holds the deleted file open, from which it is copied back."""
+    import re
+    import shutil
+
+    db = tmp_path / "games.db"
+    server = Server(db).start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid = made["id"]
+        move = first_legal("blooms", PEOPLE, [])
+        assert server.request("POST", f"/api/games/{gid}/move",
+                              {"secret": made["secrets"]["1"], "move": move})[0] == 200
+        db.unlink()
+        status, answer = server.request("POST", f"/api/games/{gid}/move", {
+            "secret": made["secrets"]["2"], "move": first_legal("blooms", PEOPLE, [move])})
+        assert status == 503, answer
+        said = answer["error"]
+        assert said.startswith(f"{db}: the file was deleted or replaced while this server "
+                               "ran (a new one is not made in its place): copy it back from "
+                               "/proc/"), said
+        assert server.request("GET", "/api/games")[0] == 503
+        assert not db.exists()  # no empty file made in its place
+        held = re.search(r"/proc/\d+/fd/\d+", said)
+        assert held is not None, said
+        shutil.copyfile(held.group(0), db)
+    finally:
+        server.stop()
+    server = Server(db).start()
+    try:
+        status, snap = server.request("GET", f"/api/games/{gid}")
+        assert status == 200 and [m["text"] for m in snap["moves"]] == [move]
+    finally:
+        server.stop()
