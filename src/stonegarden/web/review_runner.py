@@ -65,18 +65,39 @@ class Reviewer:
         svc = self.service
         seat = svc.seat_of(live, secret)
         _check_access(live, seat)
+        self._start(live, client)
+        return self.analysis(live, seat)
+
+    def resume(self, live: Live, client: str) -> None:
+        """Go on with an analysis that ``client`` asked for and that this process stopped
+        unasked (it read the game again, having missed another process's changes while the
+        database restarted); a client with no room in the job queue now finds the analysis
+        stopped, saying so."""
+        try:
+            self._start(live, client)
+        except ApiError as exc:
+            if live.review is not None:
+                live.review.error = f"the analysis stopped: {exc.message}; ask for it again"
+                self.service.hub.publish(live.id)
+
+    def _start(self, live: Live, client: str) -> None:
+        """Start the analysis task of ``live`` for ``client`` unless it runs or is done.
+
+        Raises:
+            ApiError: 429 no room in the job queue.
+        """
+        svc = self.service
         r = live.review
         if r is None:
             r = live.review = review_job.Review(review_job.ENGINE)
         wanted = review_job.wanted(len(live.moves))
         if not r.running and any(p not in r.points for p in wanted):
             release = svc.admit(client)
-            r.running, r.error = True, ""
+            r.running, r.error, r.client = True, "", client
             task = asyncio.get_running_loop().create_task(self._run(live, r, client, release))
             live.pending[TASK] = task
             task.add_done_callback(lambda _t: live.pending.pop(TASK, None))
             svc.hub.publish(live.id)
-        return self.analysis(live, seat)
 
     @staticmethod
     def stop(live: Live) -> None:
