@@ -330,3 +330,54 @@ def test_a_file_deleted_under_the_server_is_refused_saying_where_its_games_are_s
         assert status == 200 and [m["text"] for m in snap["moves"]] == [move]
     finally:
         server.stop()
+
+
+def test_an_analysis_the_database_refused_to_store_is_stored_when_asked_for_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The disk full as the analysis stored its last points: the page said it could not be
+    stored, yet showed it done, and asking again did nothing (every point was held in
+    memory), so a restart lost them. Points are kept only once stored: asking again once
+    there is room analyses and stores them."""
+    refusals = [1]
+    written = SQLStore.put_analysis
+
+    def put_analysis(self, *args, **kwargs):
+        if refusals:
+            refusals.pop()
+            raise StoreError(f"{self.location}: database or disk is full")
+        return written(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "put_analysis", put_analysis)
+    db = tmp_path / "games.db"
+    tiny = {"size": 2}  # Blooms on 7 cells: one job of the analysis
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": tiny,
+                                               "seats": ["human", "human"],
+                                               "hints": True}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+        moves: list[str] = []
+        for _ in range(2):
+            move = first_legal("blooms", tiny, moves)
+            r = client.post(f"/api/games/{gid}/move", json={
+                "secret": made["secrets"][str(len(moves) % 2 + 1)], "move": move})
+            assert r.status_code == 200, r.text
+            moves.append(move)
+        seat = {"X-Seat-Secret": key}
+
+        def finished() -> dict:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                a = client.get(f"/api/games/{gid}/analysis", headers=seat).json()
+                if not a["running"]:
+                    return a
+                time.sleep(0.2)
+            raise AssertionError("the analysis did not end")
+
+        assert client.post(f"/api/games/{gid}/analysis", json={"secret": key}).status_code == 202
+        a = finished()
+        assert "could not be stored" in a["error"] and not a["done"], a
+        assert client.post(f"/api/games/{gid}/analysis", json={"secret": key}).status_code == 202
+        a = finished()
+        assert a["done"] and a["error"] == "", a
+    stored = open_store(db).get_analysis(gid)
+    assert stored is not None and [p["ply"] for p in stored[1]] == [0, 1, 2]

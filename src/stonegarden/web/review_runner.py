@@ -142,8 +142,13 @@ class Reviewer:
                 if not found:
                     r.error = "the analysis made no progress within its deadline"
                     break
-                r.points.update({int(p["ply"]): p for p in found})
-                await asyncio.to_thread(svc.store.put_analysis, live.id, r.engine, r.stored())
+                # kept once stored: points the store refused are analysed again when asked
+                # for again (held here, they would show the analysis done, and be lost)
+                points = {**r.points, **{int(p["ply"]): p for p in found}}
+                await asyncio.to_thread(svc.store.put_analysis, live.id, r.engine,
+                                        [points[p] for p in sorted(points)])
+                if live.moves[:len(prefix)] == prefix and live.review is r:
+                    r.points = points  # (an undo meanwhile: the loop looks again)
                 svc.hub.publish(live.id)
         except JobError as exc:
             r.error = f"the analysis stopped: {exc}"
