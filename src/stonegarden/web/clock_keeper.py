@@ -275,11 +275,13 @@ class ClockKeeper:
                 if down:
                     log.warning("stonegarden: the machine slept and no server ran for %.0f s: "
                                 "running clocks moved on by that time", down)
-                    for live in list(self.svc.live.values()):
-                        if live.over is None and stored(live.clock, abort_deadline(
-                                live, live.state, live.history.movers, live.clock))[1]:
-                            self.svc.invalidate(live.id)
-                            self.svc.hub.publish(live.id)  # its pages read it again
+                # moved by this process or by another that woke first (the same machine's,
+                # sharing a PostgreSQL database), the clocks held here are read again
+                for live in list(self.svc.live.values()):
+                    if live.over is None and stored(live.clock, abort_deadline(
+                            live, live.state, live.history.movers, live.clock))[1]:
+                        self.svc.invalidate(live.id)
+                        self.svc.hub.publish(live.id)  # its pages read it again
             self.clocks = (wall, mono)
 
     async def _beat(self) -> None:
