@@ -175,3 +175,43 @@ def test_a_call_waiting_for_the_pool_when_the_database_stops_fails_at_once(clust
         assert "refused" in why and seconds < 5, outcomes
     finally:
         store.close()
+
+
+def test_an_analysis_running_when_the_database_restarts_goes_on(cluster, tmp_path):
+    """A restart of PostgreSQL made the server forget its games (changes from the other
+    processes may have been missed meanwhile); an analysis running then stopped half-way
+    without a word, done neither then nor later unless asked for again. It goes on."""
+    server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
+    try:
+        params = {"size": 4, "target": 300}
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": params, "seats": ["human", "human"], "hints": True})
+        assert status == 201, made
+        gid, keys = made["id"], made["secrets"]
+        moves: list[str] = []
+        for _ in range(30):  # three of the analysis's jobs
+            text = first_legal("blooms", params, moves)
+            status, answer = server.request("POST", f"/api/games/{gid}/move", {
+                "secret": keys[str(1 + len(moves) % 2)], "move": text})
+            assert status == 200, answer
+            moves.append(text)
+        for _ in range(600):  # bounded: the worker's warm-up (the analysis waits for it)
+            if server.request("GET", "/api/engine")[1]["ready"]:
+                break
+            time.sleep(0.5)
+        status, answer = server.request("POST", f"/api/games/{gid}/analysis",
+                                        {"secret": keys["1"]})
+        assert status == 202, answer
+        seat = {"X-Seat-Secret": keys["1"]}
+        cluster.halt()
+        cluster.resume()
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            status, analysis = server.request("GET", f"/api/games/{gid}/analysis",
+                                              headers=seat)
+            if status == 200 and (analysis["done"] or analysis["error"]):
+                break
+            time.sleep(0.5)
+        assert analysis["done"] and analysis["error"] == "", analysis
+    finally:
+        server.stop()

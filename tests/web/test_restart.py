@@ -232,3 +232,53 @@ def test_a_request_waiting_for_a_job_as_the_server_stops_is_answered_503(tmp_pat
         server.proc.wait(15)
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["this-process", "another-process"])
+def test_the_time_a_machine_slept_is_charged_to_no_one(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      first: bool):
+    """A laptop serving timed games closed for an hour: no server ran meanwhile, but the
+    process had not restarted, so its keeper flagged every running clock as it woke (player
+    1 lost on time here). The time asleep is given back as an outage's is, by the first
+    server process of the machine to wake (``first``: this one; else another sharing the
+    database, after which this one reads its clocks again)."""
+    pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+    from starlette.testclient import TestClient
+
+    from stonegarden.store import open_store
+    from stonegarden.store.sql import SQLStore
+    from stonegarden.web import clock_keeper
+    from stonegarden.web.app import create_app
+
+    if not first:  # the store's clocks moved on by another process as this one wakes
+        beat = SQLStore.heartbeat
+
+        def heartbeat(self, now, grace):
+            down = beat(self, now, grace)
+            return 0.0 if grace == clock_keeper.HEARTBEAT_GRACE else down
+
+        monkeypatch.setattr(SQLStore, "heartbeat", heartbeat)
+    db = tmp_path / "games.db"
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={
+            "game": "freego", "params": {"size": 5}, "seats": ["human", "human"],
+            "clock": {"initial": 600, "increment": 0}}).json()
+        gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+        for key, move in ((k1, "C3"), (k2, "D4")):
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": key, "move": move}).status_code == 200
+        assert client.get(f"/api/games/{gid}").json()["clock"]["running"] == 1
+        awake = time.time
+        # the wall clock goes on while the machine sleeps; the monotonic clock does not
+        monkeypatch.setattr(time, "time", lambda: awake() + 3600)
+        # a move as it wakes, perhaps before the keeper looks: the game is read again first
+        r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "B2"})
+        if r.status_code == 409 and "read again" in r.text:
+            r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "B2"})
+        assert r.status_code == 200, r.text
+        time.sleep(3)  # the keeper looks twice a second, the heartbeat every 2 s
+        snap = client.get(f"/api/games/{gid}").json()
+        assert snap["outcome"] is None, snap["outcome"]
+        assert snap["clock"]["running"] == 2 and snap["clock"]["1"] > 590, snap["clock"]
+        assert open_store(db).get(gid).result is None

@@ -288,3 +288,96 @@ def test_a_file_another_program_holds_locked_gets_503_saying_so(tmp_path: Path,
         other.close()
         r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rd4"})
         assert r.status_code == 200 and r.json()["length"] == 1
+
+
+def test_a_file_deleted_under_the_server_is_refused_saying_where_its_games_are_still(
+        tmp_path: Path):
+    """The games file deleted (or moved away) while serving: each change was refused with
+    SQLite's `no such table: moves`, and a new, empty file was made in its place, which a
+    second server could then serve beside this one. The refusal says what happened and
+    where the server still holds the deleted file open, from which it is copied back."""
+    import re
+    import shutil
+
+    db = tmp_path / "games.db"
+    server = Server(db).start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid = made["id"]
+        move = first_legal("blooms", PEOPLE, [])
+        assert server.request("POST", f"/api/games/{gid}/move",
+                              {"secret": made["secrets"]["1"], "move": move})[0] == 200
+        db.unlink()
+        status, answer = server.request("POST", f"/api/games/{gid}/move", {
+            "secret": made["secrets"]["2"], "move": first_legal("blooms", PEOPLE, [move])})
+        assert status == 503, answer
+        said = answer["error"]
+        assert said.startswith(f"{db}: the file was deleted or replaced while this server "
+                               "ran (a new one is not made in its place): copy it back from "
+                               "/proc/"), said
+        assert server.request("GET", "/api/games")[0] == 503
+        assert not db.exists()  # no empty file made in its place
+        held = re.search(r"/proc/\d+/fd/\d+", said)
+        assert held is not None, said
+        shutil.copyfile(held.group(0), db)
+    finally:
+        server.stop()
+    server = Server(db).start()
+    try:
+        status, snap = server.request("GET", f"/api/games/{gid}")
+        assert status == 200 and [m["text"] for m in snap["moves"]] == [move]
+    finally:
+        server.stop()
+
+
+def test_an_analysis_the_database_refused_to_store_is_stored_when_asked_for_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The disk full as the analysis stored its last points: the page said it could not be
+    stored, yet showed it done, and asking again did nothing (every point was held in
+    memory), so a restart lost them. Points are kept only once stored: asking again once
+    there is room analyses and stores them."""
+    refusals = [1]
+    written = SQLStore.put_analysis
+
+    def put_analysis(self, *args, **kwargs):
+        if refusals:
+            refusals.pop()
+            raise StoreError(f"{self.location}: database or disk is full")
+        return written(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "put_analysis", put_analysis)
+    db = tmp_path / "games.db"
+    tiny = {"size": 2}  # Blooms on 7 cells: one job of the analysis
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": tiny,
+                                               "seats": ["human", "human"],
+                                               "hints": True}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+        moves: list[str] = []
+        for _ in range(2):
+            move = first_legal("blooms", tiny, moves)
+            r = client.post(f"/api/games/{gid}/move", json={
+                "secret": made["secrets"][str(len(moves) % 2 + 1)], "move": move})
+            assert r.status_code == 200, r.text
+            moves.append(move)
+        seat = {"X-Seat-Secret": key}
+
+        def finished() -> dict:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                a = client.get(f"/api/games/{gid}/analysis", headers=seat).json()
+                if not a["running"]:
+                    return a
+                time.sleep(0.2)
+            raise AssertionError("the analysis did not end")
+
+        assert client.post(f"/api/games/{gid}/analysis", json={"secret": key}).status_code == 202
+        a = finished()
+        assert "could not be stored" in a["error"] and not a["done"], a
+        assert client.post(f"/api/games/{gid}/analysis", json={"secret": key}).status_code == 202
+        a = finished()
+        assert a["done"] and a["error"] == "", a
+    stored = open_store(db).get_analysis(gid)
+    assert stored is not None and [p["ply"] for p in stored[1]] == [0, 1, 2]

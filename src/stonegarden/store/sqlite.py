@@ -42,6 +42,9 @@ class SQLiteStore(SQLStore):
             raise StoreError(f"{path}: cannot create its folder ({exc.strerror})") from None
         with self._connect(check=True) as con:
             self._migrate(con)
+            #: the file served: one deleted or replaced under the server is not served (its
+            #: name would otherwise be made again as a new, empty file at the next change)
+            self._identity = _identity(self.path)
             # one server process a file: a claim to think found now is a stopped process's
             # (killed before it gave it up), and would only hold its agent back; a person's
             # pause stays. Written even when there is none, so that a file this process can
@@ -51,10 +54,19 @@ class SQLiteStore(SQLStore):
     # -- connections ----------------------------------------------------------------------------
     @contextmanager
     def _connect(self, check: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection; any SQLite failure inside becomes a one-line :class:`StoreError`."""
+        """A connection; any SQLite failure inside becomes a one-line :class:`StoreError`.
+        Once the store is open, the file is never created: one gone is refused
+        (:meth:`_gone`)."""
+        opened = hasattr(self, "_identity")
+        if opened and _identity(self.path) != self._identity:
+            raise StoreError(self._gone())
+        target = f"{self.path.absolute().as_uri()}?mode=rw" if opened else str(self.path)
         try:
-            con = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
+            con = sqlite3.connect(target, timeout=BUSY_SECONDS, isolation_level=None,
+                                  uri=opened)
         except sqlite3.Error as exc:
+            if opened and _identity(self.path) != self._identity:
+                raise StoreError(self._gone()) from None
             raise StoreError(f"{self.path}: cannot open it ({self._cause(exc)})") from None
         con.row_factory = sqlite3.Row
         try:
@@ -70,6 +82,18 @@ class SQLiteStore(SQLStore):
             raise StoreError(f"{self.path}: {self._cause(exc)}") from None
         finally:
             con.close()
+
+    def _gone(self) -> str:
+        """The refusal of a file deleted, or replaced by another (moved over it), while this
+        server ran; where its games can still be copied from while the server runs (it holds
+        the file open: ``serve_alone``)."""
+        held = [f for f in _served if _identity(Path(f"/proc/self/fd/{f.fileno()}"))
+                == self._identity]
+        where = (f"copy it back from /proc/{os.getpid()}/fd/{held[0].fileno()}, which this "
+                 "server holds open until it stops, or " if held else "")
+        return (f"{self.path}: the file was deleted or replaced while this server ran (a new "
+                f"one is not made in its place): {where}restore it from a backup, and "
+                "restart the server")
 
     def _cause(self, exc: sqlite3.Error) -> str:
         """SQLite's words for a failure, with what the file system says where they hide it: a
@@ -154,6 +178,15 @@ class SQLiteStore(SQLStore):
     def schema_version(self) -> int:
         with self._connect() as con:
             return int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file ``path`` names now (its device and inode), ``None`` when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 #: the files this process serves, held open (with their locks) until it exits

@@ -15,7 +15,8 @@ Rules (docs/playing.md, "Clocks"):
   same way (reason ``aborted``, no winner): no one can hold a stranger in an untouched game.
 - Every server writes a heartbeat every 2 s. A server that starts after no server has run for
   more than ``HEARTBEAT_GRACE`` seconds moves every running clock on by that time: time while
-  no server ran is not charged to anyone.
+  no server ran is not charged to anyone. So does a server whose machine slept (a laptop's
+  lid closed) for more than that, as it wakes: the wall clock went on, the monotonic one not.
 """
 
 from __future__ import annotations
@@ -230,6 +231,9 @@ class ClockKeeper:
         #: the duties ("heartbeat", "clock check") failing now: a store that stays down (a
         #: full disk) is logged once, not twice a second, and again when it works
         self.failing: set[str] = set()
+        #: the wall clock and the monotonic clock when last read (``woke``)
+        self.clocks = (time.time(), time.monotonic())
+        self.waking = asyncio.Lock()
 
     def _failed(self, duty: str, exc: Exception) -> None:
         if duty not in self.failing:
@@ -253,10 +257,38 @@ class ClockKeeper:
         self.tasks = [loop.create_task(self._beat()), loop.create_task(self._watch())]
         return down
 
+    async def woke(self) -> None:
+        """After the machine slept (the wall clock went on more than ``HEARTBEAT_GRACE``
+        beyond the monotonic clock, which stands still meanwhile), move the running clocks
+        on by the time no server ran, as a start does, before any is flagged or beaten; the
+        games in memory whose clocks moved are read again. Its first caller after the wake
+        does it (the heartbeat and the clock check wake together).
+
+        Raises:
+            StoreError: the store failed (the next caller tries again).
+        """
+        async with self.waking:
+            wall, mono = time.time(), time.monotonic()
+            slept = (wall - self.clocks[0]) - (mono - self.clocks[1])
+            if slept > HEARTBEAT_GRACE:
+                down = await asyncio.to_thread(self.svc.store.heartbeat, wall, HEARTBEAT_GRACE)
+                if down:
+                    log.warning("stonegarden: the machine slept and no server ran for %.0f s: "
+                                "running clocks moved on by that time", down)
+                # moved by this process or by another that woke first (the same machine's,
+                # sharing a PostgreSQL database), the clocks held here are read again
+                for live in list(self.svc.live.values()):
+                    if live.over is None and stored(live.clock, abort_deadline(
+                            live, live.state, live.history.movers, live.clock))[1]:
+                        self.svc.invalidate(live.id)
+                        self.svc.hub.publish(live.id)  # its pages read it again
+            self.clocks = (wall, mono)
+
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(HEARTBEAT_EVERY)
             try:
+                await self.woke()
                 await asyncio.to_thread(self.svc.store.heartbeat, time.time(), math.inf)
             except Exception as exc:  # a database hiccup: try again next beat
                 self._failed("heartbeat", exc)
@@ -274,6 +306,7 @@ class ClockKeeper:
         now = time.monotonic()
         self.failed = {gid: t for gid, t in self.failed.items() if t > now}
         try:
+            await self.woke()  # the time a machine slept is no one's to lose
             due = await asyncio.to_thread(self.svc.store.due, time.time(),
                                           100 + len(self.failed))
         except Exception as exc:  # a database hiccup: next tick

@@ -40,12 +40,16 @@ class Elsewhere:
             return
         if what == "lost":  # changes may have been missed: forget every game
             thinking = [gid for gid, live in svc.live.items() if live.thinking is not None]
+            # an analysis running here goes on once its game is read again, for its client
+            analysing = {gid: live.review.client for gid, live in svc.live.items()
+                         if live.review is not None and live.review.running}
             for gid in list(svc.live):
                 svc.invalidate(gid)
                 svc.hub.publish(gid)
             svc.hub.publish(LOBBY)
-            for gid in thinking:  # read again: an agent still to move thinks again
-                svc.in_background(self._reload(gid))
+            for gid in dict.fromkeys([*thinking, *analysing]):
+                # read again: an agent still to move thinks again
+                svc.in_background(self._reload(gid, analysing.get(gid)))
             return
         # a private game changes no lobby; a name may be a waiting game's creator's
         if what in ("lobby", "join", "withdraw", "name"):
@@ -78,11 +82,14 @@ class Elsewhere:
         finally:
             self._behind.pop(live.id, None)
 
-    async def _reload(self, game_id: str) -> None:
-        """Read a game again (its agent thinks if it is to move); a game gone or damaged is
-        left to its next request."""
+    async def _reload(self, game_id: str, analyse_for: str | None = None) -> None:
+        """Read a game again (its agent thinks if it is to move; its analysis goes on for
+        ``analyse_for``, the client that asked for it); a game gone or damaged is left to its
+        next request."""
         with contextlib.suppress(ApiError):
-            await self.service.load(game_id)
+            live = await self.service.load(game_id)
+            if analyse_for is not None:
+                self.service.reviewer.resume(live, analyse_for)
 
     async def _catch_up(self, live: Live) -> None:
         """Apply another process's change to ``live``: its new moves, seats, names, clock and

@@ -47,6 +47,8 @@ class Review:
     running: bool = False
     error: str = ""
     job: Job | None = field(default=None, repr=False, compare=False)
+    #: the client that asked for it last (its jobs are that client's)
+    client: str = field(default="", repr=False, compare=False)
 
     def truncate(self, keep: int) -> None:
         """Forget the positions after move ``keep`` (an undo)."""

@@ -68,18 +68,39 @@ class Reviewer:
         if nothing_to_analyse(live):
             raise ApiError(409, "there is nothing to analyse: the game was over before its "
                                 "first move")
+        self._start(live, client)
+        return self.analysis(live, seat)
+
+    def resume(self, live: Live, client: str) -> None:
+        """Go on with an analysis that ``client`` asked for and that this process stopped
+        unasked (it read the game again, having missed another process's changes while the
+        database restarted); a client with no room in the job queue now finds the analysis
+        stopped, saying so."""
+        try:
+            self._start(live, client)
+        except ApiError as exc:
+            if live.review is not None:
+                live.review.error = f"the analysis stopped: {exc.message}; ask for it again"
+                self.service.hub.publish(live.id)
+
+    def _start(self, live: Live, client: str) -> None:
+        """Start the analysis task of ``live`` for ``client`` unless it runs or is done.
+
+        Raises:
+            ApiError: 429 no room in the job queue.
+        """
+        svc = self.service
         r = live.review
         if r is None:
             r = live.review = review_job.Review(review_job.ENGINE)
         wanted = review_job.wanted(len(live.moves))
         if not r.running and any(p not in r.points for p in wanted):
             release = svc.admit(client)
-            r.running, r.error = True, ""
+            r.running, r.error, r.client = True, "", client
             task = asyncio.get_running_loop().create_task(self._run(live, r, client, release))
             live.pending[TASK] = task
             task.add_done_callback(lambda _t: live.pending.pop(TASK, None))
             svc.hub.publish(live.id)
-        return self.analysis(live, seat)
 
     @staticmethod
     def stop(live: Live) -> None:
@@ -124,8 +145,13 @@ class Reviewer:
                 if not found:
                     r.error = "the analysis made no progress within its deadline"
                     break
-                r.points.update({int(p["ply"]): p for p in found})
-                await asyncio.to_thread(svc.store.put_analysis, live.id, r.engine, r.stored())
+                # kept once stored: points the store refused are analysed again when asked
+                # for again (held here, they would show the analysis done, and be lost)
+                points = {**r.points, **{int(p["ply"]): p for p in found}}
+                await asyncio.to_thread(svc.store.put_analysis, live.id, r.engine,
+                                        [points[p] for p in sorted(points)])
+                if live.moves[:len(prefix)] == prefix and live.review is r:
+                    r.points = points  # (an undo meanwhile: the loop looks again)
                 svc.hub.publish(live.id)
         except JobError as exc:
             r.error = f"the analysis stopped: {exc}"

@@ -491,6 +491,8 @@ class GameService:
         if OPEN in live.seats:
             raise ApiError(409, "the game starts when someone joins it")
         if live.clock is not None and live.clock.flagged(time.time()):
+            await self.keeper.woke()  # not out of time for a machine that slept
+            self.still_served(live)
             await clock_keeper.flag(self, live)
             raise ApiError(409, "the game is over: time ran out")
         to_move = game.current_player(state)
