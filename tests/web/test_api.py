@@ -1091,8 +1091,12 @@ def test_answers_say_how_a_cache_may_keep_them(client):
     asked for again on each use, a 304 while unchanged: with no ``Cache-Control`` a browser
     guessed a lifetime from the file's age and ran old scripts after an update."""
     made = new_game(client, ["human", "human"])
-    for path in (f"/api/games/{made['id']}", "/api/meta", "/api/lobby", "/api/games/nope"):
-        assert client.get(path).headers["cache-control"] == "no-store", path
+    square = new_game(client, ["human", "human"], "freego", {"size": 5})["id"]
+    # a record too: it grows with the game, and holds the analysis only for whoever may see it
+    for path in (f"/api/games/{made['id']}", "/api/meta", "/api/lobby", "/api/games/nope",
+                 f"/api/games/{made['id']}/record", f"/api/games/{square}/record.sgf"):
+        r = client.get(path)
+        assert r.headers["cache-control"] == "no-store", path
     r = client.get("/static/game/main.js")
     assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
     again = client.get("/static/game/main.js", headers={"If-None-Match": r.headers["etag"]})

@@ -267,15 +267,14 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         name = f"{live.game.id}-{live.id}.json"
         seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
         return Response(svc.record(live, seat).to_json() + "\n", media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                        headers=_download(name))
 
     async def record_sgf(request: Request) -> Response:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
         body = await svc.sgf(live)
         name = f"{live.game.id}-{live.id}.sgf"
-        return Response(body, media_type="application/x-go-sgf",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return Response(body, media_type="application/x-go-sgf", headers=_download(name))
 
     async def upload(request: Request) -> Json:
         raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
@@ -388,6 +387,12 @@ def by_method(get: Any, post: Any) -> Any:
         return await (post if request.method == "POST" else get)(request)
 
     return handler
+
+
+def _download(name: str) -> dict[str, str]:
+    """The headers of a record to download: a file named ``name``, kept by no cache (it is the
+    game now, and its analysis is there only for a viewer who may see it)."""
+    return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
 
 
 def _example_move(game: Any) -> str:
