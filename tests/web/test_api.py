@@ -1130,3 +1130,33 @@ def test_a_snapshot_says_its_seats_in_words_as_the_lists_of_games_do(client):
     snap = client.get(f"/api/games/{made['id']}").json()
     assert snap["seats"] == ["human", "level:2"]
     assert snap["seat_words"] == ["a person", "computer, level 2"]
+
+
+@pytest.mark.parametrize("path, body, field, close", [
+    ("/api/games", {"game": "blooms", "params": SMALL, "seats": ["human", "human"],
+                    "publik": True}, "publik", "public"),
+    ("/api/games", {"game": "blooms", "params": SMALL, "seats": ["human", "human"],
+                    "Hints": True}, "Hints", "hints"),
+    ("move", {"move": "Rb2", "Ply": 0}, "Ply", "ply"),
+    ("undo", {"move": "Rb2"}, "move", None),
+    ("name", {"name": "Ann", "nmae": "Bob"}, "nmae", "name"),
+    ("join", {"name": "Ann", "secret": "x"}, "secret", None),
+    ("rematch", {"game": "blooms"}, "game", None),
+    ("analysis", {"secrets": "x"}, "secrets", "secret"),
+])
+def test_a_field_a_request_does_not_take_is_refused_not_ignored(client, db, path, body, field,
+                                                                close):
+    """A misspelt ``"publik": true`` made an unlisted game, and a move's ``"Ply"`` was played
+    without the staleness check it asked for, without a word: every body's fields are known,
+    and one that is not is refused with the field it may have meant."""
+    made = new_game(client, ["human", "human"])
+    gid, key = made["id"], made["secrets"]["1"]
+    url = path if path.startswith("/") else f"/api/games/{gid}/{path}"
+    sent = body if path.startswith("/") or path == "join" else {"secret": key, **body}
+    r = client.post(url, json=sent)
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    assert error.startswith(f"unknown field {field!r}"), error
+    assert (f"did you mean {close!r}?" in error) if close else "did you mean" not in error
+    assert stored(db, gid) == ((), None, ())
+    assert client.get("/api/games").json()["games"] == []  # nothing made, nothing listed

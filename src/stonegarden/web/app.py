@@ -197,7 +197,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                                 "clock_text": lobby.clock_words(r.clock)} for r in rows]})
 
     async def create_game(request: Request) -> Json:
-        body = await read_json(request)
+        body = await read_json(request, ("game", "params", "seats", "public", "hints", "name",
+                                         "seat", "clock"))
         live, keys = await service().create(body.get("game"), body.get("params", {}),
                                             body.get("seats", ["human", "human"]),
                                             client_of(request), body.get("public", False),
@@ -224,7 +225,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             svc = service()
             client = client_of(request)
             live = await svc.load(request.path_params["gid"], client)
-            body = await read_json(request)
+            body = await read_json(request, ("secret", "move", "ply") if name == "move"
+                                   else ("secret",))
             secret = body.get("secret")
             extra: dict[str, Any] = {}
             if name == "move":
@@ -258,7 +260,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        body = await read_json(request)
+        body = await read_json(request, ("secret",))
         return Json(svc.reviewer.request(live, body.get("secret"), client), status_code=202)
 
     async def record(request: Request) -> Response:

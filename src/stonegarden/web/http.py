@@ -4,6 +4,7 @@ input can be written into, the client a request counts for, and the security hea
 from __future__ import annotations
 
 import asyncio
+import difflib
 import ipaddress
 import json
 from typing import Any
@@ -157,12 +158,15 @@ async def read_body(request: Request, limit: int = MAX_BODY,
     return b"".join(chunks)
 
 
-async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
-    """The body as a JSON object.
+async def read_json(request: Request, fields: tuple[str, ...],
+                    limit: int = MAX_BODY) -> dict[str, Any]:
+    """The body as a JSON object of the ``fields`` a request takes (each optional here: the
+    handler says which it needs).
 
     Raises:
         ApiError: 413 too large, 400 not UTF-8 JSON (too deep, or a number of more digits than
-        Python converts, included) or not an object.
+        Python converts, included), not an object, or with a field the request does not take
+        (a misspelt ``"publik": true`` would otherwise make an unlisted game without a word).
     """
     raw = await read_body(request, limit)
     try:
@@ -171,7 +175,19 @@ async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, not {strict_json.kind(data)}")
+    for key in data:
+        if key not in fields:
+            raise ApiError(400, unknown_field(key, fields))
     return data
+
+
+def unknown_field(key: str, fields: tuple[str, ...]) -> str:
+    """The message for a field a request does not take: the closest one it does, if any,
+    and all of them."""
+    close = difflib.get_close_matches(key.lower(), fields, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    takes = ", ".join(fields) if fields else "no fields"
+    return f"unknown field {quote(key)}{hint}: this request takes {takes}"
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Json:

@@ -327,7 +327,7 @@ def routes(service: Callable[[], GameService], site: Site,
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        body = await read_json(request)
+        body = await read_json(request, ("name",))
         seat = await join(svc, live, body.get("name"), client)
         secret = live.secrets[seat - 1]
         return Json({"id": live.id, "seat": seat, "secret": secret,
@@ -337,14 +337,14 @@ def routes(service: Callable[[], GameService], site: Site,
     async def withdraw_game(request: Request) -> Json:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
-        body = await read_json(request)
+        body = await read_json(request, ("secret",))
         await withdraw(svc, live, body.get("secret"))
         return Json({"withdrawn": live.id})
 
     async def name_seat(request: Request) -> Json:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
-        body = await read_json(request)
+        body = await read_json(request, ("secret", "name"))
         await set_name(svc, live, body.get("secret"), body.get("name"))
         return Json(svc.snapshot(live, None, svc.seat_of(live, body.get("secret"))))
 
@@ -352,7 +352,7 @@ def routes(service: Callable[[], GameService], site: Site,
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        body = await read_json(request)
+        body = await read_json(request, ("secret",))
         made, new, seat = await rematch(svc, live, body.get("secret"), client)
         secret = new.secrets[seat - 1]
         return Json({"id": new.id, "seat": seat, "secret": secret,
