@@ -1160,3 +1160,23 @@ def test_a_field_a_request_does_not_take_is_refused_not_ignored(client, db, path
     assert (f"did you mean {close!r}?" in error) if close else "did you mean" not in error
     assert stored(db, gid) == ((), None, ())
     assert client.get("/api/games").json()["games"] == []  # nothing made, nothing listed
+
+
+def test_a_query_parameter_given_twice_is_refused_not_half_read(client):
+    """``?ids=A&ids=B`` listed B alone, answering as if A were no game, and ``?ply=0&ply=3``
+    showed ply 3: the last of them was taken without a word. Which one was meant cannot be
+    known, so a parameter given twice is refused."""
+    made = new_game(client, ["human", "human"])
+    other = new_game(client, ["human", "human"])["id"]
+    gid = made["id"]
+    for path, name in ((f"/api/games?ids={gid}&ids={other}", "ids"),
+                       (f"/api/events?ids={gid}&ids={other}", "ids"),
+                       (f"/api/games/{gid}?ply=0&ply=0", "ply")):
+        r = client.get(path)
+        assert r.status_code == 400, path
+        assert r.json()["error"].startswith(f"{name!r} is given 2 times in the query"), r.text
+    r = client.post("/api/records?game=freego&game=blooms", content=b"(;GM[1]SZ[5])",
+                    headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 400 and r.json()["error"].startswith("'game' is given 2 times")
+    listed = client.get(f"/api/games?ids={gid},{other}").json()["games"]
+    assert sorted(g["id"] for g in listed) == sorted([gid, other])  # as the docs say

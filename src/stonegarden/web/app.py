@@ -47,6 +47,7 @@ from .http import (
     content_type,
     declared_charset,
     error_response,
+    query_value,
     read_body,
     read_json,
 )
@@ -185,7 +186,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     async def list_games(request: Request) -> Json:
         """The public listing, or (``?ids=a,b``) the games named, which anyone holding their
         ids may watch anyway."""
-        ids = request.query_params.get("ids")
+        ids = query_value(request, "ids")
         if ids is None:
             rows = await asyncio.to_thread(store.list_games)
         else:
@@ -215,7 +216,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         if seat is not None and request.headers.get("x-seat-present") != "0":
             await svc.arrive(live, seat)
             live = svc.live.get(live.id, live)
-        out = svc.snapshot(live, request.query_params.get("ply"), seat)
+        out = svc.snapshot(live, query_value(request, "ply"), seat)
         # a rematch that was aborted is offered no more: a new one may be
         out["rematch"] = await lobby.offered_rematch(svc, live)
         return Json(out)
@@ -288,7 +289,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             raise ApiError(400, "bad record: it is not UTF-8 text") from None
         except StonegardenError as exc:
             raise ApiError(400, f"bad record: {exc}") from None
-        game = request.query_params.get("game")
+        game = query_value(request, "game")
         live, keys = await service().upload(text, sgf, client_of(request), game)
         return Json(_links(site, live.id, live.seats, keys), status_code=201)
 

@@ -107,6 +107,21 @@ def client_key(host: str) -> str:
     return host
 
 
+def query_value(request: Request, name: str) -> str | None:
+    """The query parameter ``name``, given at most once (``None`` when it is not given).
+
+    Raises:
+        ApiError: 400 when it is given more than once: which one was meant cannot be known
+        (``?ids=A&ids=B`` took ``B`` alone, and answered as if ``A`` were no game).
+    """
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        also = ", its values separated by commas" if name == "ids" else ""
+        raise ApiError(400, f"{name!r} is given {len(values)} times in the query: give it "
+                            f"once{also}")
+    return values[0] if values else None
+
+
 def content_type(request: Request) -> str:
     """The media type of the request's body, lower case (media types ignore case)."""
     return request.headers.get("content-type", "").split(";")[0].strip().lower()

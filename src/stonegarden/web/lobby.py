@@ -20,7 +20,7 @@ from ..core.registry import game_class, make
 from ..errors import StonegardenError, quote
 from ..store import GameSummary, Store
 from . import clock_keeper
-from .http import ApiError, Json, client_of, read_json
+from .http import ApiError, Json, client_of, query_value, read_json
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
 from .names import clean_name
 from .pages import params_words
@@ -320,7 +320,7 @@ def routes(service: Callable[[], GameService], site: Site,
 
     async def games_events(request: Request) -> StreamingResponse:
         svc = service()
-        ids = watched_ids(request.query_params.get("ids"))
+        ids = watched_ids(query_value(request, "ids"))
         return updates(svc, client_of(request), ids, svc.budgets.streams_per_client)
 
     async def join_game(request: Request) -> Json:
