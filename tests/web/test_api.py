@@ -1180,3 +1180,25 @@ def test_a_query_parameter_given_twice_is_refused_not_half_read(client):
     assert r.status_code == 400 and r.json()["error"].startswith("'game' is given 2 times")
     listed = client.get(f"/api/games?ids={gid},{other}").json()["games"]
     assert sorted(g["id"] for g in listed) == sorted([gid, other])  # as the docs say
+
+
+def test_an_error_quotes_a_long_input_in_a_bounded_message(client):
+    """An SGF move of 500,000 characters was answered with an error of a megabyte (the move
+    twice), an unknown game or a clock's key of 60,000 with one of 60,000: an error says what
+    was refused and why in at most 1,000 characters, whatever it quotes."""
+    big = "x" * 500_000
+    sgf = {"Content-Type": "application/x-go-sgf"}
+    game = {"game": "blooms", "params": SMALL, "seats": ["human", "human"]}
+    for r, start, end in (
+            (client.post("/api/records?game=freego", headers=sgf,
+                         content=f"(;GM[1]SZ[5];B[{big}])".encode()),
+             "bad record: 'upload': SGF move 1 (B[xxx", "is not an SGF point"),
+            (client.post("/api/records", headers=sgf, content=f"(;GM[{big}]SZ[5])".encode()),
+             "bad record: 'upload': GM[xxx", "is not Go (GM[1])"),
+            (client.post("/api/games", json={**game, "game": big[:60_000]}),
+             "unknown game 'xxx", "(known: blooms, blooms-territory, freego, bridgego, blobs)"),
+            (client.post("/api/games", json={**game, "clock": {big[:60_000]: 1}}),
+             "'clock' is {", "not an object with keys ['xxx")):
+        error = r.json()["error"]
+        assert r.status_code == 400 and len(error) <= 1000, (r.status_code, len(error))
+        assert error.startswith(start) and end in error, error[:200]

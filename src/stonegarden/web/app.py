@@ -43,6 +43,7 @@ from .http import (
     Json,
     SecurityHeaders,
     Static,
+    bounded,
     client_of,
     content_type,
     declared_charset,
@@ -314,7 +315,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         assert isinstance(exc, ApiError)
         if request.url.path.startswith("/api/"):
             return error_response(exc.status, exc.message, exc.headers)
-        return page("error.html", status=exc.status, code=exc.status, message=exc.message)
+        return page("error.html", status=exc.status, code=exc.status,
+                    message=bounded(exc.message))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

@@ -206,7 +206,20 @@ def unknown_field(key: str, fields: tuple[str, ...]) -> str:
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Json:
-    return Json({"error": message}, status_code=status, headers=headers)
+    return Json({"error": bounded(message)}, status_code=status, headers=headers)
+
+
+#: the most characters of an error message
+MAX_ERROR = 1000
+
+
+def bounded(message: str) -> str:
+    """``message`` cut to ``MAX_ERROR`` characters: its start and its end, where what was
+    refused and why are said, around what it quotes of a client's input (a property of an
+    uploaded SGF file can be a megabyte long, and was answered back twice)."""
+    if len(message) <= MAX_ERROR:
+        return message
+    return f"{message[:MAX_ERROR * 2 // 3]} ... {message[-(MAX_ERROR // 3 - 5):]}"
 
 
 class Static(StaticFiles):
