@@ -1055,8 +1055,20 @@ def test_a_method_a_path_does_not_take_is_a_405_naming_the_ones_it_does(client, 
         r = client.request(method, path)
         assert r.status_code == 405, (method, r.text)
         assert {m.strip() for m in r.headers["allow"].split(",")} == allow, method
-        if path.startswith("/api/"):
-            assert r.json() == {"error": "Method Not Allowed"}
+        if path.startswith("/api/"):  # it said "Method Not Allowed", and nothing more
+            error = r.json()["error"]
+            assert error.startswith(f"{method} is not a method of '/api/"), error
+            assert error.endswith(f"it takes {r.headers['allow']}"), error
+            assert ("cross-origin" in error) == (method == "OPTIONS"), error
+
+
+def test_an_api_path_that_does_not_exist_says_so(client):
+    """``GET /api/gmaes`` was answered ``{"error": "Not Found"}``, as an unknown game's id is
+    not: the path is named, and where the paths are listed."""
+    for method in ("GET", "POST"):
+        r = client.request(method, "/api/gmaes")
+        assert r.status_code == 404
+        assert r.json() == {"error": "no API path '/api/gmaes': docs/web.md lists them"}
 
 
 def test_every_field_of_a_snapshot_is_documented(client):

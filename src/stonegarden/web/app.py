@@ -324,7 +324,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         if exc.status_code == 405:
             headers.setdefault("Allow", "GET, HEAD")
         if request.url.path.startswith("/api/"):
-            return error_response(exc.status_code, str(exc.detail), headers)
+            return error_response(exc.status_code, _refusal(request, exc, headers), headers)
         answer = page("error.html", status=exc.status_code, code=exc.status_code,
                       message=str(exc.detail))
         answer.headers.update(headers)
@@ -383,6 +383,18 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     )
     app.router.redirect_slashes = False  # ``without_slash`` does it, under the prefix
     return app
+
+
+def _refusal(request: Request, exc: HTTPException, headers: dict[str, str]) -> str:
+    """The error of a request the routes refused, in words a client can act on (starlette's
+    own were "Not Found" and "Method Not Allowed")."""
+    path = quote(request.url.path)
+    if exc.status_code == 404:
+        return f"no API path {path}: docs/web.md lists them"
+    if exc.status_code == 405:
+        why = " (the server grants no cross-origin request)" if request.method == "OPTIONS" else ""
+        return f"{request.method} is not a method of {path}{why}: it takes {headers['Allow']}"
+    return str(exc.detail)
 
 
 def by_method(get: Any, post: Any) -> Any:
