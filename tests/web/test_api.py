@@ -1214,3 +1214,36 @@ def test_an_error_quotes_a_long_input_in_a_bounded_message(client):
         error = r.json()["error"]
         assert r.status_code == 400 and len(error) <= 1000, (r.status_code, len(error))
         assert error.startswith(start) and end in error, error[:200]
+
+
+@pytest.mark.parametrize("path, body, said", [
+    ("/api/games", {"game": True}, "'game' must name a game (blooms, blooms-territory, freego, "
+                                   "bridgego, blobs), not true"),
+    ("/api/games", {"game": "blooms", "params": None}, "'params' must be an object, not null"),
+    ("/api/games", {"game": "blooms", "seats": ["human", None]},
+     "'seats' must be a list of two strings, not [\"human\", null]"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "public": 1},
+     "'public' must be true or false, not 1"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "hints": None},
+     "'hints' must be true or false, not null"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "seat": True},
+     "'seat' must be the number of a 'human' seat, not true"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "clock": {"initial": None}},
+     "clock 'initial' must be a number in 10..10800, not null"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"],
+                    "clock": {"days_per_move": False}},
+     "clock 'days_per_move' must be an integer in 1..14, not false"),
+    ("move", {"move": None}, "'move' must be move text of at most 200 characters, not null"),
+    ("move", {"move": ["Rb2"]},
+     "'move' must be move text of at most 200 characters, not [\"Rb2\"]"),
+    ("move", {"move": "Rb2", "ply": True},
+     "'ply' must be the number of moves so far (an integer, 0 or more), not true"),
+])
+def test_a_refused_value_is_quoted_as_json_writes_it(client, path, body, said):
+    """A client that sent ``null`` or ``true`` was told "not None", "not True", and a list
+    was shown in Python's quotes: a refused value is shown as JSON writes it."""
+    made = new_game(client, ["human", "human"])
+    if not path.startswith("/"):
+        path, body = f"/api/games/{made['id']}/{path}", {"secret": made["secrets"]["1"], **body}
+    r = client.post(path, json=body)
+    assert r.status_code == 400 and r.json()["error"] == said

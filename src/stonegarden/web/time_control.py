@@ -99,7 +99,8 @@ def _bounded_number(obj: dict[str, Any], key: str, bounds: tuple[int, int],
     if not integer:
         ok = ok or (isinstance(v, float) and math.isfinite(v))
     if not ok or not lo <= v <= hi:
-        raise ParameterError(f"clock {key!r} must be {kind} in {lo}..{hi}, not {v!r}"[:200])
+        raise ParameterError(f"clock {key!r} must be {kind} in {lo}..{hi}, not "
+                             f"{strict_json.show(v)}")
     return float(v)
 
 
