@@ -184,8 +184,8 @@ async def read_json(request: Request, fields: tuple[str, ...],
         (a misspelt ``"publik": true`` would otherwise make an unlisted game without a word).
     """
     raw = await read_body(request, limit)
-    try:
-        data = strict_json.loads(raw.decode("utf-8"))
+    try:  # a byte order mark (a file saved by Windows' Notepad) is read past, as a record's is
+        data = strict_json.loads(raw.decode("utf-8-sig"))
     except (ValueError, RecursionError) as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):
