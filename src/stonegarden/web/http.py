@@ -186,6 +186,9 @@ async def read_json(request: Request, fields: tuple[str, ...],
     raw = await read_body(request, limit)
     try:  # a byte order mark (a file saved by Windows' Notepad) is read past, as a record's is
         data = strict_json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:  # JSON between programs is UTF-8 (RFC 8259)
+        raise ApiError(400, f"the body is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                            f"{exc.start}): send JSON in UTF-8") from None
     except (ValueError, RecursionError) as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):
