@@ -1266,9 +1266,8 @@ def test_a_body_that_starts_with_a_byte_order_mark_is_read(client, db):
 
 
 def test_a_body_not_in_utf8_is_refused_in_words_a_client_can_act_on(client):
-    """A UTF-16 body (a file written by Windows PowerShell's `>`) was refused with Python's
-    codec message, "'utf-8'
-    codec can't decode byte 0xff in position 0: invalid start byte"."""
+    """A UTF-16 body (a file written by Windows PowerShell's ``>``) was refused with Python's
+    codec message, "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"."""
     body = json.dumps({"game": "blooms", "params": SMALL, "seats": ["human", "human"]})
     for encoding, first in (("utf-16", 0xff), ("latin-1", 0xe9)):
         text = body if encoding == "utf-16" else body.replace("blooms", "bl\u00e9ooms")
