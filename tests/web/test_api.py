@@ -1277,3 +1277,14 @@ def test_a_body_not_in_utf8_is_refused_in_words_a_client_can_act_on(client):
         error = r.json()["error"]
         assert error.startswith(f"the body is not UTF-8 text (byte 0x{first:02x} at offset "), error
         assert error.endswith("): send JSON in UTF-8") and "codec" not in error, error
+
+
+def test_a_body_nested_too_deeply_is_refused_in_words_a_client_can_act_on(client):
+    """A body of 30,000 nested arrays was refused with Python's words, "maximum recursion
+    depth exceeded while decoding a JSON array from a unicode string"."""
+    deep = "[" * 30_000 + "]" * 30_000
+    r = client.post("/api/games", content=f'{{"game": "blooms", "params": {deep}}}'.encode(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert r.json()["error"] == ("the body nests arrays or objects too deeply for this server: "
+                                 "no request needs more than a few levels")

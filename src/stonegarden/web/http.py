@@ -189,7 +189,10 @@ async def read_json(request: Request, fields: tuple[str, ...],
     except UnicodeDecodeError as exc:  # JSON between programs is UTF-8 (RFC 8259)
         raise ApiError(400, f"the body is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
                             f"{exc.start}): send JSON in UTF-8") from None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:  # Python's words would be "maximum recursion depth exceeded"
+        raise ApiError(400, "the body nests arrays or objects too deeply for this server: no "
+                            "request needs more than a few levels") from None
+    except ValueError as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, not {strict_json.kind(data)}")
