@@ -1288,3 +1288,18 @@ def test_a_body_nested_too_deeply_is_refused_in_words_a_client_can_act_on(client
     assert r.status_code == 400
     assert r.json()["error"] == ("the body nests arrays or objects too deeply for this server: "
                                  "no request needs more than a few levels")
+
+
+def test_a_query_parameter_a_request_does_not_take_is_refused(client):
+    """``GET /api/games/ID?plies=3`` showed the game now, as if no ply were asked for: a
+    request that reads a query parameter refuses another."""
+    gid = new_game(client, ["human", "human"])["id"]
+    for path, takes in ((f"/api/games/{gid}?plies=0", "ply"), (f"/api/games?id={gid}", "ids"),
+                        (f"/api/events?ids={gid}&x=1", "ids")):
+        r = client.get(path)
+        assert r.status_code == 400, path
+        assert r.json()["error"].endswith(f": this request takes only {takes!r}"), r.text
+    r = client.post("/api/records?games=freego", content=b"(;GM[1]SZ[5])",
+                    headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 400 and r.json()["error"].startswith("unknown query parameter 'games'")
+    assert client.get(f"/api/games/{gid}?ply=0").json()["ply"] == 0

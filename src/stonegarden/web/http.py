@@ -108,12 +108,18 @@ def client_key(host: str) -> str:
 
 
 def query_value(request: Request, name: str) -> str | None:
-    """The query parameter ``name``, given at most once (``None`` when it is not given).
+    """The query parameter ``name``, the one the request takes, given at most once (``None``
+    when it is not given).
 
     Raises:
         ApiError: 400 when it is given more than once: which one was meant cannot be known
-        (``?ids=A&ids=B`` took ``B`` alone, and answered as if ``A`` were no game).
+        (``?ids=A&ids=B`` took ``B`` alone, and answered as if ``A`` were no game); or with
+        another parameter (``?plies=3`` showed the game now, as if no ply were asked for).
     """
+    for key in request.query_params:
+        if key != name:
+            raise ApiError(400, f"unknown query parameter {quote(key)}: this request takes "
+                                f"only {name!r}")
     values = request.query_params.getlist(name)
     if len(values) > 1:
         also = ", its values separated by commas" if name == "ids" else ""
