@@ -1055,8 +1055,20 @@ def test_a_method_a_path_does_not_take_is_a_405_naming_the_ones_it_does(client, 
         r = client.request(method, path)
         assert r.status_code == 405, (method, r.text)
         assert {m.strip() for m in r.headers["allow"].split(",")} == allow, method
-        if path.startswith("/api/"):
-            assert r.json() == {"error": "Method Not Allowed"}
+        if path.startswith("/api/"):  # it said "Method Not Allowed", and nothing more
+            error = r.json()["error"]
+            assert error.startswith(f"{method} is not a method of '/api/"), error
+            assert error.endswith(f"it takes {r.headers['allow']}"), error
+            assert ("cross-origin" in error) == (method == "OPTIONS"), error
+
+
+def test_an_api_path_that_does_not_exist_says_so(client):
+    """``GET /api/gmaes`` was answered ``{"error": "Not Found"}``, as an unknown game's id is
+    not: the path is named, and where the paths are listed."""
+    for method in ("GET", "POST"):
+        r = client.request(method, "/api/gmaes")
+        assert r.status_code == 404
+        assert r.json() == {"error": "no API path '/api/gmaes': docs/web.md lists them"}
 
 
 def test_every_field_of_a_snapshot_is_documented(client):
@@ -1091,8 +1103,12 @@ def test_answers_say_how_a_cache_may_keep_them(client):
     asked for again on each use, a 304 while unchanged: with no ``Cache-Control`` a browser
     guessed a lifetime from the file's age and ran old scripts after an update."""
     made = new_game(client, ["human", "human"])
-    for path in (f"/api/games/{made['id']}", "/api/meta", "/api/lobby", "/api/games/nope"):
-        assert client.get(path).headers["cache-control"] == "no-store", path
+    square = new_game(client, ["human", "human"], "freego", {"size": 5})["id"]
+    # a record too: it grows with the game, and holds the analysis only for whoever may see it
+    for path in (f"/api/games/{made['id']}", "/api/meta", "/api/lobby", "/api/games/nope",
+                 f"/api/games/{made['id']}/record", f"/api/games/{square}/record.sgf"):
+        r = client.get(path)
+        assert r.headers["cache-control"] == "no-store", path
     r = client.get("/static/game/main.js")
     assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
     again = client.get("/static/game/main.js", headers={"If-None-Match": r.headers["etag"]})
@@ -1126,3 +1142,164 @@ def test_a_snapshot_says_its_seats_in_words_as_the_lists_of_games_do(client):
     snap = client.get(f"/api/games/{made['id']}").json()
     assert snap["seats"] == ["human", "level:2"]
     assert snap["seat_words"] == ["a person", "computer, level 2"]
+
+
+@pytest.mark.parametrize("path, body, field, close", [
+    ("/api/games", {"game": "blooms", "params": SMALL, "seats": ["human", "human"],
+                    "publik": True}, "publik", "public"),
+    ("/api/games", {"game": "blooms", "params": SMALL, "seats": ["human", "human"],
+                    "Hints": True}, "Hints", "hints"),
+    ("move", {"move": "Rb2", "Ply": 0}, "Ply", "ply"),
+    ("undo", {"move": "Rb2"}, "move", None),
+    ("name", {"name": "Ann", "nmae": "Bob"}, "nmae", "name"),
+    ("join", {"name": "Ann", "secret": "x"}, "secret", None),
+    ("rematch", {"game": "blooms"}, "game", None),
+    ("analysis", {"secrets": "x"}, "secrets", "secret"),
+])
+def test_a_field_a_request_does_not_take_is_refused_not_ignored(client, db, path, body, field,
+                                                                close):
+    """A misspelt ``"publik": true`` made an unlisted game, and a move's ``"Ply"`` was played
+    without the staleness check it asked for, without a word: every body's fields are known,
+    and one that is not is refused with the field it may have meant."""
+    made = new_game(client, ["human", "human"])
+    gid, key = made["id"], made["secrets"]["1"]
+    url = path if path.startswith("/") else f"/api/games/{gid}/{path}"
+    sent = body if path.startswith("/") or path == "join" else {"secret": key, **body}
+    r = client.post(url, json=sent)
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    assert error.startswith(f"unknown field {field!r}"), error
+    assert (f"did you mean {close!r}?" in error) if close else "did you mean" not in error
+    assert stored(db, gid) == ((), None, ())
+    assert client.get("/api/games").json()["games"] == []  # nothing made, nothing listed
+
+
+def test_a_query_parameter_given_twice_is_refused_not_half_read(client):
+    """``?ids=A&ids=B`` listed B alone, answering as if A were no game, and ``?ply=0&ply=3``
+    showed ply 3: the last of them was taken without a word. Which one was meant cannot be
+    known, so a parameter given twice is refused."""
+    made = new_game(client, ["human", "human"])
+    other = new_game(client, ["human", "human"])["id"]
+    gid = made["id"]
+    for path, name in ((f"/api/games?ids={gid}&ids={other}", "ids"),
+                       (f"/api/events?ids={gid}&ids={other}", "ids"),
+                       (f"/api/games/{gid}?ply=0&ply=0", "ply")):
+        r = client.get(path)
+        assert r.status_code == 400, path
+        assert r.json()["error"].startswith(f"{name!r} is given 2 times in the query"), r.text
+    r = client.post("/api/records?game=freego&game=blooms", content=b"(;GM[1]SZ[5])",
+                    headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 400 and r.json()["error"].startswith("'game' is given 2 times")
+    listed = client.get(f"/api/games?ids={gid},{other}").json()["games"]
+    assert sorted(g["id"] for g in listed) == sorted([gid, other])  # as the docs say
+
+
+def test_an_error_quotes_a_long_input_in_a_bounded_message(client):
+    """An SGF move of 500,000 characters was answered with an error of a megabyte (the move
+    twice), an unknown game or a clock's key of 60,000 with one of 60,000: an error says what
+    was refused and why in at most 1,000 characters, whatever it quotes."""
+    big = "x" * 500_000
+    sgf = {"Content-Type": "application/x-go-sgf"}
+    game = {"game": "blooms", "params": SMALL, "seats": ["human", "human"]}
+    for r, start, end in (
+            (client.post("/api/records?game=freego", headers=sgf,
+                         content=f"(;GM[1]SZ[5];B[{big}])".encode()),
+             "bad record: 'upload': SGF move 1 (B[xxx", "is not an SGF point"),
+            (client.post("/api/records", headers=sgf, content=f"(;GM[{big}]SZ[5])".encode()),
+             "bad record: 'upload': GM[xxx", "is not Go (GM[1])"),
+            (client.post("/api/games", json={**game, "game": big[:60_000]}),
+             "unknown game 'xxx", "(known: blooms, blooms-territory, freego, bridgego, blobs)"),
+            (client.post("/api/games", json={**game, "clock": {big[:60_000]: 1}}),
+             "'clock' is {", "not an object with keys ['xxx")):
+        error = r.json()["error"]
+        assert r.status_code == 400 and len(error) <= 1000, (r.status_code, len(error))
+        assert error.startswith(start) and end in error, error[:200]
+
+
+@pytest.mark.parametrize("path, body, said", [
+    ("/api/games", {"game": True}, "'game' must name a game (blooms, blooms-territory, freego, "
+                                   "bridgego, blobs), not true"),
+    ("/api/games", {"game": "blooms", "params": None}, "'params' must be an object, not null"),
+    ("/api/games", {"game": "blooms", "seats": ["human", None]},
+     "'seats' must be a list of two strings, not [\"human\", null]"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "public": 1},
+     "'public' must be true or false, not 1"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "hints": None},
+     "'hints' must be true or false, not null"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "seat": True},
+     "'seat' must be the number of a 'human' seat, not true"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"], "clock": {"initial": None}},
+     "clock 'initial' must be a number in 10..10800, not null"),
+    ("/api/games", {"game": "blooms", "seats": ["human", "human"],
+                    "clock": {"days_per_move": False}},
+     "clock 'days_per_move' must be an integer in 1..14, not false"),
+    ("move", {"move": None}, "'move' must be move text of at most 200 characters, not null"),
+    ("move", {"move": ["Rb2"]},
+     "'move' must be move text of at most 200 characters, not [\"Rb2\"]"),
+    ("move", {"move": "Rb2", "ply": True},
+     "'ply' must be the number of moves so far (an integer, 0 or more), not true"),
+])
+def test_a_refused_value_is_quoted_as_json_writes_it(client, path, body, said):
+    """A client that sent ``null`` or ``true`` was told "not None", "not True", and a list
+    was shown in Python's quotes: a refused value is shown as JSON writes it."""
+    made = new_game(client, ["human", "human"])
+    if not path.startswith("/"):
+        path, body = f"/api/games/{made['id']}/{path}", {"secret": made["secrets"]["1"], **body}
+    r = client.post(path, json=body)
+    assert r.status_code == 400 and r.json()["error"] == said
+
+
+def test_a_body_that_starts_with_a_byte_order_mark_is_read(client, db):
+    """A body saved by Windows' Notepad (a UTF-8 byte order mark first) was refused with
+    Python's advice, "Unexpected UTF-8 BOM (decode using utf-8-sig)", while an uploaded
+    record with one was read: a body's mark is read past too (RFC 8259 allows it)."""
+    body = json.dumps({"game": "blooms", "params": SMALL, "seats": ["human", "human"]})
+    r = client.post("/api/games", content=b"\xef\xbb\xbf" + body.encode(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    r = client.post(f"/api/games/{made['id']}/move", headers={"Content-Type": "application/json"},
+                    content="\ufeff".encode() + json.dumps({"secret": made["secrets"]["1"],
+                                                           "move": "Rb2"}).encode())
+    assert r.status_code == 200, r.text
+    assert stored(db, made["id"])[0] == ("Rb2",)
+
+
+def test_a_body_not_in_utf8_is_refused_in_words_a_client_can_act_on(client):
+    """A UTF-16 body (a file written by Windows PowerShell's ``>``) was refused with Python's
+    codec message, "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"."""
+    body = json.dumps({"game": "blooms", "params": SMALL, "seats": ["human", "human"]})
+    for encoding, first in (("utf-16", 0xff), ("latin-1", 0xe9)):
+        text = body if encoding == "utf-16" else body.replace("blooms", "bl\u00e9ooms")
+        r = client.post("/api/games", content=text.encode(encoding),
+                        headers={"Content-Type": "application/json"})
+        assert r.status_code == 400
+        error = r.json()["error"]
+        assert error.startswith(f"the body is not UTF-8 text (byte 0x{first:02x} at offset "), error
+        assert error.endswith("): send JSON in UTF-8") and "codec" not in error, error
+
+
+def test_a_body_nested_too_deeply_is_refused_in_words_a_client_can_act_on(client):
+    """A body of 30,000 nested arrays was refused with Python's words, "maximum recursion
+    depth exceeded while decoding a JSON array from a unicode string"."""
+    deep = "[" * 30_000 + "]" * 30_000
+    r = client.post("/api/games", content=f'{{"game": "blooms", "params": {deep}}}'.encode(),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert r.json()["error"] == ("the body nests arrays or objects too deeply for this server: "
+                                 "no request needs more than a few levels")
+
+
+def test_a_query_parameter_a_request_does_not_take_is_refused(client):
+    """``GET /api/games/ID?plies=3`` showed the game now, as if no ply were asked for: a
+    request that reads a query parameter refuses another."""
+    gid = new_game(client, ["human", "human"])["id"]
+    for path, takes in ((f"/api/games/{gid}?plies=0", "ply"), (f"/api/games?id={gid}", "ids"),
+                        (f"/api/events?ids={gid}&x=1", "ids")):
+        r = client.get(path)
+        assert r.status_code == 400, path
+        assert r.json()["error"].endswith(f": this request takes only {takes!r}"), r.text
+    r = client.post("/api/records?games=freego", content=b"(;GM[1]SZ[5])",
+                    headers={"Content-Type": "application/x-go-sgf"})
+    assert r.status_code == 400 and r.json()["error"].startswith("unknown query parameter 'games'")
+    assert client.get(f"/api/games/{gid}?ply=0").json()["ply"] == 0

@@ -83,14 +83,13 @@ def requests(env: dict[str, Any]) -> Any:
                                     min_size=0, max_size=3), json_value),
         "public": st.one_of(st.booleans(), json_value), "hints": json_value,
         "name": st.one_of(weird_text, json_value), "seat": st.one_of(weird_int, json_value),
-        "clock": st.one_of(clock_value, json_value), "extra": json_value})
+        "clock": st.one_of(clock_value, json_value)})
     action_body = gs.flatmap(lambda g: st.tuples(
         st.just(g[0]), st.sampled_from(ACTIONS),
         st.fixed_dictionaries({}, optional={"secret": st.one_of(st.just(g[1]), json_value),
                                             "move": move_text, "ply": st.one_of(weird_int,
                                                                                 json_value),
-                                            "name": st.one_of(weird_text, json_value),
-                                            "other": json_value})))
+                                            "name": st.one_of(weird_text, json_value)})))
     mutated_record = st.tuples(st.sampled_from(["format", "version", "game", "params", "moves",
                                                 "result", "players", "meta"]), json_value).map(
         lambda kv: {**json.loads(record), kv[0]: kv[1]})

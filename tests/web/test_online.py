@@ -607,7 +607,8 @@ def test_a_path_with_a_trailing_slash_is_redirected_under_the_prefix(db):
         r = c.post("/sg/api/games/", json={}, follow_redirects=False)
         assert r.status_code == 307 and r.headers["location"] == "/sg/api/games"
         r = c.get("/sg/api/nosuch/", follow_redirects=False)
-        assert r.status_code == 404 and r.json() == {"error": "Not Found"}
+        assert r.status_code == 404
+        assert r.json() == {"error": "no API path '/api/nosuch/': docs/web.md lists them"}
 
 
 def test_a_loopback_server_answers_to_its_ipv6_public_host_as_browsers_send_it(db):

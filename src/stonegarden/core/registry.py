@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from ..errors import ParameterError
+from ..errors import ParameterError, quote
 from .protocol import Game
 
 _GAMES: dict[str, type[Game]] = {}
@@ -41,7 +41,7 @@ def game_class(game_id: str) -> type[Game]:
     """Raises: ParameterError for an unknown id."""
     _load()
     if not isinstance(game_id, str) or game_id not in _GAMES:
-        raise ParameterError(f"unknown game {game_id!r} (known: {', '.join(_GAMES)})")
+        raise ParameterError(f"unknown game {quote(game_id)} (known: {', '.join(_GAMES)})")
     return _GAMES[game_id]
 
 

@@ -7,6 +7,8 @@ import json
 import math
 from typing import Any
 
+from ..errors import quote
+
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
@@ -36,6 +38,20 @@ def loads(text: str | bytes) -> Any:
     """
     return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
                       parse_int=_integer)
+
+
+def show(value: Any, limit: int = 80) -> str:
+    """``value``, read from JSON, as its writer wrote it (``null``, ``true``, ``["a", 1]``), for
+    messages: Python's ``None``, ``True`` and ``['a', 1]`` are not what the client sent. A
+    string is quoted as every message quotes one (``'a'``); cut to about ``limit``
+    characters; never raises."""
+    if isinstance(value, str):
+        return quote(value, limit)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):  # an integer of more digits than shown
+        return quote(value, limit)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def kind(value: Any) -> str:

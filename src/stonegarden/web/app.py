@@ -43,10 +43,12 @@ from .http import (
     Json,
     SecurityHeaders,
     Static,
+    bounded,
     client_of,
     content_type,
     declared_charset,
     error_response,
+    query_value,
     read_body,
     read_json,
 )
@@ -185,7 +187,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     async def list_games(request: Request) -> Json:
         """The public listing, or (``?ids=a,b``) the games named, which anyone holding their
         ids may watch anyway."""
-        ids = request.query_params.get("ids")
+        ids = query_value(request, "ids")
         if ids is None:
             rows = await asyncio.to_thread(store.list_games)
         else:
@@ -197,7 +199,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                                 "clock_text": lobby.clock_words(r.clock)} for r in rows]})
 
     async def create_game(request: Request) -> Json:
-        body = await read_json(request)
+        body = await read_json(request, ("game", "params", "seats", "public", "hints", "name",
+                                         "seat", "clock"))
         live, keys = await service().create(body.get("game"), body.get("params", {}),
                                             body.get("seats", ["human", "human"]),
                                             client_of(request), body.get("public", False),
@@ -214,7 +217,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         if seat is not None and request.headers.get("x-seat-present") != "0":
             await svc.arrive(live, seat)
             live = svc.live.get(live.id, live)
-        out = svc.snapshot(live, request.query_params.get("ply"), seat)
+        out = svc.snapshot(live, query_value(request, "ply"), seat)
         # a rematch that was aborted is offered no more: a new one may be
         out["rematch"] = await lobby.offered_rematch(svc, live)
         return Json(out)
@@ -224,7 +227,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             svc = service()
             client = client_of(request)
             live = await svc.load(request.path_params["gid"], client)
-            body = await read_json(request)
+            body = await read_json(request, ("secret", "move", "ply") if name == "move"
+                                   else ("secret",))
             secret = body.get("secret")
             extra: dict[str, Any] = {}
             if name == "move":
@@ -258,7 +262,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        body = await read_json(request)
+        body = await read_json(request, ("secret",))
         return Json(svc.reviewer.request(live, body.get("secret"), client), status_code=202)
 
     async def record(request: Request) -> Response:
@@ -267,15 +271,14 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         name = f"{live.game.id}-{live.id}.json"
         seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
         return Response(svc.record(live, seat).to_json() + "\n", media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                        headers=_download(name))
 
     async def record_sgf(request: Request) -> Response:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
         body = await svc.sgf(live)
         name = f"{live.game.id}-{live.id}.sgf"
-        return Response(body, media_type="application/x-go-sgf",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        return Response(body, media_type="application/x-go-sgf", headers=_download(name))
 
     async def upload(request: Request) -> Json:
         raw = await read_body(request, MAX_RECORD_BODY, (JSON, SGF))
@@ -287,7 +290,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             raise ApiError(400, "bad record: it is not UTF-8 text") from None
         except StonegardenError as exc:
             raise ApiError(400, f"bad record: {exc}") from None
-        game = request.query_params.get("game")
+        game = query_value(request, "game")
         live, keys = await service().upload(text, sgf, client_of(request), game)
         return Json(_links(site, live.id, live.seats, keys), status_code=201)
 
@@ -312,7 +315,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         assert isinstance(exc, ApiError)
         if request.url.path.startswith("/api/"):
             return error_response(exc.status, exc.message, exc.headers)
-        return page("error.html", status=exc.status, code=exc.status, message=exc.message)
+        return page("error.html", status=exc.status, code=exc.status,
+                    message=bounded(exc.message))
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -320,7 +324,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         if exc.status_code == 405:
             headers.setdefault("Allow", "GET, HEAD")
         if request.url.path.startswith("/api/"):
-            return error_response(exc.status_code, str(exc.detail), headers)
+            return error_response(exc.status_code, _refusal(request, exc, headers), headers)
         answer = page("error.html", status=exc.status_code, code=exc.status_code,
                       message=str(exc.detail))
         answer.headers.update(headers)
@@ -381,6 +385,18 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
     return app
 
 
+def _refusal(request: Request, exc: HTTPException, headers: dict[str, str]) -> str:
+    """The error of a request the routes refused, in words a client can act on (starlette's
+    own were "Not Found" and "Method Not Allowed")."""
+    path = quote(request.url.path)
+    if exc.status_code == 404:
+        return f"no API path {path}: docs/web.md lists them"
+    if exc.status_code == 405:
+        why = " (the server grants no cross-origin request)" if request.method == "OPTIONS" else ""
+        return f"{request.method} is not a method of {path}{why}: it takes {headers['Allow']}"
+    return str(exc.detail)
+
+
 def by_method(get: Any, post: Any) -> Any:
     """One handler for a path that reads with ``GET`` (and ``HEAD``) and acts with ``POST``."""
 
@@ -388,6 +404,12 @@ def by_method(get: Any, post: Any) -> Any:
         return await (post if request.method == "POST" else get)(request)
 
     return handler
+
+
+def _download(name: str) -> dict[str, str]:
+    """The headers of a record to download: a file named ``name``, kept by no cache (it is the
+    game now, and its analysis is there only for a viewer who may see it)."""
+    return {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"}
 
 
 def _example_move(game: Any) -> str:

@@ -4,6 +4,7 @@ input can be written into, the client a request counts for, and the security hea
 from __future__ import annotations
 
 import asyncio
+import difflib
 import ipaddress
 import json
 from typing import Any
@@ -106,6 +107,27 @@ def client_key(host: str) -> str:
     return host
 
 
+def query_value(request: Request, name: str) -> str | None:
+    """The query parameter ``name``, the one the request takes, given at most once (``None``
+    when it is not given).
+
+    Raises:
+        ApiError: 400 when it is given more than once: which one was meant cannot be known
+        (``?ids=A&ids=B`` took ``B`` alone, and answered as if ``A`` were no game); or with
+        another parameter (``?plies=3`` showed the game now, as if no ply were asked for).
+    """
+    for key in request.query_params:
+        if key != name:
+            raise ApiError(400, f"unknown query parameter {quote(key)}: this request takes "
+                                f"only {name!r}")
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        also = ", its values separated by commas" if name == "ids" else ""
+        raise ApiError(400, f"{name!r} is given {len(values)} times in the query: give it "
+                            f"once{also}")
+    return values[0] if values else None
+
+
 def content_type(request: Request) -> str:
     """The media type of the request's body, lower case (media types ignore case)."""
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -157,25 +179,59 @@ async def read_body(request: Request, limit: int = MAX_BODY,
     return b"".join(chunks)
 
 
-async def read_json(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
-    """The body as a JSON object.
+async def read_json(request: Request, fields: tuple[str, ...],
+                    limit: int = MAX_BODY) -> dict[str, Any]:
+    """The body as a JSON object of the ``fields`` a request takes (each optional here: the
+    handler says which it needs).
 
     Raises:
         ApiError: 413 too large, 400 not UTF-8 JSON (too deep, or a number of more digits than
-        Python converts, included) or not an object.
+        Python converts, included), not an object, or with a field the request does not take
+        (a misspelt ``"publik": true`` would otherwise make an unlisted game without a word).
     """
     raw = await read_body(request, limit)
-    try:
-        data = strict_json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as exc:
+    try:  # a byte order mark (a file saved by Windows' Notepad) is read past, as a record's is
+        data = strict_json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:  # JSON between programs is UTF-8 (RFC 8259)
+        raise ApiError(400, f"the body is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                            f"{exc.start}): send JSON in UTF-8") from None
+    except RecursionError:  # Python's words would be "maximum recursion depth exceeded"
+        raise ApiError(400, "the body nests arrays or objects too deeply for this server: no "
+                            "request needs more than a few levels") from None
+    except ValueError as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}"[:300]) from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, not {strict_json.kind(data)}")
+    for key in data:
+        if key not in fields:
+            raise ApiError(400, unknown_field(key, fields))
     return data
 
 
+def unknown_field(key: str, fields: tuple[str, ...]) -> str:
+    """The message for a field a request does not take: the closest one it does, if any,
+    and all of them."""
+    close = difflib.get_close_matches(key.lower(), fields, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    takes = ", ".join(fields) if fields else "no fields"
+    return f"unknown field {quote(key)}{hint}: this request takes {takes}"
+
+
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Json:
-    return Json({"error": message}, status_code=status, headers=headers)
+    return Json({"error": bounded(message)}, status_code=status, headers=headers)
+
+
+#: the most characters of an error message
+MAX_ERROR = 1000
+
+
+def bounded(message: str) -> str:
+    """``message`` cut to ``MAX_ERROR`` characters: its start and its end, where what was
+    refused and why are said, around what it quotes of a client's input (a property of an
+    uploaded SGF file can be a megabyte long, and was answered back twice)."""
+    if len(message) <= MAX_ERROR:
+        return message
+    return f"{message[:MAX_ERROR * 2 // 3]} ... {message[-(MAX_ERROR // 3 - 5):]}"
 
 
 class Static(StaticFiles):

@@ -20,7 +20,7 @@ from ..core.registry import game_class, make
 from ..errors import StonegardenError, quote
 from ..store import GameSummary, Store
 from . import clock_keeper
-from .http import ApiError, Json, client_of, read_json
+from .http import ApiError, Json, client_of, query_value, read_json
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Live, is_game_id
 from .names import clean_name
 from .pages import params_words
@@ -320,14 +320,14 @@ def routes(service: Callable[[], GameService], site: Site,
 
     async def games_events(request: Request) -> StreamingResponse:
         svc = service()
-        ids = watched_ids(request.query_params.get("ids"))
+        ids = watched_ids(query_value(request, "ids"))
         return updates(svc, client_of(request), ids, svc.budgets.streams_per_client)
 
     async def join_game(request: Request) -> Json:
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        body = await read_json(request)
+        body = await read_json(request, ("name",))
         seat = await join(svc, live, body.get("name"), client)
         secret = live.secrets[seat - 1]
         return Json({"id": live.id, "seat": seat, "secret": secret,
@@ -337,14 +337,14 @@ def routes(service: Callable[[], GameService], site: Site,
     async def withdraw_game(request: Request) -> Json:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
-        body = await read_json(request)
+        body = await read_json(request, ("secret",))
         await withdraw(svc, live, body.get("secret"))
         return Json({"withdrawn": live.id})
 
     async def name_seat(request: Request) -> Json:
         svc = service()
         live = await svc.load(request.path_params["gid"], client_of(request))
-        body = await read_json(request)
+        body = await read_json(request, ("secret", "name"))
         await set_name(svc, live, body.get("secret"), body.get("name"))
         return Json(svc.snapshot(live, None, svc.seat_of(live, body.get("secret"))))
 
@@ -352,7 +352,7 @@ def routes(service: Callable[[], GameService], site: Site,
         svc = service()
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
-        body = await read_json(request)
+        body = await read_json(request, ("secret",))
         made, new, seat = await rematch(svc, live, body.get("secret"), client)
         secret = new.secrets[seat - 1]
         return Json({"id": new.id, "seat": seat, "secret": secret,

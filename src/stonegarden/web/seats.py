@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import StonegardenError, quote
+from ..core import strict_json
+from ..errors import StonegardenError
 from .http import ApiError
 from .live import Live
 from .names import clean_name
@@ -51,7 +52,8 @@ def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
                             "seats)")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)
                              or seat not in (1, 2) or seats[seat - 1] != HUMAN):
-        raise ApiError(400, f"'seat' must be the number of a 'human' seat, not {quote(seat)}")
+        raise ApiError(400, "'seat' must be the number of a 'human' seat, not "
+                            f"{strict_json.show(seat)}")
     names: list[str | None] = [None, None]
     if name is not None:
         mine = seat if seat is not None else next((i + 1 for i, s in enumerate(seats)

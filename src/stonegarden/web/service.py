@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agents.search_agents import SearchAgent
+from ..core import strict_json
 from ..core.protocol import Game
 from ..core.record import Record, make_record, result_of
 from ..core.registry import available_games, game_class, make
@@ -237,17 +238,19 @@ class GameService:
             with an open seat would be more than the client may have waiting in the lobby.
         """
         if not isinstance(game_id, str):
-            given = "not given" if game_id is None else f"not {quote(game_id)}"
+            given = "not given" if game_id is None else f"not {strict_json.show(game_id)}"
             raise ApiError(400, f"'game' must name a game ({', '.join(available_games())}), "
                                 f"{given}")
         if not isinstance(params, dict):
-            raise ApiError(400, f"'params' must be an object, not {quote(params)}")
+            raise ApiError(400, f"'params' must be an object, not {strict_json.show(params)}")
         if (not isinstance(seats, list) or len(seats) != 2
                 or not all(isinstance(s, str) for s in seats)):
-            raise ApiError(400, f"'seats' must be a list of two strings, not {quote(seats)}")
+            raise ApiError(400, "'seats' must be a list of two strings, not "
+                                f"{strict_json.show(seats)}")
         for key, flag in (("public", listed), ("hints", hints)):
             if not isinstance(flag, bool):
-                raise ApiError(400, f"{key!r} must be true or false, not {quote(flag)}")
+                raise ApiError(400, f"{key!r} must be true or false, not "
+                                    f"{strict_json.show(flag)}")
         try:
             game = make(game_id, **{k: v for k, v in params.items() if v not in ("", None)})
         except StonegardenError as exc:
@@ -476,15 +479,15 @@ class GameService:
         seat = self.require_seat(live, secret)
         if not isinstance(move, str) or not move.strip() or len(move) > MAX_MOVE_TEXT:
             raise ApiError(400, f"'move' must be move text of at most {MAX_MOVE_TEXT} characters,"
-                                f" not {quote(move)}")
+                                f" not {strict_json.show(move)}")
         if expected_ply is not None and (not isinstance(expected_ply, int)
                                          or isinstance(expected_ply, bool) or expected_ply < 0):
             raise ApiError(400, f"'ply' must be the number of moves so far (an integer, 0 or "
                                 f"more), not "
-                                f"{quote(expected_ply)}")
+                                f"{strict_json.show(expected_ply)}")
         if expected_ply is not None and expected_ply != len(live.moves):
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
-                                f"not {quote(expected_ply)}")
+                                f"not {strict_json.show(expected_ply)}")
         game, state = live.game, live.state
         if game.is_terminal(state) or live.over is not None:
             raise ApiError(409, "the game is over")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core import strict_json
-from ..errors import ParameterError
+from ..errors import ParameterError, quote
 
 #: ranges of the clock settings (seconds, except days)
 INITIAL_RANGE = (10, 3 * 3600)
@@ -87,7 +87,7 @@ def parse_clock(value: Any) -> ClockSpec | None:
         return ClockSpec("fischer", initial=initial, increment=increment)
     raise ParameterError("'clock' is {\"initial\": SECONDS, \"increment\": SECONDS} or "
                          "{\"days_per_move\": DAYS}, not an object with keys "
-                         f"{sorted(str(k) for k in keys)[:5]}")
+                         f"{quote(sorted(keys)[:5])}")
 
 
 def _bounded_number(obj: dict[str, Any], key: str, bounds: tuple[int, int],
@@ -99,7 +99,8 @@ def _bounded_number(obj: dict[str, Any], key: str, bounds: tuple[int, int],
     if not integer:
         ok = ok or (isinstance(v, float) and math.isfinite(v))
     if not ok or not lo <= v <= hi:
-        raise ParameterError(f"clock {key!r} must be {kind} in {lo}..{hi}, not {v!r}"[:200])
+        raise ParameterError(f"clock {key!r} must be {kind} in {lo}..{hi}, not "
+                             f"{strict_json.show(v)}")
     return float(v)
 
 
