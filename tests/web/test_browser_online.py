@@ -622,3 +622,22 @@ def test_my_games_names_an_uploaded_records_players_as_theirs_not_as_you(browser
     assert page.locator("#status").inner_text().startswith("Your turn")
     assert not page.title().startswith("● Your turn"), page.title()
     assert errors == []
+
+
+def test_a_join_refused_is_shown_and_said_to_the_spectator_who_asked(browser, server):
+    # the refusal was written inside the move builder, which a spectator (and a finished game's
+    # page, asking for a rematch) does not see: Take the open seat did nothing, in silence
+    for _ in range(8):  # this address's games joined but not begun: the most it may have
+        joined = open_game(server, name="Ana")
+        assert server.request("POST", f"/api/games/{joined['id']}/join", {"name": "Cy"})[0] == 201
+    made = open_game(server, name="Ana")
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.add_init_script("localStorage.setItem('sg-name', 'Bo')")
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    bo.focus("#join")
+    bo.keyboard.press("Enter")
+    bo.wait_for_selector("#move-error:has-text('you have joined 8 games')", timeout=WAIT)
+    assert bo.is_visible("#move-error") and bo.get_attribute("#move-error", "role") == "alert"
+    assert errors == []
