@@ -347,13 +347,17 @@ CONTRAST = r"""() => {
 
 
 def test_text_has_enough_contrast_in_both_themes(browser, server):
-    """WCAG AA: 4.5:1 (3:1 for large text), from the computed styles of every visible text."""
+    """WCAG AA: 4.5:1 (3:1 for large text), from the computed styles of every visible text;
+    the game on the player's turn and on the opponent's (the builder was faded then, Resign
+    and the settings with it)."""
     made = new_game(server, params={"size": 5})
+    move(server, made, "1", "C3", 0)
     for scheme in ("light", "dark"):
         page = open_page(browser, color_scheme=scheme)
-        for path in ("/", made["links"]["1"]):
+        for path in ("/", made["links"]["2"], made["links"]["1"]):
             page.goto(server.url + path)
-            page.wait_for_selector("#start, #status.your-turn", timeout=WAIT)
+            page.wait_for_selector("#start, #status.your-turn, #status:has-text('to move')",
+                                   timeout=WAIT)
             assert page.evaluate("document.documentElement.dataset.theme") == scheme
             assert page.evaluate(CONTRAST) == [], (scheme, path)
 

@@ -18,7 +18,6 @@ $("confirm-moves").addEventListener("change", (ev) => { settings.confirmMoves = 
 export function renderBuilder(s) {
   const b = s.builder;
   const live = s.can_play;
-  $("builder").classList.toggle("inactive", !live);
   $("builder").hidden = !playing(s) || s.over;  // nothing to play
   ["confirm", "clear"].forEach((id) => { $(id).disabled = !live; });
   $("resign").disabled = !s.can_resign;  // between two people, on either's turn
