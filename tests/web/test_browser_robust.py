@@ -673,6 +673,34 @@ def test_a_players_clock_running_low_is_said_once(browser, server):
         page.context.close()  # its route asks this server: left open, it breaks the next test
 
 
+def test_the_wait_for_a_players_first_move_is_said_as_it_begins_and_near_its_end(browser,
+                                                                                  server):
+    # no clock runs before a first move: the game aborts itself when it does not come in
+    # time, shown counting down and never said, so a screen reader heard of it once aborted
+    made = new_game(server, params={"size": 5}, clock={"initial": 60, "increment": 0})
+
+    def near(snap):  # Black's first move, due in 1-3 minutes, due in 12 s
+        if snap["clock"]["abort_in"] is not None:
+            snap["clock"]["abort_in"] = min(snap["clock"]["abort_in"], 12)
+
+    page = open_page(browser)
+    change_answers(page, f"**/api/games/{made['id']}", near)
+    page.add_init_script(SAID_EVERYWHERE)
+    try:
+        page.goto(server.url + made["links"]["1"])
+        wait_ready(page)
+        wait_text(page, "#clock-said", "Less than 10 seconds to make your first move")
+        said = page.evaluate("window.said")
+        begun = [t for t in said if t.startswith("Make your first move within 0:1")]
+        assert len(begun) == 1 and begun[0].endswith(", or the game is aborted."), said
+        page.wait_for_timeout(1000)  # counted down every 0.2 s: each said once
+        assert page.evaluate("window.said").count(
+            "Less than 10 seconds to make your first move, or the game is aborted.") == 1
+        assert page.get_attribute("#clock-said", "aria-live") == "assertive"
+    finally:
+        page.context.close()  # its route asks this server: left open, it breaks the next test
+
+
 def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
     # a newcomer clicks the ko point, then a stone: the page says why, as a typed move's
     # refusal does, not "nothing can be played on C3"
