@@ -765,6 +765,40 @@ def test_an_undo_is_said_once_not_again_on_coming_back_to_now(browser, server):
     assert "Undone" not in page.inner_text("#last-move")
 
 
+#: the control with the keyboard's focus whose ring (its outline) has under 3:1 against what is
+#: around it (WCAG 1.4.11), in words; null when it has enough (a board cell draws its own)
+FOCUS_RING = r"""() => {
+  const parse = (c) => { const v = c.match(/rgba?\(([^)]+)\)/)[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = (x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const el = document.activeElement;
+  if (!el || el === document.body || el.closest('svg')) return null;
+  let under = [255, 255, 255];
+  for (let e = el.parentElement; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c[3] >= 1) { under = c; break; } }
+  const cs = getComputedStyle(el);
+  if (cs.outlineStyle === 'none') return `no ring: ${el.tagName} "${el.textContent.trim()}"`;
+  const L1 = lum(parse(cs.outlineColor)), L2 = lum(under);
+  const ratio = (Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05);
+  return ratio < 3 ? `${ratio.toFixed(2)} ${el.tagName} "${el.textContent.trim()}"` : null;
+}"""
+
+
+def test_the_keyboards_focus_ring_stands_out_from_what_is_around_it(browser, server):
+    # the header's links and buttons were ringed in the accent's dark blue on its dark brown
+    # (2.5:1 in the light theme), hard to find from the keyboard
+    made = new_game(server, params={"size": 5})
+    for scheme in ("light", "dark"):
+        page = open_page(browser, color_scheme=scheme)
+        for path in ("/", made["links"]["1"]):
+            page.goto(server.url + path)
+            page.wait_for_selector("#start, #status.your-turn", timeout=WAIT)
+            faint = set()
+            for _ in range(30):  # the header, the form or the board's page, and round again
+                page.keyboard.press("Tab")
+                faint.add(page.evaluate(FOCUS_RING))
+            assert faint == {None}, (scheme, path)
+        page.context.close()
+
+
 #: what every live region of a page takes (window.said), and every text shown (window.shown),
 #: once the page is parsed
 SAID_EVERYWHERE = """
