@@ -490,6 +490,25 @@ def test_a_cell_reached_without_the_arrow_keys_keeps_the_focus_through_a_new_sna
         "c5, empty, chosen: red stone"
 
 
+def test_a_cell_clicked_or_reached_by_a_screen_reader_is_the_boards_stop_for_tab(browser,
+                                                                                 server):
+    # the board is one stop for Tab (the arrows move within it): a cell reached otherwise
+    # left that stop on the cell before, so Shift+Tab went back to a1, not off the board, and
+    # Tab after a Blobs cell could land on another cell rather than on its faces
+    made = new_game(server, "blooms", params={"size": 3})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.click("#board [data-cell='c5']")  # chosen, to confirm: the board is not redrawn
+    assert page.evaluate("document.activeElement.dataset.cell") == "c5"
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(FOCUS_ON_BOARD) is False
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.cell") == "c5"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.colour") == "R"
+
+
 def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_board(
         browser, server):
     made = new_game(server, "blooms", params={"size": 3})
