@@ -509,6 +509,26 @@ def test_a_cell_clicked_or_reached_by_a_screen_reader_is_the_boards_stop_for_tab
     assert page.evaluate("document.activeElement.dataset.colour") == "R"
 
 
+def test_a_blooms_stone_taken_back_is_the_colour_chosen_next(browser, server):
+    # red on a1, yellow on e3, then a1 again takes the red stone back: the page went on
+    # choosing yellow ("Choose a cell for yellow", whose next cell moved the yellow stone)
+    made = new_game(server, "blooms", params={"size": 3})
+    move(server, made, "1", "Rc3", 0)
+    move(server, made, "2", "Kb2,Gd4", 1)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    for cell in ("a1", "e3", "a1"):
+        page.locator(f"#board [data-cell='{cell}']").focus()
+        page.keyboard.press("Enter")
+    assert page.inner_text("#choice") == \
+        "Chosen: yellow on e3 (Ye3). Choose a cell for red, or Confirm."
+    assert page.get_attribute("#colours [data-colour='R']", "aria-pressed") == "true"
+    page.locator("#board [data-cell='b1']").focus()
+    page.keyboard.press("Enter")
+    assert page.input_value("#move-text") == "Rb1,Ye3"
+
+
 def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_board(
         browser, server):
     made = new_game(server, "blooms", params={"size": 3})

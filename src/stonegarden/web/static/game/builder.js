@@ -183,7 +183,8 @@ export function cellChosen(cell, fromKey) {
   if (cell.dataset.content) { refuseCell(`${name} is taken`); return; }
   typed = false;
   const here = pending.findIndex((p) => p.cell === name);
-  if (here >= 0) { pending.splice(here, 1); renderBuilder(page.snap); return; }
+  // a stone taken back: its colour is the one to place next (the other is placed already)
+  if (here >= 0) { colour = pending[here].letter; pending.splice(here, 1); renderBuilder(page.snap); return; }
   pending = pending.filter((p) => p.letter !== colour);
   if (pending.length >= b.max_stones) pending = [];
   pending.push({ letter: colour, cell: name });
