@@ -641,3 +641,25 @@ def test_a_join_refused_is_shown_and_said_to_the_spectator_who_asked(browser, se
     bo.wait_for_selector("#move-error:has-text('you have joined 8 games')", timeout=WAIT)
     assert bo.is_visible("#move-error") and bo.get_attribute("#move-error", "role") == "alert"
     assert errors == []
+
+
+def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
+    # its row was shaded and the tab's title counted it, neither of which a screen reader
+    # reads out: a blind player waiting there heard nothing of the opponent's move
+    errors: list[str] = []
+    page = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "human"], "name": "Ana",
+                                                 "seat": 1})[1]
+    page.goto(server.url + "/my-games")
+    page.evaluate(f"SG.saveKey({made['id']!r}, '2', {made['secrets']['2']!r})")
+    page.reload()
+    page.wait_for_selector(f"#mine tr[data-gid={made['id']!r}]", timeout=WAIT)
+    assert page.inner_text("#mine-said") == ""  # a game already listed is not said again
+    assert server.request("POST", f"/api/games/{made['id']}/move",
+                          {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert page.get_attribute("#mine-said", "role") == "status"
+    assert page.text_content("#mine-said") == \
+        "Your turn in Free Go (capture-N Go with suicide allowed), against Ana."
+    assert errors == []
