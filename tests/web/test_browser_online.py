@@ -706,4 +706,43 @@ def test_my_games_says_a_computer_paused_by_the_player_waits_for_them(browser, s
         time.sleep(0.2)
     page.wait_for_function(f"document.querySelector(\"#mine tr[data-gid='{gid}'] td\")"
                            "?.textContent === 'Computer paused'", timeout=WAIT)
+
+def test_a_join_refused_is_shown_and_said_to_the_spectator_who_asked(browser, server):
+    # the refusal was written inside the move builder, which a spectator (and a finished game's
+    # page, asking for a rematch) does not see: Take the open seat did nothing, in silence
+    for _ in range(8):  # this address's games joined but not begun: the most it may have
+        joined = open_game(server, name="Ana")
+        assert server.request("POST", f"/api/games/{joined['id']}/join", {"name": "Cy"})[0] == 201
+    made = open_game(server, name="Ana")
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.add_init_script("localStorage.setItem('sg-name', 'Bo')")
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_selector("#join:not([hidden])", timeout=WAIT)
+    bo.focus("#join")
+    bo.keyboard.press("Enter")
+    bo.wait_for_selector("#move-error:has-text('you have joined 8 games')", timeout=WAIT)
+    assert bo.is_visible("#move-error") and bo.get_attribute("#move-error", "role") == "alert"
+    assert errors == []
+
+
+def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
+    # its row was shaded and the tab's title counted it, neither of which a screen reader
+    # reads out: a blind player waiting there heard nothing of the opponent's move
+    errors: list[str] = []
+    page = person(browser, errors)
+    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
+                                                 "seats": ["human", "human"], "name": "Ana",
+                                                 "seat": 1})[1]
+    page.goto(server.url + "/my-games")
+    page.evaluate(f"SG.saveKey({made['id']!r}, '2', {made['secrets']['2']!r})")
+    page.reload()
+    page.wait_for_selector(f"#mine tr[data-gid={made['id']!r}]", timeout=WAIT)
+    assert page.inner_text("#mine-said") == ""  # a game already listed is not said again
+    assert server.request("POST", f"/api/games/{made['id']}/move",
+                          {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    assert page.get_attribute("#mine-said", "role") == "status"
+    assert page.text_content("#mine-said") == \
+        "Your turn in Free Go (capture-N Go with suicide allowed), against Ana."
     assert errors == []

@@ -347,13 +347,17 @@ CONTRAST = r"""() => {
 
 
 def test_text_has_enough_contrast_in_both_themes(browser, server):
-    """WCAG AA: 4.5:1 (3:1 for large text), from the computed styles of every visible text."""
+    """WCAG AA: 4.5:1 (3:1 for large text), from the computed styles of every visible text;
+    the game on the player's turn and on the opponent's (the builder was faded then, Resign
+    and the settings with it)."""
     made = new_game(server, params={"size": 5})
+    move(server, made, "1", "C3", 0)
     for scheme in ("light", "dark"):
         page = open_page(browser, color_scheme=scheme)
-        for path in ("/", made["links"]["1"]):
+        for path in ("/", made["links"]["2"], made["links"]["1"]):
             page.goto(server.url + path)
-            page.wait_for_selector("#start, #status.your-turn", timeout=WAIT)
+            page.wait_for_selector("#start, #status.your-turn, #status:has-text('to move')",
+                                   timeout=WAIT)
             assert page.evaluate("document.documentElement.dataset.theme") == scheme
             assert page.evaluate(CONTRAST) == [], (scheme, path)
 
@@ -484,6 +488,45 @@ def test_a_cell_reached_without_the_arrow_keys_keeps_the_focus_through_a_new_sna
     page.keyboard.press("Enter")
     assert page.get_attribute("#board [data-cell='c5']", "aria-label") == \
         "c5, empty, chosen: red stone"
+
+
+def test_a_cell_clicked_or_reached_by_a_screen_reader_is_the_boards_stop_for_tab(browser,
+                                                                                 server):
+    # the board is one stop for Tab (the arrows move within it): a cell reached otherwise
+    # left that stop on the cell before, so Shift+Tab went back to a1, not off the board, and
+    # Tab after a Blobs cell could land on another cell rather than on its faces
+    made = new_game(server, "blooms", params={"size": 3})
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.click("#board [data-cell='c5']")  # chosen, to confirm: the board is not redrawn
+    assert page.evaluate("document.activeElement.dataset.cell") == "c5"
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate(FOCUS_ON_BOARD) is False
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.cell") == "c5"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.colour") == "R"
+
+
+def test_a_blooms_stone_taken_back_is_the_colour_chosen_next(browser, server):
+    # red on a1, yellow on e3, then a1 again takes the red stone back: the page went on
+    # choosing yellow ("Choose a cell for yellow", whose next cell moved the yellow stone)
+    made = new_game(server, "blooms", params={"size": 3})
+    move(server, made, "1", "Rc3", 0)
+    move(server, made, "2", "Kb2,Gd4", 1)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    for cell in ("a1", "e3", "a1"):
+        page.locator(f"#board [data-cell='{cell}']").focus()
+        page.keyboard.press("Enter")
+    assert page.inner_text("#choice") == \
+        "Chosen: yellow on e3 (Ye3). Choose a cell for red, or Confirm."
+    assert page.get_attribute("#colours [data-colour='R']", "aria-pressed") == "true"
+    page.locator("#board [data-cell='b1']").focus()
+    page.keyboard.press("Enter")
+    assert page.input_value("#move-text") == "Rb1,Ye3"
 
 
 def test_a_blooms_move_typed_then_a_capture_are_said_and_the_focus_stays_on_the_board(
@@ -669,6 +712,34 @@ def test_a_players_clock_running_low_is_said_once(browser, server):
         page.context.close()  # its route asks this server: left open, it breaks the next test
 
 
+def test_the_wait_for_a_players_first_move_is_said_as_it_begins_and_near_its_end(browser,
+                                                                                  server):
+    # no clock runs before a first move: the game aborts itself when it does not come in
+    # time, shown counting down and never said, so a screen reader heard of it once aborted
+    made = new_game(server, params={"size": 5}, clock={"initial": 60, "increment": 0})
+
+    def near(snap):  # Black's first move, due in 1-3 minutes, due in 12 s
+        if snap["clock"]["abort_in"] is not None:
+            snap["clock"]["abort_in"] = min(snap["clock"]["abort_in"], 12)
+
+    page = open_page(browser)
+    change_answers(page, f"**/api/games/{made['id']}", near)
+    page.add_init_script(SAID_EVERYWHERE)
+    try:
+        page.goto(server.url + made["links"]["1"])
+        wait_ready(page)
+        wait_text(page, "#clock-said", "Less than 10 seconds to make your first move")
+        said = page.evaluate("window.said")
+        begun = [t for t in said if t.startswith("Make your first move within 0:1")]
+        assert len(begun) == 1 and begun[0].endswith(", or the game is aborted."), said
+        page.wait_for_timeout(1000)  # counted down every 0.2 s: each said once
+        assert page.evaluate("window.said").count(
+            "Less than 10 seconds to make your first move, or the game is aborted.") == 1
+        assert page.get_attribute("#clock-said", "aria-live") == "assertive"
+    finally:
+        page.context.close()  # its route asks this server: left open, it breaks the next test
+
+
 def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
     # a newcomer clicks the ko point, then a stone: the page says why, as a typed move's
     # refusal does, not "nothing can be played on C3"
@@ -731,6 +802,40 @@ def test_an_undo_is_said_once_not_again_on_coming_back_to_now(browser, server):
     page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
     wait_text(page, "#last-move", "White played ")
     assert "Undone" not in page.inner_text("#last-move")
+
+
+#: the control with the keyboard's focus whose ring (its outline) has under 3:1 against what is
+#: around it (WCAG 1.4.11), in words; null when it has enough (a board cell draws its own)
+FOCUS_RING = r"""() => {
+  const parse = (c) => { const v = c.match(/rgba?\(([^)]+)\)/)[1].split(/[ ,\/]+/).filter(Boolean).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const lum = ([r, g, b]) => { const f = (x) => { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const el = document.activeElement;
+  if (!el || el === document.body || el.closest('svg')) return null;
+  let under = [255, 255, 255];
+  for (let e = el.parentElement; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c[3] >= 1) { under = c; break; } }
+  const cs = getComputedStyle(el);
+  if (cs.outlineStyle === 'none') return `no ring: ${el.tagName} "${el.textContent.trim()}"`;
+  const L1 = lum(parse(cs.outlineColor)), L2 = lum(under);
+  const ratio = (Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05);
+  return ratio < 3 ? `${ratio.toFixed(2)} ${el.tagName} "${el.textContent.trim()}"` : null;
+}"""
+
+
+def test_the_keyboards_focus_ring_stands_out_from_what_is_around_it(browser, server):
+    # the header's links and buttons were ringed in the accent's dark blue on its dark brown
+    # (2.5:1 in the light theme), hard to find from the keyboard
+    made = new_game(server, params={"size": 5})
+    for scheme in ("light", "dark"):
+        page = open_page(browser, color_scheme=scheme)
+        for path in ("/", made["links"]["1"]):
+            page.goto(server.url + path)
+            page.wait_for_selector("#start, #status.your-turn", timeout=WAIT)
+            faint = set()
+            for _ in range(30):  # the header, the form or the board's page, and round again
+                page.keyboard.press("Tab")
+                faint.add(page.evaluate(FOCUS_RING))
+            assert faint == {None}, (scheme, path)
+        page.context.close()
 
 
 #: what every live region of a page takes (window.said), and every text shown (window.shown),

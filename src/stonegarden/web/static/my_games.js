@@ -34,6 +34,7 @@
     rows.sort((a, b) => rank(a) - rank(b) || b.g.updated - a.g.updated);
     SG.refill(body, () => fill(rows, keys));
     const turns = rows.filter((r) => r.turn).length;
+    sayNewTurns(rows);
     const going = rows.filter((r) => !r.g.result).map((r) => r.g.id).join(",");
     if (going !== watching) {
       if (stream) stream.close();
@@ -44,11 +45,25 @@
     document.body.dataset.turns = turns;
   }
 
+  // a game that becomes your turn while the page is open is said (the row's shade and the
+  // tab's title are all that showed it, which a screen reader does not read out); the games
+  // already your turn when the page opened are in the list, not said
+  let turnsSeen = null;
+  function sayNewTurns(rows) {
+    const came = rows.filter((r) => r.turn && turnsSeen && !turnsSeen.has(r.g.id));
+    turnsSeen = new Set(rows.filter((r) => r.turn).map((r) => r.g.id));
+    if (came.length) $("mine-said").textContent = came.map(({ g, seat }) => `Your turn in ${g.title}, against ${against(g, seat)}.`).join(" ");
+  }
+  // whom this seat plays: a person's name, or the computer in words ("computer, level 3")
+  const against = (g, seat) => {
+    const other = String(3 - seat);
+    return g.seats[other - 1] === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1];
+  };
+
   function fill(rows, keys) {
     body.textContent = "";
     let turns = 0;
     for (const { g, seat, turn, held, study, paused } of rows) {
-      const other = String(3 - seat);
       const tr = document.createElement("tr");
       tr.dataset.gid = g.id;
       tr.dataset.turn = turn;
@@ -60,9 +75,8 @@
       // both seats held (an uploaded record): its players are the record's, neither of them you
       const both = held.length === 2 && !watching;
       cell(tr, watching ? "watching" : both ? "both seats" : g.names[seat] || g.players[seat - 1], "You");
-      const opp = g.seats[other - 1];
       cell(tr, watching ? g.seat_words.join(" vs ") : both ? ["1", "2"].map((p) => g.names[p] || g.players[p - 1]).join(" vs ")
-        : opp === "human" ? (g.names[other] || "a person") : g.seat_words[other - 1], "Against");
+        : against(g, seat), "Against");
       cell(tr, String(g.moves), "Moves");
       cell(tr, g.clock_text || "", "Clock");
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));

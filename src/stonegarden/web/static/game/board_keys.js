@@ -29,10 +29,16 @@ function drawFocus(cell) {
   }
 }
 // a cell reached by Tab, a click or a screen reader's cursor is the one a re-render keeps
-// focused (a snapshot arriving between reaching it and pressing Enter must not move it)
+// focused (a snapshot arriving between reaching it and pressing Enter must not move it), and
+// the board's one stop for Tab: else Tab or Shift+Tab from it went to the cell that was
+// (another cell, not the Blobs faces or the controls after the board)
 $("board").addEventListener("focusin", (ev) => {
   const cell = ev.target.closest("[data-cell]");
-  if (cell) page.focusCell = cell.dataset.cell;
+  if (cell) {
+    page.focusCell = cell.dataset.cell;
+    $("board").querySelectorAll('[data-cell][tabindex="0"]').forEach((c) => c.setAttribute("tabindex", "-1"));
+    cell.setAttribute("tabindex", "0");
+  }
   drawFocus(cell);
 });
 $("board").addEventListener("focusout", () => drawFocus(null));
@@ -56,9 +62,5 @@ $("board").addEventListener("keydown", (ev) => {
     const score = along + 2 * across;
     if (score < bestScore) { bestScore = score; best = other; }
   }
-  if (!best) return;
-  cell.setAttribute("tabindex", "-1");
-  best.setAttribute("tabindex", "0");
-  best.focus();
-  page.focusCell = best.dataset.cell;
+  if (best) best.focus();  // focusin makes it the board's stop for Tab
 });

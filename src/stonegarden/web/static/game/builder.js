@@ -18,7 +18,6 @@ $("confirm-moves").addEventListener("change", (ev) => { settings.confirmMoves = 
 export function renderBuilder(s) {
   const b = s.builder;
   const live = s.can_play;
-  $("builder").classList.toggle("inactive", !live);
   $("builder").hidden = !playing(s) || s.over;  // nothing to play
   ["confirm", "clear"].forEach((id) => { $(id).disabled = !live; });
   $("resign").disabled = !s.can_resign;  // between two people, on either's turn
@@ -186,7 +185,8 @@ export function cellChosen(cell, sayWhy) {
   if (cell.dataset.content) { refuseCell(`${name} is taken`); return; }
   typed = false;
   const here = pending.findIndex((p) => p.cell === name);
-  if (here >= 0) { pending.splice(here, 1); renderBuilder(page.snap); return; }
+  // a stone taken back: its colour is the one to place next (the other is placed already)
+  if (here >= 0) { colour = pending[here].letter; pending.splice(here, 1); renderBuilder(page.snap); return; }
   pending = pending.filter((p) => p.letter !== colour);
   if (pending.length >= b.max_stones) pending = [];
   pending.push({ letter: colour, cell: name });

@@ -17,6 +17,10 @@ function clockText(seconds, c) {
 // the player's own clock running low, framed in red, is said too, once a turn: a screen
 // reader heard nothing of it until the game was lost on time
 let lowSaid = null;
+// the wait for the player's own first move (no clock runs yet) is said as it begins and in its
+// last 10 s, once each ("<length>", then "<length> low"): it was only shown counting down,
+// and a screen reader heard of it once the game had aborted itself
+let firstSaid = null;
 export function renderClock(s) {
   clearInterval(clockTimer);
   const c = s.clock, box = $("clocks");
@@ -36,9 +40,14 @@ export function renderClock(s) {
     let flagged = false;
     if (waits) {
       const left = c.abort_in - (performance.now() - at) / 1000, t = clockText(left, c);
-      first.textContent = s.to_move === s.you && playing(s)
+      const mine = s.to_move === s.you && playing(s);
+      first.textContent = mine
         ? `Make your first move within ${t}, or the game is aborted.`
         : `${names()[s.to_move - 1]} has ${t} to make a first move, or the game is aborted.`;
+      if (mine && left > 0 && firstSaid !== `${s.length} low`) {
+        if (left < 10) { firstSaid = `${s.length} low`; $("clock-said").textContent = "Less than 10 seconds to make your first move, or the game is aborted."; }
+        else if (firstSaid !== String(s.length)) { firstSaid = String(s.length); $("clock-said").textContent = first.textContent; }
+      }
       first.dataset.left = Math.max(0, left).toFixed(1);
       if (left <= 0) flagged = true;
     }
