@@ -117,7 +117,7 @@ def test_the_spectator_link_of_your_own_game_leads_back_to_your_board(browser, s
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
     assert page.is_hidden("#own-seat")
     page.click("#spectator-link")
-    page.wait_for_function("!location.hash && document.getElementById('seats').textContent"
+    page.wait_for_function("!location.hash && document.getElementById('seats')?.textContent"
                            ".includes('watching')", timeout=WAIT)
     assert page.is_visible("#own-seat") and "You hold a seat" in page.inner_text("#own-seat")
     page.click("#own-seat-link")

@@ -489,7 +489,7 @@ def test_a_body_sent_a_byte_now_and_then_is_refused_with_408(monkeypatch):
 
     async def echo(request):
         try:
-            return http.Json(await http.read_json(request))
+            return http.Json(await http.read_json(request, ("a",)))
         except http.ApiError as exc:
             return http.error_response(exc.status, exc.message, exc.headers)
 
