@@ -277,9 +277,7 @@ def test_an_unfinished_record_uploaded_to_study_is_analysed_on_its_page(browser,
     errors: list[str] = []
     page = open_page(browser, errors)
     try:
-        page.goto(server.url + "/")
-        page.set_input_files("#upload-file", str(path))
-        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        upload_file(page, server, path)
         page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
         assert page.is_hidden("#analysis-closed")
         page.click("#analyse")
@@ -314,12 +312,17 @@ def test_an_sgf_file_not_named_sgf_is_uploaded_as_sgf(browser, server):
         page.context.close()
 
 
-def upload_finished_game(page, server, path) -> None:
-    """The home page's upload of the record of a finished game, until its page says it is
-    over (the page holds both seats' keys)."""
+def upload_file(page, server, path) -> None:
+    """The home page's upload of the record in ``path``, until its game page opens."""
     page.goto(server.url + "/")
     page.set_input_files("#upload-file", str(path))
     page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+
+
+def upload_finished_game(page, server, path) -> None:
+    """The home page's upload of the record of a finished game, until its page says it is
+    over (the page holds both seats' keys)."""
+    upload_file(page, server, path)
     page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
 
 
@@ -511,9 +514,7 @@ def test_an_unfinished_record_uploaded_is_played_on_from_its_page(browser, serve
     errors: list[str] = []
     page = open_page(browser, errors)
     try:
-        page.goto(server.url + "/")
-        page.set_input_files("#upload-file", str(path))
-        page.wait_for_url("**/game/**#key=*", timeout=WAIT)
+        upload_file(page, server, path)
         wait_text(page, "#status", "Your turn (White)")
         keys = page.evaluate("JSON.parse(localStorage.getItem('sg-keys'))")
         gid = page.evaluate("document.body.dataset.gid")
