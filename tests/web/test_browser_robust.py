@@ -681,6 +681,21 @@ def test_the_colour_chosen_is_drawn_unlike_the_keyboards_focus(browser, server):
     assert focused.evaluate(look) == ["solid", "400"]
 
 
+def black_listening(browser, server, made, change):
+    """Black's page of ``made``, its snapshots changed by ``change`` and all it says kept in
+    ``window.said``; closed if it fails to open (a route left open breaks the next test)."""
+    page = open_page(browser)
+    change_answers(page, f"**/api/games/{made['id']}", change)
+    page.add_init_script(SAID_EVERYWHERE)
+    try:
+        page.goto(server.url + made["links"]["1"])
+        wait_ready(page)
+    except BaseException:
+        page.context.close()
+        raise
+    return page
+
+
 def test_a_players_clock_running_low_is_said_once(browser, server):
     # framed in red, and silent: a screen reader heard nothing until the game was lost on time
     made = new_game(server, params={"size": 5}, clock={"initial": 60, "increment": 0})
@@ -690,12 +705,8 @@ def test_a_players_clock_running_low_is_said_once(browser, server):
     def low(snap):  # Black's clock, running, about to pass 10 s
         snap["clock"]["1"] = min(snap["clock"]["1"], 11)
 
-    page = open_page(browser)
-    change_answers(page, f"**/api/games/{made['id']}", low)
-    page.add_init_script(SAID_EVERYWHERE)
+    page = black_listening(browser, server, made, low)
     try:
-        page.goto(server.url + made["links"]["1"])
-        wait_ready(page)
         wait_text(page, "#clock-said", "Less than 10 seconds left on your clock.")
         assert page.get_attribute("#clock-said", "aria-live") == "assertive"
         page.wait_for_timeout(1000)  # the clock counts on, shown every 0.2 s: said once
@@ -722,12 +733,8 @@ def test_the_wait_for_a_players_first_move_is_said_as_it_begins_and_near_its_end
         if snap["clock"]["abort_in"] is not None:
             snap["clock"]["abort_in"] = min(snap["clock"]["abort_in"], 12)
 
-    page = open_page(browser)
-    change_answers(page, f"**/api/games/{made['id']}", near)
-    page.add_init_script(SAID_EVERYWHERE)
+    page = black_listening(browser, server, made, near)
     try:
-        page.goto(server.url + made["links"]["1"])
-        wait_ready(page)
         wait_text(page, "#clock-said", "Less than 10 seconds to make your first move")
         said = page.evaluate("window.said")
         begun = [t for t in said if t.startswith("Make your first move within 0:1")]
