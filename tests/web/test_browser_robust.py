@@ -636,7 +636,9 @@ def test_the_engine_being_prepared_is_said_as_it_starts_and_ends_not_at_each_ste
     page.route("**/api/engine", engine)
     page.add_init_script(SAID_EVERYWHERE)
     page.goto(server.url + "/")
-    page.wait_for_selector("#engine[hidden]", state="attached", timeout=WAIT)
+    # #engine starts hidden in the page's HTML: wait for the last poll's words, not for hidden
+    page.wait_for_function("window.said.includes('The engine is ready.')", timeout=WAIT)
+    assert page.is_hidden("#engine")
     assert "3 of 10 steps" in " ".join(page.evaluate("window.shown"))  # shown on the way
     assert page.evaluate("window.said") == [
         "Preparing the engine (first start only). Games can start now; the computer's first "
