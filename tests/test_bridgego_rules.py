@@ -209,6 +209,10 @@ def test_a_position_where_the_player_who_just_moved_has_a_dead_chain_is_impossib
     # a bridge that won may keep a chain without one: the game is over
     won = position(stonegarden.make("bridgego", size=5), BRIDGE_AFTER_C3, to_move=2)
     assert won.won == 1
+    # unless the win is checked after the self-capture: the bridge would have been removed
+    after = stonegarden.make("bridgego", size=5, win_check="after-self-capture")
+    with pytest.raises(PositionError, match="player 1 has a chain without an external"):
+        position(after, BRIDGE_AFTER_C3, to_move=2)
 
 
 def test_perpendicular_liberty_counts_if_any_adjacency_qualifies():

@@ -223,7 +223,8 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
 
         Raises:
             PositionError: the player to move has a bridge, or either player a chain without
-            an external liberty while nobody has won (the last move would have removed it).
+            an external liberty (the last move would have removed it) unless a bridge won
+            before the self-capture step.
         """
         cells = state.cells()
         p = state.player
@@ -233,7 +234,9 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
             raise PositionError(f"{source!r}: player {p} is to move with a chain without an "
                                 "external liberty, which the last move would have removed")
         won = 3 - p if self.bridges(cells, 3 - p) else 0
-        if not won and self.without_external(cells, 3 - p):
+        # a winning move skips the mover's self-capture only when the win is checked first;
+        # after it (mudri's program) even the winner's chains all kept an external liberty
+        if (not won or self.win_after) and self.without_external(cells, 3 - p):
             raise PositionError(f"{source!r}: player {3 - p} has a chain without an external "
                                 "liberty, which their last move would have removed")
         history: tuple[int, ...] = ()
