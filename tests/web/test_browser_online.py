@@ -272,15 +272,18 @@ def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser,
     ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
     ana.goto(server.url + own)
     ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
-    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] is None
-    # Bo has not come yet: nothing counts down, and her page says why
-    assert ana.inner_text("#first-move") == ("Black has not opened the game yet: their first "
-                                             "move is waited for from when they do.")
+    # Bo has not come yet: his first move's wait has not begun, and her page says why, and
+    # how long he has to open the game before it aborts itself (a day: it no longer waits
+    # for ever for a link never followed)
+    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] > 86000
+    assert re.fullmatch(r"Black has not opened the game yet: their first move is waited for "
+                        r"from when they do\. Unless they open it within 23:59:\d\d, the game "
+                        r"is aborted\.", ana.inner_text("#first-move"))
     bo.goto(invite)
     bo.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
     assert bo.inner_text("#first-move").startswith("Make your first move within")
     assert 55 <= server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] <= 60
-    ana.wait_for_selector("#first-move:has-text('Black has')", timeout=WAIT)  # told live
+    ana.wait_for_selector("#first-move:has-text('to make a first move')", timeout=WAIT)  # live
     assert errors == []
 
 
