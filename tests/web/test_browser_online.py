@@ -287,6 +287,37 @@ def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser,
     assert errors == []
 
 
+def test_the_opponents_page_says_the_rematch_it_offered_was_aborted(browser, server):
+    # Ana offers a rematch and aborts it: Bo's page went on offering "Play the rematch" (a
+    # click made a new one), or, read again, dropped the offer without a word
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"], "name": "Ana",
+        "clock": {"initial": 60}})[1]
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert server.request("POST", f"/api/games/{gid}/name", {"secret": k2, "name": "Bo"})[0] == 200
+    assert server.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": "resign"})[0] == 200
+    bo.goto(server.url + made["links"]["2"])
+    bo.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    status, offered = server.request("POST", f"/api/games/{gid}/rematch", {"secret": k1})
+    assert status == 201
+    bo.wait_for_selector("#rematch-offer:not([hidden])", timeout=WAIT)
+    assert bo.is_hidden("#rematch-aborted")
+    status, _ = server.request("POST", f"/api/games/{offered['id']}/abort",
+                               {"secret": offered["secret"]})
+    assert status == 200
+    bo.wait_for_selector("#rematch-aborted:not([hidden])", timeout=WAIT)  # told live
+    assert bo.inner_text("#rematch-aborted") == "Ana aborted the rematch. Rematch offers a new one."
+    assert bo.is_hidden("#rematch-offer") and bo.inner_text("#rematch") == "Rematch"
+    assert bo.get_attribute("#rematch-aborted", "role") == "status"  # said as it appears
+    # the new rematch Bo offers replaces the aborted one, and the words go
+    bo.click("#rematch")
+    bo.wait_for_function(f"!location.href.includes({gid!r})", timeout=WAIT)
+    bo.wait_for_selector("#status.your-turn", timeout=WAIT)  # seats swapped: Bo plays Black
+    assert errors == []
+
+
 def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     # the creator takes her game back while someone looks at it: the page says so, and no
     # longer offers the seat (it offered "Take the open seat" under "no game 'ID'")

@@ -182,4 +182,6 @@ def _online(live: Live) -> dict[str, Any]:
         "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
         "clock": clock,
         "rematch": live.rematch,
+        # how the rematch offered was aborted (``lobby.rematch_news``: a game's own request)
+        "rematch_aborted": None,
     }

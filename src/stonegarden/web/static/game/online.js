@@ -1,5 +1,5 @@
 // Online play: the open seat, the player's name, withdrawing a game, rematches.
-import { $, bothSeats, gid, invited, page } from "./state.js";
+import { $, bothSeats, gid, invited, names, page, say } from "./state.js";
 import { gone, refresh } from "./main.js";
 
 export function renderOnline(s) {
@@ -32,6 +32,33 @@ export function renderOnline(s) {
   // offered to the opponent: whoever holds a seat of the rematch here offered or took it
   const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
   $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch;
+  // the rematch offered was aborted (by a player, or it was never opened): said, where the
+  // offer was, and Rematch offers a new one; the offer is watched until then
+  const dropped = s.you && s.terminal && !s.rematch && s.rematch_aborted;
+  say($("rematch-aborted"), dropped ? rematchAbortedText(s) : "");
+  $("rematch-aborted").hidden = !dropped;
+  watchRematch(s.you && s.terminal ? s.rematch : null);
+}
+
+/** How the rematch offered after this game was aborted, from this seat's side. */
+function rematchAbortedText(s) {
+  const { by, unopened } = s.rematch_aborted;
+  const who = (seat) => (seat === s.you ? "you" : (s.names && s.names[seat]) || names()[seat - 1]);
+  const cap = (t) => t[0].toUpperCase() + t.slice(1);
+  const how = by ? `${cap(who(by))} aborted the rematch.`
+    : unopened ? `The rematch was aborted: ${who(unopened)} did not open it in time.`
+    : "The rematch was aborted: its first move did not come in time.";
+  return how + " Rematch offers a new one.";
+}
+
+// the rematch offered after this game, watched as the game is: its abort (which changes the
+// rematch, not this game) reaches this page at once
+let rematchStream = null, rematchWatched = null;
+function watchRematch(id) {
+  if (id === rematchWatched) return;
+  if (rematchStream) rematchStream.close();
+  rematchWatched = id;
+  rematchStream = id ? SG.live("/api/games/" + id + "/events", () => refresh()) : null;
 }
 const NAME_FIRST = "Choose your name first (at the top of the page).";
 document.addEventListener("sg-name", () => {
