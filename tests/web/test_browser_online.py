@@ -287,6 +287,40 @@ def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser,
     assert errors == []
 
 
+def test_the_opponents_seat_link_opened_by_mistake_stays_the_opponents(browser, server):
+    # Ana sent Bo her own address by mistake: his browser then held both seats, as a record
+    # studied here: "my games" said "Studying", his own board played whichever side was to
+    # move (hers too), and his opening her link counted as her arrival
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"], "name": "Ana",
+        "clock": {"initial": 300}})[1]
+    gid = made["id"]
+    bo.goto(server.url + made["links"]["2"])
+    bo.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.goto(server.url + made["links"]["1"])
+    bo.wait_for_selector("#foreign-seat:not([hidden])", timeout=WAIT)
+    assert bo.inner_text("#foreign-seat") == ("This is Ana's seat link (Black), not yours: you "
+                                              "play White in this game. Go to your board.")
+    assert bo.inner_text("#status") == "Black to move (your opponent)"
+    assert not bo.title().startswith("●")
+    assert "your opponent's seat" in bo.inner_text("#seats")
+    keys = bo.evaluate("JSON.parse(localStorage.getItem('sg-keys'))")
+    assert keys == {gid: {"2": made["secrets"]["2"]}}  # not kept as his
+    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["not_here"] == 1  # not Ana
+    bo.click("#foreign-own")
+    bo.wait_for_function("document.querySelector('#seats').textContent.endsWith('you play White')",
+                         timeout=WAIT)
+    assert bo.is_hidden("#foreign-seat")
+    bo.goto(server.url + "/my-games")
+    bo.wait_for_selector(f"#mine tr[data-gid='{gid}']", timeout=WAIT)
+    assert bo.inner_text(f"#mine tr[data-gid='{gid}'] td:first-child") == "Their turn"
+    assert errors == []
+
+
 def test_the_opponents_page_says_the_rematch_it_offered_was_aborted(browser, server):
     # Ana offers a rematch and aborts it: Bo's page went on offering "Play the rematch" (a
     # click made a new one), or, read again, dropped the offer without a word

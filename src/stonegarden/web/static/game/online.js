@@ -1,5 +1,5 @@
 // Online play: the open seat, the player's name, withdrawing a game, rematches.
-import { $, bothSeats, gid, invited, names, page, say } from "./state.js";
+import { $, bothSeats, foreign, gid, invited, names, ownOther, page, say } from "./state.js";
 import { gone, refresh } from "./main.js";
 
 export function renderOnline(s) {
@@ -24,8 +24,18 @@ export function renderOnline(s) {
     page.named = true;
     SG.post("/api/games/" + gid + "/name", { secret: page.key, name: SG.name() }).catch(() => { /* shown unnamed */ });
   }
+  // the opponent's seat link opened here (copied by mistake): said, with this browser's own
+  // board a click away; it is not kept as this browser's
+  const mineToo = s.you && foreign(page.key) ? ownOther(page.key) : null;
+  $("foreign-seat").hidden = !mineToo;
+  if (mineToo) {
+    const whose = (s.names && s.names[s.you]) ? `${s.names[s.you]}'s` : "your opponent's";
+    say($("foreign-text"), `This is ${whose} seat link (${names()[s.you - 1]}), not yours: you play ${names()[mineToo[0] - 1]} in this game.`);
+    $("foreign-own").href = "#key=" + mineToo[1];
+  }
   // an aborted game never started: no rematch (a new game instead)
-  $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats();
+  // (nor from the opponent's link opened here: the rematch's seat would be theirs)
+  $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats() || foreign(page.key);
   // a record studied here (both seats this browser's) is no game to abort: no one waits for it
   $("abort").hidden = !s.can_abort || bothSeats();
   $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
