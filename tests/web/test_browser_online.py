@@ -287,6 +287,33 @@ def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser,
     assert errors == []
 
 
+def test_a_move_from_a_tab_behind_the_game_is_refused_in_words_a_player_reads(browser, server):
+    # two tabs of one seat: the other tab moved, this one had not heard yet (its stream cut
+    # here), and its move was refused with "the game has moved on: ply 1, not 0"
+    errors: list[str] = []
+    tab = person(browser, errors)
+    made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"]})[1]
+    gid = made["id"]
+    tab.route("**/events*", lambda route: route.abort())  # it hears of no change
+    tab.goto(server.url + made["links"]["1"])
+    tab.wait_for_selector("#status.your-turn", timeout=WAIT)
+    status, _ = server.request("POST", f"/api/games/{gid}/move",
+                               {"secret": made["secrets"]["1"], "move": "C3", "ply": 0})
+    assert status == 200  # the other tab's move
+    tab.fill("#move-text", "D4")
+    tab.press("#move-text", "Enter")
+    tab.wait_for_function("document.body.dataset.length === '1'", timeout=WAIT)  # caught up
+    tab.wait_for_function("document.getElementById('move-error').textContent !== ''",
+                          timeout=WAIT)
+    assert tab.inner_text("#move-error") == (
+        "The game had moved on (a move from another tab or device, or an update this page "
+        "missed): here it is now. Your move was not played.")
+    assert server.request("GET", f"/api/games/{gid}")[1]["moves"][0]["text"] == "C3"
+    tab.unroute("**/events*")
+    assert errors == []
+
+
 def test_the_opponents_seat_link_opened_by_mistake_stays_the_opponents(browser, server):
     # Ana sent Bo her own address by mistake: his browser then held both seats, as a record
     # studied here: "my games" said "Studying", his own board played whichever side was to

@@ -70,6 +70,7 @@ export function gone() {
   if (focused && focused !== document.body) keepFocus();  // Take the open seat, say, is gone
 }
 
+const MOVED_ON = "The game had moved on (a move from another tab or device, or an update this page missed): here it is now. Your move was not played.";
 export async function act(name, extra) {
   $("move-error").textContent = "";
   const before = page.now;
@@ -88,7 +89,10 @@ export async function act(name, extra) {
   } catch (e) {
     // refused as out of date (another tab, a missed update): show the game as it is now
     if (e.status === 409) { clearChoice(); await refresh(); }
-    $("move-error").textContent = e.offline ? SG.OFFLINE + ": try again in a moment" : e.message;
+    // a move made for a position the game has left: said in a player's words, not the API's
+    // ("the game has moved on: ply 1, not 0")
+    const behind = e.status === 409 && name === "move" && page.now && page.now.length !== extra.ply;
+    $("move-error").textContent = e.offline ? SG.OFFLINE + ": try again in a moment" : behind ? MOVED_ON : e.message;
     return null;
   } finally { page.acting = false; }
 }
