@@ -41,13 +41,13 @@ export function renderOnline(s) {
   $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
   // offered to the opponent: whoever holds a seat of the rematch here offered or took it
   const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
-  $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch;
+  $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch || foreign(page.key);
   // the rematch offered was aborted (by a player, or it was never opened): said, where the
-  // offer was, and Rematch offers a new one; the offer is watched until then
+  // offer was, and Rematch offers a new one; an offer shown is watched until then
   const dropped = s.you && s.terminal && !s.rematch && s.rematch_aborted;
   say($("rematch-aborted"), dropped ? rematchAbortedText(s) : "");
   $("rematch-aborted").hidden = !dropped;
-  watchRematch(s.you && s.terminal ? s.rematch : null);
+  watchRematch($("rematch-offer").hidden ? null : s.rematch);
 }
 
 /** How the rematch offered after this game was aborted, from this seat's side. */
