@@ -223,8 +223,9 @@ def test_the_snapshot_says_how_long_a_first_move_may_wait(client):
     gid, k1, _ = two_people(client, clock={"initial": 120, "increment": 0})
     assert post(client, gid, "abort", secret=k1).status_code == 200
     assert snapshot(client, gid)["clock"]["abort_in"] is None
-    gid, _, _ = two_people(client, clock={"days_per_move": 1})
-    assert snapshot(client, gid)["clock"]["abort_in"] is None  # it never aborts by itself
+    gid, k1, _ = two_people(client, clock={"days_per_move": 1})
+    # its first move, once its player has opened it, is never aborted for
+    assert snapshot(client, gid, k1)["clock"]["abort_in"] is None
 
 
 def test_a_first_move_is_waited_for_from_when_its_player_opens_the_game(db, monkeypatch):
@@ -237,7 +238,8 @@ def test_a_first_move_is_waited_for_from_when_its_player_opens_the_game(db, monk
         time.sleep(1.5)  # she has not opened hers: nothing is waited for
         assert open_store(db).get(gid).result is None
         c = snapshot(client, gid)["clock"]
-        assert c["abort_in"] is None and c["not_here"] == 1  # the page says so
+        # the page says so, and how long she has to open it (a day) before the game aborts
+        assert c["abort_in"] > 86000 and c["not_here"] == 1
         c = snapshot(client, gid, k1)["clock"]
         assert c["abort_in"] == pytest.approx(1.0, abs=0.2) and c["not_here"] is None
         assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
@@ -298,9 +300,45 @@ def test_a_game_stored_before_turns_were_timed_takes_its_first_move(client, db):
 def test_without_a_real_time_clock_nothing_aborts_by_itself(db, monkeypatch, clock):
     monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (0.2, 0.2))
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
-        gid, _, _ = two_people(client, clock=clock)
+        gid, k1, k2 = two_people(client, clock=clock)
+        snapshot(client, gid, k1), snapshot(client, gid, k2)  # both players have opened it
         time.sleep(1.5)
         assert open_store(db).get(gid).result is None and open_store(db).get(gid).deadline is None
+
+
+@pytest.mark.parametrize("clock", [{"initial": 300, "increment": 0}, {"days_per_move": 2}])
+def test_a_game_whose_player_to_move_never_opens_it_aborts_itself(db, monkeypatch, clock):
+    # a friend who never followed the link held the game for ever: its creator's "my games"
+    # said "Their turn" and its page "has not opened the game yet" without end
+    monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (60.0, 60.0))
+    monkeypatch.setattr(clock_keeper, "UNOPENED_WAIT", 0.5)
+    monkeypatch.setattr(clock_keeper, "DAY", 0.5)  # a correspondence game's days per move
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        # she opens her board and moves first; he never opens his link
+        gid, k1, _ = two_people(client, clock=clock)
+        snapshot(client, gid, k1)
+        assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
+        c = snapshot(client, gid, k1)["clock"]
+        assert c["not_here"] == 2 and 0 < c["abort_in"] <= 1.0  # both days: 2 * 0.5 s
+        row = wait_for_result(db, gid)
+        assert row.result == {**ABORTED, "scores": None, "by": None, "unopened": 2}
+        snap = snapshot(client, gid, k1)
+        assert snap["outcome"]["detail"] == ("White did not open the game in time: no one "
+                                             "wins or loses")
+        assert snap["clock"]["1"] == snap["clock"]["2"]  # no one was charged
+        listed = client.get(f"/api/games?ids={gid}").json()["games"][0]
+        assert listed["result"]["reason"] == "aborted" and listed["to_move"] is None
+        assert_replays(client, gid)
+        # he is to move first: the game he never opens aborts as well, from its making
+        gid, _, k2 = two_people(client, clock=clock)
+        snapshot(client, gid, k2)
+        assert wait_for_result(db, gid).result["unopened"] == 1
+        # opened in time: his first move is waited for from then, as before (a minute here)
+        gid, k1, k2 = two_people(client, clock=clock)
+        snapshot(client, gid, k1), snapshot(client, gid, k2)
+        time.sleep(1.5)
+        row = open_store(db).get(gid)
+        assert row.result is None and snapshot(client, gid)["clock"]["not_here"] is None
 
 
 def test_a_public_game_waiting_a_week_leaves_the_lobby_but_stays_playable(client, db):

@@ -272,15 +272,110 @@ def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser,
     ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
     ana.goto(server.url + own)
     ana.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
-    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] is None
-    # Bo has not come yet: nothing counts down, and her page says why
-    assert ana.inner_text("#first-move") == ("Black has not opened the game yet: their first "
-                                             "move is waited for from when they do.")
+    # Bo has not come yet: his first move's wait has not begun, and her page says why, and
+    # how long he has to open the game before it aborts itself (a day: it no longer waits
+    # for ever for a link never followed)
+    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] > 86000
+    assert re.fullmatch(r"Black has not opened the game yet: their first move is waited for "
+                        r"from when they do\. Unless they open it within 23:59:\d\d, the game "
+                        r"is aborted\.", ana.inner_text("#first-move"))
     bo.goto(invite)
     bo.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
     assert bo.inner_text("#first-move").startswith("Make your first move within")
     assert 55 <= server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] <= 60
-    ana.wait_for_selector("#first-move:has-text('Black has')", timeout=WAIT)  # told live
+    ana.wait_for_selector("#first-move:has-text('to make a first move')", timeout=WAIT)  # live
+    assert errors == []
+
+
+def test_a_move_from_a_tab_behind_the_game_is_refused_in_words_a_player_reads(browser, server):
+    # two tabs of one seat: the other tab moved, this one had not heard yet (its stream cut
+    # here), and its move was refused with "the game has moved on: ply 1, not 0"
+    errors: list[str] = []
+    tab = person(browser, errors)
+    made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"]})[1]
+    gid = made["id"]
+    tab.route("**/events*", lambda route: route.abort())  # it hears of no change
+    tab.goto(server.url + made["links"]["1"])
+    tab.wait_for_selector("#status.your-turn", timeout=WAIT)
+    status, _ = server.request("POST", f"/api/games/{gid}/move",
+                               {"secret": made["secrets"]["1"], "move": "C3", "ply": 0})
+    assert status == 200  # the other tab's move
+    tab.fill("#move-text", "D4")
+    tab.press("#move-text", "Enter")
+    tab.wait_for_function("document.body.dataset.length === '1'", timeout=WAIT)  # caught up
+    tab.wait_for_function("document.getElementById('move-error').textContent !== ''",
+                          timeout=WAIT)
+    assert tab.inner_text("#move-error") == (
+        "The game had moved on (a move from another tab or device, or an update this page "
+        "missed): here it is now. Your move was not played.")
+    assert server.request("GET", f"/api/games/{gid}")[1]["moves"][0]["text"] == "C3"
+    tab.unroute("**/events*")
+    assert errors == []
+
+
+def test_the_opponents_seat_link_opened_by_mistake_stays_the_opponents(browser, server):
+    # Ana sent Bo her own address by mistake: his browser then held both seats, as a record
+    # studied here: "my games" said "Studying", his own board played whichever side was to
+    # move (hers too), and his opening her link counted as her arrival
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"], "name": "Ana",
+        "clock": {"initial": 300}})[1]
+    gid = made["id"]
+    bo.goto(server.url + made["links"]["2"])
+    bo.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('you play')",
+                         timeout=WAIT)
+    bo.goto(server.url + made["links"]["1"])
+    bo.wait_for_selector("#foreign-seat:not([hidden])", timeout=WAIT)
+    assert bo.inner_text("#foreign-seat") == ("This is Ana's seat link (Black), not yours: you "
+                                              "play White in this game. Go to your board.")
+    assert bo.inner_text("#status") == "Black to move (your opponent)"
+    assert not bo.title().startswith("●")
+    assert "your opponent's seat" in bo.inner_text("#seats")
+    keys = bo.evaluate("JSON.parse(localStorage.getItem('sg-keys'))")
+    assert keys == {gid: {"2": made["secrets"]["2"]}}  # not kept as his
+    assert server.request("GET", f"/api/games/{gid}")[1]["clock"]["not_here"] == 1  # not Ana
+    bo.click("#foreign-own")
+    bo.wait_for_function("document.querySelector('#seats').textContent.endsWith('you play White')",
+                         timeout=WAIT)
+    assert bo.is_hidden("#foreign-seat")
+    bo.goto(server.url + "/my-games")
+    bo.wait_for_selector(f"#mine tr[data-gid='{gid}']", timeout=WAIT)
+    assert bo.inner_text(f"#mine tr[data-gid='{gid}'] td:first-child") == "Their turn"
+    assert errors == []
+
+
+def test_the_opponents_page_says_the_rematch_it_offered_was_aborted(browser, server):
+    # Ana offers a rematch and aborts it: Bo's page went on offering "Play the rematch" (a
+    # click made a new one), or, read again, dropped the offer without a word
+    errors: list[str] = []
+    bo = person(browser, errors)
+    made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"], "name": "Ana",
+        "clock": {"initial": 60}})[1]
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert server.request("POST", f"/api/games/{gid}/name", {"secret": k2, "name": "Bo"})[0] == 200
+    assert server.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": "resign"})[0] == 200
+    bo.goto(server.url + made["links"]["2"])
+    bo.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    status, offered = server.request("POST", f"/api/games/{gid}/rematch", {"secret": k1})
+    assert status == 201
+    bo.wait_for_selector("#rematch-offer:not([hidden])", timeout=WAIT)
+    assert bo.is_hidden("#rematch-aborted")
+    status, _ = server.request("POST", f"/api/games/{offered['id']}/abort",
+                               {"secret": offered["secret"]})
+    assert status == 200
+    bo.wait_for_selector("#rematch-aborted:not([hidden])", timeout=WAIT)  # told live
+    assert bo.inner_text("#rematch-aborted") == "Ana aborted the rematch. Rematch offers a new one."
+    assert bo.is_hidden("#rematch-offer") and bo.inner_text("#rematch") == "Rematch"
+    assert bo.get_attribute("#rematch-aborted", "role") == "status"  # said as it appears
+    # the new rematch Bo offers replaces the aborted one, and the words go
+    bo.click("#rematch")
+    bo.wait_for_function(f"!location.href.includes({gid!r})", timeout=WAIT)
+    bo.wait_for_selector("#status.your-turn", timeout=WAIT)  # seats swapped: Bo plays Black
     assert errors == []
 
 

@@ -560,8 +560,11 @@ def test_an_aborted_rematch_gives_way_to_a_new_one(client):
     dead = client.post(f"/api/games/{gid}/rematch", json={"secret": k2}).json()
     r = client.post(f"/api/games/{dead['id']}/abort", json={"secret": dead["secret"]})
     assert r.status_code == 200 and r.json()["reason"] == "aborted"
-    # the pages of the old game no longer send its players to a game that never started
-    assert snapshot(client, gid, k1)["rematch"] is None
+    # the pages of the old game no longer send its players to a game that never started,
+    # and say what became of the offer: Bo (seat 2 here, seat 1 of the rematch) aborted it
+    snap = snapshot(client, gid, k1)
+    assert snap["rematch"] is None
+    assert snap["rematch_aborted"] == {"by": 2, "unopened": None}
     r = client.post(f"/api/games/{gid}/rematch", json={"secret": k1})
     assert r.status_code == 201, r.text  # a new rematch, in place of the aborted one
     again = r.json()
@@ -570,6 +573,7 @@ def test_an_aborted_rematch_gives_way_to_a_new_one(client):
     r = client.post(f"/api/games/{gid}/rematch", json={"secret": k2})
     assert r.status_code == 200 and r.json()["id"] == again["id"] and r.json()["seat"] == 1
     assert snapshot(client, again["id"], again["secret"])["over"] is False
+    assert snapshot(client, gid, k1)["rematch_aborted"] is None  # a rematch on offer again
 
 
 # -- the public URL and the path prefix -------------------------------------------------------

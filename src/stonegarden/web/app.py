@@ -218,8 +218,9 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             await svc.arrive(live, seat)
             live = svc.live.get(live.id, live)
         out = svc.snapshot(live, query_value(request, "ply"), seat)
-        # a rematch that was aborted is offered no more: a new one may be
-        out["rematch"] = await lobby.offered_rematch(svc, live)
+        # a rematch that was aborted is offered no more: a new one may be, and the page says
+        # what became of the one it offered
+        out["rematch"], out["rematch_aborted"] = await lobby.rematch_news(svc, live)
         return Json(out)
 
     def action(name: str) -> Any:

@@ -13,6 +13,10 @@ Rules (docs/playing.md, "Clocks"):
   move within ``first_move_wait`` of their turn starting (or of their first opening the game,
   when that is later: a friend's link may be opened long after it was made) is aborted the
   same way (reason ``aborted``, no winner): no one can hold a stranger in an untouched game.
+- A game between two people on any clock whose player to move has a first move to make but
+  has not opened the game within ``unopened_wait`` of their turn starting (a friend's link
+  never followed, a rematch never taken up) aborts itself too: it waited for ever, in its
+  creator's "my games", for a player who may never come.
 - Every server writes a heartbeat every 2 s. A server that starts after no server has run for
   more than ``HEARTBEAT_GRACE`` seconds moves every running clock on by that time: time while
   no server ran is not charged to anyone. So does a server whose machine slept (a laptop's
@@ -32,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.protocol import CHANCE, State
 from .live import Live
 from .seats import HUMAN, OPEN
-from .time_control import Clock
+from .time_control import DAY, Clock
 
 if TYPE_CHECKING:
     from .service import GameService
@@ -56,6 +60,11 @@ RETRY_FAILED = 60.0
 #: link and find a move, in a 10 s game too) and at most three minutes (whoever is kept
 #: waiting by an opponent who never moves is free soon, in a three-hour game too)
 FIRST_MOVE_WAIT = (60.0, 180.0)
+#: seconds a person to move who has not opened the game yet (a friend's link not followed, a
+#: rematch not taken up) may take to open it before the game aborts itself: a day, or a
+#: correspondence game's days per move when longer; else the game waited for ever, in its
+#: creator's "my games" too
+UNOPENED_WAIT = DAY
 
 
 def seat_to_move(live: Live, state: State) -> int | None:
@@ -87,35 +96,49 @@ def first_move_wait(clock: Clock) -> float:
     return min(max(clock.spec.initial, lo), hi)
 
 
+def unopened_wait(clock: Clock) -> float:
+    """Seconds a person to move may take to open the game before it aborts itself."""
+    return max(UNOPENED_WAIT, clock.spec.days_per_move * DAY)
+
+
 def abort_deadline(live: Live, state: State, movers: Sequence[int], clock: Clock | None,
                    seats: tuple[str, str] | None = None) -> float | None:
     """When the game aborts itself unless the person to move in ``state`` moves: only between
-    two people (``seats``, default the game's) on a Fischer clock, and only for a first move
+    two people (``seats``, default the game's) on a clock, and only for a first move
     (``movers``: who made each move so far). No clock runs then; ``clock.since`` is when that
     turn began (0 in a game stored before turns were timed: its first move waits, as its
-    stored deadline says). A first move that comes before the keeper has aborted the game is
-    played: its player came."""
-    if (clock is None or clock.spec.kind != "fischer" or clock.running is not None
-            or not clock.since or (seats or live.seats) != (HUMAN, HUMAN)):
+    stored deadline says). On a Fischer clock, a player who has opened the game has
+    ``first_move_wait``; on any clock, one who has not opened it yet has ``unopened_wait`` to
+    do so (then ``arrival`` starts the first move's wait). A first move that comes before the
+    keeper has aborted the game is played: its player came."""
+    if (clock is None or clock.running is not None or not clock.since
+            or (seats or live.seats) != (HUMAN, HUMAN)):
         return None
     seat = seat_to_move(live, state)
-    if seat is None or seat in movers or not clock.present[seat - 1]:
-        return None  # no one is held by a player who has not opened the game yet
-    return clock.since + first_move_wait(clock)
+    if seat is None or seat in movers:
+        return None
+    if not clock.present[seat - 1]:
+        return clock.since + unopened_wait(clock)
+    return clock.since + first_move_wait(clock) if clock.spec.kind == "fischer" else None
+
+
+def unopened(live: Live) -> bool:
+    """Whether the seat to move in ``live`` has a first move to make and its player has not
+    opened the game yet (the first move's wait has not begun)."""
+    clock, seat = live.clock, seat_to_move(live, live.state)
+    return (clock is not None and seat is not None and not clock.present[seat - 1]
+            and seat not in live.history.movers)
 
 
 def awaited(live: Live) -> int | None:
-    """The seat whose first move the game would wait for a bounded time, but whose player has
-    not opened the game yet (nothing counts down until they do), else ``None``."""
-    clock = live.clock
-    if clock is None or live.over is not None or clock.running is not None:
+    """The seat whose first move the game waits for, but whose player has not opened the game
+    yet (the game aborts itself unless they do within ``unopened_wait``; their first move's
+    wait begins when they do), else ``None``."""
+    if live.over is not None or not unopened(live):
         return None
-    seat = seat_to_move(live, live.state)
-    if seat is None or clock.present[seat - 1]:
+    if abort_deadline(live, live.state, live.history.movers, live.clock) is None:
         return None
-    there = clock.arrived(seat)
-    waits = abort_deadline(live, live.state, live.history.movers, there) is not None
-    return seat if waits else None
+    return seat_to_move(live, live.state)
 
 
 def arrival(live: Live, seat: int, now: float) -> Clock | None:
@@ -151,8 +174,10 @@ def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
     reason = str(live.over["reason"])
     if reason == ABORTED:
         by = live.over.get("by", "record")  # an uploaded record's does not say who
+        absent = live.over.get("unopened")
         detail = (f"{names[by - 1]} aborted it before it started" if by in (1, 2)
                   else "it was aborted before it started" if by == "record"
+                  else f"{names[absent - 1]} did not open the game in time" if absent in (1, 2)
                   else "the first move did not come in time")
         return {"winner": None, "reason": reason, "detail": detail + ": no one wins or loses"}
     winner = int(live.over["winner"])
@@ -162,10 +187,11 @@ def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
 
 
 async def end(svc: GameService, live: Live, loser: int | None, reason: str, now: float,
-              by: int | None = None) -> bool:
+              by: int | None = None, absent: int | None = None) -> bool:
     """End ``live``, which its rules have not ended, with ``loser`` losing for ``reason``
     (``time``, or ``resign`` on the opponent's turn), or with no winner (``loser`` ``None``,
-    reason ``aborted``; ``by``: the seat that aborted it, ``None`` when the keeper did): its
+    reason ``aborted``; ``by``: the seat that aborted it, ``None`` when the keeper did;
+    ``absent``: the seat whose player never opened the game, when that was why): its
     clock stops (a time loss leaves the loser none). Called holding ``live.lock``; ``True``
     when this process stored it (another may have changed the game first: it is then read
     again)."""
@@ -179,6 +205,8 @@ async def end(svc: GameService, live: Live, loser: int | None, reason: str, now:
                               "reason": reason, "scores": None}
     if loser is None:
         result["by"] = by
+        if absent is not None:
+            result["unopened"] = absent
     done = await asyncio.to_thread(svc.store.flag, live.id, len(live.moves), result,
                                    final.to_store() if final is not None else None)
     if not done:
@@ -205,10 +233,13 @@ async def flag(svc: GameService, live: Live, now: float | None = None) -> bool:
         clock = live.clock
         loser = clock.flagged(now) if clock is not None and live.over is None else None
         if loser is None and untouched(live, now):
-            if not await end(svc, live, None, ABORTED, now):
+            seat = seat_to_move(live, live.state)
+            absent = seat if unopened(live) else None
+            if not await end(svc, live, None, ABORTED, now, absent=absent):
                 return False
-            log.warning("stonegarden: game %s: no first move came from player %s in time; "
-                        "aborted", live.id, seat_to_move(live, live.state))
+            log.warning("stonegarden: game %s: %s player %s in time; aborted", live.id,
+                        "the game was not opened by" if absent else "no first move came from",
+                        seat)
             svc.hub.publish(live.id)
             return True
         if loser is None or not await end(svc, live, loser, "time", now):

@@ -179,14 +179,28 @@ async def offered_rematch(svc: GameService, live: Live) -> str | None:
     """The id of the rematch offered after ``live``, unless there is none or it was aborted
     (a first move not made in time, or a player's abort): then a new one may be offered. A
     rematch that cannot be read now (damaged, the store down) is still the one offered."""
+    return (await rematch_news(svc, live))[0]
+
+
+async def rematch_news(svc: GameService, live: Live
+                       ) -> tuple[str | None, dict[str, int | None] | None]:
+    """The rematch offered after ``live`` (:func:`offered_rematch`), and, when the one offered
+    was aborted, how: ``{"by": seat, "unopened": seat}`` in ``live``'s seats (the seat whose
+    player aborted it, or whose player never opened it; both ``None`` when its first move did
+    not come in time), so that the opponent's page says what became of the offer it showed."""
     if live.rematch is None or live.seats != (HUMAN, HUMAN):
-        return live.rematch  # only a game between two people is aborted
+        return live.rematch, None  # only a game between two people is aborted
     try:
         other = await svc.load(live.rematch)
     except ApiError as exc:
-        return None if exc.status == 404 else live.rematch
-    aborted = other.over is not None and other.over.get("reason") == clock_keeper.ABORTED
-    return None if aborted else live.rematch
+        return (None if exc.status == 404 else live.rematch), None
+    if other.over is None or other.over.get("reason") != clock_keeper.ABORTED:
+        return live.rematch, None
+
+    def here(seat: Any) -> int | None:  # the rematch swapped the seats
+        return 3 - seat if seat in (1, 2) else None
+
+    return None, {"by": here(other.over.get("by")), "unopened": here(other.over.get("unopened"))}
 
 
 async def rematch(svc: GameService, live: Live, secret: Any, client: str,

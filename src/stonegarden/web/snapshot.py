@@ -168,7 +168,8 @@ def _online(live: Live) -> dict[str, Any]:
     """What a snapshot says of online play: names, the open seat, the clock (with
     ``abort_in``: the seconds left for the first move the game waits for before it aborts
     itself, else ``None``; ``not_here``: the seat to move whose player has not opened the
-    game yet, for whom that wait has not begun), the rematch."""
+    game yet, for whom that wait has not begun: ``abort_in`` is then the time left to open
+    it), the rematch."""
     now = time.time()
     clock = live.clock.to_json(now) if live.clock else None
     if clock is not None:
@@ -181,4 +182,6 @@ def _online(live: Live) -> dict[str, Any]:
         "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
         "clock": clock,
         "rematch": live.rematch,
+        # how the rematch offered was aborted (``lobby.rematch_news``: a game's own request)
+        "rematch_aborted": None,
     }

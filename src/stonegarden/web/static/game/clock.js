@@ -31,17 +31,17 @@ export function renderClock(s) {
   // a real-time game whose player to move has not made a first move aborts itself when
   // it does not come in time: the wait is shown counting down, as the clocks are
   const first = $("first-move"), waits = c.abort_in != null && !s.terminal;
-  first.hidden = !waits && !c.not_here;
-  if (c.not_here && !waits) {
-    first.textContent = `${names()[c.not_here - 1]} has not opened the game yet: their first move is waited for from when they do.`;
-    delete first.dataset.left;
-  }
+  first.hidden = !waits;
   const show = () => {
     let flagged = false;
     if (waits) {
       const left = c.abort_in - (performance.now() - at) / 1000, t = clockText(left, c);
-      const mine = s.to_move === s.you && playing(s);
-      first.textContent = mine
+      const mine = !c.not_here && s.to_move === s.you && playing(s);
+      // a player who has not opened the game (a friend's link not followed yet): their first
+      // move is waited for from when they do, but the game does not wait for ever
+      first.textContent = c.not_here
+        ? `${names()[c.not_here - 1]} has not opened the game yet${c.days_per_move ? "" : ": their first move is waited for from when they do"}. Unless they open it within ${t}, the game is aborted.`
+        : mine
         ? `Make your first move within ${t}, or the game is aborted.`
         : `${names()[s.to_move - 1]} has ${t} to make a first move, or the game is aborted.`;
       if (mine && left > 0 && firstSaid !== `${s.length} low`) {

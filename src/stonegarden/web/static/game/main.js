@@ -1,6 +1,6 @@
 // The game page: the snapshot fetched from the server and drawn, the players' actions posted
 // back, and the page's parts (clock, builder, moves, analysis...) brought up to date.
-import { $, baseTitle, bothSeats, gid, invited, keyInLink, names, page, playing, say } from "./state.js";
+import { $, baseTitle, bothSeats, foreign, gid, invited, keyInLink, names, page, playing, say } from "./state.js";
 import { beep, settings } from "./settings.js";
 import { lastMoveText, PREPARING, resultText, statusText, undoneText, watchEngine, renderThinking } from "./words.js";
 import { renderClock, stopClock } from "./clock.js";
@@ -70,6 +70,7 @@ export function gone() {
   if (focused && focused !== document.body) keepFocus();  // Take the open seat, say, is gone
 }
 
+const MOVED_ON = "The game had moved on (a move from another tab or device, or an update this page missed): here it is now. Your move was not played.";
 export async function act(name, extra) {
   $("move-error").textContent = "";
   const before = page.now;
@@ -88,7 +89,10 @@ export async function act(name, extra) {
   } catch (e) {
     // refused as out of date (another tab, a missed update): show the game as it is now
     if (e.status === 409) { clearChoice(); await refresh(); }
-    $("move-error").textContent = e.offline ? SG.OFFLINE + ": try again in a moment" : e.message;
+    // a move made for a position the game has left: said in a player's words, not the API's
+    // ("the game has moved on: ply 1, not 0")
+    const behind = e.status === 409 && name === "move" && page.now && page.now.length !== extra.ply;
+    $("move-error").textContent = e.offline ? SG.OFFLINE + ": try again in a moment" : behind ? MOVED_ON : e.message;
     return null;
   } finally { page.acting = false; }
 }
@@ -123,7 +127,8 @@ export function render(s) {
   const person = (p) => (s.names && s.names[p]) || "a person";
   // a computer's seat in words ("computer, level 3"), as the lists of games say it
   const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seat_words[p - 1]})`;
-  const you = playing(s) ? (bothSeats() ? ` — you hold both seats; this link plays ${names()[s.you - 1]}` : ` — you play ${names()[s.you - 1]}`) : s.you || !page.key ? " — watching" : " — (this link's key is not valid)";
+  const you = playing(s) && foreign(page.key) ? ` — this link plays ${names()[s.you - 1]}, your opponent's seat`
+    : playing(s) ? (bothSeats() ? ` — you hold both seats; this link plays ${names()[s.you - 1]}` : ` — you play ${names()[s.you - 1]}`) : s.you || !page.key ? " — watching" : " — (this link's key is not valid)";
   $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
   let status = statusText(n);
   if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
@@ -177,7 +182,7 @@ function boardForScreenReaders() {
 function alertTurn(s) {
   // an uploaded record studied (both seats this browser's) waits for no one: no alert, as my
   // games says "Studying"
-  const mine = s.can_play && !bothSeats();
+  const mine = s.can_play && !bothSeats() && !foreign(page.key);
   document.title = (mine ? "● Your turn · " : s.terminal ? "Game over · " : "") + baseTitle;
   if (mine && !page.wasMyTurn && settings.sound) beep();
   if (mine && !page.wasMyTurn && settings.notify && document.hidden) {

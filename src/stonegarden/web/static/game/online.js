@@ -1,5 +1,5 @@
 // Online play: the open seat, the player's name, withdrawing a game, rematches.
-import { $, bothSeats, gid, invited, page } from "./state.js";
+import { $, bothSeats, foreign, gid, invited, names, ownOther, page, say } from "./state.js";
 import { gone, refresh } from "./main.js";
 
 export function renderOnline(s) {
@@ -24,14 +24,51 @@ export function renderOnline(s) {
     page.named = true;
     SG.post("/api/games/" + gid + "/name", { secret: page.key, name: SG.name() }).catch(() => { /* shown unnamed */ });
   }
+  // the opponent's seat link opened here (copied by mistake): said, with this browser's own
+  // board a click away; it is not kept as this browser's
+  const mineToo = s.you && foreign(page.key) ? ownOther(page.key) : null;
+  $("foreign-seat").hidden = !mineToo;
+  if (mineToo) {
+    const whose = (s.names && s.names[s.you]) ? `${s.names[s.you]}'s` : "your opponent's";
+    say($("foreign-text"), `This is ${whose} seat link (${names()[s.you - 1]}), not yours: you play ${names()[mineToo[0] - 1]} in this game.`);
+    $("foreign-own").href = "#key=" + mineToo[1];
+  }
   // an aborted game never started: no rematch (a new game instead)
-  $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats();
+  // (nor from the opponent's link opened here: the rematch's seat would be theirs)
+  $("rematch").hidden = !(s.you && s.terminal) || s.reason === "aborted" || bothSeats() || foreign(page.key);
   // a record studied here (both seats this browser's) is no game to abort: no one waits for it
   $("abort").hidden = !s.can_abort || bothSeats();
   $("rematch").textContent = s.rematch ? "Go to the rematch" : "Rematch";
   // offered to the opponent: whoever holds a seat of the rematch here offered or took it
   const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
-  $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch;
+  $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch || foreign(page.key);
+  // the rematch offered was aborted (by a player, or it was never opened): said, where the
+  // offer was, and Rematch offers a new one; an offer shown is watched until then
+  const dropped = s.you && s.terminal && !s.rematch && s.rematch_aborted;
+  say($("rematch-aborted"), dropped ? rematchAbortedText(s) : "");
+  $("rematch-aborted").hidden = !dropped;
+  watchRematch($("rematch-offer").hidden ? null : s.rematch);
+}
+
+/** How the rematch offered after this game was aborted, from this seat's side. */
+function rematchAbortedText(s) {
+  const { by, unopened } = s.rematch_aborted;
+  const who = (seat) => (seat === s.you ? "you" : (s.names && s.names[seat]) || names()[seat - 1]);
+  const cap = (t) => t[0].toUpperCase() + t.slice(1);
+  const how = by ? `${cap(who(by))} aborted the rematch.`
+    : unopened ? `The rematch was aborted: ${who(unopened)} did not open it in time.`
+    : "The rematch was aborted: its first move did not come in time.";
+  return how + " Rematch offers a new one.";
+}
+
+// the rematch offered after this game, watched as the game is: its abort (which changes the
+// rematch, not this game) reaches this page at once
+let rematchStream = null, rematchWatched = null;
+function watchRematch(id) {
+  if (id === rematchWatched) return;
+  if (rematchStream) rematchStream.close();
+  rematchWatched = id;
+  rematchStream = id ? SG.live("/api/games/" + id + "/events", () => refresh()) : null;
 }
 const NAME_FIRST = "Choose your name first (at the top of the page).";
 document.addEventListener("sg-name", () => {

@@ -2,9 +2,17 @@
 // few words every part of the page uses. The other modules read and set it through `page`.
 export const gid = document.body.dataset.gid;
 export const keyInLink = () => new URLSearchParams(location.hash.slice(1)).get("key");
-// the link of a seat this browser made for a friend (SG.invites), opened here to check it:
-// the seat stays the friend's (not one of this browser's, and not named after its user)
-export const invited = (k) => Object.values(SG.invites()[gid] || {}).includes(k);
+// the seat this browser plays in this game with another key than k: [seat, key], or undefined
+export const ownOther = (k) => Object.entries(SG.keys()[gid] || {}).find(([seat, key]) => seat !== "?" && key !== k);
+// the link of the other seat opened in a browser that plays one seat of this game (the
+// opponent's link, copied by mistake): not this browser's seat, which would then hold both
+// and play the opponent's moves as a record studied here, in "my games" too
+const made = (k) => Object.values(SG.invites()[gid] || {}).includes(k);
+export const foreign = (k) => !!k && !made(k) && !Object.values(SG.keys()[gid] || {}).includes(k) && !!ownOther(k);
+// the link of a seat this browser made for a friend (SG.invites), opened here to check it (or
+// for the friend to play here), or the opponent's (foreign): the seat stays theirs (not one
+// of this browser's, not named after its user, and its opening is not their arrival)
+export const invited = (k) => made(k) || foreign(k);
 export const $ = (id) => document.getElementById(id);
 export const info = JSON.parse($("page-info").textContent);
 export const baseTitle = document.title;

@@ -1,6 +1,6 @@
 // The game in words, shown and said to a screen reader: the result, the last move, whose turn
 // it is, and the computer's thinking.
-import { $, names, page, playing, bothSeats } from "./state.js";
+import { $, foreign, names, page, playing, bothSeats } from "./state.js";
 import { render } from "./main.js";
 
 export function resultText(s) {
@@ -8,7 +8,7 @@ export function resultText(s) {
   if (!o) return "";
   if (o.reason === "aborted") return `Aborted: ${o.detail}`;
   if (o.winner === 0) return `A draw: ${o.detail}`;
-  if (playing(s) && !bothSeats()) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+  if (playing(s) && !bothSeats() && !foreign(page.key)) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
   return `${names()[o.winner - 1]} won: ${o.detail}`;
 }
 
@@ -71,6 +71,7 @@ export function statusText(s) {
   // for ever)
   if (s.paused && s.to_move && s.seats[s.to_move - 1] !== "human") return `${names()[s.to_move - 1]} (${agentWords(s, s.to_move)}) is paused`;
   if (s.open) return "Waiting for someone to join";
+  if (s.can_play && foreign(page.key)) return `${names()[s.to_move - 1]} to move (your opponent)`;
   if (s.can_play) return `Your turn (${names()[s.to_move - 1]})`;
   return s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
 }
