@@ -7,9 +7,11 @@ run as root, so as root the cluster belongs to the ``postgres`` user the package
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -85,6 +87,26 @@ class Postgres:
         self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")
 
+    def freeze(self) -> None:
+        """Stop every process of the server (``SIGSTOP``): connections are accepted by the
+        machine's kernel and never answered, as by a server frozen or swapping, until
+        ``thaw``."""
+        for pid in self._processes():
+            os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let the processes ``freeze`` stopped go on (``SIGCONT``)."""
+        for pid in reversed(self._processes()):
+            with contextlib.suppress(ProcessLookupError):  # ended meanwhile
+                os.kill(pid, signal.SIGCONT)
+
+    def _processes(self) -> list[int]:
+        """The postmaster, then every process below it."""
+        from stonegarden.jobs.procs import descendants
+
+        master = int((self.data / "postmaster.pid").read_text().split()[0])
+        return [master, *descendants(master)]
+
     def create_database(self, name: str) -> str:
         """A fresh database in this cluster; its DSN."""
         import psycopg
@@ -95,6 +117,7 @@ class Postgres:
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
+            self.thaw()  # a test that failed while it was frozen
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         if os.geteuid() == 0:
             shutil.rmtree(self.root, ignore_errors=True)

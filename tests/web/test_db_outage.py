@@ -215,3 +215,88 @@ def test_an_analysis_running_when_the_database_restarts_goes_on(cluster, tmp_pat
         assert analysis["done"] and analysis["error"] == "", analysis
     finally:
         server.stop()
+
+
+def test_a_database_that_stops_answering_is_answered_503_in_bounded_time(cluster, tmp_path):
+    """PostgreSQL frozen (its processes stopped: the machine's kernel still accepts the
+    connections, nothing answers them) held a request that needed it for ever. It is answered
+    503 saying so within ``ANSWER_TIMEOUT`` and a connection's timeout, a server stopped
+    meanwhile stops, and once PostgreSQL goes on the next request is served at once, with every
+    acknowledged move."""
+    from stonegarden.store.postgres import ANSWER_TIMEOUT, CONNECT_TIMEOUT
+
+    dsn = cluster.create_database("games")
+    server = Server(dsn, None, log=tmp_path / "serve.log").start()
+    bound = ANSWER_TIMEOUT + CONNECT_TIMEOUT + 5  # a thread of the server's, then a connection
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": SMALL, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid, keys = made["id"], made["secrets"]
+        moves: list[str] = []
+
+        def move() -> tuple[int, dict, float]:
+            text = first_legal("blooms", SMALL, moves)
+            answer = timed(server, "POST", f"/api/games/{gid}/move",
+                           {"secret": keys[str(1 + len(moves) % 2)], "move": text,
+                            "ply": len(moves)})
+            if answer[0] == 200:
+                moves.append(text)
+            return answer
+
+        assert move()[0] == 200
+        cluster.freeze()
+        status, answer, seconds = timed(server, "GET", "/api/lobby")
+        assert status == 503 and seconds < bound, (status, answer, seconds)
+        # or, when the server's own periodic work found it first, a connection that is not
+        # answered either
+        assert "did not answer" in answer["error"] or "timeout expired" in answer["error"], answer
+        status, answer, seconds = move()
+        assert status == 503 and seconds < bound, (status, answer, seconds)
+        cluster.thaw()
+        status, answer, seconds = timed(server, "GET", "/api/lobby")
+        assert status == 200 and seconds < 3, (status, answer, seconds)
+        status, answer, seconds = move()
+        assert status == 200 and seconds < 3, (status, answer, seconds)
+        status, snap = server.request("GET", f"/api/games/{gid}")
+        assert [m["text"] for m in snap["moves"]] == moves and len(moves) == 2
+        # stopped while PostgreSQL is frozen (systemd kills what takes 20 s)
+        cluster.freeze()
+        assert server.proc is not None
+        start = time.monotonic()
+        server.proc.terminate()
+        server.proc.wait(timeout=60)
+        assert time.monotonic() - start < 12
+    finally:
+        cluster.thaw()
+        server.stop()
+
+
+def test_a_move_waiting_for_another_process_lock_ends_with_the_server_reason(cluster):
+    """A game's row held by another process's transaction that does not end (its client
+    vanished, say) held every move of that game, each in a request, until the client's own
+    bound: PostgreSQL's ``statement_timeout`` ends the wait first, saying why."""
+    import psycopg
+
+    from stonegarden.errors import StoreError
+    from stonegarden.store import NewGame
+    from stonegarden.store.postgres import ANSWER_TIMEOUT, PostgresStore
+
+    dsn = cluster.create_database("games")
+    store = PostgresStore(dsn, pool_size=1)
+    other = psycopg.connect(dsn)
+    try:
+        store.create_game(NewGame("g1", "freego", {"size": 5}, ("human", "human"),
+                                  ("g1-1", "g1-2"), listed=False, names=(None, None),
+                                  to_move=1))
+        other.execute("SELECT id FROM games WHERE id = 'g1' FOR UPDATE")
+        start = time.monotonic()
+        with pytest.raises(StoreError, match="statement timeout"):
+            store.append_move("g1", 0, "C3", None, to_move=2)
+        assert time.monotonic() - start < ANSWER_TIMEOUT
+        other.rollback()
+        store.append_move("g1", 0, "C3", None, to_move=2)  # the connection serves on
+        assert store.get("g1").moves == ("C3",)
+    finally:
+        other.close()
+        store.close()

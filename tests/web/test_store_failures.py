@@ -290,6 +290,57 @@ def test_a_file_another_program_holds_locked_gets_503_saying_so(tmp_path: Path,
         assert r.status_code == 200 and r.json()["length"] == 1
 
 
+def test_a_server_stopped_while_another_program_holds_the_lock_answers_the_move(
+        tmp_path: Path):
+    """SIGTERM while a move waited for another program's write lock on the file: the
+    shutdown cut the request off after 2 s (uvicorn's bare 500, not JSON), and the move, still
+    waiting in its thread, was stored once the lock was let go, after its player had been told
+    it failed. It is answered 503 saying why, and is not made."""
+    import sqlite3
+    import threading
+
+    db = tmp_path / "games.db"
+    server = Server(db, None, log=tmp_path / "serve.log").start()
+    other = sqlite3.connect(db, isolation_level=None)
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+        assert status == 201, made
+        gid = made["id"]
+        move = first_legal("blooms", PEOPLE, [])
+        other.execute("BEGIN IMMEDIATE")
+        answers: list[object] = []
+
+        def play() -> None:
+            start = time.monotonic()
+            try:
+                answers.append(server.request("POST", f"/api/games/{gid}/move", {
+                    "secret": made["secrets"]["1"], "move": move, "ply": 0}))
+            except Exception as exc:  # a body that is not JSON
+                answers.append(exc)
+            answers.append(time.monotonic() - start)
+
+        mover = threading.Thread(target=play)
+        mover.start()
+        time.sleep(1.5)  # the move waits for the lock
+        assert mover.is_alive() and not answers
+        assert server.proc is not None
+        server.proc.terminate()
+        mover.join(30)
+        assert not isinstance(answers[0], Exception), answers
+        (status, answer), seconds = answers
+        assert status == 503 and "stopping" in answer["error"], answer
+        assert seconds < 4, seconds
+        other.execute("ROLLBACK")  # the lock let go: the move answered 503 is not made
+        server.proc.wait(30)
+        with sqlite3.connect(db) as con:
+            assert con.execute("SELECT count(*) FROM moves WHERE game_id = ?",
+                               (gid,)).fetchone() == (0,)
+    finally:
+        other.close()
+        server.stop()
+
+
 def test_a_file_deleted_under_the_server_is_refused_saying_where_its_games_are_still(
         tmp_path: Path):
     """The games file deleted (or moved away) while serving: each change was refused with

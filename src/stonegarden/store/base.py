@@ -241,6 +241,11 @@ class Store(Protocol):
         """The stored analysis (engine, points), or ``None``."""
         ...
 
+    def stopping(self) -> None:
+        """The server begins to stop: a change waiting for a lock gives up now (nothing
+        changed), so its request is answered before the server stops."""
+        ...
+
     def close(self) -> None:
         ...
 

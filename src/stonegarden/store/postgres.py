@@ -17,13 +17,21 @@ connections a restarted database cut off are replaced, not failed with. After a 
 next call first connects on its own (at most ``CONNECT_TIMEOUT`` seconds): while the database
 is down it fails at once, saying why, instead of waiting for the pool; once the database is
 back it is served at once, not at the pool's next scheduled attempt.
+
+**The database not answering** (frozen, or its machine swapping, or a network that drops
+packets without a word): a call's statements together get ``ANSWER_TIMEOUT`` seconds, then
+its connection is cut off and the call fails saying so (``_Deadline``), so no request waits
+for ever; the server's own ``statement_timeout`` ends a statement that waits that long for
+another process's lock, with the server's reason.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -45,6 +53,13 @@ POOL_WAIT = 30.0
 #: seconds the pool goes on reconnecting by itself after a failure (then a call that needs a
 #: connection reconnects it)
 RECONNECT = 5.0
+#: seconds one call's statements together wait for the database's answers; past them the
+#: connection is cut off (a database that accepts connections but does not answer)
+ANSWER_TIMEOUT = 5.0
+#: the server's bounds, set on each connection of the pool: a statement (below
+#: ``ANSWER_TIMEOUT``, so that a database that answers says why itself), and a transaction
+#: left idle by a client that vanished holding a game's row
+SESSION_BOUNDS = {"statement_timeout": "4s", "idle_in_transaction_session_timeout": "60s"}
 
 
 def _userinfo(dsn: str) -> tuple[str, str, str]:
@@ -159,6 +174,7 @@ class PostgresStore(SQLStore):
         self.pool = ConnectionPool(dsn, min_size=1, max_size=pool_size, open=False,
                                    kwargs={"autocommit": True, "row_factory": _row_factory,
                                            "connect_timeout": CONNECT_TIMEOUT},
+                                   configure=_bound_session,
                                    timeout=POOL_WAIT, reconnect_timeout=RECONNECT,
                                    name="stonegarden")
         self.pool.open(wait=True, timeout=30)
@@ -195,17 +211,20 @@ class PostgresStore(SQLStore):
 
         for attempt in range(2):
             con = self._free_connection()
+            deadline = _Deadline(con, ANSWER_TIMEOUT, self._psycopg)
             try:
-                ConnectionPool.check_connection(con)
+                with deadline:
+                    ConnectionPool.check_connection(con)
             except self._psycopg.Error:
                 self.pool.putconn(con)  # broken: the pool closes it and connects anew
-                self.pool.check()  # the others idle since are cut off too: replaced at once
-                if attempt:
+                # not answering: the others would not either (and checking them would wait)
+                if attempt or deadline.cut:
                     raise
+                self.pool.check()  # the others idle since are cut off too: replaced at once
                 self._failing = True
                 continue
             try:
-                with con:
+                with _Deadline(con, ANSWER_TIMEOUT, self._psycopg), con:
                     yield con
             finally:
                 self.pool.putconn(con)
@@ -321,6 +340,58 @@ class PostgresStore(SQLStore):
             self._listener.join(timeout=5)
             self._listener = None
         self.pool.close()
+
+
+class _Deadline:
+    """Cuts a connection off (shuts its socket down) when the block using it has not ended
+    ``seconds`` after it began; the block's failure then says the database did not answer.
+
+    A database that accepts connections but does not answer would otherwise hold the call,
+    and the request waiting for it, for ever: its own ``statement_timeout`` is of no help (it
+    is the server that does not answer), nor are TCP keepalives (its machine's kernel answers
+    them). A socket shut down wakes the thread waiting on it, which psycopg reports as a
+    connection lost; the pool replaces the connection."""
+
+    def __init__(self, con: Any, seconds: float, psycopg: Any) -> None:
+        self.seconds = seconds
+        self.cut = False
+        self._psycopg = psycopg
+        self._lock = threading.Lock()
+        self._running = True
+        self._timer = threading.Timer(seconds, self._cut_off, (con,))
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def _cut_off(self, con: Any) -> None:
+        with self._lock:  # never once the block has ended: the connection is another's then
+            if not self._running:
+                return
+            self.cut = True
+            try:
+                # a duplicate of its descriptor: shutting it down shuts down the connection's
+                # socket, which closing the duplicate leaves alone
+                with socket.socket(fileno=os.dup(con.fileno())) as sock:
+                    sock.shutdown(socket.SHUT_RDWR)
+            except (OSError, self._psycopg.Error):
+                pass  # closed meanwhile: nothing waits on it
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        with self._lock:
+            self._running = False
+        self._timer.cancel()
+        if self.cut and isinstance(exc, self._psycopg.Error):
+            raise self._psycopg.OperationalError(
+                f"the database did not answer in {self.seconds:.0f} s") from None
+
+
+def _bound_session(con: Any) -> None:
+    """Set the server's bounds on a new connection of the pool (by ``SET``, not the
+    ``options`` connection parameter, which a pooler such as PgBouncer refuses)."""
+    for name, value in SESSION_BOUNDS.items():
+        con.execute("SELECT set_config(%s, %s, false)", (name, value))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -66,6 +66,9 @@ class SQLStore:
     def listen(self, on_change: ChangeListener) -> None:
         """One process per store: nothing to hear."""
 
+    def stopping(self) -> None:
+        """The server begins to stop: nothing to hurry."""
+
     def close(self) -> None:
         """Nothing stays open between operations."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,9 @@ from .sql import PAUSED, SQLStore
 FULL_BELOW = 1024 * 1024
 #: seconds a change waits for another connection's write lock before it fails
 BUSY_SECONDS = 30.0
+#: milliseconds a change waits for the write lock at a time, between looks at whether the
+#: server is stopping
+BUSY_SLICE_MS = 100
 
 
 class SQLiteStore(SQLStore):
@@ -34,6 +38,8 @@ class SQLiteStore(SQLStore):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.location = str(path)
+        #: set as the server begins to stop: a change waiting for the write lock gives up
+        self._stopping = threading.Event()
         if path.exists() and not path.is_file():
             raise StoreError(f"{path}: not a file")
         try:
@@ -120,10 +126,41 @@ class SQLiteStore(SQLStore):
             return f"{exc} (the file is read-only)"
         return str(exc)
 
+    def stopping(self) -> None:
+        """The server begins to stop: a change waiting for another program's write lock gives
+        up now, unmade, so that its request is answered (503) before the server stops instead
+        of being cut off, and the change is not made once its request has been answered."""
+        self._stopping.set()
+
+    def _begin(self, con: sqlite3.Connection) -> None:
+        """``BEGIN IMMEDIATE``: wait for another program's write lock up to ``BUSY_SECONDS``,
+        a slice at a time, and no longer once the server is stopping.
+
+        Raises:
+            StoreError: the server is stopping (nothing was changed).
+            sqlite3.OperationalError: still locked after ``BUSY_SECONDS``, or another failure.
+        """
+        end = time.monotonic() + BUSY_SECONDS
+        con.execute(f"PRAGMA busy_timeout = {BUSY_SLICE_MS}")
+        try:
+            while True:
+                try:
+                    con.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if str(exc) != "database is locked" or time.monotonic() >= end:
+                        raise
+                if self._stopping.is_set():
+                    raise StoreError(f"{self.path}: the server is stopping, and another "
+                                     "program holds the file's write lock: nothing was "
+                                     "changed; send it again in a moment")
+        finally:
+            con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._connect() as con:
-            con.execute("BEGIN IMMEDIATE")
+            self._begin(con)
             try:
                 yield con
             except BaseException:

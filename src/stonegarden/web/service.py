@@ -765,11 +765,12 @@ class GameService:
 
     def begin_shutdown(self) -> None:
         """The server is about to stop: live-update streams end now (their pages reconnect to
-        the next server), and requests waiting for a job (a hint, an upload) are answered 503,
-        so the shutdown waits for neither (it cancels the requests it waited 2 s for, and
-        their clients get a bare 500)."""
+        the next server), and requests waiting for a job (a hint, an upload), or for another
+        program's write lock on a SQLite file, are answered 503, so the shutdown waits for
+        none (it cancels the requests it waited 2 s for, and their clients get a bare 500)."""
         self.closing = True
         self.jobs.stopping()
+        self.store.stopping()
         for gid in list(self.hub.listeners):
             self.hub.publish(gid)
 
