@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -98,13 +99,24 @@ def emit(result: dict[str, Any], out: Path | None) -> None:
 
 def run_main(main: Callable[[], None]) -> None:
     """Run a benchmark's ``main``: a bad game, parameter, agent or record, or a file that is not
-    there, stops it with one line and exit status 1, as the ``stonegarden`` command does."""
+    there, stops it with one line and exit status 1, as the ``stonegarden`` command does; Ctrl-C
+    or SIGTERM stops it with one line and exit status 130, once its own clean-up (the servers and
+    processes it started) has run."""
     from stonegarden.errors import StonegardenError
 
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         main()
     except (StonegardenError, FileNotFoundError) as exc:
         sys.exit(f"{Path(sys.argv[0]).name}: error: {exc}")
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{Path(sys.argv[0]).name}: stopped, nothing measured is kept\n")
+        sys.exit(130)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM as a Ctrl-C: the ``finally`` blocks stop what the benchmark started."""
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager

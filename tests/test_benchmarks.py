@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -283,3 +285,44 @@ def test_a_measuring_process_that_fails_is_named_in_one_line(tmp_path: Path) -> 
                          str(tmp_path / "none.py")), "--baseline", "none.py")
     one_line_error(bench("benchmarks/compare_versions.py", "--version", "a=src", "--only",
                          "chess"), "--only 'chess'")
+
+
+@pytest.mark.parametrize("stop", ["Ctrl-C", "SIGTERM"])
+def test_a_stopped_match_says_so_in_one_line_and_leaves_no_worker(stop: str) -> None:
+    from stonegarden.jobs.procs import alive, descendants
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # a terminal's Ctrl-C reaches the whole foreground group (the workers too); SIGTERM the
+    # script alone. The shell's background jobs ignore SIGINT: put it back to its default.
+    run = subprocess.Popen(
+        [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, "
+         "signal.SIG_DFL); os.execv(sys.executable, [sys.executable, *sys.argv[1:]])",
+         "benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:sims=1000000",
+         "--games", "4", "--workers", "1"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(descendants(run.pid)) < 2 and time.monotonic() < deadline:  # both sides' workers
+        time.sleep(0.1)
+    workers = descendants(run.pid)
+    assert len(workers) >= 2
+    time.sleep(1)  # a worker thinking: the first game's first move
+    if stop == "Ctrl-C":
+        os.killpg(run.pid, signal.SIGINT)
+    else:
+        run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "versus.py: stopped, nothing measured is kept"
+    time.sleep(0.5)
+    assert not [p for p in workers if alive(p)]
+
+
+def test_a_worker_that_ends_is_named_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "stonegarden"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise SystemExit('this checkout cannot start')\n")
+    one_line_error(bench("benchmarks/versus.py", "--a", "src", "--b", str(tmp_path), "blooms",
+                         "mcts:sims=10", "--param", "size=3", "--games", "2", "--workers", "1"),
+                   f"the worker of {tmp_path} ended: this checkout cannot start")
