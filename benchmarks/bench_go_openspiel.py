@@ -21,7 +21,7 @@ import json
 import random
 import time
 
-from provenance import positive_float, positive_int, run_main
+from provenance import nonnegative_int, positive_float, positive_int, run_main
 
 import stonegarden
 
@@ -73,7 +73,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=positive_int, default=3,
                     help="alternate the two sides this many times and report medians "
                          "(steadier on a shared machine)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=nonnegative_int, default=1)
     ap.add_argument("--json", action="store_true", help="one JSON line")
     args = ap.parse_args()
     ours_runs, theirs_runs = [], []

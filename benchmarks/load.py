@@ -37,8 +37,11 @@ from provenance import (
     code_version,
     command,
     emit,
+    nonnegative_float,
+    nonnegative_int,
     png_metadata,
     positive_float,
+    positive_int,
     progress,
     run_main,
 )
@@ -207,9 +210,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=positive_float, default=120.0, help="how long to measure")
-    ap.add_argument("--warm-up", type=float, default=15.0, help="seconds before measuring")
-    ap.add_argument("--people-games", type=int, default=8)
-    ap.add_argument("--ai-games", type=int, default=4)
+    ap.add_argument("--warm-up", type=nonnegative_float, default=15.0, help="seconds before measuring")
+    ap.add_argument("--people-games", type=positive_int, default=8)
+    ap.add_argument("--ai-games", type=nonnegative_int, default=4)
     ap.add_argument("--out", type=Path, default=None, help="JSON results")
     ap.add_argument("--plot", action="store_true", help="also a latency CDF next to --out")
     args = ap.parse_args()

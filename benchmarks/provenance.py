@@ -60,6 +60,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+def nonnegative_int(text: str) -> int:
+    """A count that may be 0 (records, agent games) or a seed, as argparse takes it."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    """Seconds that may be 0 (a warm-up, a person's wait), as argparse takes them."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 or more")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A time as argparse takes it (seconds): a finite number above 0."""
     try:

@@ -110,6 +110,17 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/dos_cases.py", "--cases", "flood,nosuch"], ["--cases", "'nosuch'", "orphans"]),
     (["benchmarks/first_reply.py", "--games", "blooms,chess"], ["--games", "'chess'"]),
     (["benchmarks/load.py", "--plot"], ["--plot", "--out FILE"]),
+    # a seed or a time out of range (numpy's ValueError, math.ceil of nan), a count below 0
+    (["benchmarks/model_ranks.py", "--seed", "-1"], ["--seed", "'-1'", "0 or more"]),
+    (["benchmarks/resign_check.py", "blooms", "--agents", "random", "random", "--seed", "-1"],
+     ["--seed", "0 or more"]),
+    (["benchmarks/load.py", "--warm-up", "nan"], ["--warm-up", "'nan'"]),
+    (["benchmarks/load_online.py", "--think", "2", "1"], ["--think 2 1", "MIN, then MAX"]),
+    (["benchmarks/cli_fuzz.py", "--lines", "-1"], ["--lines", "0 or more"]),
+    (["benchmarks/dos_cases.py", "--limit", "-1"], ["--limit", "above 0"]),
+    # stonegarden's words, not OpenSpiel's list of its 270 games or its SpielError
+    (["benchmarks/openspiel_clone.py", "--game", "nosuch"], ["unknown game 'nosuch'"]),
+    (["benchmarks/openspiel_clone.py", "--param", "nosuch=3"], ["no parameter 'nosuch'"]),
     # refused before its games are played, not after them
     (["benchmarks/resign_check.py", "blooms", "--agents", "random", "random", "--games", "4",
       "--rules", "0.05:2,0.6:2"], ["--rules", "between 0 and 0.5, not 0.6"]),
@@ -326,3 +337,11 @@ def test_a_worker_that_ends_is_named_in_one_line(tmp_path: Path) -> None:
     one_line_error(bench("benchmarks/versus.py", "--a", "src", "--b", str(tmp_path), "blooms",
                          "mcts:sims=10", "--param", "size=3", "--games", "2", "--workers", "1"),
                    f"the worker of {tmp_path} ended: this checkout cannot start")
+
+
+def test_openspiel_clone_plays_no_further_than_the_games_end() -> None:
+    run = bench("benchmarks/openspiel_clone.py", "--param", "size=2", "--moves", "1000",
+                "--seconds", "0.05")
+    assert run.returncode == 0, run.stderr
+    result = last_json(run.stdout)
+    assert 0 < result["moves"] < 1000 and result["clones_per_s_game_shared"] > 0
