@@ -345,3 +345,10 @@ def test_openspiel_clone_plays_no_further_than_the_games_end() -> None:
     assert run.returncode == 0, run.stderr
     result = last_json(run.stdout)
     assert 0 < result["moves"] < 1000 and result["clones_per_s_game_shared"] > 0
+
+
+def test_bench_search_switches_off_the_model_plain_mcts_loads_too() -> None:
+    run = bench("benchmarks/bench_search.py", "--size", "3", "--seconds", "0.02")
+    assert run.returncode == 0, run.stderr
+    shown = [line.split()[0] for line in run.stdout.splitlines()[1:]]
+    assert shown[:3] == ["uct-flat", "mcts", "mcts:model=none"]
