@@ -352,3 +352,14 @@ def test_bench_search_switches_off_the_model_plain_mcts_loads_too() -> None:
     assert run.returncode == 0, run.stderr
     shown = [line.split()[0] for line in run.stdout.splitlines()[1:]]
     assert shown[:3] == ["uct-flat", "mcts", "mcts:model=none"]
+
+
+@pytest.mark.parametrize("name", ["model-strength.png", "balance-freego-9.png",
+                                  "balance-first-player.png"])
+def test_a_plot_in_the_results_says_how_it_was_drawn(name: str) -> None:
+    # load.png is drawn by the load run from latencies its JSON does not keep: not redrawn
+    from PIL import Image
+
+    fields = Image.open(ROOT / "benchmarks" / "results" / name).info
+    assert fields["Command"].startswith("python3 benchmarks/plot_"), fields
+    assert re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", fields["Code"]), fields
