@@ -363,3 +363,20 @@ def test_a_plot_in_the_results_says_how_it_was_drawn(name: str) -> None:
     fields = Image.open(ROOT / "benchmarks" / "results" / name).info
     assert fields["Command"].startswith("python3 benchmarks/plot_"), fields
     assert re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", fields["Code"]), fields
+
+
+@pytest.mark.slow
+def test_a_load_run_keeps_the_latencies_it_plots_and_writes_strict_json(tmp_path: Path) -> None:
+    out = tmp_path / "load.json"
+    run = bench("benchmarks/load.py", "--seconds", "3", "--warm-up", "0", "--people-games", "1",
+                "--ai-games", "0", "--out", str(out), timeout=300)
+    assert run.returncode == 0, run.stderr
+
+    def strict(word: str) -> None:
+        raise AssertionError(f"{word} is not JSON")
+
+    result = json.loads(out.read_text(), parse_constant=strict)
+    for kind, summary in result["by_kind"].items():
+        kept = result["latencies_ms"][kind]
+        assert len(kept) == summary["count"] and kept == sorted(kept)
+        assert kept[-1] == summary["max_ms"]
