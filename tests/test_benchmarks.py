@@ -380,3 +380,11 @@ def test_a_load_run_keeps_the_latencies_it_plots_and_writes_strict_json(tmp_path
         kept = result["latencies_ms"][kind]
         assert len(kept) == summary["count"] and kept == sorted(kept)
         assert kept[-1] == summary["max_ms"]
+
+
+def test_threads_shows_its_progress_search_by_search() -> None:
+    run = bench("benchmarks/threads.py", "--games", "blooms", "--seconds", "0.02", "--rounds",
+                "1")
+    assert run.returncode == 0, run.stderr
+    assert "blooms: 1/2 searches" in run.stderr and "blooms: 2/2 searches" in run.stderr
+    assert last_json(run.stdout)["games"][0]["ratio"] > 0
