@@ -21,7 +21,7 @@ import json
 import random
 import time
 
-from provenance import positive_float, positive_int, run_main
+from provenance import nonnegative_int, positive_float, positive_int, progress, run_main
 
 import stonegarden
 
@@ -73,13 +73,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=positive_int, default=3,
                     help="alternate the two sides this many times and report medians "
                          "(steadier on a shared machine)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=nonnegative_int, default=1)
     ap.add_argument("--json", action="store_true", help="one JSON line")
     args = ap.parse_args()
     ours_runs, theirs_runs = [], []
-    for r in range(max(1, args.rounds)):
-        ours_runs.append(bench_ours(args.size, args.seconds, args.seed + r))
-        theirs_runs.append(bench_openspiel(args.size, args.seconds, args.seed + r))
+    with progress(2 * args.rounds, f"freego {args.size}x{args.size}", "measures") as step:
+        for r in range(args.rounds):
+            ours_runs.append(bench_ours(args.size, args.seconds, args.seed + r))
+            step()
+            theirs_runs.append(bench_openspiel(args.size, args.seconds, args.seed + r))
+            step()
     ours, theirs = median_run(ours_runs), median_run(theirs_runs)
     out = {
         "size": args.size,

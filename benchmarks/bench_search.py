@@ -1,5 +1,6 @@
 """MCTS simulations per second from the empty Blooms board (n=5 by default), for every
-technique switched off in turn, next to the baseline ``uct-flat`` measured in the same run.
+technique switched off in turn (the learned model, which plain ``mcts`` loads, among them), next
+to the baseline ``uct-flat`` measured in the same run.
 
     PYTHONPATH=src python benchmarks/bench_search.py [--size 5] [--seconds 3]
 
@@ -18,6 +19,7 @@ from stonegarden.search.config import Budget
 VARIANTS = [
     "uct-flat",
     "mcts",
+    "mcts:model=none",
     "mcts:split=off",
     "mcts:rave=off",
     "mcts:solver=off",

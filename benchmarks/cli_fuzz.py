@@ -25,7 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provenance import checkout_src, code_version, command, emit, progress, run_main
+from provenance import (
+    checkout_src,
+    code_version,
+    command,
+    emit,
+    nonnegative_int,
+    progress,
+    run_main,
+)
 
 QUERIES = [
     {"id": 1, "game": "blooms", "params": {"size": 3}, "moves": ["Rc3"], "sims": 30, "seed": 1},
@@ -144,8 +152,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", type=checkout_src, default=Path(__file__).resolve().parents[1] / "src")
-    ap.add_argument("--lines", type=int, default=2000)
-    ap.add_argument("--records", type=int, default=200)
+    ap.add_argument("--lines", type=nonnegative_int, default=2000)
+    ap.add_argument("--records", type=nonnegative_int, default=200)
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()

@@ -37,7 +37,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # this checkout's helpers
-from provenance import checkout_src, code_version, command, run_main
+from provenance import (
+    checkout_src,
+    code_version,
+    command,
+    positive_float,
+    positive_int,
+    run_main,
+)
 
 from stonegarden.jobs.procs import alive, cpu_seconds, descendants, resident
 
@@ -721,10 +728,10 @@ def main() -> None:
     ap.add_argument("--gen-src", type=checkout_src, default=None)
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--limit", type=float, default=120.0, help="seconds any one wait may take")
-    ap.add_argument("--kills", type=int, default=10)
-    ap.add_argument("--memory-cap", type=int, default=6144, help="MiB; the tree is killed above")
-    ap.add_argument("--acceptable-moves", type=int, default=5000)
+    ap.add_argument("--limit", type=positive_float, default=120.0, help="seconds any one wait may take")
+    ap.add_argument("--kills", type=positive_int, default=10)
+    ap.add_argument("--memory-cap", type=positive_int, default=6144, help="MiB; the tree is killed above")
+    ap.add_argument("--acceptable-moves", type=positive_int, default=5000)
     ap.add_argument("--record-cache", type=Path,
                     default=Path(tempfile.gettempdir()) / "stonegarden-freego-150000.json")
     ap.add_argument("--server-args", nargs=argparse.REMAINDER, default=[],

@@ -1,5 +1,6 @@
-"""Simulations per CPU second of the protocol tree (``search/protocol_tree.py``, the default
-``mcts`` configuration) and, in a game that has them, of its compiled tree (``search/tree.py``),
+"""Simulations per CPU second of the protocol tree (``search/protocol_tree.py``, ``mcts:fast=off``;
+the default of games without compiled tree kernels) and, in a game that has them, of its
+compiled tree (``search/tree.py``, the default there),
 from positions after 0, 20 and 40 random plies, at a fixed simulation budget, next to the
 game's own batched numba playouts from the same positions in the same run (the baseline: a
 simulation is one playout plus the tree's work, so the ratio is the share of raw playout

@@ -37,8 +37,11 @@ from provenance import (
     code_version,
     command,
     emit,
+    nonnegative_float,
+    nonnegative_int,
     png_metadata,
     positive_float,
+    positive_int,
     progress,
     run_main,
 )
@@ -190,26 +193,27 @@ def watch_agents(port: int, index: int, stop: threading.Event, ai_moves: list[in
 
 
 def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def summary(values: list[float]) -> dict[str, Any]:
+    """Count and milliseconds; ``null`` where no request was timed (JSON has no NaN)."""
+    if not values:
+        return {"count": 0, "p50_ms": None, "p99_ms": None, "max_ms": None, "mean_ms": None}
     return {"count": len(values), "p50_ms": round(1000 * percentile(values, 0.50), 1),
             "p99_ms": round(1000 * percentile(values, 0.99), 1),
-            "max_ms": round(1000 * max(values), 1) if values else None,
-            "mean_ms": round(1000 * statistics.fmean(values), 1) if values else None}
+            "max_ms": round(1000 * max(values), 1),
+            "mean_ms": round(1000 * statistics.fmean(values), 1)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=positive_float, default=120.0, help="how long to measure")
-    ap.add_argument("--warm-up", type=float, default=15.0, help="seconds before measuring")
-    ap.add_argument("--people-games", type=int, default=8)
-    ap.add_argument("--ai-games", type=int, default=4)
+    ap.add_argument("--warm-up", type=nonnegative_float, default=15.0, help="seconds before measuring")
+    ap.add_argument("--people-games", type=positive_int, default=8)
+    ap.add_argument("--ai-games", type=nonnegative_int, default=4)
     ap.add_argument("--out", type=Path, default=None, help="JSON results")
     ap.add_argument("--plot", action="store_true", help="also a latency CDF next to --out")
     args = ap.parse_args()
@@ -264,6 +268,9 @@ def main() -> None:
                   "ai_spec": AI_SPEC, "params": PARAMS, "seconds": round(elapsed, 1)},
         "non_ai_requests": summary(everything),
         "by_kind": {k: summary(v) for k, v in sorted(by_kind.items())},
+        # every latency the summaries and the plot are made of, so either can be made again
+        "latencies_ms": {k: sorted(round(1000 * s, 1) for s in v)
+                         for k, v in sorted(by_kind.items())},
         "errors": len(measured) - len(ok),
         "error_statuses": sorted({s for _, _, s in measured if not 200 <= s < 300}),
         "ai_moves": ai_made,

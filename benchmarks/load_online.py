@@ -48,6 +48,7 @@ from provenance import (
     code_version,
     command,
     emit,
+    nonnegative_float,
     positive_float,
     positive_int,
     progress,
@@ -305,13 +306,15 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=positive_int, default=200, help="concurrent games")
     ap.add_argument("--seconds", type=positive_float, default=60.0, help="how long to measure")
-    ap.add_argument("--warm-up", type=float, default=15.0, help="seconds before measuring")
-    ap.add_argument("--think", type=float, nargs=2, default=(0.5, 1.5), metavar=("MIN", "MAX"),
+    ap.add_argument("--warm-up", type=nonnegative_float, default=15.0, help="seconds before measuring")
+    ap.add_argument("--think", type=nonnegative_float, nargs=2, default=(0.5, 1.5), metavar=("MIN", "MAX"),
                     help="seconds a person waits on its turn (uniform)")
     ap.add_argument("--db", default=None, help="a PostgreSQL DSN [default: a throw-away "
                                                "cluster of Debian's package, started here]")
     ap.add_argument("--out", type=Path, default=None, help="JSON results")
     args = ap.parse_args()
+    if args.think[0] > args.think[1]:
+        ap.error(f"--think {args.think[0]:g} {args.think[1]:g}: give MIN, then MAX")
     from services import Postgres
     from webhelpers import free_port
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from provenance import code_version, command, emit, positive_int, run_main
+from provenance import code_version, command, emit, nonnegative_int, positive_int, run_main
 
 import stonegarden
 from stonegarden.agents.registry import make_agent
@@ -42,7 +42,7 @@ def main() -> None:
     ap.add_argument("--game", default="blobs")
     ap.add_argument("--games", type=positive_int, default=12)
     ap.add_argument("--sims", type=positive_int, default=6000, help="the deeper search's simulations")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=nonnegative_int, default=0)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     game = stonegarden.make(args.game)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -59,6 +60,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+def nonnegative_int(text: str) -> int:
+    """A count that may be 0 (records, agent games) or a seed, as argparse takes it."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    """Seconds that may be 0 (a warm-up, a person's wait), as argparse takes them."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 or more")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A time as argparse takes it (seconds): a finite number above 0."""
     try:
@@ -98,13 +121,24 @@ def emit(result: dict[str, Any], out: Path | None) -> None:
 
 def run_main(main: Callable[[], None]) -> None:
     """Run a benchmark's ``main``: a bad game, parameter, agent or record, or a file that is not
-    there, stops it with one line and exit status 1, as the ``stonegarden`` command does."""
+    there, stops it with one line and exit status 1, as the ``stonegarden`` command does; Ctrl-C
+    or SIGTERM stops it with one line and exit status 130, once its own clean-up (the servers and
+    processes it started) has run."""
     from stonegarden.errors import StonegardenError
 
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         main()
     except (StonegardenError, FileNotFoundError) as exc:
         sys.exit(f"{Path(sys.argv[0]).name}: error: {exc}")
+    except KeyboardInterrupt:
+        sys.stderr.write(f"\n{Path(sys.argv[0]).name}: stopped, nothing measured is kept\n")
+        sys.exit(130)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM as a Ctrl-C: the ``finally`` blocks stop what the benchmark started."""
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager

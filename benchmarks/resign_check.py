@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from provenance import positive_int, run_main
+from provenance import nonnegative_int, positive_int, run_main
 
 from stonegarden.core.params import parse_param_options
 from stonegarden.errors import ParameterError
@@ -42,7 +42,7 @@ def main() -> None:
     ap.add_argument("--agents", nargs=2, required=True)
     ap.add_argument("--games", type=positive_int, default=20)
     ap.add_argument("--workers", type=positive_int, default=1)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=nonnegative_int, default=0)
     ap.add_argument("--rules", type=resign_rules, default="0.02:2,0.05:2,0.05:3,0.1:2",
                     help="comma-separated BELOW:MOVES rules to check")
     args = ap.parse_args()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -165,5 +166,15 @@ def main() -> None:
     print(json.dumps(run(), indent=1))
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
-    main()
+    # as provenance.run_main does (not imported: it would put this checkout's src first)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        main()
+    except KeyboardInterrupt:
+        print("\nseeded_moves.py: stopped, nothing measured is kept", file=sys.stderr)
+        sys.exit(130)

@@ -31,7 +31,15 @@ import os
 import time
 from pathlib import Path
 
-from provenance import code_version, command, emit, positive_float, positive_int, run_main
+from provenance import (
+    code_version,
+    command,
+    emit,
+    positive_float,
+    positive_int,
+    progress,
+    run_main,
+)
 
 import stonegarden
 from stonegarden.jobs.procs import cpu_seconds, descendants
@@ -110,16 +118,18 @@ def main() -> None:
         totals = {1: [0, 0.0, 0.0], args.threads: [0, 0.0, 0.0]}
         runs: dict[int, list[float]] = {1: [], args.threads: []}
         cores: dict[int, list[float]] = {1: [], args.threads: []}
-        for _ in range(args.rounds):
-            for t in (1, args.threads):
-                budget = (Budget(seconds=args.seconds) if args.sims is None
-                          else Budget(sims=args.sims))
-                sims, secs, cpu = rate(game, t, budget, processes, args.parallel)
-                totals[t][0] += sims
-                totals[t][1] += secs
-                totals[t][2] += cpu
-                runs[t].append(round(sims / secs, 1))
-                cores[t].append(round(cpu / secs, 2))
+        with progress(2 * args.rounds, game_id, "searches") as step:
+            for _ in range(args.rounds):
+                for t in (1, args.threads):
+                    budget = (Budget(seconds=args.seconds) if args.sims is None
+                              else Budget(sims=args.sims))
+                    sims, secs, cpu = rate(game, t, budget, processes, args.parallel)
+                    totals[t][0] += sims
+                    totals[t][1] += secs
+                    totals[t][2] += cpu
+                    runs[t].append(round(sims / secs, 1))
+                    cores[t].append(round(cpu / secs, 2))
+                    step()
         one = totals[1][0] / totals[1][1]
         many = totals[args.threads][0] / totals[args.threads][1]
         row = {"game": game_id, "params": game.non_default_params(),

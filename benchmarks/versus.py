@@ -18,6 +18,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -26,8 +27,11 @@ from pathlib import Path
 import numpy as np
 from provenance import checkout_src, code_version, positive_int, run_main
 
+from stonegarden.errors import JobError
+
 WORKER = r"""
-import json, sys
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the match's to handle: it ends us
 import stonegarden
 from stonegarden.agents import make_agent
 game = agent = None
@@ -48,22 +52,40 @@ for line in sys.stdin:
 class Worker:
     def __init__(self, src: Path) -> None:
         env = dict(os.environ, PYTHONPATH=str(src))
+        self.src = src
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (open while the worker runs)
         self.proc = subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
+                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True,
+                                     env=env)
 
     def ask(self, query: dict) -> dict:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(query) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
+        try:
+            self.proc.stdin.write(json.dumps(query) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError:  # its end of the pipe is gone: it died
+            line = ""
         if not line:
-            raise RuntimeError("a worker died")
+            raise JobError(f"the worker of {self.src} ended: {self.last_words()}", reason="died")
         return json.loads(line)
+
+    def last_words(self) -> str:
+        """The last line the worker wrote on stderr (why it ended), or its exit status."""
+        self.proc.wait(timeout=60)
+        self.stderr.seek(0)
+        said = self.stderr.read().decode(errors="replace").strip().splitlines()
+        return said[-1] if said else f"exit status {self.proc.returncode}"
 
     def close(self) -> None:
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         self.proc.wait(timeout=60)
+
+    def kill(self) -> None:
+        """End the worker now, mid-search (a stopped match)."""
+        self.proc.kill()
+        self.proc.wait()
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -139,11 +161,20 @@ def main() -> None:
 
     t0 = time.time()
     results = []
-    with ThreadPoolExecutor(args.workers) as pool:
+    pool = ThreadPoolExecutor(args.workers)
+    try:
         for done, r in enumerate(pool.map(run, range(args.games)), start=1):
             results.append(r)
             score = sum(x["a_score"] for x in results)
             print(f"{done}/{args.games}: A {score:g} of {done}", file=sys.stderr, flush=True)
+    except BaseException:  # Ctrl-C, or a worker that died: no game is started after it
+        pool.shutdown(wait=False, cancel_futures=True)
+        with lock:
+            for w in pool_workers:
+                for worker in w.values():
+                    worker.kill()
+        raise
+    pool.shutdown()
     for w in pool_workers:
         for worker in w.values():
             worker.close()

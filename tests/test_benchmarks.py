@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -108,6 +110,17 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/dos_cases.py", "--cases", "flood,nosuch"], ["--cases", "'nosuch'", "orphans"]),
     (["benchmarks/first_reply.py", "--games", "blooms,chess"], ["--games", "'chess'"]),
     (["benchmarks/load.py", "--plot"], ["--plot", "--out FILE"]),
+    # a seed or a time out of range (numpy's ValueError, math.ceil of nan), a count below 0
+    (["benchmarks/model_ranks.py", "--seed", "-1"], ["--seed", "'-1'", "0 or more"]),
+    (["benchmarks/resign_check.py", "blooms", "--agents", "random", "random", "--seed", "-1"],
+     ["--seed", "0 or more"]),
+    (["benchmarks/load.py", "--warm-up", "nan"], ["--warm-up", "'nan'"]),
+    (["benchmarks/load_online.py", "--think", "2", "1"], ["--think 2 1", "MIN, then MAX"]),
+    (["benchmarks/cli_fuzz.py", "--lines", "-1"], ["--lines", "0 or more"]),
+    (["benchmarks/dos_cases.py", "--limit", "-1"], ["--limit", "above 0"]),
+    # stonegarden's words, not OpenSpiel's list of its 270 games or its SpielError
+    (["benchmarks/openspiel_clone.py", "--game", "nosuch"], ["unknown game 'nosuch'"]),
+    (["benchmarks/openspiel_clone.py", "--param", "nosuch=3"], ["no parameter 'nosuch'"]),
     # refused before its games are played, not after them
     (["benchmarks/resign_check.py", "blooms", "--agents", "random", "random", "--games", "4",
       "--rules", "0.05:2,0.6:2"], ["--rules", "between 0 and 0.5, not 0.6"]),
@@ -283,3 +296,95 @@ def test_a_measuring_process_that_fails_is_named_in_one_line(tmp_path: Path) -> 
                          str(tmp_path / "none.py")), "--baseline", "none.py")
     one_line_error(bench("benchmarks/compare_versions.py", "--version", "a=src", "--only",
                          "chess"), "--only 'chess'")
+
+
+@pytest.mark.parametrize("stop", ["Ctrl-C", "SIGTERM"])
+def test_a_stopped_match_says_so_in_one_line_and_leaves_no_worker(stop: str) -> None:
+    from stonegarden.jobs.procs import alive, descendants
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # a terminal's Ctrl-C reaches the whole foreground group (the workers too); SIGTERM the
+    # script alone. The shell's background jobs ignore SIGINT: put it back to its default.
+    run = subprocess.Popen(
+        [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, "
+         "signal.SIG_DFL); os.execv(sys.executable, [sys.executable, *sys.argv[1:]])",
+         "benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:sims=1000000",
+         "--games", "4", "--workers", "1"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(descendants(run.pid)) < 2 and time.monotonic() < deadline:  # both sides' workers
+        time.sleep(0.1)
+    workers = descendants(run.pid)
+    assert len(workers) >= 2
+    time.sleep(1)  # a worker thinking: the first game's first move
+    if stop == "Ctrl-C":
+        os.killpg(run.pid, signal.SIGINT)
+    else:
+        run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert err.strip().splitlines()[-1] == "versus.py: stopped, nothing measured is kept"
+    time.sleep(0.5)
+    assert not [p for p in workers if alive(p)]
+
+
+def test_a_worker_that_ends_is_named_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "stonegarden"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise SystemExit('this checkout cannot start')\n")
+    one_line_error(bench("benchmarks/versus.py", "--a", "src", "--b", str(tmp_path), "blooms",
+                         "mcts:sims=10", "--param", "size=3", "--games", "2", "--workers", "1"),
+                   f"the worker of {tmp_path} ended: this checkout cannot start")
+
+
+def test_openspiel_clone_plays_no_further_than_the_games_end() -> None:
+    run = bench("benchmarks/openspiel_clone.py", "--param", "size=2", "--moves", "1000",
+                "--seconds", "0.05")
+    assert run.returncode == 0, run.stderr
+    result = last_json(run.stdout)
+    assert 0 < result["moves"] < 1000 and result["clones_per_s_game_shared"] > 0
+
+
+def test_bench_search_switches_off_the_model_plain_mcts_loads_too() -> None:
+    run = bench("benchmarks/bench_search.py", "--size", "3", "--seconds", "0.02")
+    assert run.returncode == 0, run.stderr
+    shown = [line.split()[0] for line in run.stdout.splitlines()[1:]]
+    assert shown[:3] == ["uct-flat", "mcts", "mcts:model=none"]
+
+
+@pytest.mark.parametrize("name", ["model-strength.png", "balance-freego-9.png",
+                                  "balance-first-player.png"])
+def test_a_plot_in_the_results_says_how_it_was_drawn(name: str) -> None:
+    # load.png is drawn by the load run from latencies its JSON does not keep: not redrawn
+    from PIL import Image
+
+    fields = Image.open(ROOT / "benchmarks" / "results" / name).info
+    assert fields["Command"].startswith("python3 benchmarks/plot_"), fields
+    assert re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", fields["Code"]), fields
+
+
+@pytest.mark.slow
+def test_a_load_run_keeps_the_latencies_it_plots_and_writes_strict_json(tmp_path: Path) -> None:
+    out = tmp_path / "load.json"
+    run = bench("benchmarks/load.py", "--seconds", "3", "--warm-up", "0", "--people-games", "1",
+                "--ai-games", "0", "--out", str(out), timeout=300)
+    assert run.returncode == 0, run.stderr
+
+    def strict(word: str) -> None:
+        raise AssertionError(f"{word} is not JSON")
+
+    result = json.loads(out.read_text(), parse_constant=strict)
+    for kind, summary in result["by_kind"].items():
+        kept = result["latencies_ms"][kind]
+        assert len(kept) == summary["count"] and kept == sorted(kept)
+        assert kept[-1] == summary["max_ms"]
+
+
+def test_threads_shows_its_progress_search_by_search() -> None:
+    run = bench("benchmarks/threads.py", "--games", "blooms", "--seconds", "0.02", "--rounds",
+                "1")
+    assert run.returncode == 0, run.stderr
+    assert "blooms: 1/2 searches" in run.stderr and "blooms: 2/2 searches" in run.stderr
+    assert last_json(run.stdout)["games"][0]["ratio"] > 0

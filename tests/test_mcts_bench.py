@@ -55,3 +55,16 @@ def test_bench_search_of_a_game_over_at_its_start_says_so(cli):
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == ("error: make('blobs', dice=1) is over at its start: there is no search "
                         "to measure\n")
+
+
+@pytest.mark.parametrize("kind", ["playouts", "search"])
+def test_bench_says_why_nothing_shows_where_the_kernels_were_never_warmed_up(cli, tmp_path,
+                                                                             kind):
+    # a fresh install: an empty cache (the kernels as plain Python, so nothing compiles here)
+    fresh = {"XDG_CACHE_HOME": str(tmp_path), "NUMBA_CACHE_DIR": "", "NUMBA_DISABLE_JIT": "1"}
+    r = cli("bench", kind, "blooms", "--param", "size=2", "--seconds", "0.01", "--json",
+            **fresh)
+    assert r.returncode == 0, r.stderr
+    assert "compiling those not compiled yet" in r.stderr
+    assert "stonegarden warm-up" in r.stderr
+    json.loads(r.stdout)  # stdout keeps its one JSON line

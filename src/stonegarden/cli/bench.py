@@ -18,6 +18,18 @@ def bench() -> None:
     """Speed measurements (see benchmarks/ for side-by-side comparisons)."""
 
 
+def say_if_compiling() -> None:
+    """Where this code's kernels were never warmed up (a fresh install), say on stderr why
+    nothing shows for minutes: the kernels compile before the measurement, which skips that."""
+    from .warmup import _marker
+
+    marker = _marker()
+    if marker is not None and not marker.exists():
+        click.echo("loading the kernels, or compiling those not compiled yet (minutes after an "
+                   "install; not measured; `stonegarden warm-up` compiles every game's)",
+                   err=True)
+
+
 @bench.command()
 @click.argument("game_id", metavar="GAME")
 @param_option
@@ -32,6 +44,7 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
     """Uniformly random playouts from the initial position, per second."""
     game = game_from_options(game_id, params)
     start_state = game.initial_state()
+    say_if_compiling()
     game.random_playouts(start_state, 1, 0)  # compile or load the kernel outside the timing
     batch, count, entries, wins = 1, 0, 0, [0, 0, 0]
     t0 = time.perf_counter()
@@ -107,6 +120,7 @@ def search(game_id: str, params: tuple[str, ...], spec: str, seconds: float,
         raise ParameterError(f"{game!r} is over at its start: there is no search to measure")
     # compile or load the kernels (and start any helper process) outside the timing
     warm = new_agent()
+    say_if_compiling()
     warm.analyse(game, state, Budget(sims=2 * warm.threads))
     agent = new_agent()
     res = agent.analyse(game, state, Budget(seconds=seconds))
