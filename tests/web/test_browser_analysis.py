@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 
 from browsers import WAIT, change_answers
+from test_analysis_cancel import study_record
 from test_browser_robust import move, new_game, open_page, wait_text
 from webhelpers import Server
 
@@ -548,6 +550,44 @@ def test_a_game_over_before_its_first_move_offers_no_analysis(browser, server):
         assert page.inner_text("#analysis-none") == (
             "Nothing to analyse: the game was over before its first move.")
         assert page.is_hidden("#analyse") and page.is_hidden("#analysis-closed")
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_running_analysis_is_cancelled_from_the_keyboard(browser, server):
+    """A long review asked for by mistake is stopped from the page: "Cancel the analysis" is
+    reached with Tab from the analysis' state, pressed with Enter, said to a screen reader,
+    and the server's worker is free at once; the analysis is offered again."""
+    status, made = server.request("POST", "/api/records", study_record())
+    assert status == 201, made
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.evaluate(SAID, "#analysis-said")
+        page.focus("#analyse")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#analysis-cancel:not([hidden])", timeout=WAIT)
+        assert page.evaluate("document.activeElement.id") == "analysis-status"
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "analysis-cancel"
+        page.keyboard.press("Enter")
+        wait_text(page, "#analysis-status", "was cancelled")
+        text = page.inner_text("#analysis-status")
+        status, a = server.request("GET", f"/api/games/{made['id']}/analysis")
+        assert status == 200 and not a["running"] and a["cancelled"], a
+        assert text == (f"The analysis was cancelled: {len(a['points'])} of {a['of']} positions "
+                        "analysed are kept (those of the job it stopped are not); ask for it "
+                        "again to go on from them."), text
+        assert page.is_hidden("#analysis-cancel") and page.is_visible("#analyse")
+        assert page.evaluate("document.activeElement.id") == "analysis-status"  # not lost
+        assert page.evaluate("window.said")[-1] == text
+        t0 = time.monotonic()  # its worker stops the search at once
+        while server.request("GET", "/api/meta")[1]["limits"]["busy"]:
+            assert time.monotonic() - t0 < 10, "the worker is still busy"
+            time.sleep(0.1)
         assert errors == []
     finally:
         page.context.close()

@@ -21,7 +21,7 @@ from stonegarden.web.app import create_app
 from stonegarden.web.service import Budgets
 
 ACTIONS = ("move", "undo", "redo", "cancel", "resume", "hint", "seat", "join", "withdraw",
-           "rematch", "name", "analysis", "abort")
+           "rematch", "name", "analysis", "analysis/cancel", "abort")
 #: clocks, right and wrong (their ranges are checked in test_online.py too)
 clock_value = st.one_of(
     st.fixed_dictionaries({"initial": st.one_of(weird_int, st.floats(allow_nan=False,

@@ -43,8 +43,16 @@ function showAnalyse() {
   const button = $("analyse"), had = document.activeElement === button;
   button.hidden = !(page.snap && page.snap.analysis_open) || !!(analysis && (analysis.running || analysis.done))
     || overAtStart();
-  if (had && button.hidden) { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
+  if (had && button.hidden) focusStatus();
+  // "Cancel the analysis", for the viewer the server lets cancel it (who asked, or a player)
+  const cancel = $("analysis-cancel"), hadCancel = document.activeElement === cancel;
+  cancel.hidden = !(analysis && analysis.running && analysis.can_cancel && page.snap && page.snap.analysis_open);
+  if (hadCancel && cancel.hidden) focusStatus();
 }
+
+/** A button hidden under the keyboard's focus leaves it on the analysis' state, read out
+ * there, rather than at the top of the page. */
+function focusStatus() { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
 
 /** A game over by its rules before its first move (Blobs with one die): nothing to analyse
  * (the server refuses it). One ended otherwise (time, a resignation, an abort) is not over
@@ -88,6 +96,8 @@ function drawAnalysis() {
   const cut = a.capped && moves > covered ? ` (the first ${SG.count(covered, "move")} of ${moves})` : "";
   const count = (j) => SG.count(judged.filter((p) => p.judgement === j).length, j, j === "inaccuracy" ? "inaccuracies" : "");
   analysisStatus(a.error ? a.error
+    : a.cancelled && !a.running ? `The analysis was cancelled: ${a.points.length} of ${SG.count(a.of, "position")} analysed${cut} `
+      + "are kept (those of the job it stopped are not); ask for it again to go on from them."
     : a.running && a.queued ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}; `
       + (page.engineReady ? `waits for a free worker${a.waiting ? ` (${SG.count(a.waiting, "job")} ahead)` : ""}…` : PREPARING)
     : a.running ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}…`
@@ -132,6 +142,15 @@ export function markMoves() {
     li.append(span);
   });
 }
+
+$("analysis-cancel").addEventListener("click", async () => {
+  try {
+    analysis = await SG.post("/api/games/" + gid + "/analysis/cancel", page.key && page.snap && page.snap.you ? { secret: page.key } : {});
+    clearTimeout(analysisTimer); analysisTimer = null;
+    drawAnalysis();
+    if (analysis.running) analysisTimer = setTimeout(loadAnalysis, 1000);  // it stops soon
+  } catch (e) { analysisStatus(e.message); }
+});
 
 $("analyse").addEventListener("click", async () => {
   analysisStatus("Starting the analysis…", true);
