@@ -207,6 +207,16 @@ class Reviewer:
             svc.hub.publish(live.id)
 
 
+def review_points(live: Live, engine: str, points: list[dict[str, Any]]) -> review_job.Review:
+    """A stored analysis of ``live``, the points of its positions: a point without a value is
+    a roll's, stored before rolls were valued, which is analysed again when the analysis is
+    asked for again."""
+    return review_job.Review(engine, {
+        int(p["ply"]): p for p in points
+        if isinstance(p.get("ply"), int) and 0 <= p["ply"] <= len(live.moves)
+        and p.get("p1_win") is not None})
+
+
 def may_cancel(review: review_job.Review, seat: int | None, client: str) -> bool:
     """Whether a request may cancel ``review``: one from the client that asked for it last
     (the per-client limits' key: its jobs are that client's), or with a seat's secret."""
