@@ -107,8 +107,7 @@ class Elsewhere:
         except StoreError:
             return  # a damaged row is left out, as when the game is read
         r = live.review
-        if (stored is None or svc.live.get(live.id) is not live
-                or (r is not None and (r.running or r.cancelled))):
+        if stored is None or svc.live.get(live.id) is not live or (r is not None and r.running):
             return  # let go meanwhile, or analysing here now: its own points
         live.review = review_points(live, *stored)
         svc.hub.publish(live.id)
