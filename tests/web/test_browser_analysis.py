@@ -591,3 +591,35 @@ def test_a_running_analysis_is_cancelled_from_the_keyboard(browser, server):
         assert errors == []
     finally:
         page.context.close()
+
+
+def test_a_poll_answered_after_a_cancel_does_not_show_the_analysis_running(browser, server):
+    """A poll of the analysis sent just before a cancel, and answered after it (the server
+    was busy), is older than the cancel's answer: the page keeps saying it was cancelled."""
+    status, made = server.request("POST", "/api/records", study_record())
+    assert status == 201, made
+    page = open_page(browser)
+    parked: list = []
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        page.wait_for_selector("#analysis-cancel:not([hidden])", timeout=WAIT)
+        running = server.request("GET", f"/api/games/{made['id']}/analysis")[1]
+        assert running["running"], running
+        page.route(f"**/api/games/{made['id']}/analysis",
+                   lambda route: parked.append(route) if route.request.method == "GET"
+                   else route.continue_())
+        while not parked:  # the page's next poll, held
+            page.wait_for_timeout(100)
+        page.click("#analysis-cancel")
+        wait_text(page, "#analysis-status", "was cancelled")
+        running["can_cancel"] = True  # as the server answered the asker before the cancel
+        with page.expect_event("requestfinished", timeout=WAIT):
+            parked[0].fulfill(status=200, content_type="application/json",
+                              body=json.dumps(running))
+        page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # its answer read
+        assert "was cancelled" in page.inner_text("#analysis-status")
+        assert page.is_hidden("#analysis-cancel")
+    finally:
+        page.context.close()

@@ -8,6 +8,9 @@ import { goTo } from "./moves.js";
 // engine's best move at the viewed position drawn on the board (by the server's snapshot)
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 let analysis = null, analysisTimer = null;
+// the last analysis asked for: an answer to an earlier request (a poll sent just before a
+// cancel) is older than the one shown, and is dropped
+let asked = 0;
 const pct = (v) => (100 * v).toFixed(0) + "%";
 // a loss in whole percents rounded down, as the judgements' thresholds count it: 5.75% is
 // no inaccuracy (from 6%), and says 5%, not 6%
@@ -22,9 +25,11 @@ function analysisStatus(text, running) {
 
 async function loadAnalysis() {
   analysisTimer = null;
+  const mine = ++asked;
   let a;
   try { a = await SG.get("/api/games/" + gid + "/analysis", page.key ? { "X-Seat-Secret": page.key } : {}); }
-  catch (e) { analysisStatus(e.message); return; }
+  catch (e) { if (mine === asked) analysisStatus(e.message); return; }
+  if (mine !== asked) return;
   analysis = a;
   drawAnalysis();
   clearTimeout(analysisTimer);
@@ -144,8 +149,12 @@ export function markMoves() {
 }
 
 $("analysis-cancel").addEventListener("click", async () => {
+  const mine = ++asked;  // a poll on its way answers from before the cancel
+  clearTimeout(analysisTimer); analysisTimer = null;
   try {
-    analysis = await SG.post("/api/games/" + gid + "/analysis/cancel", page.key && page.snap && page.snap.you ? { secret: page.key } : {});
+    const a = await SG.post("/api/games/" + gid + "/analysis/cancel", page.key && page.snap && page.snap.you ? { secret: page.key } : {});
+    if (mine !== asked) return;
+    analysis = a;
     clearTimeout(analysisTimer); analysisTimer = null;
     drawAnalysis();
     if (analysis.running) analysisTimer = setTimeout(loadAnalysis, 1000);  // it stops soon
@@ -154,6 +163,7 @@ $("analysis-cancel").addEventListener("click", async () => {
 
 $("analyse").addEventListener("click", async () => {
   analysisStatus("Starting the analysis…", true);
+  ++asked;
   try {
     analysis = await SG.post("/api/games/" + gid + "/analysis", page.key && page.snap && page.snap.you ? { secret: page.key } : {});
     drawAnalysis();
