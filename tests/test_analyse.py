@@ -119,6 +119,9 @@ def test_a_game_over_before_its_first_move_has_no_ply_to_offer(cli, tmp_path):
         assert r.stderr.endswith("no position of this record has a player to move\n")
     r = cli("analyse", str(path), "--review", "--sims", "10", "--json", "--quiet")
     assert r.returncode == 0 and json.loads(r.stdout)["moves"] == []
+    # in words, not the legend of a table with no row
+    r = cli("analyse", str(path), "--review", "--sims", "10", "--quiet")
+    assert r.returncode == 0 and r.stdout == "the record has no moves: nothing to review\n"
 
 
 @pytest.mark.slow

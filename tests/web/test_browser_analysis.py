@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 
 from browsers import WAIT, change_answers
+from test_analysis_cancel import study_record
 from test_browser_robust import move, new_game, open_page, wait_text
 from webhelpers import Server
 
@@ -549,5 +551,75 @@ def test_a_game_over_before_its_first_move_offers_no_analysis(browser, server):
             "Nothing to analyse: the game was over before its first move.")
         assert page.is_hidden("#analyse") and page.is_hidden("#analysis-closed")
         assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_running_analysis_is_cancelled_from_the_keyboard(browser, server):
+    """A long review asked for by mistake is stopped from the page: "Cancel the analysis" is
+    reached with Tab from the analysis' state, pressed with Enter, said to a screen reader,
+    and the server's worker is free at once; the analysis is offered again."""
+    status, made = server.request("POST", "/api/records", study_record())
+    assert status == 201, made
+    errors: list[str] = []
+    page = open_page(browser, errors)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.evaluate(SAID, "#analysis-said")
+        page.focus("#analyse")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#analysis-cancel:not([hidden])", timeout=WAIT)
+        assert page.evaluate("document.activeElement.id") == "analysis-status"
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "analysis-cancel"
+        page.keyboard.press("Enter")
+        wait_text(page, "#analysis-status", "was cancelled")
+        text = page.inner_text("#analysis-status")
+        status, a = server.request("GET", f"/api/games/{made['id']}/analysis")
+        assert status == 200 and not a["running"] and a["cancelled"], a
+        assert text == (f"The analysis was cancelled: {len(a['points'])} of {a['of']} positions "
+                        "analysed are kept (those of the job it stopped are not); ask for it "
+                        "again to go on from them."), text
+        assert page.is_hidden("#analysis-cancel") and page.is_visible("#analyse")
+        assert page.evaluate("document.activeElement.id") == "analysis-status"  # not lost
+        assert page.evaluate("window.said")[-1] == text
+        t0 = time.monotonic()  # its worker stops the search at once
+        while server.request("GET", "/api/meta")[1]["limits"]["busy"]:
+            assert time.monotonic() - t0 < 10, "the worker is still busy"
+            time.sleep(0.1)
+        assert errors == []
+    finally:
+        page.context.close()
+
+
+def test_a_poll_answered_after_a_cancel_does_not_show_the_analysis_running(browser, server):
+    """A poll of the analysis sent just before a cancel, and answered after it (the server
+    was busy), is older than the cancel's answer: the page keeps saying it was cancelled."""
+    status, made = server.request("POST", "/api/records", study_record())
+    assert status == 201, made
+    page = open_page(browser)
+    parked: list = []
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.click("#analyse")
+        page.wait_for_selector("#analysis-cancel:not([hidden])", timeout=WAIT)
+        running = server.request("GET", f"/api/games/{made['id']}/analysis")[1]
+        assert running["running"], running
+        page.route(f"**/api/games/{made['id']}/analysis",
+                   lambda route: parked.append(route) if route.request.method == "GET"
+                   else route.continue_())
+        while not parked:  # the page's next poll, held
+            page.wait_for_timeout(100)
+        page.click("#analysis-cancel")
+        wait_text(page, "#analysis-status", "was cancelled")
+        running["can_cancel"] = True  # as the server answered the asker before the cancel
+        with page.expect_event("requestfinished", timeout=WAIT):
+            parked[0].fulfill(status=200, content_type="application/json",
+                              body=json.dumps(running))
+        page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # its answer read
+        assert "was cancelled" in page.inner_text("#analysis-status")
+        assert page.is_hidden("#analysis-cancel")
     finally:
         page.context.close()

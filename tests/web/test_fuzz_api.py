@@ -21,7 +21,7 @@ from stonegarden.web.app import create_app
 from stonegarden.web.service import Budgets
 
 ACTIONS = ("move", "undo", "redo", "cancel", "resume", "hint", "seat", "join", "withdraw",
-           "rematch", "name", "analysis", "abort")
+           "rematch", "name", "analysis", "analysis/cancel", "abort")
 #: clocks, right and wrong (their ranges are checked in test_online.py too)
 clock_value = st.one_of(
     st.fixed_dictionaries({"initial": st.one_of(weird_int, st.floats(allow_nan=False,
@@ -132,8 +132,11 @@ def _text(value: Any) -> str:
 
 
 def _path(value: Any) -> str:
-    """A value as one percent-encoded URL part (lone surrogates as their UTF-8-like bytes)."""
-    return urlquote(_text(value).encode("utf-8", "surrogatepass"), safe="")
+    """A value as one percent-encoded URL part (lone surrogates as their UTF-8-like bytes);
+    ``.`` and ``..`` with their dots encoded, which the client would otherwise resolve as a
+    path's dot segments (``/api/games/..`` is ``/api``, which is no API path but a page)."""
+    part = urlquote(_text(value).encode("utf-8", "surrogatepass"), safe="")
+    return part.replace(".", "%2E") if part in (".", "..") else part
 
 
 def _header(value: Any) -> bytes:

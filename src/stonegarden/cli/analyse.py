@@ -177,6 +177,9 @@ def _print_review(game: Game, rows: list[dict[str, Any]], as_json: bool,
             out["stopped"] = True
         click.echo(json.dumps(out))
         return
+    if not rows and not stopped:  # a legend with no row under it would look cut off
+        click.echo("the record has no moves: nothing to review")
+        return
     least = {name: value for name, value in THRESHOLDS}
     click.echo("values: the mover's win probability; a loss from "
                + ", ".join(f"{least[name]:g} is {mark} ({name})"

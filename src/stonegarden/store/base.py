@@ -205,7 +205,7 @@ class Store(Protocol):
         changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``clock``, ``rematch``,
         ``name``, ``create``, ``lobby`` for a new game listed with an open seat, ``think``
         when a claim to think for its agent was given up, ``cancel`` when its agent's thinking
-        was cancelled);
+        was cancelled, ``analysis`` when its analysis was stored);
         ``("lost", "")`` when changes may have been missed. A store that only one process uses
         never calls it."""
         ...

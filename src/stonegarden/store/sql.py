@@ -306,6 +306,7 @@ class SQLStore:
             con.execute("INSERT INTO analyses (game_id, engine, points, updated)"
                         " VALUES (?, ?, ?, ?)",
                         (game_id, engine, json.dumps(list(points)), time.time()))
+            self._notify(con, "analysis", game_id)
 
     def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
         with self._connect() as con:

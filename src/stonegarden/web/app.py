@@ -256,8 +256,10 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def analysis(request: Request) -> Json:
         svc = service()
-        live = await svc.load(request.path_params["gid"], client_of(request))
-        return Json(svc.reviewer.analysis(live, svc.seat_of(live, request.headers.get("x-seat-secret"))))
+        client = client_of(request)
+        live = await svc.load(request.path_params["gid"], client)
+        seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
+        return Json(svc.reviewer.analysis(live, seat, client))
 
     async def request_analysis(request: Request) -> Json:
         svc = service()
@@ -265,6 +267,13 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         live = await svc.load(request.path_params["gid"], client)
         body = await read_json(request, ("secret",))
         return Json(svc.reviewer.request(live, body.get("secret"), client), status_code=202)
+
+    async def cancel_analysis(request: Request) -> Json:
+        svc = service()
+        client = client_of(request)
+        live = await svc.load(request.path_params["gid"], client)
+        body = await read_json(request, ("secret",))
+        return Json(await svc.reviewer.cancel(live, body.get("secret"), client))
 
     async def record(request: Request) -> Response:
         svc = service()
@@ -357,6 +366,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/api/games/{gid}", get_game),
         Route("/api/games/{gid}/analysis", by_method(analysis, request_analysis),
               methods=["GET", "POST"]),
+        Route("/api/games/{gid}/analysis/cancel", cancel_analysis, methods=["POST"]),
         Route("/api/games/{gid}/record", record),
         Route("/api/games/{gid}/record.sgf", record_sgf),
         Route("/api/games/{gid}/events", events),

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..errors import StonegardenError, StoreError
 from .http import ApiError
 from .live import LOBBY, Live
+from .review_runner import review_points
 from .time_control import Clock
 
 if TYPE_CHECKING:
@@ -37,6 +38,11 @@ class Elsewhere:
             elif live is not None:  # a person cancelled the agent's thinking elsewhere
                 svc.turns.cancelled_elsewhere(live)
                 svc.hub.publish(game_id)
+            return
+        if what == "analysis":  # another process analyses it: its points, read again
+            live = svc.live.get(game_id)
+            if live is not None and not (live.review is not None and live.review.running):
+                svc.in_background(self._analysis_read(live))
             return
         if what == "lost":  # changes may have been missed: forget every game
             thinking = [gid for gid, live in svc.live.items() if live.thinking is not None]
@@ -90,6 +96,21 @@ class Elsewhere:
             live = await self.service.load(game_id)
             if analyse_for is not None:
                 self.service.reviewer.resume(live, analyse_for)
+
+    async def _analysis_read(self, live: Live) -> None:
+        """The analysis another process stored, in place of the one held here (which it
+        extends: that process analysed the same moves, or an undo there changed them, and
+        the move's own notice reads the game again); its pages are told."""
+        svc = self.service
+        try:
+            stored = await asyncio.to_thread(svc.store.get_analysis, live.id)
+        except StoreError:
+            return  # a damaged row is left out, as when the game is read
+        r = live.review
+        if stored is None or svc.live.get(live.id) is not live or (r is not None and r.running):
+            return  # let go meanwhile, or analysing here now: its own points
+        live.review = review_points(live, *stored)
+        svc.hub.publish(live.id)
 
     async def _catch_up(self, live: Live) -> None:
         """Apply another process's change to ``live``: its new moves, seats, names, clock and

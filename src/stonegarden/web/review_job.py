@@ -40,12 +40,14 @@ MAX_PLIES = 400
 @dataclass
 class Review:
     """A game's analysis: the engine, the points found so far by ply, whether it is running
-    and the error that ended it, if any, and the job it waits for (not stored)."""
+    and the error that ended it, if any, whether a person cancelled it (until it is asked for
+    again), and the job it waits for (not stored)."""
 
     engine: str
     points: dict[int, dict[str, Any]] = field(default_factory=dict)
     running: bool = False
     error: str = ""
+    cancelled: bool = False
     job: Job | None = field(default=None, repr=False, compare=False)
     #: the client that asked for it last (its jobs are that client's)
     client: str = field(default="", repr=False, compare=False)

@@ -3,7 +3,9 @@ its jobs (``review_job.py``'s ``engine-review``) a chunk of positions at a time 
 points after each, so a restart loses at most one chunk.
 
 One task a game at most: asking again while it runs only reports progress. A chunk whose
-positions an undo changed meanwhile is thrown away and analysed again.
+positions an undo changed meanwhile is thrown away and analysed again. The client that asked
+for it, or a player of the game, may cancel it: the job running is stopped and its positions
+dropped, as a restart drops them, and the positions stored before are kept.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
 
 #: the key of a game's analysis task in ``Live.pending``
 TASK = "review"
+#: seconds a cancel waits for the analysis' task to end (it ends at once, or once a store
+#: write under way is done), so that its answer says the analysis stopped
+CANCEL_WAIT = 5.0
 
 
 class Reviewer:
@@ -31,11 +36,13 @@ class Reviewer:
     def __init__(self, service: GameService) -> None:
         self.service = service
 
-    def analysis(self, live: Live, seat: int | None) -> dict[str, Any]:
+    def analysis(self, live: Live, seat: int | None, client: str = "") -> dict[str, Any]:
         """The analysis so far: ``{"engine", "done", "running", "queued", "waiting", "error",
-        "of", "capped", "points"}``; ``queued`` while its job waits for a free worker,
-        ``waiting`` the jobs queued before it, ``capped`` where the game has more moves than
-        the analysis covers (``review_job.MAX_PLIES``).
+        "cancelled", "can_cancel", "of", "capped", "points"}``; ``queued`` while its job waits
+        for a free worker, ``waiting`` the jobs queued before it, ``cancelled`` once a person
+        cancelled it (until it is asked for again), ``can_cancel`` whether this viewer (its
+        ``seat``, its ``client``) may cancel it now, ``capped`` where the game has more moves
+        than the analysis covers (``review_job.MAX_PLIES``).
 
         Raises:
             ApiError: 403 where ``seats.may_see_analysis`` says no.
@@ -46,14 +53,16 @@ class Reviewer:
         capped = len(live.moves) > review_job.MAX_PLIES
         if r is None:
             return {"engine": None, "done": False, "running": False, "queued": False,
-                    "waiting": 0, "error": "", "of": len(wanted), "capped": capped,
-                    "points": []}
+                    "waiting": 0, "error": "", "cancelled": False, "can_cancel": False,
+                    "of": len(wanted), "capped": capped, "points": []}
         points = review_job.judged(r, live.moves, live.history.movers)
         queued = r.running and r.job is not None and r.job.state == "queued"
         return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
                 "running": r.running, "queued": queued,
                 "waiting": self.service.jobs.waiting_before(r.job) if queued and r.job else 0,
-                "error": r.error, "of": len(wanted), "capped": capped, "points": points}
+                "error": r.error, "cancelled": r.cancelled,
+                "can_cancel": r.running and may_cancel(r, seat, client),
+                "of": len(wanted), "capped": capped, "points": points}
 
     def request(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
         """Start (or continue) the analysis of every position not analysed yet, in jobs.
@@ -69,7 +78,37 @@ class Reviewer:
             raise ApiError(409, "there is nothing to analyse: the game was over before its "
                                 "first move")
         self._start(live, client)
-        return self.analysis(live, seat)
+        return self.analysis(live, seat, client)
+
+    async def cancel(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
+        """Cancel the running analysis for the client that asked for it or a player of the
+        game (a seat's ``secret``): its job is stopped (its worker is free within
+        milliseconds, or ended after the pool's grace) and the positions of that job dropped,
+        as a restart drops them; the positions stored before are kept, and asking again goes
+        on from them. Answers as ``analysis`` once the task has ended.
+
+        Raises:
+            ApiError: 403 for anyone else (and for a secret that is not a seat's), 409 when
+            no analysis of the game runs in this server process.
+        """
+        svc = self.service
+        seat = svc.seat_of(live, secret)
+        if secret not in (None, "") and seat is None:
+            raise ApiError(403, "that is not a secret of this game's seats")
+        r = live.review
+        if seat is None and (r is None or not may_cancel(r, seat, client)):
+            raise ApiError(403, "only who asked for the analysis (from the same address), or "
+                                "a player of the game with the seat's secret, may cancel it")
+        task = live.pending.get(TASK)
+        if r is None or not r.running or task is None:
+            raise ApiError(409, "no analysis of this game is running here: it has ended, "
+                                "or another server process runs it")
+        r.cancelled = True
+        if r.job is not None:
+            svc.jobs.cancel(r.job)  # ``_run`` ends once its job answers: see there
+        # the task ends as soon as its job is cancelled, or its store write is done
+        await asyncio.wait([task], timeout=CANCEL_WAIT)
+        return self.analysis(live, seat if may_see_analysis(live, seat) else None, client)
 
     def resume(self, live: Live, client: str) -> None:
         """Go on with an analysis that ``client`` asked for and that this process stopped
@@ -96,7 +135,7 @@ class Reviewer:
         wanted = review_job.wanted(len(live.moves))
         if not r.running and any(p not in r.points for p in wanted):
             release = svc.admit(client)
-            r.running, r.error, r.client = True, "", client
+            r.running, r.error, r.cancelled, r.client = True, "", False, client
             task = asyncio.get_running_loop().create_task(self._run(live, r, client, release))
             live.pending[TASK] = task
             task.add_done_callback(lambda _t: live.pending.pop(TASK, None))
@@ -117,7 +156,7 @@ class Reviewer:
         svc = self.service
         job = None
         try:
-            while not svc.closing:
+            while not svc.closing and not r.cancelled:
                 missing = [p for p in review_job.wanted(len(live.moves)) if p not in r.points]
                 if not missing:
                     break
@@ -137,7 +176,10 @@ class Reviewer:
                     found = await job.result()
                 except asyncio.CancelledError:
                     svc.jobs.cancel(job)
-                    raise
+                    current = asyncio.current_task()
+                    if not r.cancelled or (current is not None and current.cancelling()):
+                        raise  # the task itself was cancelled (an undo, the server stops)
+                    break  # a person cancelled the job (``cancel``): its positions go
                 finally:
                     r.job = None
                 if live.moves[:len(prefix)] != prefix or live.review is not r:
@@ -163,6 +205,22 @@ class Reviewer:
                 svc.jobs.let_go(job)
             r.running = False
             svc.hub.publish(live.id)
+
+
+def review_points(live: Live, engine: str, points: list[dict[str, Any]]) -> review_job.Review:
+    """A stored analysis of ``live``, the points of its positions: a point without a value is
+    a roll's, stored before rolls were valued, which is analysed again when the analysis is
+    asked for again."""
+    return review_job.Review(engine, {
+        int(p["ply"]): p for p in points
+        if isinstance(p.get("ply"), int) and 0 <= p["ply"] <= len(live.moves)
+        and p.get("p1_win") is not None})
+
+
+def may_cancel(review: review_job.Review, seat: int | None, client: str) -> bool:
+    """Whether a request may cancel ``review``: one from the client that asked for it last
+    (the per-client limits' key: its jobs are that client's), or with a seat's secret."""
+    return seat is not None or (bool(client) and client == review.client)
 
 
 def nothing_to_analyse(live: Live) -> bool:

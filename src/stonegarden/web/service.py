@@ -42,7 +42,7 @@ from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
 from .names import MAX_NAME, clean_name
 from .rate_limit import RateLimit
-from .review_runner import Reviewer
+from .review_runner import Reviewer, review_points
 from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
 from .time_control import Clock, ClockSpec
 
@@ -186,13 +186,7 @@ class GameService:
         except StoreError:
             stored = None  # a damaged analysis is left out: it can be asked for again
         if stored is not None:
-            engine, points = stored
-            # a point without a value is a roll's, stored before rolls were valued: it is
-            # analysed again when the analysis is asked for again
-            live.review = review_job.Review(engine, {
-                int(p["ply"]): p for p in points
-                if isinstance(p.get("ply"), int) and 0 <= p["ply"] <= len(live.moves)
-                and p.get("p1_win") is not None})
+            live.review = review_points(live, *stored)
         return live
 
     @staticmethod

@@ -8,6 +8,9 @@ import { goTo } from "./moves.js";
 // engine's best move at the viewed position drawn on the board (by the server's snapshot)
 const MARK = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 let analysis = null, analysisTimer = null;
+// the last analysis asked for: an answer to an earlier request (a poll sent just before a
+// cancel) is older than the one shown, and is dropped
+let asked = 0;
 const pct = (v) => (100 * v).toFixed(0) + "%";
 // a loss in whole percents rounded down, as the judgements' thresholds count it: 5.75% is
 // no inaccuracy (from 6%), and says 5%, not 6%
@@ -22,9 +25,11 @@ function analysisStatus(text, running) {
 
 async function loadAnalysis() {
   analysisTimer = null;
+  const mine = ++asked;
   let a;
   try { a = await SG.get("/api/games/" + gid + "/analysis", page.key ? { "X-Seat-Secret": page.key } : {}); }
-  catch (e) { analysisStatus(e.message); return; }
+  catch (e) { if (mine === asked) analysisStatus(e.message); return; }
+  if (mine !== asked) return;
   analysis = a;
   drawAnalysis();
   clearTimeout(analysisTimer);
@@ -43,8 +48,16 @@ function showAnalyse() {
   const button = $("analyse"), had = document.activeElement === button;
   button.hidden = !(page.snap && page.snap.analysis_open) || !!(analysis && (analysis.running || analysis.done))
     || overAtStart();
-  if (had && button.hidden) { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
+  if (had && button.hidden) focusStatus();
+  // "Cancel the analysis", for the viewer the server lets cancel it (who asked, or a player)
+  const cancel = $("analysis-cancel"), hadCancel = document.activeElement === cancel;
+  cancel.hidden = !(analysis && analysis.running && analysis.can_cancel && page.snap && page.snap.analysis_open);
+  if (hadCancel && cancel.hidden) focusStatus();
 }
+
+/** A button hidden under the keyboard's focus leaves it on the analysis' state, read out
+ * there, rather than at the top of the page. */
+function focusStatus() { $("analysis-status").tabIndex = -1; $("analysis-status").focus(); }
 
 /** A game over by its rules before its first move (Blobs with one die): nothing to analyse
  * (the server refuses it). One ended otherwise (time, a resignation, an abort) is not over
@@ -88,6 +101,8 @@ function drawAnalysis() {
   const cut = a.capped && moves > covered ? ` (the first ${SG.count(covered, "move")} of ${moves})` : "";
   const count = (j) => SG.count(judged.filter((p) => p.judgement === j).length, j, j === "inaccuracy" ? "inaccuracies" : "");
   analysisStatus(a.error ? a.error
+    : a.cancelled && !a.running ? `The analysis was cancelled: ${a.points.length} of ${SG.count(a.of, "position")} analysed${cut} `
+      + "are kept (those of the job it stopped are not); ask for it again to go on from them."
     : a.running && a.queued ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}; `
       + (page.engineReady ? `waits for a free worker${a.waiting ? ` (${SG.count(a.waiting, "job")} ahead)` : ""}…` : PREPARING)
     : a.running ? `Analysing: ${a.points.length} of ${SG.count(a.of, "position")}${cut}…`
@@ -133,8 +148,22 @@ export function markMoves() {
   });
 }
 
+$("analysis-cancel").addEventListener("click", async () => {
+  const mine = ++asked;  // a poll on its way answers from before the cancel
+  clearTimeout(analysisTimer); analysisTimer = null;
+  try {
+    const a = await SG.post("/api/games/" + gid + "/analysis/cancel", page.key && page.snap && page.snap.you ? { secret: page.key } : {});
+    if (mine !== asked) return;
+    analysis = a;
+    clearTimeout(analysisTimer); analysisTimer = null;
+    drawAnalysis();
+    if (analysis.running) analysisTimer = setTimeout(loadAnalysis, 1000);  // it stops soon
+  } catch (e) { analysisStatus(e.message); }
+});
+
 $("analyse").addEventListener("click", async () => {
   analysisStatus("Starting the analysis…", true);
+  ++asked;
   try {
     analysis = await SG.post("/api/games/" + gid + "/analysis", page.key && page.snap && page.snap.you ? { secret: page.key } : {});
     drawAnalysis();
