@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 
 import numpy as np
@@ -310,3 +311,20 @@ def test_the_first_decision_is_a_players_reached_by_chance_alone(game_id):
     first = game.first_decision()
     assert first == state and first.ply == chances
     assert game.is_terminal(first) or game.current_player(first) in (1, 2)
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_numpy_numbers_are_taken_as_parameters(game_id):
+    """``make("blooms", size=np.int64(5))``, a size from ``np.arange`` in a sweep, was refused:
+    "np.int64(5) is not an integer"; a NumPy boolean was "not a boolean"."""
+    small = SMALL.get(game_id, {})
+    as_numpy = {name: np.bool_(value) if isinstance(value, bool)
+                else np.int64(value) if isinstance(value, int) else value
+                for name, value in stonegarden.make(game_id, **small).params.items()
+                if value is not None}
+    game = stonegarden.make(game_id, **as_numpy)
+    assert game == stonegarden.make(game_id, **small)
+    assert all(type(v) in (int, bool, str, tuple) for v in game.params.values() if v is not None)
+    json.dumps(game.non_default_params())  # what a record writes
+    with pytest.raises(stonegarden.ParameterError, match="is not an integer"):
+        stonegarden.make(game_id, **{game.param_specs[0].name: np.float64(5)})
