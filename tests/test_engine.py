@@ -167,3 +167,15 @@ def test_engine_command_over_a_pipe():
     replies = [json.loads(x) for x in out.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, None, 2, 3]
     assert "best_move" in replies[0] and "error" in replies[1] and replies[3]["quit"]
+
+
+@pytest.mark.parametrize("moves,said", [
+    (["pass"], "move 0 ('pass'): there is no pass"),
+    (["Rd4", "Zq9"], "move 1 ('Zq9'): 'Z' is not a colour"),
+])
+def test_a_bad_move_is_named_once(moves, said):
+    """A move the game could not read was named twice (``move 0 ('pass'): 'pass': there is
+    no pass``), as ``replay`` no longer does."""
+    game = "freego" if moves == ["pass"] else "blooms"
+    out = answer({"id": 1, "game": game, "moves": moves})
+    assert out["kind"] == "RecordError" and out["error"].startswith(said), out

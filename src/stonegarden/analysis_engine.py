@@ -15,9 +15,9 @@ from .agents.registry import make_agent, parse_agent_spec
 from .agents.search_agents import SearchAgent
 from .core import strict_json
 from .core.protocol import CHANCE
-from .core.record import make_from_json
+from .core.record import make_from_json, move_error
 from .core.registry import available_games
-from .errors import ParameterError, RecordError, StonegardenError, quote
+from .errors import ParameterError, StonegardenError, quote
 from .search.config import Budget
 from .search.parallel import reproducible_parallel
 
@@ -37,7 +37,8 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             kind is int and not isinstance(value, int)):
-        raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, not {quote(value)}")
+        raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, "
+                             f"not {quote(value)}")
     if not low <= value <= high:
         span = f"{low} and {high}" if kind is int else f"{low:g} and {high:g}"
         raise ParameterError(f"{key!r} must be between {span}, not {quote(value)}")
@@ -96,7 +97,7 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
             try:
                 state = game.play_text(state, text)
             except StonegardenError as exc:
-                raise RecordError(f"move {i} ({quote(text)}): {exc}", entry=i, text=text) from None
+                raise move_error(i, text, exc) from None
     sims = _number(query, "sims", int, 1, MAX_SIMS)
     seconds = _number(query, "time", float, 0.001, MAX_SECONDS)
     if sims is None and seconds is None:
