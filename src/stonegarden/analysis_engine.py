@@ -38,10 +38,10 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             kind is int and not isinstance(value, int)):
         raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, "
-                             f"not {quote(value)}")
+                             f"not {strict_json.show(value)}")
     if not low <= value <= high:
         span = f"{low} and {high}" if kind is int else f"{low:g} and {high:g}"
-        raise ParameterError(f"{key!r} must be between {span}, not {quote(value)}")
+        raise ParameterError(f"{key!r} must be between {span}, not {strict_json.show(value)}")
     return value
 
 
@@ -74,13 +74,13 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     if action == "quit":
         return {"quit": True}
     if action != "analyse":
-        raise ParameterError(f"unknown action {quote(action)} (analyse, games, version, quit)")
+        raise ParameterError(f"unknown action {strict_json.show(action)} (analyse, games, version, quit)")
     game_id = query.get("game")
     if not isinstance(game_id, str):
         raise ParameterError(f"'game' must name a game ({', '.join(available_games())})")
     params = query.get("params", {})
     if not isinstance(params, dict):
-        raise ParameterError(f"'params' must be an object, not {quote(params)}")
+        raise ParameterError(f"'params' must be an object, not {strict_json.show(params)}")
     game = make_from_json(game_id, params)
     if "position" in query and "moves" in query:
         raise ParameterError("give 'moves' or 'position', not both")
@@ -91,7 +91,7 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     else:
         moves = query.get("moves", [])
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise ParameterError(f"'moves' must be a list of move texts, not {quote(moves)}")
+            raise ParameterError(f"'moves' must be a list of move texts, not {strict_json.show(moves)}")
         state = game.initial_state()
         for i, text in enumerate(moves):
             try:
@@ -107,7 +107,7 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     spec = query.get("agent", "mcts" if threads == 1 else
                      f"mcts:threads={threads},parallel={reproducible_parallel(seed, seconds)}")
     if not isinstance(spec, str):
-        raise ParameterError(f"'agent' must be an agent spec, not {quote(spec)}")
+        raise ParameterError(f"'agent' must be an agent spec, not {strict_json.show(spec)}")
     options = parse_agent_spec(spec)[1]
     budget_options = BUDGET_OPTIONS.intersection(options)
     if budget_options:  # the query's budget would silently replace them
