@@ -203,7 +203,8 @@ def test_a_state_of_another_game_or_board_is_refused(game_id):
 
 @pytest.mark.parametrize("game_id", games())
 @pytest.mark.parametrize("count,seed,bad", [(3, None, "seed"), (3, -1, "seed"), (3, 2**64, "seed"),
-                                            (3, "7", "seed"), (-1, 1, "count"), (2.5, 1, "count")])
+                                            (3, "7", "seed"), (-1, 1, "count"), (2.5, 1, "count"),
+                                            (2**64, 1, "count")])
 def test_playouts_refuse_a_count_or_seed_out_of_range(game_id, count, seed, bad):
     """A seed of None failed deep in numba's type inference with a page of its diagnostics, one
     of 2**64 with OverflowError, and a negative seed was taken, but not at a finished game."""

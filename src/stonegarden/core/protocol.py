@@ -452,13 +452,13 @@ def foreign_state(game: Game, state: object, size: tuple[int, int] | None = None
 
 
 def check_playouts(count: object, seed: object) -> None:
-    """Raises: ParameterError unless ``count`` is an integer of 0 or more and ``seed`` one of
-    0 .. 2**63 - 1 (what every game's ``random_playouts`` takes)."""
-    for name, value, high in (("count", count, None), ("seed", seed, 2**63 - 1)):
+    """Raises: ParameterError unless ``count`` and ``seed`` are integers of 0 .. 2**63 - 1
+    (what every game's ``random_playouts`` takes: its kernel's 64-bit integers; a larger count
+    failed in numba's type inference with a page of its diagnostics)."""
+    for name, value in (("count", count), ("seed", seed)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or (
-                value < 0 or (high is not None and value > high)):
-            bound = "0 or more" if high is None else "0 .. 2**63 - 1"
-            raise ParameterError(f"playouts: {name} must be an integer, {bound}, not "
+                not 0 <= value <= 2**63 - 1):
+            raise ParameterError(f"playouts: {name} must be an integer, 0 .. 2**63 - 1, not "
                                  f"{quote(value)}")
 
 
