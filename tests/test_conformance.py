@@ -274,6 +274,9 @@ def test_replay_refuses_one_string_of_moves(game_id):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     with pytest.raises(stonegarden.NotationError, match="a list of move texts, not one string"):
         game.replay("a1 b2")
+    for nothing in (None, 3):  # raised TypeError: not iterable
+        with pytest.raises(stonegarden.NotationError, match=f"a list of move texts, not {nothing}"):
+            game.replay(nothing)
     assert game.replay([]) == [game.initial_state()]
 
 

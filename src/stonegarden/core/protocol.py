@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -430,10 +430,12 @@ class Game(ABC):
 
         Raises:
             NotationError, IllegalMoveError: at the first bad move, or ``moves`` is one string
-            rather than a sequence of them.
+            rather than a sequence of them, or not a sequence at all (``None``).
         """
         if isinstance(moves, str):
             raise NotationError(f"moves are a list of move texts, not one string {quote(moves)}")
+        if not isinstance(moves, Iterable):
+            raise NotationError(f"moves are a list of move texts, not {quote(moves)}")
         states = [self.initial_state()]
         for text in moves:
             states.append(self.play_text(states[-1], text))
