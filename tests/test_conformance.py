@@ -332,3 +332,24 @@ def test_numpy_numbers_are_taken_as_parameters(game_id):
     json.dumps(game.non_default_params())  # what a record writes
     with pytest.raises(stonegarden.ParameterError, match="is not an integer"):
         stonegarden.make(game_id, **{game.param_specs[0].name: np.float64(5)})
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_every_method_refuses_a_state_of_another_game_or_board(game_id):
+    """``current_player``, ``action_to_text``, ``parse_action``, ``chance_outcomes``,
+    ``keeps_scores``, ``status_words`` and ``replay_extras`` answered for a state of another
+    game or board as if it were theirs (Blobs' ``replay_extras`` failed an assertion)."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    own = game.first_decision()
+    text = game.action_to_text(own, int(game.legal_actions(own)[0]))
+    strangers = [stonegarden.make("freego" if game_id != "freego" else "blooms").initial_state()]
+    if game_id in OTHER_BOARD:
+        strangers.append(stonegarden.make(game_id, **OTHER_BOARD[game_id]).initial_state())
+    for state in strangers:
+        for use in (game.current_player, game.chance_outcomes, game.keeps_scores,
+                    game.status_words, lambda s: game.replay_extras(s, s),
+                    lambda s: game.replay_extras(own, s), lambda s: game.action_to_text(s, 0),
+                    lambda s: game.parse_action(s, text), game.is_terminal, game.returns,
+                    game.result_reason, game.resign, game.legal_moves_text):
+            with pytest.raises(stonegarden.PositionError, match="is not a state of"):
+                use(state)

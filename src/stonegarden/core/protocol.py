@@ -164,9 +164,18 @@ class Game(ABC):
     def initial_state(self) -> State:
         """The position before the first move."""
 
+    def _own(self, state: State) -> State:
+        """``state``, checked to be one of this game's (games override it; ``foreign_state``
+        makes the error).
+
+        Raises:
+            PositionError: a state of another game or board.
+        """
+        return state
+
     def current_player(self, state: State) -> int:
         """1 or 2, or ``CHANCE`` at a chance node (meaningless once terminal)."""
-        return state.player
+        return self._own(state).player
 
     def is_terminal(self, state: State) -> bool:
         """Whether the game is over (by its rules or a resignation)."""
@@ -212,6 +221,7 @@ class Game(ABC):
         """Whether :meth:`scores` mean anything at ``state``, so that the terminal and
         ``replay``'s result show them: by default where the game races to a ``target`` or a
         point has been scored (a game that keeps none says no meaningless ``0 : 0``)."""
+        self._own(state)
         return self.params.get("target") is not None or any(self.scores(state))
 
     # -- moves ------------------------------------------------------------------------------
@@ -237,6 +247,7 @@ class Game(ABC):
 
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """(action, probability) pairs at a chance node; empty elsewhere."""
+        self._own(state)
         return []
 
     def play(self, state: State, action: int) -> State:
@@ -339,6 +350,7 @@ class Game(ABC):
 
     def replay_extras(self, before: State, after: State) -> Mapping[str, Any]:
         """Game-specific keys added to each ``replay --json`` line (Blobs' auto moves)."""
+        self._own(before), self._own(after)
         return {}
 
     # -- observations (networks, OpenSpiel, PettingZoo) -------------------------------------
@@ -371,6 +383,7 @@ class Game(ABC):
         """What the terminal's status line says of ``state`` after whose turn it is and the
         scores, a few words each (Blobs: ``"dice left 47"``, ``"rolled B"``); none by
         default."""
+        self._own(state)
         return ()
 
     def display_diagram(self, state: State) -> str:
