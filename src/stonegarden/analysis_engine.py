@@ -11,7 +11,7 @@ from typing import Any, BinaryIO, TextIO
 
 from . import __version__
 from .agents.analysis import analyse_position
-from .agents.registry import make_agent, parse_agent_spec
+from .agents.registry import make_agent, parse_agent_spec, with_option
 from .agents.search_agents import SearchAgent
 from .core import strict_json
 from .core.protocol import CHANCE
@@ -125,7 +125,7 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
             f"a chance event is due in position {game.position_text(state)!r}: give "
             + ("the position after it" if "position" in query
                else "its outcome (the roll) as the next entry of 'moves'"))
-    agent = make_agent(spec if seed is None else f"{spec}{',' if ':' in spec else ':'}seed={seed}")
+    agent = make_agent(spec if seed is None else with_option(spec, "seed", seed))
     if not isinstance(agent, SearchAgent):
         raise ParameterError(f"agent {quote(spec)} does not search; use mcts, uct-flat or level:N")
     t0 = time.perf_counter()
