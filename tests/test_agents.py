@@ -107,6 +107,9 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("level:²", "say which level"),   # a digit to isdigit, not to int: was a ValueError
     ("level:٤", "say which level"),   # an Arabic-Indic 4, which int reads as 4
     ("greedy:seed=x", "'seed' must be an integer"),
+    ("random:seed=1,", "an empty option"),  # was "unknown option(s) _"
+    ("level:3,", "an empty option"),        # was "two bare values, '3' and ''"
+    ("mcts:sims=5,,seed=1", "an empty option"),
 ])
 def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
     with pytest.raises(ParameterError, match=message) as info:
@@ -243,3 +246,18 @@ def test_an_agent_is_checked_against_a_game_before_any_search():
         game = stonegarden.make(game_id)
         for spec in ("mcts", "mcts:model=none", *(f"level:{n}" for n in range(1, 7))):
             make_agent(spec).check(game)
+
+
+@pytest.mark.parametrize("spec", ["random:", "mcts:", " mcts: "])
+def test_a_seed_added_to_a_spec_ending_in_a_colon_makes_one_option(spec):
+    """``with_seed("random:", 5)`` wrote ``random:,seed=5``, an empty option before the seed:
+    a study or a match of ``random:`` and the engine's seeded query of ``mcts:`` were refused."""
+    from stonegarden.analysis_engine import answer
+    from stonegarden.lab.selfplay import with_seed
+
+    assert with_seed(spec, 5) == f"{spec.strip()}seed=5"
+    assert make_agent(with_seed(spec, 5)).spec == f"{spec.strip()}seed=5"
+    if spec.strip().startswith("mcts"):
+        out = answer({"game": "blooms", "params": {"size": 3}, "agent": spec, "seed": 2,
+                      "sims": 20})
+        assert "error" not in out, out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 
 import numpy as np
@@ -202,7 +203,8 @@ def test_a_state_of_another_game_or_board_is_refused(game_id):
 
 @pytest.mark.parametrize("game_id", games())
 @pytest.mark.parametrize("count,seed,bad", [(3, None, "seed"), (3, -1, "seed"), (3, 2**64, "seed"),
-                                            (3, "7", "seed"), (-1, 1, "count"), (2.5, 1, "count")])
+                                            (3, "7", "seed"), (-1, 1, "count"), (2.5, 1, "count"),
+                                            (2**64, 1, "count")])
 def test_playouts_refuse_a_count_or_seed_out_of_range(game_id, count, seed, bad):
     """A seed of None failed deep in numba's type inference with a page of its diagnostics, one
     of 2**64 with OverflowError, and a negative seed was taken, but not at a finished game."""
@@ -272,6 +274,9 @@ def test_replay_refuses_one_string_of_moves(game_id):
     game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
     with pytest.raises(stonegarden.NotationError, match="a list of move texts, not one string"):
         game.replay("a1 b2")
+    for nothing in (None, 3):  # raised TypeError: not iterable
+        with pytest.raises(stonegarden.NotationError, match=f"a list of move texts, not {nothing}"):
+            game.replay(nothing)
     assert game.replay([]) == [game.initial_state()]
 
 
@@ -310,3 +315,41 @@ def test_the_first_decision_is_a_players_reached_by_chance_alone(game_id):
     first = game.first_decision()
     assert first == state and first.ply == chances
     assert game.is_terminal(first) or game.current_player(first) in (1, 2)
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_numpy_numbers_are_taken_as_parameters(game_id):
+    """``make("blooms", size=np.int64(5))``, a size from ``np.arange`` in a sweep, was refused:
+    "np.int64(5) is not an integer"; a NumPy boolean was "not a boolean"."""
+    small = SMALL.get(game_id, {})
+    as_numpy = {name: np.bool_(value) if isinstance(value, bool)
+                else np.int64(value) if isinstance(value, int) else value
+                for name, value in stonegarden.make(game_id, **small).params.items()
+                if value is not None}
+    game = stonegarden.make(game_id, **as_numpy)
+    assert game == stonegarden.make(game_id, **small)
+    assert all(type(v) in (int, bool, str, tuple) for v in game.params.values() if v is not None)
+    json.dumps(game.non_default_params())  # what a record writes
+    with pytest.raises(stonegarden.ParameterError, match="is not an integer"):
+        stonegarden.make(game_id, **{game.param_specs[0].name: np.float64(5)})
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_every_method_refuses_a_state_of_another_game_or_board(game_id):
+    """``current_player``, ``action_to_text``, ``parse_action``, ``chance_outcomes``,
+    ``keeps_scores``, ``status_words`` and ``replay_extras`` answered for a state of another
+    game or board as if it were theirs (Blobs' ``replay_extras`` failed an assertion)."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    own = game.first_decision()
+    text = game.action_to_text(own, int(game.legal_actions(own)[0]))
+    strangers = [stonegarden.make("freego" if game_id != "freego" else "blooms").initial_state()]
+    if game_id in OTHER_BOARD:
+        strangers.append(stonegarden.make(game_id, **OTHER_BOARD[game_id]).initial_state())
+    for state in strangers:
+        for use in (game.current_player, game.chance_outcomes, game.keeps_scores,
+                    game.status_words, lambda s: game.replay_extras(s, s),
+                    lambda s: game.replay_extras(own, s), lambda s: game.action_to_text(s, 0),
+                    lambda s: game.parse_action(s, text), game.is_terminal, game.returns,
+                    game.result_reason, game.resign, game.legal_moves_text):
+            with pytest.raises(stonegarden.PositionError, match="is not a state of"):
+                use(state)

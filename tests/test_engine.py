@@ -167,3 +167,29 @@ def test_engine_command_over_a_pipe():
     replies = [json.loads(x) for x in out.stdout.splitlines()]
     assert [r["id"] for r in replies] == [1, None, 2, 3]
     assert "best_move" in replies[0] and "error" in replies[1] and replies[3]["quit"]
+
+
+@pytest.mark.parametrize("query,said", [
+    ({"game": "blooms", "sims": True}, "'sims' must be a whole number, not true"),
+    ({"game": "blooms", "params": None}, "'params' must be an object, not null"),
+    ({"game": "blooms", "moves": ["Rd4", None]}, "list of move texts, not [\"Rd4\", null]"),
+    ({"game": "blooms", "agent": ["mcts"]}, "an agent spec, not [\"mcts\"]"),
+    ({"action": False}, "unknown action false"),
+])
+def test_a_refused_value_is_named_as_json_writes_it(query, said):
+    """The engine named what a JSON client sent in Python's words: ``None``, ``True``,
+    ``['Rd4', None]``, which the client never wrote."""
+    out = answer({"id": 1, **query})
+    assert out["kind"] == "ParameterError" and said in out["error"], out
+
+
+@pytest.mark.parametrize("moves,said", [
+    (["pass"], "move 0 ('pass'): there is no pass"),
+    (["Rd4", "Zq9"], "move 1 ('Zq9'): 'Z' is not a colour"),
+])
+def test_a_bad_move_is_named_once(moves, said):
+    """A move the game could not read was named twice (``move 0 ('pass'): 'pass': there is
+    no pass``), as ``replay`` no longer does."""
+    game = "freego" if moves == ["pass"] else "blooms"
+    out = answer({"id": 1, "game": game, "moves": moves})
+    assert out["kind"] == "RecordError" and out["error"].startswith(said), out

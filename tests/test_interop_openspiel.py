@@ -11,7 +11,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is in the test extra
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 from open_spiel.python.bots import uniform_random  # noqa: E402
 
-from stonegarden.errors import IllegalMoveError  # noqa: E402
+from stonegarden.errors import IllegalMoveError, ParameterError  # noqa: E402
 from stonegarden.interop import openspiel as adapter  # noqa: E402
 
 SMALL = {
@@ -155,3 +155,16 @@ def test_a_chance_outcome_out_of_range_is_named_as_given():
     assert s.is_chance_node() and s.action_to_string(-1, 2) == "roll:M"
     s.apply_action(2)
     assert s.history() == [2] and not s.is_chance_node()
+
+
+@pytest.mark.parametrize("game_string", ["stonegarden_blooms(size=3)", "stonegarden_freego(size=5)"])
+def test_an_action_string_for_no_player_is_refused_in_words(game_string):
+    """Blooms' ``action_to_string(5, 0)`` failed with ``IndexError`` (its texts read the
+    mover's colours from the player); every game names the player and the ones there are."""
+    s = pyspiel.load_game(game_string).new_initial_state()
+    action = s.legal_actions()[0]
+    for player in (2, 5):
+        with pytest.raises(ParameterError, match=f"player {player} is not one of this game's "
+                                                 "players, 0 and 1"):
+            s.action_to_string(player, action)
+    assert s.action_to_string(0, action) == s.action_to_string(action)

@@ -56,12 +56,15 @@ class ThreeInARow(Game):
     def initial_state(self) -> RowState:
         return RowState(player=1, board=bytes(self.params["size"]))
 
-    def _row(self, state: State) -> bytes:
+    def _own(self, state: State) -> RowState:
         if not isinstance(state, RowState):
             raise foreign_state(self, state)
         if len(state.board) != self.params["size"]:
             raise foreign_state(self, state, (len(state.board), self.params["size"]))
-        return state.board
+        return state
+
+    def _row(self, state: State) -> bytes:
+        return self._own(state).board
 
     def _three(self, state: State) -> int:
         row = self._row(state)
@@ -101,6 +104,7 @@ class ThreeInARow(Game):
         return RowState(player=3 - state.player, ply=state.ply + 1, board=bytes(row))
 
     def action_to_text(self, state: State, action: int) -> str:
+        self._own(state)
         return f"p{action + 1}"
 
     def parse_action(self, state: State, text: str) -> int:

@@ -11,13 +11,13 @@ from typing import Any, BinaryIO, TextIO
 
 from . import __version__
 from .agents.analysis import analyse_position
-from .agents.registry import make_agent, parse_agent_spec
+from .agents.registry import make_agent, parse_agent_spec, with_option
 from .agents.search_agents import SearchAgent
 from .core import strict_json
 from .core.protocol import CHANCE
-from .core.record import make_from_json
+from .core.record import make_from_json, move_error
 from .core.registry import available_games
-from .errors import ParameterError, RecordError, StonegardenError, quote
+from .errors import ParameterError, StonegardenError, quote
 from .search.config import Budget
 from .search.parallel import reproducible_parallel
 
@@ -37,10 +37,11 @@ def _number(query: dict[str, Any], key: str, kind: type, low: float, high: float
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (
             kind is int and not isinstance(value, int)):
-        raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, not {quote(value)}")
+        raise ParameterError(f"{key!r} must be a {'whole ' if kind is int else ''}number, "
+                             f"not {strict_json.show(value)}")
     if not low <= value <= high:
         span = f"{low} and {high}" if kind is int else f"{low:g} and {high:g}"
-        raise ParameterError(f"{key!r} must be between {span}, not {quote(value)}")
+        raise ParameterError(f"{key!r} must be between {span}, not {strict_json.show(value)}")
     return value
 
 
@@ -73,13 +74,13 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     if action == "quit":
         return {"quit": True}
     if action != "analyse":
-        raise ParameterError(f"unknown action {quote(action)} (analyse, games, version, quit)")
+        raise ParameterError(f"unknown action {strict_json.show(action)} (analyse, games, version, quit)")
     game_id = query.get("game")
     if not isinstance(game_id, str):
         raise ParameterError(f"'game' must name a game ({', '.join(available_games())})")
     params = query.get("params", {})
     if not isinstance(params, dict):
-        raise ParameterError(f"'params' must be an object, not {quote(params)}")
+        raise ParameterError(f"'params' must be an object, not {strict_json.show(params)}")
     game = make_from_json(game_id, params)
     if "position" in query and "moves" in query:
         raise ParameterError("give 'moves' or 'position', not both")
@@ -90,13 +91,13 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     else:
         moves = query.get("moves", [])
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise ParameterError(f"'moves' must be a list of move texts, not {quote(moves)}")
+            raise ParameterError(f"'moves' must be a list of move texts, not {strict_json.show(moves)}")
         state = game.initial_state()
         for i, text in enumerate(moves):
             try:
                 state = game.play_text(state, text)
             except StonegardenError as exc:
-                raise RecordError(f"move {i} ({quote(text)}): {exc}", entry=i, text=text) from None
+                raise move_error(i, text, exc) from None
     sims = _number(query, "sims", int, 1, MAX_SIMS)
     seconds = _number(query, "time", float, 0.001, MAX_SECONDS)
     if sims is None and seconds is None:
@@ -106,7 +107,7 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     spec = query.get("agent", "mcts" if threads == 1 else
                      f"mcts:threads={threads},parallel={reproducible_parallel(seed, seconds)}")
     if not isinstance(spec, str):
-        raise ParameterError(f"'agent' must be an agent spec, not {quote(spec)}")
+        raise ParameterError(f"'agent' must be an agent spec, not {strict_json.show(spec)}")
     options = parse_agent_spec(spec)[1]
     budget_options = BUDGET_OPTIONS.intersection(options)
     if budget_options:  # the query's budget would silently replace them
@@ -124,7 +125,7 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
             f"a chance event is due in position {game.position_text(state)!r}: give "
             + ("the position after it" if "position" in query
                else "its outcome (the roll) as the next entry of 'moves'"))
-    agent = make_agent(spec if seed is None else f"{spec}{',' if ':' in spec else ':'}seed={seed}")
+    agent = make_agent(spec if seed is None else with_option(spec, "seed", seed))
     if not isinstance(agent, SearchAgent):
         raise ParameterError(f"agent {quote(spec)} does not search; use mcts, uct-flat or level:N")
     t0 = time.perf_counter()

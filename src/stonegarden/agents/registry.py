@@ -105,6 +105,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
         for part in rest.split(","):
             key, sep, value = part.partition("=")
             key = key.strip().lower()
+            if not part.strip():  # was read as a bare value: "unknown option(s) _"
+                raise ParameterError(f"agent spec {quote(spec)}: an empty option (a comma "
+                                     "too many?)")
             if not sep:
                 # a bare value, as in level:3
                 if "_" in options:
@@ -121,6 +124,14 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:
             options[key] = value.strip()
             check_option_range(spec, key, options[key])
     return name, options
+
+
+def with_option(spec: str, key: str, value: object) -> str:
+    """``spec`` with the option ``key=value`` added after its others (``mcts`` and ``mcts:``
+    alike give ``mcts:key=value``: a comma after the colon would be an empty option)."""
+    spec = spec.strip()
+    sep = ":" if ":" not in spec else "" if spec.endswith(":") else ","
+    return f"{spec}{sep}{key}={value}"
 
 
 def check_option_range(spec: str, key: str, value: str) -> None:

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..errors import ParameterError, quote
 
 
@@ -38,6 +40,7 @@ class Param:
         """
         if isinstance(value, str) and self.kind != "choice":
             value = self._from_text(value)
+        value = _plain(value)
         try:
             return self._check(value)
         except ParameterError:
@@ -149,6 +152,19 @@ class Param:
     def to_json(self, value: Any) -> Any:
         """The JSON form of a canonical value (tuples become lists)."""
         return list(value) if isinstance(value, tuple) else value
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with NumPy's integers and booleans (``np.arange``'s sizes, a mask's flag) as
+    Python's, in a list or pair too: they are the numbers they say, and a record or an OpenSpiel
+    game string must be able to write them."""
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    return value
 
 
 def _int_text(name: str, text: str) -> int:

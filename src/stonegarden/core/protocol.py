@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -164,9 +164,18 @@ class Game(ABC):
     def initial_state(self) -> State:
         """The position before the first move."""
 
+    def _own(self, state: State) -> State:
+        """``state``, checked to be one of this game's (games override it; ``foreign_state``
+        makes the error).
+
+        Raises:
+            PositionError: a state of another game or board.
+        """
+        return state
+
     def current_player(self, state: State) -> int:
         """1 or 2, or ``CHANCE`` at a chance node (meaningless once terminal)."""
-        return state.player
+        return self._own(state).player
 
     def is_terminal(self, state: State) -> bool:
         """Whether the game is over (by its rules or a resignation)."""
@@ -212,6 +221,7 @@ class Game(ABC):
         """Whether :meth:`scores` mean anything at ``state``, so that the terminal and
         ``replay``'s result show them: by default where the game races to a ``target`` or a
         point has been scored (a game that keeps none says no meaningless ``0 : 0``)."""
+        self._own(state)
         return self.params.get("target") is not None or any(self.scores(state))
 
     # -- moves ------------------------------------------------------------------------------
@@ -237,6 +247,7 @@ class Game(ABC):
 
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """(action, probability) pairs at a chance node; empty elsewhere."""
+        self._own(state)
         return []
 
     def play(self, state: State, action: int) -> State:
@@ -339,6 +350,7 @@ class Game(ABC):
 
     def replay_extras(self, before: State, after: State) -> Mapping[str, Any]:
         """Game-specific keys added to each ``replay --json`` line (Blobs' auto moves)."""
+        self._own(before), self._own(after)
         return {}
 
     # -- observations (networks, OpenSpiel, PettingZoo) -------------------------------------
@@ -371,6 +383,7 @@ class Game(ABC):
         """What the terminal's status line says of ``state`` after whose turn it is and the
         scores, a few words each (Blobs: ``"dice left 47"``, ``"rolled B"``); none by
         default."""
+        self._own(state)
         return ()
 
     def display_diagram(self, state: State) -> str:
@@ -430,10 +443,12 @@ class Game(ABC):
 
         Raises:
             NotationError, IllegalMoveError: at the first bad move, or ``moves`` is one string
-            rather than a sequence of them.
+            rather than a sequence of them, or not a sequence at all (``None``).
         """
         if isinstance(moves, str):
             raise NotationError(f"moves are a list of move texts, not one string {quote(moves)}")
+        if not isinstance(moves, Iterable):
+            raise NotationError(f"moves are a list of move texts, not {quote(moves)}")
         states = [self.initial_state()]
         for text in moves:
             states.append(self.play_text(states[-1], text))
@@ -452,13 +467,13 @@ def foreign_state(game: Game, state: object, size: tuple[int, int] | None = None
 
 
 def check_playouts(count: object, seed: object) -> None:
-    """Raises: ParameterError unless ``count`` is an integer of 0 or more and ``seed`` one of
-    0 .. 2**63 - 1 (what every game's ``random_playouts`` takes)."""
-    for name, value, high in (("count", count, None), ("seed", seed, 2**63 - 1)):
+    """Raises: ParameterError unless ``count`` and ``seed`` are integers of 0 .. 2**63 - 1
+    (what every game's ``random_playouts`` takes: its kernel's 64-bit integers; a larger count
+    failed in numba's type inference with a page of its diagnostics)."""
+    for name, value in (("count", count), ("seed", seed)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or (
-                value < 0 or (high is not None and value > high)):
-            bound = "0 or more" if high is None else "0 .. 2**63 - 1"
-            raise ParameterError(f"playouts: {name} must be an integer, {bound}, not "
+                not 0 <= value <= 2**63 - 1):
+            raise ParameterError(f"playouts: {name} must be an integer, 0 .. 2**63 - 1, not "
                                  f"{quote(value)}")
 
 

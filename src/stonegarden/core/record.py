@@ -274,6 +274,13 @@ def _json_form_fits(kind: str, value: Any, derived: bool) -> bool:
     return True
 
 
+def move_error(index: int, text: str, exc: StonegardenError) -> RecordError:
+    """The error for entry ``index`` of a list of moves, ``text``, which ``exc`` refused: the
+    text is named once, after the move's number (``exc`` may begin with it too)."""
+    why = str(exc).removeprefix(f"{quote(text)}: ")
+    return RecordError(f"move {index} ({quote(text)}): {why}", entry=index, text=text)
+
+
 def replay_rows(record: Record) -> Iterator[tuple[dict[str, Any], State]]:
     """Yield, move by move, the ``replay --json`` row and the state after the move.
 
@@ -289,9 +296,8 @@ def replay_rows(record: Record) -> Iterator[tuple[dict[str, Any], State]]:
         legal = game.count_legal_actions(state) if mover != CHANCE else len(game.chance_outcomes(state))
         try:
             after = game.play_text(state, text)
-        except StonegardenError as exc:  # the text is named once, after the move's number
-            why = str(exc).removeprefix(f"{quote(text)}: ")
-            raise RecordError(f"move {i} ({quote(text)}): {why}", entry=i, text=text) from None
+        except StonegardenError as exc:
+            raise move_error(i, text, exc) from None
         canonical = "resign" if after.resigned else game.action_to_text(state, game.parse_action(state, text))
         row: dict[str, Any] = {"ply": i}
         if mover != CHANCE:

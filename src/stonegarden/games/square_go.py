@@ -117,9 +117,11 @@ class SquareGoGame(Game, Generic[S]):
 
     # -- text -------------------------------------------------------------------------------
     def action_to_text(self, state: State, action: int) -> str:
+        self._own(state)
         return self.board.move_text(action, repr(self))
 
     def parse_action(self, state: State, text: str) -> int:
+        self._own(state)
         return self.board.parse_move(text, self.short_title)
 
     def position_text(self, state: State) -> str:

@@ -176,7 +176,17 @@ class OpenSpielState(pyspiel.State):
         self.state = self.sg.play(self.state, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
+        """The text of ``action`` for ``player`` (0 or 1; an OpenSpiel id below 0, the chance
+        player's or the terminal's, reads the action as chance's or as the mover's).
+
+        Raises:
+            ParameterError: ``player`` is 2 or more (Blooms' texts read the mover's colours
+            from it: a player 5 failed with ``IndexError``).
+        """
         state = self.state
+        if player > 1:
+            raise ParameterError(f"action_to_string: player {quote(player)} is not one of this "
+                                 "game's players, 0 and 1")
         if player < 0:
             if self._at_chance():
                 return self.sg.action_to_text(state, self._chance_action(int(action)))

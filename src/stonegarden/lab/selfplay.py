@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..agents import make_agent
-from ..agents.registry import parse_agent_spec
+from ..agents.registry import parse_agent_spec, with_option
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from .adjudication import ResignRule, search_verdict, should_resign
@@ -22,7 +22,7 @@ def with_seed(spec: str, seed: int) -> str:
     _, options = parse_agent_spec(spec)
     if "seed" in options:
         return spec
-    return f"{spec}{',' if ':' in spec else ':'}seed={seed}"
+    return with_option(spec, "seed", seed)
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:

@@ -390,7 +390,8 @@ class BlobsGame(Game):
 
     def replay_extras(self, before: State, after: State) -> Mapping[str, Any]:
         """``auto_moves`` (canonical texts, in order) and ``dice_left`` after the entry."""
-        assert isinstance(after, BlobsState)
+        self._own(before)
+        after = self._own(after)
         autos = [short_text(*cell_rc(a >> 2), a & 3) for a in after.auto]
         return {"auto_moves": autos, "dice_left": after.dice_left}
 

@@ -208,13 +208,14 @@ class _Blooms(Game):
 
     # -- text -------------------------------------------------------------------------------
     def action_to_text(self, state: State, action: int) -> str:
+        state = self._own(state)
         stones = self.decode(action)
         if stones is None:
             return "pass"
         return format_stones(self.board, state.player, stones[0], stones[1])
 
     def parse_action(self, state: State, text: str) -> int:
-        stones = parse_stones(self.board, state.player, text)
+        stones = parse_stones(self.board, self._own(state).player, text)
         if stones is None:
             return self.pass_action
         return self.encode(*stones)
