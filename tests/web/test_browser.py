@@ -405,25 +405,33 @@ def test_two_computers_watched_to_the_end_are_not_the_watchers_win_or_loss(brows
 
 
 def test_an_agent_waiting_for_a_free_worker_says_so_then_thinks(browser, server):
-    """The server's one worker searches another game of this client for 3 s: this game's agent
-    waits for it, and the page says so (not that it thinks, past its limit), then that it
-    thinks once the worker takes its job."""
+    """The server's one worker searches another game of this client: this game's agent waits
+    for it, and the page says so (not that it thinks, past its limit), then that it thinks
+    once the worker takes its job. Each state lasts until the test has seen it (the other
+    search is cancelled then; this one thinks its 10 s): a search of a few seconds could end
+    while a loaded machine was still opening the page."""
     for _ in range(600):  # bounded: the worker loads every game's kernels first
         if server.request("GET", "/api/engine")[1]["ready"]:
             break
         time.sleep(0.1)
-    for game in ("blooms", "freego"):
+    games = []
+    for game, spec in (("blooms", "mcts:time=10"), ("freego", "mcts:time=10")):
         status, made = server.request("POST", "/api/games",
-                                      {"game": game, "seats": ["mcts:time=3", "human"]})
+                                      {"game": game, "seats": [spec, "human"]})
         assert status == 201, made
+        games.append(made)
+    blocker, made = games
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     page.goto(server.url + made["links"]["2"])
     page.wait_for_function("document.getElementById('thinking').textContent"
-                           ".startsWith('mcts:time=3 waits for a free worker (')", timeout=2500)
-    assert page.inner_text("#status") == "Black (mcts:time=3) waits for a free worker…"
+                           ".startsWith('mcts:time=10 waits for a free worker (')", timeout=WAIT)
+    assert page.inner_text("#status") == "Black (mcts:time=10) waits for a free worker…"
+    status, answer = server.request("POST", f"/api/games/{blocker['id']}/cancel",
+                                    {"secret": blocker["secrets"]["2"]})
+    assert status == 200, answer
     page.wait_for_function("document.getElementById('thinking').textContent"
-                           ".startsWith('mcts:time=3 is thinking: ')", timeout=WAIT)
-    assert page.inner_text("#status") == "Black (mcts:time=3) is thinking…"
+                           ".startsWith('mcts:time=10 is thinking: ')", timeout=WAIT)
+    assert page.inner_text("#status") == "Black (mcts:time=10) is thinking…"
     wait_ready(page)
 
 

@@ -82,6 +82,9 @@ def test_a_click_on_the_board_at_the_wrong_time_says_why_nothing_happened(browse
     page.click("#board [data-cell='B2']")
     assert page.inner_text("#move-error").startswith("this is an earlier position: End")
     page.click("#nav-last")
+    # the status line says the live turn while an earlier position is shown: wait for the
+    # position itself, else the double click lands on the earlier one
+    page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
     page.dblclick("#board [data-cell='B2']")
     wait_length(page, 3)

@@ -463,6 +463,8 @@ def test_the_wait_for_a_first_move_is_shown_counting_down(browser, server):
     move = f"/api/games/{made['id']}/move"
     assert server.request("POST", move, {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
     bo.wait_for_selector("#first-move:has-text('Make your first move')", timeout=WAIT)
+    # each page hears the move on its own stream: Bo's first says nothing of Ana's
+    ana.wait_for_selector("#first-move:has-text('White has')", timeout=WAIT)
     assert re.fullmatch(r"White has (3:00|2:5\d) to make a first move, or the game is aborted\.",
                         ana.inner_text("#first-move"))
     # both have moved: the clock runs, nothing aborts
