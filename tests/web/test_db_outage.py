@@ -6,7 +6,7 @@ first request after it is back is served at once, with every acknowledged move k
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,24 +34,31 @@ def timed(server: Server, method: str, path: str, body: object = None) -> tuple[
     return status, answer, time.monotonic() - start
 
 
+def two_people(server: Server) -> tuple[str, list[str], Callable[[], tuple[int, dict, float]]]:
+    """A new game of two people on ``server``: its id, the moves acknowledged so far, and a
+    call that plays the next legal move for the side to move, timed, keeping it if played."""
+    status, made = server.request("POST", "/api/games", {
+        "game": "blooms", "params": SMALL, "seats": ["human", "human"]})
+    assert status == 201, made
+    gid, keys = made["id"], made["secrets"]
+    moves: list[str] = []
+
+    def move() -> tuple[int, dict, float]:
+        text = first_legal("blooms", SMALL, moves)
+        answer = timed(server, "POST", f"/api/games/{gid}/move",
+                       {"secret": keys[str(1 + len(moves) % 2)], "move": text,
+                        "ply": len(moves)})
+        if answer[0] == 200:
+            moves.append(text)
+        return answer
+
+    return gid, moves, move
+
+
 def test_a_restarted_or_stopped_database_is_answered_at_once(cluster, tmp_path):
     server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
     try:
-        status, made = server.request("POST", "/api/games", {
-            "game": "blooms", "params": SMALL, "seats": ["human", "human"]})
-        assert status == 201, made
-        gid, keys = made["id"], made["secrets"]
-        moves: list[str] = []
-
-        def move() -> tuple[int, dict, float]:
-            text = first_legal("blooms", SMALL, moves)
-            answer = timed(server, "POST", f"/api/games/{gid}/move",
-                           {"secret": keys[str(1 + len(moves) % 2)], "move": text,
-                            "ply": len(moves)})
-            if answer[0] == 200:
-                moves.append(text)
-            return answer
-
+        gid, moves, move = two_people(server)
         assert move()[0] == 200
         for _ in range(3):  # the pool holds several connections, all cut off by a restart
             server.request("GET", "/api/lobby")
@@ -229,21 +236,7 @@ def test_a_database_that_stops_answering_is_answered_503_in_bounded_time(cluster
     server = Server(dsn, None, log=tmp_path / "serve.log").start()
     bound = ANSWER_TIMEOUT + CONNECT_TIMEOUT + 5  # a thread of the server's, then a connection
     try:
-        status, made = server.request("POST", "/api/games", {
-            "game": "blooms", "params": SMALL, "seats": ["human", "human"]})
-        assert status == 201, made
-        gid, keys = made["id"], made["secrets"]
-        moves: list[str] = []
-
-        def move() -> tuple[int, dict, float]:
-            text = first_legal("blooms", SMALL, moves)
-            answer = timed(server, "POST", f"/api/games/{gid}/move",
-                           {"secret": keys[str(1 + len(moves) % 2)], "move": text,
-                            "ply": len(moves)})
-            if answer[0] == 200:
-                moves.append(text)
-            return answer
-
+        gid, moves, move = two_people(server)
         assert move()[0] == 200
         cluster.freeze()
         status, answer, seconds = timed(server, "GET", "/api/lobby")

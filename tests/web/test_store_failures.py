@@ -211,15 +211,21 @@ def fill(folder: Path) -> Path:
     return path
 
 
+def people_game(server: Server) -> dict:
+    """A new game of two people on ``server``, as its answer gives it."""
+    status, made = server.request("POST", "/api/games", {
+        "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
+    assert status == 201, made
+    return made
+
+
 def test_a_full_or_read_only_disk_gets_503_saying_so_and_nothing_unstored_is_acknowledged(
         small_disk: Path, tmp_path: Path):
     db = small_disk / "games.db"
     log = tmp_path / "serve.log"
     server = Server(db, None, log=log).start()
     try:
-        status, made = server.request("POST", "/api/games", {
-            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
-        assert status == 201, made
+        made = people_game(server)
         gid = made["id"]
         acknowledged: list[str] = []
 
@@ -303,9 +309,7 @@ def test_a_server_stopped_while_another_program_holds_the_lock_answers_the_move(
     server = Server(db, None, log=tmp_path / "serve.log").start()
     other = sqlite3.connect(db, isolation_level=None)
     try:
-        status, made = server.request("POST", "/api/games", {
-            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
-        assert status == 201, made
+        made = people_game(server)
         gid = made["id"]
         move = first_legal("blooms", PEOPLE, [])
         other.execute("BEGIN IMMEDIATE")
@@ -353,9 +357,7 @@ def test_a_file_deleted_under_the_server_is_refused_saying_where_its_games_are_s
     db = tmp_path / "games.db"
     server = Server(db).start()
     try:
-        status, made = server.request("POST", "/api/games", {
-            "game": "blooms", "params": PEOPLE, "seats": ["human", "human"]})
-        assert status == 201, made
+        made = people_game(server)
         gid = made["id"]
         move = first_legal("blooms", PEOPLE, [])
         assert server.request("POST", f"/api/games/{gid}/move",
