@@ -49,48 +49,38 @@ def checkout_src(text: str) -> Path:
     return path
 
 
+def _bounded(text: str, kind: type[int] | type[float], least: float, above: bool,
+             give: str) -> Any:
+    """``text`` read as ``kind`` and at least (or, ``above``, more than) ``least`` and finite,
+    as argparse takes a value; else argparse's error, ending with ``give``."""
+    try:
+        value = kind(text)
+    except ValueError:
+        noun = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+    if not ((value > least) if above else (value >= least)) or not value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: {give}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """A count as argparse takes it (rounds, games, simulations): a whole number above 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give 1 or more")
-    return value
+    return int(_bounded(text, int, 1, False, "give 1 or more"))
 
 
 def nonnegative_int(text: str) -> int:
     """A count that may be 0 (records, agent games) or a seed, as argparse takes it."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more")
-    return value
+    return int(_bounded(text, int, 0, False, "give 0 or more"))
 
 
 def nonnegative_float(text: str) -> float:
     """Seconds that may be 0 (a warm-up, a person's wait), as argparse takes them."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 or more")
-    return value
+    return float(_bounded(text, float, 0, False, "give a number of seconds, 0 or more"))
 
 
 def positive_float(text: str) -> float:
     """A time as argparse takes it (seconds): a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
-    return value
+    return float(_bounded(text, float, 0, True, "give a number of seconds above 0"))
 
 
 def child_json(cmd: list[str], **kwargs: Any) -> dict[str, Any]:
