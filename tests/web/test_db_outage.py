@@ -55,6 +55,27 @@ def two_people(server: Server) -> tuple[str, list[str], Callable[[], tuple[int, 
     return gid, moves, move
 
 
+def served_at_once(server: Server, gid: str, moves: list[str],
+                   move: Callable[[], tuple[int, dict, float]], played: int) -> None:
+    """The database back: a request and a move are served at once, and the game holds every
+    acknowledged move (``played`` of them, the new one included)."""
+    status, answer, seconds = timed(server, "GET", "/api/lobby")
+    assert status == 200 and seconds < 3, (status, answer, seconds)
+    status, answer, seconds = move()
+    assert status == 200 and seconds < 3, (status, answer, seconds)
+    status, snap = server.request("GET", f"/api/games/{gid}")
+    assert [m["text"] for m in snap["moves"]] == moves and len(moves) == played
+
+
+def seconds_to_stop(server: Server, timeout: float) -> float:
+    """The seconds ``server`` takes to stop after a SIGTERM (as systemd stops it)."""
+    assert server.proc is not None
+    start = time.monotonic()
+    server.proc.terminate()
+    server.proc.wait(timeout=timeout)
+    return time.monotonic() - start
+
+
 def test_a_restarted_or_stopped_database_is_answered_at_once(cluster, tmp_path):
     server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
     try:
@@ -79,19 +100,10 @@ def test_a_restarted_or_stopped_database_is_answered_at_once(cluster, tmp_path):
         assert status == 503 and seconds < 7, (answer, seconds)
         # back: served at once, not at the pool's next try, with every acknowledged move
         cluster.resume()
-        status, answer, seconds = timed(server, "GET", "/api/lobby")
-        assert status == 200 and seconds < 3, (answer, seconds)
-        status, answer, seconds = move()
-        assert status == 200 and seconds < 3, (answer, seconds)
-        status, snap = server.request("GET", f"/api/games/{gid}")
-        assert [m["text"] for m in snap["moves"]] == moves and len(moves) == 3
+        served_at_once(server, gid, moves, move, played=3)
         # stopped while the database is down (systemd kills what takes 20 s): at once
         cluster.halt()
-        assert server.proc is not None
-        start = time.monotonic()
-        server.proc.terminate()
-        server.proc.wait(timeout=30)
-        assert time.monotonic() - start < 10
+        assert seconds_to_stop(server, timeout=30) < 10
     finally:
         server.stop()
     log = (tmp_path / "serve.log").read_text()
@@ -247,19 +259,10 @@ def test_a_database_that_stops_answering_is_answered_503_in_bounded_time(cluster
         status, answer, seconds = move()
         assert status == 503 and seconds < bound, (status, answer, seconds)
         cluster.thaw()
-        status, answer, seconds = timed(server, "GET", "/api/lobby")
-        assert status == 200 and seconds < 3, (status, answer, seconds)
-        status, answer, seconds = move()
-        assert status == 200 and seconds < 3, (status, answer, seconds)
-        status, snap = server.request("GET", f"/api/games/{gid}")
-        assert [m["text"] for m in snap["moves"]] == moves and len(moves) == 2
+        served_at_once(server, gid, moves, move, played=2)
         # stopped while PostgreSQL is frozen (systemd kills what takes 20 s)
         cluster.freeze()
-        assert server.proc is not None
-        start = time.monotonic()
-        server.proc.terminate()
-        server.proc.wait(timeout=60)
-        assert time.monotonic() - start < 12
+        assert seconds_to_stop(server, timeout=60) < 12
     finally:
         cluster.thaw()
         server.stop()
