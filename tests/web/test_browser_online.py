@@ -22,6 +22,16 @@ def person(browser, errors: list[str]):
     return page
 
 
+def anas_game(server, **fields) -> dict:
+    """A game of Free Go 5x5 between two people that Ana made, with ``fields`` (a clock, a
+    seat), as its answer gives it."""
+    status, made = server.request("POST", "/api/games", {
+        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"], "name": "Ana",
+        **fields})
+    assert status == 201, made
+    return made
+
+
 def choose_name(page, name: str) -> None:
     page.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
     page.fill("#name-input", name)
@@ -320,9 +330,7 @@ def test_the_opponents_seat_link_opened_by_mistake_stays_the_opponents(browser, 
     # move (hers too), and his opening her link counted as her arrival
     errors: list[str] = []
     bo = person(browser, errors)
-    made = server.request("POST", "/api/games", {
-        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"], "name": "Ana",
-        "clock": {"initial": 300}})[1]
+    made = anas_game(server, clock={"initial": 300})
     gid = made["id"]
     bo.goto(server.url + made["links"]["2"])
     bo.wait_for_function("document.body.dataset.length === '0'", timeout=WAIT)
@@ -353,9 +361,7 @@ def test_the_opponents_page_says_the_rematch_it_offered_was_aborted(browser, ser
     # click made a new one), or, read again, dropped the offer without a word
     errors: list[str] = []
     bo = person(browser, errors)
-    made = server.request("POST", "/api/games", {
-        "game": "freego", "params": {"size": 5}, "seats": ["human", "human"], "name": "Ana",
-        "clock": {"initial": 60}})[1]
+    made = anas_game(server, clock={"initial": 60})
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
     assert server.request("POST", f"/api/games/{gid}/name", {"secret": k2, "name": "Bo"})[0] == 200
     assert server.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": "resign"})[0] == 200
@@ -418,9 +424,7 @@ def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser,
 def two_at_a_new_clock_game(browser, server, errors):
     """Ana's game of Free Go 5x5 on a 5-minute clock, and Bo seated: each page open, no move."""
     ana, bo = person(browser, errors), person(browser, errors)
-    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
-                                                 "seats": ["human", "human"], "name": "Ana",
-                                                 "clock": {"initial": 300}})[1]
+    made = anas_game(server, clock={"initial": 300})
     ana.goto(server.url + made["links"]["1"])
     bo.goto(server.url + made["links"]["2"])
     for page in (ana, bo):
@@ -828,9 +832,7 @@ def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
     # reads out: a blind player waiting there heard nothing of the opponent's move
     errors: list[str] = []
     page = person(browser, errors)
-    made = server.request("POST", "/api/games", {"game": "freego", "params": {"size": 5},
-                                                 "seats": ["human", "human"], "name": "Ana",
-                                                 "seat": 1})[1]
+    made = anas_game(server, seat=1)
     page.goto(server.url + "/my-games")
     page.evaluate(f"SG.saveKey({made['id']!r}, '2', {made['secrets']['2']!r})")
     page.reload()
