@@ -59,22 +59,32 @@ def test_past_its_games_an_hour_a_client_is_refused_429_with_retry_after(db: Pat
         assert c.get("/api/meta").json()["limits"]["games_per_client_hour"] == 3
 
 
-def test_a_rematch_is_not_counted_but_one_made_again_after_an_aborted_rematch_is(db: Path):
-    app = create_app(db, workers=1, warm_up=False, budgets=Budgets(games_per_client=2))
+def test_a_rematch_is_a_new_game_so_resigning_and_rematching_makes_no_more(db: Path):
+    """A game resigned at once and its rematch, again and again, made games without end
+    while rematches were not counted. The opponent's request for the same rematch is not a
+    new game; one made again after an aborted rematch is."""
+    app = create_app(db, workers=1, warm_up=False, budgets=Budgets(games_per_client=4))
     with TestClient(app) as c:
         made = c.post("/api/games", json={"game": "blooms", "params": SMALL,
                                           "seats": ["human", "human"]}).json()
-        gid, k1 = made["id"], made["secrets"]["1"]
-        assert c.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
-        # the game took one of the two; its first rematch is free, the one after an abort not
-        for _ in range(2):
-            rematch = c.post(f"/api/games/{gid}/rematch", json={"secret": k1})
+        gid, mine, theirs = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+        for _ in range(2):  # two rematches: with the game, three of the four
+            assert c.post(f"/api/games/{gid}/move",
+                          json={"secret": mine, "move": "resign"}).is_success
+            rematch = c.post(f"/api/games/{gid}/rematch", json={"secret": mine})
             assert rematch.status_code == 201, rematch.text
-            new = rematch.json()
-            assert c.post(f"/api/games/{new['id']}/abort",
-                          json={"secret": new["secret"]}).is_success
-        refused = c.post(f"/api/games/{gid}/rematch", json={"secret": k1})
-        assert refused.status_code == 429 and "faster than the 2 an hour" in refused.text
+            accepted = c.post(f"/api/games/{gid}/rematch", json={"secret": theirs})
+            assert accepted.status_code == 200, accepted.text  # the same game: not counted
+            gid, mine, theirs = rematch.json()["id"], rematch.json()["secret"], \
+                accepted.json()["secret"]
+        assert c.post(f"/api/games/{gid}/move", json={"secret": mine, "move": "resign"}).is_success
+        rematch = c.post(f"/api/games/{gid}/rematch", json={"secret": mine})
+        assert rematch.status_code == 201, rematch.text  # the fourth
+        assert c.post(f"/api/games/{rematch.json()['id']}/abort",
+                      json={"secret": rematch.json()["secret"]}).is_success
+        refused = c.post(f"/api/games/{gid}/rematch", json={"secret": mine})
+        assert refused.status_code == 429 and "faster than the 4 an hour" in refused.text
+        assert int(refused.headers["retry-after"]) > 0
 
 
 def test_a_game_refused_for_another_reason_is_not_counted(db: Path):

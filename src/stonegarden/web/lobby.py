@@ -208,12 +208,13 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
     """The game again with the seats swapped, offered to the opponent: whether this request
     made it, the new game and the asker's seat in it (the other seat of the one it held).
     The opponent's request answers the same game with its own seat. A rematch that was
-    aborted gives way to a new one, counted against ``client``'s new games.
+    aborted gives way to a new one. The request that makes a rematch counts it against
+    ``client``'s new games.
 
     Raises:
         ApiError: 403 without a seat's secret; 409 while the game goes on; 429 when an agent
-        would think and the client has no room in the job queue, or when a rematch made
-        again after an aborted one is one more new game than ``client`` may make.
+        would think and the client has no room in the job queue, or when the rematch is one
+        more new game than ``client`` may make (``Budgets.games_per_client``).
     """
     seat = svc.require_seat(live, secret)
     if not _over(live):
@@ -226,8 +227,9 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
         seats = (live.seats[1], live.seats[0])
         if any(s != HUMAN for s in seats):
             svc.admit(client)
-        if replacing is not None:  # the first is one per finished game; more are counted
-            svc.count_new_game(client)
+        # a new game like any other: a game resigned at once and its rematch, again and
+        # again, made games without end
+        svc.count_new_game(client)
         spec = parse_clock(live.clock.spec.to_json()) if live.clock else None
         new, row = svc.new_game(live.game, seats, History(live.game), client, live.listed,
                                 live.hints_agreed, (live.names[1], live.names[0]), spec)
@@ -235,6 +237,8 @@ async def rematch(svc: GameService, live: Live, secret: Any, client: str,
         if rid == new.id:
             made = True
             await svc.started(new)
+        else:  # the opponent's came first: this request made nothing
+            svc.made.give_back(client)
         live.rematch = rid
         svc.hub.publish(live.id)
     assert live.rematch is not None
