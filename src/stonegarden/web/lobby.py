@@ -48,15 +48,24 @@ def _name(value: Any) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-def _not_begun(store: Store) -> Callable[[GameSummary], bool]:
+#: seconds a joined game its joiner aborted still counts against them (``_not_begun``)
+ABORTED_COUNTS = 3600.0
+
+
+def _not_begun(store: Store, seats: dict[str, int], now: float
+               ) -> Callable[[GameSummary], bool]:
     """Whether a joined game still counts against its joiner: not over, and not both players
     have moved (a die rolled is a move no one made: Tumbling Dice's rolls do not begin a
-    game). In a thread: a game of two moves or more is read and replayed until both have
-    moved."""
+    game); or aborted by its joiner (in ``seats``, the seat joined) within the last
+    ``ABORTED_COUNTS`` seconds, else one client joined and aborted every open game in the
+    lobby in a few seconds. In a thread: a game of two moves or more is read and replayed
+    until both have moved."""
 
     def counts(row: GameSummary) -> bool:
         if row.result is not None:
-            return False
+            by = row.result.get("by")
+            return (row.result.get("reason") == clock_keeper.ABORTED and by is not None
+                    and by == seats.get(row.id) and row.updated >= now - ABORTED_COUNTS)
         if row.moves < 2:
             return True
         full = store.get(row.id)
@@ -81,7 +90,7 @@ def _joined_enough(n: int) -> ApiError:
     """So that no one empties the lobby by taking every open seat."""
     return ApiError(429, f"you have joined {n} games that have not begun, the most one "
                          "player may have: play a move in one, or abort one (no one wins or "
-                         "loses)", {"Retry-After": "60"})
+                         "loses; a game you aborted counts for an hour)", {"Retry-After": "60"})
 
 
 #: a join or a withdrawal of a game without an open seat (it may never have had one)
@@ -100,8 +109,9 @@ async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
     clean = _name(name)
     if OPEN not in live.seats:
         raise ApiError(409, NO_OPEN_SEAT)
-    async with svc.holding(svc.joined, client, _not_begun(svc.store),
-                            _joined_enough) as joined:
+    async with svc.holding(svc.joined, client,
+                           _not_begun(svc.store, svc.joined.seats, time.time()),
+                           _joined_enough) as joined:
         seat = live.seats.index(OPEN) + 1 if OPEN in live.seats else 0
         if not seat:  # someone joined while the client's games were counted
             raise ApiError(409, "this game has no open seat: someone has joined it")
@@ -127,6 +137,7 @@ async def join(svc: GameService, live: Live, name: Any, client: str) -> int:
         if clock is not None:
             live.clock = clock
         joined.append(live.id)
+        svc.joined.seats[live.id] = seat
     svc.hub.publish(live.id)
     svc.hub.publish(LOBBY)
     return seat

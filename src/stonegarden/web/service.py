@@ -89,6 +89,8 @@ class Held:
 
     games: dict[str, list[str]] = field(default_factory=dict)
     underway: collections.Counter[str] = field(default_factory=collections.Counter)
+    #: the seat each game was taken in, where it matters (a joined game: whose abort it was)
+    seats: dict[str, int] = field(default_factory=dict)
 
 
 class GameService:
@@ -296,6 +298,8 @@ class GameService:
         read = set(mine)  # a game listed meanwhile was not read: it stays
         held.games[client] = [gid for gid in held.games.get(client, ())
                               if gid in still or gid not in read]
+        for gid in read - still:
+            held.seats.pop(gid, None)
         return len(held.games[client]) + held.underway[client]
 
     @contextlib.asynccontextmanager
