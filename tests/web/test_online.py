@@ -201,8 +201,8 @@ def test_one_client_may_keep_only_a_few_games_waiting_in_the_lobby(db):
 
 def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
     """Else one client could take every open seat in the lobby at once. A game counts until
-    it is over or both players have moved (one its joiner aborted, for an hour after);
-    another client may still join."""
+    it is over or both players have moved (one its joiner aborted or resigned, for an hour
+    after); another client may still join."""
     creator = {"X-Forwarded-For": "203.0.113.9"}
     other = {"X-Forwarded-For": "203.0.113.77"}
     with TestClient(create_app(db, workers=1, forwarded_allow_ips=["*"])) as c:
@@ -215,7 +215,8 @@ def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
         # the way out costs nothing: abort (a resignation, which it said, is a loss)
         assert r.json()["error"] == ("you have joined 8 games that have not begun, the most one "
                                      "player may have: play a move in one, or abort one (no "
-                                     "one wins or loses; a game you aborted counts for an hour)")
+                                     "one wins or loses; a game you aborted or resigned before it began counts for an "
+                                     "hour)")
         assert OPEN_SEAT in snapshot(c, made[8]["id"])["seats"]  # the seat stays open
         r = c.post(f"/api/games/{made[8]['id']}/join", json={"name": "Cy"}, headers=other)
         assert r.status_code == 201, r.text
@@ -224,6 +225,13 @@ def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
         gid = made[2]["id"]
         r = c.post(f"/api/games/{gid}/abort", json={"secret": joined[2].json()["secret"]})
         assert r.status_code == 200, r.text
+        assert c.post(f"/api/games/{made[9]['id']}/join", json={"name": "Bo"}).status_code == 429
+        # as does one it resigned on its own first turn (the resignation is no move of its own)
+        gid, key = made[3]["id"], made[3]["secrets"]["1"]
+        assert c.post(f"/api/games/{gid}/move", json={"secret": key, "move": "Rb2"}).status_code == 200
+        r = c.post(f"/api/games/{gid}/move",
+                   json={"secret": joined[3].json()["secret"], "move": "resign"})
+        assert r.status_code == 200 and snapshot(c, gid)["length"] == 2, r.text
         assert c.post(f"/api/games/{made[9]['id']}/join", json={"name": "Bo"}).status_code == 429
         # a game its creator aborted no longer counts
         gid, key = made[0]["id"], made[0]["secrets"]["1"]
@@ -818,17 +826,26 @@ def test_a_listed_games_time_control_is_given_in_words(client):
                       none["id"]: None}
 
 
-def test_a_game_its_joiner_aborted_counts_against_them_for_an_hour_only():
+def test_a_game_its_joiner_ended_before_it_began_counts_against_them_for_an_hour_only(tmp_path):
+    """Aborted or resigned by its joiner (seat 2 here): else one client joined every game in
+    the lobby and ended each at once."""
     from stonegarden.store import GameSummary
-    from stonegarden.web.lobby import ABORTED_COUNTS, _not_begun
+    from stonegarden.web.lobby import ENDED_COUNTS, _not_begun
 
-    def aborted(by: int | None, at: float) -> GameSummary:
-        return GameSummary("g", "blooms", {}, ("human", "human"), 0,
-                           {"winner": None, "reason": "aborted", "scores": None, "by": by},
-                           0.0, at, True)
+    def ended(result: dict[str, Any], at: float, moves: int = 0) -> GameSummary:
+        return GameSummary("g", "blooms", {}, ("human", "human"), moves,
+                           {"scores": None, **result}, 0.0, at, True)
 
-    counts = _not_begun(open_store(":memory:"), {"g": 2}, now=10_000.0)
-    assert counts(aborted(2, 10_000.0 - ABORTED_COUNTS + 1))      # by its joiner, lately
-    assert not counts(aborted(2, 10_000.0 - ABORTED_COUNTS - 1))  # an hour ago
-    assert not counts(aborted(1, 10_000.0))                       # by its creator
-    assert not counts(aborted(None, 10_000.0))                    # by no one: not in time
+    store = open_store(tmp_path / "games.db")
+    counts = _not_begun(store, {"g": 2}, now=10_000.0)
+    lately, long_ago = 10_000.0 - ENDED_COUNTS + 1, 10_000.0 - ENDED_COUNTS - 1
+    by_joiner = {"winner": None, "reason": "aborted", "by": 2}
+    assert counts(ended(by_joiner, lately))
+    assert not counts(ended(by_joiner, long_ago))
+    assert not counts(ended({**by_joiner, "by": 1}, lately))      # by its creator
+    assert not counts(ended({**by_joiner, "by": None}, lately))   # no first move in time
+    resigned = {"winner": 1, "reason": "resign"}
+    assert counts(ended(resigned, lately))
+    assert not counts(ended(resigned, long_ago))
+    assert not counts(ended({**resigned, "winner": 2}, lately))  # its creator resigned
+    assert not counts(ended({"winner": 1, "reason": "time"}, lately))

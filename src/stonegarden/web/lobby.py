@@ -48,24 +48,33 @@ def _name(value: Any) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-#: seconds a joined game its joiner aborted still counts against them (``_not_begun``)
-ABORTED_COUNTS = 3600.0
+#: seconds a joined game its joiner ended before it began (aborted or resigned) still counts
+#: against them (``_not_begun``)
+ENDED_COUNTS = 3600.0
+
+
+def _ended_by(result: dict[str, Any], seat: int | None) -> bool:
+    """Whether the player of ``seat`` ended the game: aborted it, or resigned."""
+    if seat is None:
+        return False
+    if result.get("reason") == clock_keeper.ABORTED:
+        return bool(result.get("by") == seat)
+    return result.get("reason") == "resign" and result.get("winner") == 3 - seat
 
 
 def _not_begun(store: Store, seats: dict[str, int], now: float
                ) -> Callable[[GameSummary], bool]:
-    """Whether a joined game still counts against its joiner: not over, and not both players
-    have moved (a die rolled is a move no one made: Tumbling Dice's rolls do not begin a
-    game); or aborted by its joiner (in ``seats``, the seat joined) within the last
-    ``ABORTED_COUNTS`` seconds, else one client joined and aborted every open game in the
-    lobby in a few seconds. In a thread: a game of two moves or more is read and replayed
-    until both have moved."""
+    """Whether a joined game still counts against its joiner: not both players have moved (a
+    die rolled is a move no one made: Tumbling Dice's rolls do not begin a game, nor does a
+    resignation), and not over, unless its joiner (``seats``: the seat joined) ended it,
+    aborted or resigned, within the last ``ENDED_COUNTS`` seconds: else one client joined
+    every open game in the lobby and ended each at once, all in a few seconds. In a thread:
+    a game of two moves or more is read and replayed until both have moved."""
 
     def counts(row: GameSummary) -> bool:
-        if row.result is not None:
-            by = row.result.get("by")
-            return (row.result.get("reason") == clock_keeper.ABORTED and by is not None
-                    and by == seats.get(row.id) and row.updated >= now - ABORTED_COUNTS)
+        if row.result is not None and not (row.updated >= now - ENDED_COUNTS
+                                           and _ended_by(row.result, seats.get(row.id))):
+            return False
         if row.moves < 2:
             return True
         full = store.get(row.id)
@@ -75,6 +84,8 @@ def _not_begun(store: Store, seats: dict[str, int], now: float
             game = make(full.game, **full.params)
             state, movers = game.initial_state(), set()
             for text in full.moves:
+                if text == "resign":  # the end of the game, no move in it
+                    break
                 movers.add(game.current_player(state))
                 if {1, 2} <= movers:
                     return False
@@ -90,7 +101,7 @@ def _joined_enough(n: int) -> ApiError:
     """So that no one empties the lobby by taking every open seat."""
     return ApiError(429, f"you have joined {n} games that have not begun, the most one "
                          "player may have: play a move in one, or abort one (no one wins or "
-                         "loses; a game you aborted counts for an hour)", {"Retry-After": "60"})
+                         "loses; a game you aborted or resigned before it began counts for an hour)", {"Retry-After": "60"})
 
 
 #: a join or a withdrawal of a game without an open seat (it may never have had one)
