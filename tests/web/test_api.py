@@ -1194,6 +1194,23 @@ def test_a_query_parameter_given_twice_is_refused_not_half_read(client):
     assert sorted(g["id"] for g in listed) == sorted([gid, other])  # as the docs say
 
 
+def test_a_body_giving_a_field_twice_is_refused_not_half_read(client):
+    """``{"move": "Rb2", "move": "Ka1"}`` played Ka1 and ``"size"`` given twice in ``params``
+    made a game of the last: the last value was taken without a word, as the query's was."""
+    made = new_game(client, ["human", "human"])
+    gid, key = made["id"], made["secrets"]["1"]
+    for path, body, field in (
+            (f"/api/games/{gid}/move", f'{{"secret": "{key}", "move": "Rb2", "move": "Ka1"}}',
+             "move"),
+            (f"/api/games/{gid}/move", f'{{"secret": "x", "secret": "{key}", "move": "Rb2"}}',
+             "secret"),
+            ("/api/games", '{"game": "blooms", "params": {"size": 3, "size": 4}}', "size")):
+        r = client.post(path, content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"].startswith(f"the body gives {field!r} twice"), r.text
+    assert client.get(f"/api/games/{gid}").json()["length"] == 0  # nothing was played
+
+
 def test_an_error_quotes_a_long_input_in_a_bounded_message(client):
     """An SGF move of 500,000 characters was answered with an error of a megabyte (the move
     twice), an unknown game or a clock's key of 60,000 with one of 60,000: an error says what

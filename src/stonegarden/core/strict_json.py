@@ -28,16 +28,34 @@ def _integer(text: str) -> int:
         raise ValueError(f"{text[:20]}... ({len(text)} digits) is too large a number") from None
 
 
-def loads(text: str | bytes) -> Any:
-    """``json.loads`` without the non-standard constants.
+class DuplicateKey(ValueError):
+    """An object that gives one key twice: which of its values was meant cannot be known."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"{quote(key)} is given twice in one object")
+        self.key = key
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def loads(text: str | bytes, unique_keys: bool = False) -> Any:
+    """``json.loads`` without the non-standard constants; with ``unique_keys``, without an
+    object that gives a key twice (``json.loads`` keeps its last value without a word).
 
     Raises:
         ValueError: not JSON, a non-finite number, or an integer of more digits than Python
-        converts.
+        converts; ``DuplicateKey`` for a key given twice.
         RecursionError: nested too deeply.
     """
     return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
-                      parse_int=_integer)
+                      parse_int=_integer, object_pairs_hook=_once_each if unique_keys else None)
 
 
 def show(value: Any, limit: int = 80) -> str:

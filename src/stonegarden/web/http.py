@@ -186,15 +186,19 @@ async def read_json(request: Request, fields: tuple[str, ...],
 
     Raises:
         ApiError: 413 too large, 400 not UTF-8 JSON (too deep, or a number of more digits than
-        Python converts, included), not an object, or with a field the request does not take
-        (a misspelt ``"publik": true`` would otherwise make an unlisted game without a word).
+        Python converts, included), not an object, with a field the request does not take
+        (a misspelt ``"publik": true`` would otherwise make an unlisted game without a word),
+        or with a key given twice in an object (which value was meant cannot be known).
     """
     raw = await read_body(request, limit)
     try:  # a byte order mark (a file saved by Windows' Notepad) is read past, as a record's is
-        data = strict_json.loads(raw.decode("utf-8-sig"))
+        data = strict_json.loads(raw.decode("utf-8-sig"), unique_keys=True)
     except UnicodeDecodeError as exc:  # JSON between programs is UTF-8 (RFC 8259)
         raise ApiError(400, f"the body is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
                             f"{exc.start}): send JSON in UTF-8") from None
+    except strict_json.DuplicateKey as exc:  # ``{"move": "a1", "move": "b2"}`` played b2
+        raise ApiError(400, f"the body gives {quote(exc.key, 60)} twice: give each field once "
+                            "(which one was meant cannot be known)") from None
     except RecursionError:  # Python's words would be "maximum recursion depth exceeded"
         raise ApiError(400, "the body nests arrays or objects too deeply for this server: no "
                             "request needs more than a few levels") from None
