@@ -101,7 +101,8 @@ def _joined_enough(n: int) -> ApiError:
     """So that no one empties the lobby by taking every open seat."""
     return ApiError(429, f"you have joined {n} games that have not begun, the most one "
                          "player may have: play a move in one, or abort one (no one wins or "
-                         "loses; a game you aborted or resigned before it began counts for an hour)", {"Retry-After": "60"})
+                         "loses; a game you aborted or resigned before it began counts for an "
+                         "hour)", {"Retry-After": "60"})
 
 
 #: a join or a withdrawal of a game without an open seat (it may never have had one)
