@@ -14,8 +14,17 @@ def exact_winner(game: Any, state: Any, memo: dict, key: Callable[[Any], Hashabl
         if game.is_terminal(state):
             memo[k] = game.winner(state)
         else:
-            p = state.player
-            results = {exact_winner(game, game.play_unchecked(state, int(a)), memo, key)
-                       for a in game.legal_actions(state)}
-            memo[k] = p if p in results else 0 if 0 in results else 3 - p
+            memo[k] = _best_of_moves(game, state, memo, key)
     return memo[k]
+
+
+def _best_of_moves(game: Any, state: Any, memo: dict, key: Callable[[Any], Hashable]) -> int:
+    """The value of ``state`` from its moves' values: its player's win as soon as one move wins
+    (the other moves cannot change that, so they are left unsolved: most of a whole solve)."""
+    p, drawn = state.player, False
+    for a in game.legal_actions(state):
+        result = exact_winner(game, game.play_unchecked(state, int(a)), memo, key)
+        if result == p:
+            return p
+        drawn = drawn or result == 0
+    return 0 if drawn else 3 - p
