@@ -135,7 +135,9 @@ export function markMoves() {
   const by = new Map((analysis ? analysis.points : []).map((p) => [p.ply, p]));
   $("moves").querySelectorAll("li").forEach((li) => {
     const p = by.get(+li.dataset.ply);
+    const button = li.querySelector("button");
     li.querySelector(".judgement")?.remove();
+    button.setAttribute("aria-label", `Move ${li.dataset.ply}: ${button.textContent}`);  // the list's words
     if (!p || !p.judgement) return;
     const span = document.createElement("span"), mark = document.createElement("span"), words = document.createElement("span");
     span.className = "judgement j-" + p.judgement;
@@ -144,7 +146,8 @@ export function markMoves() {
     mark.textContent = " " + MARK[p.judgement]; mark.setAttribute("aria-hidden", "true");
     words.className = "visually-hidden"; words.textContent = ` (${span.title})`;
     span.append(mark, words);
-    li.append(span);
+    button.append(span);
+    button.setAttribute("aria-label", button.getAttribute("aria-label") + words.textContent);
   });
 }
 

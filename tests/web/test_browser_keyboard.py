@@ -1,0 +1,63 @@
+"""The game page's study parts from the keyboard and with a screen reader, in a real headless
+Chromium: the move list and the analysis' graph, reached and worked by keys and named by their
+roles."""
+
+from __future__ import annotations
+
+from browsers import WAIT
+from test_browser_robust import move, new_game, open_page, wait_text
+
+# Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
+# server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
+
+FOCUSED_PLY = "document.activeElement.closest('#moves li')?.dataset.ply"
+
+
+def three_moves(server):
+    made = new_game(server, params={"size": 5}, hints=True)  # a spectator may analyse it
+    for i, text in enumerate(["C3", "D4", "B2"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    return made
+
+
+def test_the_move_list_is_reached_and_worked_from_the_keyboard(browser, server):
+    """The moves were list items that a click alone could show: Tab passed them by and a
+    screen reader heard text. Each is a button, named with its number; the list is one Tab
+    stop, at the position shown; Up and Down go along it, Enter shows a move, and stepping
+    from the list keeps the focus on the move shown."""
+    made = three_moves(server)
+    page = open_page(browser)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
+        assert page.locator("#moves").aria_snapshot() == "\n".join([
+            '- list "Moves":',
+            "  - listitem:", """    - 'button "Move 1: Black C3"': Black C3""",
+            "  - listitem:", """    - 'button "Move 2: White D4"': White D4""",
+            "  - listitem:", """    - 'button "Move 3: Black B2"': Black B2"""])
+        page.focus("#nav-last")
+        page.keyboard.press("Tab")  # one stop: the move shown, the last one
+        assert page.evaluate(FOCUSED_PLY) == "3"
+        current = page.locator("#moves").get_by_role("button", name="Move 3: Black B2")
+        assert current.get_attribute("aria-current") == "step"
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press("ArrowUp")
+        assert page.evaluate(FOCUSED_PLY) == "1"
+        assert page.evaluate("document.body.dataset.ply") == "3"  # the focus moved, not the game
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
+        assert page.locator("#moves [aria-current=step]").get_attribute("aria-label") \
+            == "Move 1: Black C3"
+        page.keyboard.press("ArrowRight")  # a step from the list takes the focus along
+        page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
+        page.wait_for_function(f"{FOCUSED_PLY} === '2'", timeout=WAIT)
+        page.keyboard.press("Shift+Tab")  # the list's one stop: off it, to the buttons above
+        assert page.evaluate("document.activeElement.id") == "nav-last"
+        page.keyboard.press("Tab")
+        assert page.evaluate(FOCUSED_PLY) == "2"  # back on the move shown
+        move(server, made, "2", "A1", 3)  # a new move leaves the focus where it was
+        page.wait_for_function("document.body.dataset.length === '4'", timeout=WAIT)
+        assert page.evaluate(FOCUSED_PLY) == "2"
+    finally:
+        page.context.close()
+
