@@ -64,7 +64,7 @@ def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server
     assert page.locator("#winprob .apt").count() == 4
     # the graph names the player whose chances it shows
     assert page.text_content("#winprob .graph-title") == "Black's winning chances"
-    assert page.get_attribute("#winprob", "aria-label") == "Black's winning chances by move"
+    assert page.get_attribute("#analysis", "aria-label") == "Black's winning chances by move"
     # a screen reader hears it start and end, not each position counted on the way
     said = page.evaluate("window.said")
     assert said[0] == "Analysing…" and said[-1] == page.inner_text("#analysis-status"), said

@@ -61,3 +61,37 @@ def test_the_move_list_is_reached_and_worked_from_the_keyboard(browser, server):
     finally:
         page.context.close()
 
+
+def test_the_analysis_graph_is_a_slider_over_the_positions(browser, server):
+    """The graph's dots were reached by a click alone, and a screen reader met one picture:
+    it is a slider, reached by Tab, at the position shown and saying it; its keys step
+    through the positions as a slider's do."""
+    made = three_moves(server)
+    page = open_page(browser)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        assert page.get_attribute("#analysis", "tabindex") is None  # nothing to reach yet
+        page.focus("#analyse")
+        page.keyboard.press("Enter")
+        wait_text(page, "#analysis-status", ", 4 positions;")  # done
+        page.keyboard.press("Tab")  # from the analysis' state, where the button left the focus
+        graph = page.get_by_role("slider", name="Black's winning chances by move")
+        assert page.evaluate("document.activeElement.id") == "analysis" and graph.count() == 1
+        assert graph.get_attribute("aria-valuenow") == "3"
+        assert graph.get_attribute("aria-valuemax") == "3"
+        assert graph.get_attribute("aria-valuetext").startswith("after move 3 of 3: ")
+        for key, ply in (("ArrowDown", "2"), ("PageDown", "0"), ("ArrowUp", "1"),
+                         ("ArrowRight", "2"), ("End", "3"), ("Home", "0")):
+            page.keyboard.press(key)
+            page.wait_for_function(f"document.body.dataset.ply === '{ply}'", timeout=WAIT)
+            page.wait_for_function(
+                f"document.getElementById('analysis').getAttribute('aria-valuenow') === '{ply}'",
+                timeout=WAIT)
+            assert page.evaluate("document.activeElement.id") == "analysis", key
+        assert graph.get_attribute("aria-valuetext").startswith("the start: ")
+        assert page.locator("#winprob").get_attribute("aria-hidden") == "true"  # its dots, drawn
+    finally:
+        page.context.close()
+
+

@@ -90,7 +90,9 @@ export function goTo(p) { if (!page.snap) return; page.viewPly = p >= page.snap.
 // a step goes from the position asked for last, not the one shown: keys pressed (or held)
 // faster than the server answers each step from the one before
 const asking = () => (page.viewPly === null ? page.snap.length : page.viewPly);
-const nav = (f) => () => { if (page.snap) goTo(f(asking(), page.snap.length)); };
+/** Go to the position ``f(asked, length)``, from the one asked for last. */
+export function stepTo(f) { if (page.snap) goTo(f(asking(), page.snap.length)); }
+const nav = (f) => () => stepTo(f);
 $("nav-first").addEventListener("click", nav(() => 0));
 $("nav-prev").addEventListener("click", nav((p) => p - 1));
 $("nav-next").addEventListener("click", nav((p, n) => Math.min(n, p + 1)));
