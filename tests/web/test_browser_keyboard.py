@@ -95,3 +95,33 @@ def test_the_analysis_graph_is_a_slider_over_the_positions(browser, server):
         page.context.close()
 
 
+
+def arrows(page, key: str, times: int) -> list[str]:
+    """The cells the keyboard's focus goes through, pressing ``key`` ``times`` times."""
+    path = []
+    for _ in range(times):
+        page.keyboard.press(key)
+        path.append(page.evaluate("document.activeElement.dataset.cell"))
+    return path
+
+
+def test_the_arrows_go_row_by_row_on_a_hexagonal_board_and_back(browser, server):
+    """On Blooms' board Up skipped every other row (the cell straight up two rows was nearer
+    than a neighbour above, half a cell aside), Down did not come back where Up started, and
+    Left at a row's end went up a row. Each arrow goes to a neighbour, a run of them keeps
+    to its line, and the opposite arrow comes back the same way."""
+    made = new_game(server, "blooms")
+    page = open_page(browser)
+    try:
+        page.goto(server.url + made["links"]["1"])
+        page.wait_for_selector("#status.your-turn", timeout=WAIT)
+        page.locator("#board [data-cell='a1']").focus()
+        up = arrows(page, "ArrowUp", 6)
+        assert [c[0] for c in up] == list("bcdefg"), up  # every row, in turn
+        assert arrows(page, "ArrowDown", 6) == [*up[-2::-1], "a1"]
+        assert arrows(page, "ArrowLeft", 1) == ["a1"]  # the row's end: nowhere to go
+        page.locator("#board [data-cell='d1']").focus()
+        assert arrows(page, "ArrowRight", 6) == [f"d{i}" for i in range(2, 8)]
+        assert arrows(page, "ArrowLeft", 6) == [f"d{i}" for i in range(6, 0, -1)]
+    finally:
+        page.context.close()
