@@ -125,3 +125,27 @@ def test_the_arrows_go_row_by_row_on_a_hexagonal_board_and_back(browser, server)
         assert arrows(page, "ArrowLeft", 6) == [f"d{i}" for i in range(6, 0, -1)]
     finally:
         page.context.close()
+
+
+def test_tab_stays_in_a_question_until_it_is_answered(browser, server):
+    """Tab from a question's No ("Resign this game?") went on to the move form, the question
+    left open behind it, where Escape no longer closed it: Tab and Shift+Tab go between Yes
+    and No, and Escape answers No, back on Resign."""
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser)
+    try:
+        page.goto(server.url + made["links"]["1"])
+        page.wait_for_selector("#status.your-turn", timeout=WAIT)
+        page.focus("#resign")
+        page.keyboard.press("Enter")
+        assert page.get_by_role("alertdialog", name="Resign this game?").count() == 1
+        focused = []
+        for key in ("Tab", "Tab", "Shift+Tab", "Shift+Tab"):
+            page.keyboard.press(key)
+            focused.append(page.evaluate("document.activeElement.id"))
+        assert focused == ["ask-yes", "ask-no", "ask-yes", "ask-no"]
+        page.keyboard.press("Escape")
+        assert page.is_hidden("#ask") and page.evaluate("document.activeElement.id") == "resign"
+        assert page.evaluate("document.body.dataset.terminal") == "false"  # not resigned
+    finally:
+        page.context.close()
