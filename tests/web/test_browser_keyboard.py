@@ -44,6 +44,8 @@ def test_the_move_list_is_reached_and_worked_from_the_keyboard(browser, server):
         page.keyboard.press("ArrowUp")
         assert page.evaluate(FOCUSED_PLY) == "1"
         assert page.evaluate("document.body.dataset.ply") == "3"  # the focus moved, not the game
+        # its ring drawn inside the move: outside, the scrolled list cut it and the next hid it
+        assert page.evaluate("getComputedStyle(document.activeElement).outlineOffset")[0] == "-"
         page.keyboard.press("Enter")
         page.wait_for_function("document.body.dataset.ply === '1'", timeout=WAIT)
         assert page.locator("#moves [aria-current=step]").get_attribute("aria-label") \
