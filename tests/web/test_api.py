@@ -462,19 +462,22 @@ def test_an_agents_seconds_count_its_search_not_its_wait_for_a_worker(db):
 
 def test_a_cancel_offers_undo_only_where_there_is_a_move_to_take_back(db):
     """Before the person's first move (the agent plays first), and to the link of a computer's
-    seat (two agents), there is nothing to undo: the notice offers only to let it move."""
+    seat (two agents), there is nothing to undo: the notice offers only to let it move. It
+    names a level as the page does ("cancelled: 'level:6' stopped thinking" named its spec)."""
     slow = "mcts:sims=10000000"
     with TestClient(create_app(db, workers=1, budgets=Budgets(max_think=60))) as client:
-        for seats, key in (([slow, "human"], "2"), (["random", slow], "1")):
+        for seats, key, named in (([slow, "human"], "2", f"the agent {slow!r}"),
+                                  (["random", slow], "1", f"the agent {slow!r}"),
+                                  (["level:6", "human"], "2", "the computer (level 6)")):
             made = new_game(client, seats, params={"size": 5, "target": 20})
             gid = made["id"]
             for _ in range(600):
                 thinking = client.get(f"/api/games/{gid}").json()["thinking"]
-                if thinking is not None and thinking["spec"] == slow:
+                if thinking is not None and thinking["spec"] in (slow, "level:6"):
                     break
                 time.sleep(0.05)
             r = client.post(f"/api/games/{gid}/cancel", json={"secret": made["secrets"][key]})
-            assert r.json()["notice"] == f"cancelled: {slow!r} stopped thinking; let it move"
+            assert r.json()["notice"] == f"cancelled: {named} stopped thinking; let it move"
             assert not r.json()["can_undo"]
 
 

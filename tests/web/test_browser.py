@@ -424,13 +424,13 @@ def test_an_agent_waiting_for_a_free_worker_says_so_then_thinks(browser, server)
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900})
     page.goto(server.url + made["links"]["2"])
     page.wait_for_function("document.getElementById('thinking').textContent"
-                           ".startsWith('mcts:time=10 waits for a free worker (')", timeout=WAIT)
+                           ".startsWith('The computer (mcts:time=10) waits for a free worker (')", timeout=WAIT)
     assert page.inner_text("#status") == "Black (mcts:time=10) waits for a free worker…"
     status, answer = server.request("POST", f"/api/games/{blocker['id']}/cancel",
                                     {"secret": blocker["secrets"]["2"]})
     assert status == 200, answer
     page.wait_for_function("document.getElementById('thinking').textContent"
-                           ".startsWith('mcts:time=10 is thinking: ')", timeout=WAIT)
+                           ".startsWith('The computer (mcts:time=10) is thinking: ')", timeout=WAIT)
     assert page.inner_text("#status") == "Black (mcts:time=10) is thinking…"
     wait_ready(page)
 

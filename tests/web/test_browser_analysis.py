@@ -64,7 +64,7 @@ def test_a_spectator_analyses_the_moves_played_after_an_analysis(browser, server
     assert page.locator("#winprob .apt").count() == 4
     # the graph names the player whose chances it shows
     assert page.text_content("#winprob .graph-title") == "Black's winning chances"
-    assert page.get_attribute("#winprob", "aria-label") == "Black's winning chances by move"
+    assert page.get_attribute("#analysis", "aria-label") == "Black's winning chances by move"
     # a screen reader hears it start and end, not each position counted on the way
     said = page.evaluate("window.said")
     assert said[0] == "Analysing…" and said[-1] == page.inner_text("#analysis-status"), said
@@ -102,8 +102,8 @@ def test_the_judgements_are_counted_in_words(browser, server):
     # the button asked is gone: the focus is on what it started, not the top of the page
     assert page.evaluate("document.activeElement.id") == "analysis-status"
     # the mark "?!" is shown; a screen reader is told what it means
-    assert page.locator("#moves li").first.aria_snapshot() == \
-        '- listitem: "Black C3 (inaccuracy: lost 10%; best was C3)"'
+    assert page.locator("#moves li button").first.get_attribute("aria-label") == \
+        "Move 1: Black C3 (inaccuracy: lost 10%; best was C3)"
 
 
 def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):
@@ -487,7 +487,7 @@ def test_a_step_through_the_moves_keeps_the_move_list(browser, server):
         page.keyboard.press("ArrowLeft")
         page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
         assert page.evaluate("[...document.querySelectorAll('#moves li')].every((li) => li.kept)")
-        current = page.locator("#moves li[aria-current=step]")
+        current = page.locator("#moves [aria-current=step]")
         assert current.count() == 1 and current.inner_text() == "White D4"
         assert page.locator("#moves li.current").count() == 1
         page.keyboard.press("Home")
@@ -499,7 +499,7 @@ def test_a_step_through_the_moves_keeps_the_move_list(browser, server):
             "Black C3", "White D4", "Black B2", "White A1"]
         page.locator("#moves li").nth(1).click()
         page.wait_for_function("document.body.dataset.ply === '2'", timeout=WAIT)
-        assert page.locator("#moves li[aria-current=step]").inner_text() == "White D4"
+        assert page.locator("#moves [aria-current=step]").inner_text() == "White D4"
         assert errors == []
     finally:
         page.context.close()

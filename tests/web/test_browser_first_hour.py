@@ -95,7 +95,9 @@ def test_a_click_on_the_board_at_the_wrong_time_says_why_nothing_happened(browse
 
 def test_the_status_line_names_a_thinking_level_as_the_seats_line_does(browser, server):
     """The status line said "Black (level:6) is thinking…", the agent's spec, under a seats
-    line that says "computer, level 6": it says it in those words too."""
+    line that says "computer, level 6": it says it in those words too. So does the thinking
+    box, which said "level:6 is thinking: 2 s of at most 10 s (budget: time=4)", and it says
+    what the level searches in words."""
     for _ in range(600):  # bounded: the worker loads every game's kernels first
         if server.request("GET", "/api/engine")[1]["ready"]:
             break
@@ -104,8 +106,9 @@ def test_the_status_line_names_a_thinking_level_as_the_seats_line_does(browser, 
     page = open_page(browser)
     page.goto(server.url + made["links"]["2"])
     page.wait_for_function("document.getElementById('thinking').textContent"
-                           ".startsWith('level:6 is thinking: ')", timeout=WAIT)
+                           ".startsWith('The computer (level 6) is thinking: ')", timeout=WAIT)
     assert page.inner_text("#status") == "Black (computer, level 6) is thinking…"
+    assert page.inner_text("#thinking").endswith(" s (it searches for 4 s)")
     assert "Black (computer, level 6)" in page.inner_text("#seats")
     page.context.close()
 

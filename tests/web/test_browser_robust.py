@@ -227,7 +227,7 @@ def test_browsing_back_keeps_the_clock_the_moves_and_the_turn_alert_live(browser
     assert page.locator("#moves li").count() == 5
     assert "move 2 of 5" in page.inner_text("#status")
     # the move shown is marked for a screen reader, and not by its shade alone
-    current = page.locator("#moves").get_by_role("listitem").filter(has_text="D4")
+    current = page.locator("#moves").get_by_role("button", name="Move 2: White D4")
     assert current.get_attribute("aria-current") == "step"
     assert page.locator("#moves [aria-current]").count() == 1
     assert current.evaluate("e => getComputedStyle(e).fontWeight") == "700"

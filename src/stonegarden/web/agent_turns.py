@@ -24,7 +24,7 @@ from ..errors import JobError, ParameterError, StonegardenError, StoreError, quo
 from .http import ApiError
 from .job_kinds import server_agent
 from .live import Live, Thinking, full_notice
-from .seats import HUMAN, OPEN, may_undo
+from .seats import HUMAN, OPEN, agent_named, may_undo
 
 if TYPE_CHECKING:
     from .service import GameService
@@ -88,7 +88,7 @@ class AgentTurns:
                                            deadline=svc.budgets.max_think,
                                            memory=svc.budgets.job_memory, keep_place=True)
         except JobError as exc:
-            self.pause(live, f"the agent {spec!r} cannot think now ({exc}); let it move to "
+            self.pause(live, f"{agent_named(spec)} cannot think now ({exc}); let it move to "
                              "try again")
             return
         thinking.job.on_start.append(lambda: svc.hub.publish(live.id))  # no longer queued
@@ -192,7 +192,7 @@ class AgentTurns:
         except JobError as exc:
             # the server stopping leaves the game as stored: it thinks again after the restart
             if live.thinking is thinking and exc.reason != "closing":
-                self.pause(live, f"the agent {thinking.spec!r} did not move: {exc}; it is "
+                self.pause(live, f"{agent_named(thinking.spec)} did not move: {exc}; it is "
                                  "paused: undo, or let it move")
             return
         finally:
@@ -202,7 +202,7 @@ class AgentTurns:
         try:
             after = live.game.play_text(live.state, text)
         except StonegardenError as exc:
-            self.pause(live, f"the agent {thinking.spec!r} chose {quote(text)}: {exc}")
+            self.pause(live, f"{agent_named(thinking.spec)} chose {quote(text)}: {exc}")
             return
         # the agent still shows as thinking while its move is written (off the event loop);
         # the write is not cancelled half-way: once chosen, the move is stored and served
@@ -284,7 +284,7 @@ def cancelled(live: Live, spec: str) -> str:
     person playing an agent has a move to take back (not before their first move, nor to the
     link of a computer's seat)."""
     undo = any(may_undo(live, seat) and seat in live.history.movers for seat in (1, 2))
-    return f"cancelled: {spec!r} stopped thinking; {'undo, or ' if undo else ''}let it move"
+    return f"cancelled: {agent_named(spec)} stopped thinking; {'undo, or ' if undo else ''}let it move"
 
 
 def search_budget(spec: str, game: Game, threads: int) -> dict[str, str]:

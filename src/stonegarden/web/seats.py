@@ -30,6 +30,13 @@ def seat_words(spec: str) -> str:
     return f"computer, level {m.group(1)}" if m else f"computer ({spec})"
 
 
+def agent_named(spec: str) -> str:
+    """An agent in a notice: ``level:3`` -> "the computer (level 3)", as the page names it,
+    not by its spec; other specs as they are ("the agent 'mcts:time=2'")."""
+    m = re.fullmatch(r"level:([1-6])", spec.strip())
+    return f"the computer (level {m.group(1)})" if m else f"the agent {spec!r}"
+
+
 def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,
             ) -> tuple[tuple[str | None, str | None], ClockSpec | None]:
     """The names and time control of a new game, checked against its seats.

@@ -2,7 +2,7 @@
 // judgement marked in the move list, and the engine's view of the position shown.
 import { $, gid, names, page, say } from "./state.js";
 import { PREPARING } from "./words.js";
-import { goTo } from "./moves.js";
+import { goTo, stepTo } from "./moves.js";
 
 // a win-probability graph of the engine's points, each played move's judgement marked, the
 // engine's best move at the viewed position drawn on the board (by the server's snapshot)
@@ -73,7 +73,7 @@ export function renderAnalysis(s) {
   $("analysis-closed").hidden = allowed;
   $("analysis-none").hidden = !overAtStart();
   if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
-    analysis = null; $("analysis").textContent = ""; analysisStatus(""); showAnalyse(); markMoves();
+    analysis = null; noGraph(); analysisStatus(""); showAnalyse(); markMoves();
   } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
   else if (analysis) drawAnalysis();
   const r = s.review, box = $("review-here");
@@ -118,7 +118,7 @@ function drawAnalysis() {
   const dots = known.map((p) => `<circle class="apt${p.judgement ? " j-" + p.judgement : ""}" data-ply="${p.ply}" cx="${x(p.ply)}" cy="${y(p.p1_win)}" r="${p.judgement ? 4 : 2.5}"><title>after move ${p.ply}: ${pct(p.p1_win)} for ${first}${p.judgement ? ", " + p.judgement : ""}</title></circle>`).join("");
   // the position viewed; none past the moves analysed (the graph would draw it off its edge)
   const cur = page.snap && page.snap.ply <= n ? `<line class="graph-now" x1="${x(page.snap.ply)}" x2="${x(page.snap.ply)}" y1="0" y2="${H}"/>` : "";
-  box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -20 ${W + 44} ${H + 38}" width="100%" role="img" aria-label="${first}'s winning chances by move">` +
+  box.innerHTML = `<svg id="winprob" class="graph" viewBox="-34 -20 ${W + 44} ${H + 38}" width="100%" aria-hidden="true">` +
     `<text class="graph-title" x="0" y="-8" font-size="11">${first}'s winning chances</text>` +
     `<rect class="graph-bg" width="${W}" height="${H}"/><polygon class="graph-area" points="${area}"/>` +
     `<line class="graph-mid" x1="0" x2="${W}" y1="${H / 2}" y2="${H / 2}"/>${cur}` +
@@ -127,15 +127,52 @@ function drawAnalysis() {
     `<text x="${W / 2}" y="${H + 14}" font-size="10" text-anchor="middle">move</text>` +
     `<polyline class="graph-line" points="${line}"/>${dots}</svg>`;
   box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
+  graphAsSlider(a, known);
   markMoves();
 }
+
+/** The graph from the keyboard and to a screen reader: a slider over the positions (its dots
+ * were reached by a click alone, and a screen reader met one picture), at the position shown;
+ * the winning chances there are said below it, as the moves are stepped through. */
+function graphAsSlider(a, known) {
+  const box = $("analysis"), moves = (page.now || page.snap || {}).length || 0, ply = page.snap ? page.snap.ply : 0;
+  box.setAttribute("role", "slider");
+  box.tabIndex = 0;
+  box.setAttribute("aria-label", `${names()[0]}'s winning chances by move`);
+  box.setAttribute("aria-valuemin", "0");
+  box.setAttribute("aria-valuemax", String(moves));
+  box.setAttribute("aria-valuenow", String(ply));
+  const p = known.find((q) => q.ply === ply);
+  const where = ply === 0 ? "the start" : `after move ${ply} of ${moves}`;
+  box.setAttribute("aria-valuetext", where + (p ? `: ${pct(p.p1_win)}` + (p.judgement ? `, ${p.judgement === "inaccuracy" ? "an" : "a"} ${p.judgement}` : "")
+    : ply > a.of - 1 ? " (not analysed)" : ""));
+}
+
+/** No graph: nothing to reach from the keyboard. */
+function noGraph() {
+  const box = $("analysis");
+  box.textContent = "";
+  for (const name of ["role", "tabindex", "aria-label", "aria-valuemin", "aria-valuemax", "aria-valuenow", "aria-valuetext"]) box.removeAttribute(name);
+}
+
+// Left, Right, Home and End step through the positions, as everywhere outside the board; Up
+// and Down do too on the graph, as on any slider, and Page Up and Page Down ten moves at a time
+$("analysis").addEventListener("keydown", (ev) => {
+  if (ev.altKey || ev.ctrlKey || ev.metaKey || $("analysis").getAttribute("role") !== "slider") return;
+  const step = { ArrowUp: 1, ArrowDown: -1, PageUp: 10, PageDown: -10 }[ev.key];
+  if (!step) return;
+  ev.preventDefault();
+  stepTo((p, n) => Math.max(0, Math.min(n, p + step)));
+});
 
 export function markMoves() {
   // the list is kept from step to step: marks of an analysis no longer shown go too
   const by = new Map((analysis ? analysis.points : []).map((p) => [p.ply, p]));
   $("moves").querySelectorAll("li").forEach((li) => {
     const p = by.get(+li.dataset.ply);
+    const button = li.querySelector("button");
     li.querySelector(".judgement")?.remove();
+    button.setAttribute("aria-label", `Move ${li.dataset.ply}: ${button.textContent}`);  // the list's words
     if (!p || !p.judgement) return;
     const span = document.createElement("span"), mark = document.createElement("span"), words = document.createElement("span");
     span.className = "judgement j-" + p.judgement;
@@ -144,7 +181,8 @@ export function markMoves() {
     mark.textContent = " " + MARK[p.judgement]; mark.setAttribute("aria-hidden", "true");
     words.className = "visually-hidden"; words.textContent = ` (${span.title})`;
     span.append(mark, words);
-    li.append(span);
+    button.append(span);
+    button.setAttribute("aria-label", button.getAttribute("aria-label") + words.textContent);
   });
 }
 

@@ -43,6 +43,10 @@ $("board").addEventListener("focusin", (ev) => {
 });
 $("board").addEventListener("focusout", () => drawFocus(null));
 const centre = (el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+// the line a run of arrows keeps to (an editor's goal column): on a hexagonal board each cell
+// has two neighbours above and two below, and choosing by the cell alone drifted Up to the
+// left, and Down did not come back where Up started
+let goal = null;  // {cell, x, y}: the cell the last arrow reached, and the line kept
 $("board").addEventListener("keydown", (ev) => {
   const cell = ev.target.closest("[data-cell]");
   if (!cell) return;
@@ -52,15 +56,22 @@ $("board").addEventListener("keydown", (ev) => {
   ev.preventDefault();
   ev.stopPropagation();
   const [x, y] = centre(cell);
-  let best = null, bestScore = Infinity;
+  if (!goal || goal.cell !== cell) goal = { x, y };
+  let best = null, bestScore = Infinity, bestOff = Infinity;
   for (const other of cells()) {
     if (other === cell) continue;
     const [ox, oy] = centre(other);
     const along = (ox - x) * dir[0] + (oy - y) * dir[1];
-    if (along <= 1) continue;
     const across = Math.abs((ox - x) * dir[1]) + Math.abs((oy - y) * dir[0]);
-    const score = along + 2 * across;
-    if (score < bestScore) { bestScore = score; best = other; }
+    // the arrow's way, within 45° of it: Left at a hexagonal row's end went up a row
+    if (along <= 1 || across >= along) continue;
+    // the nearest: a hexagon's neighbour above, not the cell straight up two rows (Up
+    // skipped every other row of Blooms' board)
+    const score = Math.hypot(along, across), off = Math.abs((ox - goal.x) * dir[1]) + Math.abs((oy - goal.y) * dir[0]);
+    // of two as near (a hexagon's two neighbours above), the one nearer the line kept
+    if (score < bestScore - 1 || (score <= bestScore + 1 && off < bestOff)) { bestScore = score; bestOff = off; best = other; }
   }
-  if (best) best.focus();  // focusin makes it the board's stop for Tab
+  if (!best) return;
+  goal = { cell: best, x: dir[0] ? centre(best)[0] : goal.x, y: dir[1] ? centre(best)[1] : goal.y };
+  best.focus();  // focusin makes it the board's stop for Tab
 });

@@ -216,7 +216,14 @@ function closeAsk() {
 }
 $("ask-yes").addEventListener("click", () => { const f = onYes; closeAsk(); if (f) f(); });
 $("ask-no").addEventListener("click", closeAsk);
-$("ask").addEventListener("keydown", (ev) => { if (ev.key === "Escape") closeAsk(); });
+// a question waits for its answer: Tab goes between Yes and No (it went on to the move form,
+// the question left open behind it, where Escape no longer closed it), Escape says No
+$("ask").addEventListener("keydown", (ev) => {
+  if (ev.key === "Escape") closeAsk();
+  if (ev.key !== "Tab") return;
+  ev.preventDefault();
+  (document.activeElement === $("ask-yes") ? $("ask-no") : $("ask-yes")).focus();
+});
 
 $("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort")));
 $("undo").addEventListener("click", () => act("undo"));

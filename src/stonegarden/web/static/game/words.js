@@ -76,6 +76,21 @@ export function statusText(s) {
   return s.to_move ? `${names()[s.to_move - 1]} to move` : "Rolling the die…";
 }
 
+/** The agent thinking, in words: "The computer (level 6)" as the seats line says it, not its
+ * spec ("level:6 is thinking"); another spec as it is ("The computer (mcts:time=3)"). */
+function thinker(t) {
+  const level = /^level:(\d)$/.exec(t.spec);
+  return `The computer (${level ? "level " + level[1] : t.spec})`;
+}
+
+/** What the agent searches for its move (the server's ``sims`` and ``time``), in words:
+ * "it searches 2000 playouts or 5 s, whichever ends first", not "budget: sims=2000, time=5". */
+function searchWords(o) {
+  const sims = o.sims && SG.count(+o.sims, "playout"), time = o.time && `${o.time} s`;
+  if (sims && time) return `it searches ${sims} or ${time}, whichever ends first`;
+  return sims ? `it searches ${sims}` : time ? `it searches for ${time}` : "";
+}
+
 let timer = null;
 export function renderThinking(s) {
   const box = $("thinking-box");
@@ -86,13 +101,13 @@ export function renderThinking(s) {
     $("resume").hidden = !(s.paused && s.you);
     if (s.thinking) {
       const t = s.thinking, start = Date.now() - 1000 * t.elapsed;
-      const opts = Object.entries(t.options).map(([k, v]) => (k === "_" ? v : k + "=" + v)).join(", ");
+      const who = thinker(t), search = searchWords(t.options);
       const seconds = () => ((Date.now() - start) / 1000).toFixed(0);
       const ahead = t.waiting ? `, ${SG.count(t.waiting, "job")} ahead` : "";
       const show = () => {
-        $("thinking").textContent = !page.engineReady ? PREPARING + ` (${t.spec} then thinks for at most ${t.budget} s)`
-          : t.queued ? `${t.spec} waits for a free worker (${seconds()} s so far${ahead}); then it thinks for at most ${t.budget} s`
-          : `${t.spec} is thinking: ${seconds()} s of at most ${t.budget} s` + (opts ? ` (budget: ${opts})` : "");
+        $("thinking").textContent = !page.engineReady ? PREPARING + ` (${who} then thinks for at most ${t.budget} s)`
+          : t.queued ? `${who} waits for a free worker (${seconds()} s so far${ahead}); then it thinks for at most ${t.budget} s`
+          : `${who} is thinking: ${seconds()} s of at most ${t.budget} s` + (search ? ` (${search})` : "");
       };
       show(); timer = setInterval(show, 1000);
     } else { $("thinking").textContent = "The agent is paused."; }
