@@ -616,11 +616,15 @@ def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_
 @pytest.mark.parametrize("args", [
     ["serve", "--port", "0", "--db", ""],
     ["serve", "--port", "0", "--public-url", ""],
+    ["serve", "--port", "0", "--host", ""],
+    ["serve", "--port", "0", "--forwarded-allow-ips", ""],
     ["train", "blooms", "--games", "2", "--sims", "5", "--teacher", " "],
-], ids=["serve-db", "serve-public-url", "train-teacher"])
+], ids=["serve-db", "serve-public-url", "serve-host", "serve-forwarded-allow-ips",
+        "train-teacher"])
 def test_an_empty_value_is_refused_not_taken_for_the_default_or_here(tmp_path, args):
     # --db "$DB" with DB unset served the default database's games, not the ones meant;
-    # --teacher "" was said to be the current folder
+    # --teacher "" was said to be the current folder; --host "" said "cannot listen on :0:
+    # name or service not known", and --forwarded-allow-ips "" believed no proxy
     out = subprocess.run([sys.executable, "-m", "stonegarden", *args], input="",
                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env=cli_env(XDG_DATA_HOME=str(tmp_path / "data")))
