@@ -237,9 +237,11 @@ def test_an_sgf_file_is_pointed_to_convert(cli, tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_during_a_review_prints_the_moves_reviewed(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_during_a_review_prints_the_moves_reviewed(tmp_path, stop):
     """A review takes a search a move, minutes in all: Ctrl-C keeps what was done, printed as
-    the whole review would have been, with how far it got, and exit status 130."""
+    the whole review would have been, with how far it got, and exit status 130. SIGTERM
+    (``timeout``, ``kill``) does the same: it lost every move reviewed, without a word."""
     game = stonegarden.make("blooms")
     path = tmp_path / "opening.json"
     save_record(make_record(game, OPENING), path)
@@ -249,9 +251,9 @@ def test_ctrl_c_during_a_review_prints_the_moves_reviewed(tmp_path):
         text=True, env=cli_env(), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stderr is not None
-        while not proc.stderr.readline().startswith("review: 2/6 moves"):
-            pass
-        proc.send_signal(signal.SIGINT)
+        while not (line := proc.stderr.readline()).startswith("review: 2/6 moves"):
+            assert line, "the review ended before its second move"
+        proc.send_signal(stop)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:

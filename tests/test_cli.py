@@ -476,6 +476,38 @@ def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
     assert err.strip() == "interrupted" and out == ""
 
 
+#: run as ``python -c``: the commands' first import (numpy, numba) is stopped as a Ctrl-C would
+#: stop it, wherever in that second it falls
+CTRL_C_IN_THE_IMPORT = """
+import sys
+class Stop:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba":
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Stop())
+sys.argv = ["stonegarden", "games"]
+from stonegarden.cli import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_commands_are_imported_is_one_line_not_a_traceback():
+    """Loading numpy and numba takes a second or more on a busy machine, before the command
+    runs: a Ctrl-C then printed a traceback from the middle of numpy."""
+    out = subprocess.run([sys.executable, "-c", CTRL_C_IN_THE_IMPORT], capture_output=True,
+                         text=True, env=cli_env(), timeout=120)
+    assert (out.returncode, out.stderr.strip(), out.stdout) == (130, "interrupted", "")
+
+
+def test_the_package_and_its_command_line_load_no_numba_before_a_command_runs():
+    """What the entry point imports before it can answer a Ctrl-C is Python's own time."""
+    probe = ("import sys, stonegarden, stonegarden.cli; "
+             "print(sorted({'numba', 'numpy', 'click'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=cli_env(), timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def _commands(group, prefix=()):
     import click
 
@@ -584,11 +616,15 @@ def test_an_empty_file_or_folder_name_is_refused_not_taken_for_none_or_here(tmp_
 @pytest.mark.parametrize("args", [
     ["serve", "--port", "0", "--db", ""],
     ["serve", "--port", "0", "--public-url", ""],
+    ["serve", "--port", "0", "--host", ""],
+    ["serve", "--port", "0", "--forwarded-allow-ips", ""],
     ["train", "blooms", "--games", "2", "--sims", "5", "--teacher", " "],
-], ids=["serve-db", "serve-public-url", "train-teacher"])
+], ids=["serve-db", "serve-public-url", "serve-host", "serve-forwarded-allow-ips",
+        "train-teacher"])
 def test_an_empty_value_is_refused_not_taken_for_the_default_or_here(tmp_path, args):
     # --db "$DB" with DB unset served the default database's games, not the ones meant;
-    # --teacher "" was said to be the current folder
+    # --teacher "" was said to be the current folder; --host "" said "cannot listen on :0:
+    # name or service not known", and --forwarded-allow-ips "" believed no proxy
     out = subprocess.run([sys.executable, "-m", "stonegarden", *args], input="",
                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
                          env=cli_env(XDG_DATA_HOME=str(tmp_path / "data")))

@@ -64,9 +64,17 @@ def test_a_change_to_any_kernel_module_changes_the_hash_and_others_do_not(tmp_pa
     assert kernel_hash(copy) != base
 
 
+def _forget_the_chosen_place(monkeypatch):
+    """No place chosen yet, as in a fresh process (``configure`` sets both variables; set here
+    first, they are restored after the test)."""
+    for name in ("NUMBA_CACHE_DIR", kernel_cache.CHOSEN):
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+
+
 def test_cache_directories_unused_for_a_month_are_removed(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    _forget_the_chosen_place(monkeypatch)
     monkeypatch.setattr("numba.core.config.CACHE_DIR", "")
     root = tmp_path / "stonegarden" / "kernels"
     stale, recent = root / "0000000000000000", root / "1111111111111111"
@@ -83,5 +91,19 @@ def test_an_unwritable_cache_place_keeps_numba_s_default(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    _forget_the_chosen_place(monkeypatch)
     assert kernel_cache.configure() is None
+    assert "NUMBA_CACHE_DIR" not in os.environ
+
+
+def test_a_child_process_chooses_its_own_place_not_its_parent_s(tmp_path):
+    """The place chosen is handed to numba through ``NUMBA_CACHE_DIR``, which a child process
+    inherits: a child of other code, or of another cache home, must not take it for the
+    user's."""
+    parent = str(tmp_path / "parent" / "kernels")
+    probe = "import stonegarden, os; print(os.environ['NUMBA_CACHE_DIR'])"
+    env = {**os.environ, "NUMBA_CACHE_DIR": parent, kernel_cache.CHOSEN: parent,
+           "XDG_CACHE_HOME": str(tmp_path / "child")}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                         text=True, check=True, timeout=120)
+    assert Path(out.stdout.strip()) == tmp_path / "child" / "stonegarden" / "kernels" / kernel_hash()

@@ -7,13 +7,12 @@
 1332
 """
 
-from .kernel_cache import configure as _configure_kernel_cache
+from __future__ import annotations
 
-_configure_kernel_cache()  # before any kernel module is imported (kernel_cache.py says why)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from .core.protocol import CHANCE, Game, State  # noqa: E402
-from .core.registry import available_games, make  # noqa: E402
-from .errors import (  # noqa: E402
+from .errors import (
     IllegalMoveError,
     NotationError,
     ParameterError,
@@ -21,8 +20,20 @@ from .errors import (  # noqa: E402
     RecordError,
     StonegardenError,
 )
+from .kernel_cache import configure as _configure_kernel_cache
+
+_configure_kernel_cache()  # before any kernel module is imported (kernel_cache.py says why)
+
+if TYPE_CHECKING:
+    from .core.protocol import CHANCE, Game, State
+    from .core.registry import available_games, make
 
 __version__ = "0.1.0"
+
+#: the names imported on first use: ``import stonegarden`` (and so every command, before it
+#: can answer Ctrl-C in one line) loads neither numpy nor numba
+_LAZY = {"CHANCE": ".core.protocol", "Game": ".core.protocol", "State": ".core.protocol",
+         "available_games": ".core.registry", "make": ".core.registry"}
 
 __all__ = [
     "CHANCE",
@@ -37,3 +48,15 @@ __all__ = [
     "available_games",
     "make",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -8,6 +8,12 @@ without a sign. So the caches live in a directory named by a hash of the source 
 module that compiles kernels: any change to any kernel starts a fresh cache, and two checkouts
 of different code never share one. ``NUMBA_CACHE_DIR``, when set, wins. Cache directories left
 unused for ``KEEP_DAYS`` are removed.
+
+The place is given to numba through ``NUMBA_CACHE_DIR``, which numba reads as it is imported:
+``import stonegarden`` imports no numba (a second's import in which Ctrl-C could only print a
+traceback, before any command could say "interrupted"). ``CHOSEN`` marks the variable as set
+here, not by the user, so that a child process (of another checkout, another
+``XDG_CACHE_HOME``) chooses its own place again.
 """
 
 from __future__ import annotations
@@ -15,11 +21,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 KEEP_DAYS = 30
+#: the environment variable holding the place ``configure`` chose (see the module's words)
+CHOSEN = "STONEGARDEN_KERNEL_CACHE"
 
 
 def kernel_sources(root: Path = PACKAGE) -> list[Path]:
@@ -45,10 +54,11 @@ def cache_root() -> Path:
 
 def configure() -> str | None:
     """Point numba's cache at this code's directory (created if needed, its time refreshed),
-    unless ``NUMBA_CACHE_DIR`` is set or the directory cannot be made (numba's default beside
+    unless the user set ``NUMBA_CACHE_DIR`` or the directory cannot be made (numba's default beside
     the sources is kept then); the directory, or ``None``. Must run before any kernel module
     is imported: numba picks a kernel's cache place as the kernel is defined."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given and given != os.environ.get(CHOSEN):  # the user's
         return None
     try:
         root = cache_root()
@@ -57,10 +67,13 @@ def configure() -> str | None:
         os.utime(here)
         _prune(root, here)
     except OSError:
+        if given:  # a parent's place, not this process's own: numba's default then
+            del os.environ["NUMBA_CACHE_DIR"]
         return None
-    from numba.core import config
-
-    config.CACHE_DIR = str(here)
+    os.environ["NUMBA_CACHE_DIR"] = os.environ[CHOSEN] = str(here)
+    config = sys.modules.get("numba.core.config")
+    if config is not None:  # numba imported first (by the caller) has read its environment
+        config.CACHE_DIR = str(here)  # type: ignore[attr-defined]
     return str(here)
 
 

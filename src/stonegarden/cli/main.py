@@ -1,4 +1,4 @@
-"""Entry point: ``stonegarden`` and ``python -m stonegarden``."""
+"""The ``stonegarden`` command group (its entry point, ``main``, is in ``__init__.py``)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,3 @@ cli.add_command(serve)
 cli.add_command(warm_up)
 cli.add_command(train)
 
-
-def main() -> None:
-    cli()

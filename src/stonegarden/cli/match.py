@@ -4,7 +4,6 @@ parallel worker processes; prints a summary (last line) or one JSON object."""
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,14 @@ from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
 from ..lab.statistics import seat_text, wld
 from ..stats import MatchStats, seat_adjusted
-from .common import NamedPath, friendly_errors, param_option, resign_options, resign_rule
+from .common import (
+    NamedPath,
+    friendly_errors,
+    param_option,
+    resign_options,
+    resign_rule,
+    stop_on_sigterm,
+)
 
 
 def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, workers: int,
@@ -154,7 +160,7 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
           resign: float | None, resign_moves: int) -> None:
     """Agent A against agent B on GAME, seats alternating (A is player 1 in even games).
     Ctrl-C (or SIGTERM) stops it with the summary of the games finished so far."""
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_on_sigterm()
     for name, spec in (("A", a), ("B", b)):
         if "seed" in parse_agent_spec(spec)[1]:
             click.echo(f"note: {name} {spec!r} sets its own seed, so it plays the same way in "
@@ -186,7 +192,3 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
                 else " (with --save-dir, the same command and --resume would play the rest)")
         click.echo(f"stopped after {out['games']} of {games} games{hint}", err=True)
         sys.exit(130)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt

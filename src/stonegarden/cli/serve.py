@@ -17,7 +17,7 @@ from .common import FiniteRange, NamedText
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
+@click.option("--host", type=NamedText(), default="127.0.0.1", show_default=True,
               help="address to listen on (127.0.0.1 keeps it to this machine)")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="port to listen on (0: any free port, named when it starts)")
@@ -33,7 +33,7 @@ from .common import FiniteRange, NamedText
               help="the address people reach this server at (e.g. https://host/stonegarden): "
                    "links in answers and pages start with it, and its path is the prefix the "
                    "server answers under")
-@click.option("--forwarded-allow-ips", default=None, metavar="IPS",
+@click.option("--forwarded-allow-ips", type=NamedText(), default=None, metavar="IPS",
               help="comma-separated addresses or networks of reverse proxies whose "
                    "X-Forwarded-For/-Proto headers are believed ('*': any peer); from anyone "
                    "else those headers are ignored")

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from ..agents.registry import OPTION_RANGES
 from ..core.params import parse_param_options
 from ..lab.runner import MAX_GAMES
-from .common import NamedPath, NamedText, friendly_errors, param_option
+from .common import NamedPath, NamedText, friendly_errors, param_option, stop_on_sigterm
 
 #: the fit's steps a command may ask for: about three days on one core, where a typo's extra
 #: digits would otherwise fit for ever
@@ -62,7 +60,7 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
     from ..learn.train import train as run
 
     folder = Path(out if out is not None else f"train-{game_id}")
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_on_sigterm()
     try:
         meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
                    seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,
@@ -82,7 +80,3 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
                        f"kept in {data!r}; the same command fits them again", err=True)
         sys.exit(130)
     click.echo(json.dumps(meta, indent=1))
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
