@@ -656,6 +656,37 @@ def test_a_studys_figures_say_what_their_bars_are_and_count_whole_games(tmp_path
     assert "95% interval" in ends.get_ylabel()
 
 
+def test_the_figures_axes_read_whole_numbers_and_hold_their_bands_and_bars(tmp_path):
+    """Plies, game lengths and a swept integer had ticks between whole numbers (ply 2.5, target
+    12.5, a length of -0.4); the band of legal moves plunged off its log axis where its
+    interval reached 0, and read 3×10¹; the cap of a bar of every game sat on the frame."""
+
+    from stonegarden.lab import plots
+    from stonegarden.lab.statistics import summarise, wilson
+
+    def game(n: int, legal: int) -> dict[str, Any]:
+        return {"moves": ["a"] * n, "winner": 1, "legal": [legal] * n,
+                "score_track": [[0, 0]] * n, "reason": "target", "seats": {"1": "x", "2": "x"}}
+
+    summary = summarise([game(3, 40), game(5, 30), game(5, 2)])  # ply 4's interval reaches 0
+    rows = [{"params": {"target": t}, "summary": {"first_player_score": wilson(1, 2).as_dict()}}
+            for t in (10, 20, 30)]
+    with figures_drawn() as figures:
+        plots.length_histogram(summarise([game(0, 1)] * 2), tmp_path)
+        plots.branching_by_ply(summary, tmp_path)
+        plots.sweep_lines(rows, "target", tmp_path)
+        plots.end_reasons(summary, tmp_path)
+    lengths, branching, sweep, ends = (fig.axes[0] for fig in figures)
+    for ax in (lengths, branching, sweep):
+        low, high = ax.get_xlim()
+        shown = [t for t in ax.get_xticks() if low <= t <= high]
+        assert shown and all(float(t).is_integer() for t in shown), shown
+    band = branching.collections[0].get_paths()[0].vertices
+    assert band[:, 1].min() >= 1
+    assert "10" in [t.get_text() for t in branching.get_yticklabels()]
+    assert ends.get_ylim()[1] > 1
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ["study", "blooms", "--param", "size=4", "--agent", "mcts:sims=2000", "--games", "40"],
