@@ -389,13 +389,17 @@ def _cli(*args: str):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
-def test_an_address_without_the_ray_backend_is_refused(tmp_path):
-    """Else the games run on this machine without a word, and the cluster waits idle."""
-    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+@pytest.mark.parametrize("command", [
+    ["study", "--agent", "random"], ["sweep", "--grid", "target=4,5", "--agent", "random"],
+    ["ladder", "--agent", "mcts", "--key", "sims", "--base", "2", "--steps", "1"]])
+def test_an_address_without_the_ray_backend_is_refused(tmp_path, command):
+    """Else the games run on this machine without a word, and the cluster waits idle. It is
+    refused before anything is written: the study left its folder and an empty lab.sqlite."""
+    out = _cli(command[0], "blooms", "--param", "size=3", *command[1:], "--games", "2",
                "--address", "127.0.0.1:6379", "--out", str(tmp_path / "s"))
     assert out.exit_code == 2
     assert "error: --address '127.0.0.1:6379' is a Ray cluster's: add --backend ray" in out.output
-    assert not (tmp_path / "s" / "report.md").exists()
+    assert not (tmp_path / "s").exists()
 
 
 def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):

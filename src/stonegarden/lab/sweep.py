@@ -13,6 +13,7 @@ from rich.console import Console
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
+from .runner import check_backend
 from .statistics import balance_text, summarise
 from .study import (
     StudySpec,
@@ -149,6 +150,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         specs.append(StudySpec(game_id, canonical, agents, seed,
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
+    check_backend(backend, address)
     # every parameter as played (typed: "4" from the command line is 4): those the same in
     # every cell are said once; one that is not swept but differs between cells (a default
     # derived from a swept one, such as Blooms' target from the size) is shown per cell
