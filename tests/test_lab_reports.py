@@ -158,6 +158,22 @@ def test_a_swept_boolean_is_named_as_the_command_line_writes_it(tmp_path):
     assert "| superko=false: first player's score |" in text and "True" not in text
 
 
+def test_a_sweep_names_no_value_and_no_holes_as_the_command_line_writes_them(tmp_path):
+    """`--grid max_turns=none,6` gave rows of `max_turns=None`, the recommendation named its
+    cell in JSON (`{"size": 2, ..., "max_turns": null}`), and no hole at all could not be a
+    cell: an empty value between semicolons was dropped."""
+    assert _run("sweep", "blooms-territory", "--param", "size=2", "--grid", "holes=;a1",
+                "--grid", "max_turns=none,6", "--agent", "random", "--games", "1", "--out",
+                str(tmp_path)).exit_code == 0
+    cells = json.loads((tmp_path / "sweep.json").read_text())["cells"]
+    assert [(c["params"]["holes"], c["params"]["max_turns"]) for c in cells] == [
+        ([], None), ([], 6), (["a1"], None), (["a1"], 6)]
+    text = (tmp_path / "report.md").read_text()
+    assert "| holes=none, max_turns=none: first player's score |" in text
+    assert "- size=2, holes=a1, max_turns=" in text
+    assert "None" not in text and "null" not in text.split("Recommendation")[1]
+
+
 def test_a_study_of_two_agents_says_which_is_the_stronger(tmp_path):
     assert _run("study", "blooms", "--param", "size=3", "--param", "target=4", "--agents",
                 "greedy", "random", "--games", "10", "--out", str(tmp_path)).exit_code == 0

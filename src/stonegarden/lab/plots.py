@@ -97,9 +97,12 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
 
 def value_label(value: Any) -> str:
     """A swept value as an axis shows it, as the command line writes it: a list (``holes``,
-    ``start_scores``) as its items, a boolean as ``true`` or ``false`` (not Python's ``True``)."""
+    ``start_scores``) as its items, a boolean as ``true`` or ``false`` (not Python's ``True``),
+    no value (``max_turns``) as ``none`` (not ``None``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if value is None:
+        return "none"
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value)) or "none"
     return str(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +51,9 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
                                  "name=a:b:step (lists: name=a,b;c,d)")
         if key in grid:
             raise ParameterError(f"--grid names {key!r} twice: give its values in one --grid")
-        if ";" in text:  # values that are lists: "0,0;0,1", each parsed by the game
-            grid[key] = [v.strip() for v in text.split(";") if v.strip()]
+        if ";" in text:  # values that are lists: "0,0;0,1", each parsed by the game; an
+            # empty one is the empty list: 'holes=;a1' is no hole, then a hole at a1
+            grid[key] = [v.strip() for v in text.split(";")]
         elif ":" in text:
             parts = text.split(":")
             if len(parts) == 2:
@@ -212,7 +214,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
             rec_md.append(f"- {where}{r['why']} (every cell drew more; see --max-draws)")
         else:
             s = r["first_player_score"]
-            rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
+            rec_md.append(f"- {_cell_text(r['cell'], r['cell'])}: first player's score "
+                          f"{s['value']:.3f} "
                           f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
                           + _also_text(r["also_fair_within_interval"], grid))
     write_report(f"Sweep: {game_id}", intro, table, images,
@@ -228,9 +231,10 @@ def _also_text(cells: list[dict[str, Any]], grid: dict[str, list[Any]]) -> str:
             + "; ".join(_cell_text(c, grid) for c in cells))
 
 
-def _cell_text(params: dict[str, Any], grid: dict[str, list[Any]]) -> str:
-    """A cell as its swept values, as given on the command line."""
-    return ", ".join(f"{k}={plots.value_label(params[k])}" for k in grid)
+def _cell_text(params: dict[str, Any], keys: Iterable[str]) -> str:
+    """A cell as its values of ``keys`` (the swept ones, or all it shows), as given on the
+    command line."""
+    return ", ".join(f"{k}={plots.value_label(params[k])}" for k in keys)
 
 
 def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, str, str]]:
