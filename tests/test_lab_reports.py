@@ -174,6 +174,14 @@ def test_a_sweep_names_no_value_and_no_holes_as_the_command_line_writes_them(tmp
     assert "None" not in text and "null" not in text.split("Recommendation")[1]
 
 
+def test_a_sweeps_recommendation_says_the_draws_it_allows_as_given(tmp_path):
+    """`--max-draws 0.025` read "draws at most 2%" (rounded to a whole percent), and
+    sweep.json did not say what its recommendation allowed."""
+    assert _run(*SWEEP, "--max-draws", "0.025", "--out", str(tmp_path)).exit_code == 0
+    assert "draws at most 2.5%;" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "sweep.json").read_text())["max_draws"] == 0.025
+
+
 def test_a_study_of_two_agents_says_which_is_the_stronger(tmp_path):
     assert _run("study", "blooms", "--param", "size=3", "--param", "target=4", "--agents",
                 "greedy", "random", "--games", "10", "--out", str(tmp_path)).exit_code == 0

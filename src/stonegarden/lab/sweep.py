@@ -175,7 +175,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     clear_other_runs(out, "sweep")
     (out / "sweep.json").write_text(json.dumps(
         {"game": game_id, "base": {k: fixed.get(k, v) for k, v in base.items()}, "grid": grid,
-         "fixed": fixed, "agents": list(agents), "games": games,
+         "fixed": fixed, "agents": list(agents), "games": games, "max_draws": max_draws,
          "cells": rows, "recommendation": rec}, indent=1, default=str))
     table = table_rows(rows, [*keys_, *follow])
     for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
@@ -207,7 +207,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
              f"{resign_text(specs[0].resign)}",
              seat_note(game_id, specs[0].params), f"Reproduce: `{command}`"]
     rec_md = ["Recommendation (decisive cells: draws at most "
-              f"{max_draws:.0%}; closest first-player score to 1/2):"]
+              f"{max_draws * 100:g}%; closest first-player score to 1/2):"]  # 2.5%, not 2%
     for r in rec:
         if r["cell"] is None:
             where = f"{by}={plots.value_label(r['group'])}: " if by else ""
