@@ -182,6 +182,16 @@ def test_a_sweeps_recommendation_says_the_draws_it_allows_as_given(tmp_path):
     assert json.loads((tmp_path / "sweep.json").read_text())["max_draws"] == 0.025
 
 
+def test_the_html_report_shows_code_and_the_recommendation_as_html(tmp_path):
+    """report.html showed the Markdown's backticks (`blooms`) and the sweep's recommendation
+    as preformatted Markdown."""
+    assert _run(*SWEEP, "--out", str(tmp_path)).exit_code == 0
+    page = (tmp_path / "report.html").read_text()
+    assert "Game <code>blooms</code>, swept <code>target</code>" in page
+    assert "`" not in page and "<pre>" not in page
+    assert page.count("<li>") == 1 and "<li>size=3, target=" in page
+
+
 def test_a_study_of_two_agents_says_which_is_the_stronger(tmp_path):
     assert _run("study", "blooms", "--param", "size=3", "--param", "target=4", "--agents",
                 "greedy", "random", "--games", "10", "--out", str(tmp_path)).exit_code == 0
