@@ -490,6 +490,31 @@ def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_p
     assert texts == {"0.50": "black", "0.00": "white", "0.95": "white", "0.60": "black"}
 
 
+def test_the_heatmaps_labels_are_not_written_over_each_other(tmp_path):
+    """Bridge Go's `--grid win_check=before-self-capture,after-self-capture` wrote its two
+    labels over each other under columns 0.6 inches wide."""
+    from stonegarden.lab import plots
+
+    rows = [{"params": {"size": size, "win_check": check},
+             "summary": {"first_player_score": {"value": 0.5}}}
+            for size in (5, 6) for check in ("before-self-capture", "after-self-capture")]
+    with figures_drawn() as figures:
+        plots.sweep_heatmap(rows, "win_check", "size", tmp_path)
+        plots.sweep_heatmap(rows, "size", "win_check", tmp_path)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    for fig in figures:
+        canvas = FigureCanvasAgg(fig)  # the figure as saved (closed, it has no canvas)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        page = fig.bbox
+        ax = fig.axes[0]
+        for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+            boxes = [t.get_window_extent(renderer) for t in labels]
+            assert len(boxes) == 2 and not boxes[0].overlaps(boxes[1])
+            assert all(page.x0 <= b.x0 and b.x1 <= page.x1 for b in boxes)
+
+
 def test_a_study_report_names_every_parameter_even_the_defaults(tmp_path):
     """``--param size=4`` is Blooms' default: the report said ``parameters {}``, which does not
     tell a reader the board, nor the target the size implies."""

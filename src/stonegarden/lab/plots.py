@@ -120,7 +120,11 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
     for r in rows:
         grid[ys.index(value_label(r["params"][ykey]))][xs.index(value_label(r["params"][xkey]))] = (
             r["summary"]["first_player_score"]["value"])
-    fig, ax = plt.subplots(figsize=(1.2 + 0.6 * len(xs), 1.2 + 0.5 * len(ys)))
+    # a column as wide as its longest label, and room for the rows' (win_check's
+    # before-self-capture and after-self-capture were written over each other)
+    column = max(0.6, 0.08 * max(map(len, xs)))
+    labels = 0.08 * max(0, max(map(len, ys)) - 3)
+    fig, ax = plt.subplots(figsize=(1.8 + labels + column * len(xs), 1.2 + 0.5 * len(ys)))
     im = ax.imshow(grid, cmap="RdBu_r", vmin=0, vmax=1, aspect="auto", origin="lower")
     ax.set_xticks(range(len(xs)), xs)
     ax.set_yticks(range(len(ys)), ys)
