@@ -192,6 +192,17 @@ def test_the_html_report_shows_code_and_the_recommendation_as_html(tmp_path):
     assert page.count("<li>") == 1 and "<li>size=3, target=" in page
 
 
+def test_a_sweep_refusing_a_cell_names_it(tmp_path):
+    """`--grid size=3,6 --grid 'start_scores=0,0;0,12'` said "start_scores [0, 12] must stay
+    below the target 10", a target derived from one of the sizes, without saying which."""
+    out = _run("sweep", "blooms", "--grid", "size=3,6", "--grid", "start_scores=0,0;0,12",
+               "--agent", "random", "--games", "1", "--out", str(tmp_path / "s"))
+    assert out.exit_code == 2
+    assert out.output == ("error: start_scores [0, 12] must stay below the target 10 (in the "
+                          "cell size=3, start_scores=0,12)\n")
+    assert not (tmp_path / "s").exists()
+
+
 def test_a_study_of_two_agents_says_which_is_the_stronger(tmp_path):
     assert _run("study", "blooms", "--param", "size=3", "--param", "target=4", "--agents",
                 "greedy", "random", "--games", "10", "--out", str(tmp_path)).exit_code == 0

@@ -143,7 +143,10 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     specs = []
     same: dict[str, dict[str, Any]] = {}  # a cell by its game, to find two that are one
     for params in cells(base, grid):
-        canonical = check_spec(game_id, params, agents)
+        try:
+            canonical = check_spec(game_id, params, agents)
+        except ParameterError as exc:  # which cell: a limit may follow another swept value
+            raise ParameterError(f"{exc} (in the cell {_cell_text(params, grid)})") from None
         twin = same.setdefault(json.dumps(canonical, sort_keys=True), params)
         if twin is not params:
             raise ParameterError(f"--grid: the cells {_cell_text(twin, grid)} and "
