@@ -158,6 +158,51 @@ def test_a_swept_boolean_is_named_as_the_command_line_writes_it(tmp_path):
     assert "| superko=false: first player's score |" in text and "True" not in text
 
 
+def test_a_sweep_names_no_value_and_no_holes_as_the_command_line_writes_them(tmp_path):
+    """`--grid max_turns=none,6` gave rows of `max_turns=None`, the recommendation named its
+    cell in JSON (`{"size": 2, ..., "max_turns": null}`), and no hole at all could not be a
+    cell: an empty value between semicolons was dropped."""
+    assert _run("sweep", "blooms-territory", "--param", "size=2", "--grid", "holes=;a1",
+                "--grid", "max_turns=none,6", "--agent", "random", "--games", "1", "--out",
+                str(tmp_path)).exit_code == 0
+    cells = json.loads((tmp_path / "sweep.json").read_text())["cells"]
+    assert [(c["params"]["holes"], c["params"]["max_turns"]) for c in cells] == [
+        ([], None), ([], 6), (["a1"], None), (["a1"], 6)]
+    text = (tmp_path / "report.md").read_text()
+    assert "| holes=none, max_turns=none: first player's score |" in text
+    assert "- size=2, holes=a1, max_turns=" in text
+    assert "None" not in text and "null" not in text.split("Recommendation")[1]
+
+
+def test_a_sweeps_recommendation_says_the_draws_it_allows_as_given(tmp_path):
+    """`--max-draws 0.025` read "draws at most 2%" (rounded to a whole percent), and
+    sweep.json did not say what its recommendation allowed."""
+    assert _run(*SWEEP, "--max-draws", "0.025", "--out", str(tmp_path)).exit_code == 0
+    assert "draws at most 2.5%;" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "sweep.json").read_text())["max_draws"] == 0.025
+
+
+def test_the_html_report_shows_code_and_the_recommendation_as_html(tmp_path):
+    """report.html showed the Markdown's backticks (`blooms`) and the sweep's recommendation
+    as preformatted Markdown."""
+    assert _run(*SWEEP, "--out", str(tmp_path)).exit_code == 0
+    page = (tmp_path / "report.html").read_text()
+    assert "Game <code>blooms</code>, swept <code>target</code>" in page
+    assert "`" not in page and "<pre>" not in page
+    assert page.count("<li>") == 1 and "<li>size=3, target=" in page
+
+
+def test_a_sweep_refusing_a_cell_names_it(tmp_path):
+    """`--grid size=3,6 --grid 'start_scores=0,0;0,12'` said "start_scores [0, 12] must stay
+    below the target 10", a target derived from one of the sizes, without saying which."""
+    out = _run("sweep", "blooms", "--grid", "size=3,6", "--grid", "start_scores=0,0;0,12",
+               "--agent", "random", "--games", "1", "--out", str(tmp_path / "s"))
+    assert out.exit_code == 2
+    assert out.output == ("error: start_scores [0, 12] must stay below the target 10 (in the "
+                          "cell size=3, start_scores=0,12)\n")
+    assert not (tmp_path / "s").exists()
+
+
 def test_a_study_of_two_agents_says_which_is_the_stronger(tmp_path):
     assert _run("study", "blooms", "--param", "size=3", "--param", "target=4", "--agents",
                 "greedy", "random", "--games", "10", "--out", str(tmp_path)).exit_code == 0

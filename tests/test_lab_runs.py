@@ -389,13 +389,17 @@ def _cli(*args: str):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
-def test_an_address_without_the_ray_backend_is_refused(tmp_path):
-    """Else the games run on this machine without a word, and the cluster waits idle."""
-    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+@pytest.mark.parametrize("command", [
+    ["study", "--agent", "random"], ["sweep", "--grid", "target=4,5", "--agent", "random"],
+    ["ladder", "--agent", "mcts", "--key", "sims", "--base", "2", "--steps", "1"]])
+def test_an_address_without_the_ray_backend_is_refused(tmp_path, command):
+    """Else the games run on this machine without a word, and the cluster waits idle. It is
+    refused before anything is written: the study left its folder and an empty lab.sqlite."""
+    out = _cli(command[0], "blooms", "--param", "size=3", *command[1:], "--games", "2",
                "--address", "127.0.0.1:6379", "--out", str(tmp_path / "s"))
     assert out.exit_code == 2
     assert "error: --address '127.0.0.1:6379' is a Ray cluster's: add --backend ray" in out.output
-    assert not (tmp_path / "s" / "report.md").exists()
+    assert not (tmp_path / "s").exists()
 
 
 def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):
@@ -484,6 +488,31 @@ def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_p
         plots.sweep_heatmap(rows, "target", "size", tmp_path)
     texts = {t.get_text(): t.get_color() for t in figures[0].axes[0].texts}
     assert texts == {"0.50": "black", "0.00": "white", "0.95": "white", "0.60": "black"}
+
+
+def test_the_heatmaps_labels_are_not_written_over_each_other(tmp_path):
+    """Bridge Go's `--grid win_check=before-self-capture,after-self-capture` wrote its two
+    labels over each other under columns 0.6 inches wide."""
+    from stonegarden.lab import plots
+
+    rows = [{"params": {"size": size, "win_check": check},
+             "summary": {"first_player_score": {"value": 0.5}}}
+            for size in (5, 6) for check in ("before-self-capture", "after-self-capture")]
+    with figures_drawn() as figures:
+        plots.sweep_heatmap(rows, "win_check", "size", tmp_path)
+        plots.sweep_heatmap(rows, "size", "win_check", tmp_path)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    for fig in figures:
+        canvas = FigureCanvasAgg(fig)  # the figure as saved (closed, it has no canvas)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        page = fig.bbox
+        ax = fig.axes[0]
+        for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+            boxes = [t.get_window_extent(renderer) for t in labels]
+            assert len(boxes) == 2 and not boxes[0].overlaps(boxes[1])
+            assert all(page.x0 <= b.x0 and b.x1 <= page.x1 for b in boxes)
 
 
 def test_a_study_report_names_every_parameter_even_the_defaults(tmp_path):
@@ -654,6 +683,37 @@ def test_a_studys_figures_say_what_their_bars_are_and_count_whole_games(tmp_path
     histogram, ends = (fig.axes[0] for fig in figures)
     assert all(float(t).is_integer() for t in histogram.get_yticks())
     assert "95% interval" in ends.get_ylabel()
+
+
+def test_the_figures_axes_read_whole_numbers_and_hold_their_bands_and_bars(tmp_path):
+    """Plies, game lengths and a swept integer had ticks between whole numbers (ply 2.5, target
+    12.5, a length of -0.4); the band of legal moves plunged off its log axis where its
+    interval reached 0, and read 3×10¹; the cap of a bar of every game sat on the frame."""
+
+    from stonegarden.lab import plots
+    from stonegarden.lab.statistics import summarise, wilson
+
+    def game(n: int, legal: int) -> dict[str, Any]:
+        return {"moves": ["a"] * n, "winner": 1, "legal": [legal] * n,
+                "score_track": [[0, 0]] * n, "reason": "target", "seats": {"1": "x", "2": "x"}}
+
+    summary = summarise([game(3, 40), game(5, 30), game(5, 2)])  # ply 4's interval reaches 0
+    rows = [{"params": {"target": t}, "summary": {"first_player_score": wilson(1, 2).as_dict()}}
+            for t in (10, 20, 30)]
+    with figures_drawn() as figures:
+        plots.length_histogram(summarise([game(0, 1)] * 2), tmp_path)
+        plots.branching_by_ply(summary, tmp_path)
+        plots.sweep_lines(rows, "target", tmp_path)
+        plots.end_reasons(summary, tmp_path)
+    lengths, branching, sweep, ends = (fig.axes[0] for fig in figures)
+    for ax in (lengths, branching, sweep):
+        low, high = ax.get_xlim()
+        shown = [t for t in ax.get_xticks() if low <= t <= high]
+        assert shown and all(float(t).is_integer() for t in shown), shown
+    band = branching.collections[0].get_paths()[0].vertices
+    assert band[:, 1].min() >= 1
+    assert "10" in [t.get_text() for t in branching.get_yticklabels()]
+    assert ends.get_ylim()[1] > 1
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ import click
 
 from ..core.params import parse_param_options
 from ..errors import ParameterError
-from ..lab.runner import MAX_GAMES, MAX_SEED
+from ..lab.runner import MAX_GAMES, MAX_SEED, check_backend
 from .common import (
     F,
     FiniteRange,
@@ -116,6 +116,7 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     canonical = check_spec(game_id, dict(parse_param_options(params)), pair)
     rule = resign_rule(resign, resign_moves)
     spec = StudySpec(game_id, canonical, pair, seed, resign=None if rule is None else rule.as_list())
+    check_backend(backend, address)
     folder = Path(out)
     store = StudyStore(folder / "lab.sqlite")
     results = run_study(spec, games, store, workers=workers, backend=backend, address=address)

@@ -14,6 +14,7 @@ from ..agents.registry import parse_agent_spec
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
+from .runner import check_backend
 from .statistics import seat_text, summarise, wld
 from .study import (
     StudySpec,
@@ -71,6 +72,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         specs.append(StudySpec(game_id, canonical, (strong, weak), seed,
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
+    check_backend(backend, address)
     store = StudyStore(out / "lab.sqlite")
     played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
                          console=console, description=f"ladder {game_id} ({steps} steps)")

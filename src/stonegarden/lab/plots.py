@@ -10,7 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import LogFormatter, MaxNLocator
 
 
 def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
@@ -31,6 +31,12 @@ def _bound(value: float | None) -> float:
     return math.nan if value is None else value
 
 
+def _whole(axis: Any) -> None:
+    """Ticks at whole numbers only: a game length, a ply or an integer parameter has no
+    value between them (matplotlib put ticks at 2.5 plies, 12.5 captures, -0.4 entries)."""
+    axis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+
+
 def _save(fig: Any, out: Path, name: str) -> str:
     out.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
@@ -48,7 +54,8 @@ def length_histogram(summary: dict[str, Any], out: Path) -> str:
     ax.axvline(m["value"], color="#c44e52", linestyle="--", label=f"mean {m['value']:.1f}")
     ax.set_xlabel("game length (record entries)")
     ax.set_ylabel("games")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # games come whole
+    _whole(ax.xaxis)
+    _whole(ax.yaxis)  # games come whole
     ax.legend()
     return _save(fig, out, "length")
 
@@ -59,12 +66,18 @@ def branching_by_ply(summary: dict[str, Any], out: Path) -> str:
     if rows:
         x = [i for i, _ in rows]
         ax.plot(x, [r["value"] for _, r in rows], color="#4c72b0")
-        # a ply only one game reached has no interval: the band stops there
-        ax.fill_between(x, [_bound(r["low"]) for _, r in rows],
+        # a ply only one game reached has no interval: the band stops there. A position
+        # counted has a legal move at least, so the band does not go below 1 (its bound of
+        # 0 has no place on the log axis: the band plunged off the figure there)
+        ax.fill_between(x, [max(1.0, _bound(r["low"])) for _, r in rows],
                         [_bound(r["high"]) for _, r in rows],
                         color="#4c72b0", alpha=0.25, label="95% interval")
         ax.set_yscale("log")
+        # 30 legal moves, not 3×10¹ (the minor ticks labelled where the axis has room)
+        ax.yaxis.set_major_formatter(LogFormatter())
+        ax.yaxis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
         ax.legend()
+    _whole(ax.xaxis)
     ax.set_xlabel("ply")
     ax.set_ylabel("legal moves")
     return _save(fig, out, "branching")
@@ -76,7 +89,7 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
     names = list(reasons)
     vals = [reasons[r]["value"] for r in names]
     ax.bar(names, vals, yerr=_errors([reasons[r] for r in names]), capsize=4, color="#55a868")
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.04)  # room above 1: the cap of a bar of every game was on the frame
     ax.set_xlabel("how the games ended")
     ax.set_ylabel("share of games\n(bars: 95% interval)")
     return _save(fig, out, "reasons")
@@ -84,9 +97,12 @@ def end_reasons(summary: dict[str, Any], out: Path) -> str:
 
 def value_label(value: Any) -> str:
     """A swept value as an axis shows it, as the command line writes it: a list (``holes``,
-    ``start_scores``) as its items, a boolean as ``true`` or ``false`` (not Python's ``True``)."""
+    ``start_scores``) as its items, a boolean as ``true`` or ``false`` (not Python's ``True``),
+    no value (``max_turns``) as ``none`` (not ``None``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if value is None:
+        return "none"
     if isinstance(value, (list, tuple)):
         return ",".join(map(str, value)) or "none"
     return str(value)
@@ -104,7 +120,11 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
     for r in rows:
         grid[ys.index(value_label(r["params"][ykey]))][xs.index(value_label(r["params"][xkey]))] = (
             r["summary"]["first_player_score"]["value"])
-    fig, ax = plt.subplots(figsize=(1.2 + 0.6 * len(xs), 1.2 + 0.5 * len(ys)))
+    # a column as wide as its longest label, and room for the rows' (win_check's
+    # before-self-capture and after-self-capture were written over each other)
+    column = max(0.6, 0.08 * max(map(len, xs)))
+    labels = 0.08 * max(0, max(map(len, ys)) - 3)
+    fig, ax = plt.subplots(figsize=(1.8 + labels + column * len(xs), 1.2 + 0.5 * len(ys)))
     im = ax.imshow(grid, cmap="RdBu_r", vmin=0, vmax=1, aspect="auto", origin="lower")
     ax.set_xticks(range(len(xs)), xs)
     ax.set_yticks(range(len(ys)), ys)
@@ -129,6 +149,8 @@ def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
     if numbers:
         rows = sorted(rows, key=lambda r: r["params"][xkey])
         x: list[Any] = [r["params"][xkey] for r in rows]
+        if all(isinstance(v, int) for v in x):
+            _whole(ax.xaxis)
     else:  # names, booleans, lists: one place each, in the grid's order
         x = list(range(len(rows)))
         ax.set_xticks(x, [value_label(v) for v in values])

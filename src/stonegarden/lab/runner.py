@@ -73,8 +73,7 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
         JobError: a worker process died (killed by the system, say); the games finished
         before have been handed to ``on_result``.
     """
-    if address and backend != "ray":
-        raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
+    check_backend(backend, address)
     if not tasks:
         return
     if backend != "ray" or not address:  # a cluster's slots are its own
@@ -96,10 +95,21 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
 
         if backend == "local":
             _run_local(tasks, done, workers)
-        elif backend == "ray":
-            _run_ray(tasks, done, workers, address)
         else:
-            raise ParameterError(f"unknown backend {backend!r} (local or ray)")
+            _run_ray(tasks, done, workers, address)
+
+
+def check_backend(backend: str, address: str | None) -> None:
+    """Refuse where the games cannot run, before a run writes anything (a refused
+    ``--address`` left an empty ``lab.sqlite`` behind).
+
+    Raises:
+        ParameterError: an unknown backend, or an address without Ray.
+    """
+    if backend not in ("local", "ray"):
+        raise ParameterError(f"unknown backend {backend!r} (local or ray)")
+    if address and backend != "ray":
+        raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
 
 
 def machine_workers(workers: int) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -304,17 +305,26 @@ def write_report(title: str, intro: list[str], rows: list[tuple[str, str, str]],
          "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}"
          "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .6rem}"
          "</style>", f"<h1>{html.escape(title)}</h1>"]
-    h += [f"<p>{html.escape(line)}</p>" for line in intro if line]
+    h += [f"<p>{_inline_html(line)}</p>" for line in intro if line]
     h.append("<table><tr><th>measure</th><th>value</th><th>95% interval</th></tr>")
     h += [f"<tr><td>{html.escape(a)}</td><td>{html.escape(b)}</td><td>{html.escape(c)}</td></tr>"
           for a, b, c in rows]
     h.append("</table>")
-    if extra_md:
-        h.append(f"<pre>{html.escape(extra_md)}</pre>")
+    if extra_md:  # a paragraph and its list (a sweep's recommendation)
+        items = [line.removeprefix("- ") for line in extra_md.splitlines() if line.startswith("- ")]
+        h += [f"<p>{_inline_html(line)}</p>" for line in extra_md.splitlines()
+              if line and not line.startswith("- ")]
+        h += ["<ul>", *(f"<li>{_inline_html(item)}</li>" for item in items), "</ul>"]
     for caption, path in images:
         h.append(f"<figure><img src='{html.escape(path)}' alt='{html.escape(caption)}'>"
                  f"<figcaption>{html.escape(caption)}</figcaption></figure>")
     (out / "report.html").write_text("\n".join(h))
+
+
+def _inline_html(text: str) -> str:
+    """A line of the Markdown report in HTML: escaped, its `code` spans as code (the HTML
+    report showed the backticks)."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(text))
 
 
 def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from rich.console import Console
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
+from .runner import check_backend
 from .statistics import balance_text, summarise
 from .study import (
     StudySpec,
@@ -49,8 +51,9 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
                                  "name=a:b:step (lists: name=a,b;c,d)")
         if key in grid:
             raise ParameterError(f"--grid names {key!r} twice: give its values in one --grid")
-        if ";" in text:  # values that are lists: "0,0;0,1", each parsed by the game
-            grid[key] = [v.strip() for v in text.split(";") if v.strip()]
+        if ";" in text:  # values that are lists: "0,0;0,1", each parsed by the game; an
+            # empty one is the empty list: 'holes=;a1' is no hole, then a hole at a1
+            grid[key] = [v.strip() for v in text.split(";")]
         elif ":" in text:
             parts = text.split(":")
             if len(parts) == 2:
@@ -140,7 +143,10 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     specs = []
     same: dict[str, dict[str, Any]] = {}  # a cell by its game, to find two that are one
     for params in cells(base, grid):
-        canonical = check_spec(game_id, params, agents)
+        try:
+            canonical = check_spec(game_id, params, agents)
+        except ParameterError as exc:  # which cell: a limit may follow another swept value
+            raise ParameterError(f"{exc} (in the cell {_cell_text(params, grid)})") from None
         twin = same.setdefault(json.dumps(canonical, sort_keys=True), params)
         if twin is not params:
             raise ParameterError(f"--grid: the cells {_cell_text(twin, grid)} and "
@@ -149,6 +155,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         specs.append(StudySpec(game_id, canonical, agents, seed,
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
+    check_backend(backend, address)
     # every parameter as played (typed: "4" from the command line is 4): those the same in
     # every cell are said once; one that is not swept but differs between cells (a default
     # derived from a swept one, such as Blooms' target from the size) is shown per cell
@@ -171,7 +178,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     clear_other_runs(out, "sweep")
     (out / "sweep.json").write_text(json.dumps(
         {"game": game_id, "base": {k: fixed.get(k, v) for k, v in base.items()}, "grid": grid,
-         "fixed": fixed, "agents": list(agents), "games": games,
+         "fixed": fixed, "agents": list(agents), "games": games, "max_draws": max_draws,
          "cells": rows, "recommendation": rec}, indent=1, default=str))
     table = table_rows(rows, [*keys_, *follow])
     for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
@@ -203,14 +210,15 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
              f"{resign_text(specs[0].resign)}",
              seat_note(game_id, specs[0].params), f"Reproduce: `{command}`"]
     rec_md = ["Recommendation (decisive cells: draws at most "
-              f"{max_draws:.0%}; closest first-player score to 1/2):"]
+              f"{max_draws * 100:g}%; closest first-player score to 1/2):"]  # 2.5%, not 2%
     for r in rec:
         if r["cell"] is None:
             where = f"{by}={plots.value_label(r['group'])}: " if by else ""
             rec_md.append(f"- {where}{r['why']} (every cell drew more; see --max-draws)")
         else:
             s = r["first_player_score"]
-            rec_md.append(f"- {json.dumps(r['cell'])}: first player's score {s['value']:.3f} "
+            rec_md.append(f"- {_cell_text(r['cell'], r['cell'])}: first player's score "
+                          f"{s['value']:.3f} "
                           f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
                           + _also_text(r["also_fair_within_interval"], grid))
     write_report(f"Sweep: {game_id}", intro, table, images,
@@ -226,9 +234,10 @@ def _also_text(cells: list[dict[str, Any]], grid: dict[str, list[Any]]) -> str:
             + "; ".join(_cell_text(c, grid) for c in cells))
 
 
-def _cell_text(params: dict[str, Any], grid: dict[str, list[Any]]) -> str:
-    """A cell as its swept values, as given on the command line."""
-    return ", ".join(f"{k}={plots.value_label(params[k])}" for k in grid)
+def _cell_text(params: dict[str, Any], keys: Iterable[str]) -> str:
+    """A cell as its values of ``keys`` (the swept ones, or all it shows), as given on the
+    command line."""
+    return ", ".join(f"{k}={plots.value_label(params[k])}" for k in keys)
 
 
 def table_rows(rows: list[dict[str, Any]], keys: list[str]) -> list[tuple[str, str, str]]:
