@@ -574,3 +574,15 @@ def test_save_at_the_prompt_keeps_a_file_this_game_did_not_write(tmp_path):
     assert f"could not save: {before} already exists" in out.stdout
     assert out.stdout.count(f"saved to {mine}") == 2 and f"saved to {own}" in out.stdout
     assert json.loads(mine.read_text())["moves"][0] == "Rc3"  # written again after the move
+
+
+def test_a_save_needs_a_space_before_its_file_name(tmp_path):
+    """``savegame.json`` wrote the record to ``game.json``: any line beginning with "save" was a
+    save, the rest of it the file's name."""
+    glued, spaced = tmp_path / "glued.json", tmp_path / "spaced.json"
+    out = run_cli("play", "blooms", "--param", "size=3",
+                  input=f"save{glued}\nsave   {spaced}\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert not glued.exists() and f"saved to {glued}" not in out.stdout
+    assert spaced.is_file() and f"saved to {spaced}" in out.stdout
+

@@ -317,7 +317,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
                                             " (2 s of search)"))
                 continue
-            if low.startswith("save"):
+            if low == "save" or low.split(maxsplit=1)[0] == "save":  # "savegame" is no save
                 target = cmd[4:].strip()
                 if not target:
                     console.print("usage: save FILE")
