@@ -586,3 +586,15 @@ def test_a_save_needs_a_space_before_its_file_name(tmp_path):
     assert not glued.exists() and f"saved to {glued}" not in out.stdout
     assert spaced.is_file() and f"saved to {spaced}" in out.stdout
 
+
+def test_a_command_with_words_after_it_is_said_to_take_none():
+    """``undo 2`` or ``resign now`` was read as a move, and refused in the notation's words
+    ("'undo 2' is not a stone (colour letter then cell)")."""
+    out = run_cli("play", "blooms", "--param", "size=3",
+                  input="undo 2\nresign now\nwhat now\nR c3\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "'undo' takes nothing after it: type 'undo' alone" in out.stdout
+    assert "'resign' takes nothing after it: type 'resign' alone" in out.stdout
+    assert "'what now' is neither a move nor a command (type 'help' for them)" in out.stdout
+    assert "'R c3' is not a stone" in out.stdout  # a move's mistake is still told as one
+    assert "Game over" not in out.stdout

@@ -24,6 +24,9 @@ COMMANDS = (("moves", "list some legal moves"), ("undo", "take back your last mo
             ("hint", "the search's move (2 s)"), ("save F", "save the record to file F"),
             ("resign", "resign the game"), ("quit", "leave (--save keeps the record)"),
             ("help", "this text"))
+#: the words typed alone: the commands but save, and the two move words
+COMMAND_WORDS = frozenset({"moves", "undo", "hint", "resign", "quit", "exit", "q", "help",
+                           "pass"})
 PASS_COMMAND = ("pass", "pass the turn (in this game two passes in a row end it)")
 #: the agent of ``hint``: the game's search for two seconds, as the web app's hints
 HINT_SPEC = "mcts:time=2"
@@ -201,6 +204,21 @@ def show_board(console: Console, game: Game, state: State) -> None:
                       "terminal to see it whole)", markup=False)
 
 
+def unreadable_words(cmd: str) -> str | None:
+    """Why ``cmd``, which the game's notation refused, is no command either, where it is words
+    and not a move mistyped (``None``): the notation's reason would mislead ("'H' is not a
+    colour" for ``hnit``, "not a stone" for ``undo 2``)."""
+    words = cmd.split()
+    first = words[0].lower()
+    if first in COMMAND_WORDS and len(words) > 1:  # "undo 2", "resign now"
+        return f"{first!r} takes nothing after it: type {first!r} alone"
+    # a word (no move is one but pass and resign): a command mistyped; pass and resign are move
+    # words, the game says why it refuses them ("there is no pass in Bridge Go")
+    if all(w.isalpha() for w in words) and len(cmd) > 1 and cmd.lower() not in ("pass", "resign"):
+        return f"{cmd!r} is neither a move nor a command (type 'help' for them)"
+    return None
+
+
 def is_human(spec: str) -> bool:
     return spec.strip().lower() == "human"
 
@@ -343,13 +361,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
                 continue
             except StonegardenError as exc:
-                # a word (no move is one but pass and resign) is a command mistyped: the notation's
-                # reason ("'H' is not a colour" for hint) would mislead
-                # pass and resign are move words: the game says why it refuses them ("there is no
-                # pass in Bridge Go")
-                word = cmd.isalpha() and len(cmd) > 1 and cmd.lower() not in ("pass", "resign")
-                console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
-                                   if word else str(exc), style="red"))
+                console.print(Text(unreadable_words(cmd) or str(exc), style="red"))
                 continue
             text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
             autos = autos_text(game, state, new)
