@@ -319,7 +319,7 @@ def test_undo_between_two_people_at_one_keyboard_goes_back_to_the_askers_turn():
     assert out.returncode == 0, out.stderr
     assert "took back 2 move(s)" in out.stdout
     after = out.stdout.split("took back 2 move(s)")[1]
-    assert "player 1 to move" in after and "25 legal moves" in after  # the empty board again
+    assert "player 1 (Black) to move" in after and "25 legal moves" in after  # the empty board
     game = stonegarden.make("freego", size=5)
     s = Session(game, {1: None, 2: None})
     s.push("C3", game.play_text(s.state, "C3"))
@@ -598,3 +598,15 @@ def test_a_command_with_words_after_it_is_said_to_take_none():
     assert "'what now' is neither a move nor a command (type 'help' for them)" in out.stdout
     assert "'R c3' is not a stone" in out.stdout  # a move's mistake is still told as one
     assert "Game over" not in out.stdout
+
+
+@pytest.mark.parametrize(("game_id", "turn"), [
+    ("blooms", "player 1 (red and yellow stones) to move; scores 0 : 0"),
+    ("blooms-territory", "player 1 (red and yellow stones) to move; scores 0 : 0"),
+    ("freego", "player 1 (Black) to move; scores 0 : 0"), ("bridgego", "player 1 (Black) to move"),
+    ("blobs", "player 2 (Blue) to move; dice left 47")])
+def test_the_status_line_says_which_side_the_player_to_move_plays(game_id, turn):
+    """It said "player 2 to move" alone: nothing on the screen said that player 2 plays Blue
+    in Blobs (whose regions are the ``x``), or White in Go."""
+    game = stonegarden.make(game_id)
+    assert status_line(game, game.initial_state()).startswith(turn)

@@ -139,17 +139,27 @@ def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
     save_record(record, path)
 
 
+def side_words(game: Game, player: int) -> str:
+    """Which side ``player`` plays, as the web page names it ("Black", "Blue"), or where the
+    page names none ("Player 1") what the player places ("red and yellow stones")."""
+    view = view_for(game)
+    name = view.player_names(game)[player - 1]
+    return view.player_colours(game)[player - 1] if name == f"Player {player}" else name
+
+
 def status_line(game: Game, state: State) -> str:
-    """Whose turn and the scores, in words (with the target when the game has one; no scores in
-    a game that keeps none), then the game's own ``status_words`` (Blobs' dice)."""
+    """Whose turn, with the side they play, and the scores, in words (with the target when the
+    game has one; no scores in a game that keeps none), then the game's own ``status_words``
+    (Blobs' dice)."""
     p = game.current_player(state)
     scores = game.scores(state)
     target = game.params.get("target")
     goal = f" (target {target})" if target is not None else ""
     extra = "".join(f"; {words}" for words in game.status_words(state))
+    turn = f"player {p} ({side_words(game, p)}) to move"
     if not game.keeps_scores(state):
-        return f"player {p} to move{extra}"
-    return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
+        return f"{turn}{extra}"
+    return f"{turn}; scores {scores[0]} : {scores[1]}{goal}{extra}"
 
 
 def end_words(game: Game, state: State) -> str:
