@@ -257,11 +257,11 @@ def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
             f"{tmp_path / 'e.json'}") in eof.stdout
     save = str(tmp_path / "g.json")
     over = run_cli(*common("g.json"), "--p1", "random:seed=1", input="")
-    assert over.returncode == 0 and over.stdout.splitlines()[-2] == f"the record is in {save}"
+    assert over.returncode == 0 and over.stdout.splitlines()[-3] == f"the record is in {save}"
     # and what to do next with it, as commands to paste
-    assert over.stdout.splitlines()[-1] == (
-        f"replay it with `stonegarden replay {save}`; judge every move with "
-        f"`stonegarden analyse {save} --review`")
+    assert over.stdout.splitlines()[-2:] == [
+        f"  replay it:        stonegarden replay {save}",
+        f"  judge every move: stonegarden analyse {save} --review"]
     unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
     assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")
 
@@ -610,3 +610,49 @@ def test_the_status_line_says_which_side_the_player_to_move_plays(game_id, turn)
     in Blobs (whose regions are the ``x``), or White in Go."""
     game = stonegarden.make(game_id)
     assert status_line(game, game.initial_state()).startswith(turn)
+
+
+def on_a_terminal(args: list[str], columns: int) -> str:
+    """What ``stonegarden ARGS`` shows on a terminal (a pty) ``columns`` wide, its standard input
+    at its end: the output as the terminal got it, colours and all."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    main, tty = pty.openpty()
+    fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    env = {k: v for k, v in cli_env().items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", *args], stdin=subprocess.DEVNULL,
+                            stdout=tty, stderr=tty, env=env)
+    os.close(tty)
+    seen = b""
+    try:
+        while True:  # read as it comes: a full terminal would block the game
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal's other end closed: all read
+                break
+            if not chunk:
+                break
+            seen += chunk
+        proc.wait(timeout=300)
+    finally:
+        os.close(main)
+        if proc.poll() is None:
+            proc.kill()
+    return seen.decode(errors="replace")
+
+
+def test_the_commands_to_go_over_a_game_are_never_broken_on_a_narrow_terminal(tmp_path):
+    """On a terminal the line naming both commands was broken where it met the edge, in the
+    middle of a command (``stonegarden analyse`` on one line, its file on the next): pasted,
+    the shell ran the half without its file."""
+    save = tmp_path / "a-folder-name-long-enough-to-reach-the-edge" / "g.json"
+    save.parent.mkdir()
+    shown = on_a_terminal(["play", "blooms", "--param", "size=3", "--p1", "random:seed=1",
+                           "--p2", "random:seed=2", "--save", str(save)], columns=60)
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "").splitlines()
+    assert "Game over" in shown
+    assert f"  replay it:        stonegarden replay {save}" in lines
+    assert f"  judge every move: stonegarden analyse {save} --review" in lines

@@ -288,10 +288,13 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                     console.print(f"could not save: {s.save_error}", markup=False)
                 elif save is not None:
                     console.print(f"the record is in {save}", markup=False)
-                    # what to do next: watch it again, or see where it was lost
+                    # what to do next: watch it again, or see where it was lost; a command a
+                    # line, never broken (a line break in it would be pasted into the shell)
                     shown = shlex.quote(str(save))
-                    console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
-                                  f"with `stonegarden analyse {shown} --review`", markup=False)
+                    for words, command in (("replay it:", f"stonegarden replay {shown}"),
+                                           ("judge every move:",
+                                            f"stonegarden analyse {shown} --review")):
+                        console.print(f"  {words:<17} {command}", markup=False, soft_wrap=True)
                 return int(w or 0)
             p = game.current_player(state)
             if p == CHANCE:
