@@ -656,3 +656,14 @@ def test_the_commands_to_go_over_a_game_are_never_broken_on_a_narrow_terminal(tm
     assert "Game over" in shown
     assert f"  replay it:        stonegarden replay {save}" in lines
     assert f"  judge every move: stonegarden analyse {save} --review" in lines
+
+
+def test_a_save_name_in_quotes_is_the_name_within_them(tmp_path):
+    """``save "my game.json"``, quoted as a shell needs a name with a space, wrote a file whose
+    name began and ended with the quotes."""
+    quoted, single = tmp_path / "my game.json", tmp_path / "Ana's game.json"
+    out = run_cli("play", "blooms", "--param", "size=3",
+                  input=f'save "{quoted}"\nsave {single}\nquit\n')
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Ana's game.json", "my game.json"]
+    assert f"saved to {quoted}\n" in out.stdout

@@ -353,6 +353,8 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 if not target:
                     console.print("usage: save FILE")
                     continue
+                if len(target) > 2 and target[0] == target[-1] and target[0] in "'\"":
+                    target = target[1:-1]  # quoted as a shell would need it: "my game.json"
                 target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
                 # as --save: a file this game did not write (a game saved before) is kept
                 if Path(target).is_file() and Path(target).resolve() not in written:
