@@ -667,3 +667,19 @@ def test_a_save_name_in_quotes_is_the_name_within_them(tmp_path):
     assert out.returncode == 0, out.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["Ana's game.json", "my game.json"]
     assert f"saved to {quoted}\n" in out.stdout
+
+
+def test_a_game_ended_before_any_move_on_the_board_names_no_review(tmp_path):
+    """A game resigned at its first move, or over at its start (one die in Blobs), named
+    ``analyse FILE --review``, which has no move to judge; only the replay is named."""
+    for name, args, typed in (("r.json", ["freego", "--param", "size=5"], "resign\n"),
+                              ("d.json", ["blobs", "--param", "dice=1"], "")):
+        save = tmp_path / name
+        out = run_cli("play", *args, "--save", str(save), input=typed)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines()[-2:] == [
+            f"the record is in {save}", f"  replay it:        stonegarden replay {save}"]
+    s = Session(stonegarden.make("freego", size=5), {1: None, 2: None})
+    s.push("C3", s.game.play_text(s.state, "C3"))
+    s.push("resign", s.game.play_text(s.state, "resign"))
+    assert s.placed() == 1

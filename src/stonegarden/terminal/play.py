@@ -105,6 +105,11 @@ class Session:
         self.keep()
         return removed
 
+    def placed(self) -> int:
+        """How many moves the players made on the board: no roll, no resignation."""
+        return sum(1 for before, text in zip(self.states, self.moves)
+                   if self.game.current_player(before) != CHANCE and text != "resign")
+
     def record(self):  # type: ignore[no-untyped-def]
         players = {str(p): ("human" if a is None else a.spec) for p, a in self.seats.items()}
         return make_record(self.game, self.moves, self.state, players=players)
@@ -291,9 +296,11 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                     # what to do next: watch it again, or see where it was lost; a command a
                     # line, never broken (a line break in it would be pasted into the shell)
                     shown = shlex.quote(str(save))
-                    for words, command in (("replay it:", f"stonegarden replay {shown}"),
-                                           ("judge every move:",
-                                            f"stonegarden analyse {shown} --review")):
+                    commands = [("replay it:", f"stonegarden replay {shown}")]
+                    if s.placed():  # a review of no move (a resignation alone) has nothing to say
+                        commands.append(("judge every move:",
+                                         f"stonegarden analyse {shown} --review"))
+                    for words, command in commands:
                         console.print(f"  {words:<17} {command}", markup=False, soft_wrap=True)
                 return int(w or 0)
             p = game.current_player(state)
