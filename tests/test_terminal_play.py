@@ -683,3 +683,50 @@ def test_a_game_ended_before_any_move_on_the_board_names_no_review(tmp_path):
     s.push("C3", s.game.play_text(s.state, "C3"))
     s.push("resign", s.game.play_text(s.state, "resign"))
     assert s.placed() == 1
+
+
+def test_a_game_left_unfinished_goes_on_with_resume(tmp_path):
+    """``quit`` said the ``--save`` file kept the game, but nothing could go on with it: a new
+    game began from the empty board. ``--resume FILE`` goes on after its moves, with its players,
+    and saves it there again."""
+    save = tmp_path / "g.json"
+    first = run_cli("play", "freego", "--param", "size=5", "--p2", "random:seed=1", "--save",
+                    str(save), input="C3\nquit\n")
+    assert first.returncode == 0, first.stderr
+    before = json.loads(save.read_text())["moves"]
+    assert len(before) == 2
+    out = run_cli("play", "--resume", str(save), input="undo\nD4\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert f"going on after move 2 of {save}" in out.stdout
+    assert "took back 2 move(s)" in out.stdout  # its moves are the game's own, undo and all
+    assert "player 2 (random:seed=1) plays" in out.stdout  # the record's players sit again
+    record = json.loads(save.read_text())
+    assert record["moves"][0] == "D4" and len(record["moves"]) == 2
+    assert record["params"] == {"size": 5} and record["players"]["2"] == "random:seed=1"
+
+
+@pytest.mark.parametrize(("record", "args", "said"), [
+    ({"moves": ["C3", "resign"]}, [], "is over: `stonegarden replay"),
+    ({"moves": ["C3"], "meta": {"ended": {"winner": 2, "reason": "time"}}}, [], "is over"),
+    ({"moves": ["C3"]}, ["freego"], "give no GAME with it"),
+    ({"moves": ["C3"]}, ["--save", "other.json"], "give no --save with it"),
+    ({"moves": ["Z9"]}, [], "'Z9'"),
+])
+def test_resume_refuses_a_game_it_cannot_go_on_with_in_one_line(tmp_path, record, args, said):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, **record}))
+    out = run_cli("play", *args, "--resume", str(path), input="quit\n")
+    assert out.returncode == 2 and out.stdout == "" and said in out.stderr
+    assert len(out.stderr.splitlines()) == 1
+
+
+def test_a_record_s_player_who_names_no_agent_is_a_person_on_resume(tmp_path):
+    """The web page's record names a person by the name shown there ("Ana")."""
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, "moves": ["C3"],
+                                "players": {"1": "level:1", "2": "Ana"}}))
+    out = run_cli("play", "--resume", str(path), "--p1", "human", input="quit\n")
+    assert out.returncode == 0, out.stderr
+    assert "player 2 (White) to move" in out.stdout and "plays" not in out.stdout

@@ -250,16 +250,22 @@ def seat_agent(game: Game, spec: str) -> Agent | None:
 
 
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
-                  seed: int | None = None) -> int:
-    """Run a game in the terminal; returns the winner (0 draw, -1 unfinished)."""
+                  seed: int | None = None,
+                  history: tuple[list[str], list[State]] | None = None) -> int:
+    """Run a game in the terminal, from the start or, with ``history``, after its moves and
+    the states they led to (the initial one first); returns the winner (0 draw, -1
+    unfinished)."""
     seats: dict[int, Agent | None] = {1: seat_agent(game, p1), 2: seat_agent(game, p2)}
-    s = Session(game, seats, save_path=save)
+    moves, states = history if history is not None else ([], [])
+    s = Session(game, seats, states=list(states), moves=list(moves), save_path=save)
     s.autosave()  # a path that cannot be written is refused now, not after the first move
     import numpy as np
 
     # each roll is drawn from the seed and its ply, so that an undo cannot roll again
     base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
+    if s.moves:
+        console.print(f"going on after move {len(s.moves)} of {save}", markup=False)
     hinter: Agent | None = None  # made at the first hint (a search compiles once)
     echo = not reads_a_terminal()
     told: str | None = None  # the save error the player was last told of
