@@ -257,11 +257,11 @@ def test_the_game_says_where_its_record_is_however_it_is_left(tmp_path):
             f"{tmp_path / 'e.json'}") in eof.stdout
     save = str(tmp_path / "g.json")
     over = run_cli(*common("g.json"), "--p1", "random:seed=1", input="")
-    assert over.returncode == 0 and over.stdout.splitlines()[-2] == f"the record is in {save}"
+    assert over.returncode == 0 and over.stdout.splitlines()[-3] == f"the record is in {save}"
     # and what to do next with it, as commands to paste
-    assert over.stdout.splitlines()[-1] == (
-        f"replay it with `stonegarden replay {save}`; judge every move with "
-        f"`stonegarden analyse {save} --review`")
+    assert over.stdout.splitlines()[-2:] == [
+        f"  replay it:        stonegarden replay {save}",
+        f"  judge every move: stonegarden analyse {save} --review"]
     unsaved = run_cli("play", "blooms", "--param", "size=3", input="quit\n")
     assert unsaved.stdout.splitlines()[-1].endswith("leaving the game unfinished")
 
@@ -319,7 +319,7 @@ def test_undo_between_two_people_at_one_keyboard_goes_back_to_the_askers_turn():
     assert out.returncode == 0, out.stderr
     assert "took back 2 move(s)" in out.stdout
     after = out.stdout.split("took back 2 move(s)")[1]
-    assert "player 1 to move" in after and "25 legal moves" in after  # the empty board again
+    assert "player 1 (Black) to move" in after and "25 legal moves" in after  # the empty board
     game = stonegarden.make("freego", size=5)
     s = Session(game, {1: None, 2: None})
     s.push("C3", game.play_text(s.state, "C3"))
@@ -574,3 +574,159 @@ def test_save_at_the_prompt_keeps_a_file_this_game_did_not_write(tmp_path):
     assert f"could not save: {before} already exists" in out.stdout
     assert out.stdout.count(f"saved to {mine}") == 2 and f"saved to {own}" in out.stdout
     assert json.loads(mine.read_text())["moves"][0] == "Rc3"  # written again after the move
+
+
+def test_a_save_needs_a_space_before_its_file_name(tmp_path):
+    """``savegame.json`` wrote the record to ``game.json``: any line beginning with "save" was a
+    save, the rest of it the file's name."""
+    glued, spaced = tmp_path / "glued.json", tmp_path / "spaced.json"
+    out = run_cli("play", "blooms", "--param", "size=3",
+                  input=f"save{glued}\nsave   {spaced}\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert not glued.exists() and f"saved to {glued}" not in out.stdout
+    assert spaced.is_file() and f"saved to {spaced}" in out.stdout
+
+
+def test_a_command_with_words_after_it_is_said_to_take_none():
+    """``undo 2`` or ``resign now`` was read as a move, and refused in the notation's words
+    ("'undo 2' is not a stone (colour letter then cell)")."""
+    out = run_cli("play", "blooms", "--param", "size=3",
+                  input="undo 2\nresign now\nwhat now\nR c3\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "'undo' takes nothing after it: type 'undo' alone" in out.stdout
+    assert "'resign' takes nothing after it: type 'resign' alone" in out.stdout
+    assert "'what now' is neither a move nor a command (type 'help' for them)" in out.stdout
+    assert "'R c3' is not a stone" in out.stdout  # a move's mistake is still told as one
+    assert "Game over" not in out.stdout
+
+
+@pytest.mark.parametrize(("game_id", "turn"), [
+    ("blooms", "player 1 (red and yellow stones) to move; scores 0 : 0"),
+    ("blooms-territory", "player 1 (red and yellow stones) to move; scores 0 : 0"),
+    ("freego", "player 1 (Black) to move; scores 0 : 0"), ("bridgego", "player 1 (Black) to move"),
+    ("blobs", "player 2 (Blue) to move; dice left 47")])
+def test_the_status_line_says_which_side_the_player_to_move_plays(game_id, turn):
+    """It said "player 2 to move" alone: nothing on the screen said that player 2 plays Blue
+    in Blobs (whose regions are the ``x``), or White in Go."""
+    game = stonegarden.make(game_id)
+    assert status_line(game, game.initial_state()).startswith(turn)
+
+
+def on_a_terminal(args: list[str], columns: int) -> str:
+    """What ``stonegarden ARGS`` shows on a terminal (a pty) ``columns`` wide, its standard input
+    at its end: the output as the terminal got it, colours and all."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    main, tty = pty.openpty()
+    fcntl.ioctl(tty, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    env = {k: v for k, v in cli_env().items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.Popen([sys.executable, "-m", "stonegarden", *args], stdin=subprocess.DEVNULL,
+                            stdout=tty, stderr=tty, env=env)
+    os.close(tty)
+    seen = b""
+    try:
+        while True:  # read as it comes: a full terminal would block the game
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal's other end closed: all read
+                break
+            if not chunk:
+                break
+            seen += chunk
+        proc.wait(timeout=300)
+    finally:
+        os.close(main)
+        if proc.poll() is None:
+            proc.kill()
+    return seen.decode(errors="replace")
+
+
+def test_the_commands_to_go_over_a_game_are_never_broken_on_a_narrow_terminal(tmp_path):
+    """On a terminal the line naming both commands was broken where it met the edge, in the
+    middle of a command (``stonegarden analyse`` on one line, its file on the next): pasted,
+    the shell ran the half without its file."""
+    save = tmp_path / "a-folder-name-long-enough-to-reach-the-edge" / "g.json"
+    save.parent.mkdir()
+    shown = on_a_terminal(["play", "blooms", "--param", "size=3", "--p1", "random:seed=1",
+                           "--p2", "random:seed=2", "--save", str(save)], columns=60)
+    lines = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "").splitlines()
+    assert "Game over" in shown
+    assert f"  replay it:        stonegarden replay {save}" in lines
+    assert f"  judge every move: stonegarden analyse {save} --review" in lines
+
+
+def test_a_save_name_in_quotes_is_the_name_within_them(tmp_path):
+    """``save "my game.json"``, quoted as a shell needs a name with a space, wrote a file whose
+    name began and ended with the quotes."""
+    quoted, single = tmp_path / "my game.json", tmp_path / "Ana's game.json"
+    out = run_cli("play", "blooms", "--param", "size=3",
+                  input=f'save "{quoted}"\nsave {single}\nquit\n')
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Ana's game.json", "my game.json"]
+    assert f"saved to {quoted}\n" in out.stdout
+
+
+def test_a_game_ended_before_any_move_on_the_board_names_no_review(tmp_path):
+    """A game resigned at its first move, or over at its start (one die in Blobs), named
+    ``analyse FILE --review``, which has no move to judge; only the replay is named."""
+    for name, args, typed in (("r.json", ["freego", "--param", "size=5"], "resign\n"),
+                              ("d.json", ["blobs", "--param", "dice=1"], "")):
+        save = tmp_path / name
+        out = run_cli("play", *args, "--save", str(save), input=typed)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines()[-2:] == [
+            f"the record is in {save}", f"  replay it:        stonegarden replay {save}"]
+    s = Session(stonegarden.make("freego", size=5), {1: None, 2: None})
+    s.push("C3", s.game.play_text(s.state, "C3"))
+    s.push("resign", s.game.play_text(s.state, "resign"))
+    assert s.placed() == 1
+
+
+def test_a_game_left_unfinished_goes_on_with_resume(tmp_path):
+    """``quit`` said the ``--save`` file kept the game, but nothing could go on with it: a new
+    game began from the empty board. ``--resume FILE`` goes on after its moves, with its players,
+    and saves it there again."""
+    save = tmp_path / "g.json"
+    first = run_cli("play", "freego", "--param", "size=5", "--p2", "random:seed=1", "--save",
+                    str(save), input="C3\nquit\n")
+    assert first.returncode == 0, first.stderr
+    before = json.loads(save.read_text())["moves"]
+    assert len(before) == 2
+    out = run_cli("play", "--resume", str(save), input="undo\nD4\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert f"going on after move 2 of {save}" in out.stdout
+    assert "took back 2 move(s)" in out.stdout  # its moves are the game's own, undo and all
+    assert "player 2 (random:seed=1) plays" in out.stdout  # the record's players sit again
+    record = json.loads(save.read_text())
+    assert record["moves"][0] == "D4" and len(record["moves"]) == 2
+    assert record["params"] == {"size": 5} and record["players"]["2"] == "random:seed=1"
+
+
+@pytest.mark.parametrize(("record", "args", "said"), [
+    ({"moves": ["C3", "resign"]}, [], "is over: `stonegarden replay"),
+    ({"moves": ["C3"], "meta": {"ended": {"winner": 2, "reason": "time"}}}, [], "is over"),
+    ({"moves": ["C3"]}, ["freego"], "give no GAME with it"),
+    ({"moves": ["C3"]}, ["--save", "other.json"], "give no --save with it"),
+    ({"moves": ["Z9"]}, [], "'Z9'"),
+])
+def test_resume_refuses_a_game_it_cannot_go_on_with_in_one_line(tmp_path, record, args, said):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, **record}))
+    out = run_cli("play", *args, "--resume", str(path), input="quit\n")
+    assert out.returncode == 2 and out.stdout == "" and said in out.stderr
+    assert len(out.stderr.splitlines()) == 1
+
+
+def test_a_record_s_player_who_names_no_agent_is_a_person_on_resume(tmp_path):
+    """The web page's record names a person by the name shown there ("Ana")."""
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, "moves": ["C3"],
+                                "players": {"1": "level:1", "2": "Ana"}}))
+    out = run_cli("play", "--resume", str(path), "--p1", "human", input="quit\n")
+    assert out.returncode == 0, out.stderr
+    assert "player 2 (White) to move" in out.stdout and "plays" not in out.stdout

@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from ..core.protocol import Game, State
+from ..core.record import ended_outside_rules, load_record, replay_record
 from ..errors import ParameterError
 from ..terminal.play import play_terminal, seat_agent
 from .common import NamedPath, friendly_errors, game_from_options, param_option
@@ -25,21 +27,64 @@ from .common import NamedPath, friendly_errors, game_from_options, param_option
               help="keep the record in this file, saved after every move")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="seed for chance events")
+@click.option("--resume", type=NamedPath(dir_okay=False), default=None, metavar="FILE",
+              help="go on with the unfinished game of this record (a --save file): its game, "
+                   "moves and players (unless --p1/--p2 say otherwise), saved there again")
 @friendly_errors
 def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | None,
-         seed: int | None) -> None:
+         seed: int | None, resume: str | None) -> None:
     """Play GAME (default blooms) in the terminal against a person or an agent."""
-    game = game_from_options(game_id, params)
-    if save and Path(save).exists():  # the record of a game played before, say
-        raise ParameterError(f"--save {save!r} already exists: a game saved before is not "
-                             "written over; choose another name, or remove it first")
+    history: tuple[list[str], list[State]] | None = None
+    if resume is not None:
+        game, history, p1, p2 = resumed(resume, p1, p2)
+        save = resume
+    else:
+        game = game_from_options(game_id, params)
+        if save and Path(save).exists():  # the record of a game played before, say
+            raise ParameterError(f"--save {save!r} already exists: a game saved before is not "
+                                 "written over; choose another name, or remove it first")
     for spec in (p1, p2):
         seat_agent(game, spec)  # fail early on a bad spec, before the board is drawn
     console = Console(highlight=False)
     console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
     try:  # play_terminal says itself where the record is once the game has begun
-        play_terminal(game, p1, p2, Path(save) if save else None, console, seed)
+        play_terminal(game, p1, p2, Path(save) if save else None, console, seed, history)
     except KeyboardInterrupt:
         kept = f"; the record so far is in {save}" if save else ""
         console.print(f"\ninterrupted: the game is left unfinished{kept}", markup=False)
         sys.exit(130)
+
+
+def resumed(path: str, p1: str, p2: str) -> tuple[Game, tuple[list[str], list[State]], str, str]:
+    """The game of the record at ``path``, its moves and the states they lead to, and its
+    seats: the record's players where ``--p1``/``--p2`` were not given (a player who is no
+    agent, a person named on the web page, is a person here).
+
+    Raises:
+        ParameterError: a GAME, ``--param`` or ``--save`` given too (the record names its game
+            and is saved to itself), or a game that is over.
+        RecordError: a file that is no record, or whose moves do not replay.
+    """
+    ctx = click.get_current_context()
+    given = {name for name in ("game_id", "params", "save")
+             if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    if given:
+        words = {"game_id": "GAME", "params": "--param", "save": "--save"}
+        raise ParameterError(f"--resume plays the record's own game and saves it to the record: "
+                             f"give no {' or '.join(words[n] for n in sorted(given))} with it")
+    record = load_record(path)
+    game, states = replay_record(record)
+    ended = ended_outside_rules(record)  # lost on time, aborted: over, though not by the rules
+    if game.is_terminal(states[-1]) or ended is not None:
+        raise ParameterError(f"the game in {path!r} is over: `stonegarden replay {path}` shows "
+                             "it")
+    specs = {"1": p1, "2": p2}
+    for seat, spec in (record.players or {}).items():
+        if ctx.get_parameter_source(f"p{seat}") is click.core.ParameterSource.DEFAULT:
+            try:
+                seat_agent(game, spec)
+            except ParameterError:  # a person's name ("Ana"), which names no agent
+                spec = "human"
+            specs[seat] = spec
+    return game, (list(record.moves), states), specs["1"], specs["2"]
+

@@ -24,6 +24,9 @@ COMMANDS = (("moves", "list some legal moves"), ("undo", "take back your last mo
             ("hint", "the search's move (2 s)"), ("save F", "save the record to file F"),
             ("resign", "resign the game"), ("quit", "leave (--save keeps the record)"),
             ("help", "this text"))
+#: the words typed alone: the commands but save, and the two move words
+COMMAND_WORDS = frozenset({"moves", "undo", "hint", "resign", "quit", "exit", "q", "help",
+                           "pass"})
 PASS_COMMAND = ("pass", "pass the turn (in this game two passes in a row end it)")
 #: the agent of ``hint``: the game's search for two seconds, as the web app's hints
 HINT_SPEC = "mcts:time=2"
@@ -102,6 +105,11 @@ class Session:
         self.keep()
         return removed
 
+    def placed(self) -> int:
+        """How many moves the players made on the board: no roll, no resignation."""
+        return sum(1 for before, text in zip(self.states, self.moves)
+                   if self.game.current_player(before) != CHANCE and text != "resign")
+
     def record(self):  # type: ignore[no-untyped-def]
         players = {str(p): ("human" if a is None else a.spec) for p, a in self.seats.items()}
         return make_record(self.game, self.moves, self.state, players=players)
@@ -136,17 +144,27 @@ def save_to(record, path: str | Path) -> None:  # type: ignore[no-untyped-def]
     save_record(record, path)
 
 
+def side_words(game: Game, player: int) -> str:
+    """Which side ``player`` plays, as the web page names it ("Black", "Blue"), or where the
+    page names none ("Player 1") what the player places ("red and yellow stones")."""
+    view = view_for(game)
+    name = view.player_names(game)[player - 1]
+    return view.player_colours(game)[player - 1] if name == f"Player {player}" else name
+
+
 def status_line(game: Game, state: State) -> str:
-    """Whose turn and the scores, in words (with the target when the game has one; no scores in
-    a game that keeps none), then the game's own ``status_words`` (Blobs' dice)."""
+    """Whose turn, with the side they play, and the scores, in words (with the target when the
+    game has one; no scores in a game that keeps none), then the game's own ``status_words``
+    (Blobs' dice)."""
     p = game.current_player(state)
     scores = game.scores(state)
     target = game.params.get("target")
     goal = f" (target {target})" if target is not None else ""
     extra = "".join(f"; {words}" for words in game.status_words(state))
+    turn = f"player {p} ({side_words(game, p)}) to move"
     if not game.keeps_scores(state):
-        return f"player {p} to move{extra}"
-    return f"player {p} to move; scores {scores[0]} : {scores[1]}{goal}{extra}"
+        return f"{turn}{extra}"
+    return f"{turn}; scores {scores[0]} : {scores[1]}{goal}{extra}"
 
 
 def end_words(game: Game, state: State) -> str:
@@ -201,6 +219,21 @@ def show_board(console: Console, game: Game, state: State) -> None:
                       "terminal to see it whole)", markup=False)
 
 
+def unreadable_words(cmd: str) -> str | None:
+    """Why ``cmd``, which the game's notation refused, is no command either, where it is words
+    and not a move mistyped (``None``): the notation's reason would mislead ("'H' is not a
+    colour" for ``hnit``, "not a stone" for ``undo 2``)."""
+    words = cmd.split()
+    first = words[0].lower()
+    if first in COMMAND_WORDS and len(words) > 1:  # "undo 2", "resign now"
+        return f"{first!r} takes nothing after it: type {first!r} alone"
+    # a word (no move is one but pass and resign): a command mistyped; pass and resign are move
+    # words, the game says why it refuses them ("there is no pass in Bridge Go")
+    if all(w.isalpha() for w in words) and len(cmd) > 1 and cmd.lower() not in ("pass", "resign"):
+        return f"{cmd!r} is neither a move nor a command (type 'help' for them)"
+    return None
+
+
 def is_human(spec: str) -> bool:
     return spec.strip().lower() == "human"
 
@@ -217,16 +250,22 @@ def seat_agent(game: Game, spec: str) -> Agent | None:
 
 
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
-                  seed: int | None = None) -> int:
-    """Run a game in the terminal; returns the winner (0 draw, -1 unfinished)."""
+                  seed: int | None = None,
+                  history: tuple[list[str], list[State]] | None = None) -> int:
+    """Run a game in the terminal, from the start or, with ``history``, after its moves and
+    the states they led to (the initial one first); returns the winner (0 draw, -1
+    unfinished)."""
     seats: dict[int, Agent | None] = {1: seat_agent(game, p1), 2: seat_agent(game, p2)}
-    s = Session(game, seats, save_path=save)
+    moves, states = history if history is not None else ([], [])
+    s = Session(game, seats, states=list(states), moves=list(moves), save_path=save)
     s.autosave()  # a path that cannot be written is refused now, not after the first move
     import numpy as np
 
     # each roll is drawn from the seed and its ply, so that an undo cannot roll again
     base = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     console.print(f"[bold]{game.title}[/]  {game!r}   (type 'help' for commands)")
+    if s.moves:
+        console.print(f"going on after move {len(s.moves)} of {save}", markup=False)
     hinter: Agent | None = None  # made at the first hint (a search compiles once)
     echo = not reads_a_terminal()
     told: str | None = None  # the save error the player was last told of
@@ -260,10 +299,15 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                     console.print(f"could not save: {s.save_error}", markup=False)
                 elif save is not None:
                     console.print(f"the record is in {save}", markup=False)
-                    # what to do next: watch it again, or see where it was lost
+                    # what to do next: watch it again, or see where it was lost; a command a
+                    # line, never broken (a line break in it would be pasted into the shell)
                     shown = shlex.quote(str(save))
-                    console.print(f"replay it with `stonegarden replay {shown}`; judge every move "
-                                  f"with `stonegarden analyse {shown} --review`", markup=False)
+                    commands = [("replay it:", f"stonegarden replay {shown}")]
+                    if s.placed():  # a review of no move (a resignation alone) has nothing to say
+                        commands.append(("judge every move:",
+                                         f"stonegarden analyse {shown} --review"))
+                    for words, command in commands:
+                        console.print(f"  {words:<17} {command}", markup=False, soft_wrap=True)
                 return int(w or 0)
             p = game.current_player(state)
             if p == CHANCE:
@@ -317,11 +361,13 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
                                             " (2 s of search)"))
                 continue
-            if low.startswith("save"):
+            if low == "save" or low.split(maxsplit=1)[0] == "save":  # "savegame" is no save
                 target = cmd[4:].strip()
                 if not target:
                     console.print("usage: save FILE")
                     continue
+                if len(target) > 2 and target[0] == target[-1] and target[0] in "'\"":
+                    target = target[1:-1]  # quoted as a shell would need it: "my game.json"
                 target = os.path.expanduser(target)  # no shell here to expand ~ (and "x/" stays)
                 # as --save: a file this game did not write (a game saved before) is kept
                 if Path(target).is_file() and Path(target).resolve() not in written:
@@ -343,13 +389,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print(Text(f"illegal move {exc.move!r}: {exc.reason}", style="red"))
                 continue
             except StonegardenError as exc:
-                # a word (no move is one but pass and resign) is a command mistyped: the notation's
-                # reason ("'H' is not a colour" for hint) would mislead
-                # pass and resign are move words: the game says why it refuses them ("there is no
-                # pass in Bridge Go")
-                word = cmd.isalpha() and len(cmd) > 1 and cmd.lower() not in ("pass", "resign")
-                console.print(Text(f"{cmd!r} is neither a move nor a command (type 'help' for them)"
-                                   if word else str(exc), style="red"))
+                console.print(Text(unreadable_words(cmd) or str(exc), style="red"))
                 continue
             text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
             autos = autos_text(game, state, new)
