@@ -354,3 +354,31 @@ def test_a_request_under_way_as_the_server_stops_on_a_frozen_database_is_answere
         cluster.thaw()
         server.stop()
 
+def test_a_start_on_a_database_that_does_not_answer_fails_in_bounded_time(cluster, monkeypatch):
+    """A server starting while another held the lock of the schema's migration (frozen halfway
+    through its own start, say), or while PostgreSQL itself did not answer, waited for ever,
+    or said only "connection timeout expired". It fails after ``START_TIMEOUT`` saying why,
+    and starts once the lock is free."""
+    import psycopg
+
+    from stonegarden.errors import StoreError
+    from stonegarden.store import postgres
+
+    monkeypatch.setattr(postgres, "START_TIMEOUT", 2.0)
+    dsn = cluster.create_database("games")
+    with psycopg.connect(dsn, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", (postgres.MIGRATION_LOCK,))
+        start = time.monotonic()
+        with pytest.raises(StoreError, match=r"did not answer as the server started \(.*"
+                                             r"lock of its schema's migration"):
+            postgres.PostgresStore(dsn)
+        assert time.monotonic() - start < 5
+    postgres.PostgresStore(dsn).close()
+    cluster.freeze()
+    try:
+        start = time.monotonic()
+        with pytest.raises(StoreError, match="did not answer a connection in time"):
+            postgres.PostgresStore(dsn)
+        assert time.monotonic() - start < postgres.CONNECT_TIMEOUT + 3
+    finally:
+        cluster.thaw()

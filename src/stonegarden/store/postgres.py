@@ -25,7 +25,8 @@ then its connection is cut off and the call fails saying so (``watchdog.py``: on
 watches every call), so no request waits for ever; the server's own ``statement_timeout`` ends
 a statement that waits that long for another process's lock, with the server's reason. A
 server stopping gives its calls ``STOP_GRACE`` seconds more, so that their requests are
-answered before it stops waiting for them.
+answered before it stops waiting for them; a server starting gives the database
+``START_TIMEOUT`` seconds to migrate its schema.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ ANSWER_TIMEOUT = 5.0
 #: seconds the calls under way, and those to come, have once the server stops: their requests
 #: are answered before it stops waiting for them (uvicorn's 2 s)
 STOP_GRACE = 1.0
+#: seconds a server starting waits for the database to connect, migrate its schema (perhaps
+#: after another server's migration: an advisory lock) and fill the pool
+START_TIMEOUT = 30.0
 #: the server's bounds, set on each connection of the pool: a statement (below
 #: ``ANSWER_TIMEOUT``, so that a database that answers says why itself), and a transaction
 #: left idle by a client that vanished holding a game's row
@@ -143,7 +147,7 @@ class PostgresStore(SQLStore):
     def __init__(self, dsn: str, pool_size: int = 8) -> None:
         try:
             import psycopg
-            from psycopg_pool import ConnectionPool
+            import psycopg_pool  # noqa: F401  (the pool, imported where used)
         except ImportError as exc:  # an install without the extra (scripts/serve.sh's)
             raise StoreError(f"--db {redacted(dsn)}: PostgreSQL needs psycopg and psycopg-pool, "
                              f"which this install lacks ({exc}): install them with pip install "
@@ -164,7 +168,26 @@ class PostgresStore(SQLStore):
         #: the server stops (``stopping``): a failing database is not connected to again
         self._stopping = False
         try:
-            with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
+            self._start(pool_size)
+        except BaseException:
+            self._watchdog.close()
+            raise
+
+    def _start(self, pool_size: int) -> None:
+        """Migrate the schema and open the pool, within ``START_TIMEOUT`` seconds.
+
+        Raises:
+            StoreError: the database can't be served, saying why.
+        """
+        from psycopg_pool import ConnectionPool
+
+        psycopg, dsn = self._psycopg, self.dsn
+        starting = ("as the server started (frozen or overloaded, or another stonegarden "
+                    "server held the lock of its schema's migration all that time)")
+        try:
+            with self._watchdog.call(START_TIMEOUT) as call, self._answered(call, starting), \
+                    psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
+                self._watchdog.watch(call, con)
                 self._migrate(con)
         except psycopg.errors.InsufficientPrivilege as exc:
             # the tables are made by the user of --db (docs/deploy.md: createdb --owner)
@@ -186,7 +209,11 @@ class PostgresStore(SQLStore):
                                    configure=_bound_session,
                                    timeout=ANSWER_TIMEOUT, reconnect_timeout=RECONNECT,
                                    name="stonegarden")
-        self.pool.open(wait=True, timeout=30)
+        try:
+            self.pool.open(wait=True, timeout=START_TIMEOUT)
+        except psycopg.Error as exc:  # the database stopped answering since the migration
+            self.pool.close(timeout=0)
+            raise StoreError(f"{self.location}: {scrubbed(_why(exc), dsn)}") from None
 
     # -- connections ----------------------------------------------------------------------------
     @contextmanager
