@@ -434,3 +434,34 @@ def test_an_analysis_the_database_refused_to_store_is_stored_when_asked_for_agai
         assert a["done"] and a["error"] == "", a
     stored = open_store(db).get_analysis(gid)
     assert stored is not None and [p["ply"] for p in stored[1]] == [0, 1, 2]
+
+
+FILL_UNDER_A_SIZE_LIMIT = """
+import resource, sys
+from pathlib import Path
+from stonegarden.errors import StoreError
+from stonegarden.store import NewGame, open_store
+store = open_store(Path(sys.argv[1]))
+resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, resource.RLIM_INFINITY))
+for i in range(100000):
+    try:
+        store.create_game(NewGame(f"g{i}", "freego", {"size": 19}, ("human", "human"),
+                                  ("a" * 32, "b" * 32)))
+    except StoreError as exc:
+        print(exc)
+        break
+"""
+
+
+def test_a_file_at_its_size_limit_is_refused_saying_so(tmp_path: Path):
+    """A server whose files may not grow past a size (``ulimit -f``, systemd's ``LimitFSIZE``)
+    refused every change there with a bare "disk I/O error", the disk not being full. It says
+    the file has reached the limit, and which."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run([sys.executable, "-c", FILL_UNDER_A_SIZE_LIMIT,
+                           str(tmp_path / "games.db")], env=env, capture_output=True,
+                          text=True, timeout=120)
+    said = done.stdout.strip()
+    assert said.startswith(f"{tmp_path / 'games.db'}: "), (said, done.stderr[-2000:])
+    assert "largest file this server may write, 262144 bytes" in said
+    assert "ulimit -f" in said

@@ -19,19 +19,22 @@ is down it fails at once, saying why, instead of waiting for the pool; once the 
 back it is served at once, not at the pool's next scheduled attempt.
 
 **The database not answering** (frozen, or its machine swapping, or a network that drops
-packets without a word): a call's statements together get ``ANSWER_TIMEOUT`` seconds, then
-its connection is cut off and the call fails saying so (``_Deadline``), so no request waits
-for ever; the server's own ``statement_timeout`` ends a statement that waits that long for
-another process's lock, with the server's reason.
+packets without a word): a call gets ``ANSWER_TIMEOUT`` seconds from when it was asked for (its
+wait for a thread of the server's, for a connection of the pool and for the answers together),
+then its connection is cut off and the call fails saying so (``watchdog.py``: one thread
+watches every call), so no request waits for ever; the server's own ``statement_timeout`` ends
+a statement that waits that long for another process's lock, with the server's reason. A
+server stopping gives its calls ``STOP_GRACE`` seconds more, so that their requests are
+answered before it stops waiting for them; a server starting gives the database
+``START_TIMEOUT`` seconds to migrate its schema.
 """
 
 from __future__ import annotations
 
 import logging
-import os
+import math
 import re
 import secrets
-import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -42,20 +45,26 @@ from ..errors import StoreError
 from .base import ChangeListener, StaleError
 from .migrations import MIGRATIONS, VERSION_TABLE, check_schema, report_migration
 from .sql import SQLStore
+from .watchdog import Call, Watchdog, asked_at
 
 #: the channel of change notifications
 CHANNEL = "stonegarden"
 #: the advisory lock held while migrating (any fixed 64-bit number: "stonegar")
 MIGRATION_LOCK = 0x73746F6E65676172
 CONNECT_TIMEOUT = 5
-#: seconds a call waits for a free connection of the pool while the database answers
-POOL_WAIT = 30.0
 #: seconds the pool goes on reconnecting by itself after a failure (then a call that needs a
 #: connection reconnects it)
 RECONNECT = 5.0
-#: seconds one call's statements together wait for the database's answers; past them the
-#: connection is cut off (a database that accepts connections but does not answer)
+#: seconds one call has from when it was asked for: its waits for a thread and a connection,
+#: and for the database's answers; past them the connection is cut off (a database that
+#: accepts connections but does not answer)
 ANSWER_TIMEOUT = 5.0
+#: seconds the calls under way, and those to come, have once the server stops: their requests
+#: are answered before it stops waiting for them (uvicorn's 2 s)
+STOP_GRACE = 1.0
+#: seconds a server starting waits for the database to connect, migrate its schema (perhaps
+#: after another server's migration: an advisory lock) and fill the pool
+START_TIMEOUT = 30.0
 #: the server's bounds, set on each connection of the pool: a statement (below
 #: ``ANSWER_TIMEOUT``, so that a database that answers says why itself), and a transaction
 #: left idle by a client that vanished holding a game's row
@@ -138,7 +147,7 @@ class PostgresStore(SQLStore):
     def __init__(self, dsn: str, pool_size: int = 8) -> None:
         try:
             import psycopg
-            from psycopg_pool import ConnectionPool
+            import psycopg_pool  # noqa: F401  (the pool, imported where used)
         except ImportError as exc:  # an install without the extra (scripts/serve.sh's)
             raise StoreError(f"--db {redacted(dsn)}: PostgreSQL needs psycopg and psycopg-pool, "
                              f"which this install lacks ({exc}): install them with pip install "
@@ -154,8 +163,31 @@ class PostgresStore(SQLStore):
         #: set by ``close`` and when a call reaches the database again: the listener, waiting to
         #: reconnect, reconnects now
         self._wake = threading.Event()
+        #: cuts off the connection of a call past its deadline
+        self._watchdog = Watchdog("stonegarden-watchdog")
+        #: the server stops (``stopping``): a failing database is not connected to again
+        self._stopping = False
         try:
-            with psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
+            self._start(pool_size)
+        except BaseException:
+            self._watchdog.close()
+            raise
+
+    def _start(self, pool_size: int) -> None:
+        """Migrate the schema and open the pool, within ``START_TIMEOUT`` seconds.
+
+        Raises:
+            StoreError: the database can't be served, saying why.
+        """
+        from psycopg_pool import ConnectionPool
+
+        psycopg, dsn = self._psycopg, self.dsn
+        starting = ("as the server started (frozen or overloaded, or another stonegarden "
+                    "server held the lock of its schema's migration all that time)")
+        try:
+            with self._watchdog.call(START_TIMEOUT) as call, self._answered(call, starting), \
+                    psycopg.connect(dsn, connect_timeout=CONNECT_TIMEOUT, autocommit=True) as con:
+                self._watchdog.watch(call, con)
                 self._migrate(con)
         except psycopg.errors.InsufficientPrivilege as exc:
             # the tables are made by the user of --db (docs/deploy.md: createdb --owner)
@@ -164,7 +196,7 @@ class PostgresStore(SQLStore):
                              "(createdb --owner USER, or ALTER DATABASE ... OWNER TO USER)"
                              ) from None
         except psycopg.Error as exc:
-            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), dsn)}") from None
+            raise StoreError(f"{self.location}: {scrubbed(_why(exc), dsn)}") from None
         #: a connection failed lately: the next call connects on its own first (``_pooled``)
         self._failing = False
         # the pool's own warnings (each reconnection tried, two lines each) would repeat for as
@@ -175,9 +207,13 @@ class PostgresStore(SQLStore):
                                    kwargs={"autocommit": True, "row_factory": _row_factory,
                                            "connect_timeout": CONNECT_TIMEOUT},
                                    configure=_bound_session,
-                                   timeout=POOL_WAIT, reconnect_timeout=RECONNECT,
+                                   timeout=ANSWER_TIMEOUT, reconnect_timeout=RECONNECT,
                                    name="stonegarden")
-        self.pool.open(wait=True, timeout=30)
+        try:
+            self.pool.open(wait=True, timeout=START_TIMEOUT)
+        except psycopg.Error as exc:  # the database stopped answering since the migration
+            self.pool.close(timeout=0)
+            raise StoreError(f"{self.location}: {scrubbed(_why(exc), dsn)}") from None
 
     # -- connections ----------------------------------------------------------------------------
     @contextmanager
@@ -190,13 +226,45 @@ class PostgresStore(SQLStore):
             raise StaleError(f"a concurrent write came first ({_first_line(exc)})") from None
         except (self._psycopg.OperationalError, PoolTimeout) as exc:
             self._failing = True  # perhaps the database, not this call: see at the next one
-            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), self.dsn)}") from None
+            raise StoreError(f"{self.location}: {scrubbed(_why(exc), self.dsn)}") from None
         except self._psycopg.Error as exc:
-            raise StoreError(f"{self.location}: {scrubbed(_first_line(exc), self.dsn)}") from None
+            raise StoreError(f"{self.location}: {scrubbed(_why(exc), self.dsn)}") from None
+
+    @contextmanager
+    def _answered(self, call: Call, during: str = "") -> Iterator[None]:
+        """A driver's failure of a connection ``call`` cut off says that the database did not
+        answer (in time, or before the server stopped)."""
+        try:
+            yield
+        except self._psycopg.Error:
+            if not call.cut:
+                raise
+            where = f" {during}" if during else ""
+            raise self._psycopg.OperationalError(
+                f"the database did not answer{where}" + (
+                    ", and the server is stopping" if call.hurried
+                    else f" in {call.seconds:.0f} s")) from None
 
     @contextmanager
     def _pooled(self) -> Iterator[Any]:
-        """A working connection of the pool, given back after.
+        """A working connection of the pool, given back after; the call has ``ANSWER_TIMEOUT``
+        seconds from when it was asked for (``watchdog.asked_at``), its wait for a thread and
+        for the connection included, and is cut off then.
+
+        Raises:
+            psycopg.Error, PoolTimeout: no connection (``_errors`` says why in one line).
+        """
+        with self._watchdog.call(ANSWER_TIMEOUT, asked_at()) as call:
+            con = self._checked_connection(call)
+            try:
+                with self._answered(call), con:
+                    yield con
+            finally:
+                self._watchdog.watch(call, None)  # the pool's again: never cut off for this call
+                self.pool.putconn(con)
+
+    def _checked_connection(self, call: Call) -> Any:
+        """A connection of the pool that answers.
 
         A connection found broken (cut off by a database restart, say) is replaced, and so are
         the pool's others, which the same restart cut off. After a failure, the database is
@@ -205,53 +273,58 @@ class PostgresStore(SQLStore):
         back, the pool reconnects now, not at its next scheduled attempt.
 
         Raises:
-            psycopg.Error, PoolTimeout: no connection (``_errors`` says why in one line).
+            psycopg.Error, PoolTimeout: none (``_errors`` says why in one line).
         """
         from psycopg_pool import ConnectionPool
 
         for attempt in range(2):
-            con = self._free_connection()
-            deadline = _Deadline(con, ANSWER_TIMEOUT, self._psycopg)
+            con = self._free_connection(call)
+            self._watchdog.watch(call, con)
             try:
-                with deadline:
+                with self._answered(call):
                     ConnectionPool.check_connection(con)
+                return con
             except self._psycopg.Error:
+                self._watchdog.watch(call, None)
                 self.pool.putconn(con)  # broken: the pool closes it and connects anew
                 # not answering: the others would not either (and checking them would wait)
-                if attempt or deadline.cut:
+                if attempt or call.cut:
                     raise
                 self.pool.check()  # the others idle since are cut off too: replaced at once
                 self._failing = True
-                continue
-            try:
-                with _Deadline(con, ANSWER_TIMEOUT, self._psycopg), con:
-                    yield con
-            finally:
-                self.pool.putconn(con)
-            return
+        raise AssertionError("unreachable")
 
-    def _free_connection(self) -> Any:
-        """A connection of the pool, waiting at most ``POOL_WAIT`` for one to be free, and no
-        longer once a failure is known (another call's, meanwhile): then the database is
-        connected to directly, which fails at once while it is down.
+    def _free_connection(self, call: Call) -> Any:
+        """A connection of the pool, waiting for one to be free for as long as ``call`` may,
+        and no longer once a failure is known (another call's, meanwhile): then the database
+        is connected to directly, which fails at once while it is down.
 
         Raises:
             psycopg.Error, PoolTimeout: none came.
         """
         from psycopg_pool import PoolTimeout
 
-        end = time.monotonic() + POOL_WAIT
         while True:
             if self._failing:
-                self._psycopg.connect(self.dsn, connect_timeout=CONNECT_TIMEOUT).close()
+                if self._stopping:  # no new wait for a database that failed: stop now
+                    raise self._psycopg.OperationalError(
+                        "the database failed lately, and the server is stopping")
+                # libpq's connection timeout is whole seconds, at least 2: a call with less
+                # left (it waited for others, all cut off) would end past its bound
+                if call.left() < 2:
+                    raise self._psycopg.OperationalError(
+                        f"the database failed lately and did not answer in {call.seconds:.0f} s")
+                wait = min(CONNECT_TIMEOUT, math.ceil(call.left()))
+                self._psycopg.connect(self.dsn, connect_timeout=wait).close()
                 self._failing = False
                 self._wake.set()  # the other processes' changes are heard again at once
-            left = end - time.monotonic()
+            left = call.left()
             try:
                 return self.pool.getconn(timeout=max(0.01, min(1.0, left)))
             except PoolTimeout:
                 if left <= 1.0:
-                    raise PoolTimeout(f"no connection was free for {POOL_WAIT:.0f} s") from None
+                    raise PoolTimeout(f"no connection was free, nor made, in {call.seconds:.0f} s"
+                                      ) from None
 
     @contextmanager
     def _connect(self) -> Iterator[_Connection]:
@@ -333,58 +406,24 @@ class PostgresStore(SQLStore):
                 self._wake.clear()
                 pause = min(pause * 2, 10.0)
 
+    def stopping(self) -> None:
+        """The server begins to stop: every call under way or to come ends within
+        ``STOP_GRACE`` seconds (answered, or cut off), so that its request is answered before
+        the server stops waiting for it (a bare 500), however frozen the database is."""
+        self._stopping = True
+        self._watchdog.hurry(STOP_GRACE)
+
     def close(self) -> None:
+        self.stopping()
         self._stop.set()
         self._wake.set()
         if self._listener is not None:
             self._listener.join(timeout=5)
             self._listener = None
-        self.pool.close()
-
-
-class _Deadline:
-    """Cuts a connection off (shuts its socket down) when the block using it has not ended
-    ``seconds`` after it began; the block's failure then says the database did not answer.
-
-    A database that accepts connections but does not answer would otherwise hold the call,
-    and the request waiting for it, for ever: its own ``statement_timeout`` is of no help (it
-    is the server that does not answer), nor are TCP keepalives (its machine's kernel answers
-    them). A socket shut down wakes the thread waiting on it, which psycopg reports as a
-    connection lost; the pool replaces the connection."""
-
-    def __init__(self, con: Any, seconds: float, psycopg: Any) -> None:
-        self.seconds = seconds
-        self.cut = False
-        self._psycopg = psycopg
-        self._lock = threading.Lock()
-        self._running = True
-        self._timer = threading.Timer(seconds, self._cut_off, (con,))
-        self._timer.daemon = True
-
-    def __enter__(self) -> _Deadline:
-        self._timer.start()
-        return self
-
-    def _cut_off(self, con: Any) -> None:
-        with self._lock:  # never once the block has ended: the connection is another's then
-            if not self._running:
-                return
-            self.cut = True
-            try:
-                # a duplicate of its descriptor: shutting it down shuts down the connection's
-                # socket, which closing the duplicate leaves alone
-                with socket.socket(fileno=os.dup(con.fileno())) as sock:
-                    sock.shutdown(socket.SHUT_RDWR)
-            except (OSError, self._psycopg.Error):
-                pass  # closed meanwhile: nothing waits on it
-
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
-        with self._lock:
-            self._running = False
-        self._timer.cancel()
-        if self.cut and isinstance(exc, self._psycopg.Error):
-            raise self._psycopg.OperationalError(
-                f"the database did not answer in {self.seconds:.0f} s") from None
+        # the pool's threads may be connecting to a database that does not answer: not
+        # waited for (they end with the process)
+        self.pool.close(timeout=STOP_GRACE)
+        self._watchdog.close()
 
 
 def _bound_session(con: Any) -> None:
@@ -392,6 +431,15 @@ def _bound_session(con: Any) -> None:
     ``options`` connection parameter, which a pooler such as PgBouncer refuses)."""
     for name, value in SESSION_BOUNDS.items():
         con.execute("SELECT set_config(%s, %s, false)", (name, value))
+
+
+def _why(exc: BaseException) -> str:
+    """The first line of a driver's error, a connection's timeout in words."""
+    from psycopg.errors import ConnectionTimeout
+
+    if isinstance(exc, ConnectionTimeout):
+        return "the database did not answer a connection in time (connection timeout expired)"
+    return _first_line(exc)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -9,6 +9,7 @@ cause, and nothing is recreated or dropped.
 from __future__ import annotations
 
 import os
+import resource
 import sqlite3
 import threading
 import time
@@ -23,6 +24,9 @@ from .sql import PAUSED, SQLStore
 
 #: a disk with less free space than this is called full in a failure's message
 FULL_BELOW = 1024 * 1024
+#: a file this near the largest size the process may write (its file size limit) is called
+#: at that limit in a failure's message: SQLite grows its files by pages, a WAL's by frames
+NEAR_SIZE_LIMIT = 64 * 1024
 #: seconds a change waits for another connection's write lock before it fails
 BUSY_SECONDS = 30.0
 #: milliseconds a change waits for the write lock at a time, between looks at whether the
@@ -120,6 +124,12 @@ class SQLiteStore(SQLStore):
             return f"{exc} (its file system is read-only)"
         if free < FULL_BELOW:
             return f"{exc} (the disk holding it is full)"
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if limit != resource.RLIM_INFINITY and any(
+                _size(Path(f"{self.path}{end}")) + NEAR_SIZE_LIMIT > limit
+                for end in ("", "-wal", "-journal")):
+            return (f"{exc} (it has reached the largest file this server may write, {limit} "
+                    "bytes: its file size limit, ulimit -f or systemd's LimitFSIZE)")
         if not os.access(folder, os.W_OK):
             return f"{exc} (its folder is read-only, and SQLite writes its journal there)"
         if self.path.exists() and not os.access(self.path, os.W_OK):
@@ -215,6 +225,13 @@ class SQLiteStore(SQLStore):
     def schema_version(self) -> int:
         with self._connect() as con:
             return int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -34,6 +34,7 @@ from ..errors import StonegardenError, StoreError, quote
 from ..jobs import JobPool, Limits
 from ..sgf import decode_sgf, has_sgf_form
 from ..store import open_store
+from ..store.watchdog import AskingExecutor
 from . import lobby, study_tools
 from .http import (
     JSON,
@@ -110,6 +111,10 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # the threads of the store's calls (and of replays): a call's bound counts from when
+        # it was asked for, its wait for a free thread included
+        asyncio.get_running_loop().set_default_executor(
+            AskingExecutor(thread_name_prefix="stonegarden"))
         pool = JobPool(workers, JOB_MODULES, limits, env=worker_env,
                        warm_up=WARM_UP_KIND if warm_up else None)
         await pool.start()
