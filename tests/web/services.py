@@ -90,9 +90,20 @@ class Postgres:
     def freeze(self) -> None:
         """Stop every process of the server (``SIGSTOP``): connections are accepted by the
         machine's kernel and never answered, as by a server frozen or swapping, until
-        ``thaw``."""
-        for pid in self._processes():
-            os.kill(pid, signal.SIGSTOP)
+        ``thaw``. The postmaster first, seen stopped before its children are listed: one it
+        forked between a listing and its stop (a connection the server's pool was opening)
+        would answer on, as a frozen server's does not."""
+        from stonegarden.jobs.procs import descendants, state
+
+        master = self._processes()[0]
+        os.kill(master, signal.SIGSTOP)
+        deadline = time.monotonic() + 10
+        while state(master) != "T":
+            assert time.monotonic() < deadline, "the postmaster did not stop"
+            time.sleep(0.01)
+        for pid in descendants(master):
+            with contextlib.suppress(ProcessLookupError):  # a backend that ended meanwhile
+                os.kill(pid, signal.SIGSTOP)
 
     def thaw(self) -> None:
         """Let the processes ``freeze`` stopped go on (``SIGCONT``)."""

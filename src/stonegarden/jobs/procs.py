@@ -38,10 +38,16 @@ def descendants(pid: int, *more: int) -> list[int]:
     return out
 
 
+def state(pid: int) -> str | None:
+    """The kernel's one-letter state (``R``, ``S``, ``T`` stopped, ``Z`` zombie...); None
+    when gone."""
+    fields = _stat(pid)
+    return None if fields is None else fields[0]
+
+
 def alive(pid: int) -> bool:
     """Running: neither gone nor a zombie."""
-    fields = _stat(pid)
-    return fields is not None and fields[0] != "Z"
+    return state(pid) not in (None, "Z")
 
 
 def resident(pids: list[int]) -> int:
