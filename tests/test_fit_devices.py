@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-import torch
 
 from stonegarden.errors import ParameterError
 from stonegarden.learn.devices import parse_device
@@ -18,6 +17,15 @@ from stonegarden.learn.learner import Choices
 from stonegarden.learn.train import train
 
 from .conftest import run_cli
+
+
+@pytest.fixture
+def torch():
+    """PyTorch, imported by the tests that use it rather than at collection, where every
+    worker of the suite paid seconds for it."""
+    import torch
+
+    return torch
 
 
 def _decisions(seed: int, soft: bool) -> Choices:
@@ -46,7 +54,7 @@ def test_the_torch_fit_gives_numpys_weights_on_the_cpu(soft):
     assert losses["numpy"][-1] < losses["numpy"][0]
 
 
-def test_devices_are_parsed_and_checked_present(monkeypatch):
+def test_devices_are_parsed_and_checked_present(monkeypatch, torch):
     assert parse_device("numpy").name == "numpy" and parse_device("numpy").torch_device is None
     cpu = parse_device("torch:cpu")
     assert cpu.name == "torch:cpu" and cpu.version == torch.__version__
@@ -77,7 +85,7 @@ def test_a_machine_without_pytorch_is_told_how_to_get_it(monkeypatch):
 
 def test_a_model_fitted_by_torch_is_numpys_model_and_says_where_it_was_fitted(tmp_path,
                                                                              monkeypatch,
-                                                                             capsys):
+                                                                             capsys, torch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ParameterError, match="no cuda device"):
         train("blooms", {"size": 3}, games=2, sims=5, out=tmp_path, device="torch:cuda",

@@ -8,15 +8,22 @@ import pytest
 import stonegarden
 
 pytest.importorskip("pettingzoo", reason="pettingzoo is in the test extra; install it")
-from pettingzoo.test import api_test
-
 from stonegarden.interop.pettingzoo import env
 
 from .test_conformance import SMALL
 
 
+@pytest.fixture
+def api_test():
+    """PettingZoo's API test, imported by the tests that run it: at collection it cost every
+    worker of the suite a second."""
+    from pettingzoo.test import api_test
+
+    return api_test
+
+
 @pytest.mark.parametrize("game_id", stonegarden.available_games())
-def test_pettingzoo_api_test_passes(game_id):
+def test_pettingzoo_api_test_passes(game_id, api_test):
     api_test(env(game_id, **SMALL.get(game_id, {})), num_cycles=300)
 
 
@@ -47,7 +54,7 @@ def test_illegal_action_raises_the_typed_error():
         e.step(first)  # the cell is taken now
 
 
-def test_tumbling_dice_rolls_inside_the_environment_are_seeded():
+def test_tumbling_dice_rolls_inside_the_environment_are_seeded(api_test):
     def first_masks(seed):
         e = env("blobs", dice=16, max_grid=5, tumbling=True)
         e.reset(seed=seed)

@@ -9,7 +9,12 @@ import pytest
 
 from .conftest import run_cli
 
-pytest.importorskip("ray", reason="ray is in the test extra; install it")
+
+@pytest.fixture(autouse=True)
+def _ray_installed() -> None:
+    """Checked by the tests, not at collection: importing Ray there cost every worker of the
+    suite seconds, for four tests (which run Ray in the command's process anyway)."""
+    pytest.importorskip("ray", reason="ray is in the test extra; install it")
 
 
 @pytest.mark.timeout(600)

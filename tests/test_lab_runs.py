@@ -447,14 +447,15 @@ def figures_drawn() -> Iterator[list[Any]]:
     """The matplotlib figures the lab's plots draw inside the block (they close each one)."""
     from stonegarden.lab import plots
 
+    plt = plots._pyplot()
     figures: list[Any] = []
-    real_close = plots.plt.close
+    real_close = plt.close
 
     def keep(fig: Any) -> None:
         figures.append(fig)
         real_close(fig)
 
-    with unittest.mock.patch.object(plots.plt, "close", keep):
+    with unittest.mock.patch.object(plt, "close", keep):
         yield figures
 
 

@@ -38,7 +38,12 @@ def seeded_record(game_id: str, seed: int, plies: int = 12) -> dict:
     return make_record(game, moves, state).to_dict()
 
 
-RECORDS = {g: seeded_record(g, 36) for g in SMALL}
+@pytest.fixture(scope="session")
+def records() -> dict[str, dict]:
+    """A record of each game, played once by the tests that use them (played at import,
+    they cost every worker of the suite its games at collection)."""
+    return {g: seeded_record(g, 36) for g in SMALL}
+
 
 mutation = st.one_of(
     st.tuples(st.just("field"), st.sampled_from(["format", "version", "game", "params", "moves",
@@ -83,22 +88,24 @@ def check_outcome(result) -> None:
 
 @settings(max_examples=250, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(st.sampled_from(sorted(RECORDS)), st.lists(mutation, min_size=1, max_size=3),
+@given(st.sampled_from(sorted(SMALL)), st.lists(mutation, min_size=1, max_size=3),
        st.booleans())
-def test_replay_of_a_mutated_record_works_or_says_why(tmp_path: Path, game_id, changes, as_json):
+def test_replay_of_a_mutated_record_works_or_says_why(tmp_path: Path, records, game_id, changes,
+                                                      as_json):
     path = tmp_path / "game.json"
-    path.write_text(json.dumps(mutate(RECORDS[game_id], changes)), encoding="utf-8",
+    path.write_text(json.dumps(mutate(records[game_id], changes)), encoding="utf-8",
                     errors="surrogatepass")
     check_outcome(run("replay", str(path), *(["--json"] if as_json else [])))
 
 
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(st.sampled_from(sorted(RECORDS)), st.lists(mutation, min_size=1, max_size=3),
+@given(st.sampled_from(sorted(SMALL)), st.lists(mutation, min_size=1, max_size=3),
        st.sampled_from([".sgf", ".json"]))
-def test_convert_of_a_mutated_record_works_or_says_why(tmp_path: Path, game_id, changes, ext):
+def test_convert_of_a_mutated_record_works_or_says_why(tmp_path: Path, records, game_id, changes,
+                                                       ext):
     src = tmp_path / "in.json"
-    src.write_text(json.dumps(mutate(RECORDS[game_id], changes)), encoding="utf-8",
+    src.write_text(json.dumps(mutate(records[game_id], changes)), encoding="utf-8",
                    errors="surrogatepass")
     check_outcome(run("convert", str(src), str(tmp_path / f"out{ext}")))
 
@@ -130,8 +137,9 @@ def test_convert_of_fuzzed_sgf_works_or_says_why(tmp_path: Path, text, game):
 
 
 @pytest.mark.slow
-def test_replay_and_convert_refuse_a_result_that_disagrees_with_the_moves(tmp_path: Path, cli):
-    record = RECORDS["freego"]
+def test_replay_and_convert_refuse_a_result_that_disagrees_with_the_moves(tmp_path: Path, cli,
+                                                                          records):
+    record = records["freego"]
     assert record.get("result") is None or record["result"]["winner"] is not None
     lying = {**record, "result": {"winner": 2, "reason": "target", "scores": [0, 99]}}
     path = tmp_path / "lying.json"

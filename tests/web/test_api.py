@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,20 @@ def wait_for_agent(client: TestClient, gid: str) -> dict[str, Any]:
             return snap
         time.sleep(0.05)
     raise AssertionError("the agent never moved")
+
+
+def jobs_running(client: TestClient) -> int:
+    """The jobs the server's workers are running now."""
+    return client.get("/api/meta").json()["limits"]["busy"]
+
+
+def until(done: Callable[[], bool], failure: str) -> None:
+    """Poll ``done`` until it holds (bounded: 30 s)."""
+    for _ in range(600):
+        if done():
+            return
+        time.sleep(0.05)
+    raise AssertionError(failure)
 
 
 def stored(db: Path, gid: str):
@@ -579,9 +594,12 @@ def test_a_hint_that_comes_back_after_its_position_was_undone_is_not_shown(db):
         assert client.post(f"/api/games/{gid}/move",
                            json={"secret": key, "move": "Rc3"}).status_code == 200
         wait_for_agent(client, gid)
+        until(lambda: jobs_running(client) == 0, "the agent's job never ended")
         with ThreadPoolExecutor(1) as pool:
             asked = pool.submit(client.post, f"/api/games/{gid}/hint", json={"secret": key})
-            time.sleep(0.3)  # the hint's job is searching
+            # the hint's job is searching the position of ply 2 (a fixed pause raced it: the
+            # hint asked after the undo was another position's, or none)
+            until(lambda: jobs_running(client) == 1, "the hint's job never started")
             assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
             assert client.post(f"/api/games/{gid}/move",
                                json={"secret": key, "move": "Ra1"}).status_code == 200

@@ -5,6 +5,7 @@ rematches, the public URL and path prefix, and which proxies' X-Forwarded-* head
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -319,9 +320,11 @@ def test_a_join_as_the_game_is_withdrawn_is_told_so(db, monkeypatch):
     from stonegarden.store.sql import SQLStore
 
     join = SQLStore.join
+    joining_now, withdrawn = threading.Event(), threading.Event()
 
-    def slow_join(self, *args):  # the withdrawal is written meanwhile
-        time.sleep(0.3)
+    def slow_join(self, *args):  # the withdrawal is written meanwhile (fixed pauses raced it)
+        joining_now.set()
+        assert withdrawn.wait(30)
         return join(self, *args)
 
     monkeypatch.setattr(SQLStore, "join", slow_join)
@@ -330,8 +333,9 @@ def test_a_join_as_the_game_is_withdrawn_is_told_so(db, monkeypatch):
         gid = made["id"]
         with ThreadPoolExecutor(1) as pool:
             joining = pool.submit(c.post, f"/api/games/{gid}/join", json={"name": "Bo"})
-            time.sleep(0.1)
+            assert joining_now.wait(30)
             r = c.post(f"/api/games/{gid}/withdraw", json={"secret": made["secrets"]["1"]})
+            withdrawn.set()
             assert r.status_code == 200, r.text
             late = joining.result()
     assert late.status_code == 404 and "withdrawn" in late.json()["error"], late.text

@@ -280,6 +280,17 @@ def test_postgresql_migrates_once_when_servers_start_together(pg_database):
         s.close()
 
 
+def listening(dsn: str) -> bool:
+    """Whether a session of this database has run its ``LISTEN`` and waits for changes."""
+    import psycopg
+
+    with psycopg.connect(dsn) as con:
+        row = con.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                          "current_database() AND state = 'idle' AND query LIKE 'LISTEN %'"
+                          ).fetchone()
+    return row is not None and row[0] > 0
+
+
 def test_postgresql_tells_the_other_processes_of_a_change(pg_database):
     a, b = open_store(pg_database), open_store(pg_database)
     heard: list[tuple[str, str]] = []
@@ -290,7 +301,14 @@ def test_postgresql_tells_the_other_processes_of_a_change(pg_database):
         got.set()
 
     b.listen(on_change)
-    time.sleep(0.3)  # the listener connects
+    # the listener's thread has run its LISTEN: a change made before is not heard (a fixed
+    # pause raced a slow connection)
+    for _ in range(200):
+        if listening(pg_database):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the listener never ran its LISTEN")
     a.create_game(new("n1"))
     assert got.wait(10)
     got.clear()
@@ -299,9 +317,13 @@ def test_postgresql_tells_the_other_processes_of_a_change(pg_database):
     got.clear()
     a.create_game(new("n3", listed=False))  # a private game: no lobby shows it
     assert got.wait(10)
+    got.clear()
     b.create_game(new("n2"))  # its own change is not reported back to it
-    time.sleep(0.5)
-    assert heard == [("lobby", "n1"), ("join", "n1"), ("create", "n3")]
+    # notifications come in the order of their commits: once a later change of the other
+    # process is heard, n2's would have been (a fixed pause could end before it came)
+    a.create_game(new("n4", listed=False))
+    assert got.wait(10)
+    assert heard == [("lobby", "n1"), ("join", "n1"), ("create", "n3"), ("create", "n4")]
     a.close()
     b.close()
 

@@ -1,16 +1,29 @@
-"""Matplotlib figures for studies and sweeps, each saved as PNG and SVG."""
+"""Matplotlib figures for studies and sweeps, each saved as PNG and SVG. Matplotlib is imported
+at the first figure, not with the module: the lab's modules import this one, and so does
+``pytest --doctest-modules``, where matplotlib cost a second or more to import."""
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt
-from matplotlib.ticker import LogFormatter, MaxNLocator
+@functools.cache
+def _pyplot() -> Any:
+    """``matplotlib.pyplot``, drawing to files only (no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _subplots(**options: Any) -> tuple[Any, Any]:
+    """A new figure and its axes."""
+    return _pyplot().subplots(**options)
 
 
 def _errors(estimates: list[dict[str, Any]]) -> list[list[float]]:
@@ -34,6 +47,8 @@ def _bound(value: float | None) -> float:
 def _whole(axis: Any) -> None:
     """Ticks at whole numbers only: a game length, a ply or an integer parameter has no
     value between them (matplotlib put ticks at 2.5 plies, 12.5 captures, -0.4 entries)."""
+    from matplotlib.ticker import MaxNLocator
+
     axis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
@@ -42,13 +57,13 @@ def _save(fig: Any, out: Path, name: str) -> str:
     fig.tight_layout()
     fig.savefig(out / f"{name}.png", dpi=110)
     fig.savefig(out / f"{name}.svg")
-    plt.close(fig)
+    _pyplot().close(fig)
     return f"{out.name}/{name}.png"
 
 
 def length_histogram(summary: dict[str, Any], out: Path) -> str:
     hist = summary["length_histogram"]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = _subplots(figsize=(6, 3.2))
     ax.bar([int(k) for k in hist], list(hist.values()), color="#4c72b0")
     m = summary["length"]
     ax.axvline(m["value"], color="#c44e52", linestyle="--", label=f"mean {m['value']:.1f}")
@@ -61,8 +76,10 @@ def length_histogram(summary: dict[str, Any], out: Path) -> str:
 
 
 def branching_by_ply(summary: dict[str, Any], out: Path) -> str:
+    from matplotlib.ticker import LogFormatter
+
     rows = [(i + 1, r) for i, r in enumerate(summary["branching_by_ply"]) if r]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = _subplots(figsize=(6, 3.2))
     if rows:
         x = [i for i, _ in rows]
         ax.plot(x, [r["value"] for _, r in rows], color="#4c72b0")
@@ -85,7 +102,7 @@ def branching_by_ply(summary: dict[str, Any], out: Path) -> str:
 
 def end_reasons(summary: dict[str, Any], out: Path) -> str:
     reasons = summary["end_reasons"]
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = _subplots(figsize=(6, 3.2))
     names = list(reasons)
     vals = [reasons[r]["value"] for r in names]
     ax.bar(names, vals, yerr=_errors([reasons[r] for r in names]), capsize=4, color="#55a868")
@@ -124,7 +141,7 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
     # before-self-capture and after-self-capture were written over each other)
     column = max(0.6, 0.08 * max(map(len, xs)))
     labels = 0.08 * max(0, max(map(len, ys)) - 3)
-    fig, ax = plt.subplots(figsize=(1.8 + labels + column * len(xs), 1.2 + 0.5 * len(ys)))
+    fig, ax = _subplots(figsize=(1.8 + labels + column * len(xs), 1.2 + 0.5 * len(ys)))
     im = ax.imshow(grid, cmap="RdBu_r", vmin=0, vmax=1, aspect="auto", origin="lower")
     ax.set_xticks(range(len(xs)), xs)
     ax.set_yticks(range(len(ys)), ys)
@@ -143,7 +160,7 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
 
 
 def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = _subplots(figsize=(6, 3.2))
     values = [r["params"][xkey] for r in rows]
     numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
     if numbers:
@@ -165,7 +182,7 @@ def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
 
 
 def ladder_plot(steps: list[dict[str, Any]], out: Path, key: str = "") -> str:
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = _subplots(figsize=(6, 3.2))
     labels = [s["label"] for s in steps]
     v = [s["score"] for s in steps]
     ax.errorbar(range(len(steps)), [x["value"] for x in v],

@@ -1,14 +1,15 @@
 """``fit.fit_choices`` on a PyTorch device: the same conditional logit, loss, L2 penalty and
 Adam steps, the gradient by autograd. Double precision wherever the device has it (not on
 Apple's ``mps``), so that on the CPU it gives numpy's weights to rounding. Imported only when
-a ``torch`` device is asked for: nothing else needs PyTorch."""
+a ``torch`` device is asked for: nothing else needs PyTorch. The fit imports PyTorch, not the
+module, which ``pytest --doctest-modules`` imports as it does every other (PyTorch takes
+seconds to import)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import numpy as np
-import torch
 
 from .fit import BETAS, EPSILON, L2, RATE, STEPS
 from .learner import Choices
@@ -18,6 +19,8 @@ def fit_choices_torch(data: Choices, num_features: int, *, device: str = "cpu",
                       l2: float = L2, steps: int = STEPS, rate: float = RATE,
                       progress: Callable[[int, float], None] | None = None) -> np.ndarray:
     """As ``fit.fit_choices``, on ``device``; the weights come back as numpy float64."""
+    import torch
+
     dev = torch.device(device)
     dtype = torch.float32 if dev.type == "mps" else torch.float64
     decisions = data.decisions
