@@ -288,6 +288,20 @@ def test_rules_pages_leave_out_what_programs_read_and_give_the_parameters_once(c
         assert "<h2>Notation</h2>" in rules, game_id  # how moves are written stays
 
 
+def test_rules_pages_leave_out_the_terminals_commands_and_the_protocols_words(client):
+    """The Blobs page opened with three command lines (`stonegarden replay game.json --json`,
+    `stonegarden bench playouts ...`), and its Tumbling Dice told a player of a "chance node",
+    `current_player` and `legal_moves`: words of the program's interface. The page keeps the
+    rule (the roll, its odds, its record entry) and leaves the rest to the doc's Specs."""
+    for game_id in available_games():
+        rules = client.get(f"/rules/{game_id}").text
+        for words in ("stonegarden bench", "stonegarden replay", "--json", "current_player",
+                      "chance_outcomes", "chance node"):
+            assert words not in rules, (game_id, words)
+    blobs = client.get("/rules/blobs").text
+    assert "Before each move the mover rolls the die" in blobs and "roll:M" in blobs
+
+
 def test_the_upload_field_offers_an_sgf_file_saved_as_text(client):
     """The page reads an SGF file by its text whatever its name (a Go program's ``.txt``), but
     its file field offered only ``.json`` and ``.sgf``: the file picker greyed the ``.txt`` out."""
