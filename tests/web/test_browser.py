@@ -63,7 +63,7 @@ def test_blooms_against_the_agent_with_a_hint_to_the_end_then_analysis_download_
             took_midgame_shot = True
             page.click("#hint")
             page.wait_for_selector("#board .hint-ring", timeout=WAIT)
-            assert page.inner_text("#hint-text").startswith("Hint (")
+            assert page.inner_text("#hint-text").startswith("Hint: ")
             shot(page, "blooms-hint.png")
         page.locator("#board .cell.legal").first.click()
         assert page.input_value("#move-text") != ""  # the builder wrote the notation

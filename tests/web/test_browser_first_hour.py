@@ -5,6 +5,7 @@ of their own game), and the words of the computer's turn and of the end."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -202,4 +203,20 @@ def test_a_cancelled_computer_is_said_paused_not_to_move(browser, server):
     assert page.inner_text("#status") == "Black (computer, level 6) is paused"
     page.click("#resume")
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.context.close()
+
+
+def test_a_hint_names_the_computer_in_words_and_where_it_is(browser, server):
+    """A hint said "Hint (mcts): E5": the search's spec, which a newcomer cannot read, and not
+    where to look. It says "Hint: E5, marked on the board (from the computer's search)"."""
+    made = new_game(server, "freego", ("human", "random"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.click("#hint")
+    page.wait_for_function("document.getElementById('hint-text').textContent.startsWith('Hint')",
+                           timeout=WAIT)
+    hint = page.inner_text("#hint-text")
+    assert re.fullmatch(r"Hint: [A-J]\d, marked on the board \(from the computer's search\)",
+                        hint), hint
     page.context.close()

@@ -83,6 +83,16 @@ function thinker(t) {
   return `The computer (${level ? "level " + level[1] : t.spec})`;
 }
 
+/** A hint in words: the move, where to see it, and who gave it as the seats line names an
+ * agent ("the computer's search", "the computer (level 2)"), not by its spec ("Hint (mcts:
+ * threads=2): e4" told a newcomer nothing); a host's other agent (``--hint-agent``) by its spec. */
+export function hintText(h) {
+  const level = /^level:(\d)$/.exec(h.agent);
+  const who = /^mcts(:|$)/.test(h.agent) ? "the computer's search"
+    : level ? `the computer (level ${level[1]})` : `the agent '${h.agent}'`;
+  return `Hint: ${h.move}, marked on the board (from ${who})`;
+}
+
 /** What the agent searches for its move (the server's ``sims`` and ``time``), in words:
  * "it searches 2000 playouts or 5 s, whichever ends first", not "budget: sims=2000, time=5". */
 function searchWords(o) {
