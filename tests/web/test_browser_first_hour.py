@@ -220,3 +220,19 @@ def test_a_hint_names_the_computer_in_words_and_where_it_is(browser, server):
     assert re.fullmatch(r"Hint: [A-J]\d, marked on the board \(from the computer's search\)",
                         hint), hint
     page.context.close()
+
+
+def test_the_end_says_you_to_the_player_it_names(browser, server):
+    """A player who resigned read "You lost: Black resigned", as if Black were someone else:
+    the sentence says "you" to the player it names, and names them to the other."""
+    made = new_game(server, params={"size": 5})
+    status, _ = server.request("POST", f"/api/games/{made['id']}/move",
+                               {"secret": made["secrets"]["1"], "move": "resign"})
+    assert status == 200
+    for seat, words in (("1", "Game over: You lost: you resigned"),
+                        ("2", "Game over: You won: Black resigned")):
+        page = open_page(browser)
+        page.goto(server.url + made["links"][seat])
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        assert page.inner_text("#status") == words
+        page.context.close()
