@@ -109,10 +109,12 @@ def test_blobs_draws_the_dice_round_the_closed_blob_and_says_what_won():
 ])
 def test_blobs_says_what_wins_under_its_win_rule(win, says):
     """The line over the board said "close a blob to win" under every ``win`` rule: under
-    ``enemy`` closing a blob of your colour loses, and under ``white`` it does nothing."""
+    ``enemy`` closing a blob of your colour loses, and under ``white`` it does nothing. It left
+    out the rule a newcomer loses a first game to: handing the opponent a win loses."""
     game = make("blobs", win=win)
     label = view_for(game).score_track(game, game.initial_state())["label"]
-    assert label == f"No score: {says} · dice left: 47"
+    assert label == (f"No score: {says}; a move that hands the opponent a win loses"
+                     " · dice left: 47")
 
 
 @pytest.mark.parametrize("game_id, moves, words", [
