@@ -236,3 +236,25 @@ def test_the_end_says_you_to_the_player_it_names(browser, server):
         page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
         assert page.inner_text("#status") == words
         page.context.close()
+
+
+def test_blooms_builder_says_confirm_plays_the_stones(browser, server):
+    """In Blooms a click only chooses a stone (a second may follow), where in Free Go it plays:
+    a newcomer clicked a cell and waited, as the words in view named no Confirm (only a screen
+    reader heard it)."""
+    made = new_game(server, "blooms", ("human", "human"))
+    later = new_game(server, "blooms", ("human", "human"))
+    for seat, move in (("1", "Rd4"), ("2", "Ke4")):
+        status, _ = server.request("POST", f"/api/games/{later['id']}/move",
+                                   {"secret": later["secrets"][seat], "move": move})
+        assert status == 200
+    for game, words in ((made, "first turn: one stone, then Confirm"),
+                        (later, "one or two stones (one of each colour), then Confirm")):
+        page = open_page(browser)
+        page.goto(server.url + game["links"]["1"])
+        page.wait_for_selector("#status.your-turn", timeout=WAIT)
+        page.wait_for_function(
+            "document.getElementById('colours').textContent.includes('stone')", timeout=WAIT)
+        assert page.inner_text("#colours .muted") == words
+        assert page.is_visible("#colours .muted") and page.is_visible("#confirm")
+        page.context.close()
