@@ -258,3 +258,24 @@ def test_blooms_builder_says_confirm_plays_the_stones(browser, server):
         assert page.inner_text("#colours .muted") == words
         assert page.is_visible("#colours .muted") and page.is_visible("#confirm")
         page.context.close()
+
+
+def test_a_settings_words_stay_beside_its_checkbox_on_a_phone(browser, server):
+    """On a phone, "Browser notification on my turn and at the end" wrapped below its checkbox,
+    which stood alone on a line as if it were another setting's: the words wrap beside it."""
+    made = new_game(server, "freego", ("human", "human"))
+    page = open_page(browser, 375, 740, phone=True)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    for box in ("#turn-notify", "#turn-sound", "#confirm-moves"):
+        top = page.evaluate("""(sel) => {
+            const label = document.querySelector(sel).closest('label');
+            const text = [...label.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim());
+            const range = document.createRange(); range.selectNodeContents(text);
+            const words = range.getClientRects()[0], tick = document.querySelector(sel).getBoundingClientRect();
+            return [words.top, words.bottom, tick.top, tick.bottom, words.left - tick.right];
+        }""", box)
+        words_top, words_bottom, tick_top, tick_bottom, gap = top
+        assert tick_top < words_bottom and words_top < tick_bottom, (box, top)  # one line
+        assert gap >= 0, (box, top)  # to its right
+    page.context.close()
