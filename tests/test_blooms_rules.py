@@ -237,7 +237,10 @@ def test_territory_first_turn_is_a_stone_not_a_pass():
 def test_territory_self_fencing_is_illegal():
     g = territory(size=3)
     s = g.parse_position(".../..../...../KK../.K. 1 0,0 4 0 0")
-    with pytest.raises(IllegalMoveError, match="self-fencing"):
+    # said to the player who tried it (the page, the terminal), in the words of the rules
+    # page: it said "a bloom of the mover", a newcomer's "who?"
+    with pytest.raises(IllegalMoveError, match=r"it leaves one of your blooms fenced, with no "
+                       r"empty cell next to it \(self-fencing is illegal here\)"):
         g.play_text(s, "Ra1")
     assert g.parse_move(s, "Ra3") >= 0
 

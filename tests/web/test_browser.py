@@ -63,7 +63,7 @@ def test_blooms_against_the_agent_with_a_hint_to_the_end_then_analysis_download_
             took_midgame_shot = True
             page.click("#hint")
             page.wait_for_selector("#board .hint-ring", timeout=WAIT)
-            assert page.inner_text("#hint-text").startswith("Hint (")
+            assert page.inner_text("#hint-text").startswith("Hint: ")
             shot(page, "blooms-hint.png")
         page.locator("#board .cell.legal").first.click()
         assert page.input_value("#move-text") != ""  # the builder wrote the notation
@@ -489,7 +489,7 @@ def test_keyboard_confirm_moves_asking_first_arrow_keys_and_the_turn_alert(brows
     page.click("#resign")
     page.click("#ask-yes")
     page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
-    assert "You lost: Black resigned" in page.inner_text("#status")
+    assert "You lost: you resigned" in page.inner_text("#status")
     assert page.get_attribute("#new-game", "href") == "/?game=freego"
     small = browser.new_page(bypass_csp=True, viewport={"width": 375, "height": 800}, has_touch=True)
     small.goto(server.url + made["links"]["2"])
@@ -635,7 +635,7 @@ def test_what_decided_a_game_is_drawn_screenshots(browser, server):
     territory = _finished(server, "blooms-territory", {"size": 3},
                           ["Yb3", "Ka2,Gb1", "Rd4,Yc1", "Kd2", "Rc3,Ya1", "Kb2,Ge1", "Rb4,Yc4",
                            "pass", "pass"])
-    for made, name, words in ((bridge, "bridgego-won.png", "You won: Black joined south and north"),
+    for made, name, words in ((bridge, "bridgego-won.png", "You won: you joined south and north"),
                               (territory, "blooms-territory-over.png",
                                "You won: both players passed")):
         for width, scheme in ((1280, "light"), (375, "dark")):

@@ -115,7 +115,7 @@ def test_a_hint_on_a_blobs_frontier_cell_is_drawn_as_a_hint(browser, server):
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
     page.evaluate(SAID, "#hint-text")
     page.click("#hint")
-    wait_text(page, "#hint-text", "Hint (")
+    wait_text(page, "#hint-text", "Hint: ")
     page.wait_for_timeout(500)  # the updates that follow the hint change nothing to say
     hint = page.inner_text("#hint-text")
     assert page.get_attribute("#hint-text", "aria-live") == "polite"

@@ -5,6 +5,7 @@ of their own game), and the words of the computer's turn and of the end."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -202,4 +203,79 @@ def test_a_cancelled_computer_is_said_paused_not_to_move(browser, server):
     assert page.inner_text("#status") == "Black (computer, level 6) is paused"
     page.click("#resume")
     page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.context.close()
+
+
+def test_a_hint_names_the_computer_in_words_and_where_it_is(browser, server):
+    """A hint said "Hint (mcts): E5": the search's spec, which a newcomer cannot read, and not
+    where to look. It says "Hint: E5, marked on the board (from the computer's search)"."""
+    made = new_game(server, "freego", ("human", "random"))
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    page.click("#hint")
+    page.wait_for_function("document.getElementById('hint-text').textContent.startsWith('Hint')",
+                           timeout=WAIT)
+    hint = page.inner_text("#hint-text")
+    assert re.fullmatch(r"Hint: [A-J]\d, marked on the board \(from the computer's search\)",
+                        hint), hint
+    page.context.close()
+
+
+def test_the_end_says_you_to_the_player_it_names(browser, server):
+    """A player who resigned read "You lost: Black resigned", as if Black were someone else:
+    the sentence says "you" to the player it names, and names them to the other."""
+    made = new_game(server, params={"size": 5})
+    status, _ = server.request("POST", f"/api/games/{made['id']}/move",
+                               {"secret": made["secrets"]["1"], "move": "resign"})
+    assert status == 200
+    for seat, words in (("1", "Game over: You lost: you resigned"),
+                        ("2", "Game over: You won: Black resigned")):
+        page = open_page(browser)
+        page.goto(server.url + made["links"][seat])
+        page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+        assert page.inner_text("#status") == words
+        page.context.close()
+
+
+def test_blooms_builder_says_confirm_plays_the_stones(browser, server):
+    """In Blooms a click only chooses a stone (a second may follow), where in Free Go it plays:
+    a newcomer clicked a cell and waited, as the words in view named no Confirm (only a screen
+    reader heard it)."""
+    made = new_game(server, "blooms", ("human", "human"))
+    later = new_game(server, "blooms", ("human", "human"))
+    for seat, move in (("1", "Rd4"), ("2", "Ke4")):
+        status, _ = server.request("POST", f"/api/games/{later['id']}/move",
+                                   {"secret": later["secrets"][seat], "move": move})
+        assert status == 200
+    for game, words in ((made, "first turn: one stone, then Confirm"),
+                        (later, "one or two stones (one of each colour), then Confirm")):
+        page = open_page(browser)
+        page.goto(server.url + game["links"]["1"])
+        page.wait_for_selector("#status.your-turn", timeout=WAIT)
+        page.wait_for_function(
+            "document.getElementById('colours').textContent.includes('stone')", timeout=WAIT)
+        assert page.inner_text("#colours .muted") == words
+        assert page.is_visible("#colours .muted") and page.is_visible("#confirm")
+        page.context.close()
+
+
+def test_a_settings_words_stay_beside_its_checkbox_on_a_phone(browser, server):
+    """On a phone, "Browser notification on my turn and at the end" wrapped below its checkbox,
+    which stood alone on a line as if it were another setting's: the words wrap beside it."""
+    made = new_game(server, "freego", ("human", "human"))
+    page = open_page(browser, 375, 740, phone=True)
+    page.goto(server.url + made["links"]["1"])
+    page.wait_for_selector("#status.your-turn", timeout=WAIT)
+    for box in ("#turn-notify", "#turn-sound", "#confirm-moves"):
+        top = page.evaluate("""(sel) => {
+            const label = document.querySelector(sel).closest('label');
+            const text = [...label.childNodes].find((n) => n.nodeType === 3 && n.textContent.trim());
+            const range = document.createRange(); range.selectNodeContents(text);
+            const words = range.getClientRects()[0], tick = document.querySelector(sel).getBoundingClientRect();
+            return [words.top, words.bottom, tick.top, tick.bottom, words.left - tick.right];
+        }""", box)
+        words_top, words_bottom, tick_top, tick_bottom, gap = top
+        assert tick_top < words_bottom and words_top < tick_bottom, (box, top)  # one line
+        assert gap >= 0, (box, top)  # to its right
     page.context.close()

@@ -443,7 +443,7 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
     bo.click("#ask-yes")
     for page in (ana, bo):
         page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
-    assert bo.inner_text("#status") == "Game over: You lost: White resigned"
+    assert bo.inner_text("#status") == "Game over: You lost: you resigned"
     assert ana.inner_text("#status") == "Game over: You won: White resigned"
     assert bo.inner_text("#move-error") == "" and bo.is_visible("#rematch")
     assert "running" not in (ana.get_attribute("#clock-1", "class") or "")

@@ -109,10 +109,12 @@ def test_blobs_draws_the_dice_round_the_closed_blob_and_says_what_won():
 ])
 def test_blobs_says_what_wins_under_its_win_rule(win, says):
     """The line over the board said "close a blob to win" under every ``win`` rule: under
-    ``enemy`` closing a blob of your colour loses, and under ``white`` it does nothing."""
+    ``enemy`` closing a blob of your colour loses, and under ``white`` it does nothing. It left
+    out the rule a newcomer loses a first game to: handing the opponent a win loses."""
     game = make("blobs", win=win)
     label = view_for(game).score_track(game, game.initial_state())["label"]
-    assert label == f"No score: {says} · dice left: 47"
+    assert label == (f"No score: {says}; a move that hands the opponent a win loses"
+                     " · dice left: 47")
 
 
 @pytest.mark.parametrize("game_id, moves, words", [
@@ -286,6 +288,20 @@ def test_rules_pages_leave_out_what_programs_read_and_give_the_parameters_once(c
             assert words not in rules, (game_id, words)
         assert rules.count("<h2>Parameters</h2>") == 1, game_id
         assert "<h2>Notation</h2>" in rules, game_id  # how moves are written stays
+
+
+def test_rules_pages_leave_out_the_terminals_commands_and_the_protocols_words(client):
+    """The Blobs page opened with three command lines (`stonegarden replay game.json --json`,
+    `stonegarden bench playouts ...`), and its Tumbling Dice told a player of a "chance node",
+    `current_player` and `legal_moves`: words of the program's interface. The page keeps the
+    rule (the roll, its odds, its record entry) and leaves the rest to the doc's Specs."""
+    for game_id in available_games():
+        rules = client.get(f"/rules/{game_id}").text
+        for words in ("stonegarden bench", "stonegarden replay", "--json", "current_player",
+                      "chance_outcomes", "chance node"):
+            assert words not in rules, (game_id, words)
+    blobs = client.get("/rules/blobs").text
+    assert "Before each move the mover rolls the die" in blobs and "roll:M" in blobs
 
 
 def test_the_upload_field_offers_an_sgf_file_saved_as_text(client):

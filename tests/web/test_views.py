@@ -144,3 +144,12 @@ def test_no_sgf_for_hex_games(tmp_path: Path):
                                               "seats": ["human", "human"]}).json()["id"]
         r = client.get(f"/api/games/{gid}/record.sgf")
         assert r.status_code == 404 and "square" in r.json()["error"]
+
+
+@pytest.mark.parametrize("game_id", ["freego", "blooms"])
+def test_a_capture_races_score_line_says_what_reaching_the_target_does(game_id):
+    """Free Go's score line read "captures toward 10", where Blooms' reads "captures, first to
+    15 wins": a newcomer was not told that reaching it ends the game."""
+    game = make(game_id)
+    track = view_for(game).score_track(game, game.initial_state())
+    assert track["label"] == f"captures, first to {game.params['target']} wins"

@@ -49,6 +49,9 @@ def player_doc(markdown: str) -> str:
     text = re.sub(r"\A# [^\n]*\n", "", text)  # the page has its own title
     # Python examples are for programmers (docs/architecture.md), not for players
     text = re.sub(r"```python\n.*?```\n?", "", text, flags=re.S)
+    # nor are the commands of a terminal (`stonegarden replay game.json --json`): the page's
+    # reader plays in the browser; a diagram or a record in a block stays
+    text = re.sub(r"```[a-z]*\n(?:stonegarden [^\n]*\n)+```\n?", "", text)
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if "shared/spec" not in p]
     # a heading whose whole section is gone goes too
     paragraphs = [p for i, p in enumerate(paragraphs) if not _empty_section(paragraphs, i)]

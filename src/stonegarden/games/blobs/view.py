@@ -168,7 +168,10 @@ class BlobsView(BoardView):
         left = getattr(state, "dice_left", None)
         return {"scores": [], "target": None, "colours": list(self.player_classes),
                 "label": "No score: " + WIN_WORDS.get(game.params.get("win", "either"),
-                                                      WIN_WORDS["either"]) + (
+                                                      WIN_WORDS["either"])
+                # the rule a newcomer loses a first game to: a move that makes the opponent's
+                # win loses, even when it makes the mover's own too
+                + "; a move that hands the opponent a win loses" + (
                     f" · dice left: {left}" if left is not None else "")}
 
     def reason_words(self, game: Game, state: State, reason: str, winner: int,

@@ -435,7 +435,8 @@ class BloomsTerritory(_Blooms):
             self._SIDE_KEY, np.int64(self._hash(state.board, state.player)),
         )
         if not legal:
-            return "it leaves a bloom of the mover fenced (self-fencing is illegal here)"
+            return ("it leaves one of your blooms fenced, with no empty cell next to it "
+                    "(self-fencing is illegal here)")
         if self._superko and int(h) in state.history:
             return "it recreates an earlier position (superko)"
         return None

@@ -77,7 +77,7 @@ class BoardView:
         s = game.scores(state)
         target = game.params.get("target")
         return {"scores": list(s), "target": target, "colours": list(self.player_classes),
-                "label": "score" if target is None else f"captures toward {target}"}
+                "label": "score" if target is None else f"captures, first to {target} wins"}
 
     #: CSS classes of each player's colour (score bars, seat labels)
     player_classes: tuple[str, str] = ("p-one", "p-two")

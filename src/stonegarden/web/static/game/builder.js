@@ -38,7 +38,9 @@ export function renderBuilder(s) {
       box.append(btn);
     }
     const note = document.createElement("span"); note.className = "muted";
-    note.textContent = b.max_stones === 1 ? "first turn: one stone" : "one or two stones (one of each colour)";
+    // a click never plays here (a second stone may follow): say what does, where the eye is
+    note.textContent = b.max_stones === 1 ? "first turn: one stone, then Confirm"
+      : "one or two stones (one of each colour), then Confirm";
     box.append(note);
   }
   if (b.kind === "die-face" && live) {

@@ -2,7 +2,7 @@
 // back, and the page's parts (clock, builder, moves, analysis...) brought up to date.
 import { $, baseTitle, bothSeats, foreign, gid, invited, keyInLink, names, page, playing, say } from "./state.js";
 import { beep, settings } from "./settings.js";
-import { lastMoveText, PREPARING, resultText, statusText, undoneText, watchEngine, renderThinking } from "./words.js";
+import { hintText, lastMoveText, PREPARING, resultText, statusText, undoneText, watchEngine, renderThinking } from "./words.js";
 import { renderClock, stopClock } from "./clock.js";
 import { renderOnline } from "./online.js";
 import { renderMoves, renderScore } from "./moves.js";
@@ -152,7 +152,7 @@ export function render(s) {
   // a hint is only ever given to a player on their turn, where the game allows hints
   $("hint").hidden = !(playing(s) && s.hints_allowed);
   $("hint").disabled = !(s === n && s.can_play);
-  say($("hint-text"), s.hint ? `Hint (${s.hint.agent}): ${s.hint.move}` : "");
+  say($("hint-text"), s.hint ? hintText(s.hint) : "");
   renderBuilder(s);
   prepareBoardKeys(hadFocus);
   // a control this snapshot hid or disabled under the focus (Take the open seat once taken,

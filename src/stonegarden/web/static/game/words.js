@@ -8,7 +8,13 @@ export function resultText(s) {
   if (!o) return "";
   if (o.reason === "aborted") return `Aborted: ${o.detail}`;
   if (o.winner === 0) return `A draw: ${o.detail}`;
-  if (playing(s) && !bothSeats() && !foreign(page.key)) return `${o.winner === s.you ? "You won" : "You lost"}: ${o.detail}`;
+  if (playing(s) && !bothSeats() && !foreign(page.key)) {
+    // the sentence names the player: to that player it says "you" ("You lost: you resigned",
+    // not "You lost: Black resigned", which read as if Black were someone else)
+    const mine = names()[s.you - 1] + " ";
+    const detail = o.detail.startsWith(mine) ? "you " + o.detail.slice(mine.length) : o.detail;
+    return `${o.winner === s.you ? "You won" : "You lost"}: ${detail}`;
+  }
   return `${names()[o.winner - 1]} won: ${o.detail}`;
 }
 
@@ -81,6 +87,16 @@ export function statusText(s) {
 function thinker(t) {
   const level = /^level:(\d)$/.exec(t.spec);
   return `The computer (${level ? "level " + level[1] : t.spec})`;
+}
+
+/** A hint in words: the move, where to see it, and who gave it as the seats line names an
+ * agent ("the computer's search", "the computer (level 2)"), not by its spec ("Hint (mcts:
+ * threads=2): e4" told a newcomer nothing); a host's other agent (``--hint-agent``) by its spec. */
+export function hintText(h) {
+  const level = /^level:(\d)$/.exec(h.agent);
+  const who = /^mcts(:|$)/.test(h.agent) ? "the computer's search"
+    : level ? `the computer (level ${level[1]})` : `the agent '${h.agent}'`;
+  return `Hint: ${h.move}, marked on the board (from ${who})`;
 }
 
 /** What the agent searches for its move (the server's ``sims`` and ``time``), in words:
