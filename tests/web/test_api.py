@@ -745,6 +745,22 @@ def test_a_bad_upload_is_named_in_json_words_and_a_file_of_another_kind_as_such(
         assert r.status_code == 400 and r.json()["error"] == f"bad record: {why}", r.text
 
 
+def test_a_record_that_gives_a_key_twice_is_refused_not_read_as_its_last_value(client, db):
+    """A record giving ``game`` (or ``moves``) twice was stored as its last value without a
+    word, a game the uploader may not have meant; a request's own body is refused so."""
+    count = len(open_store(db).list_games(listed_only=False))
+    for body, key in (
+            (b'{"format": "stonegarden-record", "version": 1, "game": "freego", '
+             b'"game": "bridgego", "params": {"size": 5}, "moves": ["C3"]}', "game"),
+            (b'{"format": "stonegarden-record", "version": 1, "game": "freego", '
+             b'"params": {"size": 5, "size": 7}, "moves": []}', "size")):
+        r = client.post("/api/records", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == (f"bad record: record gives '{key}' twice in one object: "
+                                     "give each key once")
+    assert len(open_store(db).list_games(listed_only=False)) == count
+
+
 def test_an_abstract_play_game_lost_on_time_is_uploaded_over_on_its_day(client):
     """An AP record that ended by a timeout was served as a game going on (both seats to
     play on) and dated on the day of the upload; one with a byte order mark was refused."""

@@ -84,7 +84,11 @@ def parse_record(data: Any) -> Record:
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} characters is too large")
         try:
-            data = strict_json.loads(data)
+            # a key given twice ("moves" pasted in again): which one was meant is not known
+            data = strict_json.loads(data, unique_keys=True)
+        except strict_json.DuplicateKey as exc:
+            raise RecordError(f"record gives {quote(exc.key, 60)} twice in one object: give "
+                              "each key once") from None
         except (ValueError, RecursionError) as exc:  # also numbers of too many digits
             raise RecordError(f"record is not valid JSON: {quote(str(exc), 200)}") from None
     if not isinstance(data, dict):
@@ -185,7 +189,7 @@ def record_before(raw: bytes, entry: int) -> Record | None:
     any move is played. ``None`` when the rest of the record is malformed too (that is then
     not what the error is about)."""
     try:
-        data = dict(strict_json.loads(raw.decode("utf-8-sig")))
+        data = dict(strict_json.loads(raw.decode("utf-8-sig"), unique_keys=True))
         data.pop("result", None)
         data["moves"] = data["moves"][:entry]
         return parse_record(data)
