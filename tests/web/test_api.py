@@ -761,6 +761,15 @@ def test_a_record_that_gives_a_key_twice_is_refused_not_read_as_its_last_value(c
     assert len(open_store(db).list_games(listed_only=False)) == count
 
 
+def test_an_empty_record_is_refused_as_empty(client):
+    """An empty file (a save that failed, the wrong file picked) was refused as "record is
+    not valid JSON: 'Expecting value: line 1 column 1 (char 0)'"."""
+    for body in (b"", b" \n", b"\xef\xbb\xbf"):
+        r = client.post("/api/records", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == "bad record: record is empty: the file holds no text"
+
+
 def test_an_abstract_play_game_lost_on_time_is_uploaded_over_on_its_day(client):
     """An AP record that ended by a timeout was served as a game going on (both seats to
     play on) and dated on the day of the upload; one with a byte order mark was refused."""

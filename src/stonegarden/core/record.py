@@ -83,6 +83,8 @@ def parse_record(data: Any) -> Record:
         data = data.removeprefix("\ufeff")
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} characters is too large")
+        if not data.strip():  # an empty file: "Expecting value: line 1 column 1" said nothing
+            raise RecordError("record is empty: the file holds no text")
         try:
             # a key given twice ("moves" pasted in again): which one was meant is not known
             data = strict_json.loads(data, unique_keys=True)
