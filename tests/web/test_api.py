@@ -1172,6 +1172,21 @@ def test_a_snapshot_says_its_seats_in_words_as_the_lists_of_games_do(client):
     assert snap["seat_words"] == ["a person", "computer, level 2"]
 
 
+def test_a_level_written_in_capitals_or_spaced_is_seated_as_the_level(client):
+    """``LEVEL:3``, ``level: 3`` and ``level:03`` play level 3, but were stored as written: the
+    page and the lists said "computer (LEVEL:3)" and the record named that spec."""
+    level3 = ("level:3", "computer, level 3")
+    for spec, (seated, words) in (("LEVEL:3", level3), ("level: 3", level3), ("level:03", level3),
+                                  ("Level:4, Seed=07",
+                                   ("level:4,seed=7", "computer (level:4,seed=7)"))):
+        made = new_game(client, ["human", spec])
+        assert made["seats"] == ["human", seated], made
+        snap = client.get(f"/api/games/{made['id']}").json()
+        assert snap["seats"] == ["human", seated] and snap["seat_words"][1] == words, snap
+        record = client.get(f"/api/games/{made['id']}/record").json()
+        assert record["players"]["2"] == seated
+
+
 @pytest.mark.parametrize("path, body, field, close", [
     ("/api/games", {"game": "blooms", "params": SMALL, "seats": ["human", "human"],
                     "publik": True}, "publik", "public"),
