@@ -761,6 +761,19 @@ def test_a_record_that_gives_a_key_twice_is_refused_not_read_as_its_last_value(c
     assert len(open_store(db).list_games(listed_only=False)) == count
 
 
+def test_a_record_download_refuses_a_query_it_does_not_take(client):
+    """``/record?ply=2`` answered the whole game's record, as if it were the record of the
+    first two moves; the download takes no query, and says so as the other requests do."""
+    made = new_game(client, ["human", "human"], game="freego", params={"size": 5})
+    gid, key = made["id"], made["secrets"]["1"]
+    client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "C3"})
+    for path in ("record", "record.sgf"):
+        r = client.get(f"/api/games/{gid}/{path}?ply=0")
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == "unknown query parameter 'ply': this request takes none"
+        assert client.get(f"/api/games/{gid}/{path}").status_code == 200
+
+
 def test_an_empty_record_is_refused_as_empty(client):
     """An empty file (a save that failed, the wrong file picked) was refused as "record is
     not valid JSON: 'Expecting value: line 1 column 1 (char 0)'"."""
