@@ -878,6 +878,22 @@ def test_an_uploaded_records_long_or_broken_player_names_are_kept_in_short(clien
     assert client.get(f"/api/games/{gid}/record").json()["players"] == names
 
 
+def test_an_uploaded_records_player_name_loses_only_the_characters_no_name_holds(client):
+    """A name with a right-to-left mark (as a Hebrew name in an SGF file often has) or a
+    zero-width space, or a long one cut in the middle of a region's flag, named no one: the
+    page said "a person". The characters no name may hold are left out, not the name."""
+    flag = "\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F"
+    players = {"1": "\u200f\u05e9\u05e8\u05d4\u200f", "2": "Zero\u200bWidth"}
+    long = {"1": "abcdefghijklmnopqrstu" + flag + "zz", "2": "Ann " + flag}
+    for sent, shown in ((players, {"1": "\u05e9\u05e8\u05d4", "2": "ZeroWidth"}),
+                        (long, {"1": "abcdefghijklmnopqrstu\U0001F3F4…", "2": "Ann " + flag})):
+        record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+                  "params": {"size": 5}, "moves": ["C3"], "players": sent}
+        r = client.post("/api/records", json=record)
+        assert r.status_code == 201, r.text
+        assert client.get(f"/api/games/{r.json()['id']}").json()["names"] == shown
+
+
 def test_an_sgf_upload_is_read_as_sgf_whatever_the_case_of_its_media_type(client):
     sgf = b"(;GM[1]FF[4]SZ[5]RU[stonegarden freego size=5];B[aa];W[bb])"
     r = client.post("/api/records", content=sgf,
