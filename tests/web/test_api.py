@@ -678,6 +678,26 @@ def test_an_upload_of_a_game_lost_on_time_or_resigned_is_over_as_its_record_says
     assert again["meta"]["ended"] == {"winner": None, "reason": "aborted"}
 
 
+def test_a_record_giving_a_loss_on_time_as_its_result_is_told_where_it_goes(client):
+    """A record written by hand with ``"result": {"winner": 2, "reason": "time"}`` was refused
+    as "result winner 2 disagrees with the replay (no winner yet: the game is not over)",
+    which did not say how such a record says it."""
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": ["C3"],
+              "result": {"winner": 2, "reason": "time"}}
+    r = client.post("/api/records", json=record)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == (
+        "bad record: result winner 2 disagrees with the replay (no winner yet: the game is not "
+        "over); a game that ended outside its rules (on time, resigned on the opponent's "
+        """turn, aborted) says so in 'meta.ended', as {"winner": 2, "reason": "time"}, with """
+        "no 'result'")
+    del record["result"]
+    r = client.post("/api/records", json={**record, "meta": {"ended": {"winner": 2,
+                                                                      "reason": "time"}}})
+    assert r.status_code == 201, r.text
+
+
 def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_its_day(
         client):
     """A record downloaded from the web app did not say when its game was played nor on

@@ -345,16 +345,21 @@ def _winner_words(winner: int | None) -> str:
 
 def check_result(game: Game, final: State, result: Mapping[str, Any]) -> None:
     """Raises: RecordError if ``result`` disagrees with the replayed final state."""
+    # an end the moves do not make (a clock, a resignation on the opponent's turn) is no
+    # result: the record's writer is told where it goes
+    elsewhere = ("; a game that ended outside its rules (on time, resigned on the opponent's "
+                 "turn, aborted) says so in 'meta.ended', as {\"winner\": 2, \"reason\": "
+                 "\"time\"}, with no 'result'") if not game.is_terminal(final) else ""
     if "winner" in result and result["winner"] != game.winner(final):
         raise RecordError(
             f"result winner {quote(result['winner'])} disagrees with the replay "
-            f"({_winner_words(game.winner(final))})"
+            f"({_winner_words(game.winner(final))}){elsewhere}"
         )
     if "reason" in result and result["reason"] != game.result_reason(final):
         found = game.result_reason(final)
         raise RecordError(
             f"result reason {quote(result['reason'])} disagrees with the replay "
-            f"({'the game is not over' if found is None else repr(found)})"
+            f"({'the game is not over' if found is None else repr(found)}){elsewhere}"
         )
     if result.get("scores") is not None and list(result["scores"]) != list(game.scores(final)):
         raise RecordError(
