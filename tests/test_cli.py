@@ -122,7 +122,7 @@ def test_replay_bad_records_fail_cleanly(tmp_path, content, needle):
 
 
 @pytest.mark.parametrize("content, said", [
-    ("", "record is not valid JSON: 'Expecting value: line 1 column 1 (char 0)'"),
+    ("", "record is empty: the file holds no text"),
     ("[]", "a record is a JSON object, not an array"),
 ])
 def test_convert_names_the_file_that_is_not_a_record(tmp_path, content, said):

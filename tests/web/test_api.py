@@ -696,6 +696,26 @@ def test_an_upload_of_a_game_lost_on_time_or_resigned_is_over_as_its_record_says
     assert again["meta"]["ended"] == {"winner": None, "reason": "aborted"}
 
 
+def test_a_record_giving_a_loss_on_time_as_its_result_is_told_where_it_goes(client):
+    """A record written by hand with ``"result": {"winner": 2, "reason": "time"}`` was refused
+    as "result winner 2 disagrees with the replay (no winner yet: the game is not over)",
+    which did not say how such a record says it."""
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": ["C3"],
+              "result": {"winner": 2, "reason": "time"}}
+    r = client.post("/api/records", json=record)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == (
+        "bad record: result winner 2 disagrees with the replay (no winner yet: the game is not "
+        "over); a game that ended outside its rules (on time, resigned on the opponent's "
+        """turn, aborted) says so in 'meta.ended', as {"winner": 2, "reason": "time"}, with """
+        "no 'result'")
+    del record["result"]
+    r = client.post("/api/records", json={**record, "meta": {"ended": {"winner": 2,
+                                                                      "reason": "time"}}})
+    assert r.status_code == 201, r.text
+
+
 def test_a_downloaded_record_says_when_and_on_which_clock_and_an_upload_keeps_its_day(
         client):
     """A record downloaded from the web app did not say when its game was played nor on
@@ -761,6 +781,44 @@ def test_a_bad_upload_is_named_in_json_words_and_a_file_of_another_kind_as_such(
              "result 'winner' must be 1, 2, 0 (draw) or null, not false")):
         r = client.post("/api/records", json=body)
         assert r.status_code == 400 and r.json()["error"] == f"bad record: {why}", r.text
+
+
+def test_a_record_that_gives_a_key_twice_is_refused_not_read_as_its_last_value(client, db):
+    """A record giving ``game`` (or ``moves``) twice was stored as its last value without a
+    word, a game the uploader may not have meant; a request's own body is refused so."""
+    count = len(open_store(db).list_games(listed_only=False))
+    for body, key in (
+            (b'{"format": "stonegarden-record", "version": 1, "game": "freego", '
+             b'"game": "bridgego", "params": {"size": 5}, "moves": ["C3"]}', "game"),
+            (b'{"format": "stonegarden-record", "version": 1, "game": "freego", '
+             b'"params": {"size": 5, "size": 7}, "moves": []}', "size")):
+        r = client.post("/api/records", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == (f"bad record: record gives '{key}' twice in one object: "
+                                     "give each key once")
+    assert len(open_store(db).list_games(listed_only=False)) == count
+
+
+def test_a_record_download_refuses_a_query_it_does_not_take(client):
+    """``/record?ply=2`` answered the whole game's record, as if it were the record of the
+    first two moves; the download takes no query, and says so as the other requests do."""
+    made = new_game(client, ["human", "human"], game="freego", params={"size": 5})
+    gid, key = made["id"], made["secrets"]["1"]
+    client.post(f"/api/games/{gid}/move", json={"secret": key, "move": "C3"})
+    for path in ("record", "record.sgf"):
+        r = client.get(f"/api/games/{gid}/{path}?ply=0")
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == "unknown query parameter 'ply': this request takes none"
+        assert client.get(f"/api/games/{gid}/{path}").status_code == 200
+
+
+def test_an_empty_record_is_refused_as_empty(client):
+    """An empty file (a save that failed, the wrong file picked) was refused as "record is
+    not valid JSON: 'Expecting value: line 1 column 1 (char 0)'"."""
+    for body in (b"", b" \n", b"\xef\xbb\xbf"):
+        r = client.post("/api/records", content=body, headers={"Content-Type": "application/json"})
+        assert r.status_code == 400, r.text
+        assert r.json()["error"] == "bad record: record is empty: the file holds no text"
 
 
 def test_an_abstract_play_game_lost_on_time_is_uploaded_over_on_its_day(client):
@@ -856,6 +914,22 @@ def test_an_uploaded_records_long_or_broken_player_names_are_kept_in_short(clien
     names = {"1": "Christopher Alexander t…", "2": "Lee Sedol"}
     assert client.get(f"/api/games/{gid}").json()["names"] == names
     assert client.get(f"/api/games/{gid}/record").json()["players"] == names
+
+
+def test_an_uploaded_records_player_name_loses_only_the_characters_no_name_holds(client):
+    """A name with a right-to-left mark (as a Hebrew name in an SGF file often has) or a
+    zero-width space, or a long one cut in the middle of a region's flag, named no one: the
+    page said "a person". The characters no name may hold are left out, not the name."""
+    flag = "\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F"
+    players = {"1": "\u200f\u05e9\u05e8\u05d4\u200f", "2": "Zero\u200bWidth"}
+    long = {"1": "abcdefghijklmnopqrstu" + flag + "zz", "2": "Ann " + flag}
+    for sent, shown in ((players, {"1": "\u05e9\u05e8\u05d4", "2": "ZeroWidth"}),
+                        (long, {"1": "abcdefghijklmnopqrstu\U0001F3F4…", "2": "Ann " + flag})):
+        record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+                  "params": {"size": 5}, "moves": ["C3"], "players": sent}
+        r = client.post("/api/records", json=record)
+        assert r.status_code == 201, r.text
+        assert client.get(f"/api/games/{r.json()['id']}").json()["names"] == shown
 
 
 def test_an_sgf_upload_is_read_as_sgf_whatever_the_case_of_its_media_type(client):
@@ -1163,6 +1237,21 @@ def test_a_snapshot_says_its_seats_in_words_as_the_lists_of_games_do(client):
     snap = client.get(f"/api/games/{made['id']}").json()
     assert snap["seats"] == ["human", "level:2"]
     assert snap["seat_words"] == ["a person", "computer, level 2"]
+
+
+def test_a_level_written_in_capitals_or_spaced_is_seated_as_the_level(client):
+    """``LEVEL:3``, ``level: 3`` and ``level:03`` play level 3, but were stored as written: the
+    page and the lists said "computer (LEVEL:3)" and the record named that spec."""
+    level3 = ("level:3", "computer, level 3")
+    for spec, (seated, words) in (("LEVEL:3", level3), ("level: 3", level3), ("level:03", level3),
+                                  ("Level:4, Seed=07",
+                                   ("level:4,seed=7", "computer (level:4,seed=7)"))):
+        made = new_game(client, ["human", spec])
+        assert made["seats"] == ["human", seated], made
+        snap = client.get(f"/api/games/{made['id']}").json()
+        assert snap["seats"] == ["human", seated] and snap["seat_words"][1] == words, snap
+        record = client.get(f"/api/games/{made['id']}/record").json()
+        assert record["players"]["2"] == seated
 
 
 @pytest.mark.parametrize("path, body, field, close", [

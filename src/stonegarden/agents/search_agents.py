@@ -314,7 +314,10 @@ def _level(options: dict[str, str], spec: str) -> SearchAgent:
         raise ParameterError(f"agent {spec!r}: say which level, level:1 .. level:{len(LEVELS)}")
     seed = int_option(options, "seed", None, spec)
     no_more_options(options, spec)
-    return LevelAgent(int(raw), seed, spec)
+    # its spec as pages and records name a level ("level:3"), whatever the case and spacing
+    # it was written in ("LEVEL: 03" was shown as "computer (LEVEL: 03)")
+    canonical = f"level:{int(raw)}" + ("" if seed is None else f",seed={seed}")
+    return LevelAgent(int(raw), seed, canonical)
 
 
 #: the lowest level that searches with every core

@@ -44,7 +44,7 @@ def _read_json_record(path: str) -> Record:
     text = _read_text(path)
     try:
         try:
-            data = strict_json.loads(text)  # what `replay` refuses, `convert` refuses too
+            data = strict_json.loads(text, unique_keys=True)  # what `replay` refuses, `convert` refuses too
         except (ValueError, RecursionError):
             return load_record(path)  # says what is wrong with it
         reader = foreign_reader(data)

@@ -83,8 +83,14 @@ def parse_record(data: Any) -> Record:
         data = data.removeprefix("\ufeff")
         if len(data) > MAX_RECORD_BYTES:
             raise RecordError(f"record of {len(data)} characters is too large")
+        if not data.strip():  # an empty file: "Expecting value: line 1 column 1" said nothing
+            raise RecordError("record is empty: the file holds no text")
         try:
-            data = strict_json.loads(data)
+            # a key given twice ("moves" pasted in again): which one was meant is not known
+            data = strict_json.loads(data, unique_keys=True)
+        except strict_json.DuplicateKey as exc:
+            raise RecordError(f"record gives {quote(exc.key, 60)} twice in one object: give "
+                              "each key once") from None
         except (ValueError, RecursionError) as exc:  # also numbers of too many digits
             raise RecordError(f"record is not valid JSON: {quote(str(exc), 200)}") from None
     if not isinstance(data, dict):
@@ -185,7 +191,7 @@ def record_before(raw: bytes, entry: int) -> Record | None:
     any move is played. ``None`` when the rest of the record is malformed too (that is then
     not what the error is about)."""
     try:
-        data = dict(strict_json.loads(raw.decode("utf-8-sig")))
+        data = dict(strict_json.loads(raw.decode("utf-8-sig"), unique_keys=True))
         data.pop("result", None)
         data["moves"] = data["moves"][:entry]
         return parse_record(data)
@@ -339,16 +345,21 @@ def _winner_words(winner: int | None) -> str:
 
 def check_result(game: Game, final: State, result: Mapping[str, Any]) -> None:
     """Raises: RecordError if ``result`` disagrees with the replayed final state."""
+    # an end the moves do not make (a clock, a resignation on the opponent's turn) is no
+    # result: the record's writer is told where it goes
+    elsewhere = ("; a game that ended outside its rules (on time, resigned on the opponent's "
+                 "turn, aborted) says so in 'meta.ended', as {\"winner\": 2, \"reason\": "
+                 "\"time\"}, with no 'result'") if not game.is_terminal(final) else ""
     if "winner" in result and result["winner"] != game.winner(final):
         raise RecordError(
             f"result winner {quote(result['winner'])} disagrees with the replay "
-            f"({_winner_words(game.winner(final))})"
+            f"({_winner_words(game.winner(final))}){elsewhere}"
         )
     if "reason" in result and result["reason"] != game.result_reason(final):
         found = game.result_reason(final)
         raise RecordError(
             f"result reason {quote(result['reason'])} disagrees with the replay "
-            f"({'the game is not over' if found is None else repr(found)})"
+            f"({'the game is not over' if found is None else repr(found)}){elsewhere}"
         )
     if result.get("scores") is not None and list(result["scores"]) != list(game.scores(final)):
         raise RecordError(

@@ -49,6 +49,7 @@ from .http import (
     content_type,
     declared_charset,
     error_response,
+    no_query,
     query_value,
     read_body,
     read_json,
@@ -282,6 +283,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def record(request: Request) -> Response:
         svc = service()
+        no_query(request)
         live = await svc.load(request.path_params["gid"], client_of(request))
         name = f"{live.game.id}-{live.id}.json"
         seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
@@ -290,6 +292,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def record_sgf(request: Request) -> Response:
         svc = service()
+        no_query(request)
         live = await svc.load(request.path_params["gid"], client_of(request))
         body = await svc.sgf(live)
         name = f"{live.game.id}-{live.id}.sgf"

@@ -128,6 +128,14 @@ def query_value(request: Request, name: str) -> str | None:
     return values[0] if values else None
 
 
+def no_query(request: Request) -> None:
+    """Raises: ApiError 400 for any query parameter, which a request that takes none would
+    otherwise ignore (``/record?ply=3`` gave the whole game, as if it were the record of the
+    first three moves)."""
+    for key in request.query_params:
+        raise ApiError(400, f"unknown query parameter {quote(key)}: this request takes none")
+
+
 def content_type(request: Request) -> str:
     """The media type of the request's body, lower case (media types ignore case)."""
     return request.headers.get("content-type", "").split(";")[0].strip().lower()

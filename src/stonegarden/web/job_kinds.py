@@ -93,7 +93,7 @@ def json_record(text: str) -> Record:
     """
     text = text.removeprefix("\ufeff")  # an editor's byte order mark is no JSON
     try:
-        data = strict_json.loads(text)
+        data = strict_json.loads(text, unique_keys=True)
     except (ValueError, RecursionError):
         return parse_record(text)  # says what is wrong with it
     reader = foreign_reader(data)

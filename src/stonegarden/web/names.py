@@ -41,6 +41,21 @@ def _refused(text: str, i: int) -> bool:
     return cat[0] == "C" or cat in ("Zl", "Zp") or cp in INVISIBLE
 
 
+def without_refused(text: str) -> str:
+    """``text`` without the characters a name may not hold (``clean_name``), a region flag's
+    tags kept: another program's name for a player (an SGF file's ``PB[]``) may hold a
+    right-to-left mark or a zero-width space, which would cost it the whole name."""
+    out: list[str] = []
+    at = 0
+    for flag in [*REGION_FLAG.finditer(text), None]:
+        part = text[at:flag.start() if flag else len(text)]
+        out.extend(ch for i, ch in enumerate(part) if not _refused(part, i))
+        if flag is not None:
+            out.append(flag.group())
+            at = flag.end()
+    return "".join(out)
+
+
 def clean_name(value: Any, field: str = "name") -> str:
     """The display name as stored: NFC-normalised, surrounding space removed, 1-24 characters,
     no control or formatting characters (which could hide or reorder text on other players'

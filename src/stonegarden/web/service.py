@@ -40,7 +40,7 @@ from .agent_turns import AgentTurns, budget_options
 from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
-from .names import MAX_NAME, clean_name
+from .names import MAX_NAME, clean_name, without_refused
 from .rate_limit import RateLimit
 from .review_runner import Reviewer, review_points
 from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
@@ -809,9 +809,12 @@ def _player_name(value: Any) -> str | None:
     does."""
     if not isinstance(value, str) or value in (HUMAN, OPEN):
         return None
-    name = " ".join(unicodedata.normalize("NFC", value).split())
+    # what no name may hold is left out (a right-to-left mark), not the whole name with it;
+    # a name cut short may end in half a region flag or a joiner, left out the same way
+    name = " ".join(without_refused(" ".join(unicodedata.normalize("NFC", value).split()))
+                    .split())
     if len(name) > MAX_NAME:
-        name = name[:MAX_NAME - 1].rstrip() + "…"
+        name = without_refused(name[:MAX_NAME - 1]).rstrip() + "…"
     try:
         return clean_name(name)
     except ParameterError:
