@@ -34,6 +34,21 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def read_terminal(main: int) -> bytes:
+    """Everything a pseudo-terminal's program wrote, read from its ``main`` end as it comes (a
+    full terminal would block the program) until the other end closes."""
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal's other end closed: all read
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
 def run_cli(*args: str, input: str | None = None, timeout: float = 300,
             **env: str) -> subprocess.CompletedProcess[str]:
     """Run ``python -m stonegarden ARGS`` as a user would (a real process, this checkout's code)."""

@@ -16,7 +16,7 @@ from stonegarden.core.record import make_record, save_record
 from stonegarden.search.config import Budget
 from stonegarden.search.result import MoveStat, SearchResult
 
-from .conftest import cli_env
+from .conftest import cli_env, read_terminal
 
 MOVES = ["Rb3", "Kc3,Ga2", "Rc2,Yb2", "Kd2"]
 
@@ -470,15 +470,7 @@ def on_a_terminal(args: list[str]) -> tuple[subprocess.CompletedProcess[bytes], 
         done = subprocess.run([sys.executable, "-m", "stonegarden", *args],
                               stdout=subprocess.PIPE, stderr=tty, env=cli_env(), timeout=300)
         os.close(tty)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the terminal's other end closed: all read
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen = read_terminal(main)
     finally:
         os.close(main)
     return done, seen.decode(errors="replace")

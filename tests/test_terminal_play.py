@@ -22,7 +22,7 @@ from stonegarden.errors import RecordError
 from stonegarden.terminal.play import Session, help_text, moves_text, status_line
 from stonegarden.terminal.render import rich_diagram
 
-from .conftest import cli_env, run_cli
+from .conftest import cli_env, read_terminal, run_cli
 
 
 def test_saving_to_a_folder_is_refused_in_one_line_and_leaves_no_temp_file(tmp_path):
@@ -626,16 +626,8 @@ def on_a_terminal(args: list[str], columns: int) -> str:
     proc = subprocess.Popen([sys.executable, "-m", "stonegarden", *args], stdin=subprocess.DEVNULL,
                             stdout=tty, stderr=tty, env=env)
     os.close(tty)
-    seen = b""
     try:
-        while True:  # read as it comes: a full terminal would block the game
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the terminal's other end closed: all read
-                break
-            if not chunk:
-                break
-            seen += chunk
+        seen = read_terminal(main)
         proc.wait(timeout=300)
     finally:
         os.close(main)
