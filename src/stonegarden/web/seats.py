@@ -26,15 +26,21 @@ def seat_words(spec: str) -> str:
         return "a person"
     if spec == OPEN:
         return "an open seat"
-    m = re.fullmatch(r"level:([1-6])", spec.strip())
-    return f"computer, level {m.group(1)}" if m else f"computer ({spec})"
+    level = level_of(spec)
+    return f"computer, level {level}" if level else f"computer ({spec})"
 
 
 def agent_named(spec: str) -> str:
     """An agent in a notice: ``level:3`` -> "the computer (level 3)", as the page names it,
     not by its spec; other specs as they are ("the agent 'mcts:time=2'")."""
+    level = level_of(spec)
+    return f"the computer (level {level})" if level else f"the agent {spec!r}"
+
+
+def level_of(spec: str) -> str | None:
+    """The level a spec seats (``level:3`` -> "3"), or None for any other spec."""
     m = re.fullmatch(r"level:([1-6])", spec.strip())
-    return f"the computer (level {m.group(1)})" if m else f"the agent {spec!r}"
+    return m.group(1) if m else None
 
 
 def seating(seats: tuple[str, str], name: Any, clock: Any, seat: Any,

@@ -85,17 +85,23 @@ export function statusText(s) {
 /** The agent thinking, in words: "The computer (level 6)" as the seats line says it, not its
  * spec ("level:6 is thinking"); another spec as it is ("The computer (mcts:time=3)"). */
 function thinker(t) {
-  const level = /^level:(\d)$/.exec(t.spec);
-  return `The computer (${level ? "level " + level[1] : t.spec})`;
+  const level = levelOf(t.spec);
+  return `The computer (${level ? "level " + level : t.spec})`;
+}
+
+/** The level an agent's spec seats ("level:3" -> "3"), or null. */
+function levelOf(spec) {
+  const m = /^level:(\d)$/.exec(spec);
+  return m && m[1];
 }
 
 /** A hint in words: the move, where to see it, and who gave it as the seats line names an
  * agent ("the computer's search", "the computer (level 2)"), not by its spec ("Hint (mcts:
  * threads=2): e4" told a newcomer nothing); a host's other agent (``--hint-agent``) by its spec. */
 export function hintText(h) {
-  const level = /^level:(\d)$/.exec(h.agent);
+  const level = levelOf(h.agent);
   const who = /^mcts(:|$)/.test(h.agent) ? "the computer's search"
-    : level ? `the computer (level ${level[1]})` : `the agent '${h.agent}'`;
+    : level ? `the computer (level ${level})` : `the agent '${h.agent}'`;
   return `Hint: ${h.move}, marked on the board (from ${who})`;
 }
 
