@@ -95,6 +95,7 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("mcts:bogus=1", "unknown option"),
     ("mcts:captures=99", "'captures' must be 0..64"),
     ("mcts:safe=-1", "'safe' must be 0..64"),
+    ("mcts:patterns=65", "'patterns' must be 0..64, not '65'"),  # bounded as captures is
     ("mcts:contempt=0.6", "'contempt' must be 0..0.5"),
     ("mcts:contempt=-0.1", "'contempt' must be 0 or more"),
     ("mcts:contempt=nan", "'contempt' must be 0 or more"),

@@ -153,6 +153,18 @@ def test_no_script_stylesheet_or_template_of_the_web_app_names_another_game():
     assert sorted(found - ALLOWED_IN_PAGES) == []
 
 
+def test_the_agents_bound_no_game_option_of_their_own():
+    """A game option's range is its profile's declaration, read by the agents: a table of
+    game options in the agents layer went stale (``patterns`` was missing from it)."""
+    from stonegarden.agents.registry import OPTION_RANGES, option_range
+    from stonegarden.search.profile import declared_options
+
+    options = declared_options()
+    assert sorted(set(OPTION_RANGES) & set(options)) == []
+    assert {n: option_range(n) for n, o in options.items() if o.kind == "int"} == {
+        n: (o.low, o.high, True) for n, o in options.items() if o.kind == "int"}
+
+
 def test_what_games_share_holds_no_one_game_knowledge():
     """Free Go and Bridge Go share the square view; what only Bridge Go has (a winning chain,
     no score, a bridge as the reason) is in Bridge Go's own view, not asked of the game there."""

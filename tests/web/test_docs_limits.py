@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from stonegarden.agents.registry import OPTION_RANGES
+from stonegarden.agents.registry import OPTION_RANGES, option_range
 from stonegarden.core.registry import available_games, game_class
+from stonegarden.search.profile import declared_options
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "web.md").read_text(encoding="utf-8")
 
@@ -31,6 +32,10 @@ def test_every_agent_option_range_is_documented():
     for names, text in re.findall(r"^\| (`[\w`, ]+`) \| ([^|]+)\|$", DOC, re.MULTILINE):
         for name in re.findall(r"`(\w+)`", names):
             rows[name] = text
-    for key, (low, high, whole) in OPTION_RANGES.items():
+    numeric = [*OPTION_RANGES, *(n for n, o in declared_options().items() if o.kind == "int")]
+    for key in numeric:
+        bounds = option_range(key)
+        assert bounds is not None, key
+        low, high, whole = bounds
         shown = f"{int(low)}..{int(high)}" if whole else f"{low:.15g}..{high:.15g}"
         assert rows[key].startswith(shown), (key, rows.get(key), shown)

@@ -14,11 +14,12 @@ from ..errors import ParameterError, PositionError, quote
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 MAX_SPEC = 200
 
-#: the documented range of every numeric agent option (docs/web.md, "Limits"): (low, high,
-#: whole number). A search's time and memory grow with its budget, so a server can rely on
-#: these bounds (and caps the time further). The agents' own option parsing checks the lower
-#: bounds of the options they read, in their own words; these add the upper bounds, and the
-#: seed's lower bound, before any agent is built.
+#: the documented range of every numeric option of the search (docs/web.md, "Limits"): (low,
+#: high, whole number). A search's time and memory grow with its budget, so a server can rely
+#: on these bounds (and caps the time further). The agents' own option parsing checks the
+#: lower bounds of the options they read, in their own words; these add the upper bounds, and
+#: the seed's lower bound, before any agent is built. The numeric options a game's search
+#: profile declares (``captures``, ``safe``, ...) are bounded by their declaration alike.
 OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
     "seed": (0, 2**63 - 1, True),
     "sims": (1, 10_000_000, True),
@@ -27,8 +28,6 @@ OPTION_RANGES: dict[str, tuple[float, float, bool]] = {
     "rave_k": (0.0, 1e9, False),
     "grave": (0, 1_000_000, True),
     "prior": (0, 10_000, True),
-    "captures": (0, 64, True),
-    "safe": (0, 64, True),
     "contempt": (0.0, 0.5, False),
     "threads": (1, 64, True),
 }
@@ -134,13 +133,27 @@ def with_option(spec: str, key: str, value: object) -> str:
     return f"{spec}{sep}{key}={value}"
 
 
+def option_range(key: str) -> tuple[float, float, bool] | None:
+    """(low, high, whole number) of a numeric agent option: the search's own
+    (``OPTION_RANGES``) or one a game's search profile declares; ``None`` for any other."""
+    if key in OPTION_RANGES:
+        return OPTION_RANGES[key]
+    from ..search.profile import declared_options
+
+    option = declared_options().get(key)
+    if option is None or option.kind != "int":
+        return None
+    return option.low, option.high, True
+
+
 def check_option_range(spec: str, key: str, value: str) -> None:
-    """Raises: ParameterError naming the option and its range when a numeric option in
-    ``OPTION_RANGES`` is above its range (or, for a seed, below it). Text that is not a number
-    is left to the agent, which says what it expects."""
-    if key not in OPTION_RANGES:
+    """Raises: ParameterError naming the option and its range when a numeric option
+    (``option_range``) is above its range (or, for a seed, below it). Text that is not a
+    number is left to the agent, which says what it expects."""
+    bounds = option_range(key)
+    if bounds is None:
         return
-    low, high, whole = OPTION_RANGES[key]
+    low, high, whole = bounds
     text = value.strip()
     try:
         number: float = int(text) if whole else float(text)
