@@ -44,6 +44,15 @@ def test_every_agent_is_listed_with_a_description():
         assert names[name]
 
 
+def test_mcts_is_described_with_every_option_a_game_declares():
+    """The games' own options are read from their profiles (a list written in the agents
+    missed ``eyes`` and ``patterns``)."""
+    from stonegarden.search.profile import declared_options
+
+    own = agent_names()["mcts"].partition("the game's own: ")[2]
+    assert [o for o in declared_options() if f"{o}=" not in own] == []
+
+
 @pytest.mark.parametrize("game_id,params", [("blooms", {"size": 3}),
                                             ("blooms-territory", {"size": 3, "max_turns": 10})])
 @pytest.mark.parametrize("spec", SPECS)

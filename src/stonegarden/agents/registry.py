@@ -62,11 +62,14 @@ def check_to_move(game: Game, state: State, chance: bool = True) -> None:
 
 
 AgentFactory = Callable[[dict[str, str], str], Agent]
-_AGENTS: dict[str, tuple[AgentFactory, str]] = {}
+#: an agent's line about itself, or what writes it when asked (once the games are known)
+AgentDoc = str | Callable[[], str]
+_AGENTS: dict[str, tuple[AgentFactory, AgentDoc]] = {}
 
 
-def register_agent(name: str, doc: str) -> Callable[[AgentFactory], AgentFactory]:
-    """Decorator registering ``factory(options, spec) -> Agent`` under ``name``."""
+def register_agent(name: str, doc: AgentDoc) -> Callable[[AgentFactory], AgentFactory]:
+    """Decorator registering ``factory(options, spec) -> Agent`` under ``name``, with one
+    line about it (or a function writing that line when ``agent_names`` asks)."""
 
     def deco(factory: AgentFactory) -> AgentFactory:
         _AGENTS[name] = (factory, doc)
@@ -82,7 +85,7 @@ def _load() -> None:
 def agent_names() -> dict[str, str]:
     """Registered agent names and one line about each."""
     _load()
-    return {k: doc for k, (_, doc) in _AGENTS.items()}
+    return {k: doc() if callable(doc) else doc for k, (_, doc) in _AGENTS.items()}
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, str]]:

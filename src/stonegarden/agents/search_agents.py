@@ -279,12 +279,17 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
     return values
 
 
-@register_agent("mcts", "our best search (options: time=S, sims=N, seed, threads=N, "
-                        "parallel=tree|root, c, rave_k, "
-                        "grave=N, prior=N, contempt=C, model=none|shipped|PATH, "
-                        "rave/solver/chance/reuse/tt/fast/lgr/bias="
-                        "on|off, and the game's own: split=on|off, captures=K, safe=K, "
-                        "bridges=on|off)")
+def _mcts_doc() -> str:
+    """The ``mcts`` line, with the options the games' profiles declare (a list written here
+    went stale: it missed ``eyes`` and ``patterns``)."""
+    own = ", ".join(f"{name}=on|off" if option.kind == "bool" else f"{name}=K"
+                    for name, option in declared_options().items())
+    return ("our best search (options: time=S, sims=N, seed, threads=N, parallel=tree|root, c, "
+            "rave_k, grave=N, prior=N, contempt=C, model=none|shipped|PATH, "
+            f"rave/solver/chance/reuse/tt/fast/lgr/bias=on|off, and the game's own: {own})")
+
+
+@register_agent("mcts", _mcts_doc)
 def _mcts(options: dict[str, str], spec: str) -> SearchAgent:
     seed = int_option(options, "seed", None, spec)
     threads = threads_option(options, spec)
