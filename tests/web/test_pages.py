@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from stonegarden.core.protocol import CHANCE
 from stonegarden.core.registry import available_games, make
 from stonegarden.games.square_go_view import star_points
-from stonegarden.web.app import create_app
+from stonegarden.web.app import _example_move, create_app
 from stonegarden.web.pages import first_mover, params_words, player_doc
 from stonegarden.web.seats import seat_words
 from stonegarden.web.views import Marks, view_for
@@ -218,6 +218,16 @@ def test_blobs_offers_a_picture_of_each_face_and_moves_first_as_blue():
         tumbling.initial_state())[0][0])
     one = view_for(tumbling).builder(tumbling, rolled)["options"]
     assert all(len(v) == 1 for v in one.values())  # the rolled face fits one way: no choice
+
+
+@pytest.mark.parametrize("params", [{}, {"tumbling": True}])
+def test_the_move_field_s_example_is_a_legal_first_choice(params):
+    """The example is played where a player first chooses, past the opening roll, as the
+    protocol's ``first_decision`` walks to it."""
+    game = make("blobs", **params)
+    state = game.first_decision()
+    assert game.current_player(state) == 2
+    assert game.is_legal(state, game.parse_action(state, _example_move(game)))
 
 
 def test_blobs_says_what_to_click_in_a_players_words():

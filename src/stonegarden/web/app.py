@@ -433,9 +433,7 @@ def _download(name: str) -> dict[str, str]:
 
 def _example_move(game: Any) -> str:
     """A legal first move, shown as the placeholder of the move text field."""
-    state = game.initial_state()
-    while game.current_player(state) == 0 and not game.is_terminal(state):
-        state = game.play(state, game.chance_outcomes(state)[0][0])
+    state = game.first_decision()
     acts = game.legal_actions(state)
     return game.action_to_text(state, int(acts[len(acts) // 2])) if len(acts) else "resign"
 

@@ -169,10 +169,7 @@ def first_mover(game_id: str) -> int:
     """The player who makes the first choice (after any opening chance event): Blobs' player
     2, whose opponent's opening die is part of the initial position."""
     game = make(game_id)
-    s = game.initial_state()
-    while game.current_player(s) == CHANCE and not game.is_terminal(s):
-        s = game.play(s, game.chance_outcomes(s)[0][0])
-    return int(game.current_player(s))
+    return int(game.current_player(game.first_decision()))
 
 
 def home_context(max_think: float = math.inf) -> dict[str, Any]:
