@@ -153,3 +153,18 @@ def test_a_capture_races_score_line_says_what_reaching_the_target_does(game_id):
     game = make(game_id)
     track = view_for(game).score_track(game, game.initial_state())
     assert track["label"] == f"captures, first to {game.params['target']} wins"
+
+
+def test_a_game_without_a_view_of_its_own_races_to_a_score_not_to_captures():
+    """The shared view named a target's scores "captures", Free Go's; a game drawn by the
+    text view that races to a target counts what its own rules count."""
+    from stonegarden.web.views.text import VIEW
+
+    class Racing:  # the little of a game the score track reads
+        params = {"target": 7}
+
+        def scores(self, state):
+            return (2, 3)
+
+    track = VIEW.score_track(Racing(), None)
+    assert track["label"] == "score, first to 7 wins" and track["scores"] == [2, 3]

@@ -65,6 +65,7 @@ class SquareView(BoardView):
     start_caption = "The empty board, with its columns' letters and rows' numbers"
     click_to_play = True
     player_classes = ("p-black", "p-white")
+    score_name = "captures"  # Free Go's scores (Bridge Go keeps none: its view says so)
 
     def supports(self, game: Game) -> bool:
         board = getattr(game, "board", None)

@@ -31,6 +31,8 @@ class BoardView:
     click_to_play = False
     #: the caption of the start position's picture on the rules page
     start_caption = "The empty board"
+    #: what the scores count, in the score track's words (a capture race's "captures")
+    score_name = "score"
 
     def supports(self, game: Game) -> bool:
         """Whether this view can draw ``game`` (it has the geometry the view reads)."""
@@ -77,7 +79,8 @@ class BoardView:
         s = game.scores(state)
         target = game.params.get("target")
         return {"scores": list(s), "target": target, "colours": list(self.player_classes),
-                "label": "score" if target is None else f"captures, first to {target} wins"}
+                "label": (self.score_name if target is None
+                          else f"{self.score_name}, first to {target} wins")}
 
     #: CSS classes of each player's colour (score bars, seat labels)
     player_classes: tuple[str, str] = ("p-one", "p-two")
