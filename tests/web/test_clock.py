@@ -47,11 +47,6 @@ def test_the_move_that_ends_the_game_adds_no_increment():
     assert c.after_move(1, None, now=10.0).left == (55.0, 60.0)  # a die to roll next
 
 
-def test_downtime_is_not_charged():
-    c = Clock.new(parse_clock({"initial": 60})).start(1, now=0.0)
-    assert c.shifted(100.0).remaining(1, 130.0) == 30.0
-
-
 def test_stored_form_round_trips():
     c = Clock.new(parse_clock({"initial": 90, "increment": 2})).start(1, 7.25).after_move(1, 2, 9.0)
     assert Clock.from_store(c.to_store()) == c

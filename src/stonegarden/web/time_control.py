@@ -168,12 +168,6 @@ class Clock:
                 left[next_seat - 1] = self.spec.allowance
         return replace(self, left=(left[0], left[1]), running=next_seat, since=now)
 
-    def shifted(self, seconds: float) -> Clock:
-        """The clock with ``seconds`` not charged to the running seat (server downtime)."""
-        if self.running is None or seconds <= 0:
-            return self
-        return replace(self, since=self.since + seconds)
-
     def to_json(self, now: float) -> dict[str, Any]:
         """The snapshot's ``clock``: seconds left per seat at ``now`` and the running seat."""
         return {"1": round(self.remaining(1, now), 1), "2": round(self.remaining(2, now), 1),
