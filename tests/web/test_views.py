@@ -161,10 +161,25 @@ def test_a_game_without_a_view_of_its_own_races_to_a_score_not_to_captures():
     from stonegarden.web.views.text import VIEW
 
     class Racing:  # the little of a game the score track reads
-        params = {"target": 7}
+        def __init__(self) -> None:
+            self.params = {"target": 7}
 
         def scores(self, state):
             return (2, 3)
 
     track = VIEW.score_track(Racing(), None)
     assert track["label"] == "score, first to 7 wins" and track["scores"] == [2, 3]
+
+
+@pytest.mark.parametrize("game_id", ["blooms", "blooms-territory"])
+def test_blooms_builder_offers_a_pass_exactly_where_the_rules_allow_one(game_id):
+    """The builder asks the rules, which refuse a pass in the race and on the first turn."""
+    game = make(game_id, size=3)
+    state = game.initial_state()
+    offered = []
+    for move in ("Rb2", "Kc3", "pass"):
+        offered.append(view_for(game).builder(game, state)["can_pass"])
+        if not game.is_legal(state, game.parse_action(state, move)):
+            break
+        state = game.play_text(state, move)
+    assert offered == ([False, False, False] if game_id == "blooms" else [False, True, True])

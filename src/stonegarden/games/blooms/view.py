@@ -236,7 +236,8 @@ class HexColoursView(BoardView):
             "colours": [{"letter": c, "name": COLOUR_STYLE[c][0], "mark": COLOUR_STYLE[c][3]}
                         for c in mine],
             "max_stones": 1 if state.ply == 0 else 2,
-            "can_pass": bool(getattr(game, "territory", False)) and state.ply > 0,
+            # the rules say when a pass is legal (never in the race, nor on the first turn)
+            "can_pass": game.is_legal(state, game.parse_action(state, "pass")),
         }
 
     def legend(self, game: Game) -> list[dict[str, str]]:
