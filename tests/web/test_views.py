@@ -17,6 +17,7 @@ from stonegarden.core.registry import make
 from stonegarden.games.square_go_view import SquareView
 from stonegarden.web.app import create_app
 from stonegarden.web.views import Marks, view_for
+from stonegarden.web.views.base import safe_move_cells
 from stonegarden.web.views.text import TextView
 
 
@@ -183,3 +184,14 @@ def test_blooms_builder_offers_a_pass_exactly_where_the_rules_allow_one(game_id)
             break
         state = game.play_text(state, move)
     assert offered == ([False, False, False] if game_id == "blooms" else [False, True, True])
+
+
+def test_blooms_move_cells_are_read_by_its_notation():
+    """The view read a move's cells by cutting its text itself; it reads them as the rules do,
+    so any text they take names its cells (and a pass none)."""
+    game = make("blooms-territory", size=3)
+    state = game.play_text(game.initial_state(), "Rb2")
+    view = view_for(game)
+    assert view.move_cells(game, state, " ka2 , Gb1 ") == ["a2", "b1"]
+    assert view.move_cells(game, state, "PASS") == []
+    assert safe_move_cells(view, game, state, "resign") == []

@@ -17,6 +17,7 @@ from ...core.protocol import Game, State
 from ...geometry.hexhex import HexBoard, all_names, name_to_axial
 from ...web.views.base import BoardView, Marks
 from ...web.views.svgkit import fmt, svg_open
+from .notation import parse_stones
 
 
 class _OnHexBoard(Protocol):
@@ -215,10 +216,15 @@ class HexColoursView(BoardView):
         return [board.names[int(i)] for i in idx]
 
     def move_cells(self, game: Game, before: State, move: str) -> list[str]:
+        """The cells of the stones ``move`` places, read by the game's notation (a pass none).
+
+        Raises:
+            NotationError, IllegalMoveError: not a move of the player to move in ``before``
+            (``resign`` included: ``safe_move_cells`` gives none for it).
+        """
         board = _board(game)
-        if move.strip().lower() in ("pass", "resign"):
-            return []
-        return [board.names[board.cell(part.strip()[1:])] for part in move.split(",")]
+        stones = parse_stones(board, before.player, move)
+        return [board.names[c] for c in stones or () if c >= 0]
 
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
         board = _board(game)
