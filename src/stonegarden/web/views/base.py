@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ...core.protocol import Game, State
@@ -17,7 +17,6 @@ class Marks:
     captured: tuple[str, ...] = ()
     targets: tuple[str, ...] = ()
     hint: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
     #: cells the last move filled by itself (Blobs' auto moves)
     auto: tuple[str, ...] = ()
 
