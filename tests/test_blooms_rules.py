@@ -404,12 +404,31 @@ def test_position_with_passes_in_the_capture_race_is_impossible():
         g.parse_position(".../..../...../..../R.. 2 0,0 1 1 1")
 
 
-@pytest.mark.parametrize("tail", ["2 0,0 1 1 2", "1 0,0 2 0 1", "1 0,0 2 1 1", "1 0,0 2 2 2"])
+@pytest.mark.parametrize("tail", ["2 0,0 1 1 1", "1 0,0 2 0 1", "1 0,0 2 2 2", "1 0,0 4 1 1"])
 def test_territory_position_whose_passes_need_a_first_turn_pass_is_impossible(tail):
     # the first turn is a stone: at ply 1 nobody has passed, at ply 2 only player 2 has (once)
     g = territory(size=3)
     with pytest.raises(PositionError, match="first turn is never a pass"):
         g.parse_position(f".../..../...../..../R.. {tail}")
+
+
+@pytest.mark.parametrize(("tail", "why"), [
+    ("1 0,0 4 3 1", "the second pass in a row ends the game"),
+    ("2 0,0 1 2 2", "too few turns for so many passes in a row"),
+    ("1 0,0 4 1 0", "someone passed, so someone passed first"),
+    ("2 0,0 1 0 2", "player 2 has had no turn yet"),
+    ("1 0,0 2 0 2", "a pass by player 2 as the last turn would make passes=1, and the first "
+                    "turn is never a pass"),
+    ("1 0,0 4 2 2", "player 2's first pass must come before player 1's pass at the end, but not "
+                    "on the first turn (never a pass) nor just before the last 2 passes (that "
+                    "would make 3 in a row)"),
+])
+def test_territory_position_with_impossible_passes_says_which_rule_rules_them_out(tail, why):
+    # each was said to be impossible "(the first turn is never a pass)", which is not the reason
+    g = territory(size=3)
+    with pytest.raises(PositionError) as caught:
+        g.parse_position(f".../..../...../..../R.. {tail}")
+    assert str(caught.value).endswith(f"({why})")
 
 
 def test_territory_position_with_passes_that_fit_its_ply_parses():

@@ -114,6 +114,9 @@ def test_bad_moves_name_the_move_number(moves, why):
     ("(;GM[1]SZ[5]RU[Japanese];B[cc])", r"RU\[Japanese\] names another program.s rules.*--game"),
     ("(;GM[1]SZ[7]RU[stonegarden freego size=5];B[cc])", "disagrees"),
     ("(;GM[1]SZ[5]RU[stonegarden freego ko=maybe];B[cc])", "ko"),
+    # a parameter twice was read as its last value, without a word, as the command line refuses
+    ("(;GM[1]SZ[5]RU[stonegarden freego target=3 target=4];B[cc])",
+     r"gives 'target' twice \('3' and '4'\): give each parameter once"),
     ("(;GM[1]SZ[5]RU[stonegarden blooms];B[cc])", "not played on a square"),
     ("(;GM[1]SZ[5]RU[stonegarden chess];B[cc])", "unknown game"),
     ("(;GM[1]SZ[5]RU[stonegarden freego]AB[aa];B[cc])", "setup property"),

@@ -250,6 +250,9 @@ def parse_rules_text(text: str, source: str) -> tuple[str, dict[str, str]]:
         name, sep, value = w.partition("=")
         if not sep or not name:
             raise RecordError(f"{source!r}: RU[{text}]: {w!r} is not name=value")
+        if name in params:  # the last would win unseen, a game its writer may not have meant
+            raise RecordError(f"{source!r}: RU[{text}] gives {name!r} twice ({params[name]!r} "
+                              f"and {value!r}): give each parameter once")
         params[name] = value
     return words[1], params
 

@@ -73,20 +73,45 @@ def _board_from_rows(board: HexBoard, rows: list[str], source: str) -> bytes:
     return cells.tobytes()
 
 
-def _passes_fit(ply: int, passes: int, first: int) -> bool:
+def _passes_fit(ply: int, passes: int, first: int, first_turn_passes: bool = False) -> bool:
     """Whether a game of ``ply`` turns, whose first turn is a stone, can end with ``passes``
-    consecutive passes and have had its first pass by player ``first`` (0: nobody passed)."""
-    if passes > 2 or passes > max(ply - 1, 0):
+    consecutive passes and have had its first pass by player ``first`` (0: nobody passed).
+    With ``first_turn_passes`` the first turn may be a pass too (to tell why a pair does not
+    fit)."""
+    if passes > 2 or passes > (ply if first_turn_passes else max(ply - 1, 0)):
         return False
     if not first:
         return passes == 0
     trailing = range(ply - passes, ply)  # passes; the turn before them was not one
-    for turn in range(1, ply):  # the first pass of the game, by player 1 at even turns
+    for turn in range(0 if first_turn_passes else 1, ply):  # the first pass of the game, by
+        # player 1 at even turns
         if 1 + turn % 2 != first or turn == ply - passes - 1:
             continue
         if all(p > turn or 1 + p % 2 == first for p in trailing):
             return True
     return False
+
+
+def _why_passes_do_not_fit(ply: int, passes: int, first: int) -> str:
+    """Why no game of ``ply`` turns has these passes (``_passes_fit`` said none has)."""
+    if passes > 2:
+        return "the second pass in a row ends the game"
+    if passes > ply:
+        return "too few turns for so many passes in a row"
+    if passes and not first:
+        return "someone passed, so someone passed first"
+    if ply < first:
+        return f"player {first} has had no turn yet"
+    if passes == ply or _passes_fit(ply, passes, first, first_turn_passes=True):
+        return "the first turn is never a pass"
+    if not passes:
+        return (f"a pass by player {first} as the last turn would make passes=1, and the first "
+                "turn is never a pass")
+    # the earliest of the last passes is the other player's: the first pass came before it
+    last = "pass" if passes == 1 else f"{passes} passes"
+    return (f"player {first}'s first pass must come before player {3 - first}'s pass at the end, "
+            f"but not on the first turn (never a pass) nor just before the last {last} (that "
+            f"would make {passes + 1} in a row)")
 
 
 def _make_state(board: HexBoard, raw: bytes, fields: list[str], territory: bool,
@@ -100,9 +125,9 @@ def _make_state(board: HexBoard, raw: bytes, fields: list[str], territory: bool,
         raise PositionError(f"{source!r}: the capture race has no passes")
     if territory and (s1 or s2):
         raise PositionError(f"{source!r}: captures do not score under the territory rules")
-    if (first and not territory) or not _passes_fit(ply, passes, first):
+    if not _passes_fit(ply, passes, first):
         raise PositionError(f"{source!r}: passes={passes} first_passer={first} is impossible "
-                            f"at ply {ply} (the first turn is never a pass)")
+                            f"at ply {ply} ({_why_passes_do_not_fit(ply, passes, first)})")
     return BloomsState(player=player, ply=ply, board=raw, scores=(s1, s2), passes=passes,
                        first_passer=first)
 

@@ -3,7 +3,7 @@
 Board: int8 per point, 0 empty, 1 Black, 2 White. ``nb`` is the (points, 4) neighbour table in
 the order north, south, west, east (-1 off the board); ``sides`` the edge bits of each point.
 
-External liberties (docs/games/bridgego.md, "Algorithm note"): for a colour c, the open regions
+External liberties (docs/games/bridgego.md, "Implementation"): for a colour c, the open regions
 (points without a c stone) are labelled once, each with a 4-bit mask of the sides it touches;
 an empty point is then an external liberty after one lookup, and one flood over the c stones
 from the stones beside external liberties finds every surviving chain at once. Two O(points)

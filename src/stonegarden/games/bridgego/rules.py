@@ -63,7 +63,8 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
     notation = NOTATION
     param_specs = (
         Param("size", "int", 9, "points per side of the square board", low=3, high=19),
-        Param("superko", "bool", True, "forbid moves that recreate an earlier position"),
+        Param("superko", "bool", True,
+              "forbid moves that recreate an earlier board (whoever is to move)"),
         Param("max_turns", "opt_int", None,
               "moves before a draw when superko is off (default 4*size²)", low=1, high=10_000),
         Param("win_check", "choice", WIN_CHECKS[0],
