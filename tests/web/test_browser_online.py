@@ -499,6 +499,26 @@ def test_a_player_aborts_before_both_moved_and_the_other_page_says_so_live(brows
     assert errors == []
 
 
+def test_a_question_to_abort_closes_when_the_opponents_first_move_comes(browser, server):
+    # it went on asking "Abort this game?" with the Abort button gone, and a Yes was refused
+    errors: list[str] = []
+    made, ana, _ = two_at_a_new_clock_game(browser, server, errors)
+    gid = made["id"]
+    assert server.request("POST", f"/api/games/{gid}/move",
+                          {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    ana.wait_for_function("document.body.dataset.length === '1'", timeout=WAIT)
+    ana.click("#abort")
+    assert ana.is_visible("#ask") and "Abort" in ana.inner_text("#ask-text")
+    assert server.request("POST", f"/api/games/{gid}/move",
+                          {"secret": made["secrets"]["2"], "move": "D4"})[0] == 200
+    ana.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+    assert ana.is_hidden("#ask") and ana.is_hidden("#abort")
+    assert ana.inner_text("#move-error") == ("Both players have moved: the game can no longer "
+                                             "be aborted (Resign ends it).")
+    assert ana.evaluate("document.activeElement.closest('#board') !== null")
+    assert errors == []
+
+
 def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
     # a lobby left open said "0 s" for as long as nothing else changed in it
     errors: list[str] = []
