@@ -499,6 +499,25 @@ def test_a_player_aborts_before_both_moved_and_the_other_page_says_so_live(brows
     assert errors == []
 
 
+@pytest.mark.parametrize("kind, field", [("fischer", "#clock-minutes"),
+                                         ("fischer", "#clock-increment"),
+                                         ("correspondence", "#clock-days-per-move")])
+def test_a_clock_field_left_empty_is_pointed_at_not_sent_as_0(browser, server, kind, field):
+    # an empty "min each" was sent as 0 s: "clock 'initial' must be a number in 10..10800, not
+    # 0", in seconds the page never asked for (an empty increment was taken as 0 in silence)
+    errors: list[str] = []
+    ana = person(browser, errors)
+    ana.goto(server.url + "/?game=freego")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.select_option("#clock-kind", kind)
+    ana.fill(field, "")
+    ana.click("#start")
+    assert ana.evaluate("document.activeElement.id") == field[1:]
+    assert ana.evaluate(f"document.querySelector('{field}').validity.valueMissing")
+    assert ana.inner_text("#create-error") == "" and "/game/" not in ana.url
+    assert errors == []
+
+
 def test_a_question_to_abort_closes_when_the_opponents_first_move_comes(browser, server):
     # it went on asking "Abort this game?" with the Abort button gone, and a Yes was refused
     errors: list[str] = []
