@@ -492,8 +492,10 @@ def test_a_player_aborts_before_both_moved_and_the_other_page_says_so_live(brows
     bo.click("#ask-yes")
     for page in (ana, bo):
         page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
-    words = "Game over: Aborted: White aborted it before it started: no one wins or loses"
-    assert ana.inner_text("#status") == words and bo.inner_text("#status") == words
+    words = "Game over: Aborted: {} aborted it before it started: no one wins or loses"
+    # to the player it names, "you" (it said "White aborted it" to White, as of someone else)
+    assert ana.inner_text("#status") == words.format("White")
+    assert bo.inner_text("#status") == words.format("you")
     for page in (ana, bo):  # no abort left, and no rematch of a game that never started
         assert not page.is_visible("#abort") and not page.is_visible("#rematch")
     assert errors == []

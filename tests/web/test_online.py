@@ -583,7 +583,7 @@ def test_an_aborted_rematch_gives_way_to_a_new_one(client):
     # and say what became of the offer: Bo (seat 2 here, seat 1 of the rematch) aborted it
     snap = snapshot(client, gid, k1)
     assert snap["rematch"] is None
-    assert snap["rematch_aborted"] == {"by": 2, "unopened": None}
+    assert snap["rematch_aborted"] == {"by": 2, "unopened": None, "late": None}
     r = client.post(f"/api/games/{gid}/rematch", json={"secret": k1})
     assert r.status_code == 201, r.text  # a new rematch, in place of the aborted one
     again = r.json()
