@@ -53,8 +53,9 @@ def _refused(text: str, i: int) -> bool:
 
 def without_refused(text: str) -> str:
     """``text`` without the characters a name may not hold (``clean_name``: the marks past
-    ``MAX_MARKS`` on one character too), a region flag's tags kept: another program's name for a player (an SGF file's ``PB[]``) may hold a
-    right-to-left mark or a zero-width space, which would cost it the whole name."""
+    ``MAX_MARKS`` on one character too), a region flag's tags kept: another program's name
+    for a player (an SGF file's ``PB[]``) may hold a right-to-left mark or a zero-width space,
+    which would cost it the whole name."""
     out: list[str] = []
     at = 0
     for flag in [*REGION_FLAG.finditer(text), None]:
