@@ -181,7 +181,8 @@ def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypa
         gid, k1, _ = two_people(client, clock={"initial": 300, "increment": 0})
         snapshot(client, gid, k1)  # her page is open: her first move is waited for
         row = wait_for_result(db, gid)
-        assert row.result == {**ABORTED, "scores": None, "by": None}
+        # whose first move did not come is said ("the first move did not come in time" named no one)
+        assert row.result == {**ABORTED, "scores": None, "by": None, "late": 1}
         # the game in memory takes the result once the store has it (the keeper writes it
         # first): a snapshot asked for in between still shows the game going on
         snap = snapshot(client, gid, k1)
@@ -191,15 +192,15 @@ def test_an_untouched_clock_game_aborts_itself_and_the_page_says_so(db, monkeypa
             time.sleep(0.1)
             snap = snapshot(client, gid, k1)
         assert snap["reason"] == "aborted" and snap["winner"] is None
-        assert snap["outcome"]["detail"] == ("the first move did not come in time: no one wins "
-                                             "or loses")
+        assert snap["outcome"]["detail"] == ("Black did not make a first move in time: no one "
+                                             "wins or loses")
         assert snap["clock"]["1"] == snap["clock"]["2"] == 300  # no one was charged
         assert_replays(client, gid)
         # player 1 moved, player 2 never did: his turn began with her move
         gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 0})
         snapshot(client, gid, k2)
         assert post(client, gid, "move", secret=k1, move="C3").status_code == 200
-        assert wait_for_result(db, gid).result["reason"] == "aborted"
+        assert wait_for_result(db, gid).result["late"] == 2
         # both moved: the clock runs, nothing aborts (the game is lost on time instead)
         gid, k1, k2 = two_people(client, clock={"initial": 300, "increment": 0})
         assert post(client, gid, "move", secret=k1, move="C3").status_code == 200

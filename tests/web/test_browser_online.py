@@ -492,10 +492,51 @@ def test_a_player_aborts_before_both_moved_and_the_other_page_says_so_live(brows
     bo.click("#ask-yes")
     for page in (ana, bo):
         page.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
-    words = "Game over: Aborted: White aborted it before it started: no one wins or loses"
-    assert ana.inner_text("#status") == words and bo.inner_text("#status") == words
+    words = "Game over: Aborted: {} aborted it before it started: no one wins or loses"
+    # to the player it names, "you" (it said "White aborted it" to White, as of someone else)
+    assert ana.inner_text("#status") == words.format("White")
+    assert bo.inner_text("#status") == words.format("you")
     for page in (ana, bo):  # no abort left, and no rematch of a game that never started
         assert not page.is_visible("#abort") and not page.is_visible("#rematch")
+    assert errors == []
+
+
+@pytest.mark.parametrize("kind, field", [("fischer", "#clock-minutes"),
+                                         ("fischer", "#clock-increment"),
+                                         ("correspondence", "#clock-days-per-move")])
+def test_a_clock_field_left_empty_is_pointed_at_not_sent_as_0(browser, server, kind, field):
+    # an empty "min each" was sent as 0 s: "clock 'initial' must be a number in 10..10800, not
+    # 0", in seconds the page never asked for (an empty increment was taken as 0 in silence)
+    errors: list[str] = []
+    ana = person(browser, errors)
+    ana.goto(server.url + "/?game=freego")
+    ana.check('input[name="mode"][value="friend"]')
+    ana.select_option("#clock-kind", kind)
+    ana.fill(field, "")
+    ana.click("#start")
+    assert ana.evaluate("document.activeElement.id") == field[1:]
+    assert ana.evaluate(f"document.querySelector('{field}').validity.valueMissing")
+    assert ana.inner_text("#create-error") == "" and "/game/" not in ana.url
+    assert errors == []
+
+
+def test_a_question_to_abort_closes_when_the_opponents_first_move_comes(browser, server):
+    # it went on asking "Abort this game?" with the Abort button gone, and a Yes was refused
+    errors: list[str] = []
+    made, ana, _ = two_at_a_new_clock_game(browser, server, errors)
+    gid = made["id"]
+    assert server.request("POST", f"/api/games/{gid}/move",
+                          {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    ana.wait_for_function("document.body.dataset.length === '1'", timeout=WAIT)
+    ana.click("#abort")
+    assert ana.is_visible("#ask") and "Abort" in ana.inner_text("#ask-text")
+    assert server.request("POST", f"/api/games/{gid}/move",
+                          {"secret": made["secrets"]["2"], "move": "D4"})[0] == 200
+    ana.wait_for_function("document.body.dataset.length === '2'", timeout=WAIT)
+    assert ana.is_hidden("#ask") and ana.is_hidden("#abort")
+    assert ana.inner_text("#move-error") == ("Both players have moved: the game can no longer "
+                                             "be aborted (Resign ends it).")
+    assert ana.evaluate("document.activeElement.closest('#board') !== null")
     assert errors == []
 
 

@@ -273,7 +273,8 @@ NAMES = ["Ann", "  Ann   Bo  ", "\u3164", "\u115f\u1160", "\u2800", "\u0301Ann",
          "\ufeffAnn", "\x1cAnn\x85", "A\u200bB", "A\u2028B", "\u202eAnn", "\U000e0041",
          "\ue000", "\u00a0", "", "   ", "Ann\u0301", "علی\u200cرضا", "Sam 👩\u200d💻",
          "\u200dAnn", "A\u200d\u200dB", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
-         "🏴\U000e0067", "Bo \U0001fae8", "\ufdd0", "a\U0001fffe", "\u0378"]
+         "🏴\U000e0067", "Bo \U0001fae8", "\ufdd0", "a\U0001fffe", "\u0378",
+         "x" + "\u0301" * 4, "x" + "\u0301" * 5, "Bx\u0301\u0308\u030a\u20dd\u0327"]
 
 
 def test_the_browser_checks_a_name_as_the_server_does(browser, server):

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from stonegarden.errors import ParameterError
-from stonegarden.web.names import MAX_NAME, clean_name
+from stonegarden.web.names import MAX_MARKS, MAX_NAME, clean_name, without_refused
 
 
 @pytest.mark.parametrize("raw, shown", [
@@ -21,6 +21,8 @@ from stonegarden.web.names import MAX_NAME, clean_name
      "Ana 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"),  # Scotland's flag
     # an emoji newer than the server's Unicode (the browser's may know it): a character, kept
     ("Bo \U0001fae8", "Bo \U0001fae8"), ("\U0001fabf", "\U0001fabf"),
+    # a few combining marks on one character, as scripts stack them (a Tibetan stack)
+    ("x" + "\u0301" * MAX_MARKS, "x" + "\u0301" * MAX_MARKS), ("བསྒྲུབས", "བསྒྲུབས"),
 ])
 def test_good_names(raw, shown):
     assert clean_name(raw) == shown
@@ -34,10 +36,18 @@ def test_good_names(raw, shown):
     "\u200dAda", "Ada\u200c", "A\u200d\u200dB", "A \u200dB",  # joiners joining nothing
     "\U000e0041", "🏴\U000e0067",  # tags outside a whole flag
     "\ufdd0", "a\U0001fffe", "\ue000",  # noncharacters, private use
+    # marks stacked past a few rise over the lines above the name (the lobby's other rows)
+    "x" + "\u0301" * (MAX_MARKS + 1), "Bx" + "\u0301\u0308\u030a\u20dd\u0327",
 ])
 def test_bad_names_are_refused(raw):
     with pytest.raises(ParameterError, match="name"):
         clean_name(raw)
+
+
+def test_a_tower_of_marks_is_refused_in_words_and_cut_down_in_a_records_name():
+    with pytest.raises(ParameterError, match="more than 4 combining marks on one character"):
+        clean_name("Z" + "\u0301" * 20)
+    assert without_refused("Z" + "\u0301" * 20 + "oe") == "Z" + "\u0301" * MAX_MARKS + "oe"
 
 
 @given(st.text(max_size=40))

@@ -583,7 +583,7 @@ def test_an_aborted_rematch_gives_way_to_a_new_one(client):
     # and say what became of the offer: Bo (seat 2 here, seat 1 of the rematch) aborted it
     snap = snapshot(client, gid, k1)
     assert snap["rematch"] is None
-    assert snap["rematch_aborted"] == {"by": 2, "unopened": None}
+    assert snap["rematch_aborted"] == {"by": 2, "unopened": None, "late": None}
     r = client.post(f"/api/games/{gid}/rematch", json={"secret": k1})
     assert r.status_code == 201, r.text  # a new rematch, in place of the aborted one
     again = r.json()
@@ -853,3 +853,40 @@ def test_a_game_its_joiner_ended_before_it_began_counts_against_them_for_an_hour
     assert not counts(ended(resigned, long_ago))
     assert not counts(ended({**resigned, "winner": 2}, lately))  # its creator resigned
     assert not counts(ended({"winner": 1, "reason": "time"}, lately))
+
+
+def test_a_move_sent_as_the_opponent_resigns_is_told_the_game_is_over(db, monkeypatch):
+    # the move passed its checks while the resignation was being stored, and waited for it:
+    # it was refused as "the game has moved on: ply 2, not 2", a position no one had left
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.store.sql import SQLStore
+    from stonegarden.web.service import GameService
+
+    flag, append_move = SQLStore.flag, GameService.append_move
+    resigning, moving = threading.Event(), threading.Event()
+
+    def slow_flag(self, *args):  # the resignation is stored once the move waits behind it
+        resigning.set()
+        assert moving.wait(30)
+        return flag(self, *args)
+
+    async def spied_append_move(self, *args, **kwargs):
+        moving.set()  # the move has passed its checks: it now waits for the game's lock
+        return await append_move(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "flag", slow_flag)
+    monkeypatch.setattr(GameService, "append_move", spied_append_move)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as c:
+        made = c.post("/api/games", json={
+            "game": "freego", "params": {"size": 5}, "seats": ["human", "human"]}).json()
+        gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+        for key, move in ((k1, "C3"), (k2, "D4")):
+            assert c.post(f"/api/games/{gid}/move", json={"secret": key, "move": move}).is_success
+        with ThreadPoolExecutor(1) as pool:
+            resign = pool.submit(c.post, f"/api/games/{gid}/move",
+                                 json={"secret": k2, "move": "resign"})
+            assert resigning.wait(30)
+            late = c.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "B2", "ply": 2})
+            assert resign.result().is_success
+    assert late.status_code == 409 and late.json()["error"] == "the game is over", late.text

@@ -174,11 +174,12 @@ def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
     reason = str(live.over["reason"])
     if reason == ABORTED:
         by = live.over.get("by", "record")  # an uploaded record's does not say who
-        absent = live.over.get("unopened")
+        absent, late = live.over.get("unopened"), live.over.get("late")
         detail = (f"{names[by - 1]} aborted it before it started" if by in (1, 2)
                   else "it was aborted before it started" if by == "record"
                   else f"{names[absent - 1]} did not open the game in time" if absent in (1, 2)
-                  else "the first move did not come in time")
+                  else f"{names[late - 1]} did not make a first move in time" if late in (1, 2)
+                  else "the first move did not come in time")  # stored before "late" was
         return {"winner": None, "reason": reason, "detail": detail + ": no one wins or loses"}
     winner = int(live.over["winner"])
     loser = names[2 - winner]
@@ -187,11 +188,13 @@ def outcome_words(live: Live, names: list[str]) -> dict[str, Any]:
 
 
 async def end(svc: GameService, live: Live, loser: int | None, reason: str, now: float,
-              by: int | None = None, absent: int | None = None) -> bool:
+              by: int | None = None, absent: int | None = None, late: int | None = None
+              ) -> bool:
     """End ``live``, which its rules have not ended, with ``loser`` losing for ``reason``
     (``time``, or ``resign`` on the opponent's turn), or with no winner (``loser`` ``None``,
     reason ``aborted``; ``by``: the seat that aborted it, ``None`` when the keeper did;
-    ``absent``: the seat whose player never opened the game, when that was why): its
+    ``absent``: the seat whose player never opened the game, ``late``: the seat whose first
+    move did not come in time, when that was why): its
     clock stops (a time loss leaves the loser none). Called holding ``live.lock``; ``True``
     when this process stored it (another may have changed the game first: it is then read
     again)."""
@@ -207,6 +210,8 @@ async def end(svc: GameService, live: Live, loser: int | None, reason: str, now:
         result["by"] = by
         if absent is not None:
             result["unopened"] = absent
+        if late is not None:
+            result["late"] = late
     done = await asyncio.to_thread(svc.store.flag, live.id, len(live.moves), result,
                                    final.to_store() if final is not None else None)
     if not done:
@@ -235,7 +240,8 @@ async def flag(svc: GameService, live: Live, now: float | None = None) -> bool:
         if loser is None and untouched(live, now):
             seat = seat_to_move(live, live.state)
             absent = seat if unopened(live) else None
-            if not await end(svc, live, None, ABORTED, now, absent=absent):
+            if not await end(svc, live, None, ABORTED, now, absent=absent,
+                             late=None if absent else seat):
                 return False
             log.warning("stonegarden: game %s: %s player %s in time; aborted", live.id,
                         "the game was not opened by" if absent else "no first move came from",

@@ -208,9 +208,10 @@ async def offered_rematch(svc: GameService, live: Live) -> str | None:
 async def rematch_news(svc: GameService, live: Live
                        ) -> tuple[str | None, dict[str, int | None] | None]:
     """The rematch offered after ``live`` (:func:`offered_rematch`), and, when the one offered
-    was aborted, how: ``{"by": seat, "unopened": seat}`` in ``live``'s seats (the seat whose
-    player aborted it, or whose player never opened it; both ``None`` when its first move did
-    not come in time), so that the opponent's page says what became of the offer it showed."""
+    was aborted, how: ``{"by": seat, "unopened": seat, "late": seat}`` in ``live``'s seats
+    (the seat whose player aborted it, never opened it, or did not make a first move in time;
+    all ``None`` for a rematch aborted before the last was kept), so that the opponent's page
+    says what became of the offer it showed."""
     if live.rematch is None or live.seats != (HUMAN, HUMAN):
         return live.rematch, None  # only a game between two people is aborted
     try:
@@ -223,7 +224,8 @@ async def rematch_news(svc: GameService, live: Live
     def here(seat: Any) -> int | None:  # the rematch swapped the seats
         return 3 - seat if seat in (1, 2) else None
 
-    return None, {"by": here(other.over.get("by")), "unopened": here(other.over.get("unopened"))}
+    return None, {"by": here(other.over.get("by")), "unopened": here(other.over.get("unopened")),
+                  "late": here(other.over.get("late"))}
 
 
 async def rematch(svc: GameService, live: Live, secret: Any, client: str,

@@ -620,7 +620,11 @@ class GameService:
         serve it. Refused (409) if another change came first."""
         ply, before = len(live.moves), live.state
         async with live.lock:
-            if len(live.moves) != ply or live.over is not None:
+            # ended while this move waited for the lock (the opponent resigned or aborted it):
+            # said so, not as a position left behind ("ply 4, not 4")
+            if live.over is not None:
+                raise ApiError(409, "the game is over")
+            if len(live.moves) != ply:
                 raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, not {ply}")
             self.still_served(live)
             clock = clock_keeper.after_move(live, before, after, time.time())

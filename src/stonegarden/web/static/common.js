@@ -12,6 +12,9 @@ const REFUSED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Noncharacter_Code_Point}\p{Zl}\p{Zp
 // two drawn characters (Persian's ZWNJ, an emoji sequence's ZWJ: 👩‍💻)
 const FLAG_TAGS = /(?<=\u{1F3F4})[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
 const JOINERS = /(?<=[\p{L}\p{M}\p{S}])[\u200C\u200D](?=[\p{L}\p{M}\p{S}])/gu;
+// more than 4 combining marks on one character (nonspacing or enclosing: they stack, and rise
+// over the lines above the name: the lobby's other games, the page's headings)
+const STACKED = /[\p{Mn}\p{Me}]{5}/u;
 // the control that opened the name form (Take the open seat, "change"): the focus goes back
 // there once the form is answered, not to the top of the page
 let nameAsker = null;
@@ -43,7 +46,7 @@ const SG = {
   // the display name, by the server's rules (web/names.py): NFC, surrounding space trimmed,
   // 1-24 characters counted as Python does (code points, not UTF-16 units), no control,
   // formatting (but joiners and flags' tags) or invisible character, not starting with a
-  // combining mark; runs of space as one
+  // combining mark, at most 4 marks on one character; runs of space as one
   name() { try { const n = localStorage.getItem("sg-name") || ""; return n && SG.cleanName(n); } catch (e) { return ""; } },
   cleanName(text) {
     const n = text.normalize("NFC").replace(TRIM, "");
@@ -51,6 +54,7 @@ const SG = {
     if (length < 1 || length > 24) throw new Error(`a name is 1-24 characters, not ${length}`);
     const bad = n.replace(FLAG_TAGS, "").replace(JOINERS, "").match(REFUSED);
     if (bad) throw new Error(`a name may not hold the character ${codePoint(bad[0])} (a control, formatting or invisible one)`);
+    if (STACKED.test(n)) throw new Error("a name may not draw more than 4 combining marks on one character");
     if (/^\p{M}/u.test(n)) throw new Error(`a name may not start with a combining mark (${codePoint(n)})`);
     return n.split(SPACES).filter(Boolean).join(" ");
   },

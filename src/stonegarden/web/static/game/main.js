@@ -155,6 +155,11 @@ export function render(s) {
   say($("hint-text"), s.hint ? hintText(s.hint) : "");
   renderBuilder(s);
   prepareBoardKeys(hadFocus);
+  if (!$("ask").hidden && offered && !offered.still()) {  // asked about what is no longer offered
+    const why = offered.why;
+    closeAsk();
+    if (!n.terminal) $("move-error").textContent = why;  // over: the status says how
+  }
   // a control this snapshot hid or disabled under the focus (Take the open seat once taken,
   // the move field when the opponent resigns, Cancel once the agent has moved): the focus
   // goes to the board, not to the top of the page
@@ -201,17 +206,21 @@ function alertTurn(s) {
 }
 
 // -- buttons ------------------------------------------------------------------------------
-let onYes = null, asker = null;
-export function ask(question, yes) {
+let onYes = null, asker = null, offered = null;
+/** Ask a question (Pass, Resign, Abort) before doing yes(); guard: {still(), why}, whether
+ * what it asks about is still offered, checked at each update, and why not (an opponent's
+ * first move ends the right to abort: the question went on asking, and a Yes was refused). */
+export function ask(question, yes, guard) {
   $("ask-text").textContent = question;
   onYes = yes;
+  offered = guard || null;
   asker = document.activeElement;  // the focus goes back there once answered
   $("ask").hidden = false;
   $("ask-no").focus();
 }
 function closeAsk() {
   const back = $("ask").contains(document.activeElement) ? asker : null;
-  $("ask").hidden = true; onYes = null; asker = null;
+  $("ask").hidden = true; onYes = null; asker = null; offered = null;
   if (back && !back.disabled && back.getClientRects().length) back.focus();
 }
 $("ask-yes").addEventListener("click", () => { const f = onYes; closeAsk(); if (f) f(); });
@@ -225,7 +234,8 @@ $("ask").addEventListener("keydown", (ev) => {
   (document.activeElement === $("ask-yes") ? $("ask-no") : $("ask-yes")).focus();
 });
 
-$("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort")));
+$("abort").addEventListener("click", () => ask("Abort this game? No one wins or loses.", () => act("abort"),
+  { still: () => !$("abort").hidden, why: "Both players have moved: the game can no longer be aborted (Resign ends it)." }));
 $("undo").addEventListener("click", () => act("undo"));
 $("redo").addEventListener("click", () => act("redo"));
 $("hint").addEventListener("click", async () => {

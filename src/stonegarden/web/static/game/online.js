@@ -52,11 +52,12 @@ export function renderOnline(s) {
 
 /** How the rematch offered after this game was aborted, from this seat's side. */
 function rematchAbortedText(s) {
-  const { by, unopened } = s.rematch_aborted;
+  const { by, unopened, late } = s.rematch_aborted;
   const who = (seat) => (seat === s.you ? "you" : (s.names && s.names[seat]) || names()[seat - 1]);
   const cap = (t) => t[0].toUpperCase() + t.slice(1);
   const how = by ? `${cap(who(by))} aborted the rematch.`
     : unopened ? `The rematch was aborted: ${who(unopened)} did not open it in time.`
+    : late ? `The rematch was aborted: ${who(late)} did not make a first move in time.`
     : "The rematch was aborted: its first move did not come in time.";
   return how + " Rematch offers a new one.";
 }

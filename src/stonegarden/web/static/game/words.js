@@ -6,15 +6,14 @@ import { render } from "./main.js";
 export function resultText(s) {
   const o = s.outcome;
   if (!o) return "";
-  if (o.reason === "aborted") return `Aborted: ${o.detail}`;
+  const yours = playing(s) && !bothSeats() && !foreign(page.key);
+  // the sentence names the player: to that player it says "you" ("You lost: you resigned",
+  // not "You lost: Black resigned", which read as if Black were someone else)
+  const mine = yours ? names()[s.you - 1] + " " : null;
+  const detail = mine && o.detail.startsWith(mine) ? "you " + o.detail.slice(mine.length) : o.detail;
+  if (o.reason === "aborted") return `Aborted: ${detail}`;
   if (o.winner === 0) return `A draw: ${o.detail}`;
-  if (playing(s) && !bothSeats() && !foreign(page.key)) {
-    // the sentence names the player: to that player it says "you" ("You lost: you resigned",
-    // not "You lost: Black resigned", which read as if Black were someone else)
-    const mine = names()[s.you - 1] + " ";
-    const detail = o.detail.startsWith(mine) ? "you " + o.detail.slice(mine.length) : o.detail;
-    return `${o.winner === s.you ? "You won" : "You lost"}: ${detail}`;
-  }
+  if (yours) return `${o.winner === s.you ? "You won" : "You lost"}: ${detail}`;
   return `${names()[o.winner - 1]} won: ${o.detail}`;
 }
 
