@@ -18,8 +18,10 @@ itself.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
-from collections.abc import Callable, Iterable, Sequence
+import signal
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .core.protocol import CHANCE, Game, State
 from .core.registry import available_games, make
@@ -96,6 +98,33 @@ def warm_up(games: Iterable[str] | None = None, steps: Sequence[Step] = STEPS,
     if progress is not None:
         progress(len(ids), len(ids), "")
     return len(ids)
+
+
+def warm_up_in_processes(games: Sequence[str], jobs: int,
+                         steps: Sequence[Step] = STEPS) -> Iterator[str]:
+    """Run ``steps`` for each of ``games`` in ``jobs`` processes at once (numba compiles in
+    one thread: a process a core is what shortens a first warm-up); yields each game as it
+    is done. ``steps`` are module-level functions (they are sent to the processes by name).
+    The processes ignore Ctrl-C, which stops the caller; leaving the generator (done,
+    interrupted or failed) ends them, so none outlives the command.
+
+    Raises:
+        StonegardenError: as ``warm_up``, from the process that met it.
+    """
+    context = multiprocessing.get_context("spawn")  # no numba state forked half-made
+    with context.Pool(max(1, min(jobs, len(games))), initializer=_ignore_ctrl_c) as pool:
+        # the with-block terminates the processes on the way out, however it is left
+        yield from pool.imap_unordered(_warm_one, [(game_id, tuple(steps)) for game_id in games])
+
+
+def _warm_one(task: tuple[str, tuple[Step, ...]]) -> str:
+    game_id, steps = task
+    warm_up([game_id], steps)
+    return game_id
+
+
+def _ignore_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def rotated(games: Sequence[str], slot: int, slots: int) -> list[str]:

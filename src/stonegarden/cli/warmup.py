@@ -3,7 +3,9 @@ of ``scripts/serve.sh``), so that the web server and the commands only load them
 
 from __future__ import annotations
 
+import os
 import tempfile
+from contextlib import closing
 import time
 from pathlib import Path
 
@@ -13,17 +15,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..core.registry import available_games, game_class
 from ..errors import ParameterError
-from .common import friendly_errors
+from .common import friendly_errors, stop_on_sigterm
 
 
 @click.command("warm-up")
 @click.option("--game", "game_ids", multiple=True, help="only this game (repeatable)")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="processes compiling at once  [default: one a core, at most one a game]")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--if-needed", is_flag=True,
               help="do nothing if every game was warmed up into this code's cache before "
                    "(not with --game)")
 @friendly_errors
-def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
+def warm_up(game_ids: tuple[str, ...], jobs: int | None, quiet: bool, if_needed: bool) -> None:
     """Compile (or load from the cache) the kernels of every game: the rules, the playouts, the
     search, and what the web app draws. The first run after an install or an update takes a
     few minutes; later runs a few seconds."""
@@ -40,6 +44,8 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
         return
     if marker is not None:
         _check_writable(marker.parent)
+    jobs = min(jobs or os.cpu_count() or 1, len(games))
+    stop_on_sigterm()  # a service manager's stop ends the processes too, as Ctrl-C does
     console = Console(stderr=True)
     t0 = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -55,7 +61,19 @@ def warm_up(game_ids: tuple[str, ...], quiet: bool, if_needed: bool) -> None:
                               f"{time.monotonic() - t0:.0f} s elapsed",
                               markup=False, highlight=False, soft_wrap=True)
 
-        warmup.warm_up(games, (*warmup.STEPS, view_step), progress=progress)
+        steps = (*warmup.STEPS, view_step)
+        if jobs == 1:
+            warmup.warm_up(games, steps, progress=progress)
+        else:  # the processes say nothing before a game is done: a line as each one is
+            bar.update(task, description=f"compiling in {jobs} processes")
+            # closed however the loop is left (Ctrl-C included): that ends the processes
+            with closing(warmup.warm_up_in_processes(games, jobs, steps)) as ready:
+                for done, game_id in enumerate(ready, 1):
+                    bar.update(task, completed=done)
+                    if lines:
+                        console.print(f"{game_id} ready ({done} of {len(games)}), "
+                                      f"{time.monotonic() - t0:.0f} s elapsed",
+                                      markup=False, highlight=False, soft_wrap=True)
     if marker is not None and not game_ids:
         marker.touch()
     if not quiet:
