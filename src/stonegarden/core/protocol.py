@@ -178,11 +178,16 @@ class Game(ABC):
         return self._own(state).player
 
     def is_terminal(self, state: State) -> bool:
-        """Whether the game is over (by its rules or a resignation)."""
+        """Whether the game is over (by its rules or a resignation).
+
+        Raises:
+            PositionError: a state of another game or board (as every method given one)."""
+        state = self._own(state)  # its resignation was read first, whatever the object
         return bool(state.resigned) or self._is_over(state)
 
     def winner(self, state: State) -> int | None:
         """1 or 2, 0 for a draw, ``None`` while the game goes on."""
+        state = self._own(state)
         if state.resigned:
             return 3 - state.resigned
         if not self._is_over(state):
@@ -200,6 +205,7 @@ class Game(ABC):
 
     def result_reason(self, state: State) -> str | None:
         """Why the game ended (``resign``, ``target``, ...), ``None`` while it goes on."""
+        state = self._own(state)
         if state.resigned:
             return "resign"
         return self._reason_when_over(state) if self._is_over(state) else None
@@ -271,7 +277,9 @@ class Game(ABC):
 
         Raises:
             IllegalMoveError: the game is already over or a chance event is due.
+            PositionError: a state of another game or board.
         """
+        state = self._own(state)
         if self.is_terminal(state):
             raise IllegalMoveError("resign", "the game is over", self.position_text(state))
         if state.player == CHANCE:
