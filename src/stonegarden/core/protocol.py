@@ -468,7 +468,10 @@ def foreign_state(game: Game, state: object, size: tuple[int, int] | None = None
     (the state's cells, the game's cells), of another board, whose tables the game's kernels
     would read past."""
     if size is None:
-        what = f"a {type(state).__name__}" if isinstance(state, State) else quote(state)
+        # a value is quoted; an object by its type (an OpenSpiel state's text is its diagram)
+        shown = state is None or isinstance(state, (str, bytes, int, float, list, tuple, dict))
+        name = type(state).__name__
+        what = quote(state) if shown else f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
         return PositionError(f"{what} is not a state of {game!r}")
     return PositionError(f"a {type(state).__name__} of {size[0]} cells is not a state of "
                          f"{game!r} ({size[1]} cells): a state belongs to the game that made it")
