@@ -94,6 +94,10 @@ def test_a_result_that_disagrees_with_the_replay_is_refused():
     (lambda ap: ap["moves"].__setitem__(0, ["1d4", "1e5", "1f6"]), "at most two"),
     (lambda ap: ap["moves"][0].__setitem__(0, "3d4"), "not a stone"),
     (lambda ap: ap["moves"][0].__setitem__(0, 7), "is text"),
+    # an annotated move without its text was named as the move None
+    (lambda ap: ap["moves"][0].__setitem__(0, {}), r"round 1, player 1: a move is text, or an "
+     r"object with its text as 'move', not \{\}$"),
+    (lambda ap: ap["moves"][0].__setitem__(0, {"move": 3}), r"not \{'move': 3\}$"),
     (lambda ap: ap["header"].update({"pie-invoked": True}), "pie"),
 ])
 def test_malformed_records_give_a_typed_error(change, message):

@@ -202,6 +202,22 @@ def test_a_state_of_another_game_or_board_is_refused(game_id):
 
 
 @pytest.mark.parametrize("game_id", games())
+def test_whether_a_game_is_over_is_asked_of_its_own_states_only(game_id):
+    """``is_terminal``, ``winner``, ``returns``, ``result_reason`` and ``resign`` read the
+    state's resignation before checking it was one: given ``None`` (or an OpenSpiel state)
+    they failed with ``AttributeError``, and a resigned state of another game was "over"."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    other = stonegarden.make("freego" if game_id != "freego" else "blooms")
+    resigned = other.resign(other.initial_state())
+    for stranger in (None, object(), resigned):
+        for use in (game.is_terminal, game.winner, game.returns, game.result_reason,
+                    game.resign):
+            with pytest.raises(stonegarden.PositionError, match="is not a state of"):
+                use(stranger)
+    assert game.is_terminal(game.resign(game.first_decision()))
+
+
+@pytest.mark.parametrize("game_id", games())
 @pytest.mark.parametrize("count,seed,bad", [(3, None, "seed"), (3, -1, "seed"), (3, 2**64, "seed"),
                                             (3, "7", "seed"), (-1, 1, "count"), (2.5, 1, "count"),
                                             (2**64, 1, "count")])

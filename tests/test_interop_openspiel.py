@@ -168,3 +168,16 @@ def test_an_action_string_for_no_player_is_refused_in_words(game_string):
                                                  "players, 0 and 1"):
             s.action_to_string(player, action)
     assert s.action_to_string(0, action) == s.action_to_string(action)
+
+
+def test_an_openspiel_state_given_to_the_game_is_refused_by_its_type():
+    """``game.sg.is_terminal(state)`` (the OpenSpiel state for its ``.state``) failed with
+    ``AttributeError``; the error quoted the state's diagram, many lines, where it names
+    the object."""
+    game = pyspiel.load_game("stonegarden_freego(size=5)")
+    state = game.new_initial_state()
+    for use in (game.sg.is_terminal, game.sg.legal_actions, game.sg.returns):
+        with pytest.raises(stonegarden.PositionError,
+                           match=r"^an OpenSpielState is not a state of make\('freego', size=5\)$"):
+            use(state)
+    assert not game.sg.is_terminal(state.state)

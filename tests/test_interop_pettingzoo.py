@@ -165,3 +165,29 @@ def test_an_unknown_agent_is_refused_naming_the_agents():
                            match=r"^unknown agent 'player_3' \(the agents are player_1, player_2\)"):
             call("player_3")
     assert e.observe("player_2")["action_mask"].sum() == 0
+
+
+def test_a_step_or_last_after_the_game_and_a_dead_agents_action_are_refused_in_words():
+    """A terminated agent stepped with an action met PettingZoo's bare ValueError, and a
+    ``step`` or ``last`` once both agents had left the game (a loop that stepped on past the
+    end) a ``KeyError``; ``last`` before ``reset`` an ``AttributeError``."""
+    e = env("freego", size=5, target=1)
+    with pytest.raises(stonegarden.ParameterError, match=r"reset\(\) the environment before "
+                                                         r"the first last\(\)"):
+        e.last()
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not any(e.terminations.values()):
+        e.step(int(rng.choice(np.flatnonzero(e.last()[0]["action_mask"]))))
+    with pytest.raises(stonegarden.NotationError,
+                       match=r"^player_\d's game is over: its only action is None, not 3$"):
+        e.step(3)
+    e.step(None)
+    e.step(None)
+    assert e.agents == []
+    for call, name in ((lambda: e.step(None), "step"), (e.last, "last")):
+        with pytest.raises(stonegarden.ParameterError, match=r"^the game is over and every agent "
+                           rf"has left it: reset\(\) the environment before {name}\(\)$"):
+            call()
+    e.reset(seed=0)
+    assert e.last()[2] is False

@@ -808,3 +808,27 @@ def test_the_compiled_tree_breaks_final_ties_by_seed_not_by_cell():
         picks.append(int(np.flatnonzero(game.legal_actions(state) == result.best)[0]))
     assert sum(i < 20 for i in picks) <= 6, picks  # the 10 lowest cells, both colours
     assert len(set(picks)) >= 8, picks
+
+
+@pytest.mark.parametrize("budget,words", [
+    ({"sims": 10.5}, "sims must be a whole number, at least 1, not 10.5"),
+    ({"sims": "10"}, "sims must be a whole number, at least 1, not '10'"),
+    ({"sims": True}, "sims must be a whole number, at least 1, not True"),
+    ({"sims": 0}, "sims must be a whole number, at least 1, not 0"),
+    ({"seconds": "1"}, "seconds must be a positive number, not '1'"),
+    ({"seconds": True}, "seconds must be a positive number, not True"),
+    ({"seconds": math.nan}, "seconds must be a positive number, not nan"),
+])
+def test_a_budget_that_is_no_count_or_time_is_refused_in_words(budget, words):
+    """``Budget(sims=10.5)`` was taken: Free Go's tree compiled a kernel of its own for a
+    float (half a minute) and Bridge Go's failed with ``TypeError``, as text did at once."""
+    with pytest.raises(stonegarden.ParameterError, match=f"^{words}$"):
+        Budget(**budget)
+    taken = Budget(sims=np.int64(5), seconds=np.float32(2))
+    assert (taken.sims, taken.seconds) == (5, 2.0) and type(taken.sims) is int
+
+
+def test_a_budget_of_numpy_numbers_searches():
+    game = stonegarden.make("bridgego", size=5)
+    res = make_agent("mcts:seed=1").analyse(game, game.initial_state(), Budget(sims=np.int64(8)))
+    assert res.sims == 8

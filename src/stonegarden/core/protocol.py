@@ -178,11 +178,16 @@ class Game(ABC):
         return self._own(state).player
 
     def is_terminal(self, state: State) -> bool:
-        """Whether the game is over (by its rules or a resignation)."""
+        """Whether the game is over (by its rules or a resignation).
+
+        Raises:
+            PositionError: a state of another game or board (as every method given one)."""
+        state = self._own(state)  # its resignation was read first, whatever the object
         return bool(state.resigned) or self._is_over(state)
 
     def winner(self, state: State) -> int | None:
         """1 or 2, 0 for a draw, ``None`` while the game goes on."""
+        state = self._own(state)
         if state.resigned:
             return 3 - state.resigned
         if not self._is_over(state):
@@ -200,6 +205,7 @@ class Game(ABC):
 
     def result_reason(self, state: State) -> str | None:
         """Why the game ended (``resign``, ``target``, ...), ``None`` while it goes on."""
+        state = self._own(state)
         if state.resigned:
             return "resign"
         return self._reason_when_over(state) if self._is_over(state) else None
@@ -271,7 +277,9 @@ class Game(ABC):
 
         Raises:
             IllegalMoveError: the game is already over or a chance event is due.
+            PositionError: a state of another game or board.
         """
+        state = self._own(state)
         if self.is_terminal(state):
             raise IllegalMoveError("resign", "the game is over", self.position_text(state))
         if state.player == CHANCE:
@@ -460,7 +468,10 @@ def foreign_state(game: Game, state: object, size: tuple[int, int] | None = None
     (the state's cells, the game's cells), of another board, whose tables the game's kernels
     would read past."""
     if size is None:
-        what = f"a {type(state).__name__}" if isinstance(state, State) else quote(state)
+        # a value is quoted; an object by its type (an OpenSpiel state's text is its diagram)
+        shown = state is None or isinstance(state, (str, bytes, int, float, list, tuple, dict))
+        name = type(state).__name__
+        what = quote(state) if shown else f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
         return PositionError(f"{what} is not a state of {game!r}")
     return PositionError(f"a {type(state).__name__} of {size[0]} cells is not a state of "
                          f"{game!r} ({size[1]} cells): a state belongs to the game that made it")

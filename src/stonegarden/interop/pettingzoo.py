@@ -24,7 +24,7 @@ from pettingzoo import AECEnv
 
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
-from ..errors import ParameterError, quote
+from ..errors import NotationError, ParameterError, quote
 
 AGENTS = ["player_1", "player_2"]
 
@@ -124,14 +124,17 @@ class StonegardenEnv(AECEnv):
         """Play ``action`` for the selected agent (``None`` once it is terminated).
 
         Raises:
-            ParameterError: ``step`` before ``reset``.
-            NotationError: an action that is not an integer; IllegalMoveError: one that is
-            not legal here (both are the game's own errors, ValueErrors).
+            ParameterError: ``step`` before ``reset``, or once every agent has left the game
+            (each stepped with ``None`` after the end).
+            NotationError: an action that is not an integer, or one other than ``None`` for a
+            terminated agent; IllegalMoveError: one that is not legal here (both are the game's
+            own errors, ValueErrors).
         """
-        if not hasattr(self, "agent_selection"):
-            raise ParameterError("reset() the environment before the first step()")
-        agent = self.agent_selection
+        agent = self._selected("step()")
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:  # PettingZoo's own check raises a bare ValueError
+                raise NotationError(f"{agent}'s game is over: its only action is None, not "
+                                    f"{quote(action)}")
             self._was_dead_step(action)
             return
         self.game_state = self.game.play(self.game_state, action)
@@ -146,6 +149,27 @@ class StonegardenEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The selected agent's observation, reward, termination, truncation and info.
+
+        Raises:
+            ParameterError: before ``reset``, or once every agent has left the game."""
+        self._selected("last()")
+        return super().last(observe)
+
+    def _selected(self, call: str) -> str:
+        """The selected agent, who is still in the game.
+
+        Raises:
+            ParameterError: no game was started, or every agent has left the one that ended
+            (PettingZoo's own methods failed with ``KeyError`` there)."""
+        if not hasattr(self, "agent_selection"):
+            raise ParameterError(f"reset() the environment before the first {call}")
+        if not self.agents:
+            raise ParameterError(f"the game is over and every agent has left it: reset() the "
+                                 f"environment before {call}")
+        return self.agent_selection
 
     def render(self) -> str | None:
         """The diagram: returned in ``"ansi"`` mode, printed in ``"human"`` mode."""

@@ -8,7 +8,9 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ..errors import ParameterError
+import numpy as np
+
+from ..errors import ParameterError, quote
 
 #: the most trees a search runs at once (``mcts:threads=N``, ``search/parallel.py``)
 MAX_THREADS = 64
@@ -130,7 +132,9 @@ class Budget:
     search whose move nobody wants any more).
 
     Raises:
-        ParameterError: neither given, or a non-positive value.
+        ParameterError: neither given, ``sims`` not a whole number or ``seconds`` not a
+        number (a float of sims was compiled into a kernel of its own for half a minute, or
+        failed with ``TypeError``, as text did), or a non-positive value.
     """
 
     sims: int | None = None
@@ -140,7 +144,19 @@ class Budget:
     def __post_init__(self) -> None:
         if self.sims is None and self.seconds is None:
             raise ParameterError("a search budget needs sims or seconds")
-        if self.sims is not None and self.sims < 1:
-            raise ParameterError(f"sims must be at least 1, not {self.sims!r}")
-        if self.seconds is not None and not self.seconds > 0:
-            raise ParameterError(f"seconds must be positive, not {self.seconds!r}")
+        if self.sims is not None:
+            if not _is_whole(self.sims) or self.sims < 1:
+                raise ParameterError(f"sims must be a whole number, at least 1, not "
+                                     f"{quote(self.sims)}")
+            object.__setattr__(self, "sims", int(self.sims))  # a NumPy integer as Python's
+        if self.seconds is not None:
+            if not (_is_whole(self.seconds) or isinstance(self.seconds, (float, np.floating))) \
+                    or not self.seconds > 0:
+                raise ParameterError(f"seconds must be a positive number, not "
+                                     f"{quote(self.seconds)}")
+            object.__setattr__(self, "seconds", float(self.seconds))
+
+
+def _is_whole(value: object) -> bool:
+    """Whether ``value`` is an integer (NumPy's included), not a boolean."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

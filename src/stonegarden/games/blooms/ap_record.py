@@ -28,7 +28,7 @@ from typing import Any, cast
 from ...core.foreign import ForeignReader, register_reader
 from ...core.record import MAX_RECORD_BYTES, Record, make_record
 from ...core.registry import make
-from ...errors import NotationError, RecordError, StonegardenError
+from ...errors import NotationError, RecordError, StonegardenError, quote
 
 #: (player, stone) -> our colour letter: dark stones are red and black, light ones yellow and grey
 LETTERS = {(1, "1"): "R", (1, "2"): "Y", (2, "1"): "K", (2, "2"): "G"}
@@ -88,11 +88,11 @@ def _size(variants: Any, source: str) -> int:
 def _move_text(entry: Any) -> str:
     """A move of the ``moves`` lists: a string, or an object with ``move`` (AP's annotated
     form)."""
-    if isinstance(entry, dict):
-        entry = entry.get("move")
-    if not isinstance(entry, str):
-        raise RecordError(f"a move is text, not {entry!r}")
-    return entry.strip()
+    text = entry.get("move") if isinstance(entry, dict) else entry
+    if not isinstance(text, str):  # the entry itself is named: {} has no move, not a move None
+        raise RecordError(f"a move is text, or an object with its text as 'move', not "
+                          f"{quote(entry)}")
+    return text.strip()
 
 
 def _our_move(text: str, player: int) -> str:
