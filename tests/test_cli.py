@@ -572,9 +572,15 @@ def test_a_review_or_warm_up_into_a_log_says_how_far_it_got(tmp_path):
     quiet = run_cli("analyse", str(save), "--review", "--sims", "5", "--threads", "1",
                     "--json", "--quiet")
     assert quiet.returncode == 0 and "review" not in quiet.stderr
-    warm = run_cli("warm-up", "--game", "blooms", "--game", "freego")
+    warm = run_cli("warm-up", "--game", "blooms", "--game", "freego", "--jobs", "1")
     assert warm.returncode == 0, warm.stderr
     assert "compiling blooms (1 of 2)" in warm.stderr and "compiling freego (2 of 2)" in warm.stderr
+    # in processes, each game is said as it is ready (in the order they finish)
+    warm = run_cli("warm-up", "--game", "blooms", "--game", "freego", "--jobs", "2")
+    assert warm.returncode == 0, warm.stderr
+    ready = re.findall(r"^(blooms|freego) ready \((\d) of 2\), \d+ s elapsed$", warm.stderr, re.M)
+    assert sorted(game for game, _ in ready) == ["blooms", "freego"]
+    assert [done for _, done in ready] == ["1", "2"]
 
 
 def test_a_model_of_another_game_is_refused_before_any_game_starts(tmp_path):
