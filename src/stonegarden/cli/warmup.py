@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from contextlib import closing
 import time
+from contextlib import closing
 from pathlib import Path
 
 import click
