@@ -21,7 +21,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 import signal
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 
 from .core.protocol import CHANCE, Game, State
 from .core.registry import available_games, make
@@ -101,7 +101,7 @@ def warm_up(games: Iterable[str] | None = None, steps: Sequence[Step] = STEPS,
 
 
 def warm_up_in_processes(games: Sequence[str], jobs: int,
-                         steps: Sequence[Step] = STEPS) -> Iterator[str]:
+                         steps: Sequence[Step] = STEPS) -> Generator[str, None, None]:
     """Run ``steps`` for each of ``games`` in ``jobs`` processes at once (numba compiles in
     one thread: a process a core is what shortens a first warm-up); yields each game as it
     is done. ``steps`` are module-level functions (they are sent to the processes by name).
