@@ -488,3 +488,22 @@ def test_one_long_search_shows_a_bar_on_a_terminal_only(record_file):
     piped = subprocess.run([sys.executable, "-m", "stonegarden", *position, "--time", "0.2"],
                            capture_output=True, text=True, env=cli_env(), timeout=300)
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+@pytest.mark.slow
+def test_a_resignation_in_a_review_says_who_resigned(cli, tmp_path):
+    """A review's line of a resignation read "   1  resign": whose, the reader had to work
+    out. It names the player, as a move's line does; a roll's line names none."""
+    game = stonegarden.make("blooms", size=3)
+    moves = ["Ra1", "resign"]
+    path = tmp_path / "resigned.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1]), path)
+    r = cli("analyse", str(path), "--review", "--sims", "20", "--threads", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "   1  P2 resign"
+    tumbling = stonegarden.make("blobs", dice=4, tumbling=True)
+    path = tmp_path / "rolled.json"
+    save_record(make_record(tumbling, ["roll:B"]), path)
+    r = cli("analyse", str(path), "--review", "--sims", "20", "--threads", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "   0  roll:B"

@@ -170,6 +170,22 @@ def test_a_best_move_that_is_a_pass_is_not_said_to_be_on_the_board(browser, serv
         "Player 1's winning chances: 30%; the engine's best move here: pass.")
 
 
+def test_a_hint_to_pass_is_not_said_to_be_on_the_board(browser, server):
+    """A hint to pass (Blooms' territory rules, once the board is settled) said "Hint: pass,
+    marked on the board", where no cell is marked: it names the pass alone."""
+    made = new_game(server, "blooms-territory", hints=True)
+    hint = {"ply": 0, "move": "pass", "agent": "mcts", "cells": []}
+    page = open_page(browser)
+    # the snapshot as the server gives it once a hint to pass was asked for
+    change_answers(page, f"**/api/games/{made['id']}", lambda snap: snap.update(hint=hint))
+    try:
+        page.goto(server.url + made["links"]["1"])
+        wait_text(page, "#hint-text", "Hint")
+        assert page.inner_text("#hint-text") == "Hint: pass (from the computer's search)"
+    finally:
+        page.context.close()
+
+
 def test_a_spectator_is_not_shown_the_players_undo_redo_and_cancel(browser, server):
     made = new_game(server, "bridgego", seats=("human", "mcts:time=8"), params={"size": 5})
     page = open_page(browser, phone=True)

@@ -195,8 +195,9 @@ def _print_review(game: Game, rows: list[dict[str, Any]], as_json: bool,
             click.echo(f"{r['ply']:>4}  P{r['player']} {r['move']:<14} lost {lost:.3f}"
                        f" {mark:<2}  (best {r['best']} {r['value_best']:.3f},"
                        f" played {r['value_played']:.3f})")
-        else:
-            click.echo(f"{r['ply']:>4}  {r['move']}")
+        else:  # a roll (no player), or a resignation: whose, as a move's line says it
+            who = f"P{r['player']} " if r["player"] is not None else ""
+            click.echo(f"{r['ply']:>4}  {who}{r['move']}")
 
 
 def _last_to_move(game: Game, states: list[State]) -> int:

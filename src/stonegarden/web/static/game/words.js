@@ -96,12 +96,14 @@ function levelOf(spec) {
 
 /** A hint in words: the move, where to see it, and who gave it as the seats line names an
  * agent ("the computer's search", "the computer (level 2)"), not by its spec ("Hint (mcts:
- * threads=2): e4" told a newcomer nothing); a host's other agent (``--hint-agent``) by its spec. */
+ * threads=2): e4" told a newcomer nothing); a host's other agent (``--hint-agent``) by its spec.
+ * A pass marks no cell: it is not said to be on the board. */
 export function hintText(h) {
   const level = levelOf(h.agent);
   const who = /^mcts(:|$)/.test(h.agent) ? "the computer's search"
     : level ? `the computer (level ${level})` : `the agent '${h.agent}'`;
-  return `Hint: ${h.move}, marked on the board (from ${who})`;
+  const where = h.cells && h.cells.length ? ", marked on the board" : "";
+  return `Hint: ${h.move}${where} (from ${who})`;
 }
 
 /** What the agent searches for its move (the server's ``sims`` and ``time``), in words:
