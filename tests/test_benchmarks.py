@@ -95,6 +95,8 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/bench_search.py", "--size", "99"], ["parameter 'size'", "99"]),
     (["benchmarks/generic_search_speed.py", "chess"], ["unknown game 'chess'"]),
     (["benchmarks/fit_speed.py", "--data", "no-such-folder"], ["no-such-folder"]),
+    # the search without a model measured against itself (an AssertionError)
+    (["benchmarks/model_speed.py", "--model", "None"], ["--model none", "shipped or a model"]),
     (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:nosuch=1"],
      ["unknown option(s) nosuch"]),
     # a count or a time that cannot be (ZeroDivisionError, "no median for empty data")
