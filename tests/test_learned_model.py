@@ -304,6 +304,14 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     make_agent(f"mcts:model={path},sims=10").choose(game, game.initial_state())
     with pytest.raises(ParameterError, match="model"):
         make_agent(f"mcts:model={tmp_path / 'missing.npz'}")
+    commas = tmp_path / "a,b"  # the spec's ',' cuts the path: it says so
+    commas.mkdir()
+    shutil.copy(path, commas / "m.npz")
+    shutil.copy(path.with_suffix(".json"), commas / "m.json")
+    with pytest.raises(ParameterError, match=re.escape(
+            f"no model file {str(tmp_path / 'a')!r}; a ',' ends an option, so a model file's "
+            "path cannot hold one")):
+        make_agent(f"mcts:model={commas / 'm.npz'},sims=10")
     with pytest.raises(ParameterError, match="must be none, shipped or a model file: it is emp"):
         make_agent("mcts:model=,sims=10")
     with pytest.raises(ParameterError, match=r"is a folder: name the model's \.npz file in it"):
