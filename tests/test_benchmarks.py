@@ -91,6 +91,9 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/model_ranks.py", "--game", "blooms"],
      ["--game blooms", "reads no model", "bridgego"]),
     (["benchmarks/threads.py", "--games", "blooms,chess"], ["--games", "'chess'"]),
+    # a tree each, measured under --parallel tree's name
+    (["benchmarks/threads.py", "--parallel", "tree", "--games", "blobs"],
+     ["--games", "'blobs' not measured", "no shared tree"]),
     (["benchmarks/territory_eyes.py", "--size", "99"], ["parameter 'size'", "99"]),
     (["benchmarks/bench_search.py", "--size", "99"], ["parameter 'size'", "99"]),
     (["benchmarks/generic_search_speed.py", "chess"], ["unknown game 'chess'"]),
@@ -402,6 +405,15 @@ def test_a_load_run_keeps_the_latencies_it_plots_and_writes_strict_json(tmp_path
         kept = result["latencies_ms"][kind]
         assert len(kept) == summary["count"] and kept == sorted(kept)
         assert kept[-1] == summary["max_ms"]
+
+
+def test_threads_measures_one_shared_tree_only_in_the_games_that_have_one() -> None:
+    run = bench("benchmarks/threads.py", "--parallel", "tree", "--seconds", "0.02", "--rounds",
+                "1", timeout=300)
+    assert run.returncode == 0, run.stderr
+    result = last_json(run.stdout)
+    assert result["parallel"] == "tree"
+    assert [row["game"] for row in result["games"]] == ["blooms", "freego", "blooms-territory"]
 
 
 def test_threads_shows_its_progress_search_by_search() -> None:
