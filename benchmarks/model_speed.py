@@ -64,6 +64,11 @@ def main() -> None:
     ap.add_argument("--options", default="", help="game options of the search with the model")
     ap.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = ap.parse_args()
+    if args.model.lower() in ("none", "shipped"):
+        args.model = args.model.lower()
+    if args.model == "none":  # the search without a model is what the model is measured against
+        ap.error("--model none measures the search without a model against itself: give "
+                 "shipped or a model file")
     if args.model != "shipped" and "," in args.games:
         ap.error("--model PATH measures one game")
     rows = []

@@ -46,6 +46,7 @@ from stonegarden.jobs.procs import cpu_seconds, descendants
 from stonegarden.search.config import MAX_THREADS, Budget, SearchConfig
 from stonegarden.search.engines import make_engine
 from stonegarden.search.parallel import PARALLEL_MODES, RootParallel, Searcher, new_searcher
+from stonegarden.search.profile import profile_for
 from stonegarden.search.shared_tree import SharedTree
 
 #: the games and parameters measured (Blooms at n=5, where the single-core figures are kept)
@@ -67,6 +68,12 @@ def searcher(game: stonegarden.Game, threads: int, processes: bool | None,
     if parallel == "tree":
         return new_searcher(game, SearchConfig(), None, threads, parallel)
     return RootParallel(game, SearchConfig(), None, threads, processes)
+
+
+def has_shared_tree(game: stonegarden.Game) -> bool:
+    """Whether ``parallel=tree`` shares one tree between the threads in ``game`` (its compiled
+    tree kernels), rather than searching a tree each as ``parallel=root`` does."""
+    return profile_for(game).tree(SearchConfig()) is not None
 
 
 def cpu_now() -> float:
@@ -92,7 +99,8 @@ def main() -> None:
     ap.add_argument("--threads", type=positive_int, default=2)
     ap.add_argument("--seconds", type=positive_float, default=3.0)
     ap.add_argument("--rounds", type=positive_int, default=3)
-    ap.add_argument("--games", default=",".join(g for g, _ in GAMES))
+    ap.add_argument("--games", default=None,
+                    help="[default: every game; with --parallel tree, those with a shared tree]")
     ap.add_argument("--protocol-in-threads", action="store_true")
     ap.add_argument("--sims", type=positive_int, default=None)
     ap.add_argument("--parallel", choices=PARALLEL_MODES, default="root")
@@ -102,11 +110,18 @@ def main() -> None:
     if not 2 <= args.threads <= MAX_THREADS:
         ap.error(f"--threads {args.threads}: give 2 to {MAX_THREADS} (they are measured "
                  f"against 1)")
-    wanted = args.games.split(",")
-    unknown = [g for g in wanted if g not in dict(GAMES)]
+    # games searched through the protocol have no shared tree: a tree each would be measured
+    # under parallel=tree's name
+    shared = [g for g, params in GAMES if has_shared_tree(stonegarden.make(g, **params))]
+    measured = shared if args.parallel == "tree" else [g for g, _ in GAMES]
+    wanted = args.games.split(",") if args.games is not None else measured
+    unknown = [g for g in wanted if g not in measured]
     if unknown:
-        ap.error(f"--games: unknown {', '.join(map(repr, unknown))} (measured: "
-                 f"{', '.join(g for g, _ in GAMES)})")
+        ap.error(f"--games: {', '.join(map(repr, unknown))} not measured; measured"
+                 f"{' with --parallel tree' if args.parallel == 'tree' else ''}: "
+                 f"{', '.join(measured)}"
+                 + ("; the others have no shared tree, only a tree each (--parallel root)"
+                    if args.parallel == "tree" else ""))
     load_before = os.getloadavg()
     rows = []
     for game_id, params in GAMES:

@@ -91,10 +91,17 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/model_ranks.py", "--game", "blooms"],
      ["--game blooms", "reads no model", "bridgego"]),
     (["benchmarks/threads.py", "--games", "blooms,chess"], ["--games", "'chess'"]),
+    # a tree each, measured under --parallel tree's name
+    (["benchmarks/threads.py", "--parallel", "tree", "--games", "blobs"],
+     ["--games", "'blobs' not measured", "no shared tree"]),
     (["benchmarks/territory_eyes.py", "--size", "99"], ["parameter 'size'", "99"]),
     (["benchmarks/bench_search.py", "--size", "99"], ["parameter 'size'", "99"]),
     (["benchmarks/generic_search_speed.py", "chess"], ["unknown game 'chess'"]),
     (["benchmarks/fit_speed.py", "--data", "no-such-folder"], ["no-such-folder"]),
+    (["benchmarks/fit_speed.py", "--data", "benchmarks"],
+     ["--data 'benchmarks'", "no data folder of stonegarden train"]),
+    # the search without a model measured against itself (an AssertionError)
+    (["benchmarks/model_speed.py", "--model", "None"], ["--model none", "shipped or a model"]),
     (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts:nosuch=1"],
      ["unknown option(s) nosuch"]),
     # a count or a time that cannot be (ZeroDivisionError, "no median for empty data")
@@ -148,6 +155,24 @@ def test_model_speed_counts_its_searches_game_by_game() -> None:
     assert run.returncode == 0, run.stderr
     assert "blooms: 6/6 searches" in run.stderr
     assert last_json(run.stdout)["games"][0]["model"] == "blooms.npz"
+
+
+def test_fit_speed_takes_the_train_folder_and_measures_a_device_against_numpy(
+        tmp_path: Path) -> None:
+    import stonegarden
+    from stonegarden.learn.train import self_play
+
+    self_play(stonegarden.make("freego", size=5), tmp_path / "data", games=2, sims=5, seed=0,
+              workers=1, progress=False)
+    # the folder train's --out named, as the docs' "--data FOLDER" reads; a tiny fit
+    run = bench("benchmarks/fit_speed.py", "--data", str(tmp_path), "--steps", "2",
+                "--rounds", "1")
+    assert run.returncode == 0, run.stderr
+    result = last_json(run.stdout)
+    assert result["games"] == 2 and "torch:cpu fits " in run.stdout
+    assert {k: len(v) for k, v in result["seconds"].items()} == {"numpy": 1, "torch:cpu": 1}
+    one_line_error(bench("benchmarks/fit_speed.py", "--data", str(tmp_path), "--device",
+                         "numpy"), "--device numpy", "baseline")
 
 
 def doc_rows(doc: str, header_start: str) -> list[list[str]]:
@@ -380,6 +405,15 @@ def test_a_load_run_keeps_the_latencies_it_plots_and_writes_strict_json(tmp_path
         kept = result["latencies_ms"][kind]
         assert len(kept) == summary["count"] and kept == sorted(kept)
         assert kept[-1] == summary["max_ms"]
+
+
+def test_threads_measures_one_shared_tree_only_in_the_games_that_have_one() -> None:
+    run = bench("benchmarks/threads.py", "--parallel", "tree", "--seconds", "0.02", "--rounds",
+                "1", timeout=300)
+    assert run.returncode == 0, run.stderr
+    result = last_json(run.stdout)
+    assert result["parallel"] == "tree"
+    assert [row["game"] for row in result["games"]] == ["blooms", "freego", "blooms-territory"]
 
 
 def test_threads_shows_its_progress_search_by_search() -> None:

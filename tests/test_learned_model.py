@@ -38,7 +38,7 @@ from stonegarden.geometry.flood import label_groups
 from stonegarden.learn.fit import evaluate, fit_choices
 from stonegarden.learn.learner import Choices
 from stonegarden.learn.model import load_model, save_model
-from stonegarden.learn.train import self_play, train
+from stonegarden.learn.train import read_games, self_play, train
 from stonegarden.search.config import Budget, SearchConfig
 from stonegarden.search.engines import make_engine
 from stonegarden.search.profile import profile_for
@@ -304,6 +304,14 @@ def test_the_model_option_takes_none_or_a_model_file(tmp_path):
     make_agent(f"mcts:model={path},sims=10").choose(game, game.initial_state())
     with pytest.raises(ParameterError, match="model"):
         make_agent(f"mcts:model={tmp_path / 'missing.npz'}")
+    commas = tmp_path / "a,b"  # the spec's ',' cuts the path: it says so
+    commas.mkdir()
+    shutil.copy(path, commas / "m.npz")
+    shutil.copy(path.with_suffix(".json"), commas / "m.json")
+    with pytest.raises(ParameterError, match=re.escape(
+            f"no model file {str(tmp_path / 'a')!r}; a ',' ends an option, so a model file's "
+            "path cannot hold one")):
+        make_agent(f"mcts:model={commas / 'm.npz'},sims=10")
     with pytest.raises(ParameterError, match="must be none, shipped or a model file: it is emp"):
         make_agent("mcts:model=,sims=10")
     with pytest.raises(ParameterError, match=r"is a folder: name the model's \.npz file in it"):
@@ -560,6 +568,21 @@ def test_a_data_line_that_is_no_game_record_is_played_again(tmp_path):
                       visits=True)
     assert [(again[i]["moves"], again[i]["visits"]) for i in (0, 1)] == [
         (first[i]["moves"], first[i]["visits"]) for i in (0, 1)]
+
+
+def test_a_data_line_of_bytes_that_are_not_text_or_of_odd_figures_is_left_out(tmp_path):
+    # a file edited in another encoding, or damaged on disk: its other lines are kept
+    game = {"index": 0, "moves": ["a1"], "seconds": 1.5}
+    (tmp_path / "games-0000.jsonl").write_bytes(b"\n".join([
+        json.dumps(game).encode(), b'{"index": 1, "moves": ["caf\xe9"]}',
+        json.dumps({**game, "index": 2, "seconds": "1.5"}).encode(),
+        json.dumps({**game, "index": 3, "visits": [[["a1", 3]]]}).encode(),
+        json.dumps({**game, "index": 4, "visits": [{"a1": "3"}]}).encode(),
+        json.dumps({**game, "index": 5, "visits": [{"a1": 3}]}).encode()]) + b"\n")
+    assert sorted(read_games(tmp_path)) == [0, 5]
+    (tmp_path / "games-0001.jsonl").mkdir()
+    with pytest.raises(ParameterError, match="cannot read the self-play data"):
+        read_games(tmp_path)
 
 
 def test_the_recorded_command_runs_as_written_with_list_and_pair_parameters(tmp_path):

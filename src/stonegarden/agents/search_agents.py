@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..core.protocol import Game, State
@@ -253,8 +254,12 @@ def _model_option(options: dict[str, str], spec: str) -> str | None:
             raise ParameterError("it is empty")
         load_model(raw)
     except ParameterError as exc:
+        # the path went on past a ',' (read as a bare value): say where the spec cut it
+        cut = ("; a ',' ends an option, so a model file's path cannot hold one: copy or link "
+               "the model to a path without it" if "_" in options and not Path(raw).expanduser().exists()
+               else "")
         raise ParameterError(f"agent {spec!r}: option 'model' must be none, shipped or a model "
-                             f"file: {exc}") from None
+                             f"file: {exc}{cut}") from None
     return raw
 
 

@@ -136,13 +136,23 @@ def _append_line(path: Path, line: str) -> None:
 
 def read_games(data: Path) -> dict[int, dict[str, Any]]:
     """The self-play games kept in the folder ``data``, by index; a line that holds no game
-    (cut short by an interruption, or edited) is left out, and that game played again."""
+    (cut short by an interruption, edited, or bytes that are not text) is left out, and that
+    game played again.
+
+    Raises:
+        ParameterError: a data file that cannot be read (a folder of its name, say).
+    """
     games: dict[int, dict[str, Any]] = {}
     for path in sorted(data.glob("games-*.jsonl")):
-        for line in path.read_text().splitlines():
+        try:
+            lines = path.read_bytes().splitlines()  # lines as bytes: one damaged line alone
+        except OSError as exc:
+            raise ParameterError(f"cannot read the self-play data {str(path)!r}: "
+                                 f"{exc.strerror or exc}") from None
+        for line in lines:
             try:
                 record: Any = json.loads(line) if line.strip() else None
-            except ValueError:
+            except ValueError:  # not JSON, or not UTF-8
                 continue
             if _is_game(record):
                 games[record["index"]] = record
@@ -151,13 +161,18 @@ def read_games(data: Path) -> dict[int, dict[str, Any]]:
 
 def _is_game(record: Any) -> bool:
     """Whether ``record`` is a self-play game as ``self_play`` writes it: its index, its
-    moves and, where kept, one entry of root visits a move."""
+    moves, its seconds (a number) and, where kept, one entry of root visits a move (none,
+    or counts by move)."""
     if not isinstance(record, dict):
         return False
     index, moves, visits = record.get("index"), record.get("moves"), record.get("visits", [])
+    seconds = record.get("seconds", 0.0)
     return (type(index) is int and index >= 0 and isinstance(moves, list)
             and all(isinstance(m, str) for m in moves)
-            and isinstance(visits, list) and len(visits) in (0, len(moves)))
+            and type(seconds) in (int, float) and seconds >= 0
+            and isinstance(visits, list) and len(visits) in (0, len(moves))
+            and all(v is None or (isinstance(v, dict) and all(
+                type(n) is int and n >= 0 for n in v.values())) for v in visits))
 
 
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
