@@ -110,6 +110,29 @@ def server(tmp_path: Path) -> Iterator[object]:
     s.stop()
 
 
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One ``serve`` process for a module of browser tests that share it (a start is about a
+    second of CPU): each test plays its own games in its own browser contexts, reads nothing
+    the whole server keeps (the lobby, the list of stored games, the workers' queue), and
+    neither stops nor restarts it. ``closed_pages`` closes each test's pages after it, so
+    that none goes on with the server (a live stream counts against the client's limit)."""
+    from webhelpers import Server
+
+    s = Server(tmp_path_factory.mktemp("shared") / "games.db").start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def closed_pages(browser) -> Iterator[None]:
+    """Closes every browser context a test leaves open (on a shared server its pages would
+    go on reading their games' streams)."""
+    yield
+    for context in list(browser.contexts):
+        context.close()
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A fresh SQLite file for an in-process app."""
