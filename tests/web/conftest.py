@@ -100,14 +100,25 @@ def browser() -> Iterator[object]:
         yield b
 
 
+def _server(folder: Path) -> Iterator[object]:
+    from webhelpers import Server
+
+    s = Server(folder / "games.db").start()
+    yield s
+    s.stop()
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[object]:
     """A real ``serve`` process on a free port over a fresh SQLite file."""
-    from webhelpers import Server
+    yield from _server(tmp_path)
 
-    s = Server(tmp_path / "games.db").start()
-    yield s
-    s.stop()
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[object]:
+    """The test's own server, where its module shares one as ``server``: for a test that reads
+    what the whole server keeps (the lobby)."""
+    yield from _server(tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -117,11 +128,7 @@ def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     the whole server keeps (the lobby, the list of stored games, the workers' queue), and
     neither stops nor restarts it. ``closed_pages`` closes each test's pages after it, so
     that none goes on with the server (a live stream counts against the client's limit)."""
-    from webhelpers import Server
-
-    s = Server(tmp_path_factory.mktemp("shared") / "games.db").start()
-    yield s
-    s.stop()
+    yield from _server(tmp_path_factory.mktemp("shared"))
 
 
 @pytest.fixture
