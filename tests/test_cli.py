@@ -511,7 +511,9 @@ def test_the_package_and_its_command_line_load_no_numba_before_a_command_runs():
 def _commands(group, prefix=()):
     import click
 
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # the top group loads its commands as they are named
+        command = group.get_command(ctx, name)
         yield (*prefix, name), command
         if isinstance(command, click.Group):
             yield from _commands(command, (*prefix, name))
@@ -530,6 +532,55 @@ def test_every_option_of_every_command_says_what_it_does():
     shown = CliRunner().invoke(cli, ["serve", "--help"], terminal_width=200)
     assert shown.exit_code == 0 and "port to listen on" in shown.output
     assert "$XDG_DATA_HOME/stonegarden/games.db" in shown.output  # the default it takes
+
+
+def test_the_lazy_command_group_lists_each_command_with_its_modules_own_help():
+    import importlib
+
+    import click
+    from click.testing import CliRunner
+
+    from stonegarden.cli import main
+
+    modules = {p.stem for p in Path(main.__file__).parent.glob("*.py")}
+    commands = {command.name: command
+                for module in sorted(modules - {"__init__", "__main__", "main"})
+                for command in vars(importlib.import_module(f"stonegarden.cli.{module}")).values()
+                if isinstance(command, click.Command)
+                and command.callback is not None
+                and command.callback.__module__ == f"stonegarden.cli.{module}"
+                and not (command.name or "").startswith("_")}
+    top = {name: command for name, command in commands.items()
+           if not any(name in getattr(group, "commands", {}) for group in commands.values())}
+    assert sorted(top) == main.cli.list_commands(click.Context(main.cli))
+    for name, command in top.items():
+        assert main.cli.get_command(click.Context(main.cli), name) is command
+    # the same --help as the group with every command added, at any width
+    eager = click.Group(main.cli.name, commands=top, help=main.cli.help,
+                        epilog=main.cli.epilog, params=main.cli.params,
+                        context_settings=main.cli.context_settings)
+    for width in (60, 80, 200):
+        lazy = CliRunner().invoke(main.cli, ["--help"], terminal_width=width)
+        full = CliRunner().invoke(eager, ["--help"], terminal_width=width)
+        assert lazy.exit_code == 0 and lazy.output == full.output
+        assert "  warm-up  Compile" in lazy.output
+
+
+def test_help_and_a_light_command_import_no_other_commands_module():
+    """``--help`` and ``serve`` load neither the search's modules nor numba (a second of CPU
+    at every start of a server or a command)."""
+    probe = ("import runpy, sys\n"
+             "try:\n    runpy.run_module('stonegarden', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('stonegarden.cli.')"
+             " or m == 'numba'), file=sys.stderr)")
+    for args, loaded in ((["--help"], ["stonegarden.cli.main"]),
+                         (["serve", "--help"], ["stonegarden.cli.common", "stonegarden.cli.main",
+                                                "stonegarden.cli.serve"])):
+        out = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True,
+                             text=True, env=cli_env(), timeout=120)
+        assert out.stdout.startswith("Usage:"), out.stderr
+        assert out.stderr.strip().splitlines()[-1] == str(loaded)
 
 
 def test_warm_up_of_an_unknown_game_is_one_line_before_any_bar():

@@ -100,14 +100,44 @@ def browser() -> Iterator[object]:
         yield b
 
 
+def _server(folder: Path) -> Iterator[object]:
+    from webhelpers import Server
+
+    s = Server(folder / "games.db").start()
+    yield s
+    s.stop()
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[object]:
     """A real ``serve`` process on a free port over a fresh SQLite file."""
-    from webhelpers import Server
+    yield from _server(tmp_path)
 
-    s = Server(tmp_path / "games.db").start()
-    yield s
-    s.stop()
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[object]:
+    """The test's own server, where its module shares one as ``server``: for a test that reads
+    what the whole server keeps (the lobby)."""
+    yield from _server(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One ``serve`` process for a module of browser tests that share it (a start is about a
+    second of CPU): each test plays its own games in its own browser contexts, reads nothing
+    the whole server keeps (the lobby, the list of stored games, the workers' queue), and
+    neither stops nor restarts it. ``closed_pages`` closes each test's pages after it, so
+    that none goes on with the server (a live stream counts against the client's limit)."""
+    yield from _server(tmp_path_factory.mktemp("shared"))
+
+
+@pytest.fixture
+def closed_pages(browser) -> Iterator[None]:
+    """Closes every browser context a test leaves open (on a shared server its pages would
+    go on reading their games' streams)."""
+    yield
+    for context in list(browser.contexts):
+        context.close()
 
 
 @pytest.fixture

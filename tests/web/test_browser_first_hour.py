@@ -9,11 +9,23 @@ import re
 import time
 from typing import Any
 
+import pytest
 from browsers import WAIT
 from webhelpers import Server
 
 # Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
+
+
+@pytest.fixture(scope="module")
+def server(module_server):
+    """The module's tests share one server (``module_server`` says when that is sound)."""
+    return module_server
+
+
+@pytest.fixture(autouse=True)
+def _closed_pages(closed_pages) -> None:
+    """Each test's pages are closed after it (``closed_pages``)."""
 
 
 def new_game(server: Server, game: str = "freego", seats: tuple[str, str] = ("human", "human"),

@@ -4,6 +4,7 @@ roles."""
 
 from __future__ import annotations
 
+import pytest
 from browsers import WAIT
 from test_browser_robust import move, new_game, open_page, wait_text
 
@@ -11,6 +12,17 @@ from test_browser_robust import move, new_game, open_page, wait_text
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
 
 FOCUSED_PLY = "document.activeElement.closest('#moves li')?.dataset.ply"
+
+
+@pytest.fixture(scope="module")
+def server(module_server):
+    """The module's tests share one server (``module_server`` says when that is sound)."""
+    return module_server
+
+
+@pytest.fixture(autouse=True)
+def _closed_pages(closed_pages) -> None:
+    """Each test's pages are closed after it (``closed_pages``)."""
 
 
 def three_moves(server):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from browsers import WAIT, change_answers
 from webhelpers import Server
 
@@ -24,6 +25,18 @@ from stonegarden.web.names import clean_name
 PROXY_PAGE = ("<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad "
               "Gateway</h1></center><hr><center>nginx</center></body></html>")
 OFFLINE = "Can't reach the server"
+
+
+@pytest.fixture(scope="module")
+def server(module_server):
+    """The module's tests share one server (``module_server`` says when that is sound); the
+    tests that read the lobby have their own."""
+    return module_server
+
+
+@pytest.fixture(autouse=True)
+def _closed_pages(closed_pages) -> None:
+    """Each test's pages are closed after it (``closed_pages``)."""
 
 
 def new_game(server: Server, game: str = "freego", seats: tuple[str, str] = ("human", "human"),
@@ -114,7 +127,8 @@ def test_a_stream_closed_by_an_error_reopens_and_says_reconnecting_meanwhile(bro
     wait_ready(page)
 
 
-def test_server_errors_are_said_in_words_and_the_pages_load_again(browser, server):
+def test_server_errors_are_said_in_words_and_the_pages_load_again(browser, own_server):
+    server = own_server  # the lobby is the whole server's
     made = new_game(server, params={"size": 5})
     errors: list[str] = []
     page = open_page(browser, errors)
@@ -233,7 +247,8 @@ def test_browsing_back_keeps_the_clock_the_moves_and_the_turn_alert_live(browser
     assert current.evaluate("e => getComputedStyle(e).fontWeight") == "700"
 
 
-def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, server):
+def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, own_server):
+    server = own_server  # the lobby is the whole server's
     long = "Wolfeschlegelsteinhausen"  # 24 letters, no space
     new_game(server, seats=("human", "open"), public=True, name=long,
              clock={"initial": 600, "increment": 5})
@@ -253,7 +268,8 @@ def test_the_lobby_and_my_games_keep_their_buttons_in_view_on_a_phone(browser, s
     assert page.evaluate(fits, "#mine tbody td:last-child a") and page.evaluate(unscrolled)
 
 
-def test_the_lobby_at_200_percent_zoom_breaks_no_button_in_two(browser, server):
+def test_the_lobby_at_200_percent_zoom_breaks_no_button_in_two(browser, own_server):
+    server = own_server  # the lobby is the whole server's
     # a 1280-pixel window at 200%: 640 CSS pixels, the table's six columns squeezed, and its
     # words broken anywhere, "Join" as "Jo" over "in"
     new_game(server, "blooms", seats=("human", "open"), public=True, name="Ana Longname",

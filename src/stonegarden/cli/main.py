@@ -2,30 +2,76 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
 import click
+from click.utils import make_default_short_help
 
 from .. import __version__
-from .analyse import analyse
-from .bench import bench
-from .convert import convert
-from .engine import engine
-from .info import games
-from .lab import ladder, study, sweep
-from .match import match
-from .play import play
-from .replay import replay
-from .serve import serve
-from .train import train
-from .warmup import warm_up
+
+# Each command's module, its function, and the first sentence of its help (what
+# ``stonegarden --help`` lists). A command's module is imported only when it runs: analyse's
+# alone loads the search and numba, a second of CPU that ``replay``, ``convert``, ``serve``
+# or ``--help`` would otherwise pay at every start (tests check the summaries against the
+# modules' own help).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "analyse": ("analyse", "analyse", "Analyse a recorded game's position, or review all its moves."),
+    "bench": ("bench", "bench", "Speed measurements (see benchmarks/ for side-by-side comparisons)."),
+    "convert": ("convert", "convert",
+                "Convert a game between a record (.json) and SGF (.sgf), replaying every move."),
+    "engine": ("engine", "engine",
+               "Answer JSON analysis queries, one per line on stdin, one answer per line on stdout."),
+    "games": ("info", "games", "List the games and their parameters."),
+    "ladder": ("lab", "ladder", "The agent at base, 2*base, 4*base ..."),
+    "match": ("match", "match",
+              "Agent A against agent B on GAME, seats alternating (A is player 1 in even games)."),
+    "play": ("play", "play",
+             "Play GAME (default blooms) in the terminal against a person or an agent."),
+    "replay": ("replay", "replay",
+               "Replay a game record move by move (diagrams, or JSON lines with --json), then "
+               "check its stated result: a record that does not replay, or whose result "
+               "disagrees, exits with 2."),
+    "serve": ("serve", "serve", "Start the web app: play, study and review games in the browser."),
+    "study": ("lab", "study",
+              "Self-play statistics with 95% intervals, a report with plots, and the records."),
+    "sweep": ("lab", "sweep",
+              "A study per grid cell: the first player's score per cell and a recommended value."),
+    "train": ("train", "train",
+              "Train GAME's move model on self-play: play the games (a rerun with the same --out "
+              "goes on where it stopped), fit, write OUT/GAME.npz and OUT/GAME.json; prints the "
+              "metadata."),
+    "warm-up": ("warmup", "warm_up",
+                "Compile (or load from the cache) the kernels of every game: the rules, the "
+                "playouts, the search, and what the web app draws."),
+}
 
 
 class Commands(click.Group):
-    """The sub-commands; a Ctrl-C that no command handles itself (``play`` and the lab say
-    where their games are) says so in one line and exits with status 130, as shells expect,
-    instead of click's bare "Aborted!" and status 1."""
+    """The sub-commands, each imported from its module when it runs (click's lazy group); a
+    Ctrl-C that no command handles itself (``play`` and the lab say where their games are)
+    says so in one line and exits with status 130, as shells expect, instead of click's bare
+    "Aborted!" and status 1."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name, _summary = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(f".{module}", __package__), name)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's list of commands, from the summaries above, importing none of them."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, make_default_short_help(COMMANDS[name][2], limit))
+                for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -42,20 +88,4 @@ class Commands(click.Group):
 @click.version_option(__version__, prog_name="stonegarden")
 def cli() -> None:
     """Play, study and design Blooms, Free Go, Bridge Go and Blobs."""
-
-
-cli.add_command(games)
-cli.add_command(play)
-cli.add_command(replay)
-cli.add_command(bench)
-cli.add_command(convert)
-cli.add_command(match)
-cli.add_command(analyse)
-cli.add_command(engine)
-cli.add_command(study)
-cli.add_command(sweep)
-cli.add_command(ladder)
-cli.add_command(serve)
-cli.add_command(warm_up)
-cli.add_command(train)
 
