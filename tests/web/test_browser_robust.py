@@ -784,6 +784,24 @@ def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
     assert errors == []
 
 
+def test_a_refusal_stays_through_a_snapshot_that_changes_no_position(browser, server):
+    # the opponent names her seat while a refusal is on the page: the new snapshot (its
+    # position unchanged) erased the refusal the player was reading; one fetched for a
+    # position a move changed still clears an old error (test_online's moves)
+    made = new_game(server, params={"size": 5})
+    move(server, made, "1", "C3", 0)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["2"])
+    wait_ready(page)
+    page.click("#board [data-cell='C3']")
+    assert page.inner_text("#move-error") == "C3 is taken"
+    status, _ = server.request("POST", f"/api/games/{made['id']}/name",
+                               {"secret": made["secrets"]["1"], "name": "Bo"})
+    assert status == 200
+    wait_text(page, "#seats", "Bo")
+    assert page.inner_text("#move-error") == "C3 is taken"
+
+
 def test_a_pass_that_would_end_the_game_says_so_before_it_is_played(browser, server):
     # territory rules: the opponent passed, and a newcomer's pass would end the game at once
     errors: list[str] = []

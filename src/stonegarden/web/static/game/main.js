@@ -14,7 +14,7 @@ import { renderAnalysis } from "./analysis.js";
 document.body.dataset.modules = "ran";
 
 // -- talking to the server ---------------------------------------------------------------
-// the live snapshot, and the viewed ply's when browsing back; a fresh one clears an old error.
+// the live snapshot, and the viewed ply's when browsing back; a new position clears an old error.
 // While the server can't be reached (a restart, the network) it is asked again, backing off.
 const reload = SG.backoff(() => refresh());
 let asked = 0;
@@ -36,7 +36,10 @@ export async function refresh() {
     if (mine !== asked) return;  // a later refresh answers instead
     reload.reset();
     page.now = current;
-    $("move-error").textContent = "";
+    // an error stays while its position does (a name, a presence, a clock's news redraw the
+    // page: the player is still reading why a cell was refused); "can't reach" goes at once
+    const error = $("move-error").textContent;
+    if (!samePosition(page.snap, shown) || error.startsWith(SG.OFFLINE)) $("move-error").textContent = "";
     render(shown);
   } catch (e) {
     if (mine !== asked) return;
@@ -44,6 +47,10 @@ export async function refresh() {
     $(page.snap ? "move-error" : "status").textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
     if (e.offline) reload.later();
   }
+}
+
+function samePosition(a, b) {
+  return Boolean(a && b) && a.ply === b.ply && a.length === b.length && a.terminal === b.terminal && a.to_move === b.to_move;
 }
 
 /** The key of the seat to move in a game both of whose seats this browser holds (an uploaded
