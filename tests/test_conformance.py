@@ -83,6 +83,17 @@ def test_random_games_keep_invariants(game_id, params, seed):
 
 
 @pytest.mark.parametrize("game_id", games())
+def test_the_terminals_diagram_reads_back(game_id):
+    """What the terminal and ``replay`` draw (``display_diagram``: Blooms adds cell numbers) is
+    what a player copies into a file: ``parse_diagram`` reads it as it reads ``diagram``."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    states, _ = random_game(game, 0)
+    for s in states[:6]:
+        again = game.parse_diagram(game.display_diagram(s))
+        assert game.position_text(again) == game.position_text(s)
+
+
+@pytest.mark.parametrize("game_id", games())
 def test_default_game_has_sane_sizes(game_id):
     game = stonegarden.make(game_id)
     s = game.initial_state()
