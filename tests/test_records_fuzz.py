@@ -204,3 +204,14 @@ def test_replay_names_a_key_a_record_does_not_have(tmp_path: Path, cli, records)
     out = cli("replay", str(path))
     assert out.returncode == 2 and "unknown key 'reslt'" in out.stderr
     assert "(anything else goes in 'meta')" in out.stderr
+
+
+def test_a_record_nested_too_deeply_is_refused_in_words(tmp_path: Path, cli):
+    """Python's "maximum recursion depth exceeded while decoding a JSON array" told a reader
+    of the record nothing they could act on."""
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": "stonegarden-record", "version": 1, "game": "freego", '
+                    '"moves": [], "meta": {"a": ' + "[" * 30_000 + "]" * 30_000 + "}}")
+    out = cli("replay", str(path))
+    assert out.returncode == 2 and "record is nested too deeply to read" in out.stderr
+    assert "recursion" not in out.stderr

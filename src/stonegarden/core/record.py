@@ -95,7 +95,10 @@ def parse_record(data: Any) -> Record:
         except strict_json.DuplicateKey as exc:
             raise RecordError(f"record gives {quote(exc.key, 60)} twice in one object: give "
                               "each key once") from None
-        except (ValueError, RecursionError) as exc:  # also numbers of too many digits
+        except RecursionError:  # Python's words ("maximum recursion depth") say nothing
+            raise RecordError("record is nested too deeply to read: lists or objects within "
+                              "one another, hundreds of levels down") from None
+        except ValueError as exc:  # also numbers of too many digits
             raise RecordError(f"record is not valid JSON: {quote(str(exc), 200)}") from None
     if not isinstance(data, dict):
         raise RecordError(f"a record is a JSON object, not {strict_json.kind(data)}")
