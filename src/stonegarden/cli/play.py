@@ -37,9 +37,9 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
          seed: int | None, resume: str | None) -> None:
     """Play GAME (default blooms) in the terminal against a person or an agent."""
     history: tuple[list[str], list[State]] | None = None
-    kept: tuple[dict[str, str], Mapping[str, Any] | None] = ({}, None)
+    extras: tuple[dict[str, str], Mapping[str, Any] | None] = ({}, None)
     if resume is not None:
-        game, history, p1, p2, kept = resumed(resume, p1, p2)
+        game, history, p1, p2, extras = resumed(resume, p1, p2)
         save = resume
     else:
         game = game_from_options(game_id, params)
@@ -52,7 +52,7 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
     console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
     try:  # play_terminal says itself where the record is once the game has begun
         play_terminal(game, p1, p2, Path(save) if save else None, console, seed, history,
-                      names=kept[0], meta=kept[1])
+                      names=extras[0], meta=extras[1])
     except KeyboardInterrupt:
         kept = f"; the record so far is in {save}" if save else ""
         console.print(f"\ninterrupted: the game is left unfinished{kept}", markup=False)

@@ -172,7 +172,8 @@ def with_cell_numbers(lines: list[str], size: int) -> list[str]:
     """The lines of :func:`diagram` with the cells' other coordinate, for a person reading it
     (``display_diagram``; ``parse_diagram`` reads it back): a cell's number counts from the
     left of its row, so the numbers run above the top row and below the bottom row, and each
-    row ends with its last cell's name. Lines that are not board rows (the status line) are kept as they are."""
+    row ends with its last cell's name. Lines that are not board rows (the status line) are
+    kept as they are."""
     rows = 2 * size - 1
     if len(lines) < rows:
         return lines
