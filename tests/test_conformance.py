@@ -83,6 +83,30 @@ def test_random_games_keep_invariants(game_id, params, seed):
 
 
 @pytest.mark.parametrize("game_id", games())
+def test_the_terminals_diagram_reads_back(game_id):
+    """What the terminal and ``replay`` draw (``display_diagram``: Blooms adds cell numbers) is
+    what a player copies into a file: ``parse_diagram`` reads it as it reads ``diagram``."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    states, _ = random_game(game, 0)
+    for s in states[:6]:
+        again = game.parse_diagram(game.display_diagram(s))
+        assert game.position_text(again) == game.position_text(s)
+
+
+@pytest.mark.parametrize("game_id", games())
+def test_a_position_saved_by_an_editor_with_a_byte_order_mark_reads(game_id):
+    """Notepad saves a position text or a diagram with a byte order mark (and CRLF): it was
+    refused as a first row one cell too long, or a first line that is no row."""
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    states, _ = random_game(game, 1)
+    s = states[min(4, len(states) - 1)]
+    saved = "\ufeff" + game.position_text(s) + "\r\n"
+    assert game.position_text(game.parse_position(saved)) == game.position_text(s)
+    drawn = "\ufeff" + game.display_diagram(s).replace("\n", "\r\n")
+    assert game.position_text(game.parse_diagram(drawn)) == game.position_text(s)
+
+
+@pytest.mark.parametrize("game_id", games())
 def test_default_game_has_sane_sizes(game_id):
     game = stonegarden.make(game_id)
     s = game.initial_state()

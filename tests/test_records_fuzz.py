@@ -181,3 +181,37 @@ def test_make_record_refuses_what_a_record_cannot_read_back():
         make_record(game, ["Rd4"], players={"1": 3})
     record = make_record(game, ["Rd4"], players={"1": "mcts", "2": "random"})
     assert parse_record(record.to_json()) == record
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"reslt": {"winner": 2}}, "reslt"),
+    ({"player": {"1": "Ann"}}, "player"),
+    ({"result": {"winnr": 2}}, "result.winnr"),
+])
+def test_a_key_a_record_does_not_have_is_refused_by_name(records, change, key):
+    """A misspelt ``"reslt"`` or a result's ``"winnr"`` was read without a word, so the result the
+    writer meant to state went unchecked: the key is named, and extras go in ``meta``."""
+    with pytest.raises(stonegarden.RecordError, match=f"unknown key '{key.split('.')[-1]}'") as err:
+        parse_record({**records["blooms"], **change})
+    assert err.value.key == key
+    kept = parse_record({**records["blooms"], "meta": {"reslt": "anything"}})
+    assert kept.meta == {"reslt": "anything"}
+
+
+def test_replay_names_a_key_a_record_does_not_have(tmp_path: Path, cli, records):
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps({**records["freego"], "reslt": {"winner": 2}}))
+    out = cli("replay", str(path))
+    assert out.returncode == 2 and "unknown key 'reslt'" in out.stderr
+    assert "(anything else goes in 'meta')" in out.stderr
+
+
+def test_a_record_nested_too_deeply_is_refused_in_words(tmp_path: Path, cli):
+    """Python's "maximum recursion depth exceeded while decoding a JSON array" told a reader
+    of the record nothing they could act on."""
+    path = tmp_path / "deep.json"
+    path.write_text('{"format": "stonegarden-record", "version": 1, "game": "freego", '
+                    '"moves": [], "meta": {"a": ' + "[" * 30_000 + "]" * 30_000 + "}}")
+    out = cli("replay", str(path))
+    assert out.returncode == 2 and "record is nested too deeply to read" in out.stderr
+    assert "recursion" not in out.stderr

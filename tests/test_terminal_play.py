@@ -722,3 +722,19 @@ def test_a_record_s_player_who_names_no_agent_is_a_person_on_resume(tmp_path):
     out = run_cli("play", "--resume", str(path), "--p1", "human", input="quit\n")
     assert out.returncode == 0, out.stderr
     assert "player 2 (White) to move" in out.stdout and "plays" not in out.stdout
+
+
+def test_resume_saves_the_records_people_and_meta_back(tmp_path):
+    """A web page's record of an unfinished game ("Ana", its date and clock) was saved back by
+    ``play --resume`` with "human" for Ana and no ``meta``: the way through the terminal lost
+    who played and when."""
+    path = tmp_path / "g.json"
+    meta = {"date": "2024-01-02", "clock": {"initial": 600, "increment": 5}}
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, "moves": ["C3"],
+                                "players": {"1": "Bo", "2": "Ana"}, "meta": meta}))
+    out = run_cli("play", "--resume", str(path), input="B2\nquit\n")
+    assert out.returncode == 0, out.stderr
+    record = json.loads(path.read_text())
+    assert record["moves"] == ["C3", "B2"]
+    assert record["players"] == {"1": "Bo", "2": "Ana"} and record["meta"] == meta

@@ -71,9 +71,12 @@ def quote(value: object, limit: int = 80) -> str:
 class RecordError(StonegardenError):
     """A game record that is malformed, or whose moves or result do not replay."""
 
-    def __init__(self, message: str, entry: int | None = None, text: str | None = None) -> None:
+    def __init__(self, message: str, entry: int | None = None, text: str | None = None,
+                 key: str | None = None) -> None:
         self.entry = entry
         self.text = text
+        #: the key the record should not hold (``"reslt"``, ``"result.winnr"``), if that is the error
+        self.key = key
         super().__init__(message)
 
 

@@ -645,6 +645,15 @@ def test_record_upload_replays_then_stores_and_a_bad_one_stores_nothing(client, 
     assert len(open_store(db).list_games(listed_only=False)) == count
 
 
+def test_an_upload_with_a_key_a_record_does_not_have_is_refused_by_name(client, db):
+    count = len(open_store(db).list_games(listed_only=False))
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 5}, "moves": ["C3"], "reslt": {"winner": 2}}
+    r = client.post("/api/records", json=record)
+    assert r.status_code == 400 and "unknown key 'reslt'" in r.json()["error"], r.text
+    assert len(open_store(db).list_games(listed_only=False)) == count
+
+
 def test_an_sgf_upload_without_its_game_names_it_in_the_request(client, db):
     """Go's own SGF (no RU[stonegarden ...]) says nothing of our games: ?game= says which."""
     go = b"(;GM[1]FF[4]SZ[9]KM[6.5];B[ee];W[dc])"

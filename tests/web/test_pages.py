@@ -314,6 +314,19 @@ def test_rules_pages_leave_out_the_terminals_commands_and_the_protocols_words(cl
     assert "Before each move the mover rolls the die" in blobs and "roll:M" in blobs
 
 
+def test_rules_pages_notation_names_no_functions_or_commands(client):
+    """The Notation sections named ``game.position_text``, ``game.parse_diagram`` and terminal
+    commands (``stonegarden convert game.json game.sgf``, ``stonegarden play freego``), which a
+    player in the browser cannot use: the page keeps the forms and what they hold."""
+    for game_id in available_games():
+        rules = client.get(f"/rules/{game_id}").text
+        for words in ("<code>game.", "<code>stonegarden "):
+            assert words not in rules, (game_id, words)
+        assert "<strong>Diagram</strong>:" in rules, game_id
+    assert "<strong>Position text</strong> (one line):" in client.get("/rules/blooms").text
+    assert "the game chosen beside the upload" in client.get("/rules/freego").text
+
+
 def test_the_upload_field_offers_an_sgf_file_saved_as_text(client):
     """The page reads an SGF file by its text whatever its name (a Go program's ``.txt``), but
     its file field offered only ``.json`` and ``.sgf``: the file picker greyed the ``.txt`` out."""

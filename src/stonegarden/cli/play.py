@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -35,8 +37,9 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
          seed: int | None, resume: str | None) -> None:
     """Play GAME (default blooms) in the terminal against a person or an agent."""
     history: tuple[list[str], list[State]] | None = None
+    extras: tuple[dict[str, str], Mapping[str, Any] | None] = ({}, None)
     if resume is not None:
-        game, history, p1, p2 = resumed(resume, p1, p2)
+        game, history, p1, p2, extras = resumed(resume, p1, p2)
         save = resume
     else:
         game = game_from_options(game_id, params)
@@ -48,14 +51,17 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
     console = Console(highlight=False)
     console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
     try:  # play_terminal says itself where the record is once the game has begun
-        play_terminal(game, p1, p2, Path(save) if save else None, console, seed, history)
+        play_terminal(game, p1, p2, Path(save) if save else None, console, seed, history,
+                      names=extras[0], meta=extras[1])
     except KeyboardInterrupt:
         kept = f"; the record so far is in {save}" if save else ""
         console.print(f"\ninterrupted: the game is left unfinished{kept}", markup=False)
         sys.exit(130)
 
 
-def resumed(path: str, p1: str, p2: str) -> tuple[Game, tuple[list[str], list[State]], str, str]:
+def resumed(path: str, p1: str, p2: str) -> tuple[
+        Game, tuple[list[str], list[State]], str, str,
+        tuple[dict[str, str], Mapping[str, Any] | None]]:
     """The game of the record at ``path``, its moves and the states they lead to, and its
     seats: the record's players where ``--p1``/``--p2`` were not given (a player who is no
     agent, a person named on the web page, is a person here).
@@ -79,12 +85,14 @@ def resumed(path: str, p1: str, p2: str) -> tuple[Game, tuple[list[str], list[St
         raise ParameterError(f"the game in {path!r} is over: `stonegarden replay {path}` shows "
                              "it")
     specs = {"1": p1, "2": p2}
+    names: dict[str, str] = {}  # the people the record names, written back for their seats
     for seat, spec in (record.players or {}).items():
+        try:
+            seat_agent(game, spec)
+        except ParameterError:  # a person's name ("Ana"), which names no agent
+            names[seat], spec = spec, "human"
         if ctx.get_parameter_source(f"p{seat}") is click.core.ParameterSource.DEFAULT:
-            try:
-                seat_agent(game, spec)
-            except ParameterError:  # a person's name ("Ana"), which names no agent
-                spec = "human"
             specs[seat] = spec
-    return game, (list(record.moves), states), specs["1"], specs["2"]
+    return (game, (list(record.moves), states), specs["1"], specs["2"],
+            (names, record.meta))
 

@@ -53,6 +53,11 @@ class State:
         return f"{type(self).__name__}({fields})"
 
 
+def without_bom(text: Any) -> Any:
+    """``text`` without the byte order mark an editor (Windows Notepad) puts before a position
+    text or a diagram saved to a file; anything not text is left for the parser to refuse."""
+    return text.removeprefix("\ufeff") if isinstance(text, str) else text
+
 class Game(ABC):
     """A game with fixed parameters. Subclasses set ``id``, ``title``, ``param_specs`` and
     implement the abstract methods; everything else has a generic default.

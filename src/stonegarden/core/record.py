@@ -23,6 +23,10 @@ from .registry import game_class, make
 FORMAT = "stonegarden-record"
 VERSION = 1
 MAX_RECORD_BYTES = 16 * 1024 * 1024
+#: the keys of a version-1 record and of its result (docs/games/, "Records"): anything else is
+#: refused, since a misspelt "result" would otherwise go unchecked; extras belong in "meta"
+RECORD_KEYS = ("format", "version", "game", "params", "moves", "result", "players", "meta")
+RESULT_KEYS = ("winner", "reason", "scores")
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,10 @@ def parse_record(data: Any) -> Record:
         except strict_json.DuplicateKey as exc:
             raise RecordError(f"record gives {quote(exc.key, 60)} twice in one object: give "
                               "each key once") from None
-        except (ValueError, RecursionError) as exc:  # also numbers of too many digits
+        except RecursionError:  # Python's words ("maximum recursion depth") say nothing
+            raise RecordError("record is nested too deeply to read: lists or objects within "
+                              "one another, hundreds of levels down") from None
+        except ValueError as exc:  # also numbers of too many digits
             raise RecordError(f"record is not valid JSON: {quote(str(exc), 200)}") from None
     if not isinstance(data, dict):
         raise RecordError(f"a record is a JSON object, not {strict_json.kind(data)}")
@@ -106,6 +113,11 @@ def parse_record(data: Any) -> Record:
     if data["version"] != VERSION or isinstance(data["version"], bool):
         raise RecordError(f"record 'version' {_shown(data['version'])} is not supported "
                           f"(only {VERSION})")
+    for key in data:
+        if key not in RECORD_KEYS:
+            raise RecordError(f"record has an unknown key {quote(key, 60)}: a record holds "
+                              f"only {', '.join(RECORD_KEYS)} (anything else goes in 'meta')",
+                              key=key)
     game = data["game"]
     if not isinstance(game, str):
         raise RecordError(f"record 'game' must be a string, not {_shown(game)}")
@@ -150,6 +162,10 @@ def _shown(value: Any) -> str:
 def _check_result_shape(result: Any) -> None:
     if not isinstance(result, dict):
         raise RecordError(f"record 'result' must be an object, not {_shown(result)}")
+    for key in result:
+        if key not in RESULT_KEYS:
+            raise RecordError(f"result has an unknown key {quote(key, 60)}: a result holds "
+                              f"only {', '.join(RESULT_KEYS)}", key=f"result.{key}")
     w = result.get("winner")
     if w is not None and (isinstance(w, bool) or w not in (0, 1, 2)):
         raise RecordError(f"result 'winner' must be 1, 2, 0 (draw) or null, not {_shown(w)}")

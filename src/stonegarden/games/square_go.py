@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
-from ..core.protocol import Game, State, foreign_state, is_action_value
+from ..core.protocol import Game, State, foreign_state, is_action_value, without_bom
 from ..errors import quote
 from ..geometry.square import SquareBoard
 
@@ -128,13 +128,13 @@ class SquareGoGame(Game, Generic[S]):
         return self.notation.position_text(self.board, self._own(state))
 
     def parse_position(self, text: str) -> S:
-        return self._checked(self.notation.parse_position(self.board, text), text)
+        return self._checked(self.notation.parse_position(self.board, without_bom(text)), text)
 
     def diagram(self, state: State) -> str:
         return self.notation.diagram(self.board, self._own(state))
 
     def parse_diagram(self, text: str) -> S:
-        return self._checked(self.notation.parse_diagram(self.board, text), text)
+        return self._checked(self.notation.parse_diagram(self.board, without_bom(text)), text)
 
     @abstractmethod
     def _checked(self, state: S, source: str) -> S:

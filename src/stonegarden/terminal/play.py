@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -74,6 +76,10 @@ class Session:
     save_path: Path | None = None
     #: why the last save after a move failed (``None``: it did, or there is no ``save_path``)
     save_error: str | None = None
+    #: a resumed record's people by seat ("1": "Ana"), written back for the seats people hold
+    names: dict[str, str] = field(default_factory=dict)
+    #: a resumed record's ``meta`` (its date, the web app's clock), written back unchanged
+    meta: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.states:
@@ -111,8 +117,9 @@ class Session:
                    if self.game.current_player(before) != CHANCE and text != "resign")
 
     def record(self):  # type: ignore[no-untyped-def]
-        players = {str(p): ("human" if a is None else a.spec) for p, a in self.seats.items()}
-        return make_record(self.game, self.moves, self.state, players=players)
+        players = {str(p): (self.names.get(str(p), "human") if a is None else a.spec)
+                   for p, a in self.seats.items()}
+        return make_record(self.game, self.moves, self.state, players=players, meta=self.meta)
 
     def autosave(self) -> None:
         """Raises: RecordError when the record cannot be written (a missing folder, say)."""
@@ -251,13 +258,16 @@ def seat_agent(game: Game, spec: str) -> Agent | None:
 
 def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Console,
                   seed: int | None = None,
-                  history: tuple[list[str], list[State]] | None = None) -> int:
+                  history: tuple[list[str], list[State]] | None = None,
+                  names: dict[str, str] | None = None,
+                  meta: Mapping[str, Any] | None = None) -> int:
     """Run a game in the terminal, from the start or, with ``history``, after its moves and
     the states they led to (the initial one first); returns the winner (0 draw, -1
     unfinished)."""
     seats: dict[int, Agent | None] = {1: seat_agent(game, p1), 2: seat_agent(game, p2)}
     moves, states = history if history is not None else ([], [])
-    s = Session(game, seats, states=list(states), moves=list(moves), save_path=save)
+    s = Session(game, seats, states=list(states), moves=list(moves), save_path=save,
+                names=dict(names or {}), meta=meta)
     s.autosave()  # a path that cannot be written is refused now, not after the first move
     import numpy as np
 

@@ -52,12 +52,30 @@ def player_doc(markdown: str) -> str:
     # nor are the commands of a terminal (`stonegarden replay game.json --json`): the page's
     # reader plays in the browser; a diagram or a record in a block stays
     text = re.sub(r"```[a-z]*\n(?:stonegarden [^\n]*\n)+```\n?", "", text)
+    text = re.sub(r"\s*\(([^()]*)\)", _without_program_words, text)
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if "shared/spec" not in p]
     # a heading whose whole section is gone goes too
     paragraphs = [p for i, p in enumerate(paragraphs) if not _empty_section(paragraphs, i)]
     text = "\n\n".join(paragraphs)
     text = re.sub(r"\s*\(`[^`\s]+\.py`\)", "", text)
     return re.sub(r"`docs/games/([a-z-]+)\.md`", r"[its rules page](/rules/\1)", text)
+
+
+#: a code span a player in the browser cannot use: a function of the game object
+#: (`game.parse_diagram`) or a terminal command (`stonegarden convert a.json a.sgf`)
+_PROGRAM_WORDS = re.compile(r"`(?:game\.|stonegarden )[^`]*`")
+
+
+def _without_program_words(m: re.Match[str]) -> str:
+    """A parenthesis of the Notation (``(one line; `game.position_text`)``, ``(`stonegarden
+    convert a.json a.sgf` and back)``) without its parts, between ``;``, that name functions or
+    terminal commands: the rules page's reader plays in the browser. A parenthesis made only of
+    such parts goes with the space before it."""
+    if not _PROGRAM_WORDS.search(m.group(1)):
+        return m.group(0)
+    kept = [part.strip() for part in m.group(1).split(";") if not _PROGRAM_WORDS.search(part)]
+    lead = m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())]
+    return f"{lead}({'; '.join(kept)})" if kept else ""
 
 
 def _heading_level(block: str) -> int:

@@ -20,7 +20,15 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import CHANCE, Game, State, check_playouts, foreign_state, is_action_value
+from ...core.protocol import (
+    CHANCE,
+    Game,
+    State,
+    check_playouts,
+    foreign_state,
+    is_action_value,
+    without_bom,
+)
 from ...core.registry import register
 from ...errors import NotationError, PositionError, quote
 from . import kernels as K
@@ -406,7 +414,7 @@ class BlobsGame(Game):
 
     def parse_position(self, text: str) -> BlobsState:
         """Raises: NotationError (malformed), PositionError (impossible here)."""
-        return self._from_fields(parse_position_fields(text), text)
+        return self._from_fields(parse_position_fields(without_bom(text)), text)
 
     def diagram(self, state: State) -> str:
         state = self._own(state)
@@ -414,7 +422,7 @@ class BlobsGame(Game):
 
     def parse_diagram(self, text: str) -> BlobsState:
         """Raises: NotationError (malformed), PositionError (impossible here)."""
-        return self._from_fields(parse_diagram_fields(text), text)
+        return self._from_fields(parse_diagram_fields(without_bom(text)), text)
 
     def status_words(self, state: State) -> tuple[str, ...]:
         """The dice left and the face rolled for this placement, as the diagram writes it

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...core.params import Param
-from ...core.protocol import Game, State, check_playouts, foreign_state
+from ...core.protocol import Game, State, check_playouts, foreign_state, without_bom
 from ...core.registry import register
 from ...errors import NotationError, ParameterError, quote
 from ...geometry.hashset import build_table
@@ -225,14 +225,14 @@ class _Blooms(Game):
         return position_text(self.board, state)
 
     def parse_position(self, text: str) -> BloomsState:
-        return self._checked(parse_position(self.board, text, self.territory))
+        return self._checked(parse_position(self.board, without_bom(text), self.territory))
 
     def diagram(self, state: State) -> str:
         state = self._own(state)
         return diagram(self.board, state)
 
     def parse_diagram(self, text: str) -> BloomsState:
-        return self._checked(parse_diagram(self.board, text, self.territory))
+        return self._checked(parse_diagram(self.board, without_bom(text), self.territory))
 
     def display_diagram(self, state: State) -> str:
         return "\n".join(with_cell_numbers(self.diagram(state).splitlines(), self.board.size))

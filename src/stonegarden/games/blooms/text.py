@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 CHARS = ".RYKG"
 #: a count in a position text or a status line: ASCII digits, few enough for ``int`` (a ply of
 #: thousands of digits, or a non-ASCII digit such as "²", passed ``isdigit`` and then broke it)
+#: a ruler of cell numbers (one line, or tens over units from size 10)
+_RULER = re.compile(r"[0-9 ]+")
 _NUMBER = re.compile(r"[0-9]{1,9}")
 _STATUS = re.compile(
     r"^to_move=([12]) scores=([0-9]{1,9}),([0-9]{1,9}) ply=([0-9]{1,9}) passes=([0-9]{1,9})"
@@ -168,9 +170,10 @@ def diagram(board: HexBoard, state: BloomsState) -> str:
 
 def with_cell_numbers(lines: list[str], size: int) -> list[str]:
     """The lines of :func:`diagram` with the cells' other coordinate, for a person reading it
-    (``display_diagram``; not read back): a cell's number counts from the left of its row, so
-    the numbers run above the top row and below the bottom row, and each row ends with its last
-    cell's name. Lines that are not board rows (the status line) are kept as they are."""
+    (``display_diagram``; ``parse_diagram`` reads it back): a cell's number counts from the
+    left of its row, so the numbers run above the top row and below the bottom row, and each
+    row ends with its last cell's name. Lines that are not board rows (the status line) are
+    kept as they are."""
     rows = 2 * size - 1
     if len(lines) < rows:
         return lines
@@ -207,12 +210,18 @@ def parse_diagram(board: HexBoard, text: str, territory: bool) -> BloomsState:
                             "'to_move=.. scores=..,.. ply=.. passes=.. first_passer=..'")
     rows = []
     n = board.size
-    for top_index, line in enumerate(lines[:-1]):
+    # the terminal's diagram (``with_cell_numbers``) adds rulers of cell numbers above and
+    # below, and each row's last cell name after it: a diagram copied from there reads back
+    board_lines = [ln for ln in lines[:-1] if not _RULER.fullmatch(ln)]
+    for top_index, line in enumerate(board_lines):
         L = 2 * n - 2 - top_index
         letter, _, rest = line.partition(" ")
         if L < 0 or letter.lower() != chr(ord("a") + L):
             raise NotationError(f"{quote(text)}: line {quote(line)} should start with row letter "
                                 f"{chr(ord('a') + max(L, 0))!r}")
-        rows.append("".join(rest.split()))
+        cells = rest.split()
+        if cells and cells[-1].lower() == f"{letter.lower()}{row_length(n, L)}":
+            cells.pop()  # the row's last cell name, as with_cell_numbers ends the row
+        rows.append("".join(cells))
     raw = _board_from_rows(board, rows, text)
     return _make_state(board, raw, list(m.groups()), territory, text)
