@@ -95,6 +95,20 @@ def test_two_human_seats_each_move_only_with_their_own_secret(client, db):
     assert client.post(f"/api/games/{gid}/seat", json={"secret": k2}).json()["seat"] == 2
 
 
+def test_a_bridge_go_move_says_its_captures_apart_from_the_movers_own_stones_it_removed(client):
+    # the rules page's "opponent first, then own": Black's B2 removes White's B1, then
+    # Black's own A1, which is no capture (the page said "capturing A1, B1")
+    made = new_game(client, ["human", "human"], "bridgego", {"size": 5})
+    gid, keys = made["id"], made["secrets"]
+    for ply, move in enumerate(["A3", "E5", "A1", "B1", "C1", "E3", "B2"]):
+        r = client.post(f"/api/games/{gid}/move",
+                        json={"secret": keys[str(ply % 2 + 1)], "move": move, "ply": ply})
+        assert r.status_code == 200, r.text
+    snap = r.json()
+    assert (snap["captured"], snap["self_captured"]) == (["B1"], ["A1"])
+    assert snap["svg"].count('class="captured-mark"') == 2  # both marked on the board
+
+
 @pytest.mark.parametrize("body, said", [(b"null", "null"), (b"[1, 2]", "an array"),
                                          (b'"move"', "a string"), (b"3", "a number")])
 def test_a_body_that_is_not_an_object_is_named_in_json_s_words(client, body, said):

@@ -195,6 +195,33 @@ def test_rules_and_stored_games_pages(browser, server):
     assert "Error 404" in page.inner_text("h1")
 
 
+def test_the_move_list_of_a_long_game_shows_every_move_number_whole(browser, server):
+    from stonegarden.core.registry import make
+
+    game = make("freego", size=19, target=1000)
+    state, moves = game.initial_state(), []
+    for _ in range(120):  # past move 99: three-digit numbers
+        move = game.legal_moves_text(state)[0]
+        state = game.play_text(state, move)
+        moves.append(move)
+    record = {"format": "stonegarden-record", "version": 1, "game": "freego",
+              "params": {"size": 19, "target": 1000}, "moves": moves}
+    status, made = server.request("POST", "/api/records", record)
+    assert status == 201, made
+    page = browser.new_page(bypass_csp=True, viewport={"width": 1100, "height": 900})
+    page.goto(server.url + made["links"]["spectator"])
+    page.wait_for_function("document.querySelectorAll('#moves li').length === 120", timeout=WAIT)
+    # the numbers are drawn left of the items, inside the list's padding, which clips them:
+    # "120. " must fit there in the list's own font
+    room, needed = page.evaluate("""() => {
+      const ol = document.getElementById("moves"), css = getComputedStyle(ol);
+      const ctx = document.createElement("canvas").getContext("2d");
+      ctx.font = css.font;
+      return [parseFloat(css.paddingLeft), ctx.measureText("120. ").width];
+    }""")
+    assert room >= needed, (room, needed)
+
+
 def test_square_view_draws_a_good_board_in_the_browser(browser):
     from fakesquare import FakeSquare
 

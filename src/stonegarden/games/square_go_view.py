@@ -164,6 +164,13 @@ class SquareView(BoardView):
         a = _cells(after)
         return [names[int(i)] for i in np.flatnonzero((b != 0) & (a == 0))]
 
+    def self_captured_cells(self, game: Game, before: State, after: State) -> list[str]:
+        names = points_of(game).names
+        mover = game.current_player(before)
+        b = _cells(before)
+        a = _cells(after)
+        return [names[int(i)] for i in np.flatnonzero((b == mover) & (a == 0))]
+
     def builder(self, game: Game, state: State) -> dict[str, Any]:
         over = game.is_terminal(state)
         pass_ok = False

@@ -75,13 +75,15 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
     view = view_for(game)
     last: list[str] = []
     captured: list[str] = []
+    self_captured: list[str] = []
     auto: list[str] = []
     placed = last_placement(live, at)
     if placed > 0:  # the last player's move, past the dice rolled since (Tumbling Dice)
         before = live.history.at(placed - 1)
         last = safe_move_cells(view, game, before, live.moves[placed - 1])
         after = live.history.at(placed)
-        captured = view.captured_cells(game, before, after)
+        self_captured = view.self_captured_cells(game, before, after)
+        captured = [c for c in view.captured_cells(game, before, after) if c not in self_captured]
         auto = [c for text in live.history.autos[placed - 1]
                 for c in safe_move_cells(view, game, after, text)]
     live_now = at == n
@@ -108,7 +110,7 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
     if point is not None and point["best_move"] and not shown:  # the engine's best move
         point["cells"] = safe_move_cells(view, game, state, point["best_move"])
         shown = tuple(point["cells"])
-    marks = Marks(tuple(last), tuple(captured), tuple(targets), shown, auto=tuple(auto))
+    marks = Marks(tuple(last), (*captured, *self_captured), tuple(targets), shown, auto=tuple(auto))
     moves = [{"ply": i, "player": mover, "text": text, "auto": filled,
               "words": "" if mover else view.chance_words(game, text)}
              for i, (mover, text, filled) in enumerate(zip(live.history.movers, live.moves,
@@ -136,6 +138,8 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
                     else view.outcome(game, state)),
         "players": list(view.player_names(game)),
         "captured": captured,
+        # the mover's own stones its move removed (Bridge Go): marked as captures are, said apart
+        "self_captured": self_captured,
         "last": last,
         "auto": auto,
         "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),

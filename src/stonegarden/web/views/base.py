@@ -58,6 +58,12 @@ class BoardView:
         """Cells emptied by the move from ``before`` to ``after``."""
         return []
 
+    def self_captured_cells(self, game: Game, before: State, after: State) -> list[str]:
+        """Those of ``captured_cells`` that held the mover's own stones (Bridge Go removes
+        the mover's chains without an external liberty): not captures, whose words they
+        must not take."""
+        return []
+
     def builder(self, game: Game, state: State) -> dict[str, Any]:
         """What the page's move builder needs (JSON): ``kind`` plus view-specific keys."""
         return {"kind": self.kind}

@@ -48,6 +48,7 @@ export function renderMoves(s) {
       ol.append(li);
     });
     listed = all;
+    ol.style.setProperty("--digits", String(words.length).length);
     markMoves();
   }
   const was = ol.querySelector(".current"), cur = ol.children[s.ply - 1] || null;

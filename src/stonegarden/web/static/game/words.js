@@ -57,6 +57,9 @@ export function lastMoveText(s) {
   const who = m.player === s.you && !bothSeats() ? "You" : names()[m.player - 1];
   let text = m.text === "pass" ? `${who} passed` : m.text === "resign" ? `${who} resigned` : `${who} played ${m.text}`;
   if (s.captured.length) text += `, capturing ${s.captured.join(", ")}`;
+  // Bridge Go removes the mover's own chains left without an external liberty: no capture
+  const own = s.self_captured || [];
+  if (own.length) text += `; ${who === "You" ? "your" : who + "'s"} own ${own.join(", ")} ${own.length === 1 ? "was" : "were"} removed`;
   if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
   if (rolls.length) text += `; then ${rolls.join(", ")}`;
   return text + ".";
