@@ -16,7 +16,7 @@ from stonegarden.agents import make_agent
 from stonegarden.agents.search_agents import SearchAgent
 from stonegarden.core import registry
 from stonegarden.core.params import Param
-from stonegarden.core.protocol import Game, State, foreign_state
+from stonegarden.core.protocol import Game, State, foreign_state, without_bom
 from stonegarden.errors import NotationError, PositionError, quote
 from stonegarden.lab.selfplay import play_game
 from stonegarden.lab.statistics import summarise
@@ -118,7 +118,7 @@ class ThreeInARow(Game):
         return "".join(".xo"[c] for c in self._row(state)) + f" {state.player}"
 
     def parse_position(self, text: str) -> RowState:
-        parts = text.split()
+        parts = without_bom(text).split()
         if len(parts) != 2 or parts[1] not in ("1", "2") or set(parts[0]) - set(".xo"):
             raise NotationError(f"{quote(text)} is not a row and a player (e.g. 'x.o 1')")
         if len(parts[0]) != self.params["size"]:

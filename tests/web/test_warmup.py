@@ -142,7 +142,8 @@ def test_the_warm_up_command_marks_the_cache_and_skips_when_asked(tmp_path: Path
 
     monkeypatch.setattr(warmup, "warm_up", refuse)
     assert runner.invoke(cli, ["warm-up", "--if-needed"]).exit_code == 0
-    assert runner.invoke(cli, ["warm-up"]).exit_code != 0  # without the flag it runs again
+    # without the flag it runs again (in this process, --jobs 1, where warm_up is replaced)
+    assert runner.invoke(cli, ["warm-up", "--jobs", "1"]).exit_code != 0
 
 
 def test_the_warm_up_mark_is_of_these_source_files(tmp_path: Path, monkeypatch):
@@ -158,17 +159,17 @@ def test_the_warm_up_mark_is_of_these_source_files(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
     warmed: list[object] = []
     monkeypatch.setattr(warmup, "warm_up", lambda *args, **kwargs: warmed.append(args))
-    runner = CliRunner()
-    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
-    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
+    runner = CliRunner()  # each run in this process (--jobs 1), where warm_up is replaced
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet", "--jobs", "1"]).exit_code == 0
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet", "--jobs", "1"]).exit_code == 0
     assert len(warmed) == 1  # this checkout, once
     other = tmp_path / "other" / "stonegarden"
     shutil.copytree(kernel_cache.PACKAGE, other)  # the same code, with its files' times
     assert kernel_cache.kernel_hash(other) == kernel_cache.kernel_hash()
     monkeypatch.setattr(kernel_cache, "PACKAGE", other)
-    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet", "--jobs", "1"]).exit_code == 0
     assert len(warmed) == 2
     source = kernel_cache.kernel_sources(other)[0]
     os.utime(source, ns=(source.stat().st_atime_ns, source.stat().st_mtime_ns + 10**9))
-    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet"]).exit_code == 0
+    assert runner.invoke(cli, ["warm-up", "--if-needed", "--quiet", "--jobs", "1"]).exit_code == 0
     assert len(warmed) == 3
