@@ -279,7 +279,9 @@ def test_the_lobby_at_200_percent_zoom_breaks_no_button_in_two(browser, own_serv
     page.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     lines = """e => { const r = document.createRange(); r.selectNodeContents(e);
       return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }"""
-    assert page.locator("#lobby button.join").evaluate(lines) == 1
+    join = page.locator("#lobby button.join")
+    join.wait_for(state="visible", timeout=WAIT)  # laid out (once, under load, it had no box)
+    assert join.evaluate(lines) == 1
     assert page.evaluate("[...document.querySelectorAll('.table-wrap')]"
                          ".every(w => w.scrollWidth <= w.clientWidth)")
 
