@@ -159,17 +159,10 @@ class SquareView(BoardView):
         return [m] if m in points_of(game).index else []
 
     def captured_cells(self, game: Game, before: State, after: State) -> list[str]:
-        names = points_of(game).names
-        b = _cells(before)
-        a = _cells(after)
-        return [names[int(i)] for i in np.flatnonzero((b != 0) & (a == 0))]
+        return _emptied(game, before, after, _cells(before) != 0)
 
     def self_captured_cells(self, game: Game, before: State, after: State) -> list[str]:
-        names = points_of(game).names
-        mover = game.current_player(before)
-        b = _cells(before)
-        a = _cells(after)
-        return [names[int(i)] for i in np.flatnonzero((b == mover) & (a == 0))]
+        return _emptied(game, before, after, _cells(before) == game.current_player(before))
 
     def builder(self, game: Game, state: State) -> dict[str, Any]:
         over = game.is_terminal(state)
@@ -284,3 +277,9 @@ def swatch(letter: str, extra: str = "", size: int = 28, under: bool = False) ->
 
 
 VIEW = SquareView()
+
+
+def _emptied(game: Game, before: State, after: State, held: np.ndarray) -> list[str]:
+    """The names of the points ``held`` marks that the move from ``before`` to ``after``
+    emptied."""
+    return [points_of(game).names[int(i)] for i in np.flatnonzero(held & (_cells(after) == 0))]
