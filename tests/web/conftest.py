@@ -126,18 +126,22 @@ def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """One ``serve`` process for a module of browser tests that share it (a start is about a
     second of CPU): each test plays its own games in its own browser contexts, reads nothing
     the whole server keeps (the lobby, the list of stored games, the workers' queue), and
-    neither stops nor restarts it. ``closed_pages`` closes each test's pages after it, so
-    that none goes on with the server (a live stream counts against the client's limit)."""
+    neither stops nor restarts it. Each test's pages are closed after it (``_closed_pages``),
+    so that none goes on with the server (a live stream counts against the client's limit)."""
     yield from _server(tmp_path_factory.mktemp("shared"))
 
 
-@pytest.fixture
-def closed_pages(browser) -> Iterator[None]:
-    """Closes every browser context a test leaves open (on a shared server its pages would
-    go on reading their games' streams)."""
+@pytest.fixture(autouse=True)
+def _closed_pages(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Closes every browser context a test leaves open, in every module that has a browser:
+    a page left open goes on reading its game's stream and running its timers, and dozens
+    of them slowed the later tests' servers many times over."""
+    browser = (request.getfixturevalue("browser") if "browser" in request.fixturenames
+               else None)
     yield
-    for context in list(browser.contexts):
-        context.close()
+    if browser is not None:
+        for context in list(browser.contexts):
+            context.close()
 
 
 @pytest.fixture

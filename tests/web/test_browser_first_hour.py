@@ -23,10 +23,6 @@ def server(module_server):
     return module_server
 
 
-@pytest.fixture(autouse=True)
-def _closed_pages(closed_pages) -> None:
-    """Each test's pages are closed after it (``closed_pages``)."""
-
 
 def new_game(server: Server, game: str = "freego", seats: tuple[str, str] = ("human", "human"),
              **extra: Any) -> dict[str, Any]:

@@ -20,10 +20,6 @@ def server(module_server):
     return module_server
 
 
-@pytest.fixture(autouse=True)
-def _closed_pages(closed_pages) -> None:
-    """Each test's pages are closed after it (``closed_pages``)."""
-
 
 def three_moves(server):
     made = new_game(server, params={"size": 5}, hints=True)  # a spectator may analyse it
