@@ -389,9 +389,10 @@ def test_an_undo_drops_the_points_after_the_kept_position(db: Path):
 
 def test_a_move_made_while_an_undo_stores_the_analysis_clears_the_redo_line(db: Path,
                                                                              monkeypatch):
-    """An undo writes the trimmed analysis after the moves; a move made meanwhile must find
-    the undo's redo line in place and clear it, or a redo (here while the agent thinks about
-    its reply) would play the undone moves, the agent's among them, into another position."""
+    """An undo wrote the trimmed analysis after the moves (it trims it with them now); a move
+    made meanwhile must find the undo's redo line in place and clear it, or a redo (here while
+    the agent thinks about its reply) would play the undone moves, the agent's among them,
+    into another position."""
     import threading
 
     from stonegarden.store.sql import SQLStore
@@ -425,7 +426,7 @@ def test_a_move_made_while_an_undo_stores_the_analysis_clears_the_redo_line(db: 
 
         written, go_on = SQLStore.put_analysis, threading.Event()
 
-        def held_put_analysis(self, *args):  # the undo's write of the analysis waits here
+        def held_put_analysis(self, *args):  # any write of the analysis waits here
             assert go_on.wait(30)
             return written(self, *args)
 
