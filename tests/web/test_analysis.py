@@ -389,9 +389,10 @@ def test_an_undo_drops_the_points_after_the_kept_position(db: Path):
 
 def test_a_move_made_while_an_undo_stores_the_analysis_clears_the_redo_line(db: Path,
                                                                              monkeypatch):
-    """An undo writes the trimmed analysis after the moves; a move made meanwhile must find
-    the undo's redo line in place and clear it, or a redo (here while the agent thinks about
-    its reply) would play the undone moves, the agent's among them, into another position."""
+    """An undo wrote the trimmed analysis after the moves (it trims it with them now); a move
+    made meanwhile must find the undo's redo line in place and clear it, or a redo (here while
+    the agent thinks about its reply) would play the undone moves, the agent's among them,
+    into another position."""
     import threading
 
     from stonegarden.store.sql import SQLStore
@@ -425,7 +426,7 @@ def test_a_move_made_while_an_undo_stores_the_analysis_clears_the_redo_line(db: 
 
         written, go_on = SQLStore.put_analysis, threading.Event()
 
-        def held_put_analysis(self, *args):  # the undo's write of the analysis waits here
+        def held_put_analysis(self, *args):  # any write of the analysis waits here
             assert go_on.wait(30)
             return written(self, *args)
 
@@ -520,3 +521,55 @@ def test_an_analysis_waiting_for_a_free_worker_says_so(db: Path):
         assert client.get(f"/api/games/{busy['id']}").json()["thinking"]  # still
         a = analysed(client, up["id"])
         assert a["done"] and not a["queued"] and a["waiting"] == 0
+
+
+def test_an_analysis_stored_as_an_undo_takes_its_moves_back_keeps_no_point_past_them(
+        db: Path, monkeypatch):
+    """The analysis' store of a chunk, under way as an undo took back the moves it analysed,
+    landed after the undo: the stored analysis held points of positions no longer played,
+    which a restart showed as those of the moves played there since."""
+    import threading
+
+    from stonegarden.store import open_store
+    from stonegarden.store.sql import SQLStore
+
+    game = make("blooms", **TINY)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "random"]}).json()
+        gid, key = made["id"], made["secrets"]["1"]
+
+        def play() -> list[str]:
+            moves = [m["text"] for m in client.get(f"/api/games/{gid}").json()["moves"]]
+            state = game.replay(moves)[-1]
+            move = game.action_to_text(state, int(game.legal_actions(state)[-1]))
+            assert client.post(f"/api/games/{gid}/move",
+                               json={"secret": key, "move": move}).status_code == 200
+            snap = wait(lambda: (lambda s: s if s["thinking"] is None else None)(
+                client.get(f"/api/games/{gid}").json()))
+            assert not snap["terminal"]
+            return [m["text"] for m in snap["moves"]]
+
+        play()
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        assert [p["ply"] for p in analysed(client, gid)["points"]] == [0, 1, 2]
+        play()
+        written, held, go_on = SQLStore.put_analysis, threading.Event(), threading.Event()
+
+        def held_put_analysis(self, *args, **kwargs):  # the analysis' next store waits here
+            if not held.is_set():
+                held.set()
+                assert go_on.wait(30)
+            return written(self, *args, **kwargs)
+
+        monkeypatch.setattr(SQLStore, "put_analysis", held_put_analysis)
+        assert client.post(f"/api/games/{gid}/analysis", json={}).status_code == 202
+        assert held.wait(60)
+        try:
+            assert client.post(f"/api/games/{gid}/undo", json={"secret": key}).status_code == 200
+        finally:
+            go_on.set()
+        wait(lambda: not client.get(f"/api/games/{gid}/analysis").json()["running"])
+        assert [p["ply"] for p in client.get(f"/api/games/{gid}/analysis").json()["points"]
+                ] == [0, 1, 2]
+    assert [p["ply"] for p in open_store(db).get_analysis(gid)[1]] == [0, 1, 2]

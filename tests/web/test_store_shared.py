@@ -68,6 +68,27 @@ def test_a_copy_with_the_right_count_but_another_line_is_refused(store):
     assert store.get("g7").moves == ("B2", "D4", "E5")
 
 
+def test_an_analysis_is_stored_only_for_the_moves_it_analysed_and_an_undo_trims_it(store):
+    """A store of the analysis landing after an undo (in this process or another) would keep
+    points of positions no longer played: it is refused, and the undo drops the points past
+    the moves it keeps with them."""
+    store.create_game(new("g9", ("human", "human")))
+    for ply, move in enumerate(("C3", "D4", "B2")):
+        store.append_move("g9", ply, move, None)
+    points = [{"ply": p, "p1_win": 0.5, "best_move": "C3"} for p in range(4)]
+    store.put_analysis("g9", "mcts", points, line=("C3", "D4", "B2"))
+    store.truncate("g9", 1, 3, None, ["D4", "B2"])
+    assert [p["ply"] for p in store.get_analysis("g9")[1]] == [0, 1]
+    with pytest.raises(StaleError):  # the moves it analysed were taken back meanwhile
+        store.put_analysis("g9", "mcts", points, line=("C3", "D4", "B2"))
+    store.append_move("g9", 1, "E5", None)
+    with pytest.raises(StaleError):  # as many moves again, but others
+        store.put_analysis("g9", "mcts", points[:3], line=("C3", "D4"))
+    assert [p["ply"] for p in store.get_analysis("g9")[1]] == [0, 1]
+    store.put_analysis("g9", "mcts", points[:3], line=("C3", "E5"))
+    assert [p["ply"] for p in store.get_analysis("g9")[1]] == [0, 1, 2]
+
+
 def test_an_open_seat_is_joined_once_and_only_an_unjoined_game_is_withdrawn(store):
     store.create_game(new("g2"))
     assert [g.id for g in store.lobby()] == ["g2"]

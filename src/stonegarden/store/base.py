@@ -132,8 +132,8 @@ class Store(Protocol):
     def truncate(self, game_id: str, keep: int, count: int, result: dict[str, Any] | None,
                  redo: Sequence[str], *, to_move: int | None = None,
                  line: Sequence[str] | None = None) -> None:
-        """Keep the first ``keep`` moves of a game that has ``count`` (undo); ``line`` as for
-        ``append_move``.
+        """Keep the first ``keep`` moves of a game that has ``count`` (undo), and its
+        analysis' points of those positions; ``line`` as for ``append_move``.
 
         Raises:
             StaleError: the stored game does not have exactly ``count`` moves (or not ``line``).
@@ -232,9 +232,15 @@ class Store(Protocol):
         (``think``), so that one of them thinks at once instead of when the claim runs out."""
         ...
 
-    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
+    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]],
+                     line: Sequence[str] | None = None) -> None:
         """Store (replacing) the computer's analysis of a game: the engine's spec and one
-        point per position analysed."""
+        point per position analysed, the positions of the moves ``line`` where given (an
+        undo, ``truncate``, drops the points past the moves it keeps).
+
+        Raises:
+            StaleError: the stored game's moves do not begin with ``line`` (nothing stored).
+        """
         ...
 
     def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:

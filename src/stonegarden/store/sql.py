@@ -116,6 +116,7 @@ class SQLStore:
             self._lock_game(con, game_id)
             self._check_count(con, game_id, count, line=line)
             con.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, keep))
+            self._trim_analysis(con, game_id, keep)
             # a claim to think is for a line of moves: after an undo the count can match again
             con.execute("DELETE FROM thinking WHERE game_id = ?", (game_id,))
             self._finish(con, game_id, result, redo, now, to_move, None, None)
@@ -140,6 +141,24 @@ class SQLStore:
             row = con.execute("SELECT result FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None or row[0] is not None:
                 raise StaleError(f"game {game_id!r} is over")
+
+    @staticmethod
+    def _trim_analysis(con: Any, game_id: str, keep: int) -> None:
+        """Drop the analysis' points of the positions after move ``keep``, in the undo's own
+        transaction: they are of moves no longer played (a damaged analysis goes whole)."""
+        row = con.execute("SELECT engine, points FROM analyses WHERE game_id = ?",
+                          (game_id,)).fetchone()
+        if row is None:
+            return
+        try:
+            _, points = analysis_from(game_id, row[0], row[1])
+        except StoreError:
+            con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
+            return
+        kept = [p for p in points if isinstance(p.get("ply"), int) and p["ply"] <= keep]
+        if len(kept) < len(points):
+            con.execute("UPDATE analyses SET points = ?, updated = ? WHERE game_id = ?",
+                        (json.dumps(kept), time.time(), game_id))
 
     @staticmethod
     def _finish(con: Any, game_id: str, result: dict[str, Any] | None, redo: Sequence[str],
@@ -300,8 +319,17 @@ class SQLStore:
             for gid in games:
                 self._notify(con, "think", gid)
 
-    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]]) -> None:
+    def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]],
+                     line: Sequence[str] | None = None) -> None:
         with self._transaction() as con:
+            if line is not None:
+                self._lock_game(con, game_id)
+                stored = [r[0] for r in con.execute(
+                    "SELECT text FROM moves WHERE game_id = ? AND ply < ? ORDER BY ply",
+                    (game_id, len(line))).fetchall()]
+                if stored != list(line):
+                    raise StaleError(f"game {game_id!r} has other moves than the analysed "
+                                     "ones: they were taken back meanwhile")
             con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
             con.execute("INSERT INTO analyses (game_id, engine, points, updated)"
                         " VALUES (?, ?, ?, ?)",

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import JobError, StoreError
+from ..store import StaleError
 from . import review_job
 from .http import ApiError
 from .live import Live
@@ -190,8 +191,14 @@ class Reviewer:
                 # kept once stored: points the store refused are analysed again when asked
                 # for again (held here, they would show the analysis done, and be lost)
                 points = {**r.points, **{int(p["ply"]): p for p in found}}
-                await asyncio.to_thread(svc.store.put_analysis, live.id, r.engine,
-                                        [points[p] for p in sorted(points)])
+                try:  # stored only while the game's moves are still the ones analysed
+                    await asyncio.to_thread(svc.store.put_analysis, live.id, r.engine,
+                                            [points[p] for p in sorted(points)], prefix)
+                except StaleError:
+                    if live.moves[:len(prefix)] != prefix or live.review is not r:
+                        continue  # an undo here meanwhile: the loop looks again
+                    raise StoreError("the game changed in another server process; ask for "
+                                     "it again") from None
                 if live.moves[:len(prefix)] == prefix and live.review is r:
                     r.points = points  # (an undo meanwhile: the loop looks again)
                 svc.hub.publish(live.id)

@@ -106,15 +106,9 @@ async def undo(svc: GameService, live: Live, secret: Any) -> None:
         live.redo = list(redo)
         live.paused = False
         live.notice = ""
-        review_left = live.review
-        if review_left is not None:
-            review_left.truncate(keep)
+        if live.review is not None:  # the store's truncate dropped the same points
+            live.review.truncate(keep)
     svc.hub.publish(live.id)
-    if review_left is not None:
-        # the moves are undone either way; points past the game's end are not read back
-        with contextlib.suppress(StoreError):
-            await asyncio.to_thread(svc.store.put_analysis, live.id, review_left.engine,
-                                    review_left.stored())
 
 
 async def redo(svc: GameService, live: Live, secret: Any, client: str = "") -> None:
