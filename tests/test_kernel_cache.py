@@ -107,3 +107,37 @@ def test_a_child_process_chooses_its_own_place_not_its_parent_s(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                          text=True, check=True, timeout=120)
     assert Path(out.stdout.strip()) == tmp_path / "child" / "stonegarden" / "kernels" / kernel_hash()
+
+
+def _unhashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return True
+    return False
+
+
+def test_no_kernel_is_compiled_for_an_omitted_array_default():
+    """Numba keys an omitted default that cannot be hashed (an array) by its id, which each
+    process draws anew: a kernel called from Python without such an argument missed the cache
+    and was compiled again in every process (a second of CPU for each server worker's
+    warm-up), and added one more entry to the cache each time."""
+    from numba.core import types
+    from numba.core.registry import CPUDispatcher
+
+    from stonegarden import warmup
+    from stonegarden.core.registry import make
+    from stonegarden.web.warmup import view_step
+
+    game = make("blobs")
+    for step in (*warmup.STEPS, view_step):  # a finished game's decisive blobs among them
+        step(game)
+    keyed_by_id = [f"{module.__name__}.{name}{signature}"
+                   for module in list(sys.modules.values())
+                   if module is not None and module.__name__.startswith("stonegarden.")
+                   for name, kernel in list(vars(module).items())
+                   if isinstance(kernel, CPUDispatcher)
+                   for signature in kernel.signatures
+                   if any(isinstance(t, types.Omitted) and _unhashable(t.value)
+                          for t in signature)]
+    assert keyed_by_id == []

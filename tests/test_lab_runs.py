@@ -294,7 +294,7 @@ def test_ctrl_c_finishes_only_the_games_already_being_played(tmp_path):
     out = tmp_path / "s"
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", "study", "freego", "--param", "size=7",
-         "--agent", "mcts:sims=6000", "--games", "12", "--workers", "2", "--out", str(out)],
+         "--agent", "mcts:sims=2000", "--games", "12", "--workers", "2", "--out", str(out)],
         env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     before = first_game_stored(proc, out)

@@ -149,6 +149,15 @@ def test_after_an_outage_a_page_on_another_process_hears_a_move_at_once(cluster,
         b.stop()
 
 
+def until(check, limit: float = 60) -> None:
+    """Wait for ``check()`` (at most ``limit`` seconds): a thread has reached the point the
+    test needs, however loaded the machine."""
+    deadline = time.monotonic() + limit
+    while not check():
+        assert time.monotonic() < deadline, f"not within {limit} s"
+        time.sleep(0.02)
+
+
 def test_a_call_waiting_for_the_pool_when_the_database_stops_fails_at_once(cluster):
     import threading
 
@@ -181,10 +190,12 @@ def test_a_call_waiting_for_the_pool_when_the_database_stops_fails_at_once(clust
         mover = threading.Thread(target=call, args=(
             "move", lambda: store.append_move("g1", 0, "C3", None, to_move=2)))
         mover.start()
-        time.sleep(0.5)
+        until(lambda: other.execute(  # the move waits for the lock, holding the connection
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock'").fetchone()[0] == 1)
         reader = threading.Thread(target=call, args=("read", lambda: store.get("g2")))
-        reader.start()  # waits for the pool
-        time.sleep(0.5)
+        reader.start()
+        until(lambda: store.pool.get_stats().get("requests_waiting", 0) == 1)  # for the pool
         cluster.halt()
         other.close()
         mover.join(60)

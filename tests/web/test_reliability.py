@@ -181,8 +181,9 @@ def test_a_killed_worker_is_replaced_its_game_pauses_with_a_notice_and_others_go
         assert status == 202
         wait(lambda: server.request("GET", f"/api/games/{other['id']}/analysis",
                                     source="127.0.0.3")[1]["done"], 60)
-        # the pool is whole again, and the paused agent thinks when let
-        wait(lambda: server.request("GET", "/api/meta")[1]["limits"]["workers"] == 2, 60)
+        # the pool is whole again, and the paused agent thinks when let: the replacement warms
+        # up as every worker does before it is counted, so it has the first workers' bound
+        wait(lambda: server.request("GET", "/api/meta")[1]["limits"]["workers"] == 2, 120)
         assert server.request("GET", "/api/meta")[1]["limits"]["deaths"] == 1
         status, snap = server.request("POST", f"/api/games/{thinker['id']}/resume",
                                       {"secret": thinker["secrets"]["2"]})

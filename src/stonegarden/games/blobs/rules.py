@@ -474,8 +474,11 @@ class BlobsGame(Game):
                 point = (r + HALF) * POINT_SIDE + (c + HALF)
                 if seen[point] or not K.touched(cells, _GEOMETRY, point):
                     continue
+                # every argument given: an omitted array default is keyed by its id in
+                # numba's cache, so each process would compile the kernel again and add it
                 size, colour, closed, border, _ = K.flood_blob(cells, pcol, _GEOMETRY, point,
-                                                            seen, stack, members)
+                                                            seen, stack, members,
+                                                            K.NO_STAMP, 0, 0)
                 pts = tuple(sorted(point_rc(int(p)) for p in members[:size]))
                 borders = frozenset(col for col in (1, 2) if border & (1 << col))
                 out.append(Blob(int(colour), pts, bool(closed), borders))
