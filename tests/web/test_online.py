@@ -369,6 +369,19 @@ def test_an_agents_seat_takes_no_persons_name(client):
     assert snapshot(client, gid)["names"] == {"1": None, "2": None}
 
 
+def test_a_game_over_keeps_the_names_it_was_played_under(client):
+    """The loser renamed herself after her resignation: the record, the page and every list
+    then named someone else as the one who lost."""
+    made = create(client, ["human", "human"], name="Ana")
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/name", json={"secret": k2, "name": "Bo"}).is_success
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
+    r = client.post(f"/api/games/{gid}/name", json={"secret": k1, "name": "Zed"})
+    assert r.status_code == 409 and "over" in r.json()["error"], r.text
+    assert snapshot(client, gid)["names"] == {"1": "Ana", "2": "Bo"}
+    assert client.get(f"/api/games/{gid}/record").json()["players"] == {"1": "Ana", "2": "Bo"}
+
+
 # -- clocks -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("clock", [
     {"initial": 5, "increment": 0}, {"initial": 99999, "increment": 0},

@@ -180,13 +180,16 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
 
     Raises:
         ApiError: 403 without a seat's secret; 400 a bad name; 409 an agent's seat (its
-        name is the agent's: spectators would read a person's).
+        name is the agent's: spectators would read a person's), or a game over (its record
+        names who played it: a loser renamed afterwards rewrote it and every page of it).
     """
     seat = svc.require_seat(live, secret)
     clean = _name(name)
     if live.seats[seat - 1] != HUMAN:
         raise ApiError(409, f"seat {seat} is played by the agent {live.seats[seat - 1]!r}: only "
                             "a person's seat takes a name")
+    if _over(live):
+        raise ApiError(409, "this game is over: its players' names stay as they played it")
     if live.names[seat - 1] == clean:
         return  # nothing to write, and nothing to tell other server processes
     await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)
