@@ -338,8 +338,9 @@ def test_the_opponents_seat_link_opened_by_mistake_stays_the_opponents(browser, 
                          timeout=WAIT)
     bo.goto(server.url + made["links"]["1"])
     bo.wait_for_selector("#foreign-seat:not([hidden])", timeout=WAIT)
-    assert bo.inner_text("#foreign-seat") == ("This is Ana's seat link (Black), not yours: you "
-                                              "play White in this game. Go to your board.")
+    assert bo.inner_text("#foreign-seat") == ("This is \u2068Ana\u2069's seat link (Black), not "
+                                              "yours: you play White in this game. Go to your "
+                                              "board.")
     assert bo.inner_text("#status") == "Black to move (your opponent)"
     assert not bo.title().startswith("●")
     assert "your opponent's seat" in bo.inner_text("#seats")
@@ -375,7 +376,8 @@ def test_the_opponents_page_says_the_rematch_it_offered_was_aborted(browser, ser
                                {"secret": offered["secret"]})
     assert status == 200
     bo.wait_for_selector("#rematch-aborted:not([hidden])", timeout=WAIT)  # told live
-    assert bo.inner_text("#rematch-aborted") == "Ana aborted the rematch. Rematch offers a new one."
+    assert bo.inner_text("#rematch-aborted") == ("\u2068Ana\u2069 aborted the rematch. "
+                                                   "Rematch offers a new one.")
     assert bo.is_hidden("#rematch-offer") and bo.inner_text("#rematch") == "Rematch"
     assert bo.get_attribute("#rematch-aborted", "role") == "status"  # said as it appears
     # the new rematch Bo offers replaces the aborted one, and the words go
@@ -571,7 +573,7 @@ def test_a_creator_waiting_in_the_lobby_is_told_her_game_was_joined(browser, ser
     assert status == 201
     ana.wait_for_selector("#lobby-joined:not([hidden])", timeout=WAIT)
     said = ana.inner_text("#lobby-joined")
-    assert "Bo joined your game of Free Go" in said, said
+    assert "\u2068Bo\u2069 joined your game of Free Go" in said, said
     assert ana.title().startswith("● ")
     ana.click("#lobby-joined a")
     ana.wait_for_selector("#status.your-turn", timeout=WAIT)
@@ -884,5 +886,52 @@ def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
     page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert page.get_attribute("#mine-said", "role") == "status"
     assert page.text_content("#mine-said") == \
-        "Your turn in Free Go (capture-N Go with suicide allowed), against Ana."
+        "Your turn in Free Go (capture-N Go with suicide allowed), against \u2068Ana\u2069."
+    assert errors == []
+
+
+#: where two characters of the text in an element are drawn (their left edges), by character
+DRAWN_AT = """([el, chars]) => {
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), at = {};
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    for (const ch of chars) {
+      const i = n.data.indexOf(ch);
+      if (i < 0 || ch in at) continue;
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + ch.length);
+      at[ch] = r.getBoundingClientRect().x;
+    }
+  }
+  return at;
+}"""
+
+
+def test_a_right_to_left_name_keeps_its_punctuation_and_its_neighbours_in_place(browser, server):
+    # an Arabic name ending in "!" (read first from the right, its "!" at the left end) was
+    # laid out in the page's left-to-right direction: its "!" drawn on the right, as if it
+    # began the name, in the lobby, on the game page and in My games
+    name = "سارة!"
+    made = open_game(server, name=name)
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    cell = bo.locator('#lobby td[data-label="Created by"]')
+    assert cell.inner_text() == name
+    at = bo.evaluate(DRAWN_AT, [cell.element_handle(), ["!", "س"]])
+    assert at["!"] < at["س"], at
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_function(f"document.querySelector('#seats').textContent.includes({name!r})",
+                         timeout=WAIT)
+    at = bo.evaluate(DRAWN_AT, [bo.query_selector("#seats"), ["!", "س"]])
+    assert at["!"] < at["س"], at
+    gid = made["id"]
+    assert server.request("POST", f"/api/games/{gid}/join", {"name": "Bo"})[0] == 201
+    bo.goto(server.url + "/my-games")
+    bo.evaluate(f"SG.saveKey({gid!r}, '2', 'not-checked-here')")
+    bo.reload()
+    against = bo.locator(f'#mine tr[data-gid={gid!r}] td[data-label="Against"]')
+    against.wait_for(timeout=WAIT)
+    assert against.inner_text() == name
+    at = bo.evaluate(DRAWN_AT, [against.element_handle(), ["!", "س"]])
+    assert at["!"] < at["س"], at
     assert errors == []

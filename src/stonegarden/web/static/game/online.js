@@ -29,7 +29,7 @@ export function renderOnline(s) {
   const mineToo = s.you && foreign(page.key) ? ownOther(page.key) : null;
   $("foreign-seat").hidden = !mineToo;
   if (mineToo) {
-    const whose = (s.names && s.names[s.you]) ? `${s.names[s.you]}'s` : "your opponent's";
+    const whose = (s.names && s.names[s.you]) ? `${SG.isolate(s.names[s.you])}'s` : "your opponent's";
     say($("foreign-text"), `This is ${whose} seat link (${names()[s.you - 1]}), not yours: you play ${names()[mineToo[0] - 1]} in this game.`);
     $("foreign-own").href = "#key=" + mineToo[1];
   }
@@ -53,7 +53,7 @@ export function renderOnline(s) {
 /** How the rematch offered after this game was aborted, from this seat's side. */
 function rematchAbortedText(s) {
   const { by, unopened, late } = s.rematch_aborted;
-  const who = (seat) => (seat === s.you ? "you" : (s.names && s.names[seat]) || names()[seat - 1]);
+  const who = (seat) => (seat === s.you ? "you" : s.names && s.names[seat] ? SG.isolate(s.names[seat]) : names()[seat - 1]);
   const cap = (t) => t[0].toUpperCase() + t.slice(1);
   const how = by ? `${cap(who(by))} aborted the rematch.`
     : unopened ? `The rematch was aborted: ${who(unopened)} did not open it in time.`
