@@ -4,6 +4,9 @@ import { gone, refresh } from "./main.js";
 
 export function renderOnline(s) {
   $("waiting").hidden = !s.open;
+  // where the open seat is offered: the lobby lists a public game for a week, then its link alone
+  $("in-lobby").hidden = !s.in_lobby;
+  $("lobby-stale").hidden = !s.open || s.in_lobby || !s.public;
   $("withdraw").hidden = !s.you;
   const link = new URL(SG.url("/game/" + gid), location.href).href;
   if ($("open-link").textContent !== link) { $("open-link").href = link; $("open-link").textContent = link; }
