@@ -754,7 +754,8 @@ def test_my_games_names_an_uploaded_records_players_as_theirs_not_as_you(browser
     row = page.locator(f"#mine tr[data-gid={made['id']!r}]")
     row.wait_for(timeout=WAIT)
     assert row.locator('td[data-label="You"]').inner_text() == "both seats"
-    assert row.locator('td[data-label="Against"]').inner_text() == "Lee Sedol vs Cho Hunhyun"
+    assert row.locator('td[data-label="Against"]').inner_text() == \
+        "\u2068Lee Sedol\u2069 vs \u2068Cho Hunhyun\u2069"
     # studied, not waited for: neither "Your turn" nor counted in the title
     assert row.locator("td").first.inner_text() == "Studying"
     assert row.get_attribute("data-turn") == "false" and row.locator("a").inner_text() == "Open"
@@ -934,4 +935,26 @@ def test_a_right_to_left_name_keeps_its_punctuation_and_its_neighbours_in_place(
     assert against.inner_text() == name
     at = bo.evaluate(DRAWN_AT, [against.element_handle(), ["!", "س"]])
     assert at["!"] < at["س"], at
+    assert errors == []
+
+
+def test_a_rematch_its_maker_resigned_is_not_offered_to_play(browser, server):
+    made = anas_game(server)
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    status, _ = server.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": "resign"})
+    assert status == 200
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.add_init_script("localStorage.setItem('sg-name', 'Bo')")
+    bo.goto(server.url + f"/game/{gid}#key={k2}")
+    bo.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    status, offered = server.request("POST", f"/api/games/{gid}/rematch", {"secret": k1})
+    assert status == 201
+    bo.wait_for_selector("#rematch-offer:not([hidden])", timeout=WAIT)
+    assert bo.inner_text("#accept-rematch") == "Play the rematch"
+    status, _ = server.request("POST", f"/api/games/{offered['id']}/move",
+                               {"secret": offered["secret"], "move": "resign"})
+    assert status == 200
+    bo.wait_for_selector("#rematch-text:has-text('The rematch offered is over.')", timeout=WAIT)
+    assert bo.inner_text("#accept-rematch") == "See the rematch"
     assert errors == []

@@ -608,6 +608,21 @@ def test_an_aborted_rematch_gives_way_to_a_new_one(client):
     assert snapshot(client, gid, k1)["rematch_aborted"] is None  # a rematch on offer again
 
 
+def test_a_rematch_resigned_before_the_opponent_came_is_not_offered_to_play(client):
+    # Ana offered a rematch and resigned it at once: Bo's page still offered it to play, and
+    # took him to a finished game
+    made = create(client, ["human", "human"], name="Ana")
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
+    offered = client.post(f"/api/games/{gid}/rematch", json={"secret": k1}).json()
+    assert snapshot(client, gid, k2)["rematch_over"] is False
+    r = client.post(f"/api/games/{offered['id']}/move",
+                    json={"secret": offered["secret"], "move": "resign"})
+    assert r.status_code == 200, r.text
+    snap = snapshot(client, gid, k2)
+    assert snap["rematch"] == offered["id"] and snap["rematch_over"] is True
+
+
 # -- the public URL and the path prefix -------------------------------------------------------
 def test_links_start_with_the_public_url_and_the_prefix_is_served(db):
     site = Site.parse("https://games.example.org/sg/")

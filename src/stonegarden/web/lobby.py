@@ -209,26 +209,27 @@ async def offered_rematch(svc: GameService, live: Live) -> str | None:
 
 
 async def rematch_news(svc: GameService, live: Live
-                       ) -> tuple[str | None, dict[str, int | None] | None]:
-    """The rematch offered after ``live`` (:func:`offered_rematch`), and, when the one offered
+                       ) -> tuple[str | None, dict[str, int | None] | None, bool]:
+    """The rematch offered after ``live`` (:func:`offered_rematch`); when the one offered
     was aborted, how: ``{"by": seat, "unopened": seat, "late": seat}`` in ``live``'s seats
     (the seat whose player aborted it, never opened it, or did not make a first move in time;
     all ``None`` for a rematch aborted before the last was kept), so that the opponent's page
-    says what became of the offer it showed."""
+    says what became of the offer it showed; and whether the rematch offered is over (its
+    maker resigned it before the opponent came: the page offered it to play on)."""
     if live.rematch is None or live.seats != (HUMAN, HUMAN):
-        return live.rematch, None  # only a game between two people is aborted
+        return live.rematch, None, False  # only a game between two people is aborted
     try:
         other = await svc.load(live.rematch)
     except ApiError as exc:
-        return (None if exc.status == 404 else live.rematch), None
+        return (None if exc.status == 404 else live.rematch), None, False
     if other.over is None or other.over.get("reason") != clock_keeper.ABORTED:
-        return live.rematch, None
+        return live.rematch, None, _over(other)
 
     def here(seat: Any) -> int | None:  # the rematch swapped the seats
         return 3 - seat if seat in (1, 2) else None
 
     return None, {"by": here(other.over.get("by")), "unopened": here(other.over.get("unopened")),
-                  "late": here(other.over.get("late"))}
+                  "late": here(other.over.get("late"))}, False
 
 
 async def rematch(svc: GameService, live: Live, secret: Any, client: str,

@@ -191,4 +191,5 @@ def _online(live: Live) -> dict[str, Any]:
         "rematch": live.rematch,
         # how the rematch offered was aborted (``lobby.rematch_news``: a game's own request)
         "rematch_aborted": None,
+        "rematch_over": False,
     }

@@ -45,6 +45,9 @@ export function renderOnline(s) {
   // offered to the opponent: whoever holds a seat of the rematch here offered or took it
   const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
   $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch || foreign(page.key);
+  // its maker resigned it before the opponent came: no longer one to play
+  say($("rematch-text"), s.rematch_over ? "The rematch offered is over." : "A rematch is offered, with the seats swapped.");
+  $("accept-rematch").textContent = s.rematch_over ? "See the rematch" : "Play the rematch";
   // the rematch offered was aborted (by a player, or it was never opened): said, where the
   // offer was, and Rematch offers a new one; an offer shown is watched until then
   const dropped = s.you && s.terminal && !s.rematch && s.rematch_aborted;
