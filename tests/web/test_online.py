@@ -5,6 +5,7 @@ rematches, the public URL and path prefix, and which proxies' X-Forwarded-* head
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from typing import Any
@@ -13,7 +14,8 @@ import pytest
 
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
 from starlette.testclient import TestClient
-from webhelpers import first_legal
+from sse import Events
+from webhelpers import Server, first_legal
 
 from stonegarden.store import open_store
 from stonegarden.web.app import create_app
@@ -621,6 +623,34 @@ def test_a_rematch_resigned_before_the_opponent_came_is_not_offered_to_play(clie
     assert r.status_code == 200, r.text
     snap = snapshot(client, gid, k2)
     assert snap["rematch"] == offered["id"] and snap["rematch_over"] is True
+
+
+def test_a_lobby_stream_tells_a_burst_of_changes_at_most_once_a_second(tmp_path):
+    # a creator renaming her listed game in a loop made every open lobby read the lobby anew
+    # at each name, tens of times a second each: the cost of one request, times its viewers
+    server = Server(tmp_path / "games.db").start()
+    try:
+        status, made = server.request("POST", "/api/games", {
+            "game": "freego", "params": {"size": 5}, "seats": ["human", "open"],
+            "public": True, "name": "Ana"})
+        assert status == 201
+        events = Events(server.port, "/api/lobby/events")
+        events.update()  # the one a stream opens with
+        began = time.monotonic()
+        for i in range(30):
+            status, _ = server.request("POST", f"/api/games/{made['id']}/name",
+                                       {"secret": made["secrets"]["1"], "name": f"Ana {i}"})
+            assert status == 200
+        told = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                told.append(events.update(timeout=1.5))
+        seconds = time.monotonic() - began
+        assert told and told[-1] == 30  # the last change is told
+        assert len(told) <= seconds + 1, (told, seconds)
+        events.close()
+    finally:
+        server.stop()
 
 
 # -- the public URL and the path prefix -------------------------------------------------------

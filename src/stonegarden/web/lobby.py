@@ -30,6 +30,10 @@ from .site import Site
 from .time_control import parse_clock
 
 SSE_KEEPALIVE = 15.0
+#: the least seconds between two updates of one lobby stream: each makes its page read the
+#: lobby again, and a creator renaming her listed game in a loop (or a burst of new games)
+#: made every lobby open read it as often, tens of times a second each
+LOBBY_EVERY = 1.0
 
 
 def seat_link(site: Site, gid: str, secret: str) -> str:
@@ -294,10 +298,11 @@ def lobby_entry(row: Any, now: float, site: Site) -> dict[str, Any]:
             "age": round(max(0.0, now - row.created)), "link": site.link(f"/game/{row.id}")}
 
 
-def updates(svc: GameService, client: str, keys: str | list[str], limit: int
-            ) -> StreamingResponse:
+def updates(svc: GameService, client: str, keys: str | list[str], limit: int,
+            every: float = 0.0) -> StreamingResponse:
     """Server-sent events: an ``update`` whenever one of ``keys`` (games, or the lobby)
-    changes; one stream may watch many games ("my games").
+    changes, at most one each ``every`` seconds (the changes meanwhile told as one, after
+    it); one stream may watch many games ("my games").
 
     Raises:
         ApiError: 429 when the client already holds ``limit`` streams.
@@ -321,6 +326,8 @@ def updates(svc: GameService, client: str, keys: str | list[str], limit: int
                     yield ": keep-alive\n\n"
                     continue
                 yield f"event: update\ndata: {v}\n\n"
+                if every:  # the changes meanwhile wait in the queue, as its newest version
+                    await asyncio.sleep(every)
         finally:
             for key in keys:
                 svc.hub.unsubscribe(key, queue)
@@ -363,7 +370,8 @@ def routes(service: Callable[[], GameService], site: Site,
 
     async def lobby_events(request: Request) -> StreamingResponse:
         svc = service()
-        return updates(svc, client_of(request), LOBBY, svc.budgets.streams_per_client)
+        return updates(svc, client_of(request), LOBBY, svc.budgets.streams_per_client,
+                       LOBBY_EVERY)
 
     async def games_events(request: Request) -> StreamingResponse:
         svc = service()
