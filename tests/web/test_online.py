@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
-from starlette.testclient import TestClient
 from sse import Events
+from starlette.testclient import TestClient
 from webhelpers import Server, first_legal
 
 from stonegarden.store import open_store
