@@ -6,6 +6,7 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 
 import pytest
@@ -958,3 +959,31 @@ def test_a_rematch_its_maker_resigned_is_not_offered_to_play(browser, server):
     bo.wait_for_selector("#rematch-text:has-text('The rematch offered is over.')", timeout=WAIT)
     assert bo.inner_text("#accept-rematch") == "See the rematch"
     assert errors == []
+
+
+def test_a_game_a_week_in_the_lobby_says_it_is_listed_there_no_more(browser, tmp_path):
+    # its page said that public games are listed in the lobby, which had left it out for days
+    from webhelpers import Server
+
+    server = Server(tmp_path / "games.db").start()
+    try:
+        made = open_game(server, name="Ana")
+        errors: list[str] = []
+        ana = person(browser, errors)
+        ana.goto(server.url + made["links"]["1"])
+        ana.wait_for_selector("#in-lobby:not([hidden])", timeout=WAIT)
+        assert ana.is_hidden("#lobby-stale")
+        server.stop()
+        with sqlite3.connect(tmp_path / "games.db") as con:  # made eight days ago
+            con.execute("UPDATE games SET created = ? WHERE id = ?",
+                        (time.time() - 8 * 86400, made["id"]))
+        con.close()
+        server.start()
+        ana.goto("about:blank")  # the same address again would be a move within the page
+        ana.goto(server.url + made["links"]["1"])
+        ana.wait_for_selector("#lobby-stale:not([hidden])", timeout=WAIT)
+        assert ana.is_hidden("#in-lobby") and ana.is_visible("#withdraw")
+        assert "no longer listed" in ana.inner_text("#waiting-text")
+        assert errors == []
+    finally:
+        server.stop()
