@@ -626,21 +626,19 @@ def test_a_rematch_resigned_before_the_opponent_came_is_not_offered_to_play(clie
 
 
 def test_a_lobby_stream_tells_a_burst_of_changes_at_most_once_a_second(tmp_path):
-    # a creator renaming her listed game in a loop made every open lobby read the lobby anew
-    # at each name, tens of times a second each: the cost of one request, times its viewers
+    # each change of the lobby made every open lobby read it anew at once: a burst of games
+    # listed (or a seat renamed in a loop, as was allowed) had each of them read it tens of
+    # times a second, the cost of one request times the lobby's viewers
     server = Server(tmp_path / "games.db").start()
     try:
-        status, made = server.request("POST", "/api/games", {
-            "game": "freego", "params": {"size": 5}, "seats": ["human", "open"],
-            "public": True, "name": "Ana"})
-        assert status == 201
         events = Events(server.port, "/api/lobby/events")
         events.update()  # the one a stream opens with
         began = time.monotonic()
-        for i in range(30):
-            status, _ = server.request("POST", f"/api/games/{made['id']}/name",
-                                       {"secret": made["secrets"]["1"], "name": f"Ana {i}"})
-            assert status == 200
+        for i in range(30):  # thirty people list a game each
+            status, _ = server.request("POST", "/api/games", {
+                "game": "freego", "params": {"size": 5}, "seats": ["human", "open"],
+                "public": True, "name": f"Ana {i}"}, source=f"127.0.0.{i + 2}")
+            assert status == 201
         told = []
         with contextlib.suppress(TimeoutError):
             while True:
@@ -651,6 +649,19 @@ def test_a_lobby_stream_tells_a_burst_of_changes_at_most_once_a_second(tmp_path)
         events.close()
     finally:
         server.stop()
+
+
+def test_a_named_seat_keeps_its_name(client):
+    # a seat renamed in a loop had every page of the game read it again at each name (and
+    # could take the opponent's name in the middle of the game)
+    made = create(client, ["human", "human"], name="Ana")
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/name", json={"secret": k2, "name": "Bo"}).is_success
+    r = client.post(f"/api/games/{gid}/name", json={"secret": k1, "name": "Bo"})
+    assert r.status_code == 409 and "already named 'Ana'" in r.json()["error"], r.text
+    r = client.post(f"/api/games/{gid}/name", json={"secret": k2, "name": "Bo"})  # a retry
+    assert r.status_code == 200, r.text
+    assert snapshot(client, gid)["names"] == {"1": "Ana", "2": "Bo"}
 
 
 # -- the public URL and the path prefix -------------------------------------------------------

@@ -180,12 +180,16 @@ async def withdraw(svc: GameService, live: Live, secret: Any) -> None:
 
 
 async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None:
-    """Name the seat the secret belongs to.
+    """Name the seat the secret belongs to, once: a seat opened before its player chose a
+    name (the page names it then). Its name is not changed later: each change had every page
+    of the game, and the lobby, read it again, and a script renaming a seat in a loop had
+    every spectator's page read it tens of times a second, or took the opponent's name.
 
     Raises:
         ApiError: 403 without a seat's secret; 400 a bad name; 409 an agent's seat (its
-        name is the agent's: spectators would read a person's), or a game over (its record
-        names who played it: a loser renamed afterwards rewrote it and every page of it).
+        name is the agent's: spectators would read a person's), a seat already named, or a
+        game over (its record names who played it: a loser renamed afterwards rewrote it and
+        every page of it).
     """
     seat = svc.require_seat(live, secret)
     clean = _name(name)
@@ -196,6 +200,10 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
         raise ApiError(409, "this game is over: its players' names stay as they played it")
     if live.names[seat - 1] == clean:
         return  # nothing to write, and nothing to tell other server processes
+    if live.names[seat - 1] is not None:
+        raise ApiError(409, f"seat {seat} is already named {quote(live.names[seat - 1])}: a "
+                            "seat is named once (a new name goes with the games you start or "
+                            "join from now on)")
     await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)
     names = list(live.names)
     names[seat - 1] = clean
