@@ -6,6 +6,7 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 
 import pytest
@@ -338,8 +339,9 @@ def test_the_opponents_seat_link_opened_by_mistake_stays_the_opponents(browser, 
                          timeout=WAIT)
     bo.goto(server.url + made["links"]["1"])
     bo.wait_for_selector("#foreign-seat:not([hidden])", timeout=WAIT)
-    assert bo.inner_text("#foreign-seat") == ("This is Ana's seat link (Black), not yours: you "
-                                              "play White in this game. Go to your board.")
+    assert bo.inner_text("#foreign-seat") == ("This is \u2068Ana\u2069's seat link (Black), not "
+                                              "yours: you play White in this game. Go to your "
+                                              "board.")
     assert bo.inner_text("#status") == "Black to move (your opponent)"
     assert not bo.title().startswith("●")
     assert "your opponent's seat" in bo.inner_text("#seats")
@@ -375,7 +377,8 @@ def test_the_opponents_page_says_the_rematch_it_offered_was_aborted(browser, ser
                                {"secret": offered["secret"]})
     assert status == 200
     bo.wait_for_selector("#rematch-aborted:not([hidden])", timeout=WAIT)  # told live
-    assert bo.inner_text("#rematch-aborted") == "Ana aborted the rematch. Rematch offers a new one."
+    assert bo.inner_text("#rematch-aborted") == ("\u2068Ana\u2069 aborted the rematch. "
+                                                   "Rematch offers a new one.")
     assert bo.is_hidden("#rematch-offer") and bo.inner_text("#rematch") == "Rematch"
     assert bo.get_attribute("#rematch-aborted", "role") == "status"  # said as it appears
     # the new rematch Bo offers replaces the aborted one, and the words go
@@ -571,7 +574,7 @@ def test_a_creator_waiting_in_the_lobby_is_told_her_game_was_joined(browser, ser
     assert status == 201
     ana.wait_for_selector("#lobby-joined:not([hidden])", timeout=WAIT)
     said = ana.inner_text("#lobby-joined")
-    assert "Bo joined your game of Free Go" in said, said
+    assert "\u2068Bo\u2069 joined your game of Free Go" in said, said
     assert ana.title().startswith("● ")
     ana.click("#lobby-joined a")
     ana.wait_for_selector("#status.your-turn", timeout=WAIT)
@@ -752,7 +755,8 @@ def test_my_games_names_an_uploaded_records_players_as_theirs_not_as_you(browser
     row = page.locator(f"#mine tr[data-gid={made['id']!r}]")
     row.wait_for(timeout=WAIT)
     assert row.locator('td[data-label="You"]').inner_text() == "both seats"
-    assert row.locator('td[data-label="Against"]').inner_text() == "Lee Sedol vs Cho Hunhyun"
+    assert row.locator('td[data-label="Against"]').inner_text() == \
+        "\u2068Lee Sedol\u2069 vs \u2068Cho Hunhyun\u2069"
     # studied, not waited for: neither "Your turn" nor counted in the title
     assert row.locator("td").first.inner_text() == "Studying"
     assert row.get_attribute("data-turn") == "false" and row.locator("a").inner_text() == "Open"
@@ -884,5 +888,102 @@ def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
     page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert page.get_attribute("#mine-said", "role") == "status"
     assert page.text_content("#mine-said") == \
-        "Your turn in Free Go (capture-N Go with suicide allowed), against Ana."
+        "Your turn in Free Go (capture-N Go with suicide allowed), against \u2068Ana\u2069."
     assert errors == []
+
+
+#: where two characters of the text in an element are drawn (their left edges), by character
+DRAWN_AT = """([el, chars]) => {
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), at = {};
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    for (const ch of chars) {
+      const i = n.data.indexOf(ch);
+      if (i < 0 || ch in at) continue;
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + ch.length);
+      at[ch] = r.getBoundingClientRect().x;
+    }
+  }
+  return at;
+}"""
+
+
+def test_a_right_to_left_name_keeps_its_punctuation_and_its_neighbours_in_place(browser, server):
+    # an Arabic name ending in "!" (read first from the right, its "!" at the left end) was
+    # laid out in the page's left-to-right direction: its "!" drawn on the right, as if it
+    # began the name, in the lobby, on the game page and in My games
+    name = "سارة!"
+    made = open_game(server, name=name)
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    cell = bo.locator('#lobby td[data-label="Created by"]')
+    assert cell.inner_text() == name
+    at = bo.evaluate(DRAWN_AT, [cell.element_handle(), ["!", "س"]])
+    assert at["!"] < at["س"], at
+    bo.goto(server.url + made["links"]["spectator"])
+    bo.wait_for_function(f"document.querySelector('#seats').textContent.includes({name!r})",
+                         timeout=WAIT)
+    at = bo.evaluate(DRAWN_AT, [bo.query_selector("#seats"), ["!", "س"]])
+    assert at["!"] < at["س"], at
+    gid = made["id"]
+    assert server.request("POST", f"/api/games/{gid}/join", {"name": "Bo"})[0] == 201
+    bo.goto(server.url + "/my-games")
+    bo.evaluate(f"SG.saveKey({gid!r}, '2', 'not-checked-here')")
+    bo.reload()
+    against = bo.locator(f'#mine tr[data-gid={gid!r}] td[data-label="Against"]')
+    against.wait_for(timeout=WAIT)
+    assert against.inner_text() == name
+    at = bo.evaluate(DRAWN_AT, [against.element_handle(), ["!", "س"]])
+    assert at["!"] < at["س"], at
+    assert errors == []
+
+
+def test_a_rematch_its_maker_resigned_is_not_offered_to_play(browser, server):
+    made = anas_game(server)
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    status, _ = server.request("POST", f"/api/games/{gid}/move", {"secret": k1, "move": "resign"})
+    assert status == 200
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.add_init_script("localStorage.setItem('sg-name', 'Bo')")
+    bo.goto(server.url + f"/game/{gid}#key={k2}")
+    bo.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    status, offered = server.request("POST", f"/api/games/{gid}/rematch", {"secret": k1})
+    assert status == 201
+    bo.wait_for_selector("#rematch-offer:not([hidden])", timeout=WAIT)
+    assert bo.inner_text("#accept-rematch") == "Play the rematch"
+    status, _ = server.request("POST", f"/api/games/{offered['id']}/move",
+                               {"secret": offered["secret"], "move": "resign"})
+    assert status == 200
+    bo.wait_for_selector("#rematch-text:has-text('The rematch offered is over.')", timeout=WAIT)
+    assert bo.inner_text("#accept-rematch") == "See the rematch"
+    assert errors == []
+
+
+def test_a_game_a_week_in_the_lobby_says_it_is_listed_there_no_more(browser, tmp_path):
+    # its page said that public games are listed in the lobby, which had left it out for days
+    from webhelpers import Server
+
+    server = Server(tmp_path / "games.db").start()
+    try:
+        made = open_game(server, name="Ana")
+        errors: list[str] = []
+        ana = person(browser, errors)
+        ana.goto(server.url + made["links"]["1"])
+        ana.wait_for_selector("#in-lobby:not([hidden])", timeout=WAIT)
+        assert ana.is_hidden("#lobby-stale")
+        server.stop()
+        with sqlite3.connect(tmp_path / "games.db") as con:  # made eight days ago
+            con.execute("UPDATE games SET created = ? WHERE id = ?",
+                        (time.time() - 8 * 86400, made["id"]))
+        con.close()
+        server.start()
+        ana.goto("about:blank")  # the same address again would be a move within the page
+        ana.goto(server.url + made["links"]["1"])
+        ana.wait_for_selector("#lobby-stale:not([hidden])", timeout=WAIT)
+        assert ana.is_hidden("#in-lobby") and ana.is_visible("#withdraw")
+        assert "no longer listed" in ana.inner_text("#waiting-text")
+        assert errors == []
+    finally:
+        server.stop()

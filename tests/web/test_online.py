@@ -5,6 +5,7 @@ rematches, the public URL and path prefix, and which proxies' X-Forwarded-* head
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from typing import Any
@@ -12,8 +13,9 @@ from typing import Any
 import pytest
 
 pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+from sse import Events
 from starlette.testclient import TestClient
-from webhelpers import first_legal
+from webhelpers import Server, first_legal
 
 from stonegarden.store import open_store
 from stonegarden.web.app import create_app
@@ -369,6 +371,19 @@ def test_an_agents_seat_takes_no_persons_name(client):
     assert snapshot(client, gid)["names"] == {"1": None, "2": None}
 
 
+def test_a_game_over_keeps_the_names_it_was_played_under(client):
+    """The loser renamed herself after her resignation: the record, the page and every list
+    then named someone else as the one who lost."""
+    made = create(client, ["human", "human"], name="Ana")
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/name", json={"secret": k2, "name": "Bo"}).is_success
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
+    r = client.post(f"/api/games/{gid}/name", json={"secret": k1, "name": "Zed"})
+    assert r.status_code == 409 and "over" in r.json()["error"], r.text
+    assert snapshot(client, gid)["names"] == {"1": "Ana", "2": "Bo"}
+    assert client.get(f"/api/games/{gid}/record").json()["players"] == {"1": "Ana", "2": "Bo"}
+
+
 # -- clocks -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("clock", [
     {"initial": 5, "increment": 0}, {"initial": 99999, "increment": 0},
@@ -593,6 +608,60 @@ def test_an_aborted_rematch_gives_way_to_a_new_one(client):
     assert r.status_code == 200 and r.json()["id"] == again["id"] and r.json()["seat"] == 1
     assert snapshot(client, again["id"], again["secret"])["over"] is False
     assert snapshot(client, gid, k1)["rematch_aborted"] is None  # a rematch on offer again
+
+
+def test_a_rematch_resigned_before_the_opponent_came_is_not_offered_to_play(client):
+    # Ana offered a rematch and resigned it at once: Bo's page still offered it to play, and
+    # took him to a finished game
+    made = create(client, ["human", "human"], name="Ana")
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "resign"}).is_success
+    offered = client.post(f"/api/games/{gid}/rematch", json={"secret": k1}).json()
+    assert snapshot(client, gid, k2)["rematch_over"] is False
+    r = client.post(f"/api/games/{offered['id']}/move",
+                    json={"secret": offered["secret"], "move": "resign"})
+    assert r.status_code == 200, r.text
+    snap = snapshot(client, gid, k2)
+    assert snap["rematch"] == offered["id"] and snap["rematch_over"] is True
+
+
+def test_a_lobby_stream_tells_a_burst_of_changes_at_most_once_a_second(tmp_path):
+    # each change of the lobby made every open lobby read it anew at once: a burst of games
+    # listed (or a seat renamed in a loop, as was allowed) had each of them read it tens of
+    # times a second, the cost of one request times the lobby's viewers
+    server = Server(tmp_path / "games.db").start()
+    try:
+        events = Events(server.port, "/api/lobby/events")
+        events.update()  # the one a stream opens with
+        began = time.monotonic()
+        for i in range(30):  # thirty people list a game each
+            status, _ = server.request("POST", "/api/games", {
+                "game": "freego", "params": {"size": 5}, "seats": ["human", "open"],
+                "public": True, "name": f"Ana {i}"}, source=f"127.0.0.{i + 2}")
+            assert status == 201
+        told = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                told.append(events.update(timeout=1.5))
+        seconds = time.monotonic() - began
+        assert told and told[-1] == 30  # the last change is told
+        assert len(told) <= seconds + 1, (told, seconds)
+        events.close()
+    finally:
+        server.stop()
+
+
+def test_a_named_seat_keeps_its_name(client):
+    # a seat renamed in a loop had every page of the game read it again at each name (and
+    # could take the opponent's name in the middle of the game)
+    made = create(client, ["human", "human"], name="Ana")
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    assert client.post(f"/api/games/{gid}/name", json={"secret": k2, "name": "Bo"}).is_success
+    r = client.post(f"/api/games/{gid}/name", json={"secret": k1, "name": "Bo"})
+    assert r.status_code == 409 and "already named 'Ana'" in r.json()["error"], r.text
+    r = client.post(f"/api/games/{gid}/name", json={"secret": k2, "name": "Bo"})  # a retry
+    assert r.status_code == 200, r.text
+    assert snapshot(client, gid)["names"] == {"1": "Ana", "2": "Bo"}
 
 
 # -- the public URL and the path prefix -------------------------------------------------------

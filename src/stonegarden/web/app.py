@@ -226,7 +226,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         out = svc.snapshot(live, query_value(request, "ply"), seat)
         # a rematch that was aborted is offered no more: a new one may be, and the page says
         # what became of the one it offered
-        out["rematch"], out["rematch_aborted"] = await lobby.rematch_news(svc, live)
+        out["rematch"], out["rematch_aborted"], out["rematch_over"] = \
+            await lobby.rematch_news(svc, live)
         return Json(out)
 
     def action(name: str) -> Any:

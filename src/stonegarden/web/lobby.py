@@ -30,6 +30,10 @@ from .site import Site
 from .time_control import parse_clock
 
 SSE_KEEPALIVE = 15.0
+#: the least seconds between two updates of one lobby stream: each makes its page read the
+#: lobby again, and a creator renaming her listed game in a loop (or a burst of new games)
+#: made every lobby open read it as often, tens of times a second each
+LOBBY_EVERY = 1.0
 
 
 def seat_link(site: Site, gid: str, secret: str) -> str:
@@ -176,19 +180,30 @@ async def withdraw(svc: GameService, live: Live, secret: Any) -> None:
 
 
 async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None:
-    """Name the seat the secret belongs to.
+    """Name the seat the secret belongs to, once: a seat opened before its player chose a
+    name (the page names it then). Its name is not changed later: each change had every page
+    of the game, and the lobby, read it again, and a script renaming a seat in a loop had
+    every spectator's page read it tens of times a second, or took the opponent's name.
 
     Raises:
         ApiError: 403 without a seat's secret; 400 a bad name; 409 an agent's seat (its
-        name is the agent's: spectators would read a person's).
+        name is the agent's: spectators would read a person's), a seat already named, or a
+        game over (its record names who played it: a loser renamed afterwards rewrote it and
+        every page of it).
     """
     seat = svc.require_seat(live, secret)
     clean = _name(name)
     if live.seats[seat - 1] != HUMAN:
         raise ApiError(409, f"seat {seat} is played by the agent {live.seats[seat - 1]!r}: only "
                             "a person's seat takes a name")
+    if _over(live):
+        raise ApiError(409, "this game is over: its players' names stay as they played it")
     if live.names[seat - 1] == clean:
         return  # nothing to write, and nothing to tell other server processes
+    if live.names[seat - 1] is not None:
+        raise ApiError(409, f"seat {seat} is already named {quote(live.names[seat - 1])}: a "
+                            "seat is named once (a new name goes with the games you start or "
+                            "join from now on)")
     await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)
     names = list(live.names)
     names[seat - 1] = clean
@@ -206,26 +221,27 @@ async def offered_rematch(svc: GameService, live: Live) -> str | None:
 
 
 async def rematch_news(svc: GameService, live: Live
-                       ) -> tuple[str | None, dict[str, int | None] | None]:
-    """The rematch offered after ``live`` (:func:`offered_rematch`), and, when the one offered
+                       ) -> tuple[str | None, dict[str, int | None] | None, bool]:
+    """The rematch offered after ``live`` (:func:`offered_rematch`); when the one offered
     was aborted, how: ``{"by": seat, "unopened": seat, "late": seat}`` in ``live``'s seats
     (the seat whose player aborted it, never opened it, or did not make a first move in time;
     all ``None`` for a rematch aborted before the last was kept), so that the opponent's page
-    says what became of the offer it showed."""
+    says what became of the offer it showed; and whether the rematch offered is over (its
+    maker resigned it before the opponent came: the page offered it to play on)."""
     if live.rematch is None or live.seats != (HUMAN, HUMAN):
-        return live.rematch, None  # only a game between two people is aborted
+        return live.rematch, None, False  # only a game between two people is aborted
     try:
         other = await svc.load(live.rematch)
     except ApiError as exc:
-        return (None if exc.status == 404 else live.rematch), None
+        return (None if exc.status == 404 else live.rematch), None, False
     if other.over is None or other.over.get("reason") != clock_keeper.ABORTED:
-        return live.rematch, None
+        return live.rematch, None, _over(other)
 
     def here(seat: Any) -> int | None:  # the rematch swapped the seats
         return 3 - seat if seat in (1, 2) else None
 
     return None, {"by": here(other.over.get("by")), "unopened": here(other.over.get("unopened")),
-                  "late": here(other.over.get("late"))}
+                  "late": here(other.over.get("late"))}, False
 
 
 async def rematch(svc: GameService, live: Live, secret: Any, client: str,
@@ -290,10 +306,11 @@ def lobby_entry(row: Any, now: float, site: Site) -> dict[str, Any]:
             "age": round(max(0.0, now - row.created)), "link": site.link(f"/game/{row.id}")}
 
 
-def updates(svc: GameService, client: str, keys: str | list[str], limit: int
-            ) -> StreamingResponse:
+def updates(svc: GameService, client: str, keys: str | list[str], limit: int,
+            every: float = 0.0) -> StreamingResponse:
     """Server-sent events: an ``update`` whenever one of ``keys`` (games, or the lobby)
-    changes; one stream may watch many games ("my games").
+    changes, at most one each ``every`` seconds (the changes meanwhile told as one, after
+    it); one stream may watch many games ("my games").
 
     Raises:
         ApiError: 429 when the client already holds ``limit`` streams.
@@ -317,6 +334,8 @@ def updates(svc: GameService, client: str, keys: str | list[str], limit: int
                     yield ": keep-alive\n\n"
                     continue
                 yield f"event: update\ndata: {v}\n\n"
+                if every:  # the changes meanwhile wait in the queue, as its newest version
+                    await asyncio.sleep(every)
         finally:
             for key in keys:
                 svc.hub.unsubscribe(key, queue)
@@ -359,7 +378,8 @@ def routes(service: Callable[[], GameService], site: Site,
 
     async def lobby_events(request: Request) -> StreamingResponse:
         svc = service()
-        return updates(svc, client_of(request), LOBBY, svc.budgets.streams_per_client)
+        return updates(svc, client_of(request), LOBBY, svc.budgets.streams_per_client,
+                       LOBBY_EVERY)
 
     async def games_events(request: Request) -> StreamingResponse:
         svc = service()

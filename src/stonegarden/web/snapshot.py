@@ -11,7 +11,7 @@ from ..core.protocol import Game, State
 from ..errors import quote
 from . import clock_keeper, review_job
 from .http import ApiError
-from .live import Live, full_notice
+from .live import LOBBY_STALE, Live, full_notice
 from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo, seat_words
 from .views import Marks, view_for
 from .views.base import BoardView, safe_move_cells
@@ -173,7 +173,8 @@ def _online(live: Live) -> dict[str, Any]:
     ``abort_in``: the seconds left for the first move the game waits for before it aborts
     itself, else ``None``; ``not_here``: the seat to move whose player has not opened the
     game yet, for whom that wait has not begun: ``abort_in`` is then the time left to open
-    it), the rematch."""
+    it), the rematch; ``in_lobby``: whether the open seat is offered in the lobby now (a
+    public game a week old is no longer listed: its page said the lobby offered it)."""
     now = time.time()
     clock = live.clock.to_json(now) if live.clock else None
     if clock is not None:
@@ -184,8 +185,11 @@ def _online(live: Live) -> dict[str, Any]:
     return {
         "names": {"1": live.names[0], "2": live.names[1]},
         "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
+        "in_lobby": (live.listed and OPEN in live.seats and live.over is None
+                     and live.created >= now - LOBBY_STALE),
         "clock": clock,
         "rematch": live.rematch,
         # how the rematch offered was aborted (``lobby.rematch_news``: a game's own request)
         "rematch_aborted": None,
+        "rematch_over": False,
     }

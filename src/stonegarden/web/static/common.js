@@ -138,6 +138,15 @@ const SG = {
     if (label) td.dataset.label = label;
     tr.append(td); return td;
   },
+  // a person's name in a sentence, isolated (FSI ... PDI): an Arabic or Hebrew name took the
+  // punctuation and numbers beside it into its own direction ("سارة!" read "!" on the wrong
+  // side, "joined your game of" moved about it), as did the sentence its own
+  isolate(name) { return "\u2068" + name + "\u2069"; },
+  // a table cell holding a name, isolated in a <bdi> (the cell's text is the name alone)
+  nameCell(tr, name, label) {
+    const td = SG.cell(tr, "", label), bdi = document.createElement("bdi");
+    bdi.textContent = name; td.append(bdi); return td;
+  },
   // a table of games (the lobby, my games) emptied and filled again by fill() at each live
   // update, the keyboard's focus kept on the same row's link or button (else each update would
   // drop it to the top of the page); a row gone gives it to the row now in its place, or to

@@ -53,7 +53,8 @@
       if (s.open !== null || s.over) continue;  // no longer listed (a week old), or over
       const el = $("lobby-joined"), a = document.createElement("a");
       a.href = g.link; a.textContent = "Go to your board";
-      el.textContent = `${s.names[String(3 - g.seat)] || "Someone"} joined your game of ${g.title}. `;
+      const who = s.names[String(3 - g.seat)];
+      el.textContent = `${who ? SG.isolate(who) : "Someone"} joined your game of ${g.title}. `;
       el.append(a);
       el.hidden = false;
       document.title = "● Joined · " + baseTitle;
@@ -79,7 +80,7 @@
       cell(tr, g.title);
       cell(tr, g.params_text);
       cell(tr, g.clock_text, "Clock");
-      cell(tr, g.creator, "Created by");
+      SG.nameCell(tr, g.creator, "Created by");
       cell(tr, ago(g.age), "Waiting").dataset.age = g.age;
       const act = cell(tr, "");
       const mine = keys[g.id] && keys[g.id][String(3 - g.open_seat)];

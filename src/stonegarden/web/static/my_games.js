@@ -52,7 +52,7 @@
   function sayNewTurns(rows) {
     const came = rows.filter((r) => r.turn && turnsSeen && !turnsSeen.has(r.g.id));
     turnsSeen = new Set(rows.filter((r) => r.turn).map((r) => r.g.id));
-    if (came.length) $("mine-said").textContent = came.map(({ g, seat }) => `Your turn in ${g.title}, against ${against(g, seat)}.`).join(" ");
+    if (came.length) $("mine-said").textContent = came.map(({ g, seat }) => `Your turn in ${g.title}, against ${SG.isolate(against(g, seat))}.`).join(" ");
   }
   // whom this seat plays: a person's name, or the computer in words ("computer, level 3")
   const against = (g, seat) => {
@@ -74,8 +74,8 @@
       cell(tr, g.title);
       // both seats held (an uploaded record): its players are the record's, neither of them you
       const both = held.length === 2 && !watching;
-      cell(tr, watching ? "watching" : both ? "both seats" : g.names[seat] || g.players[seat - 1], "You");
-      cell(tr, watching ? g.seat_words.join(" vs ") : both ? ["1", "2"].map((p) => g.names[p] || g.players[p - 1]).join(" vs ")
+      SG.nameCell(tr, watching ? "watching" : both ? "both seats" : g.names[seat] || g.players[seat - 1], "You");
+      SG.nameCell(tr, watching ? g.seat_words.join(" vs ") : both ? ["1", "2"].map((p) => SG.isolate(g.names[p] || g.players[p - 1])).join(" vs ")
         : against(g, seat), "Against");
       cell(tr, String(g.moves), "Moves");
       cell(tr, g.clock_text || "", "Clock");

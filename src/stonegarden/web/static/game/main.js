@@ -131,7 +131,7 @@ export function render(s) {
   $("board").innerHTML = s.svg;
   boardForScreenReaders();
   if (s.you && page.key && !invited(page.key)) SG.saveKey(gid, String(s.you), page.key);  // "my games" knows the seat
-  const person = (p) => (s.names && s.names[p]) || "a person";
+  const person = (p) => (s.names && s.names[p] ? SG.isolate(s.names[p]) : "a person");
   // a computer's seat in words ("computer, level 3"), as the lists of games say it
   const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seat_words[p - 1]})`;
   const you = playing(s) && foreign(page.key) ? ` — this link plays ${names()[s.you - 1]}, your opponent's seat`

@@ -4,6 +4,9 @@ import { gone, refresh } from "./main.js";
 
 export function renderOnline(s) {
   $("waiting").hidden = !s.open;
+  // where the open seat is offered: the lobby lists a public game for a week, then its link alone
+  $("in-lobby").hidden = !s.in_lobby;
+  $("lobby-stale").hidden = !s.open || s.in_lobby || !s.public;
   $("withdraw").hidden = !s.you;
   const link = new URL(SG.url("/game/" + gid), location.href).href;
   if ($("open-link").textContent !== link) { $("open-link").href = link; $("open-link").textContent = link; }
@@ -29,7 +32,7 @@ export function renderOnline(s) {
   const mineToo = s.you && foreign(page.key) ? ownOther(page.key) : null;
   $("foreign-seat").hidden = !mineToo;
   if (mineToo) {
-    const whose = (s.names && s.names[s.you]) ? `${s.names[s.you]}'s` : "your opponent's";
+    const whose = (s.names && s.names[s.you]) ? `${SG.isolate(s.names[s.you])}'s` : "your opponent's";
     say($("foreign-text"), `This is ${whose} seat link (${names()[s.you - 1]}), not yours: you play ${names()[mineToo[0] - 1]} in this game.`);
     $("foreign-own").href = "#key=" + mineToo[1];
   }
@@ -42,6 +45,9 @@ export function renderOnline(s) {
   // offered to the opponent: whoever holds a seat of the rematch here offered or took it
   const inRematch = s.rematch && Object.keys(SG.keys()[s.rematch] || {}).some((seat) => seat !== "?");
   $("rematch-offer").hidden = !(s.you && s.rematch) || inRematch || foreign(page.key);
+  // its maker resigned it before the opponent came: no longer one to play
+  say($("rematch-text"), s.rematch_over ? "The rematch offered is over." : "A rematch is offered, with the seats swapped.");
+  $("accept-rematch").textContent = s.rematch_over ? "See the rematch" : "Play the rematch";
   // the rematch offered was aborted (by a player, or it was never opened): said, where the
   // offer was, and Rematch offers a new one; an offer shown is watched until then
   const dropped = s.you && s.terminal && !s.rematch && s.rematch_aborted;
@@ -53,7 +59,7 @@ export function renderOnline(s) {
 /** How the rematch offered after this game was aborted, from this seat's side. */
 function rematchAbortedText(s) {
   const { by, unopened, late } = s.rematch_aborted;
-  const who = (seat) => (seat === s.you ? "you" : (s.names && s.names[seat]) || names()[seat - 1]);
+  const who = (seat) => (seat === s.you ? "you" : s.names && s.names[seat] ? SG.isolate(s.names[seat]) : names()[seat - 1]);
   const cap = (t) => t[0].toUpperCase() + t.slice(1);
   const how = by ? `${cap(who(by))} aborted the rematch.`
     : unopened ? `The rematch was aborted: ${who(unopened)} did not open it in time.`
