@@ -433,6 +433,23 @@ def test_tumbling_auto_moves_ignore_the_roll():
     assert auto_texts(game, before, after) == ["f8R"]
 
 
+def test_tumbling_a_finished_game_has_no_roll_due():
+    """The game's last move leaves no roll to make: the text says '-' where a game going on says
+    '?', the diagram 'roll=-', the terminal's status line no roll, and the text reads back."""
+    game = stonegarden.make("blobs", tumbling=True, dice=3)
+    s = play(game, ["roll:R", "h9R", "roll:R", "h10R"])
+    assert game.is_terminal(s) and game.result_reason(s) == "pool-empty"
+    assert game.position_text(s) == "h10:RR,h9:RR,h8:RB 2 0 4 -"
+    assert game.diagram(s).endswith("roll=-")
+    assert game.status_words(s) == ("dice left 0",)
+    assert game.position_text(game.parse_position(game.position_text(s))) == game.position_text(s)
+    # a text an earlier version wrote ('?' once over) still reads, as the same position
+    assert game.position_text(game.parse_position("h10:RR,h9:RR,h8:RB 2 0 4 ?")) == (
+        "h10:RR,h9:RR,h8:RB 2 0 4 -")
+    with pytest.raises(PositionError, match="a roll is due"):
+        game.parse_position("h9:RR,h8:RB 1 1 2 -")
+
+
 def test_resigning_ends_the_game_and_makes_no_auto_moves():
     game = stonegarden.make("blobs")
     before = play(game, [*T4])

@@ -197,6 +197,8 @@ class BlobsGame(Game):
                auto: tuple[int, ...] = ()) -> BlobsState:
         outcome, end = K.settle(cells.copy(), _GEOMETRY, 3 - to_place, self._mode, dice_left,
                                 self.params["max_grid"], np.zeros(4, np.int64))
+        if outcome >= 0:  # nothing is rolled once the game is over
+            roll = NO_ROLL
         return BlobsState(player=CHANCE if roll == ROLL_DUE else to_place, ply=ply,
                           cells=cells.tobytes(), to_place=to_place, dice_left=dice_left,
                           roll=roll, auto=auto, outcome=int(outcome),
@@ -294,10 +296,11 @@ class BlobsGame(Game):
         mover = state.to_place
         n, outcome, end = K.advance(cells, _GEOMETRY, action, state.dice_left, mover,
                                     self._mode, self.params["max_grid"], autos, cond)
+        rolls = self.has_chance and outcome < 0  # nothing is rolled once the game is over
         return BlobsState(
-            player=CHANCE if self.has_chance else 3 - mover, ply=state.ply + 1,
+            player=CHANCE if rolls else 3 - mover, ply=state.ply + 1,
             cells=cells.tobytes(), to_place=3 - mover, dice_left=state.dice_left - 1 - int(n),
-            roll=ROLL_DUE if self.has_chance else NO_ROLL,
+            roll=ROLL_DUE if rolls else NO_ROLL,
             auto=tuple(int(a) for a in autos[:n]), outcome=int(outcome),
             reason=END_REASONS[int(end)],
         )
@@ -426,6 +429,9 @@ class BlobsGame(Game):
         if roll >= 0 and (self.is_terminal(state) or roll not in self._fitting_faces(state)):
             raise PositionError(f"position {source!r}: the rolled {f.roll} face fits nowhere "
                                 "(it would be rolled again) or the game is over")
+        if self.has_chance and f.roll == "-" and not self.is_terminal(state):
+            raise PositionError(f"position {source!r}: the game goes on, so a roll is due: "
+                                "write '?', not '-'")
         return state
 
     # -- analysis ---------------------------------------------------------------------------
