@@ -22,6 +22,8 @@ export function renderBuilder(s) {
   ["confirm", "clear"].forEach((id) => { $(id).disabled = !live; });
   $("resign").disabled = !s.can_resign;  // between two people, on either's turn
   $("move-text").disabled = !live;
+  // this position's example: after a Tumbling Dice roll, a move of the face rolled
+  if (b.example) $("move-text").placeholder = `or type a move, e.g. ${b.example}`;
   $("pass").hidden = !(live && b.can_pass);
   const box = $("colours"), held = builderButton(box);
   box.textContent = "";
