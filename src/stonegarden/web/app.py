@@ -67,7 +67,6 @@ from .pages import (
 from .seats import OPEN
 from .service import Budgets, GameService
 from .site import HostCheck, Site, StripPrefix, trust_forwarded
-from .snapshot import example_move
 from .views import view_for
 from .warmup import WARM_UP_KIND, EngineWarmUp
 
@@ -433,9 +432,10 @@ def _download(name: str) -> dict[str, str]:
 
 
 def _example_move(game: Any) -> str:
-    """A legal first move, shown as the placeholder of the move text field until the first
-    snapshot gives the position's own (``snapshot.builder_of``)."""
-    return example_move(game, game.first_decision())
+    """A legal first move, shown as the placeholder of the move text field."""
+    state = game.first_decision()
+    acts = game.legal_actions(state)
+    return game.action_to_text(state, int(acts[len(acts) // 2])) if len(acts) else "resign"
 
 
 @functools.cache

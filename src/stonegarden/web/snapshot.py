@@ -51,19 +51,11 @@ def last_placement(live: Live, at: int) -> int:
     return at
 
 
-def example_move(game: Game, state: State) -> str:
-    """A legal move of ``state`` in text, the move field's example ("resign" when none is)."""
-    acts = game.legal_actions(state)
-    return game.action_to_text(state, int(acts[len(acts) // 2])) if len(acts) else "resign"
-
-
 def builder_of(view: BoardView, game: Game, state: State) -> dict[str, Any]:
-    """The view's move builder, with ``example``, a legal move of this position for the move
-    field (the page's first one may not be: a Tumbling Dice roll decides which faces are), and
-    where it offers a pass whether the pass ends the game (``pass_ends``: the opponent passed,
-    and a second pass counts the score), which the page says before it asks to pass."""
+    """The view's move builder, and where it offers a pass whether the pass ends the game
+    (``pass_ends``: the opponent passed, and a second pass counts the score), which the page
+    says before it asks to pass."""
     builder = dict(view.builder(game, state))
-    builder["example"] = example_move(game, state)
     if builder.get("can_pass"):
         try:
             builder["pass_ends"] = game.is_terminal(game.play_text(state, "pass"))
