@@ -433,6 +433,23 @@ def test_tumbling_auto_moves_ignore_the_roll():
     assert auto_texts(game, before, after) == ["f8R"]
 
 
+def test_tumbling_a_finished_game_has_no_roll_due():
+    """The game's last move leaves no roll to make: the text says '-' where a game going on says
+    '?', the diagram 'roll=-', the terminal's status line no roll, and the text reads back."""
+    game = stonegarden.make("blobs", tumbling=True, dice=3)
+    s = play(game, ["roll:R", "h9R", "roll:R", "h10R"])
+    assert game.is_terminal(s) and game.result_reason(s) == "pool-empty"
+    assert game.position_text(s) == "h10:RR,h9:RR,h8:RB 2 0 4 -"
+    assert game.diagram(s).endswith("roll=-")
+    assert game.status_words(s) == ("dice left 0",)
+    assert game.position_text(game.parse_position(game.position_text(s))) == game.position_text(s)
+    # a text an earlier version wrote ('?' once over) still reads, as the same position
+    assert game.position_text(game.parse_position("h10:RR,h9:RR,h8:RB 2 0 4 ?")) == (
+        "h10:RR,h9:RR,h8:RB 2 0 4 -")
+    with pytest.raises(PositionError, match="a roll is due"):
+        game.parse_position("h9:RR,h8:RB 1 1 2 -")
+
+
 def test_resigning_ends_the_game_and_makes_no_auto_moves():
     game = stonegarden.make("blobs")
     before = play(game, [*T4])
@@ -471,3 +488,27 @@ def test_a_box_wider_than_max_grid_is_refused():
     game = stonegarden.make("blobs", max_grid=7)
     with pytest.raises(PositionError, match="more than 7 x 7"):
         game.parse_position(f"{T5_ROW} 2 40 6 -")
+
+
+def test_a_move_s_end_is_judged_once_by_the_kernels_for_the_rules_and_read_positions():
+    """Who won, or why it is a draw, after a whole move is one kernel (``end_of_move``): the
+    rules name its end code, and a finished board read afresh (``settle``) gets the same."""
+    from stonegarden.games.blobs import kernels as K
+    from stonegarden.games.blobs.rules import END_REASONS, WIN_MODES
+
+    seen = set()
+    rng = np.random.default_rng(7)
+    for win, dice, grid in [(w, 20, 8) for w in WIN_MODES] + [("either", 9, 2)]:
+        game = stonegarden.make("blobs", dice=dice, max_grid=grid, win=win)
+        for _ in range(30):
+            state = game.initial_state()
+            while not game.is_terminal(state):
+                state = game.play(state, int(rng.choice(game.legal_actions(state))))
+            outcome, end = K.settle(np.frombuffer(state.cells, np.int8).copy(), K.geometry(),
+                                    3 - state.to_place, game.win_mode, state.dice_left,
+                                    game.params["max_grid"], np.zeros(4, np.int64))
+            assert (int(outcome), END_REASONS[int(end)]) == (game.winner(state),
+                                                              game.result_reason(state))
+            seen.add(END_REASONS[int(end)])
+    assert {"own-blob", "white-circle", "enemy-blob", "mover-gave-win", "pool-empty",
+            "no-placement"} <= seen

@@ -324,3 +324,19 @@ def test_the_docs_ko_example_plays_as_it_says(ko):
     later = play(g, took, "E1", "A1", "B3")
     assert later.captured == 1 and later.scores == (1, 1)
     assert g.play_text(g.parse_position(g.position_text(took)), "B3").captured == 1
+
+
+@pytest.mark.parametrize("game_id", ["freego", "bridgego"])
+def test_listing_the_legal_points_leaves_the_state_its_fields_alone(game_id):
+    """A state is a frozen value: its legal points are memoised beside it, not written on it,
+    so it pickles and copies as before (a 19x19 state grew by its memo of 361 points)."""
+    import dataclasses
+    import pickle
+
+    game = stonegarden.make(game_id, size=19)
+    state = game.initial_state()
+    size = len(pickle.dumps(state))
+    first = game.legal_actions(state)
+    assert set(vars(state)) == {f.name for f in dataclasses.fields(state)}
+    assert len(pickle.dumps(state)) == size
+    assert (game.legal_actions(state) == first).all() and len(first) == 361

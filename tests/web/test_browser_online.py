@@ -888,7 +888,7 @@ def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
     page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
     assert page.get_attribute("#mine-said", "role") == "status"
     assert page.text_content("#mine-said") == \
-        "Your turn in Free Go (capture-N Go with suicide allowed), against \u2068Ana\u2069."
+        "Your turn in Free Go (a capture race), against \u2068Ana\u2069."
     assert errors == []
 
 

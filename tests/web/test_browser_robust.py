@@ -8,6 +8,7 @@ what a screen reader is told."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -449,6 +450,8 @@ def test_tumbling_dice_on_a_phone_from_the_keyboard_says_the_roll_and_the_auto_m
     wait_ready(page)
     assert page.is_checked("#confirm-moves")  # a phone: a move is chosen, then confirmed
     assert "you rolled a Blue face and must place it" in page.inner_text("#colours")
+    # the move field's example is a move of the face rolled (it was the first decision's, R)
+    assert re.search(r"e\.g\. [a-o][0-9]+B$", page.get_attribute("#move-text", "placeholder"))
     said = "Blue played i9M, then one die placed automatically: i8B; then a Blue face was rolled."
     assert page.inner_text("#last-move") == said
     assert page.get_attribute("#last-move", "aria-live") == "polite"

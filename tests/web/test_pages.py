@@ -286,6 +286,15 @@ def test_rules_index_and_pages_for_players(client):
     assert 'href="/rules"' in home  # the header's link is the index, not one game
 
 
+def test_the_games_are_named_in_words_a_first_time_player_knows(client):
+    """The new-game chooser's titles and the rules index's summaries speak to a player, not in
+    the designers' shorthand ("capture-N", "suicide")."""
+    words = client.get("/api/meta").text + client.get("/rules").text
+    assert "Free Go (a capture race)" in words
+    for jargon in ("capture-N", "suicide"):
+        assert jargon not in words
+
+
 def test_rules_pages_leave_out_what_programs_read_and_give_the_parameters_once(client):
     """A player reading the rules met the action encoding and observation planes of networks
     ("Specs"), the record format and `replay --json` ("Records and replay"), and two tables

@@ -195,3 +195,13 @@ def test_blooms_move_cells_are_read_by_its_notation():
     assert view.move_cells(game, state, " ka2 , Gb1 ") == ["a2", "b1"]
     assert view.move_cells(game, state, "PASS") == []
     assert safe_move_cells(view, game, state, "resign") == []
+
+
+@pytest.mark.parametrize("roll", ["roll:R", "roll:B", "roll:M"])
+def test_blobs_builder_s_example_is_a_move_of_the_face_rolled(roll):
+    """The move field's example after a Tumbling Dice roll places the face rolled (the page's
+    own, of the first decision, was a Red face whatever came up)."""
+    game = make("blobs", tumbling=True)
+    state = game.play_text(game.initial_state(), roll)
+    example = view_for(game).builder(game, state)["example"]
+    assert example.endswith(roll[-1]) and game.is_legal(state, game.parse_action(state, example))

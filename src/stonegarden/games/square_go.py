@@ -8,6 +8,7 @@ rejects.
 
 from __future__ import annotations
 
+import weakref
 from abc import abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -34,6 +35,12 @@ class SquareGoState(State):
 
 
 S = TypeVar("S", bound=SquareGoState)
+
+#: the legal points of the positions met, by the parameters legality depends on: kept beside
+#: the states, never on them (a state is a frozen value, pickled and copied as its fields
+#: alone), each entry going with its state; equal positions share one
+_LEGAL_MEMO: weakref.WeakKeyDictionary[SquareGoState, dict[tuple[Any, ...], np.ndarray]] = (
+    weakref.WeakKeyDictionary())
 
 
 class SquareGoGame(Game, Generic[S]):
@@ -72,7 +79,7 @@ class SquareGoGame(Game, Generic[S]):
     @abstractmethod
     def _legal_key(self) -> tuple[Any, ...]:
         """The parameters legality depends on besides the size (one state may meet games with
-        other parameters, and the legal points are memoised on the state)."""
+        other parameters, and the legal points are memoised by position)."""
 
     @abstractmethod
     def _legal_points(self, state: S, out: np.ndarray) -> int:
@@ -86,9 +93,13 @@ class SquareGoGame(Game, Generic[S]):
         """The key of the legal points memoised on a state."""
         return ("legal", self.params["size"], *self._legal_key())
 
+    def _known_legal(self, state: S) -> np.ndarray | None:
+        """The legal points of ``state`` if they were listed already, else ``None``."""
+        return _LEGAL_MEMO.get(state, {}).get(self._legal_memo_key())
+
     def _legal(self, state: S) -> np.ndarray:
-        """Legal points, whether or not the game is over (memoised on the state)."""
-        memo = state.__dict__.setdefault("_memo", {})
+        """Legal points, whether or not the game is over (memoised beside the state)."""
+        memo = _LEGAL_MEMO.setdefault(state, {})
         key = self._legal_memo_key()
         if key not in memo:
             out = np.empty(self.board.num_points, np.int64)

@@ -52,6 +52,9 @@ NO_STAMP = np.zeros(0, np.int64)
 OWN_RED, OWN_BLUE, CIRCLE_RED, CIRCLE_BLUE = 0, 1, 2, 3
 
 
+#: how a whole move ends the game (:func:`end_of_move`; ``rules.END_REASONS`` names them)
+GOES_ON, OWN_BLOB, WHITE_CIRCLE, ENEMY_BLOB, GAVE_WIN, POOL_EMPTY, NO_PLACEMENT = range(7)
+
 #: positions of the tables in the geometry tuple ``g``
 (G_ROW, G_COL, G_NORTH, G_SOUTH, G_WHITE, G_EDGE_NB, G_POINT_CELLS,
  G_POINT_COLOURED) = range(8)
@@ -370,11 +373,52 @@ def placements_of(cells, g, max_grid, face, out):
 
 
 @njit(cache=True)
+def end_of_move(cells, pcol, box, g, cond, mover, mode, dice_left, max_grid, buf):
+    """How ``mover``'s whole move ends the game (docs/games/blobs.md, "Regions and the
+    result"), given the win conditions ``cond`` after it and the ``dice_left`` after it: the
+    one judgement the rules, the playouts and hand-set positions share. Returns (the winner, 0
+    a draw or -1 while the game goes on; the end code; how many legal placements it wrote to
+    ``buf``, 0 once the game is over). A win handed to the opponent comes first, even when the
+    mover has one too; then the mover's own; then the empty pool; then no placement left."""
+    winner = judge_move(cond, mover, mode)
+    if winner == 3 - mover:
+        return winner, GAVE_WIN, 0
+    if winner == mover:
+        if mode == 3:
+            return winner, ENEMY_BLOB, 0
+        if mode != 1 and cond[mover - 1] != 0:
+            return winner, OWN_BLOB, 0
+        return winner, WHITE_CIRCLE, 0
+    if dice_left == 0:
+        return 0, POOL_EMPTY, 0
+    n = legal_placements(cells, pcol, box, max_grid, -1, g, buf)
+    if n == 0:
+        return 0, NO_PLACEMENT, 0
+    return -1, GOES_ON, n
+
+
+@njit(cache=True)
+def settle(cells, g, mover, mode, dice_left, max_grid, cond):
+    """:func:`end_of_move` of a bare board (its fixed colours, box and win conditions derived
+    here) that ``mover`` has just moved to: a position read from text. Returns (winner or 0
+    or -1, end code)."""
+    pcol = np.zeros(NUM_POINTS, np.int8)
+    box = np.zeros(4, np.int32)
+    point_colours(cells, g, pcol)
+    bounding_box(cells, g, box)
+    conditions(cells, pcol, box, g, cond)
+    buf = np.empty(cells.shape[0] * 4, np.int64)
+    outcome, end, _ = end_of_move(cells, pcol, box, g, cond, mover, mode, dice_left, max_grid,
+                                  buf)
+    return outcome, end
+
+
+@njit(cache=True)
 def advance(cells, g, action, dice_left, mover, mode, max_grid, autos, cond):
     """One whole move on ``cells`` (changed in place) in one call: the die ``action``, its auto
-    moves (written to ``autos``), the win conditions after them (``cond``) and the judgement.
-    ``dice_left`` counts the dice before the move. Returns (auto moves made, the winner or -1,
-    whether no legal placement is left while dice remain and nobody has won)."""
+    moves (written to ``autos``), the win conditions after them (``cond``) and
+    :func:`end_of_move`. ``dice_left`` counts the dice before the move. Returns (auto moves
+    made, the winner or 0 or -1, the end code)."""
     pcol = np.zeros(NUM_POINTS, np.int8)
     box = np.zeros(4, np.int32)
     point_colours(cells, g, pcol)
@@ -382,9 +426,7 @@ def advance(cells, g, action, dice_left, mover, mode, max_grid, autos, cond):
     place(cells, pcol, box, g, action >> 2, action & 3)
     n = auto_fill(cells, pcol, box, g, dice_left - 1, autos)
     conditions(cells, pcol, box, g, cond)
-    winner = judge_move(cond, mover, mode)
-    stuck = False
-    if winner < 0 and dice_left - 1 - n > 0:
-        out = np.empty(cells.shape[0] * 4, np.int64)
-        stuck = legal_placements(cells, pcol, box, max_grid, -1, g, out) == 0
-    return n, winner, stuck
+    buf = np.empty(cells.shape[0] * 4, np.int64)
+    outcome, end, _ = end_of_move(cells, pcol, box, g, cond, mover, mode, dice_left - 1 - n,
+                                  max_grid, buf)
+    return n, outcome, end

@@ -17,6 +17,7 @@ from .kernels import (
     auto_fill,
     bounding_box,
     conditions_after_move,
+    end_of_move,
     face_mask,
     judge_move,
     legal_placements,
@@ -80,10 +81,10 @@ def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_
     saved_pcol = np.empty_like(pcol)
     saved_box = np.empty_like(box)
     entries = 0
+    n = legal_placements(cells, pcol, box, max_grid, -1, g, buf)
+    if n == 0:  # not reached from a position that goes on: the rules end the game here
+        return 0, entries
     while True:
-        n = legal_placements(cells, pcol, box, max_grid, -1, g, buf)
-        if n == 0:
-            return 0, entries
         if tumbling:
             if roll < 0:
                 roll = sample_face(face_mask(buf, n))
@@ -128,10 +129,11 @@ def playout(cells, pcol, box, g, to_place, dice_left, roll, tumbling, mode, max_
             moves_out[entries] = action
         entries += 1
         dice_left -= 1 + n_auto
-        if w > 0:
-            return w, entries
-        if dice_left == 0:
-            return 0, entries
+        # the rules' judgement, which also lists the next mover's placements in ``buf``
+        outcome, _, n = end_of_move(cells, pcol, box, g, cond, to_place, mode, dice_left,
+                                    max_grid, buf)
+        if outcome >= 0:
+            return outcome, entries
         to_place = 3 - to_place
 
 

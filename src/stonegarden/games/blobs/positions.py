@@ -37,9 +37,9 @@ def check_fields(f: PositionFields, dice: int, max_grid: int, tumbling: bool,
         raise bad(f"{placed} dice placed and {f.dice_left} left, but the pool has {dice}")
     # record entries alternate Blue, Red (each preceded by a roll under Tumbling Dice)
     if tumbling:
-        if f.roll == "-":
-            raise bad("Tumbling Dice positions say '?' or the rolled face, not '-'")
-        if (f.roll == "?") != (f.ply % 2 == 0):
+        # '-': no roll is due because the game is over (checked with the kernels), which
+        # happens after a placement, at an even ply
+        if (f.roll in ("?", "-")) != (f.ply % 2 == 0):
             raise bad(f"at ply {f.ply} a roll is {'due' if f.ply % 2 == 0 else 'made'}")
         moves = f.ply // 2
     else:

@@ -73,6 +73,10 @@ WIN_MODES = ("either", "white", "own", "enemy")
 ROLL_BASE = NUM_CELLS * 4
 #: ``BlobsState.roll`` values besides a rolled face 0..2
 NO_ROLL, ROLL_DUE = -1, -2
+#: the result reasons of the kernels' end codes (``kernels.end_of_move``)
+END_REASONS = {K.GOES_ON: "", K.OWN_BLOB: "own-blob", K.WHITE_CIRCLE: "white-circle",
+               K.ENEMY_BLOB: "enemy-blob", K.GAVE_WIN: "mover-gave-win",
+               K.POOL_EMPTY: "pool-empty", K.NO_PLACEMENT: "no-placement"}
 #: roll probabilities of R, B, M before re-rolls (faces that fit nowhere are rolled again)
 ROLL_ODDS = (1 / 6, 1 / 6, 4 / 6)
 _GEOMETRY = K.geometry()
@@ -170,42 +174,6 @@ class BlobsGame(Game):
         K.bounding_box(arr, _GEOMETRY, box)
         return arr, pcol, box
 
-    def _placements(self, cells: np.ndarray, pcol: np.ndarray, box: np.ndarray,
-                    face: int = -1) -> np.ndarray:
-        out = np.empty(NUM_CELLS * 4, np.int64)
-        n = K.legal_placements(cells, pcol, box, self.params["max_grid"], face, _GEOMETRY, out)
-        return out[:n].copy()
-
-    def _settle(self, cells: np.ndarray, pcol: np.ndarray, box: np.ndarray, mover: int,
-                dice_left: int) -> tuple[int, str]:
-        """(outcome, reason) after ``mover``'s whole move (docs/games/blobs.md, "Regions and the
-        result")."""
-        cond = np.zeros(4, np.int64)
-        K.conditions(cells, pcol, box, _GEOMETRY, cond)
-        winner = int(K.judge_move(cond, mover, self._mode))
-        stuck = winner < 0 and dice_left > 0 and len(self._placements(cells, pcol, box)) == 0
-        return self._verdict(cond, winner, mover, dice_left, stuck)
-
-    def _verdict(self, cond: np.ndarray, winner: int, mover: int, dice_left: int,
-                 stuck: bool) -> tuple[int, str]:
-        """(outcome, reason) from the judgement of a move (``stuck``: no placement left)."""
-        if winner == 3 - mover:
-            return winner, "mover-gave-win"
-        if winner == mover:
-            return winner, self._win_name(cond, mover)
-        if dice_left == 0:
-            return 0, "pool-empty"
-        if stuck:
-            return 0, "no-placement"
-        return -1, ""
-
-    def _win_name(self, cond: np.ndarray, colour: int) -> str:
-        if self._mode == 3:
-            return "enemy-blob"
-        if self._mode != 1 and cond[colour - 1]:
-            return "own-blob"
-        return "white-circle"
-
     # -- states -----------------------------------------------------------------------------
     def _own(self, state: State) -> BlobsState:
         """``state``, checked to be a Blobs position.
@@ -227,11 +195,14 @@ class BlobsGame(Game):
 
     def _state(self, cells: np.ndarray, to_place: int, dice_left: int, ply: int, roll: int,
                auto: tuple[int, ...] = ()) -> BlobsState:
-        arr, pcol, box = self._arrays(cells.tobytes())
-        outcome, reason = self._settle(arr, pcol, box, 3 - to_place, dice_left)
+        outcome, end = K.settle(cells.copy(), _GEOMETRY, 3 - to_place, self._mode, dice_left,
+                                self.params["max_grid"], np.zeros(4, np.int64))
+        if outcome >= 0:  # nothing is rolled once the game is over
+            roll = NO_ROLL
         return BlobsState(player=CHANCE if roll == ROLL_DUE else to_place, ply=ply,
                           cells=cells.tobytes(), to_place=to_place, dice_left=dice_left,
-                          roll=roll, auto=auto, outcome=outcome, reason=reason)
+                          roll=roll, auto=auto, outcome=int(outcome),
+                          reason=END_REASONS[int(end)])
 
     def _is_over(self, state: State) -> bool:
         state = self._own(state)
@@ -323,15 +294,15 @@ class BlobsGame(Game):
         autos = np.empty(NUM_CELLS, np.int64)
         cond = np.zeros(4, np.int64)
         mover = state.to_place
-        n, winner, stuck = K.advance(cells, _GEOMETRY, action, state.dice_left, mover,
-                                     self._mode, self.params["max_grid"], autos, cond)
-        dice_left = state.dice_left - 1 - n
-        outcome, reason = self._verdict(cond, int(winner), mover, dice_left, bool(stuck))
+        n, outcome, end = K.advance(cells, _GEOMETRY, action, state.dice_left, mover,
+                                    self._mode, self.params["max_grid"], autos, cond)
+        rolls = self.has_chance and outcome < 0  # nothing is rolled once the game is over
         return BlobsState(
-            player=CHANCE if self.has_chance else 3 - mover, ply=state.ply + 1,
-            cells=cells.tobytes(), to_place=3 - mover, dice_left=dice_left,
-            roll=ROLL_DUE if self.has_chance else NO_ROLL,
-            auto=tuple(int(a) for a in autos[:n]), outcome=outcome, reason=reason,
+            player=CHANCE if rolls else 3 - mover, ply=state.ply + 1,
+            cells=cells.tobytes(), to_place=3 - mover, dice_left=state.dice_left - 1 - int(n),
+            roll=ROLL_DUE if rolls else NO_ROLL,
+            auto=tuple(int(a) for a in autos[:n]), outcome=int(outcome),
+            reason=END_REASONS[int(end)],
         )
 
     def resign(self, state: State) -> State:
@@ -458,6 +429,9 @@ class BlobsGame(Game):
         if roll >= 0 and (self.is_terminal(state) or roll not in self._fitting_faces(state)):
             raise PositionError(f"position {source!r}: the rolled {f.roll} face fits nowhere "
                                 "(it would be rolled again) or the game is over")
+        if self.has_chance and f.roll == "-" and not self.is_terminal(state):
+            raise PositionError(f"position {source!r}: the game goes on, so a roll is due: "
+                                "write '?', not '-'")
         return state
 
     # -- analysis ---------------------------------------------------------------------------

@@ -137,7 +137,8 @@ class BlobsView(BoardView):
     def builder(self, game: Game, state: State) -> dict[str, Any]:
         """The ``die-face`` builder: ``options``, the faces that fit each frontier cell;
         ``dice_left``; ``roll``, the face rolled under Tumbling Dice ("Mixed face"), which the
-        mover must place, else ``None``; ``prompt``, what to do, in the game's words."""
+        mover must place, else ``None``; ``prompt``, what to do, in the game's words;
+        ``example``, a move of this position for the move field (``None`` when none is)."""
         from ...games.blobs.lattice import FACES
 
         roll = getattr(state, "roll", -1)
@@ -146,9 +147,13 @@ class BlobsView(BoardView):
         prompt = "click a highlighted cell, where a die fits"
         if rolled is not None:
             prompt = f"Tumbling Dice: you rolled a {rolled} and must place it; {prompt}"
-        return {"kind": self.kind, "options": self._options(game, state),
+        options = self._options(game, state)
+        # the move field's example, a move of this position: the page's, of the first
+        # decision, may place a face other than the one rolled
+        moves = [o["text"] for cell in sorted(options) for o in options[cell]]
+        return {"kind": self.kind, "options": options,
                 "dice_left": getattr(state, "dice_left", None), "roll": rolled,
-                "prompt": prompt}
+                "prompt": prompt, "example": moves[len(moves) // 2] if moves else None}
 
     def legend(self, game: Game) -> list[dict[str, str]]:
         return [{"letter": "R", "name": "red", "mark": "dotted regions", "player": "1",

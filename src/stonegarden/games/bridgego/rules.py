@@ -131,7 +131,7 @@ class BridgeGo(SquareGoGame[BridgeGoState]):
         """Whether the player to move has a legal point: from the memoised legal points when
         known, else by the kernel stopping at the first one (the search asks ``is_terminal`` of
         every new node, and most are never expanded, so their points are never listed)."""
-        known = state.__dict__.get("_memo", {}).get(self._legal_memo_key())
+        known = self._known_legal(state)
         if known is not None:
             return len(known) > 0
         return self._legal_points(state, np.empty(1, np.int64)) > 0

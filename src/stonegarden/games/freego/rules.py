@@ -43,11 +43,13 @@ def default_target(size: int) -> int:
 
 @register
 class FreeGo(SquareGoGame[FreeGoState]):
-    """``freego``: first to capture ``target`` stones wins; suicide stays until the opponent's
-    capture step; ko ``simple`` | ``superko`` | ``none``."""
+    """``freego``: first to capture ``target`` stones wins; a stone may be played where it is
+    surrounded, and stays until the opponent's next move takes it; ko ``simple`` | ``superko``
+    | ``none``."""
 
     id = "freego"
-    title = "Free Go (capture-N Go with suicide allowed)"
+    # what a newcomer choosing a game can read: not "capture-N" or "suicide" (the docs' words)
+    title = "Free Go (a capture race)"
     search_profile = FreeGoProfile
     short_title = "Free Go"
     state_type = FreeGoState

@@ -22,6 +22,9 @@ export function renderBuilder(s) {
   ["confirm", "clear"].forEach((id) => { $(id).disabled = !live; });
   $("resign").disabled = !s.can_resign;  // between two people, on either's turn
   $("move-text").disabled = !live;
+  // a view's example of this position (Blobs: after a Tumbling Dice roll, a move of the face
+  // rolled) replaces the page's, which is the first decision's
+  if (b.example) $("move-text").placeholder = `or type a move, e.g. ${b.example}`;
   $("pass").hidden = !(live && b.can_pass);
   const box = $("colours"), held = builderButton(box);
   box.textContent = "";
