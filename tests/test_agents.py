@@ -271,3 +271,14 @@ def test_a_seed_added_to_a_spec_ending_in_a_colon_makes_one_option(spec):
         out = answer({"game": "blooms", "params": {"size": 3}, "agent": spec, "seed": 2,
                       "sims": 20})
         assert "error" not in out, out
+
+
+@pytest.mark.parametrize("budget", [100, 2.5, "100", {"sims": 100}])
+def test_analyse_refuses_a_budget_that_is_not_one(budget):
+    # a bare 100 could be simulations or seconds; it failed with AttributeError in the search
+    game = stonegarden.make("blooms", size=3)
+    agent = make_agent("mcts:sims=8,seed=1")
+    with pytest.raises(ParameterError) as refused:
+        agent.analyse(game, game.initial_state(), budget)
+    assert str(refused.value) == f"a search budget is a Budget(sims=..., seconds=...), not {budget!r}"
+    assert agent.last is None
