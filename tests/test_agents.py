@@ -120,6 +120,9 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("random:seed=1,", "an empty option"),  # was "unknown option(s) _"
     ("level:3,", "an empty option"),        # was "two bare values, '3' and ''"
     ("mcts:sims=5,,seed=1", "an empty option"),
+    # a value without its name was "unknown option(s) _"
+    ("mcts:sims", r"'sims' is not an option: give each as key=value \(sims=500\)"),
+    ("random:3", "'3' is not an option: give each as key=value"),
 ])
 def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
     with pytest.raises(ParameterError, match=message) as info:

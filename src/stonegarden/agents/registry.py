@@ -215,6 +215,10 @@ def int_option(options: dict[str, Any], key: str, default: int | None, spec: str
 
 
 def no_more_options(options: dict[str, Any], spec: str) -> None:
-    """Raises: ParameterError naming options an agent does not know."""
+    """Raises: ParameterError naming options an agent does not know, or a value without its
+    option name (``mcts:sims``, which was "unknown option(s) _")."""
+    if "_" in options:
+        raise ParameterError(f"agent {spec!r}: {quote(options['_'])} is not an option: give "
+                             "each as key=value (sims=500)")
     if options:
         raise ParameterError(f"agent {spec!r}: unknown option(s) {', '.join(sorted(options))}")
