@@ -285,3 +285,19 @@ def test_analyse_refuses_a_budget_that_is_not_one(budget):
         agent.analyse(game, game.initial_state(), budget)
     assert str(refused.value) == f"a search budget is a Budget(sims=..., seconds=...), not {budget!r}"
     assert agent.last is None
+
+
+@pytest.mark.parametrize("spec", ["mcts:seed=1", "mcts:seed=1,threads=2,parallel=root"])
+def test_a_search_from_a_chance_event_runs_its_simulations(spec):
+    """A chance root's player (0) read as its proof (0, unproven): the solver took the root
+    for won and the search ran no simulation (value 0.5, an arbitrary roll "best"), which
+    valued a move followed by a roll at 0.5 in a review; the root-parallel search stopped
+    its other trees at once."""
+    from stonegarden.search.config import Budget
+
+    dice = stonegarden.make("blobs", tumbling=True)
+    roll = dice.initial_state()
+    assert dice.current_player(roll) == stonegarden.CHANCE
+    result = make_agent(spec).analyse(dice, roll, Budget(sims=60))
+    assert result.sims == 60 == sum(m.visits for m in result.moves)
+    assert result.proven is None and result.value != 0.5
