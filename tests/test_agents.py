@@ -301,3 +301,16 @@ def test_a_search_from_a_chance_event_runs_its_simulations(spec):
     result = make_agent(spec).analyse(dice, roll, Budget(sims=60))
     assert result.sims == 60 == sum(m.visits for m in result.moves)
     assert result.proven is None and result.value != 0.5
+
+
+@pytest.mark.parametrize("spec", ["random:seed=1", "greedy:seed=1", "mcts:sims=8,seed=1"])
+def test_an_agent_given_what_is_not_a_game_says_so(spec):
+    """An OpenSpiel game given in place of its ``.sg`` (or ``None``) failed with
+    ``AttributeError``."""
+    game = stonegarden.make("blooms", size=3)
+    for wrong, name in ((None, "NoneType"), ("blooms", "str")):
+        with pytest.raises(ParameterError, match=rf"^{name} is not a stonegarden game, which "
+                           r"an agent plays \(stonegarden\.make\(\.\.\.\); an OpenSpiel "
+                           r"game's is its \.sg\)$"):
+            make_agent(spec).choose(wrong, game.initial_state())
+    assert game.is_legal(game.initial_state(), make_agent(spec).choose(game, game.initial_state()))

@@ -200,3 +200,15 @@ def test_a_finished_games_moves_read_as_moves(tumbling):
             assert s.action_to_string(action) == text
             assert s.action_to_string(pyspiel.PlayerId.TERMINAL, action) == text
         assert s.action_to_string(player, action) == text
+
+
+def test_an_agent_given_the_openspiel_game_names_it():
+    """``agent.choose(openspiel_game, state.state)`` failed with ``AttributeError``."""
+    from stonegarden.agents import make_agent
+
+    game = pyspiel.load_game("stonegarden_blooms(size=3)")
+    state = game.new_initial_state()
+    with pytest.raises(ParameterError, match=r"^OpenSpiel_blooms is not a stonegarden game, "
+                       r"which an agent plays .*an OpenSpiel game's is its \.sg\)$"):
+        make_agent("random:seed=1").choose(game, state.state)
+    assert state.state.ply == 0 and make_agent("random:seed=1").choose(game.sg, state.state) >= 0
