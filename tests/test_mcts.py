@@ -856,3 +856,21 @@ def test_a_game_option_that_is_not_a_whole_number_is_refused():
     taken = SearchConfig().with_game_options({"split": False, "captures": np.int64(3)})
     assert taken.game == (("captures", 3), ("split", 0))
     assert all(type(value) is int for _, value in taken.game)
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"c": "1"}, r"search setting 'c' is a number above 0, at most 100, not '1'"),
+    ({"c": 0}, r"search setting 'c' is a number above 0, at most 100, not 0"),
+    ({"contempt": "0.1"}, r"search setting 'contempt' is a number in 0\.\.0\.5, not '0\.1'"),
+    ({"grave": "2"}, r"search setting 'grave' is a whole number in 0\.\.1000000, not '2'"),
+    ({"prior": 1.5}, r"search setting 'prior' is a whole number in 0\.\.10000, not 1\.5"),
+    ({"model": 5}, r"search setting 'model' is 'none', a model file's path or None "
+                   r"\(the game's\), not 5"),
+])
+def test_a_search_number_that_is_not_one_is_refused(settings, words):
+    """``SearchConfig(contempt="0.1")`` failed with ``TypeError`` in the search, and
+    ``grave="2"`` with numba's ``TypingError``, pages long."""
+    with pytest.raises(stonegarden.ParameterError, match=f"^{words}$"):
+        SearchConfig(**settings)
+    taken = SearchConfig(c=np.float32(0.5), prior=np.int64(3), grave=2, contempt=0)
+    assert (taken.c, taken.prior, taken.contempt) == (0.5, 3, 0.0) and type(taken.prior) is int
