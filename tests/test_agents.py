@@ -120,6 +120,9 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("random:seed=1,", "an empty option"),  # was "unknown option(s) _"
     ("level:3,", "an empty option"),        # was "two bare values, '3' and ''"
     ("mcts:sims=5,,seed=1", "an empty option"),
+    # a value without its name was "unknown option(s) _"
+    ("mcts:sims", r"'sims' is not an option: give each as key=value \(sims=500\)"),
+    ("random:3", "'3' is not an option: give each as key=value"),
 ])
 def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
     with pytest.raises(ParameterError, match=message) as info:
@@ -271,3 +274,43 @@ def test_a_seed_added_to_a_spec_ending_in_a_colon_makes_one_option(spec):
         out = answer({"game": "blooms", "params": {"size": 3}, "agent": spec, "seed": 2,
                       "sims": 20})
         assert "error" not in out, out
+
+
+@pytest.mark.parametrize("budget", [100, 2.5, "100", {"sims": 100}])
+def test_analyse_refuses_a_budget_that_is_not_one(budget):
+    # a bare 100 could be simulations or seconds; it failed with AttributeError in the search
+    game = stonegarden.make("blooms", size=3)
+    agent = make_agent("mcts:sims=8,seed=1")
+    with pytest.raises(ParameterError) as refused:
+        agent.analyse(game, game.initial_state(), budget)
+    assert str(refused.value) == f"a search budget is a Budget(sims=..., seconds=...), not {budget!r}"
+    assert agent.last is None
+
+
+@pytest.mark.parametrize("spec", ["mcts:seed=1", "mcts:seed=1,threads=2,parallel=root"])
+def test_a_search_from_a_chance_event_runs_its_simulations(spec):
+    """A chance root's player (0) read as its proof (0, unproven): the solver took the root
+    for won and the search ran no simulation (value 0.5, an arbitrary roll "best"), which
+    valued a move followed by a roll at 0.5 in a review; the root-parallel search stopped
+    its other trees at once."""
+    from stonegarden.search.config import Budget
+
+    dice = stonegarden.make("blobs", tumbling=True)
+    roll = dice.initial_state()
+    assert dice.current_player(roll) == stonegarden.CHANCE
+    result = make_agent(spec).analyse(dice, roll, Budget(sims=60))
+    assert result.sims == 60 == sum(m.visits for m in result.moves)
+    assert result.proven is None and result.value != 0.5
+
+
+@pytest.mark.parametrize("spec", ["random:seed=1", "greedy:seed=1", "mcts:sims=8,seed=1"])
+def test_an_agent_given_what_is_not_a_game_says_so(spec):
+    """An OpenSpiel game given in place of its ``.sg`` (or ``None``) failed with
+    ``AttributeError``."""
+    game = stonegarden.make("blooms", size=3)
+    for wrong, name in ((None, "NoneType"), ("blooms", "str")):
+        with pytest.raises(ParameterError, match=rf"^{name} is not a stonegarden game, which "
+                           r"an agent plays \(stonegarden\.make\(\.\.\.\); an OpenSpiel "
+                           r"game's is its \.sg\)$"):
+            make_agent(spec).choose(wrong, game.initial_state())
+    assert game.is_legal(game.initial_state(), make_agent(spec).choose(game, game.initial_state()))

@@ -296,6 +296,10 @@ def test_games_gives_the_values_each_parameter_takes():
     assert "size (default 9): points per side of the square board [3..19]" in out
     assert "[before-self-capture, after-self-capture]" in out and "[1..225]" in out
     assert "ko rule: simple, superko or none\n" in out and "[true, false]" not in out
+    # a choice's words say what each value does, not only its name
+    assert "win (default either): what gives a player a win: either (a closed blob of its " \
+           "colour, or a white circle), white (a white circle), own (a closed blob of its " \
+           "colour), enemy (a closed blob of the opponent's colour)\n" in out
 
 
 def test_replay_ends_with_the_score_that_decided_a_territory_game(tmp_path):

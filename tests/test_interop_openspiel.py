@@ -181,3 +181,34 @@ def test_an_openspiel_state_given_to_the_game_is_refused_by_its_type():
                            match=r"^an OpenSpielState is not a state of make\('freego', size=5\)$"):
             use(state)
     assert not game.sg.is_terminal(state.state)
+
+
+@pytest.mark.parametrize("tumbling", [False, True])
+def test_a_finished_games_moves_read_as_moves(tumbling):
+    """``action_to_string(action)`` once the game is over (the terminal's player id) read a
+    Blobs placement as a chance outcome: 509 as the roll 1409, a ``NotationError``."""
+    g = pyspiel.load_game(f"stonegarden_blobs(dice=4,tumbling={tumbling})")
+    s = g.new_initial_state()
+    rng = np.random.default_rng(0)
+    said = []
+    while not s.is_terminal():
+        player, action = s.current_player(), int(rng.choice(s.legal_actions()))
+        said.append((player, action, s.action_to_string(player, action)))
+        s.apply_action(action)
+    for player, action, text in said:
+        if player >= 0:
+            assert s.action_to_string(action) == text
+            assert s.action_to_string(pyspiel.PlayerId.TERMINAL, action) == text
+        assert s.action_to_string(player, action) == text
+
+
+def test_an_agent_given_the_openspiel_game_names_it():
+    """``agent.choose(openspiel_game, state.state)`` failed with ``AttributeError``."""
+    from stonegarden.agents import make_agent
+
+    game = pyspiel.load_game("stonegarden_blooms(size=3)")
+    state = game.new_initial_state()
+    with pytest.raises(ParameterError, match=r"^OpenSpiel_blooms is not a stonegarden game, "
+                       r"which an agent plays .*an OpenSpiel game's is its \.sg\)$"):
+        make_agent("random:seed=1").choose(game, state.state)
+    assert state.state.ply == 0 and make_agent("random:seed=1").choose(game.sg, state.state) >= 0

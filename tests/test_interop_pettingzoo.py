@@ -191,3 +191,27 @@ def test_a_step_or_last_after_the_game_and_a_dead_agents_action_are_refused_in_w
             call()
     e.reset(seed=0)
     assert e.last()[2] is False
+
+
+def test_each_agent_has_an_observation_space_of_its_own():
+    """Both agents were given one space object: seeding one agent's reseeded the other's,
+    and a change to one bound was the other's too."""
+    e = env("blooms", size=3)
+    first, second = e.observation_space("player_1"), e.observation_space("player_2")
+    assert first is not second and first == second
+    first.seed(1)
+    second.seed(1)
+    drawn = first.sample()
+    assert np.array_equal(second.sample()["observation"], drawn["observation"])
+    first["observation"].high[...] = 0.5
+    assert second["observation"].high.max() == 1.0
+
+
+def test_an_observation_before_reset_is_refused_in_words():
+    """``observe`` before the first ``reset`` failed with ``AttributeError``."""
+    e = env("blooms", size=3)
+    with pytest.raises(stonegarden.ParameterError,
+                       match=r"^reset\(\) the environment before the first observe\(\)$"):
+        e.observe("player_1")
+    e.reset(seed=0)
+    assert e.observe("player_1")["action_mask"].sum() == 38

@@ -832,3 +832,45 @@ def test_a_budget_of_numpy_numbers_searches():
     game = stonegarden.make("bridgego", size=5)
     res = make_agent("mcts:seed=1").analyse(game, game.initial_state(), Budget(sims=np.int64(8)))
     assert res.sims == 8
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"rave": "off"}, "search setting 'rave' is True or False, not 'off'"),
+    ({"solver": 0}, "search setting 'solver' is True or False, not 0"),
+    ({"tt": "no"}, r"search setting 'tt' is True, False or None \(the game's\), not 'no'"),
+    ({"game_defaults": None}, "search setting 'game_defaults' is True or False, not None"),
+])
+def test_a_search_switch_that_is_not_on_or_off_is_refused(settings, words):
+    """``SearchConfig(rave="off")`` was taken, and searched with RAVE on (text is true)."""
+    with pytest.raises(stonegarden.ParameterError, match=f"^{words}$"):
+        SearchConfig(**settings)
+    taken = SearchConfig(rave=np.bool_(False), lgr=None)
+    assert taken.rave is False and taken.lgr is None
+
+
+def test_a_game_option_that_is_not_a_whole_number_is_refused():
+    """``with_game_options({"split": "off"})`` was kept, and the search read it as on."""
+    with pytest.raises(stonegarden.ParameterError, match=r"^search option 'split' is a whole "
+                       r"number \(1 or 0 for on or off\), not 'off'$"):
+        SearchConfig().with_game_options({"split": "off"})
+    taken = SearchConfig().with_game_options({"split": False, "captures": np.int64(3)})
+    assert taken.game == (("captures", 3), ("split", 0))
+    assert all(type(value) is int for _, value in taken.game)
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"c": "1"}, r"search setting 'c' is a number above 0, at most 100, not '1'"),
+    ({"c": 0}, r"search setting 'c' is a number above 0, at most 100, not 0"),
+    ({"contempt": "0.1"}, r"search setting 'contempt' is a number in 0\.\.0\.5, not '0\.1'"),
+    ({"grave": "2"}, r"search setting 'grave' is a whole number in 0\.\.1000000, not '2'"),
+    ({"prior": 1.5}, r"search setting 'prior' is a whole number in 0\.\.10000, not 1\.5"),
+    ({"model": 5}, r"search setting 'model' is 'none', a model file's path or None "
+                   r"\(the game's\), not 5"),
+])
+def test_a_search_number_that_is_not_one_is_refused(settings, words):
+    """``SearchConfig(contempt="0.1")`` failed with ``TypeError`` in the search, and
+    ``grave="2"`` with numba's ``TypingError``, pages long."""
+    with pytest.raises(stonegarden.ParameterError, match=f"^{words}$"):
+        SearchConfig(**settings)
+    taken = SearchConfig(c=np.float32(0.5), prior=np.int64(3), grave=2, contempt=0)
+    assert (taken.c, taken.prior, taken.contempt) == (0.5, 3, 0.0) and type(taken.prior) is int

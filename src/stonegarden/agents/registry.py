@@ -51,9 +51,17 @@ class Agent(Protocol):
 
 
 def check_to_move(game: Game, state: State, chance: bool = True) -> None:
-    """Raises: PositionError when no player is to choose a move in ``state``: the game is
-    over, or (with ``chance``) a chance event is due, whose outcome is drawn from
-    ``game.chance_outcomes`` with their probabilities, not chosen by an agent."""
+    """Refuse a ``state`` where no player is to choose a move, or a ``game`` no agent plays.
+
+    Raises:
+        PositionError: the game is over, or (with ``chance``) a chance event is due, whose
+        outcome is drawn from ``game.chance_outcomes`` with their probabilities, not chosen
+        by an agent.
+        ParameterError: ``game`` is not a stonegarden game (an OpenSpiel game, whose own is
+        its ``.sg``, failed with ``AttributeError``)."""
+    if not isinstance(game, Game):
+        raise ParameterError(f"{type(game).__name__} is not a stonegarden game, which an agent "
+                             "plays (stonegarden.make(...); an OpenSpiel game's is its .sg)")
     if game.is_terminal(state):
         raise PositionError(f"position {game.position_text(state)!r}: the game is over")
     if chance and game.current_player(state) == CHANCE:
@@ -215,6 +223,10 @@ def int_option(options: dict[str, Any], key: str, default: int | None, spec: str
 
 
 def no_more_options(options: dict[str, Any], spec: str) -> None:
-    """Raises: ParameterError naming options an agent does not know."""
+    """Raises: ParameterError naming options an agent does not know, or a value without its
+    option name (``mcts:sims``, which was "unknown option(s) _")."""
+    if "_" in options:
+        raise ParameterError(f"agent {spec!r}: {quote(options['_'])} is not an option: give "
+                             "each as key=value (sims=500)")
     if options:
         raise ParameterError(f"agent {spec!r}: unknown option(s) {', '.join(sorted(options))}")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.protocol import Game, State
-from ..errors import ParameterError
+from ..errors import ParameterError, quote
 from ..search.config import FLAT, MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import DEFAULT_PARALLEL, RootParallel, Searcher, new_searcher, parallel_mode
 from ..search.profile import LEVELS, declared_options, profile_for
@@ -99,11 +99,17 @@ class SearchAgent:
         return f"make_agent({self.spec!r})"
 
     def analyse(self, game: Game, state: State, budget: Budget | None = None) -> SearchResult:
-        """The search's result from ``state`` (a chance node included), kept in ``last``.
+        """The search's result from ``state`` (a chance node included), kept in ``last``, on
+        ``budget`` (default: the agent's own, ``budget_for(game)``).
 
         Raises:
             PositionError: the game is over.
+            ParameterError: ``budget`` is not a ``Budget`` (a bare ``100`` could be
+            simulations or seconds: it failed with ``AttributeError`` deep in the search).
         """
+        if budget is not None and not isinstance(budget, Budget):
+            raise ParameterError(f"a search budget is a Budget(sims=..., seconds=...), not "
+                                 f"{quote(budget)}")
         check_to_move(game, state, chance=False)
         self.last = self.engine(game).search(state, budget or self.budget_for(game))
         return self.last

@@ -176,8 +176,9 @@ class OpenSpielState(pyspiel.State):
         self.state = self.sg.play(self.state, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
-        """The text of ``action`` for ``player`` (0 or 1; an OpenSpiel id below 0, the chance
-        player's or the terminal's, reads the action as chance's or as the mover's).
+        """The text of ``action`` for ``player`` (0 or 1; the chance player's id reads it as a
+        chance outcome, numbered from 0; another id below 0, the terminal's, as the move of
+        the player the state names).
 
         Raises:
             ParameterError: ``player`` is 2 or more (Blooms' texts read the mover's colours
@@ -187,10 +188,12 @@ class OpenSpielState(pyspiel.State):
         if player > 1:
             raise ParameterError(f"action_to_string: player {quote(player)} is not one of this "
                                  "game's players, 0 and 1")
-        if player < 0:
+        if player == int(pyspiel.PlayerId.CHANCE):
             if self._at_chance():
                 return self.sg.action_to_text(state, self._chance_action(int(action)))
             return self.sg.action_to_text(state, int(action) + self.sg.chance_action_offset)
+        if player < 0:  # the terminal's: a finished Blobs game read 509 as the roll 1409
+            return self.sg.action_to_text(state, int(action))
         if state.player != player + 1:
             state = dataclasses.replace(state, player=player + 1)  # texts name the mover's colours
         return self.sg.action_to_text(state, int(action))

@@ -48,11 +48,11 @@ class StonegardenEnv(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         n = game.num_distinct_actions
-        obs_space = gymnasium.spaces.Dict({
+        # a space each (one shared by both agents was seeded and sampled as one)
+        self.observation_spaces = {a: gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(0.0, 1.0, game.observation_shape, np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8),
-        })
-        self.observation_spaces = {a: obs_space for a in AGENTS}
+        }) for a in AGENTS}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n) for a in AGENTS}
         #: the game's position (not ``state``: that is AECEnv's global-state method)
         self.game_state: State = game.initial_state()
@@ -111,9 +111,11 @@ class StonegardenEnv(AECEnv):
         """``agent``'s observation.
 
         Raises:
-            ParameterError: ``agent`` is not ``player_1`` or ``player_2``.
+            ParameterError: ``agent`` is not ``player_1`` or ``player_2``, or no game was
+            started (``reset``).
         """
         player = AGENTS.index(_agent(agent)) + 1
+        self._started("observe()")
         mask = np.zeros(self.game.num_distinct_actions, np.int8)
         if (not self.game.is_terminal(self.game_state) and agent == self.agent_selection):
             mask[self.game.legal_actions(self.game_state)] = 1
@@ -164,12 +166,19 @@ class StonegardenEnv(AECEnv):
         Raises:
             ParameterError: no game was started, or every agent has left the one that ended
             (PettingZoo's own methods failed with ``KeyError`` there)."""
-        if not hasattr(self, "agent_selection"):
-            raise ParameterError(f"reset() the environment before the first {call}")
+        self._started(call)
         if not self.agents:
             raise ParameterError(f"the game is over and every agent has left it: reset() the "
                                  f"environment before {call}")
         return self.agent_selection
+
+    def _started(self, call: str) -> None:
+        """Refuse ``call`` before the first ``reset`` (it failed with ``AttributeError``).
+
+        Raises:
+            ParameterError: no game was started."""
+        if not hasattr(self, "agent_selection"):
+            raise ParameterError(f"reset() the environment before the first {call}")
 
     def render(self) -> str | None:
         """The diagram: returned in ``"ansi"`` mode, printed in ``"human"`` mode."""

@@ -86,10 +86,55 @@ class SearchConfig:
     game: tuple[tuple[str, int], ...] = ()
     game_defaults: bool = True
 
+    def __post_init__(self) -> None:
+        """Refuse a switch that is not ``True`` or ``False`` (``None`` too where the game's
+        default stands in): text such as ``rave="off"`` was true, and searched with RAVE on.
+
+        Raises:
+            ParameterError: the switch and its value.
+        """
+        for name in _SETTING_SWITCHES:
+            value = getattr(self, name)
+            if value is None and name in _GAME_DEFAULT_SWITCHES:
+                continue
+            if not isinstance(value, (bool, np.bool_)):
+                either = "True, False or None (the game's)" if name in _GAME_DEFAULT_SWITCHES \
+                    else "True or False"
+                raise ParameterError(f"search setting {name!r} is {either}, not {quote(value)}")
+            object.__setattr__(self, name, bool(value))  # a NumPy boolean as Python's
+        # numbers as numbers: text failed deep in the search (TypeError, numba's TypingError)
+        for name, whole, least, most in _SETTING_NUMBERS:
+            value = getattr(self, name)
+            if value is None and name in ("c", "rave_k", "prior"):
+                continue
+            number = isinstance(value, (int, np.integer)) if whole else isinstance(
+                value, (int, float, np.integer, np.floating))
+            if isinstance(value, (bool, np.bool_)) or not number \
+                    or not least <= value <= most or (name in ("c", "rave_k") and value == 0):
+                kind = "a whole number" if whole else "a number"
+                top = int(most) if float(most).is_integer() else most
+                within = (f"above 0, at most {top}" if name in ("c", "rave_k")
+                          else f"in {int(least)}..{top}")
+                raise ParameterError(f"search setting {name!r} is {kind} {within}, not "
+                                     f"{quote(value)}")
+            object.__setattr__(self, name, int(value) if whole else float(value))
+        if self.model is not None and not isinstance(self.model, str):
+            raise ParameterError(f"search setting 'model' is 'none', a model file's path or "
+                                 f"None (the game's), not {quote(self.model)}")
+
     def with_game_options(self, values: Mapping[str, int]) -> SearchConfig:
-        """This config with the game options ``values`` set (others kept)."""
+        """This config with the game options ``values`` set (others kept).
+
+        Raises:
+            ParameterError: a value that is not a whole number (a switch's ``True`` and
+            ``False`` are its 1 and 0): text such as ``"off"`` was kept, and read as on.
+        """
         merged = dict(self.game)
-        merged.update(values)
+        for name, value in values.items():
+            if not isinstance(value, (int, np.integer, np.bool_)):  # a bool is an int
+                raise ParameterError(f"search option {name!r} is a whole number (1 or 0 for "
+                                     f"on or off), not {quote(value)}")
+            merged[name] = int(value)
         return dataclasses.replace(self, game=tuple(sorted(merged.items())))
 
     def game_option(self, name: str) -> int | None:
@@ -103,6 +148,16 @@ class SearchConfig:
         out = {k: v for k, v in self.__dict__.items() if k != "game"}
         out.update(self.game)
         return out
+
+
+#: the settings of ``SearchConfig`` that are on or off; those a game's profile may set
+_SETTING_SWITCHES = ("rave", "solver", "chance", "lgr", "bias", "reuse", "tt", "fast",
+                     "game_defaults")
+_GAME_DEFAULT_SWITCHES = ("lgr", "tt")
+#: the settings that are numbers: (name, whole, least, most), as the agents' specs bound them
+_SETTING_NUMBERS = (("c", False, 0.0, 100.0), ("rave_k", False, 0.0, 1e9),
+                    ("grave", True, 0, 1_000_000), ("prior", True, 0, 10_000),
+                    ("contempt", False, 0.0, 0.5))
 
 
 #: the plain baseline: UCT over whole turns, uniform playouts, nothing else

@@ -255,7 +255,8 @@ def first_ended_early(budget: Budget, first: TreeSearch) -> bool:
     """Whether tree 0 ended before its share: stopped, or its root proven won."""
     stopped = budget.stop is not None and budget.stop()
     P = first.pools
-    return stopped or int(P.nd_proven[first.root]) == int(P.nd_player[first.root])
+    proven = int(P.nd_proven[first.root])  # 0, unproven, is also a chance root's player
+    return stopped or (proven != 0 and proven == int(P.nd_player[first.root]))
 
 
 #: how several threads search: one shared tree, or a tree each merged at the root

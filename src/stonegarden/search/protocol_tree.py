@@ -150,7 +150,10 @@ class ProtocolTree(TreeSearch):
         P = self.pools
         done = 0
         for _ in range(want):
-            if solver and P.nd_proven[self.root] == P.nd_player[self.root]:
+            # the root's player proved the win; at a chance root (player 0, as is "unproven")
+            # this held from the start, and the search ran no simulation
+            proven = int(P.nd_proven[self.root])
+            if solver and proven and proven == P.nd_player[self.root]:
                 break
             self._simulate(solver)
             done += 1

@@ -136,8 +136,10 @@ class BlobsGame(Game):
               high=NUM_CELLS),
         Param("max_grid", "int", 8, "the dice stay within max_grid rows and columns", low=1,
               high=MAX_GRID),
-        Param("win", "choice", "either", "which conditions win: either, white, own, enemy",
-              choices=WIN_MODES),
+        Param("win", "choice", "either",
+              "what gives a player a win: either (a closed blob of its colour, or a white "
+              "circle), white (a white circle), own (a closed blob of its colour), enemy (a "
+              "closed blob of the opponent's colour)", choices=WIN_MODES),
         Param("tumbling", "bool", False, "Tumbling Dice: roll the face type before each move"),
     )
 
