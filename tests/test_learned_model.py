@@ -728,6 +728,27 @@ def test_a_run_stopped_before_its_self_play_says_nothing_was_written(tmp_path, m
     assert not out.exists()
 
 
+def test_a_second_run_in_the_folder_of_a_running_one_is_refused_and_writes_nothing(tmp_path):
+    """Two runs at once in one --out played every game twice into the same data files and
+    wrote the model's files over each other's half-written ones."""
+    from stonegarden.lab.folder_lock import folder_held
+
+    out = tmp_path / "run"
+    args = ("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5", "--steps",
+            "5", "--out", str(out), "--quiet")
+    with folder_held(out, "--out"):  # a run of this process holds it
+        refused = run_cli(*args)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"error: --out {str(out)!r} is in use by another run (process {os.getpid()}): two runs "
+        "in one folder would write over each other's files; wait for it to end, or use "
+        "another folder"]
+    assert not (out / "data").exists() and not (out / "blooms.npz").exists()
+    done = run_cli(*args)  # the first run ended: its folder is free
+    assert done.returncode == 0, done.stderr
+    assert len(read_games(out / "data")) == 2
+
+
 def test_games_beyond_games_of_an_earlier_longer_run_are_not_counted_as_this_runs(tmp_path):
     game = stonegarden.make("blooms", size=3)
     self_play(game, tmp_path / "data", games=4, sims=5, seed=0, workers=1, progress=False)
