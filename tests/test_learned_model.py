@@ -442,6 +442,35 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     assert [len(both[i]["visits"]) for i in (0, 1)] == [len(both[i]["moves"]) for i in (0, 1)]
 
 
+def test_a_teacher_moved_to_another_folder_goes_on_with_its_games_and_another_is_refused(
+        tmp_path):
+    """The data folder knows its teacher by its contents: a rerun naming the same model at
+    its new place was refused as games of another teacher."""
+    shipped = Path(profile_for(stonegarden.make("blooms")).shipped_model_path())
+    first, moved = tmp_path / "first", tmp_path / "moved"
+    first.mkdir()
+    for suffix in (".npz", ".json"):
+        shutil.copy(shipped.with_suffix(suffix), first / f"teacher{suffix}")
+    quiet = {"progress": False, "report": lambda line: None}
+    train("blooms", {"size": 3}, games=2, sims=5, steps=5, out=tmp_path / "run",
+          teacher=str(first / "teacher.npz"), **quiet)
+    data = tmp_path / "run" / "data"
+    kept = read_games(data)
+    first.rename(moved)
+    meta = train("blooms", {"size": 3}, games=3, sims=5, steps=5, out=tmp_path / "run",
+                 teacher=str(moved / "teacher.npz"), **quiet)
+    assert meta["games"] == 3 and meta["teacher"]["model"] == str(moved / "teacher.npz")
+    games = read_games(data)
+    assert sorted(games) == [0, 1, 2] and {i: games[i] for i in kept} == kept  # not replayed
+    other = np.load(moved / "teacher.npz")  # the same model but one weight: another teacher
+    tables = {k: np.array(other[k]) for k in other.files}
+    tables["tactic"].flat[0] += 1
+    np.savez_compressed(moved / "teacher.npz", **tables)
+    with pytest.raises(ParameterError, match="holds games made with teacher=.*another --out"):
+        train("blooms", {"size": 3}, games=3, sims=5, out=tmp_path / "run",
+              teacher=str(moved / "teacher.npz"), **quiet)
+
+
 def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_path):
     game = stonegarden.make("blooms", size=3)
     self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)

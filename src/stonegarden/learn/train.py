@@ -176,6 +176,17 @@ def _is_game(record: Any) -> bool:
                 type(n) is int and n >= 0 for n in v.values())) for v in visits))
 
 
+def _alike(settings: dict[str, Any]) -> dict[str, Any]:
+    """A data folder's ``settings`` as they decide its games: the teacher by its contents
+    (its SHA-256), not by where its file is (a teacher moved or copied elsewhere, or the
+    shipped model named by its path, makes the same games; a rerun naming it there was
+    refused)."""
+    teacher = settings.get("teacher")
+    if isinstance(teacher, dict):
+        return {**settings, "teacher": teacher.get("sha256")}
+    return settings
+
+
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
               progress: bool = True, visits: bool = False,
               teacher: dict[str, Any] | None = None) -> dict[int, dict[str, Any]]:
@@ -213,8 +224,9 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
             visits = settings["visits"] = True
         if visits:  # a game kept without them is played again
             done = {i: r for i, r in done.items() if len(r.get("visits", [])) == len(r["moves"])}
-        if known != settings:
-            differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
+        if _alike(known) != _alike(settings):
+            differ = sorted(k for k in {*known, *settings}
+                            if _alike(known).get(k) != _alike(settings).get(k))
             if differ == ["visits"]:  # no option is named so: --targets visits asks for them
                 raise ParameterError(f"{str(data)!r} holds games whose self-play kept no root "
                                      "visits, which --targets visits fits: use another --out")
