@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -30,8 +31,22 @@ def test_json_summary_has_the_documented_fields(cli):
     for key in ("games", "a_wins", "b_wins", "draws", "elo", "elo_ci95"):
         assert key in out
     assert out["games"] == 4 == out["a_wins"] + out["b_wins"] + out["draws"]
-    lo, hi = out["elo_ci95"]
-    assert lo <= out["elo"] <= hi
+    lo, hi = out["elo_ci95"]  # an open end (a clean sweep's) is null
+    assert (lo is None or lo <= out["elo"]) and (hi is None or out["elo"] <= hi)
+
+
+def test_a_clean_sweep_reads_its_interval_as_open_at_its_end(cli):
+    """4-0 read "Elo A-B +338 (95% CI +7 .. +338)": its counted figure as the upper bound."""
+    args = ("match", "blooms", "mcts:sims=30", "random", *SMALL, "--games", "4", "--quiet")
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"A wins 4, B wins 0, draws 0; A scores 100.0%, Elo A-B \+\d+ "
+                     r"\(95% CI \+\d+ \.\. \+inf\);", r.stdout), r.stdout
+    r = cli("match", "blooms", "random", "mcts:sims=30", *SMALL, "--games", "4", "--quiet",
+            "--json")
+    out = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} in {r.stdout}"))
+    assert out["a_wins"] == 0 and out["elo"] < 0
+    assert out["elo_ci95"][0] is None and out["elo"] < out["elo_ci95"][1]
 
 
 def test_the_summary_splits_a_results_by_seat_as_the_records_do(tmp_path):

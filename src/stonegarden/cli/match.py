@@ -4,6 +4,7 @@ parallel worker processes; prints a summary (last line) or one JSON object."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,8 @@ def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed:
         # and an interval of infinities, which JSON cannot hold
         "score": round(st.score, 4) if st.games else None,
         "elo": round(st.elo, 1) if st.games else None,
-        "elo_ci95": [round(lo, 1), round(hi, 1)] if st.games else None,
+        # a clean sweep's open end has no finite Elo: null (JSON has no infinity)
+        "elo_ci95": [_bound(lo), _bound(hi)] if st.games else None,
         "mean_plies": round(sum(len(r["moves"]) for r in results) / max(len(results), 1), 2),
         "resigned": sum(1 for r in results if r["adjudicated"]),
         "resumed": resumed,
@@ -118,6 +120,17 @@ def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed:
     if len(results) < asked:
         out["stopped"] = True
     return out
+
+
+def _bound(elo: float) -> float | None:
+    """An interval's Elo bound as the JSON summary gives it: ``None`` where it is infinite."""
+    return round(elo, 1) if math.isfinite(elo) else None
+
+
+def _bound_text(elo: float | None, side: str) -> str:
+    """An Elo bound as the summary line prints it: ``+166``, or ``-inf``/``+inf`` (``side``)
+    for the open end of a clean sweep's interval."""
+    return f"{side}inf" if elo is None else f"{elo:+.0f}"
 
 
 def _seat_tally(st: MatchStats) -> dict[str, int]:
@@ -185,7 +198,8 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
         click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {out['games']} games{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
-                   f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {wld(out['a_first'])}, "
+                   f"(95% CI {_bound_text(lo, '-')} .. {_bound_text(hi, '+')}); "
+                   f"A moving first {wld(out['a_first'])}, "
                    f"second {wld(out['a_second'])}{seat_text(out['seat_adjusted'])}")
     if out.get("stopped"):
         hint = ("; the same command with --resume plays the rest" if save_dir

@@ -62,7 +62,7 @@ def mean_ci(values: Sequence[float]) -> Estimate:
 def elo_estimate(wins: int, losses: int, draws: int) -> Estimate:
     """Elo of A minus B with the interval mapped from the Wilson interval of the score, as
     ``match`` reports it (``stats.MatchStats``: a clean sweep is counted half a game from the
-    end)."""
+    end, and its interval's open end is infinite: ``None`` in ``as_dict``)."""
     m = stats.MatchStats(wins, losses, draws)
     if m.games == 0:
         return Estimate(0.0, -math.inf, math.inf, 0)

@@ -281,7 +281,10 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     if "elo_a_minus_b" in summary:
         rows.append(("A's score (draw = 1/2)", *_fmt(summary["a_score"])))
         e = summary["elo_a_minus_b"]
-        rows.append(("Elo A minus B", f"{e['value']:.0f}", f"[{e['low']:.0f}, {e['high']:.0f}]"))
+        # a clean sweep's open end has no finite Elo (null in the JSON)
+        low = "-inf" if e["low"] is None else f"{e['low']:.0f}"
+        high = "+inf" if e["high"] is None else f"{e['high']:.0f}"
+        rows.append(("Elo A minus B", f"{e['value']:.0f}", f"[{low}, {high}]"))
         seats = summary["a_by_seat"]
         rows.append(("A's wins-losses-draws moving first / second",
                      f"{wld(seats['first'])} / {wld(seats['second'])}",
