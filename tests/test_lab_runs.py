@@ -88,6 +88,24 @@ def test_asking_for_more_games_extends_the_same_study(tmp_path):
     assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 7
 
 
+def test_a_study_asked_again_with_its_agents_spelt_otherwise_goes_on_with_its_games(tmp_path):
+    """Options in another order (or 0.20 for 0.2) started another study, which played every
+    game again; its games are the study's, A's among them counted as A's."""
+    common = ("study", "blooms", "--param", "size=3", "--out", str(tmp_path))
+    first = run_cli(*common, "--agents", "mcts:sims=5,c=0.2", "random", "--games", "3")
+    assert first.returncode == 0, first.stderr
+    again = run_cli(*common, "--agents", "MCTS:c=0.20, sims=5", "random:", "--games", "5")
+    assert again.returncode == 0, again.stderr
+    assert "5/5 games" in again.stderr and "1/5 games" not in again.stderr  # 2 played, not 5
+    db = sqlite3.connect(tmp_path / "lab.sqlite")
+    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT study) FROM games").fetchone() == (5, 1)
+    whole = tmp_path / "whole"
+    assert run_cli(*common[:-1], str(whole), "--agents", "mcts:sims=5,c=0.2", "random",
+                   "--games", "5").returncode == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())["summary"]
+    assert summary == json.loads((whole / "summary.json").read_text())["summary"]
+
+
 @pytest.mark.slow
 def test_another_study_in_the_same_folder_leaves_only_its_own_records(tmp_path):
     """Records of an earlier study in the folder (another experiment, or more games) would

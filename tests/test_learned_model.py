@@ -466,7 +466,7 @@ def test_a_teacher_moved_to_another_folder_goes_on_with_its_games_and_another_is
     tables = {k: np.array(other[k]) for k in other.files}
     tables["tactic"].flat[0] += 1
     np.savez_compressed(moved / "teacher.npz", **tables)
-    with pytest.raises(ParameterError, match="holds games made with teacher=.*another --out"):
+    with pytest.raises(ParameterError, match=r"holds games made with teacher=.*another --out"):
         train("blooms", {"size": 3}, games=3, sims=5, out=tmp_path / "run",
               teacher=str(moved / "teacher.npz"), **quiet)
 

@@ -170,6 +170,18 @@ def test_resume_with_more_games_extends_the_match(tmp_path):
     assert out["a_wins"] == whole["a_wins"] and out["mean_plies"] == whole["mean_plies"]
 
 
+def test_resume_takes_the_agents_spelt_otherwise_as_the_same_match(tmp_path):
+    """Options in another order, or 0.20 for 0.2, name the same agent: the match was
+    refused as another one."""
+    _match(tmp_path / "m", games=2, a="mcts:sims=20,c=0.2")
+    out = _match(tmp_path / "m", games=3, resume=True, a="MCTS:c=0.20, sims=20")
+    whole = _match(tmp_path / "whole", games=3, a="mcts:sims=20,c=0.2")
+    assert out["resumed"] == 2 and out["games"] == 3
+    assert out["a_wins"] == whole["a_wins"] and out["mean_plies"] == whole["mean_plies"]
+    with pytest.raises(ParameterError, match=r"game-0000\.json.*players"):  # another agent
+        _match(tmp_path / "m", games=3, resume=True, a="mcts:sims=20,c=0.3")
+
+
 def test_resume_of_a_finished_match_plays_nothing(tmp_path):
     first = _match(tmp_path / "m", games=2)
     again = _match(tmp_path / "m", games=2, resume=True)

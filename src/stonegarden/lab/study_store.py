@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,10 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
 def study_key(spec: dict[str, Any]) -> str:
     """A stable id for what defines a study's games (game, params, agents, base seed)."""
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
@@ -38,6 +43,7 @@ class StudyStore:
         """Raises: ParameterError naming the file when its folder cannot be made or the file
         is not a lab database (damaged, or something else)."""
         self.path = Path(path)
+        self._identities: dict[Callable[[dict[str, Any]], Any], dict[str, str]] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path)
@@ -48,12 +54,36 @@ class StudyStore:
         except sqlite3.Error as exc:
             raise ParameterError(f"{str(self.path)!r} is not a usable lab database: {exc}") from None
 
-    def open_study(self, spec: dict[str, Any]) -> str:
+    def open_study(self, spec: dict[str, Any],
+                   identity: Callable[[dict[str, Any]], Any] | None = None) -> str:
+        """The key of the study ``spec``, stored if new. With ``identity``, a study stored
+        under another spelling of the same games (``identity`` of its spec is the same) is
+        that study: its games count, and its key is returned."""
         key = study_key(spec)
+        if identity is not None and not self._has(key):
+            found = self._alike(identity).get(_text(identity(spec)))
+            if found is not None:
+                return found
         with self.db:
             self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?)",
                             (key, json.dumps(spec, sort_keys=True)))
+        for same, alike in self._identities.items():
+            alike.setdefault(_text(same(spec)), key)
         return key
+
+    def _alike(self, identity: Callable[[dict[str, Any]], Any]) -> dict[str, str]:
+        """The stored studies' keys by their ``identity`` (the first stored of each), read
+        once: a sweep opens thousands of studies."""
+        if identity not in self._identities:
+            rows = self.db.execute("SELECT key, spec FROM studies ORDER BY rowid")
+            alike: dict[str, str] = {}
+            for key, text in rows:
+                alike.setdefault(_text(identity(json.loads(text))), str(key))
+            self._identities[identity] = alike
+        return self._identities[identity]
+
+    def _has(self, key: str) -> bool:
+        return self.db.execute("SELECT 1 FROM studies WHERE key = ?", (key,)).fetchone() is not None
 
     def done(self, key: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM games WHERE study = ?", (key,))}
