@@ -893,3 +893,26 @@ def test_a_folder_named_in_another_encoding_gets_a_report_whose_command_reproduc
 def _reproduce_line(report: Path) -> str:
     line = next(ln for ln in report.read_text("utf-8").splitlines() if "stonegarden study" in ln)
     return line[line.index("stonegarden"):].rstrip("`")
+
+
+@pytest.mark.parametrize("workers, said", [(4, True), (1, False)])
+def test_workers_on_a_ray_cluster_are_said_not_to_be_used(monkeypatch, capsys, workers, said):
+    """The cluster at --address plays as many games at once as it has CPUs: --workers, which
+    sets the CPUs of a Ray of the command's own, was dropped without a word."""
+    from stonegarden.lab import runner
+
+    handed: list[int] = []
+
+    def cluster(tasks, done, workers, address):  # Ray's part: each task on one of its CPUs
+        handed.append(workers)
+        for task in tasks:
+            done(task, {"index": task["index"]})
+
+    monkeypatch.setattr(runner, "_run_ray", cluster)
+    played: list[int] = []
+    runner.run_tasks([{"index": 0}, {"index": 1}], lambda t, r: played.append(r["index"]),
+                     workers=workers, backend="ray", address="10.0.0.7:6379", progress=False)
+    assert played == [0, 1] and handed == [workers]
+    note = ("--workers 4 is not used on the Ray cluster at 10.0.0.7:6379: it plays as many "
+            "games at once as it has CPUs")
+    assert (note in capsys.readouterr().err) == said

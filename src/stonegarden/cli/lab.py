@@ -27,7 +27,8 @@ from .common import (
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                               help="games played at once: local worker processes, at most "
-                                   "the cores (or Ray task slots)")
+                                   "the cores (or the CPUs of a Ray of the command's own; a "
+                                   "cluster at --address plays on all of its CPUs)")
 backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
                               show_default=True, help="run games on local processes or on Ray")
 address_option = click.option("--address", default=None, metavar="HOST:PORT",
