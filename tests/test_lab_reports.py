@@ -25,8 +25,10 @@ def _run(*args: str):
 
 
 def _files(folder):
+    """The outputs of the runs in ``folder``: not their database, nor the lock they hold."""
     return {str(p.relative_to(folder)) for p in folder.rglob("*")
-            if p.is_file() and not p.name.startswith("lab.sqlite")}
+            if p.is_file() and not p.name.startswith("lab.sqlite")
+            and p.name != ".stonegarden-lock"}
 
 
 def _stored(folder) -> int:

@@ -916,3 +916,27 @@ def test_workers_on_a_ray_cluster_are_said_not_to_be_used(monkeypatch, capsys, w
     note = ("--workers 4 is not used on the Ray cluster at 10.0.0.7:6379: it plays as many "
             "games at once as it has CPUs")
     assert (note in capsys.readouterr().err) == said
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "--agent", "random"], ["sweep", "--grid", "target=4,5", "--agent", "random"],
+    ["ladder", "--agent", "mcts", "--key", "sims", "--base", "2", "--steps", "1"]])
+def test_a_second_run_in_the_folder_of_a_running_one_is_refused(tmp_path, command):
+    """Two runs at once in one --out played every game twice and wrote their reports and
+    records over each other's."""
+    from stonegarden.lab.folder_lock import folder_held
+
+    out = tmp_path / "s"
+    args = (command[0], "blooms", "--param", "size=3", *command[1:], "--games", "2",
+            "--out", str(out))
+    with folder_held(out, "--out"):  # a run of this process holds it
+        refused = run_cli(*args)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"error: --out {str(out)!r} is in use by another run (process {os.getpid()}): two runs "
+        "in one folder would write over each other's files; wait for it to end, or use "
+        "another folder"]
+    assert sorted(p.name for p in out.iterdir()) == [".stonegarden-lock"]
+    done = run_cli(*args)  # the first run ended: its folder is free
+    assert done.returncode == 0, done.stderr
+    assert (out / "report.md").is_file()

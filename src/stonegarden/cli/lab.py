@@ -119,10 +119,10 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     spec = StudySpec(game_id, canonical, pair, seed, resign=None if rule is None else rule.as_list())
     check_backend(backend, address)
     folder = Path(out)
-    store = StudyStore(folder / "lab.sqlite")
-    results = run_study(spec, games, store, workers=workers, backend=backend, address=address)
-    store.close()
-    summary = report_study(spec, results, folder, _command())
+    with StudyStore(folder / "lab.sqlite") as store:  # the folder is this run's till the end
+        results = run_study(spec, games, store, workers=workers, backend=backend,
+                            address=address)
+        summary = report_study(spec, results, folder, _command())
     fp = summary["first_player_win_rate"]
     click.echo(f"report: {folder / 'report.md'}")
     shown = {"games": summary["games"], "first_player_win_rate": fp,

@@ -3,6 +3,7 @@ interrupted (Ctrl-C, a crash, a lost machine) resumes with the games it still la
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from .folder_lock import folder_held
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS studies (
@@ -44,15 +46,26 @@ class StudyStore:
         is not a lab database (damaged, or something else)."""
         self.path = Path(path)
         self._identities: dict[Callable[[dict[str, Any]], Any], dict[str, str]] = {}
+        # one run at a time in a folder, till close(): two at once played every game twice
+        # and wrote their reports and records over each other's
+        self._held = contextlib.ExitStack()
+        self._held.enter_context(folder_held(self.path.parent, "--out"))
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
         except OSError as exc:
+            self._held.close()
             raise ParameterError(f"--out {str(self.path.parent)!r}: {exc.strerror}") from None
         except sqlite3.Error as exc:
+            self._held.close()
             raise ParameterError(f"{str(self.path)!r} is not a usable lab database: {exc}") from None
+
+    def __enter__(self) -> StudyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def open_study(self, spec: dict[str, Any],
                    identity: Callable[[dict[str, Any]], Any] | None = None) -> str:
@@ -99,4 +112,6 @@ class StudyStore:
         return out if limit is None else [g for g in out if g["index"] < limit]
 
     def close(self) -> None:
+        """Close the database and free the folder for another run."""
         self.db.close()
+        self._held.close()
