@@ -336,6 +336,12 @@ def test_resume_of_a_folder_without_records_plays_the_whole_match(tmp_path):
     assert fresh == plain and fresh["resumed"] == 0
 
 
+def test_a_match_of_one_game_says_one_game(cli):
+    r = cli("match", "blooms", "random", "random", *SMALL, "--games", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "on blooms size=3: 1 game, A wins" in r.stdout, r.stdout  # not "1 games"
+
+
 def test_an_even_match_reads_elo_plus_0_not_minus_0(cli):
     # seed 1: random against random on the default board, one game each (a 50% score)
     r = cli("match", "blooms", "random", "random", "--games", "2", "--quiet")

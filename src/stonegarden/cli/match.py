@@ -195,7 +195,8 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
     else:
         lo, hi = out["elo_ci95"]
         again = f" ({out['resumed']} read from --save-dir)" if out["resumed"] else ""
-        click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {out['games']} games{again}, "
+        played = f"{out['games']} game{'s' if out['games'] != 1 else ''}"  # not "1 games"
+        click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {played}{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
                    f"(95% CI {_bound_text(lo, '-')} .. {_bound_text(hi, '+')}); "
