@@ -3,6 +3,7 @@ parallel worker processes; prints a summary (last line) or one JSON object."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -18,6 +19,7 @@ from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import JobError, ParameterError
 from ..lab.adjudication import ResignRule
+from ..lab.folder_lock import folder_held
 from ..lab.match_records import load_results, prepare_folder, save_result, saved_files
 from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
@@ -43,7 +45,8 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
 
     Raises:
         ParameterError: a bad agent spec or game parameter; ``resume`` without ``save_dir``;
-            records in ``save_dir`` without ``resume``, or of another match.
+            records in ``save_dir`` without ``resume``, or of another match; another match
+            playing into ``save_dir``.
         RecordError: a record in ``save_dir`` that is malformed or does not replay.
     """
     if resume and not save_dir:
@@ -61,31 +64,35 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         jobs.append({"game": game_id, "params": game.non_default_params(), "seats": seats,
                      "index": i, "seed": seed * 7919 + i, "a_seat": a_seat, "match_seed": seed,
                      "resign": None if resign is None else resign.as_list()})
-    results: list[dict[str, Any]] = []
-    if save_dir:
-        found = prepare_folder(Path(save_dir), resume)
-        results = load_results(found, game, jobs)
-    resumed = len(results)
-    done = {r["index"] for r in results}
-    jobs = [job for job in jobs if job["index"] not in done]
-
-    def note(task: dict[str, Any], res: dict[str, Any]) -> None:
+    # one match at a time in a folder: two at once wrote the same records over each other's
+    held: contextlib.AbstractContextManager[None] = (
+        folder_held(Path(save_dir), "--save-dir") if save_dir else contextlib.nullcontext())
+    with held:
+        results: list[dict[str, Any]] = []
         if save_dir:
-            save_result(game, res, Path(save_dir))
-        results.append(res)
+            found = prepare_folder(Path(save_dir), resume)
+            results = load_results(found, game, jobs)
+        resumed = len(results)
+        done = {r["index"] for r in results}
+        jobs = [job for job in jobs if job["index"] not in done]
 
-    try:
-        run_tasks(jobs, note, workers=workers, description=f"{a} vs {b}", done_before=resumed,
-                  tally=lambda: _tally(results), progress=progress)
-    except KeyboardInterrupt:
-        raise MatchStopped(_summary(game, a, b, results, resumed, games)) from None
-    except JobError as exc:  # a worker died: the games recorded so far are kept
-        if not save_dir:
-            raise
-        raise JobError(f"{exc}; {len(results)} of {games} games are recorded in "
-                       f"{save_dir!r}, and the same command with --resume plays the rest",
-                       reason=exc.reason) from None
-    return _summary(game, a, b, results, resumed, games)
+        def note(task: dict[str, Any], res: dict[str, Any]) -> None:
+            if save_dir:
+                save_result(game, res, Path(save_dir))
+            results.append(res)
+
+        try:
+            run_tasks(jobs, note, workers=workers, description=f"{a} vs {b}", done_before=resumed,
+                      tally=lambda: _tally(results), progress=progress)
+        except KeyboardInterrupt:
+            raise MatchStopped(_summary(game, a, b, results, resumed, games)) from None
+        except JobError as exc:  # a worker died: the games recorded so far are kept
+            if not save_dir:
+                raise
+            raise JobError(f"{exc}; {len(results)} of {games} games are recorded in "
+                           f"{save_dir!r}, and the same command with --resume plays the rest",
+                           reason=exc.reason) from None
+        return _summary(game, a, b, results, resumed, games)
 
 
 class MatchStopped(KeyboardInterrupt):
