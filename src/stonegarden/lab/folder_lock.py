@@ -6,6 +6,7 @@ first one's process."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +37,10 @@ def folder_held(folder: Path, option: str) -> Iterator[None]:
     with f:
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                yield  # a file system without locks (some network ones): the run goes on
+                return
             f.seek(0)
             holder = f.read().strip()
             which = f" (process {holder})" if holder.isdigit() else ""
