@@ -25,8 +25,10 @@ def _run(*args: str):
 
 
 def _files(folder):
+    """The outputs of the runs in ``folder``: not their database, nor the lock they hold."""
     return {str(p.relative_to(folder)) for p in folder.rglob("*")
-            if p.is_file() and not p.name.startswith("lab.sqlite")}
+            if p.is_file() and not p.name.startswith("lab.sqlite")
+            and p.name != ".stonegarden-lock"}
 
 
 def _stored(folder) -> int:
@@ -222,3 +224,25 @@ def test_resign_moves_without_resign_is_refused_before_any_game(tmp_path):
         assert out.output == ("error: --resign-moves 3 counts moves below --resign V: give "
                               "--resign V too (without it no player resigns)\n")
     assert not (tmp_path / "s").exists()
+
+
+def test_a_heatmaps_axes_of_numbers_are_in_increasing_order(tmp_path, monkeypatch):
+    """--grid size=4,3 --grid target=8,4,6 drew its axes as given: 8, 4, 6 across."""
+    from stonegarden.lab import plots
+
+    monkeypatch.setattr(plots, "_save", lambda fig, out, name: fig)  # the figure, not a file
+    score = {(s, t): round(0.1 * s + 0.01 * t, 2) for s in (4, 3) for t in (8, 4, 6)}
+    rows = [{"params": {"size": s, "target": t},
+             "summary": {"first_player_score": {"value": v}}} for (s, t), v in score.items()]
+    fig = plots.sweep_heatmap(rows, "target", "size", tmp_path)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4", "6", "8"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["3", "4"]
+    drawn = ax.images[0].get_array()
+    assert [[float(drawn[i][j]) for j in range(3)] for i in range(2)] == [
+        [score[s, t] for t in (4, 6, 8)] for s in (3, 4)]
+    # values that are not numbers keep the grid's order
+    named = [{"params": {"rule": r, "size": 3}, "summary": {"first_player_score": {"value": 0.5}}}
+             for r in ("b", "a")]
+    fig = plots.sweep_heatmap(named, "rule", "size", tmp_path)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["b", "a"]

@@ -88,6 +88,24 @@ def test_asking_for_more_games_extends_the_same_study(tmp_path):
     assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 7
 
 
+def test_a_study_asked_again_with_its_agents_spelt_otherwise_goes_on_with_its_games(tmp_path):
+    """Options in another order (or 0.20 for 0.2) started another study, which played every
+    game again; its games are the study's, A's among them counted as A's."""
+    common = ("study", "blooms", "--param", "size=3", "--out", str(tmp_path))
+    first = run_cli(*common, "--agents", "mcts:sims=5,c=0.2", "random", "--games", "3")
+    assert first.returncode == 0, first.stderr
+    again = run_cli(*common, "--agents", "MCTS:c=0.20, sims=5", "random:", "--games", "5")
+    assert again.returncode == 0, again.stderr
+    assert "5/5 games" in again.stderr and "1/5 games" not in again.stderr  # 2 played, not 5
+    db = sqlite3.connect(tmp_path / "lab.sqlite")
+    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT study) FROM games").fetchone() == (5, 1)
+    whole = tmp_path / "whole"
+    assert run_cli(*common[:-1], str(whole), "--agents", "mcts:sims=5,c=0.2", "random",
+                   "--games", "5").returncode == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())["summary"]
+    assert summary == json.loads((whole / "summary.json").read_text())["summary"]
+
+
 @pytest.mark.slow
 def test_another_study_in_the_same_folder_leaves_only_its_own_records(tmp_path):
     """Records of an earlier study in the folder (another experiment, or more games) would
@@ -875,3 +893,68 @@ def test_a_folder_named_in_another_encoding_gets_a_report_whose_command_reproduc
 def _reproduce_line(report: Path) -> str:
     line = next(ln for ln in report.read_text("utf-8").splitlines() if "stonegarden study" in ln)
     return line[line.index("stonegarden"):].rstrip("`")
+
+
+@pytest.mark.parametrize("workers, said", [(4, True), (1, False)])
+def test_workers_on_a_ray_cluster_are_said_not_to_be_used(monkeypatch, capsys, workers, said):
+    """The cluster at --address plays as many games at once as it has CPUs: --workers, which
+    sets the CPUs of a Ray of the command's own, was dropped without a word."""
+    from stonegarden.lab import runner
+
+    handed: list[int] = []
+
+    def cluster(tasks, done, workers, address):  # Ray's part: each task on one of its CPUs
+        handed.append(workers)
+        for task in tasks:
+            done(task, {"index": task["index"]})
+
+    monkeypatch.setattr(runner, "_run_ray", cluster)
+    played: list[int] = []
+    runner.run_tasks([{"index": 0}, {"index": 1}], lambda t, r: played.append(r["index"]),
+                     workers=workers, backend="ray", address="10.0.0.7:6379", progress=False)
+    assert played == [0, 1] and handed == [workers]
+    note = ("--workers 4 is not used on the Ray cluster at 10.0.0.7:6379: it plays as many "
+            "games at once as it has CPUs")
+    assert (note in capsys.readouterr().err) == said
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "--agent", "random"], ["sweep", "--grid", "target=4,5", "--agent", "random"],
+    ["ladder", "--agent", "mcts", "--key", "sims", "--base", "2", "--steps", "1"]])
+def test_a_second_run_in_the_folder_of_a_running_one_is_refused(tmp_path, command):
+    """Two runs at once in one --out played every game twice and wrote their reports and
+    records over each other's."""
+    from stonegarden.lab.folder_lock import folder_held
+
+    out = tmp_path / "s"
+    args = (command[0], "blooms", "--param", "size=3", *command[1:], "--games", "2",
+            "--out", str(out))
+    with folder_held(out, "--out"):  # a run of this process holds it
+        refused = run_cli(*args)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"error: --out {str(out)!r} is in use by another run (process {os.getpid()}): two runs "
+        "in one folder would write over each other's files; wait for it to end, or use "
+        "another folder"]
+    assert sorted(p.name for p in out.iterdir()) == [".stonegarden-lock"]
+    done = run_cli(*args)  # the first run ended: its folder is free
+    assert done.returncode == 0, done.stderr
+    assert (out / "report.md").is_file()
+
+
+def test_a_folder_on_a_file_system_without_locks_is_not_taken_for_one_in_use(tmp_path,
+                                                                             monkeypatch):
+    """flock fails with ENOLCK on some network file systems: that is no other run."""
+    import errno
+    import fcntl
+
+    from stonegarden.lab.folder_lock import folder_held
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    ran = []
+    with folder_held(tmp_path / "run", "--out"):
+        ran.append(True)
+    assert ran == [True]

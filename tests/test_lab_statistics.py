@@ -120,6 +120,19 @@ def test_summary_midgame_leader_and_head_to_head():
     assert s["lead_changes"]["value"] == 1.0  # none in game 1; 2 -> 1 -> 2 in game 2
 
 
+def test_a_clean_sweeps_elo_interval_is_open_at_its_end_in_the_summary_and_report():
+    """4-0 gave the Elo interval [7, 338]: the figure the sweep is counted as for its top."""
+    from stonegarden.lab.study import summary_rows
+
+    games = [game(1 + i % 2, 4, seats=("a", "b") if i % 2 == 0 else ("b", "a"))
+             for i in range(4)]
+    s = summarise(games, ["a", "b"])
+    elo = s["elo_a_minus_b"]
+    assert s["a_wins"] == 4 and elo["value"] == pytest.approx(MatchStats(4, 0, 0).elo)
+    assert elo["low"] == pytest.approx(MatchStats(4, 0, 0).elo_ci95[0]) and elo["high"] is None
+    assert ("Elo A minus B", f"{elo['value']:.0f}", f"[{elo['low']:.0f}, +inf]") in summary_rows(s)
+
+
 def test_balance_text_reads_the_interval_against_one_half():
     assert balance_text(wilson(18, 20).as_dict()).startswith("favours the first player")
     assert balance_text(wilson(2, 20).as_dict()).startswith("favours the second player")

@@ -442,6 +442,35 @@ def test_self_play_resumes_and_refuses_other_settings(tmp_path):
     assert [len(both[i]["visits"]) for i in (0, 1)] == [len(both[i]["moves"]) for i in (0, 1)]
 
 
+def test_a_teacher_moved_to_another_folder_goes_on_with_its_games_and_another_is_refused(
+        tmp_path):
+    """The data folder knows its teacher by its contents: a rerun naming the same model at
+    its new place was refused as games of another teacher."""
+    shipped = Path(profile_for(stonegarden.make("blooms")).shipped_model_path())
+    first, moved = tmp_path / "first", tmp_path / "moved"
+    first.mkdir()
+    for suffix in (".npz", ".json"):
+        shutil.copy(shipped.with_suffix(suffix), first / f"teacher{suffix}")
+    quiet = {"progress": False, "report": lambda line: None}
+    train("blooms", {"size": 3}, games=2, sims=5, steps=5, out=tmp_path / "run",
+          teacher=str(first / "teacher.npz"), **quiet)
+    data = tmp_path / "run" / "data"
+    kept = read_games(data)
+    first.rename(moved)
+    meta = train("blooms", {"size": 3}, games=3, sims=5, steps=5, out=tmp_path / "run",
+                 teacher=str(moved / "teacher.npz"), **quiet)
+    assert meta["games"] == 3 and meta["teacher"]["model"] == str(moved / "teacher.npz")
+    games = read_games(data)
+    assert sorted(games) == [0, 1, 2] and {i: games[i] for i in kept} == kept  # not replayed
+    other = np.load(moved / "teacher.npz")  # the same model but one weight: another teacher
+    tables = {k: np.array(other[k]) for k in other.files}
+    tables["tactic"].flat[0] += 1
+    np.savez_compressed(moved / "teacher.npz", **tables)
+    with pytest.raises(ParameterError, match=r"holds games made with teacher=.*another --out"):
+        train("blooms", {"size": 3}, games=3, sims=5, out=tmp_path / "run",
+              teacher=str(moved / "teacher.npz"), **quiet)
+
+
 def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_path):
     game = stonegarden.make("blooms", size=3)
     self_play(game, tmp_path / "data", games=2, sims=5, seed=0, workers=1, progress=False)
@@ -726,6 +755,27 @@ def test_a_run_stopped_before_its_self_play_says_nothing_was_written(tmp_path, m
     assert done.output.splitlines() == [
         "stopped before the self-play began: nothing was written"]
     assert not out.exists()
+
+
+def test_a_second_run_in_the_folder_of_a_running_one_is_refused_and_writes_nothing(tmp_path):
+    """Two runs at once in one --out played every game twice into the same data files and
+    wrote the model's files over each other's half-written ones."""
+    from stonegarden.lab.folder_lock import folder_held
+
+    out = tmp_path / "run"
+    args = ("train", "blooms", "--param", "size=3", "--games", "2", "--sims", "5", "--steps",
+            "5", "--out", str(out), "--quiet")
+    with folder_held(out, "--out"):  # a run of this process holds it
+        refused = run_cli(*args)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"error: --out {str(out)!r} is in use by another run (process {os.getpid()}): two runs "
+        "in one folder would write over each other's files; wait for it to end, or use "
+        "another folder"]
+    assert not (out / "data").exists() and not (out / "blooms.npz").exists()
+    done = run_cli(*args)  # the first run ended: its folder is free
+    assert done.returncode == 0, done.stderr
+    assert len(read_games(out / "data")) == 2
 
 
 def test_games_beyond_games_of_an_earlier_longer_run_are_not_counted_as_this_runs(tmp_path):

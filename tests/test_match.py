@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -30,8 +31,22 @@ def test_json_summary_has_the_documented_fields(cli):
     for key in ("games", "a_wins", "b_wins", "draws", "elo", "elo_ci95"):
         assert key in out
     assert out["games"] == 4 == out["a_wins"] + out["b_wins"] + out["draws"]
-    lo, hi = out["elo_ci95"]
-    assert lo <= out["elo"] <= hi
+    lo, hi = out["elo_ci95"]  # an open end (a clean sweep's) is null
+    assert (lo is None or lo <= out["elo"]) and (hi is None or out["elo"] <= hi)
+
+
+def test_a_clean_sweep_reads_its_interval_as_open_at_its_end(cli):
+    """4-0 read "Elo A-B +338 (95% CI +7 .. +338)": its counted figure as the upper bound."""
+    args = ("match", "blooms", "mcts:sims=30", "random", *SMALL, "--games", "4", "--quiet")
+    r = cli(*args)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"A wins 4, B wins 0, draws 0; A scores 100.0%, Elo A-B \+\d+ "
+                     r"\(95% CI \+\d+ \.\. \+inf\);", r.stdout), r.stdout
+    r = cli("match", "blooms", "random", "mcts:sims=30", *SMALL, "--games", "4", "--quiet",
+            "--json")
+    out = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} in {r.stdout}"))
+    assert out["a_wins"] == 0 and out["elo"] < 0
+    assert out["elo_ci95"][0] is None and out["elo"] < out["elo_ci95"][1]
 
 
 def test_the_summary_splits_a_results_by_seat_as_the_records_do(tmp_path):
@@ -153,6 +168,18 @@ def test_resume_with_more_games_extends_the_match(tmp_path):
     whole = _match(tmp_path / "whole", games=4)
     assert out["resumed"] == 2 and out["games"] == 4
     assert out["a_wins"] == whole["a_wins"] and out["mean_plies"] == whole["mean_plies"]
+
+
+def test_resume_takes_the_agents_spelt_otherwise_as_the_same_match(tmp_path):
+    """Options in another order, or 0.20 for 0.2, name the same agent: the match was
+    refused as another one."""
+    _match(tmp_path / "m", games=2, a="mcts:sims=20,c=0.2")
+    out = _match(tmp_path / "m", games=3, resume=True, a="MCTS:c=0.20, sims=20")
+    whole = _match(tmp_path / "whole", games=3, a="mcts:sims=20,c=0.2")
+    assert out["resumed"] == 2 and out["games"] == 3
+    assert out["a_wins"] == whole["a_wins"] and out["mean_plies"] == whole["mean_plies"]
+    with pytest.raises(ParameterError, match=r"game-0000\.json.*players"):  # another agent
+        _match(tmp_path / "m", games=3, resume=True, a="mcts:sims=20,c=0.3")
 
 
 def test_resume_of_a_finished_match_plays_nothing(tmp_path):
@@ -307,6 +334,31 @@ def test_resume_of_a_folder_without_records_plays_the_whole_match(tmp_path):
     fresh = _match(tmp_path / "new", games=2, resume=True)
     plain = _match(tmp_path / "plain", games=2)
     assert fresh == plain and fresh["resumed"] == 0
+
+
+def test_a_second_match_into_the_save_dir_of_a_running_one_is_refused(cli, tmp_path):
+    """Two matches at once into one --save-dir wrote the same records over each other's."""
+    import os
+
+    from stonegarden.lab.folder_lock import folder_held
+
+    args = ("match", "blooms", "random", "random", *SMALL, "--games", "1", "--quiet",
+            "--save-dir", str(tmp_path / "m"))
+    with folder_held(tmp_path / "m", "--save-dir"):  # a match of this process plays there
+        r = cli(*args)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [
+        f"error: --save-dir {str(tmp_path / 'm')!r} is in use by another run (process "
+        f"{os.getpid()}): two runs in one folder would write over each other's files; wait "
+        "for it to end, or use another folder"]
+    assert not list((tmp_path / "m").glob("game-*.json"))
+    assert cli(*args).returncode == 0 and (tmp_path / "m" / "game-0000.json").is_file()
+
+
+def test_a_match_of_one_game_says_one_game(cli):
+    r = cli("match", "blooms", "random", "random", *SMALL, "--games", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "on blooms size=3: 1 game, A wins" in r.stdout, r.stdout  # not "1 games"
 
 
 def test_an_even_match_reads_elo_plus_0_not_minus_0(cli):

@@ -40,12 +40,16 @@ def test_75_of_100_wilson_interval():
     assert elo_lo < st.elo < elo_hi
 
 
-def test_a_clean_sweep_is_clamped_half_a_game_from_the_end():
+def test_a_clean_sweep_is_clamped_half_a_game_from_the_end_and_its_interval_stays_open():
     # 10 of 10 -> s clamped to 0.95 -> 400 log10 19 = 511.5; Wilson lower bound 0.7225
     st = MatchStats(10, 0, 0)
     assert st.elo == pytest.approx(400 * math.log10(19))
     assert st.score_ci95[0] == pytest.approx(0.7225, abs=2e-4)
-    assert st.elo_ci95[1] == pytest.approx(st.elo)
+    # the upper bound was the clamped figure, +511.5: as if 10-0 showed at most that
+    assert st.elo_ci95 == (pytest.approx(elo_from_score(st.score_ci95[0])), math.inf)
+    lost = MatchStats(0, 10, 0)
+    assert lost.elo == pytest.approx(-st.elo)
+    assert lost.elo_ci95 == (-math.inf, pytest.approx(-st.elo_ci95[0]))
 
 
 def test_draws_count_half():
@@ -71,7 +75,7 @@ def test_one_won_game_is_a_positive_elo_with_an_honest_interval():
     assert st.elo == pytest.approx(400 * math.log10(3))  # 0.75: half of two games from the end
     lo, hi = st.elo_ci95
     assert lo == pytest.approx(elo_from_score(st.score_ci95[0]))  # Wilson's 0.2065, not clamped
-    assert lo < 0 < st.elo == pytest.approx(hi)
+    assert lo < 0 < st.elo < hi == math.inf
 
 
 def test_interval_bounds_inside_zero_and_one_are_not_narrowed():

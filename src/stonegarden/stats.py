@@ -3,9 +3,11 @@
 The score of A is ``(wins + draws/2) / games``; Elo difference ``-400 log10(1/s - 1)``. The
 interval is Wilson's 95% score interval (sound for small matches and for 0 or 100%: a draw
 counts as half a win, which slightly overstates the spread when there are draws), mapped
-through the same Elo formula. A score of 0 or 1 has no finite Elo: such a score, or an
-interval bound of 0 or 1, is moved half a game from the end (counting at least two games), as
-is customary for small matches; every other figure is used as it is.
+through the same Elo formula. A score of 0 or 1 has no finite Elo: a clean sweep's score is
+moved half a game from the end (counting at least two games), as is customary for small
+matches, while its interval's open end stays infinite (the bound at the moved score read as
+though the sweep's Elo were at most what it was counted as); every other figure is used as it
+is.
 
 ``seat_adjusted`` also gives the Elo difference with the first move's advantage taken out
 (below), for games whose first player wins most games between equals: there the plain score
@@ -119,7 +121,7 @@ class MatchStats:
     def _finite(self, s: float) -> float:
         """``s`` with a clean sweep's 0 or 1 moved half a game from the end (counting at
         least two games, so one won game is not worth 0 Elo), since those have no finite
-        Elo; any other score, interval bounds included, is left as it is."""
+        Elo; any other score is left as it is."""
         half = 0.5 / max(self.games, 2)
         if s <= 1e-9:  # Wilson's bound for a clean sweep is 0 or 1 up to rounding
             return half
@@ -138,12 +140,20 @@ class MatchStats:
 
     @property
     def elo_ci95(self) -> tuple[float, float]:
-        """Elo bounds of the 95% interval of the score; a bound of 0 or 1 is moved like a
-        clean sweep in ``elo``."""
+        """Elo bounds of the 95% interval of the score; a bound of 0 or 1 (a clean sweep's
+        open end) is -inf or +inf: 10-0 is at least +166, not +166 to +512, the figure
+        ``elo`` counts the sweep as."""
         if self.games == 0:
             return (-math.inf, math.inf)
-        lo, hi = self.score_ci95
-        return elo_from_score(self._finite(lo)), elo_from_score(self._finite(hi))
+        return _elo_bound(self.score_ci95[0]), _elo_bound(self.score_ci95[1])
+
+
+def _elo_bound(score: float) -> float:
+    """The Elo of an interval's bound: infinite at 0 or 1 (Wilson's bounds are exactly those
+    at a clean sweep)."""
+    if score <= 0.0:
+        return -math.inf
+    return math.inf if score >= 1.0 else elo_from_score(score)
 
 
 #: Elo points per unit of logit: Elo = ELO_PER_LOGIT * ln(s / (1 - s))

@@ -27,7 +27,8 @@ from .common import (
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                               help="games played at once: local worker processes, at most "
-                                   "the cores (or Ray task slots)")
+                                   "the cores (or the CPUs of a Ray of the command's own; a "
+                                   "cluster at --address plays on all of its CPUs)")
 backend_option = click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
                               show_default=True, help="run games on local processes or on Ray")
 address_option = click.option("--address", default=None, metavar="HOST:PORT",
@@ -118,10 +119,10 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     spec = StudySpec(game_id, canonical, pair, seed, resign=None if rule is None else rule.as_list())
     check_backend(backend, address)
     folder = Path(out)
-    store = StudyStore(folder / "lab.sqlite")
-    results = run_study(spec, games, store, workers=workers, backend=backend, address=address)
-    store.close()
-    summary = report_study(spec, results, folder, _command())
+    with StudyStore(folder / "lab.sqlite") as store:  # the folder is this run's till the end
+        results = run_study(spec, games, store, workers=workers, backend=backend,
+                            address=address)
+        summary = report_study(spec, results, folder, _command())
     fp = summary["first_player_win_rate"]
     click.echo(f"report: {folder / 'report.md'}")
     shown = {"games": summary["games"], "first_player_win_rate": fp,

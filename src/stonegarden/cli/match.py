@@ -3,7 +3,9 @@ parallel worker processes; prints a summary (last line) or one JSON object."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import JobError, ParameterError
 from ..lab.adjudication import ResignRule
+from ..lab.folder_lock import folder_held
 from ..lab.match_records import load_results, prepare_folder, save_result, saved_files
 from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
@@ -42,7 +45,8 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
 
     Raises:
         ParameterError: a bad agent spec or game parameter; ``resume`` without ``save_dir``;
-            records in ``save_dir`` without ``resume``, or of another match.
+            records in ``save_dir`` without ``resume``, or of another match; another match
+            playing into ``save_dir``.
         RecordError: a record in ``save_dir`` that is malformed or does not replay.
     """
     if resume and not save_dir:
@@ -60,31 +64,35 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         jobs.append({"game": game_id, "params": game.non_default_params(), "seats": seats,
                      "index": i, "seed": seed * 7919 + i, "a_seat": a_seat, "match_seed": seed,
                      "resign": None if resign is None else resign.as_list()})
-    results: list[dict[str, Any]] = []
-    if save_dir:
-        found = prepare_folder(Path(save_dir), resume)
-        results = load_results(found, game, jobs)
-    resumed = len(results)
-    done = {r["index"] for r in results}
-    jobs = [job for job in jobs if job["index"] not in done]
-
-    def note(task: dict[str, Any], res: dict[str, Any]) -> None:
+    # one match at a time in a folder: two at once wrote the same records over each other's
+    held: contextlib.AbstractContextManager[None] = (
+        folder_held(Path(save_dir), "--save-dir") if save_dir else contextlib.nullcontext())
+    with held:
+        results: list[dict[str, Any]] = []
         if save_dir:
-            save_result(game, res, Path(save_dir))
-        results.append(res)
+            found = prepare_folder(Path(save_dir), resume)
+            results = load_results(found, game, jobs)
+        resumed = len(results)
+        done = {r["index"] for r in results}
+        jobs = [job for job in jobs if job["index"] not in done]
 
-    try:
-        run_tasks(jobs, note, workers=workers, description=f"{a} vs {b}", done_before=resumed,
-                  tally=lambda: _tally(results), progress=progress)
-    except KeyboardInterrupt:
-        raise MatchStopped(_summary(game, a, b, results, resumed, games)) from None
-    except JobError as exc:  # a worker died: the games recorded so far are kept
-        if not save_dir:
-            raise
-        raise JobError(f"{exc}; {len(results)} of {games} games are recorded in "
-                       f"{save_dir!r}, and the same command with --resume plays the rest",
-                       reason=exc.reason) from None
-    return _summary(game, a, b, results, resumed, games)
+        def note(task: dict[str, Any], res: dict[str, Any]) -> None:
+            if save_dir:
+                save_result(game, res, Path(save_dir))
+            results.append(res)
+
+        try:
+            run_tasks(jobs, note, workers=workers, description=f"{a} vs {b}", done_before=resumed,
+                      tally=lambda: _tally(results), progress=progress)
+        except KeyboardInterrupt:
+            raise MatchStopped(_summary(game, a, b, results, resumed, games)) from None
+        except JobError as exc:  # a worker died: the games recorded so far are kept
+            if not save_dir:
+                raise
+            raise JobError(f"{exc}; {len(results)} of {games} games are recorded in "
+                           f"{save_dir!r}, and the same command with --resume plays the rest",
+                           reason=exc.reason) from None
+        return _summary(game, a, b, results, resumed, games)
 
 
 class MatchStopped(KeyboardInterrupt):
@@ -107,7 +115,8 @@ def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed:
         # and an interval of infinities, which JSON cannot hold
         "score": round(st.score, 4) if st.games else None,
         "elo": round(st.elo, 1) if st.games else None,
-        "elo_ci95": [round(lo, 1), round(hi, 1)] if st.games else None,
+        # a clean sweep's open end has no finite Elo: null (JSON has no infinity)
+        "elo_ci95": [_bound(lo), _bound(hi)] if st.games else None,
         "mean_plies": round(sum(len(r["moves"]) for r in results) / max(len(results), 1), 2),
         "resigned": sum(1 for r in results if r["adjudicated"]),
         "resumed": resumed,
@@ -118,6 +127,17 @@ def _summary(game: Game, a: str, b: str, results: list[dict[str, Any]], resumed:
     if len(results) < asked:
         out["stopped"] = True
     return out
+
+
+def _bound(elo: float) -> float | None:
+    """An interval's Elo bound as the JSON summary gives it: ``None`` where it is infinite."""
+    return round(elo, 1) if math.isfinite(elo) else None
+
+
+def _bound_text(elo: float | None, side: str) -> str:
+    """An Elo bound as the summary line prints it: ``+166``, or ``-inf``/``+inf`` (``side``)
+    for the open end of a clean sweep's interval."""
+    return f"{side}inf" if elo is None else f"{elo:+.0f}"
 
 
 def _seat_tally(st: MatchStats) -> dict[str, int]:
@@ -182,10 +202,12 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
     else:
         lo, hi = out["elo_ci95"]
         again = f" ({out['resumed']} read from --save-dir)" if out["resumed"] else ""
-        click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {out['games']} games{again}, "
+        played = f"{out['games']} game{'s' if out['games'] != 1 else ''}"  # not "1 games"
+        click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {played}{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
-                   f"(95% CI {lo:+.0f} .. {hi:+.0f}); A moving first {wld(out['a_first'])}, "
+                   f"(95% CI {_bound_text(lo, '-')} .. {_bound_text(hi, '+')}); "
+                   f"A moving first {wld(out['a_first'])}, "
                    f"second {wld(out['a_second'])}{seat_text(out['seat_adjusted'])}")
     if out.get("stopped"):
         hint = ("; the same command with --resume plays the rest" if save_dir

@@ -73,37 +73,36 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
                                resign=None if resign is None else resign.as_list()))
     check_games(games, len(specs))
     check_backend(backend, address)
-    store = StudyStore(out / "lab.sqlite")
-    played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
-                         console=console, description=f"ladder {game_id} ({steps} steps)")
-    steps_out = []
-    game_params = full_params(game_id, specs[0].params)
-    for spec, results in zip(specs, played):
-        s = summarise(results, list(spec.agents))
-        # each step says what it measured: the game and every parameter as played
-        steps_out.append({"game": game_id, "game_params": game_params,
-                          "strong": spec.agents[0], "weak": spec.agents[1],
-                          "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
-                                   f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",
-                          "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
-                          "by_seat": s["a_by_seat"], "seat_adjusted": s["a_seat_adjusted"]})
-    store.close()
-    clear_other_runs(out, "ladder")
-    (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
-    rows = [(f"{st['strong']}'s score against {st['weak']}", f"{st['score']['value']:.3f}",
-             f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  "
-             f"Elo {st['elo']['value'] + 0.0:+.0f}"  # + 0.0: an even score is +0, not -0
-             f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}"
-             f"{seat_text(st['seat_adjusted'])}")
-            for st in steps_out]
-    image = plots.ladder_plot(steps_out, out / "plots", key)
-    intro = [f"Game `{game_id}` with parameters `{json.dumps(game_params)}`; "
-             f"{agent} with {key} doubling from "
-             f"{_num(base)}; {games} games per step, seats alternating"
-             + resign_text(specs[0].resign), seat_note(game_id, specs[0].params),
-             f"Reproduce: `{command}`"]
-    write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
-    return steps_out
+    with StudyStore(out / "lab.sqlite") as store:  # the folder is this run's till the end
+        played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
+                             console=console, description=f"ladder {game_id} ({steps} steps)")
+        steps_out = []
+        game_params = full_params(game_id, specs[0].params)
+        for spec, results in zip(specs, played):
+            s = summarise(results, list(spec.agents))
+            # each step says what it measured: the game and every parameter as played
+            steps_out.append({"game": game_id, "game_params": game_params,
+                              "strong": spec.agents[0], "weak": spec.agents[1],
+                              "label": f"{_num(float(spec.agents[0].rsplit('=', 1)[1]))} vs "
+                                       f"{_num(float(spec.agents[1].rsplit('=', 1)[1]))}",
+                              "score": s["a_score"], "elo": s["elo_a_minus_b"], "games": s["games"],
+                              "by_seat": s["a_by_seat"], "seat_adjusted": s["a_seat_adjusted"]})
+        clear_other_runs(out, "ladder")
+        (out / "ladder.json").write_text(json.dumps(steps_out, indent=1))
+        rows = [(f"{st['strong']}'s score against {st['weak']}", f"{st['score']['value']:.3f}",
+                 f"[{st['score']['low']:.3f}, {st['score']['high']:.3f}]  "
+                 f"Elo {st['elo']['value'] + 0.0:+.0f}"  # + 0.0: an even score is +0, not -0
+                 f"; moving first {wld(st['by_seat']['first'])}, second {wld(st['by_seat']['second'])}"
+                 f"{seat_text(st['seat_adjusted'])}")
+                for st in steps_out]
+        image = plots.ladder_plot(steps_out, out / "plots", key)
+        intro = [f"Game `{game_id}` with parameters `{json.dumps(game_params)}`; "
+                 f"{agent} with {key} doubling from "
+                 f"{_num(base)}; {games} games per step, seats alternating"
+                 + resign_text(specs[0].resign), seat_note(game_id, specs[0].params),
+                 f"Reproduce: `{command}`"]
+        write_report(f"Skill ladder: {game_id}", intro, rows, [("stronger side's score", image)], out)
+        return steps_out
 
 
 def _num(x: float) -> str:

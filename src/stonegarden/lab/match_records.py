@@ -12,6 +12,7 @@ from typing import Any
 from ..core.protocol import Game
 from ..core.record import Record, load_record, make_record, replay_record, save_record
 from ..errors import ParameterError, RecordError
+from .selfplay import agent_identity
 
 _NAME = re.compile(r"game-(\d{4,})\.json")
 
@@ -91,10 +92,18 @@ def _mismatch(record: Record, game: Game, job: dict[str, Any]) -> str | None:
                 f"not {game.id} {game.non_default_params()}")
     if meta.get("match_game") != job["index"]:
         return f"its meta names game {meta.get('match_game')!r}, not {job['index']}"
-    if dict(record.players or {}) != job["seats"]:
-        return f"its players {dict(record.players or {})} are not this match's {job['seats']}"
+    players = dict(record.players or {})
+    if _identities(players) != _identities(job["seats"]):  # however each agent is spelt
+        return f"its players {players} are not this match's {job['seats']}"
     if meta.get("match_seed") != job["match_seed"]:
         return f"it was played with --seed {meta.get('match_seed')!r}, not {job['match_seed']}"
     if meta.get("match_resign") != job["resign"]:
         return f"its resignation rule {meta.get('match_resign')!r} is not this match's {job['resign']!r}"
     return None
+
+
+def _identities(seats: dict[str, Any]) -> dict[str, Any]:
+    """Each seat's agent as ``agent_identity`` spells it: a match resumed with an agent's
+    options in another order (``mcts:c=0.2,sims=10``) is the same match."""
+    return {seat: agent_identity(spec) if isinstance(spec, str) else spec
+            for seat, spec in seats.items()}

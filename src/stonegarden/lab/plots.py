@@ -125,9 +125,17 @@ def value_label(value: Any) -> str:
     return str(value)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _levels(rows: list[dict[str, Any]], key: str) -> list[str]:
-    """The values of ``key`` in the rows' (the grid's) order, once each, as labels."""
-    return list(dict.fromkeys(value_label(r["params"][key]) for r in rows))
+    """The values of ``key`` once each, as labels: numbers in increasing order (an axis of
+    ``--grid size=6,4,5`` read 6, 4, 5), other values in the rows' (the grid's) order."""
+    values = list({value_label(r["params"][key]): r["params"][key] for r in rows}.items())
+    if all(_is_number(v) for _, v in values):
+        values.sort(key=lambda item: item[1])
+    return [label for label, _ in values]
 
 
 def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
@@ -162,7 +170,7 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
 def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
     fig, ax = _subplots(figsize=(6, 3.2))
     values = [r["params"][xkey] for r in rows]
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    numbers = all(map(_is_number, values))
     if numbers:
         rows = sorted(rows, key=lambda r: r["params"][xkey])
         x: list[Any] = [r["params"][xkey] for r in rows]

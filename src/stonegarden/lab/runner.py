@@ -76,8 +76,12 @@ def run_tasks(tasks: Sequence[Task], on_result: OnResult, *, workers: int = 1,
     check_backend(backend, address)
     if not tasks:
         return
-    if backend != "ray" or not address:  # a cluster's slots are its own
+    if backend != "ray" or not address:
         workers = machine_workers(workers)
+    elif workers > 1:  # a cluster's slots are its own: each game takes one of its CPUs
+        print(f"--workers {workers} is not used on the Ray cluster at {address}: it plays "
+              "as many games at once as it has CPUs (--workers sets the CPUs of a Ray the "
+              "command starts on this machine, without --address)", file=sys.stderr)
     with progress_bar(console, disable=not progress) as bar:
         total = done_before + len(tasks)
         job = bar.add_task(description, total=total, completed=done_before,

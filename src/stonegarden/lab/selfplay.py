@@ -5,15 +5,18 @@ function of plain data in and plain data out, so it pickles and runs anywhere.""
 
 from __future__ import annotations
 
+import contextlib
+import math
 import time
 from typing import Any
 
 import numpy as np
 
 from ..agents import make_agent
-from ..agents.registry import parse_agent_spec, with_option
+from ..agents.registry import option_range, parse_agent_spec, with_option
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
+from ..errors import ParameterError
 from .adjudication import ResignRule, search_verdict, should_resign
 
 
@@ -23,6 +26,29 @@ def with_seed(spec: str, seed: int) -> str:
     if "seed" in options:
         return spec
     return with_option(spec, "seed", seed)
+
+
+def agent_identity(spec: str) -> str:
+    """``spec`` in one spelling of the agent it names: its options in order of name, a
+    number of a numeric option as a number (``time=0.50`` is ``time=0.5``), case and spaces
+    as the agent reads them. ``mcts:sims=10,c=0.2`` and ``MCTS:c=0.2, sims=10`` are one
+    agent: a study resumed under the second played all its games again, as another study.
+    A spec that does not parse is its own identity."""
+    try:
+        name, options = parse_agent_spec(spec)
+    except ParameterError:
+        return spec
+    bare = options.pop("_", None)
+    parts = [bare] if bare is not None else []
+    for key in sorted(options):
+        value = options[key]
+        if option_range(key) is not None:
+            with contextlib.suppress(ValueError, OverflowError):
+                number = float(value)
+                if math.isfinite(number):
+                    value = str(int(number)) if number.is_integer() else repr(number)
+        parts.append(f"{key}={value}")
+    return f"{name}:{','.join(parts)}" if parts else name
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:

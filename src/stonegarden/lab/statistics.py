@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import stats
 from ..stats import Z95, wilson_bounds
+from .selfplay import agent_identity
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def mean_ci(values: Sequence[float]) -> Estimate:
 def elo_estimate(wins: int, losses: int, draws: int) -> Estimate:
     """Elo of A minus B with the interval mapped from the Wilson interval of the score, as
     ``match`` reports it (``stats.MatchStats``: a clean sweep is counted half a game from the
-    end)."""
+    end, and its interval's open end is infinite: ``None`` in ``as_dict``)."""
     m = stats.MatchStats(wins, losses, draws)
     if m.games == 0:
         return Estimate(0.0, -math.inf, math.inf, 0)
@@ -127,9 +128,12 @@ def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = No
         out["lead_changes"] = None
     reasons = Counter(str(g["reason"]) for g in games)
     out["end_reasons"] = {r: wilson(k, n).as_dict() for r, k in sorted(reasons.items())}
-    if agents and len(agents) == 2 and agents[0] != agents[1]:
-        a = agents[0]
-        by_seat = {name: _head_to_head([g for g in games if g["seats"][seat] == a], a)
+    if agents and len(agents) == 2 and agent_identity(agents[0]) != agent_identity(agents[1]):
+        # a game stored under another spelling of A (a study resumed with its options in
+        # another order) is A's
+        a = agent_identity(agents[0])
+        by_seat = {name: _head_to_head([g for g in games
+                                        if agent_identity(g["seats"][seat]) == a], a)
                    for name, seat in (("first", "1"), ("second", "2"))}
         a_wins = sum(t["a_wins"] for t in by_seat.values())
         b_wins = sum(t["b_wins"] for t in by_seat.values())
@@ -143,7 +147,8 @@ def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = No
 
 def _head_to_head(games: Sequence[dict[str, Any]], a: str) -> dict[str, int]:
     """A's wins, losses and draws in ``games`` (where the first player's edge shows)."""
-    wins = sum(1 for g in games if g["winner"] in (1, 2) and g["seats"][str(g["winner"])] == a)
+    wins = sum(1 for g in games if g["winner"] in (1, 2)
+               and agent_identity(g["seats"][str(g["winner"])]) == a)
     draws = sum(1 for g in games if g["winner"] == 0)
     return {"games": len(games), "a_wins": wins, "b_wins": len(games) - wins - draws,
             "draws": draws}

@@ -22,6 +22,7 @@ from ..core.registry import make
 from ..errors import JobError, ParameterError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
+from .selfplay import agent_identity
 from .statistics import balance_text, seat_text, summarise, wld
 from .study_store import StudyStore
 
@@ -44,6 +45,10 @@ class StudySpec:
         if self.resign is not None:  # absent otherwise, so older stores keep their keys
             key["resign"] = self.resign
         return key
+
+    def same_games(self) -> bool:
+        """Whether both seats hold one agent (self-play), however each is spelt."""
+        return agent_identity(self.agents[0]) == agent_identity(self.agents[1])
 
     def seats(self, index: int) -> dict[str, str]:
         a, b = self.agents
@@ -97,7 +102,7 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
     check_games(games, len(specs))
     keys, todo = [], []
     for spec in specs:
-        key = store.open_study(spec.key_spec())
+        key = store.open_study(spec.key_spec(), identity=study_identity)
         keys.append(key)
         have = store.done(key)
         todo += [spec.task(i, key) for i in range(games) if i not in have]
@@ -118,6 +123,17 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
                        f"are stored in {str(store.path)!r}, and the same command goes on "
                        "from them", reason=exc.reason) from None
     return [store.games(key, limit=games) for key in keys]
+
+
+def study_identity(key_spec: dict[str, Any]) -> dict[str, Any]:
+    """A study's ``key_spec`` with its agents as ``agent_identity`` spells them: a study
+    asked for again with its agents spelt otherwise (options in another order, ``0.50`` for
+    ``0.5``) goes on with its games instead of playing them all again as another study."""
+    agents = key_spec.get("agents")
+    if not isinstance(agents, list):
+        return key_spec
+    return {**key_spec, "agents": [agent_identity(a) if isinstance(a, str) else a
+                                   for a in agents]}
 
 
 def _stored(store: StudyStore, keys: list[str], games: int) -> int:
@@ -281,7 +297,10 @@ def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
     if "elo_a_minus_b" in summary:
         rows.append(("A's score (draw = 1/2)", *_fmt(summary["a_score"])))
         e = summary["elo_a_minus_b"]
-        rows.append(("Elo A minus B", f"{e['value']:.0f}", f"[{e['low']:.0f}, {e['high']:.0f}]"))
+        # a clean sweep's open end has no finite Elo (null in the JSON)
+        low = "-inf" if e["low"] is None else f"{e['low']:.0f}"
+        high = "+inf" if e["high"] is None else f"{e['high']:.0f}"
+        rows.append(("Elo A minus B", f"{e['value']:.0f}", f"[{low}, {high}]"))
         seats = summary["a_by_seat"]
         rows.append(("A's wins-losses-draws moving first / second",
                      f"{wld(seats['first'])} / {wld(seats['second'])}",
@@ -332,7 +351,7 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     """Summary JSON, records, plots and the Markdown/HTML report in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     clear_other_runs(out, "study")
-    agents = list(spec.agents) if spec.agents[0] != spec.agents[1] else None
+    agents = None if spec.same_games() else list(spec.agents)
     summary = summarise(results, agents)
     game_params = full_params(spec.game, spec.params)
     (out / "summary.json").write_text(json.dumps(

@@ -3,13 +3,16 @@ interrupted (Ctrl-C, a crash, a lost machine) resumes with the games it still la
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import ParameterError
+from .folder_lock import folder_held
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS studies (
@@ -25,6 +28,10 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
 def study_key(spec: dict[str, Any]) -> str:
     """A stable id for what defines a study's games (game, params, agents, base seed)."""
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
@@ -38,22 +45,58 @@ class StudyStore:
         """Raises: ParameterError naming the file when its folder cannot be made or the file
         is not a lab database (damaged, or something else)."""
         self.path = Path(path)
+        self._identities: dict[Callable[[dict[str, Any]], Any], dict[str, str]] = {}
+        # one run at a time in a folder, till close(): two at once played every game twice
+        # and wrote their reports and records over each other's
+        self._held = contextlib.ExitStack()
+        self._held.enter_context(folder_held(self.path.parent, "--out"))
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.executescript(SCHEMA)
         except OSError as exc:
+            self._held.close()
             raise ParameterError(f"--out {str(self.path.parent)!r}: {exc.strerror}") from None
         except sqlite3.Error as exc:
+            self._held.close()
             raise ParameterError(f"{str(self.path)!r} is not a usable lab database: {exc}") from None
 
-    def open_study(self, spec: dict[str, Any]) -> str:
+    def __enter__(self) -> StudyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open_study(self, spec: dict[str, Any],
+                   identity: Callable[[dict[str, Any]], Any] | None = None) -> str:
+        """The key of the study ``spec``, stored if new. With ``identity``, a study stored
+        under another spelling of the same games (``identity`` of its spec is the same) is
+        that study: its games count, and its key is returned."""
         key = study_key(spec)
+        if identity is not None and not self._has(key):
+            found = self._alike(identity).get(_text(identity(spec)))
+            if found is not None:
+                return found
         with self.db:
             self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?)",
                             (key, json.dumps(spec, sort_keys=True)))
+        for same, alike in self._identities.items():
+            alike.setdefault(_text(same(spec)), key)
         return key
+
+    def _alike(self, identity: Callable[[dict[str, Any]], Any]) -> dict[str, str]:
+        """The stored studies' keys by their ``identity`` (the first stored of each), read
+        once: a sweep opens thousands of studies."""
+        if identity not in self._identities:
+            rows = self.db.execute("SELECT key, spec FROM studies ORDER BY rowid")
+            alike: dict[str, str] = {}
+            for key, text in rows:
+                alike.setdefault(_text(identity(json.loads(text))), str(key))
+            self._identities[identity] = alike
+        return self._identities[identity]
+
+    def _has(self, key: str) -> bool:
+        return self.db.execute("SELECT 1 FROM studies WHERE key = ?", (key,)).fetchone() is not None
 
     def done(self, key: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM games WHERE study = ?", (key,))}
@@ -69,4 +112,6 @@ class StudyStore:
         return out if limit is None else [g for g in out if g["index"] < limit]
 
     def close(self) -> None:
+        """Close the database and free the folder for another run."""
         self.db.close()
+        self._held.close()

@@ -163,67 +163,66 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     follow = [k for k in played_params[0] if k not in grid
               and len({json.dumps(p[k]) for p in played_params}) > 1]
     fixed = {k: v for k, v in played_params[0].items() if k not in grid and k not in follow}
-    store = StudyStore(out / "lab.sqlite")
-    played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
-                         console=console, description=f"sweep {game_id} ({len(specs)} cells)")
-    rows = []
-    for spec, results, params, full in zip(specs, played, cells(base, grid), played_params):
-        shown = {k: full[k] for k in [*params, *follow]}
-        rows.append({"params": shown, "record_params": spec.params, "game_params": full,
-                     "summary": summarise(results)})
-    store.close()
-    keys_ = list(grid)
-    by = keys_[0] if len(keys_) > 1 else None
-    rec = recommend(rows, by, max_draws)
-    clear_other_runs(out, "sweep")
-    (out / "sweep.json").write_text(json.dumps(
-        {"game": game_id, "base": {k: fixed.get(k, v) for k, v in base.items()}, "grid": grid,
-         "fixed": fixed, "agents": list(agents), "games": games, "max_draws": max_draws,
-         "cells": rows, "recommendation": rec}, indent=1, default=str))
-    table = table_rows(rows, [*keys_, *follow])
-    for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
-        if stale.suffix in (".png", ".svg"):
-            stale.unlink()
-    if len(keys_) == 2:
-        images = [("first player's score per cell",
-                   plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots"))]
-    elif len(keys_) > 2:  # a heatmap of the first two parameters per value of the others
-        groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
-        places = itertools.product(*(range(len(grid[key])) for key in keys_))  # rows' order
-        for place, row in zip(places, rows):
-            groups.setdefault(place[2:], []).append(row)
-        images = []
-        for k, subset in enumerate(groups.values()):
-            title = ", ".join(f"{key}={plots.value_label(subset[0]['params'][key])}"
-                              for key in keys_[2:])
-            images.append((f"first player's score per cell, {title}",
-                           plots.sweep_heatmap(subset, keys_[1], keys_[0], out / "plots",
-                                               name=f"sweep-{k}", title=title)))
-    else:
-        images = [("first player's score per cell",
-                   plots.sweep_lines(rows, keys_[0], out / "plots"))]
-    swept = ", ".join(f"`{k}`" for k in keys_)
-    per_cell = (f" ({', '.join(f'`{k}`' for k in follow)} follow{'s' if len(follow) == 1 else ''}"
-                " the swept values: shown per cell)" if follow else "")
-    intro = [f"Game `{game_id}`, swept {swept}, in every cell `{json.dumps(fixed)}`{per_cell}; agents "
-             f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell"
-             f"{resign_text(specs[0].resign)}",
-             seat_note(game_id, specs[0].params), f"Reproduce: `{command}`"]
-    rec_md = ["Recommendation (decisive cells: draws at most "
-              f"{max_draws * 100:g}%; closest first-player score to 1/2):"]  # 2.5%, not 2%
-    for r in rec:
-        if r["cell"] is None:
-            where = f"{by}={plots.value_label(r['group'])}: " if by else ""
-            rec_md.append(f"- {where}{r['why']} (every cell drew more; see --max-draws)")
+    with StudyStore(out / "lab.sqlite") as store:  # the folder is this run's till the end
+        played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
+                             console=console, description=f"sweep {game_id} ({len(specs)} cells)")
+        rows = []
+        for spec, results, params, full in zip(specs, played, cells(base, grid), played_params):
+            shown = {k: full[k] for k in [*params, *follow]}
+            rows.append({"params": shown, "record_params": spec.params, "game_params": full,
+                         "summary": summarise(results)})
+        keys_ = list(grid)
+        by = keys_[0] if len(keys_) > 1 else None
+        rec = recommend(rows, by, max_draws)
+        clear_other_runs(out, "sweep")
+        (out / "sweep.json").write_text(json.dumps(
+            {"game": game_id, "base": {k: fixed.get(k, v) for k, v in base.items()}, "grid": grid,
+             "fixed": fixed, "agents": list(agents), "games": games, "max_draws": max_draws,
+             "cells": rows, "recommendation": rec}, indent=1, default=str))
+        table = table_rows(rows, [*keys_, *follow])
+        for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
+            if stale.suffix in (".png", ".svg"):
+                stale.unlink()
+        if len(keys_) == 2:
+            images = [("first player's score per cell",
+                       plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots"))]
+        elif len(keys_) > 2:  # a heatmap of the first two parameters per value of the others
+            groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
+            places = itertools.product(*(range(len(grid[key])) for key in keys_))  # rows' order
+            for place, row in zip(places, rows):
+                groups.setdefault(place[2:], []).append(row)
+            images = []
+            for k, subset in enumerate(groups.values()):
+                title = ", ".join(f"{key}={plots.value_label(subset[0]['params'][key])}"
+                                  for key in keys_[2:])
+                images.append((f"first player's score per cell, {title}",
+                               plots.sweep_heatmap(subset, keys_[1], keys_[0], out / "plots",
+                                                   name=f"sweep-{k}", title=title)))
         else:
-            s = r["first_player_score"]
-            rec_md.append(f"- {_cell_text(r['cell'], r['cell'])}: first player's score "
-                          f"{s['value']:.3f} "
-                          f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
-                          + _also_text(r["also_fair_within_interval"], grid))
-    write_report(f"Sweep: {game_id}", intro, table, images,
-                 out, extra_md="\n".join(rec_md))
-    return {"cells": rows, "recommendation": rec}
+            images = [("first player's score per cell",
+                       plots.sweep_lines(rows, keys_[0], out / "plots"))]
+        swept = ", ".join(f"`{k}`" for k in keys_)
+        per_cell = (f" ({', '.join(f'`{k}`' for k in follow)} follow{'s' if len(follow) == 1 else ''}"
+                    " the swept values: shown per cell)" if follow else "")
+        intro = [f"Game `{game_id}`, swept {swept}, in every cell `{json.dumps(fixed)}`{per_cell}; agents "
+                 f"{agents[0]} / {agents[1]} (seats alternating), {games} games per cell"
+                 f"{resign_text(specs[0].resign)}",
+                 seat_note(game_id, specs[0].params), f"Reproduce: `{command}`"]
+        rec_md = ["Recommendation (decisive cells: draws at most "
+                  f"{max_draws * 100:g}%; closest first-player score to 1/2):"]  # 2.5%, not 2%
+        for r in rec:
+            if r["cell"] is None:
+                where = f"{by}={plots.value_label(r['group'])}: " if by else ""
+                rec_md.append(f"- {where}{r['why']} (every cell drew more; see --max-draws)")
+            else:
+                s = r["first_player_score"]
+                rec_md.append(f"- {_cell_text(r['cell'], r['cell'])}: first player's score "
+                              f"{s['value']:.3f} "
+                              f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
+                              + _also_text(r["also_fair_within_interval"], grid))
+        write_report(f"Sweep: {game_id}", intro, table, images,
+                     out, extra_md="\n".join(rec_md))
+        return {"cells": rows, "recommendation": rec}
 
 
 def _also_text(cells: list[dict[str, Any]], grid: dict[str, list[Any]]) -> str:

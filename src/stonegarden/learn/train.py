@@ -29,6 +29,7 @@ from ..agents.registry import MAX_SPEC, OPTION_RANGES
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError, RecordError, StonegardenError
+from ..lab.folder_lock import folder_held
 from ..lab.runner import progress_bar, progress_line, run_tasks
 from ..search.profile import profile_for
 from .devices import parse_device
@@ -175,6 +176,17 @@ def _is_game(record: Any) -> bool:
                 type(n) is int and n >= 0 for n in v.values())) for v in visits))
 
 
+def _alike(settings: dict[str, Any]) -> dict[str, Any]:
+    """A data folder's ``settings`` as they decide its games: the teacher by its contents
+    (its SHA-256), not by where its file is (a teacher moved or copied elsewhere, or the
+    shipped model named by its path, makes the same games; a rerun naming it there was
+    refused)."""
+    teacher = settings.get("teacher")
+    if isinstance(teacher, dict):
+        return {**settings, "teacher": teacher.get("sha256")}
+    return settings
+
+
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
               progress: bool = True, visits: bool = False,
               teacher: dict[str, Any] | None = None) -> dict[int, dict[str, Any]]:
@@ -212,8 +224,9 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
             visits = settings["visits"] = True
         if visits:  # a game kept without them is played again
             done = {i: r for i, r in done.items() if len(r.get("visits", [])) == len(r["moves"])}
-        if known != settings:
-            differ = sorted(k for k in {*known, *settings} if known.get(k) != settings.get(k))
+        if _alike(known) != _alike(settings):
+            differ = sorted(k for k in {*known, *settings}
+                            if _alike(known).get(k) != _alike(settings).get(k))
             if differ == ["visits"]:  # no option is named so: --targets visits asks for them
                 raise ParameterError(f"{str(data)!r} holds games whose self-play kept no root "
                                      "visits, which --targets visits fits: use another --out")
@@ -297,7 +310,7 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
     ``shipped`` or a model file). ``device``: where the fit runs (``devices.parse_device``).
 
     Raises:
-        ParameterError: a bad game, parameter or setting.
+        ParameterError: a bad game, parameter or setting; another run in ``out``.
     """
     if (games < 2 or not 1 <= sims <= OPTION_RANGES["sims"][1] or steps < 1
             or not 0 <= prior <= 10_000):
@@ -314,77 +327,80 @@ def train(game_id: str, params: dict[str, Any], *, games: int, sims: int, out: P
                              "the search's visits; use --targets move")
     taught_by = teacher_model(game, learner, teacher)
     fit_on = parse_device(device)  # refused now rather than after hours of self-play
-    t0 = time.perf_counter()
-    records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
-                        progress=progress, visits=targets == "visits", teacher=taught_by)
-    t1 = time.perf_counter()
-    held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
-    fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
-    with progress_bar(disable=not progress) as bar:
-        reading = bar.add_task("reading games", total=len(records), tally="")
-        lines = progress and not bar.console.is_terminal  # a log sees no bar: lines there
+    # one run at a time in the folder: two played every game twice into the same files and
+    # wrote the model's files over each other's
+    with folder_held(out, "--out"):
+        t0 = time.perf_counter()
+        records = self_play(game, out / "data", games=games, sims=sims, seed=seed, workers=workers,
+                            progress=progress, visits=targets == "visits", teacher=taught_by)
+        t1 = time.perf_counter()
+        held = [r for i, r in records.items() if i % HOLD_OUT == HOLD_OUT - 1]
+        fitted = [r for i, r in records.items() if i % HOLD_OUT != HOLD_OUT - 1]
+        with progress_bar(disable=not progress) as bar:
+            reading = bar.add_task("reading games", total=len(records), tally="")
+            lines = progress and not bar.console.is_terminal  # a log sees no bar: lines there
 
-        def read() -> None:
-            bar.update(reading, advance=1)
-            if lines:
-                progress_line(bar, reading, max(1, len(records) // 10))
+            def read() -> None:
+                bar.update(reading, advance=1)
+                if lines:
+                    progress_line(bar, reading, max(1, len(records) // 10))
 
-        train_set = choices_of(game, learner, fitted, targets, read)
-        valid_set = choices_of(game, learner, held, advance=read)  # the moves played, either way
-    if not train_set.decisions:
-        raise ParameterError(f"the {len(fitted)} fitted games hold no choice between two or more "
-                             "candidates, so there is nothing to fit: more games, or other "
-                             "parameters")
-    report(f"fitting {learner.kind}: {learner.num_features} weights, "
-           f"{train_set.decisions} decisions ({len(train_set.rows)} candidates) on {fit_on.name}")
-    with progress_bar(disable=not progress) as bar:
-        task = bar.add_task("fit", total=steps, tally="")
-        lines = progress and not bar.console.is_terminal
+            train_set = choices_of(game, learner, fitted, targets, read)
+            valid_set = choices_of(game, learner, held, advance=read)  # the moves played, either way
+        if not train_set.decisions:
+            raise ParameterError(f"the {len(fitted)} fitted games hold no choice between two or more "
+                                 "candidates, so there is nothing to fit: more games, or other "
+                                 "parameters")
+        report(f"fitting {learner.kind}: {learner.num_features} weights, "
+               f"{train_set.decisions} decisions ({len(train_set.rows)} candidates) on {fit_on.name}")
+        with progress_bar(disable=not progress) as bar:
+            task = bar.add_task("fit", total=steps, tally="")
+            lines = progress and not bar.console.is_terminal
 
-        measure = "log-loss" if targets == "move" else "cross-entropy"
+            measure = "log-loss" if targets == "move" else "cross-entropy"
 
-        def fitted_to(step: int, loss: float) -> None:
-            bar.update(task, completed=step, tally=f"{measure} {loss:.4f}")
-            if lines:
-                progress_line(bar, task, max(1, steps // 10), "steps")
+            def fitted_to(step: int, loss: float) -> None:
+                bar.update(task, completed=step, tally=f"{measure} {loss:.4f}")
+                if lines:
+                    progress_line(bar, task, max(1, steps // 10), "steps")
 
-        weights = fit_on.fit(train_set, learner.num_features, steps=steps, progress=fitted_to)
-    t2 = time.perf_counter()
+            weights = fit_on.fit(train_set, learner.num_features, steps=steps, progress=fitted_to)
+        t2 = time.perf_counter()
 
-    def figures(r: FitReport) -> dict[str, float]:
-        return {"log_loss": round(r.log_loss, 4), "accuracy": round(r.accuracy, 4),
-                "uniform_log_loss": round(r.uniform_log_loss, 4)}
+        def figures(r: FitReport) -> dict[str, float]:
+            return {"log_loss": round(r.log_loss, 4), "accuracy": round(r.accuracy, 4),
+                    "uniform_log_loss": round(r.uniform_log_loss, 4)}
 
-    meta = {
-        "kind": learner.kind, "game": game.id, "params": game.non_default_params(),
-        "games": games, "held_out_games": len(held),
-        "positions": sum(len(r["moves"]) for r in records.values()),
-        "decisions": train_set.decisions + valid_set.decisions, "sims": sims, "seed": seed,
-        "self_play": self_play_spec(sims, taught_by), "teacher": taught_by or None,
-        "targets": targets, "prior": prior,
-        "scale": 1.0,
-        "fit": {"steps": steps, "weights": learner.num_features, "device": fit_on.name,
-                "train": figures(evaluate(weights, train_set)),
-                "held_out": (figures(evaluate(weights, valid_set)) if valid_set.decisions
-                             else None)},
-        # data: this run's self-play (a resumed run plays only the missing games); games: the
-        # wall time of every game, summed over the workers, where the records have it
-        "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1),
-                    "games": round(sum(float(r.get("seconds", 0.0)) for r in records.values()),
-                                   1)},
-        "code": code_version(),
-        "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                     "numba": numba.__version__,
-                     **({"torch": fit_on.version} if fit_on.torch_device else {})},
-        "command": f"stonegarden train {game.id}"
-                   + "".join(f" --param {shlex.quote(f'{k}={_param_text(v)}')}"
-                             for k, v in game.non_default_params().items())
-                   + f" --games {games} --sims {sims} --seed {seed}"
-                   + (f" --steps {steps}" if steps != 400 else "")
-                   + (f" --prior {prior}" if prior != DEFAULT_PRIOR else "")
-                   + (f" --targets {targets}" if targets != "move" else "")
-                   + (f" --teacher {shlex.quote(taught_by['model'])}" if taught_by else "")
-                   + (f" --device {fit_on.name}" if fit_on.torch_device else ""),
-    }
-    save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
-    return meta
+        meta = {
+            "kind": learner.kind, "game": game.id, "params": game.non_default_params(),
+            "games": games, "held_out_games": len(held),
+            "positions": sum(len(r["moves"]) for r in records.values()),
+            "decisions": train_set.decisions + valid_set.decisions, "sims": sims, "seed": seed,
+            "self_play": self_play_spec(sims, taught_by), "teacher": taught_by or None,
+            "targets": targets, "prior": prior,
+            "scale": 1.0,
+            "fit": {"steps": steps, "weights": learner.num_features, "device": fit_on.name,
+                    "train": figures(evaluate(weights, train_set)),
+                    "held_out": (figures(evaluate(weights, valid_set)) if valid_set.decisions
+                                 else None)},
+            # data: this run's self-play (a resumed run plays only the missing games); games: the
+            # wall time of every game, summed over the workers, where the records have it
+            "seconds": {"data": round(t1 - t0, 1), "fit": round(t2 - t1, 1),
+                        "games": round(sum(float(r.get("seconds", 0.0)) for r in records.values()),
+                                       1)},
+            "code": code_version(),
+            "versions": {"python": platform.python_version(), "numpy": np.__version__,
+                         "numba": numba.__version__,
+                         **({"torch": fit_on.version} if fit_on.torch_device else {})},
+            "command": f"stonegarden train {game.id}"
+                       + "".join(f" --param {shlex.quote(f'{k}={_param_text(v)}')}"
+                                 for k, v in game.non_default_params().items())
+                       + f" --games {games} --sims {sims} --seed {seed}"
+                       + (f" --steps {steps}" if steps != 400 else "")
+                       + (f" --prior {prior}" if prior != DEFAULT_PRIOR else "")
+                       + (f" --targets {targets}" if targets != "move" else "")
+                       + (f" --teacher {shlex.quote(taught_by['model'])}" if taught_by else "")
+                       + (f" --device {fit_on.name}" if fit_on.torch_device else ""),
+        }
+        save_model(out / f"{game.id}.npz", learner.arrays(weights[:-1]), meta)
+        return meta
