@@ -453,11 +453,15 @@ def test_replay_names_an_unreadable_move_once(tmp_path):
     assert out.stderr.strip() == "error: ply 1 ('Zq9'): 'Z' is not a colour (R, Y, K or G)"
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("args, query", [
     (["engine", "--threads", "1"], '{"action": "version"}\n'),
     (["engine", "--threads", "1"], '{"action": "version"}\n{"game": "freego", "time": 60}\n'),
 ])
-def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
+def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query, stop):
+    """SIGTERM (``timeout``, ``kill``) ended engine, bench, replay, convert, play and the lab
+    without a word, as analyse, match, train and warm-up did not: every command but serve
+    takes it as Ctrl-C now."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", *args], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
@@ -467,13 +471,31 @@ def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
         proc.stdin.write(query)
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["version"]  # inside the command now
-        proc.send_signal(signal.SIGINT)  # waiting for a query, or in the middle of a search
+        proc.send_signal(stop)  # waiting for a query, or in the middle of a search
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130
     assert err.strip() == "interrupted" and out == ""
+
+
+def test_a_command_run_in_a_process_gives_it_its_sigterm_handler_back():
+    """The commands take SIGTERM as Ctrl-C while they run: a program (a test) that runs one
+    keeps its own handler afterwards."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    def mine(signum, frame):
+        pass
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        assert CliRunner().invoke(cli, ["games"]).exit_code == 0
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 #: run as ``python -c``: the commands' first import (numpy, numba) is stopped as a Ctrl-C would

@@ -738,3 +738,37 @@ def test_resume_saves_the_records_people_and_meta_back(tmp_path):
     record = json.loads(path.read_text())
     assert record["moves"] == ["C3", "B2"]
     assert record["players"] == {"1": "Bo", "2": "Ana"} and record["meta"] == meta
+
+
+@pytest.mark.slow
+def test_sigterm_while_an_agent_thinks_on_a_terminal_says_so_and_shows_the_cursor(tmp_path):
+    """SIGTERM (``kill``, a closed terminal's session manager) ended the game without a word,
+    and with the cursor the thinking spinner hides still hidden in the shell after it. It is
+    taken as Ctrl-C: the spinner is taken down and the game says where its record is."""
+    import pty
+
+    save = tmp_path / "g.json"
+    main, tty = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=4",
+         "--p1", "mcts:time=30", "--save", str(save)],
+        stdin=tty, stdout=tty, stderr=tty, env=cli_env())
+    os.close(tty)
+    try:
+        seen = b""
+        while b"thinking" not in seen:
+            chunk = os.read(main, 65536)
+            assert chunk, seen
+            seen += chunk
+        proc.send_signal(signal.SIGTERM)
+        seen += read_terminal(main)
+        proc.wait(timeout=60)
+    finally:
+        os.close(main)
+        if proc.poll() is None:
+            proc.kill()
+    shown = seen.decode(errors="replace")
+    assert proc.returncode == 130, shown
+    assert shown.rfind("\x1b[?25h") > shown.rfind("\x1b[?25l") >= 0  # the cursor shown again
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "").replace("\n", "")
+    assert f"interrupted: the game is left unfinished; the record so far is in {save}" in plain

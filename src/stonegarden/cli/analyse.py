@@ -23,7 +23,7 @@ from ..core.record import parse_record, read_record_bytes, replay_record
 from ..errors import ParameterError, RecordError
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
-from .common import FiniteRange, friendly_errors, stop_on_sigterm, whole_record_error
+from .common import FiniteRange, friendly_errors, whole_record_error
 
 #: a judgement's mark, as in the web app's move list
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -52,7 +52,6 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
             seed: int, threads: int, review: bool, as_json: bool, quiet: bool) -> None:
     """Analyse a recorded game's position, or review all its moves. Ctrl-C (or SIGTERM) in a
     review prints the moves reviewed so far."""
-    stop_on_sigterm()
     if seconds is not None and sims is not None:
         raise ParameterError("give --time or --sims, not both")
     if review and ply is not None:

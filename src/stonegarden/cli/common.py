@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -67,16 +66,6 @@ class NamedText(click.ParamType):
         if isinstance(value, str) and not value.strip():
             self.fail("an empty value names nothing (an unset variable?)", param, ctx)
         return value
-
-
-def stop_on_sigterm() -> None:
-    """SIGTERM (``timeout``, ``kill``, a service manager) stops the command as Ctrl-C does:
-    what it finished is said and kept, with exit status 130, rather than lost without a word."""
-    signal.signal(signal.SIGTERM, _as_ctrl_c)
-
-
-def _as_ctrl_c(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def game_from_options(game_id: str, params: Sequence[str]) -> Game:

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..core.registry import available_games, game_class
 from ..errors import ParameterError
-from .common import friendly_errors, stop_on_sigterm
+from .common import friendly_errors
 
 
 @click.command("warm-up")
@@ -45,7 +45,6 @@ def warm_up(game_ids: tuple[str, ...], jobs: int | None, quiet: bool, if_needed:
     if marker is not None:
         _check_writable(marker.parent)
     jobs = min(jobs or os.cpu_count() or 1, len(games))
-    stop_on_sigterm()  # a service manager's stop ends the processes too, as Ctrl-C does
     console = Console(stderr=True)
     t0 = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
