@@ -776,3 +776,24 @@ def test_sigterm_while_an_agent_thinks_on_a_terminal_says_so_and_shows_the_curso
     assert shown.rfind("\x1b[?25h") > shown.rfind("\x1b[?25l") >= 0  # the cursor shown again
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r", "").replace("\n", "")
     assert f"interrupted: the game is left unfinished; the record so far is in {save}" in plain
+
+
+def test_a_first_game_after_an_install_says_the_kernels_may_compile(tmp_path, monkeypatch):
+    """A fresh install compiles the kernels at their first call: the first move and the
+    agent's first reply waited minutes without a word ("thinking..."). Before the board,
+    a line says why, as bench does."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli import warmup
+    from stonegarden.cli.main import cli
+
+    said = "the first moves may take minutes after an install (`stonegarden warm-up`"
+    marker = tmp_path / "warmed-up"
+    monkeypatch.setattr(warmup, "_marker", lambda: marker)
+    args = ["play", "freego", "--param", "size=5"]
+    first = CliRunner().invoke(cli, args, input="quit\n")
+    assert first.exit_code == 0, first.output
+    assert said in first.stderr and said not in first.stdout
+    marker.touch()  # warmed up: nothing to say
+    later = CliRunner().invoke(cli, args, input="quit\n")
+    assert later.exit_code == 0 and "compil" not in later.output

@@ -48,6 +48,12 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
                                  "written over; choose another name, or remove it first")
     for spec in (p1, p2):
         seat_agent(game, spec)  # fail early on a bad spec, before the board is drawn
+    from .warmup import never_warmed_up
+
+    if never_warmed_up():  # a first move, an agent's or a hint would wait without a word
+        click.echo("loading the kernels, or compiling those not compiled yet: the first moves "
+                   "may take minutes after an install (`stonegarden warm-up` compiles every "
+                   "game's once)", err=True)
     console = Console(highlight=False)
     console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
     try:  # play_terminal says itself where the record is once the game has begun

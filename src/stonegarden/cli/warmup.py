@@ -79,6 +79,13 @@ def warm_up(game_ids: tuple[str, ...], jobs: int | None, quiet: bool, if_needed:
         console.print(f"kernels of {len(games)} games ready in {time.monotonic() - t0:.1f} s")
 
 
+def never_warmed_up() -> bool:
+    """Whether this code's kernel cache has no mark of a whole warm-up (a fresh install): a
+    command's first calls may then compile kernels for minutes."""
+    marker = _marker()
+    return marker is not None and not marker.exists()
+
+
 def _marker() -> Path | None:
     """A file in this code's kernel cache (``kernel_cache.py``) saying every game was warmed
     up into it; ``None`` when numba keeps its caches beside the sources. Numba files a
