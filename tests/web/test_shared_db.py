@@ -207,12 +207,16 @@ def _serve(*args: str) -> subprocess.CompletedProcess[str]:
     ("mysql://u@h/d", "unknown scheme 'mysql'"),
     ("postgresql://u:secret@127.0.0.1:1/none", "127.0.0.1:1/none"),
     ("postgresql://u@127.0.0.1:1/none?password=secret", "127.0.0.1:1/none?password=***"),
+    # an unencoded "?" in the password, which the driver reads as part of it: the whole
+    # address was printed as it was, password and all
+    ("postgresql://u:sec?ret@127.0.0.1:1/none", "u:***@127.0.0.1:1/none"),
 ])
 def test_a_db_that_cannot_be_served_is_refused_at_start_in_one_line(db, words):
     done = _serve("--db", db)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "secret" not in lines[0], done.stderr
+    assert "sec?ret" not in lines[0] and "ret@" not in lines[0], done.stderr
     assert not Path("mysql:").exists() and not Path("postgresql:").exists()
 
 

@@ -73,9 +73,11 @@ SESSION_BOUNDS = {"statement_timeout": "4s", "idle_in_transaction_session_timeou
 
 def _userinfo(dsn: str) -> tuple[str, str, str]:
     """(``scheme://``, the user info, the rest from its ``@``): the user info ends at the last
-    ``@`` before any query, so a password holding an unencoded ``@`` or ``/`` is all of it."""
+    ``@`` before any query, so a password holding an unencoded ``@`` or ``/`` is all of it,
+    or further on at the first ``@`` before any ``/``, where the driver ends it: a password
+    holding an unencoded ``?`` (which the driver reads as part of it) is all of it too."""
     scheme, sep, rest = dsn.partition("://")
-    at = rest.split("?", 1)[0].rfind("@")
+    at = max(rest.split("?", 1)[0].rfind("@"), rest.split("/", 1)[0].find("@"))
     if not sep or at < 0:
         return "", "", dsn
     return scheme + sep, rest[:at], rest[at:]
