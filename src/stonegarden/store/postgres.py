@@ -158,6 +158,13 @@ class PostgresStore(SQLStore):
         self._psycopg = psycopg
         self.dsn = dsn
         self.location = redacted(dsn)
+        if any(c in _userinfo(dsn)[1] for c in "@/"):
+            # the driver ends the user info at its first "@" or "/": it would read a piece of
+            # the password as the host, and say it in its message, where pieces too short to
+            # be masked (one or two letters) are shown
+            raise StoreError(f"--db {self.location}: the user name or password holds an '@' "
+                             "or a '/', which ends it there in an address: write them %40 and "
+                             "%2F")
         #: this store's own changes are not reported back to it
         self.origin = secrets.token_hex(6)
         self._listener: threading.Thread | None = None
