@@ -790,3 +790,21 @@ def test_replay_says_how_a_game_ended_off_the_board(tmp_path, ended, last):
     assert out.stdout.rstrip().endswith(last)
     rows = [json.loads(line) for line in run_cli("replay", str(path), "--json").stdout.splitlines()]
     assert [r["winner"] for r in rows] == [None, None]
+
+
+def test_replay_and_analyse_read_a_record_from_standard_input_as_dash(tmp_path):
+    """``curl ... | stonegarden replay -``: "cannot read record '-': No such file or
+    directory", the Unix convention for standard input unknown to the commands."""
+    p = write_record(tmp_path, ["Rd4"])
+    text = p.read_text()
+    from_file = run_cli("replay", str(p), "--json")
+    piped = run_cli("replay", "-", "--json", input=text)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == from_file.stdout
+    analysed = run_cli("analyse", "-", "--sims", "20", "--threads", "1", "--json", input=text)
+    assert analysed.returncode == 0, analysed.stderr
+    assert json.loads(analysed.stdout)["ply"] == 1
+    sgf = run_cli("replay", "-", input="(;GM[1]SZ[9])")
+    assert sgf.returncode == 2
+    assert sgf.stderr.startswith("error: standard input: ")
+    assert "this looks like an SGF file" in sgf.stderr
