@@ -354,8 +354,9 @@ def test_a_password_left_unencoded_is_still_never_printed(db):
     the host the message quoted."""
     done = _serve("--db", db)
     assert done.returncode == 2
+    said = done.stderr.replace("password", "")  # the message's own word
     for piece in ("hunter", "2secret", "pass", "word9"):
-        assert piece not in done.stderr, done.stderr
+        assert piece not in said, done.stderr
 
 
 def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path):
