@@ -457,11 +457,15 @@ def test_replay_names_an_unreadable_move_once(tmp_path):
     assert out.stderr.strip() == "error: ply 1 ('Zq9'): 'Z' is not a colour (R, Y, K or G)"
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("args, query", [
     (["engine", "--threads", "1"], '{"action": "version"}\n'),
     (["engine", "--threads", "1"], '{"action": "version"}\n{"game": "freego", "time": 60}\n'),
 ])
-def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
+def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query, stop):
+    """SIGTERM (``timeout``, ``kill``) ended engine, bench, replay, convert, play and the lab
+    without a word, as analyse, match, train and warm-up did not: every command but serve
+    takes it as Ctrl-C now."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", *args], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
@@ -471,13 +475,31 @@ def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query):
         proc.stdin.write(query)
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["version"]  # inside the command now
-        proc.send_signal(signal.SIGINT)  # waiting for a query, or in the middle of a search
+        proc.send_signal(stop)  # waiting for a query, or in the middle of a search
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130
     assert err.strip() == "interrupted" and out == ""
+
+
+def test_a_command_run_in_a_process_gives_it_its_sigterm_handler_back():
+    """The commands take SIGTERM as Ctrl-C while they run: a program (a test) that runs one
+    keeps its own handler afterwards."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    def mine(signum, frame):
+        pass
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        assert CliRunner().invoke(cli, ["games"]).exit_code == 0
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 #: run as ``python -c``: the commands' first import (numpy, numba) is stopped as a Ctrl-C would
@@ -544,7 +566,8 @@ def test_the_lazy_command_group_lists_each_command_with_its_modules_own_help():
     import click
     from click.testing import CliRunner
 
-    from stonegarden.cli import main
+    # the module, not the entry point of the same name that stonegarden.cli defines
+    main = importlib.import_module("stonegarden.cli.main")
 
     modules = {p.stem for p in Path(main.__file__).parent.glob("*.py")}
     commands = {command.name: command
@@ -771,3 +794,21 @@ def test_replay_says_how_a_game_ended_off_the_board(tmp_path, ended, last):
     assert out.stdout.rstrip().endswith(last)
     rows = [json.loads(line) for line in run_cli("replay", str(path), "--json").stdout.splitlines()]
     assert [r["winner"] for r in rows] == [None, None]
+
+
+def test_replay_and_analyse_read_a_record_from_standard_input_as_dash(tmp_path):
+    """``curl ... | stonegarden replay -``: "cannot read record '-': No such file or
+    directory", the Unix convention for standard input unknown to the commands."""
+    p = write_record(tmp_path, ["Rd4"])
+    text = p.read_text()
+    from_file = run_cli("replay", str(p), "--json")
+    piped = run_cli("replay", "-", "--json", input=text)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == from_file.stdout
+    analysed = run_cli("analyse", "-", "--sims", "20", "--threads", "1", "--json", input=text)
+    assert analysed.returncode == 0, analysed.stderr
+    assert json.loads(analysed.stdout)["ply"] == 1
+    sgf = run_cli("replay", "-", input="(;GM[1]SZ[9])")
+    assert sgf.returncode == 2
+    assert sgf.stderr.startswith("error: standard input: ")
+    assert "this looks like an SGF file" in sgf.stderr

@@ -164,3 +164,21 @@ def test_a_connection_a_proxy_keeps_idle_is_not_closed_under_it(server):
             assert conn.sock is not None  # the same connection, not a new one
     finally:
         conn.close()
+
+
+def test_a_request_giving_its_length_twice_is_refused_and_its_connection_closed(server):
+    """``Transfer-Encoding: chunked`` with a ``Content-Length``: the server read the body as
+    chunked and answered what followed it on the connection as a request of its own, which a
+    proxy going by the ``Content-Length`` took for the body (a request smuggled past it)."""
+    import socket
+
+    smuggled = b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    head = (f"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {5 + len(smuggled)}\r\nTransfer-Encoding: chunked\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(head.encode() + b"0\r\n\r\n" + smuggled)
+        answer = b""
+        while chunk := sock.recv(65536):  # to the end: the server closes the connection
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400 ") and answer.count(b"HTTP/1.1 ") == 1
+    assert b"Transfer-Encoding and Content-Length together are refused" in answer

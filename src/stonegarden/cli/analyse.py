@@ -19,11 +19,11 @@ from rich.console import Console
 from ..agents.analysis import THRESHOLDS, analyse_position, review_moves
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
-from ..core.record import parse_record, read_record_bytes, replay_record
+from ..core.record import parse_record, replay_record
 from ..errors import ParameterError, RecordError
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
-from .common import FiniteRange, friendly_errors, stop_on_sigterm, whole_record_error
+from .common import FiniteRange, friendly_errors, read_record_argument, whole_record_error
 
 #: a judgement's mark, as in the web app's move list
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -50,21 +50,20 @@ MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 @friendly_errors
 def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int | None,
             seed: int, threads: int, review: bool, as_json: bool, quiet: bool) -> None:
-    """Analyse a recorded game's position, or review all its moves. Ctrl-C (or SIGTERM) in a
-    review prints the moves reviewed so far."""
-    stop_on_sigterm()
+    """Analyse a recorded game's position, or review all its moves. RECORD - reads the record
+    from standard input. Ctrl-C (or SIGTERM) in a review prints the moves reviewed so far."""
     if seconds is not None and sims is not None:
         raise ParameterError("give --time or --sims, not both")
     if review and ply is not None:
         raise ParameterError("give --ply (one position) or --review (every move), not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
-    raw = read_record_bytes(record_path)
+    raw = read_record_argument(record_path)
     try:
         record = parse_record(raw)
     except RecordError as exc:
         if exc.entry is not None:
             raise
-        raise RecordError(whole_record_error(record_path, exc)) from None
+        raise RecordError(whole_record_error(record_path, exc, raw)) from None
     game, states = replay_record(record)
     parallel = reproducible_parallel(seed, budget.seconds)
     agent = SearchAgent(SearchConfig(), budget, seed,

@@ -21,10 +21,9 @@ def bench() -> None:
 def say_if_compiling() -> None:
     """Where this code's kernels were never warmed up (a fresh install), say on stderr why
     nothing shows for minutes: the kernels compile before the measurement, which skips that."""
-    from .warmup import _marker
+    from .warmup import never_warmed_up
 
-    marker = _marker()
-    if marker is not None and not marker.exists():
+    if never_warmed_up():
         click.echo("loading the kernels, or compiling those not compiled yet (minutes after an "
                    "install; not measured; `stonegarden warm-up` compiles every game's)",
                    err=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -69,16 +68,6 @@ class NamedText(click.ParamType):
         return value
 
 
-def stop_on_sigterm() -> None:
-    """SIGTERM (``timeout``, ``kill``, a service manager) stops the command as Ctrl-C does:
-    what it finished is said and kept, with exit status 130, rather than lost without a word."""
-    signal.signal(signal.SIGTERM, _as_ctrl_c)
-
-
-def _as_ctrl_c(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
-
-
 def game_from_options(game_id: str, params: Sequence[str]) -> Game:
     return make(game_id, **parse_param_options(params))
 
@@ -124,19 +113,34 @@ def resign_rule(resign: float | None, moves: int) -> Any:
     return None if resign is None else ResignRule(resign, moves)
 
 
-def whole_record_error(path: str, exc: RecordError) -> str:
-    """The message of ``exc``, an error of the whole record read from ``path`` (not of one of
-    its entries): it names the file (a loop over many records says which failed) and, where
-    the file is an SGF or an Abstract Play record (which ``convert`` reads), says so."""
-    return f"{path!r}: {exc}{_convert_hint(path)}"
+def read_record_argument(path: str) -> bytes:
+    """The bytes of the record a command's RECORD names: the file, or standard input for
+    ``-`` (``curl ... | stonegarden replay -``), read once and no further than a record may be.
+
+    Raises:
+        RecordError: unreadable, or larger than a record may be.
+    """
+    from ..core.record import MAX_RECORD_BYTES, read_record_bytes
+
+    if path != "-":
+        return read_record_bytes(path)
+    raw = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordError(f"standard input is larger than any record ({MAX_RECORD_BYTES} "
+                          "bytes at most)")
+    return raw
 
 
-def _convert_hint(path: str) -> str:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096).lstrip()
-    except OSError:
-        return ""
+def whole_record_error(path: str, exc: RecordError, raw: bytes) -> str:
+    """The message of ``exc``, an error of the whole record ``raw`` read from ``path`` (not of
+    one of its entries): it names the file (a loop over many records says which failed) and,
+    where the bytes are an SGF or an Abstract Play record (which ``convert`` reads), says so."""
+    name = "standard input" if path == "-" else repr(path)
+    return f"{name}: {exc}{_convert_hint(path, raw)}"
+
+
+def _convert_hint(path: str, raw: bytes) -> str:
+    head = raw[:4096].lstrip()
     if head.startswith(b"(;") or path.lower().endswith(".sgf"):
         kind = "an SGF file"
     elif b'"header"' in head and b'"format"' not in head:

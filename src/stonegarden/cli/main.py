@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+import threading
 from typing import Any
 
 import click
@@ -84,8 +86,27 @@ class Commands(click.Group):
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]},
              epilog="Exit status: 0 done; 2 an option or an input refused, with one line on "
                     "standard error saying why (replay: also a record that does not replay, or "
-                    "whose result disagrees); 130 stopped by Ctrl-C.")
+                    "whose result disagrees); 130 stopped by Ctrl-C or SIGTERM (serve shuts "
+                    "down on either, as a server does).")
 @click.version_option(__version__, prog_name="stonegarden")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Play, study and design Blooms, Free Go, Bridge Go and Blobs."""
+    if ctx.invoked_subcommand != "serve":  # uvicorn shuts a server down on SIGTERM itself
+        stop_on_sigterm(ctx)
 
+
+def stop_on_sigterm(ctx: click.Context) -> None:
+    """SIGTERM (``timeout``, ``kill``, a service manager) stops the command as Ctrl-C does:
+    what it finished is said and kept, with exit status 130, rather than lost without a word
+    (and a terminal game's spinner leaving the cursor hidden). Until ``ctx`` closes: a command
+    run inside a longer process (a test's) gives the process its own handler back."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # Python takes signals in its main thread only
+    previous = signal.signal(signal.SIGTERM, _as_ctrl_c)
+    ctx.call_on_close(lambda: signal.signal(
+        signal.SIGTERM, signal.SIG_DFL if previous is None else previous))
+
+
+def _as_ctrl_c(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt

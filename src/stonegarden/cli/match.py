@@ -31,7 +31,6 @@ from .common import (
     param_option,
     resign_options,
     resign_rule,
-    stop_on_sigterm,
 )
 
 
@@ -180,7 +179,6 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
           resign: float | None, resign_moves: int) -> None:
     """Agent A against agent B on GAME, seats alternating (A is player 1 in even games).
     Ctrl-C (or SIGTERM) stops it with the summary of the games finished so far."""
-    stop_on_sigterm()
     for name, spec in (("A", a), ("B", b)):
         if "seed" in parse_agent_spec(spec)[1]:
             click.echo(f"note: {name} {spec!r} sets its own seed, so it plays the same way in "

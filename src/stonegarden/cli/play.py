@@ -48,6 +48,12 @@ def play(game_id: str, params: tuple[str, ...], p1: str, p2: str, save: str | No
                                  "written over; choose another name, or remove it first")
     for spec in (p1, p2):
         seat_agent(game, spec)  # fail early on a bad spec, before the board is drawn
+    from .warmup import never_warmed_up
+
+    if never_warmed_up():  # a first move, an agent's or a hint would wait without a word
+        click.echo("loading the kernels, or compiling those not compiled yet: the first moves "
+                   "may take minutes after an install (`stonegarden warm-up` compiles every "
+                   "game's once)", err=True)
     console = Console(highlight=False)
     console.soft_wrap = not console.is_terminal  # into a pipe or a file, lines stay whole
     try:  # play_terminal says itself where the record is once the game has begun
@@ -64,7 +70,8 @@ def resumed(path: str, p1: str, p2: str) -> tuple[
         tuple[dict[str, str], Mapping[str, Any] | None]]:
     """The game of the record at ``path``, its moves and the states they lead to, and its
     seats: the record's players where ``--p1``/``--p2`` were not given (a player who is no
-    agent, a person named on the web page, is a person here).
+    agent, a person named on the web page, is a person here); and its people and ``meta``
+    to write back, without a clock (the terminal game has none).
 
     Raises:
         ParameterError: a GAME, ``--param`` or ``--save`` given too (the record names its game
@@ -93,6 +100,11 @@ def resumed(path: str, p1: str, p2: str) -> tuple[
             names[seat], spec = spec, "human"
         if ctx.get_parameter_source(f"p{seat}") is click.core.ParameterSource.DEFAULT:
             specs[seat] = spec
-    return (game, (list(record.moves), states), specs["1"], specs["2"],
-            (names, record.meta))
+    meta = record.meta
+    if meta is not None and "clock" in meta:
+        # the moves played here are on no clock: the record would say they were
+        meta = {key: value for key, value in meta.items() if key != "clock"}
+        click.echo("note: the record's clock is left out of it from now on: the terminal "
+                   "game has none", err=True)
+    return (game, (list(record.moves), states), specs["1"], specs["2"], (names, meta))
 

@@ -15,12 +15,11 @@ from ..core.record import (
     ended_outside_rules,
     game_of,
     parse_record,
-    read_record_bytes,
     record_before,
     replay_rows,
 )
 from ..errors import RecordError, StonegardenError, quote
-from .common import whole_record_error
+from .common import read_record_argument, whole_record_error
 
 
 @click.command()
@@ -28,14 +27,15 @@ from .common import whole_record_error
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per move")
 def replay(record_path: str, as_json: bool) -> None:
     """Replay a game record move by move (diagrams, or JSON lines with --json), then check its
-    stated result: a record that does not replay, or whose result disagrees, exits with 2."""
+    stated result: a record that does not replay, or whose result disagrees, exits with 2.
+    RECORD - reads the record from standard input."""
     try:
-        raw = read_record_bytes(record_path)
+        raw = read_record_argument(record_path)
         try:
             record = parse_record(raw)
         except RecordError as exc:
             if exc.entry is None:  # not a record at all: say which file
-                raise RecordError(whole_record_error(record_path, exc)) from None
+                raise RecordError(whole_record_error(record_path, exc, raw)) from None
             before = record_before(raw, exc.entry) if exc.entry is not None else None
             if before is not None:
                 _show(before, as_json)  # the lines before the malformed entry

@@ -11,7 +11,7 @@ import click
 from ..agents.registry import OPTION_RANGES
 from ..core.params import parse_param_options
 from ..lab.runner import MAX_GAMES
-from .common import NamedPath, NamedText, friendly_errors, param_option, stop_on_sigterm
+from .common import NamedPath, NamedText, friendly_errors, param_option
 
 #: the fit's steps a command may ask for: about three days on one core, where a typo's extra
 #: digits would otherwise fit for ever
@@ -60,7 +60,6 @@ def train(game_id: str, params: tuple[str, ...], games: int, sims: int, out: str
     from ..learn.train import train as run
 
     folder = Path(out if out is not None else f"train-{game_id}")
-    stop_on_sigterm()
     try:
         meta = run(game_id, parse_param_options(params), games=games, sims=sims, out=folder,
                    seed=seed, workers=workers, steps=steps, prior=prior, targets=targets,

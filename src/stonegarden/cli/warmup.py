@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..core.registry import available_games, game_class
 from ..errors import ParameterError
-from .common import friendly_errors, stop_on_sigterm
+from .common import friendly_errors
 
 
 @click.command("warm-up")
@@ -45,7 +45,6 @@ def warm_up(game_ids: tuple[str, ...], jobs: int | None, quiet: bool, if_needed:
     if marker is not None:
         _check_writable(marker.parent)
     jobs = min(jobs or os.cpu_count() or 1, len(games))
-    stop_on_sigterm()  # a service manager's stop ends the processes too, as Ctrl-C does
     console = Console(stderr=True)
     t0 = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -78,6 +77,13 @@ def warm_up(game_ids: tuple[str, ...], jobs: int | None, quiet: bool, if_needed:
         marker.touch()
     if not quiet:
         console.print(f"kernels of {len(games)} games ready in {time.monotonic() - t0:.1f} s")
+
+
+def never_warmed_up() -> bool:
+    """Whether this code's kernel cache has no mark of a whole warm-up (a fresh install): a
+    command's first calls may then compile kernels for minutes."""
+    marker = _marker()
+    return marker is not None and not marker.exists()
 
 
 def _marker() -> Path | None:

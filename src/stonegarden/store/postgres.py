@@ -73,9 +73,11 @@ SESSION_BOUNDS = {"statement_timeout": "4s", "idle_in_transaction_session_timeou
 
 def _userinfo(dsn: str) -> tuple[str, str, str]:
     """(``scheme://``, the user info, the rest from its ``@``): the user info ends at the last
-    ``@`` before any query, so a password holding an unencoded ``@`` or ``/`` is all of it."""
+    ``@`` before any query, so a password holding an unencoded ``@`` or ``/`` is all of it,
+    or further on at the first ``@`` before any ``/``, where the driver ends it: a password
+    holding an unencoded ``?`` (which the driver reads as part of it) is all of it too."""
     scheme, sep, rest = dsn.partition("://")
-    at = rest.split("?", 1)[0].rfind("@")
+    at = max(rest.split("?", 1)[0].rfind("@"), rest.split("/", 1)[0].find("@"))
     if not sep or at < 0:
         return "", "", dsn
     return scheme + sep, rest[:at], rest[at:]
@@ -156,6 +158,13 @@ class PostgresStore(SQLStore):
         self._psycopg = psycopg
         self.dsn = dsn
         self.location = redacted(dsn)
+        if any(c in _userinfo(dsn)[1] for c in "@/"):
+            # the driver ends the user info at its first "@" or "/": it would read a piece of
+            # the password as the host, and say it in its message, where pieces too short to
+            # be masked (one or two letters) are shown
+            raise StoreError(f"--db {self.location}: the user name or password holds an '@' "
+                             "or a '/', which ends it there in an address: write them %40 and "
+                             "%2F")
         #: this store's own changes are not reported back to it
         self.origin = secrets.token_hex(6)
         self._listener: threading.Thread | None = None

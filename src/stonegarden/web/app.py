@@ -42,6 +42,7 @@ from .http import (
     SGF,
     ApiError,
     Json,
+    OneBodyLength,
     SecurityHeaders,
     Static,
     bounded,
@@ -386,7 +387,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Mount("/static", Static(directory=HERE / "static"), name="static"),
     ]
     routes.append(Route("/{rest:path}/", without_slash, methods=SLASH_METHODS))
-    middleware = [Middleware(SecurityHeaders)]
+    middleware = [Middleware(SecurityHeaders), Middleware(OneBodyLength)]
     if forwarded_allow_ips:
         middleware.insert(0, Middleware(trust_forwarded, trusted=forwarded_allow_ips))
     if site.prefix:

@@ -74,6 +74,27 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+class OneBodyLength:
+    """ASGI middleware: a request that gives its body's length twice over, by
+    ``Transfer-Encoding`` and by ``Content-Length``, is refused (400) and its connection
+    closed. The server reads such a body as chunked and answered what followed on the
+    connection as a request of its own: a proxy in front that went by the ``Content-Length``
+    would pass a request smuggled inside the body (HTTP/1.1 asks to close the connection)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        names = {name.lower() for name, _ in scope.get("headers", ())}
+        if (scope["type"] != "http"
+                or not {b"transfer-encoding", b"content-length"} <= names):
+            await self.app(scope, receive, send)
+            return
+        await error_response(400, "a request gives its body's length once: Transfer-Encoding "
+                                  "and Content-Length together are refused",
+                             {"Connection": "close"})(scope, receive, send)
+
+
 class Json(JSONResponse):
     """JSON in ASCII: any text (a lone surrogate quoted back in an error too) can be written.
     Never stored by a cache: an answer is the game now, and may be one seat's (its hint)."""
