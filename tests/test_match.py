@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -370,6 +371,20 @@ def test_an_even_match_reads_elo_plus_0_not_minus_0(cli):
     assert '"elo": 0.0,' in r.stdout and "-0.0" not in r.stdout
 
 
+def _wait_for_cpu(proc: subprocess.Popen[str], seconds: float, within: float = 120) -> None:
+    """Until ``proc`` has spent ``seconds`` of CPU (Linux's /proc), ``within`` seconds at most."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        assert proc.poll() is None, proc.communicate()
+        with open(f"/proc/{proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks >= seconds:  # utime + stime
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the process spent less than {seconds} s of CPU in {within} s")
+
+
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
 @pytest.mark.slow
 def test_a_match_stopped_before_any_game_ends_prints_valid_json_and_no_figures(as_json):
@@ -378,7 +393,10 @@ def test_a_match_stopped_before_any_game_ends_prints_valid_json_and_no_figures(a
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=cli_env(),
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(6)  # the first game's first search (of 30 s) is under way
+    # the first game's first search (of 30 s) is under way once the process has spent more
+    # CPU than its imports and kernel loading take (about 2 s): a wait in wall time read a
+    # loaded machine's import as the search
+    _wait_for_cpu(proc, 4.0)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
