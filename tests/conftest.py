@@ -58,6 +58,16 @@ def run_cli(*args: str, input: str | None = None, timeout: float = 300,
     )
 
 
+def refused_as_in_use(result: subprocess.CompletedProcess[str], folder: Path,
+                      option: str) -> bool:
+    """Whether a command was refused (status 2) in one line for a folder that a run of this
+    process holds (``lab.folder_lock.folder_held``)."""
+    return result.returncode == 2 and result.stderr.splitlines() == [
+        f"error: {option} {str(folder)!r} is in use by another run (process {os.getpid()}): "
+        "two runs in one folder would write over each other's files; wait for it to end, or "
+        "use another folder"]
+
+
 @pytest.fixture
 def cli():
     return run_cli

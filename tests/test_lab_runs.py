@@ -23,7 +23,7 @@ import pytest
 
 from stonegarden.stats import MatchStats, seat_adjusted
 
-from .conftest import cli_env, run_cli
+from .conftest import cli_env, refused_as_in_use, run_cli
 
 SWEEP = ["sweep", "blooms", "--grid", "size=3,4", "--grid", "target=4:8:2", "--agent", "random",
          "--games", "12", "--seed", "5"]
@@ -931,11 +931,7 @@ def test_a_second_run_in_the_folder_of_a_running_one_is_refused(tmp_path, comman
             "--out", str(out))
     with folder_held(out, "--out"):  # a run of this process holds it
         refused = run_cli(*args)
-    assert refused.returncode == 2
-    assert refused.stderr.splitlines() == [
-        f"error: --out {str(out)!r} is in use by another run (process {os.getpid()}): two runs "
-        "in one folder would write over each other's files; wait for it to end, or use "
-        "another folder"]
+    assert refused_as_in_use(refused, out, "--out"), refused.stderr
     assert sorted(p.name for p in out.iterdir()) == [".stonegarden-lock"]
     done = run_cli(*args)  # the first run ended: its folder is free
     assert done.returncode == 0, done.stderr

@@ -19,7 +19,7 @@ from stonegarden.lab.adjudication import ResignRule
 from stonegarden.lab.selfplay import with_seed as seeded_spec
 from stonegarden.stats import MatchStats, seat_adjusted
 
-from .conftest import cli_env, run_cli
+from .conftest import cli_env, refused_as_in_use, run_cli
 
 SMALL = ("--param", "size=3")
 
@@ -339,19 +339,13 @@ def test_resume_of_a_folder_without_records_plays_the_whole_match(tmp_path):
 
 def test_a_second_match_into_the_save_dir_of_a_running_one_is_refused(cli, tmp_path):
     """Two matches at once into one --save-dir wrote the same records over each other's."""
-    import os
-
     from stonegarden.lab.folder_lock import folder_held
 
     args = ("match", "blooms", "random", "random", *SMALL, "--games", "1", "--quiet",
             "--save-dir", str(tmp_path / "m"))
     with folder_held(tmp_path / "m", "--save-dir"):  # a match of this process plays there
         r = cli(*args)
-    assert r.returncode == 2
-    assert r.stderr.splitlines() == [
-        f"error: --save-dir {str(tmp_path / 'm')!r} is in use by another run (process "
-        f"{os.getpid()}): two runs in one folder would write over each other's files; wait "
-        "for it to end, or use another folder"]
+    assert refused_as_in_use(r, tmp_path / "m", "--save-dir"), r.stderr
     assert not list((tmp_path / "m").glob("game-*.json"))
     assert cli(*args).returncode == 0 and (tmp_path / "m" / "game-0000.json").is_file()
 
