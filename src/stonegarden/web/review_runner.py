@@ -333,14 +333,13 @@ class Reviewer:
             r.running = False
             svc.hub.publish(live.id)
             # the others may take it up, and show it stopped (a shutdown's own give-up, or
-            # the claim running out, covers a release that cannot be written now)
-            # (a claim asked for here again waits for this release: same owner)
+            # the claim running out, covers a release that cannot be written now). Not
+            # waited for: a cancel answers as soon as the task ends, before its pages (told
+            # above) ask again; a claim asked for here again waits for it (same owner)
             releasing = asyncio.ensure_future(asyncio.to_thread(
                 svc.store.release_analysis, live.id, svc.turns.owner))
             self._releasing[live.id] = releasing
             releasing.add_done_callback(lambda f: self._forget_release(live.id, f))
-            with contextlib.suppress(StoreError, asyncio.CancelledError):
-                await asyncio.shield(releasing)
 
     def _forget_release(self, game_id: str, releasing: asyncio.Future[None]) -> None:
         if self._releasing.get(game_id) is releasing:
