@@ -46,3 +46,62 @@ def test_an_analysis_stored_through_one_server_is_served_by_the_other(pair):
     assert there["done"] and not there["running"]
     status, record = b.request("GET", f"/api/games/{gid}/record")
     assert status == 200 and record["meta"]["analysis"]["points"] == done["points"]
+
+
+def until(check, seconds: float = 60.0):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"not within {seconds} s")
+
+
+def running_on(server: Server, gid: str) -> bool:
+    return bool(analysis(server, gid)["running"])
+
+
+def test_an_analysis_running_through_one_server_runs_for_the_other(pair):
+    """Through b, the analysis a runs shows running (its points as a stores them), asking
+    again there starts no second one, and a cancel there stops it in a."""
+    a, b = pair
+    status, made = a.request("POST", "/api/records", study_record(40))
+    assert status == 201, made
+    gid = made["id"]
+    assert analysis(b, gid)["engine"] is None  # b holds the game, with no analysis
+    assert a.request("POST", f"/api/games/{gid}/analysis", {})[0] == 202
+    until(lambda: running_on(b, gid), 10)  # b hears of the claim, and shows it running
+    there = analysis(b, gid)
+    assert there["can_cancel"] and not there["done"], there
+    status, asked = b.request("POST", f"/api/games/{gid}/analysis", {})
+    assert status == 202 and asked["running"], asked
+    status, snap = b.request("GET", f"/api/games/{gid}")
+    assert status == 200 and snap["analysis"]["running"], snap["analysis"]
+    status, cancelled = b.request("POST", f"/api/games/{gid}/analysis/cancel", {})
+    assert status == 200 and cancelled["cancelled"] and not cancelled["running"], cancelled
+    assert not running_on(a, gid)  # a stopped it: its cancel is a's
+    assert analysis(a, gid)["cancelled"]
+    # no process runs it now: a second cancel is refused, and asking again through b runs it
+    assert b.request("POST", f"/api/games/{gid}/analysis/cancel", {})[0] == 409
+    assert b.request("POST", f"/api/games/{gid}/analysis", {})[0] == 202
+    assert running_on(b, gid)
+    until(lambda: running_on(a, gid), 10)
+    assert b.request("POST", f"/api/games/{gid}/analysis/cancel", {})[0] == 200
+
+
+def test_an_analysis_whose_server_was_killed_is_offered_again(pair):
+    a, b = pair
+    status, made = a.request("POST", "/api/records", study_record(40))
+    assert status == 201, made
+    gid = made["id"]
+    assert analysis(b, gid)["engine"] is None
+    assert a.request("POST", f"/api/games/{gid}/analysis", {})[0] == 202
+    until(lambda: running_on(b, gid), 10)
+    a.kill9()
+    t0 = time.monotonic()  # its claim, renewed no more, runs out: b offers it again
+    until(lambda: not running_on(b, gid), 60)
+    assert time.monotonic() - t0 > 1  # not at once: the claim outlived a's last renewal
+    assert b.request("POST", f"/api/games/{gid}/analysis", {})[0] == 202
+    assert running_on(b, gid)
+    assert b.request("POST", f"/api/games/{gid}/analysis/cancel", {})[0] == 200

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from stonegarden.errors import StoreError
-from stonegarden.store import SCHEMA_VERSION, NewGame, StaleError, open_store
+from stonegarden.store import SCHEMA_VERSION, AnalysisClaim, NewGame, StaleError, open_store
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
@@ -274,6 +274,45 @@ def test_a_released_claim_lets_another_process_think_at_once(store):
     store.release_thinking("A")
     assert store.claim_thinking("t2", 1, "B", 101.0, 141.0) == (True, 141.0)
     assert store.claim_thinking("t3", 0, "A", 101.0, 141.0) == (False, 140.0)  # B's stays
+
+
+def test_one_process_at_a_time_runs_a_games_analysis(store):
+    """A claim on the analysis holds until it runs out unless its owner renews it; a cancel
+    marks it (its owner's renewal then fails), and a release lets another process claim it."""
+    store.create_game(new("a1", ("human", "human")))
+    store.create_game(new("a2", ("human", "human")))
+    assert store.claim_analysis("a1", "A", "10.0.0.1", 100.0, 120.0) == AnalysisClaim(
+        "A", "10.0.0.1", 120.0)
+    held = store.claim_analysis("a1", "B", "10.0.0.2", 110.0, 130.0)
+    assert held == AnalysisClaim("A", "10.0.0.1", 120.0)  # A's: B shows it running
+    assert store.renew_analysis("a1", "A", 140.0) == AnalysisClaim("A", "10.0.0.1", 140.0)
+    assert store.renew_analysis("a1", "B", 150.0) is None  # not B's to renew
+    assert store.analysis_claim("a1") == AnalysisClaim("A", "10.0.0.1", 140.0)
+    assert store.claim_analysis("a1", "B", "10.0.0.2", 141.0, 161.0).owner == "B"  # ran out
+    assert store.cancel_analysis("a1", 150.0)
+    assert store.renew_analysis("a1", "B", 170.0) == AnalysisClaim("B", "10.0.0.2", 161.0,
+                                                                    cancelled=True)
+    assert not store.cancel_analysis("a2", 150.0)  # none runs: nothing to cancel
+    assert not store.cancel_analysis("a1", 200.0)  # run out: nothing to cancel
+    store.release_analysis("a1", "A")  # not A's: stays
+    assert store.analysis_claim("a1") is not None
+    store.release_analysis("a1", "B")
+    assert store.analysis_claim("a1") is None
+    # asked for again: a fresh claim, not cancelled
+    assert store.claim_analysis("a1", "A", "x", 300.0, 320.0) == AnalysisClaim("A", "x", 320.0)
+    assert store.claim_analysis("a2", "A", "x", 300.0, 320.0).owner == "A"
+    store.release_analysis("", "A")  # a server stopping gives up all its claims
+    assert store.analysis_claim("a1") is None and store.analysis_claim("a2") is None
+
+
+def test_a_sqlite_file_drops_the_analysis_claims_of_the_process_that_served_it(tmp_path):
+    path = tmp_path / "g.db"
+    first = open_store(str(path))
+    first.create_game(new("a3", ("human", "human")))
+    first.claim_analysis("a3", "A", "x", 100.0, 1e12)
+    first.close()
+    again = open_store(str(path))  # one process a file: A was killed before it gave it up
+    assert again.analysis_claim("a3") is None
 
 
 def test_postgresql_migrates_once_when_servers_start_together(pg_database):

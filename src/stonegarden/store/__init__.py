@@ -12,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import StoreError, quote
-from .base import GameRow, GameSummary, NewGame, StaleError, Store, default_db_path
+from .base import AnalysisClaim, GameRow, GameSummary, NewGame, StaleError, Store, default_db_path
 from .migrations import MIGRATIONS, SCHEMA_VERSION, Migration
 
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "AnalysisClaim",
     "GameRow",
     "GameSummary",
     "Migration",

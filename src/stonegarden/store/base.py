@@ -43,6 +43,19 @@ class NewGame:
 
 
 @dataclass(frozen=True)
+class AnalysisClaim:
+    """Which server process runs a game's analysis (``Store.claim_analysis``): its ``owner``,
+    the ``client`` that asked for it (who may cancel it), until when the claim holds unless
+    renewed (``expires``: a killed process's claim runs out), and whether a person cancelled
+    it through another process (``cancelled``: its owner stops it)."""
+
+    owner: str
+    client: str
+    expires: float
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
 class GameRow:
     """One stored game with its moves. Secrets never leave the server except to the creator."""
 
@@ -205,7 +218,8 @@ class Store(Protocol):
         changes a game (``what``: ``move``, ``join``, ``withdraw``, ``flag``, ``clock``, ``rematch``,
         ``name``, ``create``, ``lobby`` for a new game listed with an open seat, ``think``
         when a claim to think for its agent was given up, ``cancel`` when its agent's thinking
-        was cancelled, ``analysis`` when its analysis was stored);
+        was cancelled, ``analysis`` when its analysis was stored or a process began or ended
+        running it, ``analysis-cancel`` when a person cancelled the analysis running);
         ``("lost", "")`` when changes may have been missed. A store that only one process uses
         never calls it."""
         ...
@@ -230,6 +244,35 @@ class Store(Protocol):
     def release_thinking(self, owner: str) -> None:
         """Give up every claim of ``owner`` (a server stopping), telling the other processes
         (``think``), so that one of them thinks at once instead of when the claim runs out."""
+        ...
+
+    def claim_analysis(self, game_id: str, owner: str, client: str, now: float,
+                       until: float) -> AnalysisClaim:
+        """Let server process ``owner`` run the game's analysis for ``client`` until ``until``
+        (not cancelled), unless another holds its claim past ``now``; the claim that holds
+        after the call (``owner`` is the caller's only where it may run it). Tells the other
+        processes (``analysis``)."""
+        ...
+
+    def renew_analysis(self, game_id: str, owner: str, until: float) -> AnalysisClaim | None:
+        """Extend ``owner``'s claim to ``until`` unless a person cancelled it; the claim, or
+        ``None`` where ``owner`` no longer holds one (its owner stops the analysis either
+        way when it is not renewed)."""
+        ...
+
+    def analysis_claim(self, game_id: str) -> AnalysisClaim | None:
+        """The game's claim to run its analysis, or ``None`` (one that ran out included)."""
+        ...
+
+    def cancel_analysis(self, game_id: str, now: float) -> bool:
+        """Mark the game's claim (one that holds past ``now``) cancelled and tell the other
+        processes (``analysis-cancel``): its owner stops the analysis and gives up its claim.
+        Whether there was such a claim."""
+        ...
+
+    def release_analysis(self, game_id: str, owner: str) -> None:
+        """Give up the claim of ``owner`` on the game's analysis (every claim of ``owner`` when
+        ``game_id`` is empty: a server stopping), telling the other processes (``analysis``)."""
         ...
 
     def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]],

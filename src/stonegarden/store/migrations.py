@@ -93,6 +93,15 @@ MIGRATIONS: tuple[Migration, ...] = (
             expires DOUBLE PRECISION NOT NULL
         )""",
     ), creates=("thinking",)),
+    Migration(6, "which server process runs a game's analysis", (
+        """CREATE TABLE analysing (
+            game_id TEXT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+            owner TEXT NOT NULL,
+            client TEXT NOT NULL,
+            expires DOUBLE PRECISION NOT NULL,
+            cancelled BOOLEAN NOT NULL DEFAULT FALSE
+        )""",
+    ), creates=("analysing",)),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

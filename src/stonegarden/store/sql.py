@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from ..errors import StoreError
 from .base import (
+    AnalysisClaim,
     ChangeListener,
     GameRow,
     GameSummary,
@@ -195,6 +196,7 @@ class SQLStore:
             con.execute("DELETE FROM moves WHERE game_id = ?", (game_id,))
             con.execute("DELETE FROM analyses WHERE game_id = ?", (game_id,))
             con.execute("DELETE FROM thinking WHERE game_id = ?", (game_id,))
+            con.execute("DELETE FROM analysing WHERE game_id = ?", (game_id,))
             con.execute("DELETE FROM games WHERE id = ?", (game_id,))
             self._notify(con, "withdraw", game_id)
         return True
@@ -335,6 +337,60 @@ class SQLStore:
                         " VALUES (?, ?, ?, ?)",
                         (game_id, engine, json.dumps(list(points)), time.time()))
             self._notify(con, "analysis", game_id)
+
+    def claim_analysis(self, game_id: str, owner: str, client: str, now: float,
+                       until: float) -> AnalysisClaim:
+        with self._transaction() as con:
+            self._lock_game(con, game_id)
+            held = self._analysis_claim(con, game_id)
+            if held is not None and held.owner != owner and held.expires > now:
+                return held
+            con.execute("INSERT INTO analysing (game_id, owner, client, expires, cancelled)"
+                        " VALUES (?, ?, ?, ?, FALSE) ON CONFLICT (game_id) DO UPDATE SET"
+                        " owner = excluded.owner, client = excluded.client,"
+                        " expires = excluded.expires, cancelled = FALSE",
+                        (game_id, owner, client, until))
+            self._notify(con, "analysis", game_id)
+            return AnalysisClaim(owner, client, until)
+
+    def renew_analysis(self, game_id: str, owner: str, until: float) -> AnalysisClaim | None:
+        with self._transaction() as con:
+            con.execute("UPDATE analysing SET expires = ? WHERE game_id = ? AND owner = ?"
+                        " AND NOT cancelled", (until, game_id, owner))
+            held = self._analysis_claim(con, game_id)
+        return held if held is not None and held.owner == owner else None
+
+    def analysis_claim(self, game_id: str) -> AnalysisClaim | None:
+        with self._connect() as con:
+            return self._analysis_claim(con, game_id)
+
+    @staticmethod
+    def _analysis_claim(con: Any, game_id: str) -> AnalysisClaim | None:
+        row = con.execute("SELECT owner, client, expires, cancelled FROM analysing"
+                          " WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None else AnalysisClaim(str(row[0]), str(row[1]),
+                                                      float(row[2]), bool(row[3]))
+
+    def cancel_analysis(self, game_id: str, now: float) -> bool:
+        with self._transaction() as con:
+            done = con.execute("UPDATE analysing SET cancelled = TRUE WHERE game_id = ?"
+                               " AND expires > ?", (game_id, now)).rowcount == 1
+            if done:
+                self._notify(con, "analysis-cancel", game_id)
+        return done
+
+    def release_analysis(self, game_id: str, owner: str) -> None:
+        with self._transaction() as con:
+            if game_id:
+                games = [game_id] if con.execute(
+                    "DELETE FROM analysing WHERE game_id = ? AND owner = ?",
+                    (game_id, owner)).rowcount else []
+            else:
+                games = [r[0] for r in con.execute("SELECT game_id FROM analysing"
+                                                   " WHERE owner = ?", (owner,)).fetchall()]
+                con.execute("DELETE FROM analysing WHERE owner = ?", (owner,))
+            for gid in games:
+                self._notify(con, "analysis", gid)
 
     def get_analysis(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
         with self._connect() as con:

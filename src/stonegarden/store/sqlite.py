@@ -60,6 +60,7 @@ class SQLiteStore(SQLStore):
             # pause stays. Written even when there is none, so that a file this process can
             # read but not write stops the start here, not at its first write
             con.execute("DELETE FROM thinking WHERE owner <> ?", (PAUSED,))
+            con.execute("DELETE FROM analysing")  # the same for an analysis running
 
     # -- connections ----------------------------------------------------------------------------
     @contextmanager

@@ -274,7 +274,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
         body = await read_json(request, ("secret",))
-        return Json(svc.reviewer.request(live, body.get("secret"), client), status_code=202)
+        return Json(await svc.reviewer.request(live, body.get("secret"), client), status_code=202)
 
     async def cancel_analysis(request: Request) -> Json:
         svc = service()

@@ -39,10 +39,15 @@ class Elsewhere:
                 svc.turns.cancelled_elsewhere(live)
                 svc.hub.publish(game_id)
             return
-        if what == "analysis":  # another process analyses it: its points, read again
+        if what == "analysis":  # another process analyses it: its points and claim, read again
             live = svc.live.get(game_id)
             if live is not None and not (live.review is not None and live.review.running):
                 svc.in_background(self._analysis_read(live))
+            return
+        if what == "analysis-cancel":  # a person cancelled it elsewhere: stopped if it runs here
+            live = svc.live.get(game_id)
+            if live is not None:
+                svc.reviewer.cancelled_elsewhere(live)
             return
         if what == "lost":  # changes may have been missed: forget every game
             thinking = [gid for gid, live in svc.live.items() if live.thinking is not None]
@@ -95,21 +100,28 @@ class Elsewhere:
         with contextlib.suppress(ApiError):
             live = await self.service.load(game_id)
             if analyse_for is not None:
-                self.service.reviewer.resume(live, analyse_for)
+                await self.service.reviewer.resume(live, analyse_for)
 
     async def _analysis_read(self, live: Live) -> None:
         """The analysis another process stored, in place of the one held here (which it
         extends: that process analysed the same moves, or an undo there changed them, and
-        the move's own notice reads the game again); its pages are told."""
+        the move's own notice reads the game again), and whether one runs it now; its pages
+        are told."""
         svc = self.service
         try:
+            claim = await asyncio.to_thread(svc.store.analysis_claim, live.id)
             stored = await asyncio.to_thread(svc.store.get_analysis, live.id)
         except StoreError:
             return  # a damaged row is left out, as when the game is read
         r = live.review
-        if stored is None or svc.live.get(live.id) is not live or (r is not None and r.running):
+        if svc.live.get(live.id) is not live or (r is not None and r.running):
             return  # let go meanwhile, or analysing here now: its own points
-        live.review = review_points(live, *stored)
+        if stored is not None:
+            live.review = review_points(live, *stored)
+            # a cancel seen here holds until the analysis is asked for again
+            if r is not None:
+                live.review.cancelled, live.review.client = r.cancelled, r.client
+        svc.reviewer.heard(live, claim)
         svc.hub.publish(live.id)
 
     async def _catch_up(self, live: Live) -> None:

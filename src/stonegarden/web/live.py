@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.protocol import CHANCE, Game, State
 from ..jobs import Job
+from ..store import AnalysisClaim
 from .review_job import Review
 from .time_control import Clock
 
@@ -139,6 +140,9 @@ class Live:
     hints: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
     #: the computer's analysis (``review_job.py``), once asked for or stored
     review: Review | None = None
+    #: another server process's claim to run the analysis (``Store.claim_analysis``): it runs
+    #: there, and shows running here
+    analysing_elsewhere: AnalysisClaim | None = None
     #: legal targets of the current position, computed once per ply
     targets: tuple[int, list[str]] | None = None
     #: jobs asked for but not answered yet, shared by identical requests

@@ -2,20 +2,26 @@
 its jobs (``review_job.py``'s ``engine-review``) a chunk of positions at a time and stores the
 points after each, so a restart loses at most one chunk.
 
-One task a game at most: asking again while it runs only reports progress. A chunk whose
-positions an undo changed meanwhile is thrown away and analysed again. The client that asked
-for it, or a player of the game, may cancel it: the job running is stopped and its positions
-dropped, as a restart drops them, and the positions stored before are kept.
+One task a game at most, in one server process of those sharing a database: the one holding
+the store's claim on it (``Store.claim_analysis``), renewed while it runs; the others show it
+running (its points as they are stored) and take it up when asked once the claim is given up
+or has run out (its process was killed). Asking again while it runs only reports progress. A
+chunk whose positions an undo changed meanwhile is thrown away and analysed again. The client
+that asked for it, or a player of the game, may cancel it, through any process: the job running
+is stopped and its positions dropped, as a restart drops them, and the positions stored before
+are kept.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import JobError, StoreError
-from ..store import StaleError
+from ..store import AnalysisClaim, StaleError
 from . import review_job
 from .http import ApiError
 from .live import Live
@@ -29,6 +35,10 @@ TASK = "review"
 #: seconds a cancel waits for the analysis' task to end (it ends at once, or once a store
 #: write under way is done), so that its answer says the analysis stopped
 CANCEL_WAIT = 5.0
+#: seconds a claim to run a game's analysis holds unless renewed: the process running it
+#: renews it every ``RENEW`` seconds; a killed process's claim runs out after at most this
+CLAIM_SECONDS = 20.0
+RENEW = 5.0
 
 
 class Reviewer:
@@ -36,6 +46,8 @@ class Reviewer:
 
     def __init__(self, service: GameService) -> None:
         self.service = service
+        #: games whose claim a run that ended here is giving up
+        self._releasing: dict[str, asyncio.Future[None]] = {}
 
     def analysis(self, live: Live, seat: int | None, client: str = "") -> dict[str, Any]:
         """The analysis so far: ``{"engine", "done", "running", "queued", "waiting", "error",
@@ -50,6 +62,7 @@ class Reviewer:
         """
         _check_access(live, seat)
         r = live.review
+        other = live.analysing_elsewhere
         wanted = review_job.wanted(len(live.moves))
         capped = len(live.moves) > review_job.MAX_PLIES
         if r is None:
@@ -58,14 +71,17 @@ class Reviewer:
                     "of": len(wanted), "capped": capped, "points": []}
         points = review_job.judged(r, live.moves, live.history.movers)
         queued = r.running and r.job is not None and r.job.state == "queued"
-        return {"engine": r.engine, "done": not r.running and all(p in r.points for p in wanted),
-                "running": r.running, "queued": queued,
+        running = r.running or other is not None  # here, or in another server process
+        return {"engine": r.engine, "done": not running and all(p in r.points for p in wanted),
+                "running": running, "queued": queued,
                 "waiting": self.service.jobs.waiting_before(r.job) if queued and r.job else 0,
-                "error": r.error, "cancelled": r.cancelled,
-                "can_cancel": r.running and may_cancel(r, seat, client),
+                "error": "" if other is not None else r.error,
+                "cancelled": r.cancelled and not running,
+                "can_cancel": ((r.running and may_cancel(r, seat, client))
+                               or (other is not None and may_cancel(other, seat, client))),
                 "of": len(wanted), "capped": capped, "points": points}
 
-    def request(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
+    async def request(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
         """Start (or continue) the analysis of every position not analysed yet, in jobs.
 
         Raises:
@@ -78,7 +94,7 @@ class Reviewer:
         if nothing_to_analyse(live):
             raise ApiError(409, "there is nothing to analyse: the game was over before its "
                                 "first move")
-        self._start(live, client)
+        await self._start(live, client)
         return self.analysis(live, seat, client)
 
     async def cancel(self, live: Live, secret: Any, client: str) -> dict[str, Any]:
@@ -90,20 +106,24 @@ class Reviewer:
 
         Raises:
             ApiError: 403 for anyone else (and for a secret that is not a seat's), 409 when
-            no analysis of the game runs in this server process.
+            no analysis of the game runs (in any server process).
         """
         svc = self.service
         seat = svc.seat_of(live, secret)
         if secret not in (None, "") and seat is None:
             raise ApiError(403, "that is not a secret of this game's seats")
         r = live.review
-        if seat is None and (r is None or not may_cancel(r, seat, client)):
+        task = live.pending.get(TASK)
+        here = r is not None and r.running and task is not None
+        other = None if here else await self._other_claim(live)
+        holder = other if other is not None else r
+        if seat is None and (holder is None or not may_cancel(holder, seat, client)):
             raise ApiError(403, "only who asked for the analysis (from the same address), or "
                                 "a player of the game with the seat's secret, may cancel it")
-        task = live.pending.get(TASK)
-        if r is None or not r.running or task is None:
-            raise ApiError(409, "no analysis of this game is running here: it has ended, "
-                                "or another server process runs it")
+        if other is not None:
+            return await self._cancel_elsewhere(live, other, seat, client)
+        if r is None or task is None or not here:
+            raise ApiError(409, "no analysis of this game is running: it has ended")
         r.cancelled = True
         if r.job is not None:
             svc.jobs.cancel(r.job)  # ``_run`` ends once its job answers: see there
@@ -111,20 +131,100 @@ class Reviewer:
         await asyncio.wait([task], timeout=CANCEL_WAIT)
         return self.analysis(live, seat if may_see_analysis(live, seat) else None, client)
 
-    def resume(self, live: Live, client: str) -> None:
+    async def _cancel_elsewhere(self, live: Live, other: AnalysisClaim, seat: int | None,
+                                client: str) -> dict[str, Any]:
+        """Cancel the analysis another server process runs: its claim is marked cancelled,
+        that process stops it and gives the claim up; answers once it has (or after
+        ``CANCEL_WAIT``), with the points it stored."""
+        svc = self.service
+        store = svc.store
+        claim = None
+        try:
+            await asyncio.to_thread(store.cancel_analysis, live.id, time.time())
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < CANCEL_WAIT:
+                claim = await asyncio.to_thread(store.analysis_claim, live.id)
+                if claim is None or not claim.cancelled:
+                    break
+                await asyncio.sleep(0.1)
+            stored = await asyncio.to_thread(store.get_analysis, live.id)
+        except StoreError as exc:
+            raise ApiError(503, str(exc)) from None
+        r = live.review = (review_points(live, *stored) if stored is not None
+                           else review_job.Review(review_job.ENGINE))
+        r.cancelled, r.client = True, other.client
+        self.heard(live, claim)
+        svc.hub.publish(live.id)
+        return self.analysis(live, seat if may_see_analysis(live, seat) else None, client)
+
+    async def _other_claim(self, live: Live) -> AnalysisClaim | None:
+        """Another process's claim on the game's analysis, read now (``None`` where the
+        store cannot say)."""
+        try:
+            claim = await asyncio.to_thread(self.service.store.analysis_claim, live.id)
+        except StoreError:
+            return None
+        self.heard(live, claim)
+        return live.analysing_elsewhere
+
+    def heard(self, live: Live, claim: AnalysisClaim | None) -> None:
+        """Hold ``claim`` as another process's running analysis of ``live`` where it is one
+        (another owner, not run out): shown running here; read again when it would run out
+        (renewed, it goes on; else it is offered again)."""
+        svc = self.service
+        now = time.time()
+        if claim is None or claim.owner == svc.turns.owner or claim.expires <= now:
+            if live.analysing_elsewhere is not None:
+                live.analysing_elsewhere = None
+                svc.hub.publish(live.id)
+            return
+        if live.review is None:
+            live.review = review_job.Review(review_job.ENGINE)
+        live.review.client = claim.client  # who asked for it last: they may cancel it here
+        live.analysing_elsewhere = claim
+        svc.in_background(self._recheck(live, claim))
+
+    async def _recheck(self, live: Live, claim: AnalysisClaim) -> None:
+        await asyncio.sleep(max(0.0, claim.expires - time.time()) + 0.5)
+        svc = self.service
+        if live.analysing_elsewhere is not claim or svc.closing:
+            return  # heard of since: that claim's own check follows
+        with contextlib.suppress(StoreError):
+            fresh = await asyncio.to_thread(svc.store.analysis_claim, live.id)
+            if live.analysing_elsewhere is claim:
+                self.heard(live, fresh)
+                svc.hub.publish(live.id)
+
+    def cancelled_elsewhere(self, live: Live) -> None:
+        """A person cancelled, through another process, the analysis running here: stop it
+        (its task gives up the claim as it ends)."""
+        r = live.review
+        if r is not None and r.running and live.pending.get(TASK) is not None:
+            r.cancelled = True
+            if r.job is not None:
+                self.service.jobs.cancel(r.job)
+
+    async def give_up_claims(self) -> None:
+        """At shutdown: another process may take up the analyses running here at once."""
+        svc = self.service
+        with contextlib.suppress(StoreError):
+            await asyncio.to_thread(svc.store.release_analysis, "", svc.turns.owner)
+
+    async def resume(self, live: Live, client: str) -> None:
         """Go on with an analysis that ``client`` asked for and that this process stopped
         unasked (it read the game again, having missed another process's changes while the
         database restarted); a client with no room in the job queue now finds the analysis
         stopped, saying so."""
         try:
-            self._start(live, client)
+            await self._start(live, client)
         except ApiError as exc:
             if live.review is not None:
                 live.review.error = f"the analysis stopped: {exc.message}; ask for it again"
                 self.service.hub.publish(live.id)
 
-    def _start(self, live: Live, client: str) -> None:
-        """Start the analysis task of ``live`` for ``client`` unless it runs or is done.
+    async def _start(self, live: Live, client: str) -> None:
+        """Start the analysis task of ``live`` for ``client`` unless it runs (here, or in the
+        process holding the store's claim on it) or is done.
 
         Raises:
             ApiError: 429 no room in the job queue.
@@ -134,13 +234,31 @@ class Reviewer:
         if r is None:
             r = live.review = review_job.Review(review_job.ENGINE)
         wanted = review_job.wanted(len(live.moves))
-        if not r.running and any(p not in r.points for p in wanted):
-            release = svc.admit(client)
-            r.running, r.error, r.cancelled, r.client = True, "", False, client
-            task = asyncio.get_running_loop().create_task(self._run(live, r, client, release))
-            live.pending[TASK] = task
-            task.add_done_callback(lambda _t: live.pending.pop(TASK, None))
+        if r.running or all(p in r.points for p in wanted):
+            return
+        release = svc.admit(client)
+        # held while the claim is asked for: a second request here starts nothing meanwhile
+        r.running, r.error, r.cancelled, r.client = True, "", False, client
+        releasing = self._releasing.get(live.id)
+        if releasing is not None:  # this process's run before: its release comes first
+            await asyncio.wait([releasing])
+        now = time.time()
+        try:
+            claim = await asyncio.to_thread(svc.store.claim_analysis, live.id, svc.turns.owner,
+                                            client, now, now + CLAIM_SECONDS)
+        except StoreError:
+            claim = None  # the store cannot say: run here (it stores nothing meanwhile)
+        if claim is not None and claim.owner != svc.turns.owner:
+            r.running = False  # another process runs it: shown running here
+            release()
+            self.heard(live, claim)
             svc.hub.publish(live.id)
+            return
+        live.analysing_elsewhere = None
+        task = asyncio.get_running_loop().create_task(self._run(live, r, client, release))
+        live.pending[TASK] = task
+        task.add_done_callback(lambda _t: live.pending.pop(TASK, None))
+        svc.hub.publish(live.id)
 
     @staticmethod
     def stop(live: Live) -> None:
@@ -156,6 +274,7 @@ class Reviewer:
         and each job keeps it until the next is queued), storing the points after each."""
         svc = self.service
         job = None
+        holding = asyncio.get_running_loop().create_task(self._hold_claim(live, r))
         try:
             while not svc.closing and not r.cancelled:
                 missing = [p for p in review_job.wanted(len(live.moves)) if p not in r.points]
@@ -207,11 +326,45 @@ class Reviewer:
         except StoreError as exc:
             r.error = f"the analysis could not be stored: {exc}"
         finally:
+            holding.cancel()
             release()
             if job is not None:
                 svc.jobs.let_go(job)
             r.running = False
             svc.hub.publish(live.id)
+            # the others may take it up, and show it stopped (a shutdown's own give-up, or
+            # the claim running out, covers a release that cannot be written now). Not
+            # waited for: a cancel answers as soon as the task ends, before its pages (told
+            # above) ask again; a claim asked for here again waits for it (same owner)
+            releasing = asyncio.ensure_future(asyncio.to_thread(
+                svc.store.release_analysis, live.id, svc.turns.owner))
+            self._releasing[live.id] = releasing
+            releasing.add_done_callback(lambda f: self._forget_release(live.id, f))
+
+    def _forget_release(self, game_id: str, releasing: asyncio.Future[None]) -> None:
+        if self._releasing.get(game_id) is releasing:
+            del self._releasing[game_id]
+        if not releasing.cancelled():
+            releasing.exception()  # retrieved: a store that failed is the claim running out
+
+    async def _hold_claim(self, live: Live, r: review_job.Review) -> None:
+        """Renew this process's claim while the analysis runs; a claim cancelled through
+        another process (or lost) stops it here."""
+        svc = self.service
+        while r.running:
+            await asyncio.sleep(RENEW)
+            try:
+                claim = await asyncio.to_thread(svc.store.renew_analysis, live.id,
+                                                svc.turns.owner, time.time() + CLAIM_SECONDS)
+            except StoreError:
+                continue  # the store is away: its claim may run out, its points not stored
+            if claim is None or claim.cancelled:
+                r.cancelled = True
+                if claim is None:  # run out while the store was away, and taken up elsewhere
+                    r.error = "the analysis stopped here: another server process runs it"
+                if r.job is not None:
+                    svc.jobs.cancel(r.job)
+                return
 
 
 def review_points(live: Live, engine: str, points: list[dict[str, Any]]) -> review_job.Review:
@@ -224,9 +377,10 @@ def review_points(live: Live, engine: str, points: list[dict[str, Any]]) -> revi
         and p.get("p1_win") is not None})
 
 
-def may_cancel(review: review_job.Review, seat: int | None, client: str) -> bool:
-    """Whether a request may cancel ``review``: one from the client that asked for it last
-    (the per-client limits' key: its jobs are that client's), or with a seat's secret."""
+def may_cancel(review: review_job.Review | AnalysisClaim, seat: int | None, client: str) -> bool:
+    """Whether a request may cancel ``review`` (or the analysis another process's claim
+    runs): one from the client that asked for it last (the per-client limits' key: its jobs
+    are that client's), or with a seat's secret."""
     return seat is not None or (bool(client) and client == review.client)
 
 

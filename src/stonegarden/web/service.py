@@ -158,6 +158,7 @@ class GameService:
         if game_id not in self.live:
             live.client = client
             self._keep(live)
+            self.reviewer.heard(live, live.analysing_elsewhere)
             # an agent to move continues work admitted before (by the request that led to its
             # turn, here or before a restart): whoever opens the game first, a stranger whose
             # share of the job queue is full included, does not leave it paused
@@ -189,6 +190,10 @@ class GameService:
             stored = None  # a damaged analysis is left out: it can be asked for again
         if stored is not None:
             live.review = review_points(live, *stored)
+        # another process running its analysis: shown running here (``load`` holds it); where
+        # the store cannot say, it is offered here, and asking claims it or hears of it
+        with contextlib.suppress(StoreError):
+            live.analysing_elsewhere = self.store.analysis_claim(game_id)
         return live
 
     @staticmethod
@@ -802,6 +807,7 @@ class GameService:
             self.reviewer.stop(live)
         # another process holding one of these games thinks for its agent at once
         await self.turns.give_up_claims()
+        await self.reviewer.give_up_claims()
         await self.jobs.close()
 
 

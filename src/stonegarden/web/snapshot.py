@@ -162,7 +162,8 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "review": point,
         "analysis_open": may_see_analysis(live, seat),
         "analysis": None if live.review is None or not may_see_analysis(live, seat)
-        else {"running": live.review.running, "points": len(live.review.points),
+        else {"running": live.review.running or live.analysing_elsewhere is not None,
+              "points": len(live.review.points),
               "of": len(review_job.wanted(n))},
         **_online(live),
     }
