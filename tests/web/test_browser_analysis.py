@@ -376,7 +376,7 @@ def test_an_sgf_file_in_an_older_charset_names_its_players_on_the_page(browser, 
         upload_two_moves_of_free_go(
             page, server, "old.sgf", "application/x-go-sgf",
             "(;GM[1]FF[4]CA[GB2312]SZ[9]PB[李昌镐]PW[曹薰铉];B[ee];W[dc])".encode("gb2312"))
-        assert "Black (李昌镐) · White (曹薰铉)" in page.inner_text("#seats")
+        assert "Black (\u2068李昌镐\u2069) · White (\u2068曹薰铉\u2069)" in page.inner_text("#seats")
     finally:
         page.context.close()
 
@@ -399,7 +399,7 @@ def test_a_record_not_in_utf8_is_refused_on_the_page_as_the_api_refuses_it(brows
         assert page.inner_text("#upload-error") == "bad record: it is not UTF-8 text"
         upload_two_moves_of_free_go(page, server, "game.json", "application/json",
                                     "\ufeff".encode() + text.encode())
-        assert "Black (Müller) · White (Löw)" in page.inner_text("#seats")
+        assert "Black (\u2068Müller\u2069) · White (\u2068Löw\u2069)" in page.inner_text("#seats")
     finally:
         page.context.close()
 
