@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_analysis_cancel import study_record
+from test_analysis_cancel import study_record, until
 from webhelpers import Server
 
 
@@ -46,16 +46,6 @@ def test_an_analysis_stored_through_one_server_is_served_by_the_other(pair):
     assert there["done"] and not there["running"]
     status, record = b.request("GET", f"/api/games/{gid}/record")
     assert status == 200 and record["meta"]["analysis"]["points"] == done["points"]
-
-
-def until(check, seconds: float = 60.0):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < seconds:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"not within {seconds} s")
 
 
 def running_on(server: Server, gid: str) -> bool:
