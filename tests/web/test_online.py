@@ -959,3 +959,24 @@ def test_a_move_sent_as_the_opponent_resigns_is_told_the_game_is_over(db, monkey
             late = c.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "B2", "ply": 2})
             assert resign.result().is_success
     assert late.status_code == 409 and late.json()["error"] == "the game is over", late.text
+
+
+@pytest.mark.parametrize("sent", ["C3", " c3 ", "resign"])
+def test_a_move_sent_again_after_its_answer_was_lost_is_answered_as_played(client, sent):
+    # a network cut or a proxy's 502 lost the answer, and the player sent the move again: it
+    # was refused as "the game has moved on" and the page said "Your move was not played",
+    # of the move it had played
+    made = create(client, ["human", "human"], game="freego", params={"size": 5})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    for _ in range(2):
+        r = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": sent, "ply": 0})
+        assert r.status_code == 200, r.text
+        played = r.json()
+        assert played["length"] == 1 and played["moves"][0]["text"] in ("C3", "resign")
+    if sent == "resign":
+        return
+    # another move for that ply, or the opponent's, is still the game moved on
+    for key, move in ((k1, "D4"), (k2, "C3")):
+        r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move, "ply": 0})
+        assert r.status_code == 409 and "moved on" in r.json()["error"], r.text
+    assert snapshot(client, gid)["length"] == 1

@@ -489,6 +489,8 @@ class GameService:
                                 f"more), not "
                                 f"{strict_json.show(expected_ply)}")
         if expected_ply is not None and expected_ply != len(live.moves):
+            if self._played_already(live, seat, move, expected_ply):
+                return  # sent again (its answer lost): it is the move played, played once
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
                                 f"not {strict_json.show(expected_ply)}")
         game, state = live.game, live.state
@@ -528,6 +530,22 @@ class GameService:
         live.client = client
         await self.append_move(live, text, after, redo=())
         await self.turns.advance(live, client)
+
+    def _played_already(self, live: Live, seat: int, move: str, ply: int) -> bool:
+        """Whether ``move`` for ``ply`` is the move ``seat`` played there: a move sent again
+        because its answer was lost (a network cut, a proxy's 502), or sent from two tabs of
+        the seat. Its player was told the game had moved on and the move was not played."""
+        if ply >= len(live.moves) or live.history.movers[ply] != seat:
+            return False
+        stored = live.moves[ply]
+        if move.strip().lower() == "resign":
+            return stored == "resign"
+        game = live.game
+        try:
+            before = live.history.at(ply)
+            return bool(game.action_to_text(before, game.parse_action(before, move)) == stored)
+        except StonegardenError:
+            return False
 
     async def _resign_without_a_move(self, live: Live, seat: int) -> None:
         """A person resigns on the opponent's turn, so that a game between two people never
