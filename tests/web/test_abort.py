@@ -360,12 +360,15 @@ def test_a_public_game_a_week_old_is_not_said_to_be_in_the_lobby(client, db):
                                            "name": "Old"}).json()
     gid = made["id"]
     assert client.get(f"/api/games/{gid}").json()["in_lobby"] is True
+    assert client.get(f"/api/games?ids={gid}").json()["games"][0]["in_lobby"] is True
     with sqlite3.connect(db) as con:  # made eight days ago
         con.execute("UPDATE games SET created = ? WHERE id = ?", (time.time() - 8 * 86400, gid))
     con.close()
     with TestClient(create_app(db, workers=1, warm_up=False)) as later:  # read anew
         snap = later.get(f"/api/games/{gid}").json()
         assert snap["open"] == 2 and snap["public"] is True and snap["in_lobby"] is False
+        listed = later.get(f"/api/games?ids={gid}").json()["games"][0]  # "my games" reads it
+        assert listed["public"] is True and listed["in_lobby"] is False
         assert later.post(f"/api/games/{gid}/join", json={"name": "Bo"}).status_code == 201
         assert later.get(f"/api/games/{gid}").json()["in_lobby"] is False
     private = client.post("/api/games", json={**GO, "seats": ["human", "open"]}).json()

@@ -984,6 +984,11 @@ def test_a_game_a_week_in_the_lobby_says_it_is_listed_there_no_more(browser, tmp
         ana.wait_for_selector("#lobby-stale:not([hidden])", timeout=WAIT)
         assert ana.is_hidden("#in-lobby") and ana.is_visible("#withdraw")
         assert "no longer listed" in ana.inner_text("#waiting-text")
+        # "my games" said "Waiting for a player" of it, a week and more after anyone looked
+        ana.goto(server.url + "/my-games")
+        row = ana.locator(f"#mine tr[data-gid={made['id']!r}]")
+        row.wait_for(timeout=WAIT)
+        assert row.locator("td").nth(0).inner_text() == "No one joined: unlisted after a week"
         assert errors == []
     finally:
         server.stop()

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import functools
 import re
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ from .http import (
     read_body,
     read_json,
 )
+from .live import listed_now
 from .pages import (
     DOCS,
     agent_suggestions,
@@ -202,8 +204,13 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             # not dropped without a word
             wanted = lobby.watched_ids(ids) if ids.strip(",") else []
             rows = await asyncio.to_thread(store.list_games, lobby.MAX_WATCHED, False, wanted)
+        now = time.time()
+        # a public game no one joined in a week has left the lobby: "my games" says so, where
+        # it said "Waiting for a player" of it for ever
         return Json({"games": [{**r.to_json(), **listing_words(r.to_json()),
-                                "clock_text": lobby.clock_words(r.clock)} for r in rows]})
+                                "clock_text": lobby.clock_words(r.clock),
+                                "in_lobby": listed_now(r.listed, r.seats, r.result is not None,
+                                                       r.created, now)} for r in rows]})
 
     async def create_game(request: Request) -> Json:
         body = await read_json(request, ("game", "params", "seats", "public", "hints", "name",

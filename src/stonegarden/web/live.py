@@ -189,6 +189,13 @@ LOBBY = "lobby"
 LOBBY_STALE = 7 * 86400.0
 
 
+def listed_now(listed: bool, seats: tuple[str, ...], ended: bool, created: float,
+               now: float) -> bool:
+    """Whether the lobby lists a game now: public, with an open seat (``"open"``), not over,
+    and made less than ``LOBBY_STALE`` ago."""
+    return listed and "open" in seats and not ended and created >= now - LOBBY_STALE
+
+
 class Hub:
     """Who is listening to which game: each listener has a queue that receives versions. A
     version is kept only while its game is watched: pages read the game anew whenever their

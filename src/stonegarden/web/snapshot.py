@@ -11,7 +11,7 @@ from ..core.protocol import Game, State
 from ..errors import quote
 from . import clock_keeper, review_job
 from .http import ApiError
-from .live import LOBBY_STALE, Live, full_notice
+from .live import Live, full_notice, listed_now
 from .seats import HUMAN, OPEN, hints_allowed, may_abort, may_see_analysis, may_undo, seat_words
 from .views import Marks, view_for
 from .views.base import BoardView, safe_move_cells
@@ -186,8 +186,8 @@ def _online(live: Live) -> dict[str, Any]:
     return {
         "names": {"1": live.names[0], "2": live.names[1]},
         "open": next((i + 1 for i, s in enumerate(live.seats) if s == OPEN), None),
-        "in_lobby": (live.listed and OPEN in live.seats and live.over is None
-                     and live.created >= now - LOBBY_STALE),
+        "in_lobby": listed_now(live.listed, live.seats, live.over is not None, live.created,
+                               now),
         "clock": clock,
         "rematch": live.rematch,
         # how the rematch offered was aborted (``lobby.rematch_news``: a game's own request)

@@ -70,7 +70,7 @@
       if (turn) { tr.className = "your-turn"; turns++; }
       // a link to a computer's seat (two computers playing, from the home page) watches them
       const watching = g.seats[seat - 1] !== "human";
-      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : study ? "Studying" : paused ? "Computer paused" : g.seats.includes("open") ? "Waiting for a player" : watching ? "Playing" : "Their turn");
+      cell(tr, turn ? "Your turn" : g.result ? resultText(g, seat, held) : study ? "Studying" : paused ? "Computer paused" : g.seats.includes("open") ? waitingText(g) : watching ? "Playing" : "Their turn");
       cell(tr, g.title);
       // both seats held (an uploaded record): its players are the record's, neither of them you
       const both = held.length === 2 && !watching;
@@ -85,6 +85,12 @@
       cell(tr, "").append(a);
       body.append(tr);
     }
+  }
+
+  /** A game of yours with an open seat: waiting in the lobby, or by its link alone; a public
+   * one no one joined in a week has left the lobby, and waits for no one who looks there. */
+  function waitingText(g) {
+    return g.public && !g.in_lobby ? "No one joined: unlisted after a week" : "Waiting for a player";
   }
 
   /** How a finished game ended, from this browser's side ("You won"), or the winner's side
