@@ -992,3 +992,27 @@ def test_a_game_a_week_in_the_lobby_says_it_is_listed_there_no_more(browser, tmp
         assert errors == []
     finally:
         server.stop()
+
+
+def test_my_games_lists_a_game_going_on_after_a_hundred_newer_ones(browser, server):
+    # only the last 100 seats taken were read: a correspondence game, her turn in it, left the
+    # list without a word once she had played 100 quick games since
+    errors: list[str] = []
+    page = person(browser, errors)
+    made = anas_game(server, clock={"days_per_move": 3})
+    newer = [f"gone{i:08d}" for i in range(100)]  # games since withdrawn: not found, left out
+    page.goto(server.url + "/my-games")
+    page.evaluate("([gid, key, newer]) => { SG.saveKey(gid, '1', key);"
+                  " for (const g of newer) SG.saveKey(g, '1', 'k' + g); }",
+                  [made["id"], made["secrets"]["1"], newer])
+    page.reload()
+    row = page.locator(f"#mine tr[data-gid={made['id']!r}]")
+    row.wait_for(timeout=WAIT)
+    assert row.locator("td").nth(0).inner_text() == "Your turn"
+    page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    # still watched live: her opponent's page is not needed, a move through the API will do
+    assert server.request("POST", f"/api/games/{made['id']}/move",
+                          {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
+    page.wait_for_function("document.body.dataset.turns === '0'", timeout=WAIT)
+    assert row.locator("td").nth(0).inner_text() == "Their turn"
+    assert errors == []

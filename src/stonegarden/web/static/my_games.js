@@ -11,15 +11,22 @@
 
   const reload = SG.backoff(() => refresh());
 
+  // the games listed: the ones this browser took a seat in last, read 100 a request (the
+  // server's most). Only the last 100 were read: a game going on, your turn in it, left the
+  // list without a word once 100 newer ones had come (quick games against the computer)
+  const MOST = 500, EACH = 100;
+
   async function refresh() {
     const keys = SG.keys();
-    const ids = Object.keys(keys).filter((g) => keys[g]["1"] || keys[g]["2"]).slice(-100);
+    const ids = Object.keys(keys).filter((g) => keys[g]["1"] || keys[g]["2"]).slice(-MOST);
     $("mine-empty").hidden = ids.length > 0;
     if (!ids.length) { body.textContent = ""; return; }
-    const data = await SG.getShown("/api/games?ids=" + ids.map(encodeURIComponent).join(","),
-                                   $("mine-error"), reload);
-    if (!data) return;
-    const rows = data.games.map((g) => {
+    const parts = [];
+    for (let i = 0; i < ids.length; i += EACH) parts.push(ids.slice(i, i + EACH));
+    const answers = await Promise.all(parts.map((part) => SG.getShown(
+      "/api/games?ids=" + part.map(encodeURIComponent).join(","), $("mine-error"), reload)));
+    if (answers.some((a) => !a)) return;
+    const rows = answers.flatMap((a) => a.games).map((g) => {
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
       // an uploaded record, both of whose seats are this browser's, is studied: no one waits for
@@ -35,7 +42,8 @@
     SG.refill(body, () => fill(rows, keys));
     const turns = rows.filter((r) => r.turn).length;
     sayNewTurns(rows);
-    const going = rows.filter((r) => !r.g.result).map((r) => r.g.id).join(",");
+    // one stream watches at most 100 games: your turns first, then the latest to change
+    const going = rows.filter((r) => !r.g.result).slice(0, EACH).map((r) => r.g.id).join(",");
     if (going !== watching) {
       if (stream) stream.close();
       watching = going;
