@@ -27,7 +27,9 @@ export function renderClock(s) {
   box.hidden = !c;
   if (lowSaid !== s.length || s.terminal) $("clock-said").textContent = "";  // moved, or over
   if (!c) { $("first-move").hidden = true; return; }
-  const at = performance.now();
+  // the wall clock, not performance.now(): browsers do not count the latter while the machine
+  // sleeps (Linux, macOS), and a phone unlocked showed the minutes it had slept as still left
+  const at = Date.now();
   // a real-time game whose player to move has not made a first move aborts itself when
   // it does not come in time: the wait is shown counting down, as the clocks are
   const first = $("first-move"), waits = c.abort_in != null && !s.terminal;
@@ -35,7 +37,7 @@ export function renderClock(s) {
   const show = () => {
     let flagged = false;
     if (waits) {
-      const left = c.abort_in - (performance.now() - at) / 1000, t = clockText(left, c);
+      const left = c.abort_in - (Date.now() - at) / 1000, t = clockText(left, c);
       const mine = !c.not_here && s.to_move === s.you && playing(s);
       // a player who has not opened the game (a friend's link not followed yet): their first
       // move is waited for from when they do, but the game does not wait for ever
@@ -52,7 +54,7 @@ export function renderClock(s) {
       if (left <= 0) flagged = true;
     }
     for (const p of [1, 2]) {
-      const left = c[p] - (c.running === p ? (performance.now() - at) / 1000 : 0);
+      const left = c[p] - (c.running === p ? (Date.now() - at) / 1000 : 0);
       const el = $("clock-" + p), low = left < 10 || (c.days_per_move && left < 3600);
       el.textContent = `${short(p)} ${clockText(left, c)}`;
       el.classList.toggle("running", c.running === p);
