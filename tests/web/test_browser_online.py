@@ -559,6 +559,22 @@ def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
     assert errors == []
 
 
+def test_the_lobby_counts_the_time_the_machine_slept_in_a_games_wait(browser, server):
+    # the wait was counted by performance.now(), which browsers do not count while the machine
+    # sleeps: a lobby on a phone unlocked after ten minutes said a game had waited seconds
+    errors: list[str] = []
+    bo = person(browser, errors)
+    bo.clock.install()
+    open_game(server, name="Ana")
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    bo.clock.set_system_time(time.time() + 600)  # the wall clock moves on, performance's not
+    bo.clock.run_for(5000)
+    bo.wait_for_function("document.querySelector('#lobby tbody td[data-label=Waiting]')"
+                         ".textContent === '10 min'", timeout=WAIT)
+    assert errors == []
+
+
 def test_a_creator_waiting_in_the_lobby_is_told_her_game_was_joined(browser, server):
     # her row left the list without a word, and a first move of hers is waited for only a
     # few minutes before the game aborts itself

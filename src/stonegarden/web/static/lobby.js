@@ -28,10 +28,11 @@
 
   const cell = SG.cell;
 
-  // how long each game has waited goes on counting between the lobby's changes
-  let fetched = performance.now();
+  // how long each game has waited goes on counting between the lobby's changes, by the wall
+  // clock: browsers do not count performance.now() while the machine sleeps
+  let fetched = Date.now();
   setInterval(() => {
-    const more = Math.floor((performance.now() - fetched) / 1000);
+    const more = Math.floor((Date.now() - fetched) / 1000);
     body.querySelectorAll("td[data-age]").forEach((td) => { td.textContent = ago(+td.dataset.age + more); });
   }, 5000);
 
@@ -65,7 +66,7 @@
   async function refresh() {
     const data = await SG.getShown("/api/lobby", $("lobby-error"), reload);
     if (!data) return;
-    fetched = performance.now();
+    fetched = Date.now();
     const keys = SG.keys();
     SG.refill(body, () => fill(data.games, keys), $("lobby-empty"));
     document.body.dataset.lobbyCount = data.games.length;
