@@ -107,9 +107,10 @@ const SG = {
   get(url, headers) { return SG.request(url, { headers: headers || {} }); },
   // a page's list (the lobby, my games): its JSON, or null after saying why in errorEl and,
   // when the server can't be reached, asking reload (an SG.backoff) to try again later
+  // url: an address, or a list of them, answered as a list (all, or none: one error said)
   async getShown(url, errorEl, reload) {
     try {
-      const data = await SG.get(url);
+      const data = Array.isArray(url) ? await Promise.all(url.map((u) => SG.get(u))) : await SG.get(url);
       reload.reset(); errorEl.textContent = "";
       return data;
     } catch (e) {

@@ -23,9 +23,9 @@
     if (!ids.length) { body.textContent = ""; return; }
     const parts = [];
     for (let i = 0; i < ids.length; i += EACH) parts.push(ids.slice(i, i + EACH));
-    const answers = await Promise.all(parts.map((part) => SG.getShown(
-      "/api/games?ids=" + part.map(encodeURIComponent).join(","), $("mine-error"), reload)));
-    if (answers.some((a) => !a)) return;
+    const answers = await SG.getShown(parts.map((part) => "/api/games?ids=" + part.map(encodeURIComponent).join(",")),
+                                      $("mine-error"), reload);
+    if (!answers) return;
     const rows = answers.flatMap((a) => a.games).map((g) => {
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];
