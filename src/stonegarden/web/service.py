@@ -534,7 +534,8 @@ class GameService:
     def _played_already(self, live: Live, seat: int, move: str, ply: int) -> bool:
         """Whether ``move`` for ``ply`` is the move ``seat`` played there: a move sent again
         because its answer was lost (a network cut, a proxy's 502), or sent from two tabs of
-        the seat. Its player was told the game had moved on and the move was not played."""
+        the seat: refused as "the game has moved on", it had its player told that the move
+        they had played was not."""
         if ply >= len(live.moves) or live.history.movers[ply] != seat:
             return False
         stored = live.moves[ply]
