@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from sse import Events
-from webhelpers import ROOT, Server, first_legal, first_line_of_serve
+from webhelpers import ROOT, Server, first_legal, first_line_of_serve, legal
 
 from stonegarden.store import open_store
 
@@ -72,12 +72,19 @@ def test_a_move_through_one_server_is_seen_live_through_the_other(pair):
             assert moves_of(a, gid) == [move, reply]
         finally:
             on_a.close()
-        # a stale write through a (it believes ply 1) is refused, not stored twice
+        # a stale write through a (it believes ply 1) is refused, not stored; the move
+        # already played there, sent again, is answered as the first time, not stored twice
+        other = next(m for m in legal("blooms", SMALL, [move]) if m != reply)
         status, _ = a.request("POST", f"/api/games/{gid}/move",
-                              {"secret": k2, "move": reply, "ply": 1})
+                              {"secret": k2, "move": other, "ply": 1})
         assert status == 409
+        status, snap = a.request("POST", f"/api/games/{gid}/move",
+                                 {"secret": k2, "move": reply, "ply": 1})
+        assert status == 200 and snap["length"] == 2
+        assert moves_of(b, gid) == [move, reply]
     finally:
         events.close()
+
 
 
 def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(pair):

@@ -471,8 +471,13 @@ class GameService:
 
     # -- moves ------------------------------------------------------------------------------
     async def play(self, live: Live, secret: Any, move: Any, expected_ply: Any = None,
-                   client: str = "") -> None:
-        """A human move for the seat the secret belongs to.
+                   client: str = "") -> Live:
+        """A human move for the seat the secret belongs to; the game served after it.
+
+        A move given with its ``ply`` that is already the game's move at that ply, by that
+        seat, is answered as it was the first time, and not played again: a request sent
+        twice (a proxy sending it to another process when the first one's connection broke,
+        a page that did not hear the answer) plays once.
 
         Raises:
             ApiError: 403 wrong secret, 409 not this seat's turn / stale / game over / full,
@@ -488,6 +493,8 @@ class GameService:
             raise ApiError(400, f"'ply' must be the number of moves so far (an integer, 0 or "
                                 f"more), not "
                                 f"{strict_json.show(expected_ply)}")
+        if expected_ply is not None and self._played_already(live, seat, move, expected_ply):
+            return live
         if expected_ply is not None and expected_ply != len(live.moves):
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
                                 f"not {strict_json.show(expected_ply)}")
@@ -507,7 +514,7 @@ class GameService:
                 (to_move != seat and live.seats == (HUMAN, HUMAN))
                 or (full and live.seats[seat - 1] == HUMAN)):
             await self._resign_without_a_move(live, seat)
-            return
+            return live
         if to_move != seat:
             raise ApiError(409, f"it is player {to_move}'s turn, not player {seat}'s")
         if live.seats[seat - 1] != HUMAN:
@@ -528,6 +535,21 @@ class GameService:
         live.client = client
         await self.append_move(live, text, after, redo=())
         await self.turns.advance(live, client)
+        return live
+
+    @staticmethod
+    def _played_already(live: Live, seat: int, move: str, ply: int) -> bool:
+        """Whether ``move`` is the move ``seat`` played at ``ply`` (a request sent again)."""
+        if ply >= len(live.moves) or live.history.movers[ply] != seat:
+            return False
+        stored = live.moves[ply]
+        if move.strip().lower() == "resign" or stored == "resign":
+            return move.strip().lower() == stored
+        before = live.history.at(ply)
+        try:
+            return live.game.action_to_text(before, live.game.parse_action(before, move)) == stored
+        except StonegardenError:  # not a move there: not the one played
+            return False
 
     async def _resign_without_a_move(self, live: Live, seat: int) -> None:
         """A person resigns on the opponent's turn, so that a game between two people never
