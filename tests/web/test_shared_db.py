@@ -87,6 +87,26 @@ def test_a_move_through_one_server_is_seen_live_through_the_other(pair):
 
 
 
+def test_a_move_sent_at_once_through_the_other_server_is_played_not_refused(pair):
+    """Behind a proxy one request of a player goes to one process and the next to another,
+    which may not have heard of the first's move yet (its notice is on its way): a move
+    naming a ply that process has not reached was refused, "the game has moved on: ply 0,
+    not 1", though the game had not. The process reads the game again and plays it."""
+    a, b = pair
+    for _ in range(3):
+        made = create(a, ["human", "human"], LONG)
+        gid = made["id"]
+        assert moves_of(b, gid) == []  # b holds the game, at ply 0
+        line: list[str] = []
+        for ply in range(4):
+            move = first_legal("blooms", LONG, line)
+            status, answer = (a, b)[ply % 2].request(
+                "POST", f"/api/games/{gid}/move",
+                {"secret": made["secrets"][str(ply % 2 + 1)], "move": move, "ply": ply})
+            assert status == 200, (ply, answer)
+            line.append(move)
+            assert [m["text"] for m in answer["moves"]] == line
+
 def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(pair):
     a, b = pair
     events = Events(b.port, "/api/lobby/events")

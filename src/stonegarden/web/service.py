@@ -472,7 +472,8 @@ class GameService:
     # -- moves ------------------------------------------------------------------------------
     async def play(self, live: Live, secret: Any, move: Any, expected_ply: Any = None,
                    client: str = "") -> Live:
-        """A human move for the seat the secret belongs to; the game served after it.
+        """A human move for the seat the secret belongs to; the game served after it (read
+        again when this process had not yet heard of moves the player has seen).
 
         A move given with its ``ply`` that is already the game's move at that ply, by that
         seat, is answered as it was the first time, and not played again: a request sent
@@ -493,6 +494,11 @@ class GameService:
             raise ApiError(400, f"'ply' must be the number of moves so far (an integer, 0 or "
                                 f"more), not "
                                 f"{strict_json.show(expected_ply)}")
+        if expected_ply is not None and expected_ply > len(live.moves):
+            # the player has seen moves this process has not heard of yet (made through
+            # another server process a moment ago, its notice still on its way): the game is
+            # brought up to date from the store before the move is judged
+            live = await self.elsewhere.brought_up_to_date(live, client)
         if expected_ply is not None and self._played_already(live, seat, move, expected_ply):
             return live
         if expected_ply is not None and expected_ply != len(live.moves):
