@@ -386,6 +386,28 @@ def test_a_password_left_unencoded_is_still_never_printed(db):
         assert piece not in said, done.stderr
 
 
+
+def test_a_database_named_with_an_at_sign_is_served_as_the_driver_reads_its_address(postgres):
+    """An ``@`` may stay as it is in the database's name (the path of the address), as the
+    driver reads it: ``.../my@db`` was refused as a user name or password holding an ``@``,
+    and the message masked the host, port and the name's start as if they were a password.
+    The password before it is still masked, and ``%40`` names the same database."""
+    import psycopg
+
+    with psycopg.connect(postgres.dsn, autocommit=True) as con:
+        con.execute('DROP DATABASE IF EXISTS "my@db"')
+        con.execute('CREATE DATABASE "my@db"')
+    for db, shown in ((f"postgresql://postgres:pw@127.0.0.1:{postgres.port}/my@db",
+                       f"postgresql://postgres:***@127.0.0.1:{postgres.port}/my@db"),
+                      (f"postgresql://postgres@127.0.0.1:{postgres.port}/my%40db", None)):
+        line = first_line_of_serve(["--db", db])
+        assert line.startswith("stonegarden: serving ") and f"(games stored in {shown or db})" \
+            in line, line
+    # an unencoded "@" in the password before such a name is still refused, saying how
+    done = _serve("--db", f"postgresql://postgres:p@ss@127.0.0.1:{postgres.port}/my@db")
+    assert done.returncode == 2 and "write them %40 and %2F" in done.stderr
+    assert "an '@' in the database name may stay as it is" in done.stderr
+
 def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path):
     server = Server(tmp_path / "games.db").start()
     try:
