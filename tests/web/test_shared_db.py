@@ -421,6 +421,26 @@ def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path):
     again.stop()
 
 
+
+def test_a_sqlite_file_on_a_file_system_without_locks_says_so(tmp_path, monkeypatch):
+    """flock fails with ENOLCK on some network file systems: the start was refused saying
+    another server served the file, which none did."""
+    import errno
+    import fcntl
+
+    from stonegarden.errors import StoreError
+    from stonegarden.store.sqlite import serve_alone
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with pytest.raises(StoreError) as refused:
+        serve_alone(tmp_path / "games.db")
+    said = str(refused.value)
+    assert "No locks available" in said and "keep it on a local disk" in said, said
+    assert "another stonegarden server" not in said
+
 def test_a_refused_second_server_writes_nothing_to_the_file(tmp_path):
     """The lock is taken before the store is opened: the refused server would otherwise
     have cleared the first one's claims (or migrated its file) on the way."""

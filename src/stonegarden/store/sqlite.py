@@ -8,6 +8,7 @@ cause, and nothing is recreated or dropped.
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import sqlite3
@@ -268,8 +269,14 @@ def serve_alone(path: Path) -> None:
         raise StoreError(f"{path}: cannot open it ({exc.strerror})") from None
     try:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as exc:
         f.close()
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            # a file system without locks (ENOLCK on some network ones): SQLite's own locks,
+            # which keep its file whole, fail there too; no other server was found
+            raise StoreError(f"{path}: cannot lock it ({exc.strerror}): a SQLite file needs a "
+                             "file system with locks: keep it on a local disk, or use "
+                             "PostgreSQL") from None
         raise StoreError(f"{path}: another stonegarden server serves this file; one server "
                          "process a SQLite file (several share a PostgreSQL database)") from None
     _served.append(f)
