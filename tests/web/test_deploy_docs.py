@@ -351,6 +351,8 @@ def test_the_documented_site_bounds_one_address_requests(tmp_path, nginx_factory
             conn.request("GET", "/stonegarden/static/favicon.svg")
             r = conn.getresponse()
             answers.append((r.status, r.getheader("Retry-After"), r.read()))
+            # every answer over TLS says to keep to it (HSTS), nginx's own refusals too
+            assert r.getheader("Strict-Transport-Security", "").startswith("max-age="), r.status
         statuses = [s for s, _, _ in answers]
         assert statuses[:200] == [200] * 200  # the burst a page's first load needs
         refused = [a for a in answers if a[0] == 429]
