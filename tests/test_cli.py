@@ -136,6 +136,35 @@ def test_convert_names_the_file_that_is_not_a_record(tmp_path, content, said):
     assert out.exit_code == 2 and out.output == f"error: {str(bad)!r}: {said}\n"
 
 
+
+def test_convert_reads_standard_input_and_writes_standard_output_in_the_format_given(tmp_path):
+    """``convert - OUT`` was refused ("'-': unknown extension"), where ``replay -`` and
+    ``analyse -`` read standard input: ``--from`` and ``--to`` give the format of ``-``, the
+    converted game alone goes to standard output and the line saying so to standard error."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+    from stonegarden.core.record import Record, save_record
+
+    record = tmp_path / "game.json"
+    save_record(Record(game="freego", params={"size": 5}, moves=("C3", "D4")), record)
+    runner = CliRunner()
+    made = runner.invoke(cli, ["convert", str(record), str(tmp_path / "game.sgf")])
+    assert made.exit_code == 0, made.output
+    sgf = (tmp_path / "game.sgf").read_text()
+    out = runner.invoke(cli, ["convert", "--from", "json", "--to", "sgf", "-", "-"],
+                        input=record.read_text())
+    assert out.exit_code == 0, out.stderr
+    assert out.stdout == sgf and out.stderr == "- -> -: freego, 2 moves\n"
+    out = runner.invoke(cli, ["convert", "--from", "sgf", "-", str(tmp_path / "back.json")],
+                        input=sgf)
+    assert out.exit_code == 0, out.stderr
+    assert (tmp_path / "back.json").read_text() == record.read_text()
+    for args, said in ((["-", "x.sgf"], "give --from sgf or --from json"),
+                       ([str(record), "-"], "give --to sgf or --to json")):
+        out = runner.invoke(cli, ["convert", *args], input="")
+        assert out.exit_code == 2 and said in out.stderr, out.stderr
+
 @pytest.mark.slow
 def test_replay_missing_file(tmp_path):
     out = run_cli("replay", str(tmp_path / "nope.json"))

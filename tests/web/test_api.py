@@ -445,6 +445,26 @@ def test_a_ply_that_is_not_an_integer_is_a_400_not_a_game_moved_on(client, ply):
     assert r.status_code == 200 and r.json()["length"] == 1, r.text
 
 
+
+def test_a_move_sent_again_with_its_ply_is_answered_as_the_first_and_played_once(client, db):
+    """A proxy sends a move to another server process when its connection to the first broke
+    (the first may have stored it), and a page may send it again when it did not hear the
+    answer: the move the seat already played at that ply is answered with the game, as the
+    first time, not refused as a game that moved on, nor played twice."""
+    made = new_game(client, ["human", "human"], game="freego", params={"size": 5})
+    gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
+    first = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "c3", "ply": 0})
+    assert first.status_code == 200, first.text
+    again = client.post(f"/api/games/{gid}/move", json={"secret": k1, "move": "C3", "ply": 0})
+    assert again.status_code == 200, again.text
+    assert again.json()["moves"] == first.json()["moves"] and again.json()["length"] == 1
+    assert stored(db, gid)[0] == ("C3",)
+    # another move at that ply, or the same one by the other seat, is still out of date
+    for key, move in ((k1, "D4"), (k2, "C3")):
+        r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move, "ply": 0})
+        assert r.status_code == 409 and "moved on" in r.json()["error"], r.text
+    assert stored(db, gid)[0] == ("C3",)
+
 def test_the_link_to_an_agents_seat_cannot_undo_and_leave_no_one_to_move(db):
     """Two agents to watch: the creator's link holds seat 1, an agent's. An undo there would
     go back to that agent's turn with no one to think for it: it is refused, and the game

@@ -351,6 +351,8 @@ def test_the_documented_site_bounds_one_address_requests(tmp_path, nginx_factory
             conn.request("GET", "/stonegarden/static/favicon.svg")
             r = conn.getresponse()
             answers.append((r.status, r.getheader("Retry-After"), r.read()))
+            # every answer over TLS says to keep to it (HSTS), nginx's own refusals too
+            assert r.getheader("Strict-Transport-Security", "").startswith("max-age="), r.status
         statuses = [s for s, _, _ in answers]
         assert statuses[:200] == [200] * 200  # the burst a page's first load needs
         refused = [a for a in answers if a[0] == 429]
@@ -362,4 +364,88 @@ def test_the_documented_site_bounds_one_address_requests(tmp_path, nginx_factory
         assert r.status == 200 and "games" in json.loads(r.read())
         conn.close()
     finally:
+        server.stop()
+
+
+class BrokenProcess:
+    """A server process whose connection breaks under the proxy: it reads a request, then
+    closes the connection without an answer, as a process that stops (closing its idle
+    connections) or is killed does. ``after`` (a real server's URL): the request is first
+    served there, as by a process killed after it stored the move and before it answered."""
+
+    def __init__(self, after: str | None = None) -> None:
+        import socket
+        import threading
+
+        self.after = after
+        self.requests = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return  # closed
+            with conn:
+                head = b""
+                while b"\r\n\r\n" not in head and (chunk := conn.recv(65536)):
+                    head += chunk
+                if not head:
+                    continue  # a connection nginx opened and closed
+                head, _, body = head.partition(b"\r\n\r\n")
+                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+                while len(body) < length:
+                    body += conn.recv(65536)
+                self.requests += 1
+                if self.after:
+                    path = head.split(b" ")[1].decode().removeprefix("/stonegarden")
+                    request = urllib.request.Request(self.after + path, body,
+                                                     {"Content-Type": "application/json"})
+                    urllib.request.urlopen(request, timeout=30).read()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stored", [False, True], ids=["before-storing", "after-storing"])
+def test_the_documented_site_plays_a_move_whose_process_broke_the_connection_once(
+        tmp_path, nginx_factory, stored):
+    """A move sent on a connection the process closes at that moment (one restarting closes
+    its idle connections; one killed, its busy ones) was answered 502 by nginx, which sends
+    no POST again: the player's page said it could not reach the server. The documented site
+    sends a move on to the next process, which plays it, or, when the broken one had stored
+    it, answers it as the first time (a move names its ply): played once, answered 200."""
+    from webhelpers import Server, first_legal
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=games.example.org", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    server = Server(tmp_path / "games.db", None, "--public-url",
+                    "https://games.example.org/stonegarden").start()
+    broken = BrokenProcess(server.url if stored else None)
+    try:
+        proxy = nginx_factory(site((broken.port, server.port), free_port(), cert, key))
+        small = {"size": 2, "target": 2}
+        status, made = server.request("POST", "/api/games", {
+            "game": "blooms", "params": small, "seats": ["human", "human"]})
+        assert status == 201, made
+        line: list[str] = []
+        for ply in range(2):  # nginx takes turns: one of them goes to the broken process first
+            line.append(first_legal("blooms", small, line))
+            status, _, text = https(proxy.port, "POST",
+                                    f"/stonegarden/api/games/{made['id']}/move", json.dumps(
+                                        {"secret": made["secrets"][str(ply + 1)],
+                                         "move": line[-1], "ply": ply}).encode())
+            assert status == 200, text
+            assert [m["text"] for m in json.loads(text)["moves"]] == line
+        assert broken.requests == 1
+        status, snap = server.request("GET", f"/api/games/{made['id']}")
+        assert [m["text"] for m in snap["moves"]] == line
+    finally:
+        broken.close()
         server.stop()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from sse import Events
-from webhelpers import ROOT, Server, first_legal, first_line_of_serve
+from webhelpers import ROOT, Server, first_legal, first_line_of_serve, legal
 
 from stonegarden.store import open_store
 
@@ -72,13 +72,40 @@ def test_a_move_through_one_server_is_seen_live_through_the_other(pair):
             assert moves_of(a, gid) == [move, reply]
         finally:
             on_a.close()
-        # a stale write through a (it believes ply 1) is refused, not stored twice
+        # a stale write through a (it believes ply 1) is refused, not stored; the move
+        # already played there, sent again, is answered as the first time, not stored twice
+        other = next(m for m in legal("blooms", SMALL, [move]) if m != reply)
         status, _ = a.request("POST", f"/api/games/{gid}/move",
-                              {"secret": k2, "move": reply, "ply": 1})
+                              {"secret": k2, "move": other, "ply": 1})
         assert status == 409
+        status, snap = a.request("POST", f"/api/games/{gid}/move",
+                                 {"secret": k2, "move": reply, "ply": 1})
+        assert status == 200 and snap["length"] == 2
+        assert moves_of(b, gid) == [move, reply]
     finally:
         events.close()
 
+
+
+def test_a_move_sent_at_once_through_the_other_server_is_played_not_refused(pair):
+    """Behind a proxy one request of a player goes to one process and the next to another,
+    which may not have heard of the first's move yet (its notice is on its way): a move
+    naming a ply that process has not reached was refused, "the game has moved on: ply 0,
+    not 1", though the game had not. The process reads the game again and plays it."""
+    a, b = pair
+    for _ in range(3):
+        made = create(a, ["human", "human"], LONG)
+        gid = made["id"]
+        assert moves_of(b, gid) == []  # b holds the game, at ply 0
+        line: list[str] = []
+        for ply in range(4):
+            move = first_legal("blooms", LONG, line)
+            status, answer = (a, b)[ply % 2].request(
+                "POST", f"/api/games/{gid}/move",
+                {"secret": made["secrets"][str(ply % 2 + 1)], "move": move, "ply": ply})
+            assert status == 200, (ply, answer)
+            line.append(move)
+            assert [m["text"] for m in answer["moves"]] == line
 
 def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(pair):
     a, b = pair
@@ -359,6 +386,28 @@ def test_a_password_left_unencoded_is_still_never_printed(db):
         assert piece not in said, done.stderr
 
 
+
+def test_a_database_named_with_an_at_sign_is_served_as_the_driver_reads_its_address(postgres):
+    """An ``@`` may stay as it is in the database's name (the path of the address), as the
+    driver reads it: ``.../my@db`` was refused as a user name or password holding an ``@``,
+    and the message masked the host, port and the name's start as if they were a password.
+    The password before it is still masked, and ``%40`` names the same database."""
+    import psycopg
+
+    with psycopg.connect(postgres.dsn, autocommit=True) as con:
+        con.execute('DROP DATABASE IF EXISTS "my@db"')
+        con.execute('CREATE DATABASE "my@db"')
+    for db, shown in ((f"postgresql://postgres:pw@127.0.0.1:{postgres.port}/my@db",
+                       f"postgresql://postgres:***@127.0.0.1:{postgres.port}/my@db"),
+                      (f"postgresql://postgres@127.0.0.1:{postgres.port}/my%40db", None)):
+        line = first_line_of_serve(["--db", db])
+        assert line.startswith("stonegarden: serving ") and f"(games stored in {shown or db})" \
+            in line, line
+    # an unencoded "@" in the password before such a name is still refused, saying how
+    done = _serve("--db", f"postgresql://postgres:p@ss@127.0.0.1:{postgres.port}/my@db")
+    assert done.returncode == 2 and "write them %40 and %2F" in done.stderr
+    assert "an '@' in the database name may stay as it is" in done.stderr
+
 def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path):
     server = Server(tmp_path / "games.db").start()
     try:
@@ -371,6 +420,26 @@ def test_a_second_server_on_one_sqlite_file_is_refused(tmp_path):
     again = Server(tmp_path / "games.db").start()  # its lock went with it
     again.stop()
 
+
+
+def test_a_sqlite_file_on_a_file_system_without_locks_says_so(tmp_path, monkeypatch):
+    """flock fails with ENOLCK on some network file systems: the start was refused saying
+    another server served the file, which none did."""
+    import errno
+    import fcntl
+
+    from stonegarden.errors import StoreError
+    from stonegarden.store.sqlite import serve_alone
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    with pytest.raises(StoreError) as refused:
+        serve_alone(tmp_path / "games.db")
+    said = str(refused.value)
+    assert "No locks available" in said and "keep it on a local disk" in said, said
+    assert "another stonegarden server" not in said
 
 def test_a_refused_second_server_writes_nothing_to_the_file(tmp_path):
     """The lock is taken before the store is opened: the refused server would otherwise

@@ -465,3 +465,28 @@ def test_a_file_at_its_size_limit_is_refused_saying_so(tmp_path: Path):
     assert said.startswith(f"{tmp_path / 'games.db'}: "), (said, done.stderr[-2000:])
     assert "largest file this server may write, 262144 bytes" in said
     assert "ulimit -f" in said
+
+
+def test_a_change_waiting_for_this_servers_own_write_as_it_stops_is_made(tmp_path: Path):
+    """As the server stopped, a move waiting its turn behind another of this server's own
+    writes (milliseconds) was refused 503 at once, saying another program held the file's
+    write lock, which none did. It waits a moment, and is made."""
+    import sqlite3
+    import threading
+
+    from stonegarden.store import NewGame
+
+    db = tmp_path / "games.db"
+    store = open_store(db)
+    writer = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")  # a write under way, let go of 0.3 s from now
+    release = threading.Timer(0.3, writer.execute, args=("COMMIT",))
+    release.start()
+    try:
+        store.stopping()
+        store.create_game(NewGame("g1", "freego", {"size": 5}, ("human", "human"),
+                                  ("k1", "k2"), listed=False, names=("Ann", "Bo"), to_move=1))
+        assert store.get("g1") is not None
+    finally:
+        release.join()
+        writer.close()

@@ -19,7 +19,7 @@ from typing import Any
 from stonegarden.core.registry import make
 from stonegarden.jobs.procs import alive, cpu_seconds, descendants, resident
 
-__all__ = ["Server", "alive", "cpu_seconds", "descendants", "first_legal", "free_port",
+__all__ = ["Server", "alive", "cpu_seconds", "descendants", "first_legal", "free_port", "legal",
            "resident"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,3 +147,10 @@ def first_legal(game_id: str, params: dict[str, Any], moves: list[str]) -> str:
     game = make(game_id, **params)
     state = game.replay(moves)[-1]
     return game.action_to_text(state, int(game.legal_actions(state)[0]))
+
+
+def legal(game_id: str, params: dict[str, Any], moves: list[str]) -> list[str]:
+    """Every legal move after ``moves``, in action order."""
+    game = make(game_id, **params)
+    state = game.replay(moves)[-1]
+    return [game.action_to_text(state, int(a)) for a in game.legal_actions(state)]

@@ -75,12 +75,29 @@ def _userinfo(dsn: str) -> tuple[str, str, str]:
     """(``scheme://``, the user info, the rest from its ``@``): the user info ends at the last
     ``@`` before any query, so a password holding an unencoded ``@`` or ``/`` is all of it,
     or further on at the first ``@`` before any ``/``, where the driver ends it: a password
-    holding an unencoded ``?`` (which the driver reads as part of it) is all of it too."""
+    holding an unencoded ``?`` (which the driver reads as part of it) is all of it too. An
+    ``@`` in the database name (the path's one part, after a well-formed host), which the
+    driver reads as the name's, is the name's: it ends no user info."""
     scheme, sep, rest = dsn.partition("://")
-    at = max(rest.split("?", 1)[0].rfind("@"), rest.split("/", 1)[0].find("@"))
+    before_query = rest.split("?", 1)[0]
+    authority = before_query.split("/", 1)[0]
+    path = before_query[len(authority):]
+    if "@" in path and "/" not in path[1:] and _ports_well_formed(authority):
+        before_query = authority  # "host:5432/my@db": a database named my@db
+    at = max(before_query.rfind("@"), rest.split("/", 1)[0].find("@"))
     if not sep or at < 0:
         return "", "", dsn
     return scheme + sep, rest[:at], rest[at:]
+
+
+def _ports_well_formed(authority: str) -> bool:
+    """Whether each ``host[:port]`` of an address's authority (after any user info) has a
+    port of digits, or none: ``user:pa`` before a ``/`` is a password cut by it, not a host."""
+    for host in authority.rpartition("@")[2].split(","):
+        port = host.rpartition("]")[2].rpartition(":")[2] if ":" in host.rpartition("]")[2] else ""
+        if port and not port.isdigit():
+            return False
+    return True
 
 
 #: a password given as a query parameter (``?password=...``, which libpq reads too)
@@ -164,7 +181,8 @@ class PostgresStore(SQLStore):
             # be masked (one or two letters) are shown
             raise StoreError(f"--db {self.location}: the user name or password holds an '@' "
                              "or a '/', which ends it there in an address: write them %40 and "
-                             "%2F")
+                             "%2F (postgresql://user:p%40ss@host:5432/database; an '@' in the "
+                             "database name may stay as it is)")
         #: this store's own changes are not reported back to it
         self.origin = secrets.token_hex(6)
         self._listener: threading.Thread | None = None

@@ -8,6 +8,7 @@ cause, and nothing is recreated or dropped.
 
 from __future__ import annotations
 
+import errno
 import os
 import resource
 import sqlite3
@@ -32,6 +33,10 @@ BUSY_SECONDS = 30.0
 #: milliseconds a change waits for the write lock at a time, between looks at whether the
 #: server is stopping
 BUSY_SLICE_MS = 100
+#: seconds a change still waits for the write lock once the server begins to stop: this
+#: server's own changes hold it for milliseconds (another program's may hold it for ever),
+#: and the request is answered within uvicorn's 2 s of grace
+STOP_WAIT = 1.0
 
 
 class SQLiteStore(SQLStore):
@@ -43,7 +48,9 @@ class SQLiteStore(SQLStore):
         self.path = path
         self.location = str(path)
         #: set as the server begins to stop: a change waiting for the write lock gives up
+        #: ``STOP_WAIT`` seconds later
         self._stopping = threading.Event()
+        self._stopping_at = 0.0
         if path.exists() and not path.is_file():
             raise StoreError(f"{path}: not a file")
         try:
@@ -141,11 +148,13 @@ class SQLiteStore(SQLStore):
         """The server begins to stop: a change waiting for another program's write lock gives
         up now, unmade, so that its request is answered (503) before the server stops instead
         of being cut off, and the change is not made once its request has been answered."""
+        self._stopping_at = time.monotonic()
         self._stopping.set()
 
     def _begin(self, con: sqlite3.Connection) -> None:
-        """``BEGIN IMMEDIATE``: wait for another program's write lock up to ``BUSY_SECONDS``,
-        a slice at a time, and no longer once the server is stopping.
+        """``BEGIN IMMEDIATE``: wait for another connection's write lock up to
+        ``BUSY_SECONDS``, a slice at a time, and no longer than ``STOP_WAIT`` once the server is
+        stopping (a change of this server's own, made meanwhile, is waited for).
 
         Raises:
             StoreError: the server is stopping (nothing was changed).
@@ -161,7 +170,8 @@ class SQLiteStore(SQLStore):
                 except sqlite3.OperationalError as exc:
                     if str(exc) != "database is locked" or time.monotonic() >= end:
                         raise
-                if self._stopping.is_set():
+                if (self._stopping.is_set()
+                        and time.monotonic() >= self._stopping_at + STOP_WAIT):
                     raise StoreError(f"{self.path}: the server is stopping, and another "
                                      "program holds the file's write lock: nothing was "
                                      "changed; send it again in a moment")
@@ -268,8 +278,14 @@ def serve_alone(path: Path) -> None:
         raise StoreError(f"{path}: cannot open it ({exc.strerror})") from None
     try:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as exc:
         f.close()
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            # a file system without locks (ENOLCK on some network ones): SQLite's own locks,
+            # which keep its file whole, fail there too; no other server was found
+            raise StoreError(f"{path}: cannot lock it ({exc.strerror}): a SQLite file needs a "
+                             "file system with locks: keep it on a local disk, or use "
+                             "PostgreSQL") from None
         raise StoreError(f"{path}: another stonegarden server serves this file; one server "
                          "process a SQLite file (several share a PostgreSQL database)") from None
     _served.append(f)

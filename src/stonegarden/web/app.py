@@ -248,7 +248,8 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
             secret = body.get("secret")
             extra: dict[str, Any] = {}
             if name == "move":
-                await svc.play(live, secret, body.get("move"), body.get("ply"), client)
+                live = await svc.play(live, secret, body.get("move"), body.get("ply"),
+                                      client)
             elif name == "undo":
                 await study_tools.undo(svc, live, secret)
             elif name == "redo":

@@ -124,6 +124,16 @@ class Elsewhere:
         svc.reviewer.heard(live, claim)
         svc.hub.publish(live.id)
 
+    async def brought_up_to_date(self, live: Live, client: str = "") -> Live:
+        """``live`` with the changes stored since it was read (another process's, whose notice
+        has not arrived yet): its new moves, or the game read again.
+
+        Raises:
+            ApiError: 404 gone, 503 damaged, as when a game is first read.
+        """
+        await self._catch_up(live)
+        return await self.service.load(live.id, client)
+
     async def _catch_up(self, live: Live) -> None:
         """Apply another process's change to ``live``: its new moves, seats, names, clock and
         end; anything else (undo, a row that does not extend ours) reads the game again."""

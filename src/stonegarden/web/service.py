@@ -471,8 +471,14 @@ class GameService:
 
     # -- moves ------------------------------------------------------------------------------
     async def play(self, live: Live, secret: Any, move: Any, expected_ply: Any = None,
-                   client: str = "") -> None:
-        """A human move for the seat the secret belongs to.
+                   client: str = "") -> Live:
+        """A human move for the seat the secret belongs to; the game served after it (read
+        again when this process had not yet heard of moves the player has seen).
+
+        A move given with its ``ply`` that is already the game's move at that ply, by that
+        seat, is answered as it was the first time, and not played again: a request sent
+        twice (a proxy sending it to another process when the first one's connection broke,
+        a page that did not hear the answer) plays once.
 
         Raises:
             ApiError: 403 wrong secret, 409 not this seat's turn / stale / game over / full,
@@ -488,9 +494,14 @@ class GameService:
             raise ApiError(400, f"'ply' must be the number of moves so far (an integer, 0 or "
                                 f"more), not "
                                 f"{strict_json.show(expected_ply)}")
+        if expected_ply is not None and expected_ply > len(live.moves):
+            # the player has seen moves this process has not heard of yet (made through
+            # another server process a moment ago, its notice still on its way): the game is
+            # brought up to date from the store before the move is judged
+            live = await self.elsewhere.brought_up_to_date(live, client)
+        if expected_ply is not None and self._played_already(live, seat, move, expected_ply):
+            return live
         if expected_ply is not None and expected_ply != len(live.moves):
-            if self._played_already(live, seat, move, expected_ply):
-                return  # sent again (its answer lost): it is the move played, played once
             raise ApiError(409, f"the game has moved on: ply {len(live.moves)}, "
                                 f"not {strict_json.show(expected_ply)}")
         game, state = live.game, live.state
@@ -509,7 +520,7 @@ class GameService:
                 (to_move != seat and live.seats == (HUMAN, HUMAN))
                 or (full and live.seats[seat - 1] == HUMAN)):
             await self._resign_without_a_move(live, seat)
-            return
+            return live
         if to_move != seat:
             raise ApiError(409, f"it is player {to_move}'s turn, not player {seat}'s")
         if live.seats[seat - 1] != HUMAN:
@@ -530,6 +541,7 @@ class GameService:
         live.client = client
         await self.append_move(live, text, after, redo=())
         await self.turns.advance(live, client)
+        return live
 
     def _played_already(self, live: Live, seat: int, move: str, ply: int) -> bool:
         """Whether ``move`` for ``ply`` is the move ``seat`` played there: a move sent again
