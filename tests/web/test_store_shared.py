@@ -445,3 +445,13 @@ def test_a_sqlite_file_opened_again_keeps_a_persons_pause(tmp_path):
     again = open_store(str(path))
     assert again.claim_thinking("t8", 0, "restarted", 101.0, 141.0) == (False, math.inf)
     again.close()
+
+
+def test_an_uploaded_records_time_control_is_stored_apart_from_the_clock(store):
+    """Schema version 7: the time control a record was played under, which no clock runs."""
+    spec = {"initial": 600, "increment": 5}
+    store.create_game(NewGame("u1", "freego", {"size": 5}, ("human", "human"), ("k1", "k2"),
+                              moves=("C3",), time_control=spec))
+    store.create_game(new("u2", ("human", "human")))
+    assert store.get("u1").time_control == spec and store.get("u1").clock is None
+    assert store.get("u2").time_control is None

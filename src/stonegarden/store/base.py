@@ -24,7 +24,9 @@ class NewGame:
     players' display names; ``to_move``: the seat to move (``None`` when over or at chance);
     ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls (or
     the game aborts itself, its first move not come); ``created``: when the game was played,
-    for an uploaded record that says (else when it is stored)."""
+    for an uploaded record that says (else when it is stored); ``time_control``: the time
+    control (``ClockSpec.to_json``) an uploaded record says it was played under, which no
+    clock runs here."""
 
     id: str
     game: str
@@ -40,6 +42,7 @@ class NewGame:
     clock: dict[str, Any] | None = None
     deadline: float | None = None
     created: float | None = None
+    time_control: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class GameRow:
     deadline: float | None = None
     #: the id of the rematch offered after this game, if any
     rematch: str | None = None
+    #: the time control an uploaded record was played under (``NewGame.time_control``)
+    time_control: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -360,6 +365,7 @@ def row_from(values: Mapping[str, Any], moves: Sequence[Any]) -> GameRow:
         deadline=(None if values["deadline"] is None
                   else _number(gid, "deadline", values["deadline"])),
         rematch=(None if values["rematch"] is None else _text(gid, "rematch", values["rematch"])),
+        time_control=_json(gid, "time_control", values["time_control"], (dict, type(None))),
     )
 
 

@@ -79,13 +79,14 @@ class SQLStore:
         with self._transaction() as con:
             con.execute(
                 "INSERT INTO games (id, game, params, seat1, seat2, secret1, secret2, result,"
-                " created, updated, listed, hints, name1, name2, to_move, clock, deadline)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created, updated, listed, hints, name1, name2, to_move, clock, deadline,"
+                " time_control)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (new.id, new.game, json.dumps(new.params), new.seats[0], new.seats[1],
                  new.secrets[0], new.secrets[1], _dumps(new.result),
                  now if new.created is None else new.created, now,
                  new.listed, new.hints, new.names[0], new.names[1], new.to_move,
-                 _dumps(new.clock), new.deadline),
+                 _dumps(new.clock), new.deadline, _dumps(new.time_control)),
             )
             con.executemany(
                 "INSERT INTO moves (game_id, ply, text, created) VALUES (?, ?, ?, ?)",
