@@ -45,6 +45,11 @@ class NewGame:
     time_control: dict[str, Any] | None = None
 
 
+#: the owner of a game's claim to run its analysis once a person cancelled the run and its
+#: process gave it up: no process's (``AnalysisClaim.ended_cancelled``)
+CANCELLED_RUN = ""
+
+
 @dataclass(frozen=True)
 class AnalysisClaim:
     """Which server process runs a game's analysis (``Store.claim_analysis``): its ``owner``,
@@ -56,6 +61,13 @@ class AnalysisClaim:
     client: str
     expires: float
     cancelled: bool = False
+
+    @property
+    def ended_cancelled(self) -> bool:
+        """The run a person cancelled, given up by its process (``release_analysis`` with
+        ``cancelled``): no process's, run out; every process shows the analysis cancelled
+        until it is asked for again (which claims it afresh)."""
+        return self.owner == CANCELLED_RUN
 
 
 @dataclass(frozen=True)
@@ -275,9 +287,11 @@ class Store(Protocol):
         Whether there was such a claim."""
         ...
 
-    def release_analysis(self, game_id: str, owner: str) -> None:
+    def release_analysis(self, game_id: str, owner: str, cancelled: bool = False) -> None:
         """Give up the claim of ``owner`` on the game's analysis (every claim of ``owner`` when
-        ``game_id`` is empty: a server stopping), telling the other processes (``analysis``)."""
+        ``game_id`` is empty: a server stopping), telling the other processes (``analysis``);
+        with ``cancelled`` (a person cancelled the run) the claim stays, run out and no
+        process's, to say so to every process (``AnalysisClaim.ended_cancelled``)."""
         ...
 
     def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]],

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from ..errors import StoreError
 from .base import (
+    CANCELLED_RUN,
     AnalysisClaim,
     ChangeListener,
     GameRow,
@@ -380,9 +381,14 @@ class SQLStore:
                 self._notify(con, "analysis-cancel", game_id)
         return done
 
-    def release_analysis(self, game_id: str, owner: str) -> None:
+    def release_analysis(self, game_id: str, owner: str, cancelled: bool = False) -> None:
         with self._transaction() as con:
-            if game_id:
+            if game_id and cancelled:  # kept, run out and no process's, to say it was
+                games = [game_id] if con.execute(
+                    "UPDATE analysing SET owner = ?, expires = 0, cancelled = TRUE"
+                    " WHERE game_id = ? AND owner = ?",
+                    (CANCELLED_RUN, game_id, owner)).rowcount else []
+            elif game_id:
                 games = [game_id] if con.execute(
                     "DELETE FROM analysing WHERE game_id = ? AND owner = ?",
                     (game_id, owner)).rowcount else []
