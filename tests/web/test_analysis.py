@@ -350,6 +350,20 @@ def test_hostile_requests_are_refused_with_4xx(db: Path, body: str, ctype: str, 
         assert r.status_code == 200  # no seat's secret: a spectator
 
 
+def test_a_query_parameter_on_the_analysis_is_refused(db: Path):
+    """/analysis?ply=3 answered the whole analysis, as if it were the point of move 3 (the
+    record's download refuses a query parameter, as the other requests do)."""
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "random"]}).json()
+        base = f"/api/games/{made['id']}/analysis"
+        for r in (client.get(base + "?ply=3"), client.post(base + "?ply=3", json={}),
+                  client.post(base + "/cancel?secret=x", json={})):
+            assert r.status_code == 400, r.text
+            assert "unknown query parameter" in r.json()["error"]
+        assert client.get(base).json()["engine"] is None  # nothing was asked for
+
+
 def test_a_client_without_room_in_the_queue_gets_429(db: Path):
     from stonegarden.jobs import Limits
 
