@@ -288,7 +288,8 @@ class Reviewer:
                 if not missing:
                     break
                 chunk = missing[:review_job.CHUNK]
-                prefix = list(live.moves[:chunk[-1]])
+                # up to the move after the chunk's last position: its value there counts
+                prefix = list(live.moves[:chunk[-1] + 1])
                 args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
                         "moves": prefix, "plies": chunk, "spec": r.engine}
                 before = job
