@@ -20,6 +20,8 @@ from stonegarden.search.config import Budget
 from stonegarden.search.result import MoveStat, SearchResult
 from stonegarden.web import review_job
 from stonegarden.web.app import create_app
+from stonegarden.web.live import History, Live
+from stonegarden.web.review_runner import Reviewer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "abstractplay"
 TINY = {"size": 2}  # Blooms on 7 cells: a whole game in a few moves
@@ -394,6 +396,23 @@ def test_hostile_requests_are_refused_with_4xx(db: Path, body: str, ctype: str, 
         r = client.get(f"/api/games/{made['id']}/analysis",
                        headers={"X-Seat-Secret": "%00" * 50})
         assert r.status_code == 200  # no seat's secret: a spectator
+
+
+def test_an_analysis_done_as_its_cancel_came_reads_done_not_cancelled():
+    """A cancel that came as the last job ended (its points stored) left the analysis done
+    and cancelled at once: the page said "The analysis was cancelled: 3 of 3 positions
+    analysed are kept; ask for it again", and asking again had nothing to do."""
+    game = make("freego", size=5)
+    moves = ["C3", "D4"]
+    live = Live("g", game, ("human", "human"), ("k1", "k2"), History.replay(game, moves), [],
+                0.0, hints_agreed=True)
+    live.review = review_job.Review("x", {p: {"ply": p, "p1_win": 0.5, "best_move": "B2"}
+                                          for p in range(3)}, cancelled=True)
+    a = Reviewer(None).analysis(live, None)  # type: ignore[arg-type]
+    assert a["done"] and not a["cancelled"], a
+    live.review.truncate(1)  # not all of it: the cancel says what it stopped
+    a = Reviewer(None).analysis(live, None)  # type: ignore[arg-type]
+    assert a["cancelled"] and not a["done"], a
 
 
 def test_a_query_parameter_on_the_analysis_is_refused(db: Path):

@@ -72,11 +72,13 @@ class Reviewer:
         points = review_job.judged(r, live.moves, live.history.movers)
         queued = r.running and r.job is not None and r.job.state == "queued"
         running = r.running or other is not None  # here, or in another server process
-        return {"engine": r.engine, "done": not running and all(p in r.points for p in wanted),
+        done = not running and all(p in r.points for p in wanted)
+        return {"engine": r.engine, "done": done,
                 "running": running, "queued": queued,
                 "waiting": self.service.jobs.waiting_before(r.job) if queued and r.job else 0,
                 "error": "" if other is not None else r.error,
-                "cancelled": r.cancelled and not running,
+                # a cancel that came as its last job ended stopped nothing: it is done
+                "cancelled": r.cancelled and not running and not done,
                 "can_cancel": ((r.running and may_cancel(r, seat, client))
                                or (other is not None and may_cancel(other, seat, client))),
                 "of": len(wanted), "capped": capped, "points": points}
