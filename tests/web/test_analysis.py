@@ -16,8 +16,12 @@ from starlette.testclient import TestClient
 from stonegarden.core.protocol import CHANCE
 from stonegarden.core.record import make_record
 from stonegarden.core.registry import make
+from stonegarden.search.config import Budget
+from stonegarden.search.result import MoveStat, SearchResult
 from stonegarden.web import review_job
 from stonegarden.web.app import create_app
+from stonegarden.web.live import History, Live
+from stonegarden.web.review_runner import Reviewer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "abstractplay"
 TINY = {"size": 2}  # Blooms on 7 cells: a whole game in a few moves
@@ -78,6 +82,50 @@ def test_losses_are_the_movers_winning_chances_given_away():
     r2 = review_job.Review("x", {0: {"ply": 0, "p1_win": 0.4, "best_move": "a"},
                              1: {"ply": 1, "p1_win": 0.9, "best_move": "b"}})
     assert review_job.judged(r2, ["z"], [2])[1]["judgement"] == "blunder"
+
+
+class _Searcher:
+    """An agent whose search of every position tries its first legal move 800 times, worth
+    ``best`` to the player to move, and its second ``tries`` times, worth 0.1; ``root`` is the
+    average of every move it tried, as a search reports it."""
+
+    def __init__(self, root: float, best: float, tries: int = 200) -> None:
+        self.root, self.best, self.tries = root, best, tries
+
+    def budget_for(self, game) -> Budget:
+        return Budget(sims=1000)
+
+    def analyse(self, game, state, budget) -> SearchResult:
+        first, second = (int(a) for a in game.legal_actions(state)[:2])
+        return SearchResult(self.root, [MoveStat(first, 800, self.best),
+                                        MoveStat(second, self.tries, 0.1)], [first], 1000, 0.1)
+
+
+def test_a_moves_loss_is_reckoned_as_the_command_lines_review_reckons_it():
+    """A loss was the difference of the two positions' winning chances, each the search's
+    average over every move it tried, weaker ones too: a few points below its best move's
+    value on both sides of the move, so each loss read low by the two (0.07 on average over
+    16 moves of Blooms, against ``analyse --review``'s), and fewer moves were judged."""
+    game = make("freego", size=5)
+    start = game.initial_state()
+    second = game.action_to_text(start, int(game.legal_actions(start)[1]))
+    after = game.play_text(start, second)
+
+    def loss(searcher: _Searcher, played: str = second, then=None) -> float:
+        points = {0: review_job.position_point(game, start, searcher, 0, played),
+                  1: review_job.position_point(game, after, then or _Searcher(0.55, 0.6), 1)}
+        return review_job.judged(review_job.Review("x", points), [second], [1])[1]["played_loss"]
+
+    # the best move's value (0.6) minus the played one's (0.1), both in the search before it
+    assert loss(_Searcher(0.55, 0.6)) == 0.5
+    # a move tried too seldom there is valued by the position after it: player 2's 0.55
+    assert loss(_Searcher(0.55, 0.6, tries=10)) == round(0.6 - 0.45, 4)
+    # a value of another move (valued before an undo) counts for nothing: the same
+    assert loss(_Searcher(0.55, 0.6), played="A1") == round(0.6 - 0.45, 4)
+    # a point stored before moves were valued: the positions' difference, as then
+    old = {0: {"ply": 0, "p1_win": 0.55, "best_move": "A1"},
+           1: {"ply": 1, "p1_win": 0.45, "best_move": "B1"}}
+    assert review_job.judged(review_job.Review("x", old), [second], [1])[1]["played_loss"] == 0.1
 
 
 @pytest.mark.slow
@@ -348,6 +396,37 @@ def test_hostile_requests_are_refused_with_4xx(db: Path, body: str, ctype: str, 
         r = client.get(f"/api/games/{made['id']}/analysis",
                        headers={"X-Seat-Secret": "%00" * 50})
         assert r.status_code == 200  # no seat's secret: a spectator
+
+
+def test_an_analysis_done_as_its_cancel_came_reads_done_not_cancelled():
+    """A cancel that came as the last job ended (its points stored) left the analysis done
+    and cancelled at once: the page said "The analysis was cancelled: 3 of 3 positions
+    analysed are kept; ask for it again", and asking again had nothing to do."""
+    game = make("freego", size=5)
+    moves = ["C3", "D4"]
+    live = Live("g", game, ("human", "human"), ("k1", "k2"), History.replay(game, moves), [],
+                0.0, hints_agreed=True)
+    live.review = review_job.Review("x", {p: {"ply": p, "p1_win": 0.5, "best_move": "B2"}
+                                          for p in range(3)}, cancelled=True)
+    a = Reviewer(None).analysis(live, None)  # type: ignore[arg-type]
+    assert a["done"] and not a["cancelled"], a
+    live.review.truncate(1)  # not all of it: the cancel says what it stopped
+    a = Reviewer(None).analysis(live, None)  # type: ignore[arg-type]
+    assert a["cancelled"] and not a["done"], a
+
+
+def test_a_query_parameter_on_the_analysis_is_refused(db: Path):
+    """/analysis?ply=3 answered the whole analysis, as if it were the point of move 3 (the
+    record's download refuses a query parameter, as the other requests do)."""
+    with TestClient(create_app(db, workers=1, warm_up=False)) as client:
+        made = client.post("/api/games", json={"game": "blooms", "params": TINY,
+                                               "seats": ["human", "random"]}).json()
+        base = f"/api/games/{made['id']}/analysis"
+        for r in (client.get(base + "?ply=3"), client.post(base + "?ply=3", json={}),
+                  client.post(base + "/cancel?secret=x", json={})):
+            assert r.status_code == 400, r.text
+            assert "unknown query parameter" in r.json()["error"]
+        assert client.get(base).json()["engine"] is None  # nothing was asked for
 
 
 def test_a_client_without_room_in_the_queue_gets_429(db: Path):

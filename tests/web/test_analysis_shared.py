@@ -95,3 +95,31 @@ def test_an_analysis_whose_server_was_killed_is_offered_again(pair):
     assert b.request("POST", f"/api/games/{gid}/analysis", {})[0] == 202
     assert running_on(b, gid)
     assert b.request("POST", f"/api/games/{gid}/analysis/cancel", {})[0] == 200
+
+
+def test_a_cancel_and_the_run_after_it_show_alike_through_every_server(pg_database, tmp_path):
+    """Cancelled through b while a ran it, a third server c showed it neither running nor
+    cancelled ("12 of 41 positions analysed"); asked for again and done, b still showed it
+    cancelled (its own cancel, kept over the new run's points)."""
+    servers = [Server(pg_database, None, log=tmp_path / f"{n}.log").start() for n in "abc"]
+    try:
+        a, b, c = servers
+        status, made = a.request("POST", "/api/records", study_record(14))
+        assert status == 201, made
+        gid = made["id"]
+        for s in (b, c):
+            assert analysis(s, gid)["engine"] is None  # each holds the game
+        assert a.request("POST", f"/api/games/{gid}/analysis", {})[0] == 202
+        until(lambda: running_on(b, gid) and running_on(c, gid), 10)
+        status, cancelled = b.request("POST", f"/api/games/{gid}/analysis/cancel", {})
+        assert status == 200 and cancelled["cancelled"], cancelled
+        for s in (a, c):
+            until(lambda s=s: analysis(s, gid)["cancelled"], 10)
+        assert a.request("POST", f"/api/games/{gid}/analysis", {})[0] == 202
+        until(lambda: analysis(a, gid)["done"], 120)
+        for s in (b, c):
+            there = until(lambda s=s: (x := analysis(s, gid))["done"] and x, 10)
+            assert not there["cancelled"], there
+    finally:
+        for s in servers:
+            s.stop()

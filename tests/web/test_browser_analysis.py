@@ -639,3 +639,25 @@ def test_a_poll_answered_after_a_cancel_does_not_show_the_analysis_running(brows
         assert page.is_hidden("#analysis-cancel")
     finally:
         page.context.close()
+
+
+def test_an_uploaded_games_page_says_the_time_control_it_was_played_under(browser, server,
+                                                                           tmp_path):
+    """A record of a clock game uploaded again said nothing of its clock on its page."""
+    from stonegarden.core.record import make_record, save_record
+
+    game = make("freego", size=5)
+    moves = ["C3", "D4", "B2", "resign"]
+    path = tmp_path / "timed.json"
+    save_record(make_record(game, moves, game.replay(moves)[-1],
+                            meta={"clock": {"initial": 300, "increment": 3}}), path)
+    page = open_page(browser)
+    try:
+        upload_finished_game(page, server, path)
+        wait_text(page, "#seats", "played at 5 min + 3 s")
+        assert page.inner_text("#seats") == ("Black (a person) · White (a person) — played at "
+                                             "5 min + 3 s — you hold both seats; this link "
+                                             "plays Black")
+        assert page.is_hidden("#clocks")  # no clock runs for it
+    finally:
+        page.context.close()

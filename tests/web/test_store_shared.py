@@ -445,3 +445,31 @@ def test_a_sqlite_file_opened_again_keeps_a_persons_pause(tmp_path):
     again = open_store(str(path))
     assert again.claim_thinking("t8", 0, "restarted", 101.0, 141.0) == (False, math.inf)
     again.close()
+
+
+def test_an_uploaded_records_time_control_is_stored_apart_from_the_clock(store):
+    """Schema version 7: the time control a record was played under, which no clock runs."""
+    spec = {"initial": 600, "increment": 5}
+    store.create_game(NewGame("u1", "freego", {"size": 5}, ("human", "human"), ("k1", "k2"),
+                              moves=("C3",), time_control=spec))
+    store.create_game(new("u2", ("human", "human")))
+    assert store.get("u1").time_control == spec and store.get("u1").clock is None
+    assert store.get("u2").time_control is None
+
+
+def test_a_cancelled_run_given_up_says_so_until_the_analysis_is_claimed_again(store):
+    """The claim a cancelled run gives up stays, no process's and run out, so every process
+    reads that it was cancelled; it cancels nothing more, and asking again claims it afresh."""
+    store.create_game(new("c1", ("human", "human")))
+    store.claim_analysis("c1", "A", "x", 100.0, 120.0)
+    store.release_analysis("c1", "B", cancelled=True)  # not B's: nothing changes
+    assert store.analysis_claim("c1") == AnalysisClaim("A", "x", 120.0)
+    store.release_analysis("c1", "A", cancelled=True)
+    gone = store.analysis_claim("c1")
+    assert gone is not None and gone.ended_cancelled and gone.cancelled and gone.expires <= 100
+    assert not store.cancel_analysis("c1", 101.0)
+    assert store.renew_analysis("c1", "A", 140.0) is None
+    store.release_analysis("", "A")  # a server stopping leaves it
+    assert store.analysis_claim("c1") == gone
+    again = store.claim_analysis("c1", "B", "y", 101.0, 121.0)
+    assert again == AnalysisClaim("B", "y", 121.0) and not again.ended_cancelled

@@ -53,7 +53,7 @@ def analyse_position(agent: SearchAgent, game: Game, state: State, budget: Budge
         # a move the solver proved is worth its proof, as the root's value is, and says so
         # (a move tried once may be worth 1 or 0 too)
         "best_moves": [{"move": game.action_to_text(state, m.action), "visits": m.visits,
-                        "value": round(_move_value(m, mover), 4), "proven_winner": m.proven}
+                        "value": round(move_value(m, mover), 4), "proven_winner": m.proven}
                        for m in res.moves[:top]],
         "pv": _pv_texts(game, state, res),
     }
@@ -114,7 +114,7 @@ def _review_move(search: Callable[[State], SearchResult], game: Game, before: St
         """The mover's value of a move: the search's where it tried the move often enough
         or proved it, else a search of the position after it."""
         if stat is not None and (stat.visits >= MIN_VISITS or stat.proven is not None):
-            return _move_value(stat, mover)
+            return move_value(stat, mover)
         return _value_for(search, game, then, mover)
 
     best = res.moves[0]
@@ -134,7 +134,7 @@ def _review_move(search: Callable[[State], SearchResult], game: Game, before: St
     }
 
 
-def _move_value(stat: MoveStat, mover: int) -> float:
+def move_value(stat: MoveStat, mover: int) -> float:
     """A root move's value for ``mover``: its proof's where the search proved it."""
     if stat.proven is None:
         return stat.value

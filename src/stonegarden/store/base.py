@@ -24,7 +24,9 @@ class NewGame:
     players' display names; ``to_move``: the seat to move (``None`` when over or at chance);
     ``clock``: the stored clock (``Clock.to_store``) and ``deadline`` when its flag falls (or
     the game aborts itself, its first move not come); ``created``: when the game was played,
-    for an uploaded record that says (else when it is stored)."""
+    for an uploaded record that says (else when it is stored); ``time_control``: the time
+    control (``ClockSpec.to_json``) an uploaded record says it was played under, which no
+    clock runs here."""
 
     id: str
     game: str
@@ -40,6 +42,12 @@ class NewGame:
     clock: dict[str, Any] | None = None
     deadline: float | None = None
     created: float | None = None
+    time_control: dict[str, Any] | None = None
+
+
+#: the owner of a game's claim to run its analysis once a person cancelled the run and its
+#: process gave it up: no process's (``AnalysisClaim.ended_cancelled``)
+CANCELLED_RUN = ""
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,13 @@ class AnalysisClaim:
     client: str
     expires: float
     cancelled: bool = False
+
+    @property
+    def ended_cancelled(self) -> bool:
+        """The run a person cancelled, given up by its process (``release_analysis`` with
+        ``cancelled``): no process's, run out; every process shows the analysis cancelled
+        until it is asked for again (which claims it afresh)."""
+        return self.owner == CANCELLED_RUN
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,8 @@ class GameRow:
     deadline: float | None = None
     #: the id of the rematch offered after this game, if any
     rematch: str | None = None
+    #: the time control an uploaded record was played under (``NewGame.time_control``)
+    time_control: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -270,9 +287,11 @@ class Store(Protocol):
         Whether there was such a claim."""
         ...
 
-    def release_analysis(self, game_id: str, owner: str) -> None:
+    def release_analysis(self, game_id: str, owner: str, cancelled: bool = False) -> None:
         """Give up the claim of ``owner`` on the game's analysis (every claim of ``owner`` when
-        ``game_id`` is empty: a server stopping), telling the other processes (``analysis``)."""
+        ``game_id`` is empty: a server stopping), telling the other processes (``analysis``);
+        with ``cancelled`` (a person cancelled the run) the claim stays, run out and no
+        process's, to say so to every process (``AnalysisClaim.ended_cancelled``)."""
         ...
 
     def put_analysis(self, game_id: str, engine: str, points: Sequence[dict[str, Any]],
@@ -360,6 +379,7 @@ def row_from(values: Mapping[str, Any], moves: Sequence[Any]) -> GameRow:
         deadline=(None if values["deadline"] is None
                   else _number(gid, "deadline", values["deadline"])),
         rematch=(None if values["rematch"] is None else _text(gid, "rematch", values["rematch"])),
+        time_control=_json(gid, "time_control", values["time_control"], (dict, type(None))),
     )
 
 

@@ -102,6 +102,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             cancelled BOOLEAN NOT NULL DEFAULT FALSE
         )""",
     ), creates=("analysing",)),
+    Migration(7, "the time control an uploaded record says its game was played under", (
+        "ALTER TABLE games ADD COLUMN time_control TEXT",
+    )),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from ..errors import StoreError
 from .base import (
+    CANCELLED_RUN,
     AnalysisClaim,
     ChangeListener,
     GameRow,
@@ -79,13 +80,14 @@ class SQLStore:
         with self._transaction() as con:
             con.execute(
                 "INSERT INTO games (id, game, params, seat1, seat2, secret1, secret2, result,"
-                " created, updated, listed, hints, name1, name2, to_move, clock, deadline)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created, updated, listed, hints, name1, name2, to_move, clock, deadline,"
+                " time_control)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (new.id, new.game, json.dumps(new.params), new.seats[0], new.seats[1],
                  new.secrets[0], new.secrets[1], _dumps(new.result),
                  now if new.created is None else new.created, now,
                  new.listed, new.hints, new.names[0], new.names[1], new.to_move,
-                 _dumps(new.clock), new.deadline),
+                 _dumps(new.clock), new.deadline, _dumps(new.time_control)),
             )
             con.executemany(
                 "INSERT INTO moves (game_id, ply, text, created) VALUES (?, ?, ?, ?)",
@@ -379,9 +381,14 @@ class SQLStore:
                 self._notify(con, "analysis-cancel", game_id)
         return done
 
-    def release_analysis(self, game_id: str, owner: str) -> None:
+    def release_analysis(self, game_id: str, owner: str, cancelled: bool = False) -> None:
         with self._transaction() as con:
-            if game_id:
+            if game_id and cancelled:  # kept, run out and no process's, to say it was
+                games = [game_id] if con.execute(
+                    "UPDATE analysing SET owner = ?, expires = 0, cancelled = TRUE"
+                    " WHERE game_id = ? AND owner = ?",
+                    (CANCELLED_RUN, game_id, owner)).rowcount else []
+            elif game_id:
                 games = [game_id] if con.execute(
                     "DELETE FROM analysing WHERE game_id = ? AND owner = ?",
                     (game_id, owner)).rowcount else []

@@ -272,6 +272,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def analysis(request: Request) -> Json:
         svc = service()
+        no_query(request)  # /analysis?ply=3 is no point of it: the analysis is the game's
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
         seat = svc.seat_of(live, request.headers.get("x-seat-secret"))
@@ -279,6 +280,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def request_analysis(request: Request) -> Json:
         svc = service()
+        no_query(request)
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
         body = await read_json(request, ("secret",))
@@ -286,6 +288,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def cancel_analysis(request: Request) -> Json:
         svc = service()
+        no_query(request)
         client = client_of(request)
         live = await svc.load(request.path_params["gid"], client)
         body = await read_json(request, ("secret",))

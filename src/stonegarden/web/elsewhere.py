@@ -118,9 +118,10 @@ class Elsewhere:
             return  # let go meanwhile, or analysing here now: its own points
         if stored is not None:
             live.review = review_points(live, *stored)
-            # a cancel seen here holds until the analysis is asked for again
             if r is not None:
-                live.review.cancelled, live.review.client = r.cancelled, r.client
+                live.review.client = r.client
+        elif r is not None:  # a cancel is the claim's to say (``heard``): a new run clears it
+            r.cancelled = False
         svc.reviewer.heard(live, claim)
         svc.hub.publish(live.id)
 

@@ -110,7 +110,8 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     on time, resigned on the opponent's turn, aborted: ``record.ended_outside_rules``), or
     ``{"refused": why}`` for a record of more than ``max_moves`` moves; ``players``: the
     record's players by seat (``"1"``, ``"2"``), where it names them; ``date``: the day it
-    gives (``record_day``).
+    gives (``record_day``); ``clock``: its ``meta.clock`` as it is (the time control it was
+    played under; the server checks it).
 
     Raises:
         RecordError: a bad record.
@@ -136,7 +137,8 @@ def replay_upload(args: dict[str, Any], ctx: JobContext) -> dict[str, Any]:
     ended = None if game.is_terminal(final) else ended_outside_rules(record)
     return {"game": game.id, "params": game.non_default_params(), "moves": moves,
             "result": result_of(game, final), "ended": ended,
-            "players": dict(record.players or {}), "date": record_day(record)}
+            "players": dict(record.players or {}), "date": record_day(record),
+            "clock": (record.meta or {}).get("clock")}
 
 
 def record_day(record: Record) -> str | None:

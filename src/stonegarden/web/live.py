@@ -12,7 +12,7 @@ from ..core.protocol import CHANCE, Game, State
 from ..jobs import Job
 from ..store import AnalysisClaim
 from .review_job import Review
-from .time_control import Clock
+from .time_control import Clock, ClockSpec
 
 #: a position is kept every this many moves; the others are replayed from the one before
 CHECKPOINT_EVERY = 64
@@ -150,6 +150,9 @@ class Live:
     #: the players' display names (``None``: not given)
     names: tuple[str | None, str | None] = (None, None)
     clock: Clock | None = None
+    #: the time control an uploaded record says the game was played under (no clock runs
+    #: for it here): its record and page say it again
+    time_control: ClockSpec | None = None
     #: how the game ended when the rules did not end it (``{"winner", "reason": "time"}``)
     over: dict[str, Any] | None = None
     #: the id of the rematch offered after this game

@@ -9,6 +9,14 @@ that led there cost its mover in winning probability against the position before
 was the engine's best move; ``None`` for ply 0, a chance event's outcome and a resignation);
 ``judgement`` of that loss by ``THRESHOLDS`` (``agents/analysis.py``, shared with
 ``stonegarden analyse --review``).
+
+A loss is reckoned as that review reckons it: the value of the engine's best move minus that of
+the move played, both from the search of the position before it (``best_value``,
+``next_value`` of the point before: the mover's winning chances), the played move valued by
+the position after it where that search tried it fewer than ``MIN_VISITS`` times.
+``p1_win`` is the search's average over every move it tried, weaker ones too: it is a few
+points below its best move's value, so the difference of two positions' ``p1_win`` read each
+loss low by the two (0.07 on average over 16 moves of Blooms).
 """
 
 from __future__ import annotations
@@ -17,15 +25,16 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agents.analysis import MIN_VISITS, judgement, move_value
 from ..agents.analysis import THRESHOLDS as THRESHOLDS  # the command line's review's too
-from ..agents.analysis import judgement
 from ..agents.registry import make_agent
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import ParameterError, StonegardenError
 from ..jobs import Job, JobContext, job_kind
 from ..search.config import Budget
+from ..search.result import SearchResult
 
 #: seconds of search per position
 POSITION_SECONDS = 0.5
@@ -90,7 +99,14 @@ def _loss(before: dict[str, Any], after: dict[str, Any], mover: int, played: str
     if played == before.get("best_move"):
         return 0.0
     sign = 1.0 if mover == 1 else -1.0
-    return round(max(0.0, sign * (before["p1_win"] - after["p1_win"])), 4)
+    best = before.get("best_value")
+    if not isinstance(best, (int, float)):  # a point stored before moves were valued
+        return round(max(0.0, sign * (before["p1_win"] - after["p1_win"])), 4)
+    value = before.get("next_value") if before.get("next_move") == played else None
+    if not isinstance(value, (int, float)):  # tried too seldom (or another move, valued
+        # before an undo): the position after says
+        value = after["p1_win"] if mover == 1 else 1.0 - after["p1_win"]
+    return round(max(0.0, best - value), 4)
 
 
 @job_kind("engine-review")
@@ -114,7 +130,8 @@ def engine_review(args: dict[str, Any], ctx: JobContext) -> list[dict[str, Any]]
     for ply in range(plies[-1] + 1 if plies else 0):
         if ply in plies:
             ctx.progress({"done": len(out), "of": len(plies)})
-            point = position_point(game, state, agent, ply)
+            point = position_point(game, state, agent, ply,
+                                   moves[ply] if ply < len(moves) else None)
             if ctx.stopped():
                 break
             out.append(point)
@@ -123,18 +140,44 @@ def engine_review(args: dict[str, Any], ctx: JobContext) -> list[dict[str, Any]]
     return out
 
 
-def position_point(game: Game, state: State, agent: SearchAgent, ply: int) -> dict[str, Any]:
-    """``{"ply", "p1_win", "best_move"}`` of ``state``: the result at the end; at a chance event
-    the expectation over its outcomes, each searched for its share of the agent's budget (so
-    the point takes no longer than another), and no best move; else a search's."""
-    p1, best = _p1_win(game, state, agent, agent.budget_for(game))
-    return {"ply": ply, "p1_win": round(min(1.0, max(0.0, p1)), 4),
-            "best_move": None if best is None else game.action_to_text(state, best)}
+def position_point(game: Game, state: State, agent: SearchAgent, ply: int,
+                   played: str | None = None) -> dict[str, Any]:
+    """``{"ply", "p1_win", "best_move", "best_value", "next_move", "next_value"}`` of
+    ``state``: the result at the end; at a chance event the expectation over its outcomes,
+    each searched for its share of the agent's budget (so the point takes no longer than
+    another), and no best move; else a search's, with the mover's value of its best move and
+    of ``played``, the move played next (``next_move``; ``next_value`` ``None`` where the
+    search tried it fewer than ``MIN_VISITS`` times)."""
+    found: list[SearchResult] = []
+    p1, best = _p1_win(game, state, agent, agent.budget_for(game), found)
+    point: dict[str, Any] = {
+        "ply": ply, "p1_win": round(min(1.0, max(0.0, p1)), 4),
+        "best_move": None if best is None else game.action_to_text(state, best),
+        "best_value": None, "next_move": played, "next_value": None}
+    if found and found[0].moves:
+        mover = game.current_player(state)
+        point["best_value"] = round(move_value(found[0].moves[0], mover), 4)
+        action = None if played is None else _action(game, state, played)
+        stat = next((m for m in found[0].moves if m.action == action), None)
+        if stat is not None and (stat.visits >= MIN_VISITS or stat.proven is not None):
+            point["next_value"] = round(move_value(stat, mover), 4)
+    return point
 
 
-def _p1_win(game: Game, state: State, agent: SearchAgent, budget: Budget
-            ) -> tuple[float, int | None]:
-    """(player 1's winning chances at ``state``, the best move there or ``None``)."""
+def _action(game: Game, state: State, text: str) -> int | None:
+    """The action of a played move's text (``None`` for one the search does not try: a
+    resignation)."""
+    try:
+        return int(game.parse_action(state, text))
+    except StonegardenError:
+        return None
+
+
+
+def _p1_win(game: Game, state: State, agent: SearchAgent, budget: Budget,
+            found: list[SearchResult] | None = None) -> tuple[float, int | None]:
+    """(player 1's winning chances at ``state``, the best move there or ``None``); the search
+    of ``state`` is added to ``found``, where one was made there."""
     if game.is_terminal(state):
         winner = game.winner(state)
         return (1.0 if winner == 1 else 0.0 if winner == 2 else 0.5), None
@@ -147,6 +190,8 @@ def _p1_win(game: Game, state: State, agent: SearchAgent, budget: Budget
         return sum(p * _p1_win(game, game.play_unchecked(state, a), agent, share)[0]
                    for a, p in outcomes), None
     res = agent.analyse(game, state, budget)
+    if found is not None:
+        found.append(res)
     value = res.value
     if res.proven is not None:
         value = 1.0 if res.proven == to_move else 0.5 if res.proven == 0 else 0.0

@@ -72,11 +72,13 @@ class Reviewer:
         points = review_job.judged(r, live.moves, live.history.movers)
         queued = r.running and r.job is not None and r.job.state == "queued"
         running = r.running or other is not None  # here, or in another server process
-        return {"engine": r.engine, "done": not running and all(p in r.points for p in wanted),
+        done = not running and all(p in r.points for p in wanted)
+        return {"engine": r.engine, "done": done,
                 "running": running, "queued": queued,
                 "waiting": self.service.jobs.waiting_before(r.job) if queued and r.job else 0,
                 "error": "" if other is not None else r.error,
-                "cancelled": r.cancelled and not running,
+                # a cancel that came as its last job ended stopped nothing: it is done
+                "cancelled": r.cancelled and not running and not done,
                 "can_cancel": ((r.running and may_cancel(r, seat, client))
                                or (other is not None and may_cancel(other, seat, client))),
                 "of": len(wanted), "capped": capped, "points": points}
@@ -144,7 +146,8 @@ class Reviewer:
             t0 = time.monotonic()
             while time.monotonic() - t0 < CANCEL_WAIT:
                 claim = await asyncio.to_thread(store.analysis_claim, live.id)
-                if claim is None or not claim.cancelled:
+                # given up (kept as the cancelled run's), or claimed afresh meanwhile
+                if claim is None or claim.owner != other.owner or not claim.cancelled:
                     break
                 await asyncio.sleep(0.1)
             stored = await asyncio.to_thread(store.get_analysis, live.id)
@@ -170,9 +173,15 @@ class Reviewer:
     def heard(self, live: Live, claim: AnalysisClaim | None) -> None:
         """Hold ``claim`` as another process's running analysis of ``live`` where it is one
         (another owner, not run out): shown running here; read again when it would run out
-        (renewed, it goes on; else it is offered again)."""
+        (renewed, it goes on; else it is offered again). A run a person cancelled, through
+        whichever process, shows cancelled here too (``AnalysisClaim.ended_cancelled``)."""
         svc = self.service
         now = time.time()
+        r = live.review
+        if claim is not None and claim.ended_cancelled and not (r is not None and r.running):
+            if r is None:
+                r = live.review = review_job.Review(review_job.ENGINE)
+            r.cancelled = True
         if claim is None or claim.owner == svc.turns.owner or claim.expires <= now:
             if live.analysing_elsewhere is not None:
                 live.analysing_elsewhere = None
@@ -281,7 +290,8 @@ class Reviewer:
                 if not missing:
                     break
                 chunk = missing[:review_job.CHUNK]
-                prefix = list(live.moves[:chunk[-1]])
+                # up to the move after the chunk's last position: its value there counts
+                prefix = list(live.moves[:chunk[-1] + 1])
                 args = {"game": live.game.id, "params": dict(live.game.non_default_params()),
                         "moves": prefix, "plies": chunk, "spec": r.engine}
                 before = job
@@ -337,7 +347,7 @@ class Reviewer:
             # waited for: a cancel answers as soon as the task ends, before its pages (told
             # above) ask again; a claim asked for here again waits for it (same owner)
             releasing = asyncio.ensure_future(asyncio.to_thread(
-                svc.store.release_analysis, live.id, svc.turns.owner))
+                svc.store.release_analysis, live.id, svc.turns.owner, r.cancelled))
             self._releasing[live.id] = releasing
             releasing.add_done_callback(lambda f: self._forget_release(live.id, f))
 

@@ -44,7 +44,7 @@ from .names import MAX_NAME, clean_name, without_refused
 from .rate_limit import RateLimit
 from .review_runner import Reviewer, review_points
 from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
-from .time_control import Clock, ClockSpec
+from .time_control import Clock, ClockSpec, parse_clock
 
 MAX_MOVE_TEXT = 200
 MiB = 1024 * 1024
@@ -204,7 +204,7 @@ class GameService:
         return Live(row.id, game, row.seats, row.secrets, history, list(row.redo), row.created,
                     listed=row.listed, hints_agreed=row.hints, names=row.names,
                     clock=Clock.from_store(row.clock) if row.clock else None, over=over,
-                    rematch=row.rematch)
+                    rematch=row.rematch, time_control=played_under(row.time_control))
 
     def _keep(self, live: Live) -> None:
         """Hold ``live`` in memory, letting go of the idle games used least recently beyond
@@ -359,9 +359,10 @@ class GameService:
                       listed: bool = False, hints: bool = False,
                       names: tuple[str | None, str | None] = (None, None),
                       clock: ClockSpec | None = None, over: dict[str, Any] | None = None,
-                      created: float | None = None) -> tuple[Live, dict[str, str]]:
+                      created: float | None = None, time_control: ClockSpec | None = None
+                      ) -> tuple[Live, dict[str, str]]:
         live, new = self.new_game(game, seats, history, client, listed, hints, names, clock,
-                                  over, created)
+                                  over, created, time_control)
         try:
             await asyncio.to_thread(self.store.create_game, new)
         except StoreError as exc:
@@ -372,10 +373,12 @@ class GameService:
                  listed: bool = False, hints: bool = False,
                  names: tuple[str | None, str | None] = (None, None),
                  clock: ClockSpec | None = None, over: dict[str, Any] | None = None,
-                 created: float | None = None) -> tuple[Live, NewGame]:
+                 created: float | None = None, time_control: ClockSpec | None = None
+                 ) -> tuple[Live, NewGame]:
         """A game not stored yet, with new secrets: the served game and its row; ``over``: how
         an uploaded game its rules had not ended did end (``Live.over``); ``created``: when
-        an uploaded game was played (else now)."""
+        an uploaded game was played (else now); ``time_control``: the one it was played
+        under (``Live.time_control``)."""
         gid = secrets.token_urlsafe(9)
         keys = (secrets.token_urlsafe(24), secrets.token_urlsafe(24))
         now = time.time()
@@ -387,14 +390,15 @@ class GameService:
             timed = timed.arrived(seats.index(HUMAN) + 1)
         live = Live(gid, game, seats, keys, history, [], now if created is None else created,
                     listed=listed, hints_agreed=hints, client=client, names=names, clock=timed,
-                    over=over)
+                    over=over, time_control=time_control)
         value, deadline = clock_keeper.stored(live.clock, clock_keeper.abort_deadline(
             live, history.last, history.movers, live.clock))
         return live, NewGame(gid, game.id, game.non_default_params(), seats, keys,
                              tuple(history.moves), over or result_of(game, history.last),
                              listed, hints, names,
                              None if over else clock_keeper.seat_to_move(live, history.last),
-                             value, deadline, created)
+                             value, deadline, created,
+                             None if time_control is None else time_control.to_json())
 
     async def started(self, live: Live) -> tuple[Live, dict[str, str]]:
         """A stored new game, served: its dice rolled, its agent thinking if it is to move."""
@@ -448,7 +452,8 @@ class GameService:
         day = out.get("date")
         created = calendar.timegm(time.strptime(day, "%Y-%m-%d")) if day else None
         return await self._insert(game, (HUMAN, HUMAN), history, client, hints=True,
-                                  names=(names[0], names[1]), over=over, created=created)
+                                  names=(names[0], names[1]), over=over, created=created,
+                                  time_control=played_under(out.get("clock")))
 
     # -- seats ------------------------------------------------------------------------------
     def seat_of(self, live: Live, secret: Any) -> int | None:
@@ -767,6 +772,8 @@ class GameService:
                                     live.created, datetime.UTC).date().isoformat()}
         if live.clock is not None:
             meta["clock"] = live.clock.spec.to_json()
+        elif live.time_control is not None:  # an uploaded record's, given back
+            meta["clock"] = live.time_control.to_json()
         if live.over is not None:  # a clock ended it, not the rules: no replay can say so
             meta["ended"] = {"winner": live.over["winner"], "reason": live.over["reason"]}
         if (live.review is not None and live.review.points
@@ -840,6 +847,16 @@ class GameService:
         await self.turns.give_up_claims()
         await self.reviewer.give_up_claims()
         await self.jobs.close()
+
+
+def played_under(value: Any) -> ClockSpec | None:
+    """The time control an uploaded record (or its stored row) says, where it is one this
+    server's clocks could run (``time_control.parse_clock``); ``None`` for none, or for one
+    out of their ranges (another program's), which is left out."""
+    try:
+        return parse_clock(value)
+    except ParameterError:
+        return None
 
 
 def _player_name(value: Any) -> str | None:

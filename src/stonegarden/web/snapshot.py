@@ -189,6 +189,8 @@ def _online(live: Live) -> dict[str, Any]:
         "in_lobby": listed_now(live.listed, live.seats, live.over is not None, live.created,
                                now),
         "clock": clock,
+        # an uploaded record's time control, in words: no clock runs for it here
+        "played_under": None if live.time_control is None else live.time_control.describe(),
         "rematch": live.rematch,
         # how the rematch offered was aborted (``lobby.rematch_news``: a game's own request)
         "rematch_aborted": None,

@@ -136,7 +136,9 @@ export function render(s) {
   const who = (p) => `${names()[p - 1]} (${s.seats[p - 1] === "human" ? person(p) : s.seats[p - 1] === "open" ? "open seat" : s.seat_words[p - 1]})`;
   const you = playing(s) && foreign(page.key) ? ` — this link plays ${names()[s.you - 1]}, your opponent's seat`
     : playing(s) ? (bothSeats() ? ` — you hold both seats; this link plays ${names()[s.you - 1]}` : ` — you play ${names()[s.you - 1]}`) : s.you || !page.key ? " — watching" : " — (this link's key is not valid)";
-  $("seats").textContent = `${who(1)} · ${who(2)}${you}`;
+  // an uploaded record's time control: the game was played under it, no clock runs here
+  const under = s.played_under ? ` — played at ${s.played_under}` : "";
+  $("seats").textContent = `${who(1)} · ${who(2)}${under}${you}`;
   let status = statusText(n);
   if (s !== n) status = `Viewing the position after move ${s.ply} of ${n.length} — ` + status;
   say($("status"), status);
