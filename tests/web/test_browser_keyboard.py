@@ -4,6 +4,8 @@ roles."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browsers import WAIT
 from test_browser_robust import move, new_game, open_page, wait_text
@@ -104,6 +106,33 @@ def test_the_analysis_graph_is_a_slider_over_the_positions(browser, server):
     finally:
         page.context.close()
 
+
+
+def test_the_analysis_graph_gone_under_the_focus_leaves_it_on_the_analysis_offered(browser,
+                                                                                   server):
+    """The graph, reached from the keyboard, went from the page with the focus on it (the
+    server restarted before it stored any of the analysis' positions): the focus fell to the
+    top of the page, and a keyboard user had to find the place again. It goes to the
+    analysis offered again."""
+    made = three_moves(server)
+    page = open_page(browser)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.focus("#analyse")
+        page.keyboard.press("Enter")
+        wait_text(page, "#analysis-status", ", 4 positions;")  # done
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "analysis"
+        # from now on the server has no analysis of the game, as after such a restart
+        page.route(re.compile(rf".*/api/games/{made['id']}(\?ply=\d+)?$"), lambda route: (
+            route.fulfill(json={**route.fetch().json(), "analysis": None, "review": None})))
+        page.keyboard.press("ArrowDown")  # a step: the page asks for the position
+        page.wait_for_function("!document.getElementById('analysis').hasAttribute('role')",
+                               timeout=WAIT)
+        assert page.evaluate("document.activeElement.id") == "analyse"
+    finally:
+        page.context.close()
 
 
 def arrows(page, key: str, times: int) -> list[str]:
