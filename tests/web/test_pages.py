@@ -367,6 +367,16 @@ def test_a_rules_pages_parameters_read_as_the_command_line_takes_them(client):
     assert rows("blobs")["tumbling"] == ["false", "true, false"]
 
 
+def test_a_rules_pages_pictures_are_images_not_buttons_that_do_nothing(client):
+    """Each cell of the pictures was a button to a screen reader (162 on Free Go's page, two
+    of each name), which did nothing: the pictures are images, named by their titles."""
+    for game_id in available_games():
+        rules = client.get(f"/rules/{game_id}").text
+        pictures = rules[rules.index('<div class="pictures">'):]
+        assert 'role="button"' not in pictures and "tabindex" not in pictures, game_id
+        assert pictures.count('role="img"') >= 2, game_id
+
+
 def test_a_rules_pages_first_picture_is_captioned_as_what_it_shows():
     """Blobs starts with Red's opening die on the table, not an empty board; a Go board is
     labelled by its columns and rows, not cell by cell."""
