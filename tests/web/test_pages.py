@@ -220,6 +220,28 @@ def test_blobs_offers_a_picture_of_each_face_and_moves_first_as_blue():
     assert all(len(v) == 1 for v in one.values())  # the rolled face fits one way: no choice
 
 
+@pytest.mark.parametrize("game_id", available_games())
+def test_who_chooses_first_is_known_without_playing_and_is_what_the_rules_play(game_id,
+                                                                               monkeypatch):
+    """The home page found who moves first by playing to the first decision, which ran
+    Blobs' kernels in its request, on the event loop: from an empty cache they compiled there,
+    and every request of the server waited about 20 s. The page plays no position, and says
+    what the rules play."""
+    from stonegarden.core.protocol import Game
+    from stonegarden.web.pages import home_context
+
+    games = [make(game_id)] + ([make(game_id, tumbling=True)] if game_id == "blobs" else [])
+    played = [int(g.current_player(g.first_decision())) for g in games]
+    def no_position(self):
+        raise AssertionError("the home page played a position")
+
+    monkeypatch.setattr(Game, "first_decision", no_position)
+    monkeypatch.setattr(Game, "initial_state", no_position)
+    for g in games:
+        monkeypatch.setattr(type(g), "initial_state", no_position)
+    assert {home_context(10)["seating"][game_id]["first"]} == set(played)
+
+
 @pytest.mark.parametrize("params", [{}, {"tumbling": True}])
 def test_the_move_field_s_example_is_a_legal_first_choice(params):
     """The example is played where a player first chooses, past the opening roll, as the

@@ -128,6 +128,7 @@ class BlobsGame(Game):
     title = "Blobs"
     search_profile = BlobsProfile
     board_view = "stonegarden.games.blobs.view:VIEW"
+    first_chooser = 2  # Red's opening die is part of the initial position: Blue places first
     may_have_chance = True  # Tumbling Dice rolls
     max_chance_outcomes = 3
     chance_action_offset = ROLL_BASE
