@@ -377,6 +377,11 @@ def test_degenerate_parameters_draw_before_the_first_move(params, reason):
     s = game.initial_state()
     assert (game.winner(s), game.result_reason(s)) == (0, reason)
     assert len(game.legal_actions(s)) == 0
+    # kept on purpose (the docs' decisions say why), and said where a player sets them (the
+    # home page's form, `stonegarden games`), who would otherwise meet a game over at once
+    (name,) = params
+    (spec,) = [p for p in game.param_specs if p.name == name]
+    assert spec.low == 1 and "(1: a draw at once" in spec.doc
 
 
 @pytest.mark.parametrize("params", [{"dice": 0}, {"max_grid": 9}, {"win": "most"},

@@ -88,6 +88,20 @@ def test_suicide_stays_on_the_board_then_scores_for_the_opponent():
     assert later.captured == 1 and later.scores == (0, 1)
 
 
+def test_the_stones_a_suicide_left_without_a_liberty_are_named_until_they_are_removed():
+    # the board drew them as any stone: a player could not tell the stones that count for
+    # nothing, which the next move removes and scores, from those to capture
+    g = stonegarden.make("freego", size=5, target=10)
+    s = position(g, [".....", ".....", "O....", "XO...", ".O..."], to_move=1)
+    assert g.without_liberty(s) == [] and g.status_words(s) == ()
+    after = g.play_text(s, "A1")
+    assert [g.board.names[p] for p in g.without_liberty(after)] == ["A1", "A2"]
+    assert g.status_words(after) == ("no liberty: A1 A2 (the next move removes them and "
+                                      "scores them)",)
+    later = g.play_text(after, "E5")
+    assert g.without_liberty(later) == [] and g.status_words(later) == ()
+
+
 def test_a_pending_suicide_and_a_new_capture_go_in_one_capture_step():
     g = stonegarden.make("freego", size=5, target=10)
     s = position(g, [".....", "..O..", ".OXO.", "O....", ".O..."], to_move=1)

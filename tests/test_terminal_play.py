@@ -163,6 +163,16 @@ def test_play_help_shows_the_game_as_optional_and_names_the_levels():
     assert "'level:1' .. 'level:6'" in " ".join(out.stdout.split())
 
 
+def test_a_free_go_suicide_left_without_a_liberty_is_named_on_the_status_line():
+    # the diagram draws it as any stone: the status line says it counts for nothing yet
+    out = run_cli("play", "freego", "--param", "size=5", "--p2", "human",
+                  input="C3\nA2\nD4\nB1\nA1\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert ("player 2 (White) to move; scores 0 : 0 (target 3); no liberty: A1 (the next move "
+            "removes it and scores it) player 2 > quit") in " ".join(out.stdout.split())
+    assert out.stdout.count("no liberty") == 1  # before White's move only
+
+
 def test_the_end_of_a_game_is_said_in_words_not_as_the_record_s_reason_code():
     # a Blobs box too small for a second die: a draw at once, said as the web page says it
     out = run_cli("play", "blobs", "--param", "max_grid=1", input="")

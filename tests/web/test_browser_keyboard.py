@@ -4,6 +4,9 @@ roles."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from browsers import WAIT
 from test_browser_robust import move, new_game, open_page, wait_text
@@ -104,6 +107,70 @@ def test_the_analysis_graph_is_a_slider_over_the_positions(browser, server):
     finally:
         page.context.close()
 
+
+
+def test_the_analysis_graph_gone_under_the_focus_leaves_it_on_the_analysis_offered(browser,
+                                                                                   server):
+    """The graph, reached from the keyboard, went from the page with the focus on it (the
+    server restarted before it stored any of the analysis' positions): the focus fell to the
+    top of the page, and a keyboard user had to find the place again. It goes to the
+    analysis offered again."""
+    made = three_moves(server)
+    page = open_page(browser)
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.focus("#analyse")
+        page.keyboard.press("Enter")
+        wait_text(page, "#analysis-status", ", 4 positions;")  # done
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "analysis"
+        # from now on the server has no analysis of the game, as after such a restart
+        page.route(re.compile(rf".*/api/games/{made['id']}(\?ply=\d+)?$"), lambda route: (
+            route.fulfill(json={**route.fetch().json(), "analysis": None, "review": None})))
+        page.keyboard.press("ArrowDown")  # a step: the page asks for the position
+        page.wait_for_function("!document.getElementById('analysis').hasAttribute('role')",
+                               timeout=WAIT)
+        assert page.evaluate("document.activeElement.id") == "analyse"
+    finally:
+        # a poll still on its way through the route would fail the next test's first call
+        page.unroute_all(behavior="ignoreErrors")
+        page.context.close()
+
+
+def test_the_links_and_buttons_of_the_lists_of_games_say_which_game_they_act_on(browser,
+                                                                              own_server):
+    """Each row of the stored games, the lobby and "My games" had its own "Review",
+    "Download", "Resume", "Join", "Withdraw" or "Open", and the game page's result a "New
+    game" beside the header's, to another page: a screen reader's list of links or buttons
+    read the same name again and again. Each is named by its words, then its game's."""
+    server = own_server
+    games = [new_game(server, params={"size": size}, seats=("human", "open"), public=True,
+                      name="Ana") for size in (5, 7)]
+    for size in (5, 7):
+        games.append(new_game(server, params={"size": size}, public=True))
+        move(server, games[-1], "1", "resign", 0)
+    keys = {g["id"]: g["secrets"] for g in games}
+    page = open_page(browser)
+    try:
+        page.add_init_script(f"localStorage.setItem('sg-keys', {json.dumps(json.dumps(keys))})")
+        for path, words in (("/games", {"Review", "Download", "Resume"}),
+                            ("/lobby", {"Withdraw", "Your board"}),
+                            ("/my-games", {"Open", "Review"})):
+            page.goto(server.url + path)
+            page.wait_for_selector("main a.resume:not([hidden]), #lobby button, #mine a",
+                                   timeout=WAIT)
+            controls = re.findall(r'- (?:link|button) "([^"]*)"',
+                                  page.locator("main table").aria_snapshot())
+            named = [n for n in controls if n.split(",")[0] in words]
+            assert len(named) == len(controls) >= 4 and len(set(named)) == len(named), controls
+            assert any(", size 7," in n for n in named), controls
+        page.goto(server.url + games[2]["links"]["1"])
+        page.wait_for_selector("#result:not([hidden])", timeout=WAIT)
+        assert page.get_by_role("link", name="New game", exact=True).count() == 1  # the header's
+        assert page.get_by_role("link", name="New game of Free Go (a capture race)").count() == 1
+    finally:
+        page.context.close()
 
 
 def arrows(page, key: str, times: int) -> list[str]:

@@ -785,6 +785,23 @@ def test_a_click_on_a_point_the_rules_refuse_says_which_rule(browser, server):
     assert errors == []
 
 
+def test_a_free_go_suicide_is_said_to_count_for_nothing_until_the_next_move(browser, server):
+    # Black's A1 has no liberty: it stays, and White's next move, wherever it is, scores it;
+    # the page said "Black played A1." and "A1, black stone", as if White had to capture it
+    made = new_game(server, params={"size": 5})
+    for i, text in enumerate(["C3", "A2", "D4", "B1", "A1"]):
+        move(server, made, str(i % 2 + 1), text, i)
+    page = open_page(browser)
+    page.goto(server.url + made["links"]["2"])
+    wait_ready(page)
+    assert page.inner_text("#last-move") == ("Black played A1; A1 has no liberty: your next "
+                                             "move removes it and scores it.")
+    assert page.get_attribute("#board [data-cell='A1']", "aria-label") == \
+        "A1, black stone, no liberty: White's next move removes it and scores it"
+    page.goto(server.url + made["links"]["spectator"])
+    wait_text(page, "#last-move", "Black played A1; A1 has no liberty: White's next move")
+
+
 def test_a_refusal_stays_through_a_snapshot_that_changes_no_position(browser, server):
     # the opponent names her seat while a refusal is on the page: the new snapshot (its
     # position unchanged) erased the refusal the player was reading; one fetched for a

@@ -220,6 +220,28 @@ def test_blobs_offers_a_picture_of_each_face_and_moves_first_as_blue():
     assert all(len(v) == 1 for v in one.values())  # the rolled face fits one way: no choice
 
 
+@pytest.mark.parametrize("game_id", available_games())
+def test_who_chooses_first_is_known_without_playing_and_is_what_the_rules_play(game_id,
+                                                                               monkeypatch):
+    """The home page found who moves first by playing to the first decision, which ran
+    Blobs' kernels in its request, on the event loop: from an empty cache they compiled there,
+    and every request of the server waited about 20 s. The page plays no position, and says
+    what the rules play."""
+    from stonegarden.core.protocol import Game
+    from stonegarden.web.pages import home_context
+
+    games = [make(game_id)] + ([make(game_id, tumbling=True)] if game_id == "blobs" else [])
+    played = [int(g.current_player(g.first_decision())) for g in games]
+    def no_position(self):
+        raise AssertionError("the home page played a position")
+
+    monkeypatch.setattr(Game, "first_decision", no_position)
+    monkeypatch.setattr(Game, "initial_state", no_position)
+    for g in games:
+        monkeypatch.setattr(type(g), "initial_state", no_position)
+    assert {home_context(10)["seating"][game_id]["first"]} == set(played)
+
+
 @pytest.mark.parametrize("params", [{}, {"tumbling": True}])
 def test_the_move_field_s_example_is_a_legal_first_choice(params):
     """The example is played where a player first chooses, past the opening roll, as the
@@ -365,6 +387,16 @@ def test_a_rules_pages_parameters_read_as_the_command_line_takes_them(client):
     assert rows("freego")["ko"] == ["simple", "none, simple, superko"]
     assert rows("bridgego")["max_turns"] == ["324", "1..10000"]
     assert rows("blobs")["tumbling"] == ["false", "true, false"]
+
+
+def test_a_rules_pages_pictures_are_images_not_buttons_that_do_nothing(client):
+    """Each cell of the pictures was a button to a screen reader (162 on Free Go's page, two
+    of each name), which did nothing: the pictures are images, named by their titles."""
+    for game_id in available_games():
+        rules = client.get(f"/rules/{game_id}").text
+        pictures = rules[rules.index('<div class="pictures">'):]
+        assert 'role="button"' not in pictures and "tabindex" not in pictures, game_id
+        assert pictures.count('role="img"') >= 2, game_id
 
 
 def test_a_rules_pages_first_picture_is_captioned_as_what_it_shows():

@@ -81,6 +81,35 @@ def test_square_view_captures_targets_and_builder():
     assert view.builder(game, states[-1])["kind"] == "point"
 
 
+def test_free_go_draws_and_says_the_stones_a_suicide_left_without_a_liberty(tmp_path: Path):
+    """A suicide stays on the board, counting for nothing until the opponent's next move
+    removes and scores it; it was drawn and said as any stone, so a player could not see that
+    it was there to be scored, not captured. It is drawn faded and struck through, said so on
+    its cell and named in the snapshot, while the game goes on."""
+    game = make("freego", size=5)
+    view = view_for(game)
+    states = game.replay(["C3", "A2", "D4", "B1", "A1"])
+    svg = view.svg(game, states[-1], Marks(last=("A1",)))
+    marked = re.findall(r'<g class="([^"]*)" data-cell="([^"]+)"[^>]*aria-label="([^"]*)"', svg)
+    assert [(name, label) for cls, name, label in marked if "no-liberty" in cls.split()] == [
+        ("A1", "A1, black stone, no liberty: White's next move removes it and scores it")]
+    assert svg.count('class="no-liberty-mark"') == 1
+    assert "no liberty" in view.mark_legend(game)[-1]["name"]
+    later = game.play_text(states[-1], "E5")  # White's move removes it, scoring it
+    assert view.no_liberty_cells(game, later) == [] and "no-liberty" not in view.svg(
+        game, later, Marks())
+    with TestClient(create_app(tmp_path / "g.db", workers=1)) as client:
+        made = client.post("/api/games", json={"game": "freego", "params": {"size": 5},
+                                               "seats": ["human", "human"]}).json()
+        for ply, text in enumerate(["C3", "A2", "D4", "B1", "A1"]):
+            r = client.post(f"/api/games/{made['id']}/move",
+                            json={"secret": made["secrets"][str(ply % 2 + 1)], "move": text})
+            assert r.status_code == 200, r.text
+        assert r.json()["no_liberty"] == ["A1"]
+        before = client.get(f"/api/games/{made['id']}?ply=4").json()
+        assert before["no_liberty"] == []
+
+
 def test_games_without_a_view_fall_back_to_the_text_view():
     class Unknown(FakeSquare):
         id = "unknown-game"

@@ -81,6 +81,10 @@ class Game(ABC):
     #: the web app's board view of this game, ``"module:NAME"`` (imported when the web app
     #: first draws the game); empty: the text view
     board_view: ClassVar[str] = ""
+    #: the player who makes the first choice (after any opening chance event), as
+    #: ``current_player(first_decision())`` gives it, known without playing a position (the
+    #: web app's home page says it before any kernel is loaded); Blobs: 2
+    first_chooser: ClassVar[int] = 1
 
     def __init__(self, /, **params: Any) -> None:  # positional-only: a parameter may be named "self"
         resolved = resolve_params(self.id, self.param_specs, params)

@@ -108,6 +108,8 @@ class SquareView(BoardView):
                        'r="3.5" fill="#3b2a12"/>')
         chain = self._decisive(game, state)
         out.extend(_chain_lines(chain, size, span))
+        lost = set(self.no_liberty_cells(game, state))
+        taker = self.player_names(game)[game.current_player(state) - 1] if lost else ""
         last, captured = set(marks.last), set(marks.captured)
         targets, hint = set(marks.targets), set(marks.hint)
         for i, name in enumerate(names):
@@ -121,15 +123,21 @@ class SquareView(BoardView):
             label = self.cell_label(game, name, f"{('black', 'white')[v - 1]} stone" if v else "")
             if name in chain:  # drawn in green: said too
                 label += ", in the chain that won"
+            if name in lost:  # drawn faded and struck through: said too
+                cls.append("no-liberty")
+                label += f", no liberty: {taker}'s next move removes it and scores it"
             out.append(f'<g class="{" ".join(cls)}" data-cell="{name}" data-x="{fmt(x)}" '
                        f'data-y="{fmt(y)}" data-content="{content}" role="button" '
                        f'tabindex="-1" aria-label="{label}">'
                        f'<circle class="hit" cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP / 2)}" '
                        'fill="transparent"/>')
             if v:
-                out.append(f'<use href="#sg-pt-{content}" x="{fmt(x)}" y="{fmt(y)}"/>')
+                faded = ' opacity="0.5"' if name in lost else ""
+                out.append(f'<use href="#sg-pt-{content}" x="{fmt(x)}" y="{fmt(y)}"{faded}/>')
                 if name in last:
                     out.append(_last_mark(x, y, v))
+                if name in lost:
+                    out.append(_no_liberty_mark(x, y, v))
             if name in captured:
                 d = STEP * 0.2
                 out.append(f'<path class="captured-mark" d="M{fmt(x - d)},{fmt(y - d)}L'
@@ -226,6 +234,18 @@ def _last_mark(x: float, y: float, v: int) -> str:
     """A ring in the stone's opposite colour: the last move."""
     return (f'<circle class="last-mark" cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(STEP * 0.2)}" '
             f'fill="none" stroke="{"#ffffff" if v == 1 else "#000000"}" stroke-width="3"/>')
+
+
+def _no_liberty_mark(x: float, y: float, v: int) -> str:
+    """A stroke across a stone without a liberty (drawn faded): it counts for nothing, and the
+    opponent's next move removes it. In the stone's own colour, outlined in the other, so that
+    it stands out on the faded stone and on the board."""
+    d = STEP * 0.33
+    line = f'M{fmt(x - d)},{fmt(y + d)}L{fmt(x + d)},{fmt(y - d)}'
+    own, other = ("#000000", "#ffffff") if v == 1 else ("#ffffff", "#000000")
+    return (f'<path class="no-liberty-mark" d="{line}" stroke="{other}" stroke-width="7" '
+            f'stroke-linecap="round"/><path d="{line}" stroke="{own}" stroke-width="3.5" '
+            'stroke-linecap="round"/>')
 
 
 def _chain_lines(chain: set[str], size: int, span: float) -> list[str]:

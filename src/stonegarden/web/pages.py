@@ -107,14 +107,21 @@ def doc_html(game_id: str) -> str | None:
     return md.render(player_doc(path.read_text(encoding="utf-8")))
 
 
+def picture(svg: str) -> str:
+    """A board drawn as a picture, not to play on: its cells are no buttons (the rules page's
+    pictures were a screen reader's hundreds of buttons that did nothing, two of each name),
+    so the picture is one image, named by its title."""
+    return re.sub(r' role="button" tabindex="-1"', "", svg)
+
+
 def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
     """The start position (captioned by the board view) and a position after a few seeded
-    random moves, with the last move and its captures marked."""
+    random moves, with the last move and its captures marked, as pictures."""
     game = make(game_id)
     view = view_for(game)
     s = game.initial_state()
     pics = [{"caption": view.start_caption,
-             "svg": view.svg(game, s, Marks())}]
+             "svg": picture(view.svg(game, s, Marks()))}]
     agent = make_agent("random:seed=7")
     before, last = s, ""
     for _ in range(moves):
@@ -130,7 +137,7 @@ def sample_pictures(game_id: str, moves: int = 6) -> list[dict[str, str]]:
         marks = Marks(tuple(safe_move_cells(view, game, before, last)),
                       tuple(view.captured_cells(game, before, s)))
         pics.append({"caption": f"After {s.ply} random moves; the last, {last}, is marked",
-                     "svg": view.svg(game, s, marks)})
+                     "svg": picture(view.svg(game, s, marks))})
     return pics
 
 
@@ -185,9 +192,11 @@ def agent_suggestions() -> dict[str, str]:
 
 def first_mover(game_id: str) -> int:
     """The player who makes the first choice (after any opening chance event): Blobs' player
-    2, whose opponent's opening die is part of the initial position."""
-    game = make(game_id)
-    return int(game.current_player(game.first_decision()))
+    2, whose opponent's opening die is part of the initial position. Read from the game's
+    class: playing to the first decision ran Blobs' kernels in the home page's request, on the
+    event loop, which from an empty cache compiled them there, holding every request for about
+    20 s."""
+    return int(game_class(game_id).first_chooser)
 
 
 def home_context(max_think: float = math.inf) -> dict[str, Any]:

@@ -142,6 +142,8 @@ def page_state(live: Live, at: int, seat: int | None, thinking: dict[str, Any] |
         "self_captured": self_captured,
         "last": last,
         "auto": auto,
+        # stones that count for nothing (Free Go's suicide, until the next move removes it)
+        "no_liberty": view.no_liberty_cells(game, state),
         "svg": live.picture((at, marks.last, marks.captured, marks.targets, marks.hint),
                             lambda: view.svg(game, state, marks)),
         "builder": builder_of(view, game, state) if can_play else {"kind": "none"},

@@ -128,14 +128,16 @@ class BlobsGame(Game):
     title = "Blobs"
     search_profile = BlobsProfile
     board_view = "stonegarden.games.blobs.view:VIEW"
+    first_chooser = 2  # Red's opening die is part of the initial position: Blue places first
     may_have_chance = True  # Tumbling Dice rolls
     max_chance_outcomes = 3
     chance_action_offset = ROLL_BASE
     param_specs = (
-        Param("dice", "int", 48, "dice in the pool, the opening die included", low=1,
-              high=NUM_CELLS),
-        Param("max_grid", "int", 8, "the dice stay within max_grid rows and columns", low=1,
-              high=MAX_GRID),
+        # 1 is kept, a draw at once (docs/games/blobs.md, "Decisions"): said where it is set
+        Param("dice", "int", 48, "dice in the pool, the opening die included (1: a draw at "
+              "once, the pool empty)", low=1, high=NUM_CELLS),
+        Param("max_grid", "int", 8, "the dice stay within max_grid rows and columns (1: a draw "
+              "at once, no die fits)", low=1, high=MAX_GRID),
         Param("win", "choice", "either",
               "what gives a player a win: either (a closed blob of its colour, or a white "
               "circle), white (a white circle), own (a closed blob of its colour), enemy (a "

@@ -52,6 +52,7 @@ class FreeGo(SquareGoGame[FreeGoState]):
     title = "Free Go (a capture race)"
     search_profile = FreeGoProfile
     short_title = "Free Go"
+    board_view = "stonegarden.games.freego.view:VIEW"
     state_type = FreeGoState
     notation = NOTATION
     param_specs = (
@@ -144,6 +145,30 @@ class FreeGo(SquareGoGame[FreeGoState]):
     def scores(self, state: State) -> tuple[int, int]:
         state = self._own(state)
         return state.scores
+
+    def without_liberty(self, state: State) -> list[int]:
+        """The points of the stones without a liberty (in point order): the last move's
+        suicide, which stays on the board and counts for nothing, until the opponent's next
+        move, wherever it is played, removes it and scores it. Only the player who moved last
+        can have such stones (the player to move never has one)."""
+        state = self._own(state)
+        n = self.board.num_points
+        out = np.empty(n, np.int32)
+        count, _ = K.pending_dead(state.cells().copy(), self.board.neighbours, 3 - state.player,
+                                  np.empty(n, np.int32), np.zeros(n, np.int64),
+                                  np.zeros(1, np.int64), np.zeros(n, np.int64), out)
+        return sorted(int(p) for p in out[:int(count)])
+
+    def status_words(self, state: State) -> tuple[str, ...]:
+        """The stones without a liberty, while the game goes on, and what becomes of them:
+        the terminal's diagram draws them as any other stone."""
+        if self.is_terminal(state):
+            return ()
+        lost = [self.board.names[p] for p in self.without_liberty(state)]
+        if not lost:
+            return ()
+        it = "it" if len(lost) == 1 else "them"
+        return (f"no liberty: {' '.join(lost)} (the next move removes {it} and scores {it})",)
 
     # -- moves ------------------------------------------------------------------------------
     def play_unchecked(self, state: State, action: int) -> FreeGoState:

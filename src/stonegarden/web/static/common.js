@@ -139,6 +139,10 @@ const SG = {
     if (label) td.dataset.label = label;
     tr.append(td); return td;
   },
+  // a row's link or button named by its words and then the row's (what it acts on): a screen
+  // reader's list of links or buttons read "Review, Review, Review" or "Join, Join", with
+  // nothing to tell them apart
+  nameFor(el, ...row) { el.setAttribute("aria-label", [el.textContent, ...row.filter(Boolean)].join(", ")); return el; },
   // a person's name in a sentence, isolated (FSI ... PDI): an Arabic or Hebrew name took the
   // punctuation and numbers beside it into its own direction ("سارة!" read "!" on the wrong
   // side, "joined your game of" moved about it), as did the sentence its own

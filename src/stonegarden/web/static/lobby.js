@@ -96,7 +96,10 @@
         btn.textContent = "Join"; btn.className = "primary join";
         btn.addEventListener("click", () => join(g));
       }
-      act.append(btn);
+      // which game each acts on, for a screen reader's list of buttons and links
+      const which = [g.title, g.params_text, g.clock_text, `by ${SG.isolate(g.creator)}`];
+      act.querySelectorAll("a").forEach((a) => SG.nameFor(a, ...which));
+      act.append(SG.nameFor(btn, ...which));
       body.append(tr);
     }
     $("lobby-empty").hidden = games.length > 0;

@@ -90,6 +90,13 @@
       cell(tr, new Date(g.updated * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
       const a = document.createElement("a");
       a.href = SG.url("/game/" + g.id + "#key=" + keys[g.id][seat]); a.textContent = turn ? "Play" : g.result ? "Review" : "Open";
+      // which game, for a screen reader's list of links: the row's cells, each with its
+      // column's heading, and the parameters that are not the game's defaults ("Review, Free
+      // Go, size 5, You won, against computer, level 3, moves 12, ...")
+      const [state, title, ...rest] = [...tr.cells];
+      const params = Object.entries(g.params).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
+      SG.nameFor(a, title.textContent, params, state.textContent, ...rest.map((td) => td.textContent
+        && `${(td.dataset.label || "updated").toLowerCase()} ${td.textContent}`));
       cell(tr, "").append(a);
       body.append(tr);
     }

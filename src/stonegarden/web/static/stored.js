@@ -5,6 +5,11 @@
   rows.forEach((tr) => {
     const time = tr.querySelector("time");
     if (time) time.textContent = new Date(time.dateTime).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+    // which game each link acts on, for a screen reader's list of links ("Review, Review"):
+    // the row as it shows the game ("Review, Free Go, a person vs computer, level 3, size 5,
+    // 12 moves, Black won, started ...")
+    const [started, title, players, params, moves, result] = [...tr.cells].map((td) => td.textContent.trim());
+    tr.querySelectorAll(".actions a").forEach((a) => SG.nameFor(a, title, players, params, SG.count(+moves, "move"), result, "started " + started));
     const k = keys[tr.dataset.gid] || {};
     const seat = k["1"] ? "1" : k["2"] ? "2" : null;  // not "?": a link whose key proved wrong
     if (!seat) return;

@@ -64,6 +64,11 @@ class BoardView:
         must not take."""
         return []
 
+    def no_liberty_cells(self, game: Game, state: State) -> list[str]:
+        """Stones on the board that count for nothing, drawn and said so: Free Go's suicide,
+        which stays until the opponent's next move removes and scores it. None by default."""
+        return []
+
     def builder(self, game: Game, state: State) -> dict[str, Any]:
         """What the page's move builder needs (JSON): ``kind`` plus view-specific keys."""
         return {"kind": self.kind}

@@ -73,7 +73,11 @@ export function renderAnalysis(s) {
   $("analysis-closed").hidden = allowed;
   $("analysis-none").hidden = !overAtStart();
   if (!s.analysis && analysis && !analysisTimer) {  // none to see: a restart before any was stored
+    const had = document.activeElement === $("analysis");
     analysis = null; noGraph(); analysisStatus(""); showAnalyse(); markMoves();
+    // the graph went under the keyboard's focus: it goes to the analysis offered again (or
+    // its state), not to the top of the page
+    if (had) { if ($("analyse").hidden) focusStatus(); else $("analyse").focus(); }
   } else if (s.analysis && stale(s.analysis) && !analysisTimer) loadAnalysis();
   else if (analysis) drawAnalysis();
   const r = s.review, box = $("review-here");

@@ -60,6 +60,14 @@ export function lastMoveText(s) {
   // Bridge Go removes the mover's own chains left without an external liberty: no capture
   const own = s.self_captured || [];
   if (own.length) text += `; ${who === "You" ? "your" : who + "'s"} own ${own.join(", ")} ${own.length === 1 ? "was" : "were"} removed`;
+  // Free Go's suicide stays, counting for nothing, until the opponent's next move removes
+  // and scores it: said, else it read as a stone to capture
+  const lost = s.no_liberty || [];
+  if (lost.length) {
+    const taker = s.to_move === s.you && !bothSeats() ? "your" : names()[2 - m.player] + "'s";
+    const it = lost.length === 1 ? "it" : "them";
+    text += `; ${lost.join(", ")} ${lost.length === 1 ? "has" : "have"} no liberty: ${taker} next move removes ${it} and scores ${it}`;
+  }
   if (m.auto && m.auto.length) text += `, then ${m.auto.length === 1 ? "one die" : m.auto.length + " dice"} placed automatically: ${m.auto.join(", ")}`;
   if (rolls.length) text += `; then ${rolls.join(", ")}`;
   return text + ".";
