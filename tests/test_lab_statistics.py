@@ -131,6 +131,13 @@ def test_a_clean_sweeps_elo_interval_is_open_at_its_end_in_the_summary_and_repor
     assert s["a_wins"] == 4 and elo["value"] == pytest.approx(MatchStats(4, 0, 0).elo)
     assert elo["low"] == pytest.approx(MatchStats(4, 0, 0).elo_ci95[0]) and elo["high"] is None
     assert ("Elo A minus B", f"{elo['value']:.0f}", f"[{elo['low']:.0f}, +inf]") in summary_rows(s)
+    # without the first move's edge, the sweep is the same figure, open at the same end
+    adjusted = s["a_seat_adjusted"]
+    assert adjusted["elo"] == pytest.approx(elo["value"], abs=0.05)
+    assert adjusted["elo_ci95"][1] is None
+    seats_row = next(r for r in summary_rows(s) if r[0].startswith("A's wins-losses-draws"))
+    assert seats_row[2].endswith(f"Elo {adjusted['elo']:+.0f} "
+                                 f"(95% CI {adjusted['elo_ci95'][0]:+.0f} .. +inf)")
 
 
 def test_balance_text_reads_the_interval_against_one_half():

@@ -23,7 +23,7 @@ from ..lab.folder_lock import folder_held
 from ..lab.match_records import load_results, prepare_folder, save_result, saved_files
 from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
 from ..lab.selfplay import with_seed
-from ..lab.statistics import seat_text, wld
+from ..lab.statistics import elo_bound_text, seat_text, wld
 from ..stats import MatchStats, seat_adjusted
 from .common import (
     NamedPath,
@@ -133,12 +133,6 @@ def _bound(elo: float) -> float | None:
     return round(elo, 1) if math.isfinite(elo) else None
 
 
-def _bound_text(elo: float | None, side: str) -> str:
-    """An Elo bound as the summary line prints it: ``+166``, or ``-inf``/``+inf`` (``side``)
-    for the open end of a clean sweep's interval."""
-    return f"{side}inf" if elo is None else f"{elo:+.0f}"
-
-
 def _seat_tally(st: MatchStats) -> dict[str, int]:
     """The games A played in one seat: the first player's advantage shows in the two."""
     return {"games": st.games, "a_wins": st.a_wins, "b_wins": st.b_wins, "draws": st.draws}
@@ -204,7 +198,7 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
         click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {played}{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
-                   f"(95% CI {_bound_text(lo, '-')} .. {_bound_text(hi, '+')}); "
+                   f"(95% CI {elo_bound_text(lo, '-')} .. {elo_bound_text(hi, '+')}); "
                    f"A moving first {wld(out['a_first'])}, "
                    f"second {wld(out['a_second'])}{seat_text(out['seat_adjusted'])}")
     if out.get("stopped"):

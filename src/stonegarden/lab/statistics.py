@@ -175,4 +175,11 @@ def seat_text(adjusted: dict[str, Any] | None) -> str:
         return ""
     lo, hi = adjusted["elo_ci95"]
     return (f"; without the first move's edge ({adjusted['first_move_elo']:+.0f}) "
-            f"Elo {adjusted['elo']:+.0f} (95% CI {lo:+.0f} .. {hi:+.0f})")
+            f"Elo {adjusted['elo']:+.0f} (95% CI {elo_bound_text(lo, '-')} .. "
+            f"{elo_bound_text(hi, '+')})")
+
+
+def elo_bound_text(elo: float | None, side: str) -> str:
+    """An Elo interval's bound as the reports print it: ``+166``, or ``-inf``/``+inf``
+    (``side``) for a sweep's open end (``None`` in the JSON)."""
+    return f"{side}inf" if elo is None else f"{elo:+.0f}"
