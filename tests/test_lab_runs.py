@@ -106,6 +106,44 @@ def test_a_study_asked_again_with_its_agents_spelt_otherwise_goes_on_with_its_ga
     assert summary == json.loads((whole / "summary.json").read_text())["summary"]
 
 
+def test_an_agent_with_a_default_written_out_is_the_same_agent_and_its_study(tmp_path):
+    """``mcts:sims=5`` and ``mcts:sims=5,c=0.2`` search alike in Blooms (its c is 0.2) but
+    were two studies: the second played every game again, and as A and B they were compared
+    as two agents."""
+    common = ("study", "blooms", "--param", "size=3", "--out", str(tmp_path))
+    first = run_cli(*common, "--agent", "mcts:sims=5", "--games", "2")
+    assert first.returncode == 0, first.stderr
+    again = run_cli(*common, "--agent", "mcts:sims=5,c=0.2", "--games", "3")
+    assert again.returncode == 0, again.stderr
+    assert "3/3 games" in again.stderr and "1/3 games" not in again.stderr  # 1 played, not 3
+    db = sqlite3.connect(tmp_path / "lab.sqlite")
+    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT study) FROM games").fetchone() == (3, 1)
+    pair = run_cli(*common, "--agents", "mcts:sims=5", "mcts:c=0.2,sims=5", "--games", "3")
+    assert pair.returncode == 0, pair.stderr
+    assert "are one agent in blooms" in pair.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())["summary"]
+    assert "elo_a_minus_b" not in summary and "against itself" in (tmp_path / "report.md").read_text()
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 3  # no game played
+
+
+def test_an_agents_identity_is_its_settings_in_the_game():
+    import stonegarden
+    from stonegarden.lab.selfplay import agent_identity
+
+    blooms, freego = stonegarden.make("blooms", size=3), stonegarden.make("freego")
+    assert agent_identity("mcts:sims=5", blooms) == agent_identity("mcts:sims=5,c=0.2", blooms)
+    # Free Go searches with c=0.05 by default: there c=0.2 is another agent
+    assert agent_identity("mcts:sims=5", freego) != agent_identity("mcts:sims=5,c=0.2", freego)
+    assert agent_identity("mcts:sims=5", freego) == agent_identity("mcts:c=0.05,sims=5", freego)
+    # Blobs loads no model unless asked: model=none is its default, shipped is not
+    blobs = stonegarden.make("blobs")
+    assert agent_identity("mcts:sims=5", blobs) == agent_identity("mcts:sims=5,model=none", blobs)
+    assert agent_identity("mcts:sims=5", blobs) != agent_identity("mcts:sims=5,model=shipped", blobs)
+    assert agent_identity("mcts:sims=5", blooms) != agent_identity("mcts:sims=6", blooms)
+    assert agent_identity("level:3", blooms) == "level:3" != agent_identity("level:4", blooms)
+    assert agent_identity("random:seed=1", blooms) == agent_identity("RANDOM: seed=01", blooms)
+
+
 @pytest.mark.slow
 def test_another_study_in_the_same_folder_leaves_only_its_own_records(tmp_path):
     """Records of an earlier study in the folder (another experiment, or more games) would

@@ -183,6 +183,14 @@ def test_resume_takes_the_agents_spelt_otherwise_as_the_same_match(tmp_path):
         _match(tmp_path / "m", games=3, resume=True, a="mcts:sims=20,c=0.3")
 
 
+def test_resume_takes_an_agent_with_a_default_written_out_as_the_same_match(tmp_path):
+    """``mcts:sims=20,c=0.2`` is ``mcts:sims=20`` in Blooms (whose c is 0.2): the match was
+    refused as another one."""
+    _match(tmp_path / "m", games=2, a="mcts:sims=20")
+    out = _match(tmp_path / "m", games=3, resume=True, a="mcts:sims=20,c=0.2")
+    assert out["resumed"] == 2 and out["games"] == 3
+
+
 def test_resume_of_a_finished_match_plays_nothing(tmp_path):
     first = _match(tmp_path / "m", games=2)
     again = _match(tmp_path / "m", games=2, resume=True)

@@ -93,7 +93,7 @@ def _mismatch(record: Record, game: Game, job: dict[str, Any]) -> str | None:
     if meta.get("match_game") != job["index"]:
         return f"its meta names game {meta.get('match_game')!r}, not {job['index']}"
     players = dict(record.players or {})
-    if _identities(players) != _identities(job["seats"]):  # however each agent is spelt
+    if _identities(players, game) != _identities(job["seats"], game):  # however spelt
         return f"its players {players} are not this match's {job['seats']}"
     if meta.get("match_seed") != job["match_seed"]:
         return f"it was played with --seed {meta.get('match_seed')!r}, not {job['match_seed']}"
@@ -102,8 +102,9 @@ def _mismatch(record: Record, game: Game, job: dict[str, Any]) -> str | None:
     return None
 
 
-def _identities(seats: dict[str, Any]) -> dict[str, Any]:
-    """Each seat's agent as ``agent_identity`` spells it: a match resumed with an agent's
-    options in another order (``mcts:c=0.2,sims=10``) is the same match."""
-    return {seat: agent_identity(spec) if isinstance(spec, str) else spec
+def _identities(seats: dict[str, Any], game: Game) -> dict[str, Any]:
+    """Each seat's agent as ``agent_identity`` knows it in ``game``: a match resumed with an
+    agent's options in another order (``mcts:c=0.2,sims=10``), or a default written out, is
+    the same match."""
+    return {seat: agent_identity(spec, game) if isinstance(spec, str) else spec
             for seat, spec in seats.items()}

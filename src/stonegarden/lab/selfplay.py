@@ -6,17 +6,23 @@ function of plain data in and plain data out, so it pickles and runs anywhere.""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
+import json
 import math
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..agents import make_agent
 from ..agents.registry import option_range, parse_agent_spec, with_option
+from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import ParameterError, StonegardenError
+from ..search.profile import profile_for
 from .adjudication import ResignRule, search_verdict, should_resign
 
 
@@ -28,12 +34,54 @@ def with_seed(spec: str, seed: int) -> str:
     return with_option(spec, "seed", seed)
 
 
-def agent_identity(spec: str) -> str:
-    """``spec`` in one spelling of the agent it names: its options in order of name, a
-    number of a numeric option as a number (``time=0.50`` is ``time=0.5``), case and spaces
-    as the agent reads them. ``mcts:sims=10,c=0.2`` and ``MCTS:c=0.2, sims=10`` are one
-    agent: a study resumed under the second played all its games again, as another study.
-    A spec that does not parse is its own identity."""
+def agent_identity(spec: str, game: Game | None = None) -> str:
+    """The agent ``spec`` names, in one form for every spec of that agent. In ``game``, a
+    search (``mcts``, ``uct-flat``) is its resolved settings: every option with the value it
+    takes there, the game's defaults for those left out, so ``mcts:sims=10`` and
+    ``mcts:sims=10,c=0.2`` are one agent in Blooms (whose ``c`` is 0.2) and two in Free Go
+    (0.05); its model file is named by its path (what the file holds is a study's input,
+    checked apart). Other agents, a level (whose search and threads depend on the machine),
+    a spec that does not parse or a game not given: the spec in one spelling (its options in
+    order of name, a numeric option's number as a number, ``time=0.50`` as ``time=0.5``,
+    case and spaces as the agent reads them). Either way, ``mcts:sims=10,c=0.2`` and
+    ``MCTS:c=0.20, sims=10`` are one agent: a study resumed under the second played all its
+    games again, as another study."""
+    spelt = _spelling(spec)
+    if game is None:
+        return spelt
+    try:
+        return _resolved(spelt, game.id, json.dumps(game.non_default_params(), sort_keys=True))
+    except StonegardenError:  # a spec or a game no longer made (a model file gone, say)
+        return spelt
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved(spelt: str, game_id: str, params: str) -> str:
+    """``agent_identity`` of a search in a game, cached: a summary asks it for every game."""
+    agent = make_agent(spelt)
+    if type(agent) not in _SEARCHES:
+        return spelt
+    assert isinstance(agent, SearchAgent)
+    game = make(game_id, **json.loads(params))
+    profile = profile_for(game)
+    config = agent.config
+    model = profile.model_for(config)
+    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    del settings["game_defaults"]  # in the game options' values below
+    settings.update(
+        c=profile.c_for(config), rave_k=profile.rave_k_for(config), tt=profile.tt_for(config),
+        lgr=profile.lgr_for(config), prior=profile.prior_for(config),
+        model=("none" if model is None else "shipped" if config.model in (None, "shipped")
+               else str(Path(config.model).expanduser().resolve())),
+        game=profile.option_values(config), sims=agent.budget.sims,
+        seconds=agent.budget.seconds, seed=agent.seed, threads=agent.threads,
+        # one thread searches alike whatever way of sharing threads is named
+        parallel=agent.parallel if agent.threads > 1 else None)
+    return "search:" + json.dumps(settings, sort_keys=True)
+
+
+def _spelling(spec: str) -> str:
+    """``spec`` in one spelling (``agent_identity`` without a game)."""
     try:
         name, options = parse_agent_spec(spec)
     except ParameterError:
@@ -49,6 +97,11 @@ def agent_identity(spec: str) -> str:
                     value = str(int(number)) if number.is_integer() else repr(number)
         parts.append(f"{key}={value}")
     return f"{name}:{','.join(parts)}" if parts else name
+
+
+#: the agents whose identity in a game is their resolved settings: a level's search depends
+#: on the machine's cores
+_SEARCHES = (SearchAgent,)
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:

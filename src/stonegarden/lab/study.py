@@ -4,6 +4,7 @@ agent against itself), stored as they finish, summarised with intervals, reporte
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import json
 import re
@@ -17,9 +18,10 @@ from rich.console import Console
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
 from ..core.params import params_text
+from ..core.protocol import Game
 from ..core.record import make_record, save_record
 from ..core.registry import make
-from ..errors import JobError, ParameterError
+from ..errors import JobError, ParameterError, StonegardenError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
 from .selfplay import agent_identity
@@ -47,8 +49,10 @@ class StudySpec:
         return key
 
     def same_games(self) -> bool:
-        """Whether both seats hold one agent (self-play), however each is spelt."""
-        return agent_identity(self.agents[0]) == agent_identity(self.agents[1])
+        """Whether both seats hold one agent (self-play), however each is spelt (``mcts``
+        and ``mcts:c=0.2`` where the game's ``c`` is 0.2)."""
+        game = make(self.game, **self.params)
+        return agent_identity(self.agents[0], game) == agent_identity(self.agents[1], game)
 
     def seats(self, index: int) -> dict[str, str]:
         a, b = self.agents
@@ -126,14 +130,33 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
 
 
 def study_identity(key_spec: dict[str, Any]) -> dict[str, Any]:
-    """A study's ``key_spec`` with its agents as ``agent_identity`` spells them: a study
-    asked for again with its agents spelt otherwise (options in another order, ``0.50`` for
-    ``0.5``) goes on with its games instead of playing them all again as another study."""
+    """A study's ``key_spec`` with its agents as ``agent_identity`` knows them in its game: a
+    study asked for again with its agents spelt otherwise (options in another order,
+    ``0.50`` for ``0.5``, a default written out) goes on with its games instead of playing
+    them all again as another study."""
     agents = key_spec.get("agents")
     if not isinstance(agents, list):
         return key_spec
-    return {**key_spec, "agents": [agent_identity(a) if isinstance(a, str) else a
+    game = _game_of(key_spec)
+    return {**key_spec, "agents": [agent_identity(a, game) if isinstance(a, str) else a
                                    for a in agents]}
+
+
+def _game_of(key_spec: dict[str, Any]) -> Game | None:
+    """The game a stored study was played in, ``None`` if it is no longer made (a game or a
+    parameter of another version): its agents are then known by their spelling."""
+    params = key_spec.get("params")
+    try:
+        return _made(str(key_spec.get("game")), json.dumps(params if isinstance(params, dict)
+                                                           else {}, sort_keys=True))
+    except StonegardenError:
+        return None
+
+
+@functools.lru_cache(maxsize=256)
+def _made(game_id: str, params: str) -> Game:
+    """``make`` of a stored study's game, once each: a sweep's store holds thousands."""
+    return make(game_id, **json.loads(params))
 
 
 def _stored(store: StudyStore, keys: list[str], games: int) -> int:
@@ -352,7 +375,7 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     clear_other_runs(out, "study")
     agents = None if spec.same_games() else list(spec.agents)
-    summary = summarise(results, agents)
+    summary = summarise(results, agents, make(spec.game, **spec.params))
     game_params = full_params(spec.game, spec.params)
     (out / "summary.json").write_text(json.dumps(
         {"spec": spec.key_spec(), "game_params": game_params, "summary": summary}, indent=1))
