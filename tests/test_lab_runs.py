@@ -144,6 +144,51 @@ def test_an_agents_identity_is_its_settings_in_the_game():
     assert agent_identity("random:seed=1", blooms) == agent_identity("RANDOM: seed=01", blooms)
 
 
+def _copy_of_the_shipped_model(folder: Path) -> Path:
+    import shutil
+
+    import stonegarden
+    from stonegarden.search.profile import profile_for
+
+    shipped = Path(profile_for(stonegarden.make("blooms")).shipped_model_path())
+    for suffix in (".npz", ".json"):
+        shutil.copy(shipped.with_suffix(suffix), folder / f"mine{suffix}")
+    return folder / "mine.npz"
+
+
+def _edit_prior(model: Path, prior: int) -> None:
+    notes = model.with_suffix(".json")
+    notes.write_text(json.dumps({**json.loads(notes.read_text()), "prior": prior}))
+
+
+def test_a_study_whose_model_file_changed_is_refused_and_one_stored_before_goes_on(tmp_path):
+    """A model's .json prior edited between two runs of a study was not seen: the study
+    went on, its games played with either prior counted as one study's."""
+    from stonegarden.errors import ParameterError
+    from stonegarden.lab.study import StudySpec, run_study
+    from stonegarden.lab.study_store import StudyStore
+
+    model = _copy_of_the_shipped_model(tmp_path)
+    agent = f"mcts:sims=5,model={model}"
+    spec = StudySpec("blooms", {"size": 3}, (agent, "random"))
+    out = tmp_path / "out"
+    with StudyStore(out / "lab.sqlite") as store:
+        assert len(run_study(spec, 2, store, console=None)) == 2
+    _edit_prior(model, 31)
+    with StudyStore(out / "lab.sqlite") as store, pytest.raises(
+            ParameterError, match=rf"the model '{model}' \(prior 30 now 31\) is not the one "
+                                  r"the 2 games stored .* another --out"):
+        run_study(spec, 3, store, console=None)
+    # a study stored before its inputs were recorded goes on, and holds to them from then
+    sqlite3.connect(out / "lab.sqlite").execute("DELETE FROM inputs").connection.commit()
+    with StudyStore(out / "lab.sqlite") as store:
+        assert len(run_study(spec, 3, store, console=None)) == 3
+    _edit_prior(model, 30)
+    with StudyStore(out / "lab.sqlite") as store, pytest.raises(ParameterError,
+                                                                match="prior 31 now 30"):
+        run_study(spec, 3, store, console=None)
+
+
 @pytest.mark.slow
 def test_another_study_in_the_same_folder_leaves_only_its_own_records(tmp_path):
     """Records of an earlier study in the folder (another experiment, or more games) would

@@ -11,6 +11,7 @@ import functools
 import json
 import math
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from ..errors import ParameterError, StonegardenError
+from ..learn.model import model_fingerprint
 from ..search.profile import profile_for
 from .adjudication import ResignRule, search_verdict, should_resign
 
@@ -78,6 +80,43 @@ def _resolved(spelt: str, game_id: str, params: str) -> str:
         # one thread searches alike whatever way of sharing threads is named
         parallel=agent.parallel if agent.threads > 1 else None)
     return "search:" + json.dumps(settings, sort_keys=True)
+
+
+def model_inputs(agents: Iterable[str], fingerprints: dict[str, dict[str, Any]] | None = None,
+                 ) -> dict[str, dict[str, Any]]:
+    """The files the games of ``agents`` depend on beyond their specs: each model file an
+    agent names (``model=PATH``), as ``model PATH`` (its absolute path), with what the
+    search reads of it (``model_fingerprint``: its tables, and the prior and scale of its
+    .json). The shipped models go with the code, as the search does. ``fingerprints``
+    caches them by path (a sweep's studies share their agents).
+
+    Raises:
+        ParameterError: a model file that cannot be read.
+    """
+    found = {} if fingerprints is None else fingerprints
+    inputs = {}
+    for agent in agents:
+        model = parse_agent_spec(agent)[1].get("model", "none")
+        if model.lower() in ("none", "shipped"):
+            continue
+        path = str(Path(model).expanduser().resolve())
+        if path not in found:
+            found[path] = model_fingerprint(path)
+        inputs[f"model {path}"] = found[path]
+    return inputs
+
+
+def changed_input(name: str, before: Any, now: Any) -> str:
+    """How a refusal names the input ``name`` of ``model_inputs`` that changed: the file,
+    and what of it (its tables, its prior or scale)."""
+    kind, _, path = name.partition(" ")
+    what = ""
+    if isinstance(before, dict) and isinstance(now, dict):
+        what = ", ".join("its tables" if k == "sha256" else f"{k} {before.get(k)} now {now.get(k)}"
+                         for k in sorted({*before, *now}) if before.get(k) != now.get(k))
+    elif now is None:
+        what = "no longer named"
+    return f"the {kind} {path!r}{f' ({what})' if what else ''}"
 
 
 def _spelling(spec: str) -> str:

@@ -24,7 +24,7 @@ from ..core.registry import make
 from ..errors import JobError, ParameterError, StonegardenError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
-from .selfplay import agent_identity
+from .selfplay import agent_identity, changed_input, model_inputs
 from .statistics import balance_text, seat_text, summarise, wld
 from .study_store import StudyStore
 
@@ -105,8 +105,10 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
     ``games`` each); return each study's ``games`` games."""
     check_games(games, len(specs))
     keys, todo = [], []
+    fingerprints: dict[str, dict[str, Any]] = {}  # each model file read once in a sweep
     for spec in specs:
         key = store.open_study(spec.key_spec(), identity=study_identity)
+        _hold_inputs(store, key, spec, fingerprints)
         keys.append(key)
         have = store.done(key)
         todo += [spec.task(i, key) for i in range(games) if i not in have]
@@ -127,6 +129,26 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
                        f"are stored in {str(store.path)!r}, and the same command goes on "
                        "from them", reason=exc.reason) from None
     return [store.games(key, limit=games) for key in keys]
+
+
+def _hold_inputs(store: StudyStore, key: str, spec: StudySpec,
+                 fingerprints: dict[str, dict[str, Any]]) -> None:
+    """Refuse to go on with the study ``key`` if a model file its games were played with has
+    changed since (an edited .json prior makes other games as much as other tables do).
+
+    Raises:
+        ParameterError: naming the file, what of it changed, and what to do.
+    """
+    inputs = model_inputs(spec.agents, fingerprints)
+    changed = store.hold_inputs(key, inputs)
+    if changed is None:
+        return
+    what = changed_input(changed, store.recorded_inputs(key).get(changed), inputs.get(changed))
+    raise ParameterError(
+        f"{what} is not the one the {len(store.done(key))} games stored in "
+        f"{str(store.path)!r} for this study were played with: restore it to go on with "
+        "them, or use another --out (or the changed model at another path, which is "
+        "another study)")
 
 
 def study_identity(key_spec: dict[str, Any]) -> dict[str, Any]:
