@@ -48,35 +48,45 @@ def agent_identity(spec: str, game: Game | None = None) -> str:
     case and spaces as the agent reads them). Either way, ``mcts:sims=10,c=0.2`` and
     ``MCTS:c=0.20, sims=10`` are one agent: a study resumed under the second played all its
     games again, as another study."""
-    spelt = _spelling(spec)
-    if game is None:
-        return spelt
     try:
-        return _resolved(spelt, game.id, json.dumps(game.non_default_params(), sort_keys=True))
+        name, options = _spelt(spec)
+    except ParameterError:
+        return spec
+    if game is None:
+        return _joined(name, options)
+    # the seed apart: each game of a match has its own, and the rest is resolved once
+    seed = options.pop("seed", None)
+    try:
+        resolved = _resolved(_joined(name, options), game.id,
+                             json.dumps(game.non_default_params(), sort_keys=True))
     except StonegardenError:  # a spec or a game no longer made (a model file gone, say)
-        return spelt
+        resolved = _joined(name, options)
+    return resolved if seed is None else f"{resolved} seed={seed}"
 
 
 @functools.lru_cache(maxsize=1024)
 def _resolved(spelt: str, game_id: str, params: str) -> str:
-    """``agent_identity`` of a search in a game, cached: a summary asks it for every game."""
+    """``agent_identity`` of an unseeded agent in a game, cached: a summary asks it for
+    every game, and resolving takes a search profile's time."""
     agent = make_agent(spelt)
     if type(agent) not in _SEARCHES:
         return spelt
     assert isinstance(agent, SearchAgent)
-    game = make(game_id, **json.loads(params))
-    profile = profile_for(game)
+    profile = profile_for(make(game_id, **json.loads(params)))
     config = agent.config
-    model = profile.model_for(config)
+    if config.model is None:  # the game's default, as ``model_for`` takes it
+        model = ("shipped" if profile.model_by_default and profile.shipped_model_path()
+                 else "none")
+    else:
+        model = (config.model if config.model in ("none", "shipped")
+                 else str(Path(config.model).expanduser().resolve()))
     settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
     del settings["game_defaults"]  # in the game options' values below
     settings.update(
         c=profile.c_for(config), rave_k=profile.rave_k_for(config), tt=profile.tt_for(config),
-        lgr=profile.lgr_for(config), prior=profile.prior_for(config),
-        model=("none" if model is None else "shipped" if config.model in (None, "shipped")
-               else str(Path(config.model).expanduser().resolve())),
+        lgr=profile.lgr_for(config), prior=profile.prior_for(config), model=model,
         game=profile.option_values(config), sims=agent.budget.sims,
-        seconds=agent.budget.seconds, seed=agent.seed, threads=agent.threads,
+        seconds=agent.budget.seconds, threads=agent.threads,
         # one thread searches alike whatever way of sharing threads is named
         parallel=agent.parallel if agent.threads > 1 else None)
     return "search:" + json.dumps(settings, sort_keys=True)
@@ -119,22 +129,27 @@ def changed_input(name: str, before: Any, now: Any) -> str:
     return f"the {kind} {path!r}{f' ({what})' if what else ''}"
 
 
-def _spelling(spec: str) -> str:
-    """``spec`` in one spelling (``agent_identity`` without a game)."""
-    try:
-        name, options = parse_agent_spec(spec)
-    except ParameterError:
-        return spec
-    bare = options.pop("_", None)
-    parts = [bare] if bare is not None else []
-    for key in sorted(options):
-        value = options[key]
+def _spelt(spec: str) -> tuple[str, dict[str, str]]:
+    """``spec``'s name and options in one spelling (a numeric option's number as a number,
+    ``time=0.50`` as ``time=0.5``; case and spaces as the agent reads them).
+
+    Raises:
+        ParameterError: a spec that does not parse.
+    """
+    name, options = parse_agent_spec(spec)
+    for key, value in options.items():
         if option_range(key) is not None:
             with contextlib.suppress(ValueError, OverflowError):
                 number = float(value)
                 if math.isfinite(number):
-                    value = str(int(number)) if number.is_integer() else repr(number)
-        parts.append(f"{key}={value}")
+                    options[key] = str(int(number)) if number.is_integer() else repr(number)
+    return name, options
+
+
+def _joined(name: str, options: dict[str, str]) -> str:
+    """A spec of ``name`` and ``options``, in order of name (a bare value first)."""
+    parts = [options["_"]] if "_" in options else []
+    parts += [f"{key}={options[key]}" for key in sorted(options) if key != "_"]
     return f"{name}:{','.join(parts)}" if parts else name
 
 

@@ -109,6 +109,8 @@ class StudyStore:
         differs (its name), ``None`` if none does. A study stored before its inputs were
         recorded takes them from this run (what its games were played with is not known)."""
         row = self.db.execute("SELECT data FROM inputs WHERE study = ?", (key,)).fetchone()
+        if row is None and not inputs:  # nothing to hold (no write: a sweep opens thousands)
+            return None
         if row is not None and self.done(key):
             recorded = json.loads(row[0])
             for name in sorted({*recorded, *inputs}):
