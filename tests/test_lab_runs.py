@@ -144,6 +144,24 @@ def test_an_agents_identity_is_its_settings_in_the_game():
     assert agent_identity("random:seed=1", blooms) == agent_identity("RANDOM: seed=01", blooms)
 
 
+def test_the_cells_of_a_sweep_check_their_agents_quickly():
+    """Each check of a search agent's model in a game, and each identity of it, made the
+    game's learner and with it its pattern classes again (35-60 ms of CPU): a sweep of 1,000
+    cells spent a minute or two on them before its first game."""
+    from stonegarden.lab.study import check_spec, study_identity
+
+    agents = ("mcts:sims=10", "mcts:sims=10,c=0.2")
+    check_spec("freego", {}, agents)  # the first pays for the imports and the classes
+    check_spec("blooms", {"size": 5}, agents)
+    start = time.process_time()
+    for target in range(4, 104):
+        for game, params in (("blooms", {"size": 5, "target": target}),
+                             ("freego", {"size": 9, "target": target})):
+            check_spec(game, params, agents)
+            study_identity({"game": game, "params": params, "agents": list(agents), "seed": 0})
+    assert time.process_time() - start < 4  # 200 cells: about 0.5 s, was 15-25 s
+
+
 def _copy_of_the_shipped_model(folder: Path) -> Path:
     import shutil
 
