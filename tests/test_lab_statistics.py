@@ -144,3 +144,16 @@ def test_balance_text_reads_the_interval_against_one_half():
     assert balance_text(wilson(18, 20).as_dict()).startswith("favours the first player")
     assert balance_text(wilson(2, 20).as_dict()).startswith("favours the second player")
     assert balance_text(wilson(13, 20).as_dict()).startswith("fair within the interval")
+
+
+def test_the_mid_game_leaders_row_of_one_game_says_one_game():
+    """A study of one game named its row "(of the 1 games with a player ahead)"."""
+    from stonegarden.lab.study import summary_rows
+
+    track = [[0, 0], [2, 0], [2, 1], [5, 1]]
+    one = summary_rows(summarise([game(1, 4, track=track)]))
+    assert any(r[0] == "player ahead at mid-game wins (of the one game with a player ahead)"
+               for r in one)
+    two = summary_rows(summarise([game(1, 4, track=track)] * 2))
+    assert any(r[0] == "player ahead at mid-game wins (of the 2 games with a player ahead)"
+               for r in two)

@@ -323,7 +323,10 @@ def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
 def _leader_label(e: dict[str, Any] | None) -> str:
     """The mid-game leader's row names the games it is of: only those with a leader."""
     label = "player ahead at mid-game wins"
-    return label if not e else f"{label} (of the {e['n']} games with a player ahead)"
+    if not e:
+        return label
+    games = "the one game" if e["n"] == 1 else f"the {e['n']} games"  # not "the 1 games"
+    return f"{label} (of {games} with a player ahead)"
 
 
 def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
