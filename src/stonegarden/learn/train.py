@@ -254,7 +254,8 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
                                      "visits, which --targets visits fits: use another --out")
 
             def text(values: dict[str, Any]) -> str:
-                return ", ".join(f"{k}={json.dumps(values.get(k))}" for k in differ)
+                return ", ".join(_teacher_text(values.get(k)) if k == "teacher"
+                                 else f"{k}={json.dumps(values.get(k))}" for k in differ)
 
             raise ParameterError(f"{str(data)!r} holds games made with {text(known)}, not "
                                  f"{text(settings)}; use another --out")
