@@ -171,7 +171,9 @@ def test_a_teacher_model_guides_the_self_play_and_its_data_are_kept_apart(tmp_pa
     shipped = profile_for(stonegarden.make("freego")).shipped_model_path()
     digest = hashlib.sha256(Path(shipped).read_bytes()).hexdigest()
     assert plain["teacher"] is None and plain["self_play"] == "mcts:sims=20,model=none"
-    assert taught["teacher"] == {"model": "shipped", "sha256": digest}
+    meta = json.loads(Path(shipped).with_suffix(".json").read_text())  # what the search reads
+    assert taught["teacher"] == {"model": "shipped", "sha256": digest,
+                                 "prior": meta.get("prior", 30), "scale": meta.get("scale", 1.0)}
     assert taught["self_play"] == "mcts:sims=20,model=shipped"
     assert taught["command"].endswith("--teacher shipped")
 

@@ -106,6 +106,107 @@ def test_a_study_asked_again_with_its_agents_spelt_otherwise_goes_on_with_its_ga
     assert summary == json.loads((whole / "summary.json").read_text())["summary"]
 
 
+def test_an_agent_with_a_default_written_out_is_the_same_agent_and_its_study(tmp_path):
+    """``mcts:sims=5`` and ``mcts:sims=5,c=0.2`` search alike in Blooms (its c is 0.2) but
+    were two studies: the second played every game again, and as A and B they were compared
+    as two agents."""
+    common = ("study", "blooms", "--param", "size=3", "--out", str(tmp_path))
+    first = run_cli(*common, "--agent", "mcts:sims=5", "--games", "2")
+    assert first.returncode == 0, first.stderr
+    again = run_cli(*common, "--agent", "mcts:sims=5,c=0.2", "--games", "3")
+    assert again.returncode == 0, again.stderr
+    assert "3/3 games" in again.stderr and "1/3 games" not in again.stderr  # 1 played, not 3
+    db = sqlite3.connect(tmp_path / "lab.sqlite")
+    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT study) FROM games").fetchone() == (3, 1)
+    pair = run_cli(*common, "--agents", "mcts:sims=5", "mcts:c=0.2,sims=5", "--games", "3")
+    assert pair.returncode == 0, pair.stderr
+    assert "are one agent in blooms" in pair.stderr
+    summary = json.loads((tmp_path / "summary.json").read_text())["summary"]
+    assert "elo_a_minus_b" not in summary and "against itself" in (tmp_path / "report.md").read_text()
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 3  # no game played
+
+
+def test_an_agents_identity_is_its_settings_in_the_game():
+    import stonegarden
+    from stonegarden.lab.selfplay import agent_identity
+
+    blooms, freego = stonegarden.make("blooms", size=3), stonegarden.make("freego")
+    assert agent_identity("mcts:sims=5", blooms) == agent_identity("mcts:sims=5,c=0.2", blooms)
+    # Free Go searches with c=0.05 by default: there c=0.2 is another agent
+    assert agent_identity("mcts:sims=5", freego) != agent_identity("mcts:sims=5,c=0.2", freego)
+    assert agent_identity("mcts:sims=5", freego) == agent_identity("mcts:c=0.05,sims=5", freego)
+    # Blobs loads no model unless asked: model=none is its default, shipped is not
+    blobs = stonegarden.make("blobs")
+    assert agent_identity("mcts:sims=5", blobs) == agent_identity("mcts:sims=5,model=none", blobs)
+    assert agent_identity("mcts:sims=5", blobs) != agent_identity("mcts:sims=5,model=shipped", blobs)
+    assert agent_identity("mcts:sims=5", blooms) != agent_identity("mcts:sims=6", blooms)
+    assert agent_identity("level:3", blooms) == "level:3" != agent_identity("level:4", blooms)
+    assert agent_identity("random:seed=1", blooms) == agent_identity("RANDOM: seed=01", blooms)
+
+
+def test_the_cells_of_a_sweep_check_their_agents_quickly():
+    """Each check of a search agent's model in a game, and each identity of it, made the
+    game's learner and with it its pattern classes again (35-60 ms of CPU): a sweep of 1,000
+    cells spent a minute or two on them before its first game."""
+    from stonegarden.lab.study import check_spec, study_identity
+
+    agents = ("mcts:sims=10", "mcts:sims=10,c=0.2")
+    check_spec("freego", {}, agents)  # the first pays for the imports and the classes
+    check_spec("blooms", {"size": 5}, agents)
+    start = time.process_time()
+    for target in range(4, 104):
+        for game, params in (("blooms", {"size": 5, "target": target}),
+                             ("freego", {"size": 9, "target": target})):
+            check_spec(game, params, agents)
+            study_identity({"game": game, "params": params, "agents": list(agents), "seed": 0})
+    assert time.process_time() - start < 4  # 200 cells: about 0.5 s, was 15-25 s
+
+
+def _copy_of_the_shipped_model(folder: Path) -> Path:
+    import shutil
+
+    import stonegarden
+    from stonegarden.search.profile import profile_for
+
+    shipped = Path(profile_for(stonegarden.make("blooms")).shipped_model_path())
+    for suffix in (".npz", ".json"):
+        shutil.copy(shipped.with_suffix(suffix), folder / f"mine{suffix}")
+    return folder / "mine.npz"
+
+
+def _edit_prior(model: Path, prior: int) -> None:
+    notes = model.with_suffix(".json")
+    notes.write_text(json.dumps({**json.loads(notes.read_text()), "prior": prior}))
+
+
+def test_a_study_whose_model_file_changed_is_refused_and_one_stored_before_goes_on(tmp_path):
+    """A model's .json prior edited between two runs of a study was not seen: the study
+    went on, its games played with either prior counted as one study's."""
+    from stonegarden.errors import ParameterError
+    from stonegarden.lab.study import StudySpec, run_study
+    from stonegarden.lab.study_store import StudyStore
+
+    model = _copy_of_the_shipped_model(tmp_path)
+    agent = f"mcts:sims=5,model={model}"
+    spec = StudySpec("blooms", {"size": 3}, (agent, "random"))
+    out = tmp_path / "out"
+    with StudyStore(out / "lab.sqlite") as store:
+        assert len(run_study(spec, 2, store, console=None)) == 2
+    _edit_prior(model, 31)
+    with StudyStore(out / "lab.sqlite") as store, pytest.raises(
+            ParameterError, match=rf"the model '{model}' \(prior 30 now 31\) is not the one "
+                                  r"the 2 games stored .* another --out"):
+        run_study(spec, 3, store, console=None)
+    # a study stored before its inputs were recorded goes on, and holds to them from then
+    sqlite3.connect(out / "lab.sqlite").execute("DELETE FROM inputs").connection.commit()
+    with StudyStore(out / "lab.sqlite") as store:
+        assert len(run_study(spec, 3, store, console=None)) == 3
+    _edit_prior(model, 30)
+    with StudyStore(out / "lab.sqlite") as store, pytest.raises(ParameterError,
+                                                                match="prior 31 now 30"):
+        run_study(spec, 3, store, console=None)
+
+
 @pytest.mark.slow
 def test_another_study_in_the_same_folder_leaves_only_its_own_records(tmp_path):
     """Records of an earlier study in the folder (another experiment, or more games) would

@@ -131,9 +131,29 @@ def test_a_clean_sweeps_elo_interval_is_open_at_its_end_in_the_summary_and_repor
     assert s["a_wins"] == 4 and elo["value"] == pytest.approx(MatchStats(4, 0, 0).elo)
     assert elo["low"] == pytest.approx(MatchStats(4, 0, 0).elo_ci95[0]) and elo["high"] is None
     assert ("Elo A minus B", f"{elo['value']:.0f}", f"[{elo['low']:.0f}, +inf]") in summary_rows(s)
+    # without the first move's edge, the sweep is the same figure, open at the same end
+    adjusted = s["a_seat_adjusted"]
+    assert adjusted["elo"] == pytest.approx(elo["value"], abs=0.05)
+    assert adjusted["elo_ci95"][1] is None
+    seats_row = next(r for r in summary_rows(s) if r[0].startswith("A's wins-losses-draws"))
+    assert seats_row[2].endswith(f"Elo {adjusted['elo']:+.0f} "
+                                 f"(95% CI {adjusted['elo_ci95'][0]:+.0f} .. +inf)")
 
 
 def test_balance_text_reads_the_interval_against_one_half():
     assert balance_text(wilson(18, 20).as_dict()).startswith("favours the first player")
     assert balance_text(wilson(2, 20).as_dict()).startswith("favours the second player")
     assert balance_text(wilson(13, 20).as_dict()).startswith("fair within the interval")
+
+
+def test_the_mid_game_leaders_row_of_one_game_says_one_game():
+    """A study of one game named its row "(of the 1 games with a player ahead)"."""
+    from stonegarden.lab.study import summary_rows
+
+    track = [[0, 0], [2, 0], [2, 1], [5, 1]]
+    one = summary_rows(summarise([game(1, 4, track=track)]))
+    assert any(r[0] == "player ahead at mid-game wins (of the one game with a player ahead)"
+               for r in one)
+    two = summary_rows(summarise([game(1, 4, track=track)] * 2))
+    assert any(r[0] == "player ahead at mid-game wins (of the 2 games with a player ahead)"
+               for r in two)

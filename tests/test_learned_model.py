@@ -466,9 +466,36 @@ def test_a_teacher_moved_to_another_folder_goes_on_with_its_games_and_another_is
     tables = {k: np.array(other[k]) for k in other.files}
     tables["tactic"].flat[0] += 1
     np.savez_compressed(moved / "teacher.npz", **tables)
-    with pytest.raises(ParameterError, match=r"holds games made with teacher=.*another --out"):
+    with pytest.raises(ParameterError, match=r"holds games made with the teacher .*tables "
+                                             r".*another --out"):
         train("blooms", {"size": 3}, games=3, sims=5, out=tmp_path / "run",
               teacher=str(moved / "teacher.npz"), **quiet)
+
+
+def test_a_teachers_edited_prior_is_another_teacher_and_an_older_folder_goes_on(tmp_path):
+    """A teacher's .json prior edited between two runs was not seen: the data folder knew
+    its teacher by the tables alone, and the run went on with games of both priors."""
+    shipped = Path(profile_for(stonegarden.make("blooms")).shipped_model_path())
+    for suffix in (".npz", ".json"):
+        shutil.copy(shipped.with_suffix(suffix), tmp_path / f"teacher{suffix}")
+    teacher, notes = tmp_path / "teacher.npz", tmp_path / "teacher.json"
+    quiet = {"progress": False, "report": lambda line: None}
+    train("blooms", {"size": 3}, games=2, sims=5, steps=5, out=tmp_path / "run",
+          teacher=str(teacher), **quiet)
+    meta = json.loads(notes.read_text())
+    notes.write_text(json.dumps({**meta, "prior": meta.get("prior", 30) + 100}))
+    with pytest.raises(ParameterError, match=r"holds games made with the teacher .*prior "
+                                             rf"{meta.get('prior', 30)}, .* not with the "
+                                             rf"teacher .*prior {meta.get('prior', 30) + 100}, "):
+        train("blooms", {"size": 3}, games=3, sims=5, out=tmp_path / "run",
+              teacher=str(teacher), **quiet)
+    # a folder made when only the tables were recorded goes on: its stamp holds no prior
+    stamp = tmp_path / "run" / "data" / "settings.json"
+    settings = json.loads(stamp.read_text())
+    settings["teacher"] = {k: settings["teacher"][k] for k in ("model", "sha256")}
+    stamp.write_text(json.dumps(settings))
+    assert train("blooms", {"size": 3}, games=3, sims=5, steps=5, out=tmp_path / "run",
+                 teacher=str(teacher), **quiet)["games"] == 3
 
 
 def test_a_rerun_with_other_settings_is_refused_naming_only_what_differs(tmp_path):

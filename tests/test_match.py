@@ -183,6 +183,30 @@ def test_resume_takes_the_agents_spelt_otherwise_as_the_same_match(tmp_path):
         _match(tmp_path / "m", games=3, resume=True, a="mcts:sims=20,c=0.3")
 
 
+def test_resume_takes_an_agent_with_a_default_written_out_as_the_same_match(tmp_path):
+    """``mcts:sims=20,c=0.2`` is ``mcts:sims=20`` in Blooms (whose c is 0.2): the match was
+    refused as another one."""
+    _match(tmp_path / "m", games=2, a="mcts:sims=20")
+    out = _match(tmp_path / "m", games=3, resume=True, a="mcts:sims=20,c=0.2")
+    assert out["resumed"] == 2 and out["games"] == 3
+
+
+def test_resume_refuses_a_match_whose_model_file_changed(tmp_path):
+    """An agent's model file with its .json prior edited was taken as the same: the match
+    went on with games of either prior."""
+    from .test_lab_runs import _copy_of_the_shipped_model, _edit_prior
+
+    model = _copy_of_the_shipped_model(tmp_path)
+    _match(tmp_path / "m", games=2, a=f"mcts:sims=5,model={model}")
+    _edit_prior(model, 31)
+    with pytest.raises(ParameterError, match=rf"game-0000\.json.*model '{model}' \(prior 30 "
+                                             r"now 31\) is not the one"):
+        _match(tmp_path / "m", games=3, resume=True, a=f"mcts:sims=5,model={model}")
+    _edit_prior(model, 30)
+    assert _match(tmp_path / "m", games=3, resume=True, a=f"mcts:sims=5,model={model}")[
+        "resumed"] == 2
+
+
 def test_resume_of_a_finished_match_plays_nothing(tmp_path):
     first = _match(tmp_path / "m", games=2)
     again = _match(tmp_path / "m", games=2, resume=True)

@@ -114,7 +114,32 @@ def test_seat_adjusted_elo_needs_both_seats_and_survives_a_clean_sweep():
     assert seat_adjusted(MatchStats(3, 0, 0), MatchStats(0, 0, 0)) is None
     sweep = seat_adjusted(MatchStats(5, 0, 0), MatchStats(0, 5, 0))  # the seat decides all
     assert sweep["elo"] == 0.0 and sweep["first_move_elo"] > 300
-    assert all(math.isfinite(x) for x in sweep["elo_ci95"])
+    # each seat's Elo is unbounded, one up, one down: the games bound d on neither side
+    assert sweep["elo_ci95"] == [None, None]
+
+
+@pytest.mark.parametrize("first, second", [((2, 0, 0), (2, 0, 0)), ((5, 0, 0), (5, 0, 0)),
+                                           ((3, 0, 0), (2, 0, 0)), ((0, 6, 0), (0, 6, 0))])
+def test_seat_adjusted_elo_of_a_clean_sweep_is_the_plain_one_with_its_open_end(first, second):
+    """A clean sweep read +338 (95% CI +7 .. +inf) plain but +191 (-202 .. +584) without the
+    first move's edge: each seat was moved half a game of its own games and its interval
+    closed with the moved figure."""
+    whole = MatchStats(*(x + y for x, y in zip(first, second)))
+    adj = seat_adjusted(MatchStats(*first), MatchStats(*second))
+    assert adj["elo"] == pytest.approx(whole.elo, abs=0.05)
+    assert adj["first_move_elo"] == 0.0
+    lo, hi = adj["elo_ci95"]
+    if whole.a_wins:
+        assert hi is None and whole.elo_ci95[1] == math.inf and lo < adj["elo"]
+    else:
+        assert lo is None and whole.elo_ci95[0] == -math.inf and hi > adj["elo"]
+
+
+def test_seat_adjusted_interval_is_open_where_one_seat_is_swept():
+    # A won all 10 moving first: that seat's Elo, and so d, has no upper bound
+    adj = seat_adjusted(MatchStats(10, 0, 0), MatchStats(5, 5, 0))
+    assert adj["elo_ci95"][1] is None and adj["elo_ci95"][0] < adj["elo"]
+    assert adj["elo"] > 0 and adj["first_move_elo"] > 0
 
 
 @pytest.mark.parametrize("n", [7, 9, 10, 12, 13, 25, 100])

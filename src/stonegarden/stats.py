@@ -167,20 +167,31 @@ def seat_adjusted(first: MatchStats, second: MatchStats) -> dict[str, object] | 
     The model is Bradley-Terry with a seat term, as BayesElo's ``advantage``: A moving first
     scores ``sigma(d + f)``, moving second ``sigma(d - f)`` (in Elo units), so ``d`` is the
     mean and ``f`` half the difference of the two seats' Elo figures. Each seat's figure is its
-    score's Elo (a clean sweep moved half a game from the end, as in ``MatchStats.elo``); the
-    95% interval of ``d`` is the normal one from the delta method, ``Var = (v1 + v2) / 4``
-    with ``v = (ELO_PER_LOGIT)**2 / (n s (1 - s))`` per seat: rough for a handful of games.
+    score's Elo; the 95% interval of ``d`` is the normal one from the delta method,
+    ``Var = (v1 + v2) / 4`` with ``v = (ELO_PER_LOGIT)**2 / (n s (1 - s))`` per seat: rough
+    for a handful of games. A seat swept (A won or lost all its games there) is treated as
+    ``MatchStats`` treats a swept match: its score is moved half a game of the match from the
+    end (so a clean sweep's ``d`` is the plain ``elo``), and since that seat's Elo has no
+    bound, neither has ``d`` on its side: that end of the interval is ``None`` (infinite; JSON
+    has no infinity), as the plain interval's open end is.
     Returns ``elo`` (d), ``elo_ci95`` and ``first_move_elo`` (f: what moving first is worth
     between these two players)."""
     if first.games == 0 or second.games == 0:
         return None
+    # half a game of the whole match, as MatchStats moves a swept match's score
+    whole = MatchStats(first.a_wins + second.a_wins, first.b_wins + second.b_wins,
+                       first.draws + second.draws)
     figures, variances = [], []
     for st in (first, second):
-        s = st._finite(st.score)
+        s = whole._finite(st.score)
         figures.append(elo_from_score(s))
         variances.append(ELO_PER_LOGIT ** 2 / (st.games * s * (1.0 - s)))
     d = (figures[0] + figures[1]) / 2
     half = Z95 * math.sqrt(sum(variances) / 4)
     f = (figures[0] - figures[1]) / 2
-    return {"elo": round(d, 1) + 0.0, "elo_ci95": [round(d - half, 1), round(d + half, 1)],
+    swept_low = any(st.a_wins + 0.5 * st.draws <= 0 for st in (first, second))
+    swept_high = any(st.b_wins + 0.5 * st.draws <= 0 for st in (first, second))
+    low = None if swept_low else round(d - half, 1)
+    high = None if swept_high else round(d + half, 1)
+    return {"elo": round(d, 1) + 0.0, "elo_ci95": [low, high],
             "first_move_elo": round(f, 1) + 0.0}  # + 0.0: no -0.0 in the JSON

@@ -118,6 +118,10 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     rule = resign_rule(resign, resign_moves)
     spec = StudySpec(game_id, canonical, pair, seed, resign=None if rule is None else rule.as_list())
     check_backend(backend, address)
+    if agents and spec.same_games():  # A and B resolve to one agent: a study of self-play
+        click.echo(f"note: {pair[0]!r} and {pair[1]!r} are one agent in {game_id} (the same "
+                   "settings once its defaults are filled in), so the study is of its "
+                   "self-play", err=True)
     folder = Path(out)
     with StudyStore(folder / "lab.sqlite") as store:  # the folder is this run's till the end
         results = run_study(spec, games, store, workers=workers, backend=backend,

@@ -22,8 +22,8 @@ from ..lab.adjudication import ResignRule
 from ..lab.folder_lock import folder_held
 from ..lab.match_records import load_results, prepare_folder, save_result, saved_files
 from ..lab.runner import MAX_GAMES, MAX_SEED, run_tasks
-from ..lab.selfplay import with_seed
-from ..lab.statistics import seat_text, wld
+from ..lab.selfplay import model_inputs, with_seed
+from ..lab.statistics import elo_bound_text, seat_text, wld
 from ..stats import MatchStats, seat_adjusted
 from .common import (
     NamedPath,
@@ -55,6 +55,9 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         if spec.strip().lower() == "human":
             raise ParameterError("a match is between agents; 'human' cannot play one")
         agent_for(game, spec)
+    # the model files the agents read, by their contents: a record kept names them, so a
+    # match resumed after one changed (an edited .json prior) is refused
+    models = model_inputs((a, b))
     jobs = []
     for i in range(games):
         a_seat = 1 if i % 2 == 0 else 2
@@ -62,7 +65,8 @@ def run_match(game_id: str, params: dict[str, Any], a: str, b: str, games: int, 
         seats = {str(a_seat): sa, str(3 - a_seat): sb}
         jobs.append({"game": game_id, "params": game.non_default_params(), "seats": seats,
                      "index": i, "seed": seed * 7919 + i, "a_seat": a_seat, "match_seed": seed,
-                     "resign": None if resign is None else resign.as_list()})
+                     "resign": None if resign is None else resign.as_list(),
+                     **({"models": models} if models else {})})
     # one match at a time in a folder: two at once wrote the same records over each other's
     held: contextlib.AbstractContextManager[None] = (
         folder_held(Path(save_dir), "--save-dir") if save_dir else contextlib.nullcontext())
@@ -133,12 +137,6 @@ def _bound(elo: float) -> float | None:
     return round(elo, 1) if math.isfinite(elo) else None
 
 
-def _bound_text(elo: float | None, side: str) -> str:
-    """An Elo bound as the summary line prints it: ``+166``, or ``-inf``/``+inf`` (``side``)
-    for the open end of a clean sweep's interval."""
-    return f"{side}inf" if elo is None else f"{elo:+.0f}"
-
-
 def _seat_tally(st: MatchStats) -> dict[str, int]:
     """The games A played in one seat: the first player's advantage shows in the two."""
     return {"games": st.games, "a_wins": st.a_wins, "b_wins": st.b_wins, "draws": st.draws}
@@ -204,7 +202,7 @@ def match(game_id: str, a: str, b: str, params: tuple[str, ...], games: int, wor
         click.echo(f"{a} vs {b} on {game_id} {params_text(out['params'])}: {played}{again}, "
                    f"A wins {out['a_wins']}, B wins {out['b_wins']}, draws {out['draws']}; "
                    f"A scores {100 * out['score']:.1f}%, Elo A-B {out['elo']:+.0f} "
-                   f"(95% CI {_bound_text(lo, '-')} .. {_bound_text(hi, '+')}); "
+                   f"(95% CI {elo_bound_text(lo, '-')} .. {elo_bound_text(hi, '+')}); "
                    f"A moving first {wld(out['a_first'])}, "
                    f"second {wld(out['a_second'])}{seat_text(out['seat_adjusted'])}")
     if out.get("stopped"):

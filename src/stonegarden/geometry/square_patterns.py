@@ -6,6 +6,8 @@ share one class (``canonical_patterns``)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -45,6 +47,15 @@ def ring_pattern(board, ring, player, p):
 def canonical_patterns() -> np.ndarray:
     """For every pattern code, the number of its class under the square's symmetries (dense,
     0 ..): rotations move the ring two steps, reflections reverse it."""
+    # made once a process: every check of a search agent's model (a sweep's every cell, an
+    # agent's identity in a study) made a learner, and so these, again (35-60 ms); a copy,
+    # so that no caller changes another's, and numba sees the array it always saw
+    return _classes().copy()
+
+
+@functools.cache
+def _classes() -> np.ndarray:
+    """The classes ``canonical_patterns`` gives, computed once."""
     codes = np.arange(PATTERNS)
     digits = np.stack([(codes // 4 ** (7 - j)) % 4 for j in range(8)], axis=1)
     weights = 4 ** np.arange(7, -1, -1)

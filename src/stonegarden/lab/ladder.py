@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from ..agents.registry import parse_agent_spec
+from ..core.registry import make
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
@@ -79,7 +80,7 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
         steps_out = []
         game_params = full_params(game_id, specs[0].params)
         for spec, results in zip(specs, played):
-            s = summarise(results, list(spec.agents))
+            s = summarise(results, list(spec.agents), make(game_id, **spec.params))
             # each step says what it measured: the game and every parameter as played
             steps_out.append({"game": game_id, "game_params": game_params,
                               "strong": spec.agents[0], "weak": spec.agents[1],

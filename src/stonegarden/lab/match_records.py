@@ -12,7 +12,7 @@ from typing import Any
 from ..core.protocol import Game
 from ..core.record import Record, load_record, make_record, replay_record, save_record
 from ..errors import ParameterError, RecordError
-from .selfplay import agent_identity
+from .selfplay import agent_identity, changed_input
 
 _NAME = re.compile(r"game-(\d{4,})\.json")
 
@@ -21,7 +21,9 @@ def save_result(game: Game, result: dict[str, Any], folder: Path) -> None:
     """Write one finished game's record, with what ``--resume`` needs to know it again."""
     state = game.replay(result["moves"])[-1]
     meta = {"match_game": result["index"], "match_seed": result["match_seed"],
-            "match_resign": result["resign"]}
+            "match_resign": result["resign"],
+            # only with model files: the records of other matches are as they were
+            **({"match_models": result["models"]} if result.get("models") else {})}
     record = make_record(game, result["moves"], state, players=result["seats"], meta=meta)
     save_record(record, folder / f"game-{result['index']:04d}.json")
 
@@ -93,17 +95,25 @@ def _mismatch(record: Record, game: Game, job: dict[str, Any]) -> str | None:
     if meta.get("match_game") != job["index"]:
         return f"its meta names game {meta.get('match_game')!r}, not {job['index']}"
     players = dict(record.players or {})
-    if _identities(players) != _identities(job["seats"]):  # however each agent is spelt
+    if _identities(players, game) != _identities(job["seats"], game):  # however spelt
         return f"its players {players} are not this match's {job['seats']}"
     if meta.get("match_seed") != job["match_seed"]:
         return f"it was played with --seed {meta.get('match_seed')!r}, not {job['match_seed']}"
     if meta.get("match_resign") != job["resign"]:
         return f"its resignation rule {meta.get('match_resign')!r} is not this match's {job['resign']!r}"
+    # a record made before the model files were kept in it is taken on its players alone
+    recorded, models = meta.get("match_models"), job.get("models", {})
+    if isinstance(recorded, dict) and recorded != models:
+        name = next(n for n in sorted({*recorded, *models}) if recorded.get(n) != models.get(n))
+        return (f"{changed_input(name, recorded.get(name), models.get(name))} is not the one "
+                "it was played with: restore it to go on with the match, or use another "
+                "--save-dir")
     return None
 
 
-def _identities(seats: dict[str, Any]) -> dict[str, Any]:
-    """Each seat's agent as ``agent_identity`` spells it: a match resumed with an agent's
-    options in another order (``mcts:c=0.2,sims=10``) is the same match."""
-    return {seat: agent_identity(spec) if isinstance(spec, str) else spec
+def _identities(seats: dict[str, Any], game: Game) -> dict[str, Any]:
+    """Each seat's agent as ``agent_identity`` knows it in ``game``: a match resumed with an
+    agent's options in another order (``mcts:c=0.2,sims=10``), or a default written out, is
+    the same match."""
+    return {seat: agent_identity(spec, game) if isinstance(spec, str) else spec
             for seat, spec in seats.items()}

@@ -6,17 +6,25 @@ function of plain data in and plain data out, so it pickles and runs anywhere.""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import functools
+import json
 import math
 import time
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..agents import make_agent
 from ..agents.registry import option_range, parse_agent_spec, with_option
+from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
-from ..errors import ParameterError
+from ..errors import ParameterError, StonegardenError
+from ..learn.model import model_fingerprint
+from ..search.profile import profile_for
 from .adjudication import ResignRule, search_verdict, should_resign
 
 
@@ -28,27 +36,126 @@ def with_seed(spec: str, seed: int) -> str:
     return with_option(spec, "seed", seed)
 
 
-def agent_identity(spec: str) -> str:
-    """``spec`` in one spelling of the agent it names: its options in order of name, a
-    number of a numeric option as a number (``time=0.50`` is ``time=0.5``), case and spaces
-    as the agent reads them. ``mcts:sims=10,c=0.2`` and ``MCTS:c=0.2, sims=10`` are one
-    agent: a study resumed under the second played all its games again, as another study.
-    A spec that does not parse is its own identity."""
+def agent_identity(spec: str, game: Game | None = None) -> str:
+    """The agent ``spec`` names, in one form for every spec of that agent. In ``game``, a
+    search (``mcts``, ``uct-flat``) is its resolved settings: every option with the value it
+    takes there, the game's defaults for those left out, so ``mcts:sims=10`` and
+    ``mcts:sims=10,c=0.2`` are one agent in Blooms (whose ``c`` is 0.2) and two in Free Go
+    (0.05); its model file is named by its path (what the file holds is a study's input,
+    checked apart). Other agents, a level (whose search and threads depend on the machine),
+    a spec that does not parse or a game not given: the spec in one spelling (its options in
+    order of name, a numeric option's number as a number, ``time=0.50`` as ``time=0.5``,
+    case and spaces as the agent reads them). Either way, ``mcts:sims=10,c=0.2`` and
+    ``MCTS:c=0.20, sims=10`` are one agent: a study resumed under the second played all its
+    games again, as another study."""
     try:
-        name, options = parse_agent_spec(spec)
+        name, options = _spelt(spec)
     except ParameterError:
         return spec
-    bare = options.pop("_", None)
-    parts = [bare] if bare is not None else []
-    for key in sorted(options):
-        value = options[key]
+    if game is None:
+        return _joined(name, options)
+    # the seed apart: each game of a match has its own, and the rest is resolved once
+    seed = options.pop("seed", None)
+    try:
+        resolved = _resolved(_joined(name, options), game.id,
+                             json.dumps(game.non_default_params(), sort_keys=True))
+    except StonegardenError:  # a spec or a game no longer made (a model file gone, say)
+        resolved = _joined(name, options)
+    return resolved if seed is None else f"{resolved} seed={seed}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved(spelt: str, game_id: str, params: str) -> str:
+    """``agent_identity`` of an unseeded agent in a game, cached: a summary asks it for
+    every game, and resolving takes a search profile's time."""
+    agent = make_agent(spelt)
+    if type(agent) not in _SEARCHES:
+        return spelt
+    assert isinstance(agent, SearchAgent)
+    profile = profile_for(make(game_id, **json.loads(params)))
+    config = agent.config
+    if config.model is None:  # the game's default, as ``model_for`` takes it
+        model = ("shipped" if profile.model_by_default and profile.shipped_model_path()
+                 else "none")
+    else:
+        model = (config.model if config.model in ("none", "shipped")
+                 else str(Path(config.model).expanduser().resolve()))
+    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    del settings["game_defaults"]  # in the game options' values below
+    settings.update(
+        c=profile.c_for(config), rave_k=profile.rave_k_for(config), tt=profile.tt_for(config),
+        lgr=profile.lgr_for(config), prior=profile.prior_for(config), model=model,
+        game=profile.option_values(config), sims=agent.budget.sims,
+        seconds=agent.budget.seconds, threads=agent.threads,
+        # one thread searches alike whatever way of sharing threads is named
+        parallel=agent.parallel if agent.threads > 1 else None)
+    return "search:" + json.dumps(settings, sort_keys=True)
+
+
+def model_inputs(agents: Iterable[str], fingerprints: dict[str, dict[str, Any]] | None = None,
+                 ) -> dict[str, dict[str, Any]]:
+    """The files the games of ``agents`` depend on beyond their specs: each model file an
+    agent names (``model=PATH``), as ``model PATH`` (its absolute path), with what the
+    search reads of it (``model_fingerprint``: its tables, and the prior and scale of its
+    .json). The shipped models go with the code, as the search does. ``fingerprints``
+    caches them by path (a sweep's studies share their agents).
+
+    Raises:
+        ParameterError: a model file that cannot be read.
+    """
+    found = {} if fingerprints is None else fingerprints
+    inputs = {}
+    for agent in agents:
+        model = parse_agent_spec(agent)[1].get("model", "none")
+        if model.lower() in ("none", "shipped"):
+            continue
+        path = str(Path(model).expanduser().resolve())
+        if path not in found:
+            found[path] = model_fingerprint(path)
+        inputs[f"model {path}"] = found[path]
+    return inputs
+
+
+def changed_input(name: str, before: Any, now: Any) -> str:
+    """How a refusal names the input ``name`` of ``model_inputs`` that changed: the file,
+    and what of it (its tables, its prior or scale)."""
+    kind, _, path = name.partition(" ")
+    what = ""
+    if isinstance(before, dict) and isinstance(now, dict):
+        what = ", ".join("its tables" if k == "sha256" else f"{k} {before.get(k)} now {now.get(k)}"
+                         for k in sorted({*before, *now}) if before.get(k) != now.get(k))
+    elif now is None:
+        what = "no longer named"
+    return f"the {kind} {path!r}{f' ({what})' if what else ''}"
+
+
+def _spelt(spec: str) -> tuple[str, dict[str, str]]:
+    """``spec``'s name and options in one spelling (a numeric option's number as a number,
+    ``time=0.50`` as ``time=0.5``; case and spaces as the agent reads them).
+
+    Raises:
+        ParameterError: a spec that does not parse.
+    """
+    name, options = parse_agent_spec(spec)
+    for key, value in options.items():
         if option_range(key) is not None:
             with contextlib.suppress(ValueError, OverflowError):
                 number = float(value)
                 if math.isfinite(number):
-                    value = str(int(number)) if number.is_integer() else repr(number)
-        parts.append(f"{key}={value}")
+                    options[key] = str(int(number)) if number.is_integer() else repr(number)
+    return name, options
+
+
+def _joined(name: str, options: dict[str, str]) -> str:
+    """A spec of ``name`` and ``options``, in order of name (a bare value first)."""
+    parts = [options["_"]] if "_" in options else []
+    parts += [f"{key}={options[key]}" for key in sorted(options) if key != "_"]
     return f"{name}:{','.join(parts)}" if parts else name
+
+
+#: the agents whose identity in a game is their resolved settings: a level's search depends
+#: on the machine's cores
+_SEARCHES = (SearchAgent,)
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .. import stats
+from ..core.protocol import Game
 from ..stats import Z95, wilson_bounds
 from .selfplay import agent_identity
 
@@ -91,8 +92,10 @@ def lead_changes(track: Sequence[Sequence[int]]) -> int:
     return changes
 
 
-def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = None) -> dict[str, Any]:
-    """The study's statistics from its games (see ``docs/lab.md`` for each definition)."""
+def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = None,
+              game: Game | None = None) -> dict[str, Any]:
+    """The study's statistics from its games (see ``docs/lab.md`` for each definition);
+    ``agents`` A and B are told apart as ``agent_identity`` does in ``game``."""
     n = len(games)
     p1 = sum(1 for g in games if g["winner"] == 1)
     draws = sum(1 for g in games if g["winner"] == 0)
@@ -128,12 +131,13 @@ def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = No
         out["lead_changes"] = None
     reasons = Counter(str(g["reason"]) for g in games)
     out["end_reasons"] = {r: wilson(k, n).as_dict() for r, k in sorted(reasons.items())}
-    if agents and len(agents) == 2 and agent_identity(agents[0]) != agent_identity(agents[1]):
+    if agents and len(agents) == 2 and (agent_identity(agents[0], game)
+                                        != agent_identity(agents[1], game)):
         # a game stored under another spelling of A (a study resumed with its options in
-        # another order) is A's
-        a = agent_identity(agents[0])
+        # another order, or a default written out) is A's
+        a = agent_identity(agents[0], game)
         by_seat = {name: _head_to_head([g for g in games
-                                        if agent_identity(g["seats"][seat]) == a], a)
+                                        if agent_identity(g["seats"][seat], game) == a], a, game)
                    for name, seat in (("first", "1"), ("second", "2"))}
         a_wins = sum(t["a_wins"] for t in by_seat.values())
         b_wins = sum(t["b_wins"] for t in by_seat.values())
@@ -145,10 +149,10 @@ def summarise(games: Sequence[dict[str, Any]], agents: Sequence[str] | None = No
     return out
 
 
-def _head_to_head(games: Sequence[dict[str, Any]], a: str) -> dict[str, int]:
+def _head_to_head(games: Sequence[dict[str, Any]], a: str, game: Game | None) -> dict[str, int]:
     """A's wins, losses and draws in ``games`` (where the first player's edge shows)."""
     wins = sum(1 for g in games if g["winner"] in (1, 2)
-               and agent_identity(g["seats"][str(g["winner"])]) == a)
+               and agent_identity(g["seats"][str(g["winner"])], game) == a)
     draws = sum(1 for g in games if g["winner"] == 0)
     return {"games": len(games), "a_wins": wins, "b_wins": len(games) - wins - draws,
             "draws": draws}
@@ -175,4 +179,11 @@ def seat_text(adjusted: dict[str, Any] | None) -> str:
         return ""
     lo, hi = adjusted["elo_ci95"]
     return (f"; without the first move's edge ({adjusted['first_move_elo']:+.0f}) "
-            f"Elo {adjusted['elo']:+.0f} (95% CI {lo:+.0f} .. {hi:+.0f})")
+            f"Elo {adjusted['elo']:+.0f} (95% CI {elo_bound_text(lo, '-')} .. "
+            f"{elo_bound_text(hi, '+')})")
+
+
+def elo_bound_text(elo: float | None, side: str) -> str:
+    """An Elo interval's bound as the reports print it: ``+166``, or ``-inf``/``+inf``
+    (``side``) for a sweep's open end (``None`` in the JSON)."""
+    return f"{side}inf" if elo is None else f"{elo:+.0f}"

@@ -4,6 +4,7 @@ agent against itself), stored as they finish, summarised with intervals, reporte
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import json
 import re
@@ -17,12 +18,13 @@ from rich.console import Console
 from ..agents import agent_for
 from ..agents.registry import parse_agent_spec
 from ..core.params import params_text
+from ..core.protocol import Game
 from ..core.record import make_record, save_record
 from ..core.registry import make
-from ..errors import JobError, ParameterError
+from ..errors import JobError, ParameterError, StonegardenError
 from . import plots
 from .runner import MAX_GAMES, run_tasks
-from .selfplay import agent_identity
+from .selfplay import agent_identity, changed_input, model_inputs
 from .statistics import balance_text, seat_text, summarise, wld
 from .study_store import StudyStore
 
@@ -47,8 +49,10 @@ class StudySpec:
         return key
 
     def same_games(self) -> bool:
-        """Whether both seats hold one agent (self-play), however each is spelt."""
-        return agent_identity(self.agents[0]) == agent_identity(self.agents[1])
+        """Whether both seats hold one agent (self-play), however each is spelt (``mcts``
+        and ``mcts:c=0.2`` where the game's ``c`` is 0.2)."""
+        game = make(self.game, **self.params)
+        return agent_identity(self.agents[0], game) == agent_identity(self.agents[1], game)
 
     def seats(self, index: int) -> dict[str, str]:
         a, b = self.agents
@@ -101,8 +105,10 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
     ``games`` each); return each study's ``games`` games."""
     check_games(games, len(specs))
     keys, todo = [], []
+    fingerprints: dict[str, dict[str, Any]] = {}  # each model file read once in a sweep
     for spec in specs:
         key = store.open_study(spec.key_spec(), identity=study_identity)
+        _hold_inputs(store, key, spec, fingerprints)
         keys.append(key)
         have = store.done(key)
         todo += [spec.task(i, key) for i in range(games) if i not in have]
@@ -125,15 +131,54 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
     return [store.games(key, limit=games) for key in keys]
 
 
+def _hold_inputs(store: StudyStore, key: str, spec: StudySpec,
+                 fingerprints: dict[str, dict[str, Any]]) -> None:
+    """Refuse to go on with the study ``key`` if a model file its games were played with has
+    changed since (an edited .json prior makes other games as much as other tables do).
+
+    Raises:
+        ParameterError: naming the file, what of it changed, and what to do.
+    """
+    inputs = model_inputs(spec.agents, fingerprints)
+    changed = store.hold_inputs(key, inputs)
+    if changed is None:
+        return
+    what = changed_input(changed, store.recorded_inputs(key).get(changed), inputs.get(changed))
+    raise ParameterError(
+        f"{what} is not the one the {len(store.done(key))} games stored in "
+        f"{str(store.path)!r} for this study were played with: restore it to go on with "
+        "them, or use another --out (or the changed model at another path, which is "
+        "another study)")
+
+
 def study_identity(key_spec: dict[str, Any]) -> dict[str, Any]:
-    """A study's ``key_spec`` with its agents as ``agent_identity`` spells them: a study
-    asked for again with its agents spelt otherwise (options in another order, ``0.50`` for
-    ``0.5``) goes on with its games instead of playing them all again as another study."""
+    """A study's ``key_spec`` with its agents as ``agent_identity`` knows them in its game: a
+    study asked for again with its agents spelt otherwise (options in another order,
+    ``0.50`` for ``0.5``, a default written out) goes on with its games instead of playing
+    them all again as another study."""
     agents = key_spec.get("agents")
     if not isinstance(agents, list):
         return key_spec
-    return {**key_spec, "agents": [agent_identity(a) if isinstance(a, str) else a
+    game = _game_of(key_spec)
+    return {**key_spec, "agents": [agent_identity(a, game) if isinstance(a, str) else a
                                    for a in agents]}
+
+
+def _game_of(key_spec: dict[str, Any]) -> Game | None:
+    """The game a stored study was played in, ``None`` if it is no longer made (a game or a
+    parameter of another version): its agents are then known by their spelling."""
+    params = key_spec.get("params")
+    try:
+        return _made(str(key_spec.get("game")), json.dumps(params if isinstance(params, dict)
+                                                           else {}, sort_keys=True))
+    except StonegardenError:
+        return None
+
+
+@functools.lru_cache(maxsize=256)
+def _made(game_id: str, params: str) -> Game:
+    """``make`` of a stored study's game, once each: a sweep's store holds thousands."""
+    return make(game_id, **json.loads(params))
 
 
 def _stored(store: StudyStore, keys: list[str], games: int) -> int:
@@ -278,7 +323,10 @@ def _fmt(e: dict[str, Any] | None) -> tuple[str, str]:
 def _leader_label(e: dict[str, Any] | None) -> str:
     """The mid-game leader's row names the games it is of: only those with a leader."""
     label = "player ahead at mid-game wins"
-    return label if not e else f"{label} (of the {e['n']} games with a player ahead)"
+    if not e:
+        return label
+    games = "the one game" if e["n"] == 1 else f"the {e['n']} games"  # not "the 1 games"
+    return f"{label} (of {games} with a player ahead)"
 
 
 def summary_rows(summary: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -352,7 +400,7 @@ def report_study(spec: StudySpec, results: list[dict[str, Any]], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     clear_other_runs(out, "study")
     agents = None if spec.same_games() else list(spec.agents)
-    summary = summarise(results, agents)
+    summary = summarise(results, agents, make(spec.game, **spec.params))
     game_params = full_params(spec.game, spec.params)
     (out / "summary.json").write_text(json.dumps(
         {"spec": spec.key_spec(), "game_params": game_params, "summary": summary}, indent=1))

@@ -25,6 +25,10 @@ CREATE TABLE IF NOT EXISTS games (
     data TEXT NOT NULL,
     PRIMARY KEY (study, idx)
 );
+CREATE TABLE IF NOT EXISTS inputs (
+    study TEXT PRIMARY KEY REFERENCES studies(key),
+    data TEXT NOT NULL
+);
 """
 
 
@@ -97,6 +101,30 @@ class StudyStore:
 
     def _has(self, key: str) -> bool:
         return self.db.execute("SELECT 1 FROM studies WHERE key = ?", (key,)).fetchone() is not None
+
+    def hold_inputs(self, key: str, inputs: dict[str, Any]) -> str | None:
+        """Hold the study ``key`` to the files its games depend on (``inputs``, what each
+        is by its contents): with no game stored, they are recorded as this run's; with
+        games, the recorded ones must be these. Returns the first recorded input that
+        differs (its name), ``None`` if none does. A study stored before its inputs were
+        recorded takes them from this run (what its games were played with is not known)."""
+        row = self.db.execute("SELECT data FROM inputs WHERE study = ?", (key,)).fetchone()
+        if row is None and not inputs:  # nothing to hold (no write: a sweep opens thousands)
+            return None
+        if row is not None and self.done(key):
+            recorded = json.loads(row[0])
+            for name in sorted({*recorded, *inputs}):
+                if recorded.get(name) != inputs.get(name):
+                    return name
+            return None
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO inputs VALUES (?, ?)", (key, _text(inputs)))
+        return None
+
+    def recorded_inputs(self, key: str) -> dict[str, Any]:
+        """The inputs ``hold_inputs`` recorded for the study ``key`` ({} if none)."""
+        row = self.db.execute("SELECT data FROM inputs WHERE study = ?", (key,)).fetchone()
+        return {} if row is None else dict(json.loads(row[0]))
 
     def done(self, key: str) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM games WHERE study = ?", (key,))}

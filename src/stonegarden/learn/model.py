@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import zipfile
 import zlib
@@ -135,3 +136,19 @@ def _load(path: str, stamp: tuple[int, ...]) -> MoveModel:
     if not 0 <= prior <= 10_000 or not 0 < scale <= 100:
         raise ParameterError(f"model {path!r}: prior {prior!r} or scale {scale!r} out of range")
     return MoveModel(path, kind, arrays, prior, scale, meta)
+
+
+def model_fingerprint(path: str | Path) -> dict[str, Any]:
+    """What a search reads of the model in ``path``: its tables (the .npz's SHA-256) and the
+    ``prior`` and ``scale`` its metadata gives them (an edited .json changes the search as
+    much as other tables do); the rest of the metadata, how it was trained, is left out.
+
+    Raises:
+        ParameterError: no such file, or not a readable model.
+    """
+    model = load_model(path)
+    try:
+        digest = hashlib.sha256(Path(model.path).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise ParameterError(f"model {str(path)!r} is not readable: {exc.strerror}") from None
+    return {"sha256": digest, "prior": model.prior, "scale": model.scale}

@@ -11,7 +11,6 @@ move, and writes ``OUT/GAME.npz`` and ``OUT/GAME.json``."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 import shlex
@@ -35,12 +34,14 @@ from ..search.profile import profile_for
 from .devices import parse_device
 from .fit import FitReport, evaluate
 from .learner import Choices, Learner
-from .model import DEFAULT_PRIOR, load_model, save_model
+from .model import DEFAULT_PRIOR, load_model, model_fingerprint, save_model
 
 #: games per data file
 CHUNK = 50
 #: one game in this many is held out of the fit to measure the model
 HOLD_OUT = 10
+#: what identifies a teacher's games: its tables and the prior and scale its .json gives them
+FINGERPRINT = ("sha256", "prior", "scale")
 #: what the fit matches: the move played, or the self-play search's root visits
 TARGETS = ("move", "visits")
 #: the largest ``seed``: game ``i`` is seeded ``seed * 1_000_003 + i`` and its seats twice that
@@ -117,7 +118,9 @@ def teacher_model(game: Game, learner: Learner, teacher: str) -> dict[str, Any]:
         raise ParameterError(f"teacher {teacher!r}: its path, {option!r}, is too long for the "
                              f"self-play's agent spec (at most {MAX_SPEC} characters in all): "
                              "copy or link the model to a shorter path")
-    return {"model": option, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+    # the tables by their SHA-256, and the prior and scale the .json gives them: an edited
+    # .json makes other games as much as other tables do
+    return {"model": option, **model_fingerprint(path)}
 
 
 def self_play_spec(sims: int, teacher: dict[str, Any] | None) -> str:
@@ -176,15 +179,23 @@ def _is_game(record: Any) -> bool:
                 type(n) is int and n >= 0 for n in v.values())) for v in visits))
 
 
-def _alike(settings: dict[str, Any]) -> dict[str, Any]:
+def _alike(settings: dict[str, Any], recorded: tuple[str, ...] = FINGERPRINT) -> dict[str, Any]:
     """A data folder's ``settings`` as they decide its games: the teacher by its contents
-    (its SHA-256), not by where its file is (a teacher moved or copied elsewhere, or the
-    shipped model named by its path, makes the same games; a rerun naming it there was
-    refused)."""
+    (``model_fingerprint``'s ``recorded`` fields), not by where its file is (a teacher moved
+    or copied elsewhere, or the shipped model named by its path, makes the same games; a
+    rerun naming it there was refused)."""
     teacher = settings.get("teacher")
     if isinstance(teacher, dict):
-        return {**settings, "teacher": teacher.get("sha256")}
+        return {**settings, "teacher": {k: teacher.get(k) for k in recorded}}
     return settings
+
+
+def _teacher_text(teacher: Any) -> str:
+    """A teacher as a refusal names it: its file and what the search reads of it."""
+    if not isinstance(teacher, dict):
+        return "no teacher"
+    return (f"the teacher {teacher.get('model')!r} (tables {str(teacher.get('sha256'))[:12]}, "
+            f"prior {teacher.get('prior', '?')}, scale {teacher.get('scale', '?')})")
 
 
 def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, workers: int,
@@ -224,15 +235,27 @@ def self_play(game: Game, data: Path, *, games: int, sims: int, seed: int, worke
             visits = settings["visits"] = True
         if visits:  # a game kept without them is played again
             done = {i: r for i, r in done.items() if len(r.get("visits", [])) == len(r["moves"])}
-        if _alike(known) != _alike(settings):
-            differ = sorted(k for k in {*known, *settings}
-                            if _alike(known).get(k) != _alike(settings).get(k))
+        # a folder made before the teacher's prior and scale were recorded holds it to its
+        # tables alone
+        taught = known.get("teacher")
+        recorded = (tuple(k for k in FINGERPRINT if k in taught) if isinstance(taught, dict)
+                    else FINGERPRINT)
+        before, now = _alike(known, recorded), _alike(settings, recorded)
+        if before != now:
+            differ = sorted(k for k in {*known, *settings} if before.get(k) != now.get(k))
+            if differ == ["teacher"]:  # say which file, and what of it changed
+                raise ParameterError(f"{str(data)!r} holds games made with "
+                                     f"{_teacher_text(taught)}, not with "
+                                     f"{_teacher_text(teacher)}: a teacher's tables or its "
+                                     ".json's prior or scale make other games; restore it, "
+                                     "or use another --out")
             if differ == ["visits"]:  # no option is named so: --targets visits asks for them
                 raise ParameterError(f"{str(data)!r} holds games whose self-play kept no root "
                                      "visits, which --targets visits fits: use another --out")
 
             def text(values: dict[str, Any]) -> str:
-                return ", ".join(f"{k}={json.dumps(values.get(k))}" for k in differ)
+                return ", ".join(_teacher_text(values.get(k)) if k == "teacher"
+                                 else f"{k}={json.dumps(values.get(k))}" for k in differ)
 
             raise ParameterError(f"{str(data)!r} holds games made with {text(known)}, not "
                                  f"{text(settings)}; use another --out")

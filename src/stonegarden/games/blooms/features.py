@@ -22,6 +22,8 @@ neighbour reads.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -76,6 +78,15 @@ def stone_codes(board, nb, edge, player, stage, cell, bloom, libs_of, size_of, i
 def canonical_patterns() -> np.ndarray:
     """For every pattern code, the number of its class under the hexagon's symmetries and the
     swap of the opponent's colours (dense, 0 ..)."""
+    # made once a process: every check of a search agent's model (a sweep's every cell, an
+    # agent's identity in a study) made a learner, and so these, again (35-60 ms); a copy,
+    # so that no caller changes another's, and numba sees the array it always saw
+    return _classes().copy()
+
+
+@functools.cache
+def _classes() -> np.ndarray:
+    """The classes ``canonical_patterns`` gives, computed once."""
     codes = np.arange(PATTERNS)
     digits = np.stack([(codes // 6 ** (5 - j)) % 6 for j in range(6)], axis=1)
     swapped = np.where(digits == OPP_FIRST, OPP_SECOND,
