@@ -550,27 +550,32 @@ def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, own_server
         games.append(made)
     paths = PAGES_375 + [f"/rules/{g}" for g in available_games()] + \
         [m["links"]["1"] for m in games]
+    # a light and a dark page, each path opened in both before either's network is awaited:
+    # their half seconds of quiet (networkidle) pass together, not one after the other
+    pages, failed, errors = {}, {}, {}
     for scheme in ("light", "dark"):
         ctx = browser.new_context(bypass_csp=True, viewport={"width": 375, "height": 800}, color_scheme=scheme)
-        page = ctx.new_page()
-        failed: list[str] = []
-        errors: list[str] = []
-        page.on("response", lambda r, failed=failed: failed.append(f"{r.status} {r.url}")
+        page = pages[scheme] = ctx.new_page()
+        failed[scheme], errors[scheme] = [], []
+        page.on("response", lambda r, failed=failed[scheme]: failed.append(f"{r.status} {r.url}")
                 if r.status >= 400 else None)
-        page.on("console", lambda m, errors=errors: errors.append(m.text)
+        page.on("console", lambda m, errors=errors[scheme]: errors.append(m.text)
                 if m.type == "error" else None)
-        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-        for path in paths:
+        page.on("pageerror", lambda e, errors=errors[scheme]: errors.append(str(e)))
+    for path in paths:
+        for page in pages.values():
             page.goto(server.url + path)
+        for scheme, page in pages.items():
             page.wait_for_load_state("networkidle")
             assert page.evaluate("document.documentElement.dataset.theme") == scheme
             wide = page.evaluate("document.documentElement.scrollWidth")
             assert wide <= 375, (path, scheme, wide)
-        assert failed == [] and errors == [], (failed, errors)
-        if scheme == "dark":
-            page.goto(server.url + "/")
-            shot(page, "home-375-dark.png")
-        ctx.close()
+    assert failed == {"light": [], "dark": []} and errors == {"light": [], "dark": []}, \
+        (failed, errors)
+    pages["dark"].goto(server.url + "/")
+    shot(pages["dark"], "home-375-dark.png")
+    for page in pages.values():
+        page.context.close()
     # the toggle overrides the system's choice, and is remembered
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900}, color_scheme="light")
     page.goto(server.url + "/")
