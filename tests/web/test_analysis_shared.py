@@ -4,6 +4,7 @@ read when it first opened the game."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,10 @@ from pathlib import Path
 import pytest
 from test_analysis_cancel import study_record, until
 from webhelpers import Server
+
+#: a worker of ``pytest -n`` sent other modules' tests between two batches of these sets the
+#: module's pair up again: each pair on a database of its own
+_pairs = itertools.count()
 
 
 def two_servers(dsn: str, folder: Path) -> Iterator[tuple[Server, Server]]:
@@ -26,7 +31,7 @@ def pair(postgres, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[S
     """Two servers on one database for the tests that share them (two starts are seconds of
     a loaded machine): each studies its own game, leaves no analysis running, and stops
     neither."""
-    yield from two_servers(postgres.create_database("analysis_pair"),
+    yield from two_servers(postgres.create_database(f"analysis_pair{next(_pairs)}"),
                            tmp_path_factory.mktemp("pair"))
 
 

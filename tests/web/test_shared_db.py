@@ -6,6 +6,7 @@ clock survives a restart without charging a long outage to anyone."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -25,6 +26,11 @@ SMALL = {"size": 2, "target": 2}
 LONG = {"size": 3, "target": 60}
 
 
+#: a worker of ``pytest -n`` sent other modules' tests between two batches of these sets the
+#: module's pair up again: each pair on a database of its own
+_pairs = itertools.count()
+
+
 def two_servers(dsn: str, folder: Path) -> Iterator[tuple[Server, Server]]:
     a = Server(dsn, None, log=folder / "a.log")
     b = Server(dsn, None, log=folder / "b.log")
@@ -40,7 +46,7 @@ def pair(postgres, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[S
     """Two servers on one database for the module's tests that share them (two starts are
     seconds of a loaded machine): each plays its own games, leaves no agent thinking, reads
     nothing the whole server keeps (the lobby) and stops neither."""
-    yield from two_servers(postgres.create_database("shared_pair"),
+    yield from two_servers(postgres.create_database(f"shared_pair{next(_pairs)}"),
                            tmp_path_factory.mktemp("pair"))
 
 
