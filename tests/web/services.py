@@ -111,6 +111,13 @@ class Postgres:
             with contextlib.suppress(ProcessLookupError):  # ended meanwhile
                 os.kill(pid, signal.SIGCONT)
 
+    def answer_again(self) -> None:
+        """Answering again, as a test may have left it: thawed if frozen, started if stopped."""
+        if (self.data / "postmaster.pid").exists():
+            self.thaw()
+        else:
+            self.resume()
+
     def _processes(self) -> list[int]:
         """The postmaster, then every process below it."""
         from stonegarden.jobs.procs import descendants

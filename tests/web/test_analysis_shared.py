@@ -4,6 +4,7 @@ read when it first opened the game."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,14 +13,32 @@ import pytest
 from test_analysis_cancel import study_record, until
 from webhelpers import Server
 
+#: a worker of ``pytest -n`` sent other modules' tests between two batches of these sets the
+#: module's pair up again: each pair on a database of its own
+_pairs = itertools.count()
 
-@pytest.fixture
-def pair(pg_database: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
-    a = Server(pg_database, None, log=tmp_path / "a.log").start()
-    b = Server(pg_database, None, log=tmp_path / "b.log").start()
+
+def two_servers(dsn: str, folder: Path) -> Iterator[tuple[Server, Server]]:
+    a = Server(dsn, None, log=folder / "a.log").start()
+    b = Server(dsn, None, log=folder / "b.log").start()
     yield a, b
     a.stop()
     b.stop()
+
+
+@pytest.fixture(scope="module")
+def pair(postgres, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Server]]:
+    """Two servers on one database for the tests that share them (two starts are seconds of
+    a loaded machine): each studies its own game, leaves no analysis running, and stops
+    neither."""
+    yield from two_servers(postgres.create_database(f"analysis_pair{next(_pairs)}"),
+                           tmp_path_factory.mktemp("pair"))
+
+
+@pytest.fixture
+def own_pair(pg_database: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    """Two servers of the test's own, for a test that kills one."""
+    yield from two_servers(pg_database, tmp_path)
 
 
 def analysis(server: Server, gid: str) -> dict:
@@ -80,8 +99,8 @@ def test_an_analysis_running_through_one_server_runs_for_the_other(pair):
     assert b.request("POST", f"/api/games/{gid}/analysis/cancel", {})[0] == 200
 
 
-def test_an_analysis_whose_server_was_killed_is_offered_again(pair):
-    a, b = pair
+def test_an_analysis_whose_server_was_killed_is_offered_again(own_pair):
+    a, b = own_pair
     status, made = a.request("POST", "/api/records", study_record(40))
     assert status == 201, made
     gid = made["id"]

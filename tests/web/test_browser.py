@@ -16,6 +16,14 @@ from webhelpers import ROOT, Server
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
 
 
+@pytest.fixture
+def server(module_server):
+    """The module's tests share one server (``module_server`` says when that is sound); those
+    that read the list of stored games or the lobby, whose computers play on after them, or
+    that need the worker free, take their own (``own_server``)."""
+    return module_server
+
+
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / name), full_page=True)
@@ -159,7 +167,8 @@ def test_two_people_on_their_seat_links_while_a_third_watches_live(browser, serv
 
 
 @pytest.mark.slow
-def test_rules_and_stored_games_pages(browser, server):
+def test_rules_and_stored_games_pages(browser, own_server):
+    server = own_server  # the list of stored games is the whole server's
     from stonegarden.core.registry import available_games
 
     page = browser.new_page(bypass_csp=True, viewport={"width": 1100, "height": 900})
@@ -377,7 +386,8 @@ def test_an_agent_named_in_the_first_advanced_field_leaves_you_the_second_seat(
     ctx.close()
 
 
-def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, server):
+def test_play_a_friend_with_a_copied_invite_and_watch_computers(browser, own_server):
+    server = own_server  # its two computers play on after it
     ctx = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     page = ctx.new_page()
@@ -431,12 +441,13 @@ def test_two_computers_watched_to_the_end_are_not_the_watchers_win_or_loss(brows
     assert page.is_hidden("#study-row") and page.is_hidden("#builder")
 
 
-def test_an_agent_waiting_for_a_free_worker_says_so_then_thinks(browser, server):
+def test_an_agent_waiting_for_a_free_worker_says_so_then_thinks(browser, own_server):
     """The server's one worker searches another game of this client: this game's agent waits
     for it, and the page says so (not that it thinks, past its limit), then that it thinks
     once the worker takes its job. Each state lasts until the test has seen it (the other
     search is cancelled then; this one thinks its 10 s): a search of a few seconds could end
     while a loaded machine was still opening the page."""
+    server = own_server  # the server's one worker is the test's
     for _ in range(600):  # bounded: the worker loads every game's kernels first
         if server.request("GET", "/api/engine")[1]["ready"]:
             break
@@ -528,7 +539,8 @@ def test_keyboard_confirm_moves_asking_first_arrow_keys_and_the_turn_alert(brows
 PAGES_375 = ["/", "/rules", "/games", "/lobby", "/my-games"]
 
 
-def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, server):
+def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, own_server):
+    server = own_server  # the lobby and the stored games are the whole server's
     from stonegarden.core.registry import available_games
 
     games = []
@@ -538,27 +550,32 @@ def test_every_page_fits_a_phone_has_an_icon_and_a_dark_mode(browser, server):
         games.append(made)
     paths = PAGES_375 + [f"/rules/{g}" for g in available_games()] + \
         [m["links"]["1"] for m in games]
+    # a light and a dark page, each path opened in both before either's network is awaited:
+    # their half seconds of quiet (networkidle) pass together, not one after the other
+    pages, failed, errors = {}, {}, {}
     for scheme in ("light", "dark"):
         ctx = browser.new_context(bypass_csp=True, viewport={"width": 375, "height": 800}, color_scheme=scheme)
-        page = ctx.new_page()
-        failed: list[str] = []
-        errors: list[str] = []
-        page.on("response", lambda r, failed=failed: failed.append(f"{r.status} {r.url}")
+        page = pages[scheme] = ctx.new_page()
+        failed[scheme], errors[scheme] = [], []
+        page.on("response", lambda r, failed=failed[scheme]: failed.append(f"{r.status} {r.url}")
                 if r.status >= 400 else None)
-        page.on("console", lambda m, errors=errors: errors.append(m.text)
+        page.on("console", lambda m, errors=errors[scheme]: errors.append(m.text)
                 if m.type == "error" else None)
-        page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
-        for path in paths:
+        page.on("pageerror", lambda e, errors=errors[scheme]: errors.append(str(e)))
+    for path in paths:
+        for page in pages.values():
             page.goto(server.url + path)
+        for scheme, page in pages.items():
             page.wait_for_load_state("networkidle")
             assert page.evaluate("document.documentElement.dataset.theme") == scheme
             wide = page.evaluate("document.documentElement.scrollWidth")
             assert wide <= 375, (path, scheme, wide)
-        assert failed == [] and errors == [], (failed, errors)
-        if scheme == "dark":
-            page.goto(server.url + "/")
-            shot(page, "home-375-dark.png")
-        ctx.close()
+    assert failed == {"light": [], "dark": []} and errors == {"light": [], "dark": []}, \
+        (failed, errors)
+    pages["dark"].goto(server.url + "/")
+    shot(pages["dark"], "home-375-dark.png")
+    for page in pages.values():
+        page.context.close()
     # the toggle overrides the system's choice, and is remembered
     page = browser.new_page(bypass_csp=True, viewport={"width": 1280, "height": 900}, color_scheme="light")
     page.goto(server.url + "/")
@@ -613,7 +630,8 @@ def test_pages_work_under_a_strict_content_security_policy(browser, server):
     page.close()
 
 
-def test_stored_games_list_filters_and_rules_index(browser, server):
+def test_stored_games_list_filters_and_rules_index(browser, own_server):
+    server = own_server  # the list of stored games is the whole server's
     server.request("POST", "/api/games", {"game": "freego", "params": {"size": 7},
                                           "seats": ["human", "level:2"], "public": True})
     _, made = server.request("POST", "/api/games", {"game": "blooms", "seats": ["human", "human"],

@@ -5,27 +5,43 @@ first request after it is back is served at once, with every acknowledged move k
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from webhelpers import Server, first_legal
 
 SMALL = {"size": 3, "target": 60}
+_databases = itertools.count()
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[object]:
+def fresh_name() -> str:
+    """A database name no other test of the module's cluster took."""
+    return f"outage{next(_databases)}"
+
+
+@pytest.fixture(scope="module")
+def module_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """One throw-away cluster for the module's tests (its initdb and start are seconds of a
+    loaded machine), apart from the session's: these tests stop and freeze theirs."""
     from services import Postgres, postgres_available
 
     if not postgres_available():
         from conftest import require
 
         require("PostgreSQL")
-    pg = Postgres(tmp_path / "pg").start()
+    pg = Postgres(tmp_path_factory.mktemp("pg")).start()
     yield pg
     pg.stop()
+
+
+@pytest.fixture
+def cluster(module_cluster) -> Iterator[object]:
+    """The module's cluster, answering as each test begins: a test leaves it stopped or
+    frozen (its end, or a failure while it was so); each takes a database of its own."""
+    yield module_cluster
+    module_cluster.answer_again()
 
 
 def timed(server: Server, method: str, path: str, body: object = None) -> tuple[int, dict, float]:
@@ -77,7 +93,7 @@ def seconds_to_stop(server: Server, timeout: float) -> float:
 
 
 def test_a_restarted_or_stopped_database_is_answered_at_once(cluster, tmp_path):
-    server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
+    server = Server(cluster.create_database(fresh_name()), None, log=tmp_path / "serve.log").start()
     try:
         gid, moves, move = two_people(server)
         assert move()[0] == 200
@@ -114,7 +130,7 @@ def test_a_restarted_or_stopped_database_is_answered_at_once(cluster, tmp_path):
 def test_after_an_outage_a_page_on_another_process_hears_a_move_at_once(cluster, tmp_path):
     from sse import Events
 
-    dsn = cluster.create_database("games")
+    dsn = cluster.create_database(fresh_name())
     a = Server(dsn, None, log=tmp_path / "a.log").start()
     b = Server(dsn, None, log=tmp_path / "b.log").start()
     try:
@@ -167,7 +183,7 @@ def test_a_call_waiting_for_the_pool_when_the_database_stops_fails_at_once(clust
     from stonegarden.store import NewGame
     from stonegarden.store.postgres import PostgresStore
 
-    dsn = cluster.create_database("games")
+    dsn = cluster.create_database(fresh_name())
     store = PostgresStore(dsn, pool_size=1)
     try:
         for gid in ("g1", "g2"):
@@ -211,7 +227,7 @@ def test_an_analysis_running_when_the_database_restarts_goes_on(cluster, tmp_pat
     """A restart of PostgreSQL made the server forget its games (changes from the other
     processes may have been missed meanwhile); an analysis running then stopped half-way
     without a word, done neither then nor later unless asked for again. It goes on."""
-    server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
+    server = Server(cluster.create_database(fresh_name()), None, log=tmp_path / "serve.log").start()
     try:
         params = {"size": 4, "target": 300}
         status, made = server.request("POST", "/api/games", {
@@ -254,7 +270,7 @@ def test_a_database_that_stops_answering_is_answered_503_in_bounded_time(cluster
     PostgreSQL goes on the next request is served at once, with every acknowledged move."""
     from stonegarden.store.postgres import ANSWER_TIMEOUT
 
-    dsn = cluster.create_database("games")
+    dsn = cluster.create_database(fresh_name())
     server = Server(dsn, None, log=tmp_path / "serve.log").start()
     bound = ANSWER_TIMEOUT + 4  # and the answer's way on a busy machine
     try:
@@ -288,7 +304,7 @@ def test_a_move_waiting_for_another_process_lock_ends_with_the_server_reason(clu
     from stonegarden.store import NewGame
     from stonegarden.store.postgres import ANSWER_TIMEOUT, PostgresStore
 
-    dsn = cluster.create_database("games")
+    dsn = cluster.create_database(fresh_name())
     store = PostgresStore(dsn, pool_size=1)
     other = psycopg.connect(dsn)
     try:
@@ -316,7 +332,7 @@ def test_requests_waiting_for_a_thread_on_a_frozen_database_are_bounded_too(clus
 
     from stonegarden.store.postgres import ANSWER_TIMEOUT
 
-    server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
+    server = Server(cluster.create_database(fresh_name()), None, log=tmp_path / "serve.log").start()
     try:
         assert two_people(server)[2]()[0] == 200
         cluster.freeze()
@@ -346,7 +362,7 @@ def test_a_request_under_way_as_the_server_stops_on_a_frozen_database_is_answere
 
     from webhelpers import alive
 
-    server = Server(cluster.create_database("games"), None, log=tmp_path / "serve.log").start()
+    server = Server(cluster.create_database(fresh_name()), None, log=tmp_path / "serve.log").start()
     try:
         assert two_people(server)[2]()[0] == 200
         workers = server.below()
@@ -376,7 +392,7 @@ def test_a_start_on_a_database_that_does_not_answer_fails_in_bounded_time(cluste
     from stonegarden.store import postgres
 
     monkeypatch.setattr(postgres, "START_TIMEOUT", 2.0)
-    dsn = cluster.create_database("games")
+    dsn = cluster.create_database(fresh_name())
     with psycopg.connect(dsn, autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(%s)", (postgres.MIGRATION_LOCK,))
         start = time.monotonic()

@@ -6,6 +6,7 @@ clock survives a restart without charging a long outage to anyone."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -25,15 +26,40 @@ SMALL = {"size": 2, "target": 2}
 LONG = {"size": 3, "target": 60}
 
 
-@pytest.fixture
-def pair(pg_database: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
-    a = Server(pg_database, None, log=tmp_path / "a.log")
-    b = Server(pg_database, None, log=tmp_path / "b.log")
+#: a worker of ``pytest -n`` sent other modules' tests between two batches of these sets the
+#: module's pair up again: each pair on a database of its own
+_pairs = itertools.count()
+
+
+def two_servers(dsn: str, folder: Path) -> Iterator[tuple[Server, Server]]:
+    a = Server(dsn, None, log=folder / "a.log")
+    b = Server(dsn, None, log=folder / "b.log")
     a.start()
     b.start()
     yield a, b
     a.stop()
     b.stop()
+
+
+@pytest.fixture(scope="module")
+def pair(postgres, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Server]]:
+    """Two servers on one database for the module's tests that share them (two starts are
+    seconds of a loaded machine): each plays its own games, leaves no agent thinking, reads
+    nothing the whole server keeps (the lobby) and stops neither."""
+    yield from two_servers(postgres.create_database(f"shared_pair{next(_pairs)}"),
+                           tmp_path_factory.mktemp("pair"))
+
+
+@pytest.fixture
+def own_pair(pg_database: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    """Two servers of the test's own: for a test that reads the lobby or kills one."""
+    yield from two_servers(pg_database, tmp_path)
+
+
+def logs_of(pair: tuple[Server, Server]) -> str:
+    a, b = pair
+    assert a.log is not None and b.log is not None
+    return a.log.read_text() + b.log.read_text()
 
 
 def create(server: Server, seats: list[str], params=None, **extra) -> dict:
@@ -86,7 +112,6 @@ def test_a_move_through_one_server_is_seen_live_through_the_other(pair):
         events.close()
 
 
-
 def test_a_move_sent_at_once_through_the_other_server_is_played_not_refused(pair):
     """Behind a proxy one request of a player goes to one process and the next to another,
     which may not have heard of the first's move yet (its notice is on its way): a move
@@ -107,8 +132,9 @@ def test_a_move_sent_at_once_through_the_other_server_is_played_not_refused(pair
             line.append(move)
             assert [m["text"] for m in answer["moves"]] == line
 
-def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(pair):
-    a, b = pair
+
+def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(own_pair):
+    a, b = own_pair
     events = Events(b.port, "/api/lobby/events")
     try:
         events.update()
@@ -119,8 +145,8 @@ def test_the_lobby_of_one_server_hears_a_game_made_through_the_other(pair):
         events.close()
 
 
-def test_the_lobby_of_one_server_hears_a_creators_name_given_through_the_other(pair):
-    a, b = pair
+def test_the_lobby_of_one_server_hears_a_creators_name_given_through_the_other(own_pair):
+    a, b = own_pair
     made = create(a, ["human", "open"], public=True)
     events = Events(b.port, "/api/lobby/events")
     try:
@@ -155,7 +181,7 @@ def test_an_open_seat_is_taken_once_when_two_servers_race_for_it(pair):
 
 
 @pytest.mark.slow
-def test_a_clock_flags_exactly_once_across_servers(pair, tmp_path):
+def test_a_clock_flags_exactly_once_across_servers(pair):
     a, b = pair
     made = create(a, ["human", "human"], clock={"initial": 10, "increment": 0})
     gid, k1, k2 = made["id"], made["secrets"]["1"], made["secrets"]["2"]
@@ -174,12 +200,12 @@ def test_a_clock_flags_exactly_once_across_servers(pair, tmp_path):
     assert snap["terminal"] and snap["reason"] == "time" and snap["winner"] == 2
     assert a.request("GET", f"/api/games/{gid}")[1]["reason"] == "time"
     time.sleep(1.5)  # both keepers have ticked again since
-    logs = (tmp_path / "a.log").read_text() + (tmp_path / "b.log").read_text()
+    logs = logs_of(pair)
     assert logs.count(f"game {gid}: player 1's time ran out") == 1, logs
 
 
-def test_killing_a_server_loses_no_acknowledged_move(pair, pg_database):
-    a, b = pair
+def test_killing_a_server_loses_no_acknowledged_move(own_pair, pg_database):
+    a, b = own_pair
     made = create(a, ["human", "human"], params=LONG)
     gid, keys = made["id"], made["secrets"]
     acknowledged: list[str] = []
@@ -506,7 +532,7 @@ def test_cancel_through_the_server_that_is_not_thinking_stops_the_agent(pair):
 
 
 @pytest.mark.slow
-def test_an_untouched_clock_game_aborts_exactly_once_across_servers(pair, pg_database, tmp_path):
+def test_an_untouched_clock_game_aborts_exactly_once_across_servers(pair):
     """A game whose first move never came (its turn began five minutes ago, on a 5 min clock,
     in no server's memory): both servers' keepers find it due; one of them aborts it."""
     from stonegarden.store import NewGame
@@ -515,7 +541,7 @@ def test_an_untouched_clock_game_aborts_exactly_once_across_servers(pair, pg_dat
     since = time.time() - 300
     clock = {"spec": {"initial": 300, "increment": 0}, "left": [300, 300], "running": None,
              "since": since}
-    store = open_store(pg_database)
+    store = open_store(a.db)
     store.create_game(NewGame("untouched", "blooms", SMALL, ("human", "human"), ("k1", "k2"),
                               to_move=1, clock=clock, deadline=since + 180))
     store.close()
@@ -529,7 +555,7 @@ def test_an_untouched_clock_game_aborts_exactly_once_across_servers(pair, pg_dat
     assert snap["terminal"] and snap["reason"] == "aborted" and snap["winner"] is None
     assert a.request("GET", "/api/games/untouched")[1]["reason"] == "aborted"
     time.sleep(1.5)  # both keepers have ticked again since
-    logs = (tmp_path / "a.log").read_text() + (tmp_path / "b.log").read_text()
+    logs = logs_of(pair)
     assert logs.count("game untouched: no first move came from player 1 in time") == 1, logs
 
 
