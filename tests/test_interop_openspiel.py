@@ -202,6 +202,28 @@ def test_a_finished_games_moves_read_as_moves(tumbling):
         assert s.action_to_string(player, action) == text
 
 
+@pytest.mark.parametrize("game_string", ["stonegarden_blooms(size=3,target=1)",
+                                         "stonegarden_blooms_territory(size=2,max_turns=6)"])
+def test_a_finished_blooms_game_reads_each_move_as_its_players(game_string):
+    """At a finished Blooms game ``action_to_string(action)`` (the terminal's player id) read
+    every move as the move of the player the state names, so player 2's came out in player
+    1's colours (``Rc2`` for ``Kc2``); the player who made it reads it as it was played, and
+    the terminal's id, which names no player, is refused saying to give one."""
+    s = pyspiel.load_game(game_string).new_initial_state()
+    rng = np.random.default_rng(0)
+    said = []
+    while not s.is_terminal():
+        player, action = s.current_player(), int(rng.choice(s.legal_actions()))
+        said.append((player, action, s.action_to_string(player, action)))
+        s.apply_action(action)
+    assert {player for player, _, _ in said} == {0, 1}
+    for player, action, text in said:
+        assert s.action_to_string(player, action) == text
+        with pytest.raises(ParameterError, match="the game is over, and the text of action "
+                           f"{action} names the player who made it: give that player"):
+            s.action_to_string(action)
+
+
 def test_an_agent_given_the_openspiel_game_names_it():
     """``agent.choose(openspiel_game, state.state)`` failed with ``AttributeError``."""
     from stonegarden.agents import make_agent

@@ -177,12 +177,14 @@ class OpenSpielState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         """The text of ``action`` for ``player`` (0 or 1; the chance player's id reads it as a
-        chance outcome, numbered from 0; another id below 0, the terminal's, as the move of
-        the player the state names).
+        chance outcome, numbered from 0; another id below 0, the terminal's, as a move whose
+        text is the same whoever made it).
 
         Raises:
             ParameterError: ``player`` is 2 or more (Blooms' texts read the mover's colours
-            from it: a player 5 failed with ``IndexError``).
+            from it: a player 5 failed with ``IndexError``), or the terminal's id for a move
+            whose text names its player (Blooms' colours: it was read as the move of the
+            player the finished state names, so player 2's moves came out in player 1's).
         """
         state = self.state
         if player > 1:
@@ -193,10 +195,21 @@ class OpenSpielState(pyspiel.State):
                 return self.sg.action_to_text(state, self._chance_action(int(action)))
             return self.sg.action_to_text(state, int(action) + self.sg.chance_action_offset)
         if player < 0:  # the terminal's: a finished Blobs game read 509 as the roll 1409
-            return self.sg.action_to_text(state, int(action))
+            texts = {self._move_text(int(action), mover) for mover in (0, 1)}
+            if len(texts) > 1:
+                raise ParameterError(
+                    f"action_to_string: the game is over, and the text of action "
+                    f"{quote(action)} names the player who made it: give that player (0 or "
+                    f"1), as state.full_history() pairs each action with its player")
+            return texts.pop()
+        return self._move_text(int(action), player)
+
+    def _move_text(self, action: int, player: int) -> str:
+        """The text of ``action`` as ``player``'s (0 or 1) move."""
+        state = self.state
         if state.player != player + 1:
             state = dataclasses.replace(state, player=player + 1)  # texts name the mover's colours
-        return self.sg.action_to_text(state, int(action))
+        return self.sg.action_to_text(state, action)
 
     def is_terminal(self) -> bool:
         return self.sg.is_terminal(self.state)
