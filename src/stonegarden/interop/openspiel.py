@@ -16,6 +16,7 @@ Needs ``pip install stonegarden[openspiel]``.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import numpy as np
@@ -115,10 +116,65 @@ class OpenSpielGame(pyspiel.Game):
     def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self, self.sg.initial_state())
 
+    def deserialize_state(self, text: str) -> OpenSpielState:
+        """The state ``text`` describes, replayed through the rules from the initial state:
+        the actions of its history one a line, as ``OpenSpielState.serialize`` writes them
+        (OpenSpiel's format for its C++ games; chance outcomes numbered from 0), or the
+        ``[State]`` text OpenSpiel's own serialization of a Python game writes
+        (``pyspiel.serialize_game_and_state``), whose ``history=`` line is read and whose
+        pickled ``__dict__`` is not: unpickling a file runs whatever code it holds.
+
+        Raises:
+            ParameterError: ``text`` is neither (a line that is not an action number).
+            IllegalMoveError: an action the rules refuse where it stands, named with its
+            place in the history.
+        """
+        if not isinstance(text, str):
+            raise ParameterError(f"deserialize_state: a serialized state is text, not "
+                                 f"{type(text).__name__}")
+        state = self.new_initial_state()
+        for place, action in enumerate(_history_actions(text), 1):
+            try:
+                state.apply_action(action)
+            except IllegalMoveError as exc:
+                raise IllegalMoveError(f"action {action} (entry {place} of the history)",
+                                       exc.reason, exc.position) from None
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None):  # type: ignore[no-untyped-def]
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return BoardObserver(self.sg, params)
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+#: an action's number in a serialized history (ASCII digits: ``int`` also reads "1_0" and
+#: other scripts' digits)
+_ACTION = re.compile(r"[0-9]{1,18}")
+#: the first line of OpenSpiel's serialization of a Python game's state
+_HISTORY_TAG = "history="
+
+
+def _history_actions(text: str) -> list[int]:
+    """The actions of a serialized state's history (``OpenSpielGame.deserialize_state``).
+
+    Raises:
+        ParameterError: a line or entry that is not an action number, named.
+    """
+    if text.startswith(_HISTORY_TAG):
+        line = text.split("\n", 1)[0][len(_HISTORY_TAG):].strip()
+        entries = [entry.partition(":")[2] for entry in line.split(",")] if line else []
+    else:
+        entries = [entry.strip() for entry in text.splitlines()]
+        while entries and not entries[-1]:
+            entries.pop()
+    actions = []
+    for place, entry in enumerate(entries, 1):
+        if not _ACTION.fullmatch(entry):
+            raise ParameterError(f"deserialize_state: entry {place} of the history, "
+                                 f"{quote(entry)}, is not an action number (a serialized "
+                                 "state is its actions, one a line)")
+        actions.append(int(entry))
+    return actions
 
 
 def load_game(game_string: str) -> pyspiel.Game:
@@ -210,6 +266,12 @@ class OpenSpielState(pyspiel.State):
         if state.player != player + 1:
             state = dataclasses.replace(state, player=player + 1)  # texts name the mover's colours
         return self.sg.action_to_text(state, action)
+
+    def serialize(self) -> str:
+        """The actions of the history, one a line (OpenSpiel's format for its C++ games), which
+        ``game.deserialize_state`` replays: plain text, where OpenSpiel's default for a
+        Python game is a pickle, which runs code when loaded from an untrusted file."""
+        return "".join(f"{action}\n" for action in self.history())
 
     def is_terminal(self) -> bool:
         return self.sg.is_terminal(self.state)
