@@ -326,3 +326,19 @@ def test_an_agent_given_what_is_not_a_game_says_so(spec):
                            r"game's is its \.sg\)$"):
             make_agent(spec).choose(wrong, game.initial_state())
     assert game.is_legal(game.initial_state(), make_agent(spec).choose(game, game.initial_state()))
+
+
+@pytest.mark.parametrize("player,proven,won", [
+    (0, 0, False),  # a chance root, unproven: its player's 0 is no proof of its own
+    (1, 0, False), (1, 1, True), (2, 2, True), (1, 2, False), (2, 3, False), (0, 1, False),
+])
+def test_only_a_win_of_the_roots_player_ends_a_search(player, proven, won):
+    """The compiled loop, the protocol tree and the root-parallel search ask one check when
+    the solver ends a search; the compiled loop's read a chance root's player (0) as its
+    proof, as the protocol tree's did till it was mended (its trees have no chance node)."""
+    from stonegarden.search.pools import Pools
+    from stonegarden.search.tree_kernels import root_won
+
+    pools = Pools(4, 4)
+    pools.nd_player[0], pools.nd_proven[0] = player, proven
+    assert root_won(0, pools.nd_proven, pools.nd_player) is won
