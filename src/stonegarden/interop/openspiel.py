@@ -162,7 +162,8 @@ def _history_actions(text: str) -> list[int]:
     """
     if text.startswith(_HISTORY_TAG):
         line = text.split("\n", 1)[0][len(_HISTORY_TAG):].strip()
-        entries = [entry.partition(":")[2] for entry in line.split(",")] if line else []
+        # "player:action" pairs, the chance player's -1
+        entries = [entry.split(":", 1)[-1] for entry in line.split(",")] if line else []
     else:
         entries = [entry.strip() for entry in text.splitlines()]
         while entries and not entries[-1]:
