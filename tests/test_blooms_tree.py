@@ -101,19 +101,3 @@ def test_a_kept_tree_continues_from_the_turns_played():
     counts = {"expanded": 0, "terminal": 0}
     _walk(engine, game, after, engine.root, 2, counts)
     assert counts["expanded"] > 0
-
-
-@pytest.mark.parametrize("game_id", ["blooms", "blooms-territory"])
-@pytest.mark.parametrize("moves", [[], ["Rd4"]], ids=["first turn", "two stones"])
-@pytest.mark.parametrize("sims", [1, 5, 16])
-def test_a_small_budget_reports_whole_turns_it_searched(game_id, moves, sims):
-    """A turn of two tree levels is finished in the tree from the root, so a budget smaller
-    than the root's first stones still reports turns that were searched: the chosen one has
-    its simulations (it was reported with 0 visits, a first stone alone), and the visits of
-    the reported turns add up to the simulations."""
-    game = stonegarden.make(game_id, size=4)
-    state = game.replay(moves)[-1] if moves else game.initial_state()
-    result = _engine(game, SPLIT).search(state, Budget(sims=sims))
-    assert result.moves[0].action == result.best
-    assert all(m.visits > 0 for m in result.moves)
-    assert sum(m.visits for m in result.moves) == sims

@@ -89,14 +89,9 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
             if nd_proven[node] != 0 and (nd_first[node] < 0 or (solver and node != root)):
                 code = nd_proven[node]
                 break
-            # a leaf on its first visit gets a playout; on its second it gets its edges. A
-            # turn begun at the root (several tree levels a turn) is finished in the tree
-            # at once, so that every simulation through the root plays a whole turn, and
-            # the result reports turns that were searched (with a budget smaller than the
-            # root's first stones, none would be, and a first stone alone was reported)
-            root_turn = depth == 1 and stage != nd_stage[root]
+            # a leaf on its first visit gets a playout; on its second it gets its edges
             if nd_first[node] < 0:
-                if node != root and nd_n[node] == 0 and not root_turn:
+                if node != root and nd_n[node] == 0:
                     break
                 count = tree_moves(board, info, player, stage, consts, scratch, moves, priors,
                                    prior > 0)
@@ -130,8 +125,6 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
                     break
                 ed_child[e] = child
                 node = child
-                if depth == 1 and stage != nd_stage[root] and code == 0:
-                    continue  # the rest of the root's turn (above)
                 break
             node = child
         # evaluate the leaf: a known result, or the game's playout
