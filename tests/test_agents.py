@@ -99,8 +99,10 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("mcts:time=nan", "'time' must be positive and finite"),
     ("mcts:sims=0", "'sims' must be at least 1"),
     ("mcts:sims=many", "'sims' must be an integer"),
-    ("mcts:rave=maybe", "'rave' must be on/off"),
-    ("mcts:bridges=2", "'bridges' must be on/off"),
+    # the message names every word a switch takes: it said "on/off (1/0)", and true/false and
+    # yes/no, which it takes too, were nowhere said
+    ("mcts:rave=maybe", r"'rave' must be on or off \(or 1/0, true/false, yes/no\), not 'maybe'"),
+    ("mcts:bridges=2", r"'bridges' must be on or off \(or 1/0, true/false, yes/no\)"),
     ("mcts:bogus=1", "unknown option"),
     ("mcts:captures=99", "'captures' must be 0..64"),
     ("mcts:safe=-1", "'safe' must be 0..64"),
@@ -128,6 +130,16 @@ def test_bad_specs_raise_parameter_errors_naming_the_spec(spec, message):
     with pytest.raises(ParameterError, match=message) as info:
         make_agent(spec)
     assert repr(spec) in str(info.value) or not spec
+
+
+@pytest.mark.parametrize("on,off", [("on", "off"), ("1", "0"), ("true", "false"), ("YES", "No")])
+def test_a_switch_takes_the_words_its_refusal_names(on, off):
+    """The words a refusal names are the ones taken, in any case, switches of the game's
+    own (``split``) as the search's (``rave``)."""
+    config = make_agent(f"mcts:rave={on},split={on}").config
+    assert config.rave is True and config.game == (("split", 1),)
+    agent = make_agent(f"mcts:rave={off},split={off}")
+    assert agent.config.rave is False and agent.config.game == (("split", 0),)
 
 
 @pytest.mark.parametrize("table", [LEVELS, *(profile_for(stonegarden.make(g)).levels
@@ -314,3 +326,19 @@ def test_an_agent_given_what_is_not_a_game_says_so(spec):
                            r"game's is its \.sg\)$"):
             make_agent(spec).choose(wrong, game.initial_state())
     assert game.is_legal(game.initial_state(), make_agent(spec).choose(game, game.initial_state()))
+
+
+@pytest.mark.parametrize("player,proven,won", [
+    (0, 0, False),  # a chance root, unproven: its player's 0 is no proof of its own
+    (1, 0, False), (1, 1, True), (2, 2, True), (1, 2, False), (2, 3, False), (0, 1, False),
+])
+def test_only_a_win_of_the_roots_player_ends_a_search(player, proven, won):
+    """The compiled loop, the protocol tree and the root-parallel search ask one check when
+    the solver ends a search; the compiled loop's read a chance root's player (0) as its
+    proof, as the protocol tree's did till it was mended (its trees have no chance node)."""
+    from stonegarden.search.pools import Pools
+    from stonegarden.search.tree_kernels import root_won
+
+    pools = Pools(4, 4)
+    pools.nd_player[0], pools.nd_proven[0] = player, proven
+    assert root_won(0, pools.nd_proven, pools.nd_player) is won

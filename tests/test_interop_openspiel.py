@@ -202,6 +202,28 @@ def test_a_finished_games_moves_read_as_moves(tumbling):
         assert s.action_to_string(player, action) == text
 
 
+@pytest.mark.parametrize("game_string", ["stonegarden_blooms(size=3,target=1)",
+                                         "stonegarden_blooms_territory(size=2,max_turns=6)"])
+def test_a_finished_blooms_game_reads_each_move_as_its_players(game_string):
+    """At a finished Blooms game ``action_to_string(action)`` (the terminal's player id) read
+    every move as the move of the player the state names, so player 2's came out in player
+    1's colours (``Rc2`` for ``Kc2``); the player who made it reads it as it was played, and
+    the terminal's id, which names no player, is refused saying to give one."""
+    s = pyspiel.load_game(game_string).new_initial_state()
+    rng = np.random.default_rng(0)
+    said = []
+    while not s.is_terminal():
+        player, action = s.current_player(), int(rng.choice(s.legal_actions()))
+        said.append((player, action, s.action_to_string(player, action)))
+        s.apply_action(action)
+    assert {player for player, _, _ in said} == {0, 1}
+    for player, action, text in said:
+        assert s.action_to_string(player, action) == text
+        with pytest.raises(ParameterError, match="the game is over, and the text of action "
+                           f"{action} names the player who made it: give that player"):
+            s.action_to_string(action)
+
+
 def test_an_agent_given_the_openspiel_game_names_it():
     """``agent.choose(openspiel_game, state.state)`` failed with ``AttributeError``."""
     from stonegarden.agents import make_agent
@@ -212,3 +234,72 @@ def test_an_agent_given_the_openspiel_game_names_it():
                        r"which an agent plays .*an OpenSpiel game's is its \.sg\)$"):
         make_agent("random:seed=1").choose(game, state.state)
     assert state.state.ply == 0 and make_agent("random:seed=1").choose(game.sg, state.state) >= 0
+
+
+def _random_states(game):
+    """Every state of a random game of ``game``, chance events included."""
+    s = game.new_initial_state()
+    rng = np.random.default_rng(3)
+    states = [s.clone()]
+    while not s.is_terminal():
+        outcomes = [o for o, _ in s.chance_outcomes()] if s.is_chance_node() else s.legal_actions()
+        s.apply_action(int(rng.choice(outcomes)))
+        states.append(s.clone())
+    return states
+
+
+@pytest.mark.parametrize("game_string", [
+    *(f"{adapter.openspiel_name(g)}({SMALL.get(g, '')})" for g in stonegarden.available_games()),
+    "stonegarden_blobs(dice=16,max_grid=5,tumbling=true)",
+])
+def test_a_serialized_state_is_its_history_and_loads_exactly(game_string):
+    """``state.serialize()`` was OpenSpiel's default for a Python game, a pickle, which
+    ``game.deserialize_state`` loaded; it is the actions, one a line, replayed through the
+    rules, and the [State] text of ``pyspiel.serialize_game_and_state`` loads the same way."""
+    game = pyspiel.load_game(game_string)
+    states = _random_states(game)
+    assert any(s.is_chance_node() for s in states) == ("tumbling=true" in game_string)
+    for s in states:
+        text = s.serialize()
+        assert text == "".join(f"{a}\n" for a in s.history())
+        for loaded in (game.deserialize_state(text),
+                       game.deserialize_state(pyspiel.serialize_game_and_state(game, s)
+                                              .split("[State]\n", 1)[1])):
+            assert loaded.state == s.state and loaded.history() == s.history()
+            assert str(loaded) == str(s) and loaded.current_player() == s.current_player()
+
+
+class _RunsCode:
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        import os
+
+        return os.mkdir, (str(self.path),)
+
+
+def test_a_saved_state_from_an_untrusted_file_runs_no_code(tmp_path):
+    """``game.deserialize_state`` unpickled the pickled ``__dict__`` of OpenSpiel's text for a
+    Python game's state, running whatever code a file held; only its history is read."""
+    import base64
+    import pickle
+
+    game = pyspiel.load_game("stonegarden_blooms(size=3)")
+    ran = tmp_path / "ran"
+    payload = base64.b64encode(pickle.dumps({"x": _RunsCode(ran)})).decode()
+    state = game.deserialize_state(f"history=0:32,1:240\nmove_number=2\n__dict__={payload}")
+    assert not ran.exists()
+    assert state.history() == [32, 240] and state.state.ply == 2
+
+
+@pytest.mark.parametrize("text,error,message", [
+    ("32\nx\n", ParameterError, r"entry 2 of the history, 'x', is not an action number"),
+    ("32\n1_0\n", ParameterError, "entry 2 of the history, '1_0', is not an action number"),
+    ("history=0:3a\nmove_number=1\n", ParameterError, "entry 1 of the history, '3a'"),
+    ("32\n32\n", IllegalMoveError, r"action 32 \(entry 2 of the history\)"),
+])
+def test_a_serialized_state_that_is_not_a_history_is_refused_naming_its_entry(text, error,
+                                                                               message):
+    with pytest.raises(error, match=message):
+        pyspiel.load_game("stonegarden_blooms(size=3)").deserialize_state(text)

@@ -34,8 +34,10 @@ def level_budget(level: int, game: Game) -> tuple[int | None, float]:
 
 
 _SWITCHES = ("rave", "solver", "chance", "reuse", "tt", "fast", "lgr", "bias")
-_TRUE = {"1", "on", "true", "yes"}
-_FALSE = {"0", "off", "false", "no"}
+#: the words of a switch: on/off, and as everywhere a switch is written as text (a game's
+#: boolean parameters: ``core/params.py``) 1/0, true/false and yes/no, in any case
+_TRUE = {"on", "1", "true", "yes"}
+_FALSE = {"off", "0", "false", "no"}
 
 
 class SearchAgent:
@@ -166,7 +168,8 @@ def _bool_option(options: dict[str, str], key: str, spec: str) -> bool | None:
         return True
     if raw in _FALSE:
         return False
-    raise ParameterError(f"agent {spec!r}: option {key!r} must be on/off (1/0), not {raw!r}")
+    raise ParameterError(f"agent {spec!r}: option {key!r} must be on or off (or 1/0, "
+                         f"true/false, yes/no), not {raw!r}")
 
 
 def threads_option(options: dict[str, str], spec: str) -> int:

@@ -16,6 +16,7 @@ Needs ``pip install stonegarden[openspiel]``.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import numpy as np
@@ -115,10 +116,66 @@ class OpenSpielGame(pyspiel.Game):
     def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self, self.sg.initial_state())
 
+    def deserialize_state(self, text: str) -> OpenSpielState:
+        """The state ``text`` describes, replayed through the rules from the initial state:
+        the actions of its history one a line, as ``OpenSpielState.serialize`` writes them
+        (OpenSpiel's format for its C++ games; chance outcomes numbered from 0), or the
+        ``[State]`` text OpenSpiel's own serialization of a Python game writes
+        (``pyspiel.serialize_game_and_state``), whose ``history=`` line is read and whose
+        pickled ``__dict__`` is not: unpickling a file runs whatever code it holds.
+
+        Raises:
+            ParameterError: ``text`` is neither (a line that is not an action number).
+            IllegalMoveError: an action the rules refuse where it stands, named with its
+            place in the history.
+        """
+        if not isinstance(text, str):
+            raise ParameterError(f"deserialize_state: a serialized state is text, not "
+                                 f"{type(text).__name__}")
+        state = self.new_initial_state()
+        for place, action in enumerate(_history_actions(text), 1):
+            try:
+                state.apply_action(action)
+            except IllegalMoveError as exc:
+                raise IllegalMoveError(f"action {action} (entry {place} of the history)",
+                                       exc.reason, exc.position) from None
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None):  # type: ignore[no-untyped-def]
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return BoardObserver(self.sg, params)
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+#: an action's number in a serialized history (ASCII digits: ``int`` also reads "1_0" and
+#: other scripts' digits)
+_ACTION = re.compile(r"[0-9]{1,18}")
+#: the first line of OpenSpiel's serialization of a Python game's state
+_HISTORY_TAG = "history="
+
+
+def _history_actions(text: str) -> list[int]:
+    """The actions of a serialized state's history (``OpenSpielGame.deserialize_state``).
+
+    Raises:
+        ParameterError: a line or entry that is not an action number, named.
+    """
+    if text.startswith(_HISTORY_TAG):
+        line = text.split("\n", 1)[0][len(_HISTORY_TAG):].strip()
+        # "player:action" pairs, the chance player's -1
+        entries = [entry.split(":", 1)[-1] for entry in line.split(",")] if line else []
+    else:
+        entries = [entry.strip() for entry in text.splitlines()]
+        while entries and not entries[-1]:
+            entries.pop()
+    actions = []
+    for place, entry in enumerate(entries, 1):
+        if not _ACTION.fullmatch(entry):
+            raise ParameterError(f"deserialize_state: entry {place} of the history, "
+                                 f"{quote(entry)}, is not an action number (a serialized "
+                                 "state is its actions, one a line)")
+        actions.append(int(entry))
+    return actions
 
 
 def load_game(game_string: str) -> pyspiel.Game:
@@ -177,12 +234,14 @@ class OpenSpielState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         """The text of ``action`` for ``player`` (0 or 1; the chance player's id reads it as a
-        chance outcome, numbered from 0; another id below 0, the terminal's, as the move of
-        the player the state names).
+        chance outcome, numbered from 0; another id below 0, the terminal's, as a move whose
+        text is the same whoever made it).
 
         Raises:
             ParameterError: ``player`` is 2 or more (Blooms' texts read the mover's colours
-            from it: a player 5 failed with ``IndexError``).
+            from it: a player 5 failed with ``IndexError``), or the terminal's id for a move
+            whose text names its player (Blooms' colours: it was read as the move of the
+            player the finished state names, so player 2's moves came out in player 1's).
         """
         state = self.state
         if player > 1:
@@ -193,10 +252,27 @@ class OpenSpielState(pyspiel.State):
                 return self.sg.action_to_text(state, self._chance_action(int(action)))
             return self.sg.action_to_text(state, int(action) + self.sg.chance_action_offset)
         if player < 0:  # the terminal's: a finished Blobs game read 509 as the roll 1409
-            return self.sg.action_to_text(state, int(action))
+            texts = {self._move_text(int(action), mover) for mover in (0, 1)}
+            if len(texts) > 1:
+                raise ParameterError(
+                    f"action_to_string: the game is over, and the text of action "
+                    f"{quote(action)} names the player who made it: give that player (0 or "
+                    f"1), as state.full_history() pairs each action with its player")
+            return texts.pop()
+        return self._move_text(int(action), player)
+
+    def _move_text(self, action: int, player: int) -> str:
+        """The text of ``action`` as ``player``'s (0 or 1) move."""
+        state = self.state
         if state.player != player + 1:
             state = dataclasses.replace(state, player=player + 1)  # texts name the mover's colours
-        return self.sg.action_to_text(state, int(action))
+        return self.sg.action_to_text(state, action)
+
+    def serialize(self) -> str:
+        """The actions of the history, one a line (OpenSpiel's format for its C++ games), which
+        ``game.deserialize_state`` replays: plain text, where OpenSpiel's default for a
+        Python game is a pickle, which runs code when loaded from an untrusted file."""
+        return "".join(f"{action}\n" for action in self.history())
 
     def is_terminal(self) -> bool:
         return self.sg.is_terminal(self.state)

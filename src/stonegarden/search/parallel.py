@@ -37,6 +37,7 @@ from .protocol_tree import ProtocolTree
 from .result import MoveStat, SearchResult
 from .shared_tree import SharedTree
 from .tree import TreeSearch
+from .tree_kernels import root_won
 
 #: how often the calling thread looks at ``stop()`` while the trees search
 POLL_SECONDS = 0.01
@@ -255,8 +256,7 @@ def first_ended_early(budget: Budget, first: TreeSearch) -> bool:
     """Whether tree 0 ended before its share: stopped, or its root proven won."""
     stopped = budget.stop is not None and budget.stop()
     P = first.pools
-    proven = int(P.nd_proven[first.root])  # 0, unproven, is also a chance root's player
-    return stopped or (proven != 0 and proven == int(P.nd_player[first.root]))
+    return stopped or bool(root_won(first.root, P.nd_proven, P.nd_player))
 
 
 #: how several threads search: one shared tree, or a tree each merged at the root

@@ -34,6 +34,7 @@ from .tree_kernels import (
     code_value,
     descend,
     expand,
+    root_won,
 )
 from .ucb import amaf_mark
 
@@ -150,10 +151,7 @@ class ProtocolTree(TreeSearch):
         P = self.pools
         done = 0
         for _ in range(want):
-            # the root's player proved the win; at a chance root (player 0, as is "unproven")
-            # this held from the start, and the search ran no simulation
-            proven = int(P.nd_proven[self.root])
-            if solver and proven and proven == P.nd_player[self.root]:
+            if solver and root_won(self.root, P.nd_proven, P.nd_player):
                 break
             self._simulate(solver)
             done += 1

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from .replies import lgr_update
-from .tree_kernels import backup, code_value, expand, grave_node, new_node, select
+from .tree_kernels import backup, code_value, expand, grave_node, new_node, root_won, select
 
 # names the template calls; ``specialise`` binds them to a game's kernels
 tree_scratch: Any = None
@@ -71,7 +71,7 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
     lgr = replies.shape[0] > 0
     done = 0
     for _ in range(nsims):
-        if solver and nd_proven[root] == nd_player[root]:
+        if solver and root_won(root, nd_proven, nd_player):
             break
         done += 1
         counters[2] += 1

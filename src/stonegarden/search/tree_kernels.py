@@ -30,6 +30,15 @@ def code_value(code, draw):
 
 
 @njit(cache=True)
+def root_won(root, nd_proven, nd_player):
+    """Whether the solver proved the root won for its player, which ends a search. A chance
+    root's player is 0, as is "unproven": it is never won so (the protocol tree's Tumbling
+    Dice; a compiled tree has no chance nodes, and asks the same)."""
+    proven = nd_proven[root]
+    return proven != 0 and proven == nd_player[root]
+
+
+@njit(cache=True)
 def new_node(nd_player, nd_stage, nd_first, nd_count, nd_n, nd_proven, counters, player, stage,
              proven):
     """Allocate a leaf for ``player`` at ``stage`` with proof code ``proven``; -1 if the pool
