@@ -166,15 +166,18 @@ def test_the_agents_bound_no_game_option_of_their_own():
 
 
 def test_what_games_share_holds_no_one_game_knowledge():
-    """Free Go and Bridge Go share the square view; what only Bridge Go has (a winning chain,
-    no score, a bridge as the reason) is in Bridge Go's own view, not asked of the game there."""
+    """Free Go and Bridge Go share the square view; what only one of them has is in that
+    game's own view, not asked of the game there: Bridge Go's winning chain, no score and a
+    bridge as the reason; Free Go's stones a suicide left without a liberty."""
     from stonegarden.games.bridgego.view import BridgeGoView
+    from stonegarden.games.freego.view import FreeGoView
     from stonegarden.web.views import view_for
 
     shared = (PACKAGE / "games" / "square_go_view.py").read_text("utf-8")
     assert "winning_chain" not in shared and "bridge" not in shared
+    assert "without_liberty" not in shared and "suicide" not in shared.lower()
     assert type(view_for(stonegarden.make("bridgego"))) is BridgeGoView
-    assert type(view_for(stonegarden.make("freego"))).__name__ == "SquareView"
+    assert type(view_for(stonegarden.make("freego"))) is FreeGoView
 
 
 def test_no_two_classes_outside_the_games_share_a_name():
