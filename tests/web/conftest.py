@@ -141,6 +141,11 @@ def _closed_pages(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if browser is not None:
         for context in list(browser.contexts):
+            # a route's handler caught asking the server as its page closes would raise
+            # in the next test's first call to the browser ("Response has been disposed")
+            for page in context.pages:
+                page.unroute_all(behavior="ignoreErrors")
+            context.unroute_all(behavior="ignoreErrors")
             context.close()
 
 
