@@ -61,6 +61,15 @@ def site(ports: tuple[int, int], http_port: int, cert: Path, key: Path) -> str:
     return text
 
 
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for games.example.org signed by itself, and its key, in ``folder``."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=games.example.org", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
 def https(port: int, method: str, path: str, body: bytes | None = None,
           ) -> tuple[int, dict[str, str], bytes]:
     context = ssl.create_default_context()
@@ -78,10 +87,7 @@ def https(port: int, method: str, path: str, body: bytes | None = None,
 @pytest.mark.slow
 def test_the_documented_unit_and_site_serve_two_processes_over_tls(tmp_path, pg_database,
                                                                      nginx_factory):
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=games.example.org", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+    cert, key = self_signed(tmp_path)
     ports = (free_port(), free_port())
     dsn = pg_database.replace("postgresql://postgres@", f"postgresql://postgres:{PASSWORD}@")
     env = dict(os.environ)
@@ -334,10 +340,7 @@ def test_the_documented_site_bounds_one_address_requests(tmp_path, nginx_factory
     moment later."""
     from webhelpers import Server
 
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=games.example.org", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+    cert, key = self_signed(tmp_path)
     server = Server(tmp_path / "games.db", None, "--public-url",
                     "https://games.example.org/stonegarden").start()
     try:
@@ -421,10 +424,7 @@ def test_the_documented_site_plays_a_move_whose_process_broke_the_connection_onc
     it, answers it as the first time (a move names its ply): played once, answered 200."""
     from webhelpers import Server, first_legal
 
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=games.example.org", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+    cert, key = self_signed(tmp_path)
     server = Server(tmp_path / "games.db", None, "--public-url",
                     "https://games.example.org/stonegarden").start()
     broken = BrokenProcess(server.url if stored else None)
