@@ -183,18 +183,24 @@ def test_an_openspiel_state_given_to_the_game_is_refused_by_its_type():
     assert not game.sg.is_terminal(state.state)
 
 
-@pytest.mark.parametrize("tumbling", [False, True])
-def test_a_finished_games_moves_read_as_moves(tumbling):
-    """``action_to_string(action)`` once the game is over (the terminal's player id) read a
-    Blobs placement as a chance outcome: 509 as the roll 1409, a ``NotationError``."""
-    g = pyspiel.load_game(f"stonegarden_blobs(dice=4,tumbling={tumbling})")
-    s = g.new_initial_state()
+def played_to_the_end(s) -> list[tuple[int, int, str]]:
+    """Play ``s`` to its end by seeded random actions; each as (player, action, its text as
+    its player read it then)."""
     rng = np.random.default_rng(0)
     said = []
     while not s.is_terminal():
         player, action = s.current_player(), int(rng.choice(s.legal_actions()))
         said.append((player, action, s.action_to_string(player, action)))
         s.apply_action(action)
+    return said
+
+
+@pytest.mark.parametrize("tumbling", [False, True])
+def test_a_finished_games_moves_read_as_moves(tumbling):
+    """``action_to_string(action)`` once the game is over (the terminal's player id) read a
+    Blobs placement as a chance outcome: 509 as the roll 1409, a ``NotationError``."""
+    s = pyspiel.load_game(f"stonegarden_blobs(dice=4,tumbling={tumbling})").new_initial_state()
+    said = played_to_the_end(s)
     for player, action, text in said:
         if player >= 0:
             assert s.action_to_string(action) == text
@@ -210,12 +216,7 @@ def test_a_finished_blooms_game_reads_each_move_as_its_players(game_string):
     1's colours (``Rc2`` for ``Kc2``); the player who made it reads it as it was played, and
     the terminal's id, which names no player, is refused saying to give one."""
     s = pyspiel.load_game(game_string).new_initial_state()
-    rng = np.random.default_rng(0)
-    said = []
-    while not s.is_terminal():
-        player, action = s.current_player(), int(rng.choice(s.legal_actions()))
-        said.append((player, action, s.action_to_string(player, action)))
-        s.apply_action(action)
+    said = played_to_the_end(s)
     assert {player for player, _, _ in said} == {0, 1}
     for player, action, text in said:
         assert s.action_to_string(player, action) == text
