@@ -543,14 +543,20 @@ def test_a_question_to_abort_closes_when_the_opponents_first_move_comes(browser,
     assert errors == []
 
 
-def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
-    # a lobby left open said "0 s" for as long as nothing else changed in it
-    errors: list[str] = []
+def lobby_with_a_game_on_a_fake_clock(browser, server, errors: list[str]):
+    """Bo's lobby, its clock Playwright's to move, listing one game of Ana's."""
     bo = person(browser, errors)
     bo.clock.install()
     open_game(server, name="Ana")
     bo.goto(server.url + "/lobby")
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    return bo
+
+
+def test_the_lobby_counts_how_long_a_game_has_waited(browser, server):
+    # a lobby left open said "0 s" for as long as nothing else changed in it
+    errors: list[str] = []
+    bo = lobby_with_a_game_on_a_fake_clock(browser, server, errors)
     waited = bo.locator('#lobby tbody td[data-label="Waiting"]')
     assert waited.inner_text().endswith(" s")
     bo.clock.fast_forward("05:00")
@@ -563,11 +569,7 @@ def test_the_lobby_counts_the_time_the_machine_slept_in_a_games_wait(browser, se
     # the wait was counted by performance.now(), which browsers do not count while the machine
     # sleeps: a lobby on a phone unlocked after ten minutes said a game had waited seconds
     errors: list[str] = []
-    bo = person(browser, errors)
-    bo.clock.install()
-    open_game(server, name="Ana")
-    bo.goto(server.url + "/lobby")
-    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    bo = lobby_with_a_game_on_a_fake_clock(browser, server, errors)
     bo.clock.set_system_time(time.time() + 600)  # the wall clock moves on, performance's not
     bo.clock.run_for(5000)
     bo.wait_for_function("document.querySelector('#lobby tbody td[data-label=Waiting]')"
