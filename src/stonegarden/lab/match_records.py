@@ -12,7 +12,7 @@ from typing import Any
 from ..core.protocol import Game
 from ..core.record import Record, load_record, make_record, replay_record, save_record
 from ..errors import ParameterError, RecordError
-from .selfplay import agent_identity, changed_input
+from .selfplay import agent_identity, changed_input, first_changed
 
 _NAME = re.compile(r"game-(\d{4,})\.json")
 
@@ -103,8 +103,7 @@ def _mismatch(record: Record, game: Game, job: dict[str, Any]) -> str | None:
         return f"its resignation rule {meta.get('match_resign')!r} is not this match's {job['resign']!r}"
     # a record made before the model files were kept in it is taken on its players alone
     recorded, models = meta.get("match_models"), job.get("models", {})
-    if isinstance(recorded, dict) and recorded != models:
-        name = next(n for n in sorted({*recorded, *models}) if recorded.get(n) != models.get(n))
+    if isinstance(recorded, dict) and (name := first_changed(recorded, models)) is not None:
         return (f"{changed_input(name, recorded.get(name), models.get(name))} is not the one "
                 "it was played with: restore it to go on with the match, or use another "
                 "--save-dir")

@@ -116,6 +116,13 @@ def model_inputs(agents: Iterable[str], fingerprints: dict[str, dict[str, Any]] 
     return inputs
 
 
+def first_changed(recorded: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """The first input (in order of name) of ``model_inputs`` whose recorded value is not
+    the one ``now`` gives (recorded on one side only counts), ``None`` if none is."""
+    return next((name for name in sorted({*recorded, *now})
+                 if recorded.get(name) != now.get(name)), None)
+
+
 def changed_input(name: str, before: Any, now: Any) -> str:
     """How a refusal names the input ``name`` of ``model_inputs`` that changed: the file,
     and what of it (its tables, its prior or scale)."""

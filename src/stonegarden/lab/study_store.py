@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from .folder_lock import folder_held
+from .selfplay import first_changed
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS studies (
@@ -112,11 +113,7 @@ class StudyStore:
         if row is None and not inputs:  # nothing to hold (no write: a sweep opens thousands)
             return None
         if row is not None and self.done(key):
-            recorded = json.loads(row[0])
-            for name in sorted({*recorded, *inputs}):
-                if recorded.get(name) != inputs.get(name):
-                    return name
-            return None
+            return first_changed(json.loads(row[0]), inputs)
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO inputs VALUES (?, ?)", (key, _text(inputs)))
         return None
