@@ -69,9 +69,9 @@ def _resolved(spelt: str, game_id: str, params: str) -> str:
     """``agent_identity`` of an unseeded agent in a game, cached: a summary asks it for
     every game, and resolving takes a search profile's time."""
     agent = make_agent(spelt)
-    if type(agent) not in _SEARCHES:
+    # a search alone, not a level (a subclass), whose search depends on the machine's cores
+    if type(agent) is not SearchAgent:
         return spelt
-    assert isinstance(agent, SearchAgent)
     profile = profile_for(make(game_id, **json.loads(params)))
     config = agent.config
     if config.model is None:  # the game's default, as ``model_for`` takes it
@@ -158,11 +158,6 @@ def _joined(name: str, options: dict[str, str]) -> str:
     parts = [options["_"]] if "_" in options else []
     parts += [f"{key}={options[key]}" for key in sorted(options) if key != "_"]
     return f"{name}:{','.join(parts)}" if parts else name
-
-
-#: the agents whose identity in a game is their resolved settings: a level's search depends
-#: on the machine's cores
-_SEARCHES = (SearchAgent,)
 
 
 def play_game(task: dict[str, Any]) -> dict[str, Any]:
