@@ -189,9 +189,8 @@ def seat_adjusted(first: MatchStats, second: MatchStats) -> dict[str, object] | 
     d = (figures[0] + figures[1]) / 2
     half = Z95 * math.sqrt(sum(variances) / 4)
     f = (figures[0] - figures[1]) / 2
-    swept_low = any(st.a_wins + 0.5 * st.draws <= 0 for st in (first, second))
-    swept_high = any(st.b_wins + 0.5 * st.draws <= 0 for st in (first, second))
-    low = None if swept_low else round(d - half, 1)
-    high = None if swept_high else round(d + half, 1)
+    # a seat A lost or won every game of leaves that side of the interval open
+    low = None if min(first.score, second.score) <= 0.0 else round(d - half, 1)
+    high = None if max(first.score, second.score) >= 1.0 else round(d + half, 1)
     return {"elo": round(d, 1) + 0.0, "elo_ci95": [low, high],
             "first_move_elo": round(f, 1) + 0.0}  # + 0.0: no -0.0 in the JSON
