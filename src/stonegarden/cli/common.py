@@ -124,19 +124,31 @@ def read_record_argument(path: str) -> bytes:
 
     if path != "-":
         return read_record_bytes(path)
-    raw = sys.stdin.buffer.read(MAX_RECORD_BYTES + 1)
-    if len(raw) > MAX_RECORD_BYTES:
-        raise RecordError(f"standard input is larger than any record ({MAX_RECORD_BYTES} "
-                          "bytes at most)")
+    return read_standard_input(MAX_RECORD_BYTES)
+
+
+def read_standard_input(limit: int) -> bytes:
+    """Standard input's bytes (a command's ``-``), read no further than ``limit`` + 1 bytes.
+
+    Raises:
+        RecordError: it holds more than ``limit`` bytes.
+    """
+    raw = sys.stdin.buffer.read(limit + 1)
+    if len(raw) > limit:
+        raise RecordError(f"standard input is larger than any record ({limit} bytes at most)")
     return raw
+
+
+def named_file(path: str) -> str:
+    """A command's file as messages name it: ``-`` is standard input."""
+    return "standard input" if path == "-" else repr(path)
 
 
 def whole_record_error(path: str, exc: RecordError, raw: bytes) -> str:
     """The message of ``exc``, an error of the whole record ``raw`` read from ``path`` (not of
     one of its entries): it names the file (a loop over many records says which failed) and,
     where the bytes are an SGF or an Abstract Play record (which ``convert`` reads), says so."""
-    name = "standard input" if path == "-" else repr(path)
-    return f"{name}: {exc}{_convert_hint(path, raw)}"
+    return f"{named_file(path)}: {exc}{_convert_hint(path, raw)}"
 
 
 def _convert_hint(path: str, raw: bytes) -> str:

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from pathlib import Path
 
 import click
@@ -15,18 +14,13 @@ from ..core.foreign import foreign_reader
 from ..core.record import Record, parse_record, read_bounded, replay_record, save_record
 from ..errors import RecordError
 from ..sgf import MAX_SGF_CHARS, decode_sgf, record_to_sgf, sgf_to_record
-from .common import friendly_errors
+from .common import friendly_errors, named_file, read_standard_input
 
 FORMATS = {".sgf": "sgf", ".json": "json"}
 #: the most bytes read of IN (an SGF file's characters, each up to 4 bytes in UTF-8)
 MAX_IN_BYTES = MAX_SGF_CHARS * 4
 #: IN or OUT: standard input or output
 STDIO = "-"
-
-
-def _named(path: str) -> str:
-    """A file as messages name it."""
-    return "standard input" if path == STDIO else repr(path)
 
 
 def _format_of(path: str, given: str | None, option: str) -> str:
@@ -46,11 +40,7 @@ def _format_of(path: str, given: str | None, option: str) -> str:
 
 def _read_bytes(path: str) -> bytes:
     if path == STDIO:
-        raw = sys.stdin.buffer.read(MAX_IN_BYTES + 1)
-        if len(raw) > MAX_IN_BYTES:
-            raise RecordError(f"standard input is larger than any record ({MAX_IN_BYTES} "
-                              "bytes at most)")
-        return raw
+        return read_standard_input(MAX_IN_BYTES)
     try:
         return read_bounded(path, MAX_IN_BYTES)
     except OSError as exc:
@@ -61,7 +51,7 @@ def _read_text(path: str, raw: bytes) -> str:
     try:
         return raw.decode("utf-8-sig")  # a byte order mark is no JSON
     except UnicodeDecodeError:
-        raise RecordError(f"{_named(path)} is not UTF-8 text") from None
+        raise RecordError(f"{named_file(path)} is not UTF-8 text") from None
 
 
 def _read_json_record(path: str) -> Record:
@@ -80,7 +70,7 @@ def _read_json_record(path: str) -> Record:
     except RecordError as exc:
         if exc.entry is not None:  # a move's error names its entry
             raise
-        raise RecordError(f"{_named(path)}: {exc}") from None  # IN or OUT: say which file
+        raise RecordError(f"{named_file(path)}: {exc}") from None  # IN or OUT: say which file
     return reader.read(data, "standard input" if path == STDIO else path)
 
 
@@ -116,12 +106,12 @@ def convert(source: str, target: str, from_format: str | None, to_format: str | 
     src, dst = _format_of(source, from_format, "--from"), _format_of(target, to_format, "--to")
     if game_id is not None and src != "sgf":
         raise RecordError(f"--game is for an SGF file without RU[stonegarden ...]; a record "
-                          f"({_named(source)}) names its own game")
+                          f"({named_file(source)}) names its own game")
     if src == "sgf":
         name = "standard input" if source == STDIO else source
         record = sgf_to_record(decode_sgf(_read_bytes(source), name), name, game_id)
         if game_id is not None and record.game != game_id:  # its RU[] named the game
-            raise RecordError(f"{_named(source)} is a game of {record.game} by its RU[], not of "
+            raise RecordError(f"{named_file(source)} is a game of {record.game} by its RU[], not of "
                               f"{game_id} (--game)")
     else:
         record = _read_json_record(source)
