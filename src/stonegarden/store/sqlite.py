@@ -9,10 +9,10 @@ cause, and nothing is recreated or dropped.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import resource
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,10 +47,9 @@ class SQLiteStore(SQLStore):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.location = str(path)
-        #: set as the server begins to stop: a change waiting for the write lock gives up
-        #: ``STOP_WAIT`` seconds later
-        self._stopping = threading.Event()
-        self._stopping_at = 0.0
+        #: when (``time.monotonic``) a change waiting for the write lock gives up: ``STOP_WAIT``
+        #: seconds after the server begins to stop; never before
+        self._give_up_at = math.inf
         if path.exists() and not path.is_file():
             raise StoreError(f"{path}: not a file")
         try:
@@ -146,10 +145,10 @@ class SQLiteStore(SQLStore):
 
     def stopping(self) -> None:
         """The server begins to stop: a change waiting for another program's write lock gives
-        up now, unmade, so that its request is answered (503) before the server stops instead
-        of being cut off, and the change is not made once its request has been answered."""
-        self._stopping_at = time.monotonic()
-        self._stopping.set()
+        up ``STOP_WAIT`` seconds from now, unmade, so that its request is answered (503) before
+        the server stops instead of being cut off, and the change is not made once its request
+        has been answered."""
+        self._give_up_at = time.monotonic() + STOP_WAIT
 
     def _begin(self, con: sqlite3.Connection) -> None:
         """``BEGIN IMMEDIATE``: wait for another connection's write lock up to
@@ -170,8 +169,7 @@ class SQLiteStore(SQLStore):
                 except sqlite3.OperationalError as exc:
                     if str(exc) != "database is locked" or time.monotonic() >= end:
                         raise
-                if (self._stopping.is_set()
-                        and time.monotonic() >= self._stopping_at + STOP_WAIT):
+                if time.monotonic() >= self._give_up_at:
                     raise StoreError(f"{self.path}: the server is stopping, and another "
                                      "program holds the file's write lock: nothing was "
                                      "changed; send it again in a moment")
