@@ -94,8 +94,8 @@ def _ports_well_formed(authority: str) -> bool:
     """Whether each ``host[:port]`` of an address's authority (after any user info) has a
     port of digits, or none: ``user:pa`` before a ``/`` is a password cut by it, not a host."""
     for host in authority.rpartition("@")[2].split(","):
-        port = host.rpartition("]")[2].rpartition(":")[2] if ":" in host.rpartition("]")[2] else ""
-        if port and not port.isdigit():
+        _, colon, port = host.rpartition("]")[2].rpartition(":")  # past an IPv6 address's ]
+        if colon and port and not port.isdigit():
             return False
     return True
 
