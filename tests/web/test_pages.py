@@ -577,3 +577,30 @@ def test_the_game_pages_modules_import_only_what_they_export():
     assert imports > 40
     game_page = (TEMPLATES / "game.html").read_text()
     assert '<script type="module" src="{{ base }}/static/game/main.js">' in game_page
+
+
+def test_the_game_page_plays_its_example_move_off_the_event_loop(client, monkeypatch):
+    """The move field's example plays to the first decision: in the page's request, on the
+    event loop, its kernels (from an empty cache, compiled there) held every request up."""
+    import asyncio
+
+    from stonegarden.core.protocol import Game
+
+    r = client.post("/api/games", json={"game": "blobs", "params": {},
+                                         "seats": ["human", "human"]})
+    assert r.status_code == 201, r.text
+    played_on_loop = []
+    first_decision = Game.first_decision
+
+    def watched(self):
+        try:
+            asyncio.get_running_loop()
+            played_on_loop.append(True)
+        except RuntimeError:
+            played_on_loop.append(False)
+        return first_decision(self)
+
+    monkeypatch.setattr(Game, "first_decision", watched)
+    page = client.get(f"/game/{r.json()['id']}")
+    assert page.status_code == 200
+    assert played_on_loop == [False]

@@ -155,10 +155,13 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     async def game_page(request: Request) -> HTMLResponse:
         live = await service().load(request.path_params["gid"], client_of(request))
-        legend = view_for(live.game).legend(live.game)
+        # the example plays to the first decision: its kernels run (and from an empty cache
+        # compile) in a thread, never on the event loop
+        legend, example = await asyncio.to_thread(
+            lambda: (view_for(live.game).legend(live.game), _example_move(live.game)))
         return page("game.html", gid=live.id, title=live.game.title, game_id=live.game.id,
-                    legend=legend, sgf=has_sgf_form(live.game),
-                    example=_example_move(live.game), **game_context(live.game))
+                    legend=legend, sgf=has_sgf_form(live.game), example=example,
+                    **game_context(live.game))
 
     async def rules_page(request: Request) -> HTMLResponse:
         gid = request.path_params["game"]
