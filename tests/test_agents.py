@@ -96,7 +96,14 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("mcts:time=abc", "'time' must be a number"),
     ("mcts:time=-1", "'time' must be 0.001..600"),
     ("mcts:time=1e-9", "'time' must be 0.001..600"),  # positive, below the documented range
-    ("mcts:time=nan", "'time' must be positive and finite"),
+    ("mcts:time=nan", "'time' must be a number, not 'nan'"),
+    ("mcts:time=inf", "'time' must be a number, not 'inf'"),
+    # Python reads these as numbers: an underscore between digits, and Unicode digits
+    ("mcts:time=0_5", "'time' must be a number, not '0_5'"),
+    ("mcts:time=١", "'time' must be a number"),
+    ("mcts:sims=5_0", "'sims' must be an integer"),
+    ("mcts:sims=٥٠", "'sims' must be an integer"),
+    ("mcts:seed=1_2", "'seed' must be an integer"),
     ("mcts:sims=0", "'sims' must be at least 1"),
     ("mcts:sims=many", "'sims' must be an integer"),
     # the message names every word a switch takes: it said "on/off (1/0)", and true/false and
@@ -109,7 +116,7 @@ def test_an_agent_refuses_a_finished_game_and_a_chance_event(spec):
     ("mcts:patterns=65", "'patterns' must be 0..64, not '65'"),  # bounded as captures is
     ("mcts:contempt=0.6", "'contempt' must be 0..0.5"),
     ("mcts:contempt=-0.1", "'contempt' must be 0 or more"),
-    ("mcts:contempt=nan", "'contempt' must be 0 or more"),
+    ("mcts:contempt=nan", "'contempt' must be a number, not 'nan'"),
     ("mcts:grave=-3", "'grave' must be 0"),
     ("uct-flat:rave=on", "unknown option"),
     ("level", "say which level"),

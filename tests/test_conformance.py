@@ -374,6 +374,15 @@ def test_numpy_numbers_are_taken_as_parameters(game_id):
         stonegarden.make(game_id, **{game.param_specs[0].name: np.float64(5)})
 
 
+@pytest.mark.parametrize("text", ["5_0", "\uff15", "\u0665", "5.0"])
+def test_a_parameter_as_text_takes_ascii_digits_only(text):
+    """``size="5_0"`` was a board of size 50, and a full-width or Arabic-Indic 5 a board of 5:
+    Python's ``int`` reads them, and a record kept the odd spelling's value."""
+    assert stonegarden.make("blooms", size=" 5").params["size"] == 5
+    with pytest.raises(stonegarden.ParameterError, match="is not an integer"):
+        stonegarden.make("blooms", size=text)
+
+
 @pytest.mark.parametrize("game_id", games())
 def test_every_method_refuses_a_state_of_another_game_or_board(game_id):
     """``current_player``, ``action_to_text``, ``parse_action``, ``chance_outcomes``,

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..core.numbers import decimal_number, whole_number
 from ..core.protocol import CHANCE, Game, State
 from ..errors import ParameterError, PositionError, quote
 
@@ -167,9 +168,9 @@ def check_option_range(spec: str, key: str, value: str) -> None:
     low, high, whole = bounds
     text = value.strip()
     try:
-        number: float = int(text) if whole else float(text)
+        number: float = whole_number(text) if whole else decimal_number(text)
     except ValueError:  # not a number, or an integer of more digits than Python converts
-        if not (whole and text.lstrip("+-").isdigit()):
+        if not (whole and text.lstrip("+-").isascii() and text.lstrip("+-").isdigit()):
             return
         number = float("-inf") if text.startswith("-") else float("inf")
     if number != number:  # NaN: the agent refuses it in its own words
@@ -217,7 +218,8 @@ def int_option(options: dict[str, Any], key: str, default: int | None, spec: str
     if key not in options:
         return default
     try:
-        return int(options.pop(key))
+        value = options.pop(key)
+        return value if isinstance(value, int) else whole_number(value)
     except ValueError:
         raise ParameterError(f"agent {spec!r}: option {key!r} must be an integer") from None
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core.numbers import decimal_number
 from ..core.protocol import Game, State
 from ..errors import ParameterError, quote
 from ..search.config import FLAT, MAX_THREADS, Budget, SearchConfig, default_threads
@@ -148,7 +149,7 @@ def _float_option(options: dict[str, str], key: str, spec: str,
         return None
     raw = options.pop(key)
     try:
-        value = float(raw)
+        value = decimal_number(raw)
     except ValueError:
         raise ParameterError(
             f"agent {spec!r}: option {key!r} must be a number, not {raw!r}") from None

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError, quote
+from .numbers import whole_number
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ def _plain(value: Any) -> Any:
 
 def _int_text(name: str, text: str) -> int:
     try:
-        return int(text)
+        return whole_number(text)
     except ValueError:  # also a number of more digits than Python converts
         raise ParameterError(f"parameter {name!r}: {quote(text)} is not an integer") from None
 

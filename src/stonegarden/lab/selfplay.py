@@ -20,6 +20,7 @@ import numpy as np
 from ..agents import make_agent
 from ..agents.registry import option_range, parse_agent_spec, with_option
 from ..agents.search_agents import SearchAgent
+from ..core.numbers import decimal_number
 from ..core.protocol import CHANCE, Game, State
 from ..core.registry import make
 from ..errors import ParameterError, StonegardenError
@@ -147,7 +148,7 @@ def _spelt(spec: str) -> tuple[str, dict[str, str]]:
     for key, value in options.items():
         if option_range(key) is not None:
             with contextlib.suppress(ValueError, OverflowError):
-                number = float(value)
+                number = decimal_number(value)
                 if math.isfinite(number):
                     options[key] = str(int(number)) if number.is_integer() else repr(number)
     return name, options

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ..core.numbers import whole_number
 from ..errors import ParameterError
 from . import plots
 from .adjudication import ResignRule
@@ -87,7 +88,7 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
 
 def _value(text: str) -> Any:
     try:
-        return int(text)
+        return whole_number(text)
     except ValueError:
         low = text.lower()
         return {"true": True, "false": False}.get(low, text)
