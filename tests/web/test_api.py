@@ -138,7 +138,12 @@ def _bad_requests(gid: str, k1: str, k2: str) -> list[tuple[str, str, Any, int]]
         ("POST", move, {"move": "Ka1"}, 403),
         ("POST", move, {"secret": "", "move": "Ka1"}, 403),
         ("POST", move, {"secret": "not-a-secret", "move": "Ka1"}, 403),
-        ("POST", move, {"secret": 12, "move": "Ka1"}, 403),
+        # a secret of another type is malformed (400), not a wrong secret (403)
+        ("POST", move, {"secret": 12, "move": "Ka1"}, 400),
+        ("POST", move, {"secret": [k2], "move": "Ka1"}, 400),
+        ("POST", f"/api/games/{gid}/undo", {"secret": True}, 400),
+        ("POST", f"/api/games/{gid}/analysis", {"secret": {"1": k2}}, 400),
+        ("POST", f"/api/games/{gid}/name", {"secret": 1, "name": "Ana"}, 400),
         ("POST", move, {"secret": k1, "move": "Ya1"}, 409),  # out of turn
         ("POST", move, {"secret": k2, "move": "Kb2"}, 422),  # occupied
         ("POST", move, {"secret": k2, "move": "Ra1"}, 422),  # the other player's colour

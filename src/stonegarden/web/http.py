@@ -217,7 +217,8 @@ async def read_json(request: Request, fields: tuple[str, ...],
         ApiError: 413 too large, 400 not UTF-8 JSON (too deep, or a number of more digits than
         Python converts, included), not an object, with a field the request does not take
         (a misspelt ``"publik": true`` would otherwise make an unlisted game without a word),
-        or with a key given twice in an object (which value was meant cannot be known).
+        or with a key given twice in an object (which value was meant cannot be known), or a
+        ``secret`` that is not text.
     """
     raw = await read_body(request, limit)
     try:  # a byte order mark (a file saved by Windows' Notepad) is read past, as a record's is
@@ -238,6 +239,10 @@ async def read_json(request: Request, fields: tuple[str, ...],
     for key in data:
         if key not in fields:
             raise ApiError(400, unknown_field(key, fields))
+    # a seat's secret of another type is a malformed request, not a wrong secret (403)
+    if "secret" in data and data["secret"] is not None and not isinstance(data["secret"], str):
+        raise ApiError(400, f"'secret' must be text (a seat's secret, from its link), not "
+                            f"{strict_json.kind(data['secret'])}")
     return data
 
 
