@@ -230,7 +230,12 @@ def main() -> None:
             for _ in range(600):
                 if probe.call("probe", "GET", "/api/meta")[0] == 200:
                     break
+                if server.poll() is not None:
+                    sys.exit(f"the server exited with status {server.returncode} before it "
+                             "answered (its error is above)")
                 time.sleep(0.1)
+            else:
+                sys.exit("the server did not answer /api/meta within 60 s")
             record: list[tuple[str, float, int]] = []
             stop = threading.Event()
             ai_moves, games_played = [0], [0]

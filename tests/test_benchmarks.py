@@ -407,6 +407,22 @@ def test_a_load_run_keeps_the_latencies_it_plots_and_writes_strict_json(tmp_path
         assert kept[-1] == summary["max_ms"]
 
 
+def test_a_load_run_whose_server_never_answers_says_so() -> None:
+    """A server that exited at once (a taken port, a broken install) ended the run with a
+    ``TypeError`` from its first measurement, nothing said of the server."""
+    dies = ("import runpy, subprocess, sys\n"
+            "sys.path.insert(0, 'benchmarks')\n"
+            "real = subprocess.Popen\n"
+            "subprocess.Popen = lambda args, **kw: real([sys.executable, '-c', "
+            "'raise SystemExit(3)'], **kw)\n"
+            "sys.argv = ['load.py', '--seconds', '1', '--warm-up', '0']\n"
+            "runpy.run_path('benchmarks/load.py', run_name='__main__')\n")
+    run = bench("-c", dies, timeout=120)
+    assert run.returncode == 1, run.stderr
+    assert "the server exited with status 3 before it answered" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
 def test_threads_measures_one_shared_tree_only_in_the_games_that_have_one() -> None:
     run = bench("benchmarks/threads.py", "--parallel", "tree", "--seconds", "0.02", "--rounds",
                 "1", timeout=300)
