@@ -424,6 +424,33 @@ def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser,
     assert errors == []
 
 
+def test_a_finished_games_unnamed_seat_is_not_named_when_its_link_is_opened(browser, server):
+    # the page named a seat held without a name once its player had chosen one, over too: the
+    # server refused (the record names who played) and the console showed a 409
+    errors: list[str] = []
+    over, going = anas_game(server), anas_game(server)
+    resigned = server.request("POST", f"/api/games/{over['id']}/move",
+                              {"secret": over["secrets"]["1"], "move": "resign"})
+    assert resigned[0] == 200 and resigned[1]["terminal"], resigned
+    bo = person(browser, errors)
+    bo.add_init_script("localStorage.setItem('sg-name', 'Bo')")
+    named: list[str] = []
+    bo.on("request", lambda r: named.append(r.url) if r.url.endswith("/name") else None)
+    bo.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    # a game going on: the page names the seat (what the page does, checked to be seen here)
+    bo.goto(server.url + going["links"]["2"])
+    bo.wait_for_function("document.querySelector('#seats').textContent.includes('Bo')",
+                         timeout=WAIT)
+    assert named == [server.url + f"/api/games/{going['id']}/name"]
+    bo.goto(server.url + over["links"]["2"])
+    bo.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
+    # a request the page would have sent as it drew the game goes before this one
+    assert bo.evaluate("fetch(SG.url('/api/meta')).then((r) => r.status)") == 200
+    assert named == [server.url + f"/api/games/{going['id']}/name"]
+    assert "Bo" not in bo.inner_text("#seats")
+    assert errors == []
+
+
 def two_at_a_new_clock_game(browser, server, errors):
     """Ana's game of Free Go 5x5 on a 5-minute clock, and Bo seated: each page open, no move."""
     ana, bo = person(browser, errors), person(browser, errors)

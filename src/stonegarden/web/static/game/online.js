@@ -22,8 +22,9 @@ export function renderOnline(s) {
   if (own) $("own-seat-link").href = "#key=" + own[1];
   // a person's seat held without a name (a link opened before a name was chosen): name it
   // now (an agent's seat keeps the agent's name)
-  // (not where this browser holds both seats: an uploaded record's players are not its uploader)
-  if (s.you && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !page.named && !invited(page.key) && !bothSeats()) {
+  // (not where this browser holds both seats: an uploaded record's players are not its uploader;
+  // nor once the game is over: its record names who played it, and the server refuses)
+  if (s.you && !s.terminal && s.seats[s.you - 1] === "human" && s.names && !s.names[s.you] && SG.name() && !page.named && !invited(page.key) && !bothSeats()) {
     page.named = true;
     SG.post("/api/games/" + gid + "/name", { secret: page.key, name: SG.name() }).catch(() => { /* shown unnamed */ });
   }
