@@ -192,6 +192,18 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
                      "limits": _limits(budgets, service().jobs),
                      "client": client_of(request)})
 
+    async def health(request: Request) -> Json:
+        """For a load balancer, a container or a monitor: 200 while this process serves games
+        (its database answers, in the store's bounded time), 503 while it stops or when the
+        database does not answer. The engine's readiness is said, not required: games between
+        people are served while it loads."""
+        svc = service()
+        if svc.closing:
+            raise ApiError(503, "this server process is stopping")
+        await asyncio.to_thread(store.get, "health-check")  # StoreError: answered 503
+        return Json({"ok": True, "engine_ready": engine["warm-up"].ready,
+                     "workers": svc.jobs.ready_workers()})
+
     async def engine_status(request: Request) -> Json:
         """Whether the kernels are loaded (the home page shows the progress)."""
         return Json(engine["warm-up"].status())
@@ -384,6 +396,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
         Route("/games", stored_page),
         Route("/api/meta", meta),
         Route("/api/engine", engine_status),
+        Route("/api/health", health),
         # one route a path, so that a 405's Allow names every method the path takes
         Route("/api/games", by_method(list_games, create_game), methods=["GET", "POST"]),
         Route("/api/records", upload, methods=["POST"]),
