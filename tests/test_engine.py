@@ -100,6 +100,9 @@ def test_a_byte_order_mark_before_the_first_query_is_not_part_of_it():
     ({"game": "blobs", "params": {"tumbling": True}, "position": "h8:RB 2 47 0 ?"},
      "ParameterError", "due in position 'h8:RB 2 47 0 ?': give the position after it"),
     ({"action": "dance"}, "ParameterError", "unknown action"),
+    # an analyse query with a mistyped action: its position was dropped without a word
+    ({"action": "games", "game": "blooms"}, "ParameterError", "takes no other keys"),
+    ({"action": "quit", "sims": 5}, "ParameterError", "not ['sims']"),
     ({"game": "freego", "params": {"size": 5}, "position": f"...../...../...../...../..... 1 "
       f"{'9' * 5000},0 4"}, "NotationError", "expected the rows, then 'to-move s1,s2 ply'"),
     ({"game": "blooms", "agent": "mcts:seed=3", "seed": 4}, "ParameterError", "a seed and so"),

@@ -67,6 +67,10 @@ def _answer(query: Any, threads: int) -> dict[str, Any]:
     if unknown:
         raise ParameterError(f"unknown query keys {quote(sorted(unknown))} (known: {sorted(QUERY_KEYS)})")
     action = query.get("action", "analyse")
+    extra = set(query) - {"id", "action"}
+    if action in ("games", "version", "quit") and extra:  # a query meant as analyse, mistyped
+        raise ParameterError(f"the action {strict_json.show(action)} takes no other keys than "
+                             f"'id': not {quote(sorted(extra))}")
     if action == "games":
         return {"games": available_games()}
     if action == "version":
