@@ -121,15 +121,18 @@ def test_two_people_meet_in_the_lobby_play_on_the_clock_and_rematch(browser, ser
     ana.click("#resign")
     ana.click("#ask-yes")
     ana.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
-    old_url = bo.url
     ana.wait_for_selector("#rematch:not([hidden])", timeout=WAIT)
+    # each page's old address is read before its click: a click returns only once a navigation
+    # asked while it was on its way has happened (Playwright waits for it), so on a loaded
+    # machine the address read after the click can already be the rematch's
+    anas_old, bos_old = ana.url, bo.url
     ana.click("#rematch")
-    ana.wait_for_function(f"location.href !== {ana.url!r}", timeout=WAIT)
+    ana.wait_for_function(f"location.href !== {anas_old!r}", timeout=WAIT)
     bo.wait_for_selector("#rematch-offer:not([hidden])", timeout=WAIT)
     bo.click("#accept-rematch")
-    bo.wait_for_function(f"location.href !== {old_url!r}", timeout=WAIT)
+    bo.wait_for_function(f"location.href !== {bos_old!r}", timeout=WAIT)
     bo.wait_for_selector("#status.your-turn", timeout=WAIT)  # seats swapped: Bo moves first
-    assert bo.url.split("#")[0] == ana.url.split("#")[0]
+    assert bo.url.split("#")[0] == ana.url.split("#")[0] != anas_old.split("#")[0]
     # back on the old game, Ana is not offered the rematch she offered: she goes to it
     ana.go_back()
     ana.wait_for_function("document.body.dataset.terminal === 'true'", timeout=WAIT)
