@@ -316,6 +316,38 @@ def test_a_withdrawal_sent_twice_at_once_is_not_told_someone_joined(db, monkeypa
     assert "withdrawn" in max(answers, key=lambda r: r.status_code).json()["error"]
 
 
+def test_one_move_sent_from_two_tabs_at_once_is_played_once_and_answered_to_both(db,
+                                                                                   monkeypatch):
+    # the second reached the game while the first was written: refused as "the game has moved
+    # on", it told its player that the move they had played was not
+    from concurrent.futures import ThreadPoolExecutor
+
+    from stonegarden.store.sql import SQLStore
+
+    append = SQLStore.append_move
+    both_asked = threading.Barrier(2)
+
+    def slow_append(self, *args, **kwargs):  # the other request is judged meanwhile
+        time.sleep(0.3)
+        return append(self, *args, **kwargs)
+
+    monkeypatch.setattr(SQLStore, "append_move", slow_append)
+    with TestClient(create_app(db, workers=1, warm_up=False)) as c:
+        made = create(c, ["human", "human"], game="freego", params={"size": 5})
+        gid, key = made["id"], made["secrets"]["1"]
+
+        def send(_):
+            both_asked.wait(10)
+            return c.post(f"/api/games/{gid}/move", json={"secret": key, "move": "c3", "ply": 0})
+
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(send, range(2)))
+        assert [r.status_code for r in answers] == [200, 200], [r.text for r in answers]
+        assert [[m["text"] for m in r.json()["moves"]] for r in answers] == [["C3"], ["C3"]]
+        assert c.get(f"/api/games/{gid}").json()["length"] == 1
+    assert open_store(db).get(gid).moves == ("C3",)
+
+
 def test_a_join_as_the_game_is_withdrawn_is_told_so(db, monkeypatch):
     from concurrent.futures import ThreadPoolExecutor
 

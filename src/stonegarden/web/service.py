@@ -544,7 +544,15 @@ class GameService:
         live.paused = False
         live.notice = ""
         live.client = client
-        await self.append_move(live, text, after, redo=())
+        try:
+            await self.append_move(live, text, after, redo=())
+        except ApiError as exc:
+            # the same move from another tab of the seat, stored while this one waited for
+            # the game's lock: played once, and answered to both as played
+            if exc.status == 409 and expected_ply is not None \
+                    and self._played_already(live, seat, move, expected_ply):
+                return live
+            raise
         await self.turns.advance(live, client)
         return live
 
