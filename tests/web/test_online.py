@@ -19,6 +19,7 @@ from webhelpers import Server, first_legal
 
 from stonegarden.store import open_store
 from stonegarden.web.app import create_app
+from stonegarden.web.http import ApiError
 from stonegarden.web.site import Site, check_forwarded_ips, trust_forwarded
 
 SMALL = {"size": 2, "target": 2}
@@ -862,6 +863,34 @@ def test_a_flood_of_changes_from_elsewhere_reads_a_held_game_once_or_twice(tmp_p
         while svc._background:
             await asyncio.sleep(0.01)
         assert 1 <= len(reads) <= 2 and svc.live[live.id] is live
+        store.close()
+
+    asyncio.run(main())
+
+
+def test_a_move_sent_again_to_a_process_that_has_not_heard_of_it_is_answered_as_played(
+        tmp_path):
+    """A proxy sends a move again to another process when its connection to the first broke
+    after the move was stored; the other process, its notice of the move not come yet, wrote
+    it again, was refused by the store, and answered 409 "the game has moved on"."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web.service import GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        first = GameService(store, JobPool(1))  # never started: a game of two people needs none
+        other = GameService(store, JobPool(1))  # hears of no change: its notice never comes
+        live, keys = await first.create("freego", {"size": 5}, ["human", "human"], "c")
+        behind = await other.load(live.id)
+        await first.play(live, keys["1"], "c3", 0, "c")
+        answered = await other.play(behind, keys["1"], "c3", 0, "c")
+        assert list(answered.moves) == ["C3"]
+        assert store.get(live.id).moves == ("C3",)
+        # another move at that ply is still out of date there
+        with pytest.raises(ApiError, match="moved on"):
+            await other.play(await other.load(live.id), keys["1"], "d4", 0, "c")
         store.close()
 
     asyncio.run(main())

@@ -547,10 +547,15 @@ class GameService:
         try:
             await self.append_move(live, text, after, redo=())
         except ApiError as exc:
-            # the same move from another tab of the seat, stored while this one waited for
-            # the game's lock: played once, and answered to both as played
-            if exc.status == 409 and expected_ply is not None \
-                    and self._played_already(live, seat, move, expected_ply):
+            if exc.status != 409 or expected_ply is None:
+                raise
+            # the same move stored meanwhile: from another tab, while this request waited for
+            # the game's lock, or through another process whose notice has not come yet (a
+            # proxy's retry): played once, and answered as played
+            if not self._played_already(live, seat, move, expected_ply):
+                with contextlib.suppress(ApiError):
+                    live = await self.elsewhere.brought_up_to_date(live, client)
+            if self._played_already(live, seat, move, expected_ply):
                 return live
             raise
         await self.turns.advance(live, client)
