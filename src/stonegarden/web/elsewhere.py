@@ -26,6 +26,9 @@ class Elsewhere:
         self.service = service
         #: games being caught up -> whether another change came in since that read began
         self._behind: dict[str, bool] = {}
+        #: games whose analysis is being read again -> the newest of those reads (only its
+        #: answer is applied: an older one may have read a claim given up since)
+        self._analysis_reads: dict[str, object] = {}
 
     def changed(self, what: str, game_id: str) -> None:
         """A change another server process made (the store's notification): pages watching
@@ -41,7 +44,9 @@ class Elsewhere:
             return
         if what == "analysis":  # another process analyses it: its points and claim, read again
             live = svc.live.get(game_id)
-            if live is not None and not (live.review is not None and live.review.running):
+            if live is None:  # a read of the game under way may have read the claim before
+                svc.invalidate(game_id)  # this change: it reads again
+            elif not (live.review is not None and live.review.running):
                 svc.in_background(self._analysis_read(live))
             return
         if what == "analysis-cancel":  # a person cancelled it elsewhere: stopped if it runs here
@@ -106,13 +111,22 @@ class Elsewhere:
         """The analysis another process stored, in place of the one held here (which it
         extends: that process analysed the same moves, or an undo there changed them, and
         the move's own notice reads the game again), and whether one runs it now; its pages
-        are told."""
+        are told. Of the reads a burst of changes starts (a run's last points, then its
+        release), only the newest is applied: an older one, answered late, would hold the
+        claim given up since as running here until that claim would have run out."""
         svc = self.service
+        self._analysis_reads[live.id] = this = object()
         try:
             claim = await asyncio.to_thread(svc.store.analysis_claim, live.id)
             stored = await asyncio.to_thread(svc.store.get_analysis, live.id)
         except StoreError:
             return  # a damaged row is left out, as when the game is read
+        finally:
+            newest = self._analysis_reads.get(live.id) is this
+            if newest:
+                del self._analysis_reads[live.id]
+        if not newest:
+            return  # a later change's read, begun meanwhile, applies what it read
         r = live.review
         if svc.live.get(live.id) is not live or (r is not None and r.running):
             return  # let go meanwhile, or analysing here now: its own points
