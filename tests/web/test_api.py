@@ -565,7 +565,7 @@ def test_an_undo_that_meets_the_agents_move_being_written_leaves_the_game_going(
     import threading
 
     from stonegarden.store.sql import SQLStore
-    from stonegarden.web import service
+    from stonegarden.web import service, study_tools
 
     class Likeliest:
         """The dice: always the likeliest face."""
@@ -577,15 +577,24 @@ def test_an_undo_that_meets_the_agents_move_being_written_leaves_the_game_going(
     monkeypatch.setattr(service.random, "SystemRandom", Likeliest)
 
     append = SQLStore.append_move
-    writing = threading.Event()
+    writing, undoing = threading.Event(), threading.Event()
 
     def slow_append(self, game_id, ply, *args, **kwargs):
-        if ply == 5:  # the agent's second move
+        if ply == 5:  # the agent's second move: written once the undo has been asked for
             writing.set()
-            time.sleep(0.5)
+            undoing.wait(30)
         return append(self, game_id, ply, *args, **kwargs)
 
     monkeypatch.setattr(SQLStore, "append_move", slow_append)
+    undo = study_tools.undo
+
+    def asked_to_undo(*args):
+        # the undo reads the game before it awaits anything: the move it meets is still being
+        # written, however long its request took to arrive (a fixed 0.5 s raced it)
+        undoing.set()
+        return undo(*args)
+
+    monkeypatch.setattr(study_tools, "undo", asked_to_undo)
     params = {"dice": 6, "tumbling": True}
     with TestClient(create_app(db, workers=1, warm_up=False)) as client:
         made = new_game(client, ["human", "random:seed=1"], game="blobs", params=params)
