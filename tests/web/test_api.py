@@ -33,8 +33,10 @@ def new_game(client: TestClient, seats: list[str], game: str = "blooms",
 
 
 def wait_for_agent(client: TestClient, gid: str) -> dict[str, Any]:
-    """Poll until no agent is thinking (bounded: the agent is `random`, a worker process)."""
-    for _ in range(600):
+    """Poll until no agent is thinking (bounded: the agent is `random`, a worker process, whose
+    first start loads the game's kernels: over 30 s on a loaded machine)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         snap = client.get(f"/api/games/{gid}").json()
         if snap["thinking"] is None:
             return snap
