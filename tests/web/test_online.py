@@ -853,8 +853,16 @@ def test_a_game_changed_elsewhere_as_it_is_read_is_still_answered(tmp_path):
         claim = store.claim_thinking
 
         def claim_as_a_move_lands(*args: Any) -> Any:
-            loop.call_soon_threadsafe(svc.elsewhere.changed, "move", live.id)
-            time.sleep(0.1)
+            heard = threading.Event()
+
+            def move_lands() -> None:
+                svc.elsewhere.changed("move", live.id)
+                heard.set()
+
+            loop.call_soon_threadsafe(move_lands)
+            # the claim is written once the change is heard (a fixed 0.1 s raced a loaded
+            # machine's event loop)
+            assert heard.wait(30)
             return claim(*args)
 
         store.claim_thinking = claim_as_a_move_lands  # type: ignore[method-assign]
