@@ -351,7 +351,10 @@ def test_a_stopped_match_says_so_in_one_line_and_leaves_no_worker(stop: str) -> 
     assert run.returncode == 130, err
     assert "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == "versus.py: stopped, nothing measured is kept"
-    time.sleep(0.5)
+    # the workers go with it: awaited (a fixed 0.5 s raced a loaded machine's teardown)
+    deadline = time.monotonic() + 10
+    while [p for p in workers if alive(p)] and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not [p for p in workers if alive(p)]
 
 

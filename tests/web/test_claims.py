@@ -5,6 +5,7 @@ that only records what it is given."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 
@@ -56,14 +57,31 @@ class RecordingPool:
         pass
 
 
-def slow_claims(store, seconds: float) -> None:
-    claim = store.claim_thinking
+class HeldClaims:
+    """The store's claims wait, once their write has begun, until ``release()``: what the
+    test does meanwhile happens while a claim is written, however loaded the machine (fixed
+    pauses raced its play to the claim, and the claim's write to what the test did)."""
 
-    def slow(*args):
-        time.sleep(seconds)
-        return claim(*args)
+    def __init__(self, store) -> None:
+        claim = store.claim_thinking
+        self.writing, self.released = threading.Event(), threading.Event()
 
-    store.claim_thinking = slow
+        def held(*args):
+            self.writing.set()
+            self.released.wait(30)
+            return claim(*args)
+
+        store.claim_thinking = held
+
+    async def written(self) -> None:
+        """Once a claim's write has begun (in its thread)."""
+        deadline = time.monotonic() + 30
+        while not self.writing.is_set():
+            assert time.monotonic() < deadline, "no claim was written"
+            await asyncio.sleep(0.01)
+
+    def release(self) -> None:
+        self.released.set()
 
 
 def test_a_game_dropped_while_its_claim_is_written_starts_no_job(tmp_path):
@@ -73,11 +91,12 @@ def test_a_game_dropped_while_its_claim_is_written_starts_no_job(tmp_path):
         jobs = RecordingPool()
         svc = GameService(store, jobs)
         live, keys = await svc.create("blooms", LONG, ["human", "mcts"], "c")
-        slow_claims(store, 0.3)
+        claims = HeldClaims(store)
         play = asyncio.ensure_future(svc.play(live, keys["1"], first_legal("blooms", LONG, []),
                                               None, "c"))
-        await asyncio.sleep(0.1)
+        await claims.written()
         svc.invalidate(live.id)  # another process's change, while the claim is written
+        claims.release()
         await play
         again = await svc.load(live.id)  # the page reads the game again: its agent thinks
         assert again is not live and again.thinking is not None
@@ -93,11 +112,12 @@ def test_a_claim_won_during_the_shutdown_is_given_up(tmp_path):
         store = open_store(str(tmp_path / "g.db"))
         svc = GameService(store, RecordingPool())
         live, keys = await svc.create("blooms", LONG, ["human", "mcts"], "c")
-        slow_claims(store, 0.5)
+        claims = HeldClaims(store)
         play = asyncio.ensure_future(svc.play(live, keys["1"], first_legal("blooms", LONG, []),
                                               None, "c"))
-        await asyncio.sleep(0.1)
+        await claims.written()
         await svc.close()  # gives up this process's claims: before this claim is written
+        claims.release()
         await play
         assert store.claim_thinking(live.id, 1, "another", time.time(), time.time() + 9)[0]
 
@@ -228,7 +248,11 @@ def test_an_agent_taken_over_from_a_process_that_died_is_not_paused_by_a_full_sh
         await holder.play(live, keys["1"], first_legal("blooms", LONG, []), None, "c")
         shown = await other.load(live.id)
         assert shown.thinking is not None and shown.thinking.elsewhere
-        await asyncio.sleep(1.2)  # the holder's limit and grace pass without its move
+        # the holder's limit and grace pass without its move (0.9 s here, or longer on a loaded
+        # machine: awaited, not a fixed pause)
+        deadline = time.monotonic() + 15
+        while not (other_jobs.submitted or shown.paused) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
         assert len(other_jobs.submitted) == 1 and not shown.paused
         for svc in (holder, other):
             await svc.close()

@@ -68,7 +68,9 @@ def test_answers_progress_deadlines_and_stops():
             assert job.progress and job.progress["elapsed"] > 0
             t0 = time.monotonic()
             assert (await job.result())["stopped"] is True and job.stopped
-            assert time.monotonic() - t0 < 1.5
+            # at once, not its 30 s (a job its worker is ended for raises instead); a loaded
+            # machine may take a second or two over the answer
+            assert time.monotonic() - t0 < 5
             # one that ignores it is ended with its worker after the grace, and replaced
             spin = p.submit("test-spin", {"seconds": 60}, client="a", deadline=0.3)
             with pytest.raises(JobError) as err:
@@ -150,7 +152,9 @@ def test_a_flooding_client_gets_refusals_and_another_client_a_worker_at_once():
             t0 = time.monotonic()
             other = p.submit("test-echo", {}, client="b", deadline=5)
             await other.result()
-            assert time.monotonic() - t0 < 2  # a holds one worker at most: b's is free
+            # a holds one worker at most: b's is free (not after a's 20 s; seconds on a loaded
+            # machine)
+            assert time.monotonic() - t0 < 8
             assert sum(j.state == "running" for j in flood) == 1
             # the global queue bound holds too (forced jobs aside)
             for c in "cdefghijklm":
@@ -216,7 +220,11 @@ def test_a_job_that_keeps_its_place_holds_it_from_its_end_until_let_go():
 @pytest.mark.slow
 def test_every_running_job_can_be_stopped_at_once():
     async def main():
-        async with running(workers=3, running_per_client=3, per_client=20) as p:
+        # the grace after which a worker whose job ignores its stop is ended is longer than the
+        # bound below: a stop that did not reach the jobs fails it (a loaded machine may take a
+        # second over the stops, past the 1 s grace of the other tests)
+        async with running(workers=3, running_per_client=3, per_client=20,
+                           kill_grace=30.0) as p:
             jobs = [p.submit("test-sleep", {"seconds": 60}, client="a", deadline=120)
                     for _ in range(12)]
             await asyncio.sleep(0.5)
@@ -224,10 +232,10 @@ def test_every_running_job_can_be_stopped_at_once():
             for job in jobs:
                 p.cancel(job)
             t0 = time.monotonic()
-            while p.describe()["busy"] and time.monotonic() - t0 < 5:
+            while p.describe()["busy"] and time.monotonic() - t0 < 10:
                 await asyncio.sleep(0.02)
             assert p.describe() == {**p.describe(), "busy": 0, "queued": 0}
-            assert time.monotonic() - t0 < 1.0
+            assert time.monotonic() - t0 < 5
             assert all(j.state == "cancelled" for j in jobs)
 
     asyncio.run(main())
@@ -238,16 +246,18 @@ def test_a_job_cancelled_as_it_is_sent_stops_without_ending_its_worker():
     """The stop can reach a worker before it has taken the job it names (both lines arrive
     together): the job must still stop at once, not run on until its worker is ended."""
     async def main():
-        async with running(workers=1) as p:
+        # a lost stop is ended only after the grace, longer than the bound below (a loaded
+        # machine may take a second over a stop, past the 1 s grace of the other tests)
+        async with running(workers=1, kill_grace=30.0) as p:
             pids = {w.proc.pid for w in p.workers}
             for _ in range(10):
                 job = p.submit("test-sleep", {"seconds": 60}, client="a", deadline=120)
                 assert job.state == "running"  # sent to the idle worker
                 p.cancel(job)
                 t0 = time.monotonic()
-                while p.describe()["busy"] and time.monotonic() - t0 < 5:
+                while p.describe()["busy"] and time.monotonic() - t0 < 10:
                     await asyncio.sleep(0.01)
-                assert time.monotonic() - t0 < 0.5, "the stop was lost"
+                assert time.monotonic() - t0 < 5, "the stop was lost"
                 await ready(p)
             assert {w.proc.pid for w in p.workers} == pids  # never ended after the grace
 
@@ -269,18 +279,26 @@ def test_a_worker_that_does_not_read_holds_up_neither_the_server_nor_its_job():
             wake.start()
             try:
                 t0 = time.monotonic()
+                # the deadline holds for its replacement's answer too: with 0.5 s, a loaded
+                # machine's new worker was ended before it had echoed the megabyte
                 job = p.submit("test-echo", {"pad": "x" * (1024 * 1024)}, client="a",
-                               deadline=0.5)
+                               deadline=3.0)
                 await asyncio.sleep(0.05)  # the loop goes on
-                assert time.monotonic() - t0 < 1.0
-                answer = await asyncio.wait_for(job.result(), 8)
+                assert time.monotonic() - t0 < 5  # not held until the worker goes on, at 10 s
+                # its worker is ended at the deadline and the grace after it (4 s), and its
+                # replacement, started then, answers: seconds more on a loaded machine
+                answer = await asyncio.wait_for(job.result(), 30)
             finally:
                 wake.cancel()
             # the stopped worker never took it: it is ended, and its replacement answers
             assert answer["pid"] != pid and len(answer["pad"]) == 1024 * 1024
             assert not alive(pid)
-            await asyncio.sleep(0.2)
-            assert threading.active_count() == threads  # the ended worker's threads ended
+            # the ended worker's threads end (soon after: awaited, not a fixed pause)
+            for _ in range(200):
+                if threading.active_count() == threads:
+                    break
+                await asyncio.sleep(0.05)
+            assert threading.active_count() == threads
 
     asyncio.run(main())
 

@@ -224,7 +224,11 @@ def test_a_request_waiting_for_a_job_as_the_server_stops_is_answered_503(tmp_pat
 
         asking = threading.Thread(target=ask)
         asking.start()
-        time.sleep(1.0)
+        # its job searches (a fixed second raced a loaded machine's request to the server)
+        deadline = time.monotonic() + 60
+        while server.request("GET", "/api/meta")[1]["limits"]["busy"] < 1:
+            assert time.monotonic() < deadline and asking.is_alive(), answers
+            time.sleep(0.05)
         assert server.proc is not None
         server.proc.terminate()
         asking.join(30)
