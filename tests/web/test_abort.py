@@ -103,11 +103,13 @@ def test_once_both_have_moved_abort_is_refused_and_resign_is_the_way(client):
     assert not snapshot(client, gid)["terminal"]
 
 
-@pytest.mark.parametrize("body", [{}, {"secret": "wrong"}, {"secret": 7}, {"secret": None}])
-def test_only_a_seats_holder_may_abort(client, body):
+@pytest.mark.parametrize("body, status", [({}, 403), ({"secret": "wrong"}, 403),
+                                          ({"secret": None}, 403),
+                                          ({"secret": 7}, 400)])  # malformed: not text
+def test_only_a_seats_holder_may_abort(client, body, status):
     gid, _, _ = two_people(client)
     r = post(client, gid, "abort", **body)
-    assert r.status_code == 403, r.text
+    assert r.status_code == status, r.text
     assert post(client, "nosuchgame", "abort", secret="x").status_code == 404
     assert not snapshot(client, gid)["terminal"]
 

@@ -378,7 +378,8 @@ def test_a_game_over_before_its_first_move_has_nothing_to_analyse(db: Path):
 @pytest.mark.parametrize("body, ctype, status", [
     ("[]", "application/json", 400),
     ("{", "application/json", 400),
-    ('{"secret": 5}', "application/json", 202),  # no seat's secret: a spectator's request
+    ('{"secret": 5}', "application/json", 400),  # a secret is text: a malformed request
+    ('{"secret": "x"}', "application/json", 202),  # no seat's secret: a spectator's request
     ('{"secret": "\\ud800"}', "application/json", 202),
     ("{}", "text/plain", 415),
     ("x" * 70_000, "application/json", 413),

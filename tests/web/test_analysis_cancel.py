@@ -114,7 +114,8 @@ def test_a_player_cancels_with_the_seats_secret(served):
 @pytest.mark.parametrize("body, ctype, status", [
     ("[]", "application/json", 400),
     ("{", "application/json", 400),
-    ('{"secret": 5}', "application/json", 403),  # no seat's secret
+    ('{"secret": 5}', "application/json", 400),  # a secret is text: a malformed request
+    ('{"secret": "x"}', "application/json", 403),  # no seat's secret
     ('{"secret": "\\ud800"}', "application/json", 403),
     ("{}", "application/json", 403),  # asked by no one: not this client's to cancel
     ("{}", "text/plain", 415),
