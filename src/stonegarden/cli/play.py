@@ -14,7 +14,7 @@ from ..core.protocol import Game, State
 from ..core.record import ended_outside_rules, load_record, replay_record
 from ..errors import ParameterError
 from ..terminal.play import play_terminal, seat_agent
-from .common import NamedPath, friendly_errors, game_from_options, param_option
+from .common import NamedPath, WholeRange, friendly_errors, game_from_options, param_option
 
 
 @click.command()
@@ -27,7 +27,7 @@ from .common import NamedPath, friendly_errors, game_from_options, param_option
               help="as --p1")
 @click.option("--save", type=NamedPath(dir_okay=False), default=None,
               help="keep the record in this file, saved after every move")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+@click.option("--seed", type=WholeRange(0, 2**63 - 1), default=None,
               help="seed for chance events")
 @click.option("--resume", type=NamedPath(dir_okay=False), default=None, metavar="FILE",
               help="go on with the unfinished game of this record (a --save file): its game, "
