@@ -723,6 +723,18 @@ def test_resume_refuses_a_game_it_cannot_go_on_with_in_one_line(tmp_path, record
     assert len(out.stderr.splitlines()) == 1
 
 
+def test_resume_of_a_file_that_is_no_record_names_it_and_says_to_convert_an_sgf(tmp_path):
+    """``play --resume game.sgf`` (the SGF a web page downloads) said "record is not valid
+    JSON" without naming the file, where replay and analyse say to convert it first."""
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[5];B[cc])")
+    out = run_cli("play", "--resume", str(sgf), input="quit\n")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"error: {str(sgf)!r}: record is not valid JSON")
+    assert out.stderr.rstrip().endswith("(this looks like an SGF file: `stonegarden convert` it "
+                                        "to a record first)")
+
+
 def test_a_record_s_player_who_names_no_agent_is_a_person_on_resume(tmp_path):
     """The web page's record names a person by the name shown there ("Ana")."""
     path = tmp_path / "g.json"

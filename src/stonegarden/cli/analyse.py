@@ -19,16 +19,16 @@ from rich.console import Console
 from ..agents.analysis import THRESHOLDS, analyse_position, review_moves
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
-from ..core.record import parse_record, replay_record
-from ..errors import ParameterError, RecordError
+from ..core.record import replay_record
+from ..errors import ParameterError
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
 from .common import (
     FiniteRange,
     WholeRange,
     friendly_errors,
+    parse_record_file,
     read_record_argument,
-    whole_record_error,
 )
 
 #: a judgement's mark, as in the web app's move list
@@ -63,13 +63,7 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if review and ply is not None:
         raise ParameterError("give --ply (one position) or --review (every move), not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
-    raw = read_record_argument(record_path)
-    try:
-        record = parse_record(raw)
-    except RecordError as exc:
-        if exc.entry is not None:
-            raise
-        raise RecordError(whole_record_error(record_path, exc, raw)) from None
+    record = parse_record_file(record_path, read_record_argument(record_path))
     game, states = replay_record(record)
     parallel = reproducible_parallel(seed, budget.seconds)
     agent = SearchAgent(SearchConfig(), budget, seed,

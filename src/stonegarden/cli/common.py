@@ -8,7 +8,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -18,6 +18,9 @@ from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
 from ..errors import ParameterError, RecordError, StonegardenError, quote
+
+if TYPE_CHECKING:
+    from ..core.record import Record
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -165,6 +168,23 @@ def read_record_argument(path: str) -> bytes:
     if path != "-":
         return read_record_bytes(path)
     return read_standard_input(MAX_RECORD_BYTES)
+
+
+def parse_record_file(path: str, raw: bytes) -> Record:
+    """The ``Record`` of ``raw``, the bytes read from ``path``.
+
+    Raises:
+        RecordError: of one entry (a move) as ``parse_record`` raises it; of the whole record
+            (not JSON, not a record) naming the file, as ``whole_record_error`` words it.
+    """
+    from ..core.record import parse_record
+
+    try:
+        return parse_record(raw)
+    except RecordError as exc:
+        if exc.entry is not None:
+            raise
+        raise RecordError(whole_record_error(path, exc, raw)) from None
 
 
 def read_standard_input(limit: int) -> bytes:

@@ -11,10 +11,17 @@ import click
 from rich.console import Console
 
 from ..core.protocol import Game, State
-from ..core.record import ended_outside_rules, load_record, replay_record
+from ..core.record import ended_outside_rules, read_record_bytes, replay_record
 from ..errors import ParameterError
 from ..terminal.play import play_terminal, seat_agent
-from .common import NamedPath, WholeRange, friendly_errors, game_from_options, param_option
+from .common import (
+    NamedPath,
+    WholeRange,
+    friendly_errors,
+    game_from_options,
+    param_option,
+    parse_record_file,
+)
 
 
 @click.command()
@@ -85,7 +92,7 @@ def resumed(path: str, p1: str, p2: str) -> tuple[
         words = {"game_id": "GAME", "params": "--param", "save": "--save"}
         raise ParameterError(f"--resume plays the record's own game and saves it to the record: "
                              f"give no {' or '.join(words[n] for n in sorted(given))} with it")
-    record = load_record(path)
+    record = parse_record_file(path, read_record_bytes(path))
     game, states = replay_record(record)
     ended = ended_outside_rules(record)  # lost on time, aborted: over, though not by the rules
     if game.is_terminal(states[-1]) or ended is not None:
