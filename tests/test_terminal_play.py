@@ -746,6 +746,24 @@ def test_a_record_s_player_who_names_no_agent_is_a_person_on_resume(tmp_path):
     assert "player 2 (White) to move" in out.stdout and "plays" not in out.stdout
 
 
+def test_a_record_s_agent_that_cannot_play_here_is_refused_not_made_a_person(tmp_path):
+    """An agent whose model file had moved was taken for a person's name: the person at the
+    keyboard was asked for its moves, which the record then said the agent had played."""
+    path = tmp_path / "g.json"
+    gone = tmp_path / "gone.npz"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, "moves": ["C3", "B2"],
+                                "players": {"1": f"mcts:model={gone}", "2": "Ana"}}))
+    out = run_cli("play", "--resume", str(path), input="D4\nquit\n")
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert out.stderr.startswith("error: the record's player 1 cannot play here: agent ")
+    assert out.stderr.rstrip().endswith("; give --p1 human, or another agent")
+    assert len(out.stderr.splitlines()) == 1 and str(gone) in out.stderr
+    out = run_cli("play", "--resume", str(path), "--p1", "human", input="D4\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(path.read_text())["players"] == {"1": "human", "2": "Ana"}
+
+
 def test_resume_saves_the_records_people_and_meta_back(tmp_path):
     """A web page's record of an unfinished game ("Ana", its date and clock) was saved back by
     ``play --resume`` with "human" for Ana and no ``meta``: the way through the terminal lost
