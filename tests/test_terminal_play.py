@@ -411,6 +411,17 @@ def test_moves_read_from_a_pipe_are_shown_after_the_prompt():
     assert b"player 1 > Rc3\n" in windows.stdout and b"\r" not in windows.stdout
 
 
+def test_a_moves_file_with_a_byte_order_mark_plays_its_first_move():
+    """A moves file saved by Notepad begins with a byte order mark: its first move was refused
+    as "'\\ufeffRc3' is not a stone", the mark shown as a character no one had typed."""
+    out = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                          "size=3", "--p2", "human"], input="\ufeffRc3\nquit\n".encode(),
+                         capture_output=True, env=cli_env(), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert b"player 2 (black and grey stones) to move" in out.stdout
+    assert b"ufeff" not in out.stdout
+
+
 def test_the_help_is_one_column_on_a_narrow_terminal():
     """Two columns on 40 would break each row in the middle of its second command."""
     narrow = run_cli("play", "freego", "--param", "size=5", input="help\nquit\n", COLUMNS="40")
