@@ -265,7 +265,8 @@ def test_play_end_of_input_leaves_cleanly():
     (["play", "blooms", "--param", "size"], "name=value"),
     (["bench", "playouts", "blooms", "--param", "target=0"], "below 1"),
     (["bench", "playouts", "blooms", "--seconds", "nan"], "not a number"),
-    (["bench", "search", "blooms", "--seconds", "inf"], "not in the range"),
+    (["bench", "search", "blooms", "--seconds", "inf"], "not a number"),
+    (["bench", "search", "blooms", "--seconds", "1e400"], "not in the range"),
     (["bench", "playouts", "blooms", "--seed", "9" * 23], "not in the range"),
     (["play", "blooms", "--p1", "random", "--seed=-1"], "not in the range"),
     (["play", "freego", "--p1", "random", "--save", "/nonexistent/x.json"], "cannot save"),
@@ -587,6 +588,38 @@ def test_every_option_of_every_command_says_what_it_does():
     shown = CliRunner().invoke(cli, ["serve", "--help"], terminal_width=200)
     assert shown.exit_code == 0 and "port to listen on" in shown.output
     assert "$XDG_DATA_HOME/stonegarden/games.db" in shown.output  # the default it takes
+
+
+def test_a_number_option_reads_ascii_digits_only_as_agent_specs_do():
+    """click reads numbers with ``int`` and ``float``: ``--seconds 0_5`` measured for five
+    seconds, ``--seed ٥`` was seed 5 and ``--base inf`` passed a range with no top."""
+    import click
+    from click.testing import CliRunner
+
+    from stonegarden.cli.common import FiniteRange, WholeRange
+    from stonegarden.cli.main import cli
+
+    numbers = [(" ".join(path), option) for path, command in _commands(cli)
+               if path[0] != "serve"  # the web server's options are checked with the server's
+               for option in command.params
+               if isinstance(option.type, (click.types.IntParamType, click.types.FloatParamType))]
+    assert len(numbers) > 20
+    assert [(path, option.opts) for path, option in numbers
+            if not isinstance(option.type, (WholeRange, FiniteRange))] == []
+    for args, said in (
+            (["play", "--seed", "5_0"], "'5_0' is not a whole number (digits 0-9 only)."),
+            (["play", "--seed", "\u0665"], "is not a whole number"),
+            (["analyse", "-", "--ply", "1_5"], "'1_5' is not a whole number"),
+            (["bench", "playouts", "blooms", "--seconds", "0_5"],
+             "'0_5' is not a number (digits 0-9, and a point: 2.5)."),
+            (["bench", "playouts", "blooms", "--seconds", "\u0660.\u0665"], "is not a number"),
+            (["bench", "playouts", "blooms", "--seconds", "1e999"], "is not in the range"),
+            (["ladder", "blooms", "--games", "1", "--out", "l", "--base", "inf"], "not a number"),
+            (["match", "blooms", "random", "random", "--games", "9" * 5000],
+             "'" + "9" * 36 + "... is not in the range 1<=x<=")):
+        out = CliRunner().invoke(cli, args)
+        assert out.exit_code == 2 and said in out.output, (args, out.output)
+        assert len(out.output) < 400
 
 
 def test_the_lazy_command_group_lists_each_command_with_its_modules_own_help():

@@ -411,6 +411,17 @@ def test_moves_read_from_a_pipe_are_shown_after_the_prompt():
     assert b"player 1 > Rc3\n" in windows.stdout and b"\r" not in windows.stdout
 
 
+def test_a_moves_file_with_a_byte_order_mark_plays_its_first_move():
+    """A moves file saved by Notepad begins with a byte order mark: its first move was refused
+    as "'\\ufeffRc3' is not a stone", the mark shown as a character no one had typed."""
+    out = subprocess.run([sys.executable, "-m", "stonegarden", "play", "blooms", "--param",
+                          "size=3", "--p2", "human"], input="\ufeffRc3\nquit\n".encode(),
+                         capture_output=True, env=cli_env(), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert b"player 2 (black and grey stones) to move" in out.stdout
+    assert b"ufeff" not in out.stdout
+
+
 def test_the_help_is_one_column_on_a_narrow_terminal():
     """Two columns on 40 would break each row in the middle of its second command."""
     narrow = run_cli("play", "freego", "--param", "size=5", input="help\nquit\n", COLUMNS="40")
@@ -723,6 +734,18 @@ def test_resume_refuses_a_game_it_cannot_go_on_with_in_one_line(tmp_path, record
     assert len(out.stderr.splitlines()) == 1
 
 
+def test_resume_of_a_file_that_is_no_record_names_it_and_says_to_convert_an_sgf(tmp_path):
+    """``play --resume game.sgf`` (the SGF a web page downloads) said "record is not valid
+    JSON" without naming the file, where replay and analyse say to convert it first."""
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text("(;GM[1]FF[4]SZ[5];B[cc])")
+    out = run_cli("play", "--resume", str(sgf), input="quit\n")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"error: {str(sgf)!r}: record is not valid JSON")
+    assert out.stderr.rstrip().endswith("(this looks like an SGF file: `stonegarden convert` it "
+                                        "to a record first)")
+
+
 def test_a_record_s_player_who_names_no_agent_is_a_person_on_resume(tmp_path):
     """The web page's record names a person by the name shown there ("Ana")."""
     path = tmp_path / "g.json"
@@ -732,6 +755,24 @@ def test_a_record_s_player_who_names_no_agent_is_a_person_on_resume(tmp_path):
     out = run_cli("play", "--resume", str(path), "--p1", "human", input="quit\n")
     assert out.returncode == 0, out.stderr
     assert "player 2 (White) to move" in out.stdout and "plays" not in out.stdout
+
+
+def test_a_record_s_agent_that_cannot_play_here_is_refused_not_made_a_person(tmp_path):
+    """An agent whose model file had moved was taken for a person's name: the person at the
+    keyboard was asked for its moves, which the record then said the agent had played."""
+    path = tmp_path / "g.json"
+    gone = tmp_path / "gone.npz"
+    path.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                                "params": {"size": 5}, "moves": ["C3", "B2"],
+                                "players": {"1": f"mcts:model={gone}", "2": "Ana"}}))
+    out = run_cli("play", "--resume", str(path), input="D4\nquit\n")
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert out.stderr.startswith("error: the record's player 1 cannot play here: agent ")
+    assert out.stderr.rstrip().endswith("; give --p1 human, or another agent")
+    assert len(out.stderr.splitlines()) == 1 and str(gone) in out.stderr
+    out = run_cli("play", "--resume", str(path), "--p1", "human", input="D4\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(path.read_text())["players"] == {"1": "human", "2": "Ana"}
 
 
 def test_resume_saves_the_records_people_and_meta_back(tmp_path):

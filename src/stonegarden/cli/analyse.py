@@ -19,11 +19,17 @@ from rich.console import Console
 from ..agents.analysis import THRESHOLDS, analyse_position, review_moves
 from ..agents.search_agents import SearchAgent
 from ..core.protocol import CHANCE, Game, State
-from ..core.record import parse_record, replay_record
-from ..errors import ParameterError, RecordError
+from ..core.record import replay_record
+from ..errors import ParameterError
 from ..search.config import MAX_THREADS, Budget, SearchConfig, default_threads
 from ..search.parallel import reproducible_parallel
-from .common import FiniteRange, friendly_errors, read_record_argument, whole_record_error
+from .common import (
+    FiniteRange,
+    WholeRange,
+    friendly_errors,
+    parse_record_file,
+    read_record_argument,
+)
 
 #: a judgement's mark, as in the web app's move list
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -31,17 +37,17 @@ MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 @click.command()
 @click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
-@click.option("--ply", type=int, default=None,
+@click.option("--ply", type=WholeRange(), default=None,
               help="analyse the position after this many moves (default: the last position "
                    "with a player to move, the one before the end in a finished game)")
 @click.option("--time", "seconds", type=FiniteRange(0.001, 600), default=None,
               help="seconds of search per position (default 2)")
-@click.option("--sims", type=click.IntRange(1, 10_000_000), default=None,
+@click.option("--sims", type=WholeRange(1, 10_000_000), default=None,
               help="simulations per position (reproducible with --seed and the same --threads; "
                    "the default --threads is the machine's cores)")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True,
+@click.option("--seed", type=WholeRange(0, 2**63 - 1), default=1, show_default=True,
               help="seed of the search")
-@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
+@click.option("--threads", type=WholeRange(1, MAX_THREADS), default=default_threads,
               show_default="all cores", help="threads searching at once")
 @click.option("--review", "review", is_flag=True,
               help="every move with the value lost against the best")
@@ -57,13 +63,7 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
     if review and ply is not None:
         raise ParameterError("give --ply (one position) or --review (every move), not both")
     budget = Budget(sims=sims) if sims is not None else Budget(seconds=seconds or 2.0)
-    raw = read_record_argument(record_path)
-    try:
-        record = parse_record(raw)
-    except RecordError as exc:
-        if exc.entry is not None:
-            raise
-        raise RecordError(whole_record_error(record_path, exc, raw)) from None
+    record = parse_record_file(record_path, read_record_argument(record_path))
     game, states = replay_record(record)
     parallel = reproducible_parallel(seed, budget.seconds)
     agent = SearchAgent(SearchConfig(), budget, seed,

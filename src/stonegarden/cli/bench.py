@@ -10,7 +10,7 @@ import click
 
 from ..core.params import params_text
 from ..search.config import MAX_THREADS
-from .common import FiniteRange, friendly_errors, game_from_options, param_option
+from .common import FiniteRange, WholeRange, friendly_errors, game_from_options, param_option
 
 
 @click.group()
@@ -34,7 +34,7 @@ def say_if_compiling() -> None:
 @param_option
 @click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True,
               help="how long to measure (the kernel's compilation is not counted)")
-@click.option("--seed", type=click.IntRange(0, 2**62), default=1, show_default=True,
+@click.option("--seed", type=WholeRange(0, 2**62), default=1, show_default=True,
               help="seed of the first batch of playouts (later batches count up from it)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors
@@ -84,7 +84,7 @@ def playouts(game_id: str, params: tuple[str, ...], seconds: float, seed: int,
               help="a search agent spec (its time/sims are replaced by --seconds)")
 @click.option("--seconds", type=FiniteRange(0.01, 3600), default=5.0, show_default=True,
               help="how long the measured search runs")
-@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=None,
+@click.option("--threads", type=WholeRange(1, MAX_THREADS), default=None,
               help="threads searching at once [default: the agent's own]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON line")
 @friendly_errors

@@ -4,18 +4,23 @@ stonegarden errors into a one-line message with exit status 2."""
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
+from ..core.numbers import decimal_number, whole_number
 from ..core.params import parse_param_options
 from ..core.protocol import Game
 from ..core.registry import make
-from ..errors import ParameterError, RecordError, StonegardenError
+from ..errors import ParameterError, RecordError, StonegardenError, quote
+
+if TYPE_CHECKING:
+    from ..core.record import Record
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,18 +30,56 @@ param_option = click.option(
 )
 
 
+#: more digits than any option's range holds: refused as too large before Python converts them
+#: (it converts no more than 4300, and click would print the whole number in its message)
+_MOST_DIGITS = 30
+
+
+class WholeRange(click.IntRange):
+    """``click.IntRange`` reading ASCII digits only, as agent specs and game parameters do
+    (``core.numbers``): click reads with ``int``, which takes ``5_0`` for 50 and Arabic-Indic
+    or other Unicode digits for theirs, a number other than the one its reader sees."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            value = _read_number(self, whole_number, "a whole number (digits 0-9 only)", value,
+                                 param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class FiniteRange(click.FloatRange):
-    """``click.FloatRange`` that also refuses ``nan``, which compares false with both bounds
-    and so passes any range."""
+    """``click.FloatRange`` reading ASCII digits, a point and an exponent only (as
+    ``WholeRange``; ``float`` also takes ``inf``, and ``nan``, which compares false with both
+    bounds and so passes any range), and a finite number only (``1e999`` is ``inf``)."""
 
     name = "finite float range"
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
-        number = super().convert(value, param, ctx)
-        if number != number:
-            self.fail(f"{value!r} is not a number", param, ctx)
-        return number
+        if isinstance(value, str):
+            value = _read_number(self, decimal_number, "a number (digits 0-9, and a point: 2.5)",
+                                 value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _read_number(kind: click.FloatRange | click.IntRange, read: Callable[[str], float],
+                 what: str, value: str, param: click.Parameter | None,
+                 ctx: click.Context | None) -> float:
+    """``value`` read by ``read`` (``core.numbers``), or ``kind``'s one-line refusal."""
+    shown = quote(value, 40)
+    too_large = (f"{shown} is not in the range {kind._describe_range()}."
+                 if kind.min is not None or kind.max is not None else f"{shown} is too large.")
+    digits = value.strip(" \t").lstrip("+-").partition(".")[0].partition("e")[0].lstrip("0")
+    if len(digits) > _MOST_DIGITS and digits.isascii() and digits.isdigit():
+        kind.fail(too_large, param, ctx)
+    try:
+        number = read(value)
+    except ValueError:
+        kind.fail(f"{shown} is not {what}.", param, ctx)
+    if not math.isfinite(number):
+        kind.fail(too_large, param, ctx)
+    return number
 
 
 class NamedPath(click.Path):
@@ -88,7 +131,7 @@ def friendly_errors(fn: F) -> F:
 
 def resign_options(fn: F) -> F:
     """``--resign V [--resign-moves K]``: adjudicate resignations (see ``lab.adjudication``)."""
-    fn = click.option("--resign-moves", type=click.IntRange(min=1), default=2, show_default=True,
+    fn = click.option("--resign-moves", type=WholeRange(min=1), default=2, show_default=True,
                       help="consecutive own moves below --resign before resigning")(fn)
     return click.option(  # type: ignore[return-value]
         "--resign", type=FiniteRange(0, 0.5, min_open=True, max_open=True), default=None,
@@ -125,6 +168,23 @@ def read_record_argument(path: str) -> bytes:
     if path != "-":
         return read_record_bytes(path)
     return read_standard_input(MAX_RECORD_BYTES)
+
+
+def parse_record_file(path: str, raw: bytes) -> Record:
+    """The ``Record`` of ``raw``, the bytes read from ``path``.
+
+    Raises:
+        RecordError: of one entry (a move) as ``parse_record`` raises it; of the whole record
+            (not JSON, not a record) naming the file, as ``whole_record_error`` words it.
+    """
+    from ..core.record import parse_record
+
+    try:
+        return parse_record(raw)
+    except RecordError as exc:
+        if exc.entry is not None:
+            raise
+        raise RecordError(whole_record_error(path, exc, raw)) from None
 
 
 def read_standard_input(limit: int) -> bytes:

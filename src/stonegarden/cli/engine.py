@@ -7,10 +7,11 @@ import sys
 import click
 
 from ..search.config import MAX_THREADS, default_threads
+from .common import WholeRange
 
 
 @click.command()
-@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=default_threads,
+@click.option("--threads", type=WholeRange(1, MAX_THREADS), default=default_threads,
               show_default="all cores",
               help="threads searching at once for queries that name no agent")
 def engine(threads: int) -> None:

@@ -19,13 +19,14 @@ from .common import (
     F,
     FiniteRange,
     NamedPath,
+    WholeRange,
     friendly_errors,
     param_option,
     resign_options,
     resign_rule,
 )
 
-workers_option = click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+workers_option = click.option("--workers", type=WholeRange(min=1), default=1, show_default=True,
                               help="games played at once: local worker processes, at most "
                                    "the cores (or the CPUs of a Ray of the command's own; a "
                                    "cluster at --address plays on all of its CPUs)")
@@ -35,9 +36,9 @@ address_option = click.option("--address", default=None, metavar="HOST:PORT",
                                help="the Ray cluster to run on, with --backend ray "
                                     "(default: a Ray instance of the command's own on this "
                                     "machine, with --workers CPUs)")
-games_option = click.option("--games", type=click.IntRange(1, MAX_GAMES), required=True,
+games_option = click.option("--games", type=WholeRange(1, MAX_GAMES), required=True,
                             help="games per study (or per cell / ladder step)")
-seed_option = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+seed_option = click.option("--seed", type=WholeRange(0, MAX_SEED), default=0, show_default=True,
                            help="base seed")
 out_option = click.option("--out", type=NamedPath(file_okay=False), required=True,
                           help="directory for the database, records, plots and report")
@@ -174,7 +175,7 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
 @click.option("--key", default="time", show_default=True, help="the agent option that doubles")
 @click.option("--base", type=FiniteRange(min=0, min_open=True), default=0.25,
               show_default=True, help="value of the option at the lowest rung")
-@click.option("--steps", type=click.IntRange(1, 30), default=4, show_default=True,
+@click.option("--steps", type=WholeRange(1, 30), default=4, show_default=True,
               help="rungs above the lowest (each doubles the option)")
 @run_options
 @friendly_errors

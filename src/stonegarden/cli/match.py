@@ -27,6 +27,7 @@ from ..lab.statistics import elo_bound_text, seat_text, wld
 from ..stats import MatchStats, seat_adjusted
 from .common import (
     NamedPath,
+    WholeRange,
     friendly_errors,
     param_option,
     resign_options,
@@ -158,11 +159,11 @@ def _stats(results: list[dict[str, Any]]) -> MatchStats:
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B")
 @param_option
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=10, show_default=True,
+@click.option("--games", type=WholeRange(1, MAX_GAMES), default=10, show_default=True,
               help="games in the match (seats alternate)")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=WholeRange(min=1), default=1, show_default=True,
               help="worker processes playing games at once (at most the cores)")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=1, show_default=True,
+@click.option("--seed", type=WholeRange(0, MAX_SEED), default=1, show_default=True,
               help="seeds agents without a seed= and chance events")
 @click.option("--save-dir", type=NamedPath(file_okay=False), default=None,
               help="save every game's record here (a folder without records, or use --resume)")

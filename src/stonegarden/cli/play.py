@@ -11,10 +11,17 @@ import click
 from rich.console import Console
 
 from ..core.protocol import Game, State
-from ..core.record import ended_outside_rules, load_record, replay_record
+from ..core.record import ended_outside_rules, read_record_bytes, replay_record
 from ..errors import ParameterError
 from ..terminal.play import play_terminal, seat_agent
-from .common import NamedPath, friendly_errors, game_from_options, param_option
+from .common import (
+    NamedPath,
+    WholeRange,
+    friendly_errors,
+    game_from_options,
+    param_option,
+    parse_record_file,
+)
 
 
 @click.command()
@@ -27,7 +34,7 @@ from .common import NamedPath, friendly_errors, game_from_options, param_option
               help="as --p1")
 @click.option("--save", type=NamedPath(dir_okay=False), default=None,
               help="keep the record in this file, saved after every move")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+@click.option("--seed", type=WholeRange(0, 2**63 - 1), default=None,
               help="seed for chance events")
 @click.option("--resume", type=NamedPath(dir_okay=False), default=None, metavar="FILE",
               help="go on with the unfinished game of this record (a --save file): its game, "
@@ -75,7 +82,8 @@ def resumed(path: str, p1: str, p2: str) -> tuple[
 
     Raises:
         ParameterError: a GAME, ``--param`` or ``--save`` given too (the record names its game
-            and is saved to itself), or a game that is over.
+            and is saved to itself), a game that is over, or an agent of the record that cannot
+            play here (its model file gone) and no ``--p1``/``--p2`` seating another.
         RecordError: a file that is no record, or whose moves do not replay.
     """
     ctx = click.get_current_context()
@@ -85,7 +93,7 @@ def resumed(path: str, p1: str, p2: str) -> tuple[
         words = {"game_id": "GAME", "params": "--param", "save": "--save"}
         raise ParameterError(f"--resume plays the record's own game and saves it to the record: "
                              f"give no {' or '.join(words[n] for n in sorted(given))} with it")
-    record = load_record(path)
+    record = parse_record_file(path, read_record_bytes(path))
     game, states = replay_record(record)
     ended = ended_outside_rules(record)  # lost on time, aborted: over, though not by the rules
     if game.is_terminal(states[-1]) or ended is not None:
@@ -94,11 +102,18 @@ def resumed(path: str, p1: str, p2: str) -> tuple[
     specs = {"1": p1, "2": p2}
     names: dict[str, str] = {}  # the people the record names, written back for their seats
     for seat, spec in (record.players or {}).items():
+        seated = ctx.get_parameter_source(f"p{seat}") is not click.core.ParameterSource.DEFAULT
         try:
             seat_agent(game, spec)
-        except ParameterError:  # a person's name ("Ana"), which names no agent
-            names[seat], spec = spec, "human"
-        if ctx.get_parameter_source(f"p{seat}") is click.core.ParameterSource.DEFAULT:
+        except ParameterError as exc:
+            if not names_an_agent(spec):  # a person's name ("Ana")
+                names[seat], spec = spec, "human"
+            elif seated:  # the command line seats another: the spec is no one's name
+                continue
+            else:  # an agent that cannot play here (its model file moved): no person's moves
+                raise ParameterError(f"the record's player {seat} cannot play here: {exc}; "
+                                     f"give --p{seat} human, or another agent") from None
+        if not seated:
             specs[seat] = spec
     meta = record.meta
     if meta is not None and "clock" in meta:
@@ -108,3 +123,13 @@ def resumed(path: str, p1: str, p2: str) -> tuple[
                    "game has none", err=True)
     return (game, (list(record.moves), states), specs["1"], specs["2"], (names, meta))
 
+
+def names_an_agent(spec: str) -> bool:
+    """Whether ``spec`` names a kind of agent (``mcts:model=gone.npz``), which may still be
+    refused, rather than a person ("Ana")."""
+    from ..agents import agent_names, parse_agent_spec
+
+    try:
+        return parse_agent_spec(spec)[0] in agent_names()
+    except ParameterError:
+        return False

@@ -11,7 +11,7 @@ import click
 from ..agents.registry import OPTION_RANGES
 from ..core.params import parse_param_options
 from ..lab.runner import MAX_GAMES
-from .common import NamedPath, NamedText, friendly_errors, param_option
+from .common import NamedPath, NamedText, WholeRange, friendly_errors, param_option
 
 #: the fit's steps a command may ask for: about three days on one core, where a typo's extra
 #: digits would otherwise fit for ever
@@ -21,19 +21,19 @@ MAX_STEPS = 1_000_000
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @param_option
-@click.option("--games", type=click.IntRange(2, MAX_GAMES), default=1000, show_default=True,
+@click.option("--games", type=WholeRange(2, MAX_GAMES), default=1000, show_default=True,
               help="self-play games (one in ten held out to measure the model)")
-@click.option("--sims", type=click.IntRange(1, int(OPTION_RANGES["sims"][1])), default=2000,
+@click.option("--sims", type=WholeRange(1, int(OPTION_RANGES["sims"][1])), default=2000,
               show_default=True, help="simulations a move in the self-play")
 @click.option("--out", type=NamedPath(file_okay=False), default=None,
               help="folder of the data and the model  [default: train-GAME]")
-@click.option("--seed", type=click.IntRange(0, 2**40), default=0, show_default=True,
+@click.option("--seed", type=WholeRange(0, 2**40), default=0, show_default=True,
               help="game i of the self-play is seeded from --seed and i")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--workers", type=WholeRange(min=1), default=1, show_default=True,
               help="self-play worker processes (at most the cores)")
-@click.option("--steps", type=click.IntRange(1, MAX_STEPS), default=400, show_default=True,
+@click.option("--steps", type=WholeRange(1, MAX_STEPS), default=400, show_default=True,
               help="steps of the fit (400 take about a minute on one core)")
-@click.option("--prior", type=click.IntRange(0, 10_000), default=30, show_default=True,
+@click.option("--prior", type=WholeRange(0, 10_000), default=30, show_default=True,
               help="virtual RAVE samples the model's prior values count as in the search "
                    "(visits where it has no RAVE)")
 @click.option("--targets", type=click.Choice(["move", "visits"]), default="move",

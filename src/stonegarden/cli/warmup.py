@@ -15,12 +15,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..core.registry import available_games, game_class
 from ..errors import ParameterError
-from .common import friendly_errors
+from .common import WholeRange, friendly_errors
 
 
 @click.command("warm-up")
 @click.option("--game", "game_ids", multiple=True, help="only this game (repeatable)")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+@click.option("--jobs", type=WholeRange(1, 64), default=None,
               help="processes compiling at once  [default: one a core, at most one a game]")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--if-needed", is_flag=True,

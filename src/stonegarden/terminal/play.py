@@ -347,7 +347,8 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 return -1
             if echo:  # moves from a pipe or a file: no terminal shows what was read
                 console.print(line, markup=False)
-            cmd = line.strip()
+            # a moves file saved with a byte order mark (Notepad) begins its first line with it
+            cmd = line.strip().lstrip("\ufeff").strip()
             low = cmd.lower()
             if not cmd:
                 continue
