@@ -278,3 +278,14 @@ def test_agent_spec_garbage(spec):
     if isinstance(agent, SearchAgent):
         agent.budget = Budget(sims=4)
     assert game.is_legal(state, agent.choose(game, state))
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("space", ["\t", "  ", " \u00a0"])
+def test_position_text_fields_apart_by_any_whitespace_read_alike(game_id, space):
+    # a position pasted from a table or a chat has tabs or other spaces between its fields:
+    # every game reads them, where Free Go and Bridge Go refused a tab that Blooms read
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    s = states_of(game, 7, n=4)[-1]
+    text = game.position_text(s)
+    assert game.parse_position(f" {text.replace(' ', space)}\t\n") == game.parse_position(text)
