@@ -102,6 +102,8 @@ def test_a_ko_violation_is_rejected_with_its_sgf_move_number():
     (["B[zz]"], "off a 5x5"),
     (["B[c]"], "not an SGF point"),
     (["B[cc]W[dd]"], "both B and W"),
+    # two points for one move was read as its first, without a word
+    (["B[cc]", "W[dd][ee]"], r"W\[dd\]\[ee\]\): a move holds one point"),
 ])
 def test_bad_moves_name_the_move_number(moves, why):
     with pytest.raises(RecordError, match=f"SGF move {len(moves)}.*{why}"):

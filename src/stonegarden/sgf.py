@@ -10,9 +10,10 @@ before it started), then one node per move
 
 Import reads the main line (the first variation at each fork), takes the game and its
 parameters from ``RU`` (``SZ`` supplies or must agree with ``size``), and replays every move
-through the rules: a move of the wrong colour, a pass, a setup property or an illegal move is
-a ``RecordError`` naming the SGF move number. ``RE[B+R]``/``RE[W+R]`` on an unfinished game
-whose loser is to move becomes a final ``resign`` entry; on one whose winner is to move (a
+through the rules: a move of the wrong colour or with two points (``B[dd][ee]``), a pass, a
+setup property or an illegal move is a ``RecordError`` naming the SGF move number.
+``RE[B+R]``/``RE[W+R]`` on an unfinished game whose loser is to move becomes a final ``resign``
+entry; on one whose winner is to move (a
 resignation on the opponent's turn), ``RE[B+T]``/``RE[W+T]`` (a loss on time) and ``RE[Void]``
 become ``meta.ended``, as the web app's records say it; any other ``RE`` must agree with the
 replayed result when the game is over. ``DT`` becomes ``meta.date``, and ``TM`` with an
@@ -444,6 +445,9 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
         colour = colours[0]
         value = node[colour][0]
         label = f"{colour}[{value}]"
+        if len(node[colour]) > 1:  # B[dd][ee]: which one was played is not known
+            raise RecordError(f"{where} ({colour}{''.join(f'[{v}]' for v in node[colour])}): "
+                              "a move holds one point", entry=number - 1, text=label)
         if game.is_terminal(state):
             raise RecordError(f"{where} ({label}): the game was already over",
                               entry=number - 1, text=label)
