@@ -15,6 +15,7 @@ from stonegarden.core.record import load_record, make_record, replay_record, sav
 from stonegarden.errors import NotationError, RecordError
 from stonegarden.geometry.square import square_board
 from stonegarden.sgf import (
+    decode_sgf,
     has_sgf_form,
     parse_sgf,
     point_of_sgf,
@@ -380,6 +381,10 @@ def test_another_programs_rules_ask_for_the_game(tmp_path, cli, ru):
     (b"(;GM[1]FF[4]CA[ISO-8859-1]SZ[9]PB[J\xe9r\xf4me];B[ee])", "J\u00e9r\u00f4me"),
     (b"(;GM[1]FF[4]SZ[9]PB[J\xe9r\xf4me];B[ee])", "J\u00e9r\u00f4me"),  # SGF's default charset
     (b"(;GM[1]FF[4]CA[GB2312]SZ[9]PB[\xc0\xee\xca\xc0\xca\xaf];B[ee])", "\u674e\u4e16\u77f3"),
+    # Windows' "Unicode" files, told by their byte order mark: read as Latin-1 they began
+    # with "property '\xff\xfe' outside a node"
+    *(("\ufeff(;GM[1]FF[4]SZ[9]PB[\u014ctake];B[ee])".encode(codec), "\u014ctake")
+      for codec in ("utf-16-le", "utf-16-be", "utf-32-le")),
 ])
 def test_convert_reads_sgf_in_the_charset_it_names(tmp_path, cli, raw, name):
     """A byte order mark was "unexpected character '\\ufeff'", and a file in the charset its
@@ -390,6 +395,11 @@ def test_convert_reads_sgf_in_the_charset_it_names(tmp_path, cli, raw, name):
     assert r.returncode == 0, r.stderr
     record = load_record(tmp_path / "a.json")
     assert record.moves == ("E5",) and record.players == {"1": name}
+
+
+def test_a_file_that_is_not_the_utf_16_its_byte_order_mark_names_says_so():
+    with pytest.raises(RecordError, match="byte order mark of UTF-16 but is not UTF-16 text"):
+        decode_sgf(b"\xff\xfe(\x00;\x00\x00\xd8", "odd.sgf")  # a lone surrogate
 
 
 def test_convert_names_a_charset_it_cannot_read(tmp_path, cli):

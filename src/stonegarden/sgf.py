@@ -22,6 +22,7 @@ replayed result when the game is over. ``DT`` becomes ``meta.date``, and ``TM`` 
 
 from __future__ import annotations
 
+import codecs
 import re
 from typing import Any
 
@@ -47,18 +48,30 @@ _DAYS_OT = re.compile(r"correspondence: ([0-9]{1,9}) days? a move")
 
 
 def decode_sgf(raw: bytes, source: str = "<sgf>", declared: str | None = None) -> str:
-    """The text of an SGF file's bytes: UTF-8 (a byte order mark dropped), else the charset
-    ``declared`` for it (an upload's ``Content-Type: ...; charset=GB2312``), else the one its
-    ``CA[]`` names (older programs write ``CA[ISO-8859-1]``, ``CA[GB2312]``), else
-    ISO-8859-1, SGF's charset when ``CA`` is absent.
+    """The text of an SGF file's bytes: UTF-8 (a byte order mark dropped), else UTF-16 or
+    UTF-32 where a byte order mark says so, else the charset ``declared`` for it (an upload's
+    ``Content-Type: ...; charset=GB2312``), else the one its ``CA[]`` names (older programs
+    write ``CA[ISO-8859-1]``, ``CA[GB2312]``), else ISO-8859-1, SGF's charset when ``CA`` is
+    absent.
 
     Raises:
-        RecordError: neither UTF-8 nor text in the charset declared or named by its ``CA[]``.
+        RecordError: neither UTF-8, nor the UTF-16 or UTF-32 its byte order mark names, nor
+        text in the charset declared or named by its ``CA[]``.
     """
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
+    # a UTF-16 or UTF-32 file (Windows' "Unicode") says so by its byte order mark, which no
+    # Latin-1 SGF starts with; read as Latin-1 it began with "property 'ÿþ' outside a node"
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                       (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(bom):
+            try:
+                return raw.decode(codec)
+            except UnicodeDecodeError:
+                raise RecordError(f"{source!r} begins with the byte order mark of "
+                                  f"{codec.upper()} but is not {codec.upper()} text") from None
     m = _CHARSET.search(raw)
     charset = m.group(1).decode("ascii", "replace").strip() if m else "ISO-8859-1"
     named = f"the charset its CA[{charset}] names"
