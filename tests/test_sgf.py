@@ -185,6 +185,11 @@ def test_malformed_sgf_is_a_record_error(text):
     pytest.fail(f"{text!r} was accepted")
 
 
+def test_a_property_in_lower_case_is_named_as_such_not_outside_a_node():
+    with pytest.raises(RecordError, match=r"property 'b' has no capital letter .*'B'.* at offset 13"):
+        parse_sgf("(;GM[1]SZ[9];b[dd])")
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet="(;)[]\\BWAGMSZRU aetc1=\n", max_size=60) | st.text(max_size=60))
 @pytest.mark.slow

@@ -148,8 +148,11 @@ def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
             while j < n and text[j].isalpha():
                 j += 1
             ident = "".join(c for c in text[i:j] if c.isupper())  # FF[3] allowed lower case
-            if node is None or not ident:
+            if node is None:
                 raise fail(f"property {text[i:j]!r} outside a node", i)
+            if not ident:  # "outside a node" it was said, in a node
+                raise fail(f"property {text[i:j]!r} has no capital letter (SGF names "
+                           f"properties in capitals: {text[i:j].upper()!r})", i)
             values: list[str] = []
             while True:
                 while j < n and text[j].isspace():
