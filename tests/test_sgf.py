@@ -218,6 +218,22 @@ def test_convert_round_trip_through_the_cli(tmp_path, cli):
     assert load_record(tmp_path / "back.json") == record
 
 
+@pytest.mark.parametrize(("extra", "prop"), [({"players": {"1": "Ana\ud800"}}, "PB"),
+                                             ({"meta": {"date": "2026-01-01\udc00"}}, "DT")])
+def test_half_a_character_in_a_record_is_refused_as_sgf_not_a_traceback(tmp_path, cli, extra,
+                                                                        prop):
+    # JSON's \ud800 reads as a lone surrogate, which no UTF-8 file holds: writing it raised
+    # UnicodeEncodeError and left the temporary file behind
+    src = tmp_path / "game.json"
+    src.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                               "params": {"size": 5}, "moves": ["C3"]})[:-1]
+                   + ", " + json.dumps(extra)[1:], encoding="utf-8")
+    r = cli("convert", str(src), str(tmp_path / "game.sgf"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"{prop} cannot be written as SGF" in r.stderr and "lone surrogate" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
+
+
 @pytest.mark.slow
 def test_convert_reports_the_sgf_move_number_of_an_illegal_move(tmp_path, cli):
     bad = tmp_path / "bad.sgf"

@@ -29,7 +29,7 @@ from typing import Any
 from .core.protocol import Game
 from .core.record import Record, ended_outside_rules, make_record, replay_record, result_of
 from .core.registry import make
-from .errors import NotationError, RecordError, StonegardenError
+from .errors import NotationError, RecordError, StonegardenError, quote
 from .geometry.square import SquareBoard
 
 MAX_SGF_CHARS = 16 * 1024 * 1024
@@ -205,6 +205,21 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("]", "\\]")
 
 
+def _text_value(value: str, prop: str, source: str) -> str:
+    """``value`` escaped as the text of ``prop``.
+
+    Raises:
+        RecordError: it holds half of a character (a lone surrogate, which JSON's ``\\ud800``
+        can say), which no SGF file can hold.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RecordError(f"{source!r}: {prop} cannot be written as SGF: {quote(value)} holds "
+                          "half of a character (a lone surrogate)") from None
+    return _escape(value)
+
+
 # -- points ---------------------------------------------------------------------------------
 
 
@@ -377,10 +392,10 @@ def record_to_sgf(record: Record, source: str = "<record>") -> str:
             f"RU[{_escape(rules_text(game))}]"]
     for key, prop in (("1", "PB"), ("2", "PW")):
         if record.players and key in record.players:
-            root.append(f"{prop}[{_escape(record.players[key])}]")
+            root.append(f"{prop}[{_text_value(record.players[key], prop, source)}]")
     date = (record.meta or {}).get("date")
     if isinstance(date, str) and date.strip():
-        root.append(f"DT[{_escape(date.strip())}]")
+        root.append(f"DT[{_text_value(date.strip(), 'DT', source)}]")
     root.extend(_clock_props(record))
     result = _result_text(game, states[-1]) or _ended_text(record)
     if result is not None:
