@@ -482,6 +482,14 @@ def test_an_unreadable_stone_is_named_once():
     assert str(two.value) == "'Rd4,foo': 'foo' is not a stone (colour letter then cell)"
 
 
+def test_two_stones_apart_by_a_space_are_told_to_join_with_a_comma():
+    # "Rd4 Yc3" was "'Rd4 Yc3' is not a stone", which did not say what the move lacked
+    game = stonegarden.make("blooms")
+    with pytest.raises(NotationError) as err:
+        game.parse_move(game.initial_state(), " Rd4  yc3 ")
+    assert str(err.value) == "' Rd4  yc3 ': two stones are joined by a comma, 'Rd4,yc3'"
+
+
 # -- the docs' examples ---------------------------------------------------------------------------
 def test_the_docs_examples_play_as_they_say():
     """docs/games/blooms.md's examples: each position and diagram is on the page, and the moves

@@ -278,3 +278,28 @@ def test_agent_spec_garbage(spec):
     if isinstance(agent, SearchAgent):
         agent.budget = Budget(sims=4)
     assert game.is_legal(state, agent.choose(game, state))
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.parametrize("space", ["\t", "  ", " \u00a0"])
+def test_position_text_fields_apart_by_any_whitespace_read_alike(game_id, space):
+    # a position pasted from a table or a chat has tabs or other spaces between its fields:
+    # every game reads them, where Free Go and Bridge Go refused a tab that Blooms read
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    s = states_of(game, 7, n=4)[-1]
+    text = game.position_text(s)
+    assert game.parse_position(f" {text.replace(' ', space)}\t\n") == game.parse_position(text)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_a_resigned_games_position_and_diagram_read_back_as_the_position_it_was_made_in(game_id):
+    # written with the ply one on and the same player to move, they read back as no position
+    # ("at ply 2 player 1 is to move, not 2"): `replay`'s last diagram, the web app's `position`
+    game = stonegarden.make(game_id, **SMALL.get(game_id, {}))
+    s = next(s for s in reversed(states_of(game, 3, n=3))
+             if game.current_player(s) != stonegarden.CHANCE)
+    resigned = game.resign(s)
+    text = game.position_text(resigned)
+    assert text == game.position_text(s)
+    assert game.position_text(game.parse_position(text)) == text
+    assert game.position_text(game.parse_diagram(game.diagram(resigned))) == text

@@ -15,6 +15,7 @@ from stonegarden.core.record import load_record, make_record, replay_record, sav
 from stonegarden.errors import NotationError, RecordError
 from stonegarden.geometry.square import square_board
 from stonegarden.sgf import (
+    decode_sgf,
     has_sgf_form,
     parse_sgf,
     point_of_sgf,
@@ -102,6 +103,8 @@ def test_a_ko_violation_is_rejected_with_its_sgf_move_number():
     (["B[zz]"], "off a 5x5"),
     (["B[c]"], "not an SGF point"),
     (["B[cc]W[dd]"], "both B and W"),
+    # two points for one move was read as its first, without a word
+    (["B[cc]", "W[dd][ee]"], r"W\[dd\]\[ee\]\): a move holds one point"),
 ])
 def test_bad_moves_name_the_move_number(moves, why):
     with pytest.raises(RecordError, match=f"SGF move {len(moves)}.*{why}"):
@@ -182,6 +185,11 @@ def test_malformed_sgf_is_a_record_error(text):
     pytest.fail(f"{text!r} was accepted")
 
 
+def test_a_property_in_lower_case_is_named_as_such_not_outside_a_node():
+    with pytest.raises(RecordError, match=r"property 'b' has no capital letter .*'B'.* at offset 13"):
+        parse_sgf("(;GM[1]SZ[9];b[dd])")
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet="(;)[]\\BWAGMSZRU aetc1=\n", max_size=60) | st.text(max_size=60))
 @pytest.mark.slow
@@ -208,6 +216,22 @@ def test_convert_round_trip_through_the_cli(tmp_path, cli):
     r = cli("convert", str(tmp_path / "game.sgf"), str(tmp_path / "back.json"))
     assert r.returncode == 0, r.stderr
     assert load_record(tmp_path / "back.json") == record
+
+
+@pytest.mark.parametrize(("extra", "prop"), [({"players": {"1": "Ana\ud800"}}, "PB"),
+                                             ({"meta": {"date": "2026-01-01\udc00"}}, "DT")])
+def test_half_a_character_in_a_record_is_refused_as_sgf_not_a_traceback(tmp_path, cli, extra,
+                                                                        prop):
+    # JSON's \ud800 reads as a lone surrogate, which no UTF-8 file holds: writing it raised
+    # UnicodeEncodeError and left the temporary file behind
+    src = tmp_path / "game.json"
+    src.write_text(json.dumps({"format": "stonegarden-record", "version": 1, "game": "freego",
+                               "params": {"size": 5}, "moves": ["C3"]})[:-1]
+                   + ", " + json.dumps(extra)[1:], encoding="utf-8")
+    r = cli("convert", str(src), str(tmp_path / "game.sgf"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"{prop} cannot be written as SGF" in r.stderr and "lone surrogate" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
 
 
 @pytest.mark.slow
@@ -378,6 +402,10 @@ def test_another_programs_rules_ask_for_the_game(tmp_path, cli, ru):
     (b"(;GM[1]FF[4]CA[ISO-8859-1]SZ[9]PB[J\xe9r\xf4me];B[ee])", "J\u00e9r\u00f4me"),
     (b"(;GM[1]FF[4]SZ[9]PB[J\xe9r\xf4me];B[ee])", "J\u00e9r\u00f4me"),  # SGF's default charset
     (b"(;GM[1]FF[4]CA[GB2312]SZ[9]PB[\xc0\xee\xca\xc0\xca\xaf];B[ee])", "\u674e\u4e16\u77f3"),
+    # Windows' "Unicode" files, told by their byte order mark: read as Latin-1 they began
+    # with "property '\xff\xfe' outside a node"
+    *(("\ufeff(;GM[1]FF[4]SZ[9]PB[\u014ctake];B[ee])".encode(codec), "\u014ctake")
+      for codec in ("utf-16-le", "utf-16-be", "utf-32-le")),
 ])
 def test_convert_reads_sgf_in_the_charset_it_names(tmp_path, cli, raw, name):
     """A byte order mark was "unexpected character '\\ufeff'", and a file in the charset its
@@ -388,6 +416,11 @@ def test_convert_reads_sgf_in_the_charset_it_names(tmp_path, cli, raw, name):
     assert r.returncode == 0, r.stderr
     record = load_record(tmp_path / "a.json")
     assert record.moves == ("E5",) and record.players == {"1": name}
+
+
+def test_a_file_that_is_not_the_utf_16_its_byte_order_mark_names_says_so():
+    with pytest.raises(RecordError, match="byte order mark of UTF-16 but is not UTF-16 text"):
+        decode_sgf(b"\xff\xfe(\x00;\x00\x00\xd8", "odd.sgf")  # a lone surrogate
 
 
 def test_convert_names_a_charset_it_cannot_read(tmp_path, cli):

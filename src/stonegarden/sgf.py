@@ -10,9 +10,10 @@ before it started), then one node per move
 
 Import reads the main line (the first variation at each fork), takes the game and its
 parameters from ``RU`` (``SZ`` supplies or must agree with ``size``), and replays every move
-through the rules: a move of the wrong colour, a pass, a setup property or an illegal move is
-a ``RecordError`` naming the SGF move number. ``RE[B+R]``/``RE[W+R]`` on an unfinished game
-whose loser is to move becomes a final ``resign`` entry; on one whose winner is to move (a
+through the rules: a move of the wrong colour or with two points (``B[dd][ee]``), a pass, a
+setup property or an illegal move is a ``RecordError`` naming the SGF move number.
+``RE[B+R]``/``RE[W+R]`` on an unfinished game whose loser is to move becomes a final ``resign``
+entry; on one whose winner is to move (a
 resignation on the opponent's turn), ``RE[B+T]``/``RE[W+T]`` (a loss on time) and ``RE[Void]``
 become ``meta.ended``, as the web app's records say it; any other ``RE`` must agree with the
 replayed result when the game is over. ``DT`` becomes ``meta.date``, and ``TM`` with an
@@ -21,13 +22,14 @@ replayed result when the game is over. ``DT`` becomes ``meta.date``, and ``TM`` 
 
 from __future__ import annotations
 
+import codecs
 import re
 from typing import Any
 
 from .core.protocol import Game
 from .core.record import Record, ended_outside_rules, make_record, replay_record, result_of
 from .core.registry import make
-from .errors import NotationError, RecordError, StonegardenError
+from .errors import NotationError, RecordError, StonegardenError, quote
 from .geometry.square import SquareBoard
 
 MAX_SGF_CHARS = 16 * 1024 * 1024
@@ -46,18 +48,30 @@ _DAYS_OT = re.compile(r"correspondence: ([0-9]{1,9}) days? a move")
 
 
 def decode_sgf(raw: bytes, source: str = "<sgf>", declared: str | None = None) -> str:
-    """The text of an SGF file's bytes: UTF-8 (a byte order mark dropped), else the charset
-    ``declared`` for it (an upload's ``Content-Type: ...; charset=GB2312``), else the one its
-    ``CA[]`` names (older programs write ``CA[ISO-8859-1]``, ``CA[GB2312]``), else
-    ISO-8859-1, SGF's charset when ``CA`` is absent.
+    """The text of an SGF file's bytes: UTF-8 (a byte order mark dropped), else UTF-16 or
+    UTF-32 where a byte order mark says so, else the charset ``declared`` for it (an upload's
+    ``Content-Type: ...; charset=GB2312``), else the one its ``CA[]`` names (older programs
+    write ``CA[ISO-8859-1]``, ``CA[GB2312]``), else ISO-8859-1, SGF's charset when ``CA`` is
+    absent.
 
     Raises:
-        RecordError: neither UTF-8 nor text in the charset declared or named by its ``CA[]``.
+        RecordError: neither UTF-8, nor the UTF-16 or UTF-32 its byte order mark names, nor
+        text in the charset declared or named by its ``CA[]``.
     """
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
+    # a UTF-16 or UTF-32 file (Windows' "Unicode") says so by its byte order mark, which no
+    # Latin-1 SGF starts with; read as Latin-1 it began with "property 'ÿþ' outside a node"
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                       (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(bom):
+            try:
+                return raw.decode(codec)
+            except UnicodeDecodeError:
+                raise RecordError(f"{source!r} begins with the byte order mark of "
+                                  f"{codec.upper()} but is not {codec.upper()} text") from None
     m = _CHARSET.search(raw)
     charset = m.group(1).decode("ascii", "replace").strip() if m else "ISO-8859-1"
     named = f"the charset its CA[{charset}] names"
@@ -134,8 +148,11 @@ def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
             while j < n and text[j].isalpha():
                 j += 1
             ident = "".join(c for c in text[i:j] if c.isupper())  # FF[3] allowed lower case
-            if node is None or not ident:
+            if node is None:
                 raise fail(f"property {text[i:j]!r} outside a node", i)
+            if not ident:  # "outside a node" it was said, in a node
+                raise fail(f"property {text[i:j]!r} has no capital letter (SGF names "
+                           f"properties in capitals: {text[i:j].upper()!r})", i)
             values: list[str] = []
             while True:
                 while j < n and text[j].isspace():
@@ -186,6 +203,21 @@ def _read_value(text: str, i: int, fail: Any) -> tuple[str, int]:
 
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _text_value(value: str, prop: str, source: str) -> str:
+    """``value`` escaped as the text of ``prop``.
+
+    Raises:
+        RecordError: it holds half of a character (a lone surrogate, which JSON's ``\\ud800``
+        can say), which no SGF file can hold.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RecordError(f"{source!r}: {prop} cannot be written as SGF: {quote(value)} holds "
+                          "half of a character (a lone surrogate)") from None
+    return _escape(value)
 
 
 # -- points ---------------------------------------------------------------------------------
@@ -360,10 +392,10 @@ def record_to_sgf(record: Record, source: str = "<record>") -> str:
             f"RU[{_escape(rules_text(game))}]"]
     for key, prop in (("1", "PB"), ("2", "PW")):
         if record.players and key in record.players:
-            root.append(f"{prop}[{_escape(record.players[key])}]")
+            root.append(f"{prop}[{_text_value(record.players[key], prop, source)}]")
     date = (record.meta or {}).get("date")
     if isinstance(date, str) and date.strip():
-        root.append(f"DT[{_escape(date.strip())}]")
+        root.append(f"DT[{_text_value(date.strip(), 'DT', source)}]")
     root.extend(_clock_props(record))
     result = _result_text(game, states[-1]) or _ended_text(record)
     if result is not None:
@@ -444,6 +476,9 @@ def sgf_to_record(text: str, source: str = "<sgf>", game_id: str | None = None) 
         colour = colours[0]
         value = node[colour][0]
         label = f"{colour}[{value}]"
+        if len(node[colour]) > 1:  # B[dd][ee]: which one was played is not known
+            raise RecordError(f"{where} ({colour}{''.join(f'[{v}]' for v in node[colour])}): "
+                              "a move holds one point", entry=number - 1, text=label)
         if game.is_terminal(state):
             raise RecordError(f"{where} ({label}): the game was already over",
                               entry=number - 1, text=label)

@@ -349,9 +349,24 @@ class Game(ABC):
         except NotationError:
             return f"action {action}"
 
+    def _written(self, state: State) -> State:
+        """The state that ``position_text`` and ``diagram`` write: of a game ended by a
+        resignation, the position it was made in, which reads back (neither can say that a
+        player resigned; written with its ply one on and the same player to move, it read back
+        as no position: "at ply 2 player 1 is to move, not 2").
+
+        Raises:
+            PositionError: a state of another game or board.
+        """
+        state = self._own(state)
+        if state.resigned:
+            return dataclasses.replace(state, resigned=0, ply=state.ply - 1)
+        return state
+
     @abstractmethod
     def position_text(self, state: State) -> str:
-        """One-line text of the position (like FEN); ``parse_position`` reads it back."""
+        """One-line text of the position (like FEN); ``parse_position`` reads it back (of a
+        resigned game, the position the resignation was made in: ``_written``)."""
 
     @abstractmethod
     def parse_position(self, text: str) -> State:

@@ -136,13 +136,13 @@ class SquareGoGame(Game, Generic[S]):
         return self.board.parse_move(text, self.short_title)
 
     def position_text(self, state: State) -> str:
-        return self.notation.position_text(self.board, self._own(state))
+        return self.notation.position_text(self.board, self._own(self._written(state)))
 
     def parse_position(self, text: str) -> S:
         return self._checked(self.notation.parse_position(self.board, without_bom(text)), text)
 
     def diagram(self, state: State) -> str:
-        return self.notation.diagram(self.board, self._own(state))
+        return self.notation.diagram(self.board, self._own(self._written(state)))
 
     def parse_diagram(self, text: str) -> S:
         return self._checked(self.notation.parse_diagram(self.board, without_bom(text)), text)

@@ -54,8 +54,9 @@ class SquareGoNotation(ABC, Generic[S]):
         """Raises: NotationError (malformed), PositionError (impossible here)."""
         if not isinstance(text, str):
             raise NotationError(f"position text must be a string, not {quote(text)}")
-        rows, _, rest = text.strip().partition(" ")
-        m = self.FIELDS.match(" ".join(rest.split()))
+        # fields apart by any whitespace (a tab pasted from a table), as Blooms' and Blobs' are
+        rows, *rest = text.split(maxsplit=1) or [""]
+        m = self.FIELDS.match(" ".join(" ".join(rest).split()))
         if not m:
             raise NotationError(f"{quote(text)}: expected the rows, then '{self.FIELDS_HINT}'")
         cells = parse_rows(board, rows.split("/"), text)

@@ -384,7 +384,7 @@ class BlobsGame(Game):
                               roll)
 
     def position_text(self, state: State) -> str:
-        state = self._own(state)
+        state = self._own(self._written(state))
         return position_text(self._fields(state))
 
     def parse_position(self, text: str) -> BlobsState:
@@ -392,7 +392,7 @@ class BlobsGame(Game):
         return self._from_fields(parse_position_fields(without_bom(text)), text)
 
     def diagram(self, state: State) -> str:
-        state = self._own(state)
+        state = self._own(self._written(state))
         return diagram(self._fields(state))
 
     def parse_diagram(self, text: str) -> BlobsState:

@@ -36,6 +36,10 @@ def parse_stones(board: HexBoard, player: int, text: str) -> tuple[int, int] | N
         m = _STONE.match(part)
         if not m:  # a two-stone text names the part at fault; a one-stone text is that part
             where = f"{quote(text)}: " if len(parts) > 1 else ""
+            apart = part.split()
+            if len(apart) == 2 and all(_STONE.match(p) for p in apart):  # "Rd4 Yc3"
+                raise NotationError(f"{quote(text)}: two stones are joined by a comma, "
+                                    f"{quote(','.join(apart))}")
             raise NotationError(f"{where}{quote(part)} is not a stone (colour letter then cell)")
         letter = m.group(1).upper()
         if letter not in COLOURS:

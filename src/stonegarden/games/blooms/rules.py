@@ -221,14 +221,14 @@ class _Blooms(Game):
         return self.encode(*stones)
 
     def position_text(self, state: State) -> str:
-        state = self._own(state)
+        state = self._own(self._written(state))
         return position_text(self.board, state)
 
     def parse_position(self, text: str) -> BloomsState:
         return self._checked(parse_position(self.board, without_bom(text), self.territory))
 
     def diagram(self, state: State) -> str:
-        state = self._own(state)
+        state = self._own(self._written(state))
         return diagram(self.board, state)
 
     def parse_diagram(self, text: str) -> BloomsState:
