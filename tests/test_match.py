@@ -171,6 +171,13 @@ def test_resume_with_more_games_extends_the_match(tmp_path):
     assert out["a_wins"] == whole["a_wins"] and out["mean_plies"] == whole["mean_plies"]
 
 
+def test_resume_with_fewer_games_than_saved_says_how_many_to_ask_for(tmp_path):
+    _match(tmp_path / "m", games=2, a="random")
+    with pytest.raises(ParameterError, match=r"it is game 1 and the match asks for 1 game; ask "
+                                             r"for at least 2"):
+        _match(tmp_path / "m", games=1, resume=True, a="random")
+
+
 def test_resume_takes_the_agents_spelt_otherwise_as_the_same_match(tmp_path):
     """Options in another order, or 0.20 for 0.2, name the same agent: the match was
     refused as another one."""

@@ -13,13 +13,13 @@ from typing import Any
 import click
 
 from ..search.config import MAX_THREADS, default_threads
-from .common import FiniteRange, NamedText
+from .common import FiniteRange, NamedText, WholeRange
 
 
 @click.command()
 @click.option("--host", type=NamedText(), default="127.0.0.1", show_default=True,
               help="address to listen on (127.0.0.1 keeps it to this machine)")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+@click.option("--port", default=8000, show_default=True, type=WholeRange(0, 65535),
               help="port to listen on (0: any free port, named when it starts)")
 @click.option("--db", "db_path", type=NamedText(), default=None, metavar="PATH|postgresql://...",
               envvar="STONEGARDEN_DB", show_envvar=True,
@@ -38,7 +38,7 @@ from .common import FiniteRange, NamedText
                    "X-Forwarded-For/-Proto headers are believed ('*': any peer); from anyone "
                    "else those headers are ignored")
 @click.option("--open", "open_browser", is_flag=True, help="open the home page in a browser")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
+@click.option("--workers", default=2, show_default=True, type=WholeRange(1, 64),
               help="worker processes for the AI, hints, analysis and uploads")
 @click.option("--max-think", default=10.0, show_default=True, type=FiniteRange(0.1, 600),
               help="seconds an agent may think for one move (a longer 'time' is refused; a "
@@ -48,16 +48,16 @@ from .common import FiniteRange, NamedText
 @click.option("--analysis-seconds", default=30.0, show_default=True,
               type=FiniteRange(1, 600),
               help="seconds each job of the computer's analysis (a few positions) may take")
-@click.option("--job-memory", default=2048, show_default=True, type=click.IntRange(64, 65536),
+@click.option("--job-memory", default=2048, show_default=True, type=WholeRange(64, 65536),
               help="MiB one job may allocate in its worker")
-@click.option("--queue", "queue", default=64, show_default=True, type=click.IntRange(1, 10000),
+@click.option("--queue", "queue", default=64, show_default=True, type=WholeRange(1, 10000),
               help="jobs that may wait, all clients together")
-@click.option("--client-jobs", default=4, show_default=True, type=click.IntRange(1, 1000),
+@click.option("--client-jobs", default=4, show_default=True, type=WholeRange(1, 1000),
               help="jobs one client (address) may have waiting or running")
-@click.option("--client-games", default=200, show_default=True, type=click.IntRange(1, 100000),
+@click.option("--client-games", default=200, show_default=True, type=WholeRange(1, 100000),
               help="new games (uploads included) one client (address) may make in an hour, "
                    "as many at once")
-@click.option("--job-threads", default=None, type=click.IntRange(1, MAX_THREADS),
+@click.option("--job-threads", default=None, type=WholeRange(1, MAX_THREADS),
               help="threads one job's search may take (levels 5 and 6 take that many) "
                    "[default: the cores shared out among the workers, at least 1]")
 @click.option("--hint-agent", default=None, help="agent spec for hints [default: strongest]")

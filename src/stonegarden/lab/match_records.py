@@ -75,7 +75,8 @@ def load_results(paths: list[Path], game: Game, jobs: list[dict[str, Any]]) -> l
         if index >= len(jobs):
             raise ParameterError(
                 f"cannot resume from {str(path)!r}: it is game {index} and the match asks for "
-                f"{len(jobs)} games; ask for at least {index + 1}")
+                f"{len(jobs)} game{'s' if len(jobs) != 1 else ''}; ask for at least "
+                f"{index + 1}")
         job = jobs[index]
         why = _mismatch(record, game, job)
         if why:
