@@ -55,8 +55,8 @@ class SquareGoNotation(ABC, Generic[S]):
         if not isinstance(text, str):
             raise NotationError(f"position text must be a string, not {quote(text)}")
         # fields apart by any whitespace (a tab pasted from a table), as Blooms' and Blobs' are
-        rows, *rest = text.split(maxsplit=1) or [""]
-        m = self.FIELDS.match(" ".join(" ".join(rest).split()))
+        rows, *fields = text.split() or [""]
+        m = self.FIELDS.match(" ".join(fields))
         if not m:
             raise NotationError(f"{quote(text)}: expected the rows, then '{self.FIELDS_HINT}'")
         cells = parse_rows(board, rows.split("/"), text)

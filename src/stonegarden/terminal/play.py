@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..agents import Agent, agent_for
-from ..core.protocol import CHANCE, Game, State
+from ..core.protocol import CHANCE, Game, State, without_bom
 from ..core.record import make_record, save_record
 from ..errors import IllegalMoveError, RecordError, StonegardenError
 from ..web.views import view_for
@@ -348,7 +348,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             if echo:  # moves from a pipe or a file: no terminal shows what was read
                 console.print(line, markup=False)
             # a moves file saved with a byte order mark (Notepad) begins its first line with it
-            cmd = line.strip().lstrip("\ufeff").strip()
+            cmd = without_bom(line.strip()).strip()
             low = cmd.lower()
             if not cmd:
                 continue
