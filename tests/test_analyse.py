@@ -122,6 +122,10 @@ def test_a_game_over_before_its_first_move_has_no_ply_to_offer(cli, tmp_path):
     # in words, not the legend of a table with no row
     r = cli("analyse", str(path), "--review", "--sims", "10", "--quiet")
     assert r.returncode == 0 and r.stdout == "the record has no moves: nothing to review\n"
+    # on a terminal, without --quiet: no bar of 0/0 above the words
+    done, shown = on_a_terminal(["analyse", str(path), "--review", "--sims", "10"])
+    assert done.stdout == b"the record has no moves: nothing to review\n"
+    assert done.returncode == 0 and "0/0" not in shown, shown
 
 
 @pytest.mark.slow

@@ -848,3 +848,79 @@ def test_a_first_game_after_an_install_says_the_kernels_may_compile(tmp_path, mo
     marker.touch()  # warmed up: nothing to say
     later = CliRunner().invoke(cli, args, input="quit\n")
     assert later.exit_code == 0 and "compil" not in later.output
+
+
+def test_the_automatic_moves_of_a_persons_move_are_shown_as_an_agents_are(tmp_path):
+    """Two people at the keyboard play the moves of a recorded game with automatic moves: each
+    is shown as ``(auto ...)``, as the docs and an agent's moves show it."""
+    save = tmp_path / "g.json"
+    assert run_cli("play", "blobs", "--p1", "random:seed=1", "--p2", "random:seed=2",
+                   "--save", str(save), input="").returncode == 0
+    moves = json.loads(save.read_text())["moves"]
+    rows = [json.loads(line) for line in
+            run_cli("replay", str(save), "--json").stdout.splitlines()]
+    autos = [" ".join(r["auto_moves"]) for r in rows if r.get("auto_moves")]
+    assert autos, "this seed's game has automatic moves"
+    out = run_cli("play", "blobs", "--p1", "human", "--p2", "human",
+                  input="\n".join(moves) + "\n")
+    assert out.returncode == 0, out.stderr
+    assert re.findall(r"^\(auto ([^)]*)\)$", out.stdout, re.M) == autos
+
+
+def test_pass_in_blobs_says_there_is_none_and_offers_no_roll_to_type():
+    out = run_cli("play", "blobs", "--param", "tumbling=true", "--p2", "random:seed=1",
+                  "--seed", "3", input="pass\nh9\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "there is no pass in Blobs" in out.stdout
+    # a person at their turn never types a roll: not among the examples they are given
+    refused = [line for line in out.stdout.splitlines() if "is not a Blobs move" in line]
+    assert len(refused) == 1 and "roll:" not in refused[0], refused
+    game = stonegarden.make("blobs", tumbling=True)
+    with pytest.raises(stonegarden.errors.NotationError, match="roll:M"):  # at a roll: offered
+        game.parse_action(game.initial_state(), "h9")
+
+
+def test_a_line_of_a_megabyte_from_a_pipe_is_echoed_cut_with_its_length():
+    out = run_cli("play", "blooms", "--param", "size=3", input="x" * 1_000_000 + "\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout) < 5_000 and "... (1000000 characters)" in out.stdout
+    assert "is neither a move nor a command" in out.stdout
+
+
+class _StoppedHint:
+    """A hint's search the player stops with Ctrl-C (the first time it is asked)."""
+
+    spec = "mcts:time=2"
+
+    def choose(self, game, state):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_during_a_hint_stops_the_hint_and_the_game_goes_on(monkeypatch, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    import stonegarden.terminal.play as terminal
+
+    made: list[str] = []
+
+    def agent_for(game, spec):  # type: ignore[no-untyped-def]
+        if spec != terminal.HINT_SPEC:  # the seat's agent
+            return make_agent(spec)
+        made.append(spec)
+        return _StoppedHint() if len(made) == 1 else make_agent("random:seed=1")
+
+    monkeypatch.setattr(terminal, "agent_for", agent_for)
+    lines = iter(["hint", "hint", "Rd4", "quit"])
+    out = io.StringIO()
+    console = Console(file=out, width=100)
+    console.input = lambda prompt="", **_: next(lines)  # type: ignore[method-assign]
+    game = stonegarden.make("blooms", size=4)
+    save = tmp_path / "g.json"
+    assert terminal.play_terminal(game, "human", "random:seed=2", save, console) == -1
+    text = out.getvalue()
+    assert "hint stopped; the game goes on" in text
+    # the stopped search is not asked again: the next hint is a new one's, and answers
+    assert made == ["mcts:time=2", "mcts:time=2"] and text.count("hint: ") == 1
+    assert json.loads(save.read_text())["moves"][0] == "Rd4"

@@ -70,6 +70,9 @@ def analyse(record_path: str, ply: int | None, seconds: float | None, sims: int 
                         f"mcts:seed={seed},threads={threads},parallel={parallel}", threads,
                         parallel)
     moves = list(record.moves)
+    if review and not moves:  # no bar of 0/0 above the words saying so
+        _print_review(game, [], as_json, False)
+        return
     if review:
         from ..lab.runner import progress_bar, progress_line  # a search a move: minutes
 

@@ -16,7 +16,7 @@ from rich.text import Text
 from ..agents import Agent, agent_for
 from ..core.protocol import CHANCE, Game, State, without_bom
 from ..core.record import make_record, save_record
-from ..errors import IllegalMoveError, RecordError, StonegardenError
+from ..errors import IllegalMoveError, RecordError, StonegardenError, quote
 from ..web.views import view_for
 from .render import rich_diagram
 
@@ -226,6 +226,12 @@ def show_board(console: Console, game: Game, state: State) -> None:
                       "terminal to see it whole)", markup=False)
 
 
+def echoed(line: str, shown: int = 200) -> str:
+    """A line read from a pipe or a file, as written after the prompt: a line of a megabyte (a
+    binary file given as the moves) is cut, with its length."""
+    return line if len(line) <= shown else f"{line[:shown]}... ({len(line)} characters)"
+
+
 def unreadable_words(cmd: str) -> str | None:
     """Why ``cmd``, which the game's notation refused, is no command either, where it is words
     and not a move mistyped (``None``): the notation's reason would mislead ("'H' is not a
@@ -237,7 +243,7 @@ def unreadable_words(cmd: str) -> str | None:
     # a word (no move is one but pass and resign): a command mistyped; pass and resign are move
     # words, the game says why it refuses them ("there is no pass in Bridge Go")
     if all(w.isalpha() for w in words) and len(cmd) > 1 and cmd.lower() not in ("pass", "resign"):
-        return f"{cmd!r} is neither a move nor a command (type 'help' for them)"
+        return f"{quote(cmd)} is neither a move nor a command (type 'help' for them)"
     return None
 
 
@@ -346,7 +352,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 console.print(f"\nend of input: leaving the game unfinished{kept()}", markup=False)
                 return -1
             if echo:  # moves from a pipe or a file: no terminal shows what was read
-                console.print(line, markup=False)
+                console.print(echoed(line), markup=False)
             # a moves file saved with a byte order mark (Notepad) begins its first line with it
             cmd = without_bom(line.strip()).strip()
             low = cmd.lower()
@@ -367,8 +373,13 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 continue
             if low == "hint":
                 hinter = hinter or agent_for(game, HINT_SPEC)
-                with console.status("searching for a hint..."):
-                    a = hinter.choose(game, state)
+                try:
+                    with console.status("searching for a hint... (Ctrl-C stops it)"):
+                        a = hinter.choose(game, state)
+                except KeyboardInterrupt:  # the player stops the hint, not the game
+                    hinter = None  # a search cut short is not asked again
+                    console.print("hint stopped; the game goes on", markup=False)
+                    continue
                 console.print(Text.assemble("hint: ", (game.action_to_text(state, a), "bold"),
                                             " (2 s of search)"))
                 continue
@@ -405,7 +416,7 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
             text = "resign" if new.resigned else game.action_to_text(state, game.parse_action(state, cmd))
             autos = autos_text(game, state, new)
             if autos:
-                console.print(autos, markup=False)
+                console.print(f"({autos})", markup=False)
             s.push(text, new)
     except KeyboardInterrupt:  # at the prompt or while an agent thinks
         console.print(f"\ninterrupted: the game is left unfinished{kept()}", markup=False)

@@ -62,8 +62,10 @@ class MoveText:
     roll: int | None = None
 
 
-def parse_move_text(text: str) -> MoveText:
-    """Read a move's text without any position.
+def parse_move_text(text: str, rolls: bool = True) -> MoveText:
+    """Read a move's text without any position; ``rolls``: whether a roll is among the moves the
+    reader could mean (a Tumbling Dice record's entry), and so among the examples an error gives
+    (not to a player at their turn, who never types one).
 
     Raises:
         NotationError: malformed text, a cell off the virtual board, an unknown face or colour.
@@ -77,11 +79,12 @@ def parse_move_text(text: str) -> MoveText:
         if face < 0:
             raise NotationError(f"{quote(text)}: a roll gives R, B or M, not {m.group(1).upper()!r}")
         return MoveText(roll=face)
+    if t == "pass":  # a Go player's word: the game always has a die to place or ends
+        raise NotationError("there is no pass in Blobs")
     m = _MOVE.fullmatch(t)
     if not m:
-        raise NotationError(
-            f"{quote(text)} is not a Blobs move (e.g. 'h9M', 'g8R', 'h9:BR' or 'roll:M')"
-        )
+        examples = "'h9M', 'g8R', 'h9:BR' or 'roll:M'" if rolls else "'h9M', 'g8R' or 'h9:BR'"
+        raise NotationError(f"{quote(text)} is not a Blobs move (e.g. {examples})")
     cell = _cell_from_match(text, m.group(1), m.group(2))
     if m.group(3) is not None:
         colours = m.group(3).upper()

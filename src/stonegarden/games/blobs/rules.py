@@ -361,7 +361,7 @@ class BlobsGame(Game):
             NotationError: the text is malformed.
         """
         state = self._own(state)
-        move = parse_move_text(text)
+        move = parse_move_text(text, rolls=state.player == CHANCE)
         if move.roll is not None:
             return ROLL_BASE + move.roll
         assert move.cell is not None
