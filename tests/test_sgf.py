@@ -169,6 +169,20 @@ def test_the_main_line_is_the_first_variation():
     assert sgf_to_record(text).moves == ("C3", "D2", "E1")
 
 
+def test_text_around_the_game_and_a_collections_later_games_are_not_read():
+    """A file with a header before its game (a mail, a server's export) was refused as
+    "property 'Some' outside a node"; text after it as "unexpected ... after the game tree".
+    The game is read from its first "(;", as other SGF readers do; a collection gives its
+    first game."""
+    game = "(;GM[1]SZ[5]RU[stonegarden freego size=5] ;B[cc];W[dd])"
+    for text in (f"Game of 3 May, sent by mail:\n{game}", f"\ufeff{game}\n-- end --\n",
+                 f"{game}\n(;GM[1]SZ[5]RU[stonegarden freego size=5];B[aa])",
+                 f"( ;GM[1]SZ[5]RU[stonegarden freego size=5] ;B[cc];W[dd])trailing"):
+        assert sgf_to_record(text).moves == ("C3", "D2"), text
+    with pytest.raises(RecordError, match="outside a node at offset 0"):  # no game in it
+        sgf_to_record("no game here (at all)")
+
+
 def test_property_values_are_unescaped():
     nodes = parse_sgf(r"(;C[a \] b \\ c]PB[x\
 y];B[aa])")
@@ -176,7 +190,7 @@ y];B[aa])")
 
 
 @pytest.mark.parametrize("text", ["", "(", ")", "(;", "(;B[aa]", "(;B[aa)", ";B[aa]", "(B[aa])",
-                                  "(;B)", "(;B[aa]B[bb])", "()", "(;B[aa]);", "(;1[aa])"])
+                                  "(;B)", "(;B[aa]B[bb])", "()", "(;1[aa])"])
 def test_malformed_sgf_is_a_record_error(text):
     try:
         sgf_to_record(text)

@@ -92,9 +92,14 @@ class _Tree:
         self.children: list[_Tree] = []
 
 
+#: where a game tree begins: "(" then its first node's ";", with space between allowed
+_GAME_START = re.compile(r"\(\s*;")
+
+
 def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
     """The main line of the first game tree: each node's properties (upper-case names, values
-    unescaped). Iterative, so deep variations cannot exhaust the stack.
+    unescaped); text before the game and after it (a collection's later games) is not read.
+    Iterative, so deep variations cannot exhaust the stack.
 
     Raises:
         RecordError: not SGF (naming ``source`` and the character offset).
@@ -110,7 +115,10 @@ def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
     first: _Tree | None = None
     stack: list[_Tree] = []
     node: Node | None = None
-    i, n = (1 if text.startswith("\ufeff") else 0), len(text)  # a UTF-8 file's byte order mark
+    # the game begins at its first "(;": what comes before it (a mail's or a server's header, a
+    # UTF-8 file's byte order mark) is not SGF, and is passed over, as other SGF readers do
+    start = _GAME_START.search(text)
+    i, n = (start.start() if start else 1 if text.startswith("\ufeff") else 0), len(text)
     while i < n:
         ch = text[i]
         if ch.isspace():
@@ -133,10 +141,7 @@ def parse_sgf(text: str, source: str = "<sgf>") -> list[Node]:
             node = None
             i += 1
             if not stack:
-                rest = text[i:].lstrip()
-                if rest and not rest.startswith("("):
-                    raise fail(f"unexpected {rest[:1]!r} after the game tree", n - len(rest))
-                break  # the first game tree is complete; later ones are not read
+                break  # the first game is complete: later ones, and any text after, not read
         elif ch == ";":
             if not stack or stack[-1].children:
                 raise fail("a node outside a sequence", i)
