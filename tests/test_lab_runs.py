@@ -308,6 +308,21 @@ def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
 
 
 @pytest.mark.parametrize("command", [
+    ["study", "blooms", "--agents", "random", "--games", "4"],
+    ["sweep", "blooms", "--grid", "size=3,4", "--agents", "greedy", "--games", "4"],
+])
+def test_agents_given_one_spec_says_so_not_that_the_next_option_is_missing(tmp_path, command):
+    """``--agents`` takes the two words after it: given one agent, it took ``--games`` for the
+    second and answered "Missing option '--games'", of a command that gave it."""
+    out = run_cli(*command, "--out", str(tmp_path / "o"))
+    assert out.returncode == 2, out.stderr
+    assert "Missing option" not in out.stderr
+    assert ("'--agents': it takes two agent specs, A B, and '--games' is an option, not an "
+            "agent") in out.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command", [
     ["study", "blooms", "--agent", "mcts:sims=50,seed=3"],
     ["study", "blooms", "--agents", "greedy", "random:seed=1"],
     ["sweep", "blooms", "--grid", "size=3,4", "--agent", "random:seed=1"],
