@@ -902,3 +902,29 @@ def test_replay_and_analyse_read_a_record_from_standard_input_as_dash(tmp_path):
     assert sgf.returncode == 2
     assert sgf.stderr.startswith("error: standard input: ")
     assert "this looks like an SGF file" in sgf.stderr
+
+
+def test_serve_open_says_so_where_no_browser_opens_the_page(monkeypatch, capsys):
+    """``serve --open`` (what ``scripts/serve.sh`` does without arguments) on a machine with no
+    browser (a server reached over SSH) opened nothing and said nothing."""
+    import webbrowser
+
+    from stonegarden.cli.serve import open_in_browser
+
+    url = "http://127.0.0.1:8000/"
+    monkeypatch.setattr(webbrowser, "open", lambda u: False)
+    open_in_browser(url)
+    assert capsys.readouterr().err.splitlines() == [
+        f"stonegarden serve: --open found no browser on this machine: open {url} in one that "
+        "reaches it"]
+
+    def broken(u: str) -> bool:
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "open", broken)
+    open_in_browser(url)
+    assert "--open found no browser" in capsys.readouterr().err
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda u: opened.append(u) or True)
+    open_in_browser(url)
+    assert opened == [url] and capsys.readouterr().err == ""
