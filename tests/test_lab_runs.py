@@ -547,11 +547,17 @@ def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):
 
     ray.init = init  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "ray", ray)
-    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
-               "--backend", "ray", "--address", "127.0.0.1:6399", "--out", str(tmp_path))
+    # something listens there (an address where nothing does is refused before Ray is asked:
+    # test_lab_ray.py), so Ray is asked, and gives up
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        address = f"127.0.0.1:{listening.getsockname()[1]}"
+        out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+                   "--backend", "ray", "--address", address, "--out", str(tmp_path))
     assert out.exit_code == 2
-    assert "connecting to the Ray cluster at 127.0.0.1:6399" in out.output
-    assert "error: --address '127.0.0.1:6399': no Ray cluster answers" in out.output
+    assert f"connecting to the Ray cluster at {address}" in out.output
+    assert f"error: --address '{address}': no Ray cluster answers" in out.output
     assert "ray start --head" in out.output
 
 
