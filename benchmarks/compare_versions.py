@@ -96,6 +96,15 @@ def main() -> None:
             versions.append((name, checkout_src(src)))
         except argparse.ArgumentTypeError as exc:
             ap.error(f"--version {item!r}: {exc}")
+    # the figures are kept by name: a name given twice merged two checkouts' runs into one
+    # median, and a checkout named "baseline" merged with the --baseline playout's
+    names = [name for name, _ in versions]
+    for name in names:
+        if not name or names.count(name) > 1 or (name == "baseline" and args.baseline):
+            why = ("is empty" if not name else "is given twice" if names.count(name) > 1
+                   else "is the --baseline playout's")
+            ap.error(f"--version: the name {name!r} {why}: give each checkout a name of its "
+                     "own (its figures are kept under it)")
     if args.baseline is not None and not args.baseline.is_file():
         ap.error(f"--baseline: no file {str(args.baseline)!r}")
     cases = [c for c in CASES if args.only is None or args.only in c[0]]

@@ -321,6 +321,16 @@ def test_a_measuring_process_that_fails_is_named_in_one_line(tmp_path: Path) -> 
                          str(tmp_path / "none.py")), "--baseline", "none.py")
     one_line_error(bench("benchmarks/compare_versions.py", "--version", "a=src", "--only",
                          "chess"), "--only 'chess'")
+    # the figures are kept by name: two checkouts under one name were merged into one median
+    one_line_error(bench("benchmarks/compare_versions.py", "--version", "a=src", "--version",
+                         "a=src", "--only", "blobs playouts", "--rounds", "1", "--seconds",
+                         "0.1"), "--version", "the name 'a' is given twice")
+    one_line_error(bench("benchmarks/compare_versions.py", "--version", "baseline=src",
+                         "--baseline", "benchmarks/baseline_blooms.py", "--only", "blooms n=5",
+                         "--rounds", "1", "--seconds", "0.1"),
+                   "the name 'baseline' is the --baseline playout's")
+    one_line_error(bench("benchmarks/compare_versions.py", "--version", "=src", "--only",
+                         "blobs playouts"), "the name '' is empty")
 
 
 @pytest.mark.parametrize("stop", ["Ctrl-C", "SIGTERM"])

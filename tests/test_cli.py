@@ -655,6 +655,34 @@ def test_the_lazy_command_group_lists_each_command_with_its_modules_own_help():
         assert "  warm-up  Compile" in lazy.output
 
 
+def test_no_commands_help_shows_a_range_of_none():
+    """An option with no range of its own (``analyse --ply``, whose range is the record's)
+    was shown in ``--help`` as ``[x<=None]``."""
+    import click
+    from click.testing import CliRunner
+
+    from stonegarden.cli.main import cli
+
+    def commands(group: click.Group, path: list[str]) -> list[list[str]]:
+        found = []
+        for name in group.list_commands(click.Context(group)):
+            command = group.get_command(click.Context(group), name)
+            if isinstance(command, click.Group):
+                found += commands(command, [*path, name])
+            else:
+                found.append([*path, name])
+        return found
+
+    every = commands(cli, [])
+    assert ["analyse"] in every and ["bench", "search"] in every
+    for path in every:
+        out = CliRunner().invoke(cli, [*path, "--help"], terminal_width=200)
+        assert out.exit_code == 0, (path, out.output)
+        assert "None]" not in out.output, (path, out.output)
+    ply = CliRunner().invoke(cli, ["analyse", "--help"], terminal_width=200).output
+    assert "--ply INTEGER RANGE" in ply and "analyse the position after" in ply
+
+
 def test_help_and_a_light_command_import_no_other_commands_module():
     """``--help`` and ``serve`` load neither the search's modules nor numba (a second of CPU
     at every start of a server or a command)."""
@@ -874,3 +902,29 @@ def test_replay_and_analyse_read_a_record_from_standard_input_as_dash(tmp_path):
     assert sgf.returncode == 2
     assert sgf.stderr.startswith("error: standard input: ")
     assert "this looks like an SGF file" in sgf.stderr
+
+
+def test_serve_open_says_so_where_no_browser_opens_the_page(monkeypatch, capsys):
+    """``serve --open`` (what ``scripts/serve.sh`` does without arguments) on a machine with no
+    browser (a server reached over SSH) opened nothing and said nothing."""
+    import webbrowser
+
+    from stonegarden.cli.serve import open_in_browser
+
+    url = "http://127.0.0.1:8000/"
+    monkeypatch.setattr(webbrowser, "open", lambda u: False)
+    open_in_browser(url)
+    assert capsys.readouterr().err.splitlines() == [
+        f"stonegarden serve: --open found no browser on this machine: open {url} in one that "
+        "reaches it"]
+
+    def broken(u: str) -> bool:
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "open", broken)
+    open_in_browser(url)
+    assert "--open found no browser" in capsys.readouterr().err
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda u: opened.append(u) or True)
+    open_in_browser(url)
+    assert opened == [url] and capsys.readouterr().err == ""

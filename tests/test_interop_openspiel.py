@@ -294,6 +294,21 @@ def test_a_saved_state_from_an_untrusted_file_runs_no_code(tmp_path):
     assert state.history() == [32, 240] and state.state.ply == 2
 
 
+def test_a_whole_file_of_serialize_game_and_state_loads_with_its_game_checked(tmp_path):
+    """docs/interop.md says to load a file of ``pyspiel.serialize_game_and_state`` with
+    ``game.deserialize_state``: the whole file was read as a history, and refused at its first
+    line, OpenSpiel's comment. Its [State] is read, once its [Game] is this game."""
+    game = pyspiel.load_game("stonegarden_blobs(tumbling=true,dice=6)")
+    for s in _random_states(game):
+        path = tmp_path / "state.txt"
+        path.write_text(pyspiel.serialize_game_and_state(game, s))
+        loaded = game.deserialize_state(path.read_text())
+        assert loaded.state == s.state and loaded.history() == s.history()
+    other = pyspiel.load_game("stonegarden_blooms(size=3)")
+    with pytest.raises(ParameterError, match=r"the file's \[Game\] is 'stonegarden_blobs\("):
+        other.deserialize_state(path.read_text())
+
+
 @pytest.mark.parametrize("text,error,message", [
     ("32\nx\n", ParameterError, r"entry 2 of the history, 'x', is not an action number"),
     ("32\n1_0\n", ParameterError, "entry 2 of the history, '1_0', is not an action number"),

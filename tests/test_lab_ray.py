@@ -61,3 +61,32 @@ def test_without_an_address_the_command_runs_a_ray_of_its_own(tmp_path):
                   RAY_ADDRESS="127.0.0.1:6399")
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads((tmp_path / "summary.json").read_text())["summary"]["games"] == 2
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("command", [
+    ["study", "blooms", "--param", "size=3", "--agent", "random"],
+    ["ladder", "blooms", "--param", "size=3", "--agent", "mcts", "--key", "sims", "--base",
+     "5", "--steps", "1"],
+])
+def test_an_address_where_no_cluster_answers_is_refused_before_anything_is_written(
+        tmp_path, command):
+    """Ray's init retries an address where nothing listens for ever ("Failed to connect to
+    GCS" every 40 s): the command waited at 0 games until it was killed. It is refused at
+    once, naming the address, and the output folder is not made."""
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port of this machine where nothing listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started = time.monotonic()
+    out = run_cli(*command, "--games", "2", "--backend", "ray", "--address",
+                  f"127.0.0.1:{port}", "--out", str(tmp_path / "o"), timeout=120)
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert out.stderr.splitlines()[-1] == (
+        f"error: --address '127.0.0.1:{port}': no Ray cluster answers (connection refused); "
+        "start one there with `ray start --head`, or leave --address out to run Ray on this "
+        "machine")
+    assert time.monotonic() - started < 100  # no wait of Ray's
+    assert not (tmp_path / "o").exists()

@@ -308,6 +308,21 @@ def test_bad_lab_input_exits_with_a_message(tmp_path, args, needle):
 
 
 @pytest.mark.parametrize("command", [
+    ["study", "blooms", "--agents", "random", "--games", "4"],
+    ["sweep", "blooms", "--grid", "size=3,4", "--agents", "greedy", "--games", "4"],
+])
+def test_agents_given_one_spec_says_so_not_that_the_next_option_is_missing(tmp_path, command):
+    """``--agents`` takes the two words after it: given one agent, it took ``--games`` for the
+    second and answered "Missing option '--games'", of a command that gave it."""
+    out = run_cli(*command, "--out", str(tmp_path / "o"))
+    assert out.returncode == 2, out.stderr
+    assert "Missing option" not in out.stderr
+    assert ("'--agents': it takes two agent specs, A B, and '--games' is an option, not an "
+            "agent") in out.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("command", [
     ["study", "blooms", "--agent", "mcts:sims=50,seed=3"],
     ["study", "blooms", "--agents", "greedy", "random:seed=1"],
     ["sweep", "blooms", "--grid", "size=3,4", "--agent", "random:seed=1"],
@@ -532,11 +547,17 @@ def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):
 
     ray.init = init  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "ray", ray)
-    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
-               "--backend", "ray", "--address", "127.0.0.1:6399", "--out", str(tmp_path))
+    # something listens there (an address where nothing does is refused before Ray is asked:
+    # test_lab_ray.py), so Ray is asked, and gives up
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        address = f"127.0.0.1:{listening.getsockname()[1]}"
+        out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
+                   "--backend", "ray", "--address", address, "--out", str(tmp_path))
     assert out.exit_code == 2
-    assert "connecting to the Ray cluster at 127.0.0.1:6399" in out.output
-    assert "error: --address '127.0.0.1:6399': no Ray cluster answers" in out.output
+    assert f"connecting to the Ray cluster at {address}" in out.output
+    assert f"error: --address '{address}': no Ray cluster answers" in out.output
     assert "ray start --head" in out.output
 
 

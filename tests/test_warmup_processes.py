@@ -73,3 +73,27 @@ def test_a_warm_up_stopped_while_compiling_ends_its_processes(tmp_path, stop):
     while (left := [pid for pid in workers if procs.alive(pid)]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert left == []
+
+
+def test_the_default_jobs_are_the_cores_this_process_may_run_on(monkeypatch):
+    """``warm-up`` without ``--jobs`` counted the host's cores (``os.cpu_count``): limited to
+    one core (``taskset``, a CPU affinity, a container's cpuset) on a machine of many, it
+    compiled in a process a game on that one core."""
+    from click.testing import CliRunner
+
+    from stonegarden.cli.warmup import warm_up
+
+    ran: list[object] = []
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(warmup, "warm_up", lambda games, steps, progress: ran.append(1))
+    monkeypatch.setattr(warmup, "warm_up_in_processes",
+                        lambda games, jobs, steps: ran.append(jobs) or (g for g in games))
+    out = CliRunner().invoke(warm_up, ["--game", "blooms", "--game", "freego", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert ran == [1]  # in this process, one game after the other
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    ran.clear()
+    out = CliRunner().invoke(warm_up, ["--game", "blooms", "--game", "freego", "--quiet"])
+    assert out.exit_code == 0, out.output
+    assert ran == [2]  # a process a game, as many as there are cores

@@ -221,6 +221,19 @@ def test_a_seat_may_name_the_shipped_model_but_no_model_file(client):
         assert r.status_code == 201, (spec, r.text)
 
 
+def test_the_agents_the_server_offers_name_no_model_file(client):
+    """``/api/meta`` and the home page's advanced seat field offered ``model=none|shipped|PATH``
+    for ``mcts``, and a seat following it with a path was refused (400)."""
+    offered = client.get("/api/meta").json()["agents"]["mcts"]
+    assert "model=none|shipped," in offered and "PATH" not in offered
+    home = client.get("/").text
+    assert "model=none|shipped," in home and "model=none|shipped|PATH" not in home
+    # the command line, which reads the file, still offers it
+    from stonegarden.agents.registry import agent_names
+
+    assert "model=none|shipped|PATH" in agent_names()["mcts"]
+
+
 def test_an_agent_move_job_refuses_a_stored_seat_that_names_a_model_file():
     """A seat stored before the server refused model files: the worker's job refuses it too
     (the server then pauses that agent with the reason) and plays the shipped model."""

@@ -294,13 +294,18 @@ def _game_options(options: dict[str, str], spec: str) -> dict[str, int]:
     return values
 
 
+#: the ``model`` option in the ``mcts`` line (a server, which reads no file a client names,
+#: offers it without ``PATH``: ``web.job_kinds.server_agent_docs``)
+MODEL_CHOICES = "model=none|shipped|PATH"
+
+
 def _mcts_doc() -> str:
     """The ``mcts`` line, with the options the games' profiles declare (a list written here
     went stale: it missed ``eyes`` and ``patterns``)."""
     own = ", ".join(f"{name}=on|off" if option.kind == "bool" else f"{name}=K"
                     for name, option in declared_options().items())
     return ("our best search (options: time=S, sims=N, seed, threads=N, parallel=tree|root, c, "
-            "rave_k, grave=N, prior=N, contempt=C, model=none|shipped|PATH, "
+            f"rave_k, grave=N, prior=N, contempt=C, {MODEL_CHOICES}, "
             f"rave/solver/chance/reuse/tt/fast/lgr/bias=on|off, and the game's own: {own})")
 
 

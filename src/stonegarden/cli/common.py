@@ -47,6 +47,11 @@ class WholeRange(click.IntRange):
                                  param, ctx)
         return super().convert(value, param, ctx)
 
+    def _describe_range(self) -> str:
+        """No range where there is none (``--ply``, whose range is the record's): click's
+        wrote ``[x<=None]`` in the help."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
 
 class FiniteRange(click.FloatRange):
     """``click.FloatRange`` reading ASCII digits, a point and an exponent only (as

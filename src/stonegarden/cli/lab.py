@@ -70,6 +70,19 @@ def _stoppable(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _two_agents(ctx: click.Context, param: click.Parameter,
+                value: tuple[str, str] | None) -> tuple[str, str] | None:
+    """``--agents A B``: click takes the two words after it, whatever they are, so one spec
+    followed by an option (``--agents random --games 2``) took the option for the second agent
+    and then said the option was missing, though it was given."""
+    for word in value or ():
+        if word.startswith("-"):
+            raise click.BadParameter(
+                f"it takes two agent specs, A B, and {word!r} is an option, not an agent: give "
+                "a second agent, or --agent SPEC for one agent playing itself", ctx, param)
+    return value
+
+
 def _agents(agent: str | None, agents: tuple[str, ...] | None) -> tuple[str, str]:
     if agents and agent:
         raise ParameterError("give either --agent SPEC (self-play) or --agents A B, not both")
@@ -101,7 +114,8 @@ def _shell_word(arg: str) -> str:
 @click.argument("game_id", metavar="GAME")
 @param_option
 @click.option("--agent", default=None, help="agent spec playing both seats")
-@click.option("--agents", nargs=2, default=None, help="two agent specs A B (seats alternate)")
+@click.option("--agents", nargs=2, default=None, callback=_two_agents,
+              help="two agent specs A B (seats alternate)")
 @run_options
 @friendly_errors
 def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tuple[str, ...],
@@ -145,7 +159,8 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
               help="a swept parameter (repeatable; the first is the one recommendations are "
                    "per); values that are lists are parted by ';': start_scores='0,0;0,2'")
 @click.option("--agent", default=None, help="agent spec playing both seats")
-@click.option("--agents", nargs=2, default=None, help="two agent specs A B")
+@click.option("--agents", nargs=2, default=None, callback=_two_agents,
+              help="two agent specs A B")
 @click.option("--max-draws", type=FiniteRange(0, 1), default=0.1, show_default=True,
               help="a cell is decisive when its draw rate is at most this")
 @run_options

@@ -112,8 +112,20 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
     click.echo(f"stonegarden: serving {url}{shown} (games stored in {stored}); "
                "Ctrl-C stops")
     if open_browser:
-        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+        threading.Timer(1.0, open_in_browser, args=(url,)).start()
     run_server(app, host, port, sockets)
+
+
+def open_in_browser(url: str) -> None:
+    """``--open``: the page in the default browser, or a line saying there is none (a machine
+    without a desktop, reached over SSH: ``webbrowser`` then opens nothing, and said nothing)."""
+    try:
+        opened = webbrowser.open(url)
+    except (webbrowser.Error, OSError):  # a launcher that fails ends no server
+        opened = False
+    if not opened:
+        click.echo(f"stonegarden serve: --open found no browser on this machine: open {url} "
+                   "in one that reaches it", err=True)
 
 
 def local_address(host: str) -> str:

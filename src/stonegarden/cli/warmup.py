@@ -3,7 +3,6 @@ of ``scripts/serve.sh``), so that the web server and the commands only load them
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from contextlib import closing
@@ -15,13 +14,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..core.registry import available_games, game_class
 from ..errors import ParameterError
+from ..search.config import available_cores
 from .common import WholeRange, friendly_errors
 
 
 @click.command("warm-up")
 @click.option("--game", "game_ids", multiple=True, help="only this game (repeatable)")
 @click.option("--jobs", type=WholeRange(1, 64), default=None,
-              help="processes compiling at once  [default: one a core, at most one a game]")
+              help="processes compiling at once  [default: one a core this process may run on, "
+                   "at most one a game]")
 @click.option("--quiet", is_flag=True, help="no progress bar")
 @click.option("--if-needed", is_flag=True,
               help="do nothing if every game was warmed up into this code's cache before "
@@ -44,7 +45,8 @@ def warm_up(game_ids: tuple[str, ...], jobs: int | None, quiet: bool, if_needed:
         return
     if marker is not None:
         _check_writable(marker.parent)
-    jobs = min(jobs or os.cpu_count() or 1, len(games))
+    # the cores this process may run on (a CPU affinity, a container's cpuset), not the host's
+    jobs = min(jobs or available_cores(), len(games))
     console = Console(stderr=True)
     t0 = time.monotonic()
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),

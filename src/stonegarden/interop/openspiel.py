@@ -121,11 +121,13 @@ class OpenSpielGame(pyspiel.Game):
         the actions of its history one a line, as ``OpenSpielState.serialize`` writes them
         (OpenSpiel's format for its C++ games; chance outcomes numbered from 0), or the
         ``[State]`` text OpenSpiel's own serialization of a Python game writes
-        (``pyspiel.serialize_game_and_state``), whose ``history=`` line is read and whose
-        pickled ``__dict__`` is not: unpickling a file runs whatever code it holds.
+        (``pyspiel.serialize_game_and_state``), alone or in the whole file (whose ``[Game]``
+        must be this game), whose ``history=`` line is read and whose pickled ``__dict__`` is
+        not: unpickling a file runs whatever code it holds.
 
         Raises:
-            ParameterError: ``text`` is neither (a line that is not an action number).
+            ParameterError: ``text`` is neither (a line that is not an action number), or a
+            file of another game.
             IllegalMoveError: an action the rules refuse where it stands, named with its
             place in the history.
         """
@@ -133,13 +135,29 @@ class OpenSpielGame(pyspiel.Game):
             raise ParameterError(f"deserialize_state: a serialized state is text, not "
                                  f"{type(text).__name__}")
         state = self.new_initial_state()
-        for place, action in enumerate(_history_actions(text), 1):
+        for place, action in enumerate(_history_actions(self._state_section(text)), 1):
             try:
                 state.apply_action(action)
             except IllegalMoveError as exc:
                 raise IllegalMoveError(f"action {action} (entry {place} of the history)",
                                        exc.reason, exc.position) from None
         return state
+
+    def _state_section(self, text: str) -> str:
+        """The ``[State]`` section of a whole ``pyspiel.serialize_game_and_state`` file, its
+        ``[Game]`` checked to be this game; any other ``text`` as it is. (The whole file, which
+        the docs say to load with this method, was read as a history whose first entry was
+        its comment line.)"""
+        head, sep, section = text.partition("\n[State]\n")
+        if not sep or "[Game]\n" not in head:
+            return text
+        named = head.split("[Game]\n", 1)[1].split("\n", 1)[0].strip()
+        if named != str(self):
+            raise ParameterError(f"deserialize_state: the file's [Game] is {quote(named)}, not "
+                                 f"this game {str(self)!r}: load its game with "
+                                 "pyspiel.load_game, and the state with that game's "
+                                 "deserialize_state")
+        return section
 
     def make_py_observer(self, iig_obs_type=None, params=None):  # type: ignore[no-untyped-def]
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):

@@ -7,6 +7,7 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -108,12 +109,15 @@ def check_backend(backend: str, address: str | None) -> None:
     ``--address`` left an empty ``lab.sqlite`` behind).
 
     Raises:
-        ParameterError: an unknown backend, or an address without Ray.
+        ParameterError: an unknown backend, an address without Ray, or one where nothing
+        answers.
     """
     if backend not in ("local", "ray"):
         raise ParameterError(f"unknown backend {backend!r} (local or ray)")
     if address and backend != "ray":
         raise ParameterError(f"--address {address!r} is a Ray cluster's: add --backend ray")
+    if address:
+        check_reachable(address)
 
 
 def machine_workers(workers: int) -> int:
@@ -254,6 +258,32 @@ def _ray_result(ray: Any, ref: Any) -> dict[str, Any]:
         raise JobError(f"a Ray worker running a game ended abruptly ({type(exc).__name__}: "
                        f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no detail'})",
                        reason="died") from None
+
+
+#: seconds for a Ray cluster's address to accept a connection before Ray is asked to join it
+REACH_SECONDS = 10.0
+
+
+def check_reachable(address: str) -> None:
+    """Refuse an ``--address`` (``HOST:PORT``, or ``ray://HOST:PORT``) where nothing accepts a
+    connection: Ray's ``init`` retries such an address without end ("Failed to connect to
+    GCS"), and the command waited for ever at 0 games. Other forms are Ray's to read.
+
+    Raises:
+        ParameterError: nothing answers at the address within ``REACH_SECONDS``.
+    """
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isascii() or not port.isdigit():
+        return
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_SECONDS):
+            pass
+    except (OSError, OverflowError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or "timed out"
+        raise ParameterError(
+            f"--address {address!r}: no Ray cluster answers ({why.lower()}); start one there "
+            "with `ray start --head`, or leave --address out to run Ray on this machine"
+        ) from None
 
 
 def _run_ray(tasks: Sequence[Task], done: OnResult, workers: int, address: str | None) -> None:

@@ -29,7 +29,6 @@ from starlette.responses import (
 )
 from starlette.routing import Match, Mount, Route
 
-from ..agents.registry import agent_names
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError, StoreError, quote
 from ..jobs import JobPool, Limits
@@ -56,6 +55,7 @@ from .http import (
     read_body,
     read_json,
 )
+from .job_kinds import server_agent_docs
 from .live import listed_now
 from .pages import (
     DOCS,
@@ -188,7 +188,7 @@ def create_app(db: str | Path, workers: int = 2, budgets: Budgets | None = None,
 
     # -- API ----------------------------------------------------------------------------------
     async def meta(request: Request) -> Json:
-        return Json({"games": _games_meta(), "agents": agent_names(),
+        return Json({"games": _games_meta(), "agents": server_agent_docs(),
                      "limits": _limits(budgets, service().jobs),
                      "client": client_of(request)})
 

@@ -12,7 +12,7 @@ import datetime
 from typing import Any
 
 from ..agents.registry import Agent, agent_names, make_agent, parse_agent_spec
-from ..agents.search_agents import SearchAgent
+from ..agents.search_agents import MODEL_CHOICES, SearchAgent
 from ..core import strict_json
 from ..core.foreign import foreign_reader
 from ..core.record import (
@@ -64,6 +64,14 @@ def server_agent(spec: str, threads: int) -> Agent:
     if isinstance(agent, SearchAgent):
         agent.cap_threads(threads, "on this server (--job-threads)")
     return agent
+
+
+def server_agent_docs() -> dict[str, str]:
+    """Each registered agent's line (``agent_names``) as this server takes it: a model file
+    named by its path is refused (``server_agent``), so the ``mcts`` line offers ``none`` and
+    ``shipped`` only, not the ``PATH`` a 400 would answer."""
+    return {name: doc.replace(MODEL_CHOICES, "model=none|shipped")
+            for name, doc in agent_names().items()}
 
 
 @job_kind("agent-move")

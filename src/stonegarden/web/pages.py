@@ -12,13 +12,14 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from ..agents.registry import agent_names, make_agent
+from ..agents.registry import make_agent
 from ..core.params import value_text
 from ..core.protocol import CHANCE
 from ..core.registry import available_games, game_class, make
 from ..errors import StonegardenError
 from ..search.profile import profile_for
 from ..sgf import has_sgf_form
+from .job_kinds import server_agent_docs
 from .seats import seat_words
 from .views import Marks, view_for
 from .views.base import safe_move_cells
@@ -187,7 +188,7 @@ def agent_suggestions() -> dict[str, str]:
     """The home page's advanced seat field: each registered agent as a spec that works as it
     is, with one line about it (``level`` needs its number: the default level's)."""
     return {(f"{name}:{DEFAULT_LEVEL}" if name == "level" else name): doc
-            for name, doc in agent_names().items()}
+            for name, doc in server_agent_docs().items()}
 
 
 def first_mover(game_id: str) -> int:
