@@ -89,9 +89,12 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
             if nd_proven[node] != 0 and (nd_first[node] < 0 or (solver and node != root)):
                 code = nd_proven[node]
                 break
-            # a leaf on its first visit gets a playout; on its second it gets its edges
+            # a leaf on its first visit gets a playout; on its second it gets its edges. A
+            # node in the middle of a turn (a stage other than the root's: the Blooms split
+            # tree's second stone) gets its edges at once, so that every simulation plays a
+            # whole turn in the tree and the root's turns hold every visit
             if nd_first[node] < 0:
-                if node != root and nd_n[node] == 0:
+                if node != root and nd_n[node] == 0 and stage == nd_stage[root]:
                     break
                 count = tree_moves(board, info, player, stage, consts, scratch, moves, priors,
                                    prior > 0)
@@ -125,7 +128,9 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
                     break
                 ed_child[e] = child
                 node = child
-                break
+                if code != 0 or stage == nd_stage[root]:
+                    break
+                continue
             node = child
         # evaluate the leaf: a known result, or the game's playout
         if code != 0:
