@@ -811,13 +811,16 @@ def test_the_compiled_tree_breaks_final_ties_by_seed_not_by_cell():
 
 
 @pytest.mark.parametrize("budget,words", [
-    ({"sims": 10.5}, "sims must be a whole number, at least 1, not 10.5"),
-    ({"sims": "10"}, "sims must be a whole number, at least 1, not '10'"),
-    ({"sims": True}, "sims must be a whole number, at least 1, not True"),
-    ({"sims": 0}, "sims must be a whole number, at least 1, not 0"),
-    ({"seconds": "1"}, "seconds must be a positive number, not '1'"),
-    ({"seconds": True}, "seconds must be a positive number, not True"),
-    ({"seconds": math.nan}, "seconds must be a positive number, not nan"),
+    ({"sims": 10.5}, "sims must be a whole number, 1..32,000,000, not 10.5"),
+    ({"sims": "10"}, "sims must be a whole number, 1..32,000,000, not '10'"),
+    ({"sims": True}, "sims must be a whole number, 1..32,000,000, not True"),
+    ({"sims": 0}, "sims must be a whole number, 1..32,000,000, not 0"),
+    ({"seconds": "1"}, "seconds must be a positive number, at most 86,400, not '1'"),
+    ({"seconds": True}, "seconds must be a positive number, at most 86,400, not True"),
+    ({"seconds": math.nan}, "seconds must be a positive number, at most 86,400, not nan"),
+    ({"seconds": math.inf}, "seconds must be a positive number, at most 86,400, not inf"),
+    ({"seconds": 1e9}, "seconds must be a positive number, at most 86,400, not 1000000000.0"),
+    ({"sims": 10**12}, "sims must be a whole number, 1..32,000,000, not 1000000000000"),
 ])
 def test_a_budget_that_is_no_count_or_time_is_refused_in_words(budget, words):
     """``Budget(sims=10.5)`` was taken: Free Go's tree compiled a kernel of its own for a
@@ -826,6 +829,33 @@ def test_a_budget_that_is_no_count_or_time_is_refused_in_words(budget, words):
         Budget(**budget)
     taken = Budget(sims=np.int64(5), seconds=np.float32(2))
     assert (taken.sims, taken.seconds) == (5, 2.0) and type(taken.sims) is int
+
+
+@pytest.mark.parametrize("game_id,config,threads", [
+    ("blooms", FAST, 1), ("blooms", FAST, 2), ("bridgego", GENERIC, 1)])
+def test_a_search_ends_once_its_root_has_the_most_visits_a_tree_counts(monkeypatch, game_id,
+                                                                       config, threads):
+    """A tree sums rewards in 32-bit floats and visits in 32-bit integers: a search of
+    seconds (or of a kept tree) went on past the point where a win no longer counted, and its
+    values went wrong. It ends there, one tree or several threads in one, a kept tree's
+    visits counted."""
+    from stonegarden.search import config as search_config
+    from stonegarden.search.parallel import new_searcher
+
+    monkeypatch.setattr(search_config, "MAX_TREE_VISITS", 300)
+    game = stonegarden.make(game_id, size=5)
+    state = game.initial_state()
+    engine = new_searcher(game, config, 1, threads)
+    try:
+        first = engine.search(state, Budget(seconds=search_config.MAX_SECONDS))
+        assert first.sims <= 300 and int(engine.pools.nd_n[engine.root]) <= 300
+        state = game.play(state, first.best)
+        again = engine.search(state, Budget(sims=1000))
+        assert again.reused > 0 and again.sims == 300 - again.reused
+        assert int(engine.pools.nd_n[engine.root]) <= 300
+    finally:
+        if threads > 1:
+            engine.close()
 
 
 def test_a_budget_of_numpy_numbers_searches():

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..core.protocol import Game, State
+from . import config as _config
 from .config import Budget, SearchConfig
 from .pools import Pools, proof_rank, tie_key, winner_of_code
 from .profile import profile_for
@@ -192,7 +193,14 @@ class TreeSearch:
         """Run simulations until the budget ends (one thread; a shared tree runs several
         threads through ``_chunks``); how many ran."""
         return self._chunks(state, budget, t0, lambda want, solver: self._run(want, state, solver),
-                            Allowance(budget.sims), poll_stop=True)
+                            self._allowance(budget), poll_stop=True)
+
+    def _allowance(self, budget: Budget) -> Allowance:
+        """The simulations of ``budget``, at most what brings the root to
+        ``MAX_TREE_VISITS`` (past it the tree's sums of rewards stop counting, then its
+        visits wrap around): a search of seconds, or one on a kept tree, ends there."""
+        room = max(0, _config.MAX_TREE_VISITS - int(self.pools.nd_n[self.root]))
+        return Allowance(room if budget.sims is None else min(budget.sims, room))
 
     def _solving(self, state: State) -> bool:
         """Whether the next simulations use the proofs: not once the root is proven lost (or
