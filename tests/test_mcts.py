@@ -402,6 +402,30 @@ def test_a_time_budget_ends_and_reports_simulations():
     assert game.is_legal(game.initial_state(), res.best)
 
 
+@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["compiled", "protocol"])
+def test_a_time_budget_starts_with_one_simulation(monkeypatch, config):
+    """A search of seconds ran a first chunk of 16 simulations whatever their cost: on a
+    large board, a 0.05 s budget took half a second. It starts with one, which sizes the
+    rest; a slow simulation here overruns the budget at once, and the search ends after it."""
+    import time
+
+    game = stonegarden.make("blooms", size=4)
+    engine = make_engine(game, config, 1)
+    wants = []
+    run = engine._run
+
+    def slow(want, state, solver):
+        wants.append(want)
+        done = run(want, state, solver)
+        if want:
+            time.sleep(0.05 * want)
+        return done
+
+    monkeypatch.setattr(engine, "_run", slow)
+    res = engine.search(game.initial_state(), Budget(seconds=0.01))
+    assert wants == [0, 1] and res.sims == 1
+
+
 # -- a toy game with a chance node ---------------------------------------------------------
 
 @dataclass(frozen=True, kw_only=True)
