@@ -426,6 +426,71 @@ def test_a_time_budget_starts_with_one_simulation(monkeypatch, config):
     assert wants == [0, 1] and res.sims == 1
 
 
+def _in_pieces(monkeypatch, engine, wants):
+    """Run ``engine``'s chunks a few simulations at a time (1, 2, 3, 1, ...), each piece as
+    a chunk of its own (whether it solves asked again), noting each chunk in ``wants``."""
+    run = engine._run
+
+    def pieces(want, state, solver):
+        wants.append(want)
+        done, size = 0, 1
+        while done < want:
+            part = min(size, want - done)
+            ran = run(part, state, solver and engine._solving(state))
+            done += ran
+            if ran < part:
+                break
+            size = size % 3 + 1
+        return done
+
+    monkeypatch.setattr(engine, "_run", pieces)
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["compiled", "protocol"])
+@pytest.mark.parametrize("where", ["open", "lost"])
+def test_where_chunks_begin_changes_no_seeded_search(monkeypatch, config, where):
+    """A search runs in chunks sized by their time; a seeded search of simulations is the
+    same whatever its chunks, so on any machine, a root proven lost mid-search included
+    (the proofs were turned off only where the next chunk began)."""
+    if where == "open":
+        game = stonegarden.make("blooms", size=4)
+        state = game.replay(["Rd4", "Kc3,Gd5"])[-1]
+    else:
+        game = stonegarden.make("blooms", size=2, target=1)
+        state = game.replay(["Rb2"])[-1]  # player 2 to move loses, proven in a few hundred
+    whole = make_engine(game, config, 5).search(state, Budget(sims=1500))
+    engine = make_engine(game, config, 5)
+    _in_pieces(monkeypatch, engine, [])
+    cut = engine.search(state, Budget(sims=1500))
+    assert where == "open" or whole.proven == 1
+    assert result_key(cut) == result_key(whole)
+
+
+def test_a_search_of_simulations_sees_a_stop_within_a_chunk_of_its_time(monkeypatch):
+    """Chunks of a budget of simulations doubled up to 4,096 simulations, whatever they
+    cost: on a large board a stop (the web server's time limit, a cancel) was seen seconds
+    late. They are sized by time as a budget of seconds' are."""
+    import time
+
+    game = stonegarden.make("blooms", size=4)
+    engine = make_engine(game, FAST, 1)
+    wants = []
+    run = engine._run
+
+    def slow(want, state, solver):
+        wants.append(want)
+        done = run(want, state, solver)
+        if want:
+            time.sleep(0.01 * want)  # 10 ms a simulation: two make a 20 ms chunk
+        return done
+
+    monkeypatch.setattr(engine, "_run", slow)
+    res = engine.search(game.initial_state(),
+                        Budget(sims=100_000, stop=lambda: len(wants) > 8))
+    assert len(wants) == 9 and max(wants[2:]) <= 2, wants
+    assert res.sims == sum(wants)
+
+
 # -- a toy game with a chance node ---------------------------------------------------------
 
 @dataclass(frozen=True, kw_only=True)
@@ -657,9 +722,10 @@ def test_a_lost_side_still_prefers_resistance():
 
 
 @pytest.mark.parametrize(("game_id", "params", "config", "first_check"), [
-    ("blooms", {"size": 5}, FAST, 16),  # asked between chunks of simulations (16 at first)
-    ("blooms", {"size": 5}, GENERIC, 16),
-    ("freego", {"size": 9}, GENERIC, 16),
+    # asked between chunks of simulations (a search of seconds starts with one)
+    ("blooms", {"size": 5}, FAST, 1),
+    ("blooms", {"size": 5}, GENERIC, 1),
+    ("freego", {"size": 9}, GENERIC, 1),
 ])
 def test_a_stop_request_ends_a_long_search_at_the_next_check(game_id, params, config,
                                                                first_check):
