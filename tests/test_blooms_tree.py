@@ -101,3 +101,27 @@ def test_a_kept_tree_continues_from_the_turns_played():
     counts = {"expanded": 0, "terminal": 0}
     _walk(engine, game, after, engine.root, 2, counts)
     assert counts["expanded"] > 0
+
+
+@pytest.mark.parametrize("game_id,moves", [("blooms", []), ("blooms", ["Rc3"]),
+                                           ("blooms-territory", ["Rc3"])])
+@pytest.mark.parametrize("sims", [1, 2, 5, 16, 17, 40])
+def test_every_simulation_counts_as_a_visit_of_a_whole_turn(game_id, moves, sims):
+    """A turn of two stones is two levels of the tree; a simulation reaching the first stone's
+    node for the first time decides the second stone there too, so the root's whole turns
+    hold every simulation (a search of fewer than about 17 reported 0 visits for every move,
+    and its best move was a turn of the first stone alone, chosen by no simulation)."""
+    from stonegarden.agents.analysis import analyse_position
+    from stonegarden.agents.registry import make_agent
+
+    game = stonegarden.make(game_id)
+    state = game.replay(moves)[-1]
+    engine = _engine(game, SearchConfig(model="none") if game_id == "blooms" else SPLIT)
+    assert engine.spec.levels_per_turn == 2
+    res = engine.search(state, Budget(sims=sims))
+    assert res.sims == sims
+    assert sum(m.visits for m in res.moves) == sims
+    assert res.moves[0].visits >= 1
+    out = analyse_position(make_agent("mcts:seed=3"), game, state, Budget(sims=sims),
+                           top=100)
+    assert sum(m["visits"] for m in out["best_moves"]) == sims

@@ -61,7 +61,7 @@ def test_a_move_the_solver_proved_is_valued_by_its_proof():
     out = ask(game="blooms", params={"size": 3, "target": 4}, agent="mcts", sims=3000, seed=1,
               position="R.Y/GKR./.GK.Y/YR../.KY 2 0,0 7 0 0")
     assert out["player"] == out["proven_winner"] == 2 and out["win_probability"] == 1.0
-    assert out["candidates"][0] == {"move": "Ke2,Gd4", "visits": 620, "value": 1.0,
+    assert out["candidates"][0] == {"move": "Kb3,Gc4", "visits": 604, "value": 1.0,
                                     "proven_winner": 2}
 
 

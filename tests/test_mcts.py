@@ -402,6 +402,95 @@ def test_a_time_budget_ends_and_reports_simulations():
     assert game.is_legal(game.initial_state(), res.best)
 
 
+@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["compiled", "protocol"])
+def test_a_time_budget_starts_with_one_simulation(monkeypatch, config):
+    """A search of seconds ran a first chunk of 16 simulations whatever their cost: on a
+    large board, a 0.05 s budget took half a second. It starts with one, which sizes the
+    rest; a slow simulation here overruns the budget at once, and the search ends after it."""
+    import time
+
+    game = stonegarden.make("blooms", size=4)
+    engine = make_engine(game, config, 1)
+    wants = []
+    run = engine._run
+
+    def slow(want, state, solver):
+        wants.append(want)
+        done = run(want, state, solver)
+        if want:
+            time.sleep(0.05 * want)
+        return done
+
+    monkeypatch.setattr(engine, "_run", slow)
+    res = engine.search(game.initial_state(), Budget(seconds=0.01))
+    assert wants == [0, 1] and res.sims == 1
+
+
+def _in_pieces(monkeypatch, engine, wants):
+    """Run ``engine``'s chunks a few simulations at a time (1, 2, 3, 1, ...), each piece as
+    a chunk of its own (whether it solves asked again), noting each chunk in ``wants``."""
+    run = engine._run
+
+    def pieces(want, state, solver):
+        wants.append(want)
+        done, size = 0, 1
+        while done < want:
+            part = min(size, want - done)
+            ran = run(part, state, solver and engine._solving(state))
+            done += ran
+            if ran < part:
+                break
+            size = size % 3 + 1
+        return done
+
+    monkeypatch.setattr(engine, "_run", pieces)
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["compiled", "protocol"])
+@pytest.mark.parametrize("where", ["open", "lost"])
+def test_where_chunks_begin_changes_no_seeded_search(monkeypatch, config, where):
+    """A search runs in chunks sized by their time; a seeded search of simulations is the
+    same whatever its chunks, so on any machine, a root proven lost mid-search included
+    (the proofs were turned off only where the next chunk began)."""
+    if where == "open":
+        game = stonegarden.make("blooms", size=4)
+        state = game.replay(["Rd4", "Kc3,Gd5"])[-1]
+    else:
+        game = stonegarden.make("blooms", size=2, target=1)
+        state = game.replay(["Rb2"])[-1]  # player 2 to move loses, proven in a few hundred
+    whole = make_engine(game, config, 5).search(state, Budget(sims=1500))
+    engine = make_engine(game, config, 5)
+    _in_pieces(monkeypatch, engine, [])
+    cut = engine.search(state, Budget(sims=1500))
+    assert where == "open" or whole.proven == 1
+    assert result_key(cut) == result_key(whole)
+
+
+def test_a_search_of_simulations_sees_a_stop_within_a_chunk_of_its_time(monkeypatch):
+    """Chunks of a budget of simulations doubled up to 4,096 simulations, whatever they
+    cost: on a large board a stop (the web server's time limit, a cancel) was seen seconds
+    late. They are sized by time as a budget of seconds' are."""
+    import time
+
+    game = stonegarden.make("blooms", size=4)
+    engine = make_engine(game, FAST, 1)
+    wants = []
+    run = engine._run
+
+    def slow(want, state, solver):
+        wants.append(want)
+        done = run(want, state, solver)
+        if want:
+            time.sleep(0.01 * want)  # 10 ms a simulation: two make a 20 ms chunk
+        return done
+
+    monkeypatch.setattr(engine, "_run", slow)
+    res = engine.search(game.initial_state(),
+                        Budget(sims=100_000, stop=lambda: len(wants) > 8))
+    assert len(wants) == 9 and max(wants[2:]) <= 2, wants
+    assert res.sims == sum(wants)
+
+
 # -- a toy game with a chance node ---------------------------------------------------------
 
 @dataclass(frozen=True, kw_only=True)
@@ -633,9 +722,10 @@ def test_a_lost_side_still_prefers_resistance():
 
 
 @pytest.mark.parametrize(("game_id", "params", "config", "first_check"), [
-    ("blooms", {"size": 5}, FAST, 16),  # asked between chunks of simulations (16 at first)
-    ("blooms", {"size": 5}, GENERIC, 16),
-    ("freego", {"size": 9}, GENERIC, 16),
+    # asked between chunks of simulations (a search of seconds starts with one)
+    ("blooms", {"size": 5}, FAST, 1),
+    ("blooms", {"size": 5}, GENERIC, 1),
+    ("freego", {"size": 9}, GENERIC, 1),
 ])
 def test_a_stop_request_ends_a_long_search_at_the_next_check(game_id, params, config,
                                                                first_check):
@@ -811,13 +901,16 @@ def test_the_compiled_tree_breaks_final_ties_by_seed_not_by_cell():
 
 
 @pytest.mark.parametrize("budget,words", [
-    ({"sims": 10.5}, "sims must be a whole number, at least 1, not 10.5"),
-    ({"sims": "10"}, "sims must be a whole number, at least 1, not '10'"),
-    ({"sims": True}, "sims must be a whole number, at least 1, not True"),
-    ({"sims": 0}, "sims must be a whole number, at least 1, not 0"),
-    ({"seconds": "1"}, "seconds must be a positive number, not '1'"),
-    ({"seconds": True}, "seconds must be a positive number, not True"),
-    ({"seconds": math.nan}, "seconds must be a positive number, not nan"),
+    ({"sims": 10.5}, "sims must be a whole number, 1..32,000,000, not 10.5"),
+    ({"sims": "10"}, "sims must be a whole number, 1..32,000,000, not '10'"),
+    ({"sims": True}, "sims must be a whole number, 1..32,000,000, not True"),
+    ({"sims": 0}, "sims must be a whole number, 1..32,000,000, not 0"),
+    ({"seconds": "1"}, "seconds must be a positive number, at most 86,400, not '1'"),
+    ({"seconds": True}, "seconds must be a positive number, at most 86,400, not True"),
+    ({"seconds": math.nan}, "seconds must be a positive number, at most 86,400, not nan"),
+    ({"seconds": math.inf}, "seconds must be a positive number, at most 86,400, not inf"),
+    ({"seconds": 1e9}, "seconds must be a positive number, at most 86,400, not 1000000000.0"),
+    ({"sims": 10**12}, "sims must be a whole number, 1..32,000,000, not 1000000000000"),
 ])
 def test_a_budget_that_is_no_count_or_time_is_refused_in_words(budget, words):
     """``Budget(sims=10.5)`` was taken: Free Go's tree compiled a kernel of its own for a
@@ -826,6 +919,33 @@ def test_a_budget_that_is_no_count_or_time_is_refused_in_words(budget, words):
         Budget(**budget)
     taken = Budget(sims=np.int64(5), seconds=np.float32(2))
     assert (taken.sims, taken.seconds) == (5, 2.0) and type(taken.sims) is int
+
+
+@pytest.mark.parametrize("game_id,config,threads", [
+    ("blooms", FAST, 1), ("blooms", FAST, 2), ("bridgego", GENERIC, 1)])
+def test_a_search_ends_once_its_root_has_the_most_visits_a_tree_counts(monkeypatch, game_id,
+                                                                       config, threads):
+    """A tree sums rewards in 32-bit floats and visits in 32-bit integers: a search of
+    seconds (or of a kept tree) went on past the point where a win no longer counted, and its
+    values went wrong. It ends there, one tree or several threads in one, a kept tree's
+    visits counted."""
+    from stonegarden.search import config as search_config
+    from stonegarden.search.parallel import new_searcher
+
+    monkeypatch.setattr(search_config, "MAX_TREE_VISITS", 300)
+    game = stonegarden.make(game_id, size=5)
+    state = game.initial_state()
+    engine = new_searcher(game, config, 1, threads)
+    try:
+        first = engine.search(state, Budget(seconds=60))  # ends at the cap, long before
+        assert first.sims <= 300 and int(engine.pools.nd_n[engine.root]) <= 300
+        state = game.play(state, first.best)
+        again = engine.search(state, Budget(sims=1000))
+        assert again.reused > 0 and again.sims == 300 - again.reused
+        assert int(engine.pools.nd_n[engine.root]) <= 300
+    finally:
+        if threads > 1:
+            engine.close()
 
 
 def test_a_budget_of_numpy_numbers_searches():

@@ -180,16 +180,31 @@ class GameOption:
     off: int = 0
 
 
+#: the most visits a tree's root takes: the tree sums each edge's rewards in 32-bit floats,
+#: which stop counting a win past 2**25 (33,554,432), and its visits in 32-bit integers. A
+#: search whose root has them (its own simulations and those kept from the moves before)
+#: ends there, whatever is left of its budget
+MAX_TREE_VISITS = 32_000_000
+#: the most simulations a ``Budget`` asks for (one tree's most)
+MAX_SIMS = MAX_TREE_VISITS
+#: the most seconds a ``Budget`` gives (a day: more is a slip of units, a search that never
+#: ends)
+MAX_SECONDS = 86_400.0
+
+
 @dataclass(frozen=True)
 class Budget:
     """Stop after ``sims`` simulations or ``seconds`` of wall time, whichever comes first, or
     as soon as ``stop()`` says so (checked every few simulations: the web server stops a
-    search whose move nobody wants any more).
+    search whose move nobody wants any more). A search also ends once its tree's root has
+    ``MAX_TREE_VISITS`` visits.
 
     Raises:
         ParameterError: neither given, ``sims`` not a whole number or ``seconds`` not a
         number (a float of sims was compiled into a kernel of its own for half a minute, or
-        failed with ``TypeError``, as text did), or a non-positive value.
+        failed with ``TypeError``, as text did), a non-positive value, or one past
+        ``MAX_SIMS`` or ``MAX_SECONDS`` (infinity and NaN included: such a search never
+        ended, and past ``MAX_TREE_VISITS`` its values went wrong).
     """
 
     sims: int | None = None
@@ -200,15 +215,15 @@ class Budget:
         if self.sims is None and self.seconds is None:
             raise ParameterError("a search budget needs sims or seconds")
         if self.sims is not None:
-            if not _is_whole(self.sims) or self.sims < 1:
-                raise ParameterError(f"sims must be a whole number, at least 1, not "
+            if not _is_whole(self.sims) or not 1 <= self.sims <= MAX_SIMS:
+                raise ParameterError(f"sims must be a whole number, 1..{MAX_SIMS:,}, not "
                                      f"{quote(self.sims)}")
             object.__setattr__(self, "sims", int(self.sims))  # a NumPy integer as Python's
         if self.seconds is not None:
             if not (_is_whole(self.seconds) or isinstance(self.seconds, (float, np.floating))) \
-                    or not self.seconds > 0:
-                raise ParameterError(f"seconds must be a positive number, not "
-                                     f"{quote(self.seconds)}")
+                    or not 0 < self.seconds <= MAX_SECONDS:
+                raise ParameterError(f"seconds must be a positive number, at most "
+                                     f"{MAX_SECONDS:,.0f}, not {quote(self.seconds)}")
             object.__setattr__(self, "seconds", float(self.seconds))
 
 

@@ -153,6 +153,8 @@ class ProtocolTree(TreeSearch):
         for _ in range(want):
             if solver and root_won(self.root, P.nd_proven, P.nd_player):
                 break
+            if solver and P.nd_proven[self.root] != 0:  # proven lost or drawn: ``_solving``
+                solver = False
             self._simulate(solver)
             done += 1
         return done

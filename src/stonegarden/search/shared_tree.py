@@ -92,7 +92,7 @@ class SharedTree(CompiledTree):
         self._base = (used_n, used_e)
 
     def _simulations(self, state: State, budget: Budget, t0: float) -> int:
-        allowance = Allowance(budget.sims)
+        allowance = self._allowance(budget)
         run = self._runner(0)
         done = 0
         if self.pools.nd_first[self.root] < 0 and allowance.take(1):

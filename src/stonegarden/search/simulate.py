@@ -50,7 +50,8 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
              vloss):
     """Run up to ``nsims`` simulations from ``root`` (whose position is ``root_board`` and
     ``root_info``); returns how many ran (fewer once the solver proves the root a win for its
-    player; a proven loss or draw is searched on). ``seen``: the AMAF stamps, (3, keys);
+    player; a proven loss or draw is searched on, without the proofs from the simulation
+    after its proof). ``seen``: the AMAF stamps, (3, keys);
     ``replies``: the last-good-reply table (empty: off); ``draw``: player 1's reward of a draw.
 
     ``vloss``: the virtual loss of a tree that several threads search at once
@@ -73,6 +74,10 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
     for _ in range(nsims):
         if solver and root_won(root, nd_proven, nd_player):
             break
+        if solver and nd_proven[root] != 0:
+            # the root proven lost or drawn: searched on without the proofs from this very
+            # simulation, wherever a chunk of simulations begins (``TreeSearch._solving``)
+            solver = False
         done += 1
         counters[2] += 1
         stamp = counters[2]
@@ -89,9 +94,13 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
             if nd_proven[node] != 0 and (nd_first[node] < 0 or (solver and node != root)):
                 code = nd_proven[node]
                 break
-            # a leaf on its first visit gets a playout; on its second it gets its edges
+            # a leaf on its first visit gets a playout; on its second it gets its edges. The
+            # root's turns are decided whole: a node in the middle of the root's turn (at a
+            # stage other than the root's: the Blooms split tree's second stone) gets its
+            # edges at once, so that the root's whole turns hold every simulation's visit
             if nd_first[node] < 0:
-                if node != root and nd_n[node] == 0:
+                if node != root and nd_n[node] == 0 and (depth > 1
+                                                         or stage == nd_stage[root]):
                     break
                 count = tree_moves(board, info, player, stage, consts, scratch, moves, priors,
                                    prior > 0)
@@ -125,7 +134,9 @@ def run_sims(nsims, root, root_board, root_info, consts, max_moves, max_depth,
                     break
                 ed_child[e] = child
                 node = child
-                break
+                if code != 0 or depth > 1 or stage == nd_stage[root]:
+                    break
+                continue
             node = child
         # evaluate the leaf: a known result, or the game's playout
         if code != 0:
