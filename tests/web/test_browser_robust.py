@@ -914,3 +914,73 @@ addEventListener("DOMContentLoaded", () => new MutationObserver((changes) => {
   }
 }).observe(document.body, {childList: true, characterData: true, subtree: true}));
 """
+
+
+CELLS = """() => { const r = [...document.querySelectorAll('#board [data-cell]')].map((c) => c.getBoundingClientRect());
+  return Math.min(...r.map((x) => Math.min(x.width, x.height))); }"""
+
+
+def tap_cell(page, cell: str) -> None:
+    """A finger's tap where the cell is drawn on the screen (not Playwright's tap on an element,
+    which would scroll it into view first)."""
+    box = page.locator(f'#board [data-cell="{cell}"]').bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_a_big_board_on_a_phone_zooms_to_cells_a_finger_can_hit(browser, server):
+    """A 19x19 board fitted to a 375 px phone has 17 px points, Blooms' size 12 in landscape
+    12 px cells: under WCAG 2.2's 24 px. Zoomed in, the cells are 28 px and the board's box
+    scrolls sideways (never the page); a tap plays where it lands; the box keeps its place
+    through the next drawing and brings a far move of the opponent into view."""
+    made = new_game(server, params={"size": 19})
+    page = open_page(browser, phone=True)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    assert page.evaluate(CELLS) < 24 and page.is_visible("#board-zoom")
+    page.tap("#board-zoom")
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    assert page.inner_text("#board-zoom") == "Whole board"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page.evaluate("(b => b.scrollWidth > b.clientWidth)(document.getElementById('board'))")
+    # the far right of the board, in view by scrolling its box, and T19 tapped there
+    page.evaluate("""() => { const b = document.getElementById('board');
+      scrollTo(0, b.getBoundingClientRect().top + scrollY - 10); b.scrollLeft = b.scrollWidth; }""")
+    right = page.evaluate("document.getElementById('board').scrollLeft")
+    assert right > 0
+    tap_cell(page, "T19")
+    assert page.input_value("#move-text") == "T19"  # Confirm moves: on by default on a phone
+    page.tap("#confirm")
+    wait_length(page, 1)
+    assert page.evaluate("document.getElementById('board').scrollLeft") == right
+    assert page.locator('#board [data-cell="T19"].last').count() == 1
+    # the opponent's reply far to the left comes into view
+    move(server, made, "2", "A1", 1)
+    wait_length(page, 2)
+    in_view = """() => { const b = document.getElementById('board').getBoundingClientRect();
+      const r = document.querySelector('#board [data-cell="A1"]').getBoundingClientRect();
+      return r.left >= b.left && r.right <= b.right; }"""
+    page.wait_for_function(in_view, timeout=WAIT)
+    # kept in this browser; Whole board fits it again
+    page.reload()
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page.tap("#board-zoom")
+    page.wait_for_function(f"({CELLS})() < 24", timeout=WAIT)
+    assert page.evaluate("(b => b.scrollWidth <= b.clientWidth)(document.getElementById('board'))")
+    page.tap("#board-zoom")
+    # Blobs' dice are big enough as they are: nothing offered
+    dice = new_game(server, "blobs")
+    page.goto(server.url + dice["links"]["1"])
+    page.wait_for_selector("#board [data-cell]", timeout=WAIT)
+    assert page.evaluate(CELLS) >= 24 and page.is_hidden("#board-zoom")
+    page.context.close()
+    # landscape, where the height limited Blooms' size 12 to 12 px cells
+    blooms = new_game(server, "blooms", params={"size": 12})
+    page = open_page(browser, phone=True, viewport={"width": 667, "height": 375})
+    page.goto(server.url + blooms["links"]["1"])
+    wait_ready(page)
+    assert page.evaluate(CELLS) < 24
+    page.tap("#board-zoom")
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 667
+    page.context.close()
