@@ -984,3 +984,35 @@ def test_a_big_board_on_a_phone_zooms_to_cells_a_finger_can_hit(browser, server)
     page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
     assert page.evaluate("document.documentElement.scrollWidth") <= 667
     page.context.close()
+
+
+def test_on_a_phone_confirm_stays_in_reach_of_a_cell_tapped_at_the_boards_top(browser, server):
+    """A 19x19 board zoomed in on a phone held upright is taller than the screen: a point
+    tapped on its top rows left Confirm (and Pass, Resign, a question) a screen further down,
+    to be scrolled to and back for every move. The move bar stays at the screen's foot."""
+    made = new_game(server, params={"size": 19})
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page.evaluate("scrollTo(0, document.getElementById('board').getBoundingClientRect().top + scrollY)")
+    tap_cell(page, "K19")
+    assert page.input_value("#move-text") == "K19"
+    within = """id => { const r = document.getElementById(id).getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight; }"""
+    assert page.evaluate(within, "confirm") and page.evaluate(within, "resign")
+    # what shows there is the button itself, not the board under it
+    hit = """id => { const r = document.getElementById(id).getBoundingClientRect();
+      return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2).id; }"""
+    assert page.evaluate(hit, "confirm") == "confirm"
+    box = page.locator("#confirm").bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_length(page, 1)
+    assert page.locator('#board [data-cell="K19"].last').count() == 1
+    # at the page's foot the bar is back in its place, below the whole board
+    page.evaluate("scrollTo(0, document.body.scrollHeight)")
+    below = """() => document.getElementById('confirm').getBoundingClientRect().top
+      >= document.getElementById('board').getBoundingClientRect().bottom"""
+    assert page.evaluate(below)
+    page.context.close()
