@@ -1016,3 +1016,26 @@ def test_on_a_phone_confirm_stays_in_reach_of_a_cell_tapped_at_the_boards_top(br
       >= document.getElementById('board').getBoundingClientRect().bottom"""
     assert page.evaluate(below)
     page.context.close()
+
+
+def test_on_a_phone_the_clocks_stay_in_view_while_the_board_is(browser, server):
+    """A game on a clock, its 19x19 board zoomed in on a phone held upright: playing on the
+    board's lower half scrolled the status and both clocks off the screen's top."""
+    made = new_game(server, params={"size": 19}, clock={"initial": 600, "increment": 5})
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page.evaluate("""() => { const b = document.getElementById('board').getBoundingClientRect();
+      scrollTo(0, b.bottom + scrollY - innerHeight + 150); }""")
+    shown = """id => { const r = document.getElementById(id).getBoundingClientRect();
+      const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return r.top >= 0 && r.bottom <= innerHeight && !!at && at.closest('#' + id) !== null; }"""
+    assert page.evaluate("document.documentElement.scrollTop") > 0
+    assert page.evaluate(shown, "clock-1") and page.evaluate(shown, "status")
+    tap_cell(page, "K2")  # a point on the board's foot, the clock in view above it
+    page.tap("#confirm")
+    wait_length(page, 1)
+    assert page.evaluate(shown, "clock-2")
+    page.context.close()
