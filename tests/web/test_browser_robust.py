@@ -960,10 +960,21 @@ def test_a_big_board_on_a_phone_zooms_to_cells_a_finger_can_hit(browser, server)
       const r = document.querySelector('#board [data-cell="A1"]').getBoundingClientRect();
       return r.left >= b.left && r.right <= b.right; }"""
     page.wait_for_function(in_view, timeout=WAIT)
-    # kept in this browser; Whole board fits it again
+    # kept in this browser, and opened where the game is (the last move), not at its left
+    # edge; Whole board fits it again
     page.reload()
     wait_ready(page)
     page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    assert page.evaluate("document.getElementById('board').scrollLeft") == 0  # A1: the left
+    move(server, made, "1", "K10", 2)
+    move(server, made, "2", "L10", 3)
+    page.reload()
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    centred = """() => { const b = document.getElementById('board').getBoundingClientRect();
+      const r = document.querySelector('#board [data-cell="L10"]').getBoundingClientRect();
+      return Math.abs((r.left + r.right) / 2 - (b.left + b.right) / 2) < 2; }"""
+    assert page.evaluate(centred)
     page.tap("#board-zoom")
     page.wait_for_function(f"({CELLS})() < 24", timeout=WAIT)
     assert page.evaluate("(b => b.scrollWidth <= b.clientWidth)(document.getElementById('board'))")
