@@ -1050,3 +1050,25 @@ def test_on_a_phone_the_clocks_stay_in_view_while_the_board_is(browser, server):
     wait_length(page, 1)
     assert page.evaluate(shown, "clock-2")
     page.context.close()
+
+
+FIELDS = """() => [...document.querySelectorAll('input, select, textarea')]
+  .filter((e) => !['checkbox', 'radio', 'hidden', 'file'].includes(e.type))
+  .map((e) => [e.id || e.name, parseFloat(getComputedStyle(e).fontSize)])"""
+
+
+def test_on_a_phone_no_field_is_under_16_px(browser, own_server):
+    """A phone's browser (Safari on an iPhone) zooms the page in on a text field under 16 px
+    as it takes the focus, and leaves it zoomed once the keyboard has gone: the name, the
+    move field, the new game's parameters and clock, and the invite link were 13 to 15 px."""
+    server = own_server  # the lobby is the whole server's
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.removeItem('sg-name')")  # the name form shown
+    for path in ("/", "/lobby", "/my-games", "/games", made["links"]["1"]):
+        page.goto(server.url + path)
+        page.wait_for_load_state("networkidle")
+        fields = page.evaluate(FIELDS)
+        assert fields and all(size >= 16 for _, size in fields), (path, fields)
+    assert page.is_visible("#name-input") and page.is_visible("#move-text")
+    page.context.close()
