@@ -98,6 +98,10 @@ def test_on_a_phone_moves_scroll_the_move_list_never_the_page(browser, server):
     wait_length(page, len(played) + 1)
     page.wait_for_function(shown, timeout=WAIT)
     assert page.evaluate("scrollY") == 0
+    # each move a finger's target (WCAG 2.2: 24 px), the lines touching as they do
+    heights = page.evaluate("[...document.querySelectorAll('#moves button.move')]"
+                            ".map((b) => b.getBoundingClientRect().height)")
+    assert len(heights) == len(played) + 1 and min(heights) >= 24, heights
 
 
 def test_a_stream_closed_by_an_error_reopens_and_says_reconnecting_meanwhile(browser, server):
