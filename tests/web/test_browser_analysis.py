@@ -661,3 +661,36 @@ def test_an_uploaded_games_page_says_the_time_control_it_was_played_under(browse
         assert page.is_hidden("#clocks")  # no clock runs for it
     finally:
         page.context.close()
+
+
+def test_a_tap_anywhere_on_the_graph_on_a_phone_shows_the_nearest_position(browser, server):
+    """The graph's dots are 5 to 8 px, a few px apart in a long game: on a phone a tap meant
+    for one fell between them, or on the line, and did nothing."""
+    made = new_game(server, params={"size": 9}, hints=True)  # analysed while it goes on
+    played = ["E5", "D4", "C3", "F6", "G7", "B2", "H8", "A1", "J9", "B8", "C7", "D6", "E3", "F2"]
+    for i, text in enumerate(played):
+        move(server, made, "1" if i % 2 == 0 else "2", text, i)
+
+    def done(answer):
+        answer.update(engine="mcts:time=0.5,seed=1", done=True, points=[
+            {"ply": p, "p1_win": 0.5, "best_move": "A1", "played_loss": 0.0,
+             "judgement": None} for p in range(answer["of"])])
+
+    page = open_page(browser, phone=True)
+    change_answers(page, f"**/api/games/{made['id']}/analysis", done, method="GET")
+    try:
+        page.goto(server.url + made["links"]["spectator"])
+        wait_text(page, "#seats", "watching")
+        page.tap("#analyse")
+        wait_text(page, "#analysis-status", "15 positions;")
+        # between the dots of moves 10 and 11, nearer 10's, at the graph's foot (the line,
+        # and every dot, at 50% in its middle)
+        where = page.evaluate("""() => { const svg = document.getElementById('winprob');
+          svg.scrollIntoView({block: 'center'});
+          const p = new DOMPoint(300 * 10.3 / 14, 110).matrixTransform(svg.getScreenCTM());
+          return [p.x, p.y, document.elementFromPoint(p.x, p.y).tagName]; }""")
+        assert where[2] != "circle"  # no dot there
+        page.touchscreen.tap(where[0], where[1])
+        page.wait_for_function("document.body.dataset.ply === '10'", timeout=WAIT)
+    finally:
+        page.context.close()

@@ -98,6 +98,10 @@ def test_on_a_phone_moves_scroll_the_move_list_never_the_page(browser, server):
     wait_length(page, len(played) + 1)
     page.wait_for_function(shown, timeout=WAIT)
     assert page.evaluate("scrollY") == 0
+    # each move a finger's target (WCAG 2.2: 24 px), the lines touching as they do
+    heights = page.evaluate("[...document.querySelectorAll('#moves button.move')]"
+                            ".map((b) => b.getBoundingClientRect().height)")
+    assert len(heights) == len(played) + 1 and min(heights) >= 24, heights
 
 
 def test_a_stream_closed_by_an_error_reopens_and_says_reconnecting_meanwhile(browser, server):
@@ -914,3 +918,161 @@ addEventListener("DOMContentLoaded", () => new MutationObserver((changes) => {
   }
 }).observe(document.body, {childList: true, characterData: true, subtree: true}));
 """
+
+
+CELLS = """() => { const r = [...document.querySelectorAll('#board [data-cell]')].map((c) => c.getBoundingClientRect());
+  return Math.min(...r.map((x) => Math.min(x.width, x.height))); }"""
+
+
+def tap_cell(page, cell: str) -> None:
+    """A finger's tap where the cell is drawn on the screen (not Playwright's tap on an element,
+    which would scroll it into view first)."""
+    box = page.locator(f'#board [data-cell="{cell}"]').bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_a_big_board_on_a_phone_zooms_to_cells_a_finger_can_hit(browser, server):
+    """A 19x19 board fitted to a 375 px phone has 17 px points, Blooms' size 12 in landscape
+    12 px cells: under WCAG 2.2's 24 px. Zoomed in, the cells are 28 px and the board's box
+    scrolls sideways (never the page); a tap plays where it lands; the box keeps its place
+    through the next drawing and brings a far move of the opponent into view."""
+    made = new_game(server, params={"size": 19})
+    page = open_page(browser, phone=True)
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    assert page.evaluate(CELLS) < 24 and page.is_visible("#board-zoom")
+    page.tap("#board-zoom")
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    assert page.inner_text("#board-zoom") == "Whole board"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    assert page.evaluate("(b => b.scrollWidth > b.clientWidth)(document.getElementById('board'))")
+    # the far right of the board, in view by scrolling its box, and T19 tapped there
+    page.evaluate("""() => { const b = document.getElementById('board');
+      scrollTo(0, b.getBoundingClientRect().top + scrollY - 10); b.scrollLeft = b.scrollWidth; }""")
+    right = page.evaluate("document.getElementById('board').scrollLeft")
+    assert right > 0
+    tap_cell(page, "T19")
+    assert page.input_value("#move-text") == "T19"  # Confirm moves: on by default on a phone
+    page.tap("#confirm")
+    wait_length(page, 1)
+    assert page.evaluate("document.getElementById('board').scrollLeft") == right
+    assert page.locator('#board [data-cell="T19"].last').count() == 1
+    # the opponent's reply far to the left comes into view
+    move(server, made, "2", "A1", 1)
+    wait_length(page, 2)
+    in_view = """() => { const b = document.getElementById('board').getBoundingClientRect();
+      const r = document.querySelector('#board [data-cell="A1"]').getBoundingClientRect();
+      return r.left >= b.left && r.right <= b.right; }"""
+    page.wait_for_function(in_view, timeout=WAIT)
+    # kept in this browser, and opened where the game is (the last move), not at its left
+    # edge; Whole board fits it again
+    page.reload()
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    assert page.evaluate("document.getElementById('board').scrollLeft") == 0  # A1: the left
+    move(server, made, "1", "K10", 2)
+    move(server, made, "2", "L10", 3)
+    page.reload()
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    centred = """() => { const b = document.getElementById('board').getBoundingClientRect();
+      const r = document.querySelector('#board [data-cell="L10"]').getBoundingClientRect();
+      return Math.abs((r.left + r.right) / 2 - (b.left + b.right) / 2) < 2; }"""
+    assert page.evaluate(centred)
+    page.tap("#board-zoom")
+    page.wait_for_function(f"({CELLS})() < 24", timeout=WAIT)
+    assert page.evaluate("(b => b.scrollWidth <= b.clientWidth)(document.getElementById('board'))")
+    page.tap("#board-zoom")
+    # Blobs' dice are big enough as they are: nothing offered
+    dice = new_game(server, "blobs")
+    page.goto(server.url + dice["links"]["1"])
+    page.wait_for_selector("#board [data-cell]", timeout=WAIT)
+    assert page.evaluate(CELLS) >= 24 and page.is_hidden("#board-zoom")
+    page.context.close()
+    # landscape, where the height limited Blooms' size 12 to 12 px cells
+    blooms = new_game(server, "blooms", params={"size": 12})
+    page = open_page(browser, phone=True, viewport={"width": 667, "height": 375})
+    page.goto(server.url + blooms["links"]["1"])
+    wait_ready(page)
+    assert page.evaluate(CELLS) < 24
+    page.tap("#board-zoom")
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 667
+    page.context.close()
+
+
+def test_on_a_phone_confirm_stays_in_reach_of_a_cell_tapped_at_the_boards_top(browser, server):
+    """A 19x19 board zoomed in on a phone held upright is taller than the screen: a point
+    tapped on its top rows left Confirm (and Pass, Resign, a question) a screen further down,
+    to be scrolled to and back for every move. The move bar stays at the screen's foot."""
+    made = new_game(server, params={"size": 19})
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page.evaluate("scrollTo(0, document.getElementById('board').getBoundingClientRect().top + scrollY)")
+    tap_cell(page, "K19")
+    assert page.input_value("#move-text") == "K19"
+    within = """id => { const r = document.getElementById(id).getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight; }"""
+    assert page.evaluate(within, "confirm") and page.evaluate(within, "resign")
+    # what shows there is the button itself, not the board under it
+    hit = """id => { const r = document.getElementById(id).getBoundingClientRect();
+      return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2).id; }"""
+    assert page.evaluate(hit, "confirm") == "confirm"
+    box = page.locator("#confirm").bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    wait_length(page, 1)
+    assert page.locator('#board [data-cell="K19"].last').count() == 1
+    # at the page's foot the bar is back in its place, below the whole board
+    page.evaluate("scrollTo(0, document.body.scrollHeight)")
+    below = """() => document.getElementById('confirm').getBoundingClientRect().top
+      >= document.getElementById('board').getBoundingClientRect().bottom"""
+    assert page.evaluate(below)
+    page.context.close()
+
+
+def test_on_a_phone_the_clocks_stay_in_view_while_the_board_is(browser, server):
+    """A game on a clock, its 19x19 board zoomed in on a phone held upright: playing on the
+    board's lower half scrolled the status and both clocks off the screen's top."""
+    made = new_game(server, params={"size": 19}, clock={"initial": 600, "increment": 5})
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page.evaluate("""() => { const b = document.getElementById('board').getBoundingClientRect();
+      scrollTo(0, b.bottom + scrollY - innerHeight + 150); }""")
+    shown = """id => { const r = document.getElementById(id).getBoundingClientRect();
+      const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return r.top >= 0 && r.bottom <= innerHeight && !!at && at.closest('#' + id) !== null; }"""
+    assert page.evaluate("document.documentElement.scrollTop") > 0
+    assert page.evaluate(shown, "clock-1") and page.evaluate(shown, "status")
+    tap_cell(page, "K2")  # a point on the board's foot, the clock in view above it
+    page.tap("#confirm")
+    wait_length(page, 1)
+    assert page.evaluate(shown, "clock-2")
+    page.context.close()
+
+
+FIELDS = """() => [...document.querySelectorAll('input, select, textarea')]
+  .filter((e) => !['checkbox', 'radio', 'hidden', 'file'].includes(e.type))
+  .map((e) => [e.id || e.name, parseFloat(getComputedStyle(e).fontSize)])"""
+
+
+def test_on_a_phone_no_field_is_under_16_px(browser, own_server):
+    """A phone's browser (Safari on an iPhone) zooms the page in on a text field under 16 px
+    as it takes the focus, and leaves it zoomed once the keyboard has gone: the name, the
+    move field, the new game's parameters and clock, and the invite link were 13 to 15 px."""
+    server = own_server  # the lobby is the whole server's
+    made = new_game(server, params={"size": 5})
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.removeItem('sg-name')")  # the name form shown
+    for path in ("/", "/lobby", "/my-games", "/games", made["links"]["1"]):
+        page.goto(server.url + path)
+        page.wait_for_load_state("networkidle")
+        fields = page.evaluate(FIELDS)
+        assert fields and all(size >= 16 for _, size in fields), (path, fields)
+    assert page.is_visible("#name-input") and page.is_visible("#move-text")
+    page.context.close()

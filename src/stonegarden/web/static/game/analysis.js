@@ -130,7 +130,16 @@ function drawAnalysis() {
     `<text x="0" y="${H + 14}" font-size="10" text-anchor="middle">0</text><text x="${W}" y="${H + 14}" font-size="10" text-anchor="middle">${n}</text>` +
     `<text x="${W / 2}" y="${H + 14}" font-size="10" text-anchor="middle">move</text>` +
     `<polyline class="graph-line" points="${line}"/>${dots}</svg>`;
-  box.querySelectorAll(".apt").forEach((c) => c.addEventListener("click", () => goTo(+c.dataset.ply)));
+  // a click or a tap anywhere on the graph shows the position nearest it: its dots, 5 to 8 px
+  // and a few px apart in a long game, were no target for a finger, and a tap between them
+  // did nothing
+  const svg = box.querySelector("svg");
+  svg.addEventListener("click", (ev) => {
+    const m = svg.getScreenCTM();
+    if (!m) return;
+    const at = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
+    goTo(Math.max(0, Math.min(n, Math.round((at.x / W) * n))));
+  });
   graphAsSlider(a, known);
   markMoves();
 }

@@ -8,6 +8,7 @@ import { renderOnline } from "./online.js";
 import { renderMoves, renderScore } from "./moves.js";
 import { clearChoice, renderBuilder } from "./builder.js";
 import { prepareBoardKeys } from "./board_keys.js";
+import { sizeBoard } from "./board_zoom.js";
 import { renderAnalysis } from "./analysis.js";
 
 // every module loaded and ran (common.js says so on the page when they did not)
@@ -128,7 +129,9 @@ export function render(s) {
   document.body.dataset.length = n.length;
   document.body.dataset.terminal = s.terminal;
   const focused = document.activeElement, hadFocus = $("board").contains(focused);
+  const scrolled = $("board").scrollLeft;  // a zoomed board's box, scrolled sideways
   $("board").innerHTML = s.svg;
+  sizeBoard(scrolled, false);
   boardForScreenReaders();
   if (s.you && page.key && !invited(page.key)) SG.saveKey(gid, String(s.you), page.key);  // "my games" knows the seat
   const person = (p) => (s.names && s.names[p] ? SG.isolate(s.names[p]) : "a person");
