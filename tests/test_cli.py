@@ -555,6 +555,27 @@ def test_ctrl_c_while_the_commands_are_imported_is_one_line_not_a_traceback():
     assert (out.returncode, out.stderr.strip(), out.stdout) == (130, "interrupted", "")
 
 
+#: run as ``python -m`` (as ``stonegarden`` and ``python -m stonegarden`` run, where ``-c``
+#: exits otherwise): a command is stopped by a Ctrl-C that strikes inside text run by
+#: ``exec``, as one striking while SciPy is imported does (it runs ``from numpy import *`` so)
+CTRL_C_IN_TEXT_RUN_BY_EXEC = """
+import sys
+from stonegarden.cli import info, main
+info.games.callback = lambda *args, **kwargs: exec("raise KeyboardInterrupt")
+sys.argv = ["stonegarden", "games"]
+main()
+"""
+
+
+def test_ctrl_c_inside_text_run_by_exec_still_exits_130_not_by_a_signal(tmp_path):
+    """The command said "interrupted", and then the interpreter killed itself with SIGINT
+    (status -2 to its parent), taking the Ctrl-C, caught, for one no one had caught."""
+    (tmp_path / "stopped_in_exec.py").write_text(CTRL_C_IN_TEXT_RUN_BY_EXEC)
+    out = subprocess.run([sys.executable, "-m", "stopped_in_exec"], cwd=tmp_path,
+                         capture_output=True, text=True, env=cli_env(), timeout=120)
+    assert (out.returncode, out.stderr.strip(), out.stdout) == (130, "interrupted", "")
+
+
 def test_the_package_and_its_command_line_load_no_numba_before_a_command_runs():
     """What the entry point imports before it can answer a Ctrl-C is Python's own time."""
     probe = ("import sys, stonegarden, stonegarden.cli; "
