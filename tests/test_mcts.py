@@ -901,16 +901,16 @@ def test_the_compiled_tree_breaks_final_ties_by_seed_not_by_cell():
 
 
 @pytest.mark.parametrize("budget,words", [
-    ({"sims": 10.5}, "sims must be a whole number, 1..32,000,000, not 10.5"),
-    ({"sims": "10"}, "sims must be a whole number, 1..32,000,000, not '10'"),
-    ({"sims": True}, "sims must be a whole number, 1..32,000,000, not True"),
-    ({"sims": 0}, "sims must be a whole number, 1..32,000,000, not 0"),
+    ({"sims": 10.5}, "sims must be a whole number, 1..16,000,000, not 10.5"),
+    ({"sims": "10"}, "sims must be a whole number, 1..16,000,000, not '10'"),
+    ({"sims": True}, "sims must be a whole number, 1..16,000,000, not True"),
+    ({"sims": 0}, "sims must be a whole number, 1..16,000,000, not 0"),
     ({"seconds": "1"}, "seconds must be a positive number, at most 86,400, not '1'"),
     ({"seconds": True}, "seconds must be a positive number, at most 86,400, not True"),
     ({"seconds": math.nan}, "seconds must be a positive number, at most 86,400, not nan"),
     ({"seconds": math.inf}, "seconds must be a positive number, at most 86,400, not inf"),
     ({"seconds": 1e9}, "seconds must be a positive number, at most 86,400, not 1000000000.0"),
-    ({"sims": 10**12}, "sims must be a whole number, 1..32,000,000, not 1000000000000"),
+    ({"sims": 10**12}, "sims must be a whole number, 1..16,000,000, not 1000000000000"),
 ])
 def test_a_budget_that_is_no_count_or_time_is_refused_in_words(budget, words):
     """``Budget(sims=10.5)`` was taken: Free Go's tree compiled a kernel of its own for a
@@ -946,6 +946,20 @@ def test_a_search_ends_once_its_root_has_the_most_visits_a_tree_counts(monkeypat
     finally:
         if threads > 1:
             engine.close()
+
+
+def test_every_win_up_to_the_most_visits_a_tree_takes_still_counts():
+    """The cap was 32,000,000, said to be where the 32-bit sums stop counting; they stop at
+    2**24 (16,777,216): an edge's sum of wins past it gained nothing from another win, and a
+    long search's best move lost value as it won."""
+    from stonegarden.search.config import MAX_TREE_VISITS
+    from stonegarden.search.pools import Pools
+
+    sums = Pools(nodes=2, edges=2).ed_w  # the type the tree sums an edge's rewards in
+    sums[0] = MAX_TREE_VISITS - 1  # the most wins an edge of a full tree has but one
+    assert int(sums[0]) == MAX_TREE_VISITS - 1
+    sums[0] += 1.0  # one more win, as the backup adds it
+    assert int(sums[0]) == MAX_TREE_VISITS
 
 
 def test_a_budget_of_numpy_numbers_searches():

@@ -181,10 +181,10 @@ class GameOption:
 
 
 #: the most visits a tree's root takes: the tree sums each edge's rewards in 32-bit floats,
-#: which stop counting a win past 2**25 (33,554,432), and its visits in 32-bit integers. A
-#: search whose root has them (its own simulations and those kept from the moves before)
-#: ends there, whatever is left of its budget
-MAX_TREE_VISITS = 32_000_000
+#: which stop counting a win at 2**24 (16,777,216: one more rounds back to it), and no edge
+#: has more visits than its root. A search whose root has them (its own simulations and those
+#: kept from the moves before) ends there, whatever is left of its budget
+MAX_TREE_VISITS = 16_000_000
 #: the most simulations a ``Budget`` asks for (one tree's most)
 MAX_SIMS = MAX_TREE_VISITS
 #: the most seconds a ``Budget`` gives (a day: more is a slip of units, a search that never
