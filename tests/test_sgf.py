@@ -177,7 +177,7 @@ def test_text_around_the_game_and_a_collections_later_games_are_not_read():
     game = "(;GM[1]SZ[5]RU[stonegarden freego size=5] ;B[cc];W[dd])"
     for text in (f"Game of 3 May, sent by mail:\n{game}", f"\ufeff{game}\n-- end --\n",
                  f"{game}\n(;GM[1]SZ[5]RU[stonegarden freego size=5];B[aa])",
-                 f"( ;GM[1]SZ[5]RU[stonegarden freego size=5] ;B[cc];W[dd])trailing"):
+                 "( ;GM[1]SZ[5]RU[stonegarden freego size=5] ;B[cc];W[dd])trailing"):
         assert sgf_to_record(text).moves == ("C3", "D2"), text
     with pytest.raises(RecordError, match="outside a node at offset 0"):  # no game in it
         sgf_to_record("no game here (at all)")
