@@ -284,8 +284,15 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
       "--games", "2", "--out", "x"], "twice"),
     (["sweep", "blooms", "--grid", "size=3,3", "--agent", "random", "--games", "2",
       "--out", "x"], "a value twice"),
-    (["sweep", "blooms", "--param", "size=3", "--grid", "size=4", "--agent", "random",
+    (["sweep", "blooms", "--param", "size=3", "--grid", "size=4,5", "--agent", "random",
       "--games", "2", "--out", "x"], "error: 'size' is both fixed (--param) and swept (--grid)"),
+    # one value is the same in every cell: a --param, not a sweep (it played and recommended
+    # the only cell there was)
+    (["sweep", "blooms", "--grid", "size=5", "--agent", "random", "--games", "2", "--out",
+      "x"], "error: --grid 'size=5' gives one value: a sweep compares two or more; for that "
+     "value in every cell give --param size=5\n"),
+    (["sweep", "blooms", "--grid", "size=3,4", "--grid", "target=10:12:5", "--agent", "random",
+      "--games", "2", "--out", "x"], "give --param target=10\n"),
     (["train", "blooms", "--games", "2", "--out", "FILE/t"], "--out"),
     # every game asked for is a task in memory before the first is played
     (["study", "blooms", "--agent", "random", "--games", "100000000000", "--out", "x"],
@@ -489,7 +496,7 @@ def test_a_game_worker_of_a_pool_searches_with_its_share_of_the_cores():
 def test_a_sweep_of_three_parameters_draws_a_heatmap_per_value_of_the_third(tmp_path):
     """One heatmap of the first two parameters cannot show a third: each of its values has
     its own picture (one picture drew only the last value's cells over the others)."""
-    out = run_cli("sweep", "freego", "--grid", "target=3,4", "--grid", "size=5", "--grid",
+    out = run_cli("sweep", "freego", "--grid", "target=3,4", "--grid", "size=5,6", "--grid",
                   "ko=simple,none", "--agent", "random", "--games", "4", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     report = (tmp_path / "report.md").read_text()

@@ -40,8 +40,8 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
     are lists themselves are parted by semicolons: ``start_scores=0,0;0,1``.
 
     Raises:
-        ParameterError: malformed option, empty or non-integer range, more than ``MAX_CELLS``
-        cells.
+        ParameterError: malformed option, empty or non-integer range, one value or a value
+        twice, more than ``MAX_CELLS`` cells.
     """
     grid: dict[str, list[Any]] = {}
     for opt in options:
@@ -76,6 +76,10 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
             raise ParameterError(f"--grid {opt!r} has no values")
         if len(set(map(repr, grid[key]))) != len(grid[key]):
             raise ParameterError(f"--grid {opt!r} gives a value twice")
+        if len(grid[key]) == 1:  # the same in every cell: nothing is compared along it
+            raise ParameterError(
+                f"--grid {opt!r} gives one value: a sweep compares two or more; for that "
+                f"value in every cell give --param {key}={plots.value_label(grid[key][0])}")
     if not grid:
         raise ParameterError("a sweep needs at least one --grid")
     count = 1
