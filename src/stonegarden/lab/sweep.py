@@ -188,9 +188,13 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
             if stale.suffix in (".png", ".svg"):
                 stale.unlink()
+        # the figures mark the recommended cells, and the cells that drew too much to be
+        # candidates (a cell of all draws has a score of exactly 1/2: the fairest-looking)
+        marks: dict[str, Any] = {"picked": [r["cell"] for r in rec if r["cell"] is not None],
+                                 "max_draws": max_draws}
         if len(keys_) == 2:
             images = [("first player's score per cell",
-                       plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots"))]
+                       plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots", **marks))]
         elif len(keys_) > 2:  # a heatmap of the first two parameters per value of the others
             groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
             places = itertools.product(*(range(len(grid[key])) for key in keys_))  # rows' order
@@ -202,10 +206,10 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
                                   for key in keys_[2:])
                 images.append((f"first player's score per cell, {title}",
                                plots.sweep_heatmap(subset, keys_[1], keys_[0], out / "plots",
-                                                   name=f"sweep-{k}", title=title)))
+                                                   name=f"sweep-{k}", title=title, **marks)))
         else:
             images = [("first player's score per cell",
-                       plots.sweep_lines(rows, keys_[0], out / "plots"))]
+                       plots.sweep_lines(rows, keys_[0], out / "plots", **marks))]
         swept = ", ".join(f"`{k}`" for k in keys_)
         per_cell = (f" ({', '.join(f'`{k}`' for k in follow)} follow{'s' if len(follow) == 1 else ''}"
                     " the swept values: shown per cell)" if follow else "")
