@@ -116,16 +116,26 @@ def recommend(rows: list[dict[str, Any]], by: str | None, max_draws: float) -> l
         if not decisive:
             out.append({"group": value, "cell": None, "why": "no decisive cell"})
             continue
-        best = min(decisive, key=lambda r: abs(r["summary"]["first_player_score"]["value"] - 0.5))
+        # min keeps the first of equals: of cells as near 1/2 (0.3 and 0.7), the grid's first,
+        # not the one the rounding of 0.7 - 0.5 put a hair nearer
+        best = min(decisive, key=_off_half)
         s = best["summary"]["first_player_score"]
+        # as near 1/2 as the pick: one is not fairer than the other, whichever way they lean
+        tied = [r["params"] for r in decisive if r is not best and _off_half(r) == _off_half(best)]
         # the pick among cells whose intervals all hold 1/2 is a coin toss: they are named
         also = [r["params"] for r in decisive if r is not best
                 and r["summary"]["first_player_score"]["low"] <= 0.5
                 <= r["summary"]["first_player_score"]["high"]]
         out.append({"group": value, "cell": best["params"], "first_player_score": s,
                     "fair_within_interval": s["low"] <= 0.5 <= s["high"],
-                    "also_fair_within_interval": also})
+                    "also_fair_within_interval": also, "equally_close": tied})
     return out
+
+
+def _off_half(row: dict[str, Any]) -> float:
+    """How far a cell's first-player score is from 1/2, to the precision its games give (a
+    sweep's scores are multiples of 1/(2n))."""
+    return round(abs(row["summary"]["first_player_score"]["value"] - 0.5), 9)
 
 
 def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
@@ -228,7 +238,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
                 rec_md.append(f"- {_cell_text(r['cell'], r['cell'])}: first player's score "
                               f"{s['value']:.3f} "
                               f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
-                              + _also_text(r["also_fair_within_interval"], grid))
+                              + _also_text(r["also_fair_within_interval"], grid)
+                              + _tied_text(r, grid))
         write_report(f"Sweep: {game_id}", intro, table, images,
                      out, extra_md="\n".join(rec_md))
         return {"cells": rows, "recommendation": rec}
@@ -239,6 +250,16 @@ def _also_text(cells: list[dict[str, Any]], grid: dict[str, list[Any]]) -> str:
     if not cells:
         return ""
     return ("; also fair within their intervals, so the pick among them is within noise: "
+            + "; ".join(_cell_text(c, grid) for c in cells))
+
+
+def _tied_text(rec: dict[str, Any], grid: dict[str, list[Any]]) -> str:
+    """The other decisive cells as near 1/2 as the pick that its text has not named: the pick
+    among them is the grid's order, nothing more."""
+    cells = [c for c in rec["equally_close"] if c not in rec["also_fair_within_interval"]]
+    if not cells:
+        return ""
+    return ("; as near 1/2, so the pick among them is the grid's order: "
             + "; ".join(_cell_text(c, grid) for c in cells))
 
 
