@@ -246,3 +246,26 @@ def test_a_heatmaps_axes_of_numbers_are_in_increasing_order(tmp_path, monkeypatc
              for r in ("b", "a")]
     fig = plots.sweep_heatmap(named, "rule", "size", tmp_path)
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["b", "a"]
+
+
+def test_of_cells_as_near_one_half_the_recommendation_takes_the_grids_first_and_names_the_rest():
+    """Scores of 0.3 and 0.7 are as near 1/2, but 0.7 - 0.5 rounds a hair below 0.2: the
+    recommendation took the second cell, as if it were the fairer, and with 100 games (both
+    intervals clear of 1/2) did not name the first at all."""
+    from stonegarden.lab.statistics import wilson
+    from stonegarden.lab.sweep import _tied_text, recommend
+
+    def cell(target: int, wins: int) -> dict:
+        return {"params": {"target": target},
+                "summary": {"first_player_score": wilson(wins, 100).as_dict(),
+                            "draw_rate": wilson(0, 100).as_dict()}}
+
+    [rec] = recommend([cell(10, 30), cell(15, 70), cell(20, 80)], None, 0.1)
+    assert rec["cell"] == {"target": 10}
+    assert rec["equally_close"] == [{"target": 15}] and rec["also_fair_within_interval"] == []
+    assert _tied_text(rec, {"target": [10, 15, 20]}) == (
+        "; as near 1/2, so the pick among them is the grid's order: target=15")
+    # where the pick is fair within its interval the tied cells are named as fair already
+    [rec] = recommend([cell(10, 45), cell(15, 55)], None, 0.1)
+    assert rec["cell"] == {"target": 10} and rec["also_fair_within_interval"] == [{"target": 15}]
+    assert _tied_text(rec, {"target": [10, 15]}) == ""

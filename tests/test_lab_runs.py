@@ -284,8 +284,15 @@ def test_interrupted_sweep_resumes_to_the_same_table(tmp_path):
       "--games", "2", "--out", "x"], "twice"),
     (["sweep", "blooms", "--grid", "size=3,3", "--agent", "random", "--games", "2",
       "--out", "x"], "a value twice"),
-    (["sweep", "blooms", "--param", "size=3", "--grid", "size=4", "--agent", "random",
+    (["sweep", "blooms", "--param", "size=3", "--grid", "size=4,5", "--agent", "random",
       "--games", "2", "--out", "x"], "error: 'size' is both fixed (--param) and swept (--grid)"),
+    # one value is the same in every cell: a --param, not a sweep (it played and recommended
+    # the only cell there was)
+    (["sweep", "blooms", "--grid", "size=5", "--agent", "random", "--games", "2", "--out",
+      "x"], "error: --grid 'size=5' gives one value: a sweep compares two or more; for that "
+     "value in every cell give --param size=5\n"),
+    (["sweep", "blooms", "--grid", "size=3,4", "--grid", "target=10:12:5", "--agent", "random",
+      "--games", "2", "--out", "x"], "give --param target=10\n"),
     (["train", "blooms", "--games", "2", "--out", "FILE/t"], "--out"),
     # every game asked for is a task in memory before the first is played
     (["study", "blooms", "--agent", "random", "--games", "100000000000", "--out", "x"],
@@ -489,7 +496,7 @@ def test_a_game_worker_of_a_pool_searches_with_its_share_of_the_cores():
 def test_a_sweep_of_three_parameters_draws_a_heatmap_per_value_of_the_third(tmp_path):
     """One heatmap of the first two parameters cannot show a third: each of its values has
     its own picture (one picture drew only the last value's cells over the others)."""
-    out = run_cli("sweep", "freego", "--grid", "target=3,4", "--grid", "size=5", "--grid",
+    out = run_cli("sweep", "freego", "--grid", "target=3,4", "--grid", "size=5,6", "--grid",
                   "ko=simple,none", "--agent", "random", "--games", "4", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     report = (tmp_path / "report.md").read_text()
@@ -629,6 +636,60 @@ def test_the_heatmap_writes_its_figures_in_a_colour_that_reads_on_the_cell(tmp_p
         plots.sweep_heatmap(rows, "target", "size", tmp_path)
     texts = {t.get_text(): t.get_color() for t in figures[0].axes[0].texts}
     assert texts == {"0.50": "black", "0.00": "white", "0.95": "white", "0.60": "black"}
+
+
+def _cell(params: dict[str, Any], score: tuple[float, int], draws: int) -> dict[str, Any]:
+    from stonegarden.lab.statistics import wilson
+
+    points, games = score
+    return {"params": params, "summary": {"first_player_score": wilson(points, games).as_dict(),
+                                          "draw_rate": wilson(draws, games).as_dict()}}
+
+
+def test_the_sweeps_figures_mark_the_recommended_cell_and_the_cells_that_drew_too_much(tmp_path):
+    """A cell of all draws has a first player's score of exactly 1/2: the figure drew it as the
+    fairest of all, like any other, though the recommendation passed it over, and it did not
+    show which cell was recommended."""
+    from stonegarden.lab import plots
+
+    rows = [_cell({"target": 4}, (5, 10), 10), _cell({"target": 6}, (4, 10), 0),
+            _cell({"target": 8}, (2, 10), 0)]
+    picked = [{"target": 6}]
+    square = [_cell({"size": s, "target": t}, (k, 10), d)
+              for s, t, k, d in [(3, 4, 5, 10), (3, 6, 4, 0), (4, 4, 2, 0), (4, 6, 6, 1)]]
+    with figures_drawn() as figures:
+        plots.sweep_lines(rows, "target", tmp_path, picked=picked, max_draws=0.1)
+        plots.sweep_heatmap(square, "target", "size", tmp_path,
+                            picked=[{"size": 3, "target": 6}], max_draws=0.1)
+    line, heat = (fig.axes[0] for fig in figures)
+    marked = {ln.get_label(): list(ln.get_xdata()) for ln in line.lines
+              if not ln.get_label().startswith("_")}
+    assert marked == {"draws above 10%: not a candidate": [4], "recommended": [6]}
+    assert [t.get_text() for t in line.get_legend().get_texts()] == list(marked)
+    # the heatmap: size 3 is row 0, target 6 column 1; the cell of all draws is hatched
+    boxes = {(round(p.get_x() + p.get_width() / 2), round(p.get_y() + p.get_height() / 2)):
+             "hatched" if p.get_hatch() else "outlined" for p in heat.patches}
+    assert boxes == {(0, 0): "hatched", (1, 0): "outlined"}
+    assert [t.get_text() for t in heat.get_legend().get_texts()] == [
+        "recommended", "draws above 10%: not a candidate"]
+
+
+def test_a_sweep_hands_its_figure_the_recommendation_and_max_draws(tmp_path, monkeypatch):
+    from rich.console import Console
+
+    from stonegarden.lab import plots
+    from stonegarden.lab.sweep import run_sweep
+
+    seen: dict[str, Any] = {}
+
+    def lines(rows: Any, key: str, out: Path, **marks: Any) -> str:
+        seen.update(marks)
+        return "plots/sweep.png"
+
+    monkeypatch.setattr(plots, "sweep_lines", lines)
+    result = run_sweep("blooms", {"size": 3}, {"target": [4, 6]}, ("random", "random"), 2,
+                       tmp_path, max_draws=0.25, console=Console(file=io.StringIO()))
+    assert seen == {"picked": [result["recommendation"][0]["cell"]], "max_draws": 0.25}
 
 
 def test_the_heatmaps_labels_are_not_written_over_each_other(tmp_path):

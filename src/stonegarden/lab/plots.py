@@ -138,18 +138,45 @@ def _levels(rows: list[dict[str, Any]], key: str) -> list[str]:
     return [label for label, _ in values]
 
 
+def _drawish(row: dict[str, Any], max_draws: float | None) -> bool:
+    """Whether a sweep's cell drew more than ``max_draws`` (not a candidate for the
+    recommendation, however near 1/2 its score: all draws is a score of exactly 1/2)."""
+    rate = row["summary"].get("draw_rate")
+    return max_draws is not None and rate is not None and not (
+        rate["value"] is not None and rate["value"] <= max_draws)
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:g}%"  # 2.5%, not 2%
+
+
 def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
-                  name: str = "sweep", title: str = "") -> str:
+                  name: str = "sweep", title: str = "",
+                  picked: list[dict[str, Any]] | tuple[()] = (),
+                  max_draws: float | None = None) -> str:
+    """The first player's score per cell; the ``picked`` cells (the recommendation's, by their
+    ``params``) outlined, and those that drew more than ``max_draws`` hatched."""
+    from matplotlib.patches import Patch, Rectangle
+
     xs, ys = _levels(rows, xkey), _levels(rows, ykey)
     grid = [[math.nan] * len(xs) for _ in ys]
+    marks: list[tuple[int, int, str]] = []
     for r in rows:
-        grid[ys.index(value_label(r["params"][ykey]))][xs.index(value_label(r["params"][xkey]))] = (
-            r["summary"]["first_player_score"]["value"])
+        i = ys.index(value_label(r["params"][ykey]))
+        j = xs.index(value_label(r["params"][xkey]))
+        grid[i][j] = r["summary"]["first_player_score"]["value"]
+        if _drawish(r, max_draws):
+            marks.append((i, j, "draws"))
+        if r["params"] in picked:
+            marks.append((i, j, "picked"))
     # a column as wide as its longest label, and room for the rows' (win_check's
     # before-self-capture and after-self-capture were written over each other)
     column = max(0.6, 0.08 * max(map(len, xs)))
     labels = 0.08 * max(0, max(map(len, ys)) - 3)
-    fig, ax = _subplots(figsize=(1.8 + labels + column * len(xs), 1.2 + 0.5 * len(ys)))
+    kinds = {kind for _, _, kind in marks}
+    legend = 0.25 * len(kinds)  # a line under the axes per kind of mark
+    fig, ax = _subplots(figsize=(1.8 + labels + column * len(xs),
+                                 1.2 + legend + 0.5 * len(ys)))
     im = ax.imshow(grid, cmap="RdBu_r", vmin=0, vmax=1, aspect="auto", origin="lower")
     ax.set_xticks(range(len(xs)), xs)
     ax.set_yticks(range(len(ys)), ys)
@@ -162,12 +189,36 @@ def sweep_heatmap(rows: list[dict[str, Any]], xkey: str, ykey: str, out: Path,
                 ax.text(j, i, f"{grid[i][j]:.2f}", ha="center", va="center", fontsize=8,
                         color="white" if dark else "black")
     fig.colorbar(im, ax=ax, label="first player's score")
+    for i, j, kind in marks:
+        if kind == "draws":
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="xx",
+                                   edgecolor="grey", linewidth=0))
+        else:
+            ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False,
+                                   edgecolor="black", linewidth=2.5))
+    handles = []
+    if "picked" in kinds:
+        handles.append(Patch(fill=False, edgecolor="black", linewidth=2.5, label="recommended"))
+    if "draws" in kinds and max_draws is not None:
+        handles.append(Patch(fill=False, hatch="xx", edgecolor="grey",
+                             label=f"draws above {_percent(max_draws)}: not a candidate"))
+    if handles:  # under the axis' label, where it hides no cell
+        from matplotlib.transforms import offset_copy
+
+        below = offset_copy(ax.transAxes, fig=fig, y=-30, units="points")
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0),
+                  bbox_transform=below, fontsize="small", frameon=False)
     if title:
         ax.set_title(title, fontsize="small")
     return _save(fig, out, name)
 
 
-def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
+def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path,
+                picked: list[dict[str, Any]] | tuple[()] = (),
+                max_draws: float | None = None) -> str:
+    """The first player's score per value with its interval; the ``picked`` cells (the
+    recommendation's, by their ``params``) starred, and those that drew more than
+    ``max_draws`` hollow."""
     fig, ax = _subplots(figsize=(6, 3.2))
     values = [r["params"][xkey] for r in rows]
     numbers = all(map(_is_number, values))
@@ -183,6 +234,17 @@ def sweep_lines(rows: list[dict[str, Any]], xkey: str, out: Path) -> str:
     ax.errorbar(x, [v["value"] for v in s],
                 yerr=_errors(s),
                 marker="o", capsize=4)
+    drawish = [(xi, v["value"]) for xi, v, r in zip(x, s, rows) if _drawish(r, max_draws)]
+    if drawish and max_draws is not None:
+        ax.plot(*zip(*drawish), linestyle="none", marker="o", markersize=7,
+                markerfacecolor="white", markeredgecolor="grey", zorder=3,
+                label=f"draws above {_percent(max_draws)}: not a candidate")
+    best = [(xi, v["value"]) for xi, v, r in zip(x, s, rows) if r["params"] in picked]
+    if best:
+        ax.plot(*zip(*best), linestyle="none", marker="*", markersize=15, color="#c44e52",
+                zorder=4, label="recommended")
+    if drawish or best:
+        ax.legend(fontsize="small")
     _score_axis(ax)
     ax.set_xlabel(xkey)
     ax.set_ylabel("first player's score\n(bars: 95% interval)")

@@ -40,8 +40,8 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
     are lists themselves are parted by semicolons: ``start_scores=0,0;0,1``.
 
     Raises:
-        ParameterError: malformed option, empty or non-integer range, more than ``MAX_CELLS``
-        cells.
+        ParameterError: malformed option, empty or non-integer range, one value or a value
+        twice, more than ``MAX_CELLS`` cells.
     """
     grid: dict[str, list[Any]] = {}
     for opt in options:
@@ -76,6 +76,10 @@ def parse_grid(options: list[str]) -> dict[str, list[Any]]:
             raise ParameterError(f"--grid {opt!r} has no values")
         if len(set(map(repr, grid[key]))) != len(grid[key]):
             raise ParameterError(f"--grid {opt!r} gives a value twice")
+        if len(grid[key]) == 1:  # the same in every cell: nothing is compared along it
+            raise ParameterError(
+                f"--grid {opt!r} gives one value: a sweep compares two or more; for that "
+                f"value in every cell give --param {key}={plots.value_label(grid[key][0])}")
     if not grid:
         raise ParameterError("a sweep needs at least one --grid")
     count = 1
@@ -112,16 +116,26 @@ def recommend(rows: list[dict[str, Any]], by: str | None, max_draws: float) -> l
         if not decisive:
             out.append({"group": value, "cell": None, "why": "no decisive cell"})
             continue
-        best = min(decisive, key=lambda r: abs(r["summary"]["first_player_score"]["value"] - 0.5))
+        # min keeps the first of equals: of cells as near 1/2 (0.3 and 0.7), the grid's first,
+        # not the one the rounding of 0.7 - 0.5 put a hair nearer
+        best = min(decisive, key=_off_half)
         s = best["summary"]["first_player_score"]
+        # as near 1/2 as the pick: one is not fairer than the other, whichever way they lean
+        tied = [r["params"] for r in decisive if r is not best and _off_half(r) == _off_half(best)]
         # the pick among cells whose intervals all hold 1/2 is a coin toss: they are named
         also = [r["params"] for r in decisive if r is not best
                 and r["summary"]["first_player_score"]["low"] <= 0.5
                 <= r["summary"]["first_player_score"]["high"]]
         out.append({"group": value, "cell": best["params"], "first_player_score": s,
                     "fair_within_interval": s["low"] <= 0.5 <= s["high"],
-                    "also_fair_within_interval": also})
+                    "also_fair_within_interval": also, "equally_close": tied})
     return out
+
+
+def _off_half(row: dict[str, Any]) -> float:
+    """How far a cell's first-player score is from 1/2, to the precision its games give (a
+    sweep's scores are multiples of 1/(2n))."""
+    return round(abs(row["summary"]["first_player_score"]["value"] - 0.5), 9)
 
 
 def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
@@ -184,9 +198,13 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
         for stale in (out / "plots").glob("sweep*.*"):  # an earlier sweep's pictures (other cells)
             if stale.suffix in (".png", ".svg"):
                 stale.unlink()
+        # the figures mark the recommended cells, and the cells that drew too much to be
+        # candidates (a cell of all draws has a score of exactly 1/2: the fairest-looking)
+        marks: dict[str, Any] = {"picked": [r["cell"] for r in rec if r["cell"] is not None],
+                                 "max_draws": max_draws}
         if len(keys_) == 2:
             images = [("first player's score per cell",
-                       plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots"))]
+                       plots.sweep_heatmap(rows, keys_[1], keys_[0], out / "plots", **marks))]
         elif len(keys_) > 2:  # a heatmap of the first two parameters per value of the others
             groups: dict[tuple[int, ...], list[dict[str, Any]]] = {}
             places = itertools.product(*(range(len(grid[key])) for key in keys_))  # rows' order
@@ -198,10 +216,10 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
                                   for key in keys_[2:])
                 images.append((f"first player's score per cell, {title}",
                                plots.sweep_heatmap(subset, keys_[1], keys_[0], out / "plots",
-                                                   name=f"sweep-{k}", title=title)))
+                                                   name=f"sweep-{k}", title=title, **marks)))
         else:
             images = [("first player's score per cell",
-                       plots.sweep_lines(rows, keys_[0], out / "plots"))]
+                       plots.sweep_lines(rows, keys_[0], out / "plots", **marks))]
         swept = ", ".join(f"`{k}`" for k in keys_)
         per_cell = (f" ({', '.join(f'`{k}`' for k in follow)} follow{'s' if len(follow) == 1 else ''}"
                     " the swept values: shown per cell)" if follow else "")
@@ -220,7 +238,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
                 rec_md.append(f"- {_cell_text(r['cell'], r['cell'])}: first player's score "
                               f"{s['value']:.3f} "
                               f"[{s['low']:.3f}, {s['high']:.3f}]: {balance_text(s)}"
-                              + _also_text(r["also_fair_within_interval"], grid))
+                              + _also_text(r["also_fair_within_interval"], grid)
+                              + _tied_text(r, grid))
         write_report(f"Sweep: {game_id}", intro, table, images,
                      out, extra_md="\n".join(rec_md))
         return {"cells": rows, "recommendation": rec}
@@ -231,6 +250,16 @@ def _also_text(cells: list[dict[str, Any]], grid: dict[str, list[Any]]) -> str:
     if not cells:
         return ""
     return ("; also fair within their intervals, so the pick among them is within noise: "
+            + "; ".join(_cell_text(c, grid) for c in cells))
+
+
+def _tied_text(rec: dict[str, Any], grid: dict[str, list[Any]]) -> str:
+    """The other decisive cells as near 1/2 as the pick that its text has not named: the pick
+    among them is the grid's order, nothing more."""
+    cells = [c for c in rec["equally_close"] if c not in rec["also_fair_within_interval"]]
+    if not cells:
+        return ""
+    return ("; as near 1/2, so the pick among them is the grid's order: "
             + "; ".join(_cell_text(c, grid) for c in cells))
 
 
