@@ -756,6 +756,21 @@ def test_a_run_writes_its_progress_into_a_log_as_lines(tmp_path):
 
 
 @pytest.mark.parametrize("command", [
+    ["study", "--agent", "random"],
+    ["sweep", "--grid", "target=5,6", "--agent", "random"],
+    ["ladder", "--agent", "mcts", "--key", "sims", "--base", "4", "--steps", "1"],
+])
+def test_quiet_runs_show_no_progress_as_the_other_commands(tmp_path, command):
+    """``match``, ``analyse``, ``train`` and ``warm-up`` took ``--quiet``; the lab's commands
+    refused it, and a script's log filled with a line a hundredth of the games."""
+    name, *rest = command
+    out = run_cli(name, "blooms", "--param", "size=3", *rest, "--games", "2",
+                  "--out", str(tmp_path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == "" and "report:" in out.stdout
+
+
+@pytest.mark.parametrize("command", [
     ["study", "--agent", "mcts:sims=30"],
     ["sweep", "--grid", "target=5,6", "--agent", "mcts:sims=30"],
 ])

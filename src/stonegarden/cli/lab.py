@@ -42,14 +42,16 @@ seed_option = click.option("--seed", type=WholeRange(0, MAX_SEED), default=0, sh
                            help="base seed")
 out_option = click.option("--out", type=NamedPath(file_okay=False), required=True,
                           help="directory for the database, records, plots and report")
+quiet_option = click.option("--quiet", is_flag=True,
+                            help="no progress bar (nor, into a log, its lines)")
 
 
 def run_options(command: F) -> F:
     """The options every lab command shares: games, where they run, seed, output, resignation;
     and a Ctrl-C that says how far the run got and how to go on."""
     command = _stoppable(command)
-    for option in (resign_options, out_option, seed_option, address_option, backend_option,
-                   workers_option, games_option):
+    for option in (quiet_option, resign_options, out_option, seed_option, address_option,
+                   backend_option, workers_option, games_option):
         command = option(command)
     return command
 
@@ -120,7 +122,7 @@ def _shell_word(arg: str) -> str:
 @friendly_errors
 def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tuple[str, ...],
           games: int, workers: int, backend: str, address: str | None, seed: int,
-          out: str, resign: float | None, resign_moves: int) -> None:
+          out: str, resign: float | None, resign_moves: int, quiet: bool) -> None:
     """Self-play statistics with 95% intervals, a report with plots, and the records.
 
     Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
@@ -140,7 +142,7 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
     folder = Path(out)
     with StudyStore(folder / "lab.sqlite") as store:  # the folder is this run's till the end
         results = run_study(spec, games, store, workers=workers, backend=backend,
-                            address=address)
+                            address=address, progress=not quiet)
         summary = report_study(spec, results, folder, _command())
     fp = summary["first_player_win_rate"]
     click.echo(f"report: {folder / 'report.md'}")
@@ -168,7 +170,7 @@ def study(game_id: str, params: tuple[str, ...], agent: str | None, agents: tupl
 def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: str | None,
           agents: tuple[str, ...], max_draws: float, games: int, workers: int, backend: str,
           address: str | None, seed: int, out: str, resign: float | None,
-          resign_moves: int) -> None:
+          resign_moves: int, quiet: bool) -> None:
     """A study per grid cell: the first player's score per cell and a recommended value.
 
     Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
@@ -178,7 +180,8 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
     result = run_sweep(game_id, dict(parse_param_options(params)), parse_grid(list(grid)),
                        _agents(agent, agents), games, Path(out), workers=workers,
                        backend=backend, address=address, seed=seed, max_draws=max_draws,
-                       command=_command(), resign=resign_rule(resign, resign_moves))
+                       command=_command(), resign=resign_rule(resign, resign_moves),
+                       progress=not quiet)
     click.echo(f"report: {Path(out) / 'report.md'}")
     click.echo(json.dumps({"recommendation": result["recommendation"]}, default=str))
 
@@ -196,7 +199,7 @@ def sweep(game_id: str, params: tuple[str, ...], grid: tuple[str, ...], agent: s
 @friendly_errors
 def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: float, steps: int,
            games: int, workers: int, backend: str, address: str | None, seed: int,
-           out: str, resign: float | None, resign_moves: int) -> None:
+           out: str, resign: float | None, resign_moves: int, quiet: bool) -> None:
     """The agent at base, 2*base, 4*base ... each against the rung below.
 
     Games are stored in OUT/lab.sqlite as they finish: the same command goes on after an
@@ -205,7 +208,8 @@ def ladder(game_id: str, params: tuple[str, ...], agent: str, key: str, base: fl
 
     rows = run_ladder(game_id, dict(parse_param_options(params)), agent, key, base, steps, games,
                       Path(out), workers=workers, backend=backend, address=address, seed=seed,
-                      command=_command(), resign=resign_rule(resign, resign_moves))
+                      command=_command(), resign=resign_rule(resign, resign_moves),
+                      progress=not quiet)
     click.echo(f"report: {Path(out) / 'report.md'}")
     for r in rows:
         s = r["score"]

@@ -43,7 +43,7 @@ def with_option(spec: str, key: str, value: Any) -> str:
 def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base: float,
                steps: int, games: int, out: Path, *, workers: int = 1, backend: str = "local",
                address: str | None = None, seed: int = 0, command: str = "",
-               console: Console | None = None,
+               console: Console | None = None, progress: bool = True,
                resign: ResignRule | None = None) -> list[dict[str, Any]]:
     """Rungs ``base * 2**k`` for k = 0..steps; each rung k >= 1 plays rung k-1.
 
@@ -76,7 +76,8 @@ def run_ladder(game_id: str, params: dict[str, Any], agent: str, key: str, base:
     check_backend(backend, address)
     with StudyStore(out / "lab.sqlite") as store:  # the folder is this run's till the end
         played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
-                             console=console, description=f"ladder {game_id} ({steps} steps)")
+                             console=console, description=f"ladder {game_id} ({steps} steps)",
+                             progress=progress)
         steps_out = []
         game_params = full_params(game_id, specs[0].params)
         for spec, results in zip(specs, played):

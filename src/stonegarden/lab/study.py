@@ -100,9 +100,10 @@ def check_games(games: int, studies: int) -> None:
 def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, workers: int = 1,
                 backend: str = "local", address: str | None = None,
                 console: Console | None = None, description: str = "games",
-                ) -> list[list[dict[str, Any]]]:
+                progress: bool = True) -> list[list[dict[str, Any]]]:
     """Play, in one run of the workers, the games the store lacks for each study (up to
-    ``games`` each); return each study's ``games`` games."""
+    ``games`` each); return each study's ``games`` games (``progress``: a bar, or in a log
+    its lines)."""
     check_games(games, len(specs))
     keys, todo = [], []
     fingerprints: dict[str, dict[str, Any]] = {}  # each model file read once in a sweep
@@ -121,7 +122,7 @@ def run_studies(specs: Sequence[StudySpec], games: int, store: StudyStore, *, wo
     try:
         run_tasks(todo, lambda t, r: store.add(t["study"], t["index"], r), workers=workers,
                   backend=backend, address=address, console=console, description=description,
-                  done_before=played)
+                  done_before=played, progress=progress)
     except KeyboardInterrupt:
         raise LabStopped(_stored(store, keys, games), games * len(specs), store.path) from None
     except JobError as exc:  # a worker died: what was stored is kept, and the run goes on

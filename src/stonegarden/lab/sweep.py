@@ -142,7 +142,7 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
               agents: tuple[str, str], games: int, out: Path, *, workers: int = 1,
               backend: str = "local", address: str | None = None, seed: int = 0,
               max_draws: float = 0.1, command: str = "",
-              console: Console | None = None,
+              console: Console | None = None, progress: bool = True,
               resign: ResignRule | None = None) -> dict[str, Any]:
     """Run (or resume) every cell and write the table, plot and recommendation.
 
@@ -180,7 +180,8 @@ def run_sweep(game_id: str, base: dict[str, Any], grid: dict[str, list[Any]],
     fixed = {k: v for k, v in played_params[0].items() if k not in grid and k not in follow}
     with StudyStore(out / "lab.sqlite") as store:  # the folder is this run's till the end
         played = run_studies(specs, games, store, workers=workers, backend=backend, address=address,
-                             console=console, description=f"sweep {game_id} ({len(specs)} cells)")
+                             console=console, description=f"sweep {game_id} ({len(specs)} cells)",
+                             progress=progress)
         rows = []
         for spec, results, params, full in zip(specs, played, cells(base, grid), played_params):
             shown = {k: full[k] for k in [*params, *follow]}
