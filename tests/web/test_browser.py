@@ -176,6 +176,8 @@ def test_rules_and_stored_games_pages(browser, own_server):
     page.select_option("#game-select", "blooms-territory")
     page.click("#params-box summary")
     assert page.locator('[data-param="superko"]').count() == 1  # the game's own parameters
+    # a whole number that may be left empty is a text field: a phone shows its number pad
+    assert page.get_attribute('[data-param="max_turns"]', "inputmode") == "numeric"
     page.select_option("#game-select", "blooms")
     assert page.input_value('[data-param="target"]') == ""  # derived from the size unless set
     shot(page, "home.png")

@@ -38,6 +38,8 @@
       else {
         input = document.createElement("input");
         if (p.kind === "int") { input.type = "number"; if (p.low !== null) input.min = p.low; if (p.high !== null) input.max = p.high; }
+        // a whole number that may be left empty: a text field, with a phone's number pad
+        if (p.kind === "opt_int") input.inputMode = "numeric";
         const shown = p.default === null ? "" : (Array.isArray(p.default) ? p.default.join(",") : String(p.default));
         if (p.derived) { input.value = ""; input.placeholder = "auto" + (shown ? " (" + shown + " at the default size)" : ""); } else input.value = shown;
       }
