@@ -941,6 +941,9 @@ def test_a_big_board_on_a_phone_zooms_to_cells_a_finger_can_hit(browser, server)
     page.goto(server.url + made["links"]["1"])
     wait_ready(page)
     assert page.evaluate(CELLS) < 24 and page.is_visible("#board-zoom")
+    # two quick taps on the board are two taps, never the phone's double-tap zoom
+    assert page.evaluate("[document.getElementById('board'), document.getElementById('board-zoom')]"
+                         ".map((e) => getComputedStyle(e).touchAction)") == ["manipulation"] * 2
     page.tap("#board-zoom")
     page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
     assert page.inner_text("#board-zoom") == "Whole board"
