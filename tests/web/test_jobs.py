@@ -217,6 +217,39 @@ def test_a_job_that_keeps_its_place_holds_it_from_its_end_until_let_go():
     asyncio.run(main())
 
 
+def test_the_pool_forgets_a_client_once_its_jobs_are_over():
+    """A server up for weeks meets new client addresses without end: once a client's jobs
+    have ended (done, cancelled waiting or running, places let go), the pool keeps no count
+    of it, so its memory does not grow with every address it ever served."""
+    async def main():
+        async with running(workers=1, per_client=4, queue=20) as p:
+            for batch in range(3):
+                jobs = [p.submit("test-echo", {}, client=f"c{batch}-{n}", deadline=5)
+                        for n in range(10)]
+                await asyncio.gather(*(j.result() for j in jobs))
+            last = p.submit("test-echo", {}, client="c", deadline=5, keep_place=True)
+            await last.result()
+            p.let_go(last)
+            running_job = p.submit("test-sleep", {"seconds": 5}, client="x", deadline=10)
+            waiting = p.submit("test-echo", {}, client="y", deadline=5)
+            release = p.reserve("z")
+            for _ in range(200):
+                if running_job.state == "running":
+                    break
+                await asyncio.sleep(0.05)
+            p.cancel(waiting)
+            p.cancel(running_job)
+            release()
+            for _ in range(200):
+                if not p.describe()["busy"]:
+                    break
+                await asyncio.sleep(0.05)
+            assert not p.describe()["busy"]
+            assert (dict(p._jobs), dict(p._running), dict(p._held)) == ({}, {}, {})
+
+    asyncio.run(main())
+
+
 @pytest.mark.slow
 def test_every_running_job_can_be_stopped_at_once():
     async def main():

@@ -1049,3 +1049,37 @@ def test_a_move_sent_again_after_its_answer_was_lost_is_answered_as_played(clien
         r = client.post(f"/api/games/{gid}/move", json={"secret": key, "move": move, "ply": 0})
         assert r.status_code == 409 and "moved on" in r.json()["error"], r.text
     assert snapshot(client, gid)["length"] == 1
+
+
+def test_the_lobby_forgets_clients_past_a_bound_and_those_holding_no_game(tmp_path):
+    """A server up for weeks meets new addresses without end: the games each client holds in
+    the lobby, or has joined, are remembered for the clients seen most recently (the one seen
+    longest ago is forgotten, with its games' seats), and a client whose games are all gone
+    is forgotten at once."""
+    import asyncio
+
+    from stonegarden.jobs import JobPool
+    from stonegarden.web import lobby
+    from stonegarden.web.service import GameService
+
+    async def main() -> None:
+        store = open_store(tmp_path / "g.db")
+        svc = GameService(store, JobPool(1))  # never started: games of two people need none
+        svc.in_lobby.most_clients = svc.joined.most_clients = 3
+        for n in range(10):
+            live, _ = await svc.create("blooms", SMALL, ["human", "open"], f"maker{n}",
+                                       listed=True)
+            await lobby.join(svc, live, "Bo", f"joiner{n}")
+        assert list(svc.in_lobby.games) == ["maker7", "maker8", "maker9"]
+        assert list(svc.joined.games) == ["joiner7", "joiner8", "joiner9"]
+        assert len(svc.joined.seats) == 3
+        # one client's eight games, all withdrawn: counted again, it holds none
+        made = [await svc.create("blooms", SMALL, ["human", "open"], "w", listed=True)
+                for _ in range(8)]
+        for live, keys in made:
+            await lobby.withdraw(svc, live, keys["1"])
+        assert await svc.count_held(svc.in_lobby, "w", lambda r: True) == 0
+        assert "w" not in svc.in_lobby.games
+        store.close()
+
+    asyncio.run(main())

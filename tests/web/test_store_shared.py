@@ -213,6 +213,41 @@ def test_one_process_at_a_time_thinks_for_a_position(store):
     assert store.claim_thinking("t1", 4, "A", 170.0, 210.0)[0] is False  # over
 
 
+def test_a_claim_to_think_goes_with_its_move_and_its_game(tmp_path: Path):
+    """A claim (or a pause) is for one position: once its move is played, or the game is
+    over on time, no row of it stays, else the table kept one for every game an agent ever
+    played, for as long as the server ran."""
+    import sqlite3
+
+    db = tmp_path / "games.db"
+    store = open_store(str(db))
+
+    def claims() -> int:
+        con = sqlite3.connect(db)
+        try:
+            return int(con.execute("SELECT count(*) FROM thinking").fetchone()[0])
+        finally:
+            con.close()
+
+    try:
+        for n in range(5):
+            gid = f"c{n}"
+            store.create_game(new(gid, ("human", "mcts")))
+            store.append_move(gid, 0, "C3", None, to_move=2)
+            assert store.claim_thinking(gid, 1, "A", 100.0, 140.0)[0]
+            assert claims() == 1
+            if n % 2:
+                store.cancel_thinking(gid, 1)  # paused, then resigned
+                store.append_move(gid, 1, "resign", {"winner": 2}, to_move=None)
+            elif n == 2:
+                assert store.flag(gid, 1, {"winner": 1, "reason": "time"}, None)
+            else:
+                store.append_move(gid, 1, "D4", None, to_move=1)
+            assert claims() == 0
+    finally:
+        store.close()
+
+
 def test_an_undo_voids_the_claim_so_the_same_count_is_claimed_afresh(store):
     """After an undo and a new move the count matches the old claim's again, on another
     line of moves: the process that claimed the old line must not hold the new one back."""

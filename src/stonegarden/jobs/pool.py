@@ -160,8 +160,10 @@ class JobPool:
         self._ids = itertools.count(1)
         self._queues: dict[str, collections.deque[Job]] = {}
         self._turns: collections.deque[str] = collections.deque()
-        self._jobs: dict[str, int] = collections.Counter()  # queued + running, per client
-        self._running: dict[str, int] = collections.Counter()
+        #: per client, queued + running; and running. A client whose count comes back to 0 is
+        #: dropped (``_count_down``): a server facing new addresses for weeks keeps none of them
+        self._jobs: collections.Counter[str] = collections.Counter()
+        self._running: collections.Counter[str] = collections.Counter()
         #: places held for jobs that requests admitted and will submit (``reserve``)
         self._held: collections.Counter[str] = collections.Counter()
         self._failed_starts = 0
@@ -281,9 +283,7 @@ class JobPool:
             nonlocal held
             if held:
                 held = False
-                self._held[client] -= 1
-                if not self._held[client]:
-                    del self._held[client]
+                _count_down(self._held, client)
 
         return release
 
@@ -332,9 +332,7 @@ class JobPool:
         job.keep_place = False
         if job.holds_place:
             job.holds_place = False
-            self._held[job.client] -= 1
-            if self._held[job.client] <= 0:
-                del self._held[job.client]
+            _count_down(self._held, job.client)
 
     def cancel(self, job: Job) -> None:
         """Drop a queued job, or stop a running one (its answer is discarded)."""
@@ -345,7 +343,7 @@ class JobPool:
                 if not queue:
                     del self._queues[job.client]
                     self._turns.remove(job.client)
-                self._jobs[job.client] -= 1
+                _count_down(self._jobs, job.client)
             self._settle(job, "cancelled")
         elif job.state == "running":
             job.state = "cancelled"
@@ -512,7 +510,7 @@ class JobPool:
         """Fail every waiting job (nothing could run it): they must not wait for ever."""
         for queue in self._queues.values():
             for job in queue:
-                self._jobs[job.client] -= 1
+                _count_down(self._jobs, job.client)
                 self._settle(job, "failed", error=JobError(
                     f"the {job.kind} job could not run: {why}", "died"))
         self._queues.clear()
@@ -535,8 +533,8 @@ class JobPool:
         job = worker.job
         assert job is not None
         worker.job = None
-        self._running[job.client] -= 1
-        self._jobs[job.client] -= 1
+        _count_down(self._running, job.client)
+        _count_down(self._jobs, job.client)
         for timer in job._timers:
             timer.cancel()
         job._timers.clear()
@@ -557,6 +555,14 @@ class JobPool:
             job.future.set_exception(error)
         else:
             job.future.set_result(result)
+
+
+def _count_down(counts: collections.Counter[str], client: str) -> None:
+    """One fewer of ``client``'s: a count back at 0 is dropped, so that the clients the pool
+    counts are those with a job or a place now, not every address it ever served."""
+    counts[client] -= 1
+    if counts[client] <= 0:
+        del counts[client]
 
 
 def _describe_exit(code: int) -> str:

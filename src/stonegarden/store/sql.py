@@ -108,6 +108,9 @@ class SQLStore:
             self._check_count(con, game_id, ply, unfinished=True, line=line)
             con.execute("INSERT INTO moves (game_id, ply, text, created) VALUES (?, ?, ?, ?)",
                         (game_id, ply, text, now))
+            # a claim to think (or a pause) is for move ``ply``, played now: a row kept would
+            # stay for as long as the game, one for every game an agent ever played
+            con.execute("DELETE FROM thinking WHERE game_id = ?", (game_id,))
             self._finish(con, game_id, result, redo, now, to_move, clock, deadline)
             self._notify(con, "move", game_id)
 
@@ -220,7 +223,8 @@ class SQLStore:
                 " AND (SELECT count(*) FROM moves WHERE game_id = ?) = ?",
                 (json.dumps(result), None if clock is None else json.dumps(clock),
                  time.time(), game_id, game_id, ply)).rowcount == 1
-            if done:
+            if done:  # over: no agent of it thinks again
+                con.execute("DELETE FROM thinking WHERE game_id = ?", (game_id,))
                 self._notify(con, "flag", game_id)
         return done
 

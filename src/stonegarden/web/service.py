@@ -41,7 +41,7 @@ from .elsewhere import Elsewhere
 from .http import ApiError
 from .live import LOBBY, LOBBY_STALE, MAX_ID, History, Hub, Live, full_notice, is_game_id
 from .names import MAX_NAME, clean_name, without_refused
-from .rate_limit import RateLimit
+from .rate_limit import MOST_CLIENTS, RateLimit
 from .review_runner import Reviewer, review_points
 from .seats import HUMAN, OPEN, may_abort, may_see_analysis, seating
 from .time_control import Clock, ClockSpec, parse_clock
@@ -87,10 +87,29 @@ class Held:
     ids, some perhaps over since (``GameService.count_held`` lets those go), and the
     requests under way that will add one (``GameService.holding``)."""
 
-    games: dict[str, list[str]] = field(default_factory=dict)
+    #: client -> its games, the client seen longest ago first
+    games: collections.OrderedDict[str, list[str]] = field(
+        default_factory=collections.OrderedDict)
     underway: collections.Counter[str] = field(default_factory=collections.Counter)
     #: the seat each game was taken in, where it matters (a joined game: whose abort it was)
     seats: dict[str, int] = field(default_factory=dict)
+    #: clients remembered at once: past that the one seen longest ago is forgotten with its
+    #: games (it comes back holding none), as ``RateLimit`` forgets a client, so that a server
+    #: facing new addresses for weeks does not keep every one it ever met
+    most_clients: int = MOST_CLIENTS
+
+    def keep(self, client: str, ids: list[str]) -> None:
+        """``client`` holds ``ids`` now (it is the client seen last); one holding none is
+        forgotten."""
+        if not ids:
+            self.games.pop(client, None)
+            return
+        self.games[client] = ids
+        self.games.move_to_end(client)
+        while len(self.games) > self.most_clients:
+            _, gone = self.games.popitem(last=False)
+            for gid in gone:
+                self.seats.pop(gid, None)
 
 
 class GameService:
@@ -301,11 +320,11 @@ class GameService:
         except StoreError as exc:
             raise ApiError(503, str(exc)) from None
         read = set(mine)  # a game listed meanwhile was not read: it stays
-        held.games[client] = [gid for gid in held.games.get(client, ())
-                              if gid in still or gid not in read]
+        held.keep(client, [gid for gid in held.games.get(client, ())
+                           if gid in still or gid not in read])
         for gid in read - still:
             held.seats.pop(gid, None)
-        return len(held.games[client]) + held.underway[client]
+        return len(held.games.get(client, ())) + held.underway[client]
 
     @contextlib.asynccontextmanager
     async def holding(self, held: Held, client: str, counts: Callable[[GameSummary], bool],
@@ -331,7 +350,7 @@ class GameService:
             if held.underway[client] <= 0:
                 del held.underway[client]
             if listing:
-                held.games.setdefault(client, []).extend(listing)
+                held.keep(client, [*held.games.get(client, ()), *listing])
 
     def _seat(self, spec: str, game: Game) -> str:
         """The canonical spec of a seat: ``human``, ``open`` or an agent that can play
