@@ -402,26 +402,33 @@ def test_a_time_budget_ends_and_reports_simulations():
     assert game.is_legal(game.initial_state(), res.best)
 
 
-@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["compiled", "protocol"])
-def test_a_time_budget_starts_with_one_simulation(monkeypatch, config):
-    """A search of seconds ran a first chunk of 16 simulations whatever their cost: on a
-    large board, a 0.05 s budget took half a second. It starts with one, which sizes the
-    rest; a slow simulation here overruns the budget at once, and the search ends after it."""
+def _slowed(monkeypatch, engine, seconds: float) -> list[int]:
+    """Make each of ``engine``'s simulations take ``seconds`` more; the simulations each chunk
+    asked for, in order (filled as the engine searches)."""
     import time
 
-    game = stonegarden.make("blooms", size=4)
-    engine = make_engine(game, config, 1)
-    wants = []
+    wants: list[int] = []
     run = engine._run
 
     def slow(want, state, solver):
         wants.append(want)
         done = run(want, state, solver)
         if want:
-            time.sleep(0.05 * want)
+            time.sleep(seconds * want)
         return done
 
     monkeypatch.setattr(engine, "_run", slow)
+    return wants
+
+
+@pytest.mark.parametrize("config", [FAST, GENERIC], ids=["compiled", "protocol"])
+def test_a_time_budget_starts_with_one_simulation(monkeypatch, config):
+    """A search of seconds ran a first chunk of 16 simulations whatever their cost: on a
+    large board, a 0.05 s budget took half a second. It starts with one, which sizes the
+    rest; a slow simulation here overruns the budget at once, and the search ends after it."""
+    game = stonegarden.make("blooms", size=4)
+    engine = make_engine(game, config, 1)
+    wants = _slowed(monkeypatch, engine, 0.05)
     res = engine.search(game.initial_state(), Budget(seconds=0.01))
     assert wants == [0, 1] and res.sims == 1
 
@@ -470,21 +477,9 @@ def test_a_search_of_simulations_sees_a_stop_within_a_chunk_of_its_time(monkeypa
     """Chunks of a budget of simulations doubled up to 4,096 simulations, whatever they
     cost: on a large board a stop (the web server's time limit, a cancel) was seen seconds
     late. They are sized by time as a budget of seconds' are."""
-    import time
-
     game = stonegarden.make("blooms", size=4)
     engine = make_engine(game, FAST, 1)
-    wants = []
-    run = engine._run
-
-    def slow(want, state, solver):
-        wants.append(want)
-        done = run(want, state, solver)
-        if want:
-            time.sleep(0.01 * want)  # 10 ms a simulation: two make a 20 ms chunk
-        return done
-
-    monkeypatch.setattr(engine, "_run", slow)
+    wants = _slowed(monkeypatch, engine, 0.01)  # 10 ms a simulation: two make a 20 ms chunk
     res = engine.search(game.initial_state(),
                         Budget(sims=100_000, stop=lambda: len(wants) > 8))
     assert len(wants) == 9 and max(wants[2:]) <= 2, wants
