@@ -1059,6 +1059,48 @@ def test_on_a_phone_the_clocks_stay_in_view_while_the_board_is(browser, server):
     page.context.close()
 
 
+# the focused cell wholly in sight: inside the board's box, on the screen, clear of the status
+# row above and the move bar below (stuck to a phone's screen, or in their places), and what is
+# drawn at its centre is itself
+CLEAR = """() => { const c = document.activeElement, r = c.getBoundingClientRect();
+  const b = document.getElementById('board').getBoundingClientRect();
+  const top = document.querySelector('.status-row').getBoundingClientRect().bottom;
+  const foot = document.querySelector('.builder-bar').getBoundingClientRect().top;
+  const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const clear = r.left >= b.left && r.right <= b.right && r.top >= Math.max(0, top)
+    && r.bottom <= Math.min(innerHeight, foot) && !!at && at.closest('[data-cell]') === c;
+  return clear ? true : [c.dataset.cell, r.left, r.right, r.top, r.bottom, b.left, b.right, top, foot]; }"""
+
+
+def test_on_a_phone_the_arrows_keep_the_focused_cell_in_sight(browser, server):
+    """A 19x19 board zoomed in on a phone held upright, a game on a clock: the arrows took the
+    focus under the move bar stuck at the screen's foot (rows 18 and 4 to 8 going down) and
+    under the status and clocks at its top (rows 12 to 19 going up), and to the right a point
+    was focused with a pixel of it in the board's box. Each cell reached is now wholly in
+    sight, the box and the page scrolled as needed; so is a control reached by Tab."""
+    made = new_game(server, params={"size": 19}, clock={"initial": 600, "increment": 5})
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
+    page.goto(server.url + made["links"]["1"])
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page.focus('#board [data-cell="A19"]')
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    for key in ["ArrowDown"] * 18 + ["ArrowRight"] * 18 + ["ArrowUp"] * 18 + ["ArrowLeft"] * 18:
+        page.keyboard.press(key)
+        assert page.evaluate(CLEAR) is True, key
+    assert page.evaluate("document.activeElement.dataset.cell") == "A19"
+    # Shift+Tab from the board's top row (the status row stuck above it) to Zoom in and back
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "board-zoom"
+    shown = """() => { const e = document.activeElement, r = e.getBoundingClientRect();
+      const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return r.top >= 0 && r.bottom <= innerHeight && at === e; }"""
+    assert page.evaluate(shown)
+    page.context.close()
+
+
 FIELDS = """() => [...document.querySelectorAll('input, select, textarea')]
   .filter((e) => !['checkbox', 'radio', 'hidden', 'file'].includes(e.type))
   .map((e) => [e.id || e.name, parseFloat(getComputedStyle(e).fontSize)])"""

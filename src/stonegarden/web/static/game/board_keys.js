@@ -73,5 +73,9 @@ $("board").addEventListener("keydown", (ev) => {
   }
   if (!best) return;
   goal = { cell: best, x: dir[0] ? centre(best)[0] : goal.x, y: dir[1] ? centre(best)[1] : goal.y };
-  best.focus();  // focusin makes it the board's stop for Tab
+  best.focus({ preventScroll: true });  // focusin makes it the board's stop for Tab
+  // in view whole: in the zoomed board's box, and clear of the bars stuck to a phone's screen
+  // (the focus' own scrolling left a cell at the screen's edge under them, or all but out of
+  // the box, one pixel of it in view)
+  best.scrollIntoView({ block: "nearest", inline: "nearest" });
 });

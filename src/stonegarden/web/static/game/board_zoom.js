@@ -68,4 +68,22 @@ $("board-zoom").addEventListener("click", () => {
   sizeBoard($("board").scrollLeft, zoomed);
 });
 // a phone turned (portrait, landscape): fitted or zoomed anew for its width
-addEventListener("resize", () => sizeBoard($("board").scrollLeft, false));
+addEventListener("resize", () => { sizeBoard($("board").scrollLeft, false); keepClearOfBars(); });
+
+// On a phone held upright the status row (with the clocks) and the move bar stick to the
+// screen's top and foot (style.css). A cell or control reached from the keyboard was scrolled
+// only to the screen's edge, under a bar, out of sight (WCAG 2.2: focus not obscured): the
+// page's scroll padding is the room the bars take, which the focus and scrollIntoView keep.
+const bars = [document.querySelector(".status-row"), document.querySelector(".builder-bar")];
+const GAP = 6;  // px clear of a bar's edge (and its shadow)
+function keepClearOfBars() {
+  const [top, foot] = bars.map((bar) => {
+    if (!bar || !bar.getClientRects().length || getComputedStyle(bar).position !== "sticky") return 0;
+    return Math.ceil(bar.getBoundingClientRect().height) + GAP;
+  });
+  document.documentElement.style.scrollPaddingTop = top + "px";  // CSSOM: a strict CSP allows it
+  document.documentElement.style.scrollPaddingBottom = foot + "px";
+}
+// a bar grows or shrinks (a question asked, the clocks shown, a line wrapped) or stops sticking
+new ResizeObserver(keepClearOfBars).observe(document.body);
+bars.forEach((bar) => bar && new ResizeObserver(keepClearOfBars).observe(bar));
