@@ -1101,6 +1101,29 @@ def test_on_a_phone_the_arrows_keep_the_focused_cell_in_sight(browser, server):
     page.context.close()
 
 
+def test_the_bars_stick_only_on_a_screen_held_upright(browser, server):
+    """The move bar and the status row stuck to the screen's foot and top on any screen up to
+    900 px wide and 500 px high: a desktop's window at 150% zoom (853 by 533 px) or a tablet's
+    narrow landscape had a third of its height covered by them over the board. They stick on a
+    screen held upright alone."""
+    made = new_game(server, params={"size": 19}, clock={"initial": 600, "increment": 5})
+    position = """() => ['.status-row', '.builder-bar']
+      .map((s) => getComputedStyle(document.querySelector(s)).position)"""
+    for phone, viewport, stuck in [(False, {"width": 853, "height": 533}, False),
+                                   (True, {"width": 880, "height": 600}, False),
+                                   (False, {"width": 1280, "height": 900}, False),
+                                   (True, {"width": 375, "height": 667}, True)]:
+        page = open_page(browser, phone=phone, viewport=viewport)
+        page.goto(server.url + made["links"]["1"])
+        wait_ready(page)
+        page.wait_for_selector("#clocks:not([hidden])", timeout=WAIT)
+        assert page.evaluate(position) == (["sticky"] * 2 if stuck else ["static"] * 2), viewport
+        # nothing kept clear of bars that do not stick
+        padding = "getComputedStyle(document.documentElement).scrollPaddingBottom"
+        assert (page.evaluate(padding) != "0px") == stuck, viewport
+        page.context.close()
+
+
 FIELDS = """() => [...document.querySelectorAll('input, select, textarea')]
   .filter((e) => !['checkbox', 'radio', 'hidden', 'file'].includes(e.type))
   .map((e) => [e.id || e.name, parseFloat(getComputedStyle(e).fontSize)])"""
