@@ -924,3 +924,38 @@ def test_ctrl_c_during_a_hint_stops_the_hint_and_the_game_goes_on(monkeypatch, t
     # the stopped search is not asked again: the next hint is a new one's, and answers
     assert made == ["mcts:time=2", "mcts:time=2"] and text.count("hint: ") == 1
     assert json.loads(save.read_text())["moves"][0] == "Rd4"
+
+
+class _TerminatedHint:
+    """A hint's search that a SIGTERM strikes (``timeout``, ``kill``)."""
+
+    spec = "mcts:time=2"
+
+    def choose(self, game, state):  # type: ignore[no-untyped-def]
+        from stonegarden.cli.main import _as_ctrl_c
+
+        _as_ctrl_c(signal.SIGTERM, None)  # the handler ``stop_on_sigterm`` installs
+
+
+def test_sigterm_during_a_hint_ends_the_game_as_at_the_prompt(monkeypatch, tmp_path):
+    """A Ctrl-C during a hint stops the hint alone; a SIGTERM, which the commands take as a
+    Ctrl-C, was taken for one too, and the game went on reading moves: it ends the game."""
+    import io
+
+    from rich.console import Console
+
+    import stonegarden.terminal.play as terminal
+
+    monkeypatch.setattr(terminal, "agent_for", lambda game, spec: (
+        _TerminatedHint() if spec == terminal.HINT_SPEC else make_agent(spec)))
+    lines = iter(["hint", "Rd4", "quit"])
+    out = io.StringIO()
+    console = Console(file=out, width=100)
+    console.input = lambda prompt="", **_: next(lines)  # type: ignore[method-assign]
+    game = stonegarden.make("blooms", size=4)
+    with pytest.raises(SystemExit) as stopped:
+        terminal.play_terminal(game, "human", "random:seed=2", tmp_path / "g.json", console)
+    assert stopped.value.code == 130
+    text = out.getvalue()
+    assert "interrupted: the game is left unfinished" in text
+    assert "hint stopped" not in text and next(lines) == "Rd4"  # no move read after it

@@ -1,7 +1,14 @@
 """The one error hierarchy. Every class is also a ``ValueError`` so callers that only know
-Python's built-ins still catch bad input, and every message quotes the input with ``!r``."""
+Python's built-ins still catch bad input, and every message quotes the input with ``!r``; but
+``Terminated``, the SIGTERM a command takes as a Ctrl-C, which is a ``KeyboardInterrupt``."""
 
 from __future__ import annotations
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, ``kill``, a service manager), which a command takes as a Ctrl-C
+    (``cli.main.stop_on_sigterm``): caught wherever a Ctrl-C is, but never, as a Ctrl-C may
+    be, as the stop of one step alone (the terminal game's ``hint``): it ends the command."""
 
 
 class StonegardenError(ValueError):

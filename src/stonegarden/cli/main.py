@@ -12,6 +12,7 @@ import click
 from click.utils import make_default_short_help
 
 from .. import __version__
+from ..errors import Terminated
 
 # Each command's module, its function, and the first sentence of its help (what
 # ``stonegarden --help`` lists). A command's module is imported only when it runs: analyse's
@@ -109,4 +110,4 @@ def stop_on_sigterm(ctx: click.Context) -> None:
 
 
 def _as_ctrl_c(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    raise Terminated

@@ -16,7 +16,7 @@ from rich.text import Text
 from ..agents import Agent, agent_for
 from ..core.protocol import CHANCE, Game, State, without_bom
 from ..core.record import make_record, save_record
-from ..errors import IllegalMoveError, RecordError, StonegardenError, quote
+from ..errors import IllegalMoveError, RecordError, StonegardenError, Terminated, quote
 from ..web.views import view_for
 from .render import rich_diagram
 
@@ -376,6 +376,8 @@ def play_terminal(game: Game, p1: str, p2: str, save: Path | None, console: Cons
                 try:
                     with console.status("searching for a hint... (Ctrl-C stops it)"):
                         a = hinter.choose(game, state)
+                except Terminated:  # a SIGTERM ends the game, as at the prompt
+                    raise
                 except KeyboardInterrupt:  # the player stops the hint, not the game
                     hinter = None  # a search cut short is not asked again
                     console.print("hint stopped; the game goes on", markup=False)
