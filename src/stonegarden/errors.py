@@ -97,5 +97,6 @@ __all__ = [
     "RecordError",
     "StonegardenError",
     "StoreError",
+    "Terminated",
     "quote",
 ]
