@@ -1004,16 +1004,23 @@ def test_a_big_board_on_a_phone_zooms_to_cells_a_finger_can_hit(browser, server)
     page.context.close()
 
 
+def zoomed_on_a_phone(browser, url: str):
+    """The game page at ``url`` on a phone held upright, its board zoomed in (the choice kept
+    in the browser), ready."""
+    page = open_page(browser, phone=True)
+    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
+    page.goto(url)
+    wait_ready(page)
+    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    return page
+
+
 def test_on_a_phone_confirm_stays_in_reach_of_a_cell_tapped_at_the_boards_top(browser, server):
     """A 19x19 board zoomed in on a phone held upright is taller than the screen: a point
     tapped on its top rows left Confirm (and Pass, Resign, a question) a screen further down,
     to be scrolled to and back for every move. The move bar stays at the screen's foot."""
     made = new_game(server, params={"size": 19})
-    page = open_page(browser, phone=True)
-    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
-    page.goto(server.url + made["links"]["1"])
-    wait_ready(page)
-    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page = zoomed_on_a_phone(browser, server.url + made["links"]["1"])
     page.evaluate("scrollTo(0, document.getElementById('board').getBoundingClientRect().top + scrollY)")
     tap_cell(page, "K19")
     assert page.input_value("#move-text") == "K19"
@@ -1040,11 +1047,7 @@ def test_on_a_phone_the_clocks_stay_in_view_while_the_board_is(browser, server):
     """A game on a clock, its 19x19 board zoomed in on a phone held upright: playing on the
     board's lower half scrolled the status and both clocks off the screen's top."""
     made = new_game(server, params={"size": 19}, clock={"initial": 600, "increment": 5})
-    page = open_page(browser, phone=True)
-    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
-    page.goto(server.url + made["links"]["1"])
-    wait_ready(page)
-    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page = zoomed_on_a_phone(browser, server.url + made["links"]["1"])
     page.evaluate("""() => { const b = document.getElementById('board').getBoundingClientRect();
       scrollTo(0, b.bottom + scrollY - innerHeight + 150); }""")
     shown = """id => { const r = document.getElementById(id).getBoundingClientRect();
@@ -1079,11 +1082,7 @@ def test_on_a_phone_the_arrows_keep_the_focused_cell_in_sight(browser, server):
     was focused with a pixel of it in the board's box. Each cell reached is now wholly in
     sight, the box and the page scrolled as needed; so is a control reached by Tab."""
     made = new_game(server, params={"size": 19}, clock={"initial": 600, "increment": 5})
-    page = open_page(browser, phone=True)
-    page.add_init_script("localStorage.setItem('sg-board-zoom', 'on')")
-    page.goto(server.url + made["links"]["1"])
-    wait_ready(page)
-    page.wait_for_function(f"({CELLS})() >= 24", timeout=WAIT)
+    page = zoomed_on_a_phone(browser, server.url + made["links"]["1"])
     page.focus('#board [data-cell="A19"]')
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
