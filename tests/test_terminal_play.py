@@ -871,7 +871,7 @@ def test_pass_in_blobs_says_there_is_none_and_offers_no_roll_to_type():
     out = run_cli("play", "blobs", "--param", "tumbling=true", "--p2", "random:seed=1",
                   "--seed", "3", input="pass\nh9\nquit\n")
     assert out.returncode == 0, out.stderr
-    assert "there is no pass in Blobs" in out.stdout
+    assert "'pass': there is no pass in Blobs" in out.stdout
     # a person at their turn never types a roll: not among the examples they are given
     refused = [line for line in out.stdout.splitlines() if "is not a Blobs move" in line]
     assert len(refused) == 1 and "roll:" not in refused[0], refused

@@ -80,7 +80,7 @@ def parse_move_text(text: str, rolls: bool = True) -> MoveText:
             raise NotationError(f"{quote(text)}: a roll gives R, B or M, not {m.group(1).upper()!r}")
         return MoveText(roll=face)
     if t == "pass":  # a Go player's word: the game always has a die to place or ends
-        raise NotationError("there is no pass in Blobs")
+        raise NotationError(f"{quote(text)}: there is no pass in Blobs")
     m = _MOVE.fullmatch(t)
     if not m:
         examples = "'h9M', 'g8R', 'h9:BR' or 'roll:M'" if rolls else "'h9M', 'g8R' or 'h9:BR'"
