@@ -941,7 +941,10 @@ def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
 
 
 #: where two characters of the text in an element are drawn (their left edges), by character
-DRAWN_AT = """([el, chars]) => {
+# the element is looked up inside the measuring call: a handle taken before it could name a row
+# the lobby had since redrawn, detached from the page, where every character sits at x = 0
+DRAWN_AT = """([selector, chars]) => {
+  const el = document.querySelector(selector);
   const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), at = {};
   for (let n = walk.nextNode(); n; n = walk.nextNode()) {
     for (const ch of chars) {
@@ -967,12 +970,12 @@ def test_a_right_to_left_name_keeps_its_punctuation_and_its_neighbours_in_place(
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     cell = bo.locator('#lobby td[data-label="Created by"]')
     assert cell.inner_text() == name
-    at = bo.evaluate(DRAWN_AT, [cell.element_handle(), ["!", "س"]])
+    at = bo.evaluate(DRAWN_AT, ['#lobby td[data-label="Created by"]', ["!", "س"]])
     assert at["!"] < at["س"], at
     bo.goto(server.url + made["links"]["spectator"])
     bo.wait_for_function(f"document.querySelector('#seats').textContent.includes({name!r})",
                          timeout=WAIT)
-    at = bo.evaluate(DRAWN_AT, [bo.query_selector("#seats"), ["!", "س"]])
+    at = bo.evaluate(DRAWN_AT, ["#seats", ["!", "س"]])
     assert at["!"] < at["س"], at
     gid = made["id"]
     assert server.request("POST", f"/api/games/{gid}/join", {"name": "Bo"})[0] == 201
@@ -982,7 +985,7 @@ def test_a_right_to_left_name_keeps_its_punctuation_and_its_neighbours_in_place(
     against = bo.locator(f'#mine tr[data-gid={gid!r}] td[data-label="Against"]')
     against.wait_for(timeout=WAIT)
     assert against.inner_text() == name
-    at = bo.evaluate(DRAWN_AT, [against.element_handle(), ["!", "س"]])
+    at = bo.evaluate(DRAWN_AT, [f'#mine tr[data-gid={gid!r}] td[data-label="Against"]', ["!", "س"]])
     assert at["!"] < at["س"], at
     assert errors == []
 
