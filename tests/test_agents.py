@@ -6,12 +6,13 @@ import dataclasses
 import itertools
 import subprocess
 import sys
+import time
 
 import pytest
 
 import stonegarden
 from stonegarden.agents import agent_names, make_agent
-from stonegarden.agents.search_agents import SearchAgent, level_budget
+from stonegarden.agents.search_agents import FORCED_SIMS, SearchAgent, level_budget
 from stonegarden.errors import ParameterError
 from stonegarden.search.profile import LEVELS, profile_for
 
@@ -349,3 +350,27 @@ def test_only_a_win_of_the_roots_player_ends_a_search(player, proven, won):
     pools = Pools(4, 4)
     pools.nd_player[0], pools.nd_proven[0] = player, proven
     assert root_won(0, pools.nd_proven, pools.nd_player) is won
+
+
+@pytest.mark.parametrize("spec", ["mcts:time=30", "mcts:sims=1000000", "level:6",
+                                  "mcts:threads=2,time=30", "mcts:split=off,time=30"])
+def test_a_forced_move_is_played_without_spending_the_move_s_budget(spec):
+    # a pass that is Red's only move under the territory rules: the search thought for the
+    # whole budget (a level's seconds) before playing it
+    game = stonegarden.make("blooms-territory", size=2)
+    state = game.initial_state()
+    for move in ["Rb1", "Ga2", "Rc1,Yc2", "Gb2", "Rb3,Ya1", "Ga2"]:
+        state = game.play_text(state, move)
+    assert game.legal_moves_text(state) == ["pass"]
+    agent = make_agent(spec)
+    t0 = time.perf_counter()
+    assert game.action_to_text(state, agent.choose(game, state)) == "pass"
+    assert time.perf_counter() - t0 < 10
+    assert agent.last is not None and 1 <= agent.last.sims <= FORCED_SIMS
+
+
+def test_a_move_with_a_choice_searches_its_whole_budget():
+    game = stonegarden.make("blooms-territory", size=2)
+    agent = make_agent("mcts:sims=300")
+    agent.choose(game, game.initial_state())
+    assert agent.last is not None and agent.last.sims == 300

@@ -34,6 +34,11 @@ def level_budget(level: int, game: Game) -> tuple[int | None, float]:
     return profile_for(game).levels[level]
 
 
+#: the simulations a move searches when it is the only legal one (at most: a smaller budget stays)
+FORCED_SIMS = 100
+#: and the seconds, at most
+FORCED_SECONDS = 0.5
+
 _SWITCHES = ("rave", "solver", "chance", "reuse", "tt", "fast", "lgr", "bias")
 #: the words of a switch: on/off, and as everywhere a switch is written as text (a game's
 #: boolean parameters: ``core/params.py``) 1/0, true/false and yes/no, in any case
@@ -124,7 +129,15 @@ class SearchAgent:
             PositionError: the game is over or a chance event is due.
         """
         check_to_move(game, state)
-        return self.analyse(game, state).best
+        budget = self.budget_for(game)
+        if game.count_legal_actions(state) == 1:
+            # nothing to choose: a short search still gives ``last`` the position's value
+            # (resigning and the records read it), without spending the move's whole budget
+            # (and the seconds bound how long it waits for the trees of helper processes)
+            seconds = None if budget.seconds is None else min(budget.seconds, FORCED_SECONDS)
+            budget = dataclasses.replace(budget, seconds=seconds,
+                                         sims=min(budget.sims or FORCED_SIMS, FORCED_SIMS))
+        return self.analyse(game, state, budget).best
 
     def stop_when(self, stop: Callable[[], bool]) -> None:
         """End each search early once ``stop()`` is true (the best move so far is played)."""
