@@ -165,3 +165,17 @@ def test_a_migration_is_said_in_the_log_once(tmp_path: Path, cli):
     assert "cannot listen" in first.stderr
     assert "migrated" not in again.stderr and "migrated" not in new.stderr
     assert open_store(db).schema_version() == SCHEMA_VERSION
+
+
+def test_a_named_file_in_a_folder_that_does_not_exist_is_refused(tmp_path: Path, cli):
+    # a mistyped folder (--db /srv/stonegardn/games.db) was made, and an empty site served
+    # from it, the games of the folder meant nowhere to be seen
+    db = tmp_path / "mistyped" / "games.db"
+    out = cli("serve", "--db", str(db), "--port", "0", timeout=120)
+    assert out.returncode == 2 and out.stderr.strip().count("\n") == 0
+    assert f"the folder {tmp_path / 'mistyped'} does not exist" in out.stderr
+    assert not (tmp_path / "mistyped").exists()
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    out = cli("serve", "--db", str(afile / "games.db"), "--port", "0", timeout=120)
+    assert out.returncode == 2 and f"{afile} is not a folder" in out.stderr

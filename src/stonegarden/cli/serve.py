@@ -8,6 +8,7 @@ import socket
 import sys
 import threading
 import webbrowser
+from pathlib import Path
 from typing import Any
 
 import click
@@ -91,6 +92,8 @@ def serve(host: str, port: int, db_path: str | None, public_url: str | None,
             server_agent(hint_agent, budgets.job_threads)
         sqlite_path = sqlite_file(path)
         if sqlite_path is not None:
+            if db_path is not None:
+                named_folder_exists(sqlite_path)
             serve_alone(sqlite_path)
         app = create_app(path, workers=workers, budgets=budgets, hint_spec=hint_agent,
                          allowed_hosts=hosts, limits=Limits(queue=queue, per_client=client_jobs),
@@ -273,3 +276,21 @@ def run_server(app: Any, host: str, port: int,
     Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                           timeout_graceful_shutdown=2, timeout_keep_alive=KEEP_ALIVE,
                           proxy_headers=False, http=guarded_http())).run(sockets)
+
+
+def named_folder_exists(path: Path) -> None:
+    """Refuse a SQLite file named with ``--db`` in a folder that does not exist: a mistyped
+    folder was made, and an empty site served from it, its games not found (the default
+    file's folder is made at the first start).
+
+    Raises:
+        StoreError: the folder is missing, or is not a folder.
+    """
+    from ..errors import StoreError
+
+    folder = path.absolute().parent
+    if not folder.exists():
+        raise StoreError(f"{path}: the folder {folder} does not exist (mistyped? make it "
+                         "first to keep games there)")
+    if not folder.is_dir():
+        raise StoreError(f"{path}: {folder} is not a folder")
