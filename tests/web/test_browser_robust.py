@@ -1062,6 +1062,30 @@ def test_on_a_phone_the_clocks_stay_in_view_while_the_board_is(browser, server):
     page.context.close()
 
 
+def test_on_a_phone_the_reconnecting_notice_leaves_the_move_bar_s_buttons_free(browser, server):
+    """The "Reconnecting…" notice, fixed at the screen's foot, lay over the move bar stuck
+    there on a phone held upright: the buttons under it could not be tapped, though moves
+    are still sent while the live updates reconnect."""
+    made = new_game(server, params={"size": 19})
+    page = zoomed_on_a_phone(browser, server.url + made["links"]["1"])
+    page.evaluate("SG.liveState('reconnecting')")
+    assert page.inner_text("#live-notice") == "Reconnecting…"
+    free = """() => { const n = document.getElementById('live-notice').getBoundingClientRect();
+      const bar = document.querySelector('.builder-bar');
+      const shown = [...bar.querySelectorAll('button')].filter((b) => b.offsetParent !== null);
+      const clear = (b) => { const r = b.getBoundingClientRect();
+        const apart = r.bottom <= n.top || r.top >= n.bottom || r.right <= n.left
+          || r.left >= n.right;
+        return apart && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+          === b; };
+      return [bar.getBoundingClientRect().bottom <= innerHeight + 1, n.height > 0,
+              shown.length > 0, shown.filter((b) => !clear(b)).map((b) => b.id)]; }"""
+    assert page.evaluate(free) == [True, True, True, []]
+    page.evaluate("SG.liveState('on')")
+    assert page.inner_text("#live-notice") == ""
+    page.context.close()
+
+
 # the focused cell wholly in sight: inside the board's box, on the screen, clear of the status
 # row above and the move bar below (stuck to a phone's screen, or in their places), and what is
 # drawn at its centre is itself

@@ -214,7 +214,13 @@ const SG = {
   liveState(state) {
     document.body.dataset.live = state;
     const note = document.getElementById("live-notice");
-    if (note) note.textContent = state === "reconnecting" ? "Reconnecting…" : "";
+    if (!note) return;
+    note.textContent = state === "reconnecting" ? "Reconnecting…" : "";
+    // above a move bar stuck to the screen's foot (a phone held upright), not over its
+    // buttons: moves are still sent while the live updates reconnect
+    const bar = document.querySelector(".builder-bar");
+    const stuck = bar && getComputedStyle(bar).position === "sticky";
+    note.style.bottom = stuck ? `calc(${bar.offsetHeight}px + .8rem)` : "";
   },
   // a record file made a game; game: the game of an SGF file that does not say (else "")
   async upload(file, errorEl, game) {
