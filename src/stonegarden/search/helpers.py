@@ -164,7 +164,7 @@ class _ProcessHelper:
     """An extra tree in a helper process (the ``parallel.Helper`` interface)."""
 
     def __init__(self, index: int, game: Game, config: SearchConfig, seed: int | None,
-                 size: tuple[int, int]) -> None:
+                 size: tuple[int, int, int]) -> None:
         self.index = index
         self.key = next(_keys)
         self.args = (game, config, seed, size)
@@ -243,7 +243,7 @@ def _process(index: int) -> _Process:
 
 
 def process_helpers(game: Game, config: SearchConfig, seeds: list[int | None],
-                    size: tuple[int, int]) -> Iterator[_ProcessHelper]:
+                    size: tuple[int, int, int]) -> Iterator[_ProcessHelper]:
     """One helper per seed, each a tree in the pool's process of its index, being prepared
     (none once ``MAX_DEATHS`` helpers died: the search keeps its one tree)."""
     if _deaths >= MAX_DEATHS:

@@ -6,10 +6,10 @@ A game with compiled tree kernels runs each extra tree in a thread: the simulati
 game searched through the protocol holds the GIL in every simulation, so its extra trees run
 in helper processes (``helpers.py``). Either way the first tree is the calling thread's own
 engine, with the seed it would have alone, and keeps its tree between moves; each helper
-keeps its own. Each tree's pools are 1/N of one tree's, so N trees keep one tree's memory
-bound. ``new_searcher`` chooses between this and one tree shared by the threads
-(``shared_tree.py``); docs/parallel.md compares the two and says how each
-scales.
+keeps its own. Each tree's pools and budget of bytes (``pools.TREE_BYTES``) are 1/N of one
+tree's, so N trees keep one tree's memory bound. ``new_searcher`` chooses between this and
+one tree shared by the threads (``shared_tree.py``); docs/parallel.md compares the two and
+says how each scales.
 
 A budget of simulations is a total, shared out between the trees (each a fixed share with its
 own seed, so a seeded search stays reproducible); a budget of seconds is the same deadline for
@@ -31,7 +31,7 @@ from ..core.protocol import Game, State
 from ..errors import ParameterError
 from .config import Budget, SearchConfig
 from .engines import make_engine, warm_up
-from .pools import EDGE_POOL, NODE_POOL, Pools, proof_rank
+from .pools import EDGE_POOL, NODE_POOL, TREE_BYTES, Pools, proof_rank
 from .profile import profile_for
 from .protocol_tree import ProtocolTree
 from .result import MoveStat, SearchResult
@@ -167,7 +167,8 @@ class RootParallel:
         self.game = game
         self.threads = threads
         # the trees together keep the one tree's memory bound
-        size = (max(1, NODE_POOL // threads), max(1, EDGE_POOL // threads))
+        size = (max(1, NODE_POOL // threads), max(1, EDGE_POOL // threads),
+                TREE_BYTES // threads)
         self.first = make_engine(game, config, seed, Pools(*size))
         self.halt = threading.Event()
         self.helpers: list[Helper] = []

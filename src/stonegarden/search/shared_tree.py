@@ -80,7 +80,7 @@ class SharedTree(CompiledTree):
         super()._begin(state)
         P = self.pools
         used_n, used_e = int(P.counters[0]), int(P.counters[1])
-        size_n, size_e = P.size
+        size_n, size_e = int(P.counters[3]), P.size[1]  # the node cap (``Pools.node_cap``)
         t = self.threads
         self._starts = []
         for k, r in enumerate(self.ranges):

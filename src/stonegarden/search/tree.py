@@ -141,9 +141,24 @@ class TreeSearch:
         return moves[0] if len(moves) == 1 else None
 
     # -- shared -----------------------------------------------------------------------------
+    def _position_bytes(self, state: State) -> int:
+        """The bytes each node keeps beside its slots in the pools, judged at ``state`` (0:
+        nodes keep no position)."""
+        return 0
+
     def _prepare_root(self, state: State, draw: float) -> int:
         """Point ``root`` at the node of ``state`` (a fresh tree if it is not kept); the
-        simulations kept. A kept subtree is copied to fresh pools once a third is used."""
+        simulations kept. A kept subtree is copied to fresh pools once a third of them, or of
+        the nodes the tree may make (``Pools.node_cap``), is used; the tree makes no node past
+        that cap."""
+        cap = self.pools.node_cap(self._position_bytes(state))
+        self.pools.counters[3] = cap
+        reused = self._kept_root(state, draw, cap)
+        self.pools.counters[3] = cap  # fresh pools, if the kept tree was compacted
+        return reused
+
+    def _kept_root(self, state: State, draw: float, cap: int) -> int:
+        """``_prepare_root`` with the tree's node cap ``cap``."""
         P = self.pools
         found = -1
         if self.config.reuse and self.root >= 0 and draw == self.draw:
@@ -154,10 +169,9 @@ class TreeSearch:
             self.root = self._new_root(state)
             return 0
         reused = int(P.nd_n[found])
-        crowded = (P.counters[0] > P.nd_player.shape[0] // 3
-                   or P.counters[1] > P.ed_move.shape[0] // 3)
+        crowded = (P.counters[0] > cap // 3 or P.counters[1] > P.ed_move.shape[0] // 3)
         if crowded and (found != 0 or self.compacts_kept_root):
-            fresh = Pools(*self.pool_size)
+            fresh = Pools(*self.pool_size, P.budget)
             new_id = np.empty(int(P.counters[0]), np.int64)
             fresh.counters[:] = P.counters
             compact(found, *P.nodes(), *P.edges(), *fresh.nodes(), *fresh.edges(),
