@@ -196,18 +196,26 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
     if live.seats[seat - 1] != HUMAN:
         raise ApiError(409, f"seat {seat} is played by the agent {live.seats[seat - 1]!r}: only "
                             "a person's seat takes a name")
-    if _over(live):
-        raise ApiError(409, "this game is over: its players' names stay as they played it")
-    if live.names[seat - 1] == clean:
-        return  # nothing to write, and nothing to tell other server processes
-    if live.names[seat - 1] is not None:
-        raise ApiError(409, f"seat {seat} is already named {quote(live.names[seat - 1])}: a "
-                            "seat is named once (a new name goes with the games you start or "
-                            "join from now on)")
-    await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)
-    names = list(live.names)
-    names[seat - 1] = clean
-    live.names = (names[0], names[1])
+    # checked and written under the game's lock, the write only while the seat has no name
+    # and the game goes on: names sent at once (or through two server processes) were each
+    # answered as kept, the last one written winning over the one the pages showed
+    async with live.lock:
+        if _over(live):
+            raise ApiError(409, "this game is over: its players' names stay as they played it")
+        if live.names[seat - 1] == clean:
+            return  # nothing to write, and nothing to tell other server processes
+        if live.names[seat - 1] is not None:
+            raise ApiError(409, f"seat {seat} is already named {quote(live.names[seat - 1])}: "
+                                "a seat is named once (a new name goes with the games you "
+                                "start or join from now on)")
+        svc.still_served(live)
+        if not await asyncio.to_thread(svc.store.set_name, live.id, seat, clean):
+            svc.invalidate(live.id)
+            raise ApiError(409, "the seat was named, or the game ended, through another server "
+                                "process meanwhile: read the game again")
+        names = list(live.names)
+        names[seat - 1] = clean
+        live.names = (names[0], names[1])
     svc.hub.publish(live.id)
     if OPEN in live.seats and live.listed:  # the lobby shows the creator's name
         svc.hub.publish(LOBBY)
