@@ -1,13 +1,17 @@
 """Online play against a player who tries to cheat or to hold others up: requests sent at once
 to a real ``stonegarden serve`` (exactly one may win, the others are refused in words, and the
-stored game agrees with what was answered)."""
+stored game agrees with what was answered), and a joiner who never moves."""
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from stonegarden.store import open_store
+from stonegarden.web import clock_keeper
 
 GO = {"game": "freego", "params": {"size": 5}}
 
@@ -53,3 +57,33 @@ def test_racing_requests_of_one_player_are_played_once_and_stored_as_answered(se
     assert row.result["winner"] == snap["winner"]
     assert server.request("POST", move, {"secret": k1, "move": "E5"})[0] == 409
 
+
+def test_a_joiner_who_lets_games_abort_for_want_of_a_first_move_is_held_to_eight(db,
+                                                                                monkeypatch):
+    """Else a client joined eight games of the lobby, never moved, and had each abort itself
+    a minute or three later, free to join eight more, as it was not for an abort of its own."""
+    pytest.importorskip("httpx2", reason="starlette's TestClient needs httpx2 (test extra)")
+    from starlette.testclient import TestClient
+
+    from stonegarden.web.app import create_app
+
+    monkeypatch.setattr(clock_keeper, "FIRST_MOVE_WAIT", (0.3, 0.3))
+    creator = {"X-Forwarded-For": "203.0.113.9"}
+    joiner = {"X-Forwarded-For": "203.0.113.66"}
+    body = {**GO, "seats": ["open", "human"], "clock": {"initial": 60, "increment": 0}}
+    with TestClient(create_app(db, workers=1, warm_up=False, forwarded_allow_ips=["*"])) as c:
+        made = [c.post("/api/games", json={**body, "public": n < 8}, headers=creator).json()["id"]
+                for n in range(9)]
+        for gid in made[:8]:  # the joiner is Black: the first move is theirs
+            r = c.post(f"/api/games/{gid}/join", json={"name": "Bo"}, headers=joiner)
+            assert r.status_code == 201, r.text
+        end = time.time() + 20
+        while time.time() < end:
+            rows = [open_store(db).get(gid) for gid in made[:8]]
+            if all(row.result is not None for row in rows):
+                break
+            time.sleep(0.2)
+        assert [row.result["late"] for row in rows] == [1] * 8
+        r = c.post(f"/api/games/{made[8]}/join", json={"name": "Bo"}, headers=joiner)
+        assert r.status_code == 429, r.text
+        assert "first move you did not make in time" in r.json()["error"]
