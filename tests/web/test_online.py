@@ -218,8 +218,9 @@ def test_one_client_may_hold_only_a_few_joined_games_that_have_not_begun(db):
         # the way out costs nothing: abort (a resignation, which it said, is a loss)
         assert r.json()["error"] == ("you have joined 8 games that have not begun, the most one "
                                      "player may have: play a move in one, or abort one (no "
-                                     "one wins or loses; a game you aborted or resigned before it began counts for an "
-                                     "hour)")
+                                     "one wins or loses; a game you aborted or resigned before it began, or "
+                                     "whose first move you did not make in time, counts for "
+                                     "an hour)")
         assert OPEN_SEAT in snapshot(c, made[8]["id"])["seats"]  # the seat stays open
         r = c.post(f"/api/games/{made[8]['id']}/join", json={"name": "Cy"}, headers=other)
         assert r.status_code == 201, r.text

@@ -31,10 +31,11 @@ def store(target: str):
     s.close()
 
 
-def new(gid: str, seats=("human", "open"), listed=True, clock=None, deadline=None) -> NewGame:
+def new(gid: str, seats=("human", "open"), listed=True, clock=None, deadline=None,
+        names_given: bool = True) -> NewGame:
     return NewGame(gid, "freego", {"size": 5}, seats, (f"{gid}-k1", f"{gid}-k2"),
-                   listed=listed, names=("Ann", None), to_move=1, clock=clock,
-                   deadline=deadline)
+                   listed=listed, names=("Ann" if names_given else None, None), to_move=1,
+                   clock=clock, deadline=deadline)
 
 
 def test_moves_are_appended_in_order_and_a_stale_write_is_refused(store):
@@ -101,6 +102,19 @@ def test_an_open_seat_is_joined_once_and_only_an_unjoined_game_is_withdrawn(stor
     store.create_game(new("g3"))
     assert store.withdraw("g3") is True
     assert store.get("g3") is None
+
+
+def test_a_seat_is_named_once_and_only_while_its_game_goes_on(store):
+    """Two server processes naming one seat at once: the second write is refused, not
+    written over the first, which the pages already show."""
+    store.create_game(new("g8", ("human", "human")))
+    assert store.set_name("g8", 2, "Bo") is True
+    assert store.set_name("g8", 2, "Cy") is False
+    assert store.set_name("g8", 1, "Di") is False  # named when the game was made
+    store.create_game(new("g9", ("human", "human"), names_given=False))
+    assert store.flag("g9", 0, {"winner": 1, "reason": "resign", "scores": None}, None)
+    assert store.set_name("g9", 2, "Bo") is False
+    assert store.get("g8").names == ("Ann", "Bo") and store.get("g9").names == (None, None)
 
 
 def test_a_private_open_game_is_not_in_the_lobby(store):

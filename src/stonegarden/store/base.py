@@ -192,7 +192,9 @@ class Store(Protocol):
         """Delete a game whose open seat no one has taken; ``False`` when someone has."""
         ...
 
-    def set_name(self, game_id: str, seat: int, name: str) -> None:
+    def set_name(self, game_id: str, seat: int, name: str) -> bool:
+        """Name seat ``seat`` ``name`` if it has no name yet and the game is unfinished;
+        ``False`` when not (named first, or ended, by another request or server process)."""
         ...
 
     def flag(self, game_id: str, ply: int, result: dict[str, Any],

@@ -206,12 +206,16 @@ class SQLStore:
             self._notify(con, "withdraw", game_id)
         return True
 
-    def set_name(self, game_id: str, seat: int, name: str) -> None:
+    def set_name(self, game_id: str, seat: int, name: str) -> bool:
         column = _seat_column(seat)
         with self._transaction() as con:
-            con.execute(f"UPDATE games SET name{column} = ?, updated = ? WHERE id = ?",
-                        (name, time.time(), game_id))
-            self._notify(con, "name", game_id)
+            done = con.execute(
+                f"UPDATE games SET name{column} = ?, updated = ? WHERE id = ?"
+                f" AND name{column} IS NULL AND result IS NULL",
+                (name, time.time(), game_id)).rowcount == 1
+            if done:
+                self._notify(con, "name", game_id)
+        return done
 
     def flag(self, game_id: str, ply: int, result: dict[str, Any],
              clock: dict[str, Any] | None) -> bool:

@@ -52,17 +52,19 @@ def _name(value: Any) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-#: seconds a joined game its joiner ended before it began (aborted or resigned) still counts
-#: against them (``_not_begun``)
+#: seconds a joined game its joiner ended before it began (aborted, resigned, or let abort
+#: itself for want of their first move) still counts against them (``_not_begun``)
 ENDED_COUNTS = 3600.0
 
 
 def _ended_by(result: dict[str, Any], seat: int | None) -> bool:
-    """Whether the player of ``seat`` ended the game: aborted it, or resigned."""
+    """Whether the player of ``seat`` ended the game: aborted it, let it abort itself by not
+    making a first move in time (else a joiner who never moved ended a game every few
+    minutes, eight at a time, without a game counted against them), or resigned."""
     if seat is None:
         return False
     if result.get("reason") == clock_keeper.ABORTED:
-        return bool(result.get("by") == seat)
+        return seat in (result.get("by"), result.get("late"))
     return result.get("reason") == "resign" and result.get("winner") == 3 - seat
 
 
@@ -70,8 +72,8 @@ def _not_begun(store: Store, seats: dict[str, int], now: float
                ) -> Callable[[GameSummary], bool]:
     """Whether a joined game still counts against its joiner: not both players have moved (a
     die rolled is a move no one made: Tumbling Dice's rolls do not begin a game, nor does a
-    resignation), and not over, unless its joiner (``seats``: the seat joined) ended it,
-    aborted or resigned, within the last ``ENDED_COUNTS`` seconds: else one client joined
+    resignation), and not over, unless its joiner (``seats``: the seat joined) ended it
+    (``_ended_by``) within the last ``ENDED_COUNTS`` seconds: else one client joined
     every open game in the lobby and ended each at once, all in a few seconds. In a thread:
     a game of two moves or more is read and replayed until both have moved."""
 
@@ -105,8 +107,8 @@ def _joined_enough(n: int) -> ApiError:
     """So that no one empties the lobby by taking every open seat."""
     return ApiError(429, f"you have joined {n} games that have not begun, the most one "
                          "player may have: play a move in one, or abort one (no one wins or "
-                         "loses; a game you aborted or resigned before it began counts for an "
-                         "hour)", {"Retry-After": "60"})
+                         "loses; a game you aborted or resigned before it began, or whose first "
+                         "move you did not make in time, counts for an hour)", {"Retry-After": "60"})
 
 
 #: a join or a withdrawal of a game without an open seat (it may never have had one)
@@ -196,18 +198,26 @@ async def set_name(svc: GameService, live: Live, secret: Any, name: Any) -> None
     if live.seats[seat - 1] != HUMAN:
         raise ApiError(409, f"seat {seat} is played by the agent {live.seats[seat - 1]!r}: only "
                             "a person's seat takes a name")
-    if _over(live):
-        raise ApiError(409, "this game is over: its players' names stay as they played it")
-    if live.names[seat - 1] == clean:
-        return  # nothing to write, and nothing to tell other server processes
-    if live.names[seat - 1] is not None:
-        raise ApiError(409, f"seat {seat} is already named {quote(live.names[seat - 1])}: a "
-                            "seat is named once (a new name goes with the games you start or "
-                            "join from now on)")
-    await asyncio.to_thread(svc.store.set_name, live.id, seat, clean)
-    names = list(live.names)
-    names[seat - 1] = clean
-    live.names = (names[0], names[1])
+    # checked and written under the game's lock, the write only while the seat has no name
+    # and the game goes on: names sent at once (or through two server processes) were each
+    # answered as kept, the last one written winning over the one the pages showed
+    async with live.lock:
+        if _over(live):
+            raise ApiError(409, "this game is over: its players' names stay as they played it")
+        if live.names[seat - 1] == clean:
+            return  # nothing to write, and nothing to tell other server processes
+        if live.names[seat - 1] is not None:
+            raise ApiError(409, f"seat {seat} is already named {quote(live.names[seat - 1])}: "
+                                "a seat is named once (a new name goes with the games you "
+                                "start or join from now on)")
+        svc.still_served(live)
+        if not await asyncio.to_thread(svc.store.set_name, live.id, seat, clean):
+            svc.invalidate(live.id)
+            raise ApiError(409, "the seat was named, or the game ended, through another server "
+                                "process meanwhile: read the game again")
+        names = list(live.names)
+        names[seat - 1] = clean
+        live.names = (names[0], names[1])
     svc.hub.publish(live.id)
     if OPEN in live.seats and live.listed:  # the lobby shows the creator's name
         svc.hub.publish(LOBBY)
