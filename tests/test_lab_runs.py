@@ -554,18 +554,34 @@ def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):
 
     ray.init = init  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "ray", ray)
-    # something listens there (an address where nothing does is refused before Ray is asked:
-    # test_lab_ray.py), so Ray is asked, and gives up
-    import socket
-
-    with socket.create_server(("127.0.0.1", 0)) as listening:
-        address = f"127.0.0.1:{listening.getsockname()[1]}"
+    # something answers there as a Ray cluster's gRPC does (an address where nothing does, or
+    # not so, is refused before Ray is asked: test_lab_ray.py), so Ray is asked, and gives up
+    with _answering_as_grpc() as address:
         out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
                    "--backend", "ray", "--address", address, "--out", str(tmp_path))
     assert out.exit_code == 2
     assert f"connecting to the Ray cluster at {address}" in out.output
     assert f"error: --address '{address}': no Ray cluster answers" in out.output
     assert "ray start --head" in out.output
+
+
+@contextlib.contextmanager
+def _answering_as_grpc() -> Iterator[str]:
+    """An address of this machine whose server answers a client's hello as a gRPC server
+    does: with an HTTP/2 SETTINGS frame."""
+    import socket
+    import threading
+
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        def answer() -> None:  # each check of the address, till the server is closed
+            with contextlib.suppress(OSError):
+                while True:
+                    with listening.accept()[0] as client:
+                        client.recv(64)
+                        client.sendall(bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+
+        threading.Thread(target=answer, daemon=True).start()
+        yield f"127.0.0.1:{listening.getsockname()[1]}"
 
 
 def test_ray_not_installed_ends_in_one_line(tmp_path, monkeypatch):
@@ -1010,7 +1026,7 @@ def test_a_ray_worker_that_dies_ends_in_one_line_that_says_how_to_go_on(tmp_path
     def get(ref):
         if ref.task["index"] == 1:
             raise WorkerCrashedError("The worker died unexpectedly while executing this task.")
-        return play_game(ref.task)
+        return play_game(ref.task), "node-1"
 
     ray.get = get  # type: ignore[attr-defined]
     ray.remote = lambda fn: types.SimpleNamespace(  # type: ignore[attr-defined]
