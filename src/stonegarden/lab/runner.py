@@ -253,18 +253,34 @@ def _ray_result(ray: Any, ref: Any) -> tuple[dict[str, Any], str]:
 
     Raises:
         JobError: the task's worker or machine died (out of memory, a lost node), after the
-            retries Ray makes, as a local worker's death is.
+            retries Ray makes, as a local worker's death is; or the node it went to cannot
+            import stonegarden (one that joined the cluster after the run's check of it).
     """
     try:
         return ray.get(ref)
     except ray.exceptions.RayTaskError as exc:
         if isinstance(exc.cause, StonegardenError):
             raise exc.cause from None
+        why = _import_failure(exc.cause)
+        if why:
+            raise JobError(f"a node of the Ray cluster cannot import stonegarden ({why}); "
+                           f"install stonegarden {__version__} with [ray] on each machine of "
+                           "the cluster", reason="input") from None
         raise
     except ray.exceptions.RayError as exc:  # no error of the game's: where it ran is gone
         raise JobError(f"a Ray worker running a game ended abruptly ({type(exc).__name__}: "
                        f"{str(exc).strip().splitlines()[0] if str(exc).strip() else 'no detail'})",
                        reason="died") from None
+
+
+def _import_failure(cause: BaseException) -> str:
+    """The last line of the error a node met importing the games' task (Ray says so in the
+    text of a RuntimeError only), '' for any other error."""
+    text = str(cause)
+    if not isinstance(cause, RuntimeError) or "failed to import on the worker" not in text:
+        return ""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return next((ln for ln in reversed(lines) if "Error" in ln.split(":")[0]), "no detail")
 
 
 #: seconds for a Ray cluster's address to accept a connection, and then to answer, before Ray
