@@ -554,18 +554,34 @@ def test_no_ray_cluster_at_the_address_ends_in_one_line(tmp_path, monkeypatch):
 
     ray.init = init  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "ray", ray)
-    # something listens there (an address where nothing does is refused before Ray is asked:
-    # test_lab_ray.py), so Ray is asked, and gives up
-    import socket
-
-    with socket.create_server(("127.0.0.1", 0)) as listening:
-        address = f"127.0.0.1:{listening.getsockname()[1]}"
+    # something answers there as a Ray cluster's gRPC does (an address where nothing does, or
+    # not so, is refused before Ray is asked: test_lab_ray.py), so Ray is asked, and gives up
+    with _answering_as_grpc() as address:
         out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "2",
                    "--backend", "ray", "--address", address, "--out", str(tmp_path))
     assert out.exit_code == 2
     assert f"connecting to the Ray cluster at {address}" in out.output
     assert f"error: --address '{address}': no Ray cluster answers" in out.output
     assert "ray start --head" in out.output
+
+
+@contextlib.contextmanager
+def _answering_as_grpc() -> Iterator[str]:
+    """An address of this machine whose server answers a client's hello as a gRPC server
+    does: with an HTTP/2 SETTINGS frame."""
+    import socket
+    import threading
+
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        def answer() -> None:  # each check of the address, till the server is closed
+            with contextlib.suppress(OSError):
+                while True:
+                    with listening.accept()[0] as client:
+                        client.recv(64)
+                        client.sendall(bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+
+        threading.Thread(target=answer, daemon=True).start()
+        yield f"127.0.0.1:{listening.getsockname()[1]}"
 
 
 def test_ray_not_installed_ends_in_one_line(tmp_path, monkeypatch):
@@ -1010,7 +1026,7 @@ def test_a_ray_worker_that_dies_ends_in_one_line_that_says_how_to_go_on(tmp_path
     def get(ref):
         if ref.task["index"] == 1:
             raise WorkerCrashedError("The worker died unexpectedly while executing this task.")
-        return play_game(ref.task)
+        return play_game(ref.task), "node-1"
 
     ray.get = get  # type: ignore[attr-defined]
     ray.remote = lambda fn: types.SimpleNamespace(  # type: ignore[attr-defined]
@@ -1022,6 +1038,51 @@ def test_a_ray_worker_that_dies_ends_in_one_line_that_says_how_to_go_on(tmp_path
     assert ("error: a Ray worker running a game ended abruptly (WorkerCrashedError: The worker "
             "died unexpectedly while executing this task.); 1 of 3 games are stored in") in out.output
     assert "the same command goes on from them" in out.output
+
+
+def test_a_ray_node_without_stonegarden_ends_in_one_line_that_says_how_to_go_on(tmp_path,
+                                                                                 monkeypatch):
+    """A node that joins a cluster after the run has checked its nodes, and cannot import
+    stonegarden, failed its games with Ray's traceback of the import."""
+    from stonegarden import __version__
+    from stonegarden.lab.selfplay import play_game
+
+    class RayError(Exception):
+        pass
+
+    class RayTaskError(RayError):
+        def __init__(self, cause):
+            self.cause = cause
+
+    ray = types.ModuleType("ray")
+    ray.exceptions = types.SimpleNamespace(  # type: ignore[attr-defined]
+        RayError=RayError, RayTaskError=RayTaskError)
+    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
+    ray.init = lambda **_: None  # type: ignore[attr-defined]
+    ray.shutdown = lambda: None  # type: ignore[attr-defined]
+    ray.wait = lambda refs, num_returns: (refs[:1], refs[1:])  # type: ignore[attr-defined]
+
+    def get(ref):
+        if ref.task["index"] == 1:  # as Ray words it (ray/_private/function_manager.py)
+            raise RayTaskError(RuntimeError(
+                "The remote function failed to import on the worker. This may be because "
+                "needed library dependencies are not installed in the worker environment or "
+                "cannot be found from sys.path ['/srv']:\n\nTraceback (most recent call last):\n"
+                '  File "pickle.py", line 1, in loads\n'
+                "ModuleNotFoundError: No module named 'stonegarden'\n"))
+        return play_game(ref.task), "node-1"
+
+    ray.get = get  # type: ignore[attr-defined]
+    ray.remote = lambda fn: types.SimpleNamespace(remote=_Ref)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "3",
+               "--backend", "ray", "--out", str(tmp_path))
+    assert out.exit_code == 2, out.output
+    assert out.output.splitlines()[-1] == (
+        "error: a node of the Ray cluster cannot import stonegarden (ModuleNotFoundError: No "
+        f"module named 'stonegarden'); install stonegarden {__version__} with [ray] on each "
+        f"machine of the cluster; 1 of 3 games are stored in {str(tmp_path / 'lab.sqlite')!r}, "
+        "and the same command goes on from them")
 
 
 def test_the_time_left_is_told_when_a_game_takes_minutes():
