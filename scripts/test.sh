@@ -35,7 +35,7 @@ python3 -m mypy
 # compile every game's kernels into the cache once, so each test's server only loads them
 python3 -m stonegarden warm-up --quiet
 set +e
-python3 -m pytest -n 2 "$@"
+python3 -m pytest -n 2 --dist loadgroup "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -112,6 +112,7 @@ def test_versus_records_each_checkouts_commit() -> None:
     (["benchmarks/versus.py", "--a", "src", "--b", "src", "blooms", "mcts", "--games", "0"],
      ["--games", "1 or more"]),
     (["benchmarks/territory_tree.py", "--seconds", "-1"], ["--seconds", "'-1'", "above 0"]),
+    (["benchmarks/tree_memory.py", "--seconds", "0"], ["--seconds", "'0'", "above 0"]),
     (["benchmarks/generic_search_speed.py", "blobs", "--repeat", "0"], ["--repeat"]),
     # refused before the run, not after it
     (["benchmarks/dos_cases.py", "--cases", "flood,nosuch"], ["--cases", "'nosuch'", "orphans"]),

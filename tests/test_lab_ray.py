@@ -27,6 +27,12 @@ from stonegarden import __version__
 
 from .conftest import SRC, cli_env, run_cli
 
+# one Ray at a time on this machine: two (a cluster's head and a Ray of a command's own, on two
+# workers of the suite) would both ask for Ray's fixed ports (its dashboard agent's, 52365), and
+# the module's cluster is started once, not once by each worker; ``--dist loadgroup`` in
+# scripts/test.sh keeps the group on one worker
+pytestmark = pytest.mark.xdist_group("ray")
+
 
 @pytest.fixture(autouse=True)
 def _ray_installed() -> None:
@@ -313,7 +319,7 @@ def test_a_cluster_without_cpus_or_this_stonegarden_is_refused_in_one_line(tmp_p
                              "on each machine of the cluster")
         (fake / "lab").mkdir()
         (fake / "lab" / "__init__.py").write_text("")
-        (fake / "lab" / "runner.py").write_text("")
+        (fake / "lab" / "ray_backend.py").write_text("")
         assert run(cluster).endswith(
             f"has stonegarden 0.0.9, this command {__version__}; install the same version on "
             "each machine of the cluster (its games would be mixed with this version's)")

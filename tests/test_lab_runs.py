@@ -1158,7 +1158,7 @@ def _reproduce_line(report: Path) -> str:
 def test_workers_on_a_ray_cluster_are_said_not_to_be_used(monkeypatch, capsys, workers, said):
     """The cluster at --address plays as many games at once as it has CPUs: --workers, which
     sets the CPUs of a Ray of the command's own, was dropped without a word."""
-    from stonegarden.lab import runner
+    from stonegarden.lab import ray_backend, runner
 
     handed: list[int] = []
 
@@ -1167,7 +1167,7 @@ def test_workers_on_a_ray_cluster_are_said_not_to_be_used(monkeypatch, capsys, w
         for task in tasks:
             done(task, {"index": task["index"]})
 
-    monkeypatch.setattr(runner, "_run_ray", cluster)
+    monkeypatch.setattr(ray_backend, "run_ray", cluster)
     played: list[int] = []
     runner.run_tasks([{"index": 0}, {"index": 1}], lambda t, r: played.append(r["index"]),
                      workers=workers, backend="ray", address="10.0.0.7:6379", progress=False)
