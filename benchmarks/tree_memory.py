@@ -29,6 +29,8 @@ CASES = [
     ("protocol: Blobs", "blobs", {}, ["h9R"], "mcts"),
     ("protocol: Bridge Go 9x9", "bridgego", {"size": 9}, [], "mcts"),
     ("protocol: Free Go 9x9 with superko", "freego", {"size": 9, "ko": "superko"}, [], "mcts"),
+    ("protocol: Free Go 19x19 with superko", "freego", {"size": 19, "ko": "superko"}, [],
+     "mcts"),
     ("protocol: Blooms territory n=4 with superko", "blooms-territory",
      {"size": 4, "superko": True}, [], "mcts:split=off"),
 ]
