@@ -1015,29 +1015,33 @@ def test_a_ray_worker_that_dies_ends_in_one_line_that_says_how_to_go_on(tmp_path
     class WorkerCrashedError(RayError):
         pass
 
-    ray = types.ModuleType("ray")
-    ray.exceptions = types.SimpleNamespace(  # type: ignore[attr-defined]
-        RayError=RayError, RayTaskError=RayTaskError)
-    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
-    ray.init = lambda **_: None  # type: ignore[attr-defined]
-    ray.shutdown = lambda: None  # type: ignore[attr-defined]
-    ray.wait = lambda refs, num_returns: (refs[:1], refs[1:])  # type: ignore[attr-defined]
-
     def get(ref):
         if ref.task["index"] == 1:
             raise WorkerCrashedError("The worker died unexpectedly while executing this task.")
         return play_game(ref.task), "node-1"
 
-    ray.get = get  # type: ignore[attr-defined]
-    ray.remote = lambda fn: types.SimpleNamespace(  # type: ignore[attr-defined]
-        remote=_Ref)
-    monkeypatch.setitem(sys.modules, "ray", ray)
+    _fake_ray(monkeypatch, RayError, RayTaskError, get)
     out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "3",
                "--backend", "ray", "--out", str(tmp_path))
     assert out.exit_code == 2, out.output
     assert ("error: a Ray worker running a game ended abruptly (WorkerCrashedError: The worker "
             "died unexpectedly while executing this task.); 1 of 3 games are stored in") in out.output
     assert "the same command goes on from them" in out.output
+
+
+def _fake_ray(monkeypatch, error: type, task_error: type, get) -> None:
+    """A Ray module whose tasks are played one at a time in this process, their results taken
+    by ``get(ref)`` (``ref.task``: the task), raising ``error`` and ``task_error`` as Ray's."""
+    ray = types.ModuleType("ray")
+    ray.exceptions = types.SimpleNamespace(  # type: ignore[attr-defined]
+        RayError=error, RayTaskError=task_error)
+    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
+    ray.init = lambda **_: None  # type: ignore[attr-defined]
+    ray.shutdown = lambda: None  # type: ignore[attr-defined]
+    ray.wait = lambda refs, num_returns: (refs[:1], refs[1:])  # type: ignore[attr-defined]
+    ray.get = get  # type: ignore[attr-defined]
+    ray.remote = lambda fn: types.SimpleNamespace(remote=_Ref)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ray", ray)
 
 
 def test_a_ray_node_without_stonegarden_ends_in_one_line_that_says_how_to_go_on(tmp_path,
@@ -1054,14 +1058,6 @@ def test_a_ray_node_without_stonegarden_ends_in_one_line_that_says_how_to_go_on(
         def __init__(self, cause):
             self.cause = cause
 
-    ray = types.ModuleType("ray")
-    ray.exceptions = types.SimpleNamespace(  # type: ignore[attr-defined]
-        RayError=RayError, RayTaskError=RayTaskError)
-    ray.is_initialized = lambda: False  # type: ignore[attr-defined]
-    ray.init = lambda **_: None  # type: ignore[attr-defined]
-    ray.shutdown = lambda: None  # type: ignore[attr-defined]
-    ray.wait = lambda refs, num_returns: (refs[:1], refs[1:])  # type: ignore[attr-defined]
-
     def get(ref):
         if ref.task["index"] == 1:  # as Ray words it (ray/_private/function_manager.py)
             raise RayTaskError(RuntimeError(
@@ -1072,9 +1068,7 @@ def test_a_ray_node_without_stonegarden_ends_in_one_line_that_says_how_to_go_on(
                 "ModuleNotFoundError: No module named 'stonegarden'\n"))
         return play_game(ref.task), "node-1"
 
-    ray.get = get  # type: ignore[attr-defined]
-    ray.remote = lambda fn: types.SimpleNamespace(remote=_Ref)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "ray", ray)
+    _fake_ray(monkeypatch, RayError, RayTaskError, get)
     out = _cli("study", "blooms", "--param", "size=3", "--agent", "random", "--games", "3",
                "--backend", "ray", "--out", str(tmp_path))
     assert out.exit_code == 2, out.output

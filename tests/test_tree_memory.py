@@ -42,14 +42,20 @@ def test_the_pools_bytes_are_their_arrays_and_fit_the_budget():
     assert sum(a.nbytes for a in default.arrays) <= TREE_BYTES
 
 
-def test_a_protocol_tree_makes_no_node_past_its_budget_and_simulates_on():
-    """Blobs' positions take most of its memory: the budget beside the pools caps its nodes,
-    and the full tree goes on simulating from its leaves without keeping another position."""
+def _blobs_tree(cap: int):
+    """Blobs after one placement, and a protocol tree of small pools whose budget holds ``cap``
+    of its positions."""
     game = stonegarden.make("blobs")
     state = game.replay(["h9R"])[-1]
     position = position_bytes(game, state)
-    pools = Pools(20_000, 400_000, _budget_for(20_000, 400_000, 150, position))
-    engine = ProtocolTree(game, SearchConfig(fast=False), 3, pools=pools)
+    pools = Pools(20_000, 400_000, _budget_for(20_000, 400_000, cap, position))
+    return game, state, ProtocolTree(game, SearchConfig(fast=False), 3, pools=pools)
+
+
+def test_a_protocol_tree_makes_no_node_past_its_budget_and_simulates_on():
+    """Blobs' positions take most of its memory: the budget beside the pools caps its nodes,
+    and the full tree goes on simulating from its leaves without keeping another position."""
+    _, state, engine = _blobs_tree(150)
     res = engine.search(state, Budget(sims=3_000))
     assert int(engine.pools.counters[3]) == 150
     assert res.extra["nodes"] == len(engine.states) == len(engine.table) == 150
@@ -59,11 +65,7 @@ def test_a_protocol_tree_makes_no_node_past_its_budget_and_simulates_on():
 def test_a_kept_full_tree_is_compacted_and_grows_again():
     """A kept tree is compacted once a third of the nodes it may make is used (not of the
     pools', which a capped tree never reaches), so that the next search makes nodes again."""
-    game = stonegarden.make("blobs")
-    state = game.replay(["h9R"])[-1]
-    position = position_bytes(game, state)
-    pools = Pools(20_000, 400_000, _budget_for(20_000, 400_000, 300, position))
-    engine = ProtocolTree(game, SearchConfig(fast=False), 3, pools=pools)
+    game, state, engine = _blobs_tree(300)
     res = engine.search(state, Budget(sims=2_000))
     state = game.play(state, res.best)
     again = engine.search(state, Budget(sims=2_000))
