@@ -173,6 +173,12 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
     assert "Choose your name" in ana.inner_text("#lobby-error")
     assert ana.evaluate("document.activeElement.id") == "name-input"
+    # the lobby is drawn anew while she types (a game opens): the request for a name is still
+    # said, and her Join is the one found again (its button was replaced: the focus went to
+    # "change", and the request went at the lobby's next update, as soon as the page loaded)
+    open_game(server, name="Cy")
+    ana.wait_for_function("document.body.dataset.lobbyCount === '2'", timeout=WAIT)
+    assert "Choose your name" in ana.inner_text("#lobby-error")
     ana.keyboard.type("Ana")
     ana.keyboard.press("Enter")
     ana.wait_for_selector("#you-are:not([hidden])", timeout=WAIT)
@@ -917,6 +923,15 @@ def test_a_join_refused_is_shown_and_said_to_the_spectator_who_asked(browser, se
     bo.keyboard.press("Enter")
     bo.wait_for_selector("#move-error:has-text('you have joined 8 games')", timeout=WAIT)
     assert bo.is_visible("#move-error") and bo.get_attribute("#move-error", "role") == "alert"
+    # in the lobby, the refusal stays said through the lobby's updates (the list loaded again
+    # after it, and each of its live updates, wiped it at once)
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    bo.click("#lobby button.join")
+    bo.wait_for_selector("#lobby-error:has-text('you have joined 8 games')", timeout=WAIT)
+    open_game(server, name="Di")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '2'", timeout=WAIT)
+    assert "you have joined 8 games" in bo.inner_text("#lobby-error")
     assert errors == []
 
 
