@@ -580,9 +580,12 @@ def test_a_question_to_abort_closes_when_the_opponents_first_move_comes(browser,
 
 
 def lobby_with_a_game_on_a_fake_clock(browser, server, errors: list[str]):
-    """Bo's lobby, its clock Playwright's to move, listing one game of Ana's."""
+    """Bo's lobby, its clock Playwright's to move, listing one game of Ana's, and hearing of
+    no change: its live stream's first update loaded the list again, after the test had moved
+    the clock on (sometimes), and the wait counted from then was the server's few seconds."""
     bo = person(browser, errors)
     bo.clock.install()
+    bo.route("**/api/lobby/events", lambda route: route.abort())
     open_game(server, name="Ana")
     bo.goto(server.url + "/lobby")
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
@@ -1090,14 +1093,16 @@ def test_the_clock_shown_after_the_machine_slept_counts_the_time_it_slept(browse
     # stopped, minutes more than the server's, until the next change of the game
     made = anas_game(server, clock={"initial": 600})
     k1, k2 = made["secrets"]["1"], made["secrets"]["2"]
-    errors: list[str] = []
-    page = person(browser, errors)
-    page.clock.install()
-    page.goto(server.url + made["links"]["2"])
     for key, move, ply in ((k1, "C3", 0), (k2, "D4", 1), (k1, "B2", 2)):  # White's clock runs
         assert server.request("POST", f"/api/games/{made['id']}/move",
                               {"secret": key, "move": move, "ply": ply})[0] == 200
-    # the page has heard the last move (White's clock ran after the first one already)
+    errors: list[str] = []
+    page = person(browser, errors)
+    page.clock.install()
+    # the page hears of no change: an update of its stream (each one loads the game again)
+    # coming after the clock was moved on showed the server's time, right but not the page's
+    page.route("**/events*", lambda route: route.abort())
+    page.goto(server.url + made["links"]["2"])
     page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
     page.wait_for_selector("#clock-2.running", timeout=WAIT)
     before = float(page.get_attribute("#clock-2", "data-left"))
