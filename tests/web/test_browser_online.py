@@ -416,12 +416,49 @@ def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     assert errors == []
 
 
+def held_answer(page, address: str, which: int) -> list:
+    """The ``which``-th of the page's requests to ``address`` (a regular expression; 1: the first),
+    asked of the server at once but answered only by ``answer_late``: an answer overtaken by
+    a later one, as a loaded server or a proxy may give them."""
+    asked, held = [0], []
+
+    def hold(route) -> None:
+        asked[0] += 1
+        if asked[0] == which:
+            held.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    page.route(re.compile(address), hold)
+    return held
+
+
+def wait_asked(page, held: list) -> None:
+    """Until the page has asked for the answer ``held_answer`` keeps back."""
+    for _ in range(600):  # bounded: the page's handlers run while Playwright waits
+        if held:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page never asked")
+
+
+def answer_late(page, held: list) -> None:
+    """Gives the page the answer ``held_answer`` kept back, once it has been asked for."""
+    wait_asked(page, held)
+    route, answer = held[0]
+    with page.expect_event("requestfinished", timeout=WAIT):
+        route.fulfill(response=answer)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # its answer read
+
+
 def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser, server):
     # a game made before its creator chose a name waits as "someone's"; the name she then
-    # gives her seat reaches every open lobby
+    # gives her seat reaches every open lobby, and stays: the page's first load, answered
+    # after the one its stream's first update asked for, showed the list as it was before
     errors: list[str] = []
     bo = person(browser, errors)
     made = open_game(server)
+    held = held_answer(bo, r"/api/lobby$", 1)
     bo.goto(server.url + "/lobby")
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     assert "someone" in bo.inner_text("#lobby tbody")
@@ -430,6 +467,8 @@ def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser,
     assert status == 200
     bo.wait_for_function("document.querySelector('#lobby tbody').textContent.includes('Ana')",
                          timeout=WAIT)
+    answer_late(bo, held)
+    assert "Ana" in bo.inner_text("#lobby tbody")
     assert errors == []
 
 
@@ -946,15 +985,22 @@ def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
     made = anas_game(server, seat=1)
     page.goto(server.url + "/my-games")
     page.evaluate(f"SG.saveKey({made['id']!r}, '2', {made['secrets']['2']!r})")
+    # the load the stream's first update asks for is answered after the move's: the list as
+    # it was then (their turn) showed over the newer one, until the next change
+    held = held_answer(page, r"/api/games\?ids=", 2)
     page.reload()
     page.wait_for_selector(f"#mine tr[data-gid={made['id']!r}]", timeout=WAIT)
     assert page.inner_text("#mine-said") == ""  # a game already listed is not said again
+    wait_asked(page, held)
     assert server.request("POST", f"/api/games/{made['id']}/move",
                           {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
     page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    said = "Your turn in Free Go (a capture race), against \u2068Ana\u2069."
     assert page.get_attribute("#mine-said", "role") == "status"
-    assert page.text_content("#mine-said") == \
-        "Your turn in Free Go (a capture race), against \u2068Ana\u2069."
+    assert page.text_content("#mine-said") == said
+    answer_late(page, held)
+    assert page.evaluate("document.body.dataset.turns") == "1"
+    assert page.text_content("#mine-said") == said
     assert errors == []
 
 
