@@ -5,12 +5,13 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import time
 
 import pytest
-from browsers import SHOTS, WAIT
+from browsers import SHOTS, WAIT, change_answers
 
 # Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
@@ -1163,6 +1164,13 @@ def test_the_clock_shown_after_the_machine_slept_counts_the_time_it_slept(browse
     # the page hears of no change: an update of its stream (each one loads the game again)
     # coming after the clock was moved on showed the server's time, right but not the page's
     page.route("**/events*", lambda route: route.abort())
+    # the server's engine is still being prepared as the page opens (a server just started):
+    # it is asked again each second, and its being ready draws the game again, the time at
+    # which is here the test's to choose
+    ready = {"now": False}
+    change_answers(page, f"**/api/games/{made['id']}", lambda snap: snap.update(engine_ready=False))
+    page.route("**/api/engine", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps({"ready": ready["now"]})))
     page.goto(server.url + made["links"]["2"])
     page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
     page.wait_for_selector("#clock-2.running", timeout=WAIT)
@@ -1172,4 +1180,13 @@ def test_the_clock_shown_after_the_machine_slept_counts_the_time_it_slept(browse
     page.clock.run_for(1000)
     shown = float(page.get_attribute("#clock-2", "data-left"))
     assert 115 < before - shown < 135, (before, shown)
+    # the game drawn again (the engine ready) goes on counting: it showed the snapshot's times
+    # anew, as if no time had passed since it came (two minutes here, seconds as a rule)
+    ready["now"] = True
+    with page.expect_response("**/api/engine", timeout=WAIT):
+        page.clock.run_for(1000)
+    assert page.evaluate("fetch(SG.url('/api/meta')).then((r) => r.status)") == 200  # read
+    page.clock.run_for(200)
+    again = float(page.get_attribute("#clock-2", "data-left"))
+    assert 0.5 < shown - again < 2, (shown, again)
     assert errors == []
