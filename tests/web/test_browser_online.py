@@ -5,12 +5,13 @@ offered live, "my games" with your turn first. Screenshots go to docs/screenshot
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import time
 
 import pytest
-from browsers import SHOTS, WAIT
+from browsers import SHOTS, WAIT, change_answers
 
 # Pages are opened with bypass_csp: Playwright's wait_for_function evaluates strings, which the
 # server's Content-Security-Policy forbids (the policy itself is tested in test_privacy.py).
@@ -173,6 +174,12 @@ def test_the_name_can_wait_until_it_is_needed(browser, server):
     ana.wait_for_selector("#name-form:not([hidden])", timeout=WAIT)
     assert "Choose your name" in ana.inner_text("#lobby-error")
     assert ana.evaluate("document.activeElement.id") == "name-input"
+    # the lobby is drawn anew while she types (a game opens): the request for a name is still
+    # said, and her Join is the one found again (its button was replaced: the focus went to
+    # "change", and the request went at the lobby's next update, as soon as the page loaded)
+    open_game(server, name="Cy")
+    ana.wait_for_function("document.body.dataset.lobbyCount === '2'", timeout=WAIT)
+    assert "Choose your name" in ana.inner_text("#lobby-error")
     ana.keyboard.type("Ana")
     ana.keyboard.press("Enter")
     ana.wait_for_selector("#you-are:not([hidden])", timeout=WAIT)
@@ -293,10 +300,12 @@ def test_a_friends_first_move_is_waited_for_from_when_he_opens_his_link(browser,
     assert re.fullmatch(r"Black has not opened the game yet: their first move is waited for "
                         r"from when they do\. Unless they open it within 23:59:\d\d, the game "
                         r"is aborted\.", ana.inner_text("#first-move"))
+    opened = time.monotonic()  # his wait of a minute begins after this (not within 5 s of it)
     bo.goto(invite)
     bo.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
     assert bo.inner_text("#first-move").startswith("Make your first move within")
-    assert 55 <= server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"] <= 60
+    left = server.request("GET", f"/api/games/{gid}")[1]["clock"]["abort_in"]
+    assert 60 - (time.monotonic() - opened) - 0.1 <= left <= 60, left
     ana.wait_for_selector("#first-move:has-text('to make a first move')", timeout=WAIT)  # live
     assert errors == []
 
@@ -410,12 +419,49 @@ def test_a_visitor_is_told_when_the_game_is_withdrawn(browser, server):
     assert errors == []
 
 
+def held_answer(page, address: str, which: int) -> list:
+    """The ``which``-th of the page's requests to ``address`` (a regular expression; 1: the first),
+    asked of the server at once but answered only by ``answer_late``: an answer overtaken by
+    a later one, as a loaded server or a proxy may give them."""
+    asked, held = [0], []
+
+    def hold(route) -> None:
+        asked[0] += 1
+        if asked[0] == which:
+            held.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    page.route(re.compile(address), hold)
+    return held
+
+
+def wait_asked(page, held: list) -> None:
+    """Until the page has asked for the answer ``held_answer`` keeps back."""
+    for _ in range(600):  # bounded: the page's handlers run while Playwright waits
+        if held:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page never asked")
+
+
+def answer_late(page, held: list) -> None:
+    """Gives the page the answer ``held_answer`` kept back, once it has been asked for."""
+    wait_asked(page, held)
+    route, answer = held[0]
+    with page.expect_event("requestfinished", timeout=WAIT):
+        route.fulfill(response=answer)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 200))")  # its answer read
+
+
 def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser, server):
     # a game made before its creator chose a name waits as "someone's"; the name she then
-    # gives her seat reaches every open lobby
+    # gives her seat reaches every open lobby, and stays: the page's first load, answered
+    # after the one its stream's first update asked for, showed the list as it was before
     errors: list[str] = []
     bo = person(browser, errors)
     made = open_game(server)
+    held = held_answer(bo, r"/api/lobby$", 1)
     bo.goto(server.url + "/lobby")
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
     assert "someone" in bo.inner_text("#lobby tbody")
@@ -424,6 +470,8 @@ def test_the_lobby_shows_a_creators_name_chosen_after_the_game_was_made(browser,
     assert status == 200
     bo.wait_for_function("document.querySelector('#lobby tbody').textContent.includes('Ana')",
                          timeout=WAIT)
+    answer_late(bo, held)
+    assert "Ana" in bo.inner_text("#lobby tbody")
     assert errors == []
 
 
@@ -483,27 +531,40 @@ def test_a_player_whose_opponent_left_resigns_on_their_turn(browser, server):
     assert errors == []
 
 
+def waits_shown(page, words: str) -> int:
+    """The seconds a page's first move's wait shows, in ``words`` ({} where the m:ss is)."""
+    before, after = words.split("{}")
+    text = page.inner_text("#first-move")
+    shown = re.fullmatch(re.escape(before) + r"(\d+):(\d\d)" + re.escape(after), text)
+    assert shown, text
+    return int(shown[1]) * 60 + int(shown[2])
+
+
 def test_the_wait_for_a_first_move_is_shown_counting_down(browser, server):
     # a game on a real-time clock aborts itself when a first move does not come in time (3
     # minutes here): the pages said nothing of it until it had happened
     errors: list[str] = []
+    # each wait is 3 minutes from when it began, after this: it is checked against the time
+    # since (it was taken to be 10 s at most, which two pages opening on a loaded machine
+    # may take)
+    began = time.monotonic()
     made, ana, bo = two_at_a_new_clock_game(browser, server, errors)
     for page in (ana, bo):
         page.wait_for_selector("#first-move:not([hidden])", timeout=WAIT)
-    assert re.fullmatch(r"Make your first move within (3:00|2:5\d), or the game is aborted\.",
-                        ana.inner_text("#first-move"))
-    assert re.fullmatch(r"Black has (3:00|2:5\d) to make a first move, or the game is aborted\.",
-                        bo.inner_text("#first-move"))
+    left = [waits_shown(ana, "Make your first move within {}, or the game is aborted."),
+            waits_shown(bo, "Black has {} to make a first move, or the game is aborted.")]
+    assert all(180 - (time.monotonic() - began) - 1 <= s <= 180 for s in left), left
     first = float(bo.get_attribute("#first-move", "data-left"))
     bo.wait_for_function(f"+document.querySelector('#first-move').dataset.left < {first - 1}",
                          timeout=WAIT)
     move = f"/api/games/{made['id']}/move"
+    began = time.monotonic()
     assert server.request("POST", move, {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
     bo.wait_for_selector("#first-move:has-text('Make your first move')", timeout=WAIT)
     # each page hears the move on its own stream: Bo's first says nothing of Ana's
     ana.wait_for_selector("#first-move:has-text('White has')", timeout=WAIT)
-    assert re.fullmatch(r"White has (3:00|2:5\d) to make a first move, or the game is aborted\.",
-                        ana.inner_text("#first-move"))
+    left = waits_shown(ana, "White has {} to make a first move, or the game is aborted.")
+    assert 180 - (time.monotonic() - began) - 1 <= left <= 180, left
     # both have moved: the clock runs, nothing aborts
     assert server.request("POST", move, {"secret": made["secrets"]["2"], "move": "D4"})[0] == 200
     for page in (ana, bo):
@@ -574,9 +635,12 @@ def test_a_question_to_abort_closes_when_the_opponents_first_move_comes(browser,
 
 
 def lobby_with_a_game_on_a_fake_clock(browser, server, errors: list[str]):
-    """Bo's lobby, its clock Playwright's to move, listing one game of Ana's."""
+    """Bo's lobby, its clock Playwright's to move, listing one game of Ana's, and hearing of
+    no change: its live stream's first update loaded the list again, after the test had moved
+    the clock on (sometimes), and the wait counted from then was the server's few seconds."""
     bo = person(browser, errors)
     bo.clock.install()
+    bo.route("**/api/lobby/events", lambda route: route.abort())
     open_game(server, name="Ana")
     bo.goto(server.url + "/lobby")
     bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
@@ -917,6 +981,15 @@ def test_a_join_refused_is_shown_and_said_to_the_spectator_who_asked(browser, se
     bo.keyboard.press("Enter")
     bo.wait_for_selector("#move-error:has-text('you have joined 8 games')", timeout=WAIT)
     assert bo.is_visible("#move-error") and bo.get_attribute("#move-error", "role") == "alert"
+    # in the lobby, the refusal stays said through the lobby's updates (the list loaded again
+    # after it, and each of its live updates, wiped it at once)
+    bo.goto(server.url + "/lobby")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
+    bo.click("#lobby button.join")
+    bo.wait_for_selector("#lobby-error:has-text('you have joined 8 games')", timeout=WAIT)
+    open_game(server, name="Di")
+    bo.wait_for_function("document.body.dataset.lobbyCount === '2'", timeout=WAIT)
+    assert "you have joined 8 games" in bo.inner_text("#lobby-error")
     assert errors == []
 
 
@@ -928,15 +1001,22 @@ def test_my_games_says_a_game_that_becomes_your_turn(browser, server):
     made = anas_game(server, seat=1)
     page.goto(server.url + "/my-games")
     page.evaluate(f"SG.saveKey({made['id']!r}, '2', {made['secrets']['2']!r})")
+    # the load the stream's first update asks for is answered after the move's: the list as
+    # it was then (their turn) showed over the newer one, until the next change
+    held = held_answer(page, r"/api/games\?ids=", 2)
     page.reload()
     page.wait_for_selector(f"#mine tr[data-gid={made['id']!r}]", timeout=WAIT)
     assert page.inner_text("#mine-said") == ""  # a game already listed is not said again
+    wait_asked(page, held)
     assert server.request("POST", f"/api/games/{made['id']}/move",
                           {"secret": made["secrets"]["1"], "move": "C3"})[0] == 200
     page.wait_for_function("document.body.dataset.turns === '1'", timeout=WAIT)
+    said = "Your turn in Free Go (a capture race), against \u2068Ana\u2069."
     assert page.get_attribute("#mine-said", "role") == "status"
-    assert page.text_content("#mine-said") == \
-        "Your turn in Free Go (a capture race), against \u2068Ana\u2069."
+    assert page.text_content("#mine-said") == said
+    answer_late(page, held)
+    assert page.evaluate("document.body.dataset.turns") == "1"
+    assert page.text_content("#mine-said") == said
     assert errors == []
 
 
@@ -1075,14 +1155,23 @@ def test_the_clock_shown_after_the_machine_slept_counts_the_time_it_slept(browse
     # stopped, minutes more than the server's, until the next change of the game
     made = anas_game(server, clock={"initial": 600})
     k1, k2 = made["secrets"]["1"], made["secrets"]["2"]
-    errors: list[str] = []
-    page = person(browser, errors)
-    page.clock.install()
-    page.goto(server.url + made["links"]["2"])
     for key, move, ply in ((k1, "C3", 0), (k2, "D4", 1), (k1, "B2", 2)):  # White's clock runs
         assert server.request("POST", f"/api/games/{made['id']}/move",
                               {"secret": key, "move": move, "ply": ply})[0] == 200
-    # the page has heard the last move (White's clock ran after the first one already)
+    errors: list[str] = []
+    page = person(browser, errors)
+    page.clock.install()
+    # the page hears of no change: an update of its stream (each one loads the game again)
+    # coming after the clock was moved on showed the server's time, right but not the page's
+    page.route("**/events*", lambda route: route.abort())
+    # the server's engine is still being prepared as the page opens (a server just started):
+    # it is asked again each second, and its being ready draws the game again, the time at
+    # which is here the test's to choose
+    ready = {"now": False}
+    change_answers(page, f"**/api/games/{made['id']}", lambda snap: snap.update(engine_ready=False))
+    page.route("**/api/engine", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps({"ready": ready["now"]})))
+    page.goto(server.url + made["links"]["2"])
     page.wait_for_function("document.body.dataset.length === '3'", timeout=WAIT)
     page.wait_for_selector("#clock-2.running", timeout=WAIT)
     before = float(page.get_attribute("#clock-2", "data-left"))
@@ -1091,4 +1180,13 @@ def test_the_clock_shown_after_the_machine_slept_counts_the_time_it_slept(browse
     page.clock.run_for(1000)
     shown = float(page.get_attribute("#clock-2", "data-left"))
     assert 115 < before - shown < 135, (before, shown)
+    # the game drawn again (the engine ready) goes on counting: it showed the snapshot's times
+    # anew, as if no time had passed since it came (two minutes here, seconds as a rule)
+    ready["now"] = True
+    with page.expect_response("**/api/engine", timeout=WAIT):
+        page.clock.run_for(1000)
+    assert page.evaluate("fetch(SG.url('/api/meta')).then((r) => r.status)") == 200  # read
+    page.clock.run_for(200)
+    again = float(page.get_attribute("#clock-2", "data-left"))
+    assert 0.5 < shown - again < 2, (shown, again)
     assert errors == []

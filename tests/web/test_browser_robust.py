@@ -278,11 +278,12 @@ def test_the_lobby_at_200_percent_zoom_breaks_no_button_in_two(browser, own_serv
     page = open_page(browser, viewport={"width": 640, "height": 450})
     page.goto(server.url + "/lobby")
     page.wait_for_function("document.body.dataset.lobbyCount === '1'", timeout=WAIT)
-    lines = """e => { const r = document.createRange(); r.selectNodeContents(e);
+    # the button is looked up inside the measuring call: one found before it could be a button
+    # the lobby's live update had since replaced, detached, with no lines at all
+    lines = """() => { const r = document.createRange();
+      r.selectNodeContents(document.querySelector('#lobby button.join'));
       return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }"""
-    join = page.locator("#lobby button.join")
-    join.wait_for(state="visible", timeout=WAIT)  # laid out (once, under load, it had no box)
-    assert join.evaluate(lines) == 1
+    assert page.evaluate(lines) == 1
     assert page.evaluate("[...document.querySelectorAll('.table-wrap')]"
                          ".every(w => w.scrollWidth <= w.clientWidth)")
 
@@ -698,11 +699,13 @@ def test_the_colour_chosen_is_drawn_unlike_the_keyboards_focus(browser, server):
     wait_ready(page)
     page.locator("button.colour").first.focus()
     page.keyboard.press("Tab")
-    look = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.fontWeight]; }"
-    chosen, focused = page.locator("button.colour.selected"), page.locator("button.colour:focus")
-    assert chosen.get_attribute("data-colour") == "R" and focused.get_attribute("data-colour") == "Y"
-    assert chosen.evaluate(look) == ["none", "700"]
-    assert focused.evaluate(look) == ["solid", "400"]
+    # both read in one call, on the buttons shown then: a live update makes them anew (the
+    # stream's first one can come now), and a button it replaced has no style, nor focus
+    looks = page.evaluate("""() => ["button.colour.selected", "button.colour:focus"].map((sel) => {
+      const e = document.querySelector(sel), s = e && getComputedStyle(e);
+      return e && [e.dataset.colour, s.outlineStyle, s.fontWeight];
+    })""")
+    assert looks == [["R", "none", "700"], ["Y", "solid", "400"]], looks
 
 
 def black_listening(browser, server, made, change):
@@ -927,8 +930,11 @@ CELLS = """() => { const r = [...document.querySelectorAll('#board [data-cell]')
 def tap_cell(page, cell: str) -> None:
     """A finger's tap where the cell is drawn on the screen (not Playwright's tap on an element,
     which would scroll it into view first)."""
-    box = page.locator(f'#board [data-cell="{cell}"]').bounding_box()
-    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # measured in one call: each update draws the board anew, and a cell found before it had
+    # no box once replaced
+    x, y = page.evaluate("""(cell) => { const r = document.querySelector(`#board [data-cell="${cell}"]`)
+      .getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }""", cell)
+    page.touchscreen.tap(x, y)
 
 
 def test_a_big_board_on_a_phone_zooms_to_cells_a_finger_can_hit(browser, server):

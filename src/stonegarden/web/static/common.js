@@ -18,6 +18,8 @@ const STACKED = /[\p{Mn}\p{Me}]{5}/u;
 // the control that opened the name form (Take the open seat, "change"): the focus goes back
 // there once the form is answered, not to the top of the page
 let nameAsker = null;
+// what getShown last said in each element: a list loaded clears these words, not others'
+const loadErrors = new WeakMap();
 const codePoint = (ch) => "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
 const SG = {
   // the path prefix the server is served under (serve --public-url), "" at the root
@@ -76,10 +78,19 @@ const SG = {
   // the name form answered (kept, or "Not now") and hidden: the focus goes back to what asked
   // for it, else to "change" (beside the name kept)
   nameAnswered() {
-    const back = [nameAsker, document.getElementById("rename")].find((e) => e && e.getClientRects().length && !e.disabled);
+    const back = [SG.shownNow(nameAsker), document.getElementById("rename")].find((e) => e && e.getClientRects().length && !e.disabled);
     const f = document.activeElement;
     nameAsker = null;
     if (back && (f === document.body || document.getElementById("name-form").contains(f))) back.focus();
+  },
+  // a control as the page shows it now: one in a list's row (the lobby's Join) that a live
+  // update has since drawn anew is that game's row's same control, if the game is still listed
+  shownNow(el) {
+    const row = el && !el.isConnected ? el.closest("tr[data-gid]") : null;
+    if (!row) return el;
+    const again = [...document.querySelectorAll("tr[data-gid]")].find((tr) => tr.dataset.gid === row.dataset.gid);
+    const controls = (tr) => [...tr.querySelectorAll("a, button")];
+    return again ? controls(again)[controls(row).indexOf(el)] || null : null;
   },
   // what a page says when the server can't be reached (no network, or a proxy's error page
   // while the server restarts): the pages that load by themselves add " — retrying…"
@@ -111,10 +122,13 @@ const SG = {
   async getShown(url, errorEl, reload) {
     try {
       const data = Array.isArray(url) ? await Promise.all(url.map((u) => SG.get(u))) : await SG.get(url);
-      reload.reset(); errorEl.textContent = "";
+      reload.reset();
+      // only the words it said itself go: a join refused, or a name asked for, is still read
+      if (errorEl.textContent === loadErrors.get(errorEl)) errorEl.textContent = "";
       return data;
     } catch (e) {
       errorEl.textContent = e.offline ? SG.OFFLINE + " — retrying…" : e.message;
+      loadErrors.set(errorEl, errorEl.textContent);
       if (e.offline) reload.later();
       return null;
     }

@@ -63,9 +63,13 @@
   }
 
   const reload = SG.backoff(() => refresh());
+  // the loads asked for (the page's own, then its stream's first update, at once): an older
+  // one answered last would show the list as it was, until the lobby's next change
+  let asked = 0;
   async function refresh() {
+    const mine = ++asked;
     const data = await SG.getShown("/api/lobby", $("lobby-error"), reload);
-    if (!data) return;
+    if (!data || mine !== asked) return;  // a later load answers instead
     fetched = Date.now();
     const keys = SG.keys();
     SG.refill(body, () => fill(data.games, keys), $("lobby-empty"));

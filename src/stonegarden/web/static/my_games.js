@@ -16,7 +16,11 @@
   // list without a word once 100 newer ones had come (quick games against the computer)
   const MOST = 500, EACH = 100;
 
+  // the loads asked for (the page's own, each live update's): an older one answered last
+  // would list the games as they were, a turn come since not yours, until the next change
+  let asked = 0;
   async function refresh() {
+    const mine = ++asked;
     const keys = SG.keys();
     const ids = Object.keys(keys).filter((g) => keys[g]["1"] || keys[g]["2"]).slice(-MOST);
     $("mine-empty").hidden = ids.length > 0;
@@ -25,7 +29,7 @@
     for (let i = 0; i < ids.length; i += EACH) parts.push(ids.slice(i, i + EACH));
     const answers = await SG.getShown(parts.map((part) => "/api/games?ids=" + part.map(encodeURIComponent).join(",")),
                                       $("mine-error"), reload);
-    if (!answers) return;
+    if (!answers || mine !== asked) return;  // a later load answers instead
     const rows = answers.flatMap((a) => a.games).map((g) => {
       const held = ["1", "2"].filter((s) => keys[g.id][s]);
       const seat = held.includes(String(g.to_move)) ? String(g.to_move) : held[0];

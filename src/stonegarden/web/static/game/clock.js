@@ -4,6 +4,7 @@ import { $, names, playing, short } from "./state.js";
 import { refresh } from "./main.js";
 
 let clockTimer = null;
+const firstShown = new WeakMap();  // snapshot -> when its clocks were first shown
 function clockText(seconds, c) {
   const t = Math.max(0, seconds);
   if (c.days_per_move && t >= 3600) {
@@ -28,8 +29,11 @@ export function renderClock(s) {
   if (lowSaid !== s.length || s.terminal) $("clock-said").textContent = "";  // moved, or over
   if (!c) { $("first-move").hidden = true; return; }
   // the wall clock, not performance.now(): browsers do not count the latter while the machine
-  // sleeps (Linux, macOS), and a phone unlocked showed the minutes it had slept as still left
-  const at = Date.now();
+  // sleeps (Linux, macOS), and a phone unlocked showed the minutes it had slept as still left.
+  // Counted from when this snapshot was first shown: drawn again (the engine ready), it
+  // showed its times anew, seconds more than were left
+  const at = firstShown.get(s) ?? Date.now();
+  firstShown.set(s, at);
   // a real-time game whose player to move has not made a first move aborts itself when
   // it does not come in time: the wait is shown counting down, as the clocks are
   const first = $("first-move"), waits = c.abort_in != null && !s.terminal;
