@@ -1207,3 +1207,28 @@ def test_a_folder_on_a_file_system_without_locks_is_not_taken_for_one_in_use(tmp
     with folder_held(tmp_path / "run", "--out"):
         ran.append(True)
     assert ran == [True]
+
+
+@pytest.mark.parametrize("takes_argument", [True, False])
+def test_the_token_of_this_machine_is_taken_whichever_ray_s_function(monkeypatch,
+                                                                     takes_argument):
+    """Ray's function that takes the token of this machine had no argument at first: asked
+    with ``warn_if_disabled``, every run with --address stopped at a TypeError."""
+    from stonegarden.lab import ray_backend
+
+    calls: list[dict[str, bool]] = []
+    setup = types.ModuleType("ray._private.authentication.authentication_token_setup")
+
+    if takes_argument:
+        def use(warn_if_disabled: bool = True) -> bool:
+            calls.append({"warn_if_disabled": warn_if_disabled})
+            return True
+    else:
+        def use() -> bool:  # type: ignore[misc]
+            calls.append({})
+            return True
+
+    setup.maybe_enable_token_auth_if_token_available = use  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, setup.__name__, setup)
+    ray_backend._token_of_this_machine()
+    assert calls == [{"warn_if_disabled": False} if takes_argument else {}]

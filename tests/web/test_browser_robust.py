@@ -1087,6 +1087,12 @@ def test_on_a_phone_the_reconnecting_notice_leaves_the_move_bar_s_buttons_free(b
       return [bar.getBoundingClientRect().bottom <= innerHeight + 1, n.height > 0,
               shown.length > 0, shown.filter((b) => !clear(b)).map((b) => b.id)]; }"""
     assert page.evaluate(free) == [True, True, True, []]
+    # the bar grows while the notice shows (Resign asks first, in the bar): its question's
+    # Yes and No lay under the notice, placed for the bar as it was
+    page.click("#resign")
+    assert page.is_visible("#ask-yes")
+    page.wait_for_function(f"({free})()[3].length === 0", timeout=WAIT)
+    assert page.evaluate(free) == [True, True, True, []]
     page.evaluate("SG.liveState('on')")
     assert page.inner_text("#live-notice") == ""
     page.context.close()

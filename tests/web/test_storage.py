@@ -179,3 +179,13 @@ def test_a_named_file_in_a_folder_that_does_not_exist_is_refused(tmp_path: Path,
     afile.write_text("")
     out = cli("serve", "--db", str(afile / "games.db"), "--port", "0", timeout=120)
     assert out.returncode == 2 and f"{afile} is not a folder" in out.stderr
+
+
+def test_a_named_file_whose_folder_cannot_be_looked_at_is_refused_in_one_line(tmp_path: Path,
+                                                                             cli):
+    # a folder name past the file system's 255 bytes: checking that the folder exists raised
+    # ENAMETOOLONG as a traceback
+    db = tmp_path / ("a" * 300) / "games.db"
+    out = cli("serve", "--db", str(db), "--port", "0", timeout=120)
+    assert out.returncode == 2 and out.stderr.strip().count("\n") == 0, out.stderr
+    assert "cannot open its folder (file name too long)" in out.stderr.lower()

@@ -110,6 +110,8 @@ def test_a_seat_is_named_once_and_only_while_its_game_goes_on(store):
     store.create_game(new("g8", ("human", "human")))
     assert store.set_name("g8", 2, "Bo") is True
     assert store.set_name("g8", 2, "Cy") is False
+    # the same name sent again (through another server process) is the name kept
+    assert store.set_name("g8", 2, "Bo") is True
     assert store.set_name("g8", 1, "Di") is False  # named when the game was made
     store.create_game(new("g9", ("human", "human"), names_given=False))
     assert store.flag("g9", 0, {"winner": 1, "reason": "resign", "scores": None}, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
+import stat
 import sys
 import threading
 import webbrowser
@@ -284,13 +285,18 @@ def named_folder_exists(path: Path) -> None:
     file's folder is made at the first start).
 
     Raises:
-        StoreError: the folder is missing, or is not a folder.
+        StoreError: the folder is missing, is not a folder, or cannot be looked at (a name
+        too long, say: ``Path.exists`` raised that as a traceback).
     """
     from ..errors import StoreError
 
     folder = path.absolute().parent
-    if not folder.exists():
+    try:
+        is_folder = stat.S_ISDIR(folder.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
         raise StoreError(f"{path}: the folder {folder} does not exist (mistyped? make it "
-                         "first to keep games there)")
-    if not folder.is_dir():
+                         "first to keep games there)") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open its folder ({exc.strerror})") from None
+    if not is_folder:
         raise StoreError(f"{path}: {folder} is not a folder")

@@ -4,6 +4,7 @@ node runs this stonegarden), each game as it finishes handed to the runner's ``d
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import signal
@@ -211,8 +212,12 @@ def _token_of_this_machine() -> None:
     said = logging.getLogger(use_token.__module__)  # "enabled for this cluster": not ours
     level = said.level
     said.setLevel(logging.ERROR)
+    # Rays that have the function without its argument (it came later) stopped every run
+    # with --address at a TypeError
+    quiet = ({"warn_if_disabled": False}
+             if "warn_if_disabled" in inspect.signature(use_token).parameters else {})
     try:
-        use_token(warn_if_disabled=False)
+        use_token(**quiet)
     finally:
         said.setLevel(level)
 

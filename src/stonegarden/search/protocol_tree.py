@@ -45,7 +45,8 @@ _NO_PRIORS = np.empty(0, np.float64)
 #: what a node's position costs, as a multiple of the objects a child of the root holds that
 #: the root does not (``new_bytes``): the transposition key and table entry, what the game
 #: memoises beside a state (its legal moves), the allocator's overhead and positions deeper
-#: than a child. Measured 0.8 to 2.6 times, resident, in the games searched so (docs/ai.md)
+#: than a child. Measured 0.9 to 2.2 times, resident (a node's bytes less its edges'), in
+#: the games searched so (``benchmarks/results/tree-memory.json``; docs/ai.md)
 POSITION_MARGIN = 3
 #: children of the root whose positions are measured (spread over its moves)
 POSITION_SAMPLES = 4

@@ -150,16 +150,10 @@ class TreeSearch:
         """Point ``root`` at the node of ``state`` (a fresh tree if it is not kept); the
         simulations kept. A kept subtree is copied to fresh pools once a third of them, or of
         the nodes the tree may make (``Pools.node_cap``), is used; the tree makes no node past
-        that cap."""
-        cap = self.pools.node_cap(self._position_bytes(state))
-        self.pools.counters[3] = cap
-        reused = self._kept_root(state, draw, cap)
-        self.pools.counters[3] = cap  # fresh pools, if the kept tree was compacted
-        return reused
-
-    def _kept_root(self, state: State, draw: float, cap: int) -> int:
-        """``_prepare_root`` with the tree's node cap ``cap``."""
+        that cap (fresh pools take it with the counters)."""
         P = self.pools
+        cap = P.node_cap(self._position_bytes(state))
+        P.counters[3] = cap
         found = -1
         if self.config.reuse and self.root >= 0 and draw == self.draw:
             found = self._find_root(state)

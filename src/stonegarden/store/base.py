@@ -193,8 +193,9 @@ class Store(Protocol):
         ...
 
     def set_name(self, game_id: str, seat: int, name: str) -> bool:
-        """Name seat ``seat`` ``name`` if it has no name yet and the game is unfinished;
-        ``False`` when not (named first, or ended, by another request or server process)."""
+        """Name seat ``seat`` ``name`` if it has no name yet (or that one: a request sent
+        again through another server process) and the game is unfinished; ``False`` when not
+        (named otherwise first, or ended, by another request or server process)."""
         ...
 
     def flag(self, game_id: str, ply: int, result: dict[str, Any],

@@ -211,8 +211,8 @@ class SQLStore:
         with self._transaction() as con:
             done = con.execute(
                 f"UPDATE games SET name{column} = ?, updated = ? WHERE id = ?"
-                f" AND name{column} IS NULL AND result IS NULL",
-                (name, time.time(), game_id)).rowcount == 1
+                f" AND (name{column} IS NULL OR name{column} = ?) AND result IS NULL",
+                (name, time.time(), game_id, name)).rowcount == 1
             if done:
                 self._notify(con, "name", game_id)
         return done

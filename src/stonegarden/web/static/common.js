@@ -225,16 +225,27 @@ const SG = {
       },
     };
   },
+  // whether the live notice follows the move bar's size yet (liveState)
+  noticePlaced: false,
   liveState(state) {
     document.body.dataset.live = state;
     const note = document.getElementById("live-notice");
     if (!note) return;
     note.textContent = state === "reconnecting" ? "Reconnecting…" : "";
     // above a move bar stuck to the screen's foot (a phone held upright), not over its
-    // buttons: moves are still sent while the live updates reconnect
+    // buttons: moves are still sent while the live updates reconnect. Placed again whenever
+    // the bar's size changes (a question asked in it, the phone turned), not only now
     const bar = document.querySelector(".builder-bar");
-    const stuck = bar && getComputedStyle(bar).position === "sticky";
-    note.style.bottom = stuck ? `calc(${bar.offsetHeight}px + .8rem)` : "";
+    if (!bar) return;
+    const place = () => {
+      const stuck = getComputedStyle(bar).position === "sticky";
+      note.style.bottom = stuck ? `calc(${bar.offsetHeight}px + .8rem)` : "";
+    };
+    place();
+    if (!SG.noticePlaced) {
+      SG.noticePlaced = true;
+      new ResizeObserver(place).observe(bar, { box: "border-box" });
+    }
   },
   // a record file made a game; game: the game of an SGF file that does not say (else "")
   async upload(file, errorEl, game) {
