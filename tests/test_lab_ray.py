@@ -181,8 +181,17 @@ class Cluster:
 
 
 def _processes_naming(text: Path) -> list[int]:
-    found = subprocess.run(["pgrep", "-f", str(text)], capture_output=True, text=True)
-    return [int(pid) for pid in found.stdout.split()]
+    """The processes whose command line holds ``text`` (read from /proc: ``pgrep`` is procps',
+    which a machine may not have)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # it ended meanwhile
+            continue
+        if str(text) in args and int(cmdline.parent.name) != os.getpid():
+            found.append(int(cmdline.parent.name))
+    return found
 
 
 @contextlib.contextmanager
