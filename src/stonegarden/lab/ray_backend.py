@@ -19,6 +19,7 @@ from ..errors import JobError, ParameterError, StonegardenError
 from ..search.config import share_cores
 from .selfplay import play_game
 
+#: a game to play (``selfplay.play_game``'s task) and what is called with each one's result
 Task = dict[str, Any]
 OnResult = Callable[[Task, dict[str, Any]], None]
 

@@ -28,10 +28,8 @@ from ..errors import JobError, ParameterError
 from ..jobs.worker import die_with_parent
 from ..search.config import available_cores, default_threads, share_cores
 from . import ray_backend
+from .ray_backend import OnResult, Task
 from .selfplay import play_game
-
-Task = dict[str, Any]
-OnResult = Callable[[Task, dict[str, Any]], None]
 
 #: games one run may ask for (a study's times the cells of a sweep or the steps of a ladder;
 #: a match's): each is a task in memory before the first is played, so a slip such as
