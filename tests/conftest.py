@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,14 @@ def cli_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra)
     return env
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """``preexec_fn`` of a command a test stops with Ctrl-C (SIGINT): the command takes it as
+    from a terminal's foreground job even when the tests themselves run in the background,
+    where the shell hands every child SIGINT ignored and Python then installs no
+    KeyboardInterrupt handler (the command would go on as if nothing were sent)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def read_terminal(main: int) -> bytes:

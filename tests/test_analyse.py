@@ -16,7 +16,7 @@ from stonegarden.core.record import make_record, save_record
 from stonegarden.search.config import Budget
 from stonegarden.search.result import MoveStat, SearchResult
 
-from .conftest import cli_env, read_terminal
+from .conftest import cli_env, ctrl_c_as_in_a_terminal, read_terminal
 
 MOVES = ["Rb3", "Kc3,Ga2", "Rc2,Yb2", "Kd2"]
 
@@ -252,7 +252,7 @@ def test_ctrl_c_during_a_review_prints_the_moves_reviewed(tmp_path, stop):
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", "analyse", str(path), "--review", "--time", "1",
          "--threads", "1", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=cli_env(), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        text=True, env=cli_env(), preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         assert proc.stderr is not None
         while not (line := proc.stderr.readline()).startswith("review: 2/6 moves"):

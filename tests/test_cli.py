@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import DATA, cli_env, run_cli
+from .conftest import DATA, cli_env, ctrl_c_as_in_a_terminal, run_cli
 
 ORACLE = sorted((DATA / "oracle" / "blooms").glob("*.json"))
 
@@ -499,7 +499,7 @@ def test_ctrl_c_in_any_command_exits_130_in_one_line(args, query, stop):
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", *args], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(),
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(query)

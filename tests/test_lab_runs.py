@@ -23,7 +23,7 @@ import pytest
 
 from stonegarden.stats import MatchStats, seat_adjusted
 
-from .conftest import cli_env, refused_as_in_use, run_cli
+from .conftest import cli_env, ctrl_c_as_in_a_terminal, refused_as_in_use, run_cli
 
 SWEEP = ["sweep", "blooms", "--grid", "size=3,4", "--grid", "target=4:8:2", "--agent", "random",
          "--games", "12", "--seed", "5"]
@@ -436,7 +436,8 @@ def test_ctrl_c_finishes_only_the_games_already_being_played(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", "study", "freego", "--param", "size=7",
          "--agent", "mcts:sims=2000", "--games", "12", "--workers", "2", "--out", str(out)],
-        env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        preexec_fn=ctrl_c_as_in_a_terminal)
 
     before = first_game_stored(proc, out)
     assert proc.poll() is None and before >= 1, "the study ended before it could be interrupted"
@@ -456,7 +457,7 @@ def test_ctrl_c_in_a_terminal_keeps_the_running_games_and_says_how_to_go_on(tmp_
          "--agent", "mcts:sims=3000", "--games", "12", "--workers", "2", "--out", str(out)],
         env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # a process group of its own, as a terminal's foreground job
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        preexec_fn=ctrl_c_as_in_a_terminal)
 
     before = first_game_stored(proc, out)
     assert proc.poll() is None and 1 <= before <= 8, "the study ended before it could be interrupted"

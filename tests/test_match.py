@@ -19,7 +19,7 @@ from stonegarden.lab.adjudication import ResignRule
 from stonegarden.lab.selfplay import with_seed as seeded_spec
 from stonegarden.stats import MatchStats, seat_adjusted
 
-from .conftest import cli_env, refused_as_in_use, run_cli
+from .conftest import cli_env, ctrl_c_as_in_a_terminal, refused_as_in_use, run_cli
 
 SMALL = ("--param", "size=3")
 
@@ -336,12 +336,9 @@ def test_a_stopped_match_sums_up_its_finished_games_and_resume_plays_the_rest(tm
     args = [sys.executable, "-m", "stonegarden", "match", "blooms", "mcts:sims=1500", "random",
             "--param", "size=4", "--games", "40", "--save-dir", str(folder), "--json", "--quiet",
             "--workers", str(workers)]
-    # a Ctrl-C reaches the match as from a terminal even when these tests themselves run in
-    # the background, where the shell hands children SIGINT ignored (Python then installs no
-    # KeyboardInterrupt handler)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=cli_env(),
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=ctrl_c_as_in_a_terminal)
     deadline = time.monotonic() + 120
     while not list(folder.glob("game-*.json")) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -417,7 +414,7 @@ def test_a_match_stopped_before_any_game_ends_prints_valid_json_and_no_figures(a
             "--games", "2", "--quiet", *(["--json"] if as_json else [])]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=cli_env(),
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=ctrl_c_as_in_a_terminal)
     # the first game's first search (of 30 s) is under way once the process has spent more
     # CPU than its imports and kernel loading take (about 2 s): a wait in wall time read a
     # loaded machine's import as the search

@@ -22,7 +22,7 @@ from stonegarden.errors import RecordError
 from stonegarden.terminal.play import Session, help_text, moves_text, status_line
 from stonegarden.terminal.render import rich_diagram
 
-from .conftest import cli_env, read_terminal, run_cli
+from .conftest import cli_env, ctrl_c_as_in_a_terminal, read_terminal, run_cli
 
 
 def test_saving_to_a_folder_is_refused_in_one_line_and_leaves_no_temp_file(tmp_path):
@@ -202,7 +202,7 @@ def test_ctrl_c_while_an_agent_thinks_says_where_the_record_is(tmp_path):
         [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=4",
          "--p1", "mcts:time=30", "--save", str(save)],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=cli_env())
+        env=cli_env(), preexec_fn=ctrl_c_as_in_a_terminal)
 
     def ready() -> None:
         assert proc.stdout is not None
@@ -456,7 +456,7 @@ def play_then_lose_the_save_folder(tmp_path, p2: str) -> tuple[subprocess.Popen[
         [sys.executable, "-m", "stonegarden", "play", "blooms", "--param", "size=3", "--p2",
          p2, "--save", str(save)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=cli_env())
+        env=cli_env(), preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while not save.exists() and time.monotonic() < deadline:

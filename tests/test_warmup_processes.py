@@ -15,7 +15,7 @@ import pytest
 from stonegarden import warmup
 from stonegarden.jobs import procs
 
-from .conftest import cli_env
+from .conftest import cli_env, ctrl_c_as_in_a_terminal
 
 MEETING = "STONEGARDEN_TEST_MEETING"
 
@@ -50,7 +50,7 @@ def test_a_warm_up_stopped_while_compiling_ends_its_processes(tmp_path, stop):
     proc = subprocess.Popen(
         [sys.executable, "-m", "stonegarden", "warm-up", "--jobs", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        env=cli_env(NUMBA_CACHE_DIR=str(tmp_path / "cache")))
+        env=cli_env(NUMBA_CACHE_DIR=str(tmp_path / "cache")), preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 120
         while True:  # until two of them are into their work

@@ -30,6 +30,14 @@ SAID = """(selector) => {
 }"""
 
 
+def analysed_evenly(answer) -> None:
+    """The server's own answer (the positions it covers), changed as if the analysis were done
+    and every position were even."""
+    answer.update(engine="mcts:time=0.5,seed=1", done=True, points=[
+        {"ply": p, "p1_win": 0.5, "best_move": "A1", "played_loss": 0.0,
+         "judgement": None} for p in range(answer["of"])])
+
+
 def review_shown(browser, server, made, point) -> str:
     """What a spectator's page says of the current position when the server's snapshot holds
     the analysis ``point`` there."""
@@ -463,14 +471,9 @@ def test_a_game_longer_than_the_analysis_says_which_moves_it_covers(browser, ser
         "params": {"size": 19, "target": 200}, "moves": moves})
     assert status == 201, made
 
-    def done(answer):
-        # the server's own answer (the positions it covers), as if the analysis were done
-        answer.update(engine="mcts:time=0.5,seed=1", done=True, points=[
-            {"ply": p, "p1_win": 0.5, "best_move": "A1", "played_loss": 0.0,
-             "judgement": None} for p in range(answer["of"])])
-
     page = open_page(browser)
-    change_answers(page, f"**/api/games/{made['id']}/analysis", done, method="GET")
+    change_answers(page, f"**/api/games/{made['id']}/analysis", analysed_evenly,
+                   method="GET")
     try:
         page.goto(server.url + made["links"]["spectator"])
         wait_text(page, "#seats", "watching")
@@ -671,13 +674,9 @@ def test_a_tap_anywhere_on_the_graph_on_a_phone_shows_the_nearest_position(brows
     for i, text in enumerate(played):
         move(server, made, "1" if i % 2 == 0 else "2", text, i)
 
-    def done(answer):
-        answer.update(engine="mcts:time=0.5,seed=1", done=True, points=[
-            {"ply": p, "p1_win": 0.5, "best_move": "A1", "played_loss": 0.0,
-             "judgement": None} for p in range(answer["of"])])
-
     page = open_page(browser, phone=True)
-    change_answers(page, f"**/api/games/{made['id']}/analysis", done, method="GET")
+    change_answers(page, f"**/api/games/{made['id']}/analysis", analysed_evenly,
+                   method="GET")
     try:
         page.goto(server.url + made["links"]["spectator"])
         wait_text(page, "#seats", "watching")
