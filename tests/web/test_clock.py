@@ -19,6 +19,16 @@ def test_fischer_charges_the_time_taken_then_adds_the_increment():
     assert c.running == 2 and c.since == 1012.5
 
 
+def test_a_first_move_costs_nothing_and_gains_the_increment_as_under_fides_rules():
+    """No clock runs before a player's first move (the time to open a link is not charged),
+    and that move still adds the increment: FIDE's and US Chess's rules give it for move one."""
+    c = Clock.new(parse_clock({"initial": 300, "increment": 5})).start(None, now=0.0)
+    c = c.after_move(1, None, now=40.0)  # the opponent has not moved yet: no clock runs
+    assert c.left == (305.0, 300.0) and c.running is None
+    c = c.after_move(2, 1, now=100.0)  # the opponent's first move, free too; then 1's runs
+    assert c.left == (305.0, 305.0) and c.running == 1 and c.since == 100.0
+
+
 def test_fischer_flag_when_the_running_clock_reaches_zero():
     c = Clock.new(parse_clock({"initial": 60, "increment": 0})).start(2, now=0.0)
     assert c.flagged(59.9) is None

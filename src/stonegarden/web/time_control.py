@@ -6,7 +6,8 @@ since the epoch), so the service stores the value with each move and any server 
 compute who has flagged, at any moment, without having watched the game.
 
 - **Fischer** (``{"initial": S, "increment": I}``): each player starts with ``S`` seconds; a
-  move costs the time it took and then adds ``I``.
+  move costs the time it took and then adds ``I`` (a first move, never timed, too: FIDE
+  gives the increment for move one).
 - **Correspondence** (``{"days_per_move": N}``): each move must come within ``N`` days of the
   opponent's; every move gives the next player ``N`` days again.
 
