@@ -113,6 +113,7 @@ def test_versus_records_each_checkouts_commit() -> None:
      ["--games", "1 or more"]),
     (["benchmarks/territory_tree.py", "--seconds", "-1"], ["--seconds", "'-1'", "above 0"]),
     (["benchmarks/tree_memory.py", "--seconds", "0"], ["--seconds", "'0'", "above 0"]),
+    (["benchmarks/server_memory.py", "--games", "0"], ["--games", "'0'", "1 or more"]),
     (["benchmarks/generic_search_speed.py", "blobs", "--repeat", "0"], ["--repeat"]),
     # refused before the run, not after it
     (["benchmarks/dos_cases.py", "--cases", "flood,nosuch"], ["--cases", "'nosuch'", "orphans"]),
@@ -452,3 +453,18 @@ def test_threads_shows_its_progress_search_by_search() -> None:
     assert run.returncode == 0, run.stderr
     assert "blooms: 1/2 searches" in run.stderr and "blooms: 2/2 searches" in run.stderr
     assert last_json(run.stdout)["games"][0]["ratio"] > 0
+
+
+def test_the_servers_memory_is_read_after_each_block_of_games(tmp_path):
+    """Each block of games is played to its end against a real server (a made game, a read,
+    a move and a resignation, each answer checked), and the server's memory read after it."""
+    out = tmp_path / "memory.json"
+    run = bench("benchmarks/server_memory.py", "--games", "15", "--blocks", "2", "--out",
+                str(out))
+    assert run.returncode == 0, run.stderr
+    result = json.loads(out.read_text())
+    assert [b["games"] for b in result["blocks"]] == [15, 30]
+    assert all(b["resident_mib"] > 20 for b in result["blocks"])
+    assert len(result["bytes_per_game_after_the_first_block"]) == 1
+    assert result["command"].endswith("server_memory.py --games 15 --blocks 2 --out "
+                                      + str(out))
