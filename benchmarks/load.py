@@ -101,6 +101,29 @@ class Client:
         return 0, None
 
 
+def start_server(port: int, db: Path, *extra: str) -> tuple[subprocess.Popen[bytes], Client]:
+    """``stonegarden serve`` on ``port`` over ``db`` (this checkout's code), once it answers;
+    with a client to probe it. A server that exits or does not answer within 60 s stops the
+    benchmark with one line (and is not left running)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    server = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port", str(port),
+                               "--db", str(db), *extra], env=env, stdout=subprocess.DEVNULL)
+    probe = Client(port, "127.0.0.1", [])
+    try:
+        for _ in range(600):
+            if probe.call("probe", "GET", "/api/meta")[0] == 200:
+                return server, probe
+            if server.poll() is not None:
+                sys.exit(f"the server exited with status {server.returncode} before it "
+                         "answered (its error is above)")
+            time.sleep(0.1)
+        sys.exit("the server did not answer /api/meta within 60 s")
+    except BaseException:
+        server.terminate()
+        server.wait(timeout=30)
+        raise
+
+
 def listen(port: int, source: str, gid: str, changed: threading.Event,
            stop: threading.Event) -> None:
     """A page's live-update stream: sets ``changed`` at every update."""
@@ -221,21 +244,8 @@ def main() -> None:
         ap.error("--plot draws its figure next to the results: give --out FILE too")
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-        server = subprocess.Popen([sys.executable, "-m", "stonegarden", "serve", "--port",
-                                   str(port), "--db", str(Path(tmp) / "games.db")],
-                                  env=env, stdout=subprocess.DEVNULL)
+        server, probe = start_server(port, Path(tmp) / "games.db")
         try:
-            probe = Client(port, "127.0.0.1", [])
-            for _ in range(600):
-                if probe.call("probe", "GET", "/api/meta")[0] == 200:
-                    break
-                if server.poll() is not None:
-                    sys.exit(f"the server exited with status {server.returncode} before it "
-                             "answered (its error is above)")
-                time.sleep(0.1)
-            else:
-                sys.exit("the server did not answer /api/meta within 60 s")
             record: list[tuple[str, float, int]] = []
             stop = threading.Event()
             ai_moves, games_played = [0], [0]

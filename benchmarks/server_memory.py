@@ -16,15 +16,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from load import Client, free_port
-from provenance import ROOT, code_version, command, emit, positive_int, progress, run_main
+from load import Client, free_port, start_server
+from provenance import code_version, command, emit, positive_int, progress, run_main
 
 #: games one client address makes before the next address takes over (the server's bound on
 #: new games per client an hour is set above it)
@@ -64,22 +63,9 @@ def main() -> None:
     port = free_port()
     blocks: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-        server = subprocess.Popen(
-            [sys.executable, "-m", "stonegarden", "serve", "--port", str(port), "--db",
-             str(Path(tmp) / "games.db"), "--workers", "1", "--client-games", str(PER_CLIENT)],
-            env=env, stdout=subprocess.DEVNULL)
+        server, _ = start_server(port, Path(tmp) / "games.db", "--workers", "1",
+                                 "--client-games", str(PER_CLIENT))
         try:
-            probe = Client(port, "127.0.0.1", [])
-            for _ in range(600):
-                if probe.call("probe", "GET", "/api/meta")[0] == 200:
-                    break
-                if server.poll() is not None:
-                    sys.exit(f"the server exited with status {server.returncode} before it "
-                             "answered (its error is above)")
-                time.sleep(0.1)
-            else:
-                sys.exit("the server did not answer /api/meta within 60 s")
             start = resident_mib(server.pid)
             made = 0
             with progress(args.games * args.blocks, "games", "games") as step:
