@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import sys
 import tempfile
 import time
@@ -25,6 +24,8 @@ from typing import Any
 from load import Client, free_port, start_server
 from provenance import code_version, command, emit, positive_int, progress, run_main
 
+from stonegarden.jobs.procs import resident  # after provenance: this checkout's package
+
 #: games one client address makes before the next address takes over (the server's bound on
 #: new games per client an hour is set above it)
 PER_CLIENT = 500
@@ -32,8 +33,7 @@ PER_CLIENT = 500
 
 def resident_mib(pid: int) -> float:
     """A process's resident memory, MiB."""
-    pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return resident([pid]) / 2**20
 
 
 def one_game(client: Client) -> None:
